@@ -1,0 +1,46 @@
+# fabricviz -- the two commands of the README:
+#   make run    set up (Debian packages, .venv) and open the GUI on the demo fabric
+#   make test   set up and run the whole test suite offscreen (no display needed)
+#
+# Extras: make run ARGS="path/to/fabric.json"   make test PYTEST_ARGS="-k layering -x"
+#         make setup / make setup-gui / make clean
+#
+# Set-up is idempotent: Debian packages are installed only when missing, and
+# pip runs again only when pyproject.toml is newer than .venv/.fabricviz-installed.
+
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+ARGS ?=
+PYTEST_ARGS ?=
+
+export VENV
+
+.DEFAULT_GOAL := help
+.PHONY: help run test setup setup-gui clean
+
+help:
+	@echo "make run    set up, then open the fabricviz GUI (ARGS='FILE' to open a fabric)"
+	@echo "make test   set up, then run the test suite offscreen (PYTEST_ARGS='...')"
+	@echo "make setup | setup-gui | clean"
+
+setup:
+	@bash scripts/bootstrap.sh
+
+setup-gui:
+	@bash scripts/bootstrap.sh --gui
+
+run: setup-gui
+	$(VENV)/bin/fabricviz $(ARGS)
+
+# pytest's own exit code is kept (make itself would turn any failure into 2);
+# .ci/run reads it from $$PYTEST_RC_FILE to tell "no tests collected" (5) apart.
+test: setup
+	@rc=0; $(PY) -m pytest $(PYTEST_ARGS) || rc=$$?; \
+	if [ -n "$${PYTEST_RC_FILE:-}" ]; then echo "$$rc" > "$$PYTEST_RC_FILE"; fi; \
+	if [ "$$rc" -eq 5 ]; then echo "make test: pytest collected no tests (exit code 5)" >&2; fi; \
+	exit $$rc
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis
+	find . -name __pycache__ -type d -prune -not -path './.git/*' -exec rm -rf {} +

@@ -1,0 +1,182 @@
+"""Shared pieces of the generators: part choice, names, hosts, tiers, checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..model import UNICAST_LIDS, Catalog, Fabric, FabricError, LinkRate, Part
+from ..model.fabric import KIND_CODE, NIC
+from ..model.tech import ETH, IB
+
+#: Vertical distance between tiers in scene units (hosts at y=0, spines above).
+TIER_GAP = 260.0
+#: Horizontal pitch of one host (NIC port) at the bottom tier.
+HOST_PITCH = 34.0
+
+#: Default cable lengths (m): host to leaf inside a rack row, leaf to spine, spine to core.
+HOST_CABLE_M = 2.0
+LEAF_CABLE_M = 15.0
+CORE_CABLE_M = 30.0
+
+SERVER_STYLES = ("node", "dgx")
+
+
+@dataclass(frozen=True)
+class Hosts:
+    """What :func:`add_hosts` created: servers and the NIC ports in host order."""
+
+    servers: np.ndarray
+    nic_ports: np.ndarray
+
+
+def parse_ratio(text: str | None, what: str = "blocking") -> tuple[int, int]:
+    """``"2:1"`` → (2, 1). Refuses zero or malformed ratios."""
+    if text is None:
+        return (1, 1)
+    try:
+        a, b = (int(v) for v in str(text).split(":"))
+    except ValueError:
+        raise FabricError(f"--{what} {text!r}: use DOWN:UP, e.g. 2:1") from None
+    if a <= 0 or b <= 0:
+        raise FabricError(f"--{what} {text!r}: both sides must be positive")
+    return a, b
+
+
+def tech_of(fabric_kind: str) -> str:
+    if fabric_kind not in ("ib", "roce"):
+        raise FabricError(f"--fabric {fabric_kind!r}: use ib or roce")
+    return IB if fabric_kind == "ib" else ETH
+
+
+def pick_switch(catalog: Catalog, tech: str, radix: int, part: str | None = None,
+                speed: str | None = None) -> Part:
+    """The switch part for ``radix``: an exact port count if the catalog has one,
+    else the smallest switch with at least ``radix`` ports (using only ``radix``)."""
+    kind = "ib_switch" if tech == IB else "eth_switch"
+    if part is not None:
+        p = catalog.get(part)
+        if p.kind != kind:
+            raise FabricError(f"--switch {part}: {p.id} is a {p.kind}, this fabric needs a {kind}")
+        if p.ports < radix:
+            raise FabricError(f"--switch {part}: {p.id} has {p.ports} ports, fewer than radix {radix}")
+        return p
+    want = LinkRate.parse(speed) if speed else (LinkRate.parse("400GbE") if tech == ETH else None)
+    cands = [p for p in catalog.by_kind(kind) if p.ports >= radix
+             and (want is None or p.rate == want or any(m == want for m in p.modes))]
+    if not cands:
+        what = f" at {want}" if want else ""
+        raise FabricError(f"no {kind.replace('_', ' ')} in the catalog has {radix} ports{what}; "
+                          "add one to your parts file or pass --switch")
+    exact = [p for p in cands if p.ports == radix]
+    if exact:
+        return min(exact, key=lambda p: (-p.rate.speed_rank, p.id))
+    base = None
+    if want is None:  # no speed asked: today's workhorse
+        for pid in {IB: ("QM9700",), ETH: ("SN5400", "SN5600")}[tech]:
+            if pid in catalog and catalog.get(pid).ports >= radix:
+                base = catalog.get(pid)
+                break
+    if base is None:
+        base = min(cands, key=lambda p: (p.ports, -p.rate.speed_rank, p.id))
+    return radix_model(base, radix)
+
+
+def radix_model(base: Part, radix: int) -> Part:
+    """A ``radix``-port model of ``base`` for textbook trees (k=8 needs 8-port switches).
+
+    It is a user part, saved with the design, so the file says what it is.
+    """
+    return replace(base, id=f"{base.id}-R{radix}", ports=radix, user=True,
+                   name=f"{radix}-port model of the {base.id} ({base.asic or base.vendor})",
+                   notes=f"{radix}-port model of the {base.id} for a radix-{radix} design "
+                         f"(no catalog switch has exactly {radix} ports); figures as the {base.id}.")
+
+
+def use_part(fabric: Fabric, part: Part) -> Part:
+    """Make sure ``part`` is in the fabric's catalog (derived parts become user parts)."""
+    if part.user and (part.id not in fabric.catalog or fabric.catalog.get(part.id) != part):
+        fabric.catalog = fabric.catalog.with_parts([*fabric.catalog.user_parts(), part])
+    return part
+
+
+def pad_names(prefix: str, count: int, start: int = 1) -> list[str]:
+    width = max(2, len(str(start + count - 1)))
+    return [f"{prefix}{i:0{width}d}" for i in range(start, start + count)]
+
+
+def spread(count: int, left: float, right: float) -> np.ndarray:
+    """``count`` x positions evenly spread over [left, right]."""
+    if count <= 1:
+        return np.full(count, (left + right) / 2)
+    return np.linspace(left, right, count)
+
+
+def add_hosts(fabric: Fabric, count: int, rate: LinkRate, servers: str = "node",
+              prefix: str = "node") -> Hosts:
+    """Add ``count`` fabric end ports as servers at the bottom tier.
+
+    ``servers="node"``: one 1-GPU node with a single-port NIC per host.
+    ``servers="dgx"``: 8-GPU/8-NIC servers; ``count`` is still the NIC-port count.
+    """
+    cat = fabric.catalog
+    if servers not in SERVER_STYLES:
+        raise FabricError(f"--servers {servers!r}: use {' or '.join(SERVER_STYLES)}")
+    part = cat.default_host(rate) if servers == "node" else cat.dgx(rate)
+    nic = cat.get(part.nic_part)
+    per = part.nics * nic.ports
+    if count % per:
+        raise FabricError(f"{count} hosts is not a multiple of the {per} NIC ports of a {part.name}")
+    n_servers = count // per
+    xs = (np.arange(n_servers) * per + (per - 1) / 2) * HOST_PITCH
+    mode = str(rate) if nic.modes[0] != rate else None
+    sids = fabric.add_servers(part.id, pad_names(prefix, n_servers), xs, 0.0, mode=mode, emit=False)
+    t = fabric.devices_t
+    kids = np.flatnonzero(t.alive & np.isin(t.parent, sids) & (t.kind == KIND_CODE[NIC]))
+    # children come in server order, then local index order
+    order = np.lexsort((t.local[kids], t.parent[kids]))
+    kids = kids[order]
+    first = t.first_port[kids].astype(np.int64)
+    nports = int(t.nports[kids[0]]) if len(kids) else 0
+    ports = (first[:, None] + np.arange(nports)[None, :]).ravel()
+    pitch = HOST_PITCH
+    t.set("x", kids, np.repeat(np.arange(n_servers) * per, part.nics) * pitch
+          + np.tile(np.arange(part.nics) * nic.ports, n_servers) * pitch)
+    return Hosts(sids, ports)
+
+
+def check_lid_space(tech: str, host_ports: int, switches: int) -> None:
+    """Refuse an InfiniBand subnet that needs more than the 49,151 unicast LIDs."""
+    if tech != IB:
+        return
+    need = host_ports + switches
+    if need > UNICAST_LIDS:
+        raise FabricError(
+            f"as one InfiniBand subnet, {host_ports:,} host ports + {switches:,} switches need "
+            f"{need:,} LIDs, over the {UNICAST_LIDS:,} unicast LIDs (0x0001-0xBFFF); "
+            "use --fabric roce, fewer hosts, or split the fabric into subnets")
+
+
+def switch_ports(fabric: Fabric, ids: np.ndarray, first_num: int, count: int) -> np.ndarray:
+    """Port ids ``first_num .. first_num+count-1`` of each switch, shape (len(ids), count)."""
+    first = fabric.devices_t.first_port[ids].astype(np.int64)
+    return first[:, None] + (first_num - 1) + np.arange(count)[None, :]
+
+
+def add_switches(fabric: Fabric, part: Part, names: list[str], xs: np.ndarray, y: float,
+                 tier: int, mode: str | None = None) -> np.ndarray:
+    kind = part.kind
+    use_part(fabric, part)
+    return fabric.add_devices(kind, len(names), part.id, names, xs, np.full(len(names), y),
+                              tier=tier, mode=mode, emit=False)
+
+
+def finish(fabric: Fabric) -> Fabric:
+    """Send one bulk event for everything a generator built."""
+    from ..model.events import BULK_ADDED, ChangeEvent
+    for table in (fabric.devices_t, fabric.ports_t, fabric.cables_t):
+        table.trim()
+    fabric.events.emit(ChangeEvent(BULK_ADDED, "fabric", ids={
+        "devices": fabric.device_ids(), "cables": fabric.cable_ids()}))
+    return fabric

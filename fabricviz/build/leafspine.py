@@ -1,0 +1,99 @@
+"""Leaf-spine (2-tier Clos) fabrics, RoCE by default, with an optional super-spine tier.
+
+Each leaf has ``hosts_per_leaf`` host ports and ``uplinks`` links spread evenly
+over the spines of its pod (``uplinks / spines`` parallel links per spine), so
+the leaf oversubscription is hosts_per_leaf : uplinks. With ``super_spines``
+the fabric has ``pods`` copies of the leaf-spine block and every spine has one
+link to every super-spine (spine oversubscription = down links : super-spines).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..model import Catalog, Fabric, FabricError, LinkRate
+from .common import (CORE_CABLE_M, HOST_CABLE_M, HOST_PITCH, LEAF_CABLE_M, TIER_GAP, add_hosts,
+                     add_switches, check_lid_space, finish, pad_names, parse_ratio, pick_switch,
+                     spread, switch_ports, tech_of)
+from .fattree import _join
+
+
+def _ratio(a: int, b: int) -> str:
+    g = math.gcd(a, b)
+    return f"{a // g}:{b // g}"
+
+
+def leaf_spine(leaves: int, spines: int, hosts_per_leaf: int, uplinks: int | None = None,
+               speed: str | None = None, fabric: str = "roce", oversubscription: str | None = None,
+               super_spines: int = 0, pods: int = 1, servers: str = "node", switch: str | None = None,
+               catalog: Catalog | None = None, name: str | None = None) -> Fabric:
+    """Build a leaf-spine fabric; refuses impossible port budgets with the reason."""
+    for flag, v in (("leaves", leaves), ("spines", spines), ("hosts-per-leaf", hosts_per_leaf),
+                    ("pods", pods)):
+        if v < 1:
+            raise FabricError(f"--{flag} {v}: must be at least 1")
+    if super_spines < 0:
+        raise FabricError(f"--super-spines {super_spines}: cannot be negative")
+    if pods > 1 and not super_spines:
+        raise FabricError(f"--pods {pods}: several pods need --super-spines to join them")
+    if oversubscription is not None:
+        d, u = parse_ratio(oversubscription, "oversubscription")
+        want = math.ceil(hosts_per_leaf * u / d / spines) * spines
+        if uplinks is not None and uplinks != want:
+            raise FabricError(f"--uplinks {uplinks} and --oversubscription {oversubscription} disagree "
+                              f"({hosts_per_leaf} hosts at {oversubscription} need {want} uplinks "
+                              f"over {spines} spines)")
+        uplinks = want
+    if uplinks is None:
+        uplinks = spines
+    if uplinks < spines or uplinks % spines:
+        raise FabricError(f"--uplinks {uplinks}: each leaf needs the same number of links to each of "
+                          f"the {spines} spines, so uplinks must be a multiple of {spines}")
+    parallel = uplinks // spines
+    tech = tech_of(fabric)
+    cat = catalog
+    f = Fabric(cat, name=name or f"leaf-spine-{leaves}x{spines}")
+    default_speed = "400GbE" if fabric == "roce" else "4xNDR"
+    rate = LinkRate.parse(speed or default_speed)
+    if rate.tech != tech:
+        raise FabricError(f"--speed {rate} is not a {'RoCE/Ethernet' if fabric == 'roce' else 'InfiniBand'} speed")
+    leaf_need = hosts_per_leaf + uplinks
+    spine_need = leaves * parallel + super_spines
+    leaf_sw = pick_switch(f.catalog, tech, leaf_need, switch, str(rate))
+    spine_sw = pick_switch(f.catalog, tech, spine_need, switch, str(rate))
+    top_sw = pick_switch(f.catalog, tech, pods * spines, switch, str(rate)) if super_spines else None
+    n_hosts = leaves * hosts_per_leaf * pods
+    n_switches = (leaves + spines) * pods + super_spines
+    check_lid_space(tech, n_hosts, n_switches)
+    over = {"leaf": _ratio(hosts_per_leaf, uplinks)}
+    if super_spines:
+        over["spine"] = _ratio(leaves * parallel, super_spines)
+    f.meta = {"generator": "leaf-spine", "fabric": fabric, "params": {
+        "leaves": leaves, "spines": spines, "hosts_per_leaf": hosts_per_leaf, "uplinks": uplinks,
+        "speed": str(rate), "super_spines": super_spines, "pods": pods, "servers": servers,
+        "switch": leaf_sw.id}, "oversubscription": over}
+    host = add_hosts(f, n_hosts, rate, servers)
+    mode = lambda p: str(rate) if p.rate != rate else None  # noqa: E731
+    all_leaves, all_spines = [], []
+    for pod in range(pods):
+        base = pod * leaves * hosts_per_leaf
+        lx = (base + np.arange(leaves) * hosts_per_leaf + (hosts_per_leaf - 1) / 2) * HOST_PITCH
+        prefix = f"pod{pod + 1}-" if pods > 1 else ""
+        lv = add_switches(f, leaf_sw, pad_names(prefix + "leaf", leaves), lx, -TIER_GAP, 1, mode(leaf_sw))
+        hp = switch_ports(f, lv, 1, hosts_per_leaf).ravel()
+        f.add_cables(host.nic_ports[base: base + leaves * hosts_per_leaf], hp, HOST_CABLE_M, emit=False)
+        x0, x1 = float(lx[0]), float(lx[-1]) if leaves > 1 else float(lx[0]) + HOST_PITCH * 4
+        sp = add_switches(f, spine_sw, pad_names(prefix + "spine", spines), spread(spines, x0, x1),
+                          -2 * TIER_GAP, 2, mode(spine_sw))
+        _join(f, lv, sp, hosts_per_leaf, parallel, LEAF_CABLE_M, group=None)
+        all_leaves.append(lv)
+        all_spines.append(sp)
+    if super_spines:
+        spines_all = np.concatenate(all_spines)
+        width = n_hosts * HOST_PITCH
+        top = add_switches(f, top_sw, pad_names("superspine", super_spines),
+                           spread(super_spines, 0.0, width), -3 * TIER_GAP, 3, mode(top_sw))
+        _join(f, spines_all, top, leaves * parallel, 1, CORE_CABLE_M, group=None)
+    return finish(f)

@@ -1,0 +1,72 @@
+"""Rail-optimized scalable units, DGX SuperPOD style.
+
+A scalable unit (SU) is 32 DGX nodes of 8 GPUs and 8 NICs and 8 leaf switches,
+one per rail: NIC i of every node in the SU goes to leaf (rail) i, so GPU i of
+all nodes talk through one switch hop. With 64-port switches each leaf has 32
+node ports and 32 uplinks; the spine tier has 4 switches per SU and every leaf
+spreads its uplinks evenly over all spines (1 SU: 4 spines × 8 links; 2 SU:
+8 × 4; 4 SU: 16 × 2; 8 SU: 32 × 1), as in NVIDIA's reference architecture
+(2 SU: 16 leaves / 8 spines; 4 SU: 32 / 16; 8 SU: 64 / 32).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model import Catalog, Fabric, FabricError, LinkRate
+from .common import (HOST_CABLE_M, HOST_PITCH, LEAF_CABLE_M, TIER_GAP, add_hosts, add_switches,
+                     check_lid_space, finish, pad_names, pick_switch, spread, switch_ports, tech_of)
+from .fattree import _join
+
+NODES_PER_SU = 32
+RAILS = 8
+
+
+def rail_optimized(units: int = 1, fabric: str = "ib", speed: str | None = None,
+                   nodes_per_unit: int = NODES_PER_SU, switch: str | None = None,
+                   catalog: Catalog | None = None, name: str | None = None) -> Fabric:
+    """Build ``units`` rail-optimized SUs joined by a spine tier."""
+    if units < 1:
+        raise FabricError(f"--units {units}: must be at least 1")
+    if not 1 <= nodes_per_unit <= NODES_PER_SU:
+        raise FabricError(f"--nodes-per-unit {nodes_per_unit}: an SU has 1 to {NODES_PER_SU} nodes")
+    tech = tech_of(fabric)
+    rate = LinkRate.parse(speed or ("4xNDR" if fabric == "ib" else "400GbE"))
+    if rate.tech != tech:
+        raise FabricError(f"--speed {rate} does not match --fabric {fabric}")
+    uplinks = NODES_PER_SU                       # leaves are non-blocking: 32 down, 32 up
+    spines = 4 * units
+    if uplinks % spines:
+        ok = [u for u in range(1, 9) if uplinks % (4 * u) == 0]
+        raise FabricError(f"--units {units}: {spines} spines cannot share the {uplinks} uplinks of a "
+                          f"leaf evenly; 2-level rail-optimized fabrics of 64-port switches take "
+                          f"{', '.join(map(str, ok))} units")
+    parallel = uplinks // spines
+    f = Fabric(catalog, name=name or f"rail-{units}su")
+    sw = pick_switch(f.catalog, tech, 2 * NODES_PER_SU, switch, str(rate))
+    mode = str(rate) if sw.rate != rate else None
+    dgx = f.catalog.dgx(rate)
+    if dgx.nics != RAILS:
+        raise FabricError(f"{dgx.name} has {dgx.nics} NICs, a rail-optimized SU needs {RAILS}")
+    leaves_n = units * RAILS
+    check_lid_space(tech, units * nodes_per_unit * RAILS, leaves_n + spines)
+    f.meta = {"generator": "rail", "fabric": fabric, "params": {
+        "units": units, "nodes_per_unit": nodes_per_unit, "speed": str(rate), "switch": sw.id,
+        "server": dgx.id}, "oversubscription": {"leaf": "1:1"}}
+    leaves_all = []
+    for u in range(units):
+        host = add_hosts(f, nodes_per_unit * RAILS, rate, "dgx", prefix=f"su{u + 1}-dgx")
+        # host ports come node-major: node n, NIC r → index n*8 + r
+        base_x = u * NODES_PER_SU * RAILS * HOST_PITCH
+        xs = base_x + (np.arange(RAILS) + 0.5) * NODES_PER_SU * HOST_PITCH
+        names = [f"su{u + 1}-rail{r}" for r in range(RAILS)]
+        lv = add_switches(f, sw, names, xs, -TIER_GAP, 1, mode)
+        nic_ports = host.nic_ports.reshape(nodes_per_unit, RAILS)        # (node, rail)
+        leaf_ports = switch_ports(f, lv, 1, nodes_per_unit)              # (rail, node)
+        f.add_cables(nic_ports.T.ravel(), leaf_ports.ravel(), HOST_CABLE_M, emit=False)
+        leaves_all.append(lv)
+    leaves = np.concatenate(leaves_all)
+    width = units * NODES_PER_SU * RAILS * HOST_PITCH
+    sp = add_switches(f, sw, pad_names("spine", spines), spread(spines, 0.0, width), -2 * TIER_GAP, 2, mode)
+    _join(f, leaves, sp, NODES_PER_SU, parallel, LEAF_CABLE_M, group=None)
+    return finish(f)

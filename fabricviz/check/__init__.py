@@ -1,0 +1,1 @@
+"""Design checks: summary metrics (info), later lint and bill of materials."""

@@ -1,0 +1,204 @@
+"""``fabricviz info``: what a design holds and how it performs on paper.
+
+Counts per kind and tier, cables by type and length bin, bisection bandwidth,
+oversubscription per switch tier and the diameter in switch hops. Tiers come
+from the generator (hosts 0, leaves 1, spines 2, cores 3); for hand-made or
+imported designs they are inferred: a switch's tier is 1 + its hop distance
+from the nearest switch that has hosts.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import shortest_path
+
+from ..model import CABLE_TYPES, KINDS, Fabric
+from ..model.fabric import IB_SWITCH, ETH_SWITCH, KIND_CODE, NIC
+from ..model.tech import format_gbps
+
+TIER_NAMES = {0: "hosts", 1: "leaf", 2: "spine", 3: "core", 4: "tier 4"}
+LENGTH_BINS = (1.0, 3.0, 5.0, 10.0, 30.0, 100.0, 500.0)
+
+
+def switch_mask(fabric: Fabric) -> np.ndarray:
+    t = fabric.devices_t
+    return t.alive & np.isin(t.kind, [KIND_CODE[IB_SWITCH], KIND_CODE[ETH_SWITCH]])
+
+
+def device_tiers(fabric: Fabric) -> np.ndarray:
+    """Tier of every device id (-1 for dead or unreachable ones)."""
+    t = fabric.devices_t
+    tiers = t.tier.astype(np.int64).copy()
+    sw = switch_mask(fabric)
+    if not sw.any() or (tiers[sw] >= 1).all():
+        return np.where(t.alive, tiers, -1)
+    # infer: distance from switches that have host (NIC) neighbours
+    a, b = _cable_devices(fabric)
+    host = t.kind == KIND_CODE[NIC]
+    leafy = np.zeros(t.n, bool)
+    leafy[a[host[b] & sw[a]]] = True
+    leafy[b[host[a] & sw[b]]] = True
+    g = _switch_graph(fabric, a, b, sw)
+    tiers = np.where(t.alive & ~sw, 0, -1)
+    if leafy.any():
+        dist = shortest_path(g, unweighted=True, directed=False, indices=np.flatnonzero(leafy))
+        best = dist.min(axis=0)
+        ok = sw & np.isfinite(best)
+        tiers[ok] = best[ok].astype(np.int64) + 1
+    return tiers
+
+
+def _cable_devices(fabric: Fabric) -> tuple[np.ndarray, np.ndarray]:
+    ct, pt = fabric.cables_t, fabric.ports_t
+    live = ct.alive
+    return (pt.device[ct.port_a[live]].astype(np.int64), pt.device[ct.port_b[live]].astype(np.int64))
+
+
+def _switch_graph(fabric: Fabric, a: np.ndarray, b: np.ndarray, sw: np.ndarray) -> sp.csr_matrix:
+    n = fabric.devices_t.n
+    keep = sw[a] & sw[b]
+    data = np.ones(int(keep.sum()))
+    return sp.coo_matrix((data, (a[keep], b[keep])), shape=(n, n)).tocsr()
+
+
+def ratio_text(down: float, up: float) -> str:
+    """``3:1``, ``1:1``, ``1.91:1``; ``-`` when nothing goes up."""
+    if up <= 0:
+        return "-"
+    r = Fraction(down / up).limit_denominator(16)
+    if abs(float(r) - down / up) < 1e-9:
+        return f"{r.numerator}:{r.denominator}"
+    return f"{down / up:.2f}:1"
+
+
+def fabric_info(fabric: Fabric) -> dict[str, Any]:
+    """Everything ``fabricviz info`` prints, as JSON-ready data."""
+    t, ct, pt = fabric.devices_t, fabric.cables_t, fabric.ports_t
+    tiers = device_tiers(fabric)
+    counts = fabric.counts()
+    per_tier: dict[str, dict[str, int]] = {}
+    for tier in sorted(set(tiers[t.alive].tolist())):
+        sel = t.alive & (tiers == tier)
+        kinds = np.bincount(t.kind[sel], minlength=len(KINDS))
+        per_tier[TIER_NAMES.get(tier, f"tier {tier}") if tier >= 0 else "unplaced"] = {
+            KINDS[k]: int(v) for k, v in enumerate(kinds) if v}
+    live = np.flatnonzero(ct.alive)
+    lengths = ct.length[live].astype(float)
+    by_type: dict[str, dict[str, int]] = {}
+    for ctype_code in sorted(set(ct.ctype[live].tolist())):
+        sel = ct.ctype[live] == ctype_code
+        by_type[CABLE_TYPES[ctype_code]] = _length_bins(lengths[sel])
+    by_rate: dict[str, int] = {}
+    if len(live):
+        keys = np.stack([ct.tech[live], ct.speed[live], ct.width[live]], axis=1).astype(np.int64)
+        uniq, first, cnt = np.unique(keys, axis=0, return_index=True, return_counts=True)
+        for f_idx, n in sorted(zip(first.tolist(), cnt.tolist()), key=lambda x: -x[1]):
+            by_rate[str(fabric.cable_rate(int(live[f_idx])))] = n
+    gbps = _cable_gbps(fabric, live)
+    a, b = _cable_devices(fabric)
+    ta, tb = tiers[a], tiers[b]
+    cut_caps = {}
+    for tier in range(0, int(tiers.max(initial=0))):
+        sel = ((ta == tier) & (tb == tier + 1)) | ((tb == tier) & (ta == tier + 1))
+        if sel.any():
+            cut_caps[tier] = float(gbps[sel].sum())
+    bisection = min(cut_caps.values()) / 2 if cut_caps else 0.0
+    over: dict[str, str] = {}
+    n = t.n
+    for tier in range(1, int(tiers.max(initial=0)) + 1):
+        # worst switch of the tier: the largest down:up capacity ratio
+        dn = (ta == tier) & (tb == tier - 1), (tb == tier) & (ta == tier - 1)
+        upm = (ta == tier) & (tb == tier + 1), (tb == tier) & (ta == tier + 1)
+        down = np.bincount(a[dn[0]], gbps[dn[0]], n) + np.bincount(b[dn[1]], gbps[dn[1]], n)
+        up = np.bincount(a[upm[0]], gbps[upm[0]], n) + np.bincount(b[upm[1]], gbps[upm[1]], n)
+        has = up > 0
+        if has.any():
+            ratio = np.where(has, down / np.where(has, up, 1), -1)
+            w = int(np.argmax(ratio))
+            over[TIER_NAMES.get(tier, f"tier {tier}")] = ratio_text(float(down[w]), float(up[w]))
+    host_ports = int(np.count_nonzero(ct.alive[pt.cable[pt.cable >= 0]] &
+                                      (t.kind[pt.device[pt.cable >= 0]] == KIND_CODE[NIC])))
+    return {
+        "name": fabric.name,
+        "generator": fabric.meta.get("generator"),
+        "fabric": fabric.meta.get("fabric"),
+        "counts": counts,
+        "host_ports": host_ports,
+        "switches": int(switch_mask(fabric).sum()),
+        "tiers": per_tier,
+        "cables_by_type": by_type,
+        "cables_by_rate": by_rate,
+        "bisection_gbps": bisection,
+        "oversubscription": over,  # worst switch per tier
+        "requested_oversubscription": fabric.meta.get("oversubscription", {}),
+        "diameter_switch_hops": diameter(fabric, tiers),
+    }
+
+
+def _length_bins(lengths: np.ndarray) -> dict[str, int]:
+    edges = (0.0,) + LENGTH_BINS
+    out = {}
+    for lo, hi in zip(edges, edges[1:]):
+        n = int(np.count_nonzero((lengths > lo) & (lengths <= hi)))
+        if n:
+            out[f"{lo:g}-{hi:g} m"] = n
+    n = int(np.count_nonzero(lengths > LENGTH_BINS[-1]))
+    if n:
+        out[f">{LENGTH_BINS[-1]:g} m"] = n
+    return out
+
+
+def _cable_gbps(fabric: Fabric, live: np.ndarray) -> np.ndarray:
+    from ..model.tech import ETH_SPEEDS, IB_LANE_GBPS, IB_SPEEDS
+    ct = fabric.cables_t
+    ib_lane = np.array([IB_LANE_GBPS[s] for s in IB_SPEEDS])
+    eth = np.array(ETH_SPEEDS, dtype=float)
+    tech = ct.tech[live]
+    speed = ct.speed[live].astype(np.int64)
+    return np.where(tech == 1, ib_lane[np.minimum(speed, len(ib_lane) - 1)] * ct.width[live],
+                    eth[np.minimum(speed, len(eth) - 1)])
+
+
+def diameter(fabric: Fabric, tiers: np.ndarray | None = None) -> int:
+    """Most switches on a shortest path between two hosts (1 = same leaf)."""
+    t = fabric.devices_t
+    sw = switch_mask(fabric)
+    a, b = _cable_devices(fabric)
+    host = t.kind == KIND_CODE[NIC]
+    leaves = np.unique(np.concatenate([a[host[b] & sw[a]], b[host[a] & sw[b]]]))
+    if len(leaves) == 0:
+        return 0
+    if len(leaves) == 1:
+        return 1
+    g = _switch_graph(fabric, a, b, sw)
+    worst = 0
+    for chunk in np.array_split(leaves, max(1, len(leaves) // 256)):
+        d = shortest_path(g, unweighted=True, directed=False, indices=chunk)[:, leaves]
+        finite = d[np.isfinite(d)]
+        if finite.size:
+            worst = max(worst, int(finite.max()))
+    return worst + 1
+
+
+def format_info(info: dict[str, Any]) -> str:
+    """The human-readable report."""
+    lines = [f"{info['name']}" + (f"  ({info['generator']}, {info['fabric']})" if info.get("generator") else "")]
+    c = info["counts"]
+    lines.append("devices: " + ", ".join(f"{v:,} {k}" for k, v in c.items() if v and k != "cables"))
+    lines.append(f"host ports: {info['host_ports']:,}   switches: {info['switches']:,}   cables: {c['cables']:,}")
+    lines.append("tiers:")
+    for tier, kinds in info["tiers"].items():
+        lines.append(f"  {tier:<9} " + ", ".join(f"{v:,} {k}" for k, v in kinds.items()))
+    lines.append("cables by type and length:")
+    for ctype, bins in info["cables_by_type"].items():
+        lines.append(f"  {ctype:<12} " + ", ".join(f"{v:,} × {k}" for k, v in bins.items()))
+    lines.append("cables by rate: " + ", ".join(f"{v:,} × {k}" for k, v in info["cables_by_rate"].items()))
+    lines.append(f"bisection bandwidth: {format_gbps(info['bisection_gbps'])}")
+    if info["oversubscription"]:
+        lines.append("oversubscription: " + ", ".join(f"{k} {v}" for k, v in info["oversubscription"].items()))
+    lines.append(f"diameter: {info['diameter_switch_hops']} switch hops")
+    return "\n".join(lines)

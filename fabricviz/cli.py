@@ -1,0 +1,71 @@
+"""The ``fabricviz`` command: no arguments (or a FILE) opens the GUI; subcommands run headless.
+
+User errors print one line, ``fabricviz: error: …``, and exit with status 2.
+Each subcommand lives in :mod:`fabricviz.commands`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from typing import Sequence
+
+from .commands import COMMANDS
+from .model import FabricError
+
+SUBCOMMANDS = COMMANDS
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, no usage dump
+        raise _UsageError(message)
+
+
+class _UsageError(Exception):
+    pass
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="fabricviz", description="Design and animate InfiniBand and RoCE GPU fabrics. "
+                "With no subcommand, opens the GUI (on FILE, or on the bundled demo fabric).")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    for name in COMMANDS:
+        importlib.import_module(f"fabricviz.commands.{name.replace('-', '_')}").register(sub, _Parser)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0] not in SUBCOMMANDS and not argv[0].startswith("-")):
+        if len(argv) > 1:
+            print(f"fabricviz: error: unknown command {argv[0]!r} (use {', '.join(SUBCOMMANDS)}, "
+                  "or one FILE to open)", file=sys.stderr)
+            return 2
+        from .ui.app import run_gui
+        return run_gui(argv[0] if argv else None)
+    try:
+        args = build_parser().parse_args(argv)
+        if getattr(args, "func", None) is None:
+            build_parser().print_help()
+            return 0
+        return int(args.func(args))
+    except _UsageError as e:
+        print(f"fabricviz: error: {e}", file=sys.stderr)
+        return 2
+    except FabricError as e:
+        print(f"fabricviz: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:   # `fabricviz info FILE | head`
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

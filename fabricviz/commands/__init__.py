@@ -1,0 +1,8 @@
+"""CLI subcommands: one module each, with ``register(subparsers, parser_class)``.
+
+A module registers its parser and sets ``func=run``; ``run(args) -> int``
+returns the exit status and raises FabricError for user errors (the CLI turns
+them into one line on stderr and status 2). Add new commands to COMMANDS.
+"""
+
+COMMANDS: tuple[str, ...] = ("generate", "info")

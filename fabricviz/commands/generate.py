@@ -1,0 +1,74 @@
+"""``fabricviz generate fat-tree|leaf-spine|rail``: build a fabric and save it."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
+    gen = sub.add_parser("generate", help="generate a fabric and save it as a native file")
+    gsub = gen.add_subparsers(dest="topology", parser_class=parser_class, required=True)
+
+    ft = gsub.add_parser("fat-tree", help="InfiniBand (or RoCE) fat tree, 2 or 3 switch levels")
+    ft.add_argument("--levels", type=int, choices=(2, 3), default=2)
+    ft.add_argument("--radix", type=int, required=True, help="switch radix (ports used per switch)")
+    ft.add_argument("--hosts", type=int, help="fabric end ports (default: the most the tree allows)")
+    ft.add_argument("--blocking", default="1:1", help="leaf host ports : uplinks, e.g. 2:1")
+    ft.add_argument("--parallel", type=int, default=1, help="parallel links between a leaf and a spine")
+    ft.add_argument("--fabric", choices=("ib", "roce"), default="ib")
+    ft.add_argument("--servers", choices=("node", "dgx"), default="node",
+                    help="node: 1 GPU + 1 NIC per host; dgx: 8-GPU/8-NIC servers")
+    ft.add_argument("--switch", help="catalog part id of the switches")
+    ft.add_argument("--speed", help="link rate, e.g. 4xNDR, 4xHDR, 400GbE")
+    ft.add_argument("--name", help="design name (default: from the parameters)")
+    ft.add_argument("-o", "--output", required=True)
+
+    ls = gsub.add_parser("leaf-spine", help="leaf-spine (RoCE by default), optional super-spine tier")
+    ls.add_argument("--leaves", type=int, required=True)
+    ls.add_argument("--spines", type=int, required=True)
+    ls.add_argument("--hosts-per-leaf", type=int, required=True)
+    ls.add_argument("--uplinks", type=int, help="uplinks per leaf (default: one per spine)")
+    ls.add_argument("--oversubscription", help="leaf host ports : uplinks, e.g. 3:1 (sets --uplinks)")
+    ls.add_argument("--speed", default=None, help="link rate (default 400GbE; 4xNDR with --fabric ib)")
+    ls.add_argument("--fabric", choices=("ib", "roce"), default="roce")
+    ls.add_argument("--super-spines", type=int, default=0)
+    ls.add_argument("--pods", type=int, default=1)
+    ls.add_argument("--servers", choices=("node", "dgx"), default="node")
+    ls.add_argument("--switch", help="catalog part id of the switches")
+    ls.add_argument("--name", help="design name (default: from the parameters)")
+    ls.add_argument("-o", "--output", required=True)
+
+    rl = gsub.add_parser("rail", help="rail-optimized DGX scalable units (SuperPOD style)")
+    rl.add_argument("--units", type=int, required=True, help="scalable units of 32 DGX nodes")
+    rl.add_argument("--fabric", choices=("ib", "roce"), default="ib")
+    rl.add_argument("--speed", help="link rate (default 4xNDR, 400GbE with --fabric roce)")
+    rl.add_argument("--switch", help="catalog part id of the switches")
+    rl.add_argument("--name", help="design name (default: from the parameters)")
+    rl.add_argument("-o", "--output", required=True)
+
+    gen.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..build import fat_tree, leaf_spine, rail_optimized
+    from ..formats.native import save_fabric
+    if args.topology == "fat-tree":
+        f = fat_tree(levels=args.levels, radix=args.radix, hosts=args.hosts, blocking=args.blocking,
+                     parallel=args.parallel, fabric=args.fabric, servers=args.servers,
+                     switch=args.switch, speed=args.speed, name=args.name)
+    elif args.topology == "leaf-spine":
+        f = leaf_spine(args.leaves, args.spines, args.hosts_per_leaf, uplinks=args.uplinks,
+                       speed=args.speed, fabric=args.fabric, oversubscription=args.oversubscription,
+                       super_spines=args.super_spines, pods=args.pods, servers=args.servers,
+                       switch=args.switch, name=args.name)
+    else:
+        f = rail_optimized(units=args.units, fabric=args.fabric, speed=args.speed, switch=args.switch,
+                           name=args.name)
+    save_fabric(f, args.output)
+    c = f.counts()
+    switches = c["ib_switch"] + c["eth_switch"]
+    print(f"{args.output}: {f.name}: {c['server']:,} servers, {c['gpu']:,} GPUs, {c['nic']:,} NICs, "
+          f"{switches:,} switches, {c['cables']:,} cables")
+    return 0
+
+

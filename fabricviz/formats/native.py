@@ -1,0 +1,486 @@
+"""The native fabricviz design file (JSON, versioned; see docs/file-format.md).
+
+Output is deterministic: records in id order, one device or cable per line,
+keys in a fixed order, so designs diff well in git. Loading checks everything
+and reports the first problem as ``file: path.to.field: message``; nothing is
+half-loaded. Saving is atomic: a temporary file in the same folder, flushed
+and fsynced, then renamed over the target, so a failed save leaves the
+previous file intact.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..model import CABLE_TYPES, KINDS, PORT_STATES, Catalog, Fabric, FabricError, LinkRate, Part
+from ..model.catalog import Part as _Part
+from ..model.fabric import CHILD_PREFIX, GPU, KIND_CODE, NIC, SERVER
+from ..model.guid import format_guid, parse_guid
+
+FORMAT = "fabricviz"
+VERSION = 1
+SUFFIX = ".fabric.json"
+
+
+class FileFormatError(FabricError):
+    """A native file that cannot be loaded; the message is ``file: field: why``."""
+
+
+# ---------------------------------------------------------------------------- saving
+def fabric_to_dict(fabric: Fabric) -> dict[str, Any]:
+    """The whole design as plain JSON data (records in id order)."""
+    t, pt, ct = fabric.devices_t, fabric.ports_t, fabric.cables_t
+    ids = fabric.device_ids()
+    names = all_names(fabric)
+    part_ids = fabric._part_ids
+    xs = np.round(t.x.astype(np.float64), 3).tolist()
+    ys = np.round(t.y.astype(np.float64), 3).tolist()
+    kinds, parts, parents = t.kind.tolist(), t.part.tolist(), t.parent.tolist()
+    tiers, bound, locs = t.tier.tolist(), t.bound.tolist(), t.local.tolist()
+    guids, nports, first = t.guid.tolist(), t.nports.tolist(), t.first_port.tolist()
+    own = fabric._names
+    devices: list[dict[str, Any]] = []
+    for d in ids.tolist():
+        rec: dict[str, Any] = {}
+        if parents[d] >= 0:
+            rec["parent"] = names[parents[d]]
+            rec["local"] = locs[d]
+            if own[d] is not None:
+                rec["name"] = own[d]
+        else:
+            rec["name"] = own[d]
+        rec["kind"] = KINDS[kinds[d]]
+        if parts[d] >= 0:
+            rec["part"] = part_ids[parts[d]]
+        if nports[d]:
+            r0 = fabric.port_rate(first[d])
+            if r0 != fabric.catalog.get(part_ids[parts[d]]).modes[0]:
+                rec["mode"] = str(r0)
+        rec["tier"] = tiers[d]
+        rec["x"] = _num(xs[d])
+        rec["y"] = _num(ys[d])
+        if guids[d]:
+            rec["guid"] = format_guid(guids[d])
+        if bound[d] >= 0:
+            rec["nic"] = names[bound[d]]
+        devices.append(rec)
+    ports = [_port_overrides(fabric, int(p)) for p in _ports_with_overrides(fabric)]
+    live = fabric.cable_ids()
+    pa, pb = ct.port_a[live].tolist(), ct.port_b[live].tolist()
+    pdev, pnum = pt.device.tolist(), pt.num.tolist()
+    ctypes, lens = ct.ctype[live].tolist(), np.round(ct.length[live].astype(np.float64), 3).tolist()
+    cparts = ct.part[live].tolist()
+    cables = [{"a": f"{names[pdev[a]]}:{pnum[a]}", "b": f"{names[pdev[b]]}:{pnum[b]}",
+               "type": CABLE_TYPES[ty], "length_m": _num(ln), "part": part_ids[cp]}
+              for a, b, ty, ln, cp in zip(pa, pb, ctypes, lens, cparts)]
+    return {
+        "format": FORMAT, "version": VERSION, "name": fabric.name, "meta": fabric.meta,
+        "parts": [p.to_dict() for p in sorted(fabric.catalog.user_parts(), key=lambda p: p.id)],
+        "devices": devices, "ports": ports, "cables": cables,
+    }
+
+
+def all_names(fabric: Fabric) -> list[str]:
+    """Name of every device id (dead ids get ""), derived child names included."""
+    t = fabric.devices_t
+    out = [n if n is not None else "" for n in fabric._names]
+    kinds, parents, locs = t.kind.tolist(), t.parent.tolist(), t.local.tolist()
+    for d, n in enumerate(fabric._names):
+        if n is None and parents[d] >= 0:
+            out[d] = f"{out[parents[d]] or fabric.name_of(parents[d])}/{CHILD_PREFIX[KINDS[kinds[d]]]}{locs[d]}"
+    return out
+
+
+def _ports_with_overrides(fabric: Fabric) -> np.ndarray:
+    """Ports whose rate differs from their device's first port, disabled ones, odd GUIDs."""
+    t, pt = fabric.devices_t, fabric.ports_t
+    if pt.n == 0:
+        return np.zeros(0, np.int64)
+    dev = pt.device.astype(np.int64)
+    first = t.first_port[dev]
+    alive = t.alive[dev]
+    rate_diff = ((pt.tech != pt.tech[first]) | (pt.speed != pt.speed[first])
+                 | (pt.width != pt.width[first]))
+    disabled = pt.state == PORT_STATES.index("disabled")
+    is_nic = t.kind[dev] == KIND_CODE[NIC]
+    node = t.guid[dev]
+    derived = np.where(is_nic & (node != 0), node + (pt.num.astype(np.uint64)), np.uint64(0))
+    return np.flatnonzero(alive & (rate_diff | disabled | (pt.guid != derived)))
+
+
+def _port_overrides(fabric: Fabric, p: int) -> dict[str, Any]:
+    pt = fabric.ports_t
+    d = int(pt.device[p])
+    first = int(fabric.devices_t.first_port[d])
+    rec: dict[str, Any] = {"port": fabric.port_name(p)}
+    if fabric.port_rate(p) != fabric.port_rate(first):
+        rec["rate"] = str(fabric.port_rate(p))
+    if PORT_STATES[pt.state[p]] == "disabled":
+        rec["state"] = "disabled"
+    dev = fabric.device(d)
+    derived = dev.guid + int(pt.num[p]) if (dev.kind == NIC and dev.guid) else 0
+    if int(pt.guid[p]) != derived:
+        rec["guid"] = format_guid(int(pt.guid[p]))
+    return rec
+
+
+def _num(v: Any) -> float | int:
+    """Round float32 storage to what the user typed (3 decimals); ints stay ints."""
+    x = round(float(v), 3)
+    return int(x) if x == int(x) else x
+
+
+def dumps(fabric: Fabric) -> str:
+    """Deterministic text: the header pretty-printed, one record per line."""
+    data = fabric_to_dict(fabric)
+    enc = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+    out = ["{"]
+    head = ["format", "version", "name"]
+    for k in head:
+        out.append(f'  "{k}": {enc.encode(data[k])},')
+    out.append(f'  "meta": {json.dumps(data["meta"], sort_keys=True, ensure_ascii=False)},')
+    for key in ("parts", "devices", "ports", "cables"):
+        rows = data[key]
+        last = key == "cables"
+        if not rows:
+            out.append(f'  "{key}": []' + ("" if last else ","))
+            continue
+        out.append(f'  "{key}": [')
+        for i, r in enumerate(rows):
+            text = json.dumps(r, sort_keys=(key == "parts"), ensure_ascii=False, separators=(", ", ": "))
+            out.append("    " + text + ("," if i < len(rows) - 1 else ""))
+        out.append("  ]" + ("" if last else ","))
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def save_fabric(fabric: Fabric, path: str | os.PathLike[str]) -> None:
+    """Write atomically: temp file in the same folder, fsync, rename over ``path``."""
+    save_text_atomic(dumps(fabric), path)
+
+
+def save_text_atomic(text: str, path: str | os.PathLike[str]) -> None:
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as e:
+        raise FabricError(f"{path}: cannot save: {e.strerror or e}") from None
+    try:
+        try:   # keep the old file's permissions; a new file gets the usual umask ones
+            mode = path.stat().st_mode & 0o7777
+        except OSError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise FabricError(f"{path}: cannot save: {e.strerror or e}") from None
+
+
+# ---------------------------------------------------------------------------- loading
+def load_fabric(path: str | os.PathLike[str], catalog: Catalog | None = None) -> Fabric:
+    """Read a native design file; FileFormatError ``file: field: why`` on the first problem."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise FileFormatError(f"{path}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise FileFormatError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    return loads(text, str(path), catalog)
+
+
+def loads(text: str, where: str = "<string>", catalog: Catalog | None = None) -> Fabric:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise FileFormatError(f"{where}:{e.lineno}: not valid JSON: {e.msg} (column {e.colno})") from None
+    return fabric_from_dict(data, where, catalog)
+
+
+def fabric_from_dict(data: Any, where: str = "<data>", catalog: Catalog | None = None) -> Fabric:
+    loader = _Loader(where, catalog)
+    return loader.load(data)
+
+
+class _Loader:
+    def __init__(self, where: str, catalog: Catalog | None) -> None:
+        self.where = where
+        self.base = catalog if catalog is not None else Catalog.default()
+
+    def fail(self, field: str, msg: str) -> FileFormatError:
+        return FileFormatError(f"{self.where}: {field}: {msg}")
+
+    def need(self, rec: dict, key: str, path: str, types: type | tuple, optional: bool = False) -> Any:
+        if key not in rec:
+            if optional:
+                return None
+            raise self.fail(f"{path}.{key}", "missing")
+        v = rec[key]
+        if isinstance(v, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
+            raise self.fail(f"{path}.{key}", f"expected {_tname(types)}, got {json.dumps(v)}")
+        if not isinstance(v, types):
+            raise self.fail(f"{path}.{key}", f"expected {_tname(types)}, got {json.dumps(v)[:40]}")
+        return v
+
+    def load(self, data: Any) -> Fabric:
+        if not isinstance(data, dict):
+            raise self.fail("(top)", "expected a JSON object")
+        if data.get("format") != FORMAT:
+            raise self.fail("format", f"expected \"{FORMAT}\", got {json.dumps(data.get('format'))}")
+        version = data.get("version")
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise self.fail("version", "missing or not an integer")
+        if version > VERSION:
+            raise self.fail("version", f"file version {version} is newer than this fabricviz "
+                                       f"understands ({VERSION}); upgrade fabricviz")
+        if version < 1:
+            raise self.fail("version", f"unknown version {version}")
+        known = {"format", "version", "name", "meta", "parts", "devices", "ports", "cables"}
+        for k in data:
+            if k not in known:
+                raise self.fail(k, "unknown field")
+        name = self.need(data, "name", "(top)", str) if "name" in data else "untitled"
+        meta = self.need(data, "meta", "(top)", dict, optional=True) or {}
+        parts = self._parts(self.need(data, "parts", "(top)", list, optional=True) or [])
+        catalog = self.base.with_parts(parts) if parts else self.base
+        f = Fabric(catalog, name=name)
+        f.meta = meta
+        self._devices(f, self.need(data, "devices", "(top)", list, optional=True) or [])
+        self._ports(f, self.need(data, "ports", "(top)", list, optional=True) or [])
+        self._cables(f, self.need(data, "cables", "(top)", list, optional=True) or [])
+        return f
+
+    def _parts(self, recs: list) -> list[Part]:
+        out = []
+        for i, rec in enumerate(recs):
+            try:
+                out.append(_Part.from_dict(rec, f"parts[{i}]"))
+            except FabricError as e:
+                raise FileFormatError(f"{self.where}: {e}") from None
+        return out
+
+    def _devices(self, f: Fabric, recs: list) -> None:
+        runs: list[tuple[tuple, list[tuple[int, dict]]]] = []
+        for i, rec in enumerate(recs):
+            path = f"devices[{i}]"
+            if not isinstance(rec, dict):
+                raise self.fail(path, "expected an object")
+            for k in rec:
+                if k not in ("name", "parent", "local", "kind", "part", "mode", "tier", "x", "y", "guid", "nic"):
+                    raise self.fail(f"{path}.{k}", "unknown field")
+            kind = self.need(rec, "kind", path, str)
+            if kind not in KIND_CODE:
+                raise self.fail(f"{path}.kind", f"unknown kind {kind!r} (use {', '.join(KINDS)})")
+            part = self.need(rec, "part", path, str, optional=True)
+            if part is not None and part not in f.catalog:
+                raise self.fail(f"{path}.part", f"unknown part {part!r}")
+            if part is not None and f.catalog.get(part).kind != kind:
+                raise self.fail(f"{path}.part", f"{part} is a {f.catalog.get(part).kind}, not a {kind}")
+            if part is None and kind != GPU:
+                raise self.fail(f"{path}.part", f"missing (a {kind} needs a catalog part)")
+            mode = self.need(rec, "mode", path, str, optional=True)
+            parent = self.need(rec, "parent", path, str, optional=True)
+            if parent is None:
+                self.need(rec, "name", path, str)
+            elif kind not in (GPU, NIC):
+                raise self.fail(f"{path}.parent", f"a {kind} cannot sit inside a server")
+            key = (kind, part, mode, parent is None)
+            if runs and runs[-1][0] == key:
+                runs[-1][1].append((i, rec))
+            else:
+                runs.append((key, [(i, rec)]))
+        for (kind, part, mode, top), items in runs:
+            self._add_run(f, kind, part, mode, top, items)
+        # GPU → NIC bindings, once every NIC exists
+        for i, rec in enumerate(recs):
+            if "nic" in rec:
+                path = f"devices[{i}]"
+                nic = self.need(rec, "nic", path, str)
+                g = f.find(_display_name(rec))
+                n = f.find(nic)
+                if n is None:
+                    raise self.fail(f"{path}.nic", f"no device named {nic!r}")
+                try:
+                    f.bind(g, n)
+                except FabricError as e:
+                    raise self.fail(f"{path}.nic", str(e)) from None
+
+    def _add_run(self, f: Fabric, kind: str, part: str | None, mode: str | None, top: bool,
+                 items: list[tuple[int, dict]]) -> None:
+        n = len(items)
+        xs = np.empty(n)
+        ys = np.empty(n)
+        tiers = np.empty(n, np.int64)
+        guids = np.zeros(n, np.uint64)
+        names: list[str] = []
+        parents = np.full(n, -1, np.int64)
+        locs = np.zeros(n, np.int64)
+        custom: list[tuple[int, str]] = []
+        for k, (i, rec) in enumerate(items):
+            path = f"devices[{i}]"
+            xs[k] = self.need(rec, "x", path, (int, float))
+            ys[k] = self.need(rec, "y", path, (int, float))
+            tiers[k] = self.need(rec, "tier", path, int, optional=True) if "tier" in rec else -1
+            if not -1 <= tiers[k] <= 9:
+                raise self.fail(f"{path}.tier", "must be -1 (unknown) or 0..9")
+            if "guid" in rec:
+                try:
+                    guids[k] = parse_guid(self.need(rec, "guid", path, str))
+                except ValueError as e:
+                    raise self.fail(f"{path}.guid", str(e)) from None
+            if top:
+                nm = rec["name"]
+                try:
+                    names.append(f.check_name(nm))
+                except FabricError as e:
+                    raise self.fail(f"{path}.name", str(e)) from None
+                if nm in names[:-1]:
+                    raise self.fail(f"{path}.name", f"name {nm!r} is used twice")
+            else:
+                pname = rec["parent"]
+                p = f.find(pname)
+                if p is None or KINDS[f.devices_t.kind[p]] != SERVER:
+                    raise self.fail(f"{path}.parent", f"no server named {pname!r} before this record")
+                parents[k] = p
+                locs[k] = self.need(rec, "local", path, int)
+                if not 0 <= locs[k] < 1000:
+                    raise self.fail(f"{path}.local", "must be 0..999")
+                if "name" in rec:
+                    custom.append((k, self.need(rec, "name", path, str)))
+        try:
+            if kind == SERVER:
+                ids = f.add_servers(part, names, xs, ys, emit=False, children=False)
+            else:
+                ids = f.add_devices(kind, n, part, names if top else None, xs, ys, mode=mode,
+                                    parents=None if top else parents, locals_=None if top else locs,
+                                    guids=guids if guids.any() else None, emit=False)
+        except FabricError as e:
+            raise self.fail(f"devices[{items[0][0]}]", str(e)) from None
+        f.devices_t.set("tier", ids, tiers)
+        if kind == SERVER:
+            return
+        # names derived from (parent, local) must be unique too
+        if not top:
+            seen: set[tuple[int, int]] = set()
+            for k, (i, rec) in enumerate(items):
+                key = (int(parents[k]), int(locs[k]))
+                if key in seen or f.find(_display_name(rec)) not in (None, int(ids[k])):
+                    raise self.fail(f"devices[{i}].local", f"{_display_name(rec)!r} is used twice")
+                seen.add(key)
+        for k, nm in custom:
+            try:
+                f.rename(int(ids[k]), nm)
+            except FabricError as e:
+                raise self.fail(f"devices[{items[k][0]}].name", str(e)) from None
+        if guids.any():
+            clash = _first_duplicate(f._used_guids())
+            if clash is not None:
+                raise self.fail(f"devices[{items[0][0]}].guid", f"GUID {format_guid(clash)} is used twice")
+
+    def _ports(self, f: Fabric, recs: list) -> None:
+        for i, rec in enumerate(recs):
+            path = f"ports[{i}]"
+            if not isinstance(rec, dict):
+                raise self.fail(path, "expected an object")
+            for k in rec:
+                if k not in ("port", "rate", "state", "guid"):
+                    raise self.fail(f"{path}.{k}", "unknown field")
+            try:
+                p = f.port_id(self.need(rec, "port", path, str))
+                if "rate" in rec:
+                    f.set_port_rate(p, self.need(rec, "rate", path, str))
+                if "state" in rec:
+                    f.set_port_state(p, self.need(rec, "state", path, str))
+                if "guid" in rec:
+                    f.set_port_guid(p, parse_guid(self.need(rec, "guid", path, str)))
+            except (FabricError, ValueError) as e:
+                if isinstance(e, FileFormatError):
+                    raise
+                raise self.fail(path, str(e)) from None
+
+    def _cables(self, f: Fabric, recs: list) -> None:
+        pa = np.empty(len(recs), np.int64)
+        pb = np.empty(len(recs), np.int64)
+        lengths = np.empty(len(recs))
+        keys = []
+        for i, rec in enumerate(recs):
+            path = f"cables[{i}]"
+            if not isinstance(rec, dict):
+                raise self.fail(path, "expected an object")
+            for k in rec:
+                if k not in ("a", "b", "type", "length_m", "part"):
+                    raise self.fail(f"{path}.{k}", "unknown field")
+            for end, arr in (("a", pa), ("b", pb)):
+                try:
+                    arr[i] = f.port_id(self.need(rec, end, path, str))
+                except FabricError as e:
+                    if isinstance(e, FileFormatError):
+                        raise
+                    raise self.fail(f"{path}.{end}", str(e)) from None
+            ctype = self.need(rec, "type", path, str)
+            if ctype not in CABLE_TYPES:
+                raise self.fail(f"{path}.type", f"unknown cable type {ctype!r} (use {', '.join(CABLE_TYPES)})")
+            lengths[i] = self.need(rec, "length_m", path, (int, float))
+            part = self.need(rec, "part", path, str)
+            if part not in f.catalog:
+                raise self.fail(f"{path}.part", f"unknown part {part!r}")
+            keys.append((ctype, part))
+        start = 0
+        while start < len(recs):
+            end = start
+            while end < len(recs) and keys[end] == keys[start]:
+                end += 1
+            ctype, part = keys[start]
+            try:
+                f.add_cables(pa[start:end], pb[start:end], lengths[start:end], ctype=ctype, part=part,
+                             emit=False)
+            except FabricError:
+                for i in range(start, end):   # find which record; the fabric is discarded anyway
+                    try:
+                        f.add_cables(pa[i:i + 1], pb[i:i + 1], lengths[i:i + 1], ctype=ctype, part=part,
+                                     emit=False)
+                    except FabricError as e:
+                        raise self.fail(f"cables[{i}]", str(e)) from None
+                raise
+            start = end
+
+
+def _display_name(rec: dict) -> str:
+    if "name" in rec:
+        return rec["name"]
+    return f"{rec['parent']}/{CHILD_PREFIX[rec['kind']]}{rec['local']}"
+
+
+def _first_duplicate(values: np.ndarray) -> int | None:
+    uniq, counts = np.unique(values, return_counts=True)
+    dup = uniq[counts > 1]
+    return int(dup[0]) if len(dup) else None
+
+
+def _tname(types: type | tuple) -> str:
+    names = {str: "a string", int: "an integer", float: "a number", dict: "an object", list: "a list"}
+    ts = types if isinstance(types, tuple) else (types,)
+    if set(ts) == {int, float}:
+        return "a number"
+    return " or ".join(names.get(t, t.__name__) for t in ts)
+
+
+__all__ = ["load_fabric", "save_fabric", "loads", "dumps", "fabric_to_dict", "fabric_from_dict",
+           "FileFormatError", "FORMAT", "VERSION", "LinkRate"]

@@ -1,0 +1,816 @@
+"""The fabric: devices, ports and cables with stable integer ids.
+
+The :class:`Fabric` is the single source of truth. Rows live in numpy tables
+(:mod:`fabricviz.model.store`), so engines read columns directly, and every
+edit goes through a method here that checks the invariants first and changes
+nothing when it refuses:
+
+* a port takes at most one cable; a cable joins two different devices;
+* InfiniBand never cables to Ethernet;
+* a cable comes up at the lower speed and narrower width of its ends and of
+  the cable part;
+* a DAC longer than its reach is refused (use an AOC or optics);
+* node and port GUIDs of InfiniBand devices are unique (realistic ones are
+  generated when none are given);
+* device names are unique.
+
+Observers follow changes through :meth:`Fabric.subscribe` (no Qt needed).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from .catalog import Catalog, Part
+from .errors import FabricError
+from .events import ADDED, BULK_ADDED, CHANGED, REMOVED, ChangeEvent, EventHub
+from .guid import GUID_STEP, format_guid, guid_base
+from .store import Table
+from .tech import ETH, IB, LinkRate, tech_name
+from .views import Cable, Device, Port
+
+SERVER, GPU, NIC, IB_SWITCH, ETH_SWITCH = "server", "gpu", "nic", "ib_switch", "eth_switch"
+KINDS: tuple[str, ...] = (SERVER, GPU, NIC, IB_SWITCH, ETH_SWITCH)
+KIND_CODE = {k: i for i, k in enumerate(KINDS)}
+SWITCH_KINDS = (IB_SWITCH, ETH_SWITCH)
+CABLE_TYPES: tuple[str, ...] = ("dac", "aoc", "transceiver")
+PORT_STATES: tuple[str, ...] = ("down", "init", "armed", "active", "disabled")
+CHILD_PREFIX = {GPU: "gpu", NIC: "mlx5_"}
+AUTO_PREFIX = {SERVER: "node", GPU: "gpu", NIC: "nic", IB_SWITCH: "ibsw", ETH_SWITCH: "ethsw"}
+
+DEVICE_COLUMNS = {"kind": "i1", "part": "i4", "parent": "i4", "local": "i2", "bound": "i4",
+                  "tier": "i1", "x": "f4", "y": "f4", "guid": "u8", "first_port": "i4",
+                  "nports": "i2"}
+PORT_COLUMNS = {"device": "i4", "num": "i2", "tech": "i1", "speed": "i1", "width": "i1",
+                "state": "i1", "cable": "i4", "guid": "u8"}
+CABLE_COLUMNS = {"port_a": "i4", "port_b": "i4", "ctype": "i1", "length": "f4", "part": "i4",
+                 "tech": "i1", "speed": "i1", "width": "i1"}
+
+
+@dataclass(frozen=True)
+class Removed:
+    """What :meth:`Fabric.remove_devices` / :meth:`Fabric.remove_cables` took away.
+
+    Give it back to :meth:`Fabric.restore` to undo: the same ids return.
+    """
+
+    device_ids: np.ndarray
+    devices: dict[str, np.ndarray]
+    names: tuple[str | None, ...]
+    cable_ids: np.ndarray
+    cables: dict[str, np.ndarray]
+
+
+class Fabric:
+    """A design: devices (with their ports) and cables, plus free-form ``meta``."""
+
+    def __init__(self, catalog: Catalog | None = None, name: str = "untitled") -> None:
+        self.catalog = catalog if catalog is not None else Catalog.default()
+        self.name = name
+        self.meta: dict[str, Any] = {}
+        self.devices_t = Table(DEVICE_COLUMNS)
+        self.ports_t = Table(PORT_COLUMNS)
+        self.cables_t = Table(CABLE_COLUMNS)
+        self._names: list[str | None] = []       # None: derived child name
+        self._by_name: dict[str, int] = {}
+        self._part_ids: list[str] = []
+        self._part_index: dict[str, int] = {}
+        self._auto: dict[str, int] = {}
+        self._next_guid = guid_base()
+        self._child_keys: tuple[np.ndarray, np.ndarray] | None = None
+        self.events = EventHub()
+
+    # ------------------------------------------------------------------ events
+    def subscribe(self, listener: Callable[[ChangeEvent], None]) -> Callable[[], None]:
+        """Call ``listener(event)`` after every change; returns an unsubscribe function."""
+        return self.events.subscribe(listener)
+
+    # ------------------------------------------------------------------ lookups
+    def device(self, ref: int | str) -> Device:
+        """The device with id or name ``ref`` (FabricError if none)."""
+        return Device(self, self.device_id(ref))
+
+    def device_id(self, ref: int | str) -> int:
+        if isinstance(ref, (int, np.integer)):
+            if not self.devices_t.exists(int(ref)):
+                raise FabricError(f"no device with id {ref}")
+            return int(ref)
+        i = self.find(ref)
+        if i is None:
+            raise FabricError(f"no device named {ref!r}")
+        return i
+
+    def find(self, name: str) -> int | None:
+        """Id of the device called ``name``, or None."""
+        i = self._by_name.get(name)
+        if i is not None:
+            return i
+        parent, sep, local = name.rpartition("/")
+        if not sep:
+            return None
+        p = self._by_name.get(parent) if "/" not in parent else self.find(parent)
+        if p is None:
+            return None
+        for kind, prefix in CHILD_PREFIX.items():
+            if local.startswith(prefix) and local[len(prefix):].isdigit():
+                return self._child_lookup(p, KIND_CODE[kind], int(local[len(prefix):]))
+        return None
+
+    def _child_lookup(self, parent: int, kind_code: int, local: int) -> int | None:
+        """Id of the child with a derived name (parent, kind, local), via a sorted key cache."""
+        if self._child_keys is None:
+            t = self.devices_t
+            derived = np.array([n is None for n in self._names], dtype=bool)
+            sel = np.flatnonzero(t.alive & (t.parent >= 0) & derived)
+            keys = (t.parent[sel].astype(np.int64) << 24) | (t.kind[sel].astype(np.int64) << 16) \
+                | t.local[sel].astype(np.int64)
+            order = np.argsort(keys, kind="stable")
+            self._child_keys = (keys[order], sel[order])
+        keys, ids = self._child_keys
+        key = (parent << 24) | (kind_code << 16) | local
+        i = int(np.searchsorted(keys, key))
+        if i < len(keys) and keys[i] == key:
+            return int(ids[i])
+        return None
+
+    def devices(self, kind: str | None = None) -> Iterator[Device]:
+        for i in self.device_ids(kind):
+            yield Device(self, int(i))
+
+    def device_ids(self, kind: str | Sequence[str] | None = None) -> np.ndarray:
+        t = self.devices_t
+        mask = t.alive.copy()
+        if kind is not None:
+            kinds = [kind] if isinstance(kind, str) else list(kind)
+            mask &= np.isin(t.kind, [KIND_CODE[k] for k in kinds])
+        return np.flatnonzero(mask)
+
+    def port(self, ref: int | str) -> Port:
+        """A port by id or ``device:number`` (e.g. ``leaf1:3``)."""
+        return Port(self, self.port_id(ref))
+
+    def port_id(self, ref: int | str, num: int | None = None) -> int:
+        if num is not None:
+            d = self.device_id(ref)
+            return self._port_of(d, num)
+        if isinstance(ref, (int, np.integer)):
+            i = int(ref)
+            if not (0 <= i < self.ports_t.n and self.devices_t.exists(int(self.ports_t.device[i]))):
+                raise FabricError(f"no port with id {ref}")
+            return i
+        dev, sep, n = str(ref).rpartition(":")
+        if not sep or not n.isdigit():
+            raise FabricError(f"bad port reference {ref!r} (use DEVICE:PORT, e.g. leaf1:3)")
+        return self._port_of(self.device_id(dev), int(n))
+
+    def _port_of(self, d: int, num: int) -> int:
+        t = self.devices_t
+        n = int(t.nports[d])
+        if not 1 <= num <= n:
+            what = f"ports 1-{n}" if n else "no ports"
+            raise FabricError(f"{self.name_of(d)}:{num}: no such port ({self.name_of(d)} has {what})")
+        return int(t.first_port[d]) + num - 1
+
+    def cable(self, cid: int) -> Cable:
+        if not self.cables_t.exists(int(cid)):
+            raise FabricError(f"no cable with id {cid}")
+        return Cable(self, int(cid))
+
+    def cables(self) -> Iterator[Cable]:
+        for i in self.cables_t.live_ids():
+            yield Cable(self, int(i))
+
+    def cable_ids(self) -> np.ndarray:
+        return self.cables_t.live_ids()
+
+    def children_ids(self, d: int) -> np.ndarray:
+        t = self.devices_t
+        return np.flatnonzero(t.alive & (t.parent == d))
+
+    def name_of(self, d: int) -> str:
+        name = self._names[d]
+        if name is not None:
+            return name
+        return f"{self.name_of(int(self.devices_t.parent[d]))}/{self._derived_local(d)}"
+
+    def _derived_local(self, d: int) -> str:
+        t = self.devices_t
+        return f"{CHILD_PREFIX[KINDS[t.kind[d]]]}{int(t.local[d])}"
+
+    def port_name(self, p: int) -> str:
+        return f"{self.name_of(int(self.ports_t.device[p]))}:{int(self.ports_t.num[p])}"
+
+    def part_of(self, d: int) -> Part | None:
+        idx = int(self.devices_t.part[d])
+        return self.catalog.get(self._part_ids[idx]) if idx >= 0 else None
+
+    def part_id_of(self, d: int) -> str | None:
+        idx = int(self.devices_t.part[d])
+        return self._part_ids[idx] if idx >= 0 else None
+
+    def _intern_part(self, part_id: str | None) -> int:
+        if part_id is None:
+            return -1
+        if part_id not in self._part_index:
+            self._part_index[part_id] = len(self._part_ids)
+            self._part_ids.append(part_id)
+        return self._part_index[part_id]
+
+    # ------------------------------------------------------------------ counts
+    def __len__(self) -> int:
+        return self.devices_t.count()
+
+    def counts(self) -> dict[str, int]:
+        """Live devices per kind, plus ``cables``."""
+        t = self.devices_t
+        kinds = np.bincount(t.kind[t.alive], minlength=len(KINDS))
+        out = {k: int(kinds[i]) for i, k in enumerate(KINDS)}
+        out["cables"] = self.cables_t.count()
+        return out
+
+    def nbytes(self) -> int:
+        """Bytes used by the numpy tables (names and parts not included)."""
+        return self.devices_t.nbytes() + self.ports_t.nbytes() + self.cables_t.nbytes()
+
+    # ------------------------------------------------------------------ names and GUIDs
+    def _auto_name(self, kind: str) -> str:
+        prefix = AUTO_PREFIX[kind]
+        n = self._auto.get(prefix, 0)
+        while True:
+            n += 1
+            name = f"{prefix}{n}"
+            if self.find(name) is None:
+                self._auto[prefix] = n
+                return name
+
+    def check_name(self, name: str, exclude: int | None = None) -> str:
+        """Return ``name`` stripped, or raise if it is empty or already used."""
+        clean = str(name).strip()
+        if not clean or any(c in clean for c in "\n\r\t\""):
+            raise FabricError(f"bad device name {name!r}: names must be non-empty, one line, no tabs or quotes")
+        other = self.find(clean)
+        if other is not None and other != exclude:
+            raise FabricError(f"name {clean!r} is already used by another device")
+        return clean
+
+    def _take_guids(self, count: int) -> np.ndarray:
+        """``count`` fresh node GUIDs, spaced to leave room for port GUIDs."""
+        used = self._used_guids()
+        out = np.empty(count, dtype=np.uint64)
+        g = self._next_guid
+        got = 0
+        while got < count:
+            cand = g + GUID_STEP * np.arange(count - got, dtype=np.uint64) + np.uint64(GUID_STEP)
+            cand = cand.astype(np.uint64)
+            clash = np.isin(cand, used)
+            good = cand[~clash]
+            out[got: got + len(good)] = good
+            got += len(good)
+            g = int(cand[-1])
+        self._next_guid = int(out[-1]) if count else self._next_guid
+        return out
+
+    def _used_guids(self) -> np.ndarray:
+        d, p = self.devices_t, self.ports_t
+        node = d.guid[d.alive & (d.guid != 0)]
+        port_alive = d.alive[p.device] if p.n else np.zeros(0, bool)
+        ports = p.guid[port_alive & (p.guid != 0)]
+        return np.concatenate([node, ports])
+
+    def check_guid(self, guid: int, exclude: int | None = None) -> None:
+        """Raise if ``guid`` is already a node or port GUID of another device."""
+        d, p = self.devices_t, self.ports_t
+        hit = np.flatnonzero(d.alive & (d.guid == np.uint64(guid)))
+        hit = [int(h) for h in hit if h != exclude]
+        if not hit and p.n:
+            ph = np.flatnonzero((p.guid == np.uint64(guid)) & d.alive[p.device])
+            hit = [int(p.device[h]) for h in ph if int(p.device[h]) != exclude]
+        if hit:
+            raise FabricError(f"GUID {format_guid(guid)} is already used by {self.name_of(hit[0])}")
+
+    # ------------------------------------------------------------------ adding devices
+    def add_device(self, kind: str, part: str | None = None, name: str | None = None,
+                   x: float = 0.0, y: float = 0.0, guid: int | None = None,
+                   tier: int = -1, mode: str | None = None) -> int:
+        """Add one device (a server brings its GPUs and NICs); return its id."""
+        if kind == SERVER:
+            ids = self.add_servers(part or "", [name] if name is not None else None,
+                                   np.array([x]), np.array([y]), mode=mode)
+            return int(ids[0])
+        names = [self.check_name(name)] if name is not None else None
+        guids = np.array([guid], dtype=np.uint64) if guid is not None else None
+        if guid is not None:
+            self.check_guid(guid)
+        ids = self.add_devices(kind, 1, part, names, np.array([x]), np.array([y]),
+                               tier=tier, guids=guids, mode=mode)
+        return int(ids[0])
+
+    def add_devices(self, kind: str, count: int, part: str | None = None,
+                    names: Sequence[str] | None = None, xs: Any = 0.0, ys: Any = 0.0,
+                    tier: int = -1, guids: np.ndarray | None = None, mode: str | None = None,
+                    parents: np.ndarray | None = None, locals_: np.ndarray | None = None,
+                    emit: bool = True) -> np.ndarray:
+        """Add ``count`` devices of one kind and part at once (generators, imports).
+
+        ``mode`` picks the port technology of a VPI NIC (``4xNDR`` or ``400GbE``).
+        Children of a server pass ``parents`` and ``locals_`` and get derived
+        names (``node1/gpu0``). Returns the new device ids.
+        """
+        if kind not in KIND_CODE or kind == SERVER:
+            raise FabricError(f"unknown device kind {kind!r} (use {', '.join(KINDS[1:])})")
+        p = self.catalog.get(part) if part else None
+        if p is not None and p.kind not in (kind,) and not (kind == NIC and p.kind == NIC):
+            raise FabricError(f"part {p.id} is a {p.kind}, not a {kind}")
+        rate, nports = self._port_rate(kind, p, mode)
+        if names is not None and len(names) != count:
+            raise FabricError("names and count differ")
+        if names is not None:
+            seen = set()
+            for nm in names:
+                if nm in seen or self.find(nm) is not None:
+                    raise FabricError(f"name {nm!r} is already used by another device")
+                seen.add(nm)
+        with_guid = kind == IB_SWITCH or (kind == NIC and rate is not None and rate.tech == IB)
+        if guids is None and with_guid:
+            guids = self._take_guids(count)
+        if names is None and parents is None:
+            names = [self._auto_name(kind) for _ in range(count)]
+        t = self.devices_t
+        ids = t.allocate(count, {"kind": KIND_CODE[kind], "part": self._intern_part(p.id if p else None),
+                                 "parent": -1, "bound": -1, "tier": tier, "x": xs, "y": ys,
+                                 "nports": nports})
+        if parents is not None:
+            self._child_keys = None
+            t.set("parent", ids, parents)
+            t.set("local", ids, locals_ if locals_ is not None else 0)
+            self._names.extend([None] * count)
+        else:
+            self._names.extend(names)
+            for i, nm in zip(ids.tolist(), names):
+                self._by_name[nm] = i
+        if guids is not None and with_guid:
+            t.set("guid", ids, guids)
+        if nports:
+            pids = self.ports_t.allocate(count * nports)
+            code = rate.encode()
+            pt = self.ports_t
+            pt.set("device", pids, np.repeat(ids, nports))
+            pt.set("num", pids, np.tile(np.arange(1, nports + 1), count))
+            pt.set("tech", pids, code[0])
+            pt.set("speed", pids, code[1])
+            pt.set("width", pids, code[2])
+            pt.set("cable", pids, -1)
+            t.set("first_port", ids, pids[0] + nports * np.arange(count))
+            if kind == NIC and guids is not None and with_guid:
+                pt.set("guid", pids, np.repeat(guids, nports) + np.tile(
+                    np.arange(1, nports + 1, dtype=np.uint64), count))
+        if emit:
+            self.events.emit(ChangeEvent(BULK_ADDED, "device", ids={"devices": ids})
+                             if count != 1 else ChangeEvent(ADDED, "device", int(ids[0])))
+        return ids
+
+    def _port_rate(self, kind: str, p: Part | None, mode: str | None) -> tuple[LinkRate | None, int]:
+        if kind == GPU:
+            return None, 0
+        if p is None:
+            raise FabricError(f"a {kind} needs a part from the catalog (e.g. --part QM9700)")
+        modes = p.modes
+        if mode is None:
+            return modes[0], p.ports
+        want = LinkRate.parse(mode)
+        for m in modes:
+            if m == want or (m.tech == want.tech and want.speed_rank <= m.speed_rank
+                             and want.width <= m.width):
+                return want, p.ports
+        raise FabricError(f"{p.id} ports cannot run at {want} (supported: {', '.join(map(str, modes))})")
+
+    def add_servers(self, part: str, names: Sequence[str] | None, xs: Any, ys: Any,
+                    mode: str | None = None, tier: int = 0, emit: bool = True,
+                    children: bool = True) -> np.ndarray:
+        """Add servers of catalog ``part``, each with its GPUs and NICs, GPU i bound to NIC i.
+
+        ``children=False`` adds bare servers (the file loader adds the children itself).
+        """
+        p = self.catalog.get(part)
+        if p.kind != SERVER:
+            raise FabricError(f"part {p.id} is a {p.kind}, not a server")
+        xs = np.broadcast_to(np.asarray(xs, dtype=float), (len(names) if names else len(np.atleast_1d(xs)),))
+        count = len(xs)
+        ys = np.broadcast_to(np.asarray(ys, dtype=float), (count,))
+        if names is None:
+            names = [self._auto_name(SERVER) for _ in range(count)]
+        names = [self.check_name(n) for n in names]
+        if len(set(names)) != len(names):
+            raise FabricError("duplicate server names")
+        t = self.devices_t
+        sids = t.allocate(count, {"kind": KIND_CODE[SERVER], "part": self._intern_part(p.id),
+                                  "parent": -1, "bound": -1, "tier": tier, "x": xs, "y": ys})
+        self._names.extend(names)
+        for i, nm in zip(sids.tolist(), names):
+            self._by_name[nm] = i
+        if not children:
+            return sids
+        g, n = p.gpus, p.nics
+        step = 24.0
+        gids = self.add_devices(GPU, count * g, p.gpu_part, None,
+                                np.repeat(xs, g) + np.tile(np.arange(g) * step - (g - 1) * step / 2, count),
+                                np.repeat(ys, g) + 20.0, tier=tier, parents=np.repeat(sids, g),
+                                locals_=np.tile(np.arange(g), count), emit=False)
+        nids = self.add_devices(NIC, count * n, p.nic_part, None,
+                                np.repeat(xs, n) + np.tile(np.arange(n) * step - (n - 1) * step / 2, count),
+                                np.repeat(ys, n) - 20.0, tier=tier, parents=np.repeat(sids, n),
+                                locals_=np.tile(np.arange(n), count), mode=mode, emit=False)
+        pairs = min(g, n)
+        if pairs:
+            gsel = gids.reshape(count, g)[:, :pairs].ravel()
+            nsel = nids.reshape(count, n)[:, :pairs].ravel()
+            t.set("bound", gsel, nsel)
+        if emit:
+            self.events.emit(ChangeEvent(BULK_ADDED, "device",
+                                         ids={"devices": np.concatenate([sids, gids, nids])}))
+        return sids
+
+    # ------------------------------------------------------------------ cables
+    def add_cable(self, a: int | str, b: int | str, length_m: float = 1.0,
+                  ctype: str | None = None, part: str | None = None) -> int:
+        """Cable port ``a`` to port ``b`` (ids or ``dev:port``); return the cable id."""
+        pa, pb = self.port_id(a), self.port_id(b)
+        ids = self.add_cables(np.array([pa]), np.array([pb]), length_m, ctype=ctype, part=part)
+        return int(ids[0])
+
+    def add_cables(self, ports_a: np.ndarray, ports_b: np.ndarray, length_m: Any = 1.0,
+                   ctype: str | None = None, part: str | None = None, emit: bool = True) -> np.ndarray:
+        """Add many cables at once after checking every invariant; return their ids.
+
+        Without ``part`` each cable gets the cheapest catalog cable of ``ctype``
+        (or any type) that carries the negotiated rate over the length.
+        """
+        pa = np.asarray(ports_a, dtype=np.int64).ravel()
+        pb = np.asarray(ports_b, dtype=np.int64).ravel()
+        count = len(pa)
+        lengths = np.broadcast_to(np.asarray(length_m, dtype=np.float64), (count,)).copy()
+        if ctype is not None and ctype not in CABLE_TYPES:
+            raise FabricError(f"unknown cable type {ctype!r} (use {', '.join(CABLE_TYPES)})")
+        pt = self.ports_t
+        for arr in (pa, pb):
+            bad = np.flatnonzero((arr < 0) | (arr >= pt.n))
+            if len(bad):
+                raise FabricError(f"no port with id {int(arr[bad[0]])}")
+        devs_ok = self.devices_t.alive[pt.device[pa]] & self.devices_t.alive[pt.device[pb]]
+        if not devs_ok.all():
+            raise FabricError(f"no port with id {int(pa[np.flatnonzero(~devs_ok)[0]])}")
+        self._check_cable_ends(pa, pb, lengths)
+        ta, tb = pt.tech[pa], pt.tech[pb]
+        speed = np.minimum(pt.speed[pa], pt.speed[pb])
+        width = np.minimum(pt.width[pa], pt.width[pb])
+        parts, types = self._choose_cables(pa, pb, ta, speed, width, lengths, ctype, part)
+        speed = np.minimum(speed, parts[1])
+        width = np.minimum(width, parts[2])
+        ct = self.cables_t
+        ids = ct.allocate(count, {"port_a": pa, "port_b": pb, "ctype": types, "length": lengths,
+                                  "part": parts[0], "tech": ta, "speed": speed, "width": width})
+        pt.set("cable", pa, ids)
+        pt.set("cable", pb, ids)
+        self._cabled_state(np.concatenate([pa, pb]))
+        if emit:
+            self.events.emit(ChangeEvent(BULK_ADDED, "cable", ids={"cables": ids})
+                             if count != 1 else ChangeEvent(ADDED, "cable", int(ids[0])))
+        return ids
+
+    def _check_cable_ends(self, pa: np.ndarray, pb: np.ndarray, lengths: np.ndarray) -> None:
+        pt = self.ports_t
+        both = np.concatenate([pa, pb])
+        busy = np.flatnonzero(pt.cable[both] >= 0)
+        if len(busy):
+            p = int(both[busy[0]])
+            other = self._peer(p)
+            raise FabricError(f"{self.port_name(p)} is already cabled to {self.port_name(other)}")
+        uniq, counts = np.unique(both, return_counts=True)
+        if (counts > 1).any():
+            p = int(uniq[np.flatnonzero(counts > 1)[0]])
+            raise FabricError(f"{self.port_name(p)} would take two cables")
+        same = np.flatnonzero(pt.device[pa] == pt.device[pb])
+        if len(same):
+            i = same[0]
+            raise FabricError(f"{self.port_name(int(pa[i]))} – {self.port_name(int(pb[i]))}: "
+                              "a cable must join two different devices")
+        nolink = np.flatnonzero((pt.tech[pa] == 0) | (pt.tech[pb] == 0))
+        if len(nolink):
+            raise FabricError(f"{self.port_name(int(pa[nolink[0]]))}: port has no link technology")
+        mixed = np.flatnonzero(pt.tech[pa] != pt.tech[pb])
+        if len(mixed):
+            i = mixed[0]
+            a, b = self.port_rate(int(pa[i])), self.port_rate(int(pb[i]))
+            raise FabricError(f"{self.port_name(int(pa[i]))} – {self.port_name(int(pb[i]))}: cannot cable "
+                              f"{tech_name(a.tech)} ({a}) to {tech_name(b.tech)} ({b})")
+        bad_len = np.flatnonzero(~(lengths > 0) | ~np.isfinite(lengths))
+        if len(bad_len):
+            i = bad_len[0]
+            raise FabricError(f"{self.port_name(int(pa[i]))} – {self.port_name(int(pb[i]))}: "
+                              f"cable length must be a positive number of metres, not {lengths[i]}")
+
+    def _choose_cables(self, pa, pb, tech, speed, width, lengths, ctype, part):
+        """Cable part index, max speed, max width and type code for each new cable."""
+        count = len(pa)
+        part_idx = np.empty(count, np.int32)
+        max_speed = np.empty(count, np.int8)
+        max_width = np.empty(count, np.int8)
+        types = np.empty(count, np.int8)
+        keys = np.stack([tech.astype(np.int64), speed.astype(np.int64), width.astype(np.int64),
+                         np.round(lengths * 1000).astype(np.int64)], axis=1)
+        uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        for k, (tc, sp, wd, _mm) in enumerate(uniq):
+            rows = np.flatnonzero(inverse == k)
+            i = int(rows[0])
+            rate = LinkRate.decode(int(tc), int(sp), int(wd))
+            length = float(lengths[i])
+            where = f"{self.port_name(int(pa[i]))} – {self.port_name(int(pb[i]))}"
+            c = self._cable_part(rate, length, ctype, part, where)
+            crate = c.rate
+            part_idx[rows] = self._intern_part(c.id)
+            max_speed[rows] = crate.speed_rank if crate.tech == rate.tech else 0
+            max_width[rows] = crate.width
+            types[rows] = CABLE_TYPES.index(c.cable_type)
+        return (part_idx, max_speed, max_width), types
+
+    def _cable_part(self, rate: LinkRate, length: float, ctype: str | None,
+                    part: str | None, where: str) -> Part:
+        if part is not None:
+            c = self.catalog.get(part)
+            if c.kind != "cable":
+                raise FabricError(f"{where}: part {c.id} is a {c.kind}, not a cable")
+            if c.tech != rate.tech:
+                raise FabricError(f"{where}: {c.id} is an {tech_name(c.tech)} cable, the ports are "
+                                  f"{tech_name(rate.tech)} ({rate})")
+            if ctype is not None and c.cable_type != ctype:
+                raise FabricError(f"{where}: {c.id} is a {c.cable_type}, not a {ctype}")
+            if length > c.reach_m:
+                hint = " (use an AOC or optics)" if c.cable_type == "dac" else ""
+                raise FabricError(f"{where}: a {length:g} m {c.cable_type.upper()} is too long: "
+                                  f"{c.id} reaches {c.reach_m:g} m{hint}")
+            return c
+        candidates = [c for c in self.catalog.by_kind("cable")
+                      if c.tech == rate.tech and (ctype is None or c.cable_type == ctype)
+                      and c.rate.speed_rank >= rate.speed_rank and c.rate.width >= rate.width]
+        if not candidates:
+            kind = f"{ctype} " if ctype else ""
+            raise FabricError(f"{where}: no {kind}cable in the catalog carries {rate}")
+        fits = [c for c in candidates if c.reach_m >= length]
+        if not fits:
+            longest = max(candidates, key=lambda c: c.reach_m)
+            hint = " (use an AOC or optics)" if ctype == "dac" else ""
+            kind = ctype.upper() if ctype else "cable"
+            raise FabricError(f"{where}: a {length:g} m {kind} is too long for {rate}: the longest, "
+                              f"{longest.id}, reaches {longest.reach_m:g} m{hint}")
+        # closest generation first (PAM4 optics do not downshift), then DAC, AOC, optics, price
+        order = {t: i for i, t in enumerate(CABLE_TYPES)}
+        return min(fits, key=lambda c: (c.rate.speed_rank - rate.speed_rank, order[c.cable_type],
+                                        c.price_usd or 0.0, c.id))
+
+    def _cabled_state(self, pids: np.ndarray) -> None:
+        pt = self.ports_t
+        st = pt.state[pids]
+        keep = st == PORT_STATES.index("disabled")
+        new = np.where(pt.tech[pids] == 1, PORT_STATES.index("init"), PORT_STATES.index("active"))
+        pt.set("state", pids, np.where(keep, st, new))
+
+    def _peer(self, p: int) -> int:
+        c = int(self.ports_t.cable[p])
+        if c < 0:
+            return -1
+        a, b = int(self.cables_t.port_a[c]), int(self.cables_t.port_b[c])
+        return b if a == p else a
+
+    def port_rate(self, p: int) -> LinkRate | None:
+        pt = self.ports_t
+        return LinkRate.decode(int(pt.tech[p]), int(pt.speed[p]), int(pt.width[p]))
+
+    def cable_rate(self, c: int) -> LinkRate:
+        ct = self.cables_t
+        return LinkRate.decode(int(ct.tech[c]), int(ct.speed[c]), int(ct.width[c]))
+
+    # ------------------------------------------------------------------ removal and undo
+    def remove_devices(self, ids: Iterable[int]) -> Removed:
+        """Remove devices (a server takes its GPUs and NICs) and all their cables."""
+        ids = np.unique(np.asarray([self.device_id(int(i)) for i in ids], dtype=np.int64))
+        t = self.devices_t
+        kids = np.flatnonzero(t.alive & np.isin(t.parent, ids))
+        ids = np.union1d(ids, kids)
+        pt = self.ports_t
+        port_mask = np.isin(pt.device, ids)
+        cids = np.unique(pt.cable[port_mask & (pt.cable >= 0)])
+        cables = self._take_cables(cids)
+        rows = t.rows(ids)
+        names = tuple(self._names[int(i)] for i in ids)
+        for i, nm in zip(ids.tolist(), names):
+            if nm is not None:
+                self._by_name.pop(nm, None)
+        t.set("alive", ids, False)
+        self._child_keys = None
+        unbind = np.flatnonzero(t.alive & np.isin(t.bound, ids))
+        t.set("bound", unbind, -1)  # only children are bound, so nothing outside changes
+        for i in ids.tolist():
+            self.events.emit(ChangeEvent(REMOVED, "device", int(i)))
+        return Removed(ids, rows, names, cids, cables)
+
+    def remove_cables(self, ids: Iterable[int]) -> Removed:
+        cids = np.unique(np.asarray([self.cable(int(i)).id for i in ids], dtype=np.int64))
+        rows = self._take_cables(cids)
+        return Removed(np.zeros(0, np.int64), {}, (), cids, rows)
+
+    def _take_cables(self, cids: np.ndarray) -> dict[str, np.ndarray]:
+        ct, pt = self.cables_t, self.ports_t
+        rows = ct.rows(cids)
+        ends = np.concatenate([ct.port_a[cids], ct.port_b[cids]])
+        pt.set("cable", ends, -1)
+        st = pt.state[ends]
+        pt.set("state", ends, np.where(st == PORT_STATES.index("disabled"), st, 0))
+        ct.set("alive", cids, False)
+        for c in cids.tolist():
+            self.events.emit(ChangeEvent(REMOVED, "cable", int(c)))
+        return rows
+
+    def restore(self, removed: Removed) -> None:
+        """Undo a removal: the same devices, ports and cables come back with the same ids."""
+        t, ct, pt = self.devices_t, self.cables_t, self.ports_t
+        for nm in removed.names:
+            if nm is not None and nm in self._by_name:
+                raise FabricError(f"cannot restore: name {nm!r} is now used by another device")
+        if len(removed.device_ids):
+            self._child_keys = None
+            t.put_rows(removed.device_ids, removed.devices)
+            for i, nm in zip(removed.device_ids.tolist(), removed.names):
+                self._names[i] = nm
+                if nm is not None:
+                    self._by_name[nm] = i
+            for i in removed.device_ids.tolist():
+                self.events.emit(ChangeEvent(ADDED, "device", int(i)))
+        if len(removed.cable_ids):
+            ends = np.concatenate([removed.cables["port_a"], removed.cables["port_b"]])
+            if (pt.cable[ends] >= 0).any():
+                raise FabricError("cannot restore: a port of the removed cable is now in use")
+            ct.put_rows(removed.cable_ids, removed.cables)
+            pt.set("cable", removed.cables["port_a"], removed.cable_ids)
+            pt.set("cable", removed.cables["port_b"], removed.cable_ids)
+            self._cabled_state(ends)
+            for c in removed.cable_ids.tolist():
+                self.events.emit(ChangeEvent(ADDED, "cable", int(c)))
+
+    # ------------------------------------------------------------------ attribute edits
+    def rename(self, d: int, name: str) -> None:
+        d = self.device_id(d)
+        old = self.name_of(d)
+        new = self.check_name(name, exclude=d)
+        if self._names[d] is not None:
+            self._by_name.pop(self._names[d], None)
+        self._names[d] = new
+        self._by_name[new] = d
+        self._child_keys = None
+        self.events.emit(ChangeEvent(CHANGED, "device", d, "name", old, new))
+
+    def move(self, ids: Sequence[int], dx: float, dy: float) -> None:
+        """Move devices (and the GPUs/NICs of moved servers) by (dx, dy)."""
+        ids = np.asarray([self.device_id(int(i)) for i in ids], dtype=np.int64)
+        t = self.devices_t
+        kids = np.flatnonzero(t.alive & np.isin(t.parent, ids))
+        allids = np.union1d(ids, kids)
+        t.set("x", allids, t.x[allids] + dx)
+        t.set("y", allids, t.y[allids] + dy)
+        for i in allids.tolist():
+            self.events.emit(ChangeEvent(CHANGED, "device", int(i), "pos", None,
+                                         (float(t.x[i]), float(t.y[i]))))
+
+    def set_positions(self, ids: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> None:
+        """Place many devices at once (layouts); one bulk ``changed`` event."""
+        t = self.devices_t
+        t.set("x", ids, xs)
+        t.set("y", ids, ys)
+        self.events.emit(ChangeEvent(CHANGED, "device", None, "pos", ids={"devices": np.asarray(ids)}))
+
+    def set_guid(self, d: int, guid: int) -> None:
+        d = self.device_id(d)
+        dev = self.device(d)
+        if not dev.is_ib:
+            raise FabricError(f"{dev.name}: only InfiniBand devices have GUIDs")
+        if not 0 < guid < 1 << 64:
+            raise FabricError(f"{dev.name}: GUID must be a non-zero 64-bit value")
+        self.check_guid(guid, exclude=d)
+        old = int(self.devices_t.guid[d])
+        self.devices_t.set("guid", d, guid)
+        if dev.kind == NIC:
+            pids = dev.port_ids
+            self.ports_t.set("guid", pids, np.uint64(guid) + np.arange(1, len(pids) + 1, dtype=np.uint64))
+        self.events.emit(ChangeEvent(CHANGED, "device", d, "guid", old, guid))
+
+    def set_port_guid(self, p: int, guid: int) -> None:
+        dev = int(self.ports_t.device[p])
+        self.check_guid(guid, exclude=dev)
+        old = int(self.ports_t.guid[p])
+        self.ports_t.set("guid", p, guid)
+        self.events.emit(ChangeEvent(CHANGED, "port", p, "guid", old, guid))
+
+    def bind(self, gpu: int, nic: int | None) -> None:
+        """Bind a GPU to the NIC it reaches the fabric through (PCIe), or unbind it."""
+        g = self.device(gpu)
+        if g.kind != GPU:
+            raise FabricError(f"{g.name}: only a GPU is bound to a NIC")
+        old = int(self.devices_t.bound[g.id])
+        new = -1
+        if nic is not None:
+            n = self.device(nic)
+            if n.kind != NIC:
+                raise FabricError(f"{g.name}: {n.name} is a {n.kind}, not a NIC")
+            new = n.id
+        self.devices_t.set("bound", g.id, new)
+        self.events.emit(ChangeEvent(CHANGED, "device", g.id, "nic", old, new))
+
+    def set_tier(self, ids: np.ndarray, tier: int) -> None:
+        self.devices_t.set("tier", np.asarray(ids), tier)
+        self.events.emit(ChangeEvent(CHANGED, "device", None, "tier", None, tier,
+                                     ids={"devices": np.asarray(ids)}))
+
+    def set_port_state(self, p: int, state: str) -> None:
+        if state not in PORT_STATES:
+            raise FabricError(f"unknown port state {state!r} (use {', '.join(PORT_STATES)})")
+        old = PORT_STATES[int(self.ports_t.state[p])]
+        self.ports_t.set("state", p, PORT_STATES.index(state))
+        self.events.emit(ChangeEvent(CHANGED, "port", p, "state", old, state))
+
+    def set_port_rate(self, p: int, rate: str | LinkRate) -> None:
+        """Set a port's rate (within what its part supports); its cable renegotiates."""
+        want = rate if isinstance(rate, LinkRate) else LinkRate.parse(rate)
+        d = int(self.ports_t.device[p])
+        part = self.part_of(d)
+        modes = part.modes if part else ()
+        if not any(m.tech == want.tech and want.speed_rank <= m.speed_rank and want.width <= m.width
+                   for m in modes):
+            raise FabricError(f"{self.port_name(p)}: {part.id if part else 'port'} cannot run at {want} "
+                              f"(supported: {', '.join(map(str, modes))})")
+        c = int(self.ports_t.cable[p])
+        peer = self._peer(p)
+        if c >= 0:
+            self.port_rate(peer).negotiate(want)  # raises on IB/Ethernet mismatch
+        old = self.port_rate(p)
+        self.ports_t.set("tech", p, want.encode()[0])
+        self.ports_t.set("speed", p, want.encode()[1])
+        self.ports_t.set("width", p, want.encode()[2])
+        if c >= 0:
+            crate = self.catalog.get(self._part_ids[int(self.cables_t.part[c])]).rate
+            neg = want.negotiate(self.port_rate(peer))
+            self.cables_t.set("speed", c, min(neg.speed_rank, crate.speed_rank))
+            self.cables_t.set("width", c, min(neg.width, crate.width))
+        self.events.emit(ChangeEvent(CHANGED, "port", p, "rate", str(old), str(want)))
+
+    def set_cable(self, c: int, length_m: float | None = None, ctype: str | None = None,
+                  part: str | None = None) -> None:
+        """Change a cable's length, type or part; refused if the new cable cannot reach."""
+        cab = self.cable(c)
+        length = cab.length_m if length_m is None else float(length_m)
+        if not length > 0:
+            raise FabricError(f"{cab.label}: cable length must be a positive number of metres")
+        ends = cab.port_a.rate.negotiate(cab.port_b.rate)
+        if part is None and ctype is None:
+            keep = self.catalog.get(cab.part_id)
+            part = keep.id if keep.reach_m >= length else None
+            ctype = keep.cable_type if part is None else None
+        p = self._cable_part(ends, length, ctype, part, cab.label)
+        old = (cab.length_m, cab.type, cab.part_id)
+        ct = self.cables_t
+        ct.set("length", c, length)
+        ct.set("part", c, self._intern_part(p.id))
+        ct.set("ctype", c, CABLE_TYPES.index(p.cable_type))
+        ct.set("speed", c, min(ends.speed_rank, p.rate.speed_rank))
+        ct.set("width", c, min(ends.width, p.rate.width))
+        self.events.emit(ChangeEvent(CHANGED, "cable", c, "cable", old, (length, p.cable_type, p.id)))
+
+    # ------------------------------------------------------------------ comparison
+    def signature(self) -> tuple:
+        """Everything a design holds, independent of ids (for equality and tests)."""
+        t = self.devices_t
+        devs = []
+        for d in self.device_ids().tolist():
+            devs.append((self.name_of(d), KINDS[t.kind[d]], self.part_id_of(d), int(t.tier[d]),
+                         round(float(t.x[d]), 3), round(float(t.y[d]), 3), int(t.guid[d]),
+                         self.name_of(int(t.parent[d])) if t.parent[d] >= 0 else None,
+                         self.name_of(int(t.bound[d])) if t.bound[d] >= 0 else None,
+                         tuple((str(self.port_rate(p)), int(self.ports_t.state[p]), int(self.ports_t.guid[p]))
+                               for p in Device(self, d).port_ids.tolist())))
+        cabs = sorted(c.signature() for c in self.cables())
+        users = tuple(sorted(repr(p.to_dict()) for p in self.catalog.user_parts()))
+        return (self.name, json.dumps(self.meta, sort_keys=True, default=str), tuple(devs), tuple(cabs), users)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Fabric):
+            return NotImplemented
+        return self.signature() == other.signature()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        c = self.counts()
+        return (f"Fabric({self.name!r}: " + ", ".join(f"{v} {k}" for k, v in c.items() if v) + ")")

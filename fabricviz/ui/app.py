@@ -1,0 +1,44 @@
+"""GUI entry point: ``run_gui(path)`` opens the main window and runs Qt's event loop."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+from PySide6 import QtWidgets
+
+from fabricviz.ui.main_window import MainWindow
+
+NO_DISPLAY = (
+    "fabricviz: no display found (DISPLAY and WAYLAND_DISPLAY are unset), so the GUI "
+    "cannot open.\n"
+    "  Run it on a desktop, over `ssh -X`, or under `xvfb-run -a`.\n"
+    "  The CLI needs no display: `fabricviz generate ...`, `fabricviz info FILE`."
+)
+
+
+def _has_display() -> bool:
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def run_gui(path: str | None = None) -> int:
+    """Open the main window on ``path`` (None: the bundled demo fabric).
+
+    Returns the event loop's exit code, or 2 when there is no display to open
+    a window on. Uses the running QApplication if there is one.
+    """
+    if QtWidgets.QApplication.instance() is None and not _has_display():
+        print(NO_DISPLAY, file=sys.stderr)
+        return 2
+    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([sys.argv[0] or "fabricviz"])
+    app.setApplicationName("fabricviz")
+    try:  # Ctrl+C in the terminal closes the GUI
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+    except ValueError:  # not in the main thread
+        pass
+    window = MainWindow(path)
+    window.show()
+    return int(app.exec())

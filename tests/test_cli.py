@@ -1,0 +1,97 @@
+"""The fabricviz command: generate, info, one-line errors with status 2."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from fabricviz.cli import main
+from fabricviz.formats.native import load_fabric
+
+
+def run(args, capsys):
+    rc = main(args)
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_generate_fat_tree_and_info(tmp_path, capsys):
+    out_file = tmp_path / "ft.json"
+    rc, out, err = run(["generate", "fat-tree", "--levels", "3", "--radix", "8", "-o", str(out_file)], capsys)
+    assert rc == 0 and err == ""
+    assert out.strip().endswith("128 servers, 128 GPUs, 128 NICs, 80 switches, 384 cables")
+    f = load_fabric(out_file)
+    assert f.counts()["ib_switch"] == 80
+    rc, out, err = run(["info", str(out_file), "--json"], capsys)
+    info = json.loads(out)
+    assert rc == 0
+    assert info["switches"] == 80 and info["host_ports"] == 128
+    assert info["tiers"] == {"hosts": {"server": 128, "gpu": 128, "nic": 128}, "leaf": {"ib_switch": 32},
+                             "spine": {"ib_switch": 32}, "core": {"ib_switch": 16}}
+    assert info["bisection_gbps"] == 25600.0
+    assert info["diameter_switch_hops"] == 5
+    assert info["cables_by_rate"] == {"4xNDR": 384}
+    rc, out, err = run(["info", str(out_file)], capsys)
+    assert "bisection bandwidth: 25.6 Tb/s" in out and "diameter: 5 switch hops" in out
+
+
+def test_generate_leaf_spine_and_rail(tmp_path, capsys):
+    ls = tmp_path / "ls.json"
+    rc, out, _ = run(["generate", "leaf-spine", "--leaves", "4", "--spines", "2", "--hosts-per-leaf", "16",
+                      "--uplinks", "4", "-o", str(ls)], capsys)
+    assert rc == 0
+    info = json.loads(run(["info", str(ls), "--json"], capsys)[1])
+    assert info["oversubscription"] == {"leaf": "4:1"} and info["cables_by_rate"]["400GbE"] == 64 + 16
+    rail = tmp_path / "rail.json"
+    rc, out, _ = run(["generate", "rail", "--units", "2", "--name", "two SUs", "-o", str(rail)], capsys)
+    assert rc == 0 and "two SUs: 64 servers, 512 GPUs, 512 NICs, 24 switches" in out
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["generate", "fat-tree", "--levels", "3", "--radix", "64", "-o", "X"],
+     "fabricviz: error: as one InfiniBand subnet, 65,536 host ports + 5,120 switches need 70,656 LIDs, "
+     "over the 49,151 unicast LIDs (0x0001-0xBFFF); use --fabric roce, fewer hosts, or split the fabric "
+     "into subnets"),
+    (["generate", "fat-tree", "--radix", "64", "--hosts", "3000", "-o", "X"],
+     "fabricviz: error: 3,000 hosts exceed the 2,048 that a 2-level fat tree of radix-64 switches at 32:32 "
+     "with 1 parallel link(s) (64 leaves × 32 host ports) allows"),
+    (["generate", "fat-tree", "-o", "X"], "fabricviz: error: the following arguments are required: --radix"),
+    (["generate", "fat-tree", "--radix", "eight", "-o", "X"],
+     "fabricviz: error: argument --radix: invalid int value: 'eight'"),
+    (["info", "missing.json"], "fabricviz: error: missing.json: no such file"),
+    (["generate", "rail", "--units", "3", "-o", "X"],
+     "fabricviz: error: --units 3: 12 spines cannot share the 32 uplinks of a leaf evenly; 2-level "
+     "rail-optimized fabrics of 64-port switches take 1, 2, 4, 8 units"),
+])
+def test_user_errors_one_line_status_2(args, msg, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(args, capsys)
+    assert rc == 2 and out == ""
+    assert err == msg + "\n"
+    assert not (tmp_path / "X").exists()
+
+
+def test_corrupt_file_error_is_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "fabricviz", "version": 1, "devices": [{"kind": "gpu"}]}')
+    rc, out, err = run(["info", str(bad)], capsys)
+    assert rc == 2 and err == f"fabricviz: error: {bad}: devices[0].name: missing\n"
+
+
+def test_python_dash_m_entry_point(tmp_path):
+    out_file = tmp_path / "k4.json"
+    r = subprocess.run([sys.executable, "-m", "fabricviz", "generate", "fat-tree", "--levels", "3",
+                        "--radix", "4", "-o", str(out_file)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([sys.executable, "-m", "fabricviz", "info", str(tmp_path / "none.json")],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+
+
+def test_bundled_demo_matches_generator():
+    from importlib.resources import files
+
+    from fabricviz.build import fat_tree
+    demo = load_fabric(files("fabricviz") / "assets" / "demo" / "demo-fat-tree.json")
+    assert demo == fat_tree(levels=2, radix=8, hosts=16, name="demo: 2-level NDR fat tree")
