@@ -1,0 +1,1 @@
+"""InfiniBand subnet manager: discovery, LIDs, routing engines, traces, credit loops (no Qt)."""

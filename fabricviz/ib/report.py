@@ -1,0 +1,88 @@
+"""What an admin reads after routing: port loads, summary numbers, warnings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .routing import Routing
+from .subnet import NO_PATH
+
+
+def port_loads(routing: Routing) -> np.ndarray:
+    """[S, P+1] number of CA destination LIDs each switch routes out of each port."""
+    sn, lids, lft = routing.subnet, routing.lids, routing.lft
+    S, P1 = sn.num_switches, sn.nbr_dev.shape[1]
+    dl = []
+    for off in range(lids.lids_per_ca_port):
+        dl.append(lids.ca_lid[lids.ca_lid > 0] + off)
+    d = np.concatenate(dl) if dl else np.zeros(0, np.int64)
+    loads = np.zeros((S, P1), np.int64)
+    if len(d):
+        ports = lft[:, d].astype(np.int64)
+        rows = np.repeat(np.arange(S), len(d))
+        flat = ports.ravel()
+        ok = flat != NO_PATH
+        np.add.at(loads, (rows[ok], flat[ok]), 1)
+    return loads
+
+
+def uplink_balance(routing: Routing) -> dict[str, Any]:
+    """Routes per up-port (toward a higher tier), as min/max per tier, and the worst switch.
+
+    Tiers come from the design (leaf 1, spine 2, …) or, when unknown, from the
+    distance to the nearest switch with CAs. A switch is unbalanced when its
+    up-ports' loads differ by more than one route.
+    """
+    sn = routing.subnet
+    loads = port_loads(routing)
+    t = sn.fabric.devices_t
+    tier = t.tier[sn.switches].astype(np.int64)
+    if (tier < 1).any():
+        from ..check.info import TIER_NAMES, device_tiers
+        tier = device_tiers(sn.fabric)[sn.switches]
+    from ..check.info import TIER_NAMES
+    per_tier: dict[str, list[int]] = {}
+    worst = None
+    for s in range(sn.num_switches):
+        nbr = sn.nbr_sw[s]
+        up = [p for p in range(1, int(sn.sw_nports[s]) + 1) if nbr[p] >= 0 and tier[nbr[p]] > tier[s]]
+        if not up:
+            continue
+        vals = loads[s, up]
+        lo, hi = int(vals.min()), int(vals.max())
+        name = TIER_NAMES.get(int(tier[s]), f"tier {int(tier[s])}")
+        rng = per_tier.setdefault(name, [lo, hi])
+        rng[0], rng[1] = min(rng[0], lo), max(rng[1], hi)
+        if worst is None or hi - lo > worst[1] - worst[0]:
+            worst = (lo, hi, sn.switch_name(s))
+    if worst is None:
+        return {"per_tier": {}, "worst_switch": None, "balanced": True}
+    return {"per_tier": per_tier, "worst_switch": worst[2], "worst_min": worst[0], "worst_max": worst[1],
+            "balanced": worst[1] - worst[0] <= 1}
+
+
+def summary(routing: Routing) -> dict[str, Any]:
+    """The JSON object of ``fabricviz route --json``."""
+    sn, lids = routing.subnet, routing.lids
+    bal = uplink_balance(routing)
+    warnings = list(routing.warnings)
+    if not bal["balanced"]:
+        warnings.append(f"unbalanced up-port loads: {bal['worst_switch']} routes between "
+                        f"{bal['worst_min']} and {bal['worst_max']} LIDs per up-port")
+    return {
+        "engine": routing.engine,
+        "routed_by": routing.routed_by,
+        "fallback_reason": routing.fallback_reason,
+        "switches": int(sn.num_switches),
+        "ca_ports": int(len(sn.ca_ports)),
+        "lids": lids.count(),
+        "max_lid": int(lids.max_lid),
+        "lmc": lids.lmc,
+        "sm": sn.fabric.port_name(sn.sm_port),
+        "route_seconds": round(routing.route_seconds, 6),
+        "uplink_routes": bal["per_tier"],
+        "warnings": warnings,
+        **({"roots": routing.info["roots"]} if "roots" in routing.info else {}),
+    }

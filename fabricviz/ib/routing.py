@@ -1,0 +1,176 @@
+"""Unicast routing front end: discover, assign LIDs, run an engine, fall back like OpenSM.
+
+``route(fabric, "updn")`` returns a :class:`Routing` with the LFT of every
+switch, which engine really produced them (``routed_by``) and why a requested
+engine refused (``fallback_reason``): OpenSM tries the configured engine and,
+when it fails, routes with minhop instead.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ..model import Fabric, FabricError
+from .lids import Lids, assign_lids
+from .subnet import NO_PATH, Subnet, discover, switch_distances
+from .ucast import build_lfts, minhop_candidates
+
+ENGINES = ("minhop", "updn", "ftree")
+
+
+class EngineRefused(Exception):
+    """A routing engine cannot route this fabric; the message says which rule failed."""
+
+
+@dataclass
+class Routing:
+    subnet: Subnet
+    lids: Lids
+    engine: str                    # what was asked for
+    routed_by: str                 # what produced the tables
+    fallback_reason: str | None
+    lft: np.ndarray                # [S, max_lid+1] egress port per LID, 255 = none
+    route_seconds: float
+    warnings: list[str] = field(default_factory=list)
+    info: dict = field(default_factory=dict)
+
+    def switch_lft(self, device: int | str) -> np.ndarray:
+        """The LFT of one switch (by device id or name)."""
+        d = self.subnet.fabric.device_id(device)
+        s = self.subnet.sw_index.get(d)
+        if s is None:
+            raise FabricError(f"{self.subnet.fabric.name_of(d)} is not a switch of this subnet")
+        return self.lft[s]
+
+    def lid_owner(self) -> dict[int, tuple[str, int]]:
+        """LID → ("sw", switch index) or ("ca", CA port index) for every assigned LID."""
+        out: dict[int, tuple[str, int]] = {}
+        for s, lid in enumerate(self.lids.sw_lid.tolist()):
+            if lid:
+                out[lid] = ("sw", s)
+        step = self.lids.lids_per_ca_port
+        for j, lid in enumerate(self.lids.ca_lid.tolist()):
+            for off in range(step if lid else 0):
+                out[lid + off] = ("ca", j)
+        return out
+
+
+def route(fabric: Fabric, engine: str = "minhop", sm: int | str | None = None, lmc: int = 0,
+          roots: list[str] | None = None,
+          progress: Callable[[int, int], None] | None = None,
+          previous: "Routing | None" = None) -> Routing:
+    """Run the subnet manager's routing on ``fabric`` and return the LFTs.
+
+    ``previous``: the routing of an earlier sweep; its LIDs are kept (guid2lid)
+    and its LFT entries stay where they are still least-hop (a re-sweep).
+    """
+    if engine not in ENGINES:
+        raise FabricError(f"unknown routing engine {engine!r} (use {', '.join(ENGINES)})")
+    sn = discover(fabric, sm)
+    if sn.num_switches == 0:
+        raise FabricError("the subnet has no switches to route")
+    prev_lids = _previous_lids(previous) if previous is not None else None
+    lids = assign_lids(sn, lmc, prev_lids)
+    old = _old_lft(sn, previous) if previous is not None else None
+    warnings = list(lids.warnings)
+    if sn.undiscovered:
+        few = ", ".join(sn.undiscovered[:5]) + (" …" if len(sn.undiscovered) > 5 else "")
+        warnings.append(f"{len(sn.undiscovered)} InfiniBand device(s) not reachable from the SM: {few}")
+    t0 = time.perf_counter()
+    dist = switch_distances(sn)
+    reason = None
+    routed_by = engine
+    info: dict = {}
+    lft = None
+    try:
+        if engine == "updn":
+            lft, info = _updn(sn, lids, dist, roots, progress, old)
+        elif engine == "ftree":
+            from .ftree import route_ftree
+            lft, info = route_ftree(sn, lids, dist)
+    except EngineRefused as e:
+        reason = f"{engine}: {e}"
+        routed_by = "minhop"
+        lft = None
+    if lft is None:
+        least, cand = minhop_candidates(sn, dist)
+        lft = build_lfts(sn, lids, least, cand, progress, old)
+        routed_by = "minhop"
+    seconds = time.perf_counter() - t0
+    if reason:
+        warnings.insert(0, f"{reason}; routed with minhop instead")
+    ca_pairs, sw_pairs = _unreachable(sn, lids, lft)
+    if ca_pairs:
+        warnings.append(f"unreachable destinations: {ca_pairs:,} (switch, CA LID) pairs have no route")
+    if sw_pairs:
+        info["unrouted_switch_lids"] = sw_pairs
+        if routed_by == "minhop":
+            warnings.append(f"{sw_pairs:,} (switch, switch LID) pairs have no route")
+    return Routing(sn, lids, engine, routed_by, reason, lft, seconds, warnings, info)
+
+
+def _previous_lids(previous: Routing) -> dict[int, int]:
+    """guid2lid of an earlier sweep: port GUID (switch: node GUID) → base LID."""
+    psn = previous.subnet
+    out = {int(g): int(l) for g, l in zip(psn.sw_guid.tolist(), previous.lids.sw_lid.tolist()) if l}
+    out.update({int(g): int(l) for g, l in zip(psn.ca_guid.tolist(), previous.lids.ca_lid.tolist()) if l})
+    return out
+
+
+def _old_lft(sn: Subnet, previous: Routing) -> np.ndarray:
+    """The previous LFTs re-indexed to this subnet's switch order (by switch GUID)."""
+    prev_idx = {int(g): i for i, g in enumerate(previous.subnet.sw_guid.tolist())}
+    out = np.full((sn.num_switches, previous.lft.shape[1]), NO_PATH, np.uint8)
+    for s, g in enumerate(sn.sw_guid.tolist()):
+        i = prev_idx.get(int(g))
+        if i is not None:
+            out[s] = previous.lft[i]
+    return out
+
+
+def _updn(sn: Subnet, lids: Lids, dist: np.ndarray, roots: list[str] | None,
+          progress: Callable[[int, int], None] | None,
+          old: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
+    from .updn import UpDownHops, find_roots, rank_from_roots
+    if roots:
+        idx = []
+        for r in roots:
+            d = sn.fabric.device_id(r)
+            if d not in sn.sw_index:
+                # a CA GUID means "its switch", as in OpenSM's root file
+                p = sn.fabric.device(d).ports
+                peer = p[0].peer if p else None
+                if peer is None or peer.device.id not in sn.sw_index:
+                    raise FabricError(f"--roots {r}: not a switch of this subnet")
+                d = peer.device.id
+            idx.append(sn.sw_index[d])
+        root_idx = np.array(sorted(set(idx)), np.int64)
+    else:
+        root_idx = find_roots(sn, lids, dist)
+    if len(root_idx) == 0:
+        raise EngineRefused("no root switches found (no switch sees more than 90 % of the CAs "
+                            "at one hop distance); give roots explicitly")
+    rank = rank_from_roots(sn, root_idx)
+    hops = UpDownHops(sn, rank)
+    lft = build_lfts(sn, lids, hops.least, hops.cand, progress, old)
+    names = [sn.switch_name(int(s)) for s in root_idx]
+    return lft, {"roots": names, "rank": rank}
+
+
+def _unreachable(sn: Subnet, lids: Lids, lft: np.ndarray) -> tuple[int, int]:
+    """(switch, CA LID) and (switch, switch LID) pairs without an LFT entry.
+
+    Up/down engines cannot reach some switch LIDs (e.g. between roots); that only
+    affects management traffic to those switches, so it is counted separately.
+    """
+    ca = np.zeros(lft.shape[1], bool)
+    for off in range(lids.lids_per_ca_port):
+        base = lids.ca_lid[(lids.ca_lid > 0) & (sn.ca_sw >= 0)]
+        ca[base + off] = True
+    sw = np.zeros(lft.shape[1], bool)
+    sw[lids.sw_lid[lids.sw_lid > 0]] = True
+    return int(np.count_nonzero(lft[:, ca] == NO_PATH)), int(np.count_nonzero(lft[:, sw] == NO_PATH))

@@ -1,0 +1,206 @@
+"""The InfiniBand subnet as the subnet manager sees it, in arrays.
+
+From a :class:`~fabricviz.model.Fabric` this builds what OpenSM holds after a
+heavy sweep: the nodes and end ports reachable from the SM port over cabled,
+enabled IB ports, the switches in OpenSM's iteration order, per-switch port
+tables (who is on the other side of port p), and the end ports that need LIDs.
+
+OpenSM keeps switches and ports in ``cl_qmap``s keyed by the GUID *in network
+byte order*; on a little-endian host that map iterates in the order of the
+byte-swapped GUID. LID assignment and routing both walk those maps, so every
+"GUID order" here is that order (:func:`osm_order`).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..model import Fabric, FabricError
+from ..model.fabric import IB_SWITCH, KIND_CODE, NIC, PORT_STATES
+
+NO_PATH = 255          # OSM_NO_PATH: LFT entry for an unreachable LID
+DISABLED = PORT_STATES.index("disabled")
+
+
+def osm_order(guids: np.ndarray) -> np.ndarray:
+    """Indices that sort ``guids`` the way OpenSM's GUID-keyed maps iterate (x86)."""
+    keys = np.asarray(guids, dtype=np.uint64).astype(">u8").view("<u8")
+    return np.argsort(keys, kind="stable")
+
+
+@dataclass
+class Subnet:
+    """A discovered IB subnet. Index spaces: ``sw`` = switch index (OpenSM order)."""
+
+    fabric: Fabric
+    sm_port: int                         # model port id of the SM's port (CA port or a switch's port 1…)
+    sm_node: int                         # device id of the SM's node
+    switches: np.ndarray                 # device ids, OpenSM order
+    sw_guid: np.ndarray                  # node GUIDs, same order
+    sw_nports: np.ndarray                # external ports per switch
+    nbr_dev: np.ndarray                  # [S, P+1] device id across port p (-1: none)
+    nbr_port: np.ndarray                 # [S, P+1] port number across port p
+    nbr_sw: np.ndarray                   # [S, P+1] switch index across port p (-1: not a switch)
+    ca_ports: np.ndarray                 # discovered CA end ports (model port ids), OpenSM port order
+    ca_guid: np.ndarray                  # their port GUIDs
+    ca_sw: np.ndarray                    # switch index each CA port is cabled to (-1: none)
+    ca_sw_port: np.ndarray               # that switch's port number
+    undiscovered: list[str] = field(default_factory=list)   # IB devices the SM cannot reach
+    sw_index: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def num_switches(self) -> int:
+        return len(self.switches)
+
+    @property
+    def max_ports(self) -> int:
+        return self.nbr_dev.shape[1] - 1
+
+    def switch_name(self, s: int) -> str:
+        return self.fabric.name_of(int(self.switches[s]))
+
+
+def _ib_link_ok(f: Fabric, p: int) -> bool:
+    pt = f.ports_t
+    c = int(pt.cable[p])
+    return c >= 0 and int(pt.tech[p]) == 1 and int(pt.state[p]) != DISABLED
+
+
+def default_sm_port(f: Fabric) -> int:
+    """Where the SM sits unless told: ``meta["sm_node"]`` (imported files: the file's
+    first node, where ibsim puts it), else the first cabled IB NIC port, else a switch."""
+    name = f.meta.get("sm_node")
+    if isinstance(name, str) and f.find(name) is not None:
+        return sm_port_of(f, f.find(name))
+    t, pt = f.devices_t, f.ports_t
+    for kind in (NIC, IB_SWITCH):
+        for d in np.flatnonzero(t.alive & (t.kind == KIND_CODE[kind])).tolist():
+            first, n = int(t.first_port[d]), int(t.nports[d])
+            for p in range(first, first + n):
+                if _ib_link_ok(f, p):
+                    return p
+    raise FabricError("no cabled InfiniBand port for the subnet manager to run on")
+
+
+def sm_port_of(f: Fabric, device: int) -> int:
+    """The SM port on ``device``: a CA's first cabled IB port, or a switch's (port 0 → its first port)."""
+    d = f.device(device)
+    if not d.is_ib:
+        raise FabricError(f"{d.name}: the subnet manager needs an InfiniBand CA or switch")
+    for p in d.port_ids.tolist():
+        if _ib_link_ok(f, p):
+            return p
+    if d.kind == IB_SWITCH and len(d.port_ids):
+        return int(d.port_ids[0])
+    raise FabricError(f"{d.name}: no cabled InfiniBand port for the subnet manager")
+
+
+def discover(f: Fabric, sm: int | str | None = None) -> Subnet:
+    """What a heavy sweep from the SM finds: BFS over cabled, enabled IB links.
+
+    ``sm``: a device name/id (its first cabled port) or None for the default.
+    """
+    if sm is None:
+        sm_port = default_sm_port(f)
+    else:
+        dev = f.device_id(sm) if isinstance(sm, str) else int(sm)
+        sm_port = sm_port_of(f, dev)
+    t, pt, ct = f.devices_t, f.ports_t, f.cables_t
+    sm_node = int(pt.device[sm_port])
+    seen = {sm_node}
+    queue = deque([sm_node])
+    is_sw = t.kind == KIND_CODE[IB_SWITCH]
+    reached_ca_ports: set[int] = set()
+    if not is_sw[sm_node]:
+        reached_ca_ports.add(sm_port)
+        # a CA only talks through the SM port; its other ports are found from the far side
+        queue = deque()
+        peer = _peer_port(f, sm_port)
+        if peer >= 0 and _ib_link_ok(f, peer):
+            nd = int(pt.device[peer])
+            if nd not in seen:
+                seen.add(nd)
+                queue.append(nd)
+            if not is_sw[nd]:
+                reached_ca_ports.add(peer)
+    while queue:
+        d = queue.popleft()
+        if not is_sw[d]:
+            continue
+        first, n = int(t.first_port[d]), int(t.nports[d])
+        for p in range(first, first + n):
+            if not _ib_link_ok(f, p):
+                continue
+            q = _peer_port(f, p)
+            if q < 0 or not _ib_link_ok(f, q):
+                continue
+            nd = int(pt.device[q])
+            if not is_sw[nd]:
+                reached_ca_ports.add(q)
+            if nd not in seen:
+                seen.add(nd)
+                queue.append(nd)
+    sws = np.array(sorted(d for d in seen if is_sw[d]), dtype=np.int64)
+    guids = t.guid[sws].astype(np.uint64)
+    order = osm_order(guids)
+    sws, guids = sws[order], guids[order]
+    nports = t.nports[sws].astype(np.int64)
+    P = int(nports.max()) if len(sws) else 0
+    S = len(sws)
+    nbr_dev = np.full((S, P + 1), -1, np.int64)
+    nbr_port = np.zeros((S, P + 1), np.int64)
+    sw_index = {int(d): i for i, d in enumerate(sws.tolist())}
+    for i, d in enumerate(sws.tolist()):
+        first = int(t.first_port[d])
+        for k in range(int(nports[i])):
+            p = first + k
+            if not _ib_link_ok(f, p):
+                continue
+            q = _peer_port(f, p)
+            if q < 0 or not _ib_link_ok(f, q):
+                continue
+            nbr_dev[i, k + 1] = int(pt.device[q])
+            nbr_port[i, k + 1] = int(pt.num[q])
+    nbr_sw = np.full_like(nbr_dev, -1)
+    has = nbr_dev >= 0
+    nbr_sw[has] = [sw_index.get(int(x), -1) for x in nbr_dev[has].tolist()]
+    ca = np.array(sorted(reached_ca_ports), dtype=np.int64)
+    ca_guid = pt.guid[ca].astype(np.uint64)
+    o = osm_order(ca_guid)
+    ca, ca_guid = ca[o], ca_guid[o]
+    ca_sw = np.full(len(ca), -1, np.int64)
+    ca_sw_port = np.zeros(len(ca), np.int64)
+    for j, p in enumerate(ca.tolist()):
+        q = _peer_port(f, p)
+        if q >= 0 and int(pt.device[q]) in sw_index:
+            ca_sw[j] = sw_index[int(pt.device[q])]
+            ca_sw_port[j] = int(pt.num[q])
+    ib_devs = np.flatnonzero(t.alive & (is_sw | ((t.kind == KIND_CODE[NIC]) & (t.guid != 0))))
+    missing = [f.name_of(int(d)) for d in ib_devs.tolist() if int(d) not in seen]
+    return Subnet(f, sm_port, sm_node, sws, guids, nports, nbr_dev, nbr_port, nbr_sw,
+                  ca, ca_guid, ca_sw, ca_sw_port, missing, sw_index)
+
+
+def _peer_port(f: Fabric, p: int) -> int:
+    c = int(f.ports_t.cable[p])
+    if c < 0:
+        return -1
+    a, b = int(f.cables_t.port_a[c]), int(f.cables_t.port_b[c])
+    return b if a == p else a
+
+
+def switch_distances(sn: Subnet) -> np.ndarray:
+    """Hop distances between switches over switch-to-switch links, [S, S] (255 = none)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import shortest_path
+    S = sn.num_switches
+    rows, cols = np.nonzero(sn.nbr_sw >= 0)
+    dst = sn.nbr_sw[rows, cols]
+    keep = dst != rows
+    g = coo_matrix((np.ones(int(keep.sum())), (rows[keep], dst[keep])), shape=(S, S)).tocsr()
+    d = shortest_path(g, directed=False, unweighted=True)
+    out = np.where(np.isfinite(d), d, NO_PATH).astype(np.uint8)
+    return out
