@@ -40,8 +40,10 @@ class Lids:
 def assign_lids(sn: Subnet, lmc: int = 0, previous: dict[int, int] | None = None) -> Lids:
     """LID assignment in OpenSM's order.
 
-    ``previous`` (port GUID → base LID, OpenSM's guid2lid) keeps known ports on
-    their LIDs across sweeps; new ports then take the lowest free ranges.
+    ``previous`` (port GUID → base LID: OpenSM's guid2lid, or the LIDs the ports
+    already carry, e.g. from an ibnetdiscover file — OpenSM keeps a port's LID
+    when it is free and aligned) keeps those ports on their LIDs; the others
+    then take the lowest free ranges.
     """
     if not 0 <= lmc <= 7:
         raise ValueError("LMC must be 0..7")
@@ -68,7 +70,7 @@ def assign_lids(sn: Subnet, lmc: int = 0, previous: dict[int, int] | None = None
             g = int(guids[k])
             lid = previous.get(g, 0)
             width = 1 if k < S else step
-            if lid and not used[lid:lid + width].any():
+            if lid and lid % width == 0 and lid + width - 1 <= MAX_UCAST_LID and not used[lid:lid + width].any():
                 used[lid:lid + width] = True
                 if k < S:
                     sw_lid[k] = lid

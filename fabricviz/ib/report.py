@@ -80,7 +80,8 @@ def summary(routing: Routing) -> dict[str, Any]:
         "lids": lids.count(),
         "max_lid": int(lids.max_lid),
         "lmc": lids.lmc,
-        "sm": sn.fabric.port_name(sn.sm_port),
+        "sm": (f"{sn.fabric.name_of(sn.sm_node)}:0" if sn.sm_node in sn.sw_index
+               else sn.fabric.port_name(sn.sm_port)),
         "route_seconds": round(routing.route_seconds, 6),
         "uplink_routes": bal["per_tier"],
         "warnings": warnings,

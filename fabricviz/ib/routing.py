@@ -73,7 +73,7 @@ def route(fabric: Fabric, engine: str = "minhop", sm: int | str | None = None, l
     sn = discover(fabric, sm)
     if sn.num_switches == 0:
         raise FabricError("the subnet has no switches to route")
-    prev_lids = _previous_lids(previous) if previous is not None else None
+    prev_lids = _previous_lids(previous) if previous is not None else _file_lids(sn)
     lids = assign_lids(sn, lmc, prev_lids)
     old = _old_lft(sn, previous) if previous is not None else None
     warnings = list(lids.warnings)
@@ -121,6 +121,30 @@ def _previous_lids(previous: Routing) -> dict[int, int]:
     return out
 
 
+def _file_lids(sn: Subnet) -> dict[int, int] | None:
+    """LIDs an imported file shows the ports carrying (``meta["file_lids"]``), by port GUID.
+
+    A real fabric (and ibsim, which loads them from the file) already has LIDs;
+    OpenSM keeps each one that is free and aligned.
+    """
+    raw = sn.fabric.meta.get("file_lids")
+    if not isinstance(raw, dict) or not raw:
+        return None
+    f = sn.fabric
+    out: dict[int, int] = {}
+    for s, g in enumerate(sn.sw_guid.tolist()):
+        lid = raw.get(f"0x{int(g):016x}:0")
+        if lid:
+            out[int(g)] = int(lid)
+    t = f.devices_t
+    for j, p in enumerate(sn.ca_ports.tolist()):
+        d = int(f.ports_t.device[p])
+        lid = raw.get(f"0x{int(t.guid[d]):016x}:{int(f.ports_t.num[p])}")
+        if lid:
+            out[int(sn.ca_guid[j])] = int(lid)
+    return out or None
+
+
 def _old_lft(sn: Subnet, previous: Routing) -> np.ndarray:
     """The previous LFTs re-indexed to this subnet's switch order (by switch GUID)."""
     prev_idx = {int(g): i for i, g in enumerate(previous.subnet.sw_guid.tolist())}
@@ -135,7 +159,7 @@ def _old_lft(sn: Subnet, previous: Routing) -> np.ndarray:
 def _updn(sn: Subnet, lids: Lids, dist: np.ndarray, roots: list[str] | None,
           progress: Callable[[int, int], None] | None,
           old: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
-    from .updn import UpDownHops, find_roots, rank_from_roots
+    from .updn import find_roots, rank_from_roots, updown_hops
     if roots:
         idx = []
         for r in roots:
@@ -155,7 +179,7 @@ def _updn(sn: Subnet, lids: Lids, dist: np.ndarray, roots: list[str] | None,
         raise EngineRefused("no root switches found (no switch sees more than 90 % of the CAs "
                             "at one hop distance); give roots explicitly")
     rank = rank_from_roots(sn, root_idx)
-    hops = UpDownHops(sn, rank)
+    hops = updown_hops(sn, rank, dist)
     lft = build_lfts(sn, lids, hops.least, hops.cand, progress, old)
     names = [sn.switch_name(int(s)) for s in root_idx]
     return lft, {"roots": names, "rank": rank}

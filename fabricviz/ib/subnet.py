@@ -98,52 +98,64 @@ def sm_port_of(f: Fabric, device: int) -> int:
     raise FabricError(f"{d.name}: no cabled InfiniBand port for the subnet manager")
 
 
+def peer_ports(f: Fabric) -> np.ndarray:
+    """Port id across the cable of every port (-1: none), as one array."""
+    pt, ct = f.ports_t, f.cables_t
+    peer = np.full(pt.n, -1, np.int64)
+    live = np.flatnonzero(ct.alive)
+    peer[ct.port_a[live]] = ct.port_b[live]
+    peer[ct.port_b[live]] = ct.port_a[live]
+    return peer
+
+
 def discover(f: Fabric, sm: int | str | None = None) -> Subnet:
     """What a heavy sweep from the SM finds: BFS over cabled, enabled IB links.
 
     ``sm``: a device name/id (its first cabled port) or None for the default.
+    CAs do not forward, so the search goes on only through switches.
     """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import breadth_first_order
     if sm is None:
         sm_port = default_sm_port(f)
     else:
         dev = f.device_id(sm) if isinstance(sm, str) else int(sm)
         sm_port = sm_port_of(f, dev)
-    t, pt, ct = f.devices_t, f.ports_t, f.cables_t
+    t, pt = f.devices_t, f.ports_t
     sm_node = int(pt.device[sm_port])
-    seen = {sm_node}
-    queue = deque([sm_node])
-    is_sw = t.kind == KIND_CODE[IB_SWITCH]
-    reached_ca_ports: set[int] = set()
+    is_sw = t.alive & (t.kind == KIND_CODE[IB_SWITCH])
+    peer = peer_ports(f)
+    ok = (pt.cable >= 0) & (pt.tech == 1) & (pt.state != DISABLED)
+    live = ok & (peer >= 0)
+    live[live] &= ok[peer[live]]
+    dev_of = pt.device.astype(np.int64)
+    # directed node graph: a switch reaches whatever is across its live ports
+    src = np.flatnonzero(live & is_sw[dev_of])
+    n = t.n
+    g = coo_matrix((np.ones(len(src)), (dev_of[src], dev_of[peer[src]])), shape=(n, n)).tocsr()
+    reached = np.zeros(n, bool)
+    reached_ca_ports = set()
+    starts = [sm_node]
     if not is_sw[sm_node]:
         reached_ca_ports.add(sm_port)
-        # a CA only talks through the SM port; its other ports are found from the far side
-        queue = deque()
-        peer = _peer_port(f, sm_port)
-        if peer >= 0 and _ib_link_ok(f, peer):
-            nd = int(pt.device[peer])
-            if nd not in seen:
-                seen.add(nd)
-                queue.append(nd)
-            if not is_sw[nd]:
-                reached_ca_ports.add(peer)
-    while queue:
-        d = queue.popleft()
-        if not is_sw[d]:
-            continue
-        first, n = int(t.first_port[d]), int(t.nports[d])
-        for p in range(first, first + n):
-            if not _ib_link_ok(f, p):
-                continue
-            q = _peer_port(f, p)
-            if q < 0 or not _ib_link_ok(f, q):
-                continue
-            nd = int(pt.device[q])
-            if not is_sw[nd]:
-                reached_ca_ports.add(q)
-            if nd not in seen:
-                seen.add(nd)
-                queue.append(nd)
-    sws = np.array(sorted(d for d in seen if is_sw[d]), dtype=np.int64)
+        reached[sm_node] = True
+        starts = []
+        if live[sm_port]:
+            nd = int(dev_of[peer[sm_port]])
+            reached[nd] = True
+            if is_sw[nd]:
+                starts.append(nd)
+            else:
+                reached_ca_ports.add(int(peer[sm_port]))
+    for st in starts:
+        order = breadth_first_order(g, st, directed=True, return_predecessors=False)
+        reached[order] = True
+    sws = np.flatnonzero(reached & is_sw)
+    # CA ports found from a reached switch's live port
+    sw_ports = np.flatnonzero(live & reached[dev_of] & is_sw[dev_of])
+    far = peer[sw_ports]
+    ca_far = far[~is_sw[dev_of[far]]]
+    reached_ca_ports.update(int(q) for q in ca_far.tolist())
     guids = t.guid[sws].astype(np.uint64)
     order = osm_order(guids)
     sws, guids = sws[order], guids[order]
@@ -152,34 +164,30 @@ def discover(f: Fabric, sm: int | str | None = None) -> Subnet:
     S = len(sws)
     nbr_dev = np.full((S, P + 1), -1, np.int64)
     nbr_port = np.zeros((S, P + 1), np.int64)
+    if S:
+        k = np.arange(P)[None, :]
+        pid = t.first_port[sws].astype(np.int64)[:, None] + k
+        valid = k < nports[:, None]
+        pid = np.where(valid, pid, 0)
+        lv = valid & live[pid]
+        q = np.where(lv, peer[pid], 0)
+        nbr_dev[:, 1:] = np.where(lv, dev_of[q], -1)
+        nbr_port[:, 1:] = np.where(lv, pt.num[q], 0)
     sw_index = {int(d): i for i, d in enumerate(sws.tolist())}
-    for i, d in enumerate(sws.tolist()):
-        first = int(t.first_port[d])
-        for k in range(int(nports[i])):
-            p = first + k
-            if not _ib_link_ok(f, p):
-                continue
-            q = _peer_port(f, p)
-            if q < 0 or not _ib_link_ok(f, q):
-                continue
-            nbr_dev[i, k + 1] = int(pt.device[q])
-            nbr_port[i, k + 1] = int(pt.num[q])
-    nbr_sw = np.full_like(nbr_dev, -1)
-    has = nbr_dev >= 0
-    nbr_sw[has] = [sw_index.get(int(x), -1) for x in nbr_dev[has].tolist()]
+    idx_of = np.full(n, -1, np.int64)
+    idx_of[sws] = np.arange(S)
+    nbr_sw = np.where(nbr_dev >= 0, idx_of[np.maximum(nbr_dev, 0)], -1)
     ca = np.array(sorted(reached_ca_ports), dtype=np.int64)
     ca_guid = pt.guid[ca].astype(np.uint64)
     o = osm_order(ca_guid)
     ca, ca_guid = ca[o], ca_guid[o]
-    ca_sw = np.full(len(ca), -1, np.int64)
-    ca_sw_port = np.zeros(len(ca), np.int64)
-    for j, p in enumerate(ca.tolist()):
-        q = _peer_port(f, p)
-        if q >= 0 and int(pt.device[q]) in sw_index:
-            ca_sw[j] = sw_index[int(pt.device[q])]
-            ca_sw_port[j] = int(pt.num[q])
+    ca_peer = peer[ca] if len(ca) else np.zeros(0, np.int64)
+    has_sw = (ca_peer >= 0) & live[ca]
+    has_sw[has_sw] &= is_sw[dev_of[ca_peer[has_sw]]]
+    ca_sw = np.where(has_sw, idx_of[dev_of[np.maximum(ca_peer, 0)]], -1)
+    ca_sw_port = np.where(has_sw, pt.num[np.maximum(ca_peer, 0)], 0).astype(np.int64)
     ib_devs = np.flatnonzero(t.alive & (is_sw | ((t.kind == KIND_CODE[NIC]) & (t.guid != 0))))
-    missing = [f.name_of(int(d)) for d in ib_devs.tolist() if int(d) not in seen]
+    missing = [f.name_of(int(d)) for d in ib_devs[~reached[ib_devs]].tolist()]
     return Subnet(f, sm_port, sm_node, sws, guids, nports, nbr_dev, nbr_port, nbr_sw,
                   ca, ca_guid, ca_sw, ca_sw_port, missing, sw_index)
 

@@ -160,3 +160,90 @@ class UpDownHops:
         c[:, 0] = False
         c &= self.sn.nbr_sw >= 0
         return c
+
+
+class LayeredUpDownHops:
+    """The same hop tables for fabrics whose switch links all join different ranks.
+
+    There, the BFS state of a switch toward destination t is UP exactly when it
+    can reach t by going down only, so the tables follow from two all-pairs
+    shortest-path runs (scipy, all destinations at once):
+    ``Dn[x, t]`` over down-steps only and ``U[x, t]`` over up*-then-down* paths.
+    A port of s toward neighbour y gets ``U[y, t] + 1`` when s→y is a step up,
+    or when it is a step down and ``Dn[y, t]`` is finite. ``UpDownHops`` (the
+    BFS) stays the reference; tests check both agree.
+    """
+
+    def __init__(self, sn: Subnet, rank: np.ndarray) -> None:
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import shortest_path
+        self.sn = sn
+        S = sn.num_switches
+        rows, cols = np.nonzero(sn.nbr_sw >= 0)
+        keep = cols > 0
+        rows, cols = rows[keep], cols[keep]
+        y = sn.nbr_sw[rows, cols]
+        keep = y != rows
+        rows, cols, y = rows[keep], cols[keep], y[keep]
+        down = rank[y] > rank[rows]           # forward step s→y goes down (away from the roots)
+        up = rank[y] < rank[rows]
+        ones = lambda n: np.ones(n)  # noqa: E731
+        gd = coo_matrix((ones(int(down.sum())), (rows[down], y[down])), shape=(S, S)).tocsr()
+        dn = shortest_path(gd, directed=True, unweighted=True)
+        # two layers: A may still go up, B only down
+        src = np.concatenate([rows[up], rows[down], S + rows[down]])
+        dst = np.concatenate([y[up], S + y[down], S + y[down]])
+        g2 = coo_matrix((ones(len(src)), (src, dst)), shape=(2 * S, 2 * S)).tocsr()
+        d2 = shortest_path(g2, directed=True, unweighted=True, indices=np.arange(S))
+        u = np.minimum(d2[:, :S], d2[:, S:])
+        np.fill_diagonal(u, 0)
+        self.dn_ok = np.isfinite(dn)
+        np.fill_diagonal(self.dn_ok, True)
+        self.u = np.where(np.isfinite(u), np.minimum(u, NO_PATH), NO_PATH).astype(np.int64)
+        nbr = sn.nbr_sw
+        self.has = (nbr >= 0) & (nbr != np.arange(S)[:, None])
+        self.has[:, 0] = False
+        self.safe = np.where(self.has, nbr, 0)
+        self.step_down = self.has & (rank[self.safe] > rank[:, None])
+
+    def least(self, t: int) -> np.ndarray:
+        return self.u[:, t].astype(np.uint8)
+
+    def cand(self, t: int) -> np.ndarray:
+        uy = self.u[self.safe, t]
+        legal = self.has & (uy != NO_PATH) & (~self.step_down | self.dn_ok[self.safe, t])
+        least = self.u[:, t]
+        return legal & (uy + 1 == least[:, None]) & (least[:, None] != NO_PATH)
+
+    def tables(self, t: int) -> tuple[np.ndarray, np.ndarray]:
+        uy = self.u[self.safe, t]
+        legal = self.has & (uy != NO_PATH) & (~self.step_down | self.dn_ok[self.safe, t])
+        hops = np.where(legal, np.minimum(uy + 1, NO_PATH), NO_PATH).astype(np.uint8)
+        hops[t, 0] = 0
+        return hops, self.least(t)
+
+
+def is_layered(sn: Subnet, rank: np.ndarray) -> bool:
+    """True when no switch link joins two switches of the same rank."""
+    rows, cols = np.nonzero(sn.nbr_sw >= 0)
+    keep = cols > 0
+    y = sn.nbr_sw[rows[keep], cols[keep]]
+    r = rows[keep]
+    return bool((rank[y] != rank[r]).all()) and bool((rank < 0xFFFFFFFF).all())
+
+
+class _AllRoots:
+    """Every switch is a root: root-to-root steps are always UP, so nothing is
+    illegal and the tables are the min-hop ones (big k-ary trees end up here:
+    every switch sees more than 95 % of the CAs at one distance)."""
+
+    def __init__(self, sn: Subnet, dist: np.ndarray) -> None:
+        from .ucast import minhop_candidates
+        self.least, self.cand = minhop_candidates(sn, dist)
+
+
+def updown_hops(sn: Subnet, rank: np.ndarray, dist: np.ndarray):
+    """The cheapest exact way to get OpenSM's up/down hop tables for this fabric."""
+    if (rank == 0).all():
+        return _AllRoots(sn, dist)
+    return LayeredUpDownHops(sn, rank) if is_layered(sn, rank) else UpDownHops(sn, rank)

@@ -1,0 +1,483 @@
+"""ibnetdiscover topology files: import (also ibsim net files) and export.
+
+ibnetdiscover (infiniband-diags) prints one block per node: ``vendid=``/``devid=``/
+``sysimgguid=``/``switchguid=``/``caguid=`` lines, a ``Switch|Ca|Rt <ports> "<id>" # "<desc>"``
+header and one ``[port] "<remote id>"[remote port]`` line per connected port, every link twice
+(once from each end). ibsim reads the same grammar (plus ``Hca``, GUID counters, links listed from
+one side). Both are parsed here into plain records, checked as a whole (one line per problem with
+its line number), then built into a new :class:`Fabric` only when nothing is wrong.
+
+Export writes real ibnetdiscover syntax (the printf formats of ibnetdiscover.c), which is also valid
+ibsim input, so any fabricviz design can run under the real OpenSM.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from ..model import Fabric, FabricError, LinkRate
+from ..model.fabric import IB_SWITCH, KIND_CODE, NIC
+from ..model.guid import format_guid
+
+FORMAT = "ibnetdiscover"
+
+#: Part ids/notes of the end ports that are not compute hosts.
+SHARP_PART = "SHARP-AN"
+SHARP_DESC = "Mellanox Technologies Aggregation Node"
+SHARP_NOTES = "SHARP aggregation node inside a Quantum switch; not a compute host"
+
+_HDR = re.compile(r'^(Switch|Ca|Hca|Rt)\s*(\d+)\s+"([^"]*)"(.*)$')
+_HDR_LOOSE = re.compile(r"^(Switch|Ca|Hca|Rt)\b")
+_PORT = re.compile(r'^\[(\d+)\](?:\[ext \d+\])?(?:\(([0-9a-fA-Fx]+)\))?\s*"([^"]*)"'
+                   r'(?:\[(\d+)\])?(?:\[ext \d+\])?\s*(?:\(([0-9a-fA-Fx]+)\))?(.*)$')
+_ASSIGN = re.compile(r"^(vendid|devid|sysimgguid|switchguid|hcaguids|caguid|rtguid|width|speed|"
+                     r"extspeed|module|include|pdebug|do)\b\s*([=+])?\s*(.*)$")
+_GUID_KEYS = {"switchguid": "Switch", "caguid": "Ca", "hcaguids": "Ca", "rtguid": "Rt"}
+_UNSUPPORTED = ("width", "speed", "extspeed", "module", "include", "do")
+_RATE = re.compile(r"\blid\s+(\d+)(?:\s+(\d+)x([A-Za-z0-9?]+))?")
+_LOCAL_LID = re.compile(r"^\s*lid\s+(\d+)\s+lmc\s+(\d+)")
+_SW_LID = re.compile(r"\blid\s+(\d+)(?:\s+lmc\s+(\d+))?")
+_ID_GUID = re.compile(r"^[SHR]-([0-9a-fA-F]{1,16})$")
+
+
+@dataclass
+class Link:
+    """One ``[port] "remote"[port]`` line."""
+
+    line: int
+    port: int
+    rid: str
+    rport: int
+    port_guid: int | None = None     # (…) after the local port (CA lines)
+    rguid: int | None = None         # (…) after the remote port (remote is a CA)
+    lid: int | None = None           # local LID (CA lines: "# lid N lmc M")
+    lmc: int | None = None
+    rlid: int | None = None          # remote LID (switch: its port-0 LID)
+    rate: LinkRate | None = None
+    width_opt: int | None = None     # ibsim "w=N"
+
+
+@dataclass
+class Node:
+    """One ``Switch|Ca|Hca|Rt`` block."""
+
+    line: int
+    type: str                        # Switch | Ca | Rt
+    nports: int
+    id: str
+    desc: str
+    lid: int | None = None
+    lmc: int | None = None
+    guid_line: int | None = None     # switchguid=/caguid= given just before (ibnetdiscover)
+    links: dict[int, Link] = field(default_factory=dict)
+    guid: int = 0
+    port_guids: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass
+class Topology:
+    """Everything a file says, before it becomes a Fabric."""
+
+    nodes: list[Node]
+    guid_events: list[tuple[int, str, int, bool]]  # (line, node type, value, relative) in order
+    uses_hca: bool = False
+
+
+# ---------------------------------------------------------------------------- parsing
+def _hex(text: str) -> int:
+    return int(text, 16)
+
+
+def _desc_and_rest(rest: str) -> tuple[str, str]:
+    """Split ``# "desc" enhanced port 0 lid 3 lmc 0`` into desc and what follows (ibsim rules)."""
+    i = rest.find("#")
+    if i < 0:
+        return "", rest
+    s = rest[i + 1:].lstrip()
+    if s.startswith('"'):
+        end = s.find('"', 1)
+        return (s[1:], "") if end < 0 else (s[1:end], s[end + 1:])
+    for stop in (" enhanced port ", " base port ", " lid ", " lmc "):
+        j = s.find(stop)
+        if j >= 0:
+            return s[:j], s[j:]
+    return s.rstrip(), ""
+
+
+def _parse_link(m: re.Match, lineno: int, node: Node, where: str, problems: list[str]) -> Link | None:
+    port = int(m.group(1))
+    rid = m.group(3)
+    link = Link(lineno, port, rid, int(m.group(4)) if m.group(4) is not None else 1)
+    try:
+        if m.group(2):
+            link.port_guid = _hex(m.group(2))
+        if m.group(5):
+            link.rguid = _hex(m.group(5))
+    except ValueError:
+        problems.append(f"{where}:{lineno}: bad port GUID in: {m.group(0).strip()}")
+        return None
+    rest = m.group(6)
+    hash_at = rest.find("#")
+    opts, comment = (rest, "") if hash_at < 0 else (rest[:hash_at], rest[hash_at + 1:])
+    w = re.search(r"\bw=(\d+)", opts)
+    if w:
+        # ibsim documents w=(1|4|12) as the link width; taken as a lane count here
+        link.width_opt = int(w.group(1))
+    if node.type != "Switch":
+        lm = _LOCAL_LID.match(comment)
+        if lm:
+            link.lid, link.lmc = int(lm.group(1)), int(lm.group(2))
+    tail = comment[comment.rfind('"') + 1:] if '"' in comment else comment
+    rm = None
+    for rm in _RATE.finditer(tail):
+        pass
+    if rm is not None and (node.type == "Switch" or link.lid is None or '"' in comment):
+        link.rlid = int(rm.group(1))
+        if rm.group(2):
+            try:
+                link.rate = LinkRate.parse(f"{rm.group(2)}x{rm.group(3)}")
+            except FabricError:
+                link.rate = None  # "???" or a width/speed we do not model: rate unknown
+    if link.rate is None and link.width_opt:
+        try:
+            link.rate = LinkRate.parse(f"{link.width_opt}xSDR")
+        except FabricError:
+            problems.append(f"{where}:{lineno}: bad width w={link.width_opt} (use 1, 4 or 12)")
+            return None
+    if port < 1 or port > node.nports:
+        problems.append(f'{where}:{lineno}: port {port} of "{node.id}" is out of range '
+                        f"1-{node.nports}")
+        return None
+    if link.rport < 1:
+        problems.append(f'{where}:{lineno}: bad remote port {link.rport} of "{rid}"')
+        return None
+    if port in node.links:
+        problems.append(f'{where}:{lineno}: port {port} of "{node.id}" listed twice '
+                        f"(also line {node.links[port].line})")
+        return None
+    return link
+
+
+def parse(text: str, where: str = "<text>") -> tuple[Topology, list[str]]:
+    """Read the node blocks of ibnetdiscover output or an ibsim net file; (topology, problems)."""
+    problems: list[str] = []
+    nodes: list[Node] = []
+    events: list[tuple[int, str, int, bool]] = []
+    pending: dict[str, int] = {}
+    node: Node | None = None
+    uses_hca = False
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            node = None
+            continue
+        if line.startswith("#"):
+            continue
+        if line.startswith("["):
+            m = _PORT.match(line)
+            if node is None:
+                problems.append(f"{where}:{lineno}: port line outside a node block: {line}")
+            elif m is None:
+                problems.append(f'{where}:{lineno}: expected [port] "node"[port], got: {line}')
+            else:
+                link = _parse_link(m, lineno, node, where, problems)
+                if link is not None:
+                    node.links[link.port] = link
+            continue
+        if line.startswith("@"):
+            problems.append(f"{where}:{lineno}: ibsim port aliases (@) are not supported")
+            continue
+        m = _HDR.match(line)
+        if m:
+            kind = {"Hca": "Ca"}.get(m.group(1), m.group(1))
+            uses_hca |= m.group(1) == "Hca"
+            nports = int(m.group(2))
+            desc, rest = _desc_and_rest(m.group(4))
+            node = Node(lineno, kind, nports, m.group(3), desc.strip())
+            if kind == "Switch":
+                lm = _SW_LID.search(rest)
+                if lm:
+                    node.lid = int(lm.group(1))
+                    node.lmc = int(lm.group(2)) if lm.group(2) else None
+            if kind in pending:
+                node.guid_line = pending.pop(kind)
+            if not m.group(3):
+                problems.append(f"{where}:{lineno}: empty node id")
+            elif nports < 1 or nports > 254:
+                problems.append(f"{where}:{lineno}: {kind} with {nports} ports (1-254)")
+            nodes.append(node)
+            continue
+        if _HDR_LOOSE.match(line):
+            problems.append(f'{where}:{lineno}: expected {line.split()[0]} <ports> "<id>", got: {line}')
+            node = None
+            continue
+        a = _ASSIGN.match(line)
+        if a:
+            key, op, value = a.groups()
+            if key in _UNSUPPORTED:
+                problems.append(f"{where}:{lineno}: ibsim '{key}' lines are not supported")
+            elif key in _GUID_KEYS:
+                vm = re.match(r"(0[xX][0-9a-fA-F]+|\d+)", value)
+                if vm is None:
+                    problems.append(f"{where}:{lineno}: bad GUID in: {line}")
+                else:
+                    events.append((lineno, _GUID_KEYS[key], int(vm.group(1), 0), op == "+"))
+                    pending[_GUID_KEYS[key]] = len(events) - 1
+            node = None
+            continue
+        node = None  # banners such as "Non-Chassis Nodes" end a block, as in ibsim
+    return Topology(nodes, events, uses_hca), problems
+
+
+# ---------------------------------------------------------------------------- checking
+def _assign_file_guids(topo: Topology, where: str, problems: list[str]) -> None:
+    """ibnetdiscover GUIDs: the switchguid=/caguid= line of the block, else the S-/H-/R- id.
+
+    A CA port GUID comes from its own line, else from the ``(…)`` a switch line prints for it,
+    else it is the node GUID + port number (ConnectX numbering, and ibsim's).
+    """
+    seen_from_peer = {(ln.rid, ln.rport): ln.rguid for n in topo.nodes for ln in n.links.values() if ln.rguid}
+    for n in topo.nodes:
+        if n.guid_line is not None:
+            n.guid = topo.guid_events[n.guid_line][2]
+        else:
+            m = _ID_GUID.match(n.id)
+            if m is None:
+                problems.append(f'{where}:{n.line}: no GUID for "{n.id}" (add a '
+                                f"{'switchguid' if n.type == 'Switch' else n.type.lower() + 'guid'}= line)")
+                continue
+            n.guid = _hex(m.group(1))
+        if n.type != "Switch":
+            for p in range(1, n.nports + 1):
+                link = n.links.get(p)
+                own = link.port_guid if link is not None else None
+                n.port_guids[p] = own or seen_from_peer.get((n.id, p)) or n.guid + p
+
+
+def _resolve(topo: Topology, where: str, problems: list[str]) -> list[tuple[Node, int, Node, int, LinkRate | None]]:
+    """Check ids and links; return each link once: (node a, port a, node b, port b, rate)."""
+    by_id: dict[str, Node] = {}
+    for n in topo.nodes:
+        if n.id in by_id:
+            problems.append(f'{where}:{n.line}: node "{n.id}" defined twice (first at line {by_id[n.id].line})')
+        else:
+            by_id[n.id] = n
+    claims: dict[tuple[str, int], tuple[Node, Link]] = {}
+    links = []
+    for n in topo.nodes:
+        if by_id.get(n.id) is not n:
+            continue
+        for p, ln in sorted(n.links.items()):
+            r = by_id.get(ln.rid)
+            if r is None:
+                problems.append(f'{where}:{ln.line}: link to unknown node "{ln.rid}"')
+                continue
+            if ln.rport > r.nports:
+                problems.append(f'{where}:{ln.line}: "{r.id}"[{ln.rport}]: no such port '
+                                f'("{r.id}" has {r.nports} ports)')
+                continue
+            if r is n:
+                problems.append(f'{where}:{ln.line}: port {p} of "{n.id}" is linked to its own port {ln.rport}')
+                continue
+            back = r.links.get(ln.rport)
+            if back is not None:
+                if back.rid != n.id or back.rport != p:
+                    problems.append(f'{where}:{ln.line}: "{n.id}"[{p}] -> "{r.id}"[{ln.rport}] but line '
+                                    f'{back.line} says "{r.id}"[{ln.rport}] -> "{back.rid}"[{back.rport}]')
+                    continue
+                if (r.line, ln.rport) < (n.line, p):
+                    continue  # listed from both ends: keep the first listing
+            else:
+                other = claims.get((r.id, ln.rport))
+                if other is not None:
+                    problems.append(f'{where}:{ln.line}: "{r.id}"[{ln.rport}] is also linked from '
+                                    f'"{other[0].id}"[{other[1].port}] at line {other[1].line}')
+                    continue
+                claims[(r.id, ln.rport)] = (n, ln)
+            rate = ln.rate
+            if back is not None and back.rate is not None:
+                # the two ends disagree only in edited files; a link comes up at what both support
+                rate = back.rate if rate is None else rate.negotiate(back.rate)
+            links.append((n, p, r, ln.rport, rate))
+    return links
+
+
+def check_ibnetdiscover(text: str, where: str = "<text>", dialect: str = FORMAT) -> list[str]:
+    """Every problem of an ibnetdiscover (or ibsim, ``dialect="ibsim"``) file, one line each."""
+    return _analyse(text, where, dialect)[2]
+
+
+def _analyse(text: str, where: str, dialect: str):
+    topo, problems = parse(text, where)
+    if dialect == "ibsim":
+        from .ibsim import assign_ibsim_guids
+        assign_ibsim_guids(topo, where, problems)
+    else:
+        _assign_file_guids(topo, where, problems)
+    links = _resolve(topo, where, problems)
+    if not topo.nodes and not problems:
+        problems.append(f"{where}: no Switch, Ca or Hca block found (not an ibnetdiscover or ibsim file)")
+    seen: dict[int, Node] = {}
+    for n in topo.nodes:
+        for g in {n.guid, *n.port_guids.values()} - {0}:
+            if g in seen and seen[g] is not n:
+                problems.append(f'{where}:{n.line}: GUID {format_guid(g)} of "{n.id}" is already used by '
+                                f'"{seen[g].id}" (line {seen[g].line})')
+            seen.setdefault(g, n)
+    problems.sort(key=_line_of)
+    return topo, links, problems
+
+
+def _line_of(problem: str) -> int:
+    m = re.match(r"^.*?:(\d+): ", problem)
+    return int(m.group(1)) if m else 0
+
+
+# ---------------------------------------------------------------------------- loading
+def load(path: str | os.PathLike[str]) -> Fabric:
+    """Load ibnetdiscover output; FabricError with the first problem (``file:line: why``)."""
+    return _load_path(path, FORMAT)
+
+
+def loads(text: str, where: str = "<text>", dialect: str = FORMAT, name: str | None = None) -> Fabric:
+    """Build a new Fabric from ibnetdiscover (or ibsim) text; nothing is returned half-built."""
+    topo, links, problems = _analyse(text, where, dialect)
+    if problems:
+        raise FabricError(problems[0])
+    from ._ibbuild import build_fabric
+    return build_fabric(topo, links, where, dialect, name or Path(where).stem)
+
+
+def _load_path(path: str | os.PathLike[str], dialect: str) -> Fabric:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise FabricError(f"{p}: cannot read ({e.strerror})") from None
+    return loads(text, p.name, dialect, name=p.name.split(".")[0] or p.name)
+
+
+def sniff(text: str) -> str | None:
+    """``"ibnetdiscover"``, ``"ibsim"`` or None: which topology dialect ``text`` is written in.
+
+    ibsim when it uses the ``Hca`` keyword or a node has neither a GUID line nor an S-/H-/R- id
+    (ibsim then numbers GUIDs itself); ibnetdiscover otherwise.
+    """
+    topo, _ = parse(text, "<sniff>")
+    if not topo.nodes:
+        return None
+    if topo.uses_hca or any(n.guid_line is None and not _ID_GUID.match(n.id) for n in topo.nodes):
+        return "ibsim"
+    return FORMAT
+
+
+# ---------------------------------------------------------------------------- export
+#: PCI device ids written as devid= (the QM9700/QM8700/CX7/CX6 ids are from the brief and public
+#: ibnetdiscover dumps; the others are best guesses, marked so).
+DEVIDS = {"QM9700": 0xD2F0, "QM8700": 0xCF08, "CX7-1P": 0x1021, "CX7-2P": 0x1021, "CX6-HDR": 0x101B,
+          "SB7800": 0xCB84,   # guess: Switch-IB 2
+          "Q3400": 0xD2F4,    # guess: Quantum-3
+          "CX8": 0x1023,      # guess: ConnectX-8
+          "BF3-B3220": 0xA2DC}  # guess: BlueField-3
+VENDID = 0x2C9
+#: IB NodeDescription is 64 bytes; ibsim reads lines of at most 255 characters.
+DESC_MAX = 64
+
+
+def _clean_desc(text: str) -> str:
+    return text.replace('"', "'").replace("\n", " ").replace("\t", " ").encode()[:DESC_MAX].decode(errors="ignore")
+
+
+def export_ibnetdiscover(fabric: Fabric, lids: Mapping[int, int] | None = None,
+                         switch_lids: Mapping[int, int] | None = None, lmc: int = 0) -> str:
+    """The InfiniBand part of ``fabric`` as ibnetdiscover output (valid ibsim input).
+
+    Only IB switches, NICs with IB ports and the cables between them are written (GPUs, servers and
+    Ethernet are not IB nodes). ``lids`` maps a CA port id to its LID, ``switch_lids`` a switch
+    device id to its port-0 LID (default 0: not assigned yet). The SM node
+    (``fabric.meta["sm_node"]``) is written first, since ibsim attaches the SM to the first node.
+    Note: ibsim gives CA port N the GUID node GUID + N whatever the file says, so a port GUID that
+    differs from that (e.g. a SHARP AN whose port GUID equals its node GUID) differs under ibsim.
+    """
+    lids = lids or {}
+    switch_lids = switch_lids or {}
+    t, pt, ct = fabric.devices_t, fabric.ports_t, fabric.cables_t
+    sw = fabric.device_ids(IB_SWITCH).tolist()
+    nics = [int(d) for d in fabric.device_ids(NIC)
+            if t.nports[d] and pt.tech[t.first_port[d]] == 1]
+    exported = set(sw) | set(nics)
+    desc = {d: _clean_desc(node_description(fabric, d)) for d in exported}
+    first = fabric.find(str(fabric.meta.get("sm_node", ""))) if fabric.meta.get("sm_node") else None
+    order = [d for d in sw + nics if d == first] + [d for d in sw + nics if d != first]
+    is_sw = set(sw)
+
+    def nid(d: int) -> str:
+        return f'"{"S" if d in is_sw else "H"}-{int(t.guid[d]):016x}"'
+
+    def lid_of(d: int, p: int | None) -> int:
+        return int(switch_lids.get(d, 0)) if d in is_sw else int(lids.get(p, 0))
+
+    out = ["#", f"# Topology file: generated by fabricviz from design {_clean_desc(fabric.name)!r}", "#"]
+    if order:
+        d0 = order[0]
+        p0 = int(t.guid[d0]) if d0 in is_sw else int(pt.guid[t.first_port[d0]])
+        out.append(f"# Initiated from node {int(t.guid[d0]):016x} port {p0:016x}")
+    for d in order:
+        guid = int(t.guid[d])
+        part = fabric.part_id_of(d) or ""
+        devid = DEVIDS.get(re.sub(r"-(R\d+|\d+p)$", "", part), 0)  # 0: unknown device (ibsim accepts it)
+        out += ["", f"vendid=0x{VENDID:x}", f"devid=0x{devid:x}", f"sysimgguid=0x{guid:x}"]
+        n = int(t.nports[d])
+        if d in is_sw:
+            out.append(f"switchguid=0x{guid:x}({guid:x})")
+            out.append(f'Switch\t{n} {nid(d)}\t\t# "{desc[d]}" enhanced port 0 lid {lid_of(d, None)} lmc 0')
+        else:
+            out.append(f"caguid=0x{guid:x}")
+            out.append(f'Ca\t{n} {nid(d)}\t\t# "{desc[d]}"')
+        for k in range(n):
+            p = int(t.first_port[d]) + k
+            c = int(pt.cable[p])
+            if c < 0:
+                continue
+            q = int(ct.port_b[c]) if int(ct.port_a[c]) == p else int(ct.port_a[c])
+            r = int(pt.device[q])
+            if r not in exported:
+                continue
+            rate = fabric.cable_rate(c)
+            speed = f"{rate.width}x{rate.speed}"
+            rnum = int(pt.num[q])
+            rguid = "" if r in is_sw else f"({int(pt.guid[q]):x}) "
+            if d in is_sw:
+                out.append(f'[{k + 1}]\t{nid(r)}[{rnum}]{rguid}\t\t# "{desc[r]}" lid {lid_of(r, q)} {speed}')
+            else:
+                rg = "" if r in is_sw else f" {rguid}"
+                out.append(f"[{k + 1}]({int(pt.guid[p]):x}) \t{nid(r)}[{rnum}]{rg}\t\t# lid {lid_of(d, p)} "
+                           f'lmc {lmc} "{desc[r]}" lid {lid_of(r, q)} {speed}')
+    return "\n".join(out) + "\n"
+
+
+def node_description(fabric: Fabric, d: int) -> str:
+    """Switch: its name; NIC in a server: "<server> mlx5_<i>" (as Linux reports it); else its name."""
+    t = fabric.devices_t
+    parent = int(t.parent[d])
+    if parent >= 0 and t.kind[d] == KIND_CODE[NIC]:
+        return f"{fabric.name_of(parent)} mlx5_{int(t.local[d])}"
+    name = fabric.name_of(d)
+    tag = f" 0x{int(t.guid[d]):016x}"
+    if t.guid[d] and name.endswith(tag):   # the importer made a repeated description unique
+        return name[: -len(tag)]
+    return name
+
+
+def save_ibnetdiscover(fabric: Fabric, path: str | os.PathLike[str], **kw) -> None:
+    """Write :func:`export_ibnetdiscover` to ``path`` atomically."""
+    from .native import save_text_atomic
+    save_text_atomic(export_ibnetdiscover(fabric, **kw), path)
+
+
+__all__ = ["load", "loads", "check_ibnetdiscover", "export_ibnetdiscover", "save_ibnetdiscover",
+           "sniff", "parse", "Topology", "Node", "Link", "SHARP_PART", "SHARP_DESC", "SHARP_NOTES"]

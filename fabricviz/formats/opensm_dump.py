@@ -1,0 +1,154 @@
+"""OpenSM's ``opensm-lfts.dump``: write computed LFTs the way OpenSM does, and read real dumps.
+
+Format (opensm/osm_dump.c ``dump_ucast_lfts``, linux-rdma/opensm), per switch::
+
+    Unicast lids [0-<max lid>] of switch Lid <lid> guid 0x<16 hex> ('<desc>'):
+    0x<lid %04x> <port %03u> # <node type> portguid 0x<16 hex>: '<desc>'
+    ...
+    <max lid> lids dumped
+
+One line per LID 0..max whose LFT entry is a real port (OpenSM skips entries >= the switch's port
+count + 1, i.e. 255 = no path); the node type is ``Channel Adapter``, ``Switch`` or ``Router``
+(``ib_get_node_type_str``), and a LID no port owns reads ``unknown node and type``. The trailer
+prints the max LID, not the number of lines. OpenSM also reads this file back (``-R file -U``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from ..model import FabricError
+
+NO_PATH = 255
+#: ``ib_get_node_type_str`` (include/iba/ib_types.h), by IB node type 0-3.
+NODE_TYPES = ("UNKNOWN", "Channel Adapter", "Switch", "Router")
+UNKNOWN_DEST = "unknown node and type"
+
+_HEAD = re.compile(r"^Unicast lids \[0-(\d+)\] of switch Lid (\d+) guid 0x([0-9a-fA-F]+) \('(.*)'\):$")
+_ENTRY = re.compile(r"^0x([0-9a-fA-F]+) (\d+) # (.*)$")
+_DEST = re.compile(r"^(.*?) portguid 0x([0-9a-fA-F]+): '(.*)'$")
+_TAIL = re.compile(r"^(\d+) lids dumped$")
+
+
+@dataclass(frozen=True)
+class SwitchLft:
+    """One switch's table for :func:`write_lfts_dump`.
+
+    ``lft[lid]`` is the egress port (0 = the switch itself, 255 = no path); its length is
+    max LID + 1. ``nports`` (external ports) drops entries above it as OpenSM does; 0 keeps all.
+    """
+
+    guid: int
+    lid: int
+    desc: str
+    lft: np.ndarray
+    nports: int = 0
+
+
+def write_lfts_dump(switches: Iterable[SwitchLft | Sequence],
+                    dests: Mapping[int, tuple[str, int, str]]) -> str:
+    """``opensm-lfts.dump`` text for ``switches`` (SwitchLft or (guid, lid, desc, lft[, nports])).
+
+    ``dests`` maps each LID to (node type string, port GUID, node desc) of the port that owns it
+    (every LID of an LMC range maps to its port); a LID missing there prints as OpenSM prints a LID
+    no port owns.
+    """
+    out: list[str] = []
+    for sw in switches:
+        if not isinstance(sw, SwitchLft):
+            sw = SwitchLft(*sw)
+        lft = np.asarray(sw.lft)
+        max_lid = len(lft) - 1
+        limit = sw.nports + 1 if sw.nports else NO_PATH
+        out.append(f"Unicast lids [0-{max_lid}] of switch Lid {sw.lid} guid 0x{sw.guid:016x} ('{sw.desc}'):")
+        valid = np.flatnonzero((lft >= 0) & (lft < limit))
+        for lid, port in zip(valid.tolist(), lft[valid].tolist()):
+            d = dests.get(lid)
+            dest = f"{d[0]} portguid 0x{d[1]:016x}: '{d[2]}'" if d is not None else UNKNOWN_DEST
+            out.append(f"0x{lid:04x} {port:03d} # {dest}")
+        out.append(f"{max_lid} lids dumped")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+@dataclass
+class SwitchTable:
+    """One switch of a parsed dump: its LID, desc, max LID and lid -> port."""
+
+    guid: int
+    lid: int
+    desc: str
+    max_lid: int
+    routes: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass
+class LftsDump:
+    """A parsed ``opensm-lfts.dump``: switches by GUID, and who owns each LID."""
+
+    switches: dict[int, SwitchTable]
+    dests: dict[int, tuple[str, int, str]]
+
+    def by_port_guid(self) -> dict[tuple[int, int], int]:
+        """(switch GUID, destination port GUID) -> egress port, for base LIDs only (LMC-free compare)."""
+        base: dict[int, int] = {}
+        for lid in sorted(self.dests):
+            base.setdefault(self.dests[lid][1], lid)
+        out = {}
+        for g, sw in self.switches.items():
+            for pg, lid in base.items():
+                if lid in sw.routes:
+                    out[(g, pg)] = sw.routes[lid]
+        return out
+
+
+def parse_lfts_dump(text: str, where: str = "opensm-lfts.dump") -> LftsDump:
+    """Parse OpenSM's dump; FabricError ``where:line: why`` on the first malformed line."""
+    switches: dict[int, SwitchTable] = {}
+    dests: dict[int, tuple[str, int, str]] = {}
+    cur: SwitchTable | None = None
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.rstrip("\r")
+        if not line.strip():
+            continue
+        m = _HEAD.match(line)
+        if m:
+            if cur is not None:
+                raise FabricError(f"{where}:{n}: new switch before \"lids dumped\" of switch "
+                                  f"0x{cur.guid:016x}")
+            guid = int(m.group(3), 16)
+            if guid in switches:
+                raise FabricError(f"{where}:{n}: switch 0x{guid:016x} dumped twice")
+            cur = SwitchTable(guid, int(m.group(2)), m.group(4), int(m.group(1)))
+            switches[guid] = cur
+            continue
+        if cur is None:
+            raise FabricError(f"{where}:{n}: expected \"Unicast lids [0-N] of switch ...\", got: {line}")
+        m = _ENTRY.match(line)
+        if m:
+            lid, port = int(m.group(1), 16), int(m.group(2))
+            if lid > cur.max_lid or port >= NO_PATH:
+                raise FabricError(f"{where}:{n}: LID {lid} port {port} outside the table [0-{cur.max_lid}]")
+            cur.routes[lid] = port
+            d = _DEST.match(m.group(3))
+            if d:
+                dests.setdefault(lid, (d.group(1), int(d.group(2), 16), d.group(3)))
+            elif m.group(3) != UNKNOWN_DEST:
+                raise FabricError(f"{where}:{n}: cannot read the destination: {m.group(3)}")
+            continue
+        m = _TAIL.match(line)
+        if m:
+            cur = None
+            continue
+        raise FabricError(f"{where}:{n}: expected \"0xLID PORT # ...\", got: {line}")
+    if cur is not None:
+        raise FabricError(f"{where}: switch 0x{cur.guid:016x} has no \"lids dumped\" line (file cut short?)")
+    return LftsDump(switches, dests)
+
+
+def read_lfts_dump(text: str, where: str = "opensm-lfts.dump") -> dict[int, dict[int, int]]:
+    """switch GUID -> {LID: egress port} from an ``opensm-lfts.dump`` text."""
+    return {g: dict(sw.routes) for g, sw in parse_lfts_dump(text, where).switches.items()}
