@@ -69,12 +69,13 @@ def test_unreachable_devices_are_warned():
 
 
 def _walk(r, s, dlid):
-    """Follow the LFTs from switch index s; return the switch indices visited."""
+    """Follow the LFTs from switch index s; return the switch indices visited (None: dead end)."""
     sn = r.subnet
     seen = [s]
     for _ in range(64):
         p = int(r.lft[s, dlid])
-        assert p != NO_PATH
+        if p == NO_PATH:
+            return None
         if p == 0:
             return seen
         nxt = int(sn.nbr_sw[s, p])
@@ -85,7 +86,7 @@ def _walk(r, s, dlid):
     raise AssertionError("routing loop")
 
 
-def _check_routes(r, updown_rank=None, minimal=True):
+def _check_routes(r, updown_rank=None, minimal=True, complete=True):
     sn, lids = r.subnet, r.lids
     from fabricviz.ib.subnet import switch_distances
     dist = switch_distances(sn)
@@ -95,6 +96,9 @@ def _check_routes(r, updown_rank=None, minimal=True):
             if dist[s, t] == NO_PATH:
                 continue
             path = _walk(r, s, base)
+            if path is None:
+                assert not complete, f"no route from {sn.switch_name(s)} to LID {base}"
+                continue
             assert path[-1] == t
             if minimal:
                 assert len(path) - 1 == dist[s, t]
@@ -119,6 +123,14 @@ def test_every_route_arrives_min_hop(engine, build):
     assert r.routed_by == engine and r.fallback_reason is None
     _check_routes(r, r.info.get("rank") if engine == "updn" else None)
     assert find_credit_loops(r) == []
+
+
+def test_partial_tree_updn_roots_like_opensm():
+    """104 hosts on a k=8 tree: the last pod's two leaves pass OpenSM's root test too."""
+    r = route(fat_tree(levels=3, radix=8, hosts=104), "updn")
+    assert sorted(r.info["roots"]) == sorted([f"core{i:02d}" for i in range(1, 17)] + ["leaf25", "leaf26"])
+    assert "unreachable destinations: 712 (switch, CA LID) pairs have no route" in r.warnings
+    _check_routes(r, r.info["rank"], complete=False)
 
 
 def test_minhop_balances_uplinks_on_k8():
@@ -219,7 +231,11 @@ def test_property_random_fat_trees(levels, radix, fill, parallel, engine):
     f = fat_tree(levels=levels, radix=radix, hosts=hosts, parallel=parallel)
     r = route(f, engine)
     if r.routed_by == "updn":
-        _check_routes(r, r.info["rank"])
+        # OpenSM's automatic roots can include leaves of a partly filled pod (they see
+        # > 90 % of the CAs at one distance); up/down then cannot reach everything, as in
+        # OpenSM itself (checked against it), and fabricviz says so
+        holes = any(w.startswith("unreachable destinations") for w in r.warnings)
+        _check_routes(r, r.info["rank"], complete=not holes)
     else:
         _check_routes(r)
 

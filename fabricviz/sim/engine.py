@@ -1,0 +1,151 @@
+"""One entry point for the CLI and the GUI: route, then run max-min or the fluid model.
+
+``simulate(fabric, flows, routing, model, ...)`` is a pure function of
+(fabric, flows, parameters, seed) and returns a :class:`SimResult` whose frames
+the GUI can scrub. Defaults follow the fabric: InfiniBand runs static routes,
+credit flow control and no end-to-end CC; RoCE runs ECMP, PFC and DCQCN.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable
+
+import numpy as np
+
+from ..model import Fabric, FabricError
+from .fluid import FluidParams, FluidResult, simulate_fluid
+from .frames import Frame
+from .latency import LatencyParams, flow_latency_ns, flow_nic_ns, link_latency
+from .links import LinkTable, link_table
+from .maxmin import maxmin
+from .paths import MODES, PathProvider, Routes, route
+from .workloads import Flows
+
+MODELS = ("maxmin", "fluid")
+
+
+@dataclass(frozen=True)
+class SimResult:
+    fabric_tech: str            # "ib" or "eth"
+    routing: str
+    model: str
+    links: LinkTable
+    flows: Flows
+    routes: Routes
+    frames: tuple[Frame, ...]
+    fluid: FluidResult | None = None
+
+    @property
+    def last(self) -> Frame:
+        return self.frames[-1]
+
+    def mean_frame_rates(self) -> np.ndarray:
+        """Per-flow rate averaged over the second half of the run (steady state)."""
+        fr = self.frames[len(self.frames) // 2:]
+        return np.mean([f.flow_rate_gbps for f in fr], axis=0)
+
+    def flow_rates(self) -> np.ndarray:
+        """Per-flow rate: max-min share, or (fluid) bytes delivered over the time the flow was active."""
+        return self.fluid.achieved_gbps if self.fluid is not None else self.last.flow_rate_gbps
+
+    def summary(self, fabric: Fabric, top: int = 5) -> dict:
+        """Mean/min/max flow rate as a share of line rate, hottest links, max queue, paused links."""
+        rate = self.flow_rates()
+        line = _line_gbps(self.links, self.routes)
+        share = np.where(line > 0, rate / line, 0.0)
+        if self.fluid is not None:           # flows that never sent would skew the mean
+            began = ~np.isnan(self.fluid.begin_s)
+            share, rate = share[began], rate[began]
+        util = np.mean([f.link_util for f in self.frames[len(self.frames) // 2:]], axis=0) \
+            if self.model == "fluid" else self.last.link_util
+        hot = np.argsort(-util, kind="stable")[:top]
+        out = {"fabric": self.fabric_tech, "routing": self.routing, "model": self.model,
+               "flows": int(len(self.flows)), "links": int(self.links.alive.sum()),
+               "rate_share": {"mean": float(share.mean()) if len(share) else 0.0,
+                              "min": float(share.min()) if len(share) else 0.0,
+                              "max": float(share.max()) if len(share) else 0.0},
+               "rate_gbps": {"mean": float(rate.mean()) if len(rate) else 0.0,
+                             "total": float(rate.sum())},
+               "hottest_links": [{"link": int(l), "from": self.links.name(fabric, int(l))[0],
+                                  "to": self.links.name(fabric, int(l))[1],
+                                  "utilization": round(float(util[l]), 6)} for l in hot if util[l] > 0]}
+        if self.fluid is not None:
+            fl = self.fluid
+            mq = int(np.argmax(fl.max_queue_bytes)) if len(fl.max_queue_bytes) else 0
+            out["max_queue"] = {"bytes": float(fl.max_queue_bytes[mq]),
+                                "link": " -> ".join(self.links.name(fabric, mq))}
+            paused = np.flatnonzero(fl.paused_fraction > 0)
+            out["paused_links"] = [{"link": int(l), "from": self.links.name(fabric, int(l))[0],
+                                    "to": self.links.name(fabric, int(l))[1],
+                                    "paused_fraction": round(float(fl.paused_fraction[l]), 4)}
+                                   for l in paused[np.argsort(-fl.paused_fraction[paused])][:top]]
+            out["active_flows"] = int(len(rate))          # flows that sent during the run
+            out["finished_flows"] = int(np.isfinite(fl.finish_s).sum())
+            if len(fl.finish_s) and np.all(np.isfinite(fl.finish_s)):
+                out["completion_s"] = float(fl.finish_s.max())
+            out["lost_bytes"] = round(fl.lost_bytes, 3)
+            out["headroom_exceeded_links"] = int(fl.headroom_exceeded.sum())
+            out["duration_s"] = float(self.frames[-1].time_s)
+        return out
+
+
+def _line_gbps(links: LinkTable, routes: Routes) -> np.ndarray:
+    fp = np.searchsorted(routes.flow, np.arange(routes.n_flows))
+    start = routes.indptr[np.minimum(fp, max(routes.n_paths - 1, 0))]
+    l0 = routes.links[start]
+    l1 = routes.links[np.minimum(start + 1, len(routes.links) - 1)]
+    return np.where(links.pcie[l0], links.gbps[l1], links.gbps[l0])
+
+
+def fabric_tech(fabric: Fabric) -> str:
+    """``ib`` when most cables run InfiniBand, else ``eth``."""
+    ct = fabric.cables_t
+    alive = ct.alive
+    if not alive.any():
+        return "eth"
+    return "ib" if np.mean(ct.tech[alive] == 1) >= 0.5 else "eth"
+
+
+def steady_state(links: LinkTable, flows: Flows, routes: Routes,
+                 latency: LatencyParams = LatencyParams()) -> Frame:
+    """Max-min fair rates as one frame (queues 0: the flow model has none)."""
+    A = routes.incidence()
+    res = maxmin(A, links.gbps, flows.rate_gbps)
+    util = np.where(links.gbps > 0, res.link_load / np.where(links.gbps > 0, links.gbps, 1), 0.0)
+    lat = link_latency(links, latency)
+    tx, rx = flow_nic_ns(links, routes, latency)
+    flow_lat = flow_latency_ns(links, routes, np.where(np.isfinite(lat.total), lat.total, 0.0), (tx, rx))
+    z = np.zeros(links.n)
+    return Frame.make(0.0, util, z, lat.total, z.astype(bool), z, res.rate, flow_lat)
+
+
+def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: str = "maxmin",
+             duration_s: float = 10e-3, seed: int = 0, same_seed: bool = False,
+             fluid: FluidParams | None = None, provider: PathProvider | None = None,
+             progress: Callable[[float], None] | None = None) -> SimResult:
+    """Route ``flows`` and share the fabric out (see module doc).
+
+    ``maxmin`` keeps only the flows that run together at t=0 (the first step of
+    a ring, flows with start 0); ``fluid`` runs every flow in time.
+    """
+    tech = fabric_tech(fabric)
+    routing = routing or ("static" if tech == "ib" else "ecmp")
+    if routing not in MODES:
+        raise FabricError(f"--routing {routing!r}: use {', '.join(MODES)}")
+    if model not in MODELS:
+        raise FabricError(f"--model {model!r}: use {', '.join(MODELS)}")
+    if not len(flows):
+        raise FabricError("no flows to simulate")
+    if model == "maxmin":        # steady state: only the flows running together at t=0
+        flows = flows.concurrent()
+    links = link_table(fabric)
+    routes = route(fabric, links, flows, routing, seed=seed, same_seed=same_seed, provider=provider)
+    if model == "maxmin":
+        return SimResult(tech, routing, model, links, flows, routes,
+                         (steady_state(links, flows, routes),))
+    prm = fluid or FluidParams(cc="none" if tech == "ib" else "dcqcn",
+                               flow_control="credit" if tech == "ib" else "pfc")
+    prm = replace(prm, duration_s=duration_s)
+    res = simulate_fluid(links, flows, routes, prm, progress)
+    return SimResult(tech, routing, model, links, flows, routes, res.frames, res)

@@ -1,0 +1,132 @@
+"""Flow lists as CSV: ``src,dst[,bytes][,rate_gbps][,start_us][,step]`` with a header row.
+
+``src``/``dst`` are device names (a GPU such as ``node001/gpu0`` or a NIC such
+as ``node001/mlx5_0``); empty ``bytes``/``rate_gbps`` mean unbounded. A bad
+row raises ``FabricError("FILE:LINE: …")`` and nothing is loaded. Result CSVs
+(per flow and per link) are written by :func:`save_flow_results` and
+:func:`save_link_results`.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+import numpy as np
+
+from ..model import Fabric, FabricError
+from .workloads import Flows
+
+COLUMNS = ("src", "dst", "bytes", "rate_gbps", "start_us", "step")
+REQUIRED = ("src", "dst")
+
+
+def _num(text: str, where: str, col: str, default: float) -> float:
+    t = (text or "").strip()
+    if not t:
+        return default
+    try:
+        v = float(t)
+    except ValueError:
+        raise FabricError(f"{where}: {col} {t!r} is not a number") from None
+    if math.isnan(v) or v < 0:
+        raise FabricError(f"{where}: {col} must be a non-negative number, got {t!r}")
+    return v
+
+
+def _step(text: str, where: str) -> int:
+    t = (text or "").strip()
+    if not t:
+        return -1
+    try:
+        v = int(t)
+    except ValueError:
+        raise FabricError(f"{where}: step {t!r} is not an integer (-1 = not stepped)") from None
+    if v < -1:
+        raise FabricError(f"{where}: step must be -1 or more, got {v}")
+    return v
+
+
+def load_flows(fabric: Fabric, path: str | Path) -> Flows:
+    """Read a flow CSV; one-line errors name the file and line."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FabricError(f"{p}: no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise FabricError(f"{p}: cannot read ({e.__class__.__name__})") from None
+    rows = list(csv.reader(text.splitlines()))
+    if not rows:
+        raise FabricError(f"{p}:1: empty file (expected a header: {','.join(COLUMNS)})")
+    header = [h.strip().lower() for h in rows[0]]
+    for col in REQUIRED:
+        if col not in header:
+            raise FabricError(f"{p}:1: missing column {col!r} (header: {','.join(COLUMNS)})")
+    unknown = [h for h in header if h not in COLUMNS]
+    if unknown:
+        raise FabricError(f"{p}:1: unknown column {unknown[0]!r} (use {','.join(COLUMNS)})")
+    idx = {h: i for i, h in enumerate(header)}
+    out = {c: [] for c in COLUMNS}
+    for ln, row in enumerate(rows[1:], start=2):
+        if not row or all(not c.strip() for c in row) or row[0].lstrip().startswith("#"):
+            continue
+        where = f"{p}:{ln}"
+        if len(row) != len(header):
+            raise FabricError(f"{where}: {len(row)} fields, the header has {len(header)}")
+        get = lambda c: row[idx[c]] if c in idx else ""  # noqa: E731
+        ends = []
+        for col in ("src", "dst"):
+            name = get(col).strip()
+            d = fabric.find(name)
+            if d is None:
+                raise FabricError(f"{where}: {col} {name!r}: no such device")
+            ends.append(d)
+        if ends[0] == ends[1]:
+            raise FabricError(f"{where}: src and dst are the same device")
+        out["src"].append(ends[0])
+        out["dst"].append(ends[1])
+        out["bytes"].append(_num(get("bytes"), where, "bytes", math.inf))
+        out["rate_gbps"].append(_num(get("rate_gbps"), where, "rate_gbps", math.inf))
+        out["start_us"].append(_num(get("start_us"), where, "start_us", 0.0))
+        out["step"].append(_step(get("step"), where))
+    if not out["src"]:
+        raise FabricError(f"{p}: no flows")
+    return Flows(np.array(out["src"]), np.array(out["dst"]), np.array(out["bytes"]),
+                 np.array(out["rate_gbps"]), np.array(out["start_us"]) * 1e-6, np.array(out["step"]))
+
+
+def save_flows(fabric: Fabric, flows: Flows, path: str | Path) -> None:
+    """Write a flow list that :func:`load_flows` reads back identically."""
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(COLUMNS)
+        for i in range(len(flows)):
+            b, r = flows.bytes[i], flows.rate_gbps[i]
+            w.writerow([fabric.name_of(int(flows.src[i])), fabric.name_of(int(flows.dst[i])),
+                        "" if not np.isfinite(b) else repr(float(b)),
+                        "" if not np.isfinite(r) else repr(float(r)),
+                        repr(float(flows.start_s[i] * 1e6)), int(flows.step[i])])
+
+
+def save_flow_results(fabric: Fabric, flows: Flows, rate_gbps: np.ndarray, latency_ns: np.ndarray,
+                      path: str | Path) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["flow", "src", "dst", "rate_gbps", "latency_ns"])
+        for i in range(len(flows)):
+            w.writerow([i, fabric.name_of(int(flows.src[i])), fabric.name_of(int(flows.dst[i])),
+                        f"{float(rate_gbps[i]):.6g}", f"{float(latency_ns[i]):.1f}"])
+
+
+def save_link_results(fabric: Fabric, links, util: np.ndarray, queue: np.ndarray,
+                      latency_ns: np.ndarray, paused: np.ndarray, path: str | Path) -> None:
+    """Per directed link that is alive: id, ends, utilisation, queue, latency, paused flag."""
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["link", "from", "to", "gbps", "utilization", "queue_bytes", "latency_ns", "paused"])
+        for l in np.flatnonzero(links.alive):
+            a, b = links.name(fabric, int(l))
+            w.writerow([int(l), a, b, f"{float(links.gbps[l]):g}", f"{float(util[l]):.6f}",
+                        f"{float(queue[l]):.1f}", f"{float(latency_ns[l]):.1f}", int(bool(paused[l]))])

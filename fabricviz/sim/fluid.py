@@ -1,0 +1,344 @@
+"""Fluid time-stepped model: queues, lossless backpressure, ECN and DCQCN, tick by tick.
+
+Each sub-path hop is an *entry* holding the bytes of that flow waiting in the
+egress queue of that link. Per tick of ``dt``:
+
+1. senders inject their rate (DCQCN's Rc, or line rate / demand without CC)
+   into the first hop; a sender only pulls from memory what its first queue
+   can hold (``nic_queue_bytes``), like a NIC that stops fetching when it
+   cannot transmit;
+2. every link serves up to ``capacity · dt`` bytes unless its transmitter is
+   paused (PFC) or out of credits (InfiniBand). Service goes round-robin over
+   the *ingress ports* feeding the egress (switch arbitration; water-filling
+   over per-port demand), then in proportion to the bytes each flow has in the
+   queue (FIFO coupling — the source of HOL blocking and victim flows);
+3. what a hop serves arrives at the next hop one tick later;
+4. per (ingress link) the bytes held downstream set PFC XOFF/XON (hysteresis)
+   or the credit limit for the next tick, so pauses spread hop by hop;
+5. egress queues mark ECN (RED), paths combine marks, and DCQCN updates each
+   sender with the marking and rate seen τ* ago.
+
+Nothing is ever dropped: ``injected = delivered + in flight`` holds to rounding
+and is checked. Output: immutable :class:`~fabricviz.sim.frames.Frame` objects
+(averages over each frame interval) plus per-flow and per-link totals.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from ..ethernet.dcqcn import DcqcnParams, dcqcn_step
+from ..ethernet.ecn import EcnParams, ecn_thresholds, path_marking, red_probability
+from ..ethernet.pfc import PfcParams, credit_limit, headroom_bytes, pfc_update, xoff_levels
+from ..model import FabricError
+from .frames import Frame
+from .latency import LatencyParams, flow_latency_ns, flow_nic_ns, link_latency
+from .links import LinkTable
+from .paths import Routes
+from .workloads import Flows
+
+
+FRAME_BUDGET_BYTES = 64 * 2 ** 20
+
+
+@dataclass(frozen=True)
+class FluidParams:
+    duration_s: float = 10e-3
+    dt_s: float = 1e-6
+    cc: str = "dcqcn"                 # dcqcn | none
+    flow_control: str = "pfc"         # pfc | credit
+    port_fair: bool = True            # round-robin over ingress ports at each egress
+    pfc: PfcParams = field(default_factory=PfcParams)
+    ecn: EcnParams = field(default_factory=EcnParams)
+    dcqcn: DcqcnParams = field(default_factory=DcqcnParams)
+    nic_queue_bytes: float = 16e3
+    frame_every_s: float | None = None   # None: 200 frames per run (fewer on big fabrics)
+    init_gbps: np.ndarray | None = None  # per-flow starting rate (default line rate)
+    latency: LatencyParams = field(default_factory=LatencyParams)
+
+
+@dataclass(frozen=True)
+class FluidResult:
+    frames: tuple[Frame, ...]
+    injected_bytes: np.ndarray      # per flow
+    delivered_bytes: np.ndarray     # per flow
+    in_flight_bytes: np.ndarray     # per flow, at the end
+    finish_s: np.ndarray            # per flow (nan: not finished)
+    max_queue_bytes: np.ndarray     # per link
+    max_ingress_bytes: np.ndarray   # per link: peak bytes held downstream of it
+    paused_fraction: np.ndarray     # per link
+    headroom_exceeded: np.ndarray   # per link (PFC): would have dropped
+    ticks: int
+    begin_s: np.ndarray = None      # per flow: when it first sent (nan: never)
+    end_s: float = 0.0              # time at the end of the run
+
+    @property
+    def achieved_gbps(self) -> np.ndarray:
+        """Per flow: bytes delivered / time from its first byte sent to its finish (or the run's end)."""
+        end = np.where(np.isnan(self.finish_s), self.end_s, self.finish_s)
+        span = end - self.begin_s
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where(span > 0, self.delivered_bytes * 8 / 1e9 / span, 0.0)
+        return np.nan_to_num(r)
+
+    @property
+    def lost_bytes(self) -> float:
+        return float(np.sum(self.injected_bytes - self.delivered_bytes - self.in_flight_bytes))
+
+
+def _waterfill(gid_link: np.ndarray, demand: np.ndarray, cap: np.ndarray, n_links: int) -> np.ndarray:
+    """Serve groups of each link round-robin: allocation min(demand, level) with Σ ≤ cap."""
+    alloc = np.zeros_like(demand)
+    open_ = demand > 0
+    rem = cap.copy()
+    for _ in range(64):
+        cnt = np.bincount(gid_link[open_], minlength=n_links)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            level = np.where(cnt > 0, rem / cnt, 0.0)
+        lv = level[gid_link]
+        done = open_ & (demand <= lv)
+        if not done.any():
+            alloc[open_] = lv[open_]
+            return alloc
+        alloc[done] = demand[done]
+        rem = rem - np.bincount(gid_link[done], weights=demand[done], minlength=n_links)
+        open_ &= ~done
+        if not open_.any():
+            return alloc
+    alloc[open_] = np.maximum(level[gid_link][open_], 0)
+    return alloc
+
+
+class FluidSim:
+    """Stateful fluid run; :meth:`step` advances one tick, :meth:`run` to the end."""
+
+    def __init__(self, links: LinkTable, flows: Flows, routes: Routes,
+                 params: FluidParams = FluidParams()) -> None:
+        if params.cc not in ("dcqcn", "none"):
+            raise FabricError(f"congestion control {params.cc!r}: use dcqcn or none")
+        if params.flow_control not in ("pfc", "credit"):
+            raise FabricError(f"flow control {params.flow_control!r}: use pfc or credit")
+        if not params.dt_s > 0 or not params.duration_s > 0:
+            raise FabricError("fluid model: dt and duration must be positive")
+        self.links, self.flows, self.routes, self.prm = links, flows, routes, params
+        L, F, P = links.n, len(flows), routes.n_paths
+        self.L, self.F, self.P = L, F, P
+        hops = routes.hops()
+        self.e_path = np.repeat(np.arange(P), hops)
+        self.e_link = routes.links
+        self.first = routes.indptr[:-1]
+        self.last = routes.indptr[1:] - 1
+        E = len(self.e_link)
+        is_first = np.zeros(E, bool)
+        is_first[self.first] = True
+        self.prev_link = np.where(is_first, -1, np.roll(self.e_link, 1))
+        self.has_prev = ~is_first
+        path_flow = routes.flow
+        ingress = np.where(is_first, L + path_flow[self.e_path], self.prev_link)
+        key = self.e_link.astype(np.int64) * (L + F + 1) + ingress
+        ukey, self.gid = np.unique(key, return_inverse=True)
+        self.g_link = (ukey // (L + F + 1)).astype(np.int64)
+        self.cap_bytes = links.gbps * 1e9 / 8 * params.dt_s
+        self.P_inc = routes.path_incidence()
+        # per-flow line rate: the first fabric link of its first sub-path
+        fp = np.searchsorted(routes.flow, np.arange(F))
+        f0 = routes.indptr[np.minimum(fp, P - 1)] if P else np.zeros(F, np.int64)
+        l0 = routes.links[f0] if P else np.zeros(F, np.int64)
+        l1 = routes.links[np.minimum(f0 + 1, len(routes.links) - 1)] if P else l0
+        self.line_gbps = np.where(links.pcie[l0], links.gbps[l1], links.gbps[l0]) if P else np.zeros(F)
+        self.demand = np.minimum(flows.rate_gbps, self.line_gbps)
+        self.kmin, self.kmax, self.pmax = ecn_thresholds(links.gbps, params.ecn)
+        self.headroom = headroom_bytes(links.gbps, links.prop_ns, params.pfc.mtu)
+        self.xoff = xoff_levels(params.pfc, ecn_thresholds(links.gbps, params.ecn)[1])
+        self.nic_tx, self.nic_rx = flow_nic_ns(links, routes, params.latency)
+        # state
+        self.t = 0.0
+        self.ticks = 0
+        self.q = np.zeros(E)
+        self.arrive = np.zeros(E)            # bytes arriving at each entry next tick
+        self.paused = np.zeros(L, bool)
+        self.credit = np.full(L, np.inf)
+        init = self.line_gbps.copy() if params.init_gbps is None else \
+            np.minimum(np.asarray(params.init_gbps, float), self.line_gbps)
+        self.rc, self.rt = init.copy(), init.copy()
+        self.alpha = np.full(F, params.dcqcn.alpha0)
+        k = max(1, int(round(params.dcqcn.feedback_s / params.dt_s)))
+        self.hist_rc = np.tile(self.rc, (k, 1))
+        self.hist_p = np.zeros((k, F))
+        self.p_flow = np.zeros(F)
+        self.p_link = np.zeros(L)
+        self.injected = np.zeros(F)
+        self.delivered = np.zeros(F)
+        self.finish = np.full(F, np.nan)
+        self.begin = np.full(F, np.nan)
+        self.max_queue = np.zeros(L)
+        self.max_ingress = np.zeros(L)
+        self.paused_ticks = np.zeros(L)
+        self.headroom_exceeded = np.zeros(L, bool)
+        # frame accumulators
+        self.acc_served = np.zeros(L)
+        self.acc_delivered = np.zeros(F)
+        self.acc_ticks = 0
+        self.frames: list[Frame] = []
+
+    # ------------------------------------------------------------------ one tick
+    def _offer(self) -> np.ndarray:
+        """Rate each flow offers this tick (Gb/s)."""
+        fl, prm = self.flows, self.prm
+        active = (fl.start_s <= self.t + 1e-15) & np.isnan(self.finish)
+        stepped = fl.step >= 0
+        if stepped.any():
+            pending = stepped & np.isnan(self.finish)
+            cur = fl.step[pending].min() if pending.any() else -1
+            active &= ~stepped | (fl.step == cur)
+        rate = self.rc if prm.cc == "dcqcn" else self.demand
+        rate = np.minimum(rate, self.demand)
+        left = np.maximum(fl.bytes - self.injected, 0.0)
+        rate = np.minimum(rate, left * 8 / 1e9 / prm.dt_s)
+        return np.where(active, rate, 0.0)
+
+    def step(self) -> None:
+        prm, L, dt = self.prm, self.L, self.prm.dt_s
+        offer = self._offer()
+        self.begin[np.isnan(self.begin) & (offer > 0)] = self.t
+        inj = offer[self.routes.flow] * self.routes.frac * 1e9 / 8 * dt        # bytes per sub-path
+        arr = self.arrive.copy()
+        arr[self.first] += inj
+        avail = self.q + arr
+        # link service this tick
+        cap = np.where(self.paused, 0.0, self.cap_bytes)
+        if prm.flow_control == "credit":
+            cap = np.minimum(cap, self.credit)
+        gdem = np.bincount(self.gid, weights=avail, minlength=len(self.g_link))
+        if prm.port_fair:
+            gserve = _waterfill(self.g_link, gdem, cap, L)
+        else:
+            tot = np.bincount(self.g_link, weights=gdem, minlength=L)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                frac = np.where(tot > 0, np.minimum(1.0, cap / tot), 0.0)
+            gserve = gdem * frac[self.g_link]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gfrac = np.where(gdem > 0, np.minimum(gserve / gdem, 1.0), 0.0)
+        serve = avail * gfrac[self.gid]
+        q = avail - serve
+        # the sender pulls no more than its first queue can hold
+        excess = np.maximum(q[self.first] - prm.nic_queue_bytes, 0.0)
+        excess = np.minimum(excess, inj)
+        q[self.first] -= excess
+        pulled = inj - excess
+        self.injected += np.bincount(self.routes.flow, weights=pulled, minlength=self.F)
+        self.q = np.maximum(q, 0.0)
+        nxt = np.zeros_like(serve)
+        nxt[1:] = serve[:-1]
+        nxt[self.first] = 0.0
+        self.arrive = nxt
+        got = np.bincount(self.routes.flow, weights=serve[self.last], minlength=self.F)
+        self.delivered += got
+        served_link = np.bincount(self.e_link, weights=serve, minlength=L)
+        # backpressure for the next tick
+        ingress = np.bincount(self.prev_link[self.has_prev], weights=self.q[self.has_prev]
+                              + self.arrive[self.has_prev], minlength=L)
+        self.max_ingress = np.maximum(self.max_ingress, ingress)
+        if prm.flow_control == "pfc":
+            self.paused = pfc_update(self.paused, ingress, self.xoff, prm.pfc)
+            self.headroom_exceeded |= ingress > self.xoff + self.headroom
+        else:
+            self.credit = credit_limit(ingress, prm.pfc)
+            self.paused = self.credit < prm.pfc.mtu
+        self.paused_ticks += self.paused
+        q_link = np.bincount(self.e_link, weights=self.q, minlength=L)
+        self.max_queue = np.maximum(self.max_queue, q_link)
+        # ECN and DCQCN
+        if prm.cc == "dcqcn":
+            self.p_link = red_probability(q_link, self.kmin, self.kmax, self.pmax)
+            p_path = path_marking(self.P_inc, self.p_link)
+            self.p_flow = np.bincount(self.routes.flow, weights=p_path * self.routes.frac,
+                                      minlength=self.F)
+            k = self.ticks % len(self.hist_rc)
+            rc_late, p_late = self.hist_rc[k].copy(), self.hist_p[k].copy()
+            self.hist_rc[k], self.hist_p[k] = self.rc, self.p_flow
+            self.rc, self.rt, self.alpha = dcqcn_step(self.rc, self.rt, self.alpha, rc_late, p_late,
+                                                      self.line_gbps, dt, prm.dcqcn)
+        # completions
+        done = np.isnan(self.finish) & np.isfinite(self.flows.bytes) & \
+            (self.delivered >= self.flows.bytes * (1 - 1e-9))
+        self.finish[done] = self.t + dt
+        self.t += dt
+        self.ticks += 1
+        self.acc_served += served_link
+        self.acc_delivered += got
+        self.acc_ticks += 1
+        self._q_link = q_link
+
+    # ------------------------------------------------------------------ frames
+    def frame(self) -> Frame:
+        """Snapshot averaged since the previous frame."""
+        n = max(self.acc_ticks, 1)
+        dt = self.prm.dt_s
+        with np.errstate(divide="ignore", invalid="ignore"):
+            util = np.where(self.cap_bytes > 0, self.acc_served / (n * self.cap_bytes), 0.0)
+        q_link = getattr(self, "_q_link", np.zeros(self.L))
+        lat = link_latency(self.links, self.prm.latency, q_link)
+        total = lat.total
+        flow_lat = flow_latency_ns(self.links, self.routes, np.where(np.isfinite(total), total, 0.0),
+                                   (self.nic_tx, self.nic_rx))
+        rate = self.acc_delivered * 8 / 1e9 / (n * dt)
+        fr = Frame.make(self.t, util, q_link, total, self.paused, self.p_link, rate, flow_lat)
+        self.acc_served[:] = 0
+        self.acc_delivered[:] = 0
+        self.acc_ticks = 0
+        return fr
+
+    def run(self, progress: Callable[[float], None] | None = None) -> FluidResult:
+        prm = self.prm
+        total = int(round(prm.duration_s / prm.dt_s))
+        # default: 200 frames, fewer on big fabrics so a run's frames stay within ~64 MB
+        per_frame = self.L * 17 + self.F * 8
+        count = int(min(200, max(10, FRAME_BUDGET_BYTES // max(per_frame, 1))))
+        every_s = prm.frame_every_s or max(prm.duration_s / count, prm.dt_s)
+        every = max(1, int(round(every_s / prm.dt_s)))
+        for i in range(total):
+            self.step()
+            if self.ticks % every == 0 or i == total - 1:
+                self.frames.append(self.frame())
+                if progress is not None:
+                    progress((i + 1) / total)
+        return self.result()
+
+    def result(self) -> FluidResult:
+        in_flight = np.bincount(self.routes.flow, weights=np.bincount(
+            self.e_path, weights=self.q + self.arrive, minlength=self.P), minlength=self.F)
+        return FluidResult(tuple(self.frames), self.injected.copy(), self.delivered.copy(), in_flight,
+                           self.finish.copy(), self.max_queue.copy(), self.max_ingress.copy(),
+                           self.paused_ticks / max(self.ticks, 1), self.headroom_exceeded.copy(),
+                           self.ticks, self.begin.copy(), self.t)
+
+
+def simulate_fluid(links: LinkTable, flows: Flows, routes: Routes, params: FluidParams = FluidParams(),
+                   progress: Callable[[float], None] | None = None) -> FluidResult:
+    """Run the fluid model for ``params.duration_s``; see module doc."""
+    return FluidSim(links, flows, routes, params).run(progress)
+
+
+def text_progress(stream=None) -> Callable[[float], None] | None:
+    """A plain one-line progress bar on ``stream`` (stderr) when it is a terminal, else None."""
+    stream = sys.stderr if stream is None else stream
+    if not getattr(stream, "isatty", lambda: False)():
+        return None
+    state = {"last": -1}
+
+    def show(frac: float) -> None:
+        pct = int(frac * 100)
+        if pct == state["last"]:
+            return
+        state["last"] = pct
+        bar = "#" * (pct // 4)
+        stream.write(f"\r[{bar:<25}] {pct:3d}%")
+        if pct >= 100:
+            stream.write("\n")
+        stream.flush()
+    return show

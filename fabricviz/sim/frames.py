@@ -1,0 +1,44 @@
+"""Frames: immutable per-tick snapshots of the fabric's traffic, cheap to keep for scrubbing.
+
+Every array is float32 (flags are bool) and read-only. Link arrays are indexed
+by link id (see :mod:`fabricviz.sim.links`), flow arrays by flow id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def _frozen(a: np.ndarray, dtype=np.float32) -> np.ndarray:
+    out = np.array(a, dtype=dtype, copy=True)
+    out.setflags(write=False)
+    return out
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One instant: ``time_s`` and per-link / per-flow state."""
+
+    time_s: float
+    link_util: np.ndarray        # carried rate / capacity, 0..1
+    link_queue: np.ndarray       # bytes queued at the link's egress
+    link_latency_ns: np.ndarray  # serialization + propagation + switch + queueing
+    link_paused: np.ndarray      # bool: the link's transmitter is paused (PFC XOFF / no credits)
+    link_ecn: np.ndarray         # ECN marking probability at the egress queue
+    flow_rate_gbps: np.ndarray   # delivered rate
+    flow_latency_ns: np.ndarray  # one-way path latency incl. NIC overheads and queueing
+
+    @staticmethod
+    def make(time_s: float, link_util, link_queue, link_latency_ns, link_paused, link_ecn,
+             flow_rate_gbps, flow_latency_ns) -> "Frame":
+        return Frame(float(time_s), _frozen(link_util), _frozen(link_queue), _frozen(link_latency_ns),
+                     _frozen(link_paused, bool), _frozen(link_ecn), _frozen(flow_rate_gbps),
+                     _frozen(flow_latency_ns))
+
+    @property
+    def nbytes(self) -> int:
+        return sum(getattr(self, k).nbytes for k in ("link_util", "link_queue", "link_latency_ns",
+                                                     "link_paused", "link_ecn", "flow_rate_gbps",
+                                                     "flow_latency_ns"))

@@ -1,0 +1,192 @@
+"""Traffic patterns over GPUs or NICs: the flows the engines route and share out.
+
+A :class:`Flows` is a struct of numpy arrays, one row per flow: source and
+destination device ids (a GPU reaches the fabric through its bound NIC, a NIC
+directly), size in bytes (``inf`` = long-lived), a demand cap in Gb/s
+(``inf`` = as fast as the path allows), a start time and a ring ``step``
+(-1 = not part of a stepped collective; step s+1 starts when step s is done).
+
+Patterns (all deterministic for a seed):
+
+* ``ring_allreduce`` — NCCL ring: 2(N−1) steps, in each step rank i sends
+  size/N bytes to rank i+1 (reduce-scatter then all-gather);
+* ``all_to_all`` — every rank sends size/N to every other rank;
+* ``permutation`` — a random derangement (no rank sends to itself);
+* ``shift`` — rank i sends to rank (i+k) mod N;
+* ``incast`` — ranks 1..N send to rank 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..model import Fabric, FabricError
+from ..model.fabric import KIND_CODE
+
+
+@dataclass(frozen=True)
+class Flows:
+    """Flow list; every array has one entry per flow."""
+
+    src: np.ndarray
+    dst: np.ndarray
+    bytes: np.ndarray = field(default=None)
+    rate_gbps: np.ndarray = field(default=None)
+    start_s: np.ndarray = field(default=None)
+    step: np.ndarray = field(default=None)
+
+    def __post_init__(self) -> None:
+        n = len(self.src)
+        src = np.asarray(self.src, np.int64)
+        object.__setattr__(self, "src", src)
+        object.__setattr__(self, "dst", np.asarray(self.dst, np.int64))
+        for name, default, dtype in (("bytes", np.inf, float), ("rate_gbps", np.inf, float),
+                                     ("start_s", 0.0, float), ("step", -1, np.int64)):
+            v = getattr(self, name)
+            arr = np.full(n, default, dtype) if v is None else np.asarray(v, dtype)
+            if arr.shape != (n,):
+                raise FabricError(f"flows: {name} has {arr.shape} entries, expected ({n},)")
+            object.__setattr__(self, name, arr)
+        if self.dst.shape != (n,):
+            raise FabricError("flows: src and dst differ in length")
+
+    def __len__(self) -> int:
+        return len(self.src)
+
+    def select(self, mask: np.ndarray) -> "Flows":
+        return Flows(self.src[mask], self.dst[mask], self.bytes[mask], self.rate_gbps[mask],
+                     self.start_s[mask], self.step[mask])
+
+    def concurrent(self) -> "Flows":
+        """The flows that run at the same time at t=0 (first ring step; steady state)."""
+        first = (self.step <= 0) & (self.start_s <= 0)
+        return self.select(first)
+
+
+def endpoints(fabric: Fabric, over: str = "auto") -> np.ndarray:
+    """Ranks of a collective: GPUs bound to a NIC, or cabled NICs, in id order.
+
+    ``over`` is ``gpu``, ``nic`` or ``auto`` (GPUs when there are bound ones).
+    """
+    t = fabric.devices_t
+    gpus = np.flatnonzero(t.alive & (t.kind == KIND_CODE["gpu"]) & (t.bound >= 0))
+    if over == "gpu" or (over == "auto" and len(gpus)):
+        if not len(gpus):
+            raise FabricError("this fabric has no GPU bound to a NIC (use --over nic)")
+        return gpus
+    if over not in ("nic", "auto"):
+        raise FabricError(f"--over {over!r}: use gpu, nic or auto")
+    nics = np.flatnonzero(t.alive & (t.kind == KIND_CODE["nic"]))
+    pt = fabric.ports_t
+    cabled = np.array([bool(np.any(pt.cable[t.first_port[d]: t.first_port[d] + t.nports[d]] >= 0))
+                       for d in nics], bool)
+    nics = nics[cabled] if len(nics) else nics
+    if len(nics) < 2:
+        raise FabricError("this fabric has fewer than two cabled NICs to send traffic between")
+    return nics
+
+
+def _need(ranks: np.ndarray, n: int, what: str) -> None:
+    if len(ranks) < n:
+        raise FabricError(f"{what} needs at least {n} ranks, the fabric has {len(ranks)}")
+
+
+def ring_allreduce(ranks: np.ndarray, size_bytes: float = 1e9) -> Flows:
+    """NCCL-style ring all-reduce of ``size_bytes`` per rank: 2(N−1) steps of size/N."""
+    _need(ranks, 2, "ring all-reduce")
+    n = len(ranks)
+    steps = 2 * (n - 1)
+    src = np.tile(ranks, steps)
+    dst = np.tile(np.roll(ranks, -1), steps)
+    step = np.repeat(np.arange(steps), n)
+    return Flows(src, dst, np.full(n * steps, size_bytes / n), step=step)
+
+
+def all_to_all(ranks: np.ndarray, size_bytes: float = 1e9) -> Flows:
+    """Every rank sends ``size_bytes / N`` to every other rank at once."""
+    _need(ranks, 2, "all-to-all")
+    n = len(ranks)
+    i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    off = i != j
+    return Flows(ranks[i[off]], ranks[j[off]], np.full(int(off.sum()), size_bytes / n))
+
+
+def permutation(ranks: np.ndarray, seed: int = 0, size_bytes: float = np.inf) -> Flows:
+    """A random derangement: every rank sends to exactly one other rank and receives from one."""
+    _need(ranks, 2, "a permutation")
+    rng = np.random.default_rng(seed)
+    n = len(ranks)
+    while True:                      # rejection: about e tries on average
+        perm = rng.permutation(n)
+        if not np.any(perm == np.arange(n)):
+            break
+    return Flows(ranks, ranks[perm], np.full(n, size_bytes))
+
+
+def shift(ranks: np.ndarray, k: int = 1, size_bytes: float = np.inf) -> Flows:
+    """Rank i sends to rank (i + k) mod N."""
+    _need(ranks, 2, "shift")
+    n = len(ranks)
+    if k % n == 0:
+        raise FabricError(f"shift:{k}: with {n} ranks every rank would send to itself")
+    return Flows(ranks, np.roll(ranks, -k), np.full(n, size_bytes))
+
+
+def incast(ranks: np.ndarray, n: int | None = None, size_bytes: float = np.inf) -> Flows:
+    """Ranks 1..n send to rank 0 (N-to-1)."""
+    n = len(ranks) - 1 if n is None else int(n)
+    if n < 1:
+        raise FabricError(f"incast:{n}: need at least one sender")
+    _need(ranks, n + 1, f"incast:{n}")
+    return Flows(ranks[1: n + 1], np.full(n, ranks[0]), np.full(n, size_bytes))
+
+
+WORKLOADS = ("ring", "alltoall", "permutation", "shift", "incast")
+
+
+def parse_size(text: str) -> float:
+    """``1GB``, ``64MiB``, ``4096`` → bytes."""
+    s = text.strip().upper().replace("IB", "I")
+    mult = {"KI": 1024, "MI": 1024 ** 2, "GI": 1024 ** 3, "K": 1e3, "M": 1e6, "G": 1e9,
+            "KB": 1e3, "MB": 1e6, "GB": 1e9, "B": 1}
+    for suffix in sorted(mult, key=len, reverse=True):
+        if s.endswith(suffix):
+            num, m = s[: -len(suffix)], mult[suffix]
+            break
+    else:
+        num, m = s, 1
+    try:
+        v = float(num) * m
+    except ValueError:
+        raise FabricError(f"bad size {text!r} (use e.g. 4096, 64MB, 1GiB)") from None
+    if not v > 0:
+        raise FabricError(f"bad size {text!r}: must be positive")
+    return v
+
+
+def make_workload(fabric: Fabric, spec: str, seed: int = 0, over: str = "auto") -> Flows:
+    """Flows for ``NAME[:ARG]``: ring[:SIZE], alltoall[:SIZE], permutation, shift[:K], incast[:N]."""
+    name, _, arg = spec.partition(":")
+    name = name.strip().lower().replace("-", "").replace("_", "")
+    ranks = endpoints(fabric, over)
+    if name in ("ring", "allreduce", "ringallreduce"):
+        return ring_allreduce(ranks, parse_size(arg) if arg else 1e9)
+    if name in ("alltoall", "a2a"):
+        return all_to_all(ranks, parse_size(arg) if arg else 1e9)
+    if name in ("permutation", "perm"):
+        return permutation(ranks, seed=int(arg) if arg else seed)
+    if name in ("shift", "shiftk"):
+        try:
+            k = int(arg) if arg else 1
+        except ValueError:
+            raise FabricError(f"--workload {spec}: shift takes an integer K (shift:4)") from None
+        return shift(ranks, k)
+    if name == "incast":
+        try:
+            n = int(arg) if arg else None
+        except ValueError:
+            raise FabricError(f"--workload {spec}: incast takes a sender count (incast:8)") from None
+        return incast(ranks, n)
+    raise FabricError(f"--workload {spec!r}: unknown pattern (use {', '.join(WORKLOADS)})")
