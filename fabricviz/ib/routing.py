@@ -70,6 +70,9 @@ def route(fabric: Fabric, engine: str = "minhop", sm: int | str | None = None, l
     """
     if engine not in ENGINES:
         raise FabricError(f"unknown routing engine {engine!r} (use {', '.join(ENGINES)})")
+    if sm is None and fabric.meta.get("sms"):
+        from .sm import elect
+        sm = elect(fabric).master.node
     sn = discover(fabric, sm)
     if sn.num_switches == 0:
         raise FabricError("the subnet has no switches to route")

@@ -88,6 +88,11 @@ def default_sm_port(f: Fabric) -> int:
 def sm_port_of(f: Fabric, device: int) -> int:
     """The SM port on ``device``: a CA's first cabled IB port, or a switch's (port 0 → its first port)."""
     d = f.device(device)
+    if d.kind == "server":          # a host: the SM runs on its first InfiniBand NIC
+        nics = [n for n in d.nics if n.is_ib]
+        d = nics[0] if nics else d
+    elif d.kind == "gpu" and d.nic is not None:
+        d = d.nic
     if not d.is_ib:
         raise FabricError(f"{d.name}: the subnet manager needs an InfiniBand CA or switch")
     for p in d.port_ids.tolist():

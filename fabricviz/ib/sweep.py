@@ -99,11 +99,22 @@ def heavy_sweep(fabric: Fabric, engine: str = "minhop", sm: int | str | None = N
     LFT entries are preserved where still valid; ``trap_port`` names the switch
     port whose link went down (Trap 128).
     """
+    from .sm import elect
+    election = None
+    if sm is None:
+        election = elect(fabric)
+        sm = election.master.node
     r = route(fabric, engine, sm=sm, lmc=lmc, previous=previous)
     sn = r.subnet
     f = fabric
     ev: list[SweepEvent] = []
     clk = _Clock()
+    if election is not None and trap_port is None:
+        devs = tuple(int(f.ports_t.device[c.port]) for c in (election.master, *election.standby))
+        ev.append(SweepEvent(0.0, "election", "sm", f"SM election: {election.describe()}",
+                             devices=devs, ports=(election.master.port,),
+                             data={"master": election.master.node,
+                                   "standby": [c.node for c in election.standby]}))
     if trap_port is not None:
         ev.append(SweepEvent(0.0, "trap", "trap",
                              f"Trap 128 (link state change) from {f.port_name(trap_port)}: port went down; "

@@ -255,3 +255,26 @@ def test_property_random_graphs_minhop(n, extra):
         port[b] += 1
     r = route(f, "minhop")
     _check_routes(r)
+
+
+def test_sm_election_priority_then_lowest_guid():
+    from fabricviz.ib.sm import elect
+    f = k_ary_fat_tree(4)
+    f.meta["sms"] = [{"node": "node05", "priority": 3}, {"node": "node09", "priority": 3},
+                     {"node": "node02", "priority": 1}]
+    el = elect(f)
+    g5 = f.device("node05/mlx5_0").ports[0].guid
+    g9 = f.device("node09/mlx5_0").ports[0].guid
+    assert el.master.node == ("node05" if g5 < g9 else "node09")
+    assert [c.node for c in el.standby][-1] == "node02"
+    assert "lower priority" in el.describe() and "higher GUID" in el.describe()
+    f.meta["sms"].append({"node": "core01", "priority": 15})       # a switch SM, port 0
+    el = elect(f)
+    assert el.master.node == "core01"
+    r = route(f)
+    assert r.subnet.sm_node == f.find("core01") and r.lids.sw_lid[r.subnet.sw_index[f.find("core01")]] == 1
+    sw = heavy_sweep(f)
+    assert sw.events[0].phase == "election" and sw.events[0].data["master"] == "core01"
+    f.meta["sms"] = [{"node": "node01", "priority": 99}]
+    with pytest.raises(FabricError, match="priority is 0..15"):
+        elect(f)
