@@ -49,8 +49,6 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import numpy as np
-
     from ..loaders import load_any
     from ..sim.engine import simulate
     from ..sim.flows_csv import load_flows, save_flow_results, save_link_results
@@ -68,13 +66,12 @@ def run(args: argparse.Namespace) -> int:
         provider = sm_paths(route(fabric, args.engine))
     res = simulate(fabric, flows, args.routing, args.model, duration, args.seed, args.same_hash,
                    provider=provider, progress=text_progress() if args.model == "fluid" else None)
-    half = res.frames[len(res.frames) // 2:]
     rate = res.flow_rates()
-    lat = np.mean([f.flow_latency_ns for f in half], axis=0)
+    lat = res.steady("flow_latency_ns")
     if args.out_flows:
         save_flow_results(fabric, res.flows, rate, lat, args.out_flows)
     if args.out_links:
-        util = np.mean([f.link_util for f in half], axis=0)
+        util = res.steady("link_util")
         last = res.last
         save_link_results(fabric, res.links, util, last.link_queue, last.link_latency_ns,
                           last.link_paused, args.out_links)
@@ -96,13 +93,21 @@ def format_summary(s: dict) -> str:
         lines.append("hottest links:")
         lines += [f"  {h['from']} -> {h['to']}: {h['utilization']:.1%}" for h in s["hottest_links"]]
     if "max_queue" in s:
-        lines.append(f"max queue: {s['max_queue']['bytes'] / 1e3:.1f} KB at {s['max_queue']['link']}")
-        lines.append(f"paused links: {len(s['paused_links'])} shown"
+        mq = s["max_queue"]
+        lines.insert(1, f"rates and utilisation: mean over the steady part, from {s['steady_from_s'] * 1e3:g} ms")
+        lines.append(f"max queue: {mq['bytes'] / 1e3:.1f} KB at {mq['link']} (peak at {mq['at_s'] * 1e3:.3f} ms;"
+                     f" {mq['steady_bytes'] / 1e3:.1f} KB mean over the steady part)")
+        n, shown = s["paused_link_count"], len(s["paused_links"])
+        lines.append("paused links: none" if n == 0 else
+                     f"paused links: {n}" + (f" ({shown} most paused shown)" if n > shown else "") + ":"
                      + "".join(f"\n  {p['from']} -> {p['to']}: paused {p['paused_fraction']:.1%}"
                                for p in s["paused_links"]))
         lines.append(f"flows: {s['active_flows']} sent, {s['finished_flows']} finished"
                      + (f", all done at {s['completion_s'] * 1e3:.3f} ms" if "completion_s" in s else ""))
-        lines.append(f"bytes lost: {s['lost_bytes']:g} (lossless)")
+        lost = s["lost_bytes"]
+        lines.append(f"bytes lost: {lost:g}" + (" (lossless)" if lost == 0 else "")
+                     + (f"; headroom exceeded on {s['headroom_exceeded_links']} links (a real switch would drop)"
+                        if s.get("headroom_exceeded_links") else ""))
     return "\n".join(lines)
 
 

@@ -2,8 +2,11 @@
 
 ``p(q) = 0`` for ``q ≤ Kmin``, ``Pmax·(q−Kmin)/(Kmax−Kmin)`` up to ``Kmax``,
 then 1. Defaults per link speed: the DCQCN paper's 5 KB / 200 KB / 1 % up to
-40 Gb/s; above, HPCC-ns3's config scaled with speed (25G: 100 KB / 400 KB,
-100G: 400 KB / 1600 KB, Pmax 0.2).
+40 Gb/s; above, the HPCC-ns3 lineage's per-speed map with Pmax 0.2 (25G 100/400 KB,
+100G 400/1600 KB, 200G 600/2400 KB, 400G and faster 800/3200 KB, as in the
+ASTRA-sim ns-3 backend's config), linear between those points. The map grows
+sub-linearly above 100G on purpose: scaling 100G's thresholds by speed would put
+Kmax at 6.4 MB on 400G, above the 4 MB PFC XOFF cap, so PFC would act before ECN.
 """
 
 from __future__ import annotations
@@ -20,13 +23,24 @@ class EcnParams:
     pmax: float | None = None
 
 
+#: (Gb/s, bytes) points of the default map above 40G; flat beyond the last point
+_MAP_GBPS = (25.0, 100.0, 200.0, 400.0)
+_MAP_KMIN = (100e3, 400e3, 600e3, 800e3)
+_MAP_KMAX = (400e3, 1600e3, 2400e3, 3200e3)
+
+
+def _interp(g: np.ndarray, ys: tuple[float, ...]) -> np.ndarray:
+    """Piecewise-linear in speed through the map (linear through 0 below 25G)."""
+    return np.interp(g, (0.0,) + _MAP_GBPS, (0.0,) + ys)
+
+
 def ecn_thresholds(gbps: np.ndarray, params: EcnParams = EcnParams()
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(Kmin, Kmax, Pmax) per link."""
     g = np.asarray(gbps, float)
     slow = g <= 40
-    kmin = np.where(slow, 5e3, 100e3 * g / 25)
-    kmax = np.where(slow, 200e3, 400e3 * g / 25)
+    kmin = np.where(slow, 5e3, _interp(g, _MAP_KMIN))
+    kmax = np.where(slow, 200e3, _interp(g, _MAP_KMAX))
     pmax = np.where(slow, 0.01, 0.2)
     if params.kmin is not None:
         kmin = np.full_like(g, params.kmin)

@@ -3,8 +3,10 @@
 PFC is counted per (ingress port, priority): the bytes that arrived over a link
 and still sit in the next switch's queues. Crossing XOFF pauses the upstream
 transmitter of that link; it resumes once the counter falls to XON. Bytes in
-flight after XOFF land in the headroom, sized like HPCC-ns3: 3 · C · d / 8
-plus two MTUs. InfiniBand's credit loop instead lets the upstream send only as
+flight after XOFF land in the headroom, sized like HPCC-ns3 (3 · C · d / 8 plus
+two MTUs) plus what the upstream still sends while it reacts to the pause
+(802.1Qbb's response bound, 463,360 bit times at 400G, i.e. ~58 KB; HPCC-ns3's
+formula alone gives ~10 KB on a 2 m 400G link). InfiniBand's credit loop instead lets the upstream send only as
 much as the downstream buffer has room for (continuous backpressure).
 """
 
@@ -21,6 +23,8 @@ class PfcParams:
     xon: float | None = None     # default: XOFF − 2 MTU
     mtu: float = 4096.0
     credit_buffer: float = 256e3  # InfiniBand per-VL input buffer, bytes
+    shared_buffer: float | None = 32e6  # switch buffer shared by its ingress ports; None: static XOFF
+    alpha: float = 1 / 8          # dynamic threshold: XOFF ≤ α · (shared buffer − bytes held)
 
 
 def xoff_levels(params: PfcParams, ecn_kmax: np.ndarray) -> np.ndarray:
@@ -31,9 +35,35 @@ def xoff_levels(params: PfcParams, ecn_kmax: np.ndarray) -> np.ndarray:
     return np.clip(1.25 * np.asarray(ecn_kmax, float), 256e3, 4e6)
 
 
-def headroom_bytes(gbps: np.ndarray, prop_ns: np.ndarray, mtu: float = 4096.0) -> np.ndarray:
-    """Headroom each ingress needs to absorb what is in flight after XOFF."""
-    return 3 * np.asarray(gbps) * 1e9 * np.asarray(prop_ns) * 1e-9 / 8 + 2 * mtu
+#: 802.1Qbb upper bound of the pause response delay, in bit times, per speed (Gb/s)
+_RESP_GBPS = (10.0, 25.0, 40.0, 100.0, 400.0)
+_RESP_BT = (30_720.0, 40_960.0, 60_416.0, 201_728.0, 463_360.0)
+
+
+def pause_response_s(gbps: np.ndarray) -> np.ndarray:
+    """Time a transmitter may take to stop after a pause arrives (802.1Qbb bound; bit times
+    linear in speed between the table's points, the 400G figure beyond)."""
+    g = np.asarray(gbps, float)
+    bt = np.interp(g, _RESP_GBPS, _RESP_BT)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(g > 0, bt / (g * 1e9), 0.0)
+
+
+def dynamic_xoff(xoff: np.ndarray, held_in_switch: np.ndarray, params: PfcParams) -> np.ndarray:
+    """Broadcom-style dynamic threshold (HPCC-ns3's MMU): an ingress pauses at
+    min(XOFF, α · free shared buffer), so many congested ingress ports of one switch
+    share its buffer instead of each holding a full XOFF."""
+    if params.shared_buffer is None:
+        return xoff
+    return np.minimum(xoff, params.alpha * np.maximum(params.shared_buffer - held_in_switch, 0.0))
+
+
+def headroom_bytes(gbps: np.ndarray, prop_ns: np.ndarray, mtu: float = 4096.0,
+                   response_s: np.ndarray | float = 0.0) -> np.ndarray:
+    """Headroom each ingress needs to absorb what is in flight after XOFF: HPCC-ns3's
+    3 · C · d / 8 + 2 MTU, plus C · ``response_s`` / 8 sent while the upstream reacts."""
+    g = np.asarray(gbps, float) * 1e9 / 8
+    return 3 * g * np.asarray(prop_ns) * 1e-9 + 2 * mtu + g * np.asarray(response_s)
 
 
 def pfc_update(paused: np.ndarray, ingress_bytes: np.ndarray, xoff: np.ndarray | float,

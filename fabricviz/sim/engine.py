@@ -40,26 +40,44 @@ class SimResult:
     def last(self) -> Frame:
         return self.frames[-1]
 
+    def steady(self, attr: str) -> np.ndarray:
+        """Mean of a frame array over the run's steady part (its second half in time), each
+        frame weighted by the interval it averages; max-min has a single frame."""
+        fr = self.frames
+        if len(fr) == 1:
+            return np.asarray(getattr(fr[0], attr), float)
+        t = np.array([f.time_s for f in fr])
+        span = np.diff(np.concatenate([[0.0], t]))
+        keep = t > t[-1] / 2
+        w = span[keep]
+        vals = np.array([getattr(f, attr) for f, k in zip(fr, keep) if k], float)
+        return np.tensordot(w / w.sum(), vals, axes=1)
+
     def mean_frame_rates(self) -> np.ndarray:
-        """Per-flow rate averaged over the second half of the run (steady state)."""
-        fr = self.frames[len(self.frames) // 2:]
-        return np.mean([f.flow_rate_gbps for f in fr], axis=0)
+        """Per-flow delivered rate averaged over the steady part of the run."""
+        return self.steady("flow_rate_gbps")
 
     def flow_rates(self) -> np.ndarray:
-        """Per-flow rate: max-min share, or (fluid) bytes delivered over the time the flow was active."""
-        return self.fluid.achieved_gbps if self.fluid is not None else self.last.flow_rate_gbps
+        """Per-flow rate: max-min share; fluid: the steady-part delivered rate of flows still
+        running at the end (the same window as the link utilisation), bytes over the active
+        time for flows that finished."""
+        if self.fluid is None:
+            return self.last.flow_rate_gbps.astype(float)
+        done = np.isfinite(self.fluid.finish_s)
+        return np.where(done, self.fluid.achieved_gbps, self.mean_frame_rates())
 
     def summary(self, fabric: Fabric, top: int = 5) -> dict:
-        """Mean/min/max flow rate as a share of line rate, hottest links, max queue, paused links."""
+        """Mean/min/max flow rate as a share of line rate, hottest links (utilisation over the
+        same steady part as the rates), peak queue and when, paused links."""
         rate = self.flow_rates()
         line = _line_gbps(self.links, self.routes)
         share = np.where(line > 0, rate / line, 0.0)
         if self.fluid is not None:           # flows that never sent would skew the mean
             began = ~np.isnan(self.fluid.begin_s)
             share, rate = share[began], rate[began]
-        util = np.mean([f.link_util for f in self.frames[len(self.frames) // 2:]], axis=0) \
-            if self.model == "fluid" else self.last.link_util
+        util = self.steady("link_util")
         hot = np.argsort(-util, kind="stable")[:top]
+        name = lambda l: self.links.name(fabric, int(l))   # noqa: E731
         out = {"fabric": self.fabric_tech, "routing": self.routing, "model": self.model,
                "flows": int(len(self.flows)), "links": int(self.links.alive.sum()),
                "rate_share": {"mean": float(share.mean()) if len(share) else 0.0,
@@ -67,24 +85,26 @@ class SimResult:
                               "max": float(share.max()) if len(share) else 0.0},
                "rate_gbps": {"mean": float(rate.mean()) if len(rate) else 0.0,
                              "total": float(rate.sum())},
-               "hottest_links": [{"link": int(l), "from": self.links.name(fabric, int(l))[0],
-                                  "to": self.links.name(fabric, int(l))[1],
+               "hottest_links": [{"link": int(l), "from": name(l)[0], "to": name(l)[1],
                                   "utilization": round(float(util[l]), 6)} for l in hot if util[l] > 0]}
         if self.fluid is not None:
             fl = self.fluid
+            out["steady_from_s"] = float(self.frames[-1].time_s / 2)
             mq = int(np.argmax(fl.max_queue_bytes)) if len(fl.max_queue_bytes) else 0
-            out["max_queue"] = {"bytes": float(fl.max_queue_bytes[mq]),
-                                "link": " -> ".join(self.links.name(fabric, mq))}
+            queue = self.steady("link_queue")
+            out["max_queue"] = {"bytes": float(fl.max_queue_bytes[mq]), "link": " -> ".join(name(mq)),
+                                "at_s": float(fl.max_queue_s[mq]) if fl.max_queue_s is not None else 0.0,
+                                "steady_bytes": float(queue[mq])}
             paused = np.flatnonzero(fl.paused_fraction > 0)
-            out["paused_links"] = [{"link": int(l), "from": self.links.name(fabric, int(l))[0],
-                                    "to": self.links.name(fabric, int(l))[1],
+            out["paused_link_count"] = int(len(paused))
+            out["paused_links"] = [{"link": int(l), "from": name(l)[0], "to": name(l)[1],
                                     "paused_fraction": round(float(fl.paused_fraction[l]), 4)}
-                                   for l in paused[np.argsort(-fl.paused_fraction[paused])][:top]]
+                                   for l in paused[np.argsort(-fl.paused_fraction[paused], kind="stable")][:top]]
             out["active_flows"] = int(len(rate))          # flows that sent during the run
             out["finished_flows"] = int(np.isfinite(fl.finish_s).sum())
             if len(fl.finish_s) and np.all(np.isfinite(fl.finish_s)):
                 out["completion_s"] = float(fl.finish_s.max())
-            out["lost_bytes"] = round(fl.lost_bytes, 3)
+            out["lost_bytes"] = round(fl.lost_bytes, 3) + 0.0      # + 0.0 turns −0.0 into 0.0
             out["headroom_exceeded_links"] = int(fl.headroom_exceeded.sum())
             out["duration_s"] = float(self.frames[-1].time_s)
         return out

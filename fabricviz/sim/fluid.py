@@ -13,8 +13,9 @@ egress queue of that link. Per tick of ``dt``:
    over per-port demand), then in proportion to the bytes each flow has in the
    queue (FIFO coupling — the source of HOL blocking and victim flows);
 3. what a hop serves arrives at the next hop one tick later;
-4. per (ingress link) the bytes held downstream set PFC XOFF/XON (hysteresis)
-   or the credit limit for the next tick, so pauses spread hop by hop;
+4. per (ingress link) the bytes held downstream set PFC XOFF/XON (hysteresis;
+   XOFF shrinks as the switch's shared buffer fills) or the credit limit for the
+   next tick, so pauses spread hop by hop;
 5. egress queues mark ECN (RED), paths combine marks, and DCQCN updates each
    sender with the marking and rate seen τ* ago.
 
@@ -33,7 +34,8 @@ import numpy as np
 
 from ..ethernet.dcqcn import DcqcnParams, dcqcn_step
 from ..ethernet.ecn import EcnParams, ecn_thresholds, path_marking, red_probability
-from ..ethernet.pfc import PfcParams, credit_limit, headroom_bytes, pfc_update, xoff_levels
+from ..ethernet.pfc import (PfcParams, credit_limit, dynamic_xoff, headroom_bytes, pause_response_s,
+                            pfc_update, xoff_levels)
 from ..model import FabricError
 from .frames import Frame
 from .latency import LatencyParams, flow_latency_ns, flow_nic_ns, link_latency
@@ -75,6 +77,7 @@ class FluidResult:
     ticks: int
     begin_s: np.ndarray = None      # per flow: when it first sent (nan: never)
     end_s: float = 0.0              # time at the end of the run
+    max_queue_s: np.ndarray = None  # per link: when its queue peaked
 
     @property
     def achieved_gbps(self) -> np.ndarray:
@@ -87,7 +90,9 @@ class FluidResult:
 
     @property
     def lost_bytes(self) -> float:
-        return float(np.sum(self.injected_bytes - self.delivered_bytes - self.in_flight_bytes))
+        """injected − delivered − in flight; float rounding (≤ 1e-9 of what was injected) reads 0."""
+        lost = float(np.sum(self.injected_bytes - self.delivered_bytes - self.in_flight_bytes))
+        return 0.0 if abs(lost) <= 1e-9 * max(float(np.sum(self.injected_bytes)), 1.0) else lost
 
 
 def _waterfill(gid_link: np.ndarray, demand: np.ndarray, cap: np.ndarray, n_links: int) -> np.ndarray:
@@ -152,8 +157,11 @@ class FluidSim:
         self.line_gbps = np.where(links.pcie[l0], links.gbps[l1], links.gbps[l0]) if P else np.zeros(F)
         self.demand = np.minimum(flows.rate_gbps, self.line_gbps)
         self.kmin, self.kmax, self.pmax = ecn_thresholds(links.gbps, params.ecn)
-        self.headroom = headroom_bytes(links.gbps, links.prop_ns, params.pfc.mtu)
-        self.xoff = xoff_levels(params.pfc, ecn_thresholds(links.gbps, params.ecn)[1])
+        # a pause here takes effect on the next tick, so the upstream reacts after
+        # max(802.1Qbb response, dt): the headroom check allows for whichever is longer
+        react = np.maximum(pause_response_s(links.gbps), params.dt_s)
+        self.headroom = headroom_bytes(links.gbps, links.prop_ns, params.pfc.mtu, react)
+        self.xoff = xoff_levels(params.pfc, self.kmax)
         self.nic_tx, self.nic_rx = flow_nic_ns(links, routes, params.latency)
         # state
         self.t = 0.0
@@ -176,6 +184,7 @@ class FluidSim:
         self.finish = np.full(F, np.nan)
         self.begin = np.full(F, np.nan)
         self.max_queue = np.zeros(L)
+        self.max_queue_s = np.zeros(L)
         self.max_ingress = np.zeros(L)
         self.paused_ticks = np.zeros(L)
         self.headroom_exceeded = np.zeros(L, bool)
@@ -244,14 +253,19 @@ class FluidSim:
                               + self.arrive[self.has_prev], minlength=L)
         self.max_ingress = np.maximum(self.max_ingress, ingress)
         if prm.flow_control == "pfc":
-            self.paused = pfc_update(self.paused, ingress, self.xoff, prm.pfc)
+            dst = self.links.dst_dev
+            held = np.bincount(dst, weights=ingress, minlength=int(dst.max(initial=-1)) + 1)
+            xoff = dynamic_xoff(self.xoff, held[dst], prm.pfc)
+            self.paused = pfc_update(self.paused, ingress, xoff, prm.pfc)
             self.headroom_exceeded |= ingress > self.xoff + self.headroom
         else:
             self.credit = credit_limit(ingress, prm.pfc)
             self.paused = self.credit < prm.pfc.mtu
         self.paused_ticks += self.paused
         q_link = np.bincount(self.e_link, weights=self.q, minlength=L)
-        self.max_queue = np.maximum(self.max_queue, q_link)
+        peak = q_link > self.max_queue
+        self.max_queue[peak] = q_link[peak]
+        self.max_queue_s[peak] = self.t + dt
         # ECN and DCQCN
         if prm.cc == "dcqcn":
             self.p_link = red_probability(q_link, self.kmin, self.kmax, self.pmax)
@@ -315,7 +329,7 @@ class FluidSim:
         return FluidResult(tuple(self.frames), self.injected.copy(), self.delivered.copy(), in_flight,
                            self.finish.copy(), self.max_queue.copy(), self.max_ingress.copy(),
                            self.paused_ticks / max(self.ticks, 1), self.headroom_exceeded.copy(),
-                           self.ticks, self.begin.copy(), self.t)
+                           self.ticks, self.begin.copy(), self.t, self.max_queue_s.copy())
 
 
 def simulate_fluid(links: LinkTable, flows: Flows, routes: Routes, params: FluidParams = FluidParams(),

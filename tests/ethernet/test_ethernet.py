@@ -17,6 +17,11 @@ def test_red_marking_and_defaults():
     q = np.array([0, 5e3, 102.5e3, 200e3, 200e3 + 1])
     p = red_probability(q, np.full(5, 5e3), np.full(5, 200e3), np.full(5, 0.01))
     np.testing.assert_allclose(p, [0, 0, 0.005, 0.01, 1.0])
+    # above 100G the map grows sub-linearly so Kmax stays under the 4 MB XOFF cap
+    kmin, kmax, _ = ecn_thresholds(np.array([50.0, 200.0, 400.0, 800.0]))
+    np.testing.assert_allclose(kmin, [200e3, 600e3, 800e3, 800e3])
+    np.testing.assert_allclose(kmax, [800e3, 2400e3, 3200e3, 3200e3])
+    assert np.all(xoff_levels(PfcParams(), kmax) >= kmax)
     k = ecn_thresholds(np.array([40.0]), EcnParams(kmin=1e3, kmax=2e3, pmax=0.5))
     assert [float(v[0]) for v in k] == [1e3, 2e3, 0.5]
 
