@@ -14,6 +14,7 @@
 #   PYTHON=/path/to/python3.x   interpreter for the venv (default: python3, then /usr/bin/python3)
 #   VENV=.venv                  where the venv lives
 #   FABRICVIZ_NO_APT=1          never call apt-get (only report what is missing)
+#   FABRICVIZ_ORACLE=1          also install opensm + ibsim-utils (always when CI is set)
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -115,6 +116,7 @@ if command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; 
             say "installing missing Debian packages: ${MISSING[*]}"
             "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q \
                 || die "apt-get update failed"
+            APT_UPDATED=1
             "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
                 apt-get install -y -q --no-install-recommends "${MISSING[@]}" \
                 || die "apt-get install failed for: ${MISSING[*]}"
@@ -129,6 +131,48 @@ if command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; 
 else
     say "not a Debian/Ubuntu system (no dpkg-query/apt-get): skipping system packages."
     say "Qt needs the equivalents of: ${PKGS[*]}"
+fi
+
+# --- OpenSM oracle (optional) ----------------------------------------------------
+# tests/ib/test_oracle_harness.py and the differential routing tests run the real
+# OpenSM under ibsim. With CI set (CI=true) or FABRICVIZ_ORACLE=1 its Debian packages
+# are installed when missing; failing to install only warns (those tests then skip).
+ORACLE_PKGS=(opensm ibsim-utils)
+want_oracle() {
+    case "${CI:-}" in ""|0|false|False|FALSE) ;; *) return 0 ;; esac
+    [ "${FABRICVIZ_ORACLE:-0}" = 1 ]
+}
+if want_oracle && command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    MISSING=()
+    for p in "${ORACLE_PKGS[@]}"; do
+        have_pkg "$p" || MISSING+=("$p")
+    done
+    if [ "${#MISSING[@]}" -gt 0 ]; then
+        SUDO=()
+        CAN_APT=1
+        if [ "${FABRICVIZ_NO_APT:-0}" = 1 ]; then
+            CAN_APT=0
+        elif [ "$(id -u)" -ne 0 ]; then
+            if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+                SUDO=(sudo -n)
+            else
+                CAN_APT=0
+            fi
+        fi
+        if [ "$CAN_APT" = 1 ]; then
+            say "installing the OpenSM oracle packages: ${MISSING[*]}"
+        fi
+        if [ "$CAN_APT" = 1 ] \
+            && { [ "${APT_UPDATED:-0}" = 1 ] \
+                 || "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q; } \
+            && "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
+                 apt-get install -y -q --no-install-recommends "${MISSING[@]}"; then
+            say "installed: $(opensm --version 2>/dev/null | grep -m1 -o 'OpenSM [0-9.]*')"
+        else
+            warn "could not install ${MISSING[*]} (OpenSM oracle); the OpenSM tests will skip."
+            warn "    to get them: apt-get install -y ${MISSING[*]}"
+        fi
+    fi
 fi
 
 if [ -z "$PY" ]; then
