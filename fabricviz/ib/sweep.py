@@ -159,7 +159,11 @@ def _discovery(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock) -> None
         nxt: list[tuple[int, tuple[int, ...], int]] = []
         for d, path, cable in wave:
             is_sw = d in sw_set
-            smps = 1 + (2 + int(t.nports[d]) if is_sw else 2)  # NodeInfo + (SwitchInfo, PortInfo 0..N, ND) | (ND, PortInfo)
+            if is_sw:   # NodeInfo, then SwitchInfo, PortInfo for ports 0..N and NodeDescription
+                mads = {"NodeInfo": 1, "SwitchInfo": 1, "PortInfo": int(t.nports[d]) + 1, "NodeDescription": 1}
+            else:       # NodeInfo, then NodeDescription and PortInfo of the port reached
+                mads = {"NodeInfo": 1, "NodeDescription": 1, "PortInfo": 1}
+            smps = sum(mads.values())
             n_smps += smps
             if is_sw:
                 found_sw += 1
@@ -168,7 +172,7 @@ def _discovery(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock) -> None
             ev.append(SweepEvent(clk.t, "discovery", "node",
                                  f"{'switch' if is_sw else 'CA'} {f.name_of(d)} found at hop {k} "
                                  f"(DR path {_path_text(path)})", devices=(d,),
-                                 cables=(cable,) if cable >= 0 else (), dr_path=path, data={"smps": smps}))
+                                 cables=(cable,) if cable >= 0 else (), dr_path=path, data={"smps": smps, "mads": mads}))
             if not is_sw and d != start:
                 continue
             ports = range(int(t.first_port[d]), int(t.first_port[d]) + int(t.nports[d]))

@@ -278,3 +278,18 @@ def test_sm_election_priority_then_lowest_guid():
     f.meta["sms"] = [{"node": "node01", "priority": 99}]
     with pytest.raises(FabricError, match="priority is 0..15"):
         elect(f)
+
+
+def test_discovery_events_count_the_smps_per_node():
+    f = fat_tree(levels=2, radix=4, hosts=4)
+    sw = heavy_sweep(f)
+    leaf = next(e for e in sw.events if e.kind == "node" and e.devices[0] == f.find("leaf01"))
+    assert leaf.data["mads"] == {"NodeInfo": 1, "SwitchInfo": 1, "PortInfo": 5, "NodeDescription": 1}
+    assert leaf.dr_path == (1,) and leaf.cables == (f.port("leaf01:1").cable.id,)
+    ca = next(e for e in sw.events if e.kind == "node" and e.devices[0] == f.find("node04/mlx5_0"))
+    assert ca.data["mads"] == {"NodeInfo": 1, "NodeDescription": 1, "PortInfo": 1}
+    done = next(e for e in sw.events if e.text == BANNERS["discovered"])
+    # every node's SMPs plus one NodeInfo across every live port of every switch
+    per_node = sum(e.data["smps"] for e in sw.events if e.kind == "node")
+    probes = 2 * 4 + 2 * 2 + 1                           # leaves: 4 live ports, spines: 2, + the SM port
+    assert done.data["smps"] == per_node + probes
