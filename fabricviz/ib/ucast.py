@@ -75,6 +75,12 @@ def build_lfts(sn: Subnet, lids: Lids, least: Callable[[int], np.ndarray], cand:
     offsets = range(1 << lids.lmc)
     cache_t, cache = -1, None
     total = len(order) * len(offsets)
+    lmc_mode = lids.lmc > 0
+    if lmc_mode:   # per (switch, CA port): remote nodes its LIDs already go to, and how often
+        width = 1 << lids.lmc
+        used = np.full((S, len(sn.ca_ports), width), -1, np.int64)
+        fwd = np.zeros((S, len(sn.ca_ports), width), np.int64)
+        node_of = sn.nbr_dev
     done = 0
     for off in offsets:
         for kind, idx in order:
@@ -104,13 +110,16 @@ def build_lfts(sn: Subnet, lids: Lids, least: Callable[[int], np.ndarray], cand:
                 ls = least(t)
                 cache = (c, ls)
             c, ls = cache
-            if off == 0:
+            start = (lft[:, lid - 1].astype(np.int64) + 1) % (sn.sw_nports + 1) if off else None
+            if lmc_mode and counted:
+                rot = (lambda a: _rotate_rows(a, start)) if off else (lambda a: a)
+                best, ok = _lmc_pick(rot(c), rot(counts), rot(node_of), used[:, idx], fwd[:, idx])
+            else:
                 score = np.where(c, counts, big)
-            else:   # scan starts after the port used for the previous LID of this port
-                start = (lft[:, lid - 1].astype(np.int64) + 1) % (sn.sw_nports + 1)
-                score = _rotate_rows(np.where(c, counts, big), start)
-            best = score.argmin(axis=1)
-            ok = score[rows, best] < big
+                if off:   # scan starts after the port used for the previous LID of this port
+                    score = _rotate_rows(score, start)
+                best = score.argmin(axis=1)
+                ok = score[rows, best] < big
             if off:
                 best = (best + start) % P1
             if old_lft is not None and lid < old_lft.shape[1]:
@@ -128,7 +137,64 @@ def build_lfts(sn: Subnet, lids: Lids, least: Callable[[int], np.ndarray], cand:
             if counted:
                 hit = out != NO_PATH
                 counts[rows[hit], out[hit]] += 1
+                if lmc_mode:
+                    _track_remote(used[:, idx], fwd[:, idx], node_of, out)
     return lft
+
+
+def _lmc_pick(c: np.ndarray, cnt: np.ndarray, node: np.ndarray, used: np.ndarray,
+              fwd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """OpenSM's LMC-aware choice (osm_switch_recommend_path with routing_for_lmc), per switch.
+
+    Ports are given in scan order. Prefer the least-loaded least-hop port that leads
+    to a system not yet used by this port's other LIDs; failing that, among equally
+    loaded ports, the one whose remote system was forwarded to least. A system here
+    is the remote node (system image GUID = node GUID, as ibsim reports it).
+    """
+    S, P1 = c.shape
+    big = np.iinfo(np.int64).max
+    least = np.full(S, big)
+    best = np.full(S, -1, np.int64)
+    lft = np.full(S, big)
+    os_least = np.full(S, big)
+    os_best = np.full(S, -1, np.int64)
+    for k in range(P1):
+        ck = c[:, k]
+        if not ck.any():
+            continue
+        n = cnt[:, k]
+        match = (used == node[:, k][:, None]) & (used >= 0)
+        found = match.any(axis=1)
+        fw = np.where(found, fwd[np.arange(S), match.argmax(axis=1)], 0)
+        upd = ck & ~found & (n < os_least)
+        os_least = np.where(upd, n, os_least)
+        os_best = np.where(upd, k, os_best)
+        lft = np.where(upd, 0, lft)
+        lower = ck & (n < least)
+        best = np.where(lower, k, best)
+        least = np.where(lower, n, least)
+        lft = np.where(lower & found & (fw < lft), fw, lft)
+        eq = ck & ~lower & (n == least) & found & (fw < lft)
+        lft = np.where(eq, fw, lft)
+        best = np.where(eq, k, best)
+    ok = best >= 0
+    best = np.where(ok & (os_best >= 0), os_best, best)
+    return np.where(ok, best, 0), ok
+
+
+def _track_remote(used: np.ndarray, fwd: np.ndarray, node_of: np.ndarray, out: np.ndarray) -> None:
+    """find_and_add_remote_sys + forwarded_to++ for the port each switch chose."""
+    S = used.shape[0]
+    rows = np.arange(S)
+    valid = (out != NO_PATH) & (out > 0)
+    node = np.where(valid, node_of[rows, np.where(valid, out, 0)], -1)
+    match = (used == node[:, None]) & (used >= 0) & valid[:, None]
+    found = match.any(axis=1)
+    slot = np.where(found, match.argmax(axis=1), (used >= 0).sum(axis=1))
+    add = valid & ~found & (slot < used.shape[1])
+    used[rows[add], slot[add]] = node[add]
+    inc = valid & (found | add)
+    fwd[rows[inc], slot[inc]] += 1
 
 
 def _rotate_rows(a: np.ndarray, start: np.ndarray) -> np.ndarray:

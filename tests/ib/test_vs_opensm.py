@@ -137,3 +137,17 @@ def test_matches_live_opensm(live, case, engine, tmp_path):
     compared, diff, ports, lid_diff = agreement(r, res)
     assert lid_diff == [], f"LIDs differ: {lid_diff[:5]}"
     assert compared > 0 and diff == [], f"{len(diff)}/{compared} LFT entries differ: {diff[:5]}"
+
+
+@pytest.mark.parametrize("lmc", [1, 2])
+@pytest.mark.parametrize("case", ["k4", "messy0"])
+def test_lmc_matches_live_opensm(live, case, lmc, tmp_path):
+    """LMC > 0: aligned LID ranges and the spread of a port's LIDs over the least-hop ports."""
+    f = k_ary_fat_tree(4) if case == "k4" else _messy(0)
+    text = export_ibnetdiscover(f)
+    res = oracle.run_opensm(text, "minhop", tmp_path, extra_args=("-l", str(lmc)))
+    g = loads(text, "export.net", dialect=sniff(text))
+    r = route(g, "minhop", lmc=lmc)
+    compared, diff, ports, lid_diff = agreement(r, res)
+    assert lid_diff == [], f"LIDs differ: {lid_diff[:5]}"
+    assert compared > 0 and diff == [], f"{len(diff)}/{compared} LFT entries differ: {diff[:5]}"
