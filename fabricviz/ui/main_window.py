@@ -1,190 +1,511 @@
-"""Placeholder main window: a QGraphicsView drawing a fabric's devices and cables.
+"""The main window: canvas, palette, inspector, undo history, menus, files.
 
-Devices are small rectangles at their model (x, y), servers as a frame around
-their GPUs and NICs; cables are straight lines between the devices they join.
-The real editor replaces this; the object names ("main_window", "canvas") stay.
+``MainWindow(path)`` opens ``path``; ``MainWindow()`` opens the bundled demo
+fabric (as an untitled copy: saving asks where). Every edit is an undo command
+(:mod:`fabricviz.ui.commands`) run by the :class:`~fabricviz.ui.editor.Editor`;
+the canvas follows the model's change events.
 """
 
 from __future__ import annotations
 
-import logging
 import os
+import threading
+import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-log = logging.getLogger(__name__)
+from fabricviz.model import CABLE_TYPES, Fabric, FabricError
+from fabricviz.ui import theme as th
+from fabricviz.ui.editor import Editor
+from fabricviz.ui.inspector import Inspector
+from fabricviz.ui.palette import Palette
+from fabricviz.ui.scene import FabricScene
+from fabricviz.ui.view import CanvasView
 
 #: The fabric shown when the window is opened without a file.
 DEMO_FABRIC = Path(__file__).resolve().parent.parent / "assets" / "demo" / "demo-fat-tree.json"
-
-KIND_COLORS = {
-    "ib_switch": "#2f6db5",
-    "eth_switch": "#2f8f5b",
-    "server": "#f2f2f2",
-    "gpu": "#76b900",
-    "nic": "#d9822b",
-}
-FALLBACK_COLOR = "#9e9e9e"
-KIND_SIZES = {  # width, height in scene units
-    "ib_switch": (20.0, 14.0),
-    "eth_switch": (20.0, 14.0),
-    "gpu": (14.0, 10.0),
-    "nic": (14.0, 10.0),
-}
-DEFAULT_SIZE = (16.0, 12.0)
-SERVER_MARGIN = 6.0
-CABLE_COLOR = "#7a7a7a"
+FILE_FILTER = ("fabricviz designs (*.json);;ibnetdiscover (*.ibnd *.txt *.out);;All files (*)")
+MAX_RECENT = 8
+#: Above this many devices, building the canvas shows a progress dialog.
+PROGRESS_DEVICES = 20_000
 
 
-class CanvasView(QtWidgets.QGraphicsView):
-    """The drawing area: pans by dragging, zooms with the mouse wheel."""
+def settings() -> QtCore.QSettings:
+    return QtCore.QSettings(QtCore.QSettings.Format.IniFormat, QtCore.QSettings.Scope.UserScope,
+                            "fabricviz", "fabricviz")
 
-    def __init__(self, scene: QtWidgets.QGraphicsScene, parent: QtWidgets.QWidget | None = None):
-        super().__init__(scene, parent)
-        self.setObjectName("canvas")
-        self.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
-        self.setDragMode(QtWidgets.QGraphicsView.DragMode.ScrollHandDrag)
-        self.setTransformationAnchor(QtWidgets.QGraphicsView.ViewportAnchor.AnchorUnderMouse)
-        self.setViewportUpdateMode(QtWidgets.QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
-        self.setBackgroundBrush(QtGui.QColor("#ffffff"))
 
-    def wheelEvent(self, event: QtGui.QWheelEvent) -> None:  # noqa: N802 (Qt name)
-        steps = event.angleDelta().y() / 120.0
-        if steps:
-            factor = 1.15 ** steps
-            self.scale(factor, factor)
-        event.accept()
+def run_with_progress(parent: QtWidgets.QWidget, label: str, fn: Callable[[], Any]) -> Any:
+    """Run ``fn`` in a worker thread while a busy dialog keeps the window painting."""
+    box: dict[str, Any] = {}
 
-    def fit_all(self) -> None:
-        rect = self.scene().itemsBoundingRect()
-        if not rect.isEmpty():
-            self.fitInView(rect.adjusted(-20, -20, 20, 20), QtCore.Qt.AspectRatioMode.KeepAspectRatio)
+    def work() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # handed back to the GUI thread
+            box["error"] = exc
+
+    th_ = threading.Thread(target=work, daemon=True)
+    th_.start()
+    th_.join(0.3)
+    if th_.is_alive():
+        dlg = QtWidgets.QProgressDialog(label, "", 0, 0, parent)
+        dlg.setCancelButton(None)
+        dlg.setWindowModality(QtCore.Qt.WindowModality.WindowModal)
+        dlg.setMinimumDuration(0)
+        dlg.show()
+        while th_.is_alive():
+            QtWidgets.QApplication.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
+            th_.join(0.02)
+        dlg.close()
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
 
 
 class MainWindow(QtWidgets.QMainWindow):
-    """fabricviz's main window (placeholder).
-
-    ``MainWindow(path)`` opens the fabric file ``path``; ``MainWindow()`` opens the
-    bundled demo fabric. A file that cannot be loaded leaves an empty canvas and
-    the reason in the status bar and in :attr:`load_error`.
-    """
+    """fabricviz's editor window."""
 
     def __init__(self, path: str | os.PathLike[str] | None = None,
                  parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("main_window")
-        self.path = Path(path) if path is not None else DEMO_FABRIC
-        self.fabric: Any = None
+        self.resize(1400, 900)
+        self.path: Path | None = None
+        self.display_name = "untitled"
         self.load_error: str | None = None
-        #: device id -> rectangle item, cable id -> line item
-        self.device_items: dict[int, QtWidgets.QGraphicsRectItem] = {}
-        self.cable_items: dict[int, QtWidgets.QGraphicsLineItem] = {}
-
-        self.scene = QtWidgets.QGraphicsScene(self)
-        self.scene.setObjectName("canvas_scene")
-        # Fabric drawings are full of long lines, the BSP index's worst case.
-        self.scene.setItemIndexMethod(QtWidgets.QGraphicsScene.ItemIndexMethod.NoIndex)
-        self.view = CanvasView(self.scene, self)
+        self.settings = settings()
+        self.editor = Editor(Fabric(name="untitled"), self)
+        self.scene = FabricScene(self)
+        self.view = CanvasView(self.scene, self.editor, self)
         self.setCentralWidget(self.view)
-        self.setWindowTitle(f"fabricviz \u2014 {self.path.name}")
-        self.resize(1200, 800)
+        self.palette_dock = Palette(self.editor.fabric.catalog, self)
+        self.addDockWidget(QtCore.Qt.DockWidgetArea.LeftDockWidgetArea, self.palette_dock)
+        self.inspector = Inspector(self.editor, self.scene, self)
+        self.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, self.inspector)
+        self.history = QtWidgets.QDockWidget("History", self)
+        self.history.setObjectName("history")
+        self.undo_view = QtWidgets.QUndoView(self.editor.stack, self.history)
+        self.undo_view.setObjectName("undo_view")
+        self.undo_view.setEmptyLabel("<opened>")
+        self.history.setWidget(self.undo_view)
+        self.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, self.history)
+        self.resizeDocks([self.palette_dock, self.inspector], [240, 360], QtCore.Qt.Orientation.Horizontal)
+        self.resizeDocks([self.inspector, self.history], [560, 200], QtCore.Qt.Orientation.Vertical)
+        self._build_status()
+        self._build_actions()
+        self.editor.fabric_replaced.connect(self._fabric_replaced)
+        self.editor.message.connect(self._message)
+        self.editor.stack.cleanChanged.connect(self._update_title)
+        self.editor.stack.indexChanged.connect(self._update_counts)
+        self.view.zoom_changed.connect(lambda s: self.zoom_label.setText(f"{s * 100:.0f} %"))
+        self.view.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.scene.selectionChanged.connect(self._selection_changed)
+        self.palette_dock.cable_part_chosen.connect(self._choose_cable_part)
         self._fitted = False
+        self._load(Path(path) if path is not None else DEMO_FABRIC, demo=path is None)
+        self._apply_theme()
 
-        self.fabric = self._load(self.path)
-        if self.fabric is not None:
-            self._draw(self.fabric)
-            self.statusBar().showMessage(
-                f"{self.path.name}: {len(self.device_items)} devices, "
-                f"{len(self.cable_items)} cables")
+    # ------------------------------------------------------------------ building
+    def _build_status(self) -> None:
+        sb = self.statusBar()
+        self.count_label = QtWidgets.QLabel(sb)
+        self.count_label.setObjectName("status_counts")
+        self.zoom_label = QtWidgets.QLabel("100 %", sb)
+        self.zoom_label.setObjectName("status_zoom")
+        sb.addPermanentWidget(self.count_label)
+        sb.addPermanentWidget(self.zoom_label)
+
+    def _act(self, name: str, text: str, slot: Callable, shortcut: Any = None, icon: str | None = None,
+             tip: str | None = None) -> QtGui.QAction:
+        a = QtGui.QAction(text, self)
+        a.setObjectName(name)
+        if shortcut is not None:
+            if isinstance(shortcut, list):
+                a.setShortcuts(shortcut)
+            else:
+                a.setShortcut(QtGui.QKeySequence(shortcut))
+        if icon:
+            a.setIcon(th.icon(icon) if (th.ICONS / f"{icon}.svg").is_file()
+                      else self.style().standardIcon(getattr(QtWidgets.QStyle.StandardPixmap, icon)))
+        if tip:
+            a.setStatusTip(tip)
+        a.triggered.connect(slot)
+        self.addAction(a)
+        return a
+
+    def _build_actions(self) -> None:
+        K = QtGui.QKeySequence.StandardKey
+        sp = "SP_"
+        self.action_new = self._act("action_new", "&New", self.new_design, K.New, sp + "FileIcon")
+        self.action_open = self._act("action_open", "&Open…", self.open_dialog, K.Open, sp + "DialogOpenButton")
+        self.action_save = self._act("action_save", "&Save", self.save, K.Save, sp + "DialogSaveButton")
+        self.action_save_as = self._act("action_save_as", "Save &As…", self.save_as, K.SaveAs)
+        self.action_export_image = self._act("action_export_image", "&Export Image…", self.export_image,
+                                             "Ctrl+E", tip="PNG, SVG or PDF with a legend")
+        self.action_quit = self._act("action_quit", "&Quit", self.close, K.Quit)
+        self.action_undo = self.editor.stack.createUndoAction(self, "&Undo")
+        self.action_undo.setObjectName("action_undo")
+        self.action_undo.setShortcuts(QtGui.QKeySequence.keyBindings(K.Undo))
+        self.action_undo.setIcon(self.style().standardIcon(QtWidgets.QStyle.StandardPixmap.SP_ArrowBack))
+        self.action_redo = self.editor.stack.createRedoAction(self, "&Redo")
+        self.action_redo.setObjectName("action_redo")
+        self.action_redo.setShortcuts(QtGui.QKeySequence.keyBindings(K.Redo) + [QtGui.QKeySequence("Ctrl+Y")])
+        self.action_redo.setIcon(self.style().standardIcon(QtWidgets.QStyle.StandardPixmap.SP_ArrowForward))
+        self.addAction(self.action_undo)
+        self.addAction(self.action_redo)
+        self.action_copy = self._act("action_copy", "&Copy", self.copy, K.Copy)
+        self.action_paste = self._act("action_paste", "&Paste", self.paste, K.Paste)
+        self.action_cut = self._act("action_cut", "Cu&t", self.cut, K.Cut)
+        self.action_duplicate = self._act("action_duplicate", "&Duplicate", self.duplicate, "Ctrl+D")
+        self.action_delete = self._act("action_delete", "&Delete", self.delete,
+                                       [QtGui.QKeySequence(K.Delete), QtGui.QKeySequence("Backspace")])
+        self.action_rename = self._act("action_rename", "&Rename", self.rename, "F2")
+        self.action_select_all = self._act("action_select_all", "Select &All", self.select_all, K.SelectAll)
+        self.action_zoom_in = self._act("action_zoom_in", "Zoom &In", lambda: self.view.zoom_by(1.25), K.ZoomIn)
+        self.action_zoom_out = self._act("action_zoom_out", "Zoom &Out", lambda: self.view.zoom_by(0.8), K.ZoomOut)
+        self.action_fit = self._act("action_fit", "&Fit to View", self.view.fit_all, "Ctrl+0",
+                                    sp + "TitleBarMaxButton")
+        self.action_snap = self._act("action_snap", "Snap to &Grid", self._toggle_snap)
+        self.action_snap.setCheckable(True)
+        self.action_snap.setChecked(True)
+        self.action_generate = self._act("action_generate", "&Generate Fabric…", self.generate, "Ctrl+G",
+                                         "ib_switch", "fat tree, leaf-spine or rail-optimized")
+        self.action_layout_tiers = self._act("action_layout_tiers", "&Tiered Layout", self.layout_tiers, "Ctrl+L")
+        self.action_layout_force = self._act("action_layout_force", "&Force Layout", self.layout_force,
+                                             "Ctrl+Shift+L")
+        mb = self.menuBar()
+        m = mb.addMenu("&File")
+        m.addActions([self.action_new, self.action_open])
+        self.recent_menu = m.addMenu("Open &Recent")
+        self.recent_menu.setObjectName("recent_menu")
+        m.addActions([self.action_save, self.action_save_as])
+        m.addSeparator()
+        m.addAction(self.action_export_image)
+        m.addSeparator()
+        m.addAction(self.action_quit)
+        m = mb.addMenu("&Edit")
+        m.addActions([self.action_undo, self.action_redo])
+        m.addSeparator()
+        m.addActions([self.action_cut, self.action_copy, self.action_paste, self.action_duplicate,
+                      self.action_delete, self.action_rename, self.action_select_all])
+        m = mb.addMenu("&View")
+        m.addActions([self.action_zoom_in, self.action_zoom_out, self.action_fit, self.action_snap])
+        m.addSeparator()
+        for dock in (self.palette_dock, self.inspector, self.history):
+            m.addAction(dock.toggleViewAction())
+        m = mb.addMenu("&Design")
+        m.addActions([self.action_generate, self.action_layout_tiers, self.action_layout_force])
+        tb = self.addToolBar("Main")
+        tb.setObjectName("main_toolbar")
+        tb.setIconSize(QtCore.QSize(20, 20))
+        tb.addActions([self.action_new, self.action_open, self.action_save])
+        tb.addSeparator()
+        tb.addActions([self.action_undo, self.action_redo])
+        tb.addSeparator()
+        tb.addActions([self.action_generate, self.action_fit])
+        tb.addSeparator()
+        tb.addWidget(QtWidgets.QLabel(" New cable: "))
+        self.cable_type_box = QtWidgets.QComboBox(tb)
+        self.cable_type_box.setObjectName("cable_type_box")
+        self.cable_type_box.addItems(["auto"] + list(CABLE_TYPES))
+        self.cable_type_box.setToolTip("cable type for new cables (auto: cheapest that reaches)")
+        tb.addWidget(self.cable_type_box)
+        self.cable_length_box = QtWidgets.QDoubleSpinBox(tb)
+        self.cable_length_box.setObjectName("cable_length_box")
+        self.cable_length_box.setRange(0.1, 2000.0)
+        self.cable_length_box.setDecimals(1)
+        self.cable_length_box.setValue(self.view.cable_length)
+        self.cable_length_box.setSuffix(" m")
+        tb.addWidget(self.cable_length_box)
+        self.cable_type_box.currentTextChanged.connect(self._cable_settings)
+        self.cable_length_box.valueChanged.connect(self._cable_settings)
+        self._update_recent()
+
+    # ------------------------------------------------------------------ model <-> window
+    def _fabric_replaced(self) -> None:
+        f = self.editor.fabric
+        n = len(f)
+        if n > PROGRESS_DEVICES:
+            dlg = QtWidgets.QProgressDialog("Drawing the fabric…", "", 0, n, self)
+            dlg.setCancelButton(None)
+            dlg.setWindowModality(QtCore.Qt.WindowModality.WindowModal)
+            dlg.setMinimumDuration(0)
+
+            def progress(done: int, total: int) -> None:
+                dlg.setValue(done)
+                QtWidgets.QApplication.processEvents(QtCore.QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
+            self.scene.set_fabric(f, progress)
+            dlg.close()
         else:
-            self.statusBar().showMessage(self.load_error or "")
+            self.scene.set_fabric(f)
+        self.view.ports.panels.clear()
+        self.palette_dock.set_catalog(f.catalog)
+        self._update_counts()
+        if self.isVisible():
+            self.view.fit_all()
 
-    # ------------------------------------------------------------------ loading
-    def _load(self, path: Path) -> Any:
+    @property
+    def fabric(self) -> Fabric:
+        return self.editor.fabric
+
+    def _update_counts(self) -> None:
+        c = self.editor.fabric.counts()
+        self.count_label.setText(
+            f"{c['server']:,} servers · {c['gpu']:,} GPUs · {c['nic']:,} NICs · "
+            f"{c['ib_switch'] + c['eth_switch']:,} switches · {c['cables']:,} cables")
+        self._update_title()
+
+    def _update_title(self) -> None:
+        self.setWindowModified(not self.editor.stack.isClean())
+        self.setWindowTitle(f"{self.display_name}[*] \u2014 fabricviz")
+
+    def _message(self, text: str, refusal: bool) -> None:
+        self.statusBar().showMessage(("refused: " if refusal else "") + text, 10000)
+
+    def _selection_changed(self) -> None:
+        n = len(self.scene.selected_device_ids()) + len(self.scene.selected_cables)
+        for a in (self.action_copy, self.action_cut, self.action_delete, self.action_duplicate):
+            a.setEnabled(n > 0)
+
+    def _choose_cable_part(self, part: str) -> None:
+        self.view.cable_part = part
+        p = self.editor.fabric.catalog.get(part)
+        self.statusBar().showMessage(f"new cables use {part} ({p.cable_type}, reach {p.reach_m:g} m); "
+                                     "pick 'auto' to let the catalog choose", 8000)
+        self.cable_type_box.blockSignals(True)
+        self.cable_type_box.setCurrentText(p.cable_type)
+        self.cable_type_box.blockSignals(False)
+
+    def _cable_settings(self) -> None:
+        t = self.cable_type_box.currentText()
+        self.view.cable_type = None if t == "auto" else t
+        self.view.cable_part = None
+        self.view.cable_length = self.cable_length_box.value()
+
+    def _toggle_snap(self) -> None:
+        self.view.snap = self.action_snap.isChecked()
+
+    # ------------------------------------------------------------------ files
+    def _load(self, path: Path, demo: bool = False) -> bool:
         try:
-            from fabricviz.formats.native import load_fabric
-        except ImportError as exc:  # the format module has not landed yet
-            self.load_error = f"cannot open fabric files in this build ({exc})"
-            log.warning("%s", self.load_error)
-            return None
-        try:
-            return load_fabric(path)
+            from fabricviz.loaders import load_any
+            f = run_with_progress(self, f"Opening {path.name}…", lambda: load_any(str(path)))
         except Exception as exc:  # a bad file must not take the window down
             msg = str(exc)
-            self.load_error = msg if str(path) in msg else f"could not open {path}: {msg}"
-            log.warning("%s", self.load_error, exc_info=not isinstance(exc, (OSError, ValueError)))
-            return None
+            self.load_error = msg if str(path) in msg or path.name in msg else f"could not open {path}: {msg}"
+            self.statusBar().showMessage(self.load_error)
+            if self.path is None and not len(self.editor.fabric):
+                self.display_name = path.name
+                self._update_title()
+            return False
+        self.load_error = None
+        self.path = None if demo else path
+        self.display_name = path.name
+        self.editor.stack.clear()
+        self.editor.set_fabric(f)
+        self.editor.stack.setClean()
+        if not demo:
+            self._add_recent(path)
+        self._update_title()
+        self.statusBar().showMessage(f"opened {path.name}", 5000)
+        return True
 
-    # ------------------------------------------------------------------ drawing
-    def _draw(self, fabric: Any) -> None:
-        devices = []
-        for d in fabric.devices():
-            kind = str(getattr(d.kind, "value", d.kind))
-            parent = getattr(d, "parent", None)
-            devices.append((int(d.id), str(d.name), kind, float(d.x), float(d.y),
-                            int(parent.id) if parent is not None else None))
+    def open_path(self, path: str | os.PathLike[str]) -> bool:
+        if not self.maybe_save():
+            return False
+        return self._load(Path(path))
 
-        centers: dict[int, QtCore.QPointF] = {}
-        children: dict[int, list[QtCore.QRectF]] = {}
-        for did, name, kind, x, y, parent_id in devices:
-            if kind == "server":
-                continue
-            w, h = KIND_SIZES.get(kind, DEFAULT_SIZE)
-            rect = QtCore.QRectF(x - w / 2, y - h / 2, w, h)
-            item = self._add_device(did, name, kind, rect, z=2.0)
-            centers[did] = item.rect().center()
-            if parent_id is not None:
-                children.setdefault(parent_id, []).append(rect)
-        for did, name, kind, x, y, _parent in devices:
-            if kind != "server":
-                continue
-            rects = children.get(did)
-            if rects:
-                rect = rects[0]
-                for r in rects[1:]:
-                    rect = rect.united(r)
-                rect = rect.adjusted(-SERVER_MARGIN, -SERVER_MARGIN, SERVER_MARGIN, SERVER_MARGIN)
-            else:
-                w, h = DEFAULT_SIZE
-                rect = QtCore.QRectF(x - w / 2, y - h / 2, w, h)
-            item = self._add_device(did, name, kind, rect, z=1.0)
-            centers[did] = rect.center()
+    def open_dialog(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open design", self._last_dir(), FILE_FILTER)
+        if path:
+            self.open_path(path)
 
-        pen = QtGui.QPen(QtGui.QColor(CABLE_COLOR))
-        pen.setCosmetic(True)
-        pen.setWidthF(1.0)
-        for cable in fabric.cables():
-            a = centers.get(int(cable.port_a.device.id))
-            b = centers.get(int(cable.port_b.device.id))
-            if a is None or b is None:
-                continue
-            line = QtWidgets.QGraphicsLineItem(QtCore.QLineF(a, b))
-            line.setPen(pen)
-            line.setZValue(0.0)
-            line.setData(0, int(cable.id))
-            self.scene.addItem(line)
-            self.cable_items[int(cable.id)] = line
+    def new_design(self) -> None:
+        if not self.maybe_save():
+            return
+        self.path = None
+        self.display_name = "untitled"
+        self.editor.stack.clear()
+        self.editor.set_fabric(Fabric(name="untitled"))
+        self.view.resetTransform()
+        self.view.setSceneRect(QtCore.QRectF(-600, -400, 1200, 800))
+        self.view.centerOn(0, 0)
+        self._update_title()
 
-    def _add_device(self, did: int, name: str, kind: str, rect: QtCore.QRectF,
-                    z: float) -> QtWidgets.QGraphicsRectItem:
-        item = QtWidgets.QGraphicsRectItem(rect)
-        color = QtGui.QColor(KIND_COLORS.get(kind, FALLBACK_COLOR))
-        item.setBrush(color)
-        outline = QtGui.QPen(color.darker(160))
-        outline.setCosmetic(True)
-        item.setPen(outline)
-        item.setZValue(z)
-        item.setToolTip(f"{name} ({kind})")
-        item.setData(0, did)
-        self.scene.addItem(item)
-        self.device_items[did] = item
-        return item
+    def save(self) -> bool:
+        if self.path is None or self.path.suffix.lower() != ".json":
+            return self.save_as()
+        return self.save_to(self.path)
+
+    def save_as(self) -> bool:
+        start = str(Path(self._last_dir()) / (Path(self.display_name).stem + ".json"))
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save design", start,
+                                                        "fabricviz designs (*.json)")
+        if not path:
+            return False
+        if not path.lower().endswith(".json"):
+            path += ".json"
+        return self.save_to(Path(path))
+
+    def save_to(self, path: Path) -> bool:
+        """Write the native file (atomically: temp file + rename, done by the saver)."""
+        from fabricviz.formats.native import save_fabric
+        try:
+            save_fabric(self.editor.fabric, path)
+        except (OSError, FabricError) as exc:
+            QtWidgets.QMessageBox.critical(self, "Save failed", f"Could not save {path}:\n{exc}")
+            return False
+        self.path = Path(path)
+        self.display_name = self.path.name
+        self.editor.stack.setClean()
+        self._add_recent(self.path)
+        self._update_title()
+        self.statusBar().showMessage(f"saved {self.path}", 5000)
+        return True
+
+    def maybe_save(self) -> bool:
+        """Ask Save / Discard / Cancel when there are unsaved changes; False means cancel."""
+        if self.editor.stack.isClean():
+            return True
+        B = QtWidgets.QMessageBox.StandardButton
+        answer = QtWidgets.QMessageBox.warning(
+            self, "Unsaved changes", f"{self.display_name} has unsaved changes. Save them?",
+            B.Save | B.Discard | B.Cancel, B.Save)
+        if answer == B.Save:
+            return self.save()
+        return answer == B.Discard
+
+    def closeEvent(self, event: QtGui.QCloseEvent) -> None:  # noqa: N802
+        if self.maybe_save():
+            event.accept()
+        else:
+            event.ignore()
+
+    def _last_dir(self) -> str:
+        return str(self.path.parent) if self.path else str(self.settings.value("last_dir", str(Path.home())))
+
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def _add_recent(self, path: Path) -> None:
+        p = str(Path(path).resolve())
+        items = [p] + [r for r in self.recent_files() if r != p]
+        self.settings.setValue("recent", items[:MAX_RECENT])
+        self.settings.setValue("last_dir", str(Path(p).parent))
+        self._update_recent()
+
+    def _update_recent(self) -> None:
+        self.recent_menu.clear()
+        for r in self.recent_files():
+            a = self.recent_menu.addAction(Path(r).name, lambda r=r: self.open_path(r))
+            a.setToolTip(r)
+        self.recent_menu.setEnabled(bool(self.recent_files()))
+
+    # ------------------------------------------------------------------ edit actions
+    def copy(self) -> None:
+        data = self.editor.copy(self.scene.selected_device_ids())
+        if data:
+            self.statusBar().showMessage(f"copied {len(data['devices'])} devices and "
+                                         f"{len(data['cables'])} cables between them", 5000)
+
+    def cut(self) -> None:
+        ids = self.scene.selected_device_ids()
+        if self.editor.copy(ids):
+            self.editor.remove(ids, [])
+
+    def paste(self) -> None:
+        ids = self.editor.paste()
+        if ids:
+            self.scene.select_devices(ids)
+
+    def duplicate(self) -> None:
+        ids = self.editor.duplicate(self.scene.selected_device_ids())
+        if ids:
+            self.scene.select_devices(ids)
+
+    def delete(self) -> None:
+        devs = self.scene.selected_device_ids()
+        t = self.editor.fabric.devices_t
+        devs = sorted({int(t.parent[d]) if t.parent[d] >= 0 else d for d in devs})
+        cabs = sorted(self.scene.selected_cables)
+        if self.editor.remove(devs, cabs):
+            self.scene.set_selected_cables(set())
+
+    def rename(self) -> None:
+        ids = self.scene.selected_device_ids()
+        if len(ids) != 1:
+            return
+        self.inspector.show()
+        self.inspector.name.setFocus()
+        self.inspector.name.selectAll()
+
+    def select_all(self) -> None:
+        for item in self.scene.items_by_id.values():
+            if item.parentItem() is None:
+                item.setSelected(True)
+
+    # ------------------------------------------------------------------ design actions
+    def generate(self) -> None:
+        from fabricviz.ui.generator_dialog import GeneratorDialog
+        dlg = GeneratorDialog(self)
+        if dlg.exec() == QtWidgets.QDialog.DialogCode.Accepted and dlg.result is not None:
+            self.apply_generated(dlg.result)
+
+    def apply_generated(self, fabric: Fabric) -> bool:
+        c = fabric.counts()
+        return self.editor.replace(fabric, f"Generate {fabric.name} ({c['cables']:,} cables)")
+
+    def _layout(self, name: str, fn: Callable[[Fabric], Any]) -> None:
+        f = self.editor.fabric
+        if not len(f):
+            return
+        t0 = time.perf_counter()
+        ids, xs, ys = fn(f)
+        self.editor.set_positions(name, ids, xs, ys)
+        self.view.fit_all()
+        self.statusBar().showMessage(f"{name}: {len(ids):,} devices placed in "
+                                     f"{time.perf_counter() - t0:.2f} s", 5000)
+
+    def layout_tiers(self) -> None:
+        from fabricviz.build.layout import tiered_layout
+        self._layout("Tiered layout", tiered_layout)
+
+    def layout_force(self) -> None:
+        from fabricviz.build.layout import force_layout
+        self._layout("Force layout", force_layout)
+
+    def export_image(self) -> None:
+        start = str(Path(self._last_dir()) / (Path(self.display_name).stem + ".png"))
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export image", start,
+                                                        "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)")
+        if not path:
+            return
+        from fabricviz.ui.export import render_fabric
+        try:
+            out = render_fabric(self.editor.fabric, path, 2400)
+        except FabricError as exc:
+            self._message(str(exc), True)
+            return
+        self.statusBar().showMessage(f"exported {out}", 5000)
 
     # ------------------------------------------------------------------ Qt events
-    def showEvent(self, event: QtGui.QShowEvent) -> None:  # noqa: N802 (Qt name)
+    def _apply_theme(self) -> None:
+        self.scene.apply_theme(th.Theme.current())
+        self.view.viewport().update()
+
+    def changeEvent(self, event: QtCore.QEvent) -> None:  # noqa: N802
+        if event.type() in (QtCore.QEvent.Type.PaletteChange, QtCore.QEvent.Type.ApplicationPaletteChange):
+            self._apply_theme()
+        super().changeEvent(event)
+
+    def showEvent(self, event: QtGui.QShowEvent) -> None:  # noqa: N802
         super().showEvent(event)
         if not self._fitted:
             self._fitted = True
-            QtCore.QTimer.singleShot(0, self.view, self.view.fit_all)  # cancelled if the view dies
+            QtCore.QTimer.singleShot(0, self.view, self.view.fit_all)

@@ -1,0 +1,60 @@
+"""Words for what the canvas shows: tooltips and inspector rows (Qt-free helpers)."""
+
+from __future__ import annotations
+
+from fabricviz.model import Fabric
+from fabricviz.model.guid import format_guid
+
+KIND_NAMES = {"server": "server", "gpu": "GPU", "nic": "NIC", "ib_switch": "InfiniBand switch",
+              "eth_switch": "Ethernet switch"}
+
+
+def device_tooltip(f: Fabric | None, d: int) -> str:
+    if f is None or not f.devices_t.exists(d):
+        return ""
+    dev = f.device(d)
+    part = dev.part
+    lines = [f"<b>{dev.name}</b> — {KIND_NAMES.get(dev.kind, dev.kind)}"]
+    if part is not None:
+        lines.append(part.name)
+    ports = dev.port_ids
+    if len(ports):
+        used = int((f.ports_t.cable[ports] >= 0).sum())
+        lines.append(f"{used}/{len(ports)} ports cabled, {f.port_rate(int(ports[0]))}")
+    if dev.guid:
+        lines.append(f"GUID {format_guid(dev.guid)}")
+    if dev.kind == "server":
+        lines.append(f"{len(dev.gpus)} GPUs, {len(dev.nics)} NICs")
+    return "<br>".join(lines)
+
+
+def port_tooltip(f: Fabric | None, p: int) -> str:
+    if f is None:
+        return ""
+    port = f.port(p)
+    peer = port.peer
+    text = f"<b>{port.name}</b> {port.rate} — {port.state}"
+    if peer is not None:
+        cab = port.cable
+        text += f"<br>→ {peer.name}<br>{cab.type} {cab.length_m:g} m, {cab.rate} ({cab.part_id})"
+    else:
+        text += "<br>free: drag to another port to cable it"
+    if port.guid:
+        text += f"<br>port GUID {format_guid(port.guid)}"
+    return text
+
+
+def port_rows(f: Fabric, d: int) -> list[tuple[int, str, str, str, str, str]]:
+    """(port id, port name, rate, state, peer, cable) for a device's ports; a server lists its NICs'."""
+    dev = f.device(d)
+    devices = dev.nics if dev.kind == "server" else [dev]
+    rows = []
+    for x in devices:
+        for pid in x.port_ids.tolist():
+            port = f.port(pid)
+            peer = port.peer
+            cab = port.cable
+            rows.append((pid, port.name, str(port.rate), port.state,
+                         peer.name if peer is not None else "—",
+                         f"{cab.type} {cab.length_m:g} m {cab.rate}" if cab is not None else ""))
+    return rows

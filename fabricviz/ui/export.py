@@ -1,0 +1,167 @@
+"""Pictures of a design: PNG, SVG or PDF with a title and a legend, no window needed.
+
+``render_fabric(fabric, path, width)`` builds its own scene (so selection and
+hover markers never leak into the picture). ``python -m fabricviz.ui.export FILE
+-o OUT`` is what ``fabricviz render`` runs, in a child process, so the CLI itself
+never loads Qt.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from fabricviz.model import Fabric, FabricError
+from fabricviz.ui import theme as th
+from fabricviz.ui.scene import FabricScene
+
+FORMATS = (".png", ".svg", ".pdf")
+LEGEND_W = 230.0
+
+
+def _legend(fabric: Fabric, scene: FabricScene) -> list[tuple[str, QtGui.QColor, str]]:
+    """(label, colour, shape) rows: device kinds present, then cable buckets present."""
+    c = fabric.counts()
+    rows = []
+    names = {"ib_switch": "InfiniBand switch", "eth_switch": "Ethernet switch", "server": "Server",
+             "gpu": "GPU", "nic": "NIC"}
+    for kind in ("ib_switch", "eth_switch", "server", "gpu", "nic"):
+        if c[kind]:
+            rows.append((f"{names[kind]} ({c[kind]:,})", scene.theme.brushes[kind].color(), "rect"))
+    for key, n in sorted(scene.cables.counts().items()):
+        rows.append((f"{th.CABLE_LEGEND[key]} ({n:,})", QtGui.QColor(th.CABLE_COLORS[key]), "line"))
+    return rows
+
+
+def paint_picture(painter: QtGui.QPainter, fabric: Fabric, scene: FabricScene,
+                  target: QtCore.QRectF) -> None:
+    """Title, the design fitted into ``target`` left of the legend, and the legend."""
+    theme = scene.theme
+    painter.fillRect(target, theme.background)
+    title_h = 34.0
+    font = QtGui.QFont()
+    font.setPixelSize(16)
+    font.setBold(True)
+    painter.setFont(font)
+    painter.setPen(theme.text)
+    c = fabric.counts()
+    painter.drawText(QtCore.QRectF(target.left() + 12, target.top() + 6, target.width() - 24, 22),
+                     QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignVCenter,
+                     f"{fabric.name} — {c['server']:,} servers, {c['ib_switch'] + c['eth_switch']:,} "
+                     f"switches, {c['cables']:,} cables")
+    area = QtCore.QRectF(target.left() + 8, target.top() + title_h, target.width() - LEGEND_W - 16,
+                         target.height() - title_h - 8)
+    src = scene.content_rect()
+    if not src.isEmpty():
+        pad = max(src.width(), src.height()) * 0.02 + 10
+        src = src.adjusted(-pad, -pad, pad, pad)
+        scene.detail_for_scale(min(area.width() / src.width(), area.height() / src.height()))
+        scene.render(painter, area, src, QtCore.Qt.AspectRatioMode.KeepAspectRatio)
+    # legend
+    lx = target.right() - LEGEND_W
+    rows = _legend(fabric, scene)
+    box = QtCore.QRectF(lx, target.top() + title_h, LEGEND_W - 8, 26 + 20 * len(rows))
+    painter.setPen(QtGui.QPen(theme.text, 1))
+    painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+    painter.drawRoundedRect(box, 4, 4)
+    font.setPixelSize(12)
+    painter.setFont(font)
+    painter.drawText(QtCore.QPointF(lx + 10, box.top() + 18), "Legend")
+    font.setBold(False)
+    font.setPixelSize(11)
+    painter.setFont(font)
+    for i, (label, color, shape) in enumerate(rows):
+        y = box.top() + 36 + 20 * i
+        if shape == "rect":
+            painter.setPen(QtGui.QPen(color.darker(160), 1))
+            painter.setBrush(color)
+            painter.drawRect(QtCore.QRectF(lx + 10, y - 9, 18, 11))
+        else:
+            painter.setPen(QtGui.QPen(color, 3))
+            painter.drawLine(QtCore.QPointF(lx + 10, y - 4), QtCore.QPointF(lx + 28, y - 4))
+        painter.setPen(theme.text)
+        painter.drawText(QtCore.QPointF(lx + 36, y), label)
+
+
+def render_fabric(fabric: Fabric, path: str | os.PathLike[str], width: int = 1600,
+                  height: int | None = None) -> Path:
+    """Write a picture of ``fabric`` to ``path`` (.png, .svg or .pdf); returns the path."""
+    out = Path(path)
+    suffix = out.suffix.lower()
+    if suffix not in FORMATS:
+        raise FabricError(f"{out}: unknown picture format {out.suffix or '(none)'!r} (use .png, .svg or .pdf)")
+    if width < 200 or width > 20000:
+        raise FabricError(f"--width {width}: use 200 to 20000 pixels")
+    scene = FabricScene()
+    scene.apply_theme(th.Theme(dark=False))
+    scene.set_fabric(fabric)
+    rect = scene.content_rect()
+    if height is None:
+        aspect = rect.height() / rect.width() if not rect.isEmpty() else 0.6
+        height = int(min(max((width - LEGEND_W) * aspect + 60, 360), width * 1.5))
+    target = QtCore.QRectF(0, 0, width, height)
+    painter = QtGui.QPainter()
+    if suffix == ".png":
+        img = QtGui.QImage(width, height, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+        img.fill(QtGui.QColor("white"))
+        painter.begin(img)
+        painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        paint_picture(painter, fabric, scene, target)
+        painter.end()
+        if not img.save(str(out)):
+            raise FabricError(f"{out}: cannot write the PNG")
+    elif suffix == ".svg":
+        from PySide6.QtSvg import QSvgGenerator
+        gen = QSvgGenerator()
+        gen.setFileName(str(out))
+        gen.setSize(QtCore.QSize(width, height))
+        gen.setViewBox(target)
+        gen.setTitle(fabric.name)
+        gen.setDescription("fabricviz design picture")
+        painter.begin(gen)
+        paint_picture(painter, fabric, scene, target)
+        painter.end()
+    else:
+        pdf = QtGui.QPdfWriter(str(out))
+        pdf.setPageSize(QtGui.QPageSize(QtCore.QSizeF(width, height), QtGui.QPageSize.Unit.Point))
+        pdf.setPageMargins(QtCore.QMarginsF(0, 0, 0, 0))
+        pdf.setResolution(72)
+        pdf.setTitle(fabric.name)
+        painter.begin(pdf)
+        paint_picture(painter, fabric, scene, target)
+        painter.end()
+    scene.set_fabric(None)
+    if not out.is_file() or out.stat().st_size == 0:
+        raise FabricError(f"{out}: nothing was written")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m fabricviz.ui.export FILE -o OUT [--width W]`` (used by ``fabricviz render``)."""
+    import argparse
+    ap = argparse.ArgumentParser(prog="fabricviz render")
+    ap.add_argument("file")
+    ap.add_argument("-o", "--output", required=True)
+    ap.add_argument("--width", type=int, default=1600)
+    args = ap.parse_args(argv)
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(["fabricviz-render"])
+    try:
+        from fabricviz.loaders import load_any
+        fabric = load_any(args.file)
+        out = render_fabric(fabric, args.output, args.width)
+    except FabricError as exc:
+        print(f"fabricviz: error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        del app
+    print(f"wrote {out} ({out.stat().st_size:,} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

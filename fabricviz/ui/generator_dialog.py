@@ -1,0 +1,199 @@
+"""Generator dialog: fat tree, leaf-spine or rail-optimized units, with live counts.
+
+The fat tree preview is :func:`fabricviz.build.plan_fat_tree` (and the LID
+check), so the dialog refuses exactly what the generator refuses, inline, before
+anything is built. ``result`` holds the built Fabric after OK.
+"""
+
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+from fabricviz.build import fat_tree, leaf_spine, plan_fat_tree, rail_optimized
+from fabricviz.build.common import check_lid_space, tech_of
+from fabricviz.build.rail import NODES_PER_SU, RAILS
+from fabricviz.model import Fabric, FabricError
+from fabricviz.model.catalog import CatalogError
+
+
+def _spin(lo: int, hi: int, value: int, name: str) -> QtWidgets.QSpinBox:
+    s = QtWidgets.QSpinBox()
+    s.setRange(lo, hi)
+    s.setValue(value)
+    s.setObjectName(name)
+    s.setGroupSeparatorShown(True)
+    return s
+
+
+def _combo(items: list[str], name: str) -> QtWidgets.QComboBox:
+    c = QtWidgets.QComboBox()
+    c.addItems(items)
+    c.setObjectName(name)
+    return c
+
+
+class GeneratorDialog(QtWidgets.QDialog):
+    """Choose a generator and its parameters; OK builds the fabric into ``result``."""
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("generator_dialog")
+        self.setWindowTitle("Generate fabric")
+        self.result: Fabric | None = None
+        self.tabs = QtWidgets.QTabWidget(self)
+        self.tabs.setObjectName("generator_tabs")
+        # fat tree
+        ft = QtWidgets.QWidget()
+        form = QtWidgets.QFormLayout(ft)
+        self.ft_levels = _spin(2, 3, 2, "ft_levels")
+        self.ft_radix = _spin(4, 144, 64, "ft_radix")
+        self.ft_radix.setSingleStep(2)
+        self.ft_hosts = _spin(0, 10_000_000, 0, "ft_hosts")
+        self.ft_hosts.setSpecialValueText("maximum")
+        self.ft_blocking = QtWidgets.QLineEdit("1:1")
+        self.ft_blocking.setObjectName("ft_blocking")
+        self.ft_parallel = _spin(1, 64, 1, "ft_parallel")
+        self.ft_fabric = _combo(["ib", "roce"], "ft_fabric")
+        self.ft_servers = _combo(["node", "dgx"], "ft_servers")
+        for label, w in (("Switch levels", self.ft_levels), ("Radix (ports)", self.ft_radix),
+                         ("Hosts", self.ft_hosts), ("Blocking (down:up)", self.ft_blocking),
+                         ("Parallel links", self.ft_parallel), ("Fabric", self.ft_fabric),
+                         ("Servers", self.ft_servers)):
+            form.addRow(label, w)
+        self.tabs.addTab(ft, "Fat tree")
+        # leaf-spine
+        ls = QtWidgets.QWidget()
+        form = QtWidgets.QFormLayout(ls)
+        self.ls_leaves = _spin(1, 4096, 8, "ls_leaves")
+        self.ls_spines = _spin(1, 512, 4, "ls_spines")
+        self.ls_hosts = _spin(1, 512, 16, "ls_hosts")
+        self.ls_uplinks = _spin(0, 512, 0, "ls_uplinks")
+        self.ls_uplinks.setSpecialValueText("one per spine")
+        self.ls_fabric = _combo(["roce", "ib"], "ls_fabric")
+        self.ls_speed = QtWidgets.QLineEdit("")
+        self.ls_speed.setPlaceholderText("default (400GbE / 4xNDR)")
+        self.ls_speed.setObjectName("ls_speed")
+        self.ls_super = _spin(0, 512, 0, "ls_super")
+        self.ls_pods = _spin(1, 256, 1, "ls_pods")
+        for label, w in (("Leaves", self.ls_leaves), ("Spines", self.ls_spines),
+                         ("Hosts per leaf", self.ls_hosts), ("Uplinks per leaf", self.ls_uplinks),
+                         ("Fabric", self.ls_fabric), ("Speed", self.ls_speed),
+                         ("Super-spines", self.ls_super), ("Pods", self.ls_pods)):
+            form.addRow(label, w)
+        self.tabs.addTab(ls, "Leaf-spine")
+        # rail
+        rl = QtWidgets.QWidget()
+        form = QtWidgets.QFormLayout(rl)
+        self.rail_units = _spin(1, 64, 1, "rail_units")
+        self.rail_nodes = _spin(1, NODES_PER_SU, NODES_PER_SU, "rail_nodes")
+        self.rail_fabric = _combo(["ib", "roce"], "rail_fabric")
+        for label, w in (("Scalable units", self.rail_units), ("DGX per unit", self.rail_nodes),
+                         ("Fabric", self.rail_fabric)):
+            form.addRow(label, w)
+        self.tabs.addTab(rl, "Rail-optimized")
+
+        self.preview = QtWidgets.QLabel(self)
+        self.preview.setObjectName("generator_preview")
+        self.preview.setWordWrap(True)
+        self.error = QtWidgets.QLabel(self)
+        self.error.setObjectName("generator_error")
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet("color: #d33a2c;")
+        self.buttons = QtWidgets.QDialogButtonBox(
+            QtWidgets.QDialogButtonBox.StandardButton.Ok | QtWidgets.QDialogButtonBox.StandardButton.Cancel, self)
+        self.buttons.button(QtWidgets.QDialogButtonBox.StandardButton.Ok).setText("Generate")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.addWidget(self.tabs)
+        lay.addWidget(self.preview)
+        lay.addWidget(self.error)
+        lay.addWidget(self.buttons)
+        for w in self.findChildren(QtWidgets.QSpinBox):
+            w.valueChanged.connect(self.update_preview)
+        for w in self.findChildren(QtWidgets.QComboBox):
+            w.currentIndexChanged.connect(self.update_preview)
+        for w in self.findChildren(QtWidgets.QLineEdit):
+            w.textChanged.connect(self.update_preview)
+        self.tabs.currentChanged.connect(self.update_preview)
+        self.update_preview()
+
+    @property
+    def ok_button(self) -> QtWidgets.QPushButton:
+        return self.buttons.button(QtWidgets.QDialogButtonBox.StandardButton.Ok)
+
+    def _preview_counts(self) -> str:
+        """Counts of what OK would build; raises FabricError when the generator would refuse."""
+        tab = self.tabs.currentIndex()
+        if tab == 0:
+            plan = plan_fat_tree(self.ft_levels.value(), self.ft_radix.value(), self.ft_hosts.value() or None,
+                                 self.ft_blocking.text().strip() or None, self.ft_parallel.value())
+            check_lid_space(tech_of(self.ft_fabric.currentText()), plan.hosts, plan.switches)
+            cables = plan.hosts + plan.leaves * plan.up
+            if plan.levels == 3:
+                cables += plan.spines * (plan.radix // 2)
+            return (f"{plan.hosts:,} hosts · {plan.leaves:,} leaves · {plan.spines:,} "
+                    f"{'spines' if plan.levels == 2 else 'aggregation'}"
+                    + (f" · {plan.cores:,} cores · {plan.pods} pods" if plan.levels == 3 else "")
+                    + f" · {plan.switches:,} switches · {cables:,} cables · blocking {plan.blocking}"
+                    + f" (max {plan.max_hosts:,} hosts)")
+        if tab == 1:
+            leaves, spines, hpl = self.ls_leaves.value(), self.ls_spines.value(), self.ls_hosts.value()
+            pods, sup = self.ls_pods.value(), self.ls_super.value()
+            up = self.ls_uplinks.value() or spines
+            if up % spines:
+                raise FabricError(f"--uplinks {up}: each leaf needs the same number of links to each of "
+                                  f"the {spines} spines, so uplinks must be a multiple of {spines}")
+            if pods > 1 and not sup:
+                raise FabricError(f"--pods {pods}: several pods need --super-spines to join them")
+            hosts = leaves * hpl * pods
+            switches = (leaves + spines) * pods + sup
+            cables = hosts + leaves * up * pods + (spines * pods * sup if sup else 0)
+            g = hpl / up
+            return (f"{hosts:,} hosts · {leaves * pods:,} leaves · {spines * pods:,} spines"
+                    + (f" · {sup} super-spines" if sup else "")
+                    + f" · {switches:,} switches · {cables:,} cables · leaf oversubscription {g:g}:1")
+        units, nodes = self.rail_units.value(), self.rail_nodes.value()
+        if (NODES_PER_SU % (4 * units)) != 0:
+            raise FabricError(f"--units {units}: {4 * units} spines cannot share the {NODES_PER_SU} uplinks "
+                              "of a leaf evenly")
+        hosts = units * nodes * RAILS
+        return (f"{units * nodes:,} DGX · {hosts:,} NIC ports · {units * RAILS} rail leaves · "
+                f"{4 * units} spines · {hosts + units * RAILS * NODES_PER_SU:,} cables")
+
+    def update_preview(self) -> None:
+        try:
+            self.preview.setText(self._preview_counts())
+            self.error.setText("")
+            self.ok_button.setEnabled(True)
+        except (FabricError, CatalogError, ValueError) as exc:
+            self.preview.setText("")
+            self.error.setText(str(exc))
+            self.ok_button.setEnabled(False)
+
+    def build(self) -> Fabric:
+        tab = self.tabs.currentIndex()
+        if tab == 0:
+            return fat_tree(self.ft_levels.value(), self.ft_radix.value(), self.ft_hosts.value() or None,
+                            self.ft_blocking.text().strip() or None, self.ft_parallel.value(),
+                            fabric=self.ft_fabric.currentText(), servers=self.ft_servers.currentText())
+        if tab == 1:
+            return leaf_spine(self.ls_leaves.value(), self.ls_spines.value(), self.ls_hosts.value(),
+                              self.ls_uplinks.value() or None, self.ls_speed.text().strip() or None,
+                              fabric=self.ls_fabric.currentText(), super_spines=self.ls_super.value(),
+                              pods=self.ls_pods.value())
+        return rail_optimized(self.rail_units.value(), fabric=self.rail_fabric.currentText(),
+                              nodes_per_unit=self.rail_nodes.value())
+
+    def accept(self) -> None:
+        """Build; a refusal stays in the dialog as a red line."""
+        try:
+            QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
+            try:
+                self.result = self.build()
+            finally:
+                QtWidgets.QApplication.restoreOverrideCursor()
+        except (FabricError, CatalogError) as exc:
+            self.error.setText(str(exc))
+            return
+        super().accept()

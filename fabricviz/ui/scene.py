@@ -1,0 +1,461 @@
+"""The canvas scene: mirrors a Fabric through its change events and never edits it.
+
+* One C++ item (QGraphicsRectItem, no Python paint/boundingRect overrides) per
+  device: servers are frames holding their GPUs and NICs as child items.
+  Python-side paint overrides cost a Python call per item per frame, which a
+  30k-host design cannot afford.
+* Cables are not items: :class:`CableLayer` draws them as one QPainterPath per
+  colour bucket (technology × cable type), rebuilt from the model's numpy
+  columns when something changed, and hit-tested in numpy.
+* The index is ``NoIndex``: long diagonal cables blow a BSP tree up.
+* Level of detail: labels and the GPUs/NICs inside servers are hidden when the
+  view is zoomed out (toggled only when the zoom crosses a threshold).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from fabricviz.model import KINDS, Fabric
+from fabricviz.model import events as ev
+from fabricviz.ui import theme as th
+
+DEVICE_ROLE = 0   # item.data(DEVICE_ROLE): device id
+PORT_ROLE = 1     # port markers: port id
+ROLE_KIND = 2     # "device" | "label" | "port" | "panel"
+
+K_SERVER, K_GPU, K_NIC, K_IBSW, K_ETHSW = range(5)
+#: Zoom (view scale) below which labels, then server contents, are hidden.
+LABEL_ZOOM = 0.55
+CHILD_ZOOM = 0.2
+
+
+def device_size(kind: int, nports: int) -> tuple[float, float]:
+    if kind in (K_IBSW, K_ETHSW):
+        return th.switch_width(nports), th.SWITCH_H
+    return th.CHILD_W, th.CHILD_H
+
+
+class DeviceItem(QtWidgets.QGraphicsRectItem):
+    """A device drawn by Qt's C++ rectangle painter; ``data(0)`` is its id."""
+
+
+def cable_anchors(f: Fabric, cids: np.ndarray) -> tuple[np.ndarray, ...]:
+    """End points (ax, ay, bx, by) of cables: a switch port sits along its top or
+    bottom edge by port number, facing the peer; a NIC port on its NIC's edge."""
+    ct, pt, dt = f.cables_t, f.ports_t, f.devices_t
+    pa, pb = ct.port_a[cids].astype(np.int64), ct.port_b[cids].astype(np.int64)
+    out = []
+    da, db = pt.device[pa], pt.device[pb]
+    ya_c, yb_c = dt.y[da].astype(np.float64), dt.y[db].astype(np.float64)
+    for p, d, y_self, y_peer in ((pa, da, ya_c, yb_c), (pb, db, yb_c, ya_c)):
+        kind = dt.kind[d]
+        n = np.maximum(dt.nports[d].astype(np.float64), 1.0)
+        sw = (kind == K_IBSW) | (kind == K_ETHSW)
+        w = np.where(sw, np.clip(n * 1.5, 48.0, 120.0), th.CHILD_W)
+        h = np.where(sw, th.SWITCH_H, th.CHILD_H)
+        x = dt.x[d].astype(np.float64) - w / 2 + (pt.num[p] - 0.5) * w / n
+        y = y_self + np.where(y_peer < y_self, -h / 2, h / 2)
+        out += [x, y]
+    return tuple(out)
+
+
+def _path_pairs(ax: np.ndarray, ay: np.ndarray, bx: np.ndarray, by: np.ndarray) -> QtGui.QPainterPath:
+    """One path of disjoint segments, built from arrays without a Python loop."""
+    from pyqtgraph.functions import arrayToQPath
+    if not len(ax):
+        return QtGui.QPainterPath()
+    x = np.empty(2 * len(ax))
+    y = np.empty(2 * len(ax))
+    x[0::2], x[1::2], y[0::2], y[1::2] = ax, bx, ay, by
+    return arrayToQPath(x, y, connect="pairs")
+
+
+class CableLayer:
+    """All cables as a few bucketed path items plus numpy arrays for hit tests."""
+
+    def __init__(self, scene: "FabricScene") -> None:
+        self.scene = scene
+        self.items: dict[tuple[int, str], QtWidgets.QGraphicsPathItem] = {}
+        self.ids = np.zeros(0, np.int64)
+        self.ends = np.zeros((4, 0))
+        self.highlight = QtWidgets.QGraphicsPathItem()
+        self.highlight.setZValue(-0.5)
+        scene.addItem(self.highlight)
+        self.live = QtWidgets.QGraphicsPathItem()      # cables of devices being dragged
+        self.live.setZValue(-0.5)
+        scene.addItem(self.live)
+        self.hidden: np.ndarray | None = None          # cable ids drawn by ``live`` instead
+
+    def rebuild(self, f: Fabric | None) -> None:
+        theme = self.scene.theme
+        ids = f.cable_ids() if f is not None else np.zeros(0, np.int64)
+        self.ids = ids
+        self.ends = np.vstack(cable_anchors(f, ids)) if len(ids) else np.zeros((4, 0))
+        keep = np.ones(len(ids), bool)
+        if self.hidden is not None and len(ids):
+            keep = ~np.isin(ids, self.hidden)
+        tech = f.cables_t.tech[ids] if len(ids) else np.zeros(0, np.int8)
+        ctype = f.cables_t.ctype[ids] if len(ids) else np.zeros(0, np.int8)
+        seen = set()
+        for (tc, tname), pen in theme.cable_pens.items():
+            sel = np.flatnonzero(keep & (tech == tc) & (ctype == ("dac", "aoc", "transceiver").index(tname)))
+            key = (tc, tname)
+            if not len(sel):
+                continue
+            seen.add(key)
+            item = self.items.get(key)
+            if item is None:
+                item = QtWidgets.QGraphicsPathItem()
+                item.setZValue(-1.0)
+                item.setData(ROLE_KIND, "cables")
+                self.scene.addItem(item)
+                self.items[key] = item
+            item.setPen(pen)
+            e = self.ends[:, sel]
+            item.setPath(_path_pairs(e[0], e[1], e[2], e[3]))
+        for key in [k for k in self.items if k not in seen]:
+            self.scene.removeItem(self.items.pop(key))
+        self.update_highlight()
+
+    def counts(self) -> dict[tuple[int, str], int]:
+        return {k: it.path().elementCount() // 2 for k, it in self.items.items()}
+
+    def update_highlight(self) -> None:
+        sel = np.asarray(sorted(self.scene.selected_cables), dtype=np.int64)
+        idx = np.flatnonzero(np.isin(self.ids, sel)) if len(sel) else np.zeros(0, np.int64)
+        e = self.ends[:, idx]
+        self.highlight.setPen(self.scene.theme.select_pen)
+        self.highlight.setPath(_path_pairs(e[0], e[1], e[2], e[3]))
+
+    def cable_at(self, pos: QtCore.QPointF, tol: float) -> int | None:
+        """The cable nearest ``pos`` within ``tol`` scene units, or None."""
+        if not len(self.ids):
+            return None
+        ax, ay, bx, by = self.ends
+        px, py = pos.x(), pos.y()
+        dx, dy = bx - ax, by - ay
+        ll = dx * dx + dy * dy
+        t = np.clip(((px - ax) * dx + (py - ay) * dy) / np.where(ll > 0, ll, 1.0), 0.0, 1.0)
+        d2 = (ax + t * dx - px) ** 2 + (ay + t * dy - py) ** 2
+        i = int(np.argmin(d2))
+        return int(self.ids[i]) if d2[i] <= tol * tol else None
+
+    def show_live(self, f: Fabric, dev_ids: np.ndarray, offsets: dict[int, QtCore.QPointF]) -> None:
+        """While devices are dragged: draw their cables from the items' current places."""
+        pt, ct, dt = f.ports_t, f.cables_t, f.devices_t
+        if self.hidden is None:
+            mask = np.isin(pt.device[ct.port_a[self.ids]], dev_ids) | \
+                np.isin(pt.device[ct.port_b[self.ids]], dev_ids)
+            self.hidden = self.ids[mask]
+            self.rebuild(f)
+        idx = np.flatnonzero(np.isin(self.ids, self.hidden))
+        e = self.ends[:, idx].copy()
+        for col, port_col in ((0, ct.port_a), (2, ct.port_b)):
+            dev = pt.device[port_col[self.ids[idx]]]
+            top = np.where(dt.parent[dev] >= 0, dt.parent[dev], dev)
+            for d, off in offsets.items():
+                m = top == d
+                e[col, m] += off.x()
+                e[col + 1, m] += off.y()
+        self.live.setPen(self.scene.theme.cable_pens[(1, "aoc")])
+        self.live.setPath(_path_pairs(e[0], e[1], e[2], e[3]))
+
+    def end_live(self) -> None:
+        self.hidden = None
+        self.live.setPath(QtGui.QPainterPath())
+
+
+class FabricScene(QtWidgets.QGraphicsScene):
+    """Items mirroring one fabric; ``fabric_event`` re-emits every model event."""
+
+    fabric_event = QtCore.Signal(object)
+
+    def __init__(self, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("canvas_scene")
+        self.setItemIndexMethod(QtWidgets.QGraphicsScene.ItemIndexMethod.NoIndex)
+        self.theme = th.Theme.current()
+        self.fabric: Fabric | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self.items_by_id: dict[int, DeviceItem] = {}
+        self.labels: dict[int, QtWidgets.QGraphicsSimpleTextItem] = {}
+        self.selected_cables: set[int] = set()
+        self.cables = CableLayer(self)
+        self.show_labels = True
+        self.show_children = True
+        self._dirty = False
+        self.setBackgroundBrush(self.theme.background)
+
+    # ------------------------------------------------------------------ fabric
+    def set_fabric(self, fabric: Fabric | None,
+                   progress: Callable[[int, int], None] | None = None) -> None:
+        """Mirror ``fabric`` (rebuilds every item; ``progress(done, total)`` while building)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        for item in list(self.items_by_id.values()):
+            if item.parentItem() is None:
+                self.removeItem(item)
+        self.items_by_id.clear()
+        self.labels.clear()
+        self.selected_cables.clear()
+        self.fabric = fabric
+        if fabric is not None:
+            self._add_devices(fabric.device_ids(), progress)
+            self._unsubscribe = fabric.subscribe(self._on_event)
+        self.cables.rebuild(fabric)
+        self._dirty = False
+        self.fabric_event.emit(None)
+
+    def _add_devices(self, ids: np.ndarray, progress: Callable[[int, int], None] | None = None) -> None:
+        f = self.fabric
+        t = f.devices_t
+        ids = np.asarray(ids, dtype=np.int64)
+        ids = ids[~np.isin(ids, np.fromiter(self.items_by_id, np.int64, len(self.items_by_id)))]
+        par = t.parent[ids]
+        tops, kids = ids[par < 0], ids[par >= 0]
+        kids = kids[np.argsort(t.parent[kids], kind="stable")]
+        theme = self.theme
+        total = len(ids)
+        done = 0
+        chunk = 4000
+        kinds = t.kind[tops].tolist()
+        xs, ys, nps = t.x[tops].tolist(), t.y[tops].tolist(), t.nports[tops].tolist()
+        movable = QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsMovable
+        selectable = QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
+        for i, d in enumerate(tops.tolist()):
+            kind = kinds[i]
+            name = KINDS[kind]
+            item = DeviceItem()
+            w, h = device_size(kind, nps[i]) if kind != K_SERVER else (30.0, 30.0)
+            item.setRect(-w / 2, -h / 2, w, h)
+            item.setBrush(theme.brushes[name])
+            item.setPen(theme.pens[name])
+            item.setPos(xs[i], ys[i])
+            item.setFlags(movable | selectable)
+            item.setData(DEVICE_ROLE, d)
+            item.setData(ROLE_KIND, "device")
+            item.setZValue(1.0 if kind == K_SERVER else 2.0)
+            self.addItem(item)
+            self.items_by_id[d] = item
+            self._add_label(d, item)
+            done += 1
+            if progress is not None and done % chunk == 0:
+                progress(done, total)
+        # children (GPUs and NICs inside servers), positioned relative to their server
+        kinds = t.kind[kids].tolist()
+        xs, ys, parents = t.x[kids].tolist(), t.y[kids].tolist(), t.parent[kids].tolist()
+        touched = set()
+        for i, d in enumerate(kids.tolist()):
+            parent = self.items_by_id.get(parents[i])
+            if parent is None:
+                continue
+            name = KINDS[kinds[i]]
+            item = DeviceItem(parent)
+            item.setRect(-th.CHILD_W / 2, -th.CHILD_H / 2, th.CHILD_W, th.CHILD_H)
+            item.setBrush(theme.brushes[name])
+            item.setPen(theme.pens[name])
+            item.setPos(xs[i] - parent.x(), ys[i] - parent.y())
+            item.setData(DEVICE_ROLE, d)
+            item.setData(ROLE_KIND, "device")
+            item.setVisible(self.show_children)
+            self.items_by_id[d] = item
+            touched.add(parents[i])
+            done += 1
+            if progress is not None and done % chunk == 0:
+                progress(done, total)
+        for s in touched:
+            self._fit_server(s)
+
+    def _add_label(self, d: int, item: DeviceItem) -> None:
+        label = QtWidgets.QGraphicsSimpleTextItem(self.fabric.name_of(d), item)
+        label.setFont(self.theme.label_font)
+        label.setBrush(self.theme.text_brush)
+        label.setData(ROLE_KIND, "label")
+        label.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
+        label.setVisible(self.show_labels)
+        self.labels[d] = label
+        self._place_label(d)
+
+    def _place_label(self, d: int) -> None:
+        label, item = self.labels[d], self.items_by_id[d]
+        r = item.rect()
+        br = label.boundingRect()
+        if int(self.fabric.devices_t.kind[d]) == K_SERVER:
+            # host names stand vertically under the server: 34-unit pitch leaves no room across
+            label.setRotation(90)
+            label.setPos(br.height() / 2, r.bottom() + 2)
+        else:
+            label.setPos(-br.width() / 2, r.bottom() + 1)
+
+    def _fit_server(self, s: int) -> None:
+        """A server's frame wraps its GPUs and NICs."""
+        item = self.items_by_id.get(s)
+        if item is None:
+            return
+        kids = [c for c in item.childItems() if c.data(ROLE_KIND) == "device"]
+        if not kids:
+            item.setRect(-15, -15, 30, 30)
+        else:
+            rect = kids[0].mapRectToParent(kids[0].rect())
+            for c in kids[1:]:
+                rect = rect.united(c.mapRectToParent(c.rect()))
+            m = th.SERVER_MARGIN
+            item.setRect(rect.adjusted(-m, -m, m, m))
+        if s in self.labels:
+            self._place_label(s)
+
+    # ------------------------------------------------------------------ events
+    def _on_event(self, e: ev.ChangeEvent) -> None:
+        f = self.fabric
+        if e.kind == ev.BULK_ADDED:
+            devs = e.ids.get("devices")
+            if devs is not None and len(devs):
+                self._add_devices(devs)
+            self._mark_cables()
+        elif e.what == "device":
+            if e.kind == ev.ADDED:
+                self._add_devices(np.array([e.id]))
+                parent = int(f.devices_t.parent[e.id])
+                if parent >= 0:
+                    self._fit_server(parent)
+            elif e.kind == ev.REMOVED:
+                self._remove_item(e.id)
+            elif e.attr == "pos":
+                ids = [e.id] if e.id is not None else e.ids.get("devices", np.zeros(0, np.int64)).tolist()
+                self._sync_positions(ids)
+            elif e.attr == "name" and e.id in self.labels:
+                self.labels[e.id].setText(str(e.new))
+                self._place_label(e.id)
+            self._mark_cables()
+        elif e.what in ("cable", "fabric") or (e.what == "port" and e.attr == "rate"):
+            self._mark_cables()
+        self.fabric_event.emit(e)
+
+    def _remove_item(self, d: int) -> None:
+        """Drop a device's item (a server's GPU/NIC items go with it: Qt deletes children)."""
+        item = self.items_by_id.pop(d, None)
+        self.labels.pop(d, None)
+        if item is None:
+            return
+        for child in item.childItems():
+            cid = child.data(DEVICE_ROLE)
+            if cid is not None and child.data(ROLE_KIND) == "device":
+                self.items_by_id.pop(int(cid), None)
+        parent = item.parentItem()
+        if parent is not None:
+            item.setParentItem(None)
+        self.removeItem(item)
+        if parent is not None:
+            self._fit_server(int(parent.data(DEVICE_ROLE)))
+
+    def _sync_positions(self, ids: list[int]) -> None:
+        t = self.fabric.devices_t
+        xs, ys = t.x, t.y
+        for d in ids:
+            item = self.items_by_id.get(d)
+            if item is None:
+                continue
+            parent = item.parentItem()
+            if parent is None:
+                item.setPos(float(xs[d]), float(ys[d]))
+            else:
+                item.setPos(float(xs[d]) - parent.x(), float(ys[d]) - parent.y())
+
+    def _mark_cables(self) -> None:
+        if not self._dirty:
+            self._dirty = True
+            QtCore.QTimer.singleShot(0, self.flush)
+
+    def flush(self) -> None:
+        """Rebuild the cable paths now if the model changed since the last build."""
+        if self._dirty:
+            self._dirty = False
+            alive = [c for c in self.selected_cables if self.fabric is not None
+                     and self.fabric.cables_t.exists(c)]
+            self.selected_cables = set(alive)
+            self.cables.rebuild(self.fabric)
+
+    # ------------------------------------------------------------------ level of detail
+    def set_detail(self, labels: bool, children: bool) -> None:
+        """Show or hide labels and server contents (only when the zoom crosses a threshold)."""
+        if labels != self.show_labels:
+            self.show_labels = labels
+            for label in self.labels.values():
+                label.setVisible(labels)
+        if children != self.show_children:
+            self.show_children = children
+            for item in self.items_by_id.values():
+                if item.parentItem() is not None:
+                    item.setVisible(children)
+
+    def detail_for_scale(self, scale: float) -> None:
+        self.set_detail(scale >= LABEL_ZOOM, scale >= CHILD_ZOOM)
+
+    # ------------------------------------------------------------------ queries
+    def device_item_at(self, pos: QtCore.QPointF) -> DeviceItem | None:
+        """The innermost device item under ``pos`` (a NIC inside a server before the server)."""
+        for item in self.items(pos):
+            if isinstance(item, DeviceItem) and item.isVisible():
+                return item
+        return None
+
+    def selected_device_ids(self) -> list[int]:
+        return sorted(int(i.data(DEVICE_ROLE)) for i in self.selectedItems()
+                      if isinstance(i, DeviceItem))
+
+    def select_devices(self, ids: list[int]) -> None:
+        self.clearSelection()
+        for d in ids:
+            item = self.items_by_id.get(d)
+            if item is not None and item.flags() & QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsSelectable:
+                item.setSelected(True)
+
+    def set_selected_cables(self, ids: set[int]) -> None:
+        self.selected_cables = set(ids)
+        self.cables.update_highlight()
+        self.selectionChanged.emit()
+
+    def content_rect(self) -> QtCore.QRectF:
+        """Bounding rectangle of the design (devices and cables), empty if none."""
+        rect = QtCore.QRectF()
+        for item in self.items_by_id.values():
+            if item.parentItem() is None:
+                rect = rect.united(item.sceneBoundingRect())
+        return rect
+
+    # ------------------------------------------------------------------ theme and tooltips
+    def apply_theme(self, theme: th.Theme) -> None:
+        self.theme = theme
+        self.setBackgroundBrush(theme.background)
+        if self.fabric is not None:
+            t = self.fabric.devices_t
+            for d, item in self.items_by_id.items():
+                name = KINDS[int(t.kind[d])]
+                item.setBrush(theme.brushes[name])
+                item.setPen(theme.pens[name])
+            for label in self.labels.values():
+                label.setBrush(theme.text_brush)
+        self.cables.rebuild(self.fabric)
+
+    def helpEvent(self, event: QtWidgets.QGraphicsSceneHelpEvent) -> None:  # noqa: N802
+        """Tooltips computed on demand (no per-item tooltip strings for 30k devices)."""
+        from fabricviz.ui.describe import port_tooltip, device_tooltip
+        text = ""
+        for item in self.items(event.scenePos()):
+            pid = item.data(PORT_ROLE)
+            if pid is not None:
+                text = port_tooltip(self.fabric, int(pid))
+                break
+            if isinstance(item, DeviceItem) and item.isVisible():
+                text = device_tooltip(self.fabric, int(item.data(DEVICE_ROLE)))
+                break
+        if text:
+            QtWidgets.QToolTip.showText(event.screenPos(), text)
+        else:
+            QtWidgets.QToolTip.hideText()
+        event.accept()

@@ -1,0 +1,38 @@
+"""UI test fixtures: an isolated QSettings folder and a shown main window."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6 import QtCore
+
+
+@pytest.fixture(autouse=True)
+def _isolated_settings(tmp_path, monkeypatch):
+    """Recent files and last folders go to a temp folder, never the developer's own."""
+    QtCore.QSettings.setPath(QtCore.QSettings.Format.IniFormat, QtCore.QSettings.Scope.UserScope,
+                             str(tmp_path / "settings"))
+    yield
+
+
+@pytest.fixture
+def make_window(qtbot, monkeypatch):
+    """``make_window(path=None)`` → a shown MainWindow; closing never prompts at teardown."""
+    from PySide6 import QtWidgets
+    from fabricviz.ui import MainWindow
+    windows = []
+    # a window left with unsaved changes must not block teardown on a modal prompt
+    monkeypatch.setattr(QtWidgets.QMessageBox, "warning",
+                        staticmethod(lambda *a, **k: QtWidgets.QMessageBox.StandardButton.Discard))
+
+    def make(path=None):
+        w = MainWindow(path)
+        qtbot.addWidget(w)
+        w.show()
+        qtbot.waitExposed(w)
+        QtWidgets.QApplication.processEvents()
+        windows.append(w)
+        return w
+
+    yield make
+    for w in windows:
+        w.editor.stack.setClean()
