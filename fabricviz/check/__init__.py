@@ -1,1 +1,1 @@
-"""Design checks: summary metrics (info), later lint and bill of materials."""
+"""Design checks: summary metrics (info), lint rules and the bill of materials (no Qt)."""

@@ -1,0 +1,255 @@
+"""Bill of materials: what to buy for a design, with cost and power from the parts catalog.
+
+Lines per part: servers, GPUs and NICs (a server's own GPUs and NICs are listed
+with their count but priced inside the server, as the catalog's server prices
+and powers include them), switches, and cables by part and length. A
+``transceiver`` cable part is a link of two optics and a fibre, priced per link
+in the catalog: it becomes a ``transceiver`` line (2 per link, half the link's
+price and power each) and a ``fibre`` line per length (priced with the optics).
+DAC and AOC cables carry their ends and have no separate optics. SHARP
+aggregation nodes (part ``SHARP-AN``) live inside switches and are not listed.
+
+Lengths are binned to the part's next orderable length (``lengths_m``), as the
+SKU differs per length; longer ones round up to a whole metre. Prices come from
+the catalog, the design's own (user) parts override it, and ``prices`` (part id →
+price, or {"price_usd", "power_w"}) override both; a line priced from an
+estimate is flagged and the totals say they include estimates.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..model import Fabric, FabricError, Part
+from ..model.fabric import KIND_CODE, KINDS, NIC
+
+SHARP_PART = "SHARP-AN"
+CATEGORIES: tuple[str, ...] = ("server", "gpu", "nic", "switch", "cable", "transceiver", "fibre")
+CSV_HEADER = ("category", "part", "name", "count", "unit_price_usd", "total_usd", "unit_power_w",
+              "total_power_w", "estimate")
+
+
+@dataclass(frozen=True)
+class BomLine:
+    category: str
+    part: str
+    name: str
+    count: int
+    unit_price: float
+    unit_power: float
+    estimate: bool
+    length_m: float | None = None
+
+    @property
+    def total_price(self) -> float:
+        return self.count * self.unit_price
+
+    @property
+    def total_power(self) -> float:
+        return self.count * self.unit_power
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"category": self.category, "part": self.part, "name": self.name, "count": self.count,
+                "length_m": self.length_m, "unit_price_usd": self.unit_price, "total_usd": self.total_price,
+                "unit_power_w": self.unit_power, "total_power_w": self.total_power, "estimate": self.estimate}
+
+
+@dataclass
+class Bom:
+    name: str
+    lines: list[BomLine]
+    host_ports: int                 # cabled compute NIC ports (SHARP nodes excluded)
+    gpus: int
+    overridden: list[str] = field(default_factory=list)
+
+    def count(self, category: str, part: str | None = None) -> int:
+        return sum(x.count for x in self.lines if x.category == category and (part is None or x.part == part))
+
+    @property
+    def total_price(self) -> float:
+        return math.fsum(x.total_price for x in self.lines)
+
+    @property
+    def total_power(self) -> float:
+        return math.fsum(x.total_power for x in self.lines)
+
+    @property
+    def network_price(self) -> float:
+        """Switches, cables and optics, plus NICs not priced inside a server."""
+        return math.fsum(x.total_price for x in self.lines if x.category not in ("server", "gpu"))
+
+    @property
+    def network_power(self) -> float:
+        return math.fsum(x.total_power for x in self.lines if x.category not in ("server", "gpu"))
+
+    @property
+    def includes_estimates(self) -> bool:
+        return any(x.estimate and x.count and x.unit_price for x in self.lines)
+
+    def per_host_port(self) -> dict[str, float]:
+        n = self.host_ports or 1
+        return {"price_usd": self.total_price / n, "power_w": self.total_power / n,
+                "network_price_usd": self.network_price / n, "network_power_w": self.network_power / n}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "lines": [x.to_dict() for x in self.lines],
+                "total_usd": self.total_price, "total_power_w": self.total_power,
+                "network_usd": self.network_price, "network_power_w": self.network_power,
+                "host_ports": self.host_ports, "gpus": self.gpus, "per_host_port": self.per_host_port(),
+                "includes_estimates": self.includes_estimates, "price_overrides": self.overridden}
+
+    def to_csv(self) -> str:
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(CSV_HEADER)
+        for x in self.lines:
+            w.writerow([x.category, x.part, x.name, x.count, _num(x.unit_price), _num(x.total_price),
+                        _num(x.unit_power), _num(x.total_power), "est." if x.estimate else ""])
+        return buf.getvalue()
+
+    def format(self) -> str:
+        rows = [(x.category, x.part, x.name, f"{x.count:,}", _money(x.unit_price), _money(x.total_price),
+                 f"{_num(x.total_power)} W", "est." if x.estimate else "") for x in self.lines]
+        head = ("category", "part", "name", "count", "unit", "total", "power", "")
+        widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
+        right = {3, 4, 5, 6}
+        fmt = lambda r: "  ".join(c.rjust(widths[i]) if i in right else c.ljust(widths[i])  # noqa: E731
+                                  for i, c in enumerate(r)).rstrip()
+        out = [fmt(head)] + [fmt(r) for r in rows]
+        per = self.per_host_port()
+        est = " (includes estimates)" if self.includes_estimates else ""
+        out.append(f"total: {_money(self.total_price)}, {_num(self.total_power / 1000)} kW{est}")
+        out.append(f"network (switches, cables, optics, NICs not in servers): {_money(self.network_price)}, "
+                   f"{_num(self.network_power / 1000)} kW")
+        out.append(f"per host port ({self.host_ports:,}): {_money(per['price_usd'])}, {_num(per['power_w'])} W; "
+                   f"network {_money(per['network_price_usd'])}, {_num(per['network_power_w'])} W")
+        return "\n".join(out)
+
+
+def _num(v: float) -> str:
+    """Plain decimal, up to 3 places, no exponent: 12800000, 25.6."""
+    text = f"{round(float(v), 3):.3f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def _money(v: float) -> str:
+    return f"${v:,.0f}" if float(v).is_integer() else f"${v:,.2f}"
+
+
+def load_prices(path: str | os.PathLike[str]) -> dict[str, dict[str, float]]:
+    """Read a prices file: ``{"QM9700": 32000, "NDR-SR4": {"price_usd": 1400, "power_w": 15}}``."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except OSError as e:
+        raise FabricError(f"{path}: cannot read prices file ({e.strerror})") from None
+    except json.JSONDecodeError as e:
+        raise FabricError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})") from None
+    if not isinstance(doc, dict):
+        raise FabricError(f"{path}: a prices file is an object mapping part id to price")
+    out: dict[str, dict[str, float]] = {}
+    for pid, v in doc.items():
+        entry = {"price_usd": v} if not isinstance(v, dict) else dict(v)
+        for key, val in entry.items():
+            if key not in ("price_usd", "power_w"):
+                raise FabricError(f"{path}: {pid}.{key}: unknown field (use price_usd, power_w)")
+            if isinstance(val, bool) or not isinstance(val, (int, float)) or not math.isfinite(val) or val < 0:
+                raise FabricError(f"{path}: {pid}: {key} must be a non-negative number, got {val!r}")
+        out[str(pid)] = {k: float(x) for k, x in entry.items()}
+    return out
+
+
+def bill_of_materials(fabric: Fabric, prices: Mapping[str, Mapping[str, float]] | None = None) -> Bom:
+    """The BOM of ``fabric``; ``prices`` as returned by :func:`load_prices`."""
+    prices = dict(prices or {})
+    cat = fabric.catalog
+    for pid in prices:
+        if pid not in cat:
+            raise FabricError(f"prices: {pid}: not a part of the design's catalog")
+    t, pt, ct = fabric.devices_t, fabric.ports_t, fabric.cables_t
+
+    def figures(part: Part) -> tuple[float, float, bool]:
+        o = prices.get(part.id, {})
+        est = part.price_estimate and "price_usd" not in o
+        return o.get("price_usd", float(part.price_usd)), o.get("power_w", float(part.power_w)), est
+
+    lines: list[BomLine] = []
+    alive = t.alive
+    # devices: group by (kind, part index, inside a server?)
+    parent_server = np.zeros(t.n, bool)
+    has_parent = alive & (t.parent >= 0)
+    parent_server[has_parent] = t.kind[t.parent[has_parent]] == KIND_CODE["server"]
+    sharp = np.zeros(t.n, bool)
+    cat_of = {"server": "server", "gpu": "gpu", "nic": "nic", "ib_switch": "switch", "eth_switch": "switch"}
+    groups: dict[tuple[str, str, bool], int] = {}
+    for kind_code in np.unique(t.kind[alive]).tolist():
+        kind = KINDS[kind_code]
+        for idx in np.unique(t.part[alive & (t.kind == kind_code)]).tolist():
+            sel = alive & (t.kind == kind_code) & (t.part == idx)
+            pid = fabric.part_id_of(int(np.flatnonzero(sel)[0])) if idx >= 0 else None
+            if pid is None:
+                continue
+            if pid == SHARP_PART:
+                sharp |= sel
+                continue
+            for inside in (False, True):
+                n = int(np.count_nonzero(sel & (parent_server == inside)))
+                if n:
+                    groups[(cat_of[kind], pid, inside)] = n
+    for (category, pid, inside), n in sorted(groups.items(), key=lambda kv: (CATEGORIES.index(kv[0][0]),
+                                                                               kv[0][1], kv[0][2])):
+        part = cat.get(pid)
+        if inside:
+            lines.append(BomLine(category, pid, f"{part.name} (in the servers' price)", n, 0.0, 0.0, False))
+        else:
+            price, power, est = figures(part)
+            lines.append(BomLine(category, pid, part.name, n, price, power, est))
+    # cables by part and orderable length
+    live = ct.live_ids()
+    bins: dict[tuple[str, float], int] = {}
+    for idx in np.unique(ct.part[live]).tolist():
+        rows = live[ct.part[live] == idx]
+        part = fabric.cable(int(rows[0])).part
+        lengths = np.array([_order_length(part, float(x)) for x in ct.length[rows]])
+        for L, n in zip(*np.unique(lengths, return_counts=True)):
+            bins[(part.id, float(L))] = int(n)
+    cable_lines, optics, fibre = [], [], []
+    optic_count: dict[str, int] = {}
+    for (pid, L), n in sorted(bins.items()):
+        part = cat.get(pid)
+        price, power, est = figures(part)
+        if part.cable_type == "transceiver":
+            optic_count[pid] = optic_count.get(pid, 0) + 2 * n
+            fibre.append(BomLine("fibre", pid, f"fibre for {pid}, {L:g} m (priced with the transceivers)",
+                                 n, 0.0, 0.0, False, L))
+        else:
+            cable_lines.append(BomLine("cable", pid, f"{part.name}, {L:g} m", n, price, power, est, L))
+    for pid, n in sorted(optic_count.items()):
+        part = cat.get(pid)
+        price, power, est = figures(part)
+        optics.append(BomLine("transceiver", pid, f"{part.name}: one transceiver (2 per link)", n,
+                              price / 2, power / 2, est))
+    lines += cable_lines + optics + fibre
+    host_nic = alive & (t.kind == KIND_CODE[NIC]) & ~sharp
+    host_ports = int(np.count_nonzero((pt.cable >= 0) & host_nic[pt.device]))
+    gpus = int(np.count_nonzero(alive & (t.kind == KIND_CODE["gpu"])))
+    return Bom(fabric.name, lines, host_ports, gpus, sorted(prices))
+
+
+def _order_length(part: Part, length: float) -> float:
+    """The part's next orderable length at or above ``length`` (whole metres beyond the list)."""
+    for x in part.lengths_m:
+        if x >= length - 1e-6:
+            return float(x)
+    return float(math.ceil(length - 1e-6))
+
+
+__all__ = ["Bom", "BomLine", "CATEGORIES", "CSV_HEADER", "bill_of_materials", "load_prices"]

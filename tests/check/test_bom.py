@@ -1,0 +1,143 @@
+"""Bill of materials on generated fabrics against hand-computed counts, costs and power.
+
+Catalog figures used (bundled catalog): QM9700 $35,000 / 747 W (the k=8 tree uses its
+8-port model QM9700-R8 at the same figures); NODE-1G-NDR $50,000 / 1,275 W; DGX-H100
+$400,000 / 10,200 W (GPUs and NICs priced inside the servers); NDR-DAC $350 / 0.2 W per
+link; NDR-SR4 $1,500 / 16 W per link = 2 transceivers at $750 / 8 W. Generators: host
+cables 2 m, leaf-spine 15 m, spine-core 30 m.
+"""
+
+import csv
+import json
+
+import pytest
+
+from fabricviz.build.fattree import k_ary_fat_tree
+from fabricviz.build.leafspine import leaf_spine
+from fabricviz.build.rail import rail_optimized
+from fabricviz.check.bom import CSV_HEADER, bill_of_materials, load_prices
+from fabricviz.cli import main
+from fabricviz.formats.native import save_fabric
+from fabricviz.model import FabricError
+
+
+def rows(bom):
+    return [(x.category, x.part, x.count, x.unit_price, x.unit_power, x.estimate, x.length_m) for x in bom.lines]
+
+
+@pytest.fixture(scope="module")
+def k8_bom():
+    return bill_of_materials(k_ary_fat_tree(8))
+
+
+def test_k8_fat_tree(k8_bom):
+    # k=8: k³/4 = 128 hosts, 5k²/4 = 80 switches; 128 host cables (2 m DAC),
+    # 128 leaf-spine (15 m) + 128 spine-core (30 m) links on optics
+    assert rows(k8_bom) == [
+        ("server", "NODE-1G-NDR", 128, 50000.0, 1275.0, True, None),
+        ("gpu", "H100-SXM5", 128, 0.0, 0.0, False, None),
+        ("nic", "CX7-1P", 128, 0.0, 0.0, False, None),
+        ("switch", "QM9700-R8", 80, 35000.0, 747.0, True, None),
+        ("cable", "NDR-DAC", 128, 350.0, 0.2, True, 2.0),
+        ("transceiver", "NDR-SR4", 512, 750.0, 8.0, True, None),
+        ("fibre", "NDR-SR4", 128, 0.0, 0.0, False, 15.0),
+        ("fibre", "NDR-SR4", 128, 0.0, 0.0, False, 30.0),
+    ]
+    # 128·50,000 + 80·35,000 + 128·350 + 512·750
+    assert k8_bom.total_price == 9_628_800
+    # 128·1,275 + 80·747 + 128·0.2 + 512·8
+    assert k8_bom.total_power == pytest.approx(227_081.6, abs=1e-6)
+    assert k8_bom.network_price == 3_228_800
+    assert (k8_bom.host_ports, k8_bom.gpus) == (128, 128)
+    per = k8_bom.per_host_port()
+    assert per["price_usd"] == 75_225 and per["network_price_usd"] == 25_225
+    assert per["power_w"] == pytest.approx(227_081.6 / 128)
+    assert k8_bom.includes_estimates
+    assert k8_bom.count("switch") == 80 and k8_bom.count("transceiver", "NDR-SR4") == 512
+
+
+def test_rail_optimized_one_su():
+    # 1 SU: 32 DGX-H100 (256 GPUs, 256 NICs), 8 rail leaves + 4 spines, 256 node DACs,
+    # 32 uplinks × 8 leaves = 256 leaf-spine links on optics (512 transceivers)
+    bom = bill_of_materials(rail_optimized(1))
+    assert rows(bom) == [
+        ("server", "DGX-H100", 32, 400000.0, 10200.0, True, None),
+        ("gpu", "H100-SXM5", 256, 0.0, 0.0, False, None),
+        ("nic", "CX7-1P", 256, 0.0, 0.0, False, None),
+        ("switch", "QM9700", 12, 35000.0, 747.0, True, None),
+        ("cable", "NDR-DAC", 256, 350.0, 0.2, True, 2.0),
+        ("transceiver", "NDR-SR4", 512, 750.0, 8.0, True, None),
+        ("fibre", "NDR-SR4", 256, 0.0, 0.0, False, 15.0),
+    ]
+    assert bom.total_price == 32 * 400_000 + 12 * 35_000 + 256 * 350 + 512 * 750 == 13_693_600
+    assert bom.total_power == pytest.approx(32 * 10_200 + 12 * 747 + 256 * 0.2 + 512 * 8)   # 339,511.2
+    assert (bom.host_ports, bom.gpus) == (256, 256)
+
+
+def test_roce_leaf_spine_uses_ethernet_parts():
+    # 4 leaves × 8 hosts, 2 spines, 2 uplinks per leaf (10-port and 4-port models of the
+    # SN4700, $30,000 / 630 W): 32 host DACs (400G-DAC $300), 8 leaf-spine 15 m AOCs ($1,500)
+    bom = bill_of_materials(leaf_spine(4, 2, 8))
+    assert rows(bom) == [
+        ("server", "NODE-1G-NDR", 32, 50000.0, 1275.0, True, None),
+        ("gpu", "H100-SXM5", 32, 0.0, 0.0, False, None),
+        ("nic", "CX7-1P", 32, 0.0, 0.0, False, None),
+        ("switch", "SN4700-R10", 4, 30000.0, 630.0, True, None),
+        ("switch", "SN4700-R4", 2, 30000.0, 630.0, True, None),
+        ("cable", "400G-AOC", 8, 1500.0, 16.0, True, 15.0),
+        ("cable", "400G-DAC", 32, 300.0, 0.2, True, 2.0),
+    ]
+    assert bom.total_price == 32 * 50_000 + 6 * 30_000 + 8 * 1_500 + 32 * 300 == 1_801_600
+    assert bom.count("transceiver") == 0                 # AOCs carry their own optics
+
+
+def test_price_overrides_remove_the_estimate_flag(tmp_path, k8_bom):
+    p = tmp_path / "prices.json"
+    p.write_text(json.dumps({"QM9700-R8": 30000, "NDR-SR4": {"price_usd": 1400, "power_w": 14}}))
+    prices = load_prices(p)
+    bom = bill_of_materials(k_ary_fat_tree(8), prices)
+    sw = [x for x in bom.lines if x.category == "switch"][0]
+    opt = [x for x in bom.lines if x.category == "transceiver"][0]
+    assert (sw.unit_price, sw.estimate) == (30000.0, False)
+    assert (opt.unit_price, opt.unit_power, opt.estimate) == (700.0, 7.0, False)
+    assert bom.total_price == 9_628_800 - 80 * 5_000 - 512 * 50 == 9_203_200
+    assert bom.overridden == ["NDR-SR4", "QM9700-R8"]
+
+
+def test_estimates_only_when_some_priced_line_is_an_estimate(k8_bom):
+    prices = {x.part: {"price_usd": x.unit_price * (2 if x.category == "transceiver" else 1)}
+              for x in k8_bom.lines if x.estimate}
+    bom = bill_of_materials(k_ary_fat_tree(8), prices)
+    assert not bom.includes_estimates and bom.total_price == k8_bom.total_price
+    assert "(includes estimates)" not in bom.format() and "(includes estimates)" in k8_bom.format()
+
+
+@pytest.mark.parametrize("doc,msg", [
+    ({"QM9700": -1}, "QM9700: price_usd must be a non-negative number, got -1"),
+    ({"QM9700": {"cost": 1}}, "QM9700.cost: unknown field (use price_usd, power_w)"),
+    ([1, 2], "a prices file is an object mapping part id to price"),
+])
+def test_bad_prices_file(tmp_path, doc, msg):
+    p = tmp_path / "p.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(FabricError, match=msg.replace("(", r"\(").replace(")", r"\)")):
+        load_prices(p)
+
+
+def test_unknown_part_in_prices():
+    with pytest.raises(FabricError, match="prices: NOPE: not a part of the design's catalog"):
+        bill_of_materials(rail_optimized(1), {"NOPE": {"price_usd": 1.0}})
+
+
+def test_cli_csv_export(tmp_path, capsys):
+    design, out = tmp_path / "rail.json", tmp_path / "bom.csv"
+    save_fabric(rail_optimized(1), design)
+    assert main(["bom", str(design), "--csv", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "total: $13,693,600, 339.511 kW (includes estimates)" in text
+    table = list(csv.reader(out.open()))
+    assert tuple(table[0]) == CSV_HEADER
+    assert table[1] == ["server", "DGX-H100", "NVIDIA DGX H100", "32", "400000", "12800000", "10200", "326400", "est."]
+    assert sum(float(r[5]) for r in table[1:]) == 13_693_600
+    assert main(["bom", str(design), "--prices", str(tmp_path / "missing.json")]) == 2
+    assert "cannot read prices file" in capsys.readouterr().err
