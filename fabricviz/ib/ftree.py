@@ -1,8 +1,9 @@
 """Fat-tree routing (OpenSM's ``ftree`` engine): build the tree, validate it, route it.
 
 The result must equal OpenSM 3.3's ``osm_ucast_ftree.c`` LFT for LFT, so this
-module follows its construction step by step (the routing walk itself lives in
-:mod:`.ftree_route`):
+module follows its construction step by step (the routing walk is at the end,
+:func:`route_tree_reference`, as OpenSM writes it; :mod:`.ftree_route` runs a
+faster walk proven equal to it):
 
 1. refuse LMC > 0, fewer than 2 switches or 2 CA nodes;
 2. rank: every switch with a CA gets reversed rank 0, BFS over switch links,
@@ -132,10 +133,14 @@ def build_ftree(sn: Subnet, lids: Lids, dist: np.ndarray,
         raise _refused(f"Fabric has {len(devs) + S} nodes ({S} switches) - topology is not fat-tree. "
                        "Falling back to default routing")
     node_guid = dt.guid[devs].astype(np.uint64)
-    ca_nodes: list[list[int]] = []
-    for d in devs[osm_order(node_guid)].tolist():
-        js = np.flatnonzero(ca_dev == d)
-        ca_nodes.append(js[np.argsort(pt.num[sn.ca_ports[js]], kind="stable")].tolist())
+    # CA ports per node, nodes in GUID-map order, ports by number (ties: discovery order)
+    dev_pos = np.empty(len(devs), np.int64)
+    dev_pos[osm_order(node_guid)] = np.arange(len(devs))
+    node_of = dev_pos[np.searchsorted(devs, ca_dev)]
+    by_node = np.lexsort((np.arange(len(ca_dev)), pt.num[sn.ca_ports], node_of))
+    cuts = np.flatnonzero(np.diff(node_of[by_node])) + 1
+    ca_nodes: list[list[int]] = [a.tolist() for a in np.split(by_node, cuts)]
+    ca_sw = sn.ca_sw.tolist()
 
     def sw_ref(s: int) -> str:
         return f"0x{int(sn.sw_guid[s]):016x} ({names[s]})"
@@ -143,7 +148,7 @@ def build_ftree(sn: Subnet, lids: Lids, dist: np.ndarray,
     # ---- ranking (fabric_rank_from_hcas + fabric_rerank_using_root)
     for node in ca_nodes:
         for j in node:
-            if sn.ca_sw[j] < 0:
+            if ca_sw[j] < 0:
                 peer = f.port(int(sn.ca_ports[j])).peer
                 if peer is not None and not peer.device.is_switch:
                     a = int(dt.guid[int(pt.device[sn.ca_ports[j]])])
@@ -222,7 +227,7 @@ def build_ftree(sn: Subnet, lids: Lids, dist: np.ndarray,
     # ---- leaf switches (fabric_mark_leaf_switches)
     for node in ca_nodes:
         for j in node:
-            s = int(sn.ca_sw[j])
+            s = ca_sw[j]
             if s < 0 or ft.is_leaf[s]:
                 continue
             ft.is_leaf[s] = True
@@ -349,3 +354,176 @@ def _validate(ft: FatTree, sw_ref) -> None:
                 if n != n_ref:
                     raise _refused(f"ERR AB0C: Different number of ports in an downward port group on "
                                    f"switches: {who(a)} - {n_ref} ports {who(s)} - {n} ports" + tail)
+
+
+# --------------------------------------------------------------------------- reference walk
+
+
+def route_tree_reference(ft: FatTree, lids: Lids) -> tuple[np.ndarray, list]:
+    """OpenSM's ``do_routing`` walk as written, one port group at a time (it re-sorts
+    ``ft``'s group arrays in place): the specification the fast walk in
+    :mod:`.ftree_route` must equal, and its fallback; see that module's notes."""
+    S = len(ft.rank)
+    rank, up, down, sib = ft.rank, ft.up, ft.down, ft.sib
+    g_remote, g_ports = ft.g_remote, ft.g_ports
+    e_rnum = ft.e_rnum
+    sw_lid = ft.sw_lid
+    tuples = ft.tuples
+    ng, ne = len(g_remote), len(e_rnum)
+    g_cup = [0] * ng
+    g_cdown = [0] * ng
+    e_cup = [0] * ne
+    e_cdown = [0] * ne
+    changed = [False] * S
+    # remote index of each group's far switch (CA groups never get sorted by it)
+    g_key = [tuples[r] if r >= 0 else (0xFF,) * 8 for r in g_remote]
+    up_key = lambda g: (g_cup[g], g_key[g])          # noqa: E731  port_group_compare_load_up
+    down_key = lambda g: (g_cdown[g], g_key[g])      # noqa: E731  ..._load_down (see notes)
+    empty = bytes([NO_PATH]) * S
+    lft = hops = None                                # per-destination columns (bytearray)
+
+    # switches whose down groups all lead to CAs (leaves) and that have no siblings: the
+    # walk below them only reports "a route was created"
+    ends_here = [bool(down[s]) and not sib[s] and all(g_remote[g] < 0 for g in down[s])
+                 for s in range(S)]
+
+    def upgoing(s: int, prev: int, lid: int, h: int) -> bool:
+        if ends_here[s]:
+            return True
+        downs = down[s]
+        if not downs:
+            return False
+        if changed[s]:
+            downs.sort(key=up_key)
+            changed[s] = False
+        sibs = sib[s]
+        if sibs:
+            sibs.sort(key=up_key)
+        # (no call below re-sorts this switch's arrays, so a copy iterates like OpenSM's index)
+        groups = downs + sibs if lid and sibs else downs
+        created = False
+        h1 = h + 1
+        for g in groups:
+            r = g_remote[g]
+            if r < 0:
+                created = True
+                continue
+            # already routed at least as short (unset = 255 > h1); the switch we came
+            # up from is always among these, OpenSM's explicit test follows
+            if hops[r] <= h1 or r == prev:
+                continue
+            ports = g_ports[g]
+            p = ports[0]
+            if len(ports) > 1:
+                best = e_cup[p]
+                for q in ports:
+                    if e_cup[q] < best:
+                        p, best = q, e_cup[q]
+            lft[r] = e_rnum[p]
+            hops[r] = h1
+            if upgoing(r, -1, lid, h1):
+                created = True
+                e_cup[p] += 1
+                g_cup[g] += 1
+                changed[s] = True
+        return created
+
+    def min_down_port(g: int) -> int:
+        ports = g_ports[g]
+        p = ports[0]
+        if len(ports) > 1:
+            best = e_cdown[p]
+            for q in ports:
+                if e_cdown[q] < best:
+                    p, best = q, e_cdown[q]
+        return p
+
+    def downgoing(s: int, prev: int, lid: int, main: bool, h: int) -> bool:
+        created = upgoing(s, prev, lid, h)
+        if rank[s] == 0:
+            return created
+        ups = up[s]
+        if len(ups) > 1:
+            ups.sort(key=down_key)
+        gmin = ups[0]
+        pmin = min_down_port(gmin)
+        h1 = h + 1
+        if main:
+            r = g_remote[gmin]
+            g_cdown[gmin] += 1
+            e_cdown[pmin] += 1
+            if lft[r] == NO_PATH or h1 < hops[r]:
+                lft[r] = e_rnum[pmin]
+                hops[r] = h1
+            if downgoing(r, s, lid, True, h1):
+                created = True
+        for i in range(1 if main else 0, len(ups)):
+            g = ups[i]
+            r = g_remote[g]
+            if lft[r] != NO_PATH and h1 >= hops[r]:
+                continue
+            p = min_down_port(g)
+            lft[r] = e_rnum[p]
+            hops[r] = h1
+            if downgoing(r, s, lid, False, h1):
+                created = True
+        sibs = sib[s]
+        if sibs:
+            if len(sibs) > 1:
+                sibs.sort(key=down_key)
+            for i in range(len(sibs)):
+                g = sibs[i]
+                r = g_remote[g]
+                if lft[r] != NO_PATH and h1 >= hops[r]:
+                    continue
+                p = min_down_port(g)
+                lft[r] = e_rnum[p]
+                hops[r] = h1
+                if downgoing(r, s, lid, False, h1):
+                    created = True
+                    g_cdown[gmin] += 1
+                    e_cdown[pmin] += 1
+        return created
+
+    cols: dict[int, bytes] = {}
+    ca_order: list = []
+    # route_to_cns: every CA port is a CN in the default configuration
+    for s in ft.leaf_switches:
+        n_real = 0
+        downs = down[s]
+        for j in range(len(downs)):
+            g = downs[j]
+            if g_remote[g] >= 0:
+                continue
+            lid = ft.g_rlid[g]
+            lft = bytearray(empty)
+            hops = bytearray(empty)
+            lft[s] = ft.e_num[g_ports[g][0]]
+            hops[s] = 1
+            downgoing(s, -1, lid, True, 1)
+            cols[lid] = bytes(lft)
+            ca_order.append(lid)
+            n_real += 1
+        for _ in range(ft.max_cn_per_leaf - n_real):
+            lft = bytearray(empty)
+            hops = bytearray(empty)
+            hops[s] = 1
+            downgoing(s, -1, 0, True, 1)
+            ca_order.append(None)
+    # route_to_non_cns: nothing to do without a CN file (every linked CA port is a CN)
+    # route_to_switches: switch LIDs, no down-going load counted
+    for s in range(S):
+        lid = sw_lid[s]
+        lft = bytearray(empty)
+        hops = bytearray(empty)
+        lft[s] = 0
+        hops[s] = 0
+        downgoing(s, -1, lid, False, 0)
+        cols[lid] = bytes(lft)
+
+    out = np.full((S, lids.max_lid + 1), NO_PATH, np.uint8)
+    if cols:
+        keys = np.fromiter(cols.keys(), np.int64, len(cols))
+        block = np.frombuffer(b"".join(cols.values()), np.uint8).reshape(len(cols), S)
+        out[:, keys] = block.T
+    return out, ca_order

@@ -170,6 +170,47 @@ def test_info_ranks_leaves_and_ca_order():
     assert sorted(x for x in info["ca_order"] if x is not None) == sorted(r.lids.ca_lid.tolist())
 
 
+# ------------------------------------------------------------------ fast walk = reference walk
+
+
+def sibling_tree() -> str:
+    """4 leaves x 3 spines, two cables per leaf-spine pair (2-port groups), and two
+    leaf-leaf cables (sibling groups): the walk's general, unbatched paths."""
+    net = Net()
+    leaf = [net.switch(f"leaf{i + 1}", 12) for i in range(4)]
+    spine = [net.switch(f"spine{j + 1}", 8) for j in range(3)]
+    for i, lf in enumerate(leaf):
+        for h in range(3):
+            net.link(lf, h + 1, net.ca(f"h{3 * i + h + 1}"), 1)
+        for j, sp in enumerate(spine):
+            for k in range(2):
+                net.link(lf, 4 + 2 * j + k, sp, 2 * i + k + 1)
+    net.link(leaf[0], 10, leaf[1], 10)
+    net.link(leaf[2], 10, leaf[3], 10)
+    return net.text()
+
+
+@pytest.mark.parametrize("build", [
+    lambda: k_ary_fat_tree(8),                                     # batched claims, slices
+    lambda: fat_tree(levels=2, radix=8, hosts=11),                 # dummy CNs
+    lambda: fat_tree(levels=3, radix=4, parallel=2),               # multi-port groups
+    lambda: loads(sibling_tree(), "t.net", dialect=sniff(sibling_tree())),
+], ids=["k8", "fat2-h11", "fat3-par2", "siblings"])
+def test_fast_walk_equals_reference_walk(build):
+    from fabricviz.ib import ftree, ftree_route
+    from fabricviz.ib.lids import assign_lids
+    from fabricviz.ib.subnet import discover, switch_distances
+    sn = discover(build())
+    lids = assign_lids(sn)
+    dist = switch_distances(sn)
+    fast, ref = ftree.build_ftree(sn, lids, dist), ftree.build_ftree(sn, lids, dist)
+    lft, order = ftree_route.route_tree(fast, lids)
+    lft_ref, order_ref = ftree.route_tree_reference(ref, lids)
+    assert order == order_ref
+    assert np.array_equal(lft, lft_ref)
+    assert (lft != NO_PATH).sum() > sn.num_switches * len(order)   # routed, not empty
+
+
 # ------------------------------------------------------------------ property: up*/down* only
 
 
