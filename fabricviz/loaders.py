@@ -1,22 +1,59 @@
-"""Open any design file the CLI and GUI accept, choosing the reader by content."""
+"""Open any design file the CLI and GUI accept, and write any format fabricviz exports.
+
+Readers are chosen by content (the file name only breaks ties); writers by the output
+file's name or an explicit format name.
+"""
 
 from __future__ import annotations
 
+import importlib
+import os
 from pathlib import Path
 
 from .model import Fabric, FabricError
 
+#: format name -> (module under fabricviz.formats, output name endings, can read)
+FORMATS: dict[str, tuple[str, tuple[str, ...], bool]] = {
+    "native": ("native", (".fabric.json", ".json"), True),
+    "netjson": ("netjson", (".netjson.json", ".netjson"), True),
+    "graphml": ("graphml", (".graphml",), True),
+    "gml": ("gml", (".gml",), True),
+    "dot": ("dot", (".dot", ".gv"), True),
+    "clab": ("clab", (".clab.yml", ".clab.yaml"), True),
+    "slurm": ("slurm", ("topology.conf", ".conf"), False),
+    "ibnetdiscover": ("ibnetdiscover", (".ibnd", ".topo", ".ibnetdiscover", ".net"), True),
+}
 
-def detect_format(text: str) -> str | None:
-    """``"native"`` (JSON), ``"ibnetdiscover"``, ``"ibsim"`` (net file) or None, from the content."""
-    if text.lstrip().startswith("{"):
-        return "native"
+
+def detect_format(text: str, name: str = "") -> str | None:
+    """``"native"``, ``"netjson"``, ``"graphml"``, ``"gml"``, ``"dot"``, ``"clab"``,
+    ``"ibnetdiscover"``, ``"ibsim"`` (net file) or None, from the content."""
+    from .formats import clab, dot, gml, graphml, netjson
+    head = text.lstrip()
+    if head.startswith("{"):
+        return "netjson" if netjson.sniff(text) else "native"
+    if graphml.sniff(text):
+        return "graphml"
+    if gml.sniff(_strip_hash_comments(text)):
+        return "gml"
+    if dot.sniff(_strip_dot_comments(text)):
+        return "dot"
+    if clab.sniff(text) or name.endswith((".clab.yml", ".clab.yaml")):
+        return "clab"
     from .formats.ibnetdiscover import sniff
     return sniff(text)
 
 
-def load_any(path: str | Path) -> Fabric:
-    """Load a design: native JSON, ibnetdiscover output or an ibsim net file (told apart by content)."""
+def _strip_hash_comments(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+
+
+def _strip_dot_comments(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(("//", "#")))
+
+
+def load_any(path: str | os.PathLike[str]) -> Fabric:
+    """Load a design in any format fabricviz reads (told apart by content)."""
     p = Path(path)
     if not p.exists():
         raise FabricError(f"{path}: no such file")
@@ -24,11 +61,44 @@ def load_any(path: str | Path) -> Fabric:
         text = p.read_text(encoding="utf-8", errors="replace")
     except OSError as e:
         raise FabricError(f"{path}: cannot read ({e.strerror})") from None
-    fmt = detect_format(text)
+    fmt = detect_format(text, p.name)
     if fmt == "native":
         from .formats.native import load_fabric
         return load_fabric(p)
+    if fmt in ("netjson", "graphml", "gml", "dot", "clab"):
+        return importlib.import_module(f"fabricviz.formats.{fmt}").loads(text, str(p))
     if fmt is None:
-        raise FabricError(f"{path}: not a fabricviz design, ibnetdiscover output or ibsim net file")
+        raise FabricError(f"{path}: not a fabricviz design, ibnetdiscover output or ibsim net file "
+                          "(nor GraphML, GML, DOT, NetJSON or containerlab)")
     from .formats.ibnetdiscover import loads
     return loads(text, p.name, fmt, name=p.name.split(".")[0] or p.name)
+
+
+def output_format(path: str | os.PathLike[str], to: str | None = None) -> str:
+    """The format to write ``path`` in: ``to`` if given, else from the file name."""
+    if to is not None:
+        if to not in FORMATS:
+            raise FabricError(f"--to {to}: unknown format (use {', '.join(FORMATS)})")
+        return to
+    name = Path(path).name.lower()
+    best = None
+    for fmt, (_mod, ends, _r) in FORMATS.items():
+        for e in ends:
+            if name.endswith(e) and (best is None or len(e) > best[1]):
+                best = (fmt, len(e))
+    if best is None:
+        raise FabricError(f"{path}: cannot tell the format from the name; give --to "
+                          f"({', '.join(FORMATS)})")
+    return best[0]
+
+
+def save_as(fabric: Fabric, path: str | os.PathLike[str], fmt: str) -> None:
+    """Write ``fabric`` to ``path`` in format ``fmt`` (atomically)."""
+    if fmt == "native":
+        from .formats.native import save_fabric
+        save_fabric(fabric, path)
+    elif fmt == "ibnetdiscover":
+        from .formats.ibnetdiscover import save_ibnetdiscover
+        save_ibnetdiscover(fabric, path)
+    else:
+        importlib.import_module(f"fabricviz.formats.{FORMATS[fmt][0]}").save(fabric, path)

@@ -1,0 +1,38 @@
+"""``fabricviz convert IN OUT [--to FORMAT]``: write a design in another exchange format."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..loaders import FORMATS, load_any, output_format, save_as
+
+#: What a format does not carry (printed so nobody is surprised on the way back).
+LOSES = {
+    "clab": "server children are rebuilt from the server's part (custom GPU/NIC names and bindings, "
+            "child positions are not kept)",
+    "dot": "server children are rebuilt from the server's part (custom GPU/NIC names and bindings, "
+           "child positions are not kept)",
+    "slurm": "only the switch tree and host names (export only)",
+    "ibnetdiscover": "only the InfiniBand part (switches, CAs, IB cables); no positions, parts or cable types",
+}
+
+
+def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
+    p = sub.add_parser("convert", help="convert a design between fabricviz JSON, GraphML, GML, DOT, NetJSON, "
+                                       "containerlab, Slurm topology.conf and ibnetdiscover")
+    p.add_argument("input")
+    p.add_argument("output")
+    p.add_argument("--to", choices=tuple(FORMATS), help="output format (default: from OUT's name)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    fmt = output_format(args.output, args.to)
+    f = load_any(args.input)
+    save_as(f, args.output, fmt)
+    c = f.counts()
+    print(f"wrote {args.output} ({fmt}): {sum(v for k, v in c.items() if k != 'cables')} devices, "
+          f"{c['cables']} cables")
+    if fmt in LOSES:
+        print(f"note: {fmt} keeps {LOSES[fmt]}" if fmt in ("slurm", "ibnetdiscover") else f"note: in {fmt}, {LOSES[fmt]}")
+    return 0

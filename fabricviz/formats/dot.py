@@ -1,0 +1,211 @@
+"""Graphviz DOT with ``"node":"port"`` cabling, the dialect NVIDIA Air imports.
+
+One DOT node per top-level device (as in :mod:`fabricviz.formats.clab`, whose data model
+this shares), with Air's ``function`` attribute (leaf/spine/core/server), fabricviz's data
+as quoted attributes (``"fabricviz.kind"="ib_switch"``), and ``pos="x,y!"`` for
+``neato -n``; one edge per cable: ``"leaf01":"swp3" -- "dgx01":"mlx5_2"`` (parallel cables
+are separate edges: the graph is not ``strict``). Reading parses this dialect (node and
+edge statements with attribute lists, ``//``/``#`` comments); a foreign Air file's nodes
+become switches unless their ``function`` is ``server``/``host``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from ..model import Fabric
+from . import clab
+from .native import FileFormatError, save_text_atomic
+
+FORMAT = "dot"
+SUFFIXES = (".dot", ".gv")
+HOST_FUNCTIONS = {"server", "host"}
+
+
+def _q(s: Any) -> str:
+    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _attrs(d: dict) -> str:
+    return "[ " + " ".join(f"{_q(k)}={_q(v)}" for k, v in d.items()) + " ]" if d else ""
+
+
+def dumps(fabric: Fabric) -> str:
+    c = clab.to_dict(fabric)
+    topo = c["topology"]
+    out = [f"graph {_q(fabric.name)} {{"]
+    glabels = topo["defaults"].get("labels", {})
+    for k, v in glabels.items():
+        out.append(f"  {_q(k)}={_q(v)}")
+    for name, rec in topo["nodes"].items():
+        labels = rec["labels"]
+        attrs = {"function": "server" if labels["fabricviz.kind"] in ("server", "nic") else rec.get("group", "switch")}
+        attrs.update(labels)
+        attrs["pos"] = f"{labels['graph-posX']},{_neg(labels['graph-posY'])}!"
+        out.append(f"  {_q(name)} {_attrs(attrs)}")
+    for link in topo.get("links", []):
+        (a, ai), (b, bi) = (e.rsplit(":", 1) for e in link["endpoints"])
+        out.append(f"  {_q(a)}:{_q(ai)} -- {_q(b)}:{_q(bi)} {_attrs(dict(link['vars']))}".rstrip())
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def _neg(y: str) -> str:
+    v = -float(y)
+    return str(int(v)) if v == int(v) else str(v)
+
+
+def save(fabric: Fabric, path: str | os.PathLike[str]) -> None:
+    save_text_atomic(dumps(fabric), path)
+
+
+_TOKEN = re.compile(r'\s+|//[^\n]*|#[^\n]*|/\*.*?\*/|"((?:[^"\\]|\\.)*)"|(--|->)|([{}\[\]=;,:])|([A-Za-z0-9_.\-]+)', re.S)
+
+
+def _tokens(text: str, where: str) -> list[tuple[str, str, int]]:
+    """(kind, value, line): kind is "id" (quoted or bare), "op" (--), or the punctuation itself."""
+    out, i, line = [], 0, 1
+    while i < len(text):
+        m = _TOKEN.match(text, i)
+        if m is None:
+            raise FileFormatError(f"{where}:{line}: unexpected character {text[i]!r}")
+        if m.group(1) is not None:
+            out.append(("id", re.sub(r'\\(["\\])', r"\1", m.group(1)), line))
+        elif m.group(2):
+            if m.group(2) == "->":
+                raise FileFormatError(f"{where}:{line}: directed edge '->': cables are undirected (use --)")
+            out.append(("--", "--", line))
+        elif m.group(3):
+            out.append((m.group(3), m.group(3), line))
+        elif m.group(4):
+            out.append(("id", m.group(4), line))
+        line += m.group(0).count("\n")
+        i = m.end()
+    return out
+
+
+class _Parser:
+    def __init__(self, toks: list, where: str) -> None:
+        self.t, self.i, self.where = toks, 0, where
+
+    def peek(self, k: int = 0) -> tuple[str, str, int]:
+        return self.t[self.i + k] if self.i + k < len(self.t) else ("eof", "", self.t[-1][2] if self.t else 1)
+
+    def take(self, kind: str) -> tuple[str, str, int]:
+        tok = self.peek()
+        if tok[0] != kind:
+            raise FileFormatError(f"{self.where}:{tok[2]}: expected {kind!r}, got {tok[1] or 'end of file'!r}")
+        self.i += 1
+        return tok
+
+    def attr_list(self) -> dict:
+        out: dict = {}
+        while self.peek()[0] == "[":
+            self.take("[")
+            while self.peek()[0] != "]":
+                k = self.take("id")[1]
+                self.take("=")
+                out[k] = self.take("id")[1]
+                while self.peek()[0] in (",", ";"):
+                    self.i += 1
+            self.take("]")
+        return out
+
+    def endpoint(self) -> tuple[str, str | None, int]:
+        _, node, line = self.take("id")
+        port = None
+        if self.peek()[0] == ":":
+            self.take(":")
+            port = self.take("id")[1]
+            if self.peek()[0] == ":":        # a compass point after the port
+                self.take(":")
+                self.take("id")
+        return node, port, line
+
+    def parse(self) -> tuple[str, dict, dict, list]:
+        if self.peek()[1].lower() == "strict":
+            self.i += 1
+        kw = self.take("id")
+        if kw[1].lower() != "graph":
+            raise FileFormatError(f"{self.where}:{kw[2]}: expected \"graph\" (digraphs are not cabling)")
+        name = self.take("id")[1] if self.peek()[0] == "id" else "untitled"
+        self.take("{")
+        gattrs, nodes, edges = {}, {}, []
+        while self.peek()[0] != "}":
+            if self.peek()[0] == ";":
+                self.i += 1
+                continue
+            if self.peek()[0] == "id" and self.peek()[1].lower() in ("node", "edge", "graph") and self.peek(1)[0] == "[":
+                self.i += 1
+                self.attr_list()            # defaults: not used
+                continue
+            if self.peek()[0] == "id" and self.peek(1)[0] == "=":
+                k = self.take("id")[1]
+                self.take("=")
+                gattrs[k] = self.take("id")[1]
+                continue
+            a = self.endpoint()
+            if self.peek()[0] == "--":
+                chain = [a]
+                while self.peek()[0] == "--":
+                    self.take("--")
+                    chain.append(self.endpoint())
+                attrs = self.attr_list()
+                for x, y in zip(chain, chain[1:]):
+                    edges.append((x, y, attrs))
+            else:
+                nodes.setdefault(a[0], {}).update(self.attr_list())
+            if self.peek()[0] == "eof":
+                break
+        self.take("}")
+        return name, gattrs, nodes, edges
+
+
+def loads(text: str, where: str = "<dot>") -> Fabric:
+    name, gattrs, nodes, edges = _Parser(_tokens(text, where), where).parse()
+    ours = any("fabricviz.kind" in a for a in nodes.values())
+    cfg_nodes: dict[str, Any] = {}
+    for n, a in nodes.items():
+        labels = {k: v for k, v in a.items() if k.startswith(("fabricviz.", "graph-"))}
+        cfg: dict[str, Any] = {"labels": labels}
+        if not ours:
+            cfg["kind"] = "linux" if a.get("function", "").lower() in HOST_FUNCTIONS else "switch"
+        cfg_nodes[n] = cfg
+    links = []
+    for (an, ap, line), (bn, bp, _), attrs in edges:
+        for node, port in ((an, ap), (bn, bp)):
+            if port is None:
+                raise FileFormatError(f"{where}:{line}: edge {an!r} -- {bn!r}: no port on {node!r} "
+                                      "(cabling needs \"node\":\"port\")")
+            cfg_nodes.setdefault(node, {"labels": {}, **({} if ours else {"kind": "switch"})})
+        vars_ = {k: attrs[k] for k in ("cable_part", "cable_type") if k in attrs}
+        if "length_m" in attrs:
+            try:
+                vars_["length_m"] = float(attrs["length_m"])
+            except ValueError:
+                raise FileFormatError(f"{where}:{line}: length_m: expected a number, got {attrs['length_m']!r}") from None
+        links.append({"endpoints": [f"{an}:{ap}", f"{bn}:{bp}"], "vars": vars_, "_line": line})
+    data = {"name": name, "topology": {"defaults": {"labels": {k: v for k, v in gattrs.items()
+                                                                if k.startswith("fabricviz.")}},
+                                       "nodes": cfg_nodes, "links": [{k: v for k, v in lk.items() if k != "_line"}
+                                                                     for lk in links]}}
+    try:
+        return clab.from_dict(data, where)
+    except FileFormatError as e:
+        m = re.match(r"^(.*?): links\[(\d+)\]: (.*)$", str(e), re.S)
+        if m and m.group(1) == where:
+            lk = links[int(m.group(2))]
+            raise FileFormatError(f"{where}:{lk['_line']}: edge {' -- '.join(lk['endpoints'])}: {m.group(3)}") from None
+        raise
+
+
+def load(path: str | os.PathLike[str]) -> Fabric:
+    p = Path(path)
+    return loads(p.read_text(encoding="utf-8"), str(p))
+
+
+def sniff(text: str) -> bool:
+    return re.match(r"\s*(strict\s+)?graph\b[^{]*\{", text) is not None

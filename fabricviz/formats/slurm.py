@@ -1,0 +1,102 @@
+"""Slurm ``topology.conf`` (topology/tree plugin) for the cluster's scheduler; export only.
+
+One line per switch, lowest tier first: ``SwitchName=leaf01 Nodes=node[01-04]`` for the
+hosts cabled to it and ``SwitchName=spine01 Switches=leaf[01-04]`` for the switches one
+tier below (tiers from the design, or inferred from the hosts, as ``fabricviz info`` does).
+A host is the top-level device (the server, not its NIC). Names use Slurm's hostlist
+compression: a common prefix with zero-padded ranges (``node[01-03,05]``). Links between
+switches of the same tier (rings, meshes) have no place in a tree and are left out.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import defaultdict
+
+import numpy as np
+
+from ..model import Fabric
+from ..model.fabric import ETH_SWITCH, IB_SWITCH, KIND_CODE
+from .native import save_text_atomic
+
+FORMAT = "slurm"
+SUFFIXES = ("topology.conf",)
+_BAD = re.compile(r"[^A-Za-z0-9._-]")
+_NUM = re.compile(r"^(.*?)(\d+)$")
+
+
+def slurm_name(name: str) -> str:
+    return _BAD.sub("_", name.strip()) or "_"
+
+
+def hostlist(names: list[str]) -> str:
+    """Slurm hostlist expression for ``names`` (order kept per prefix, duplicates dropped)."""
+    groups: dict[tuple[str, int], list[int]] = defaultdict(list)
+    order: list[tuple[str, int] | str] = []
+    plain: list[str] = []
+    for n in dict.fromkeys(names):
+        m = _NUM.match(n)
+        if m is None:
+            plain.append(n)
+            order.append(n)
+            continue
+        key = (m.group(1), len(m.group(2)) if m.group(2).startswith("0") else 0)
+        if key not in groups:
+            order.append(key)
+        groups[key].append(int(m.group(2)))
+    out = []
+    for key in order:
+        if isinstance(key, str):
+            out.append(key)
+            continue
+        prefix, width = key
+        nums = sorted(set(groups[key]))
+        if len(nums) == 1:
+            out.append(f"{prefix}{nums[0]:0{width}d}")
+            continue
+        runs, start = [], nums[0]
+        for a, b in zip(nums, nums[1:] + [None]):
+            if b != a + 1:
+                runs.append(f"{start:0{width}d}" + (f"-{a:0{width}d}" if a != start else ""))
+                start = b
+        out.append(f"{prefix}[{','.join(runs)}]")
+    return ",".join(out)
+
+
+def dumps(fabric: Fabric) -> str:
+    from ..check.info import device_tiers
+    t, ct, pt = fabric.devices_t, fabric.cables_t, fabric.ports_t
+    tiers = device_tiers(fabric)
+    sw = t.alive & np.isin(t.kind, [KIND_CODE[IB_SWITCH], KIND_CODE[ETH_SWITCH]])
+    top = np.arange(t.n)
+    while (t.parent[top] >= 0).any():
+        top = np.where(t.parent[top] >= 0, t.parent[top], top)
+    live = fabric.cable_ids()
+    da = top[pt.device[ct.port_a[live]]]
+    db = top[pt.device[ct.port_b[live]]]
+    nodes: dict[int, list[str]] = defaultdict(list)
+    below: dict[int, list[str]] = defaultdict(list)
+    for a, b in zip(da.tolist(), db.tolist()):
+        for s, o in ((a, b), (b, a)):
+            if not sw[s]:
+                continue
+            if not sw[o]:
+                nodes[s].append(slurm_name(fabric.name_of(o)))
+            elif tiers[o] < tiers[s]:
+                below[s].append(slurm_name(fabric.name_of(o)))
+    lines = [f"# Slurm topology.conf (topology/tree) written by fabricviz: {fabric.name}"]
+    switches = sorted(np.flatnonzero(sw).tolist(), key=lambda d: (int(tiers[d]), d))
+    for s in switches:
+        parts = [f"SwitchName={slurm_name(fabric.name_of(s))}"]
+        if below[s]:
+            parts.append(f"Switches={hostlist(below[s])}")
+        if nodes[s]:
+            parts.append(f"Nodes={hostlist(nodes[s])}")
+        if len(parts) > 1:
+            lines.append(" ".join(parts))
+    return "\n".join(lines) + "\n"
+
+
+def save(fabric: Fabric, path: str | os.PathLike[str]) -> None:
+    save_text_atomic(dumps(fabric), path)
