@@ -76,7 +76,7 @@ def route(fabric: Fabric, engine: str = "minhop", sm: int | str | None = None, l
     sn = discover(fabric, sm)
     if sn.num_switches == 0:
         raise FabricError("the subnet has no switches to route")
-    prev_lids = _previous_lids(previous) if previous is not None else _file_lids(sn)
+    prev_lids = _previous_lids(previous) if previous is not None else file_lids(sn)
     lids = assign_lids(sn, lmc, prev_lids)
     old = _old_lft(sn, previous) if previous is not None else None
     warnings = list(lids.warnings)
@@ -124,7 +124,7 @@ def _previous_lids(previous: Routing) -> dict[int, int]:
     return out
 
 
-def _file_lids(sn: Subnet) -> dict[int, int] | None:
+def file_lids(sn: Subnet) -> dict[int, int] | None:
     """LIDs an imported file shows the ports carrying (``meta["file_lids"]``), by port GUID.
 
     A real fabric (and ibsim, which loads them from the file) already has LIDs;

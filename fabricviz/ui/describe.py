@@ -58,3 +58,34 @@ def port_rows(f: Fabric, d: int) -> list[tuple[int, str, str, str, str, str]]:
                          peer.name if peer is not None else "—",
                          f"{cab.type} {cab.length_m:g} m {cab.rate}" if cab is not None else ""))
     return rows
+
+
+def rate_choices(f: Fabric, p: int) -> list[str]:
+    """Rates a port's part supports, fastest first: every mode at full and half width
+    (a 4x InfiniBand port also runs 2x, as with splitter cables) and every slower speed."""
+    from fabricviz.model.tech import ETH_SPEEDS, IB_SPEEDS, LinkRate
+    part = f.part_of(int(f.ports_t.device[p]))
+    modes = part.modes if part is not None else ()
+    out: list[LinkRate] = []
+    for m in modes:
+        if m.tech == "eth":
+            out += [LinkRate("eth", str(s), 1) for s in ETH_SPEEDS[:m.speed_rank + 1]]
+            continue
+        widths = [m.width] + ([m.width // 2] if m.width >= 2 else [])
+        out += [LinkRate("ib", s, w) for s in IB_SPEEDS[:m.speed_rank + 1] for w in widths]
+    seen: dict[str, float] = {}
+    for r in out:
+        seen.setdefault(str(r), r.gbps)
+    return sorted(seen, key=lambda k: (-seen[k], k))
+
+
+def noun(n: int, word: str) -> str:
+    """``word`` for a count: ``server``/``servers``, ``switch``/``switches``."""
+    if n == 1:
+        return word
+    return word + ("es" if word.endswith(("s", "sh", "ch", "x")) else "s")
+
+
+def plural(n: int, word: str) -> str:
+    """``1 server``, ``2 servers``, ``3 switches``, ``1,024 GPUs``."""
+    return f"{n:,} {noun(n, word)}"

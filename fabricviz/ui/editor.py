@@ -35,6 +35,7 @@ class Editor(QtCore.QObject):
         self.stack.setObjectName("undo_stack")
         self.clipboard: dict[str, Any] | None = None
         self._paste_count = 0
+        self.pushing = False            # True while run() pushes (a new step, not a redo)
 
     def set_fabric(self, fabric: Fabric) -> None:
         self.fabric = fabric
@@ -48,7 +49,11 @@ class Editor(QtCore.QObject):
         except (FabricError, CatalogError) as exc:
             self.message.emit(str(exc), True)
             return False
-        self.stack.push(cmd)
+        self.pushing = True
+        try:
+            self.stack.push(cmd)
+        finally:
+            self.pushing = False
         return True
 
     # ------------------------------------------------------------------ edits

@@ -7,8 +7,9 @@ from PySide6 import QtCore, QtWidgets
 from fabricviz.model import CABLE_TYPES
 from fabricviz.model.guid import format_guid
 from fabricviz.ui import theme as th
-from fabricviz.ui.describe import KIND_NAMES, port_rows
+from fabricviz.ui.describe import KIND_NAMES, noun, plural, port_rows, rate_choices
 from fabricviz.ui.editor import Editor
+from fabricviz.ui.lid_cache import UNKNOWN, LidCache, has_ib
 from fabricviz.ui.scene import FabricScene
 
 
@@ -16,6 +17,11 @@ def parse_guid(text: str) -> int:
     """``0x248a070300abcd01`` or ``248a:0703:00ab:cd01`` → int (ValueError if not hex)."""
     clean = text.strip().lower().replace(":", "")
     return int(clean, 16)
+
+
+#: Columns of the ports table.
+COLS = ("Port", "LID", "Port GUID", "Rate", "State", "Connected to", "Cable")
+C_PORT, C_LID, C_GUID, C_RATE, C_STATE, C_PEER, C_CABLE = range(len(COLS))
 
 
 class Inspector(QtWidgets.QDockWidget):
@@ -45,6 +51,10 @@ class Inspector(QtWidgets.QDockWidget):
         self.tier = QtWidgets.QLabel(form_box)
         self.guid = QtWidgets.QLineEdit(form_box)
         self.guid.setObjectName("inspector_guid")
+        self.lid = QtWidgets.QLabel(form_box)
+        self.lid.setObjectName("inspector_lid")
+        self.lid.setWordWrap(True)
+        self.lid.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.ctype = QtWidgets.QComboBox(form_box)
         self.ctype.setObjectName("inspector_cable_type")
         self.ctype.addItems(list(CABLE_TYPES))
@@ -57,34 +67,52 @@ class Inspector(QtWidgets.QDockWidget):
         self.cpart.setObjectName("inspector_cable_part")
         self.rate = QtWidgets.QLabel(form_box)
         for label, w in (("Name", self.name), ("Part", self.part), ("Tier", self.tier),
-                         ("GUID", self.guid), ("Type", self.ctype), ("Length", self.length),
+                         ("GUID", self.guid), ("LID", self.lid), ("Type", self.ctype), ("Length", self.length),
                          ("Cable part", self.cpart), ("Rate", self.rate)):
             self.form.addRow(label, w)
         lay.addWidget(form_box)
-        self.ports = QtWidgets.QTableWidget(0, 5, body)
+        self.ports = QtWidgets.QTableWidget(0, len(COLS), body)
         self.ports.setObjectName("inspector_ports")
-        self.ports.setHorizontalHeaderLabels(["Port", "Rate", "State", "Connected to", "Cable"])
+        self.ports.setHorizontalHeaderLabels(list(COLS))
+        self.ports.setToolTip("tick State to enable a port, untick to disable it; pick or type a rate")
         self.ports.verticalHeader().setVisible(False)
         self.ports.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         self.ports.horizontalHeader().setStretchLastSection(True)
         self.ports.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         lay.addWidget(self.ports, 1)
+        lay.addStretch(0)           # keeps the summary at the top while the table is hidden
         self.setWidget(body)
         self.name.editingFinished.connect(self._rename)
         self.guid.editingFinished.connect(self._set_guid)
         self.ctype.activated.connect(self._set_ctype)
         self.length.editingFinished.connect(self._set_length)
         self.cpart.activated.connect(self._set_cpart)
+        self.ports.itemChanged.connect(self._port_item_changed)
+        self.lids = LidCache(self)
+        self.lids.ready.connect(self.schedule)
+        self.rate_boxes: dict[int, QtWidgets.QComboBox] = {}
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.refresh)
         scene.selectionChanged.connect(self.schedule)
-        scene.fabric_event.connect(lambda _e: self.schedule())
+        scene.fabric_event.connect(self._on_fabric_event)
         self.refresh()
 
     def schedule(self) -> None:
         self._timer.start()
+
+    def _on_fabric_event(self, e) -> None:
+        if e is None:
+            self.lids.set_fabric(self.editor.fabric)
+        else:
+            self.lids.on_event(e)
+        self.schedule()
+
+    def lid_text(self, port: int) -> str:
+        """The port's LID, ``—`` while a worker computes it, or ``no LID (why)``."""
+        table = self.lids.get()
+        return UNKNOWN if table is None else table.text(self.editor.fabric, port)
 
     def _show_rows(self, *labels: str) -> None:
         for i in range(self.form.rowCount()):
@@ -101,7 +129,7 @@ class Inspector(QtWidgets.QDockWidget):
         cabs = sorted(c for c in self.scene.selected_cables if f is not None and f.cables_t.exists(c))
         self.device = devs[0] if len(devs) == 1 and not cabs else None
         self.cable = cabs[0] if len(cabs) == 1 and not devs else None
-        for w in (self.name, self.guid, self.length, self.ctype, self.cpart):
+        for w in (self.name, self.guid, self.length, self.ctype, self.cpart, self.ports):
             w.blockSignals(True)
         try:
             if self.device is not None and f.devices_t.exists(self.device):
@@ -110,16 +138,19 @@ class Inspector(QtWidgets.QDockWidget):
                 self._show_cable(self.cable)
             else:
                 self._show_rows()
-                self.ports.setRowCount(0)
+                self._clear_ports()
+                self.ports.hide()
                 if devs or cabs:
-                    self.title.setText(f"<b>{len(devs)}</b> devices and <b>{len(cabs)}</b> cables selected")
+                    self.title.setText(f"<b>{len(devs)}</b> {noun(len(devs), 'device')} and "
+                                       f"<b>{len(cabs)}</b> {noun(len(cabs), 'cable')} selected")
                 elif f is not None:
                     c = f.counts()
-                    self.title.setText(
-                        f"<b>{f.name}</b><br>{c['server']} servers, {c['gpu']} GPUs, {c['nic']} NICs, "
-                        f"{c['ib_switch'] + c['eth_switch']} switches, {c['cables']} cables")
+                    self.title.setText(f"<b>{f.name}</b><br>" + ", ".join(
+                        plural(n, w) for n, w in ((c["server"], "server"), (c["gpu"], "GPU"), (c["nic"], "NIC"),
+                                                  (c["ib_switch"] + c["eth_switch"], "switch"),
+                                                  (c["cables"], "cable"))))
         finally:
-            for w in (self.name, self.guid, self.length, self.ctype, self.cpart):
+            for w in (self.name, self.guid, self.length, self.ctype, self.cpart, self.ports):
                 w.blockSignals(False)
 
     def _show_device(self, d: int) -> None:
@@ -136,18 +167,57 @@ class Inspector(QtWidgets.QDockWidget):
                                         for g in dev.gpus)
         self.part.setText((f"{part.id}: {part.name}" if part else "—") + extra)
         self.tier.setText(str(dev.tier) if dev.tier >= 0 else "—")
+        ib = dev.is_ib or (dev.kind == "server" and any(n.is_ib for n in dev.nics))
+        data = port_rows(f, d)
         if dev.is_ib:
             rows.append("GUID")
             self.guid.setText(format_guid(dev.guid) if dev.guid else "")
+        if ib and has_ib(f) and dev.kind in ("ib_switch", "nic"):
+            rows.append("LID")
+            if dev.kind == "ib_switch" or len(data) == 1:
+                self.lid.setText(self.lid_text(data[0][0]) if data else "—")
+            else:
+                self.lid.setText(", ".join(f"port {f.ports_t.num[r[0]]}: {self.lid_text(r[0])}" for r in data))
         self._show_rows(*rows)
-        data = port_rows(f, d)
+        self._fill_ports(data, lids=ib and has_ib(f), guids=ib and dev.kind != "ib_switch")
+
+    def _clear_ports(self) -> None:
+        self.ports.setRowCount(0)
+        self.rate_boxes.clear()
+
+    def _fill_ports(self, data: list[tuple], lids: bool, guids: bool) -> None:
+        """One row per port: LID and port GUID (InfiniBand), rate box, enable tick, peer, cable."""
+        f = self.editor.fabric
+        self._clear_ports()
+        self.ports.show()
         self.ports.setRowCount(len(data))
-        for r, row in enumerate(data):
-            for c, text in enumerate(row[1:]):
+        self.ports.setColumnHidden(C_LID, not lids)
+        self.ports.setColumnHidden(C_GUID, not guids)
+        flags = QtCore.Qt.ItemFlag
+        for r, (pid, name, rate, state, peer, cable) in enumerate(data):
+            guid = int(f.ports_t.guid[pid])
+            texts = {C_PORT: name, C_LID: self.lid_text(pid) if lids else "",
+                     C_GUID: format_guid(guid) if guid else "—", C_RATE: rate, C_STATE: state,
+                     C_PEER: peer, C_CABLE: cable}
+            for c, text in texts.items():
                 item = QtWidgets.QTableWidgetItem(text)
-                if c == 0:
-                    item.setData(QtCore.Qt.ItemDataRole.UserRole, row[0])
+                item.setData(QtCore.Qt.ItemDataRole.UserRole, pid)
+                if c == C_STATE:
+                    item.setFlags(flags.ItemIsEnabled | flags.ItemIsSelectable | flags.ItemIsUserCheckable)
+                    item.setCheckState(QtCore.Qt.CheckState.Unchecked if state == "disabled"
+                                       else QtCore.Qt.CheckState.Checked)
                 self.ports.setItem(r, c, item)
+            box = QtWidgets.QComboBox(self.ports)
+            box.setObjectName(f"inspector_rate_{pid}")
+            box.setEditable(True)
+            box.setInsertPolicy(QtWidgets.QComboBox.InsertPolicy.NoInsert)
+            box.addItems(rate_choices(f, pid))
+            box.setCurrentText(rate)
+            box.setToolTip("rates this part supports; type another to try it")
+            box.activated.connect(lambda _i, p=pid, b=box: self._set_rate(p, b.currentText()))
+            box.lineEdit().returnPressed.connect(lambda p=pid, b=box: self._set_rate(p, b.currentText()))
+            self.ports.setCellWidget(r, C_RATE, box)
+            self.rate_boxes[pid] = box
         self.ports.resizeColumnsToContents()
 
     def _show_cable(self, c: int) -> None:
@@ -164,15 +234,37 @@ class Inspector(QtWidgets.QDockWidget):
         self.cpart.setCurrentText(cab.part_id)
         self.rate.setText(f"{cab.rate} ({cab.rate.gbps:g} Gb/s)")
         self._show_rows("Type", "Length", "Cable part", "Rate")
-        self.ports.setRowCount(2)
-        for r, port in enumerate((cab.port_a, cab.port_b)):
-            peer = port.peer
-            for col, text in enumerate((port.name, str(port.rate), port.state,
-                                        peer.name if peer else "—", cab.part_id)):
-                self.ports.setItem(r, col, QtWidgets.QTableWidgetItem(text))
-        self.ports.resizeColumnsToContents()
+        ends = [(p.id, p.name, str(p.rate), p.state, p.peer.name if p.peer else "—", cab.part_id)
+                for p in (cab.port_a, cab.port_b)]
+        self._fill_ports(ends, lids=tech == "ib" and has_ib(f), guids=tech == "ib")
 
     # ------------------------------------------------------------------ edits
+    def _port_item_changed(self, item: QtWidgets.QTableWidgetItem) -> None:
+        if item.column() != C_STATE:
+            return
+        pid = int(item.data(QtCore.Qt.ItemDataRole.UserRole))
+        self.set_port_enabled(pid, item.checkState() == QtCore.Qt.CheckState.Checked)
+
+    def set_port_enabled(self, pid: int, enabled: bool) -> bool:
+        """Disable a port, or enable it again (cabled: InfiniBand comes up INIT until the SM
+        sweeps, Ethernet ACTIVE; uncabled: DOWN), as one undo step."""
+        f = self.editor.fabric
+        if not enabled:
+            state = "disabled"
+        elif int(f.ports_t.cable[pid]) < 0:
+            state = "down"
+        else:
+            state = "init" if int(f.ports_t.tech[pid]) == 1 else "active"
+        if (f.port(pid).state == "disabled") != enabled:
+            return False
+        ok = self.editor.set_port_state(pid, state)
+        self.schedule()
+        return ok
+
+    def _set_rate(self, pid: int, text: str) -> None:
+        self.editor.set_port_rate(pid, text.strip())
+        self.schedule()         # a refusal puts the box back on the port's rate
+
     def _rename(self) -> None:
         if self.device is not None and not self.name.isReadOnly():
             if not self.editor.rename(self.device, self.name.text()):

@@ -32,6 +32,12 @@ MAX_RECENT = 8
 PROGRESS_DEVICES = 20_000
 
 
+def zoom_text(scale: float) -> str:
+    """``130 %``, ``15 %``, ``0.077 %``: a 30k-host design fits at well under 1 %."""
+    pct = scale * 100
+    return f"{pct:.0f} %" if pct >= 10 else f"{pct:.2g} %"
+
+
 def settings() -> QtCore.QSettings:
     return QtCore.QSettings(QtCore.QSettings.Format.IniFormat, QtCore.QSettings.Scope.UserScope,
                             "fabricviz", "fabricviz")
@@ -100,10 +106,15 @@ class MainWindow(QtWidgets.QMainWindow):
         self.editor.message.connect(self._message)
         self.editor.stack.cleanChanged.connect(self._update_title)
         self.editor.stack.indexChanged.connect(self._update_counts)
-        self.view.zoom_changed.connect(lambda s: self.zoom_label.setText(f"{s * 100:.0f} %"))
+        self._stack_index = 0
+        self.editor.stack.indexChanged.connect(self._stack_moved)
+        self.view.zoom_changed.connect(lambda s: self.zoom_label.setText(zoom_text(s)))
         self.view.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.scene.selectionChanged.connect(self._selection_changed)
         self.palette_dock.cable_part_chosen.connect(self._choose_cable_part)
+        from . import bom_view, findings      # design checks and bill of materials docks
+        findings.integrate(self)
+        bom_view.integrate(self)
         self._fitted = False
         self._load(Path(path) if path is not None else DEMO_FABRIC, demo=path is None)
         self._apply_theme()
@@ -228,6 +239,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def _fabric_replaced(self) -> None:
         f = self.editor.fabric
         n = len(f)
+        self.view.ports.clear()          # the old design's port panels go with it
         if n > PROGRESS_DEVICES:
             dlg = QtWidgets.QProgressDialog("Drawing the fabric…", "", 0, n, self)
             dlg.setCancelButton(None)
@@ -241,7 +253,6 @@ class MainWindow(QtWidgets.QMainWindow):
             dlg.close()
         else:
             self.scene.set_fabric(f)
-        self.view.ports.panels.clear()
         self.palette_dock.set_catalog(f.catalog)
         self._update_counts()
         if self.isVisible():
@@ -252,11 +263,26 @@ class MainWindow(QtWidgets.QMainWindow):
         return self.editor.fabric
 
     def _update_counts(self) -> None:
+        from fabricviz.ui.describe import plural
         c = self.editor.fabric.counts()
-        self.count_label.setText(
-            f"{c['server']:,} servers · {c['gpu']:,} GPUs · {c['nic']:,} NICs · "
-            f"{c['ib_switch'] + c['eth_switch']:,} switches · {c['cables']:,} cables")
+        self.count_label.setText(" · ".join(
+            plural(n, w) for n, w in ((c["server"], "server"), (c["gpu"], "GPU"), (c["nic"], "NIC"),
+                                      (c["ib_switch"] + c["eth_switch"], "switch"), (c["cables"], "cable"))))
         self._update_title()
+
+    def _stack_moved(self, index: int) -> None:
+        """The status bar says what happened last: the command just done, undone or redone."""
+        stack, last = self.editor.stack, self._stack_index
+        self._stack_index = index
+        if not stack.count() or index == last:
+            return
+        if self.editor.pushing:
+            text = stack.text(index - 1)
+        elif index < last:
+            text = "Undo: " + stack.text(index)
+        else:
+            text = "Redo: " + stack.text(index - 1)
+        self.statusBar().showMessage(text, 10000)
 
     def _update_title(self) -> None:
         self.setWindowModified(not self.editor.stack.isClean())
@@ -380,6 +406,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:  # noqa: N802
         if self.maybe_save():
+            self.inspector.lids.wait()
             event.accept()
         else:
             event.ignore()

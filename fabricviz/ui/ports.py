@@ -45,7 +45,11 @@ class PortPanel(QtWidgets.QGraphicsRectItem):
             per = min(th.PORTS_PER_ROW, n)
             rows = (n + per - 1) // per
             w, h = per * th.PORT_PITCH, rows * th.PORT_PITCH
-            top = center.y() + item.rect().bottom() + 3
+            # under the body and under the name label, which stays readable above the panel
+            label = scene.labels.get(device)
+            below = label.mapRectToParent(label.boundingRect()).bottom() if label is not None \
+                else item.rect().bottom()
+            top = center.y() + max(below, item.rect().bottom()) + 5
             left = center.x() - w / 2
             self.setRect(QtCore.QRectF(left - 3, top - 3, w + 6, h + 6))
             bg = QtGui.QColor(theme.background)
@@ -93,8 +97,10 @@ class PortOverlay:
         want = [d for d in devices if d in self.scene.items_by_id]
         for d in [d for d in self.panels if d not in want]:
             self.scene.removeItem(self.panels.pop(d))
+            self.scene.pin_label(d, False)
         for d in want:
             if d not in self.panels:
+                self.scene.pin_label(d, True)
                 panel = PortPanel(self.scene, d)
                 self.scene.addItem(panel)
                 self.panels[d] = panel

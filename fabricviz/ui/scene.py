@@ -9,7 +9,8 @@
   columns when something changed, and hit-tested in numpy.
 * The index is ``NoIndex``: long diagonal cables blow a BSP tree up.
 * Level of detail: labels and the GPUs/NICs inside servers are hidden when the
-  view is zoomed out (toggled only when the zoom crosses a threshold).
+  view is zoomed out (toggled only when the zoom crosses a threshold); further
+  out, devices are drawn as one path per kind (:mod:`fabricviz.ui.batch`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from fabricviz.model import KINDS, Fabric
 from fabricviz.model import events as ev
 from fabricviz.ui import theme as th
+from fabricviz.ui.batch import BATCH_ZOOM, DeviceBatch, device_rects
 
 DEVICE_ROLE = 0   # item.data(DEVICE_ROLE): device id
 PORT_ROLE = 1     # port markers: port id
@@ -111,6 +113,7 @@ class CableLayer:
             if item is None:
                 item = QtWidgets.QGraphicsPathItem()
                 item.setZValue(-1.0)
+                item.setCacheMode(self.scene.path_cache)
                 item.setData(ROLE_KIND, "cables")
                 self.scene.addItem(item)
                 self.items[key] = item
@@ -185,7 +188,14 @@ class FabricScene(QtWidgets.QGraphicsScene):
         self.labels: dict[int, QtWidgets.QGraphicsSimpleTextItem] = {}
         self.selected_cables: set[int] = set()
         self.cables = CableLayer(self)
+        self.path_cache = QtWidgets.QGraphicsItem.CacheMode.NoCache
+        self.batch = DeviceBatch(self)
+        self._batch_dirty = False
         self.show_labels = True
+        self.pinned_labels: set[int] = set()
+        self._selectable_kids: set[int] = set()
+        self.selectionChanged.connect(self._drop_kid_selection)
+        self.selectionChanged.connect(self._batch_selection)
         self.show_children = True
         self._dirty = False
         self.setBackgroundBrush(self.theme.background)
@@ -197,11 +207,15 @@ class FabricScene(QtWidgets.QGraphicsScene):
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+        batched = self.batch.on
+        self.batch.set_on(False)
         for item in list(self.items_by_id.values()):
             if item.parentItem() is None:
                 self.removeItem(item)
         self.items_by_id.clear()
         self.labels.clear()
+        self.pinned_labels.clear()
+        self._selectable_kids.clear()
         self.selected_cables.clear()
         self.fabric = fabric
         if fabric is not None:
@@ -209,6 +223,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
             self._unsubscribe = fabric.subscribe(self._on_event)
         self.cables.rebuild(fabric)
         self._dirty = False
+        self.batch.set_on(batched)
         self.fabric_event.emit(None)
 
     def _add_devices(self, ids: np.ndarray, progress: Callable[[int, int], None] | None = None) -> None:
@@ -262,6 +277,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
             item.setPos(xs[i] - parent.x(), ys[i] - parent.y())
             item.setData(DEVICE_ROLE, d)
             item.setData(ROLE_KIND, "device")
+            item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)   # presses go to the server
             item.setVisible(self.show_children)
             self.items_by_id[d] = item
             touched.add(parents[i])
@@ -270,6 +286,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
                 progress(done, total)
         for s in touched:
             self._fit_server(s)
+        self.batch.hide_new(tops.tolist())
 
     def _add_label(self, d: int, item: DeviceItem) -> None:
         label = QtWidgets.QGraphicsSimpleTextItem(self.fabric.name_of(d), item)
@@ -372,9 +389,13 @@ class FabricScene(QtWidgets.QGraphicsScene):
             QtCore.QTimer.singleShot(0, self.flush)
 
     def flush(self) -> None:
-        """Rebuild the cable paths now if the model changed since the last build."""
+        """Rebuild the cable (and batched device) paths now if the model changed since the last build."""
+        if self._batch_dirty:
+            self._batch_dirty = False
+            self.batch.rebuild()
         if self._dirty:
             self._dirty = False
+            self.batch.rebuild()
             alive = [c for c in self.selected_cables if self.fabric is not None
                      and self.fabric.cables_t.exists(c)]
             self.selected_cables = set(alive)
@@ -385,16 +406,42 @@ class FabricScene(QtWidgets.QGraphicsScene):
         """Show or hide labels and server contents (only when the zoom crosses a threshold)."""
         if labels != self.show_labels:
             self.show_labels = labels
-            for label in self.labels.values():
-                label.setVisible(labels)
+            for d, label in self.labels.items():
+                label.setVisible(labels or d in self.pinned_labels)
         if children != self.show_children:
             self.show_children = children
             for item in self.items_by_id.values():
                 if item.parentItem() is not None:
                     item.setVisible(children)
 
+    def pin_label(self, d: int, pinned: bool) -> None:
+        """Keep a device's name shown whatever the zoom (its port panel is open)."""
+        if pinned:
+            self.pinned_labels.add(d)
+        else:
+            self.pinned_labels.discard(d)
+        label = self.labels.get(d)
+        if label is not None:
+            label.setVisible(self.show_labels or pinned)
+
     def detail_for_scale(self, scale: float) -> None:
         self.set_detail(scale >= LABEL_ZOOM, scale >= CHILD_ZOOM)
+        self.batch.set_on(scale < BATCH_ZOOM)
+
+    def set_path_cache(self, on: bool) -> None:
+        """Cache the big path items as pixmaps (pans then blit instead of stroking 80k
+        segments); only when the whole design is a few screens big at this zoom."""
+        mode = QtWidgets.QGraphicsItem.CacheMode
+        want = mode.DeviceCoordinateCache if on else mode.NoCache
+        if want != self.path_cache:
+            self.path_cache = want
+            for item in list(self.cables.items.values()) + list(self.batch.items.values()):
+                item.setCacheMode(want)
+
+    def _batch_selection(self) -> None:
+        if self.batch.sync_selection() and not self._batch_dirty:
+            self._batch_dirty = True
+            QtCore.QTimer.singleShot(0, self.flush)
 
     # ------------------------------------------------------------------ queries
     def device_item_at(self, pos: QtCore.QPointF) -> DeviceItem | None:
@@ -408,12 +455,31 @@ class FabricScene(QtWidgets.QGraphicsScene):
         return sorted(int(i.data(DEVICE_ROLE)) for i in self.selectedItems()
                       if isinstance(i, DeviceItem))
 
-    def select_devices(self, ids: list[int]) -> None:
+    def select_devices(self, ids: list[int], inner: bool = False) -> None:
+        """Select top-level devices; ``inner`` also selects GPUs/NICs inside servers themselves."""
         self.clearSelection()
         for d in ids:
             item = self.items_by_id.get(d)
-            if item is not None and item.flags() & QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsSelectable:
+            if item is None:
+                continue
+            if item.parentItem() is None:
+                self.batch.show_device(d)
+            elif inner:
+                item.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
+                self._selectable_kids.add(d)
+            if item.flags() & QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsSelectable:
                 item.setSelected(True)
+        if self.batch.on:
+            self.batch.rebuild()
+
+    def _drop_kid_selection(self) -> None:
+        """A GPU/NIC is selectable only while selected (else rubber bands would pick them too)."""
+        for d in [d for d in self._selectable_kids
+                  if d not in self.items_by_id or not self.items_by_id[d].isSelected()]:
+            self._selectable_kids.discard(d)
+            item = self.items_by_id.get(d)
+            if item is not None:
+                item.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, False)
 
     def set_selected_cables(self, ids: set[int]) -> None:
         self.selected_cables = set(ids)
@@ -422,11 +488,13 @@ class FabricScene(QtWidgets.QGraphicsScene):
 
     def content_rect(self) -> QtCore.QRectF:
         """Bounding rectangle of the design (devices and cables), empty if none."""
-        rect = QtCore.QRectF()
-        for item in self.items_by_id.values():
-            if item.parentItem() is None:
-                rect = rect.united(item.sceneBoundingRect())
-        return rect
+        f = self.fabric
+        if f is None or not len(f):
+            return QtCore.QRectF()
+        ids = f.device_ids()
+        r = device_rects(f, ids[f.devices_t.parent[ids] < 0])
+        left, top, right, bottom = r[0].min(), r[1].min(), r[2].max(), r[3].max()
+        return QtCore.QRectF(float(left), float(top), float(right - left), float(bottom - top))
 
     # ------------------------------------------------------------------ theme and tooltips
     def apply_theme(self, theme: th.Theme) -> None:
@@ -441,6 +509,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
             for label in self.labels.values():
                 label.setBrush(theme.text_brush)
         self.cables.rebuild(self.fabric)
+        self.batch.rebuild()
 
     def helpEvent(self, event: QtWidgets.QGraphicsSceneHelpEvent) -> None:  # noqa: N802
         """Tooltips computed on demand (no per-item tooltip strings for 30k devices)."""
@@ -454,6 +523,12 @@ class FabricScene(QtWidgets.QGraphicsScene):
             if isinstance(item, DeviceItem) and item.isVisible():
                 text = device_tooltip(self.fabric, int(item.data(DEVICE_ROLE)))
                 break
+        if not text and self.batch.on and event.widget() is not None:
+            view = event.widget().parentWidget()
+            scale = view.transform().m11() if isinstance(view, QtWidgets.QGraphicsView) else 1.0
+            d = self.batch.device_at(event.scenePos(), 3.0 / max(scale, 1e-9))
+            if d is not None:
+                text = device_tooltip(self.fabric, d)
         if text:
             QtWidgets.QToolTip.showText(event.screenPos(), text)
         else:

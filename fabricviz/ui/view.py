@@ -13,7 +13,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from fabricviz.ui import theme as th
 from fabricviz.ui.editor import Editor
 from fabricviz.ui.ports import PortOverlay
-from fabricviz.ui.scene import DEVICE_ROLE, DeviceItem, FabricScene
+from fabricviz.ui.scene import CHILD_ZOOM, DEVICE_ROLE, DeviceItem, FabricScene
 
 PART_MIME = "application/x-fabricviz-part"
 ZOOM_STEP = 1.25
@@ -82,6 +82,7 @@ class CanvasView(QtWidgets.QGraphicsView):
         self._press_pos: dict[int, QtCore.QPointF] | None = None
         self._hover: int | None = None
         self._grab: int | None = None
+        self._press_child: tuple[int, QtCore.QPoint] | None = None
         editor.message.connect(self._on_message)
 
     # ------------------------------------------------------------------ helpers
@@ -95,6 +96,10 @@ class CanvasView(QtWidgets.QGraphicsView):
     def _after_zoom(self) -> None:
         s = self.scale_factor()
         self.fscene.detail_for_scale(s)
+        content = self.fscene.content_rect()
+        vp = self.viewport().size()
+        self.fscene.set_path_cache(s < CHILD_ZOOM and content.width() * s <= 2 * vp.width()
+                                   and content.height() * s <= 2 * vp.height())
         # antialiased lines cost several times more; zoomed out they only blur pixels
         self.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, s >= 0.2)
         if s < 0.2:
@@ -208,6 +213,16 @@ class CanvasView(QtWidgets.QGraphicsView):
             self._start_cable(port, sp)
             event.accept()
             return
+        ctrl = bool(event.modifiers() & QtCore.Qt.KeyboardModifier.ControlModifier)
+        if self.fscene.device_item_at(sp) is None and self.fscene.batch.on:
+            d = self.fscene.batch.device_at(sp, 3.0 / max(self.scale_factor(), 1e-9))
+            if d is not None:       # zoomed far out: devices are batched paths, hit-tested in numpy
+                keep = self.fscene.selected_device_ids() if ctrl else []
+                self.fscene.select_devices(keep + [d])
+                if not ctrl:
+                    self.fscene.set_selected_cables(set())
+                event.accept()
+                return
         if self.fscene.device_item_at(sp) is None:
             cid = self.fscene.cables.cable_at(sp, 5.0 / max(self.scale_factor(), 1e-9))
             if cid is not None:
@@ -225,7 +240,10 @@ class CanvasView(QtWidgets.QGraphicsView):
             self.fscene.selected_cables.clear()
             self.fscene.cables.update_highlight()
         grabbed = self.fscene.device_item_at(sp)
+        self._press_child = None
         if grabbed is not None and grabbed.parentItem() is not None:
+            if not event.modifiers() & QtCore.Qt.KeyboardModifier.ControlModifier:
+                self._press_child = (int(grabbed.data(DEVICE_ROLE)), event.position().toPoint())
             grabbed = grabbed.parentItem()
         self._grab = int(grabbed.data(DEVICE_ROLE)) if grabbed is not None else None
         super().mousePressEvent(event)
@@ -267,9 +285,20 @@ class CanvasView(QtWidgets.QGraphicsView):
             self._finish_cable(self.mapToScene(event.position().toPoint()))
             event.accept()
             return
+        band = self.rubberBandRect()
         super().mouseReleaseEvent(event)
+        if not band.isEmpty() and self.fscene.batch.on:
+            # the rubber band only sees visible items: add the batched devices inside it
+            more = self.fscene.batch.ids_in(self.mapToScene(band).boundingRect())
+            if more:
+                self.fscene.select_devices(self.fscene.selected_device_ids() + more)
         if event.button() == QtCore.Qt.MouseButton.LeftButton:
+            moved = bool(self._drag_offsets())
             self._commit_drag()
+            child, self._press_child = self._press_child, None
+            if child is not None and not moved and \
+                    (event.position().toPoint() - child[1]).manhattanLength() < 4:
+                self.fscene.select_devices([child[0]], inner=True)   # a click on a GPU or NIC selects it
 
     # ------------------------------------------------------------------ moving
     def _drag_offsets(self) -> dict[int, QtCore.QPointF]:

@@ -7,6 +7,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.formats.native import load_fabric
 from fabricviz.model import KINDS
+from fabricviz.ui.inspector import C_PEER, C_PORT
 from fabricviz.ui.main_window import DEMO_FABRIC
 from fabricviz.ui.scene import DeviceItem
 from fabricviz.ui.view import PART_MIME
@@ -250,7 +251,9 @@ def test_level_of_detail_hides_labels_and_server_contents_when_zoomed_out(make_w
     assert not label.isVisible() and gpu.isVisible()
     w.view.zoom_by(0.3)
     assert not label.isVisible() and not gpu.isVisible()
-    assert w.zoom_label.text() == f"{w.view.scale_factor() * 100:.0f} %"
+    assert w.zoom_label.text() == f"{w.view.scale_factor() * 100:.0f} %" == "9 %"
+    w.view.zoom_by(0.1)
+    assert w.zoom_label.text() == "0.9 %"
 
 
 def test_inspector_shows_ports_and_peers_and_edits_through_undo(make_window, qtbot):
@@ -261,7 +264,7 @@ def test_inspector_shows_ports_and_peers_and_edits_through_undo(make_window, qtb
     w.inspector.refresh()
     table = w.inspector.ports
     assert table.rowCount() == 8
-    rows = {table.item(r, 0).text(): table.item(r, 3).text() for r in range(8)}
+    rows = {table.item(r, C_PORT).text(): table.item(r, C_PEER).text() for r in range(8)}
     assert rows["leaf01:1"] == f.port("leaf01:1").peer.name
     assert rows["leaf01:5"] == f.port("leaf01:5").peer.name
     assert w.inspector.guid.isVisible() and w.inspector.guid.text()
