@@ -46,28 +46,23 @@ def find_roots(sn: Subnet, lids: Lids, dist: np.ndarray) -> np.ndarray:
 
 def rank_from_roots(sn: Subnet, roots: np.ndarray) -> np.ndarray:
     """BFS depth from the roots over switch links (unreached: a huge rank)."""
-    S = sn.num_switches
-    rank = np.full(S, 0xFFFFFFFF, np.int64)
+    rank = np.full(sn.num_switches, 0xFFFFFFFF, np.int64)
     rank[roots] = 0
-    q = deque(sorted(roots.tolist()))
-    adj = _adjacency(sn)
-    while q:
-        u = q.popleft()
-        for _pn, rem, _rp in adj[u]:
-            if rank[rem] > rank[u] + 1:
-                rank[rem] = rank[u] + 1
-                q.append(rem)
-    return rank
+    return _bfs_rank(sn, rank, sorted(roots.tolist()))
 
 
 def rank_dnup(sn: Subnet) -> np.ndarray:
     """dnup ranking: switches with CAs are rank 1 (counting from the hosts)."""
-    S = sn.num_switches
-    rank = np.full(S, 0xFFFFFFFF, np.int64)
-    has_ca = np.zeros(S, bool)
+    rank = np.full(sn.num_switches, 0xFFFFFFFF, np.int64)
+    has_ca = np.zeros(sn.num_switches, bool)
     has_ca[sn.ca_sw[sn.ca_sw >= 0]] = True
     rank[has_ca] = 1
-    q = deque(np.flatnonzero(has_ca).tolist())
+    return _bfs_rank(sn, rank, np.flatnonzero(has_ca).tolist())
+
+
+def _bfs_rank(sn: Subnet, rank: np.ndarray, start: list[int]) -> np.ndarray:
+    """Lower ranks outward from ``start`` one hop at a time (OpenSM's updn_subn_rank)."""
+    q = deque(start)
     adj = _adjacency(sn)
     while q:
         u = q.popleft()
