@@ -112,9 +112,11 @@ class MainWindow(QtWidgets.QMainWindow):
         self.view.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.scene.selectionChanged.connect(self._selection_changed)
         self.palette_dock.cable_part_chosen.connect(self._choose_cable_part)
-        from . import bom_view, findings      # design checks and bill of materials docks
+        from . import bom_view, findings, sweep_dock, traffic_dock   # checks, BOM, SM sweep, traffic
         findings.integrate(self)
         bom_view.integrate(self)
+        sweep_dock.integrate(self)
+        traffic_dock.integrate(self)
         self._fitted = False
         self._load(Path(path) if path is not None else DEMO_FABRIC, demo=path is None)
         self._apply_theme()

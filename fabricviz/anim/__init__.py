@@ -1,0 +1,1 @@
+"""Qt-free animation models: event streams turned into frames the GUI can show in any order."""

@@ -1,0 +1,492 @@
+"""The Traffic dock: run a workload on the design and scrub its frames on the canvas.
+
+What ``fabricviz simulate`` does, inside the editor: pick a workload
+(ring all-reduce, all-to-all, permutation, shift:K, incast:N), a model
+(max-min steady state or the fluid model with queues, PFC/credits and
+DCQCN), a routing mode and, on InfiniBand with static routes, the subnet
+manager's engine whose LFTs carry the flows. The engine runs in a worker
+thread (one run at a time, progress shown); the design is read in place, and a
+result computed while it changed is thrown away. Frames are kept: the slider
+and play/pause scrub them; ``frame_changed(k)`` tells the overlay and the
+charts which frame to show.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from fabricviz.model import Fabric, FabricError
+from fabricviz.ui.traffic_overlay import METRICS, ColorScale, LegendBar, scale_for
+
+WORKLOADS = ("permutation", "incast", "ring", "alltoall", "shift")
+ROUTINGS = ("default", "static", "adaptive", "ecmp", "spray")
+IB_ENGINES = ("minhop", "updn", "ftree", "dmodk")
+#: Playback frame interval (ms): 30 fps.
+PLAY_MS = 33
+
+
+def run_traffic(fabric: Fabric, spec: str, model: str, routing: str | None, engine: str,
+                duration_s: float, seed: int, progress: Callable[[float], None] | None = None):
+    """Workload + routes + engine, as ``fabricviz simulate`` runs them (a pure function)."""
+    from fabricviz.sim.engine import fabric_tech, simulate
+    from fabricviz.sim.workloads import make_workload
+    flows = make_workload(fabric, spec, seed=seed)
+    provider = None
+    if fabric_tech(fabric) == "ib" and routing in (None, "static") and engine != "dmodk":
+        from fabricviz.ib.routing import route
+        from fabricviz.sim.paths import sm_paths
+        provider = sm_paths(route(fabric, engine))
+    return simulate(fabric, flows, routing, model, duration_s, seed, provider=provider,
+                    progress=progress if model == "fluid" else None)
+
+
+class _Signals(QtCore.QObject):
+    progress = QtCore.Signal(int, float)              # run id, fraction done
+    done = QtCore.Signal(int, object, object, float)  # run id, SimResult or None, error or None, seconds
+
+
+class _SimJob(QtCore.QRunnable):
+    def __init__(self, run_id: int, args: tuple, signals: _Signals) -> None:
+        super().__init__()
+        self.run_id, self.args, self.signals = run_id, args, signals
+
+    def run(self) -> None:
+        t0 = time.perf_counter()
+        last = [0.0]
+
+        def progress(x: float) -> None:
+            if x - last[0] >= 0.01 or x >= 1.0:
+                last[0] = x
+                try:
+                    self.signals.progress.emit(self.run_id, float(x))
+                except RuntimeError:
+                    pass
+        try:
+            res, err = run_traffic(*self.args, progress=progress), None
+        except FabricError as exc:
+            res, err = None, str(exc)
+        except Exception as exc:  # a torn read during an edit, or a real bug: reported, never raised
+            res, err = None, f"{type(exc).__name__}: {exc}"
+        try:
+            self.signals.done.emit(self.run_id, res, err, time.perf_counter() - t0)
+        except RuntimeError:      # the dock is gone
+            pass
+
+
+class TrafficDock(QtWidgets.QDockWidget):
+    """Workload controls, frame scrubber and heatmap legend; see the module doc."""
+
+    result_ready = QtCore.Signal(object)      # SimResult (None: cleared)
+    frame_changed = QtCore.Signal(int)
+    scale_changed = QtCore.Signal(object)     # ColorScale
+    failed = QtCore.Signal(str)
+
+    def __init__(self, fabric: Fabric | Callable[[], Fabric], parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__("Traffic", parent)
+        self.setObjectName("traffic")
+        self._source: Callable[[], Fabric] = fabric if callable(fabric) else (lambda: fabric)
+        self.pool = QtCore.QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+        self._signals = _Signals(self)
+        self._signals.progress.connect(self._progress)
+        self._signals.done.connect(self._done)
+        self._run_id = 0
+        self._running: tuple[int, Fabric, int] | None = None
+        self._generation = 0
+        self._watched: Fabric | None = None
+        self._unsub: list[Any] = [None]
+        self.destroyed.connect(lambda *_, cell=self._unsub: cell[0]() if cell[0] is not None else None)
+        self.result = None
+        self.result_fabric: Fabric | None = None
+        self.scale: ColorScale | None = None
+        self.error: str | None = None
+        self.seconds = 0.0
+
+        body = QtWidgets.QWidget(self)
+        lay = QtWidgets.QVBoxLayout(body)
+        lay.setContentsMargins(4, 4, 4, 4)
+        form = QtWidgets.QFormLayout()
+        form.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        row = QtWidgets.QHBoxLayout()
+        self.workload_box = self._combo("traffic_workload", WORKLOADS)
+        self.workload_box.setToolTip("ring all-reduce (NCCL ring), all-to-all, random permutation, "
+                                     "shift by K ranks, N-to-1 incast")
+        self.arg_edit = QtWidgets.QLineEdit(body)
+        self.arg_edit.setObjectName("traffic_arg")
+        self.arg_edit.setPlaceholderText("arg: N, K, size")
+        self.arg_edit.setToolTip("incast: senders (8); shift: K; ring/alltoall: size (1GB); "
+                                 "permutation: its seed")
+        row.addWidget(self.workload_box, 2)
+        row.addWidget(self.arg_edit, 1)
+        form.addRow("Workload", row)
+        self.model_box = self._combo("traffic_model", ("maxmin", "fluid"))
+        self.model_box.setToolTip("maxmin: steady-state fair shares (one frame); fluid: queues, "
+                                  "PFC/credits and DCQCN over time (many frames)")
+        form.addRow("Model", self.model_box)
+        row = QtWidgets.QHBoxLayout()
+        self.routing_box = self._combo("traffic_routing", ROUTINGS)
+        self.routing_box.setToolTip("default: static on InfiniBand, ecmp on RoCE")
+        self.engine_box = self._combo("traffic_engine", IB_ENGINES)
+        self.engine_box.setToolTip("InfiniBand static routes: the subnet manager engine's LFTs "
+                                   "(dmodk: the built-in D-mod-k walk)")
+        row.addWidget(self.routing_box)
+        row.addWidget(self.engine_box)
+        form.addRow("Routing", row)
+        row = QtWidgets.QHBoxLayout()
+        self.duration_edit = QtWidgets.QLineEdit("2ms", body)
+        self.duration_edit.setObjectName("traffic_duration")
+        self.duration_edit.setToolTip("fluid run length: 10ms, 250us, 0.5s")
+        self.seed_box = QtWidgets.QSpinBox(body)
+        self.seed_box.setObjectName("traffic_seed")
+        self.seed_box.setRange(0, 2**31 - 1)
+        row.addWidget(self.duration_edit)
+        row.addWidget(QtWidgets.QLabel("seed", body))
+        row.addWidget(self.seed_box)
+        form.addRow("Duration", row)
+        lay.addLayout(form)
+
+        row = QtWidgets.QHBoxLayout()
+        self.run_button = QtWidgets.QPushButton("Run", body)
+        self.run_button.setObjectName("traffic_run")
+        self.run_button.clicked.connect(self.run)
+        self.progress = QtWidgets.QProgressBar(body)
+        self.progress.setObjectName("traffic_progress")
+        self.progress.setRange(0, 100)
+        self.progress.setValue(0)
+        row.addWidget(self.run_button)
+        row.addWidget(self.progress, 1)
+        lay.addLayout(row)
+        self.status = QtWidgets.QLabel("no run yet", body)
+        self.status.setObjectName("traffic_status")
+        self.status.setWordWrap(True)
+        lay.addWidget(self.status)
+
+        row = QtWidgets.QHBoxLayout()
+        self.play_button = QtWidgets.QToolButton(body)
+        self.play_button.setObjectName("traffic_play")
+        self.play_button.setCheckable(True)
+        self.play_button.setText("▶")
+        self.play_button.setToolTip("play / pause the frames (Space when the slider has focus)")
+        self.play_button.toggled.connect(self.set_playing)
+        self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal, body)
+        self.slider.setObjectName("traffic_frame")
+        self.slider.setRange(0, 0)
+        self.slider.valueChanged.connect(self._slider_moved)
+        self.frame_label = QtWidgets.QLabel("–", body)
+        self.frame_label.setObjectName("traffic_frame_label")
+        self.frame_label.setMinimumWidth(130)
+        row.addWidget(self.play_button)
+        row.addWidget(self.slider, 1)
+        row.addWidget(self.frame_label)
+        lay.addLayout(row)
+        space = QtGui.QShortcut(QtGui.QKeySequence(QtCore.Qt.Key.Key_Space), self.slider)
+        space.setContext(QtCore.Qt.ShortcutContext.WidgetShortcut)
+        space.activated.connect(self.play_button.toggle)
+
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(QtWidgets.QLabel("Colour by", body))
+        self.metric_box = self._combo("traffic_metric", tuple(METRICS))
+        self.metric_box.currentIndexChanged.connect(self._metric_changed)
+        row.addWidget(self.metric_box, 1)
+        lay.addLayout(row)
+        self.legend = LegendBar(body)
+        lay.addWidget(self.legend)
+        lay.addStretch(1)
+        self.setWidget(body)
+        self.timer = QtCore.QTimer(self)
+        self.timer.setInterval(PLAY_MS)
+        self.timer.timeout.connect(self._tick)
+
+    def _combo(self, name: str, items: tuple[str, ...]) -> QtWidgets.QComboBox:
+        box = QtWidgets.QComboBox(self)
+        box.setObjectName(name)
+        box.addItems(list(items))
+        return box
+
+    # ------------------------------------------------------------------ state
+    @property
+    def fabric(self) -> Fabric:
+        return self._source()
+
+    @property
+    def running(self) -> bool:
+        return self._running is not None
+
+    @property
+    def frame(self) -> int:
+        return self.slider.value()
+
+    @property
+    def metric(self) -> str:
+        return self.metric_box.currentText()
+
+    def current_frame(self):
+        return None if self.result is None else self.result.frames[self.frame]
+
+    def spec(self) -> str:
+        arg = self.arg_edit.text().strip()
+        return self.workload_box.currentText() + (f":{arg}" if arg else "")
+
+    def configure(self, workload: str | None = None, arg: str | None = None, model: str | None = None,
+                  routing: str | None = None, engine: str | None = None, duration: str | None = None,
+                  seed: int | None = None) -> None:
+        """Set the controls (scripts, lessons, tests); unknown choices raise FabricError."""
+        for box, value, what in ((self.workload_box, workload, "workload"), (self.model_box, model, "model"),
+                                 (self.routing_box, routing, "routing"), (self.engine_box, engine, "engine")):
+            if value is None:
+                continue
+            i = box.findText(value)
+            if i < 0:
+                raise FabricError(f"traffic {what} {value!r}: use "
+                                  + ", ".join(box.itemText(k) for k in range(box.count())))
+            box.setCurrentIndex(i)
+        if arg is not None:
+            self.arg_edit.setText(arg)
+        if duration is not None:
+            self.duration_edit.setText(duration)
+        if seed is not None:
+            self.seed_box.setValue(int(seed))
+
+    def _watch(self, f: Fabric) -> None:
+        if self._watched is f:
+            return
+        if self._unsub[0] is not None:
+            self._unsub[0]()
+        self._watched = f
+        self._unsub[0] = f.subscribe(self._changed)
+
+    def _changed(self, _event: Any) -> None:
+        self._generation += 1
+        if self.result is not None and self.result_fabric is not None:
+            self.status.setText(self.status.text().split(" · the design changed")[0]
+                                + " · the design changed since: run again")
+
+    # ------------------------------------------------------------------ running
+    def run(self) -> bool:
+        """Start a run in the worker with the current controls (False when one is running or
+        the controls are invalid: the reason goes to the status line)."""
+        if self._running is not None:
+            return False
+        from fabricviz.commands.simulate import parse_duration
+        try:         # max-min is one steady-state frame: its duration is not read
+            duration = parse_duration(self.duration_edit.text()) if self.model_box.currentText() == "fluid" \
+                else 10e-3
+        except FabricError as exc:
+            self._fail(str(exc))
+            return False
+        f = self.fabric
+        self._watch(f)
+        routing = self.routing_box.currentText()
+        args = (f, self.spec(), self.model_box.currentText(), None if routing == "default" else routing,
+                self.engine_box.currentText(), duration, self.seed_box.value())
+        self._run_id += 1
+        self._running = (self._run_id, f, self._generation)
+        self.set_playing(False)
+        self.run_button.setEnabled(False)
+        self.run_button.setText("Running…")
+        self.progress.setValue(0)
+        self.status.setText(f"running {self.spec()} ({args[2]}) on {f.name}…")
+        self.pool.start(_SimJob(self._run_id, args, self._signals))
+        return True
+
+    def wait(self, msecs: int = -1) -> bool:
+        return self.pool.waitForDone(msecs)
+
+    def _progress(self, run_id: int, x: float) -> None:
+        if self._running is not None and run_id == self._running[0]:
+            self.progress.setValue(int(round(100 * x)))
+
+    def _fail(self, text: str) -> None:
+        self.error = text
+        self.status.setText(f"could not run: {text}")
+        self.failed.emit(text)
+
+    def _done(self, run_id: int, res: Any, err: str | None, seconds: float) -> None:
+        if self._running is None or run_id != self._running[0]:
+            return
+        _, f, gen = self._running
+        self._running = None
+        self.run_button.setEnabled(True)
+        self.run_button.setText("Run")
+        if f is not self.fabric or gen != self._generation:
+            self._fail("the design changed during the run: run again")
+            return
+        if err is not None:
+            self._fail(err)
+            return
+        self.error = None
+        self.seconds = seconds
+        self.progress.setValue(100)
+        self.result, self.result_fabric = res, f
+        s = res.summary(f)
+        text = (f"{s['flows']} flows, {s['routing']} routing, {s['model']} on {s['fabric']} · "
+                f"{len(res.frames)} frame(s) · rate/line mean {s['rate_share']['mean']:.3f} "
+                f"(min {s['rate_share']['min']:.3f}) · {seconds:.2f} s")
+        if "paused_link_count" in s:
+            text += f" · {s['paused_link_count']} link(s) paused"
+        self.status.setText(text)
+        self.scale = scale_for(self.metric, res.frames)
+        self.legend.set_scale(self.scale)
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, len(res.frames) - 1)
+        self.slider.setValue(0)
+        self.slider.blockSignals(False)
+        self.result_ready.emit(res)
+        self.scale_changed.emit(self.scale)
+        self._show(0)
+
+    def clear(self) -> None:
+        """Forget the run (the window opened another design)."""
+        self.set_playing(False)
+        self.result = self.result_fabric = None
+        self.scale = None
+        self.legend.set_scale(None)
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, 0)
+        self.slider.blockSignals(False)
+        self.frame_label.setText("–")
+        self.progress.setValue(0)
+        self.status.setText("no run yet")
+        self.result_ready.emit(None)
+
+    # ------------------------------------------------------------------ frames
+    def set_frame(self, k: int) -> None:
+        """Show frame ``k`` (clamped to the run)."""
+        if self.result is None:
+            return
+        k = max(0, min(int(k), len(self.result.frames) - 1))
+        if k == self.slider.value():
+            self._show(k)
+        else:
+            self.slider.setValue(k)        # → _slider_moved → _show
+
+    def step(self, n: int = 1) -> None:
+        self.set_frame(self.frame + n)
+
+    def _slider_moved(self, k: int) -> None:
+        if self.result is not None:
+            self._show(k)
+
+    def _show(self, k: int) -> None:
+        fr = self.result.frames[k]
+        self.frame_label.setText(f"{k + 1}/{len(self.result.frames)} · {fr.time_s * 1e3:.3f} ms")
+        self.frame_changed.emit(k)
+
+    def set_playing(self, on: bool) -> None:
+        on = bool(on) and self.result is not None and len(self.result.frames) > 1
+        if self.play_button.isChecked() != on:
+            self.play_button.blockSignals(True)
+            self.play_button.setChecked(on)
+            self.play_button.blockSignals(False)
+        self.play_button.setText("⏸" if on else "▶")
+        if on:
+            if self.frame >= len(self.result.frames) - 1:
+                self.set_frame(0)
+            self.timer.start()
+        else:
+            self.timer.stop()
+
+    def _tick(self) -> None:
+        if self.result is None or self.frame >= len(self.result.frames) - 1:
+            self.set_playing(False)
+            return
+        self.step(1)
+
+    def _metric_changed(self) -> None:
+        if self.result is None:
+            return
+        self.scale = scale_for(self.metric, self.result.frames)
+        self.legend.set_scale(self.scale)
+        self.scale_changed.emit(self.scale)
+        self._show(self.frame)
+
+
+# ---------------------------------------------------------------------- main window
+class TrafficView(QtCore.QObject):
+    """Wires a TrafficDock to the canvas overlay and the Charts dock of one window."""
+
+    def __init__(self, window: Any, dock: TrafficDock, charts: Any) -> None:
+        super().__init__(window)
+        from fabricviz.ui.traffic_overlay import TrafficOverlay
+        self.window, self.dock, self.charts = window, dock, charts
+        self.overlay = TrafficOverlay(window.scene)
+        self._redraw_pending = False
+        dock.result_ready.connect(self._result)
+        dock.frame_changed.connect(self._frame)
+        window.scene.fabric_event.connect(self._fabric_event)
+        window.scene.selectionChanged.connect(self._selection)
+
+    def _result(self, res: Any) -> None:
+        if res is None:
+            self.overlay.forget()
+            self.charts.set_result(None)
+            return
+        self.overlay.set_links(self.dock.result_fabric, res.links.n)
+        self.charts.set_result(res, self.dock.result_fabric)
+
+    def _frame(self, k: int) -> None:
+        fr = self.dock.current_frame()
+        if fr is not None and self.dock.scale is not None:
+            self.overlay.show_frame(fr, self.dock.scale)
+        self.charts.set_frame(k)
+
+    def _fabric_event(self, e: Any) -> None:
+        """Devices moved or cables changed: redraw the frame on the new geometry (link ids are
+        stable; new cables are not in the run and stay uncoloured). A new design clears."""
+        if self.dock.result is None:
+            return
+        if e is None or self.window.scene.fabric is not self.dock.result_fabric:
+            self.dock.clear()
+            return
+        if not self._redraw_pending:
+            self._redraw_pending = True
+            QtCore.QTimer.singleShot(0, self._redraw)
+
+    def _redraw(self) -> None:
+        self._redraw_pending = False
+        if self.dock.result is not None:
+            self.overlay.set_links(self.dock.result_fabric, self.dock.result.links.n)
+            self._frame(self.dock.frame)
+
+    def _selection(self) -> None:
+        cabs = getattr(self.window.scene, "selected_cables", set())
+        if len(cabs) == 1 and self.dock.result is not None:
+            self.charts.show_cable(next(iter(cabs)))
+
+
+def integrate(window: Any) -> TrafficDock:
+    """Add the Traffic dock (right), the Charts dock (bottom), View-menu toggles and the canvas
+    heatmap to ``window`` (idempotent).
+
+    ``window`` needs ``editor.fabric``, ``scene`` (a FabricScene: ``fabric_event``,
+    ``selected_cables``). Kept as ``window.traffic_dock``, ``window.charts_dock`` and
+    ``window.traffic_view`` (its ``.overlay`` is the heatmap).
+    """
+    existing = getattr(window, "traffic_dock", None)
+    if isinstance(existing, TrafficDock):
+        return existing
+    from fabricviz.ui.charts_dock import ChartsDock
+    from fabricviz.ui.findings import view_menu
+    dock = TrafficDock(lambda: window.editor.fabric, window)
+    charts = ChartsDock(window)
+    window.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, dock)
+    window.addDockWidget(QtCore.Qt.DockWidgetArea.BottomDockWidgetArea, charts)
+    findings = getattr(window, "findings_dock", None)
+    if isinstance(findings, QtWidgets.QDockWidget):      # full width under the canvas, as a tab
+        window.tabifyDockWidget(findings, charts)
+    dock.result_ready.connect(lambda res: charts.raise_() if res is not None else None)
+    menu = view_menu(window)
+    for d, name, key in ((dock, "action_traffic", "Ctrl+Shift+T"), (charts, "action_charts", "Ctrl+Shift+J")):
+        act = d.toggleViewAction()
+        act.setObjectName(name)
+        act.setShortcut(QtGui.QKeySequence(key))
+        menu.addAction(act)
+    window.traffic_dock, window.charts_dock = dock, charts
+    window.traffic_view = TrafficView(window, dock, charts)
+    return dock
+
+
+__all__ = ["IB_ENGINES", "ROUTINGS", "TrafficDock", "TrafficView", "WORKLOADS", "integrate", "run_traffic"]

@@ -1,0 +1,125 @@
+"""SweepTimeline on a 2-level radix-4 fat tree (4 hosts, 2 leaves, 2 spines).
+
+Expected figures come from the tree's wiring: node01's NIC (device 8) is the
+SM; the NICs are devices 8-11 with ports 0-3, the switches leaf01, leaf02,
+spine01, spine02 are devices 12-15 with ports 4-7, 8-11, 12-15, 16-19; the
+spines use only their ports 1 and 2, so 16 subnet ports in all. Discovery
+reaches leaf01 at hop 1, node02 and both spines at hop 2, leaf02 at hop 3 and
+node03/node04 at hop 4 (57 SMPs: 4 + 12 + 23 + 12 + 6 by the engine's MAD
+counts). LIDs: SM 1, then the switches 5-8, then the CAs 2-4.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fabricviz.anim.sweep_timeline import ACTIVE, INIT, SweepTimeline, narrate
+from fabricviz.build import fat_tree
+from fabricviz.ib.sweep import heavy_sweep
+
+SWITCHES = [12, 13, 14, 15]
+NICS = [8, 9, 10, 11]
+SUBNET_PORTS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17]
+
+
+@pytest.fixture(scope="module")
+def tl():
+    f = fat_tree(levels=2, radix=4, hosts=4)
+    return SweepTimeline(heavy_sweep(f, "minhop"))
+
+
+def last_of(tl, phase):
+    return max(i for i, e in enumerate(tl.events) if e.phase == phase)
+
+
+def test_phases_and_lengths(tl):
+    assert len(tl) == 34
+    assert [tl.events[i].phase for i in tl.phase_starts()] == \
+        ["election", "discovery", "sm_lid", "lids", "routing", "lft", "links", "up"]
+    assert tl.phase_starts() == [0, 1, 16, 18, 26, 27, 29, 33]
+    assert tl.next_phase_index(0) == 1
+    assert tl.next_phase_index(5) == 16
+    assert tl.next_phase_index(32) == 33
+    assert tl.next_phase_index(33) == 33          # nothing after SUBNET UP
+
+
+def test_after_discovery_every_switch_and_ca_found_ports_init(tl):
+    st = tl.state(last_of(tl, "discovery"))
+    assert st.event.text == "HEAVY SWEEP COMPLETE"
+    assert np.flatnonzero(st.discovered).tolist() == NICS + SWITCHES     # servers and GPUs are not IB nodes
+    assert np.flatnonzero(st.port_state).tolist() == SUBNET_PORTS
+    assert set(st.port_state[SUBNET_PORTS].tolist()) == {INIT}
+    assert st.smps == 57
+    assert not st.lid.any() and not st.subnet_up
+
+
+def test_discovery_fans_out_wave_by_wave(tl):
+    waves = [i for i, e in enumerate(tl.events) if e.kind == "wave"]
+    found = [np.flatnonzero(tl.state(i).discovered).tolist() for i in waves]
+    assert found == [[8], [8, 12], [8, 9, 12, 14, 15], [8, 9, 12, 13, 14, 15], NICS + SWITCHES]
+    assert tl.narration[waves[2]] == "Discovery wave 2: 3 switches and 2 CAs found, 39 SMPs so far"
+    # node03 is reached over node01 port 1 → leaf01 port 3 → spine01 port 2 → leaf02 port 1
+    i = next(i for i, e in enumerate(tl.events) if e.kind == "node" and e.devices == (10,))
+    f = tl.fabric
+    assert tl.state(i).dr_cables == (f.port("node01/mlx5_0:1").cable.id, f.port("leaf01:3").cable.id,
+                                     f.port("spine01:2").cable.id, f.port("leaf02:1").cable.id)
+
+
+def test_subnet_up_every_port_active_with_routing_lids(tl):
+    st = tl.state(len(tl) - 1)
+    r = tl.sweep.routing
+    assert st.subnet_up and st.narration.startswith("SUBNET UP")
+    assert np.flatnonzero(st.port_state == ACTIVE).tolist() == SUBNET_PORTS
+    ca_ports = r.subnet.ca_ports.tolist()
+    assert st.lid[ca_ports].tolist() == r.lids.ca_lid.tolist() == [1, 2, 3, 4]
+    for s, d in enumerate(SWITCHES):        # every port of a switch carries its port 0 LID
+        assert st.lid[4 * s + 4: 4 * s + 8].tolist() == [int(r.lids.sw_lid[s])] * 4 == [5 + s] * 4
+    assert st.lft_blocks_received[SWITCHES].tolist() == [1, 1, 1, 1]
+    assert st.lft_blocks_received[NICS].tolist() == [0, 0, 0, 0]
+
+
+def test_scrub_back_and_forth(tl):
+    end = tl.state(len(tl) - 1)
+    first = tl.state(0)
+    assert not first.discovered.any() and not first.port_state.any() and not first.subnet_up
+    again = tl.state(len(tl) - 1)
+    assert np.array_equal(again.port_state, end.port_state) and again.subnet_up
+    with pytest.raises(ValueError):
+        first.discovered[0] = True            # frames are read-only
+    with pytest.raises(IndexError):
+        tl.state(len(tl))
+
+
+def test_armed_before_active(tl):
+    armed = next(i for i, e in enumerate(tl.events) if e.kind == "port_state")
+    st = tl.state(armed)
+    assert set(st.port_state[SUBNET_PORTS].tolist()) == {2}
+    assert not st.subnet_up
+
+
+def test_index_at_time(tl):
+    assert tl.index_at_time(-1.0) == 0
+    assert tl.index_at_time(0.0) == 2                 # three events at t=0; the last one shows
+    assert tl.index_at_time(81.4) == 4
+    assert tl.index_at_time(81.5) == 8
+    assert tl.index_at_time(1e9) == len(tl) - 1
+    assert tl.duration_us == pytest.approx(754.072)
+
+
+def test_keyframes_smaller_than_plain_copies():
+    from fabricviz.build import k_ary_fat_tree
+    t = SweepTimeline(heavy_sweep(k_ary_fat_tree(8), "ftree"))
+    assert len(t) == 439
+    assert t.nbytes() * 10 < t.plain_copies_nbytes()
+    # every frame rebuilt from a keyframe equals the one built by replaying from the start
+    full = [t.state(i).port_state.copy() for i in range(len(t))]
+    for i in (438, 0, 200, 63, 64, 65, 437):
+        assert np.array_equal(t.state(i).port_state, full[i])
+
+
+def test_narration_names_the_phase():
+    f = fat_tree(levels=2, radix=4, hosts=4)
+    e = heavy_sweep(f).events
+    assert narrate(e[4]).startswith("Heavy sweep discovery: switch leaf01 found at hop 1")
+    assert narrate(e[16]) == "SM LID assignment: SM port node01/mlx5_0:1 takes LID 1"

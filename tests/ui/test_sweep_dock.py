@@ -1,0 +1,171 @@
+"""The Subnet Manager dock on the demo fabric (16 nodes, 4 leaves, 4 spines).
+
+What the user sees is read back from the dock's own widgets and overlay: the
+narration text, the status line, the slider, and the overlay's per-port colour
+and per-device discovered set. Expected sets come from the engine: the 64
+ports the link manager activates, the 8 switches, and `fabricviz trace`
+printing the node01 → node16 path on the same file.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from PySide6 import QtCore
+
+from fabricviz.cli import main as cli_main
+from fabricviz.ib.sweep import heavy_sweep
+from fabricviz.ui import sweep_dock
+from fabricviz.ui.main_window import DEMO_FABRIC
+
+WAIT = 10_000
+LEFT = QtCore.Qt.MouseButton.LeftButton
+
+
+@pytest.fixture
+def dock(make_window, qtbot):
+    w = make_window()
+    d = sweep_dock.integrate(w)
+    assert sweep_dock.integrate(w) is d                      # idempotent
+    assert [a.objectName() for a in w.findChildren(type(w.action_fit)) if a.objectName() == "action_sweep"] \
+        == ["action_sweep"]
+    with qtbot.waitSignal(d.ready, timeout=WAIT):
+        w.findChild(type(w.action_fit), "action_sweep").trigger()   # View ▸ Subnet Manager Sweep
+    return w, d
+
+
+def engine_sweep(w):
+    return heavy_sweep(w.editor.fabric, "minhop")
+
+
+def test_step_through_to_subnet_up(dock, qtbot):
+    w, d = dock
+    ref = engine_sweep(w)
+    subnet_ports = set(ref.events[-2].ports)                 # "64 ports set ACTIVE"
+    switches = set(ref.routing.subnet.switches.tolist())
+    assert len(subnet_ports) == 64 and len(switches) == 8
+    assert len(d.timeline) == len(ref.events) == 66
+    assert d.index == 0 and d.overlay.port_colour(min(subnet_ports)) is None
+    assert set(d.overlay.drawn["undiscovered"].tolist()) >= switches
+    discovery_done = None
+    for _ in range(len(d.timeline) - 1):
+        qtbot.mouseClick(d.step_button, LEFT)
+        if d.timeline.events[d.index].text == "HEAVY SWEEP COMPLETE":
+            discovery_done = (set(d.overlay.drawn["discovered"].tolist()),
+                              {p for p in subnet_ports if d.overlay.port_colour(p) == "INIT"})
+    assert d.index == len(d.timeline) - 1 == d.slider.value()
+    assert discovery_done == (switches | {int(w.editor.fabric.ports_t.device[p])
+                                          for p in ref.routing.subnet.ca_ports.tolist()}, subnet_ports)
+    text = d.narration_text()
+    up = ref.events[-1].data
+    assert text.rstrip().endswith(f"\u25b6 SUBNET UP after {up['smps']:,} SMPs and {up['t_us'] / 1000:.3f} ms")
+    assert up["smps"] == 417
+    assert "Discovery wave 2: 5 switches and 4 CAs found" in text
+    assert "SUBNET UP" in d.status.text()
+    assert {p for p in subnet_ports if d.overlay.port_colour(p) == "ACTIVE"} == subnet_ports
+    assert set(d.overlay.drawn["ACTIVE"].tolist()) == subnet_ports
+    assert not len(d.overlay.drawn["INIT"]) and not len(d.overlay.drawn["ARMED"])
+    assert switches <= set(d.overlay.drawn["discovered"].tolist())
+    assert not len(d.overlay.drawn["undiscovered"])
+    active = d.overlay.items["ACTIVE"]
+    assert active.scene() is w.scene and active.brush().color().name() == sweep_dock.STATE_COLORS["ACTIVE"]
+    assert active.path().elementCount() > 0
+    # LID labels on the NIC ports are the routing's LIDs
+    r = d.timeline.sweep.routing
+    for j, p in enumerate(r.subnet.ca_ports.tolist()):
+        assert d.overlay.labels[p].text() == f"LID {int(r.lids.ca_lid[j])}"
+
+    # scrub back to 0: nothing discovered, no port dots
+    d.slider.setValue(0)
+    assert d.index == 0
+    assert not len(d.overlay.drawn["discovered"]) and not len(d.overlay.drawn["ACTIVE"])
+    assert all(d.overlay.port_colour(p) is None for p in subnet_ports)
+    assert "SUBNET UP" not in d.narration_text()
+
+
+def test_step_phase_and_keys(dock, qtbot):
+    w, d = dock
+    starts = d.timeline.phase_starts()
+    qtbot.mouseClick(d.phase_button, LEFT)
+    assert d.index == starts[1] and d.timeline.events[d.index].phase == "discovery"
+    d.slider.setFocus()
+    qtbot.keyClick(d.slider, QtCore.Qt.Key.Key_Right, QtCore.Qt.KeyboardModifier.ShiftModifier)
+    assert d.index == starts[2] and d.timeline.events[d.index].phase == "sm_lid"
+    qtbot.keyClick(d.slider, QtCore.Qt.Key.Key_Right)
+    assert d.index == starts[2] + 1
+    qtbot.keyClick(d.slider, QtCore.Qt.Key.Key_Space)
+    assert d.playing
+    qtbot.keyClick(d.slider, QtCore.Qt.Key.Key_Space)
+    assert not d.playing
+
+
+def test_play_reaches_the_end(dock, qtbot):
+    w, d = dock
+    d.speed_box.setCurrentIndex(len(sweep_dock.SPEEDS) - 1)          # 100×
+    qtbot.mouseClick(d.play_button, LEFT)
+    assert d.playing and d.play_button.text() == "Pause"
+    qtbot.waitUntil(lambda: d.index == len(d.timeline) - 1 and not d.playing, timeout=WAIT)
+    assert "SUBNET UP" in d.narration_text()
+
+
+def test_play_pauses_at_phase_end(dock, qtbot):
+    w, d = dock
+    d.speed_box.setCurrentIndex(len(sweep_dock.SPEEDS) - 1)
+    d.phase_pause.setChecked(True)
+    d.show_step(d.timeline.phase_starts()[1])
+    qtbot.mouseClick(d.play_button, LEFT)
+    qtbot.waitUntil(lambda: not d.playing, timeout=WAIT)
+    assert d.timeline.events[d.index].text == "HEAVY SWEEP COMPLETE"     # last step of discovery
+
+
+def test_trace_matches_cli(dock, qtbot, capsys):
+    w, d = dock
+    assert cli_main(["trace", str(DEMO_FABRIC), "node01", "node16"]) == 0
+    cli_hops = re.findall(r"^\s+(\[\d+\] \S+ \[\d+\])$", capsys.readouterr().out, re.M)
+    assert len(cli_hops) == 3
+    d.src_edit.setText("node01")
+    d.dst_edit.setText("node16")
+    qtbot.mouseClick(d.trace_button, LEFT)
+    assert [f"[{h.in_port}] {h.switch} [{h.out_port}]" for h in d.trace_hops] == cli_hops
+    text = d.narration_text()
+    for line in cli_hops:
+        assert line in text
+    f = w.editor.fabric
+    want = [f.port("node01/mlx5_0:1").cable.id]
+    for line in cli_hops:
+        _in, sw, out = re.match(r"\[(\d+)\] (\S+) \[(\d+)\]", line).groups()
+        want.append(f.port(f"{sw}:{out}").cable.id)
+    assert d.overlay.drawn["trace"].tolist() == want
+    assert f.cable(want[-1]).port_b.device.name == "node16/mlx5_0" or \
+        f.cable(want[-1]).port_a.device.name == "node16/mlx5_0"
+    d.dst_edit.setText("nosuchnode")
+    qtbot.mouseClick(d.trace_button, LEFT)
+    assert d.status.text().startswith("trace: ") and "nosuchnode" in d.status.text()
+
+
+def test_overlay_removed_on_close_and_replace(dock, qtbot):
+    w, d = dock
+    d.show_step(len(d.timeline) - 1)
+    items = list(d.overlay.items.values())
+    assert all(i.scene() is w.scene for i in items)
+    d.close()
+    assert all(i.scene() is None for i in items) and not d.overlay.active
+    d.show()                                   # the frames are kept: no new sweep, same step
+    qtbot.waitUntil(lambda: d.overlay.active, timeout=WAIT)
+    assert d.index == len(d.timeline) - 1 and len(d.overlay.drawn["ACTIVE"]) == 64
+    from fabricviz.build import fat_tree
+    with qtbot.waitSignal(d.ready, timeout=WAIT):
+        w.apply_generated(fat_tree(levels=2, radix=4, hosts=4))
+    assert len(d.timeline) == 34 and d.index == 0
+    assert sum(i.scene() is w.scene for i in w.scene.items() if i.data(2) == "sweep_overlay") == len(d.overlay.items)
+
+
+def test_engine_switch_reruns(dock, qtbot):
+    w, d = dock
+    with qtbot.waitSignal(d.ready, timeout=WAIT):
+        d.engine_box.setCurrentText("ftree")
+    assert d.timeline.sweep.routing.engine == "ftree"
+    ev = [e for e in d.timeline.events if e.phase == "routing"][0]
+    assert ev.data["routed_by"] == "ftree"

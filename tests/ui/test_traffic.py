@@ -1,0 +1,171 @@
+"""Traffic dock, canvas heatmap and charts: what the user sees matches the engine's frames.
+
+Expected values come from running the same engine call (``run_traffic``, what
+``fabricviz simulate`` does) outside the GUI and from the colour scale's
+definition (16 equal bins of [vmin, vmax]): e.g. at frame 0 of the incast the
+receiver's downlink carries 0.8 of line rate → bin floor(0.8 · 16) = 12.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6 import QtWidgets
+
+from fabricviz.build import fat_tree, leaf_spine
+from fabricviz.ui.charts_dock import fabric_series
+from fabricviz.ui.traffic_dock import TrafficDock, integrate, run_traffic
+from fabricviz.ui.traffic_overlay import BUCKETS, COLORS, ColorScale, scale_for
+
+WAIT = 15_000
+
+
+def run_in_dock(qtbot, window, **controls):
+    dock = window.traffic_dock
+    dock.configure(**controls)
+    with qtbot.waitSignal(dock.result_ready, timeout=WAIT):
+        assert dock.run()
+    qtbot.waitUntil(lambda: not dock.running, timeout=WAIT)
+    assert dock.error is None
+    return dock
+
+
+def open_fabric(window, f):
+    """Put ``f`` in the window the way the app does (editor replaces its fabric)."""
+    window.editor.set_fabric(f)
+    QtWidgets.QApplication.processEvents()
+    assert window.scene.fabric is f
+
+
+def receiver_downlink(f, flows):
+    """Cable id and directed link into the incast receiver's NIC."""
+    dst = int(flows.dst[0])
+    nic = int(f.devices_t.bound[dst])
+    port = int(f.devices_t.first_port[nic])
+    c = int(f.ports_t.cable[port])
+    link = 2 * c + (0 if int(f.cables_t.port_b[c]) == port else 1)
+    return c, link
+
+
+def test_color_scale_bins():
+    s = ColorScale("utilisation", 0.0, 1.0)
+    assert s.buckets(np.array([0.0, 0.0624, 0.0625, 0.8, 0.99, 1.0, 1.7, np.nan])).tolist() == \
+        [0, 0, 1, 12, 15, 15, 15, 0]
+    q = ColorScale("queue", 0.0, 16e6)
+    assert q.bucket(2.7e6) == 2 and q.label(2.7e6) == "2.7 MB"
+    assert len(COLORS) == BUCKETS and COLORS[0] != COLORS[-1]
+
+
+def test_incast_fluid_heatmap_pauses_scrub_and_charts(make_window, qtbot):
+    w = make_window()
+    f = leaf_spine(4, 2, 8)
+    open_fabric(w, f)
+    integrate(w)
+    assert integrate(w) is w.traffic_dock                     # idempotent
+    assert len([d for d in w.findChildren(TrafficDock)]) == 1
+    dock = run_in_dock(qtbot, w, workload="incast", arg="8", model="fluid", duration="2ms", seed=0)
+    ref = run_traffic(f, "incast:8", "fluid", None, "minhop", 2e-3, 0)
+    res = dock.result
+    assert len(res.frames) == len(ref.frames) == 200
+    ov = w.traffic_view.overlay
+    c, link = receiver_downlink(f, res.flows)
+    legend = dock.legend
+
+    # frame 0: the receiver's downlink at 0.8 of line rate → bucket 12, drawn in the legend's colour
+    fr0 = ref.frames[0]
+    v = max(float(fr0.link_util[2 * c]), float(fr0.link_util[2 * c + 1]))
+    assert v == pytest.approx(0.8, abs=1e-6)
+    assert dock.frame == 0
+    assert ov.bucket_of(c) == 12
+    assert ov.color_of(c) == legend.color_for(v) == COLORS[12]
+    assert ov.drawn_count() == f.cables_t.alive.sum()          # every cable once
+    assert not ov.is_paused(c)
+
+    # frame 5: the senders' uplinks are PFC-paused; exactly those cables are drawn paused
+    dock.set_frame(5)
+    fr5 = ref.frames[5]
+    paused_links = np.flatnonzero(fr5.link_paused)
+    assert len(paused_links) == 8
+    want = sorted({int(l) // 2 for l in paused_links if l < res.links.n_cable_links})
+    assert sorted(ov.paused.tolist()) == want
+    assert all(ov.is_paused(p) for p in want) and not ov.is_paused(c)
+    assert ov.is_marking(c)                                   # the receiver's egress marks ECN
+    assert ov.color_of(c) == legend.color_for(float(fr5.link_util[link])) == COLORS[15]
+
+    # scrub: frame k shows frame k's values, for every cable
+    for k in (3, 120, 199):
+        dock.slider.setValue(k)
+        QtWidgets.QApplication.processEvents()
+        assert dock.frame == k
+        fr = ref.frames[k]
+        val = np.maximum(fr.link_util[0::2][:f.cables_t.n], fr.link_util[1::2][:f.cables_t.n])
+        for cab in f.cable_ids():
+            assert ov.bucket_of(int(cab)) == ColorScale("utilisation", 0, 1).bucket(float(val[cab]))
+        assert dock.frame_label.text().startswith(f"{k + 1}/200")
+
+    # the queue metric: scale 0..peak queue of the run, receiver's bucket follows
+    dock.metric_box.setCurrentText("queue")
+    s = dock.scale
+    peak = max(float(fr.link_queue.max()) for fr in ref.frames)
+    assert (s.metric, s.vmin, s.vmax) == ("queue", 0.0, peak)
+    dock.set_frame(5)
+    assert ov.color_of(c) == COLORS[min(int(float(fr5.link_queue[link]) / peak * BUCKETS), BUCKETS - 1)]
+    assert legend.texts()[1] == s.label(peak)
+
+    # charts: curves equal the frames' arrays for the chosen link and flow, and the fabric panel
+    charts = w.charts_dock
+    charts.show_link(link)
+    t = np.array([fr.time_s for fr in ref.frames]) * 1e3
+    for key, attr in (("util", "link_util"), ("queue", "link_queue"), ("latency", "link_latency_ns")):
+        x, y = charts.curve_data(key)
+        assert np.allclose(x, t)
+        assert np.allclose(y, [getattr(fr, attr)[link] for fr in ref.frames], rtol=1e-6)
+    charts.show_flow(3)
+    assert np.allclose(charts.curve_data("flow_rate")[1], [fr.flow_rate_gbps[3] for fr in ref.frames])
+    agg = fabric_series(ref.frames)
+    assert np.allclose(charts.curve_data("throughput")[1], agg["throughput"])
+    assert np.allclose(charts.curve_data("p99_latency")[1],
+                       [np.percentile(fr.flow_latency_ns, 99) for fr in ref.frames])
+    assert charts.cursors[0].value() == pytest.approx(t[5])
+
+    # canvas selection of the receiver's cable charts its hotter direction (the downlink)
+    w.scene.set_selected_cables({c})
+    assert charts.link == link
+
+
+def test_ib_fat_tree_maxmin_permutation_static_sm_routes(make_window, qtbot):
+    w = make_window()
+    f = fat_tree(2, 8, fabric="ib")
+    open_fabric(w, f)
+    integrate(w)
+    dock = run_in_dock(qtbot, w, workload="permutation", arg="", model="maxmin", routing="static",
+                       engine="minhop", seed=3)
+    ref = run_traffic(f, "permutation", "maxmin", "static", "minhop", 10e-3, 3)
+    res = dock.result
+    assert res.routing == "static" and res.fabric_tech == "ib" and len(res.frames) == 1
+    assert np.array_equal(res.routes.links, ref.routes.links)     # the SM's LFT paths
+    assert dock.slider.maximum() == 0
+    fr = ref.frames[0]
+    ov = w.traffic_view.overlay
+    s = scale_for("utilisation", ref.frames)
+    n = f.cables_t.n
+    val = np.maximum(fr.link_util[0:2 * n:2], fr.link_util[1:2 * n:2])
+    hot = int(np.argmax(val))
+    assert ov.color_of(hot) == COLORS[s.bucket(float(val[hot]))]
+    assert sorted(ov.members[BUCKETS - 1].tolist()) == np.flatnonzero(s.buckets(val) == BUCKETS - 1).tolist()
+    assert len(ov.paused) == 0                                   # max-min has no pauses
+
+
+def test_bad_duration_is_refused_and_new_design_clears(make_window, qtbot):
+    w = make_window()
+    open_fabric(w, leaf_spine(2, 2, 4))
+    dock = integrate(w)
+    dock.configure(model="fluid", duration="fast")
+    assert not dock.run() and not dock.running
+    assert "--duration 'fast'" in dock.status.text()
+    dock.configure(workload="shift", arg="1", model="maxmin")
+    with qtbot.waitSignal(dock.result_ready, timeout=WAIT):
+        dock.run()
+    assert w.traffic_view.overlay.drawn_count() > 0
+    open_fabric(w, leaf_spine(2, 2, 2))
+    assert dock.result is None and w.traffic_view.overlay.drawn_count() == 0
