@@ -117,6 +117,10 @@ class MainWindow(QtWidgets.QMainWindow):
         bom_view.integrate(self)
         sweep_dock.integrate(self)
         traffic_dock.integrate(self)
+        # a calm first view: the run docks open from the View menu (or when a run starts)
+        for dock in (self.traffic_dock, self.charts_dock):
+            dock.hide()
+        self.findings_dock.raise_()
         self._fitted = False
         self._load(Path(path) if path is not None else DEMO_FABRIC, demo=path is None)
         self._apply_theme()

@@ -477,7 +477,7 @@ def integrate(window: Any) -> TrafficDock:
     findings = getattr(window, "findings_dock", None)
     if isinstance(findings, QtWidgets.QDockWidget):      # full width under the canvas, as a tab
         window.tabifyDockWidget(findings, charts)
-    dock.result_ready.connect(lambda res: charts.raise_() if res is not None else None)
+    dock.result_ready.connect(lambda res: (charts.show(), charts.raise_()) if res is not None else None)
     menu = view_menu(window)
     for d, name, key in ((dock, "action_traffic", "Ctrl+Shift+T"), (charts, "action_charts", "Ctrl+Shift+J")):
         act = d.toggleViewAction()
