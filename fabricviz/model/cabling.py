@@ -1,0 +1,215 @@
+"""Cabling: adding cables, negotiating their rate, choosing the cable part, editing them.
+
+Mixed into :class:`~fabricviz.model.fabric.Fabric`; kept apart so each module stays
+small. Every method checks all invariants before it changes anything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .catalog import Part
+from .errors import FabricError
+from .events import ADDED, BULK_ADDED, CHANGED, ChangeEvent
+from .tech import LinkRate, tech_name
+
+CABLE_TYPES: tuple[str, ...] = ("dac", "aoc", "transceiver")
+PORT_STATES: tuple[str, ...] = ("down", "init", "armed", "active", "disabled")
+
+
+class CablingMixin:
+    """Cable methods of the Fabric (uses its tables, catalog, names and events)."""
+
+    def add_cable(self, a: int | str, b: int | str, length_m: float = 1.0,
+                  ctype: str | None = None, part: str | None = None) -> int:
+        """Cable port ``a`` to port ``b`` (ids or ``dev:port``); return the cable id."""
+        pa, pb = self.port_id(a), self.port_id(b)
+        ids = self.add_cables(np.array([pa]), np.array([pb]), length_m, ctype=ctype, part=part)
+        return int(ids[0])
+
+    def add_cables(self, ports_a: np.ndarray, ports_b: np.ndarray, length_m: Any = 1.0,
+                   ctype: str | None = None, part: str | None = None, emit: bool = True) -> np.ndarray:
+        """Add many cables at once after checking every invariant; return their ids.
+
+        Without ``part`` each cable gets the cheapest catalog cable of ``ctype``
+        (or any type) that carries the negotiated rate over the length.
+        """
+        pa = np.asarray(ports_a, dtype=np.int64).ravel()
+        pb = np.asarray(ports_b, dtype=np.int64).ravel()
+        count = len(pa)
+        lengths = np.broadcast_to(np.asarray(length_m, dtype=np.float64), (count,)).copy()
+        if ctype is not None and ctype not in CABLE_TYPES:
+            raise FabricError(f"unknown cable type {ctype!r} (use {', '.join(CABLE_TYPES)})")
+        pt = self.ports_t
+        for arr in (pa, pb):
+            bad = np.flatnonzero((arr < 0) | (arr >= pt.n))
+            if len(bad):
+                raise FabricError(f"no port with id {int(arr[bad[0]])}")
+        devs_ok = self.devices_t.alive[pt.device[pa]] & self.devices_t.alive[pt.device[pb]]
+        if not devs_ok.all():
+            raise FabricError(f"no port with id {int(pa[np.flatnonzero(~devs_ok)[0]])}")
+        self._check_cable_ends(pa, pb, lengths)
+        ta = pt.tech[pa]
+        speed = np.minimum(pt.speed[pa], pt.speed[pb])
+        width = np.minimum(pt.width[pa], pt.width[pb])
+        parts, types = self._choose_cables(pa, pb, ta, speed, width, lengths, ctype, part)
+        speed = np.minimum(speed, parts[1])
+        width = np.minimum(width, parts[2])
+        ct = self.cables_t
+        ids = ct.allocate(count, {"port_a": pa, "port_b": pb, "ctype": types, "length": lengths,
+                                  "part": parts[0], "tech": ta, "speed": speed, "width": width})
+        pt.set("cable", pa, ids)
+        pt.set("cable", pb, ids)
+        self._cabled_state(np.concatenate([pa, pb]))
+        if emit:
+            self.events.emit(ChangeEvent(BULK_ADDED, "cable", ids={"cables": ids})
+                             if count != 1 else ChangeEvent(ADDED, "cable", int(ids[0])))
+        return ids
+
+    def _check_cable_ends(self, pa: np.ndarray, pb: np.ndarray, lengths: np.ndarray) -> None:
+        pt = self.ports_t
+        both = np.concatenate([pa, pb])
+        busy = np.flatnonzero(pt.cable[both] >= 0)
+        if len(busy):
+            p = int(both[busy[0]])
+            other = self._peer(p)
+            raise FabricError(f"{self.port_name(p)} is already cabled to {self.port_name(other)}")
+        uniq, counts = np.unique(both, return_counts=True)
+        if (counts > 1).any():
+            p = int(uniq[np.flatnonzero(counts > 1)[0]])
+            raise FabricError(f"{self.port_name(p)} would take two cables")
+        same = np.flatnonzero(pt.device[pa] == pt.device[pb])
+        if len(same):
+            i = same[0]
+            raise FabricError(f"{self.port_name(int(pa[i]))} – {self.port_name(int(pb[i]))}: "
+                              "a cable must join two different devices")
+        nolink = np.flatnonzero((pt.tech[pa] == 0) | (pt.tech[pb] == 0))
+        if len(nolink):
+            raise FabricError(f"{self.port_name(int(pa[nolink[0]]))}: port has no link technology")
+        mixed = np.flatnonzero(pt.tech[pa] != pt.tech[pb])
+        if len(mixed):
+            i = mixed[0]
+            a, b = self.port_rate(int(pa[i])), self.port_rate(int(pb[i]))
+            raise FabricError(f"{self.port_name(int(pa[i]))} – {self.port_name(int(pb[i]))}: cannot cable "
+                              f"{tech_name(a.tech)} ({a}) to {tech_name(b.tech)} ({b})")
+        bad_len = np.flatnonzero(~(lengths > 0) | ~np.isfinite(lengths))
+        if len(bad_len):
+            i = bad_len[0]
+            raise FabricError(f"{self.port_name(int(pa[i]))} – {self.port_name(int(pb[i]))}: "
+                              f"cable length must be a positive number of metres, not {lengths[i]}")
+
+    def _choose_cables(self, pa, pb, tech, speed, width, lengths, ctype, part):
+        """Cable part index, max speed, max width and type code for each new cable."""
+        count = len(pa)
+        part_idx = np.empty(count, np.int32)
+        max_speed = np.empty(count, np.int8)
+        max_width = np.empty(count, np.int8)
+        types = np.empty(count, np.int8)
+        keys = np.stack([tech.astype(np.int64), speed.astype(np.int64), width.astype(np.int64),
+                         np.round(lengths * 1000).astype(np.int64)], axis=1)
+        uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        for k, (tc, sp, wd, _mm) in enumerate(uniq):
+            rows = np.flatnonzero(inverse == k)
+            i = int(rows[0])
+            rate = LinkRate.decode(int(tc), int(sp), int(wd))
+            length = float(lengths[i])
+            where = f"{self.port_name(int(pa[i]))} – {self.port_name(int(pb[i]))}"
+            c = self._cable_part(rate, length, ctype, part, where)
+            crate = c.rate
+            part_idx[rows] = self._intern_part(c.id)
+            max_speed[rows] = crate.speed_rank if crate.tech == rate.tech else 0
+            max_width[rows] = crate.width
+            types[rows] = CABLE_TYPES.index(c.cable_type)
+        return (part_idx, max_speed, max_width), types
+
+    def _cable_part(self, rate: LinkRate, length: float, ctype: str | None,
+                    part: str | None, where: str) -> Part:
+        if part is not None:
+            c = self.catalog.get(part)
+            if c.kind != "cable":
+                raise FabricError(f"{where}: part {c.id} is a {c.kind}, not a cable")
+            if c.tech != rate.tech:
+                raise FabricError(f"{where}: {c.id} is an {tech_name(c.tech)} cable, the ports are "
+                                  f"{tech_name(rate.tech)} ({rate})")
+            if ctype is not None and c.cable_type != ctype:
+                raise FabricError(f"{where}: {c.id} is a {c.cable_type}, not a {ctype}")
+            if length > c.reach_m:
+                hint = " (use an AOC or optics)" if c.cable_type == "dac" else ""
+                raise FabricError(f"{where}: a {length:g} m {c.cable_type.upper()} is too long: "
+                                  f"{c.id} reaches {c.reach_m:g} m{hint}")
+            return c
+        candidates = [c for c in self.catalog.by_kind("cable")
+                      if c.tech == rate.tech and (ctype is None or c.cable_type == ctype)
+                      and c.rate.speed_rank >= rate.speed_rank and c.rate.width >= rate.width]
+        if not candidates:
+            kind = f"{ctype} " if ctype else ""
+            raise FabricError(f"{where}: no {kind}cable in the catalog carries {rate}")
+        fits = [c for c in candidates if c.reach_m >= length]
+        if not fits:
+            longest = max(candidates, key=lambda c: c.reach_m)
+            hint = " (use an AOC or optics)" if ctype == "dac" else ""
+            kind = ctype.upper() if ctype else "cable"
+            raise FabricError(f"{where}: a {length:g} m {kind} is too long for {rate}: the longest, "
+                              f"{longest.id}, reaches {longest.reach_m:g} m{hint}")
+        # closest generation first (PAM4 optics do not downshift), then DAC, AOC, optics, price
+        order = {t: i for i, t in enumerate(CABLE_TYPES)}
+        return min(fits, key=lambda c: (c.rate.speed_rank - rate.speed_rank, order[c.cable_type],
+                                        c.price_usd or 0.0, c.id))
+
+    def _cabled_state(self, pids: np.ndarray) -> None:
+        pt = self.ports_t
+        st = pt.state[pids]
+        keep = st == PORT_STATES.index("disabled")
+        new = np.where(pt.tech[pids] == 1, PORT_STATES.index("init"), PORT_STATES.index("active"))
+        pt.set("state", pids, np.where(keep, st, new))
+
+    def set_port_rate(self, p: int, rate: str | LinkRate) -> None:
+        """Set a port's rate (within what its part supports); its cable renegotiates."""
+        want = rate if isinstance(rate, LinkRate) else LinkRate.parse(rate)
+        d = int(self.ports_t.device[p])
+        part = self.part_of(d)
+        modes = part.modes if part else ()
+        if not any(m.tech == want.tech and want.speed_rank <= m.speed_rank and want.width <= m.width
+                   for m in modes):
+            raise FabricError(f"{self.port_name(p)}: {part.id if part else 'port'} cannot run at {want} "
+                              f"(supported: {', '.join(map(str, modes))})")
+        c = int(self.ports_t.cable[p])
+        peer = self._peer(p)
+        if c >= 0:
+            self.port_rate(peer).negotiate(want)  # raises on IB/Ethernet mismatch
+        old = self.port_rate(p)
+        self.ports_t.set("tech", p, want.encode()[0])
+        self.ports_t.set("speed", p, want.encode()[1])
+        self.ports_t.set("width", p, want.encode()[2])
+        if c >= 0:
+            crate = self.catalog.get(self._part_ids[int(self.cables_t.part[c])]).rate
+            neg = want.negotiate(self.port_rate(peer))
+            self.cables_t.set("speed", c, min(neg.speed_rank, crate.speed_rank))
+            self.cables_t.set("width", c, min(neg.width, crate.width))
+        self.events.emit(ChangeEvent(CHANGED, "port", p, "rate", str(old), str(want)))
+
+    def set_cable(self, c: int, length_m: float | None = None, ctype: str | None = None,
+                  part: str | None = None) -> None:
+        """Change a cable's length, type or part; refused if the new cable cannot reach."""
+        cab = self.cable(c)
+        length = cab.length_m if length_m is None else float(length_m)
+        if not length > 0:
+            raise FabricError(f"{cab.label}: cable length must be a positive number of metres")
+        ends = cab.port_a.rate.negotiate(cab.port_b.rate)
+        if part is None and ctype is None:
+            keep = self.catalog.get(cab.part_id)
+            part = keep.id if keep.reach_m >= length else None
+            ctype = keep.cable_type if part is None else None
+        p = self._cable_part(ends, length, ctype, part, cab.label)
+        old = (cab.length_m, cab.type, cab.part_id)
+        ct = self.cables_t
+        ct.set("length", c, length)
+        ct.set("part", c, self._intern_part(p.id))
+        ct.set("ctype", c, CABLE_TYPES.index(p.cable_type))
+        ct.set("speed", c, min(ends.speed_rank, p.rate.speed_rank))
+        ct.set("width", c, min(ends.width, p.rate.width))
+        self.events.emit(ChangeEvent(CHANGED, "cable", c, "cable", old, (length, p.cable_type, p.id)))
+
