@@ -1,0 +1,185 @@
+"""Classroom lessons: every bundled lesson runs to its end on the real engines, the numbers in
+the narration are the engines' numbers, bad lessons give one line, and ``fabricviz demo``."""
+
+import json
+
+import pytest
+
+from fabricviz.anim.lessons import (bundled, find_lesson, load_lesson, parse_lesson, resolve_until,
+                                    run_lesson)
+from fabricviz.anim.sweep_timeline import narrate
+from fabricviz.build import fat_tree
+from fabricviz.cli import main
+from fabricviz.ib.sweep import heavy_sweep
+from fabricviz.model import FabricError
+
+
+@pytest.fixture(scope="module")
+def runs():
+    """(lesson, results) of every bundled lesson, by number: run once for the whole module."""
+    return {num: (les := load_lesson(p, num), run_lesson(les)) for num, _name, p in bundled()}
+
+
+def _step(runs, num, title):
+    les, res = runs[num]
+    return next(r for r in res if r.title == title)
+
+
+def test_every_bundled_lesson_loads_and_runs_to_its_end(runs):
+    assert sorted(runs) == [1, 2, 3, 4, 5, 6]
+    for num, (les, res) in runs.items():
+        assert [r.index for r in res] == list(range(1, len(les.steps) + 1))
+        assert all(r.lines and r.say for r in res), f"lesson {num}: a step printed nothing"
+        assert res[-1].data["fabric"] is not None
+
+
+def test_lesson1_sm_bringup_numbers_are_the_sweeps(runs):
+    events = heavy_sweep(fat_tree(levels=2, radix=8, hosts=16), "minhop").events
+    ref, last_wave = events[-1], [e for e in events if e.kind == "wave"][-1]
+    up = _step(runs, 1, "Link manager and SUBNET UP")
+    assert up.lines[-1] == f"SUBNET UP after {ref.data['smps']:,} SMPs and {ref.data['t_us'] / 1000:.3f} ms"
+    # 16 host ports + 4 leaves × 8 + 4 spines × 4 ports, all ACTIVE
+    assert up.data["up"] and up.data["active_ports"] == 64
+    disc = _step(runs, 1, "Discovery")
+    assert disc.data["discovered"] == 8 + 16 and not disc.data["up"]
+    assert disc.lines[-2] == narrate(last_wave)
+    assert disc.lines[-2].startswith("Discovery wave 4: 8 switches and 16 CAs found, ")
+    pull = _step(runs, 1, "Pull a cable")
+    assert pull.lines[-1].startswith("SUBNET UP after ")            # the lesson ends with SUBNET UP
+    assert runs[1][1][-1].lines[-1].startswith("SUBNET UP")
+    assert "Trap 128" in pull.lines[1] and "leaf01:8" in pull.lines[1]
+    assert pull.data["moved"] and "path before: leaf01 -> spine04 -> leaf04" in pull.lines
+    assert not any("spine04" in ln for ln in pull.lines if ln.startswith("path after"))
+
+
+def test_lesson2_ftree_refuses_the_miswired_tree(runs):
+    healthy = _step(runs, 2, "Three engines, one tree")
+    assert [healthy.data[e]["routed_by"] for e in ("minhop", "updn", "ftree")] == ["minhop", "updn", "ftree"]
+    refused = _step(runs, 2, "ftree refuses")
+    assert refused.data["routed_by"] == "minhop"
+    assert refused.data["fallback_reason"].startswith(
+        "ftree: ERR AB09: Different number of upward port groups on switches")
+    assert "(leaf01)" in refused.data["fallback_reason"]
+    assert f"refused: {refused.data['fallback_reason']}" in refused.lines
+    assert _step(runs, 2, "updn still routes").data["routed_by"] == "updn"
+
+
+def test_lesson3_credit_loop_with_minhop_none_with_updn_root(runs):
+    loops = _step(runs, 3, "The channel dependency graph")
+    assert loops.data["routed_by"] == "minhop" and loops.data["loops"] == 2   # one per direction
+    assert loops.lines[-1] == "2 credit loop(s)"
+    auto = _step(runs, 3, "updn needs a root")
+    assert auto.data["routed_by"] == "minhop"
+    assert auto.data["fallback_reason"].startswith("updn: no root switches found")
+    fixed = _step(runs, 3, "No cycle left")
+    assert fixed.data["routed_by"] == "updn" and fixed.data["roots"] == ["sw0"]
+    assert fixed.data["loops"] == 0 and fixed.lines[-1] == "no credit loops"
+
+
+def test_lesson4_ecmp_collides_spray_does_not(runs):
+    side = _step(runs, 4, "Side by side")
+    assert side.data["ecmp"]["rate_share"]["min"] < 0.5
+    for mode in ("spray", "adaptive"):
+        assert side.data[mode]["rate_share"]["min"] == pytest.approx(1.0)
+
+
+def test_lesson5_pfc_victim_then_dcqcn(runs):
+    C, N = 40.0, 3
+    ideal = _step(runs, 5, "What it should get").data["flows"][-1]
+    assert ideal["dst"] == "r2" and ideal["gbps"] == pytest.approx(C - C / (N + 1))
+    pfc = _step(runs, 5, "PFC alone: the victim").data
+    assert pfc["flows"][-1]["gbps"] == pytest.approx(C / (N + 1), rel=0.03)      # the victim
+    assert pfc["summary"]["paused_link_count"] > 0
+    dcqcn = _step(runs, 5, "DCQCN").data
+    assert dcqcn["flows"][-1]["gbps"] > 0.9 * (C - C / (N + 1))
+    assert dcqcn["summary"]["paused_link_count"] == 0
+
+
+def test_lesson6_latency_components_add_up(runs):
+    step = _step(runs, 6, "The same path on RoCE")
+    ib, roce = step.data["ib"], step.data["roce"]
+    for c in (ib, roce):
+        assert c["switches"] == 3
+        assert c["total"] == pytest.approx(c["switch"] + c["propagation"] + c["serialization"] + c["nic"])
+    assert ib["serialization"] == pytest.approx(roce["serialization"])
+    assert roce["total"] > ib["total"]
+    assert step.lines[-1].startswith(f"difference roce - ib: +{roce['total'] - ib['total']:.1f} ns")
+    first = _step(runs, 6, "GPU to GPU across the tree")
+    assert first.data["total_ns"] == pytest.approx(ib["total"])
+
+
+def test_until_stops_after_the_step(runs):
+    les = find_lesson("sm-bringup")
+    assert find_lesson("1").path == les.path
+    assert resolve_until(les, "end") is None and resolve_until(les, "lid") == 2
+    res = run_lesson(les, until=2)
+    assert len(res) == 2 and res[-1].lines[-1].endswith("LID ASSIGNMENT COMPLETE - STARTING SWITCH TABLE CONFIG")
+    with pytest.raises(FabricError, match=r"--until 8: the lesson has steps 1\.\.7"):
+        run_lesson(les, until=8)
+
+
+def _lesson(**over):
+    d = {"format": "fabricviz-lesson", "version": 1, "name": "t", "title": "T",
+         "fabric": {"generator": "fat_tree", "args": {"levels": 2, "radix": 8, "hosts": 8}},
+         "steps": [{"action": "route", "title": "r", "say": "s"}]}
+    d.update(over)
+    return d
+
+
+@pytest.mark.parametrize("over,msg", [
+    ({"steps": [{"action": "teleport", "title": "x", "say": "y"}]}, "t.json: steps[0].action: unknown action 'teleport'"),
+    ({"steps": [{"action": "trace", "title": "x", "say": "y", "src": "a"}]}, "t.json: steps[0].dst: required"),
+    ({"steps": [{"action": "sweep", "title": "x", "say": "y", "until": "dawn"}]}, "t.json: steps[0].until: unknown sweep"),
+    ({"steps": [{"action": "route", "title": "x", "say": "y", "colour": 1}]}, "t.json: steps[0].colour: not a field"),
+    ({"fabric": {"generator": "torus"}}, "t.json: fabric.generator: unknown generator 'torus'"),
+    ({"steps": []}, "t.json: steps: missing or empty"),
+    ({"format": "x"}, "t.json: format: must be"),
+])
+def test_bad_lessons_give_one_line_naming_file_and_field(over, msg):
+    with pytest.raises(FabricError) as e:
+        parse_lesson(_lesson(**over), "t.json")
+    assert str(e.value).startswith(msg) and "\n" not in str(e.value)
+
+
+def test_a_step_that_fails_names_file_and_step(tmp_path):
+    p = tmp_path / "l.json"
+    p.write_text(json.dumps(_lesson(steps=[{"action": "trace", "title": "x", "say": "y",
+                                            "src": "node01", "dst": "nobody"}])))
+    with pytest.raises(FabricError, match=r"l\.json: steps\[0\] \(trace\): "):
+        run_lesson(load_lesson(p))
+    p.write_text("{\n  oops")
+    with pytest.raises(FabricError, match=r"l\.json: line 2: not valid JSON"):
+        load_lesson(p)
+
+
+def test_cli_demo_prints_the_narration(capsys, tmp_path):
+    assert main(["demo", "3"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Lesson 3: A credit loop on a ring")
+    assert "  > 2 credit loop(s)" in out and out.rstrip().endswith("  > 4 switch hop(s)")
+    p = tmp_path / "mine.json"
+    p.write_text(json.dumps(_lesson()))
+    assert main(["demo", str(p), "--until", "end"]) == 0
+    assert "routed by minhop: LFTs for 6 switches, 14 LIDs" in capsys.readouterr().out
+    assert main(["demo", "--list"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert len(listed) == 6 and listed[0].startswith("1  sm-bringup")
+
+
+def test_cli_demo_refuses_an_unknown_lesson(capsys):
+    assert main(["demo", "no-such-lesson"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("fabricviz: error: no-such-lesson: no such lesson") and err.count("\n") == 1
+    assert main(["demo", "1", "--until", "nowhere"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_cli_demo_screenshot_saves_the_fabric_as_the_lesson_left_it(capsys, tmp_path):
+    pytest.importorskip("PySide6")
+    out = tmp_path / "lesson2.png"
+    assert main(["demo", "routing-engines", "--until", "2", "--screenshot", str(out), "--width", "600"]) == 0
+    text = capsys.readouterr().out
+    assert "  > cabled leaf01:8 to leaf04:8" in text and f"wrote {out}" in text
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["demo", "2", "--screenshot", str(tmp_path / "x.jpg")]) == 2
+    assert "--screenshot" in capsys.readouterr().err
