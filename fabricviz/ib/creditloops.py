@@ -77,7 +77,7 @@ def channel_dependencies(routing: Routing) -> tuple[np.ndarray, np.ndarray, np.n
 
 
 def _destination_lids(routing: Routing) -> np.ndarray:
-    sn, lids = routing.subnet, routing.lids
+    lids = routing.lids
     out = []
     for off in range(lids.lids_per_ca_port):
         base = lids.ca_lid[(lids.ca_lid > 0)]

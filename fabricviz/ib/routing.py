@@ -78,7 +78,7 @@ def route(fabric: Fabric, engine: str = "minhop", sm: int | str | None = None, l
         raise FabricError("the subnet has no switches to route")
     prev_lids = _previous_lids(previous) if previous is not None else file_lids(sn)
     lids = assign_lids(sn, lmc, prev_lids)
-    old = _old_lft(sn, previous) if previous is not None else None
+    old = old_lft(sn, previous) if previous is not None else None
     warnings = list(lids.warnings)
     if sn.undiscovered:
         few = ", ".join(sn.undiscovered[:5]) + (" …" if len(sn.undiscovered) > 5 else "")
@@ -148,7 +148,7 @@ def file_lids(sn: Subnet) -> dict[int, int] | None:
     return out or None
 
 
-def _old_lft(sn: Subnet, previous: Routing) -> np.ndarray:
+def old_lft(sn: Subnet, previous: Routing) -> np.ndarray:
     """The previous LFTs re-indexed to this subnet's switch order (by switch GUID)."""
     prev_idx = {int(g): i for i, g in enumerate(previous.subnet.sw_guid.tolist())}
     out = np.full((sn.num_switches, previous.lft.shape[1]), NO_PATH, np.uint8)

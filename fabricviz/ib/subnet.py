@@ -13,7 +13,6 @@ byte-swapped GUID. LID assignment and routing both walk those maps, so every
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -75,7 +74,7 @@ def default_sm_port(f: Fabric) -> int:
     name = f.meta.get("sm_node")
     if isinstance(name, str) and f.find(name) is not None:
         return sm_port_of(f, f.find(name))
-    t, pt = f.devices_t, f.ports_t
+    t = f.devices_t
     for kind in (NIC, IB_SWITCH):
         for d in np.flatnonzero(t.alive & (t.kind == KIND_CODE[kind])).tolist():
             first, n = int(t.first_port[d]), int(t.nports[d])

@@ -18,7 +18,6 @@ SMPs takes ceil(n / 4) round trips. Everything is deterministic.
 from __future__ import annotations
 
 import math
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -268,8 +267,8 @@ def _lft_blocks(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, previo
 
 
 def _old_rows(r: Routing, previous: Routing | None) -> np.ndarray | None:
-    from .routing import _old_lft
-    return None if previous is None else _old_lft(r.subnet, previous)
+    from .routing import old_lft
+    return None if previous is None else old_lft(r.subnet, previous)
 
 
 def _links(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock) -> None:

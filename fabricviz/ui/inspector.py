@@ -22,6 +22,9 @@ def parse_guid(text: str) -> int:
 #: Columns of the ports table.
 COLS = ("Port", "LID", "Port GUID", "Rate", "State", "Connected to", "Cable")
 C_PORT, C_LID, C_GUID, C_RATE, C_STATE, C_PEER, C_CABLE = range(len(COLS))
+#: Without the Subnet Manager dock's routing, switch LFTs are computed here up to this many switches.
+LFT_SWITCHES = 500
+NO_PATH = 255
 
 
 class Inspector(QtWidgets.QDockWidget):
@@ -80,6 +83,21 @@ class Inspector(QtWidgets.QDockWidget):
         self.ports.horizontalHeader().setStretchLastSection(True)
         self.ports.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         lay.addWidget(self.ports, 1)
+        self.lft_title = QtWidgets.QLabel("", body)
+        self.lft_title.setObjectName("inspector_lft_title")
+        self.lft_title.setWordWrap(True)
+        lay.addWidget(self.lft_title)
+        self.lft = QtWidgets.QTableWidget(0, 3, body)
+        self.lft.setObjectName("inspector_lft")
+        self.lft.setHorizontalHeaderLabels(["LID", "→ port", "destination"])
+        self.lft.setToolTip("this switch's linear forwarding table: destination LID → egress port "
+                            "(0 = the switch itself)")
+        self.lft.verticalHeader().setVisible(False)
+        self.lft.verticalHeader().setDefaultSectionSize(18)
+        self.lft.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.lft.horizontalHeader().setStretchLastSection(True)
+        lay.addWidget(self.lft, 1)
+        self._routing: tuple | None = None     # (fabric, Routing | error text) computed here
         lay.addStretch(0)           # keeps the summary at the top while the table is hidden
         self.setWidget(body)
         self.name.editingFinished.connect(self._rename)
@@ -103,6 +121,8 @@ class Inspector(QtWidgets.QDockWidget):
         self._timer.start()
 
     def _on_fabric_event(self, e) -> None:
+        if e is None or not (e.what == "device" and e.attr in ("pos", "name")):
+            self._routing = None
         if e is None:
             self.lids.set_fabric(self.editor.fabric)
         else:
@@ -131,6 +151,8 @@ class Inspector(QtWidgets.QDockWidget):
         self.cable = cabs[0] if len(cabs) == 1 and not devs else None
         for w in (self.name, self.guid, self.length, self.ctype, self.cpart, self.ports):
             w.blockSignals(True)
+        self.lft_title.hide()
+        self.lft.hide()
         try:
             if self.device is not None and f.devices_t.exists(self.device):
                 self._show_device(self.device)
@@ -180,6 +202,67 @@ class Inspector(QtWidgets.QDockWidget):
                 self.lid.setText(", ".join(f"port {f.ports_t.num[r[0]]}: {self.lid_text(r[0])}" for r in data))
         self._show_rows(*rows)
         self._fill_ports(data, lids=ib and has_ib(f), guids=ib and dev.kind != "ib_switch")
+        if dev.kind == "ib_switch" and has_ib(f):
+            self._show_lft(d)
+
+    # ------------------------------------------------------------------ LFT
+    def routing(self):
+        """(Routing or None, where it came from or why there is none) for the current design.
+
+        The Subnet Manager dock's routing when it has one for this design (its
+        engine), else minhop computed here for up to ``LFT_SWITCHES`` switches.
+        """
+        f = self.editor.fabric
+        dock = getattr(self.parent(), "sweep_dock", None)
+        r = getattr(dock, "routing", None)
+        if r is not None and getattr(dock, "timeline", None) is not None and r.subnet.fabric is f:
+            return r, f"from the Subnet Manager sweep ({r.routed_by})"
+        if self._routing is None or self._routing[0] is not f:
+            from fabricviz.ib.routing import route
+            from fabricviz.model import FabricError
+            n_sw = len(f.device_ids("ib_switch"))
+            if n_sw > LFT_SWITCHES:
+                got = f"{n_sw:,} switches: open the Subnet Manager sweep to route them"
+            else:
+                try:
+                    got = route(f)
+                except FabricError as exc:
+                    got = str(exc)
+            self._routing = (f, got)
+        got = self._routing[1]
+        return (None, got) if isinstance(got, str) else (got, f"computed here ({got.routed_by})")
+
+    def lft_rows(self, d: int) -> list[tuple[int, int, str]]:
+        """(LID, egress port, destination name) for every routed LID of switch ``d``."""
+        r, _why = self.routing()
+        if r is None or d not in r.subnet.sw_index:
+            return []
+        sn, f = r.subnet, self.editor.fabric
+        owner = r.lid_owner()
+        row = r.switch_lft(d)
+        out = []
+        for lid in sorted(owner):
+            if lid >= len(row) or int(row[lid]) == NO_PATH:
+                continue
+            kind, i = owner[lid]
+            name = sn.switch_name(i) if kind == "sw" else f.port_name(int(sn.ca_ports[i]))
+            out.append((lid, int(row[lid]), name))
+        return out
+
+    def _show_lft(self, d: int) -> None:
+        r, why = self.routing()
+        rows = self.lft_rows(d) if r is not None else []
+        if r is not None and d not in r.subnet.sw_index:
+            why = "not reachable from the SM"
+        self.lft_title.setText(f"<b>LFT</b> — {len(rows):,} routed LIDs, {why}" if r is not None
+                               and d in r.subnet.sw_index else f"<b>LFT</b> — none: {why}")
+        self.lft_title.show()
+        self.lft.setRowCount(len(rows))
+        for k, (lid, port, name) in enumerate(rows):
+            for c, text in enumerate((str(lid), str(port), name)):
+                self.lft.setItem(k, c, QtWidgets.QTableWidgetItem(text))
+        self.lft.resizeColumnsToContents()
+        self.lft.setVisible(bool(rows))
 
     def _clear_ports(self) -> None:
         self.ports.setRowCount(0)

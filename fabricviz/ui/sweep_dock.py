@@ -17,6 +17,7 @@ removes them when the dock closes or the design is replaced or edited.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import threading
 from typing import Any
@@ -24,12 +25,10 @@ from typing import Any
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.anim.sweep_timeline import ACTIVE, ARMED, INIT, PHASE_TITLES, SweepState, SweepTimeline
+from fabricviz.anim.sweep_timeline import PHASE_TITLES, SweepTimeline
 from fabricviz.ib.routing import ENGINES
 from fabricviz.model import Fabric, FabricError
-from fabricviz.ui import theme as th
-from fabricviz.ui.batch import device_rects
-from fabricviz.ui.scene import LABEL_ZOOM, cable_anchors
+from fabricviz.ui.sweep_overlay import SweepOverlay
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 25.0, 100.0)
 #: Model microseconds shown per wall second at 1×.
@@ -44,185 +43,9 @@ DISCOVERED_COLOR = "#00b4d8"
 CURRENT_COLOR = "#ffffff"
 DR_COLOR = "#e64980"
 TRACE_COLOR = "#15aabf"
+LOOP_COLOR = "#fa5252"
 
 
-def _pen(color: str, width: float) -> QtGui.QPen:
-    pen = QtGui.QPen(QtGui.QColor(color))
-    pen.setCosmetic(True)
-    pen.setWidthF(width)
-    pen.setCapStyle(QtCore.Qt.PenCapStyle.RoundCap)
-    pen.setJoinStyle(QtCore.Qt.PenJoinStyle.RoundJoin)
-    return pen
-
-
-class SweepOverlay:
-    """Path items over the scene showing one :class:`SweepState`; ``drawn`` says what is shown."""
-
-    Z = 5.0
-
-    def __init__(self, scene: QtWidgets.QGraphicsScene) -> None:
-        self.scene = scene
-        self.items: dict[str, QtWidgets.QGraphicsPathItem] = {}
-        self.labels: dict[int, QtWidgets.QGraphicsSimpleTextItem] = {}
-        self.drawn: dict[str, np.ndarray] = {}
-        self.fabric: Fabric | None = None
-        self.timeline: SweepTimeline | None = None
-        self.labels_visible = False
-        self.trace_cables: tuple[int, ...] = ()
-
-    # ------------------------------------------------------------------ set up
-    def set_context(self, fabric: Fabric, timeline: SweepTimeline) -> None:
-        """Geometry of the subnet's devices and ports, from the model's coordinates."""
-        self.remove()
-        self.fabric, self.timeline = fabric, timeline
-        self.subnet_devices = np.asarray(sorted(set(timeline.switches.tolist()) | {
-            int(fabric.ports_t.device[p]) for p in timeline.sweep.routing.subnet.ca_ports.tolist()}), np.int64)
-        self.rects = device_rects(fabric, self.subnet_devices) if len(self.subnet_devices) else np.zeros((4, 0))
-        n = int(fabric.ports_t.n)
-        self.port_xy = np.full((2, n), np.nan)
-        cids = fabric.cable_ids()
-        if len(cids):
-            ax, ay, bx, by = cable_anchors(fabric, cids)
-            ct = fabric.cables_t
-            pa, pb = ct.port_a[cids].astype(np.int64), ct.port_b[cids].astype(np.int64)
-            self.port_xy[0, pa], self.port_xy[1, pa] = ax, ay
-            self.port_xy[0, pb], self.port_xy[1, pb] = bx, by
-        self.cable_ends = {int(c): (float(ax[i]), float(ay[i]), float(bx[i]), float(by[i]))
-                           for i, c in enumerate(cids.tolist())} if len(cids) else {}
-        theme = getattr(self.scene, "theme", None)
-        dim = QtGui.QColor(theme.background if theme is not None else QtGui.QColor("#ffffff"))
-        dim.setAlpha(190)
-        spec = {
-            "undiscovered": (QtGui.QPen(QtCore.Qt.PenStyle.NoPen), QtGui.QBrush(dim), 0.0),
-            "discovered": (_pen(DISCOVERED_COLOR, 2.0), QtGui.QBrush(QtCore.Qt.BrushStyle.NoBrush), 0.1),
-            "current": (_pen(DR_COLOR, 3.0), QtGui.QBrush(QtCore.Qt.BrushStyle.NoBrush), 0.4),
-            "dr_path": (_pen(DR_COLOR, 4.0), QtGui.QBrush(QtCore.Qt.BrushStyle.NoBrush), 0.3),
-            "trace": (_pen(TRACE_COLOR, 6.0), QtGui.QBrush(QtCore.Qt.BrushStyle.NoBrush), 0.2),
-        }
-        for name, color in STATE_COLORS.items():
-            pen = _pen("#000000", 0.5)
-            spec[name] = (pen, QtGui.QBrush(QtGui.QColor(color)), 0.5)
-        for name, (pen, brush, dz) in spec.items():
-            item = QtWidgets.QGraphicsPathItem()
-            item.setPen(pen)
-            item.setBrush(brush)
-            item.setZValue(self.Z + dz)
-            item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
-            item.setAcceptHoverEvents(False)
-            item.setData(2, "sweep_overlay")
-            self.scene.addItem(item)
-            self.items[name] = item
-        ca = timeline.sweep.routing.subnet.ca_ports.tolist()
-        if len(ca) <= MAX_LID_LABELS:
-            font = QtGui.QFont(theme.label_font if theme is not None else QtGui.QFont())
-            font.setPointSizeF(max(5.0, font.pointSizeF() * 0.8))
-            for p in ca:
-                if np.isnan(self.port_xy[0, p]):
-                    continue
-                t = QtWidgets.QGraphicsSimpleTextItem()
-                t.setFont(font)
-                t.setBrush(QtGui.QBrush(QtGui.QColor(STATE_COLORS["ACTIVE"]).darker(130)))
-                t.setZValue(self.Z + 0.6)
-                t.setPos(float(self.port_xy[0, p]) + 5, float(self.port_xy[1, p]) - 14)
-                t.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
-                t.setVisible(False)
-                self.scene.addItem(t)
-                self.labels[int(p)] = t
-
-    def remove(self) -> None:
-        """Take every overlay item off the scene."""
-        for item in list(self.items.values()) + list(self.labels.values()):
-            if item.scene() is not None:
-                item.scene().removeItem(item)
-        self.items.clear()
-        self.labels.clear()
-        self.drawn.clear()
-        self.trace_cables = ()
-
-    @property
-    def active(self) -> bool:
-        return bool(self.items)
-
-    # ------------------------------------------------------------------ drawing
-    def _rect_path(self, idx: np.ndarray) -> QtGui.QPainterPath:
-        path = QtGui.QPainterPath()
-        r = self.rects
-        for i in idx.tolist():
-            path.addRect(QtCore.QRectF(r[0, i] - 2, r[1, i] - 2, r[2, i] - r[0, i] + 4, r[3, i] - r[1, i] + 4))
-        return path
-
-    def _dot_path(self, ports: np.ndarray) -> QtGui.QPainterPath:
-        path = QtGui.QPainterPath()
-        rad = th.PORT_R
-        xs, ys = self.port_xy[0, ports], self.port_xy[1, ports]
-        for x, y in zip(xs.tolist(), ys.tolist()):
-            if x == x:       # not NaN
-                path.addEllipse(QtCore.QPointF(x, y), rad, rad)
-        return path
-
-    def _cable_path(self, cables: tuple[int, ...]) -> QtGui.QPainterPath:
-        """A polyline through the cables in order (each drawn end to end, joined where they meet)."""
-        path = QtGui.QPainterPath()
-        last = None
-        for c in cables:
-            e = self.cable_ends.get(int(c))
-            if e is None:
-                continue
-            a, b = QtCore.QPointF(e[0], e[1]), QtCore.QPointF(e[2], e[3])
-            if last is not None and QtCore.QLineF(last, b).length() < QtCore.QLineF(last, a).length():
-                a, b = b, a              # walk the cable from the end nearer the previous one
-            if last is None:
-                path.moveTo(a)
-            else:
-                path.lineTo(a)
-            path.lineTo(b)
-            last = b
-        return path
-
-    def show(self, st: SweepState) -> None:
-        if not self.items:
-            return
-        disc = st.discovered[self.subnet_devices]
-        self.drawn["undiscovered"] = self.subnet_devices[~disc]
-        self.drawn["discovered"] = self.subnet_devices[disc]
-        self.items["undiscovered"].setPath(self._rect_path(np.flatnonzero(~disc)))
-        self.items["discovered"].setPath(self._rect_path(np.flatnonzero(disc)))
-        cur = np.flatnonzero(np.isin(self.subnet_devices, np.asarray(st.event.devices, np.int64)))
-        self.drawn["current"] = self.subnet_devices[cur]
-        self.items["current"].setPath(self._rect_path(cur) if st.event.kind in ("node", "lid", "lft_block")
-                                      else QtGui.QPainterPath())
-        for name, code in (("INIT", INIT), ("ARMED", ARMED), ("ACTIVE", ACTIVE)):
-            ports = np.flatnonzero(st.port_state == code)
-            self.drawn[name] = ports
-            self.items[name].setPath(self._dot_path(ports))
-        self.drawn["dr_path"] = np.asarray(st.dr_cables, np.int64)
-        self.items["dr_path"].setPath(self._cable_path(st.dr_cables))
-        for p, label in self.labels.items():
-            lid = int(st.lid[p])
-            label.setText(f"LID {lid}" if lid else "")
-        self._label_visibility()
-
-    def set_trace(self, cables: tuple[int, ...]) -> None:
-        self.trace_cables = tuple(cables)
-        self.drawn["trace"] = np.asarray(cables, np.int64)
-        if "trace" in self.items:
-            self.items["trace"].setPath(self._cable_path(self.trace_cables))
-
-    def set_zoom(self, scale: float) -> None:
-        self.labels_visible = scale >= LABEL_ZOOM
-        self._label_visibility()
-
-    def _label_visibility(self) -> None:
-        for label in self.labels.values():
-            label.setVisible(self.labels_visible and bool(label.text()))
-
-    def port_colour(self, port: int) -> str | None:
-        """Name of the colour drawn for ``port`` (INIT/ARMED/ACTIVE), None if no dot."""
-        for name in STATE_COLORS:
-            arr = self.drawn.get(name)
-            if arr is not None and np.any(arr == port):
-                return name
-        return None
 
 
 class SweepDock(QtWidgets.QDockWidget):
@@ -242,6 +65,11 @@ class SweepDock(QtWidgets.QDockWidget):
         self._gen = 0
         self._busy = False
         self.trace_lines: list[str] = []
+        self.fact_lines: list[str] = []       # routing facts: engine, fallback, re-sweep changes
+        self.loop_lines: list[str] = []       # credit loops found on demand
+        self.routing = None                   # the last sweep's Routing (kept across edits: re-sweeps)
+        self._events: list[Any] = []          # model edits since the last sweep
+        self._pulled: tuple[int, int] | None = None   # (cable, undo index after the pull)
         self.overlay = SweepOverlay(window.scene)
         self.timer = QtCore.QTimer(self)
         self.timer.setInterval(TICK_MS)
@@ -250,8 +78,8 @@ class SweepDock(QtWidgets.QDockWidget):
         self._build()
         self.computed.connect(self._computed)
         self.visibilityChanged.connect(self._visibility)
-        window.editor.fabric_replaced.connect(self._design_changed)
-        window.scene.fabric_event.connect(lambda _e: self._design_changed())
+        window.editor.fabric_replaced.connect(self._fabric_replaced)
+        window.scene.fabric_event.connect(self._design_changed)
         if hasattr(window, "view") and hasattr(window.view, "zoom_changed"):
             window.view.zoom_changed.connect(self.overlay.set_zoom)
             self.overlay.set_zoom(window.view.transform().m11())
@@ -319,6 +147,20 @@ class SweepDock(QtWidgets.QDockWidget):
         for x in (self.src_edit, self.dst_edit, self.trace_button):
             trow.addWidget(x)
         lay.addLayout(trow)
+        frow = QtWidgets.QHBoxLayout()
+        self.facts = QtWidgets.QLabel("", w)
+        self.facts.setObjectName("sweep_facts")
+        self.facts.setWordWrap(True)
+        self.facts.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        frow.addWidget(self.facts, 1)
+        row = frow
+        self.pull_button = button("sweep_pull", "Pull cable", "remove the cable selected on the canvas "
+                                  "(one undo step): Trap 128, re-sweep, reroute", self.pull_cable)
+        self.back_button = button("sweep_put_back", "Put back", "undo the pull: the cable comes back and the "
+                                  "SM sweeps again", self.put_back)
+        self.loops_button = button("sweep_loops", "Credit loops", "find cycles in the channel dependency "
+                                   "graph of these LFTs and highlight the first", self.show_credit_loops)
+        lay.addLayout(frow)
         self.setWidget(w)
         ctx = QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut
         for key, slot in (("Space", self.toggle_play), ("Right", self.step), ("Shift+Right", self.step_phase)):
@@ -330,27 +172,39 @@ class SweepDock(QtWidgets.QDockWidget):
     def _enable(self) -> None:
         ok = self.timeline is not None
         for b in (self.play_button, self.step_button, self.phase_button, self.reset_button, self.slider,
-                  self.trace_button):
+                  self.trace_button, self.pull_button, self.loops_button):
             b.setEnabled(ok)
+        self.back_button.setEnabled(self._pulled is not None and not self._busy)
 
     # ------------------------------------------------------------------ computing
-    def recompute(self) -> None:
-        """Run the SM on the current design in a worker; ``ready`` fires when it is loaded."""
+    def recompute(self, previous: Any = None, trap_port: int | None = None, came_up: bool = False) -> None:
+        """Run the SM on the current design in a worker; ``ready`` fires when it is loaded.
+
+        With ``previous`` (the routing before an edit) it is a re-sweep: LIDs are
+        kept, Trap 128 from ``trap_port`` comes first, and the dock counts the LFT
+        entries that changed.
+        """
         self.pause()
         self._gen += 1
+        self._events = []
         gen = self._gen
         f: Fabric = self.window_.editor.fabric
         engine = self.engine_box.currentText()
         self.timeline = None
         self.overlay.remove()
+        self._busy = True
         self._enable()
         self.status.setText(f"running the subnet manager ({engine})…")
-        self._busy = True
 
         def work() -> None:
             from fabricviz.ib.sweep import heavy_sweep
             try:
-                result: Any = SweepTimeline(heavy_sweep(f, engine), f)
+                sw = heavy_sweep(f, engine, previous=previous, trap_port=trap_port)
+                if came_up and trap_port is not None and sw.events and sw.events[0].kind == "trap":
+                    sw.events[0] = dataclasses.replace(sw.events[0], text=(
+                        f"Trap 128 (link state change) from {f.port_name(trap_port)}: port came up; "
+                        "the SM forces a heavy sweep"))
+                result: Any = (SweepTimeline(sw, f), _lft_changes(sw.routing, previous))
             except Exception as exc:  # shown in the dock, never raised in the thread
                 result = exc
             try:
@@ -364,11 +218,24 @@ class SweepDock(QtWidgets.QDockWidget):
             return                    # the design or engine changed meanwhile
         self._busy = False
         if isinstance(result, Exception):
+            self._enable()
             self.status.setText(f"no sweep: {result}")
             self.narration.setHtml(f"<p>{html.escape(str(result))}</p>")
             return
+        result, changed = result
         self.timeline = result
+        self.routing = r = result.sweep.routing
         self.trace_lines = []
+        self.loop_lines = []
+        self.fact_lines = [f"routed by {r.routed_by}" + (f" (asked for {r.engine})" if r.engine != r.routed_by
+                                                          else "")]
+        if r.fallback_reason:
+            self.fact_lines.append(f"fallback: {r.fallback_reason}; routed with minhop instead")
+        if changed is not None:
+            first = result.events[0].text if result.events else ""
+            self.fact_lines.append(f"re-sweep ({first.split(':')[0]}): {changed[0]:,} LFT entries changed on "
+                                   f"{changed[1]} switch(es), {r.info.get('lft_blocks_sent', 0)} LFT block(s) sent")
+        self.facts.setText(" · ".join(self.fact_lines))
         if self.isVisible():
             self.overlay.set_context(self.window_.editor.fabric, result)
         self.slider.blockSignals(True)
@@ -376,22 +243,99 @@ class SweepDock(QtWidgets.QDockWidget):
         self.slider.blockSignals(False)
         self._enable()
         self.index = -1
+        if self._trace_cables and self.src_edit.text().strip() and self.dst_edit.text().strip():
+            self.trace_path()          # the path follows the new LFTs
         self.show_step(0)
         self.ready.emit()
 
-    def _design_changed(self) -> None:
+    def _fabric_replaced(self) -> None:
+        self.routing = None
+        self._pulled = None
+        self._trace = ()
+        self._design_changed(None)
+
+    def _design_changed(self, e: Any = None) -> None:
         self._gen += 1
+        self._busy = False
         self.pause()
         self.timeline = None
         self.overlay.remove()
+        self._events.append(e)
         self._enable()
         self.status.setText("the design changed — the sweep runs again")
-        if self.isVisible():
+        if self.isVisible() and len(self._events) == 1:
             QtCore.QTimer.singleShot(0, self._recompute_if_idle)
 
     def _recompute_if_idle(self) -> None:
-        if self.timeline is None and self.isVisible():
-            self.recompute()
+        events, self._events = self._events, []
+        if self.timeline is not None or not self.isVisible():
+            return
+        f = self.window_.editor.fabric
+        prev = self.routing
+        cables = [e for e in events if e is not None and e.what == "cable" and e.kind in ("added", "removed")]
+        if prev is None or prev.subnet.fabric is not f or len(cables) != len(events):
+            self.recompute()           # a new design or more than a cable changed: a fresh sweep
+            return
+        # a cable pulled or put back: Trap 128 from its switch end, re-sweep keeping LIDs
+        c = cables[0].id
+        ends = [int(f.cables_t.port_a[c]), int(f.cables_t.port_b[c])]
+        sw = [p for p in ends if f.device(int(f.ports_t.device[p])).is_switch]
+        if self._pulled is not None and self._pulled[0] == c and cables[0].kind == "added":
+            self._pulled = None
+        self.recompute(previous=prev, trap_port=(sw or ends)[0], came_up=cables[0].kind == "added")
+
+    # ------------------------------------------------------------------ pull a cable
+    def pull_cable(self) -> bool:
+        """Remove the one cable selected on the canvas through the editor (Undo puts it back)."""
+        f = self.window_.editor.fabric
+        sel = [c for c in self.window_.scene.selected_cables if f.cables_t.exists(c)]
+        if len(sel) != 1:
+            self.status.setText("pull cable: select one cable on the canvas first")
+            return False
+        c = int(sel[0])
+        label = f"{f.port_name(int(f.cables_t.port_a[c]))} ↔ {f.port_name(int(f.cables_t.port_b[c]))}"
+        if not self.window_.editor.remove([], [c]):
+            return False
+        self._pulled = (c, self.window_.editor.stack.index())
+        self.status.setText(f"pulled {label}: Trap 128, the SM sweeps again")
+        return True
+
+    def put_back(self) -> bool:
+        """Undo the pull (only while it is the last edit), which re-sweeps again."""
+        stack = self.window_.editor.stack
+        if self._pulled is None:
+            return False
+        if stack.index() != self._pulled[1]:
+            self.status.setText("put back: other edits came after the pull — use Edit ▸ Undo")
+            return False
+        stack.undo()
+        return True
+
+    # ------------------------------------------------------------------ credit loops
+    def show_credit_loops(self) -> list:
+        """Find credit loops in the current LFTs, highlight the first, list them in the narration."""
+        from fabricviz.ib.creditloops import find_credit_loops
+        tl = self.timeline
+        if tl is None:
+            return []
+        QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
+        try:
+            loops = find_credit_loops(tl.sweep.routing)
+        finally:
+            QtWidgets.QApplication.restoreOverrideCursor()
+        f = tl.fabric
+        cables: list[int] = []
+        for ch in (loops[0].channels if loops else ()):
+            c = int(f.ports_t.cable[f.port(ch).id])
+            if c >= 0:
+                cables.append(c)
+        self._loop = tuple(cables)
+        self.overlay.set_loop(self._loop)
+        self.loop_lines = [f"{len(loops)} credit loop(s) in the {tl.sweep.routing.routed_by} LFTs"
+                           + (" (first one highlighted in red)" if loops else " — deadlock-free on VL0")]
+        self.loop_lines += [lp.format().replace("\n", " —") for lp in loops]
+        self._show(self.index)
+        return loops
 
     def _visibility(self, visible: bool) -> None:
         if not visible:
@@ -404,6 +348,7 @@ class SweepDock(QtWidgets.QDockWidget):
         elif not self.overlay.active:
             self.overlay.set_context(self.window_.editor.fabric, self.timeline)
             self.overlay.set_trace(self._trace_cables)
+            self.overlay.set_loop(getattr(self, "_loop", ()))
             self._show(self.index)
 
     # ------------------------------------------------------------------ clock
@@ -518,6 +463,11 @@ class SweepDock(QtWidgets.QDockWidget):
                 out.append(f"<p style='background-color:#fff3bf;color:#000'><a name='current'></a>&#9654; {text}</p>")
             else:
                 out.append(f"<p>{text}</p>")
+        notable = self.fact_lines if len(self.fact_lines) > 1 else []    # a fallback or a re-sweep
+        for title, lines in (("Routing", notable), ("Credit loops", self.loop_lines)):
+            if lines:
+                out.append(f"<p><b>{title}</b></p>")
+                out.extend(f"<p>{html.escape(s)}</p>" for s in lines)
         if self.trace_lines:
             out.append("<p><b>Path</b></p>")
             out.extend(f"<p><tt>{html.escape(s)}</tt></p>" for s in self.trace_lines)
@@ -589,7 +539,26 @@ def integrate(window: Any) -> SweepDock:
     act.setShortcut(QtGui.QKeySequence("Ctrl+Shift+U"))
     view_menu(window).addAction(act)
     window.sweep_dock = dock
+    inspector = getattr(window, "inspector", None)
+    if inspector is not None and hasattr(inspector, "schedule"):
+        dock.ready.connect(inspector.schedule)       # its LFT table follows the dock's routing
     return dock
+
+
+def _lft_changes(new: Any, previous: Any) -> tuple[int, int] | None:
+    """(LFT entries, switches) that differ between ``previous`` and ``new`` (matched by switch GUID)."""
+    if previous is None:
+        return None
+    from fabricviz.ib.routing import old_lft
+    from fabricviz.ib.subnet import NO_PATH
+    old = old_lft(new.subnet, previous)
+    w = max(old.shape[1], new.lft.shape[1])
+    a = np.full((new.lft.shape[0], w), NO_PATH, np.uint8)
+    b = a.copy()
+    a[:, :old.shape[1]] = old
+    b[:, :new.lft.shape[1]] = new.lft
+    diff = a != b
+    return int(diff.sum()), int(diff.any(axis=1).sum())
 
 
 __all__ = ["SPEEDS", "STATE_COLORS", "SweepDock", "SweepOverlay", "integrate"]

@@ -169,3 +169,133 @@ def test_engine_switch_reruns(dock, qtbot):
     assert d.timeline.sweep.routing.engine == "ftree"
     ev = [e for e in d.timeline.events if e.phase == "routing"][0]
     assert ev.data["routed_by"] == "ftree"
+
+
+def _path_cables(f, hops, src="node01"):
+    """Cables of a traced path: the source NIC's cable, then each hop's egress cable."""
+    out = [f.port(f"{src}/mlx5_0:1").cable.id]
+    out += [f.port(f"{h.switch}:{h.out_port}").cable.id for h in hops]
+    return out
+
+
+def test_pull_cable_reroutes_the_traced_path_and_put_back_restores_it(dock, qtbot):
+    from fabricviz.ib.routing import route
+    from fabricviz.ib.trace import trace
+    w, d = dock
+    f = w.editor.fabric
+    d.src_edit.setText("node01")
+    d.dst_edit.setText("node16")
+    qtbot.mouseClick(d.trace_button, LEFT)
+    before = _path_cables(f, d.trace_hops)
+    assert d.overlay.drawn["trace"].tolist() == before
+    old_routing = d.routing
+    uplink = before[1]                                      # leaf → spine, the first uplink of the path
+    ends = {f.cable(uplink).port_a.device.name, f.cable(uplink).port_b.device.name}
+    assert ends == {d.trace_hops[0].switch, d.trace_hops[1].switch}
+    assert not d.back_button.isEnabled()
+    w.scene.set_selected_cables({uplink})
+    with qtbot.waitSignal(d.ready, timeout=WAIT):
+        qtbot.mouseClick(d.pull_button, LEFT)
+    assert not f.cables_t.exists(uplink)
+    assert w.editor.stack.undoText() == "Delete 1 item"
+    # the replay starts with the trap, then the re-sweep
+    assert d.index == 0 and d.timeline.events[0].kind == "trap"
+    leaf_port = [p for p in (f.cables_t.port_a[uplink], f.cables_t.port_b[uplink])
+                 if f.device(int(f.ports_t.device[p])).name == d.trace_hops[0].switch][0]
+    assert d.timeline.events[0].text.startswith(f"Trap 128 (link state change) from {f.port_name(int(leaf_port))}")
+    # the path moved off the pulled cable and matches the engine's trace after the same edit
+    after = _path_cables(f, d.trace_hops)
+    assert uplink not in after and after != before
+    assert d.overlay.drawn["trace"].tolist() == after
+    ref = route(f, "minhop", previous=old_routing)
+    assert [(h.switch, h.out_port) for h in trace(ref, "node01", "node16").hops] == \
+        [(h.switch, h.out_port) for h in d.trace_hops]
+    from fabricviz.ui.sweep_dock import _lft_changes
+    n, sws = _lft_changes(ref, old_routing)
+    assert n > 0
+    text = d.narration_text()
+    assert "Trap 128" in text
+    assert f"{n:,} LFT entries changed on {sws} switch(es)" in text
+    assert f"{n:,} LFT entries changed" in d.facts.text()
+    assert d.routing.lids.ca_lid.tolist() == old_routing.lids.ca_lid.tolist()     # LIDs kept
+    # put back: the same cable returns (one undo) and the SM sweeps again; the path returns
+    assert d.back_button.isEnabled()
+    pulled_routing = d.routing
+    with qtbot.waitSignal(d.ready, timeout=WAIT):
+        qtbot.mouseClick(d.back_button, LEFT)
+    assert f.cables_t.exists(uplink) and not w.editor.stack.canUndo()
+    assert "port came up" in d.timeline.events[0].text and "Trap 128" in d.narration_text()
+    # OpenSM keeps LFT entries that are still least-hop, so the path need not move back: same as the engine
+    ref = route(f, "minhop", previous=pulled_routing)
+    assert [(h.switch, h.out_port) for h in trace(ref, "node01", "node16").hops] == \
+        [(h.switch, h.out_port) for h in d.trace_hops]
+    assert _path_cables(f, d.trace_hops) == d.overlay.drawn["trace"].tolist()
+    assert f"{_lft_changes(ref, pulled_routing)[0]:,} LFT entries changed" in d.facts.text()
+    assert not d.back_button.isEnabled()
+    # Edit ▸ Undo works the same way as Put back
+    w.scene.set_selected_cables({uplink})
+    with qtbot.waitSignal(d.ready, timeout=WAIT):
+        qtbot.mouseClick(d.pull_button, LEFT)
+    assert uplink not in d.overlay.drawn["trace"].tolist() and d.back_button.isEnabled()
+    with qtbot.waitSignal(d.ready, timeout=WAIT):
+        w.editor.stack.undo()
+    assert f.cables_t.exists(uplink) and "port came up" in d.timeline.events[0].text
+    assert not d.back_button.isEnabled()
+
+
+def test_pull_without_a_selected_cable_changes_nothing(dock, qtbot):
+    w, d = dock
+    n = len(w.editor.fabric.cable_ids())
+    w.scene.set_selected_cables(set())
+    qtbot.mouseClick(d.pull_button, LEFT)
+    assert d.status.text() == "pull cable: select one cable on the canvas first"
+    assert len(w.editor.fabric.cable_ids()) == n and not w.editor.stack.canUndo()
+
+
+def ring_fabric(n=5):
+    """n switches in a ring (sw{i}:1 → sw{i+1}:2), one CX7-1P NIC on port 3 of each."""
+    import math
+    from fabricviz.model import Fabric
+    f = Fabric(name=f"ring{n}")
+    for i in range(n):
+        a = 2 * math.pi * i / n
+        f.add_device("ib_switch", "QM9700", f"sw{i}", 400 * math.cos(a), 400 * math.sin(a), tier=1)
+        f.add_device("nic", "CX7-1P", f"hca{i}", 700 * math.cos(a), 700 * math.sin(a), tier=0)
+    for i in range(n):
+        f.add_cable(f.port(f"sw{i}:1").id, f.port(f"sw{(i + 1) % n}:2").id, 2.0)
+        f.add_cable(f.port(f"sw{i}:3").id, f.port(f"hca{i}:1").id, 2.0)
+    return f
+
+
+def test_credit_loops_on_a_ring_and_the_updn_fallback_reason(dock, qtbot):
+    from fabricviz.ib.creditloops import find_credit_loops
+    from fabricviz.ib.routing import route
+    w, d = dock
+    with qtbot.waitSignal(d.ready, timeout=WAIT):
+        w.apply_generated(ring_fabric())
+    f = w.editor.fabric
+    assert d.routing.routed_by == "minhop" and d.routing.subnet.fabric is f
+    assert d.facts.text() == "routed by minhop"
+    qtbot.mouseClick(d.loops_button, LEFT)
+    ref = find_credit_loops(route(f, "minhop"))
+    assert len(ref) == 2
+    first = [f.port(ch).cable.id for ch in ref[0].channels]
+    assert len(first) == 5 and d.overlay.drawn["loop"].tolist() == first
+    assert d.overlay.items["loop"].path().elementCount() > 0
+    assert {f.port(f"sw{i}:1").cable.id for i in range(5)} in (set(first),
+                                                               {f.port(f"sw{i}:2").cable.id for i in range(5)})
+    text = d.narration_text()
+    assert "2 credit loop(s) in the minhop LFTs" in text
+    for lp in ref:
+        assert " -> ".join(lp.channels + lp.channels[:1]) in text
+    # up/down refuses a ring (no root) and OpenSM falls back to minhop: the dock says why
+    with qtbot.waitSignal(d.ready, timeout=WAIT):
+        d.engine_box.setCurrentText("updn")
+    reason = route(f, "updn").fallback_reason
+    assert reason.startswith("updn: no root switches found")
+    assert d.routing.routed_by == "minhop" and d.routing.fallback_reason == reason
+    assert f"fallback: {reason}" in d.facts.text() and "asked for updn" in d.facts.text()
+    assert f"fallback: {reason}" in d.narration_text()
+    assert not len(d.overlay.drawn.get("loop", []))                  # the new sweep cleared the old highlight
+    qtbot.mouseClick(d.loops_button, LEFT)
+    assert d.overlay.drawn["loop"].tolist() == first                 # same LFTs, same loops
