@@ -28,7 +28,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from fabricviz.anim.sweep_timeline import PHASE_TITLES, SweepTimeline
 from fabricviz.ib.routing import ENGINES
 from fabricviz.model import Fabric, FabricError
-from fabricviz.ui.sweep_overlay import SweepOverlay
+from fabricviz.ui.sweep_overlay import STATE_COLORS, SweepOverlay
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 25.0, 100.0)
 #: Model microseconds shown per wall second at 1×.
@@ -36,14 +36,6 @@ US_PER_SECOND = 1000.0
 TICK_MS = 33
 #: Narration lines kept in the panel (the latest ones).
 NARRATION_LINES = 300
-#: Above this many CA ports no LID labels are made (they would be unreadable anyway).
-MAX_LID_LABELS = 1024
-STATE_COLORS = {"INIT": "#f08c00", "ARMED": "#fcc419", "ACTIVE": "#2fb344"}
-DISCOVERED_COLOR = "#00b4d8"
-CURRENT_COLOR = "#ffffff"
-DR_COLOR = "#e64980"
-TRACE_COLOR = "#15aabf"
-LOOP_COLOR = "#fa5252"
 
 
 

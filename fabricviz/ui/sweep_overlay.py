@@ -15,17 +15,10 @@ from fabricviz.ui import theme as th
 from fabricviz.ui.batch import device_rects
 from fabricviz.ui.scene import LABEL_ZOOM, cable_anchors
 
-SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 25.0, 100.0)
-#: Model microseconds shown per wall second at 1×.
-US_PER_SECOND = 1000.0
-TICK_MS = 33
-#: Narration lines kept in the panel (the latest ones).
-NARRATION_LINES = 300
 #: Above this many CA ports no LID labels are made (they would be unreadable anyway).
 MAX_LID_LABELS = 1024
 STATE_COLORS = {"INIT": "#f08c00", "ARMED": "#fcc419", "ACTIVE": "#2fb344"}
 DISCOVERED_COLOR = "#00b4d8"
-CURRENT_COLOR = "#ffffff"
 DR_COLOR = "#e64980"
 TRACE_COLOR = "#15aabf"
 LOOP_COLOR = "#fa5252"
