@@ -93,25 +93,37 @@ have_pkg() {
     [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = "installed" ]
 }
 
-if command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+# missing_pkgs P...: MISSING = those of the packages P that are not installed
+missing_pkgs() {
     MISSING=()
-    for p in "${PKGS[@]}"; do
+    local p
+    for p in "$@"; do
         have_pkg "$p" || MISSING+=("$p")
     done
-    if [ "${#MISSING[@]}" -gt 0 ]; then
-        SUDO=()
-        CAN_APT=1
-        if [ "${FABRICVIZ_NO_APT:-0}" = 1 ]; then
+}
+
+# apt_access [ask]: SUDO = how to run apt-get, CAN_APT = 1 when it can run at all.
+# With "ask", sudo may prompt for a password on this terminal.
+apt_access() {
+    SUDO=()
+    CAN_APT=1
+    if [ "${FABRICVIZ_NO_APT:-0}" = 1 ]; then
+        CAN_APT=0
+    elif [ "$(id -u)" -ne 0 ]; then
+        if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+            SUDO=(sudo -n)
+        elif [ "${1:-}" = ask ] && command -v sudo >/dev/null 2>&1 && [ -t 0 ]; then
+            SUDO=(sudo)
+        else
             CAN_APT=0
-        elif [ "$(id -u)" -ne 0 ]; then
-            if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-                SUDO=(sudo -n)
-            elif command -v sudo >/dev/null 2>&1 && [ -t 0 ]; then
-                SUDO=(sudo)        # will ask for the password on this terminal
-            else
-                CAN_APT=0
-            fi
         fi
+    fi
+}
+
+if command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    missing_pkgs "${PKGS[@]}"
+    if [ "${#MISSING[@]}" -gt 0 ]; then
+        apt_access ask
         if [ "$CAN_APT" = 1 ]; then
             say "installing missing Debian packages: ${MISSING[*]}"
             "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q \
@@ -143,22 +155,9 @@ want_oracle() {
     [ "${FABRICVIZ_ORACLE:-0}" = 1 ]
 }
 if want_oracle && command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
-    MISSING=()
-    for p in "${ORACLE_PKGS[@]}"; do
-        have_pkg "$p" || MISSING+=("$p")
-    done
+    missing_pkgs "${ORACLE_PKGS[@]}"
     if [ "${#MISSING[@]}" -gt 0 ]; then
-        SUDO=()
-        CAN_APT=1
-        if [ "${FABRICVIZ_NO_APT:-0}" = 1 ]; then
-            CAN_APT=0
-        elif [ "$(id -u)" -ne 0 ]; then
-            if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-                SUDO=(sudo -n)
-            else
-                CAN_APT=0
-            fi
-        fi
+        apt_access
         if [ "$CAN_APT" = 1 ]; then
             say "installing the OpenSM oracle packages: ${MISSING[*]}"
         fi
