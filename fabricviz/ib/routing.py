@@ -59,6 +59,22 @@ class Routing:
         return out
 
 
+def subnet_and_lids(fabric: Fabric, sm: int | str | None = None, lmc: int = 0,
+                    previous: "Routing | None" = None) -> tuple[Subnet, Lids]:
+    """What the SM has before routing: the elected SM, the discovered subnet, the LIDs.
+
+    LIDs of ``previous`` (a re-sweep) or of an imported file are kept as OpenSM keeps them.
+    """
+    if sm is None and fabric.meta.get("sms"):
+        from .sm import elect
+        sm = elect(fabric).master.node
+    sn = discover(fabric, sm)
+    if sn.num_switches == 0:
+        raise FabricError("the subnet has no switches to route")
+    prev_lids = _previous_lids(previous) if previous is not None else file_lids(sn)
+    return sn, assign_lids(sn, lmc, prev_lids)
+
+
 def route(fabric: Fabric, engine: str = "minhop", sm: int | str | None = None, lmc: int = 0,
           roots: list[str] | None = None,
           progress: Callable[[int, int], None] | None = None,
@@ -70,14 +86,7 @@ def route(fabric: Fabric, engine: str = "minhop", sm: int | str | None = None, l
     """
     if engine not in ENGINES:
         raise FabricError(f"unknown routing engine {engine!r} (use {', '.join(ENGINES)})")
-    if sm is None and fabric.meta.get("sms"):
-        from .sm import elect
-        sm = elect(fabric).master.node
-    sn = discover(fabric, sm)
-    if sn.num_switches == 0:
-        raise FabricError("the subnet has no switches to route")
-    prev_lids = _previous_lids(previous) if previous is not None else file_lids(sn)
-    lids = assign_lids(sn, lmc, prev_lids)
+    sn, lids = subnet_and_lids(fabric, sm, lmc, previous)
     old = old_lft(sn, previous) if previous is not None else None
     warnings = list(lids.warnings)
     if sn.undiscovered:

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..model import Fabric
-from .routing import Routing, route
+from .routing import Routing, old_lft, route
 from .subnet import NO_PATH
 
 SMP_BASE_US = 20.0          # SM software + SMA processing per round trip (estimate)
@@ -240,7 +240,7 @@ def _lid_of_port(r: Routing, p: int) -> int:
 
 def _lft_blocks(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, previous: Routing | None) -> None:
     sn, lft = r.subnet, r.lft
-    old = _old_rows(r, previous)
+    old = None if previous is None else old_lft(r.subnet, previous)
     n_blocks = (lft.shape[1] + LFT_BLOCK_LIDS - 1) // LFT_BLOCK_LIDS
     sent_total = 0
     for b in range(n_blocks):
@@ -264,11 +264,6 @@ def _lft_blocks(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, previo
                              devices=tuple(int(sn.switches[s]) for s in idx.tolist()),
                              lids=(lo, hi - 1), data={"block": b, "switches": len(idx)}))
     r.info["lft_blocks_sent"] = sent_total
-
-
-def _old_rows(r: Routing, previous: Routing | None) -> np.ndarray | None:
-    from .routing import old_lft
-    return None if previous is None else old_lft(r.subnet, previous)
 
 
 def _links(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock) -> None:

@@ -49,18 +49,10 @@ class LidTable:
 
 def lid_table(f: Fabric) -> LidTable:
     """The SM's LID assignment for ``f`` (LMC 0); a routing refusal becomes ``error``."""
-    from fabricviz.ib.lids import assign_lids, lid_of_ports
-    from fabricviz.ib.routing import file_lids
-    from fabricviz.ib.subnet import discover
+    from fabricviz.ib.lids import lid_of_ports
+    from fabricviz.ib.routing import subnet_and_lids
     try:
-        sm = None
-        if f.meta.get("sms"):
-            from fabricviz.ib.sm import elect
-            sm = elect(f).master.node
-        sn = discover(f, sm)
-        if sn.num_switches == 0:
-            raise FabricError("the subnet has no switches to route")
-        lids = assign_lids(sn, 0, file_lids(sn))
+        sn, lids = subnet_and_lids(f)
     except FabricError as exc:
         return LidTable(error=str(exc))
     return LidTable(lid_of_ports(sn, lids), None, frozenset(sn.undiscovered))
