@@ -246,13 +246,17 @@ def run_lesson(lesson: Lesson, until: int | None = None) -> list[StepResult]:
             lines, data = _ACTIONS[step.action](run, step.params)
         except FabricError as e:
             raise FabricError(f"{where}: {e}") from None
+        data.setdefault("fabric", run.fabric)
         out.append(StepResult(i, step.action, step.title, step.say, lines, data))
-    out[-1].data.setdefault("fabric", run.fabric)
     return out
 
 
 def final_fabric(results: list[StepResult]) -> Fabric:
-    """The fabric as the last step left it (cables pulled or moved), for pictures."""
+    """The fabric as the last step left it (cables pulled or moved), for pictures.
+
+    Every step's ``data["fabric"]`` is the fabric as that step left it: a step
+    that pulls or moves a cable works on a copy, so earlier steps keep theirs.
+    """
     return results[-1].data["fabric"]
 
 
@@ -287,7 +291,7 @@ def _sweep(run: _Run, p: dict) -> tuple[list[str], dict]:
     if until not in phases:
         raise FabricError(f"until: the sweep has no phase {until!r}")
     last = len(phases) - 1 - phases[::-1].index(until)
-    lines, lids = [], 0
+    lines, lids, first = [], 0, run.shown + 1
     for i in range(run.shown + 1, last + 1):
         e = tl.events[i]
         if e.kind == "lid" and e.phase == "lids":
@@ -300,7 +304,7 @@ def _sweep(run: _Run, p: dict) -> tuple[list[str], dict]:
     run.shown = last
     st = tl.state(last)
     data = {"discovered": int(st.discovered.sum()), "smps": int(st.smps), "t_us": float(st.t_us),
-            "up": bool(st.subnet_up), "step": last,
+            "up": bool(st.subnet_up), "step": last, "from": first, "timeline": tl,
             "active_ports": int((st.port_state == 3).sum())}
     return lines, data
 
@@ -317,7 +321,7 @@ def _route_lines(fabric: Fabric, r) -> tuple[list[str], dict]:
         lines.append(f"destinations per switch-to-switch egress port: min {bal['min']}, max {bal['max']} "
                      f"over {bal['ports']} ports")
     return lines, {"routed_by": r.routed_by, "fallback_reason": r.fallback_reason, "balance": bal,
-                   "roots": r.info.get("roots")}
+                   "roots": r.info.get("roots"), "routing": r}
 
 
 def uplink_balance(r) -> dict:
@@ -353,7 +357,15 @@ def _trace(run: _Run, p: dict) -> tuple[list[str], dict]:
     run.routing = r
     t = trace(r, p["src"], p["dst"])
     run.last_trace = (p["src"], p["dst"])
-    return t.format().splitlines(), {"hops": [h.switch for h in t.hops], "ok": t.ok}
+    return t.format().splitlines(), {"hops": [h.switch for h in t.hops], "ok": t.ok, "routing": r,
+                                     "paths": [_path(r, t, f"{p['src']} → {p['dst']}")]}
+
+
+def _path(r, t, label: str) -> dict:
+    """A traced path as the canvas shows it: its cables and ``[in] switch [out]`` hops."""
+    from ..ib.trace import path_cables
+    return {"label": label, "cables": path_cables(r, t), "hops": [(h.switch, h.in_port, h.out_port) for h in t.hops],
+            "ok": t.ok}
 
 
 def _check_loops(run: _Run, p: dict) -> tuple[list[str], dict]:
@@ -365,6 +377,9 @@ def _check_loops(run: _Run, p: dict) -> tuple[list[str], dict]:
         lines += loops[0].format().splitlines()
     lines.append(f"{len(loops)} credit loop(s)" if loops else "no credit loops")
     data["loops"] = len(loops)
+    f = r.subnet.fabric
+    data["loop_cables"] = tuple(int(f.ports_t.cable[f.port(ch).id]) for ch in (loops[0].channels if loops else ())
+                                if int(f.ports_t.cable[f.port(ch).id]) >= 0)
     return lines, data
 
 
@@ -381,40 +396,50 @@ def _pull_cable(run: _Run, p: dict) -> tuple[list[str], dict]:
     port = _port(run.fabric, p["port"])
     if port.cable is None:
         raise FabricError(f"port {p['port']}: no cable to pull")
+    from .sweep_timeline import SweepTimeline
     before = run.routing_for()
     old = trace(before, *run.last_trace) if run.last_trace else None
     label = str(port.cable.label) if getattr(port.cable, "label", None) else p["port"]
-    sweep, _removed = cable_pull(run.fabric, before, port.cable.id)
+    pulled, old_fabric = int(port.cable.id), run.fabric
+    run.fabric = old_fabric.copy()                # earlier steps keep the fabric with the cable
+    sweep, _removed = cable_pull(run.fabric, before, pulled)
     run.routing = sweep.routing
     run.timeline, run.shown = None, -1
+    tl = SweepTimeline(sweep, run.fabric)
     lines = [f"pulled cable {label}"]
     lines += [e.text for e in sweep.events if e.kind in ("trap", "route")]
     lines.append(f"LFT blocks re-sent: {sweep.routing.info.get('lft_blocks_sent', 0)}")
-    data = {"lft_blocks_sent": sweep.routing.info.get("lft_blocks_sent", 0)}
+    data = {"lft_blocks_sent": sweep.routing.info.get("lft_blocks_sent", 0), "routing": sweep.routing,
+            "timeline": tl, "from": 0, "step": len(tl) - 1, "before": old_fabric, "pulled": pulled}
     if old is not None:
         new = trace(sweep.routing, *run.last_trace)
         path = lambda t: " -> ".join(h.switch for h in t.hops)   # noqa: E731
         lines += [f"path before: {path(old)}", f"path after:  {path(new)}"]
         data["moved"] = [h.switch for h in old.hops] != [h.switch for h in new.hops]
+        label2 = f"{run.last_trace[0]} → {run.last_trace[1]}"
+        data["paths"] = [_path(sweep.routing, new, label2)]
+        data["old_path"] = _path(before, old, label2 + " (before)")
     up = sweep.events[-1]
     lines.append(f"{up.text} after {up.data['smps']} SMPs and {up.data['t_us'] / 1000:.3f} ms")
     return lines, data
 
 
 def _rewire(run: _Run, p: dict) -> tuple[list[str], dict]:
-    f = run.fabric
+    before = run.fabric
+    f = run.fabric = before.copy()                # earlier steps keep the fabric as it was
     a, b = _port(f, p["port"]), _port(f, p["to"])
-    lines = []
+    lines, removed = [], []
     for port in (a, b):
         if port.cable is not None:
             peer = port.peer
             lines.append(f"unplugged {f.port_name(port.id)} (was cabled to "
                          f"{f.port_name(peer.id) if peer is not None else 'nothing'})")
+            removed.append(int(port.cable.id))
             f.remove_cables([port.cable.id])
-    f.add_cable(a.id, b.id, float(p.get("length_m", 3.0)))
+    c = f.add_cable(a.id, b.id, float(p.get("length_m", 3.0)))
     lines.append(f"cabled {p['port']} to {p['to']}")
     run.routing, run.timeline, run.shown = None, None, -1
-    return lines, {}
+    return lines, {"before": before, "removed": tuple(removed), "added": int(c)}
 
 
 def _flows(fabric: Fabric, p: dict):
@@ -470,7 +495,7 @@ def _simulate(run: _Run, p: dict) -> tuple[list[str], dict]:
         line = float(res.links.gbps[path[~res.links.pcie[path]][0]])
         lines.append(f"flow {src} -> {dst}: {rates[i]:.2f} Gb/s ({rates[i] / line:.3f} of its {line:g} Gb/s line)")
         shown[int(k)] = {"src": src, "dst": dst, "gbps": float(rates[i]), "line_gbps": line}
-    return lines, {"summary": s, "rates": rates.tolist(), "flows": shown}
+    return lines, {"summary": s, "rates": rates.tolist(), "flows": shown, "result": res}
 
 
 def _path_latency(fabric: Fabric, src: str, dst: str, nbytes: float) -> tuple[list[str], float, dict]:
@@ -501,12 +526,15 @@ def _path_latency(fabric: Fabric, src: str, dst: str, nbytes: float) -> tuple[li
     lines.append(f"NIC rx {rx:.1f} ns; one-way total {total:.1f} ns ({total / 1000:.3f} µs)")
     parts = {k: float(sum(h[f"{k}_ns"] for h in rows)) for k in ("serialization", "propagation", "switch")}
     parts.update(nic=tx + rx, switches=sum(1 for h in rows if h["switch_ns"] > 0), total=total, name=name)
+    path = np.asarray(r.path(0))
+    cables = tuple(dict.fromkeys(int(x) // 2 for x in path[~links.pcie[path]]))
+    parts["path"] = {"label": f"{src} → {dst}", "cables": cables, "hops": [], "ok": True}
     return lines, total, parts
 
 
 def _latency(run: _Run, p: dict) -> tuple[list[str], dict]:
-    lines, total, _c = _path_latency(run.fabric, p["src"], p["dst"], p.get("bytes", 4096))
-    return lines, {"total_ns": total}
+    lines, total, c = _path_latency(run.fabric, p["src"], p["dst"], p.get("bytes", 4096))
+    return lines, {"total_ns": total, "paths": [c["path"]]}
 
 
 def _compare(run: _Run, p: dict) -> tuple[list[str], dict]:
@@ -527,6 +555,7 @@ def _compare(run: _Run, p: dict) -> tuple[list[str], dict]:
             lines.append(f"  {p['src']} -> {p['dst']}: " + " -> ".join(h.switch for h in t.hops)
                          + f" ({len(t.hops)} switch hops)")
             data[eng] = d
+            data.setdefault("paths", []).append(_path(r, t, f"{eng}: {p['src']} → {p['dst']}"))
     elif what == "routings":
         for mode in p["routings"]:
             res = _sim(run.fabric, p, routing=mode)
@@ -535,6 +564,8 @@ def _compare(run: _Run, p: dict) -> tuple[list[str], dict]:
             lines.append(f"{mode}: {s['flows']} flows, flow rate / line rate mean {r['mean']:.3f} "
                          f"min {r['min']:.3f} max {r['max']:.3f}, total {s['rate_gbps']['total']:.1f} Gb/s")
             data[mode] = s
+            data.setdefault("results", {})[mode] = res
+        data["result"] = data["results"][p["routings"][0]]
     else:
         totals, nbytes = {}, p.get("bytes", 4096)
         lines.append(f"{p['src']} -> {p['dst']}, {int(nbytes)} B packets, one-way:")
@@ -546,6 +577,8 @@ def _compare(run: _Run, p: dict) -> tuple[list[str], dict]:
                          f"= {total:.1f} ns")
             totals[tech] = total
             data[tech] = c
+            if f.counts() == run.fabric.counts() and tech == p["techs"][0]:
+                data["paths"] = [c["path"]]
         a, b = p["techs"][:2]
         lines.append(f"difference {b} - {a}: {totals[b] - totals[a]:+.1f} ns one-way "
                      f"({totals[b] / totals[a]:.2f}x)")

@@ -1,16 +1,18 @@
 """``fabricviz demo LESSON [--until STEP|end] [--screenshot OUT.png] [--list]``: run a lesson headless.
 
 Prints each step's explanation and the engines' numbers, as the classroom
-narration panel would; ``--screenshot`` saves a picture of the fabric as the
-lesson left it (cables pulled or moved), drawn like ``fabricviz render`` in a
-child process so this one stays Qt-free.
+narration panel would; ``--screenshot`` saves what the classroom canvas shows at
+that step (the fabric as the lesson left it, the sweep's discovery and port
+states, traced paths, pulled cables, credit loops, the traffic heatmap, with a
+legend), drawn by a main window in a child process so this one stays Qt-free.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import tempfile
+import subprocess
+import sys
 from pathlib import Path
 
 from ..model import FabricError
@@ -27,7 +29,7 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..anim.lessons import bundled, final_fabric, find_lesson, load_lesson, resolve_until, run_lesson
+    from ..anim.lessons import bundled, find_lesson, load_lesson, resolve_until, run_lesson
     if args.list:
         for num, name, path in bundled():
             les = load_lesson(path, num)
@@ -50,18 +52,24 @@ def run(args: argparse.Namespace) -> int:
         print()
         print("\n".join(r.narration()))
     if args.screenshot:
-        _screenshot(final_fabric(results), args.screenshot, args.width)
+        _screenshot(args.lesson, len(results), args.screenshot, args.width)
     return 0
 
 
-def _screenshot(fabric, out: str, width: int) -> None:
-    """Save the fabric through ``fabricviz render`` (a child process draws it)."""
-    from ..formats.native import save_fabric
-    from . import render
-    fd, tmp = tempfile.mkstemp(suffix=".json", prefix="fabricviz-lesson-")
-    os.close(fd)
-    try:
-        save_fabric(fabric, tmp)
-        render.run(argparse.Namespace(file=tmp, output=out, width=width))
-    finally:
-        os.unlink(tmp)
+def _screenshot(ref: str, step: int, out: str, width: int) -> None:
+    """Save what the canvas shows at ``step``: a child process opens the lesson in a main
+    window (offscreen without a display), steps to it and draws the canvas with its overlays."""
+    if not 200 <= width <= 20000:
+        raise FabricError(f"--width {width}: use 200 to 20000 pixels")
+    env = dict(os.environ)
+    if sys.platform.startswith("linux") and not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY")):
+        env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    proc = subprocess.run([sys.executable, "-m", "fabricviz.ui.lesson_shot", ref, "--step", str(step),
+                           "-o", str(out), "--width", str(width)], env=env, capture_output=True, text=True)
+    if proc.stdout:
+        print(proc.stdout.strip())
+    if proc.returncode:
+        err = [ln for ln in proc.stderr.splitlines() if ln.startswith("fabricviz: error: ")]
+        if err:
+            raise FabricError(err[-1][len("fabricviz: error: "):])
+        raise FabricError(f"screenshot failed (exit {proc.returncode}): {proc.stderr.strip()[-300:]}")

@@ -115,3 +115,19 @@ def trace(routing: Routing, src: str, dst: str) -> Trace:
         in_port = int(sn.nbr_port[cur, out])
         cur = nxt
     return Trace(sname, dname, slid, dlid, tuple(hops), False, f"routing loop: more than {MAX_HOPS} hops")
+
+
+def path_cables(routing: Routing, t: Trace) -> tuple[int, ...]:
+    """The cables a trace crosses, in order: the source CA's cable, then each hop's egress cable."""
+    f = routing.subnet.fabric
+    out: list[int] = []
+    if not t.src.endswith(":0"):
+        c = int(f.ports_t.cable[f.port_id(t.src)])
+        if c >= 0:
+            out.append(c)
+    for h in t.hops:
+        if 0 < h.out_port < NO_PATH:
+            c = int(f.ports_t.cable[f.port_id(h.switch, h.out_port)])
+            if c >= 0:
+                out.append(c)
+    return tuple(out)

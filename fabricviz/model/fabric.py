@@ -74,6 +74,15 @@ class Fabric(CablingMixin, RemovalMixin):
         """Call ``listener(event)`` after every change; returns an unsubscribe function."""
         return self.events.subscribe(listener)
 
+    def copy(self) -> "Fabric":
+        """An independent copy with the same ids, names and GUIDs (shared catalog, no listeners).
+
+        Lessons keep one per step so stepping back shows the fabric as it was
+        before a cable was pulled or moved.
+        """
+        import copy as _copy
+        return _copy.deepcopy(self, memo={id(self.catalog): self.catalog, id(self.events): EventHub()})
+
     # ------------------------------------------------------------------ lookups
     def device(self, ref: int | str) -> Device:
         """The device with id or name ``ref`` (FabricError if none)."""

@@ -37,8 +37,12 @@ def _legend(fabric: Fabric, scene: FabricScene) -> list[tuple[str, QtGui.QColor,
 
 
 def paint_picture(painter: QtGui.QPainter, fabric: Fabric, scene: FabricScene,
-                  target: QtCore.QRectF) -> None:
-    """Title, the design fitted into ``target`` left of the legend, and the legend."""
+                  target: QtCore.QRectF, title: str | None = None,
+                  extra_rows: list[tuple[str, QtGui.QColor, str]] = (),
+                  source: QtCore.QRectF | None = None) -> None:
+    """Title, the design (or the scene rect ``source``) fitted into ``target`` left of the
+    legend, and the legend (device kinds and cable types present, then ``extra_rows``:
+    overlays on the scene)."""
     theme = scene.theme
     painter.fillRect(target, theme.background)
     title_h = 34.0
@@ -50,19 +54,20 @@ def paint_picture(painter: QtGui.QPainter, fabric: Fabric, scene: FabricScene,
     c = fabric.counts()
     painter.drawText(QtCore.QRectF(target.left() + 12, target.top() + 6, target.width() - 24, 22),
                      QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignVCenter,
-                     f"{fabric.name} — {c['server']:,} servers, {c['ib_switch'] + c['eth_switch']:,} "
-                     f"switches, {c['cables']:,} cables")
+                     title or f"{fabric.name} — {c['server']:,} servers, {c['ib_switch'] + c['eth_switch']:,} "
+                              f"switches, {c['cables']:,} cables")
     area = QtCore.QRectF(target.left() + 8, target.top() + title_h, target.width() - LEGEND_W - 16,
                          target.height() - title_h - 8)
-    src = scene.content_rect()
+    src = scene.content_rect() if source is None else QtCore.QRectF(source)
     if not src.isEmpty():
-        pad = max(src.width(), src.height()) * 0.02 + 10
-        src = src.adjusted(-pad, -pad, pad, pad)
+        if source is None:
+            pad = max(src.width(), src.height()) * 0.02 + 10
+            src = src.adjusted(-pad, -pad, pad, pad)
         scene.detail_for_scale(min(area.width() / src.width(), area.height() / src.height()))
         scene.render(painter, area, src, QtCore.Qt.AspectRatioMode.KeepAspectRatio)
     # legend
     lx = target.right() - LEGEND_W
-    rows = _legend(fabric, scene)
+    rows = _legend(fabric, scene) + list(extra_rows)
     box = QtCore.QRectF(lx, target.top() + title_h, LEGEND_W - 8, 26 + 20 * len(rows))
     painter.setPen(QtGui.QPen(theme.text, 1))
     painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
@@ -86,6 +91,17 @@ def paint_picture(painter: QtGui.QPainter, fabric: Fabric, scene: FabricScene,
         painter.drawText(QtCore.QPointF(lx + 36, y), label)
 
 
+def heat_rows(scale) -> list[tuple[str, QtGui.QColor, str]]:
+    """Legend rows for a traffic heatmap drawn with ``scale`` (low, middle, high, paused)."""
+    from fabricviz.ui.traffic_overlay import METRICS, PAUSED_COLOR
+    if scale is None:
+        return []
+    title = METRICS[scale.metric][1].lower()
+    rows = [(f"{title} {scale.label(v)}", scale.color(v), "line")
+            for v in (scale.vmin, (scale.vmin + scale.vmax) / 2, scale.vmax)]
+    return rows + [("paused (PFC / no credits)", QtGui.QColor(PAUSED_COLOR), "line")]
+
+
 def render_fabric(fabric: Fabric, path: str | os.PathLike[str], width: int = 1600,
                   height: int | None = None) -> Path:
     """Write a picture of ``fabric`` to ``path`` (.png, .svg or .pdf); returns the path."""
@@ -98,7 +114,23 @@ def render_fabric(fabric: Fabric, path: str | os.PathLike[str], width: int = 160
     scene = FabricScene()
     scene.apply_theme(th.Theme(dark=False))
     scene.set_fabric(fabric)
-    rect = scene.content_rect()
+    try:
+        return render_scene(scene, fabric, out, width, height)
+    finally:
+        scene.set_fabric(None)
+
+
+def render_scene(scene: FabricScene, fabric: Fabric, path: str | os.PathLike[str], width: int = 1600,
+                 height: int | None = None, title: str | None = None,
+                 extra_rows: list[tuple[str, QtGui.QColor, str]] = (),
+                 source: QtCore.QRectF | None = None) -> Path:
+    """Write a picture of ``scene`` (with whatever overlays it holds: heatmap, sweep, lesson
+    paths) to ``path``; ``source`` limits it to a scene rect (the view). See render_fabric."""
+    out = Path(path)
+    suffix = out.suffix.lower()
+    if suffix not in FORMATS:
+        raise FabricError(f"{out}: unknown picture format {out.suffix or '(none)'!r} (use .png, .svg or .pdf)")
+    rect = scene.content_rect() if source is None else QtCore.QRectF(source)
     if height is None:
         aspect = rect.height() / rect.width() if not rect.isEmpty() else 0.6
         height = int(min(max((width - LEGEND_W) * aspect + 60, 360), width * 1.5))
@@ -109,7 +141,7 @@ def render_fabric(fabric: Fabric, path: str | os.PathLike[str], width: int = 160
         img.fill(QtGui.QColor("white"))
         painter.begin(img)
         painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
-        paint_picture(painter, fabric, scene, target)
+        paint_picture(painter, fabric, scene, target, title, extra_rows, source)
         painter.end()
         if not img.save(str(out)):
             raise FabricError(f"{out}: cannot write the PNG")
@@ -122,7 +154,7 @@ def render_fabric(fabric: Fabric, path: str | os.PathLike[str], width: int = 160
         gen.setTitle(fabric.name)
         gen.setDescription("fabricviz design picture")
         painter.begin(gen)
-        paint_picture(painter, fabric, scene, target)
+        paint_picture(painter, fabric, scene, target, title, extra_rows, source)
         painter.end()
     else:
         pdf = QtGui.QPdfWriter(str(out))
@@ -131,9 +163,8 @@ def render_fabric(fabric: Fabric, path: str | os.PathLike[str], width: int = 160
         pdf.setResolution(72)
         pdf.setTitle(fabric.name)
         painter.begin(pdf)
-        paint_picture(painter, fabric, scene, target)
+        paint_picture(painter, fabric, scene, target, title, extra_rows, source)
         painter.end()
-    scene.set_fabric(None)
     if not out.is_file() or out.stat().st_size == 0:
         raise FabricError(f"{out}: nothing was written")
     return out

@@ -212,6 +212,7 @@ def open_lesson(window: Any, ref: str) -> bool:
     ed.stack.clear()                 # like opening a file: the lesson starts a fresh history
     ed.set_fabric(fabric)
     ed.stack.setClean()
+    window.lesson_stage.begin(fabric)
     name = f"lesson {lesson.number} · {lesson.name}" if lesson.number is not None else f"lesson {lesson.name}"
     if hasattr(window, "display_name"):
         window.path = None
@@ -313,7 +314,8 @@ def integrate(window: Any) -> LessonDock:
     ``window`` needs ``editor`` (``fabric``, ``stack``, ``set_fabric``) and a
     status bar; ``maybe_save``/``display_name``/``_update_title`` are used when
     present. Kept as ``window.lesson_dock``, ``window.lessons_menu``,
-    ``window.presentation`` and ``window.action_presentation``.
+    ``window.presentation``, ``window.action_presentation`` and ``window.lesson_stage``
+    (the canvas following the steps, :mod:`fabricviz.ui.lesson_stage`).
     """
     existing = getattr(window, "lesson_dock", None)
     if isinstance(existing, LessonDock):
@@ -322,6 +324,8 @@ def integrate(window: Any) -> LessonDock:
     window.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, dock)
     dock.hide()
     window.lesson_dock = dock         # set before building actions: open_lesson calls integrate
+    from fabricviz.ui.lesson_stage import LessonStage
+    window.lesson_stage = LessonStage(window, dock)
     menu = window.menuBar().addMenu("&Lessons")
     menu.setObjectName("lessons_menu")
     for num, name, path in bundled():

@@ -521,13 +521,31 @@ class MainWindow(QtWidgets.QMainWindow):
                                                         "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)")
         if not path:
             return
-        from fabricviz.ui.export import render_fabric
         try:
-            out = render_fabric(self.editor.fabric, path, 2400)
+            out = self.export_view(path)
         except FabricError as exc:
             self._message(str(exc), True)
             return
         self.statusBar().showMessage(f"exported {out}", 5000)
+
+    def export_view(self, path: str, width: int = 2400) -> Path:
+        """The canvas as shown (heatmap, sweep state, lesson paths; the visible area when
+        zoomed in) with a legend for what is drawn, as PNG, SVG or PDF."""
+        from fabricviz.ui.export import heat_rows, render_scene
+        rows: list = []
+        stage = getattr(self, "lesson_stage", None)
+        if stage is not None and stage.following:
+            rows = stage.legend_rows()
+        else:
+            traffic = getattr(self, "traffic_dock", None)
+            if traffic is not None and traffic.result is not None:
+                rows = heat_rows(traffic.scale)
+        content = self.scene.content_rect()
+        shown = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
+        source = None
+        if not content.isEmpty() and not shown.contains(content):
+            source = shown.intersected(content.adjusted(-40, -40, 40, 40))
+        return render_scene(self.scene, self.editor.fabric, path, width, extra_rows=rows, source=source)
 
     # ------------------------------------------------------------------ Qt events
     def _apply_theme(self) -> None:

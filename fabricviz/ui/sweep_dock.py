@@ -62,6 +62,9 @@ class SweepDock(QtWidgets.QDockWidget):
         self.routing = None                   # the last sweep's Routing (kept across edits: re-sweeps)
         self._events: list[Any] = []          # model edits since the last sweep
         self._pulled: tuple[int, int] | None = None   # (cable, undo index after the pull)
+        self.pinned = False                   # a lesson's sweep: the overlay stays while the dock is hidden
+        self._stop_at: int | None = None      # play_until's target step
+        self._rate: float | None = None       # play_until's speed (× real time), instead of the speed box
         self.overlay = SweepOverlay(window.scene)
         self.timer = QtCore.QTimer(self)
         self.timer.setInterval(TICK_MS)
@@ -205,6 +208,63 @@ class SweepDock(QtWidgets.QDockWidget):
                 pass
         threading.Thread(target=work, daemon=True, name="sweep-worker").start()
 
+    def adopt(self, timeline: SweepTimeline, index: int | None = None, facts: list[str] | None = None) -> None:
+        """Show a sweep computed elsewhere (a lesson's) as if the dock had run it, at step ``index``.
+
+        The overlay stays on the canvas while the dock is hidden (presentation
+        mode) until the design is edited or replaced.
+        """
+        self.pause()
+        self._gen += 1
+        self._busy = False
+        self._events = []
+        self.timeline = timeline
+        self.routing = r = timeline.sweep.routing
+        self.pinned = True
+        self.engine_box.blockSignals(True)
+        self.engine_box.setCurrentText(r.engine)
+        self.engine_box.blockSignals(False)
+        self.trace_lines, self.loop_lines = [], []
+        self._trace, self._loop = (), ()
+        self.fact_lines = [f"routed by {r.routed_by}" + (f" (asked for {r.engine})" if r.engine != r.routed_by
+                                                          else "")] + list(facts or [])
+        self.facts.setText(" · ".join(self.fact_lines))
+        self.overlay.set_context(timeline.fabric, timeline)
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, len(timeline) - 1)
+        self.slider.blockSignals(False)
+        self._enable()
+        self.index = -1
+        self.show_step(len(timeline) - 1 if index is None else index)
+
+    def release(self) -> None:
+        """Drop an adopted sweep (the lesson moved to a step without one)."""
+        self.pause()
+        self.pinned = False
+        self._gen += 1
+        self.timeline = None
+        self.overlay.remove()
+        self._enable()
+        self.status.setText("")
+        self.narration.setHtml("")
+
+    def play_until(self, i: int, seconds: float = 3.0) -> None:
+        """Play from the step shown to step ``i`` in about ``seconds`` of wall time, then pause."""
+        tl = self.timeline
+        if tl is None:
+            return
+        i = max(0, min(int(i), len(tl) - 1))
+        if i <= self.index:
+            self.show_step(i)
+            return
+        span_us = float(tl.times[i] - tl.times[self.index])
+        self._stop_at = i
+        self._rate = max(span_us / (max(seconds, 0.05) * US_PER_SECOND), 1e-6)
+        self.t_us = tl.times[self.index]
+        self._wall.start()
+        self.timer.start()
+        self.play_button.setText("Pause")
+
     def _computed(self, gen: int, result: Any) -> None:
         if gen != self._gen:
             return                    # the design or engine changed meanwhile
@@ -247,6 +307,7 @@ class SweepDock(QtWidgets.QDockWidget):
         self._design_changed(None)
 
     def _design_changed(self, e: Any = None) -> None:
+        self.pinned = False
         self._gen += 1
         self._busy = False
         self.pause()
@@ -331,8 +392,9 @@ class SweepDock(QtWidgets.QDockWidget):
 
     def _visibility(self, visible: bool) -> None:
         if not visible:
-            self.pause()
-            self.overlay.remove()
+            if not self.pinned:
+                self.pause()
+                self.overlay.remove()
             return
         if self.timeline is None:
             if not self._busy:
@@ -370,6 +432,7 @@ class SweepDock(QtWidgets.QDockWidget):
         self.play_button.setText("Pause")
 
     def pause(self) -> None:
+        self._stop_at = self._rate = None
         self.timer.stop()
         self.play_button.setText("Play")
 
@@ -379,8 +442,17 @@ class SweepDock(QtWidgets.QDockWidget):
             self.pause()
             return
         dt = self._wall.restart() / 1000.0
-        self.t_us += dt * US_PER_SECOND * self.speed
+        self.t_us += dt * US_PER_SECOND * (self._rate if self._rate is not None else self.speed)
         i = max(self.index, tl.index_at_time(self.t_us))
+        if self._stop_at is not None:
+            stop = self._stop_at
+            if i >= stop:
+                self.show_step(stop)
+                self.pause()
+                return
+            if i != self.index:
+                self.show_step(i)
+            return
         if self.phase_pause.isChecked() and tl.events[i].phase != tl.events[self.index].phase:
             end = tl.phase_end(self.index)
             if end > self.index:
@@ -475,29 +547,19 @@ class SweepDock(QtWidgets.QDockWidget):
 
     def trace_path(self) -> None:
         """Highlight the LFT path between the two names and list its hops in the narration."""
-        from fabricviz.ib.trace import endpoint_port, trace
+        from fabricviz.ib.trace import path_cables, trace
         tl = self.timeline
         if tl is None:
             return
-        f = tl.fabric
         src, dst = self.src_edit.text().strip(), self.dst_edit.text().strip()
         try:
             if not src or not dst:
                 raise FabricError("trace: give a source and a destination")
             r = trace(tl.sweep.routing, src, dst)
-            sp = endpoint_port(tl.sweep.routing, src)
         except (FabricError, KeyError, ValueError) as exc:
             self.status.setText(f"trace: {exc}")
             return
-        cables: list[int] = []
-        if sp >= 0 and int(f.ports_t.cable[sp]) >= 0:
-            cables.append(int(f.ports_t.cable[sp]))
-        for h in r.hops:
-            if 0 < h.out_port < 255:
-                c = int(f.ports_t.cable[f.port_id(h.switch, h.out_port)])
-                if c >= 0:
-                    cables.append(c)
-        self._trace = tuple(cables)
+        self._trace = path_cables(tl.sweep.routing, r)
         self.overlay.set_trace(self._trace)
         self.trace_lines = [f"{r.src} (LID {r.slid}) → {r.dst} (LID {r.dlid})"]
         self.trace_lines += [f"[{h.in_port}] {h.switch} [{h.out_port}]" for h in r.hops]

@@ -174,12 +174,18 @@ def test_cli_demo_refuses_an_unknown_lesson(capsys):
     assert capsys.readouterr().err.count("\n") == 1
 
 
-def test_cli_demo_screenshot_saves_the_fabric_as_the_lesson_left_it(capsys, tmp_path):
+def test_cli_demo_screenshot_saves_what_the_canvas_shows_at_that_step(capsys, tmp_path):
     pytest.importorskip("PySide6")
     out = tmp_path / "lesson2.png"
     assert main(["demo", "routing-engines", "--until", "2", "--screenshot", str(out), "--width", "600"]) == 0
     text = capsys.readouterr().out
     assert "  > cabled leaf01:8 to leaf04:8" in text and f"wrote {out}" in text
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    from PySide6 import QtGui
+    from fabricviz.ui.lesson_stage import ADDED_COLOR, GHOST_COLOR
+    img = QtGui.QImage(str(out))        # what the canvas shows: the moved uplink, highlighted
+    colours = {img.pixel(x, y) for x in range(0, img.width() - 240, 2) for y in range(40, img.height(), 2)}
+    assert img.width() == 600
+    assert QtGui.QColor(ADDED_COLOR).rgb() in colours and QtGui.QColor(GHOST_COLOR).rgb() in colours
     assert main(["demo", "2", "--screenshot", str(tmp_path / "x.jpg")]) == 2
     assert "--screenshot" in capsys.readouterr().err

@@ -1,0 +1,337 @@
+"""The canvas follows the lesson: each step shows what its engines computed.
+
+A lesson's steps were run by the real engines in a worker
+(:func:`~fabricviz.anim.lessons.run_lesson`); every step carries the fabric it
+left (a copy when it pulled or moved a cable), and what to show:
+
+* sweep steps and a pulled cable's Trap 128 re-sweep play in the Subnet
+  Manager dock's overlay, from where the previous step stopped to the phase
+  the step ends on (the dock adopts the lesson's sweep: its slider, narration
+  and clock work as usual, and the overlay stays while the dock is hidden in
+  presentation mode);
+* traced paths (up to three, e.g. minhop/updn/ftree) with ``[in] switch
+  [out]`` labels, the path before a cable was pulled (dashed), the pulled or
+  moved cable (a red dashed ghost with a cross), the new cable, and the first
+  credit loop, in :class:`LessonOverlay`;
+* simulate steps: the Traffic dock adopts the run (heatmap, legend, charts),
+  fluid runs play their frames.
+
+Stepping back shows the earlier step's fabric and state. Once the user edits
+the design the canvas stops following (nothing they did is replaced).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from fabricviz.model import Fabric
+from fabricviz.ui.scene import cable_anchors
+
+#: Traced path colours (first path on top); the first matches the sweep dock's trace.
+PATH_COLORS = ("#15aabf", "#f76707", "#ae3ec9")
+PATH_WIDTHS = (6.0, 10.0, 14.0)        # later paths wider and underneath, so shared cables show each colour
+OLD_PATH_COLOR = "#868e96"
+GHOST_COLOR = "#e03131"
+ADDED_COLOR = "#37b24d"
+LOOP_COLOR = "#fa5252"
+#: Wall seconds a sweep step takes to play on the canvas.
+SWEEP_SECONDS = 3.0
+Z = 6.0
+
+
+def _pen(color: str, width: float, style=QtCore.Qt.PenStyle.SolidLine) -> QtGui.QPen:
+    pen = QtGui.QPen(QtGui.QColor(color))
+    pen.setCosmetic(True)
+    pen.setWidthF(width)
+    pen.setStyle(style)
+    pen.setCapStyle(QtCore.Qt.PenCapStyle.RoundCap)
+    pen.setJoinStyle(QtCore.Qt.PenJoinStyle.RoundJoin)
+    return pen
+
+
+def _polyline(fabric: Fabric, cables: tuple[int, ...]) -> QtGui.QPainterPath:
+    """The cables in order, each walked from the end nearer the previous one."""
+    path = QtGui.QPainterPath()
+    ok = [int(c) for c in cables if fabric.cables_t.exists(int(c))]
+    if not ok:
+        return path
+    ax, ay, bx, by = cable_anchors(fabric, np.asarray(ok, np.int64))
+    last = None
+    for i in range(len(ok)):
+        a, b = QtCore.QPointF(ax[i], ay[i]), QtCore.QPointF(bx[i], by[i])
+        if last is not None and QtCore.QLineF(last, b).length() < QtCore.QLineF(last, a).length():
+            a, b = b, a
+        if last is None or QtCore.QLineF(last, a).length() > 1e-6:
+            path.moveTo(a) if last is None else path.lineTo(a)
+        path.lineTo(b)
+        last = b
+    return path
+
+
+class LessonOverlay:
+    """Path items and labels over the scene for one lesson step; ``drawn`` says what is shown."""
+
+    def __init__(self, scene: QtWidgets.QGraphicsScene) -> None:
+        self.scene = scene
+        self.items: list[QtWidgets.QGraphicsItem] = []
+        self.drawn: dict[str, Any] = {}
+
+    def clear(self) -> None:
+        for item in self.items:
+            if item.scene() is not None:
+                item.scene().removeItem(item)
+        self.items = []
+        self.drawn = {}
+
+    def _add_path(self, path: QtGui.QPainterPath, pen: QtGui.QPen, z: float) -> QtWidgets.QGraphicsPathItem:
+        item = QtWidgets.QGraphicsPathItem(path)
+        item.setPen(pen)
+        item.setZValue(Z + z)
+        item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
+        item.setData(2, "lesson_overlay")
+        self.scene.addItem(item)
+        self.items.append(item)
+        return item
+
+    def _add_label(self, text: str, x: float, y: float, color: str,
+                   scale: float = 1.1) -> QtWidgets.QGraphicsSimpleTextItem:
+        t = QtWidgets.QGraphicsSimpleTextItem(text)
+        f = t.font()
+        f.setBold(True)
+        f.setPointSizeF(f.pointSizeF() * scale)
+        t.setFont(f)
+        t.setBrush(QtGui.QBrush(QtGui.QColor(color)))
+        t.setPen(_pen("#ffffff", 0.0))
+        t.setZValue(Z + 1.0)
+        t.setPos(x, y)
+        t.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+        t.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
+        t.setData(2, "lesson_overlay")
+        self.scene.addItem(t)
+        self.items.append(t)
+        return t
+
+    def show(self, fabric: Fabric, paths: list[dict], old_path: dict | None = None, before: Fabric | None = None,
+             ghosts: tuple[int, ...] = (), added: tuple[int, ...] = (), loop: tuple[int, ...] = ()) -> None:
+        """Draw ``paths`` (dicts with ``cables``/``hops``/``label``) on ``fabric``; ``old_path`` and
+        ``ghosts`` (cable ids) on ``before`` (the fabric before a cable was pulled or moved)."""
+        self.clear()
+        self.drawn = {"paths": [tuple(p["cables"]) for p in paths], "old_path": (), "ghosts": tuple(ghosts),
+                      "added": tuple(added), "loop": tuple(loop), "labels": []}
+        if old_path is not None and before is not None:
+            self.drawn["old_path"] = tuple(old_path["cables"])
+            self._add_path(_polyline(before, tuple(old_path["cables"])),
+                           _pen(OLD_PATH_COLOR, 4.0, QtCore.Qt.PenStyle.DashLine), 0.0)
+        for i, p in reversed(list(enumerate(paths[:len(PATH_COLORS)]))):
+            self._add_path(_polyline(fabric, tuple(p["cables"])), _pen(PATH_COLORS[i], PATH_WIDTHS[i]), 0.3 - 0.1 * i)
+        self._hop_labels(fabric, paths[:len(PATH_COLORS)])
+        if loop:
+            path = _polyline(fabric, tuple(loop))
+            path.closeSubpath()
+            self._add_path(path, _pen(LOOP_COLOR, 7.0), 0.4)
+        if added:
+            self._add_path(_polyline_each(fabric, added), _pen(ADDED_COLOR, 7.0), 0.5)
+        if ghosts and before is not None:
+            self._add_path(_polyline_each(before, ghosts), _pen(GHOST_COLOR, 5.0, QtCore.Qt.PenStyle.DashLine), 0.6)
+            ax, ay, bx, by = cable_anchors(before, np.asarray(ghosts, np.int64))
+            for i in range(len(ghosts)):
+                self._add_label("✕", float(ax[i] + bx[i]) / 2 - 10, float(ay[i] + by[i]) / 2 - 16, GHOST_COLOR, 2.2)
+
+    def _hop_labels(self, fabric: Fabric, paths: list[dict]) -> None:
+        """``[in]→[out]`` next to each switch of each path (stacked when paths share a switch)."""
+        seen: dict[str, int] = {}
+        for i, p in enumerate(paths):
+            for sw, pin, pout in p.get("hops", []):
+                d = fabric.find(sw)
+                if d is None:
+                    continue
+                k = seen.get(sw, 0)
+                seen[sw] = k + 1
+                n = max(int(fabric.devices_t.nports[d]), 1)
+                half = float(np.clip(n * 1.5, 48.0, 120.0)) / 2
+                text = f"[{pin}]→[{pout}]"
+                self._add_label(text, float(fabric.devices_t.x[d]) + half + 6,
+                                float(fabric.devices_t.y[d]) - 10 + 16 * k, PATH_COLORS[i])
+                self.drawn["labels"].append((sw, text))
+
+
+def _polyline_each(fabric: Fabric, cables: tuple[int, ...]) -> QtGui.QPainterPath:
+    """Each cable as its own segment (not joined)."""
+    path = QtGui.QPainterPath()
+    ok = [int(c) for c in cables if fabric.cables_t.exists(int(c))]
+    if ok:
+        ax, ay, bx, by = cable_anchors(fabric, np.asarray(ok, np.int64))
+        for i in range(len(ok)):
+            path.moveTo(ax[i], ay[i])
+            path.lineTo(bx[i], by[i])
+    return path
+
+
+class LessonStage(QtCore.QObject):
+    """Drives the canvas, the Subnet Manager dock and the Traffic dock from the lesson dock's step."""
+
+    following_changed = QtCore.Signal(bool)
+
+    def __init__(self, window: Any, dock: Any) -> None:
+        super().__init__(window)
+        self.window, self.dock = window, dock
+        self.overlay = LessonOverlay(window.scene)
+        self.owned: Fabric | None = None       # the design the stage put on the canvas
+        self.shown = -1
+        self.sweep_seconds = SWEEP_SECONDS
+        self._traffic_result = None            # the run the stage gave the Traffic dock
+        self._setting = False
+        dock.ready.connect(self._ready)
+        dock.step_changed.connect(self._step)
+        window.editor.fabric_replaced.connect(self._replaced)
+
+    # ------------------------------------------------------------------ ownership
+    def begin(self, fabric: Fabric) -> None:
+        """A lesson was opened with ``fabric`` on the canvas: follow it."""
+        self.owned, self.shown = fabric, -1
+        self.overlay.clear()
+
+    @property
+    def following(self) -> bool:
+        ed = self.window.editor
+        return self.owned is not None and ed.fabric is self.owned and ed.stack.count() == 0
+
+    def _replaced(self) -> None:
+        if not self._setting:
+            self.owned = None                 # another design was opened: stop following
+            self.overlay.clear()
+
+    # ------------------------------------------------------------------ steps
+    def _ready(self) -> None:
+        if self.dock.results:
+            self.show(self.dock.k, animate=True)
+
+    def _step(self, k: int) -> None:
+        self.show(k, animate=k == self.shown + 1)
+
+    def show(self, k: int, animate: bool = False) -> bool:
+        """Show step ``k`` (0-based) on the canvas; False when the canvas no longer follows."""
+        results = self.dock.results
+        if not results or not 0 <= k < len(results):
+            return False
+        if not self.following:
+            self.overlay.clear()
+            if self.owned is not None:
+                self.window.statusBar().showMessage(
+                    "the design was edited: the canvas no longer follows the lesson (reopen it to restart)", 8000)
+            return False
+        data = results[k].data
+        fab: Fabric = data["fabric"]
+        if self.window.editor.fabric is not fab:
+            self._setting = True
+            try:
+                self.window.editor.set_fabric(fab)
+            finally:
+                self._setting = False
+            self.owned = fab
+        self.shown = k
+        self._show_sweep(results, k, fab, animate)
+        self._show_marks(results, k, fab)
+        self._show_traffic(data, fab, animate)
+        return True
+
+    def _latest(self, results: list, k: int, fab: Fabric, key: str) -> int | None:
+        for j in range(k, -1, -1):
+            d = results[j].data
+            if key in d and d["fabric"] is fab:
+                return j
+        return None
+
+    def _show_sweep(self, results: list, k: int, fab: Fabric, animate: bool) -> None:
+        from fabricviz.ui.sweep_dock import integrate
+        sweep = integrate(self.window)
+        j = self._latest(results, k, fab, "timeline")
+        if j is None:
+            if sweep.pinned:
+                sweep.release()
+            return
+        d = results[j].data
+        tl = d["timeline"]
+        if j == k and animate:
+            sweep.adopt(tl, max(d["from"] - 1, 0))
+            sweep.play_until(d["step"], self.sweep_seconds)
+        else:
+            sweep.adopt(tl, d["step"])
+
+    def _show_marks(self, results: list, k: int, fab: Fabric) -> None:
+        d = results[k].data
+        m = self._latest(results, k, fab, "before")        # the pull or rewire that made this fabric
+        md = results[m].data if m is not None else {}
+        paths = list(d.get("paths", []))
+        if not paths and m is not None and "paths" in md:
+            paths = list(md["paths"])
+        ghosts = (md["pulled"],) if "pulled" in md else tuple(md.get("removed", ()))
+        self.overlay.show(fab, paths, old_path=d.get("old_path"), before=md.get("before"), ghosts=ghosts,
+                          added=(md["added"],) if "added" in md else (), loop=tuple(d.get("loop_cables", ())))
+
+    def _show_traffic(self, data: dict, fab: Fabric, animate: bool) -> None:
+        from fabricviz.ui.traffic_dock import integrate
+        traffic = integrate(self.window)
+        res = data.get("result")
+        if res is None:
+            if self._traffic_result is not None and traffic.result is self._traffic_result:
+                traffic.clear()
+            self._traffic_result = None
+            return
+        if traffic.result is not res:
+            traffic.adopt(res, fab)
+        self._traffic_result = res
+        if len(res.frames) > 1:
+            if animate:
+                traffic.set_frame(0)
+                traffic.set_playing(True)
+            else:
+                traffic.set_playing(False)
+                traffic.set_frame(len(res.frames) - 1)
+
+    def finish(self) -> None:
+        """Jump every running animation to its end (screenshots, tests)."""
+        sweep = getattr(self.window, "sweep_dock", None)
+        if sweep is not None and sweep._stop_at is not None:
+            stop = sweep._stop_at
+            sweep.pause()
+            sweep.show_step(stop)
+        traffic = getattr(self.window, "traffic_dock", None)
+        if traffic is not None and traffic.result is not None and traffic.result is self._traffic_result:
+            traffic.set_playing(False)
+            traffic.set_frame(len(traffic.result.frames) - 1)
+
+    def legend_rows(self) -> list[tuple[str, QtGui.QColor, str]]:
+        """Legend rows (label, colour, "line") for what the overlay draws now (pictures)."""
+        rows = []
+        results = self.dock.results or []
+        if 0 <= self.shown < len(results):
+            d = results[self.shown].data
+            m = self._latest(results, self.shown, d["fabric"], "before")
+            paths = list(d.get("paths", [])) or (list(results[m].data.get("paths", [])) if m is not None else [])
+            for i, p in enumerate(paths[:len(PATH_COLORS)]):
+                rows.append((p["label"], QtGui.QColor(PATH_COLORS[i]), "line"))
+            if d.get("old_path"):
+                rows.append((d["old_path"]["label"], QtGui.QColor(OLD_PATH_COLOR), "line"))
+            if self.overlay.drawn.get("loop"):
+                rows.append(("credit loop", QtGui.QColor(LOOP_COLOR), "line"))
+            if self.overlay.drawn.get("ghosts"):
+                rows.append(("pulled / unplugged cable", QtGui.QColor(GHOST_COLOR), "line"))
+            if self.overlay.drawn.get("added"):
+                rows.append(("new cable", QtGui.QColor(ADDED_COLOR), "line"))
+        sweep = getattr(self.window, "sweep_dock", None)
+        if sweep is not None and sweep.pinned and sweep.overlay.active:
+            from fabricviz.ui.sweep_overlay import DISCOVERED_COLOR, STATE_COLORS
+            rows.append(("discovered by the SM", QtGui.QColor(DISCOVERED_COLOR), "line"))
+            rows += [(f"port {name}", QtGui.QColor(c), "rect") for name, c in STATE_COLORS.items()]
+        traffic = getattr(self.window, "traffic_dock", None)
+        if traffic is not None and traffic.result is not None and traffic.result is self._traffic_result:
+            from fabricviz.ui.export import heat_rows
+            rows += heat_rows(traffic.scale)
+        return rows
+
+
+__all__ = ["LessonOverlay", "LessonStage", "PATH_COLORS", "SWEEP_SECONDS"]

@@ -1,0 +1,134 @@
+"""The canvas follows the lesson: sweep states, traced paths, pulled cables, loops, pictures."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6 import QtGui
+
+from fabricviz.anim.lessons import find_lesson
+from fabricviz.ib.trace import path_cables, trace
+from fabricviz.ui import lessons_ui
+from fabricviz.ui.lesson_stage import ADDED_COLOR, GHOST_COLOR, LOOP_COLOR, PATH_COLORS
+
+
+def _open(qtbot, w, num):
+    dock = lessons_ui.integrate(w)
+    w.lesson_stage.sweep_seconds = 0.15
+    with qtbot.waitSignal(dock.ready, timeout=20000):
+        assert lessons_ui.open_lesson(w, str(num))
+    return dock, w.lesson_stage
+
+
+def _settle(qtbot, w):
+    sweep = w.sweep_dock
+    qtbot.waitUntil(lambda: sweep._stop_at is None, timeout=5000)
+
+
+def test_lesson_1_sweep_trace_and_pull_drive_the_canvas(qtbot, make_window):
+    w = make_window()
+    dock, stage = _open(qtbot, w, 1)
+    res = dock.results
+    sweep = w.sweep_dock
+    # step 1 plays discovery from the first event to the end of the discovery phase
+    assert stage.following and w.editor.fabric is res[0].data["fabric"]
+    assert sweep.pinned and sweep.timeline is res[0].data["timeline"]
+    _settle(qtbot, w)
+    assert sweep.index == res[0].data["step"]
+    f = w.editor.fabric
+    switches = set(f.device_ids("ib_switch").tolist())
+    assert switches <= set(sweep.overlay.drawn["discovered"].tolist())
+    assert len(sweep.overlay.drawn["ACTIVE"]) == 0 and len(sweep.overlay.drawn["INIT"]) > 0
+    # steps 2..5 up to SUBNET UP, played one after the other: every cabled subnet port ACTIVE
+    for k in range(1, 5):
+        dock.next()
+        _settle(qtbot, w)
+        assert sweep.index == res[k].data["step"]
+    assert "SUBNET UP" in sweep.status.text()
+    cabled = f.ports_t.cable >= 0
+    subnet_ports = np.flatnonzero(cabled & np.isin(f.ports_t.device, f.device_ids(("ib_switch", "nic"))))
+    assert sorted(sweep.overlay.drawn["ACTIVE"].tolist()) == sorted(subnet_ports.tolist())
+    # step 6: the traced path is the one `fabricviz trace` follows, with [in]→[out] at each switch
+    dock.next()
+    r = res[5].data["routing"]
+    t = trace(r, "node01", "node16")
+    drawn = stage.overlay.drawn
+    assert drawn["paths"] == [path_cables(r, t)] and len(drawn["paths"][0]) == 4
+    assert drawn["labels"] == [(h.switch, f"[{h.in_port}]→[{h.out_port}]") for h in t.hops]
+    assert drawn["ghosts"] == () and drawn["old_path"] == ()
+    # step 7: the pulled cable leaves the canvas, the re-sweep plays, the path moves
+    before_path = drawn["paths"][0]
+    dock.next()
+    _settle(qtbot, w)
+    after = w.editor.fabric
+    pulled = res[6].data["pulled"]
+    assert after is res[6].data["fabric"] and not after.cables_t.exists(pulled) and f.cables_t.exists(pulled)
+    assert after.port("leaf01:8").cable is None and w.scene.fabric is after
+    assert sweep.timeline.events[0].kind == "trap" and sweep.index == len(sweep.timeline) - 1
+    drawn = stage.overlay.drawn
+    assert drawn["ghosts"] == (pulled,) and drawn["old_path"] == before_path
+    assert pulled in before_path and pulled not in drawn["paths"][0]
+    assert drawn["paths"][0] == path_cables(res[6].data["routing"], trace(res[6].data["routing"], "node01", "node16"))
+    rows = [label for label, _c, _s in stage.legend_rows()]
+    assert "node01 → node16" in rows and "pulled / unplugged cable" in rows and "port ACTIVE" in rows
+    # back to step 6: the cable is there again, no ghost
+    dock.prev()
+    assert w.editor.fabric is f and f.port("leaf01:8").cable is not None
+    assert stage.overlay.drawn["ghosts"] == () and stage.overlay.drawn["paths"] == [before_path]
+    assert w.editor.stack.count() == 0
+
+
+def test_an_edit_stops_the_canvas_following(qtbot, make_window):
+    w = make_window()
+    dock, stage = _open(qtbot, w, 1)
+    _settle(qtbot, w)
+    f = w.editor.fabric
+    assert w.editor.remove([], [int(f.port("leaf01:8").cable.id)])
+    assert not stage.following
+    dock.go(5)
+    assert w.editor.fabric is f and stage.overlay.drawn == {}
+    assert "no longer follows the lesson" in w.statusBar().currentMessage()
+
+
+def test_lesson_3_credit_loop_and_lesson_2_rewire_are_drawn(qtbot, make_window, tmp_path):
+    w = make_window()
+    dock, stage = _open(qtbot, w, 3)
+    res = dock.results
+    dock.go(1)                       # check_loops on minhop: the ring's five switch-to-switch cables
+    f = w.editor.fabric
+    ring = {int(c) for c in f.cable_ids() if f.device(int(f.ports_t.device[f.cables_t.port_a[c]])).is_switch
+            and f.device(int(f.ports_t.device[f.cables_t.port_b[c]])).is_switch}
+    assert res[1].data["loops"] == 2
+    assert set(stage.overlay.drawn["loop"]) == ring and len(stage.overlay.drawn["loop"]) == 5
+    out = tmp_path / "loop.png"
+    w.export_view(str(out), 800)
+    img = QtGui.QImage(str(out))
+    loop = QtGui.QColor(LOOP_COLOR).rgb()
+    assert img.width() == 800 and any(img.pixel(x, y) == loop for x in range(0, 560, 2) for y in range(40, img.height(), 2))
+    dock.go(4)                       # updn with a root: no loop left, nothing red
+    assert res[4].data["loops"] == 0 and stage.overlay.drawn["loop"] == ()
+    # lesson 2: the moved uplink is a ghost on the old fabric and a new cable on the new one
+    dock2, stage2 = _open(qtbot, w, 2)
+    assert stage2.overlay.drawn["paths"] and len(stage2.overlay.drawn["paths"]) == 3   # three engines
+    dock2.go(1)
+    d = dock2.results[1].data
+    assert set(stage2.overlay.drawn["ghosts"]) == set(d["removed"]) and len(d["removed"]) == 2
+    assert stage2.overlay.drawn["added"] == (d["added"],)
+    dock2.go(2)                      # ftree refuses on the miswired tree: the new cable stays marked
+    assert stage2.overlay.drawn["added"] == (d["added"],) and w.editor.fabric is d["fabric"]
+    out = tmp_path / "rewire.png"
+    w.export_view(str(out), 800)
+    img = QtGui.QImage(str(out))
+    colours = {img.pixel(x, y) for x in range(0, 560, 2) for y in range(40, img.height(), 2)}
+    assert QtGui.QColor(ADDED_COLOR).rgb() in colours and QtGui.QColor(GHOST_COLOR).rgb() in colours
+
+
+def test_lesson_shot_draws_the_step_with_its_overlays(qtbot, make_window, tmp_path):
+    from fabricviz.ui.lesson_shot import shoot
+    w = make_window()
+    out = shoot(w, "1", 7, tmp_path / "pull.png", 900)
+    img = QtGui.QImage(str(out))
+    assert img.width() == 900
+    colours = {img.pixel(x, y) for x in range(0, 640, 2) for y in range(30, img.height(), 2)}
+    assert QtGui.QColor(GHOST_COLOR).rgb() in colours and QtGui.QColor(PATH_COLORS[0]).rgb() in colours
+    assert w.lesson_dock.k == 6 and w.sweep_dock.index == len(w.sweep_dock.timeline) - 1
+    assert w.lesson_dock.count == len(find_lesson("1").steps) == 7
