@@ -46,6 +46,8 @@ class SweepDock(QtWidgets.QDockWidget):
     computed = QtCore.Signal(object, object)      # (generation, SweepTimeline | Exception)
     ready = QtCore.Signal()                       # a new sweep is loaded
     step_shown = QtCore.Signal(int)
+    loops_found = QtCore.Signal(object)           # the credit loops (list) found on demand
+    _loops_computed = QtCore.Signal(object, object)   # (generation, loops | Exception), from the worker
 
     def __init__(self, window: Any) -> None:
         super().__init__("Subnet Manager", window)
@@ -72,6 +74,7 @@ class SweepDock(QtWidgets.QDockWidget):
         self._wall = QtCore.QElapsedTimer()
         self._build()
         self.computed.connect(self._computed)
+        self._loops_computed.connect(self._loops_done)
         self.visibilityChanged.connect(self._visibility)
         window.editor.fabric_replaced.connect(self._fabric_replaced)
         window.scene.fabric_event.connect(self._design_changed)
@@ -365,17 +368,37 @@ class SweepDock(QtWidgets.QDockWidget):
         return True
 
     # ------------------------------------------------------------------ credit loops
-    def show_credit_loops(self) -> list:
-        """Find credit loops in the current LFTs, highlight the first, list them in the narration."""
+    def show_credit_loops(self) -> None:
+        """Find credit loops in the current LFTs in a worker (the CDG of a big fabric takes
+        seconds); ``loops_found`` fires when the first is highlighted and all are listed."""
         from fabricviz.ib.creditloops import find_credit_loops
         tl = self.timeline
         if tl is None:
-            return []
-        QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
-        try:
-            loops = find_credit_loops(tl.sweep.routing)
-        finally:
-            QtWidgets.QApplication.restoreOverrideCursor()
+            return
+        gen = self._gen
+        routing = tl.sweep.routing
+        self.loops_button.setEnabled(False)
+        self.status.setText(f"looking for credit loops in the {routing.routed_by} LFTs…")
+
+        def work() -> None:
+            try:
+                result: Any = find_credit_loops(routing)
+            except Exception as exc:  # shown in the dock, never raised in the thread
+                result = exc
+            try:
+                self._loops_computed.emit(gen, result)
+            except RuntimeError:      # the dock is gone
+                pass
+        threading.Thread(target=work, daemon=True, name="credit-loops").start()
+
+    def _loops_done(self, gen: int, loops: Any) -> None:
+        self._enable()
+        tl = self.timeline
+        if gen != self._gen or tl is None:
+            return                    # the design changed meanwhile: those LFTs are gone
+        if isinstance(loops, Exception):
+            self.status.setText(f"credit loops: {loops}")
+            return
         f = tl.fabric
         cables: list[int] = []
         for ch in (loops[0].channels if loops else ()):
@@ -388,7 +411,7 @@ class SweepDock(QtWidgets.QDockWidget):
                            + (" (first one highlighted in red)" if loops else " — deadlock-free on VL0")]
         self.loop_lines += [lp.format().replace("\n", " —") for lp in loops]
         self._show(self.index)
-        return loops
+        self.loops_found.emit(loops)
 
     def _visibility(self, visible: bool) -> None:
         if not visible:

@@ -276,9 +276,11 @@ def test_credit_loops_on_a_ring_and_the_updn_fallback_reason(dock, qtbot):
     f = w.editor.fabric
     assert d.routing.routed_by == "minhop" and d.routing.subnet.fabric is f
     assert d.facts.text() == "routed by minhop"
-    qtbot.mouseClick(d.loops_button, LEFT)
+    with qtbot.waitSignal(d.loops_found, timeout=WAIT) as got:
+        qtbot.mouseClick(d.loops_button, LEFT)
+        assert not d.loops_button.isEnabled() and "looking for credit loops" in d.status.text()
     ref = find_credit_loops(route(f, "minhop"))
-    assert len(ref) == 2
+    assert len(ref) == 2 and len(got.args[0]) == 2
     first = [f.port(ch).cable.id for ch in ref[0].channels]
     assert len(first) == 5 and d.overlay.drawn["loop"].tolist() == first
     assert d.overlay.items["loop"].path().elementCount() > 0
@@ -297,5 +299,6 @@ def test_credit_loops_on_a_ring_and_the_updn_fallback_reason(dock, qtbot):
     assert f"fallback: {reason}" in d.facts.text() and "asked for updn" in d.facts.text()
     assert f"fallback: {reason}" in d.narration_text()
     assert not len(d.overlay.drawn.get("loop", []))                  # the new sweep cleared the old highlight
-    qtbot.mouseClick(d.loops_button, LEFT)
+    with qtbot.waitSignal(d.loops_found, timeout=WAIT):
+        qtbot.mouseClick(d.loops_button, LEFT)
     assert d.overlay.drawn["loop"].tolist() == first                 # same LFTs, same loops
