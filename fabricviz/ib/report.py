@@ -87,3 +87,23 @@ def summary(routing: Routing) -> dict[str, Any]:
         "warnings": warnings,
         **({"roots": routing.info["roots"]} if "roots" in routing.info else {}),
     }
+
+
+def cable_loads(routing: Routing) -> tuple[np.ndarray, np.ndarray]:
+    """(cable ids, routes) for every cable on a switch port: how many CA destination LIDs
+    the LFTs send out through it (the busier direction when both ends are switches)."""
+    sn = routing.subnet
+    f = sn.fabric
+    loads = port_loads(routing)
+    dev = np.asarray(sn.switches, np.int64)
+    first = f.devices_t.first_port[dev].astype(np.int64)
+    P1 = loads.shape[1]
+    nums = np.arange(1, P1)
+    valid = nums[None, :] <= sn.sw_nports.astype(np.int64)[:, None]
+    pids = first[:, None] + nums[None, :] - 1
+    cab = np.where(valid, f.ports_t.cable[np.where(valid, pids, 0)], -1).astype(np.int64)
+    ok = cab >= 0
+    cables = np.unique(cab[ok])
+    vals = np.zeros(len(cables), np.int64)
+    np.maximum.at(vals, np.searchsorted(cables, cab[ok]), loads[:, 1:][ok])
+    return cables, vals

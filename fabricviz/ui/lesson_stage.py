@@ -13,6 +13,7 @@ left (a copy when it pulled or moved a cable), and what to show:
   [out]`` labels, the path before a cable was pulled (dashed), the pulled or
   moved cable (a red dashed ghost with a cross), the new cable, and the first
   credit loop, in :class:`LessonOverlay`;
+* route and credit-loop steps: routes per port (:mod:`fabricviz.ui.load_overlay`);
 * simulate steps: the Traffic dock adopts the run (heatmap, legend, charts),
   fluid runs play their frames.
 
@@ -179,6 +180,8 @@ class LessonStage(QtCore.QObject):
         super().__init__(window)
         self.window, self.dock = window, dock
         self.overlay = LessonOverlay(window.scene)
+        from fabricviz.ui.load_overlay import LoadOverlay
+        self.loads = LoadOverlay(window.scene)      # route / check_loops steps: routes per port
         self.owned: Fabric | None = None       # the design the stage put on the canvas
         self.shown = -1
         self.sweep_seconds = SWEEP_SECONDS
@@ -193,6 +196,7 @@ class LessonStage(QtCore.QObject):
         """A lesson was opened with ``fabric`` on the canvas: follow it."""
         self.owned, self.shown = fabric, -1
         self.overlay.clear()
+        self.loads.clear()
 
     @property
     def following(self) -> bool:
@@ -203,6 +207,7 @@ class LessonStage(QtCore.QObject):
         if not self._setting:
             self.owned = None                 # another design was opened: stop following
             self.overlay.clear()
+            self.loads.clear()
 
     # ------------------------------------------------------------------ steps
     def _ready(self) -> None:
@@ -219,6 +224,7 @@ class LessonStage(QtCore.QObject):
             return False
         if not self.following:
             self.overlay.clear()
+            self.loads.clear()
             if self.owned is not None:
                 self.window.statusBar().showMessage(
                     "the design was edited: the canvas no longer follows the lesson (reopen it to restart)", 8000)
@@ -235,6 +241,10 @@ class LessonStage(QtCore.QObject):
         self.shown = k
         self._show_sweep(results, k, fab, animate)
         self._show_marks(results, k, fab)
+        if results[k].action in ("route", "check_loops") and data.get("routing") is not None:
+            self.loads.show(fab, data["routing"])
+        else:
+            self.loads.clear()
         self._show_traffic(data, fab, animate)
         return True
 
@@ -322,6 +332,7 @@ class LessonStage(QtCore.QObject):
                 rows.append(("pulled / unplugged cable", QtGui.QColor(GHOST_COLOR), "line"))
             if self.overlay.drawn.get("added"):
                 rows.append(("new cable", QtGui.QColor(ADDED_COLOR), "line"))
+            rows += self.loads.legend_rows()
         sweep = getattr(self.window, "sweep_dock", None)
         if sweep is not None and sweep.pinned and sweep.overlay.active:
             from fabricviz.ui.sweep_overlay import DISCOVERED_COLOR, STATE_COLORS

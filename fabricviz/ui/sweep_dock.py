@@ -68,6 +68,8 @@ class SweepDock(QtWidgets.QDockWidget):
         self._stop_at: int | None = None      # play_until's target step
         self._rate: float | None = None       # play_until's speed (× real time), instead of the speed box
         self.overlay = SweepOverlay(window.scene)
+        from fabricviz.ui.load_overlay import LoadOverlay
+        self.loads = LoadOverlay(window.scene)
         self.timer = QtCore.QTimer(self)
         self.timer.setInterval(TICK_MS)
         self.timer.timeout.connect(self._tick)
@@ -118,6 +120,11 @@ class SweepDock(QtWidgets.QDockWidget):
         self.phase_pause = QtWidgets.QCheckBox("Pause at phase end", w)
         self.phase_pause.setObjectName("sweep_phase_pause")
         row.addWidget(self.phase_pause)
+        self.loads_box = QtWidgets.QCheckBox("Port loads", w)
+        self.loads_box.setObjectName("sweep_loads")
+        self.loads_box.setToolTip("colour and thicken cables by how many destinations the LFTs route over them")
+        self.loads_box.toggled.connect(lambda _on: self._show_loads())
+        row.addWidget(self.loads_box)
         row.addStretch(1)
         lay.addLayout(row)
         self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal, w)
@@ -190,6 +197,7 @@ class SweepDock(QtWidgets.QDockWidget):
         engine = self.engine_box.currentText()
         self.timeline = None
         self.overlay.remove()
+        self.loads.clear()
         self._busy = True
         self._enable()
         self.status.setText(f"running the subnet manager ({engine})…")
@@ -233,12 +241,21 @@ class SweepDock(QtWidgets.QDockWidget):
                                                           else "")] + list(facts or [])
         self.facts.setText(" · ".join(self.fact_lines))
         self.overlay.set_context(timeline.fabric, timeline)
+        self._show_loads()
         self.slider.blockSignals(True)
         self.slider.setRange(0, len(timeline) - 1)
         self.slider.blockSignals(False)
         self._enable()
         self.index = -1
         self.show_step(len(timeline) - 1 if index is None else index)
+
+    def _show_loads(self) -> None:
+        """Port loads of the sweep's routing while "Port loads" is ticked and the overlay is up."""
+        tl = self.timeline
+        if self.loads_box.isChecked() and tl is not None and self.overlay.active:
+            self.loads.show(tl.fabric, tl.sweep.routing)
+        else:
+            self.loads.clear()
 
     def release(self) -> None:
         """Drop an adopted sweep (the lesson moved to a step without one)."""
@@ -247,6 +264,7 @@ class SweepDock(QtWidgets.QDockWidget):
         self._gen += 1
         self.timeline = None
         self.overlay.remove()
+        self.loads.clear()
         self._enable()
         self.status.setText("")
         self.narration.setHtml("")
@@ -293,6 +311,7 @@ class SweepDock(QtWidgets.QDockWidget):
         self.facts.setText(" · ".join(self.fact_lines))
         if self.isVisible():
             self.overlay.set_context(self.window_.editor.fabric, result)
+        self._show_loads()
         self.slider.blockSignals(True)
         self.slider.setRange(0, len(result) - 1)
         self.slider.blockSignals(False)
@@ -316,6 +335,7 @@ class SweepDock(QtWidgets.QDockWidget):
         self.pause()
         self.timeline = None
         self.overlay.remove()
+        self.loads.clear()
         self._events.append(e)
         self._enable()
         self.status.setText("the design changed — the sweep runs again")
@@ -418,6 +438,7 @@ class SweepDock(QtWidgets.QDockWidget):
             if not self.pinned:
                 self.pause()
                 self.overlay.remove()
+                self.loads.clear()
             return
         if self.timeline is None:
             if not self._busy:
@@ -426,6 +447,7 @@ class SweepDock(QtWidgets.QDockWidget):
             self.overlay.set_context(self.window_.editor.fabric, self.timeline)
             self.overlay.set_trace(self._trace_cables)
             self.overlay.set_loop(getattr(self, "_loop", ()))
+            self._show_loads()
             self._show(self.index)
 
     # ------------------------------------------------------------------ clock
@@ -593,6 +615,7 @@ class SweepDock(QtWidgets.QDockWidget):
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:  # noqa: N802
         self.pause()
         self.overlay.remove()
+        self.loads.clear()
         super().closeEvent(event)
 
 

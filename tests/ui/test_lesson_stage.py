@@ -6,6 +6,7 @@ import numpy as np
 from PySide6 import QtGui
 
 from fabricviz.anim.lessons import find_lesson
+from fabricviz.ib.report import cable_loads
 from fabricviz.ib.trace import path_cables, trace
 from fabricviz.ui import lessons_ui
 from fabricviz.ui.lesson_stage import ADDED_COLOR, GHOST_COLOR, LOOP_COLOR, PATH_COLORS
@@ -47,6 +48,11 @@ def test_lesson_1_sweep_trace_and_pull_drive_the_canvas(qtbot, make_window):
     cabled = f.ports_t.cable >= 0
     subnet_ports = np.flatnonzero(cabled & np.isin(f.ports_t.device, f.device_ids(("ib_switch", "nic"))))
     assert sorted(sweep.overlay.drawn["ACTIVE"].tolist()) == sorted(subnet_ports.tolist())
+    sweep.loads_box.setChecked(True)                 # the dock's "Port loads": routes per cable
+    cables, vals = cable_loads(sweep.routing)
+    assert sweep.loads.active and np.array_equal(sweep.loads.values, vals) and set(vals.tolist()) == {1, 4}
+    sweep.loads_box.setChecked(False)
+    assert not sweep.loads.active
     # step 6: the traced path is the one `fabricviz trace` follows, with [in]→[out] at each switch
     dock.next()
     r = res[5].data["routing"]
@@ -104,6 +110,11 @@ def test_lesson_3_credit_loop_and_lesson_2_rewire_are_drawn(qtbot, make_window, 
     img = QtGui.QImage(str(out))
     loop = QtGui.QColor(LOOP_COLOR).rgb()
     assert img.width() == 800 and any(img.pixel(x, y) == loop for x in range(0, 560, 2) for y in range(40, img.height(), 2))
+    dock.go(3)                       # updn with root sw0: routes per port on the canvas
+    cables, vals = cable_loads(res[3].data["routing"])
+    assert np.array_equal(stage.loads.cables, cables) and np.array_equal(stage.loads.values, vals)
+    assert stage.loads.vmax == 3 and stage.loads.level_of_cable(int(cables[vals.argmax()])) == 5
+    assert [r[0] for r in stage.loads.legend_rows()] == ["1 route per port", "2 routes per port", "3 routes per port"]
     dock.go(4)                       # updn with a root: no loop left, nothing red
     assert res[4].data["loops"] == 0 and stage.overlay.drawn["loop"] == ()
     # lesson 2: the moved uplink is a ghost on the old fabric and a new cable on the new one

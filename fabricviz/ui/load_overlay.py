@@ -1,0 +1,110 @@
+"""Routes per port on the canvas: cables drawn by how many destinations the LFTs send over them.
+
+What an admin reads from ``ibdmchk``/UFM's port-load view, drawn: each cable on
+a switch port is coloured and thickened by the number of CA destination LIDs
+routed out through it (:func:`fabricviz.ib.report.cable_loads`, the busier
+direction). A balanced fat tree shows even uplinks; minhop vs updn vs ftree,
+a miswired uplink or a ring routed with up/down show where routes pile up.
+Cables are grouped into :data:`LEVELS` path items (one pen each), never one
+item per cable.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from fabricviz.model import Fabric
+from fabricviz.ui.scene import _path_pairs, cable_anchors
+
+LEVELS = 6
+#: Low → high load colours (light blue to deep orange) and widths.
+COLORS = ("#a5d8ff", "#74c0fc", "#4dabf7", "#fab005", "#fd7e14", "#e8590c")
+WIDTHS = (2.0, 3.0, 4.0, 5.0, 6.5, 8.0)
+Z = 4.5            # under the sweep overlay's dots and paths (5+), over the scene's cables
+
+
+class LoadOverlay:
+    """Port loads of one routing on ``scene``; ``show`` per routing, ``clear`` to hide."""
+
+    def __init__(self, scene: QtWidgets.QGraphicsScene) -> None:
+        self.scene = scene
+        self.items: list[QtWidgets.QGraphicsPathItem] = []
+        self.cables = np.zeros(0, np.int64)
+        self.values = np.zeros(0, np.int64)
+        self.levels = np.zeros(0, np.int64)
+        self.vmax = 0
+
+    def _make(self) -> None:
+        if self.items:
+            return
+        for k in range(LEVELS):
+            pen = QtGui.QPen(QtGui.QColor(COLORS[k]))
+            pen.setCosmetic(True)
+            pen.setWidthF(WIDTHS[k])
+            pen.setCapStyle(QtCore.Qt.PenCapStyle.RoundCap)
+            item = QtWidgets.QGraphicsPathItem()
+            item.setPen(pen)
+            item.setZValue(Z + k * 1e-3)
+            item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
+            item.setData(2, "load_overlay")
+            self.scene.addItem(item)
+            self.items.append(item)
+
+    def clear(self) -> None:
+        for item in self.items:
+            if item.scene() is not None:
+                item.scene().removeItem(item)
+        self.items = []
+        self.cables = self.values = self.levels = np.zeros(0, np.int64)
+        self.vmax = 0
+
+    @property
+    def active(self) -> bool:
+        return bool(self.items)
+
+    def show(self, fabric: Fabric, routing) -> None:
+        """Draw the port loads of ``routing`` (cables of ``fabric``)."""
+        from fabricviz.ib.report import cable_loads
+        cables, values = cable_loads(routing)
+        alive = fabric.cables_t.alive[cables] if len(cables) else np.zeros(0, bool)
+        cables, values = cables[alive], values[alive]
+        self._make()
+        self.cables, self.values = cables, values
+        self.vmax = int(values.max()) if len(values) else 0
+        self.levels = level_of(values, self.vmax)
+        ends = cable_anchors(fabric, cables) if len(cables) else (np.zeros(0),) * 4
+        for k, item in enumerate(self.items):
+            sel = self.levels == k
+            item.setPath(_path_pairs(ends[0][sel], ends[1][sel], ends[2][sel], ends[3][sel]))
+
+    def value_of(self, cable: int) -> int | None:
+        i = np.flatnonzero(self.cables == cable)
+        return int(self.values[i[0]]) if len(i) else None
+
+    def level_of_cable(self, cable: int) -> int | None:
+        i = np.flatnonzero(self.cables == cable)
+        return int(self.levels[i[0]]) if len(i) else None
+
+    def legend_rows(self) -> list[tuple[str, QtGui.QColor, str]]:
+        """Rows (label, colour, "line") for the levels in use: routes per port ranges."""
+        rows = []
+        if not self.active or not self.vmax:
+            return rows
+        for k in sorted(set(self.levels.tolist())):
+            vals = self.values[self.levels == k]
+            lo, hi = int(vals.min()), int(vals.max())
+            rows.append((f"{lo}–{hi} routes per port" if lo != hi else
+                         f"{lo} route{'s' if lo != 1 else ''} per port",
+                         QtGui.QColor(COLORS[k]), "line"))
+        return rows
+
+
+def level_of(values: np.ndarray, vmax: int) -> np.ndarray:
+    """Level 0..LEVELS-1 of each load: ``vmax`` cut in equal parts (a load of 0 is level 0)."""
+    if vmax <= 0:
+        return np.zeros(len(values), np.int64)
+    return np.clip(np.ceil(values / vmax * LEVELS).astype(np.int64) - 1, 0, LEVELS - 1)
+
+
+__all__ = ["COLORS", "LEVELS", "LoadOverlay", "WIDTHS", "level_of"]
