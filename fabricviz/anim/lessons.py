@@ -514,7 +514,12 @@ def _path_latency(fabric: Fabric, src: str, dst: str, nbytes: float) -> tuple[li
     links = link_table(fabric)
     tech = fabric_tech(fabric)
     mode = "static" if tech == "ib" else "ecmp"
-    r = route(fabric, links, Flows(np.array([ends[0]]), np.array([ends[1]])), mode)
+    provider = None
+    if tech == "ib":                  # InfiniBand: the path the subnet manager's LFTs give
+        from ..ib.routing import route as sm_route
+        from ..sim.paths import sm_paths
+        provider = sm_paths(sm_route(fabric, "minhop"))
+    r = route(fabric, links, Flows(np.array([ends[0]]), np.array([ends[1]])), mode, provider=provider)
     prm = LatencyParams(bytes=float(nbytes))
     rows, total = path_hops(fabric, links, r.path(0), prm)
     tx, rx = nic_overheads(fabric, links, r.path(0), prm)
