@@ -179,6 +179,8 @@ class SweepTimeline:
                     fr.lid[first:first + n] = base
         elif e.kind == "lft_block":
             fr.lft[list(e.devices)] += 1
+        elif e.kind == "banner" and e.data.get("active"):
+            fr.port_state[list(e.data["active"])] = ACTIVE     # a re-sweep: live links stay ACTIVE
         elif e.kind == "port_state":
             state = {"init": INIT, "armed": ARMED, "active": ACTIVE}[e.data["state"]]
             fr.port_state[list(e.ports)] = state

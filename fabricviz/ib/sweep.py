@@ -114,6 +114,10 @@ def heavy_sweep(fabric: Fabric, engine: str = "minhop", sm: int | str | None = N
                              devices=devs, ports=(election.master.port,),
                              data={"master": election.master.node,
                                    "standby": [c.node for c in election.standby]}))
+    already: set[int] = set()
+    if previous is not None:          # a re-sweep: links that were ACTIVE stay ACTIVE
+        live = set(_subnet_ports(f, r))
+        already = live & _was_active(previous)
     if trap_port is not None:
         ev.append(SweepEvent(0.0, "trap", "trap",
                              f"Trap 128 (link state change) from {f.port_name(trap_port)}: port went down; "
@@ -121,7 +125,7 @@ def heavy_sweep(fabric: Fabric, engine: str = "minhop", sm: int | str | None = N
                              ports=(trap_port,)))
         clk.t += _rtt(1)
     ev.append(SweepEvent(clk.t, "discovery", "banner", BANNERS["start"], devices=(sn.sm_node,),
-                         ports=(sn.sm_port,)))
+                         ports=(sn.sm_port,), data={"active": tuple(sorted(already))} if already else {}))
     _discovery(f, r, ev, clk)
     ev.append(SweepEvent(clk.t, "discovery", "banner", BANNERS["discovered"],
                          data={"switches": sn.num_switches, "ca_ports": len(sn.ca_ports), "smps": clk.smps}))
@@ -136,7 +140,7 @@ def heavy_sweep(fabric: Fabric, engine: str = "minhop", sm: int | str | None = N
                                "fallback_reason": r.fallback_reason}))
     _lft_blocks(f, r, ev, clk, previous)
     ev.append(SweepEvent(clk.t, "lft", "banner", BANNERS["unicast"]))
-    _links(f, r, ev, clk)
+    _links(f, r, ev, clk, already)
     ev.append(SweepEvent(clk.t, "up", "banner", BANNERS["up"],
                          data={"smps": clk.smps, "t_us": clk.t}))
     return Sweep(ev, r)
@@ -266,17 +270,31 @@ def _lft_blocks(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, previo
     r.info["lft_blocks_sent"] = sent_total
 
 
-def _links(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock) -> None:
-    """The link manager's passes: NO_CHANGE (MTU, VLs), then ARMED, then ACTIVE."""
+def _was_active(previous: Routing) -> set[int]:
+    """Ports the previous sweep brought to ACTIVE: cabled switch ports of its subnet and its CA ports."""
+    sn = previous.subnet
+    first = sn.fabric.devices_t.first_port[np.asarray(sn.switches, np.int64)].astype(np.int64)
+    s, p = np.nonzero(sn.nbr_dev[:, 1:] >= 0)
+    return set((first[s] + p).tolist()) | set(int(x) for x in sn.ca_ports.tolist())
+
+
+def _links(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, already: set[int] = frozenset()) -> None:
+    """The link manager's passes: NO_CHANGE (MTU, VLs), then ARMED, then ACTIVE. On a re-sweep
+    only ports that were not ACTIVE before (``already``) change state, as in OpenSM."""
     sn = r.subnet
     ports = _subnet_ports(f, r)
     clk.batch(len(ports), 2)
     ev.append(SweepEvent(clk.t, "links", "banner", BANNERS["links_configured"], ports=tuple(ports),
                          data={"ports": len(ports)}))
+    todo = [p for p in ports if p not in already]
+    if not todo:
+        ev.append(SweepEvent(clk.t, "links", "no_change",
+                             f"all {len(ports)} ports already ACTIVE: no port state to change"))
+        return
     for state, banner in (("armed", "armed"), ("active", None)):
-        clk.batch(len(ports), 2)
+        clk.batch(len(todo), 2)
         ev.append(SweepEvent(clk.t, "links", "port_state",
-                             f"{len(ports)} ports set {state.upper()}", ports=tuple(ports),
+                             f"{len(todo)} ports set {state.upper()}", ports=tuple(todo),
                              devices=tuple(int(d) for d in sn.switches.tolist()),
                              data={"state": state}))
         if banner:

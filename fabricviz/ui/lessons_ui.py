@@ -20,6 +20,8 @@ from fabricviz.model import FabricError
 #: The editing docks presentation mode hides; every other dock but the lesson's goes too.
 PRESENTATION_HIDES = ("palette_dock", "inspector", "history", "findings_dock")
 NEXT_KEYS = ("PgDown", "Right", "Space")
+#: Lesson text size in presentation mode, relative to normal.
+PRESENTATION_SCALE = 1.6
 PREV_KEYS = ("PgUp", "Left")
 
 
@@ -242,7 +244,7 @@ class Presentation(QtCore.QObject):
     def __init__(self, window: Any, dock: LessonDock) -> None:
         super().__init__(window)
         self.window, self.dock = window, dock
-        self.hidden: list[QtWidgets.QDockWidget] = []
+        self.hidden: list[QtWidgets.QWidget] = []     # docks, toolbars and the menu bar hidden
         self.lesson_was_visible = False
         self.prev_state = QtCore.Qt.WindowState.WindowNoState
         act = QtGui.QAction("&Presentation Mode", window)
@@ -279,14 +281,15 @@ class Presentation(QtCore.QObject):
             others = w.findChildren(QtWidgets.QDockWidget, options=QtCore.Qt.FindChildOption.FindDirectChildrenOnly)
             docks = list(dict.fromkeys(d for d in named + others
                                        if isinstance(d, QtWidgets.QDockWidget) and d is not self.dock))
-            self.hidden = [d for d in docks if d.isVisible()]
+            bars = w.findChildren(QtWidgets.QToolBar) + [w.menuBar()]
+            self.hidden = [d for d in docks + bars if d.isVisible()]   # the canvas and the lesson only
             for d in self.hidden:
                 d.hide()
             self.lesson_was_visible = self.dock.isVisible()
             if self.dock.lesson is not None:
                 self.dock.show()
                 self.dock.raise_()
-            self.dock.set_scale(2.0)
+            self.dock.set_scale(PRESENTATION_SCALE)
             w.showFullScreen()
             if self.dock.isVisible() and not self.dock.isFloating():
                 w.resizeDocks([self.dock], [max(400, int(w.width() * 0.45))], QtCore.Qt.Orientation.Horizontal)

@@ -123,3 +123,33 @@ def test_narration_names_the_phase():
     e = heavy_sweep(f).events
     assert narrate(e[4]).startswith("Heavy sweep discovery: switch leaf01 found at hop 1")
     assert narrate(e[16]) == "SM LID assignment: SM port node01/mlx5_0:1 takes LID 1"
+
+
+def test_resweep_keeps_live_links_active_and_arms_only_a_returning_link():
+    """On Trap 128 OpenSM re-sweeps but does not bounce ACTIVE links; a cable put back goes
+    INIT -> ARMED -> ACTIVE alone."""
+    from fabricviz.build import fat_tree
+    from fabricviz.ib.routing import route
+    from fabricviz.ib.sweep import cable_pull, heavy_sweep
+    from fabricviz.anim.sweep_timeline import ACTIVE, SweepTimeline
+    f = fat_tree(levels=2, radix=8, hosts=16)
+    before = route(f, "minhop")
+    cable = int(f.port("leaf01:8").cable.id)
+    ends = sorted((int(f.cables_t.port_a[cable]), int(f.cables_t.port_b[cable])))
+    sw, removed = cable_pull(f, before, cable)
+    kinds = [e.kind for e in sw.events if e.phase == "links"]
+    assert "port_state" not in kinds and kinds[-1] == "no_change"
+    tl = SweepTimeline(sw, f)
+    live = f.ports_t.cable >= 0
+    n_live = int(live.sum())                 # both ends of the 31 cables left
+    assert int((tl.state(1).port_state == ACTIVE).sum()) == n_live == 2 * 31
+    assert int((tl.state(-1).port_state == ACTIVE).sum()) == n_live
+    assert all(tl.state(-1).port_state[p] != ACTIVE for p in ends)
+    # put it back: only its two ports change state
+    f.restore(removed)
+    back = heavy_sweep(f, "minhop", previous=sw.routing, trap_port=ends[1])
+    changes = [e for e in back.events if e.kind == "port_state"]
+    assert [e.data["state"] for e in changes] == ["armed", "active"]
+    assert all(sorted(e.ports) == ends for e in changes)
+    tl2 = SweepTimeline(back, f)
+    assert int((tl2.state(-1).port_state == ACTIVE).sum()) == 2 * 32
