@@ -93,8 +93,11 @@ def test_presentation_hides_docks_and_restores_the_visible_set(qtbot, make_windo
     assert not any(getattr(w, a).isVisible() for a in names)
     assert dock.isVisible()
     assert not any(d.isVisible() for d in w.findChildren(QtWidgets.QDockWidget) if d is not dock)
-    assert dock.say.font().pointSizeF() == 2 * say_size
+    assert dock.say.font().pointSizeF() == lessons_ui.PRESENTATION_SCALE * say_size
+    bars = [b for b in w.findChildren(QtWidgets.QToolBar) + [w.menuBar()]]
+    assert bars and not any(b.isVisible() for b in bars)     # only the canvas and the lesson
     w.action_presentation.trigger()             # F5 again
+    assert all(b.isVisible() for b in bars)
     assert not w.isFullScreen()
     assert {a: getattr(w, a).isVisible() for a in names} == before
     assert dock.say.font().pointSizeF() == say_size
