@@ -301,7 +301,8 @@ class FluidSim:
         flow_lat = flow_latency_ns(self.links, self.routes, np.where(np.isfinite(total), total, 0.0),
                                    (self.nic_tx, self.nic_rx))
         rate = self.acc_delivered * 8 / 1e9 / (n * dt)
-        fr = Frame.make(self.t, util, q_link, total, self.paused, self.p_link, rate, flow_lat)
+        cc = self.rc if self.prm.cc == "dcqcn" else None     # Rc is in Gb/s, at this instant
+        fr = Frame.make(self.t, util, q_link, total, self.paused, self.p_link, rate, flow_lat, cc)
         self.acc_served[:] = 0
         self.acc_delivered[:] = 0
         self.acc_ticks = 0
@@ -311,7 +312,7 @@ class FluidSim:
         prm = self.prm
         total = int(round(prm.duration_s / prm.dt_s))
         # default: 200 frames, fewer on big fabrics so a run's frames stay within ~64 MB
-        per_frame = self.L * 17 + self.F * 8
+        per_frame = self.L * 17 + self.F * (12 if prm.cc == "dcqcn" else 8)   # + DCQCN Rc per flow
         count = int(min(200, max(10, FRAME_BUDGET_BYTES // max(per_frame, 1))))
         every_s = prm.frame_every_s or max(prm.duration_s / count, prm.dt_s)
         every = max(1, int(round(every_s / prm.dt_s)))

@@ -6,7 +6,7 @@ by link id (see :mod:`fabricviz.sim.links`), flow arrays by flow id.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -17,9 +17,18 @@ def _frozen(a: np.ndarray, dtype=np.float32) -> np.ndarray:
     return out
 
 
+def _none() -> np.ndarray:
+    return _frozen(np.zeros(0))
+
+
 @dataclass(frozen=True)
 class Frame:
-    """One instant: ``time_s`` and per-link / per-flow state."""
+    """One instant: ``time_s`` and per-link / per-flow state.
+
+    ``flow_cc_rate_gbps`` is the sender's DCQCN current rate Rc at the frame's
+    instant (what the NIC's rate limiter allows, not what arrives); it is empty
+    when the run has no rate-based congestion control (max-min, cc none).
+    """
 
     time_s: float
     link_util: np.ndarray        # carried rate / capacity, 0..1
@@ -29,16 +38,21 @@ class Frame:
     link_ecn: np.ndarray         # ECN marking probability at the egress queue
     flow_rate_gbps: np.ndarray   # delivered rate
     flow_latency_ns: np.ndarray  # one-way path latency incl. NIC overheads and queueing
+    flow_cc_rate_gbps: np.ndarray = field(default_factory=_none)  # DCQCN Rc; empty: no rate CC
 
     @staticmethod
     def make(time_s: float, link_util, link_queue, link_latency_ns, link_paused, link_ecn,
-             flow_rate_gbps, flow_latency_ns) -> "Frame":
+             flow_rate_gbps, flow_latency_ns, flow_cc_rate_gbps=None) -> "Frame":
+        cc = _none() if flow_cc_rate_gbps is None else _frozen(flow_cc_rate_gbps)
         return Frame(float(time_s), _frozen(link_util), _frozen(link_queue), _frozen(link_latency_ns),
                      _frozen(link_paused, bool), _frozen(link_ecn), _frozen(flow_rate_gbps),
-                     _frozen(flow_latency_ns))
+                     _frozen(flow_latency_ns), cc)
+
+    @property
+    def has_cc_rate(self) -> bool:
+        """True when the run carries a per-flow DCQCN rate."""
+        return len(self.flow_cc_rate_gbps) > 0
 
     @property
     def nbytes(self) -> int:
-        return sum(getattr(self, k).nbytes for k in ("link_util", "link_queue", "link_latency_ns",
-                                                     "link_paused", "link_ecn", "flow_rate_gbps",
-                                                     "flow_latency_ns"))
+        return sum(getattr(self, f.name).nbytes for f in fields(self) if f.name != "time_s")

@@ -1,22 +1,32 @@
 """The Charts dock: a run's frames as time series (pyqtgraph).
 
 Per chosen directed link: utilisation, queue bytes and latency; per chosen
-flow: delivered rate; fabric-wide: aggregate throughput and mean / p99 flow
-latency. The link list offers the run's hottest links (peak utilisation, then
-peak queue) plus the hotter direction of a cable selected on the canvas; flows
-are listed slowest first. A vertical line follows the frame shown on the
-canvas. Curves are created once and only ``setData`` runs after that.
+flow: delivered rate and, when the run has rate-based congestion control, the
+sender's DCQCN rate Rc (what the NIC's rate limiter allows; the gap to the
+delivered rate is PFC pauses or a bottleneck CC has not found yet);
+fabric-wide: aggregate throughput and mean / p99 flow latency. The link list
+offers the run's hottest links (peak utilisation, then peak queue) plus the
+hotter direction of a cable selected on the canvas; flows are listed slowest
+first. A vertical line follows the frame shown on the canvas. Curves are
+created once and only ``setData`` runs after that.
+
+Export writes what is charted: a PNG of the plots with a caption naming the
+run, link and flow, or a CSV with one row per frame. Both go through QSaveFile,
+so an existing file survives a failed save.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import csv
+import io
+from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.model import Fabric
+from fabricviz.model import Fabric, FabricError
 
 #: Links and flows offered in the choosers.
 HOT_LINKS = 24
@@ -31,12 +41,46 @@ def link_series(frames, link: int) -> dict[str, np.ndarray]:
 
 
 def fabric_series(frames) -> dict[str, np.ndarray]:
-    """Aggregate delivered rate (Gb/s), mean and p99 flow latency (ns) per frame."""
+    """Aggregate delivered rate (Gb/s), mean and p99 flow latency (ns) per frame (in float64)."""
     agg = np.array([float(np.sum(f.flow_rate_gbps, dtype=np.float64)) for f in frames])
-    mean = np.array([float(np.mean(f.flow_latency_ns)) if len(f.flow_latency_ns) else 0.0 for f in frames])
-    p99 = np.array([float(np.percentile(f.flow_latency_ns, 99)) if len(f.flow_latency_ns) else 0.0
-                    for f in frames])
+    lat = [f.flow_latency_ns.astype(np.float64) for f in frames]
+    mean = np.array([float(np.mean(x)) if len(x) else 0.0 for x in lat])
+    p99 = np.array([float(np.percentile(x, 99)) if len(x) else 0.0 for x in lat])
     return {"throughput": agg, "mean_latency": mean, "p99_latency": p99}
+
+
+def flow_series(frames, flow: int) -> dict[str, np.ndarray]:
+    """``rate`` (delivered, Gb/s) and ``cc_rate`` (DCQCN Rc, Gb/s; empty when the run has none)
+    of ``flow`` over the frames."""
+    rate = np.array([f.flow_rate_gbps[flow] for f in frames], np.float64)
+    has_cc = len(frames) > 0 and all(len(f.flow_cc_rate_gbps) for f in frames)
+    cc = np.array([f.flow_cc_rate_gbps[flow] for f in frames], np.float64) if has_cc else np.zeros(0)
+    return {"rate": rate, "cc_rate": cc}
+
+
+#: CSV columns (name with unit) in order; ``link`` and ``flow`` name what the series are of.
+CSV_COLUMNS = ("time_ms", "link_util_fraction", "link_queue_bytes", "link_latency_ns", "flow_rate_gbps",
+               "flow_dcqcn_rate_gbps", "throughput_gbps", "mean_latency_ns", "p99_latency_ns",
+               "link", "flow")
+
+
+def save_atomic(path: str | Path, write: Callable[[QtCore.QSaveFile], bool]) -> None:
+    """Write ``path`` through QSaveFile: ``write(device)`` fills it; the file is replaced only when
+    all of it was written (an existing file survives any failure). Errors: FabricError naming the path."""
+    out = QtCore.QSaveFile(str(path))
+    if not out.open(QtCore.QIODevice.OpenModeFlag.WriteOnly):
+        raise FabricError(f"{path}: cannot write ({out.errorString()})")
+    try:
+        ok = write(out)
+    except BaseException:
+        out.cancelWriting()
+        raise
+    err = out.errorString()
+    if not ok:
+        out.cancelWriting()
+        raise FabricError(f"{path}: cannot write ({err})")
+    if not out.commit():
+        raise FabricError(f"{path}: cannot write ({out.errorString()})")
 
 
 def hottest_links(frames, n: int = HOT_LINKS, alive: np.ndarray | None = None) -> np.ndarray:
@@ -66,6 +110,7 @@ class ChartsDock(QtWidgets.QDockWidget):
         self.link_box.setObjectName("charts_link")
         self.link_box.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.link_box.setMinimumContentsLength(18)
+        self.link_box.setMinimumWidth(160)          # room for Export without widening the dock
         self.link_box.currentIndexChanged.connect(self._link_chosen)
         row.addWidget(self.link_box, 1)
         row.addWidget(QtWidgets.QLabel("Flow", body))
@@ -73,8 +118,26 @@ class ChartsDock(QtWidgets.QDockWidget):
         self.flow_box.setObjectName("charts_flow")
         self.flow_box.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.flow_box.setMinimumContentsLength(18)
+        self.flow_box.setMinimumWidth(160)          # room for Export without widening the dock
         self.flow_box.currentIndexChanged.connect(self._flow_chosen)
         row.addWidget(self.flow_box, 1)
+        self.export_button = QtWidgets.QToolButton(body)
+        self.export_button.setObjectName("charts_export")
+        self.export_button.setText("Export")
+        self.export_button.setToolTip("save these charts as a PNG picture or their frames as CSV")
+        self.export_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QtWidgets.QMenu(self.export_button)
+        self.action_png = menu.addAction("Chart picture (PNG)…", lambda: self.export_dialog("png"))
+        self.action_png.setObjectName("charts_export_png")
+        self.action_csv = menu.addAction("Frame data (CSV)…", lambda: self.export_dialog("csv"))
+        self.action_csv.setObjectName("charts_export_csv")
+        self.export_button.setMenu(menu)
+        self.export_button.setEnabled(False)
+        row.addWidget(self.export_button)
+        self.message = QtWidgets.QLabel("", body)       # one line: the last export's outcome
+        self.message.setObjectName("charts_message")
+        self.message.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        row.addWidget(self.message, 1)
         lay.addLayout(row)
 
         self.plots = pg.GraphicsLayoutWidget(body)
@@ -91,6 +154,7 @@ class ChartsDock(QtWidgets.QDockWidget):
             p = self.plots.addPlot(row=i // 3, col=i % 3, title=title)
             p.setLabel("left", units=unit)
             p.setLabel("bottom", "time (ms)")
+            p.getAxis("bottom").enableAutoSIPrefix(False)      # already ms: no "(x0.001)"
             p.showGrid(x=True, y=True, alpha=0.2)
             p.setMenuEnabled(False)
             self.plot[key] = p
@@ -98,39 +162,55 @@ class ChartsDock(QtWidgets.QDockWidget):
             p.addItem(line)
             self.cursors.append(line)
         self.plot["flow_latency"].addLegend(offset=(5, 5))
-        pen = lambda c: pg.mkPen(c, width=1.5)    # noqa: E731
+        self.flow_legend = self.plot["flow_rate"].addLegend(offset=(5, 5))
+        pen = lambda c, **kw: pg.mkPen(c, width=1.5, **kw)    # noqa: E731
         self.curves = {"util": self.plot["util"].plot(pen=pen("#d7191c")),
                        "queue": self.plot["queue"].plot(pen=pen("#f29e2e")),
                        "latency": self.plot["latency"].plot(pen=pen("#2c7bb6")),
-                       "flow_rate": self.plot["flow_rate"].plot(pen=pen("#76b900")),
+                       "flow_rate": self.plot["flow_rate"].plot(pen=pen("#76b900"), name="delivered"),
+                       "cc_rate": self.plot["flow_rate"].plot(
+                           pen=pen("#c77dff", style=QtCore.Qt.PenStyle.DashLine), name="DCQCN Rc"),
                        "throughput": self.plot["throughput"].plot(pen=pen("#2f6db5")),
                        "mean_latency": self.plot["flow_latency"].plot(pen=pen("#2c7bb6"), name="mean"),
                        "p99_latency": self.plot["flow_latency"].plot(pen=pen("#d7191c"), name="p99")}
         # data in the curves' plotted units (latency shown in s, rates in b/s for SI prefixes)
-        self.scale = {"util": 100.0, "queue": 1.0, "latency": 1e-9, "flow_rate": 1e9, "throughput": 1e9,
-                      "mean_latency": 1e-9, "p99_latency": 1e-9}
+        self.scale = {"util": 100.0, "queue": 1.0, "latency": 1e-9, "flow_rate": 1e9, "cc_rate": 1e9,
+                      "throughput": 1e9, "mean_latency": 1e-9, "p99_latency": 1e-9}
         self.link: int | None = None
         self.flow: int | None = None
+        self._set_cc_shown(False)
 
     # ------------------------------------------------------------------ run
+    @property
+    def has_cc_rate(self) -> bool:
+        """The run carries the senders' DCQCN rate (fluid model with DCQCN)."""
+        return self.result is not None and all(len(f.flow_cc_rate_gbps) for f in self.result.frames)
+
     def set_result(self, result: Any, fabric: Fabric | None = None) -> None:
-        """Show ``result`` (None clears): fabric-wide panel, then the hottest link and slowest flow."""
+        """Show ``result`` (None clears): fabric-wide panel, then the hottest link and slowest flow.
+
+        A re-run on the same design (another routing mode, say) keeps the chosen link, and the
+        chosen flow when the flows are the same, so the two runs read side by side."""
+        prev, prev_fabric, link, flow = self.result, self.fabric, self.link, self.flow
         self.result, self.fabric = result, fabric
         self.link_box.blockSignals(True)
         self.flow_box.blockSignals(True)
         self.link_box.clear()
         self.flow_box.clear()
         self.link = self.flow = None
+        self.message.clear()
+        self.export_button.setEnabled(result is not None)
         if result is None:
             for c in self.curves.values():
                 c.setData([], [])
+            self._set_cc_shown(False)
             self.link_box.blockSignals(False)
             self.flow_box.blockSignals(False)
             return
         frames = result.frames
         self.time_ms = np.array([f.time_s for f in frames]) * 1e3
         for key, y in fabric_series(frames).items():
-            self._set("%s" % key, y)
+            self._set(key, y)
         for l in hottest_links(frames, alive=result.links.alive):
             self.link_box.addItem(self._link_name(int(l)), int(l))
         rate = result.flow_rates()
@@ -138,9 +218,15 @@ class ChartsDock(QtWidgets.QDockWidget):
             self.flow_box.addItem(self._flow_name(int(i)), int(i))
         self.link_box.blockSignals(False)
         self.flow_box.blockSignals(False)
-        if self.link_box.count():
+        same = prev is not None and fabric is not None and fabric is prev_fabric
+        if same and link is not None and link < result.links.n and result.links.alive[link]:
+            self.show_link(link)
+        elif self.link_box.count():
             self.show_link(int(self.link_box.itemData(0)))
-        if self.flow_box.count():
+        if same and flow is not None and len(prev.flows) == len(result.flows) and \
+                np.array_equal(prev.flows.src, result.flows.src) and np.array_equal(prev.flows.dst, result.flows.dst):
+            self.show_flow(flow)
+        elif self.flow_box.count():
             self.show_flow(int(self.flow_box.itemData(0)))
         self.set_frame(0)
 
@@ -148,6 +234,19 @@ class ChartsDock(QtWidgets.QDockWidget):
         one = len(self.time_ms) == 1          # max-min: a single steady-state point
         self.curves[key].setData(self.time_ms, y * self.scale[key], symbol="o" if one else None,
                                  symbolSize=6)
+
+    def _set_cc_shown(self, on: bool) -> None:
+        """The DCQCN curve and its legend entry only for runs that have it; the title says n/a."""
+        curve = self.curves["cc_rate"]
+        curve.setVisible(on)
+        if not on:
+            curve.setData([], [])
+        names = [lab.text for _, lab in self.flow_legend.items]
+        if on and "DCQCN Rc" not in names:
+            self.flow_legend.addItem(curve, "DCQCN Rc")
+        elif not on and "DCQCN Rc" in names:
+            self.flow_legend.removeItem(curve)
+        self.plot["flow_rate"].setTitle("flow rate" if on or self.result is None else "flow rate · DCQCN n/a")
 
     def _link_name(self, l: int) -> str:
         if self.fabric is None:
@@ -166,35 +265,31 @@ class ChartsDock(QtWidgets.QDockWidget):
         """Plot directed link ``link`` (added to the chooser when it is not listed)."""
         if self.result is None:
             return
-        i = self.link_box.findData(int(link))
-        if i < 0:
-            self.link_box.blockSignals(True)
-            self.link_box.addItem(self._link_name(int(link)), int(link))
-            self.link_box.blockSignals(False)
-            i = self.link_box.count() - 1
-        if self.link_box.currentIndex() != i:
-            self.link_box.blockSignals(True)
-            self.link_box.setCurrentIndex(i)
-            self.link_box.blockSignals(False)
+        self._choose(self.link_box, int(link), self._link_name)
         self.link = int(link)
         for key, y in link_series(self.result.frames, self.link).items():
             self._set(key, y)
 
     def show_flow(self, flow: int) -> None:
+        """Plot flow ``flow``'s delivered rate and, when the run has it, its DCQCN rate."""
         if self.result is None:
             return
-        i = self.flow_box.findData(int(flow))
-        if i < 0:
-            self.flow_box.blockSignals(True)
-            self.flow_box.addItem(self._flow_name(int(flow)), int(flow))
-            self.flow_box.blockSignals(False)
-            i = self.flow_box.count() - 1
-        if self.flow_box.currentIndex() != i:
-            self.flow_box.blockSignals(True)
-            self.flow_box.setCurrentIndex(i)
-            self.flow_box.blockSignals(False)
+        self._choose(self.flow_box, int(flow), self._flow_name)
         self.flow = int(flow)
-        self._set("flow_rate", np.array([f.flow_rate_gbps[self.flow] for f in self.result.frames], np.float64))
+        series = flow_series(self.result.frames, self.flow)
+        self._set("flow_rate", series["rate"])
+        self._set_cc_shown(len(series["cc_rate"]) > 0)
+        if len(series["cc_rate"]):
+            self._set("cc_rate", series["cc_rate"])
+
+    def _choose(self, box: QtWidgets.QComboBox, item: int, name: Callable[[int], str]) -> None:
+        i = box.findData(item)
+        box.blockSignals(True)
+        if i < 0:
+            box.addItem(name(item), item)
+            i = box.count() - 1
+        box.setCurrentIndex(i)
+        box.blockSignals(False)
 
     def show_cable(self, cable: int) -> None:
         """Plot the hotter direction (peak utilisation, then queue) of canvas cable ``cable``."""
@@ -227,5 +322,103 @@ class ChartsDock(QtWidgets.QDockWidget):
             return np.zeros(0), np.zeros(0)
         return np.asarray(x), np.asarray(y) / self.scale[key]
 
+    # ------------------------------------------------------------------ export
+    def csv_rows(self) -> list[list]:
+        """Header (``CSV_COLUMNS``) and one row per frame of what is charted, in engine units;
+        the DCQCN column is empty when the run has no rate-based CC."""
+        if self.result is None or self.link is None or self.flow is None:
+            raise FabricError("charts: no run to export")
+        frames = self.result.frames
+        ls, fs = link_series(frames, self.link), flow_series(frames, self.flow)
+        agg = fabric_series(frames)
+        cc = fs["cc_rate"] if len(fs["cc_rate"]) else [""] * len(frames)
+        link, flow = self._link_name(self.link), self._flow_name(self.flow)
+        rows: list[list] = [list(CSV_COLUMNS)]
+        for k, fr in enumerate(frames):
+            rows.append([float(fr.time_s) * 1e3, ls["util"][k], ls["queue"][k], ls["latency"][k],
+                         fs["rate"][k], cc[k], agg["throughput"][k], agg["mean_latency"][k],
+                         agg["p99_latency"][k], link, flow])
+        return rows
 
-__all__ = ["ChartsDock", "fabric_series", "hottest_links", "link_series"]
+    def export_csv(self, path: str | Path) -> int:
+        """Write :meth:`csv_rows` to ``path`` (atomic); returns the number of frame rows."""
+        rows = self.csv_rows()
+        text = io.StringIO()
+        csv.writer(text, lineterminator="\n").writerows(rows)
+        data = text.getvalue().encode("utf-8")
+        save_atomic(path, lambda out: out.write(data) == len(data))
+        return len(rows) - 1
+
+    def picture(self, min_size: tuple[int, int] = (1200, 540)) -> QtGui.QImage:
+        """The plots under a caption naming the design, run, link and flow. They are laid out
+        for the picture at least ``min_size`` px (the dock may be a strip, or hidden) and put
+        back before anything repaints."""
+        if self.result is None:
+            raise FabricError("charts: no run to export")
+        ci, scene = self.plots.ci, self.plots.scene()
+        w = max(self.plots.width(), min_size[0])
+        h = max(self.plots.height(), min_size[1])
+        res = self.result
+        caption = f"{getattr(self.fabric, 'name', '') or 'design'} · {len(res.flows)} flows, {res.model}, " \
+                  f"{res.routing} routing"
+        if self.link is not None:
+            caption += f" · link {self._link_name(self.link)}"
+        if self.flow is not None:
+            caption += f" · flow {self._flow_name(self.flow)}"
+        cap_h = 30
+        bg = self.plots.backgroundBrush().color()
+        img = QtGui.QImage(w, h + cap_h, QtGui.QImage.Format.Format_RGB32)
+        img.fill(bg)
+        p = QtGui.QPainter(img)
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        p.setPen(QtGui.QColor("#d0d0d0") if bg.lightness() < 128 else QtGui.QColor("#202020"))
+        font = QtGui.QFont()
+        font.setPixelSize(15)
+        p.setFont(font)
+        p.drawText(QtCore.QRect(10, 0, w - 20, cap_h),
+                   QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignVCenter,
+                   p.fontMetrics().elidedText(caption, QtCore.Qt.TextElideMode.ElideRight, w - 20))
+        old = ci.geometry()
+        try:
+            ci.setGeometry(QtCore.QRectF(0, 0, w, h))
+            ci.layout.activate()
+            scene.render(p, QtCore.QRectF(0, cap_h, w, h), QtCore.QRectF(0, 0, w, h))
+        finally:
+            p.end()
+            ci.setGeometry(old)
+            ci.layout.activate()
+        return img
+
+    def export_png(self, path: str | Path) -> tuple[int, int]:
+        """Write :meth:`picture` to ``path`` as PNG (atomic); returns its (width, height)."""
+        img = self.picture()
+        save_atomic(path, lambda out: img.save(out, "PNG"))
+        return img.width(), img.height()
+
+    def export_dialog(self, kind: str) -> str | None:
+        """Ask where, then export ``kind`` (png | csv); the outcome goes to the one-line message.
+        Returns the path written, or None."""
+        if self.result is None:
+            return None
+        stem = (getattr(self.fabric, "name", "") or "charts") + f"-{self.result.model}-{self.result.routing}"
+        filt = "PNG image (*.png)" if kind == "png" else "CSV (*.csv)"
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, f"Export charts ({kind.upper()})",
+                                                        f"{stem}.{kind}", f"{filt};;All files (*)")
+        if not path:
+            return None
+        if not Path(path).suffix:
+            path += f".{kind}"
+        try:
+            what = self.export_png(path) if kind == "png" else self.export_csv(path)
+        except FabricError as exc:
+            self.message.setText(f"could not save: {exc}")
+            self.message.setToolTip(str(exc))
+            return None
+        done = f"{what[0]}×{what[1]} px" if kind == "png" else f"{what} frames"
+        self.message.setText(f"saved {Path(path).name} ({done})")
+        self.message.setToolTip(path)
+        return path
+
+
+__all__ = ["CSV_COLUMNS", "ChartsDock", "fabric_series", "flow_series", "hottest_links", "link_series",
+           "save_atomic"]

@@ -9,13 +9,22 @@ thread (one run at a time, progress shown); the design is read in place, and a
 result computed while it changed is thrown away. Frames are kept: the slider
 and play/pause scrub them; ``frame_changed(k)`` tells the overlay and the
 charts which frame to show.
+
+Routing and engine are live: changing either while a run is shown re-runs the
+same workload, model, duration and seed with the new choice, then shows the new
+run at the same instant (playing on if it was) and says what changed, e.g.
+"ecmp → adaptive: rate/line mean 0.470 → 0.980". A change made during a run
+waits, and only the latest one runs. ``adopt()`` shows a run computed
+elsewhere (a lesson's worker) exactly as if the dock had run it.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
+import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric, FabricError
@@ -41,6 +50,27 @@ def run_traffic(fabric: Fabric, spec: str, model: str, routing: str | None, engi
         provider = sm_paths(route(fabric, engine))
     return simulate(fabric, flows, routing, model, duration_s, seed, provider=provider,
                     progress=progress if model == "fluid" else None)
+
+
+@dataclass(frozen=True)
+class RunChoice:
+    """What a run was asked for: ``run_traffic``'s arguments without the design."""
+
+    spec: str
+    model: str
+    routing: str          # a ROUTINGS entry ("default" included)
+    engine: str
+    duration_s: float
+    seed: int
+
+    def args(self, fabric: Fabric) -> tuple:
+        return (fabric, self.spec, self.model, None if self.routing == "default" else self.routing,
+                self.engine, self.duration_s, self.seed)
+
+    def route_label(self, tech: str) -> str:
+        """The routing that runs: default resolved; on InfiniBand static routes, the SM engine."""
+        r = self.routing if self.routing != "default" else ("static" if tech == "ib" else "ecmp")
+        return f"static ({self.engine})" if tech == "ib" and r == "static" else r
 
 
 class _Signals(QtCore.QObject):
@@ -94,7 +124,11 @@ class TrafficDock(QtWidgets.QDockWidget):
         self._signals.progress.connect(self._progress)
         self._signals.done.connect(self._done)
         self._run_id = 0
-        self._running: tuple[int, Fabric, int] | None = None
+        self._running: tuple[int, Fabric, int, RunChoice, bool] | None = None   # id, design, gen, choice, live
+        self._shown: RunChoice | None = None      # the choice behind the run on show
+        self._share = 0.0                         # its rate/line mean (for the live status)
+        self._pending = False                     # a routing change arrived during a run
+        self._quiet = False                       # set by configure/adopt: no live re-run
         self._generation = 0
         self._watched: Fabric | None = None
         self._unsub: list[Any] = [None]
@@ -128,10 +162,13 @@ class TrafficDock(QtWidgets.QDockWidget):
         form.addRow("Model", self.model_box)
         row = QtWidgets.QHBoxLayout()
         self.routing_box = self._combo("traffic_routing", ROUTINGS)
-        self.routing_box.setToolTip("default: static on InfiniBand, ecmp on RoCE")
+        self.routing_box.setToolTip("default: static on InfiniBand, ecmp on RoCE; changing it "
+                                    "re-runs the shown run with the new routing")
         self.engine_box = self._combo("traffic_engine", IB_ENGINES)
         self.engine_box.setToolTip("InfiniBand static routes: the subnet manager engine's LFTs "
                                    "(dmodk: the built-in D-mod-k walk)")
+        self.routing_box.currentIndexChanged.connect(self._routing_toggled)
+        self.engine_box.currentIndexChanged.connect(self._routing_toggled)
         row.addWidget(self.routing_box)
         row.addWidget(self.engine_box)
         form.addRow("Routing", row)
@@ -168,7 +205,8 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.play_button = QtWidgets.QToolButton(body)
         self.play_button.setObjectName("traffic_play")
         self.play_button.setCheckable(True)
-        self.play_button.setText("▶")
+        self.play_button.setText("▶")          # the icon shows; fonts without ⏸ drew a box
+        self.play_button.setIcon(self.style().standardIcon(QtWidgets.QStyle.StandardPixmap.SP_MediaPlay))
         self.play_button.setToolTip("play / pause the frames (Space when the slider has focus)")
         self.play_button.toggled.connect(self.set_playing)
         self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal, body)
@@ -233,22 +271,27 @@ class TrafficDock(QtWidgets.QDockWidget):
     def configure(self, workload: str | None = None, arg: str | None = None, model: str | None = None,
                   routing: str | None = None, engine: str | None = None, duration: str | None = None,
                   seed: int | None = None) -> None:
-        """Set the controls (scripts, lessons, tests); unknown choices raise FabricError."""
-        for box, value, what in ((self.workload_box, workload, "workload"), (self.model_box, model, "model"),
-                                 (self.routing_box, routing, "routing"), (self.engine_box, engine, "engine")):
-            if value is None:
-                continue
-            i = box.findText(value)
-            if i < 0:
+        """Set the controls (scripts, lessons, tests) without a live re-run; an unknown choice
+        raises FabricError and changes nothing."""
+        boxes = ((self.workload_box, workload, "workload"), (self.model_box, model, "model"),
+                 (self.routing_box, routing, "routing"), (self.engine_box, engine, "engine"))
+        for box, value, what in boxes:
+            if value is not None and box.findText(value) < 0:
                 raise FabricError(f"traffic {what} {value!r}: use "
                                   + ", ".join(box.itemText(k) for k in range(box.count())))
-            box.setCurrentIndex(i)
-        if arg is not None:
-            self.arg_edit.setText(arg)
-        if duration is not None:
-            self.duration_edit.setText(duration)
-        if seed is not None:
-            self.seed_box.setValue(int(seed))
+        was, self._quiet = self._quiet, True
+        try:
+            for box, value, _ in boxes:
+                if value is not None:
+                    box.setCurrentIndex(box.findText(value))
+            if arg is not None:
+                self.arg_edit.setText(arg)
+            if duration is not None:
+                self.duration_edit.setText(duration)
+            if seed is not None:
+                self.seed_box.setValue(int(seed))
+        finally:
+            self._quiet = was
 
     def _watch(self, f: Fabric) -> None:
         if self._watched is f:
@@ -265,32 +308,66 @@ class TrafficDock(QtWidgets.QDockWidget):
                                 + " · the design changed since: run again")
 
     # ------------------------------------------------------------------ running
+    def choice(self) -> RunChoice:
+        """The controls as a RunChoice (FabricError for a bad duration)."""
+        from fabricviz.commands.simulate import parse_duration
+        model = self.model_box.currentText()     # max-min is one steady-state frame: duration unread
+        duration = parse_duration(self.duration_edit.text()) if model == "fluid" else 10e-3
+        return RunChoice(self.spec(), model, self.routing_box.currentText(), self.engine_box.currentText(),
+                         duration, self.seed_box.value())
+
     def run(self) -> bool:
         """Start a run in the worker with the current controls (False when one is running or
         the controls are invalid: the reason goes to the status line)."""
         if self._running is not None:
             return False
-        from fabricviz.commands.simulate import parse_duration
-        try:         # max-min is one steady-state frame: its duration is not read
-            duration = parse_duration(self.duration_edit.text()) if self.model_box.currentText() == "fluid" \
-                else 10e-3
+        try:
+            choice = self.choice()
         except FabricError as exc:
             self._fail(str(exc))
             return False
+        self.set_playing(False)
+        self._start(choice, live=False)
+        return True
+
+    def _start(self, choice: RunChoice, live: bool) -> None:
         f = self.fabric
         self._watch(f)
-        routing = self.routing_box.currentText()
-        args = (f, self.spec(), self.model_box.currentText(), None if routing == "default" else routing,
-                self.engine_box.currentText(), duration, self.seed_box.value())
         self._run_id += 1
-        self._running = (self._run_id, f, self._generation)
-        self.set_playing(False)
+        self._running = (self._run_id, f, self._generation, choice, live)
         self.run_button.setEnabled(False)
         self.run_button.setText("Running…")
         self.progress.setValue(0)
-        self.status.setText(f"running {self.spec()} ({args[2]}) on {f.name}…")
-        self.pool.start(_SimJob(self._run_id, args, self._signals))
-        return True
+        if live:
+            tech = self.result.fabric_tech
+            self.status.setText(f"re-running with {self._shown.route_label(tech)} → "
+                                f"{choice.route_label(tech)}…")
+        else:
+            self.status.setText(f"running {choice.spec} ({choice.model}) on {f.name}…")
+        self.pool.start(_SimJob(self._run_id, choice.args(f), self._signals))
+
+    def _routing_toggled(self) -> None:
+        """Routing or engine changed by the user: re-run the shown run with the new choice (after
+        the current run, when one is going)."""
+        if self._quiet:
+            return
+        if self._running is not None:
+            self._pending = True
+            self.status.setText(self.status.text().split(" · next:")[0]
+                                + f" · next: {self.routing_box.currentText()} ({self.engine_box.currentText()})")
+            return
+        self._pending = False
+        if self.result is None or self._shown is None:
+            return
+        new = replace(self._shown, routing=self.routing_box.currentText(), engine=self.engine_box.currentText())
+        tech = self.result.fabric_tech
+        if new.route_label(tech) == self._shown.route_label(tech):
+            if new != self._shown:            # e.g. the SM engine on RoCE: same routes, nothing to run
+                self._shown = new
+                self.status.setText(self.status.text().split(" · same routes")[0]
+                                    + f" · same routes with {new.routing} ({new.engine}): not re-run")
+            return
+        self._start(new, live=True)
 
     def wait(self, msecs: int = -1) -> bool:
         return self.pool.waitForDone(msecs)
@@ -307,41 +384,84 @@ class TrafficDock(QtWidgets.QDockWidget):
     def _done(self, run_id: int, res: Any, err: str | None, seconds: float) -> None:
         if self._running is None or run_id != self._running[0]:
             return
-        _, f, gen = self._running
+        _, f, gen, choice, live = self._running
         self._running = None
         self.run_button.setEnabled(True)
         self.run_button.setText("Run")
         if f is not self.fabric or gen != self._generation:
             self._fail("the design changed during the run: run again")
-            return
-        if err is not None:
+        elif err is not None:
             self._fail(err)
-            return
-        self.error = None
+        elif live and self.result is not None:       # same instant, same playing state
+            playing = self.timer.isActive()
+            t = self.result.frames[self.frame].time_s
+            k = int(np.argmin(np.abs(np.array([fr.time_s for fr in res.frames]) - t)))
+            before = (self._shown.route_label(res.fabric_tech), self._share)
+            self._present(res, f, choice, f"{seconds:.2f} s", k, before)
+            self.set_playing(playing)
+        else:
+            self._present(res, f, choice, f"{seconds:.2f} s")
         self.seconds = seconds
+        if self._pending:
+            self._routing_toggled()
+
+    def adopt(self, result: Any, fabric: Fabric, **controls: Any) -> None:
+        """Show ``result`` (a SimResult computed elsewhere, e.g. a lesson's worker, on ``fabric``)
+        exactly as if the dock had run it; ``controls`` (``configure``'s keywords) set the
+        controls to what produced it, without a re-run. A run going on is abandoned."""
+        if not getattr(result, "frames", None):
+            raise FabricError("traffic: adopt needs a run with frames")
+        self.configure(**{**controls, "model": result.model})
+        if self._running is not None:          # its result is ignored when it arrives
+            self._running = None
+            self.run_button.setEnabled(True)
+            self.run_button.setText("Run")
+        self._pending = False
+        self.set_playing(False)
+        self._watch(fabric)
+        try:
+            duration = self.choice().duration_s
+        except FabricError:                    # an unreadable duration text: the run's own length
+            duration = round(result.fluid.end_s, 12) if result.fluid is not None else 10e-3
+        choice = RunChoice(self.spec(), result.model, self.routing_box.currentText(),
+                           self.engine_box.currentText(), duration, self.seed_box.value())
+        self._present(result, fabric, choice, "precomputed")
+
+    def _present(self, res: Any, f: Fabric, choice: RunChoice, took: str, k: int = 0,
+                 before: tuple[str, float] | None = None) -> None:
+        """Make ``res`` the run on show at frame ``k``: status (what changed from ``before``,
+        the routing and rate/line mean shown, when given), legend, slider, signals."""
+        self.error = None
         self.progress.setValue(100)
-        self.result, self.result_fabric = res, f
+        self.result, self.result_fabric, self._shown = res, f, choice
         s = res.summary(f)
-        text = (f"{s['flows']} flows, {s['routing']} routing, {s['model']} on {s['fabric']} · "
-                f"{len(res.frames)} frame(s) · rate/line mean {s['rate_share']['mean']:.3f} "
-                f"(min {s['rate_share']['min']:.3f}) · {seconds:.2f} s")
+        self._share, low = s["rate_share"]["mean"], s["rate_share"]["min"]
+        if before is None:
+            text = (f"{s['flows']} flows, {s['routing']} routing, {s['model']} on {s['fabric']} · "
+                    f"{len(res.frames)} frame(s) · rate/line mean {self._share:.3f} (min {low:.3f}) · {took}")
+        else:
+            text = (f"{before[0]} → {choice.route_label(res.fabric_tech)}: rate/line mean {before[1]:.3f} → "
+                    f"{self._share:.3f} (min {low:.3f}) · {s['flows']} flows, {s['model']} on {s['fabric']} · "
+                    f"{len(res.frames)} frame(s) · {took}")
         if "paused_link_count" in s:
             text += f" · {s['paused_link_count']} link(s) paused"
         self.status.setText(text)
         self.scale = scale_for(self.metric, res.frames)
         self.legend.set_scale(self.scale)
+        k = max(0, min(int(k), len(res.frames) - 1))
         self.slider.blockSignals(True)
         self.slider.setRange(0, len(res.frames) - 1)
-        self.slider.setValue(0)
+        self.slider.setValue(k)
         self.slider.blockSignals(False)
         self.result_ready.emit(res)
         self.scale_changed.emit(self.scale)
-        self._show(0)
+        self._show(k)
 
     def clear(self) -> None:
         """Forget the run (the window opened another design)."""
         self.set_playing(False)
-        self.result = self.result_fabric = None
+        self.result = self.result_fabric = self._shown = None
+        self._pending = False
         self.scale = None
         self.legend.set_scale(None)
         self.slider.blockSignals(True)
@@ -382,6 +502,8 @@ class TrafficDock(QtWidgets.QDockWidget):
             self.play_button.setChecked(on)
             self.play_button.blockSignals(False)
         self.play_button.setText("⏸" if on else "▶")
+        self.play_button.setIcon(self.style().standardIcon(
+            QtWidgets.QStyle.StandardPixmap.SP_MediaPause if on else QtWidgets.QStyle.StandardPixmap.SP_MediaPlay))
         if on:
             if self.frame >= len(self.result.frames) - 1:
                 self.set_frame(0)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from fabricviz.build import fat_tree, leaf_spine
+from fabricviz.model import FabricError
 from fabricviz.ui.charts_dock import fabric_series
 from fabricviz.ui.traffic_dock import TrafficDock, integrate, run_traffic
 from fabricviz.ui.traffic_overlay import BUCKETS, COLORS, ColorScale, scale_for
@@ -122,6 +123,14 @@ def test_incast_fluid_heatmap_pauses_scrub_and_charts(make_window, qtbot):
         assert np.allclose(y, [getattr(fr, attr)[link] for fr in ref.frames], rtol=1e-6)
     charts.show_flow(3)
     assert np.allclose(charts.curve_data("flow_rate")[1], [fr.flow_rate_gbps[3] for fr in ref.frames])
+    # beside it the sender's DCQCN rate Rc: cut below line rate (400G) by the first CNPs within the
+    # first frame (10 us), falling while the receiver's port marks, below the fair share 400/8 later
+    cc = np.array([fr.flow_cc_rate_gbps[3] for fr in ref.frames], np.float64)
+    x, y = charts.curve_data("cc_rate")
+    assert charts.has_cc_rate and charts.curves["cc_rate"].isVisible()
+    assert np.allclose(x, t) and np.allclose(y, cc, rtol=1e-9)
+    assert cc[0] < 400.0 and np.all(np.diff(cc[:5]) < 0) and cc.min() < 50.0
+    assert charts.plot["flow_rate"].titleLabel.text == "flow rate"
     agg = fabric_series(ref.frames)
     assert np.allclose(charts.curve_data("throughput")[1], agg["throughput"])
     assert np.allclose(charts.curve_data("p99_latency")[1],
@@ -154,6 +163,12 @@ def test_ib_fat_tree_maxmin_permutation_static_sm_routes(make_window, qtbot):
     assert ov.color_of(hot) == COLORS[s.bucket(float(val[hot]))]
     assert sorted(ov.members[BUCKETS - 1].tolist()) == np.flatnonzero(s.buckets(val) == BUCKETS - 1).tolist()
     assert len(ov.paused) == 0                                   # max-min has no pauses
+    charts = w.charts_dock                                        # no DCQCN on a max-min run
+    assert not charts.has_cc_rate and not charts.curves["cc_rate"].isVisible()
+    assert len(charts.curve_data("cc_rate")[1]) == 0
+    assert charts.plot["flow_rate"].titleLabel.text == "flow rate · DCQCN n/a"
+    rows = charts.csv_rows()                                       # its CSV column stays empty
+    assert len(rows) == 2 and rows[1][5] == "" and rows[1][4] == float(fr.flow_rate_gbps[charts.flow])
 
 
 def test_bad_duration_is_refused_and_new_design_clears(make_window, qtbot):
@@ -169,3 +184,55 @@ def test_bad_duration_is_refused_and_new_design_clears(make_window, qtbot):
     assert w.traffic_view.overlay.drawn_count() > 0
     open_fabric(w, leaf_spine(2, 2, 2))
     assert dock.result is None and w.traffic_view.overlay.drawn_count() == 0
+
+
+def test_chart_export_csv_png_and_failed_saves(make_window, qtbot, tmp_path, monkeypatch):
+    import csv
+    from PySide6 import QtGui
+    from fabricviz.ui.charts_dock import CSV_COLUMNS
+    w = make_window()
+    f = leaf_spine(2, 2, 4)
+    open_fabric(w, f)
+    integrate(w)
+    run_in_dock(qtbot, w, workload="incast", arg="4", model="fluid", duration="0.1ms", seed=0)
+    ref = run_traffic(f, "incast:4", "fluid", None, "minhop", 0.1e-3, 0)
+    charts = w.charts_dock
+    charts.show_link(5)
+    charts.show_flow(2)
+    assert charts.export_csv(tmp_path / "run.csv") == len(ref.frames) == 100
+    with open(tmp_path / "run.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == list(CSV_COLUMNS) and len(rows) == 101
+    agg = fabric_series(ref.frames)
+    for k, (row, fr) in enumerate(zip(rows[1:], ref.frames)):
+        got = [float(v) for v in row[:9]]
+        assert got == [fr.time_s * 1e3, float(fr.link_util[5]), float(fr.link_queue[5]),
+                       float(fr.link_latency_ns[5]), float(fr.flow_rate_gbps[2]), float(fr.flow_cc_rate_gbps[2]),
+                       agg["throughput"][k], agg["mean_latency"][k],
+                       float(np.percentile(fr.flow_latency_ns.astype(np.float64), 99))]
+        assert row[9] == charts.link_box.currentText() and row[10] == charts.flow_box.currentText()
+
+    size = charts.export_png(tmp_path / "run.png")
+    img = QtGui.QImage(str(tmp_path / "run.png"))
+    assert not img.isNull() and (img.width(), img.height()) == size
+    assert img.width() >= 1200 and img.height() >= 540 + 30      # laid out readable, caption on top
+    small = img.scaled(64, 32)
+    assert len({small.pixel(x, y) for x in range(64) for y in range(32)}) > 20     # a picture, not a fill
+
+    # a failed save names the place, leaves an existing file whole and shows one line, no dialog
+    (tmp_path / "keep.csv").write_text("old\n")
+    monkeypatch.setattr(QtCore.QSaveFile, "write", lambda self, data: -1)
+    with pytest.raises(FabricError, match="keep.csv: cannot write"):
+        charts.export_csv(tmp_path / "keep.csv")
+    assert (tmp_path / "keep.csv").read_text() == "old\n"
+    monkeypatch.undo()
+    target = tmp_path / "no-such-dir" / "x.png"
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(target), "")))
+    assert charts.export_dialog("png") is None
+    msg = charts.message.text()
+    assert msg.startswith("could not save: ") and str(target) in msg and "\n" not in msg
+    good = tmp_path / "dialog"
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(good), "")))
+    assert charts.export_dialog("csv") == str(good) + ".csv"
+    assert charts.message.text() == "saved dialog.csv (100 frames)"
+    assert (tmp_path / "dialog.csv").read_text() == (tmp_path / "run.csv").read_text()
