@@ -85,7 +85,10 @@ def paint_picture(painter: QtGui.QPainter, fabric: Fabric, scene: FabricScene,
             painter.setBrush(color)
             painter.drawRect(QtCore.QRectF(lx + 10, y - 9, 18, 11))
         else:
-            painter.setPen(QtGui.QPen(color, 3))
+            pen = QtGui.QPen(color, 3)
+            if shape == "dash":
+                pen.setStyle(QtCore.Qt.PenStyle.DashLine)
+            painter.setPen(pen)
             painter.drawLine(QtCore.QPointF(lx + 10, y - 4), QtCore.QPointF(lx + 28, y - 4))
         painter.setPen(theme.text)
         painter.drawText(QtCore.QPointF(lx + 36, y), label)
@@ -99,7 +102,7 @@ def heat_rows(scale) -> list[tuple[str, QtGui.QColor, str]]:
     title = METRICS[scale.metric][1].lower()
     rows = [(f"{title} {scale.label(v)}", scale.color(v), "line")
             for v in (scale.vmin, (scale.vmin + scale.vmax) / 2, scale.vmax)]
-    return rows + [("paused (PFC / no credits)", QtGui.QColor(PAUSED_COLOR), "line")]
+    return rows + [("paused (PFC / no credits)", QtGui.QColor(PAUSED_COLOR), "dash")]
 
 
 def render_fabric(fabric: Fabric, path: str | os.PathLike[str], width: int = 1600,

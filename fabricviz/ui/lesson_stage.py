@@ -293,6 +293,10 @@ class LessonStage(QtCore.QObject):
             return
         if traffic.result is not res:
             traffic.adopt(res, fab)
+        pres = getattr(self.window, "presentation", None)
+        if not (pres is not None and pres.active):        # its legend and frame slider, beside the lesson
+            traffic.show()
+            traffic.raise_()
         self._traffic_result = res
         if len(res.frames) > 1:
             if animate:
@@ -325,11 +329,11 @@ class LessonStage(QtCore.QObject):
             for i, p in enumerate(paths[:len(PATH_COLORS)]):
                 rows.append((p["label"], QtGui.QColor(PATH_COLORS[i]), "line"))
             if d.get("old_path"):
-                rows.append((d["old_path"]["label"], QtGui.QColor(OLD_PATH_COLOR), "line"))
+                rows.append((d["old_path"]["label"], QtGui.QColor(OLD_PATH_COLOR), "dash"))
             if self.overlay.drawn.get("loop"):
                 rows.append(("credit loop", QtGui.QColor(LOOP_COLOR), "line"))
             if self.overlay.drawn.get("ghosts"):
-                rows.append(("pulled / unplugged cable", QtGui.QColor(GHOST_COLOR), "line"))
+                rows.append(("pulled / unplugged cable", QtGui.QColor(GHOST_COLOR), "dash"))
             if self.overlay.drawn.get("added"):
                 rows.append(("new cable", QtGui.QColor(ADDED_COLOR), "line"))
             rows += self.loads.legend_rows()

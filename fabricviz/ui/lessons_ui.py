@@ -325,6 +325,9 @@ def integrate(window: Any) -> LessonDock:
         return existing
     dock = LessonDock(window)
     window.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, dock)
+    inspector = getattr(window, "inspector", None)
+    if isinstance(inspector, QtWidgets.QDockWidget):     # the lesson takes the inspector's room, as a tab
+        window.tabifyDockWidget(inspector, dock)
     dock.hide()
     window.lesson_dock = dock         # set before building actions: open_lesson calls integrate
     from fabricviz.ui.lesson_stage import LessonStage

@@ -596,6 +596,9 @@ def integrate(window: Any) -> TrafficDock:
     charts = ChartsDock(window)
     window.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, dock)
     window.addDockWidget(QtCore.Qt.DockWidgetArea.BottomDockWidgetArea, charts)
+    history = getattr(window, "history", None)
+    if isinstance(history, QtWidgets.QDockWidget):       # a tab under the inspector (and the lesson)
+        window.tabifyDockWidget(history, dock)
     findings = getattr(window, "findings_dock", None)
     if isinstance(findings, QtWidgets.QDockWidget):      # full width under the canvas, as a tab
         window.tabifyDockWidget(findings, charts)
