@@ -27,8 +27,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.anim.sweep_timeline import PHASE_TITLES, SweepTimeline
 from fabricviz.ib.routing import ENGINES
-from fabricviz.model import Fabric, FabricError
+from fabricviz.model import Fabric
 from fabricviz.ui.sweep_overlay import STATE_COLORS, SweepOverlay
+from fabricviz.ui.sweep_tools import SweepToolsMixin
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 25.0, 100.0)
 #: Model microseconds shown per wall second at 1×.
@@ -40,7 +41,7 @@ NARRATION_LINES = 300
 
 
 
-class SweepDock(QtWidgets.QDockWidget):
+class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
     """Clock, controls and narration for replaying the SM's heavy sweep on the canvas."""
 
     computed = QtCore.Signal(object, object)      # (generation, SweepTimeline | Exception)
@@ -249,14 +250,6 @@ class SweepDock(QtWidgets.QDockWidget):
         self.index = -1
         self.show_step(len(timeline) - 1 if index is None else index)
 
-    def _show_loads(self) -> None:
-        """Port loads of the sweep's routing while "Port loads" is ticked and the overlay is up."""
-        tl = self.timeline
-        if self.loads_box.isChecked() and tl is not None and self.overlay.active:
-            self.loads.show(tl.fabric, tl.sweep.routing)
-        else:
-            self.loads.clear()
-
     def release(self) -> None:
         """Drop an adopted sweep (the lesson moved to a step without one)."""
         self.pause()
@@ -359,79 +352,6 @@ class SweepDock(QtWidgets.QDockWidget):
         if self._pulled is not None and self._pulled[0] == c and cables[0].kind == "added":
             self._pulled = None
         self.recompute(previous=prev, trap_port=(sw or ends)[0], came_up=cables[0].kind == "added")
-
-    # ------------------------------------------------------------------ pull a cable
-    def pull_cable(self) -> bool:
-        """Remove the one cable selected on the canvas through the editor (Undo puts it back)."""
-        f = self.window_.editor.fabric
-        sel = [c for c in self.window_.scene.selected_cables if f.cables_t.exists(c)]
-        if len(sel) != 1:
-            self.status.setText("pull cable: select one cable on the canvas first")
-            return False
-        c = int(sel[0])
-        label = f"{f.port_name(int(f.cables_t.port_a[c]))} ↔ {f.port_name(int(f.cables_t.port_b[c]))}"
-        if not self.window_.editor.remove([], [c]):
-            return False
-        self._pulled = (c, self.window_.editor.stack.index())
-        self.status.setText(f"pulled {label}: Trap 128, the SM sweeps again")
-        return True
-
-    def put_back(self) -> bool:
-        """Undo the pull (only while it is the last edit), which re-sweeps again."""
-        stack = self.window_.editor.stack
-        if self._pulled is None:
-            return False
-        if stack.index() != self._pulled[1]:
-            self.status.setText("put back: other edits came after the pull — use Edit ▸ Undo")
-            return False
-        stack.undo()
-        return True
-
-    # ------------------------------------------------------------------ credit loops
-    def show_credit_loops(self) -> None:
-        """Find credit loops in the current LFTs in a worker (the CDG of a big fabric takes
-        seconds); ``loops_found`` fires when the first is highlighted and all are listed."""
-        from fabricviz.ib.creditloops import find_credit_loops
-        tl = self.timeline
-        if tl is None:
-            return
-        gen = self._gen
-        routing = tl.sweep.routing
-        self.loops_button.setEnabled(False)
-        self.status.setText(f"looking for credit loops in the {routing.routed_by} LFTs…")
-
-        def work() -> None:
-            try:
-                result: Any = find_credit_loops(routing)
-            except Exception as exc:  # shown in the dock, never raised in the thread
-                result = exc
-            try:
-                self._loops_computed.emit(gen, result)
-            except RuntimeError:      # the dock is gone
-                pass
-        threading.Thread(target=work, daemon=True, name="credit-loops").start()
-
-    def _loops_done(self, gen: int, loops: Any) -> None:
-        self._enable()
-        tl = self.timeline
-        if gen != self._gen or tl is None:
-            return                    # the design changed meanwhile: those LFTs are gone
-        if isinstance(loops, Exception):
-            self.status.setText(f"credit loops: {loops}")
-            return
-        f = tl.fabric
-        cables: list[int] = []
-        for ch in (loops[0].channels if loops else ()):
-            c = int(f.ports_t.cable[f.port(ch).id])
-            if c >= 0:
-                cables.append(c)
-        self._loop = tuple(cables)
-        self.overlay.set_loop(self._loop)
-        self.loop_lines = [f"{len(loops)} credit loop(s) in the {tl.sweep.routing.routed_by} LFTs"
-                           + (" (first one highlighted in red)" if loops else " — deadlock-free on VL0")]
-        self.loop_lines += [lp.format().replace("\n", " —") for lp in loops]
-        self._show(self.index)
-        self.loops_found.emit(loops)
 
     def _visibility(self, visible: bool) -> None:
         if not visible:
@@ -584,33 +504,6 @@ class SweepDock(QtWidgets.QDockWidget):
 
     def narration_text(self) -> str:
         return self.narration.toPlainText()
-
-    # ------------------------------------------------------------------ path trace
-    @property
-    def _trace_cables(self) -> tuple[int, ...]:
-        return getattr(self, "_trace", ())
-
-    def trace_path(self) -> None:
-        """Highlight the LFT path between the two names and list its hops in the narration."""
-        from fabricviz.ib.trace import path_cables, trace
-        tl = self.timeline
-        if tl is None:
-            return
-        src, dst = self.src_edit.text().strip(), self.dst_edit.text().strip()
-        try:
-            if not src or not dst:
-                raise FabricError("trace: give a source and a destination")
-            r = trace(tl.sweep.routing, src, dst)
-        except (FabricError, KeyError, ValueError) as exc:
-            self.status.setText(f"trace: {exc}")
-            return
-        self._trace = path_cables(tl.sweep.routing, r)
-        self.overlay.set_trace(self._trace)
-        self.trace_lines = [f"{r.src} (LID {r.slid}) → {r.dst} (LID {r.dlid})"]
-        self.trace_lines += [f"[{h.in_port}] {h.switch} [{h.out_port}]" for h in r.hops]
-        self.trace_lines.append(f"{len(r.hops)} switch hop(s)" if r.ok else f"!! {r.problem}")
-        self.trace_hops = r.hops
-        self._show(self.index)
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:  # noqa: N802
         self.pause()
