@@ -8,7 +8,6 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-
 from fabricviz.model import FabricError
 
 
