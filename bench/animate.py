@@ -1,18 +1,24 @@
-"""Traffic heatmap speed: per-frame overlay update (bucketing + paths) and repaint on k-ary fat trees.
+"""Traffic heatmap speed: per-frame overlay update and repaint on k-ary fat trees, fitted and zoomed in.
 
-Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/animate.py [k ...]   (default 16 32)
+Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/animate.py [k ...]   (default 16 32 48)
 The frames are the max-min permutation frame of the fabric with its utilisation
 shuffled per frame (so every frame moves cables between buckets, and a few
-percent of links are paused / marking). Prints medians (ms) of: the overlay
-update alone, update + synchronous repaint of the whole design in view, and the
-repaint of the same view with no overlay (the empty frame of this run).
+percent of links are paused / marking). For each k, in a 1600×1000 window, with
+the whole design fitted, zoomed 8× onto its middle (1/8 of it visible) and at 1:1
+(scale 1, where every cable is drawn on its own),
+prints medians (ms, over ``--frames`` frames) of: the overlay update alone,
+update + synchronous repaint, the repaint of the same view with no overlay (the
+empty frame of this run) and their ratio; fps of update + repaint; ``lod``:
+heat segments drawn / cables in the run; ``regroup``: the first repaint after
+arriving at that zoom (level-of-detail grouping built once, then cached).
+Goals (issue 6): ≥ 30 fps at 20k+ cables, ≥ 10 fps at 100k.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
-import sys
 import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -49,33 +55,53 @@ def frames_for(res, n: int, seed: int = 0) -> list[Frame]:
     return out
 
 
-def main(ks: list[int]) -> None:
+def measure(w, ov, frames, scale, n: int) -> dict:
+    vp = w.view.viewport()
+    ov.show_frame(frames[0], scale)
+    t0 = time.perf_counter()
+    vp.repaint()                       # first paint at this zoom: groups for it
+    regroup = (time.perf_counter() - t0) * 1000
+    update = median_ms(lambda i: ov.show_frame(frames[i % len(frames)], scale), n)
+    both = median_ms(lambda i: (ov.show_frame(frames[i % len(frames)], scale), vp.repaint()), n)
+    lod = f"{ov.drawn_count()}/{len(ov.cables)}"
+    ov.clear()
+    empty = median_ms(lambda i: vp.repaint(), n)
+    return dict(update=update, both=both, empty=empty, lod=lod, regroup=regroup)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("k", nargs="*", type=int, default=[16, 32, 48])
+    ap.add_argument("--frames", type=int, default=21, help="frames per median (≥ 15)")
+    args = ap.parse_args()
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     w = MainWindow()
     w.resize(1600, 1000)
     w.show()
     integrate(w)
     app.processEvents()
-    print(f"{'k':>3} {'cables':>7} {'update ms':>9} {'update+paint':>12} {'paint only':>10} {'ratio':>6}")
-    for k in ks:
+    print(f"{'k':>3} {'view':>4} {'cables':>7} {'lod':>13} {'update':>7} {'upd+paint':>9} {'fps':>6} "
+          f"{'empty':>6} {'ratio':>6} {'regroup':>7}   (ms, medians of {args.frames})")
+    for k in args.k:
         f = k_ary_fat_tree(k)
         w.editor.set_fabric(f)
         app.processEvents()
-        w.view.fit_all()
-        app.processEvents()
         res = run_traffic(f, "permutation", "maxmin", "static", "dmodk", 1e-3, 0)
         ov = w.traffic_view.overlay
-        ov.set_links(f, res.links.n)
         frames = frames_for(res, 16)
         scale = scale_for("utilisation", frames)
-        vp = w.view.viewport()
-        update = median_ms(lambda i: ov.show_frame(frames[i % len(frames)], scale))
-        both = median_ms(lambda i: (ov.show_frame(frames[i % len(frames)], scale), vp.repaint()))
-        ov.clear()
-        empty = median_ms(lambda i: vp.repaint())
-        print(f"{k:>3} {int(f.cables_t.alive.sum()):>7} {update:>9.2f} {both:>12.2f} {empty:>10.2f} "
-              f"{both / max(empty, 1e-9):>6.2f}", flush=True)
+        for view in ("fit", "1/8", "1:1"):
+            w.view.fit_all()
+            if view != "fit":
+                w.view.zoom_by(8.0 if view == "1/8" else 1.0 / w.view.scale_factor())
+                w.view.centerOn(w.scene.content_rect().center())
+            app.processEvents()
+            ov.set_links(f, res.links.n)
+            m = measure(w, ov, frames, scale, args.frames)
+            print(f"{k:>3} {view:>4} {int(f.cables_t.alive.sum()):>7} {m['lod']:>13} {m['update']:>7.2f} "
+                  f"{m['both']:>9.2f} {1000 / m['both']:>6.1f} {m['empty']:>6.2f} "
+                  f"{m['both'] / max(m['empty'], 1e-9):>6.1f} {m['regroup']:>7.1f}", flush=True)
 
 
 if __name__ == "__main__":
-    main([int(a) for a in sys.argv[1:]] or [16, 32])
+    main()

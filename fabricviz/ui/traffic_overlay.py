@@ -1,12 +1,18 @@
 """Traffic heatmap on the canvas: cables coloured by a frame's utilisation, queue or latency.
 
-Drawn on top of the scene's own cable layer without touching it: a cable is
-drawn by one of :data:`BUCKETS` path items (one cosmetic pen per colour
-bucket), so a frame costs one ``np.digitize`` and a few ``setPath`` calls,
-never a QGraphicsItem per link. A cable's value is the hotter of its two
-directed links (``2c`` and ``2c + 1``). Links whose transmitter is paused (PFC
-XOFF or no credits) get a red dashed outline, ECN-marking links a dotted
-overlay. PCIe hops inside servers have no canvas geometry and are not drawn.
+One canvas item (:class:`HeatItem`) draws, over the scene's cables, one path
+per colour bucket (2-px cosmetic pens) plus the marks, so a frame costs a
+bucketing in numpy and ~18 paths, never a QGraphicsItem per link. A cable's
+value is the hotter of its two directed links (``2c`` and ``2c + 1``). Links
+whose transmitter is paused (PFC XOFF or no credits) get a red dashed outline,
+ECN-marking links a dotted overlay. PCIe hops inside servers have no canvas
+geometry and are not drawn.
+
+Level of detail (100k links at ≥ 10 fps on the CPU raster engine): only cables
+in a window around the view are drawn, cut to it; zoomed out, cables whose cut
+ends share the same two screen cells become one segment coloured by the
+hottest of them (see :class:`TrafficOverlay`). While a frame is shown the
+scene's own cable strokes, hidden under the heat anyway, are not painted.
 
 :class:`ColorScale` is the single mapping from a value to a bucket and colour;
 the legend and the overlay share it, so what the legend says is what is drawn.
@@ -14,13 +20,13 @@ the legend and the overlay share it, so what the legend says is what is drawn.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric
-from fabricviz.ui.scene import ROLE_KIND, _path_pairs, cable_anchors
+from fabricviz.ui.scene import ROLE_KIND, cable_anchors
 
 #: Colour buckets of the heatmap.
 BUCKETS = 16
@@ -119,63 +125,324 @@ def _pen(color: QtGui.QColor | str, width: float, style=QtCore.Qt.PenStyle.Solid
     return pen
 
 
+#: View scale below which cables whose two ends share screen cells merge into one drawn segment.
+LOD_ZOOM = 1.0
+#: Side of a merge cell in device pixels.
+LOD_CELL_PX = 2.0
+#: A window holding fewer cables than this draws each one (merging would not pay).
+LOD_MIN_CABLES = 1000
+#: Scale buckets per doubling of the zoom: a zoom inside one bucket reuses its grouping.
+SCALE_STEPS = 4
+#: The culling window is the visible rect grown by this fraction of its size on every side
+#: (pans inside it reuse the grouping).
+WINDOW_MARGIN = 0.25
+#: Cull again once the window holds this many times the design area the view shows (zoomed in).
+RECULL = 4.0
+_ALL = (-np.inf, -np.inf, np.inf, np.inf)
+
+
+@dataclass(frozen=True, eq=False)
+class Lod:
+    """How the cables of one culling window map to drawn segments at one scale bucket.
+
+    Segment ``g`` draws columns ``cols[starts[g]:starts[g + 1]]`` (columns index the
+    overlay's ``cables``); its ends are ``x[2g:2g + 2]``, ``y[2g:2g + 2]``;
+    ``group[col]`` is the segment drawing a column, -1 when culled.
+    """
+
+    merged: bool
+    scale: float                                  # bucket scale (0 when drawn one by one)
+    window: tuple[float, float, float, float]     # left, top, right, bottom (scene)
+    cols: np.ndarray
+    starts: np.ndarray
+    group: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+
+    @property
+    def segments(self) -> int:
+        return len(self.starts)
+
+    def covers(self, rect: tuple[float, float, float, float], content: tuple[float, ...]) -> bool:
+        """True when this grouping still serves a view of ``rect``: the rect lies in the window,
+        and the window's share of the ``content`` box is not much larger than the rect's
+        (else the view zoomed in since and culling again pays)."""
+        l, t, r, b = self.window
+        if not (l <= rect[0] and t <= rect[1] and rect[2] <= r and rect[3] <= b):
+            return False
+        return _seen(self.window, content) <= RECULL * _seen(rect, content)
+
+
+def _seen(rect: tuple[float, ...], content: tuple[float, ...]) -> float:
+    """Area of ``rect`` ∩ ``content`` (left, top, right, bottom boxes)."""
+    w = min(rect[2], content[2]) - max(rect[0], content[0])
+    h = min(rect[3], content[3]) - max(rect[1], content[1])
+    return max(w, 0.0) * max(h, 0.0)
+
+
+def clip_segments(ends: np.ndarray, window: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Segments ([4, n]) cut to ``window`` (Liang–Barsky): a mask of those that meet it and
+    their clipped ends (segments that miss keep their ends)."""
+    ax, ay, bx, by = ends
+    l, t, r, b = window
+    dx, dy = bx - ax, by - ay
+    t0, t1 = np.zeros(len(ax)), np.ones(len(ax))
+    ok = np.ones(len(ax), bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for p, q in ((-dx, ax - l), (dx, r - ax), (-dy, ay - t), (dy, b - ay)):
+            u = q / p
+            t0 = np.where(p < 0, np.maximum(t0, u), t0)
+            t1 = np.where(p > 0, np.minimum(t1, u), t1)
+            ok &= (p != 0) | (q >= 0)
+    ok &= t0 <= t1
+    out = np.array(ends, np.float64, copy=True)
+    out[:, ok] = np.vstack([ax + t0 * dx, ay + t0 * dy, ax + t1 * dx, ay + t1 * dy])[:, ok]
+    return ok, out
+
+
+def group_segments(ends: np.ndarray, window: tuple[float, float, float, float] = _ALL,
+                   cell: float | None = None) -> Lod:
+    """Cut ``ends`` ([4, n]: ax, ay, bx, by) to ``window``, dropping segments that miss it; with a
+    ``cell`` size (scene units), merge segments whose two (cut) ends fall in the same two cells,
+    either way round: cables crossing the view merge by where they enter and leave it. A merged
+    segment is drawn along its first member."""
+    n = ends.shape[1]
+    e, vis = ends, np.arange(n)
+    if window != _ALL:          # cut to the window: what lies outside is never seen
+        ax, ay, bx, by = ends
+        l, t, r, b = window
+        vis = np.flatnonzero((np.minimum(ax, bx) <= r) & (np.maximum(ax, bx) >= l)
+                             & (np.minimum(ay, by) <= b) & (np.maximum(ay, by) >= t))
+        e = np.zeros_like(ends)
+        inside, e[:, vis] = clip_segments(ends[:, vis], window)
+        vis = vis[inside]
+    group = np.full(n, -1, np.int64)
+    if cell is None or not len(vis):
+        cols, starts = vis, np.arange(len(vis))
+        group[vis] = starts
+    else:
+        q = np.floor(e[:, vis] / cell).astype(np.int64)
+        qx0, qy0 = min(q[0].min(), q[2].min()), min(q[1].min(), q[3].min())
+        ry = max(q[1].max(), q[3].max()) - qy0 + 1
+        ka = (q[0] - qx0) * ry + (q[1] - qy0)
+        kb = (q[2] - qx0) * ry + (q[3] - qy0)
+        cells, inv = np.unique(np.concatenate([np.minimum(ka, kb), np.maximum(ka, kb)]),
+                               return_inverse=True)
+        m = len(vis)
+        _, gid = np.unique(inv[:m] * len(cells) + inv[m:], return_inverse=True)
+        order = np.argsort(gid, kind="stable")
+        cols, gs = vis[order], gid[order]
+        starts = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
+        group[cols] = gs
+    first = cols[starts]
+    x = np.empty(2 * len(first))
+    y = np.empty(2 * len(first))
+    x[0::2], x[1::2], y[0::2], y[1::2] = e[0, first], e[2, first], e[1, first], e[3, first]
+    return Lod(cell is not None, 0.0, window, cols, starts, group, x, y)
+
+
+def _pairs(x: np.ndarray, y: np.ndarray) -> QtGui.QPainterPath:
+    """One path of disjoint segments (point pairs), built without a Python loop."""
+    from pyqtgraph.functions import arrayToQPath
+    return arrayToQPath(x, y, connect="pairs") if len(x) else QtGui.QPainterPath()
+
+
+def view_state(transform: QtGui.QTransform, width: float, height: float) -> tuple[float, tuple]:
+    """Scale and visible scene rect (left, top, right, bottom) of a device of ``width`` ×
+    ``height`` pixels drawn through ``transform`` (scene → device)."""
+    scale = float(np.sqrt(abs(transform.m11() * transform.m22() - transform.m12() * transform.m21())))
+    inv, ok = transform.inverted()
+    if not ok:
+        return scale, _ALL
+    r = inv.mapRect(QtCore.QRectF(0, 0, width, height))
+    return scale, (r.left(), r.top(), r.right(), r.bottom())
+
+
+class HeatItem(QtWidgets.QGraphicsItem):
+    """The overlay's one canvas item: paints the bucket paths and the marks. Each paint
+    hands the painter's transform to the overlay, which regroups when the zoom bucket
+    changed or the view left the culling window (so zoom and pan need no hook)."""
+
+    def __init__(self, overlay: "TrafficOverlay") -> None:
+        super().__init__()
+        self.overlay = overlay
+        self.rect = QtCore.QRectF()
+
+    def boundingRect(self) -> QtCore.QRectF:  # noqa: N802
+        return self.rect
+
+    def paint(self, painter: QtGui.QPainter, option, widget=None) -> None:
+        ov = self.overlay
+        if ov._b is None:
+            return
+        dev = painter.device()
+        ov.use_view(painter.worldTransform(), dev.width(), dev.height())
+        aa = QtGui.QPainter.RenderHint.Antialiasing
+        had_aa = painter.testRenderHint(aa)
+        if ov.lod.merged:
+            painter.setRenderHint(aa, False)      # many cables per pixel: smoothing only blurs
+        painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)   # open segments: a brush would only cost
+        for pen, path in ov.drawn_paths():
+            painter.setPen(pen)
+            painter.drawPath(path)
+        painter.setRenderHint(aa, had_aa)         # the view does not save painter state
+
+
 class TrafficOverlay:
-    """Heatmap items on ``scene``; ``set_links`` once per run, ``show_frame`` per frame."""
+    """The heatmap on ``scene``: ``set_links`` once per run, ``show_frame`` per frame.
+
+    Level of detail: below :data:`LOD_ZOOM`, with at least :data:`LOD_MIN_CABLES` cables
+    in the culling window, cables whose two ends share :data:`LOD_CELL_PX`-pixel screen
+    cells are drawn as one segment in the colour of its hottest member (an overloaded
+    link is never hidden by cooler neighbours), and a paused or marking member marks
+    the segment. Groupings are cached per scale bucket, so a frame costs a bucketing,
+    one ``maximum.reduceat`` and 18 paths.
+    """
 
     def __init__(self, scene: QtWidgets.QGraphicsScene) -> None:
         self.scene = scene
-        self.items: list[QtWidgets.QGraphicsPathItem] = []
-        for b in range(BUCKETS):
-            item = self._item(_pen(COLORS[b], 2.0), Z_HEAT + b * 1e-3)    # hotter on top
-            self.items.append(item)
-        self.paused_item = self._item(_pen(PAUSED_COLOR, 4.0, QtCore.Qt.PenStyle.DashLine), Z_HEAT + 0.05)
-        self.ecn_item = self._item(_pen(ECN_COLOR, 1.5, QtCore.Qt.PenStyle.DotLine), Z_HEAT + 0.06)
-        self.cables = np.zeros(0, np.int64)     # cable ids drawn, in ``ends`` column order
-        self.ends = np.zeros((4, 0))
-        self.members: list[np.ndarray] = [np.zeros(0, np.int64)] * BUCKETS
-        self.paused = np.zeros(0, np.int64)
-        self.ecn = np.zeros(0, np.int64)
+        self.pens = [_pen(c, 2.0) for c in COLORS]
+        self.paused_pen = _pen(PAUSED_COLOR, 4.0, QtCore.Qt.PenStyle.DashLine)
+        self.ecn_pen = _pen(ECN_COLOR, 1.5, QtCore.Qt.PenStyle.DotLine)
+        self.item = HeatItem(self)
+        self.item.setZValue(Z_HEAT)
+        self.item.setData(ROLE_KIND, "traffic")
+        self.item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
+        scene.addItem(self.item)
+        self.lod_min = LOD_MIN_CABLES
         self.scale: ColorScale | None = None
         self.ecn_threshold = 0.0                # a link marks when its marking probability exceeds this
-
-    def _item(self, pen: QtGui.QPen, z: float) -> QtWidgets.QGraphicsPathItem:
-        item = QtWidgets.QGraphicsPathItem()
-        item.setPen(pen)
-        item.setZValue(z)
-        item.setData(ROLE_KIND, "traffic")
-        item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
-        self.scene.addItem(item)
-        return item
-
-    def all_items(self) -> list[QtWidgets.QGraphicsPathItem]:
-        return self.items + [self.paused_item, self.ecn_item]
+        self._set_geometry(np.zeros(0, np.int64), np.zeros((4, 0)))
 
     # ------------------------------------------------------------------ geometry
+    def _set_geometry(self, cables: np.ndarray, ends: np.ndarray) -> None:
+        self.cables = cables                    # cable ids drawn, in ``ends`` column order
+        self.ends = ends
+        self._col = np.full(int(cables.max()) + 1 if len(cables) else 0, -1, np.int64)
+        self._col[cables] = np.arange(len(cables))
+        self._lods: dict[float, Lod] = {}
+        self.lod = group_segments(ends)
+        self.item.prepareGeometryChange()
+        if len(cables):
+            pad = 4.0
+            l, t = float(min(ends[0].min(), ends[2].min())), float(min(ends[1].min(), ends[3].min()))
+            r, b = float(max(ends[0].max(), ends[2].max())), float(max(ends[1].max(), ends[3].max()))
+            self.item.rect = QtCore.QRectF(l - pad, t - pad, r - l + 2 * pad, b - t + 2 * pad)
+        else:
+            self.item.rect = QtCore.QRectF()
+        self.clear()
+
     def set_links(self, fabric: Fabric, n_links: int) -> None:
         """Geometry of every live cable whose two directed links exist (``2c + 1 < n_links``)."""
         cids = fabric.cable_ids()
-        cids = cids[2 * cids + 1 < n_links]
-        self.cables = np.asarray(cids, np.int64)
-        self.ends = np.vstack(cable_anchors(fabric, self.cables)) if len(cids) else np.zeros((4, 0))
-        self.clear()
+        cids = np.asarray(cids[2 * cids + 1 < n_links], np.int64)
+        self._set_geometry(cids, np.vstack(cable_anchors(fabric, cids)) if len(cids) else np.zeros((4, 0)))
 
     def clear(self) -> None:
         """Draw nothing (no run, or the design changed since)."""
-        empty = QtGui.QPainterPath()
-        for item in self.all_items():
-            item.setPath(empty)
-        self.members = [np.zeros(0, np.int64)] * BUCKETS
+        self._b: np.ndarray | None = None       # bucket of each column (None: no frame shown)
+        self._pcols = self._ecols = np.zeros(0, np.int64)
         self.paused = self.ecn = np.zeros(0, np.int64)
+        self._paths: list[tuple[QtGui.QPen, QtGui.QPainterPath]] = []
+        self._gb = np.zeros(0, np.uint8)
+        self._pg = self._eg = np.zeros(0, np.int64)
+        self._built_for: Lod | None = None
+        self._covered_ids = None
+        self._cover_scene_cables(False)
+        self.item.update()
 
     def forget(self) -> None:
-        self.cables = np.zeros(0, np.int64)
-        self.ends = np.zeros((4, 0))
         self.scale = None
-        self.clear()
+        self._set_geometry(np.zeros(0, np.int64), np.zeros((4, 0)))
 
-    def _path(self, cols: np.ndarray) -> QtGui.QPainterPath:
-        e = self.ends[:, cols]
-        return _path_pairs(e[0], e[1], e[2], e[3])
+    # ------------------------------------------------------------------ level of detail
+    def use_view(self, transform: QtGui.QTransform, width: float, height: float) -> None:
+        """Pick (or build) the grouping for a device drawn through ``transform``."""
+        scale, rect = view_state(transform, width, height)
+        merged = scale < LOD_ZOOM * (1 - 1e-9) and len(self.cables) >= self.lod_min
+        sb = 2.0 ** (np.floor(np.log2(max(scale, 1e-12)) * SCALE_STEPS) / SCALE_STEPS) if merged else 0.0
+        lod = self._lods.get(sb)
+        br = self.item.rect
+        if lod is None or not lod.covers(rect, (br.left(), br.top(), br.right(), br.bottom())):
+            lod = self._group(sb, rect)
+        self.lod = lod
+
+    def _group(self, sb: float, rect: tuple) -> Lod:
+        l, t, r, b = rect
+        mw, mh = (r - l) * WINDOW_MARGIN, (b - t) * WINDOW_MARGIN
+        window = (l - mw, t - mh, r + mw, b + mh)
+        br = self.item.rect
+        if window[0] <= br.left() and window[1] <= br.top() and window[2] >= br.right() \
+                and window[3] >= br.bottom():
+            window = _ALL
+        lod = group_segments(self.ends, window)
+        if sb and len(lod.cols) >= self.lod_min:
+            lod = group_segments(self.ends, window, LOD_CELL_PX / sb)
+        lod = replace(lod, scale=sb if lod.merged else 0.0)
+        if len(self._lods) >= 8:
+            self._lods.pop(next(iter(self._lods)))
+        self._lods[sb] = lod
+        return lod
+
+    def _view_of_scene(self) -> None:
+        views = [v for v in self.scene.views() if v.isVisible()]
+        if views:
+            vp = views[0].viewport()
+            self.use_view(views[0].viewportTransform(), vp.width(), vp.height())
+
+    def drawn_paths(self) -> list[tuple[QtGui.QPen, QtGui.QPainterPath]]:
+        """(pen, path) pairs to paint, coolest first, for the current grouping and frame."""
+        if self._built_for is not self.lod and self._b is not None:
+            self._build()
+        return self._paths
+
+    def _build(self) -> None:
+        lod, b = self.lod, self._b
+        cb = b[lod.cols]
+        gb = np.maximum.reduceat(cb, lod.starts) if lod.merged and len(cb) else cb
+        order = np.argsort(gb, kind="stable")
+        cuts = np.searchsorted(gb[order], np.arange(BUCKETS + 1))
+        sel = np.empty(2 * len(order), np.int64)
+        sel[0::2], sel[1::2] = 2 * order, 2 * order + 1
+        xs, ys = lod.x[sel], lod.y[sel]
+        paths = []
+        for k in range(BUCKETS):
+            i, j = 2 * cuts[k], 2 * cuts[k + 1]
+            if j > i:
+                paths.append((self.pens[k], _pairs(xs[i:j], ys[i:j])))
+        self._pg = self._marked(self._pcols)
+        self._eg = self._marked(self._ecols)
+        for pen, g in ((self.paused_pen, self._pg), (self.ecn_pen, self._eg)):
+            if len(g):
+                sel = np.empty(2 * len(g), np.int64)
+                sel[0::2], sel[1::2] = 2 * g, 2 * g + 1
+                paths.append((pen, _pairs(lod.x[sel], lod.y[sel])))
+        self._gb, self._paths, self._built_for = gb, paths, lod
+
+    def _marked(self, cols: np.ndarray) -> np.ndarray:
+        """Segments drawing any of ``cols`` (sorted, culled ones dropped)."""
+        g = self.lod.group[cols]
+        hit = np.zeros(self.lod.segments, bool)
+        hit[g[g >= 0]] = True
+        return np.flatnonzero(hit)
+
+    def _cover_scene_cables(self, on: bool) -> None:
+        """Hide the scene's own cable strokes while the heat layer draws every one of them
+        on top (they cannot be seen, yet stroking them again costs as much as the heat)."""
+        layer = getattr(self.scene, "cables", None)
+        items = getattr(layer, "items", None)
+        if not isinstance(items, dict):
+            return
+        if on:
+            ids = layer.ids
+            if ids is not self._covered_ids:         # the layer rebuilt: are all its cables ours?
+                self._covered_ids = ids
+                col = self._col
+                self._covers = bool(len(ids) and len(col) and ids.max() < len(col) and np.all(col[ids] >= 0))
+            on = self._covers
+        for item in items.values():
+            if item.isVisible() == on:
+                item.setVisible(not on)
 
     # ------------------------------------------------------------------ frames
     def cable_values(self, link_values: np.ndarray) -> np.ndarray:
@@ -189,37 +456,41 @@ class TrafficOverlay:
         self.scale = scale
         if not len(self.cables):
             return
-        attr = METRICS[scale.metric][0]
-        b = scale.buckets(self.cable_values(getattr(frame, attr)))
-        order = np.argsort(b, kind="stable")
-        cuts = np.searchsorted(b[order], np.arange(BUCKETS + 1))
-        members = []
-        for k, item in enumerate(self.items):
-            cols = order[cuts[k]:cuts[k + 1]]
-            members.append(self.cables[cols])
-            item.setPath(self._path(cols))
-        self.members = members
         c = self.cables
+        attr = METRICS[scale.metric][0]
+        self._b = scale.buckets(self.cable_values(getattr(frame, attr))).astype(np.uint8)
         paused = np.asarray(frame.link_paused, bool)
-        pcols = np.flatnonzero(paused[2 * c] | paused[2 * c + 1])
-        self.paused = c[pcols]
-        self.paused_item.setPath(self._path(pcols))
+        self._pcols = np.flatnonzero(paused[2 * c] | paused[2 * c + 1])
         ecn = np.asarray(frame.link_ecn)
-        ecols = np.flatnonzero(np.maximum(ecn[2 * c], ecn[2 * c + 1]) > self.ecn_threshold)
-        self.ecn = c[ecols]
-        self.ecn_item.setPath(self._path(ecols))
+        self._ecols = np.flatnonzero(np.maximum(ecn[2 * c], ecn[2 * c + 1]) > self.ecn_threshold)
+        self.paused, self.ecn = c[self._pcols], c[self._ecols]
+        self._view_of_scene()
+        self._build()
+        self._cover_scene_cables(True)
+        self.item.update()
 
     # ------------------------------------------------------------------ queries (tests, tooltips)
+    def _column(self, cable: int) -> int | None:
+        if self._b is None or not 0 <= cable < len(self._col) or self._col[cable] < 0:
+            return None
+        return int(self._col[cable])
+
+    @property
+    def members(self) -> list[np.ndarray]:
+        """Cable ids per bucket of their own value (empty lists when no frame is shown)."""
+        if self._b is None:
+            return [np.zeros(0, np.int64)] * BUCKETS
+        return [self.cables[self._b == k] for k in range(BUCKETS)]
+
     def bucket_of(self, cable: int) -> int | None:
-        for k, m in enumerate(self.members):
-            if len(m) and np.any(m == cable):
-                return k
-        return None
+        """The bucket of the cable's own value (None when not in the run or no frame)."""
+        col = self._column(cable)
+        return None if col is None else int(self._b[col])
 
     def color_of(self, cable: int) -> QtGui.QColor | None:
-        """The pen colour the cable is drawn with now (None when not drawn)."""
+        """The colour of the cable's own value: what it is drawn with when drawn on its own."""
         k = self.bucket_of(cable)
-        return None if k is None else self.items[k].pen().color()
+        return None if k is None else self.pens[k].color()
 
     def is_paused(self, cable: int) -> bool:
         return bool(np.any(self.paused == cable))
@@ -227,9 +498,42 @@ class TrafficOverlay:
     def is_marking(self, cable: int) -> bool:
         return bool(np.any(self.ecn == cable))
 
+    def _segment(self, cable: int) -> int | None:
+        col = self._column(cable)
+        if col is None:
+            return None
+        self.drawn_paths()
+        g = int(self.lod.group[col])
+        return None if g < 0 else g
+
+    def group_of(self, cable: int) -> np.ndarray:
+        """Cable ids drawn by the same segment as ``cable`` (empty when culled)."""
+        g = self._segment(cable)
+        if g is None:
+            return np.zeros(0, np.int64)
+        lod = self.lod
+        stop = lod.starts[g + 1] if g + 1 < len(lod.starts) else len(lod.cols)
+        return self.cables[lod.cols[lod.starts[g]:stop]]
+
+    def drawn_color_of(self, cable: int) -> QtGui.QColor | None:
+        """The pen colour of the segment drawing ``cable`` now (its group's hottest), None if culled."""
+        g = self._segment(cable)
+        return None if g is None else self.pens[int(self._gb[g])].color()
+
+    def shows_paused(self, cable: int) -> bool:
+        """The segment drawing ``cable`` carries the paused mark."""
+        g = self._segment(cable)
+        return g is not None and bool(np.any(self._pg == g))
+
+    def shows_marking(self, cable: int) -> bool:
+        """The segment drawing ``cable`` carries the ECN mark."""
+        g = self._segment(cable)
+        return g is not None and bool(np.any(self._eg == g))
+
     def drawn_count(self) -> int:
-        """Segments drawn by the bucket items (each cable once)."""
-        return sum(item.path().elementCount() // 2 for item in self.items)
+        """Heat segments drawn now (each cable once when no cables merge)."""
+        self.drawn_paths()
+        return len(self._gb) if self._b is not None else 0
 
 
 class LegendBar(QtWidgets.QWidget):
@@ -288,4 +592,5 @@ class LegendBar(QtWidgets.QWidget):
         return QtCore.QSize(260, 2 * self.fontMetrics().height() + 24)
 
 
-__all__ = ["BUCKETS", "COLORS", "ColorScale", "LegendBar", "METRICS", "TrafficOverlay", "scale_for"]
+__all__ = ["BUCKETS", "COLORS", "ColorScale", "HeatItem", "LOD_CELL_PX", "LOD_MIN_CABLES", "LOD_ZOOM", "LegendBar",
+           "Lod", "METRICS", "TrafficOverlay", "clip_segments", "group_segments", "scale_for"]
