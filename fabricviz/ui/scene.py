@@ -111,7 +111,8 @@ class CableLayer:
             seen.add(key)
             item = self.items.get(key)
             if item is None:
-                item = QtWidgets.QGraphicsPathItem()
+                from fabricviz.ui.segments import SegmentPathItem
+                item = SegmentPathItem()     # paints only what the view shows on big designs
                 item.setZValue(-1.0)
                 item.setCacheMode(self.scene.path_cache)
                 item.setData(ROLE_KIND, "cables")
@@ -120,6 +121,7 @@ class CableLayer:
             item.setPen(pen)
             e = self.ends[:, sel]
             item.setPath(_path_pairs(e[0], e[1], e[2], e[3]))
+            item.set_segments(e)
         for key in [k for k in self.items if k not in seen]:
             self.scene.removeItem(self.items.pop(key))
         self.update_highlight()

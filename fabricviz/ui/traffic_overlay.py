@@ -20,12 +20,14 @@ the legend and the overlay share it, so what the legend says is what is drawn.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric
+from fabricviz.ui.segments import (AA_ZOOM, LOD_CELL_PX, LOD_MIN_CABLES, LOD_ZOOM, Lod,  # noqa: F401  (re-exported)
+                                    SegmentLods, _pairs, bounds, clip_segments, group_segments)
 from fabricviz.ui.scene import ROLE_KIND, cable_anchors
 
 #: Colour buckets of the heatmap.
@@ -125,139 +127,6 @@ def _pen(color: QtGui.QColor | str, width: float, style=QtCore.Qt.PenStyle.Solid
     return pen
 
 
-#: View scale below which cables whose two ends share screen cells merge into one drawn segment.
-LOD_ZOOM = 1.0
-#: Side of a merge cell in device pixels.
-LOD_CELL_PX = 2.0
-#: A window holding fewer cables than this draws each one (merging would not pay).
-LOD_MIN_CABLES = 1000
-#: Scale buckets per doubling of the zoom: a zoom inside one bucket reuses its grouping.
-SCALE_STEPS = 4
-#: The culling window is the visible rect grown by this fraction of its size on every side
-#: (pans inside it reuse the grouping).
-WINDOW_MARGIN = 0.25
-#: Cull again once the window holds this many times the design area the view shows (zoomed in).
-RECULL = 4.0
-_ALL = (-np.inf, -np.inf, np.inf, np.inf)
-
-
-@dataclass(frozen=True, eq=False)
-class Lod:
-    """How the cables of one culling window map to drawn segments at one scale bucket.
-
-    Segment ``g`` draws columns ``cols[starts[g]:starts[g + 1]]`` (columns index the
-    overlay's ``cables``); its ends are ``x[2g:2g + 2]``, ``y[2g:2g + 2]``;
-    ``group[col]`` is the segment drawing a column, -1 when culled.
-    """
-
-    merged: bool
-    scale: float                                  # bucket scale (0 when drawn one by one)
-    window: tuple[float, float, float, float]     # left, top, right, bottom (scene)
-    cols: np.ndarray
-    starts: np.ndarray
-    group: np.ndarray
-    x: np.ndarray
-    y: np.ndarray
-
-    @property
-    def segments(self) -> int:
-        return len(self.starts)
-
-    def covers(self, rect: tuple[float, float, float, float], content: tuple[float, ...]) -> bool:
-        """True when this grouping still serves a view of ``rect``: the rect lies in the window,
-        and the window's share of the ``content`` box is not much larger than the rect's
-        (else the view zoomed in since and culling again pays)."""
-        l, t, r, b = self.window
-        if not (l <= rect[0] and t <= rect[1] and rect[2] <= r and rect[3] <= b):
-            return False
-        return _seen(self.window, content) <= RECULL * _seen(rect, content)
-
-
-def _seen(rect: tuple[float, ...], content: tuple[float, ...]) -> float:
-    """Area of ``rect`` ∩ ``content`` (left, top, right, bottom boxes)."""
-    w = min(rect[2], content[2]) - max(rect[0], content[0])
-    h = min(rect[3], content[3]) - max(rect[1], content[1])
-    return max(w, 0.0) * max(h, 0.0)
-
-
-def clip_segments(ends: np.ndarray, window: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Segments ([4, n]) cut to ``window`` (Liang–Barsky): a mask of those that meet it and
-    their clipped ends (segments that miss keep their ends)."""
-    ax, ay, bx, by = ends
-    l, t, r, b = window
-    dx, dy = bx - ax, by - ay
-    t0, t1 = np.zeros(len(ax)), np.ones(len(ax))
-    ok = np.ones(len(ax), bool)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for p, q in ((-dx, ax - l), (dx, r - ax), (-dy, ay - t), (dy, b - ay)):
-            u = q / p
-            t0 = np.where(p < 0, np.maximum(t0, u), t0)
-            t1 = np.where(p > 0, np.minimum(t1, u), t1)
-            ok &= (p != 0) | (q >= 0)
-    ok &= t0 <= t1
-    out = np.array(ends, np.float64, copy=True)
-    out[:, ok] = np.vstack([ax + t0 * dx, ay + t0 * dy, ax + t1 * dx, ay + t1 * dy])[:, ok]
-    return ok, out
-
-
-def group_segments(ends: np.ndarray, window: tuple[float, float, float, float] = _ALL,
-                   cell: float | None = None) -> Lod:
-    """Cut ``ends`` ([4, n]: ax, ay, bx, by) to ``window``, dropping segments that miss it; with a
-    ``cell`` size (scene units), merge segments whose two (cut) ends fall in the same two cells,
-    either way round: cables crossing the view merge by where they enter and leave it. A merged
-    segment is drawn along its first member."""
-    n = ends.shape[1]
-    e, vis = ends, np.arange(n)
-    if window != _ALL:          # cut to the window: what lies outside is never seen
-        ax, ay, bx, by = ends
-        l, t, r, b = window
-        vis = np.flatnonzero((np.minimum(ax, bx) <= r) & (np.maximum(ax, bx) >= l)
-                             & (np.minimum(ay, by) <= b) & (np.maximum(ay, by) >= t))
-        e = np.zeros_like(ends)
-        inside, e[:, vis] = clip_segments(ends[:, vis], window)
-        vis = vis[inside]
-    group = np.full(n, -1, np.int64)
-    if cell is None or not len(vis):
-        cols, starts = vis, np.arange(len(vis))
-        group[vis] = starts
-    else:
-        q = np.floor(e[:, vis] / cell).astype(np.int64)
-        qx0, qy0 = min(q[0].min(), q[2].min()), min(q[1].min(), q[3].min())
-        ry = max(q[1].max(), q[3].max()) - qy0 + 1
-        ka = (q[0] - qx0) * ry + (q[1] - qy0)
-        kb = (q[2] - qx0) * ry + (q[3] - qy0)
-        cells, inv = np.unique(np.concatenate([np.minimum(ka, kb), np.maximum(ka, kb)]),
-                               return_inverse=True)
-        m = len(vis)
-        _, gid = np.unique(inv[:m] * len(cells) + inv[m:], return_inverse=True)
-        order = np.argsort(gid, kind="stable")
-        cols, gs = vis[order], gid[order]
-        starts = np.flatnonzero(np.r_[True, gs[1:] != gs[:-1]])
-        group[cols] = gs
-    first = cols[starts]
-    x = np.empty(2 * len(first))
-    y = np.empty(2 * len(first))
-    x[0::2], x[1::2], y[0::2], y[1::2] = e[0, first], e[2, first], e[1, first], e[3, first]
-    return Lod(cell is not None, 0.0, window, cols, starts, group, x, y)
-
-
-def _pairs(x: np.ndarray, y: np.ndarray) -> QtGui.QPainterPath:
-    """One path of disjoint segments (point pairs), built without a Python loop."""
-    from pyqtgraph.functions import arrayToQPath
-    return arrayToQPath(x, y, connect="pairs") if len(x) else QtGui.QPainterPath()
-
-
-def view_state(transform: QtGui.QTransform, width: float, height: float) -> tuple[float, tuple]:
-    """Scale and visible scene rect (left, top, right, bottom) of a device of ``width`` ×
-    ``height`` pixels drawn through ``transform`` (scene → device)."""
-    scale = float(np.sqrt(abs(transform.m11() * transform.m22() - transform.m12() * transform.m21())))
-    inv, ok = transform.inverted()
-    if not ok:
-        return scale, _ALL
-    r = inv.mapRect(QtCore.QRectF(0, 0, width, height))
-    return scale, (r.left(), r.top(), r.right(), r.bottom())
-
-
 class HeatItem(QtWidgets.QGraphicsItem):
     """The overlay's one canvas item: paints the bucket paths and the marks. Each paint
     hands the painter's transform to the overlay, which regroups when the zoom bucket
@@ -279,7 +148,7 @@ class HeatItem(QtWidgets.QGraphicsItem):
         ov.use_view(painter.worldTransform(), dev.width(), dev.height())
         aa = QtGui.QPainter.RenderHint.Antialiasing
         had_aa = painter.testRenderHint(aa)
-        if ov.lod.merged:
+        if ov.lod.merged and painter.worldTransform().m11() < AA_ZOOM:
             painter.setRenderHint(aa, False)      # many cables per pixel: smoothing only blurs
         painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)   # open segments: a brush would only cost
         for pen, path in ov.drawn_paths():
@@ -320,16 +189,12 @@ class TrafficOverlay:
         self.ends = ends
         self._col = np.full(int(cables.max()) + 1 if len(cables) else 0, -1, np.int64)
         self._col[cables] = np.arange(len(cables))
-        self._lods: dict[float, Lod] = {}
-        self.lod = group_segments(ends)
+        box = bounds(ends)
+        self._lods = SegmentLods(ends, box)
+        self.lod = self._lods.lod
         self.item.prepareGeometryChange()
-        if len(cables):
-            pad = 4.0
-            l, t = float(min(ends[0].min(), ends[2].min())), float(min(ends[1].min(), ends[3].min()))
-            r, b = float(max(ends[0].max(), ends[2].max())), float(max(ends[1].max(), ends[3].max()))
-            self.item.rect = QtCore.QRectF(l - pad, t - pad, r - l + 2 * pad, b - t + 2 * pad)
-        else:
-            self.item.rect = QtCore.QRectF()
+        self.item.rect = QtCore.QRectF(box[0], box[1], box[2] - box[0], box[3] - box[1]) if len(cables) \
+            else QtCore.QRectF()
         self.clear()
 
     def set_links(self, fabric: Fabric, n_links: int) -> None:
@@ -358,31 +223,7 @@ class TrafficOverlay:
     # ------------------------------------------------------------------ level of detail
     def use_view(self, transform: QtGui.QTransform, width: float, height: float) -> None:
         """Pick (or build) the grouping for a device drawn through ``transform``."""
-        scale, rect = view_state(transform, width, height)
-        merged = scale < LOD_ZOOM * (1 - 1e-9) and len(self.cables) >= self.lod_min
-        sb = 2.0 ** (np.floor(np.log2(max(scale, 1e-12)) * SCALE_STEPS) / SCALE_STEPS) if merged else 0.0
-        lod = self._lods.get(sb)
-        br = self.item.rect
-        if lod is None or not lod.covers(rect, (br.left(), br.top(), br.right(), br.bottom())):
-            lod = self._group(sb, rect)
-        self.lod = lod
-
-    def _group(self, sb: float, rect: tuple) -> Lod:
-        l, t, r, b = rect
-        mw, mh = (r - l) * WINDOW_MARGIN, (b - t) * WINDOW_MARGIN
-        window = (l - mw, t - mh, r + mw, b + mh)
-        br = self.item.rect
-        if window[0] <= br.left() and window[1] <= br.top() and window[2] >= br.right() \
-                and window[3] >= br.bottom():
-            window = _ALL
-        lod = group_segments(self.ends, window)
-        if sb and len(lod.cols) >= self.lod_min:
-            lod = group_segments(self.ends, window, LOD_CELL_PX / sb)
-        lod = replace(lod, scale=sb if lod.merged else 0.0)
-        if len(self._lods) >= 8:
-            self._lods.pop(next(iter(self._lods)))
-        self._lods[sb] = lod
-        return lod
+        self.lod = self._lods.for_view(transform, width, height, self.lod_min)
 
     def _view_of_scene(self) -> None:
         views = [v for v in self.scene.views() if v.isVisible()]

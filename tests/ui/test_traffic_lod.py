@@ -1,5 +1,5 @@
 """Heatmap level of detail on a real canvas: merged segments never hide the hottest cable,
-marks survive merging, and at 1:1 every cable in the culling window is drawn on its own.
+marks survive merging, and zoomed in past LOD_ZOOM every cable in the culling window is drawn on its own.
 
 Design: a k=8 fat tree (384 cables). Zoomed out 4× past "fit", cables whose two ends
 share 2-px screen cells merge (the overlay's ``lod_min`` is set to 0 so LOD runs on a
@@ -17,7 +17,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from fabricviz.build import k_ary_fat_tree
 from fabricviz.sim.frames import Frame
 from fabricviz.ui.scene import cable_anchors
-from fabricviz.ui.traffic_overlay import BUCKETS, COLORS, LOD_CELL_PX, ColorScale, group_segments
+from fabricviz.ui.traffic_overlay import BUCKETS, COLORS, LOD_CELL_PX, LOD_ZOOM, ColorScale, group_segments
 
 UTIL = ColorScale("utilisation", 0.0, 1.0)
 
@@ -179,17 +179,17 @@ def _meets(line: QtCore.QLineF, rect: QtCore.QRectF) -> bool:
                == QtCore.QLineF.IntersectionType.BoundedIntersection for i in range(4))
 
 
-def test_one_to_one_draws_every_cable_in_the_window_on_its_own(canvas):
+def test_zoomed_in_draws_every_cable_in_the_window_on_its_own(canvas):
     w, f, ov, n = canvas
     util = np.random.default_rng(3).random(n)
     ov.show_frame(frame(n, util), UTIL)
     paint(w)
     assert ov.lod.merged
-    w.view.zoom_by(1.0 / w.view.scale_factor())              # 1:1 on the middle: a slice of the design
+    w.view.zoom_by(LOD_ZOOM / w.view.scale_factor())         # zoomed in on the middle: a slice
     w.view.centerOn(w.scene.content_rect().center())
     paint(w)
     lod = ov.lod
-    assert w.view.scale_factor() == pytest.approx(1.0) and not lod.merged
+    assert w.view.scale_factor() == pytest.approx(LOD_ZOOM) and not lod.merged
     window = QtCore.QRectF(QtCore.QPointF(lod.window[0], lod.window[1]),
                            QtCore.QPointF(lod.window[2], lod.window[3]))
     view = w.view.mapToScene(w.view.viewport().rect()).boundingRect()
@@ -204,9 +204,42 @@ def test_one_to_one_draws_every_cable_in_the_window_on_its_own(canvas):
         assert ov.group_of(c).tolist() == [c]
         assert ov.drawn_color_of(c) == ov.color_of(c) == COLORS[UTIL.bucket(max(util[2 * c], util[2 * c + 1]))]
     assert all(ov.drawn_color_of(c) is None for c in set(lines) - set(in_window))
-    # marks at 1:1: exactly the paused / marking cables' own segments
+    # marks zoomed in: exactly the paused / marking cables' own segments
     pc, ec = in_view[0], in_view[-1]
     ov.show_frame(frame(n, util, paused=[2 * pc + 1], ecn=[2 * ec]), UTIL)
     paint(w)
     assert [c for c in in_window if ov.shows_paused(c)] == [pc]
     assert [c for c in in_window if ov.shows_marking(c)] == [ec]
+
+
+def test_canvas_cables_draw_merged_when_fitted_and_cut_when_zoomed_in(make_window):
+    """The scene's own cable items use the same level of detail: every cable is in exactly
+    one drawn segment when fitted, and zoomed in only cables meeting the window are drawn."""
+    w = make_window()
+    f = k_ary_fat_tree(16)                                   # 3,072 cables
+    w.editor.set_fabric(f)
+    QtWidgets.QApplication.processEvents()
+    w.view.fit_all()
+    paint(w)
+    items = [it for it in w.scene.cables.items.values() if it.lods is not None]
+    assert items and sum(it.path().elementCount() // 2 for it in items) == 3072     # pictures keep all
+    for it in items:
+        lod = it.lods.lod
+        n = it.lods.ends.shape[1]
+        assert lod.merged and lod.segments <= n and sorted(lod.cols.tolist()) == list(range(n))
+    assert sum(it.lods.lod.segments for it in items) < 3072
+    w.view.zoom_by(LOD_ZOOM / w.view.scale_factor())
+    w.view.centerOn(w.scene.content_rect().center())
+    paint(w)
+    view = w.view.mapToScene(w.view.viewport().rect()).boundingRect()
+    shown = [it for it in items if it.sceneBoundingRect().intersects(view)]   # only these are painted
+    assert shown
+    for it in shown:
+        lod = it.lods.lod
+        assert not lod.merged
+        window = QtCore.QRectF(QtCore.QPointF(lod.window[0], lod.window[1]),
+                               QtCore.QPointF(lod.window[2], lod.window[3]))
+        assert window.contains(view)
+        e = it.lods.ends
+        meets = [i for i in range(e.shape[1]) if _meets(QtCore.QLineF(*e[:, i]), window)]
+        assert sorted(lod.cols.tolist()) == meets and lod.segments == len(meets) < e.shape[1]
