@@ -234,6 +234,25 @@ class ChartsDock(QtWidgets.QDockWidget):
         one = len(self.time_ms) == 1          # max-min: a single steady-state point
         self.curves[key].setData(self.time_ms, y * self.scale[key], symbol="o" if one else None,
                                  symbolSize=6)
+        self._fit_y(self.curves[key].getViewBox())
+
+    @staticmethod
+    def _fit_y(vb) -> None:
+        """Autoscale y, except when every point is the same value (a max-min run's single
+        frame): then 0..value, so the axis does not zoom into float noise."""
+        if vb is None:
+            return
+        ys = [np.asarray(it.yData, np.float64) for it in vb.addedItems
+              if isinstance(it, pg.PlotDataItem) and it.isVisible() and it.yData is not None and len(it.yData)]
+        if not ys:
+            return
+        y = np.concatenate(ys)
+        y = y[np.isfinite(y)]
+        lo, hi = (float(y.min()), float(y.max())) if len(y) else (0.0, 0.0)
+        if hi - lo <= 1e-6 * max(abs(hi), abs(lo), 1e-30):
+            vb.setYRange(min(0.0, lo * 1.2), max(hi * 1.2, 0.0) or 1.0, padding=0)
+        else:
+            vb.enableAutoRange(axis=pg.ViewBox.YAxis)
 
     def _set_cc_shown(self, on: bool) -> None:
         """The DCQCN curve and its legend entry only for runs that have it; the title says n/a."""
