@@ -459,23 +459,19 @@ def _flows(fabric: Fabric, p: dict):
 
 
 def _sim(fabric: Fabric, p: dict, routing: str | None = None):
-    from ..sim.engine import fabric_tech, simulate
+    from ..sim.compare import run_workload
+    from ..sim.engine import fabric_tech
     from ..sim.fluid import FluidParams
     flows = _flows(fabric, p)
     model = p.get("model", "maxmin")
     tech = fabric_tech(fabric)
     routing = routing or p.get("routing")
-    provider = None
-    if tech == "ib" and routing in (None, "static"):
-        from ..ib.routing import route
-        from ..sim.paths import sm_paths
-        provider = sm_paths(route(fabric, p.get("engine", "minhop")))
     fluid = None
     if model == "fluid":
         fluid = FluidParams(cc=p.get("cc", "none" if tech == "ib" else "dcqcn"),
                             flow_control=p.get("flow_control", "credit" if tech == "ib" else "pfc"))
-    return simulate(fabric, flows, routing, model, float(p.get("duration_ms", 10)) * 1e-3,
-                    int(p.get("seed", 0)), provider=provider, fluid=fluid)
+    return run_workload(fabric, flows, model, float(p.get("duration_ms", 10)) * 1e-3, int(p.get("seed", 0)),
+                        routing, p.get("engine", "minhop"), fluid=fluid)
 
 
 def _simulate(run: _Run, p: dict) -> tuple[list[str], dict]:

@@ -117,6 +117,8 @@ class MainWindow(QtWidgets.QMainWindow):
         bom_view.integrate(self)
         sweep_dock.integrate(self)
         traffic_dock.integrate(self)
+        from . import compare_view               # View ▸ InfiniBand vs RoCE… (the same workload on both)
+        compare_view.integrate(self)
         from . import lessons_ui                 # Lessons menu, lesson dock, presentation mode (F5)
         lessons_ui.integrate(self)
         # a calm first view: the run docks open from the View menu (or when a run starts)

@@ -40,16 +40,10 @@ PLAY_MS = 33
 def run_traffic(fabric: Fabric, spec: str, model: str, routing: str | None, engine: str,
                 duration_s: float, seed: int, progress: Callable[[float], None] | None = None):
     """Workload + routes + engine, as ``fabricviz simulate`` runs them (a pure function)."""
-    from fabricviz.sim.engine import fabric_tech, simulate
+    from fabricviz.sim.compare import run_workload
     from fabricviz.sim.workloads import make_workload
-    flows = make_workload(fabric, spec, seed=seed)
-    provider = None
-    if fabric_tech(fabric) == "ib" and routing in (None, "static") and engine != "dmodk":
-        from fabricviz.ib.routing import route
-        from fabricviz.sim.paths import sm_paths
-        provider = sm_paths(route(fabric, engine))
-    return simulate(fabric, flows, routing, model, duration_s, seed, provider=provider,
-                    progress=progress if model == "fluid" else None)
+    return run_workload(fabric, make_workload(fabric, spec, seed=seed), model, duration_s, seed, routing, engine,
+                        progress)
 
 
 @dataclass(frozen=True)
