@@ -10,9 +10,6 @@ legend), drawn by a main window in a child process so this one stays Qt-free.
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from ..model import FabricError
@@ -61,15 +58,6 @@ def _screenshot(ref: str, step: int, out: str, width: int) -> None:
     window (offscreen without a display), steps to it and draws the canvas with its overlays."""
     if not 200 <= width <= 20000:
         raise FabricError(f"--width {width}: use 200 to 20000 pixels")
-    env = dict(os.environ)
-    if sys.platform.startswith("linux") and not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY")):
-        env.setdefault("QT_QPA_PLATFORM", "offscreen")
-    proc = subprocess.run([sys.executable, "-m", "fabricviz.ui.lesson_shot", ref, "--step", str(step),
-                           "-o", str(out), "--width", str(width)], env=env, capture_output=True, text=True)
-    if proc.stdout:
-        print(proc.stdout.strip())
-    if proc.returncode:
-        err = [ln for ln in proc.stderr.splitlines() if ln.startswith("fabricviz: error: ")]
-        if err:
-            raise FabricError(err[-1][len("fabricviz: error: "):])
-        raise FabricError(f"screenshot failed (exit {proc.returncode}): {proc.stderr.strip()[-300:]}")
+    from .render import qt_child
+    qt_child("fabricviz.ui.lesson_shot", [ref, "--step", str(step), "-o", str(out), "--width", str(width)],
+             "screenshot")

@@ -34,16 +34,21 @@ def run(args: argparse.Namespace) -> int:
         raise FabricError(f"--width {args.width}: use 200 to 20000 pixels")
     if not Path(args.file).is_file():
         raise FabricError(f"{args.file}: no such file")
+    qt_child("fabricviz.ui.export", [args.file, "-o", str(out), "--width", str(args.width)], "render")
+    return 0
+
+
+def qt_child(module: str, argv: list[str], what: str) -> None:
+    """Run ``python -m module argv`` (a Qt program; offscreen without a display) and pass its
+    output on; its ``fabricviz: error:`` line becomes this process's FabricError."""
     env = dict(os.environ)
     if sys.platform.startswith("linux") and not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY")):
         env.setdefault("QT_QPA_PLATFORM", "offscreen")
-    proc = subprocess.run([sys.executable, "-m", "fabricviz.ui.export", args.file, "-o", str(out),
-                           "--width", str(args.width)], env=env, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", module, *argv], env=env, capture_output=True, text=True)
     if proc.stdout:
         print(proc.stdout.strip())
     if proc.returncode:
         err = [ln for ln in proc.stderr.splitlines() if ln.startswith("fabricviz: error: ")]
         if err:
             raise FabricError(err[-1][len("fabricviz: error: "):])
-        raise FabricError(f"render failed (exit {proc.returncode}): {proc.stderr.strip()[-300:]}")
-    return 0
+        raise FabricError(f"{what} failed (exit {proc.returncode}): {proc.stderr.strip()[-300:]}")

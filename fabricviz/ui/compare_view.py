@@ -14,7 +14,6 @@ side's numbers and the difference, with the plain-English summary under it.
 
 from __future__ import annotations
 
-import time
 from typing import Any, Callable
 
 import numpy as np
@@ -27,6 +26,7 @@ from fabricviz.ui.scene import FabricScene
 from fabricviz.ui.traffic_dock import IB_ENGINES, PLAY_MS, WORKLOADS
 from fabricviz.ui.traffic_overlay import METRICS, LegendBar, TrafficOverlay, scale_for
 from fabricviz.ui.view import CanvasView
+from fabricviz.ui.worker import EngineJob, JobSignals
 
 SIDES = ("ib", "roce")
 SIDE_NAMES = {"ib": "InfiniBand", "roce": "RoCE"}
@@ -98,42 +98,6 @@ class ReadOnlyCanvas(CanvasView):
         event.ignore()
 
 
-class _Signals(QtCore.QObject):
-    progress = QtCore.Signal(int, float)
-    done = QtCore.Signal(int, object, object, float)      # run id, TechComparison or None, error, seconds
-
-
-class _CompareJob(QtCore.QRunnable):
-    """Twin + both runs, off the UI thread."""
-
-    def __init__(self, run_id: int, design: Fabric, args: dict[str, Any], signals: _Signals) -> None:
-        super().__init__()
-        self.run_id, self.design, self.args, self.signals = run_id, design, args, signals
-
-    def run(self) -> None:
-        from fabricviz.sim.compare import compare_techs
-        t0 = time.perf_counter()
-        last = [0.0]
-
-        def progress(x: float) -> None:
-            if x - last[0] >= 0.01 or x >= 1.0:
-                last[0] = x
-                try:
-                    self.signals.progress.emit(self.run_id, float(x))
-                except RuntimeError:
-                    pass
-        try:
-            res, err = compare_techs(self.design, progress=progress, **self.args), None
-        except FabricError as exc:
-            res, err = None, str(exc)
-        except Exception as exc:  # a real bug: reported in the window, never raised in the worker
-            res, err = None, f"{type(exc).__name__}: {exc}"
-        try:
-            self.signals.done.emit(self.run_id, res, err, time.perf_counter() - t0)
-        except RuntimeError:      # the window is gone
-            pass
-
-
 class TechCompareWindow(QtWidgets.QDialog):
     """See the module doc. ``comparison`` is the last TechComparison shown (None before)."""
 
@@ -149,7 +113,7 @@ class TechCompareWindow(QtWidgets.QDialog):
         self._source = source if callable(source) else (lambda: source)
         self.pool = QtCore.QThreadPool(self)
         self.pool.setMaxThreadCount(1)
-        self._signals = _Signals(self)
+        self._signals = JobSignals(self)
         self._signals.progress.connect(self._progress)
         self._signals.done.connect(self._done)
         self._run_id = 0
@@ -352,7 +316,9 @@ class TechCompareWindow(QtWidgets.QDialog):
         self.progress.setValue(0)
         self.status.setText(f"building the twin of {design.name} and running {args['workload_spec']} "
                             f"({model}) on both…")
-        self.pool.start(_CompareJob(self._run_id, design, args, self._signals))
+        from fabricviz.sim.compare import compare_techs
+        self.pool.start(EngineJob(self._run_id, lambda progress: compare_techs(design, progress=progress, **args),
+                                  self._signals))
         return True
 
     def wait(self, msecs: int = -1) -> bool:

@@ -20,7 +20,6 @@ elsewhere (a lesson's worker) exactly as if the dock had run it.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
@@ -28,6 +27,7 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric, FabricError
+from fabricviz.ui.worker import EngineJob, JobSignals
 from fabricviz.ui.traffic_overlay import METRICS, ColorScale, LegendBar, scale_for
 
 WORKLOADS = ("permutation", "incast", "ring", "alltoall", "shift")
@@ -67,39 +67,6 @@ class RunChoice:
         return f"static ({self.engine})" if tech == "ib" and r == "static" else r
 
 
-class _Signals(QtCore.QObject):
-    progress = QtCore.Signal(int, float)              # run id, fraction done
-    done = QtCore.Signal(int, object, object, float)  # run id, SimResult or None, error or None, seconds
-
-
-class _SimJob(QtCore.QRunnable):
-    def __init__(self, run_id: int, args: tuple, signals: _Signals) -> None:
-        super().__init__()
-        self.run_id, self.args, self.signals = run_id, args, signals
-
-    def run(self) -> None:
-        t0 = time.perf_counter()
-        last = [0.0]
-
-        def progress(x: float) -> None:
-            if x - last[0] >= 0.01 or x >= 1.0:
-                last[0] = x
-                try:
-                    self.signals.progress.emit(self.run_id, float(x))
-                except RuntimeError:
-                    pass
-        try:
-            res, err = run_traffic(*self.args, progress=progress), None
-        except FabricError as exc:
-            res, err = None, str(exc)
-        except Exception as exc:  # a torn read during an edit, or a real bug: reported, never raised
-            res, err = None, f"{type(exc).__name__}: {exc}"
-        try:
-            self.signals.done.emit(self.run_id, res, err, time.perf_counter() - t0)
-        except RuntimeError:      # the dock is gone
-            pass
-
-
 class TrafficDock(QtWidgets.QDockWidget):
     """Workload controls, frame scrubber and heatmap legend; see the module doc."""
 
@@ -114,7 +81,7 @@ class TrafficDock(QtWidgets.QDockWidget):
         self._source: Callable[[], Fabric] = fabric if callable(fabric) else (lambda: fabric)
         self.pool = QtCore.QThreadPool(self)
         self.pool.setMaxThreadCount(1)
-        self._signals = _Signals(self)
+        self._signals = JobSignals(self)
         self._signals.progress.connect(self._progress)
         self._signals.done.connect(self._done)
         self._run_id = 0
@@ -338,7 +305,9 @@ class TrafficDock(QtWidgets.QDockWidget):
                                 f"{choice.route_label(tech)}…")
         else:
             self.status.setText(f"running {choice.spec} ({choice.model}) on {f.name}…")
-        self.pool.start(_SimJob(self._run_id, choice.args(f), self._signals))
+        args = choice.args(f)
+        self.pool.start(EngineJob(self._run_id, lambda progress: run_traffic(*args, progress=progress),
+                                  self._signals))
 
     def _routing_toggled(self) -> None:
         """Routing or engine changed by the user: re-run the shown run with the new choice (after
