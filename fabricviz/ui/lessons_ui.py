@@ -225,6 +225,8 @@ def open_lesson(window: Any, ref: str) -> bool:
     dock.start(lesson)
     dock.show()
     dock.raise_()
+    if not dock.isFloating():          # room to read the explanation without scrolling
+        window.resizeDocks([dock], [max(320, int(window.height() * 0.6))], QtCore.Qt.Orientation.Vertical)
     window.statusBar().showMessage(f"opened {name}", 5000)
     return True
 
