@@ -1,10 +1,19 @@
-"""The inspector dock: what is selected, its ports and cables; edits become undo commands."""
+"""The inspector dock: what is selected, its ports and cables; edits become undo commands.
+
+A selected InfiniBand switch also shows its LFT, routed off the UI thread (see
+:class:`Inspector`) and shown through :class:`LftModel` so big tables fill at once.
+"""
 
 from __future__ import annotations
 
+import threading
+from typing import Callable
+
+import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from fabricviz.model import CABLE_TYPES
+from fabricviz.ib.subnet import NO_PATH
+from fabricviz.model import CABLE_TYPES, FabricError
 from fabricviz.model.guid import format_guid
 from fabricviz.ui import theme as th
 from fabricviz.ui.describe import KIND_NAMES, noun, plural, port_rows, rate_choices
@@ -22,13 +31,93 @@ def parse_guid(text: str) -> int:
 #: Columns of the ports table.
 COLS = ("Port", "LID", "Port GUID", "Rate", "State", "Connected to", "Cable")
 C_PORT, C_LID, C_GUID, C_RATE, C_STATE, C_PEER, C_CABLE = range(len(COLS))
-#: Without the Subnet Manager dock's routing, switch LFTs are computed here up to this many switches.
-LFT_SWITCHES = 500
-NO_PATH = 255
+#: Columns of the LFT table.
+LFT_COLS = ("LID", "→ port", "destination")
+#: A result made stale by an edit is routed again once edits pause this long (ms).
+IDLE_MS = 150
+
+
+def lid_destinations(r) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every assigned LID of a routing, sorted, with its owner: (lids, is_switch, switch or CA port index).
+
+    The array form of ``Routing.lid_owner()`` (LMC > 0: every LID of a CA port's range).
+    """
+    sw = np.flatnonzero(r.lids.sw_lid)
+    ca = np.flatnonzero(r.lids.ca_lid)
+    step = int(r.lids.lids_per_ca_port)
+    ca_lids = (r.lids.ca_lid[ca][:, None].astype(np.int64) + np.arange(step)).ravel()
+    lids = np.concatenate([r.lids.sw_lid[sw].astype(np.int64), ca_lids])
+    is_sw = np.concatenate([np.ones(len(sw), bool), np.zeros(len(ca_lids), bool)])
+    idx = np.concatenate([sw, np.repeat(ca, step)])
+    order = np.argsort(lids, kind="stable")
+    return lids[order], is_sw[order], idx[order]
+
+
+class LftModel(QtCore.QAbstractTableModel):
+    """One switch's LFT (LID, egress port, destination) read from arrays as the view asks.
+
+    A big leaf holds tens of thousands of LIDs: the view asks only for the rows it
+    paints, so filling costs an array slice instead of one item object per cell.
+    """
+
+    def __init__(self, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.lids = np.zeros(0, np.int64)
+        self.ports = np.zeros(0, np.int64)
+        self._name: Callable[[int], str] = str
+        self.source: tuple = (None, None)
+
+    def set_rows(self, lids: np.ndarray, ports: np.ndarray, name: Callable[[int], str],
+                 routing: object = None, switch: int | None = None) -> None:
+        """Show new rows; ``name(k)`` names row k's destination.
+
+        The same routing and switch again (a rename, a move): names refresh, the scroll stays.
+        """
+        if routing is not None and routing is self.source[0] and switch == self.source[1]:
+            self._name = name
+            if len(lids):
+                self.dataChanged.emit(self.index(0, 2), self.index(len(lids) - 1, 2))
+            return
+        self.beginResetModel()
+        self.lids, self.ports, self._name, self.source = lids, ports, name, (routing, switch)
+        self.endResetModel()
+
+    def clear(self) -> None:
+        self.set_rows(np.zeros(0, np.int64), np.zeros(0, np.int64), str)
+
+    def row(self, k: int) -> tuple[int, int, str]:
+        return int(self.lids[k]), int(self.ports[k]), self._name(k)
+
+    def rowCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.lids)
+
+    def columnCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(LFT_COLS)
+
+    def data(self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or role != QtCore.Qt.ItemDataRole.DisplayRole:
+            return None
+        k, c = index.row(), index.column()
+        return str(int(self.lids[k])) if c == 0 else str(int(self.ports[k])) if c == 1 else self._name(k)
+
+    def headerData(self, section: int, orientation: QtCore.Qt.Orientation,  # noqa: N802
+                   role: int = QtCore.Qt.ItemDataRole.DisplayRole):
+        if role == QtCore.Qt.ItemDataRole.DisplayRole and orientation == QtCore.Qt.Orientation.Horizontal:
+            return LFT_COLS[section]
+        return None
 
 
 class Inspector(QtWidgets.QDockWidget):
-    """Dock ``inspector``: the selected device (ports and peers) or cable (type, length, rate)."""
+    """Dock ``inspector``: the selected device (ports and peers) or cable (type, length, rate).
+
+    A switch's LFT comes from the Subnet Manager dock's routing when it has one for
+    this design, else from minhop run here in a worker thread (``lft_ready`` fires
+    when a result for the current design arrives; a stale one is thrown away).
+    """
+
+    lft_ready = QtCore.Signal()
+    _lft_delivered = QtCore.Signal(int, object, object)      # generation, fabric, Routing | error text
+    _lft_progress = QtCore.Signal(int, int, int)             # generation, LIDs routed, LIDs in all
 
     def __init__(self, editor: Editor, scene: FabricScene, parent: QtWidgets.QWidget | None = None):
         super().__init__("Inspector", parent)
@@ -87,17 +176,40 @@ class Inspector(QtWidgets.QDockWidget):
         self.lft_title.setObjectName("inspector_lft_title")
         self.lft_title.setWordWrap(True)
         lay.addWidget(self.lft_title)
-        self.lft = QtWidgets.QTableWidget(0, 3, body)
+        self.lft_busy = QtWidgets.QProgressBar(body)
+        self.lft_busy.setObjectName("inspector_lft_busy")
+        self.lft_busy.setRange(0, 0)           # indeterminate until the engine reports progress
+        self.lft_busy.setMaximumHeight(14)
+        self.lft_busy.setTextVisible(False)
+        lay.addWidget(self.lft_busy)
+        self.lft_model = LftModel(self)
+        self.lft = QtWidgets.QTableView(body)
         self.lft.setObjectName("inspector_lft")
-        self.lft.setHorizontalHeaderLabels(["LID", "→ port", "destination"])
+        self.lft.setModel(self.lft_model)
         self.lft.setToolTip("this switch's linear forwarding table: destination LID → egress port "
                             "(0 = the switch itself)")
-        self.lft.verticalHeader().setVisible(False)
-        self.lft.verticalHeader().setDefaultSectionSize(18)
+        vh = self.lft.verticalHeader()
+        vh.setVisible(False)
+        vh.setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Fixed)   # no per-row size queries
+        vh.setDefaultSectionSize(18)
         self.lft.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.lft.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+        self.lft.setWordWrap(False)
         self.lft.horizontalHeader().setStretchLastSection(True)
         lay.addWidget(self.lft, 1)
-        self._routing: tuple | None = None     # (fabric, Routing | error text) computed here
+        self._gen = 0                           # bumped by every edit that can change routes
+        self._routed: tuple | None = None       # (generation, fabric, Routing | error text) computed here
+        self._routing_gen: int | None = None    # generation a worker is routing
+        self._router: threading.Thread | None = None
+        self._dest: tuple | None = None         # (Routing, lid_destinations of it)
+        self.routings = 0                       # results delivered (current or stale)
+        self.discarded = 0                      # of which stale: the design changed meanwhile
+        self._idle = QtCore.QTimer(self)        # runs out once route-changing edits pause
+        self._idle.setSingleShot(True)
+        self._idle.setInterval(IDLE_MS)
+        self._idle.timeout.connect(self._on_idle)
+        self._lft_delivered.connect(self._on_routed, QtCore.Qt.ConnectionType.QueuedConnection)
+        self._lft_progress.connect(self._on_progress, QtCore.Qt.ConnectionType.QueuedConnection)
         lay.addStretch(0)           # keeps the summary at the top while the table is hidden
         self.setWidget(body)
         self.name.editingFinished.connect(self._rename)
@@ -122,7 +234,9 @@ class Inspector(QtWidgets.QDockWidget):
 
     def _on_fabric_event(self, e) -> None:
         if e is None or not (e.what == "device" and e.attr in ("pos", "name")):
-            self._routing = None
+            self._gen += 1                      # a result routed before this edit is stale
+            self._routed = None
+            self._idle.start()
         if e is None:
             self.lids.set_fabric(self.editor.fabric)
         else:
@@ -152,6 +266,7 @@ class Inspector(QtWidgets.QDockWidget):
         for w in (self.name, self.guid, self.length, self.ctype, self.cpart, self.ports):
             w.blockSignals(True)
         self.lft_title.hide()
+        self.lft_busy.hide()
         self.lft.hide()
         try:
             if self.device is not None and f.devices_t.exists(self.device):
@@ -207,62 +322,152 @@ class Inspector(QtWidgets.QDockWidget):
 
     # ------------------------------------------------------------------ LFT
     def routing(self):
-        """(Routing or None, where it came from or why there is none) for the current design.
+        """(Routing or None, where it came from, or why there is none, or that it is on its way).
 
         The Subnet Manager dock's routing when it has one for this design (its
-        engine), else minhop computed here for up to ``LFT_SWITCHES`` switches.
+        engine), else minhop computed here in a worker thread, one at a time, started
+        once edits that change routes pause for ``IDLE_MS``: until it delivers,
+        ``lft_pending`` is true and the text says what is running.
         """
         f = self.editor.fabric
-        dock = getattr(self.parent(), "sweep_dock", None)
-        r = getattr(dock, "routing", None)
-        if r is not None and getattr(dock, "timeline", None) is not None and r.subnet.fabric is f:
+        r = self._sweep_routing()
+        if r is not None:
             return r, f"from the Subnet Manager sweep ({r.routed_by})"
-        if self._routing is None or self._routing[0] is not f:
-            from fabricviz.ib.routing import route
-            from fabricviz.model import FabricError
-            n_sw = len(f.device_ids("ib_switch"))
-            if n_sw > LFT_SWITCHES:
-                got = f"{n_sw:,} switches: open the Subnet Manager sweep to route them"
-            else:
-                try:
-                    got = route(f)
-                except FabricError as exc:
-                    got = str(exc)
-            self._routing = (f, got)
-        got = self._routing[1]
+        got = self._current()
+        if got is None:
+            if self._routing_gen is None and not self._idle.isActive():
+                self._start_routing(f)          # one worker at a time, once route-changing edits pause
+            return None, f"routing {plural(len(f.device_ids('ib_switch')), 'switch')} with minhop…"
         return (None, got) if isinstance(got, str) else (got, f"computed here ({got.routed_by})")
 
+    @property
+    def lft_pending(self) -> bool:
+        """True while the LFTs of the current design are being computed here."""
+        return self._sweep_routing() is None and self._current() is None
+
+    def _sweep_routing(self):
+        """The Subnet Manager dock's routing if it has one for this design."""
+        dock = getattr(self.parent(), "sweep_dock", None)
+        r = getattr(dock, "routing", None)
+        ok = r is not None and getattr(dock, "timeline", None) is not None and r.subnet.fabric is self.editor.fabric
+        return r if ok else None
+
+    def _current(self):
+        """This design's result computed here (Routing or error text), or None."""
+        got = self._routed
+        return got[2] if got is not None and got[0] == self._gen and got[1] is self.editor.fabric else None
+
+    def _start_routing(self, f) -> None:
+        from fabricviz.ib.routing import route
+        gen = self._routing_gen = self._gen
+        self.lft_busy.setRange(0, 0)
+
+        def progress(done: int, total: int) -> None:
+            try:
+                self._lft_progress.emit(gen, done, total)
+            except RuntimeError:            # the window closed meanwhile
+                pass
+
+        def work() -> None:
+            try:
+                got = route(f, progress=progress)
+            except FabricError as exc:
+                got = str(exc)
+            except Exception as exc:  # the model changed under the worker: the result is stale anyway
+                got = f"could not route: {exc}"
+            try:
+                self._lft_delivered.emit(gen, f, got)
+            except RuntimeError:
+                pass
+
+        self._router = threading.Thread(target=work, name="fabricviz-inspector-lft", daemon=True)
+        self._router.start()
+
+    def _on_progress(self, gen: int, done: int, total: int) -> None:
+        if gen == self._gen and self._routing_gen == gen:
+            self.lft_busy.setRange(0, total)
+            self.lft_busy.setValue(done)
+
+    def _on_routed(self, gen: int, f, got) -> None:
+        """A worker's result: keep it if the design is unchanged, else drop it and route again."""
+        self._routing_gen = None
+        self.routings += 1
+        if gen == self._gen and f is self.editor.fabric:
+            self._routed = (gen, f, got)
+            self.lft_ready.emit()
+        else:
+            self.discarded += 1
+        self._refresh_lft()                 # fills the table, or starts over (once idle) if a switch waits
+
+    def _on_idle(self) -> None:
+        if self._routing_gen is None and self.lft_pending:
+            self._refresh_lft()
+
+    def _refresh_lft(self) -> None:
+        """Show the selected switch's LFT section again (routing it if need be)."""
+        f, d = self.editor.fabric, self.device
+        if (d is not None and f is not None and f.devices_t.exists(d) and f.device(d).kind == "ib_switch"
+                and self.lft_title.isVisibleTo(self) and has_ib(f)):
+            self._show_lft(d)
+
+    def wait_routing(self, timeout: float = 60.0) -> None:
+        """Tests and shutdown: let a running LFT worker finish."""
+        if self._router is not None:
+            self._router.join(timeout)
+
+    def _destinations(self, r):
+        if self._dest is None or self._dest[0] is not r:
+            self._dest = (r, lid_destinations(r))
+        return self._dest[1]
+
+    def lft_arrays(self, r, d: int) -> tuple[np.ndarray, np.ndarray, Callable[[int], str]]:
+        """Switch ``d``'s routed LIDs (sorted), their egress ports, and ``name(k)`` of row k's destination."""
+        sn, f = r.subnet, self.editor.fabric
+        lids, is_sw, idx = self._destinations(r)
+        row = r.lft[sn.sw_index[d]]
+        keep = np.flatnonzero(lids < len(row))
+        keep = keep[row[lids[keep]] != NO_PATH]
+        ports = row[lids[keep]].astype(np.int64)
+        sw_k, idx_k = is_sw[keep], idx[keep]
+
+        def name(k: int) -> str:
+            i = int(idx_k[k])
+            return sn.switch_name(i) if sw_k[k] else f.port_name(int(sn.ca_ports[i]))
+        return lids[keep], ports, name
+
     def lft_rows(self, d: int) -> list[tuple[int, int, str]]:
-        """(LID, egress port, destination name) for every routed LID of switch ``d``."""
+        """(LID, egress port, destination name) for every routed LID of switch ``d`` (empty while pending)."""
         r, _why = self.routing()
         if r is None or d not in r.subnet.sw_index:
             return []
-        sn, f = r.subnet, self.editor.fabric
-        owner = r.lid_owner()
-        row = r.switch_lft(d)
-        out = []
-        for lid in sorted(owner):
-            if lid >= len(row) or int(row[lid]) == NO_PATH:
-                continue
-            kind, i = owner[lid]
-            name = sn.switch_name(i) if kind == "sw" else f.port_name(int(sn.ca_ports[i]))
-            out.append((lid, int(row[lid]), name))
-        return out
+        lids, ports, name = self.lft_arrays(r, d)
+        return [(int(lids[k]), int(ports[k]), name(k)) for k in range(len(lids))]
 
     def _show_lft(self, d: int) -> None:
         r, why = self.routing()
-        rows = self.lft_rows(d) if r is not None else []
-        if r is not None and d not in r.subnet.sw_index:
-            why = "not reachable from the SM"
-        self.lft_title.setText(f"<b>LFT</b> — {len(rows):,} routed LIDs, {why}" if r is not None
-                               and d in r.subnet.sw_index else f"<b>LFT</b> — none: {why}")
         self.lft_title.show()
-        self.lft.setRowCount(len(rows))
-        for k, (lid, port, name) in enumerate(rows):
-            for c, text in enumerate((str(lid), str(port), name)):
-                self.lft.setItem(k, c, QtWidgets.QTableWidgetItem(text))
-        self.lft.resizeColumnsToContents()
-        self.lft.setVisible(bool(rows))
+        pending = r is None and self.lft_pending
+        self.lft_busy.setVisible(pending)
+        if r is None or d not in r.subnet.sw_index:
+            if r is not None:
+                why = "not reachable from the SM"
+            self.lft_title.setText(f"<b>LFT</b> — {why}" if pending else f"<b>LFT</b> — none: {why}")
+            self.lft_model.clear()
+            self.lft.hide()
+            return
+        lids, ports, name = self.lft_arrays(r, d)
+        self.lft_title.setText(f"<b>LFT</b> — {len(lids):,} routed LIDs, {why}")
+        self.lft_model.set_rows(lids, ports, name, routing=r, switch=d)
+        self._size_lft_columns(lids, ports)
+        self.lft.setVisible(len(lids) > 0)
+
+    def _size_lft_columns(self, lids: np.ndarray, ports: np.ndarray) -> None:
+        """Fit LID and port columns to their widest number (no per-row size queries); names stretch."""
+        fm = self.lft.fontMetrics()
+        pad = 4 * self.lft.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_HeaderMargin) + 8
+        for c, texts in enumerate(((LFT_COLS[0], str(int(lids.max())) if len(lids) else ""),
+                                   (LFT_COLS[1], str(int(ports.max())) if len(ports) else ""))):
+            self.lft.setColumnWidth(c, max(fm.horizontalAdvance(t) for t in texts) + pad)
 
     def _clear_ports(self) -> None:
         self.ports.setRowCount(0)
