@@ -213,6 +213,14 @@ def switch_distances(sn: Subnet) -> np.ndarray:
     dst = sn.nbr_sw[rows, cols]
     keep = dst != rows
     g = coo_matrix((np.ones(int(keep.sum())), (rows[keep], dst[keep])), shape=(S, S)).tocsr()
-    d = shortest_path(g, directed=False, unweighted=True)
-    out = np.where(np.isfinite(d), d, NO_PATH).astype(np.uint8)
+    out = np.empty((S, S), np.uint8)
+    # BFS from CHUNK sources per call: scipy holds the GIL for a whole call, so a GUI routing
+    # in a worker thread would freeze for the full k=32 all-pairs run (~0.2 s) in one piece
+    for lo in range(0, S, DISTANCE_CHUNK):
+        d = shortest_path(g, directed=False, unweighted=True, indices=np.arange(lo, min(lo + DISTANCE_CHUNK, S)))
+        out[lo:lo + len(d)] = np.where(np.isfinite(d), d, NO_PATH)
     return out
+
+
+#: Source switches per shortest_path call in :func:`switch_distances`.
+DISTANCE_CHUNK = 64
