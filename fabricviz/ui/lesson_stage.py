@@ -290,6 +290,7 @@ class LessonStage(QtCore.QObject):
             if self._traffic_result is not None and traffic.result is self._traffic_result:
                 traffic.clear()
             self._traffic_result = None
+            self.dock.legend.hide()
             return
         if traffic.result is not res:
             traffic.adopt(res, fab)
@@ -297,7 +298,13 @@ class LessonStage(QtCore.QObject):
         if not (pres is not None and pres.active):        # its legend and frame slider, beside the lesson
             traffic.show()
             traffic.raise_()
+        else:                     # presentation: the canvas and the lesson only (its own legend)
+            for d in (traffic, getattr(self.window, "charts_dock", None)):
+                if d is not None:
+                    d.hide()
         self._traffic_result = res
+        self.dock.legend.set_scale(traffic.scale)
+        self.dock.legend.show()
         if len(res.frames) > 1:
             if animate:
                 traffic.set_frame(0)

@@ -84,6 +84,11 @@ class LessonDock(QtWidgets.QDockWidget):
         mono.setPointSizeF(self.font().pointSizeF() * 1.1)
         self.lines.setFont(mono)
         outer.addWidget(self.lines, 2)
+        from fabricviz.ui.traffic_overlay import LegendBar
+        self.legend = LegendBar(w)             # the heatmap's scale on traffic steps (presentation mode
+        self.legend.setObjectName("lesson_legend")   # hides the Traffic dock that normally shows it)
+        self.legend.hide()
+        outer.addWidget(self.legend)
         row = QtWidgets.QHBoxLayout()
         self.prev_button = QtWidgets.QPushButton("◀ Prev", w)
         self.prev_button.setObjectName("lesson_prev")

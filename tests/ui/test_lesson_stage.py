@@ -163,8 +163,10 @@ def test_every_lesson_steps_to_its_end_on_the_canvas(qtbot, make_window):
             traffic = w.traffic_dock
             if res is None:
                 assert traffic.result is None or traffic.result is not stage._traffic_result
+                assert dock.legend.isHidden()
                 continue
             assert traffic.result is res and traffic.frame == len(res.frames) - 1
+            assert not dock.legend.isHidden() and dock.legend.texts() == traffic.legend.texts()
             ov = w.traffic_view.overlay
             fr = res.frames[-1]
             c = int(ov.cables[np.argmax(ov.cable_values(fr.link_util))])
@@ -172,3 +174,16 @@ def test_every_lesson_steps_to_its_end_on_the_canvas(qtbot, make_window):
             assert ov.color_of(c) == traffic.scale.color(hot), (name, k)
         dock.go(0)
         assert w.editor.fabric is dock.results[0].data["fabric"]
+
+
+def test_presentation_keeps_only_canvas_and_lesson_on_traffic_steps(qtbot, make_window):
+    w = make_window()
+    dock, stage = _open(qtbot, w, 5)
+    w.action_presentation.trigger()
+    dock.go(1)                                   # PFC alone: a fluid run plays on the canvas
+    res = dock.results[1].data["result"]
+    assert w.traffic_dock.result is res and w.traffic_dock.timer.isActive()      # its frames play
+    assert not w.traffic_dock.isVisible() and not w.charts_dock.isVisible()
+    assert dock.isVisible() and not dock.legend.isHidden()
+    assert dock.legend.texts() == ("0 %", "100 %")
+    w.action_presentation.trigger()
