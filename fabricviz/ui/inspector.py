@@ -7,7 +7,7 @@ A selected InfiniBand switch also shows its LFT, routed off the UI thread (see
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 from PySide6 import QtCore, QtWidgets
@@ -20,6 +20,7 @@ from fabricviz.ui.describe import KIND_NAMES, noun, plural, port_rows, rate_choi
 from fabricviz.ui.editor import Editor
 from fabricviz.ui.lid_cache import UNKNOWN, LidCache, has_ib
 from fabricviz.ui.scene import FabricScene
+from fabricviz.ui.worker import start_thread
 
 
 def parse_guid(text: str) -> int:
@@ -368,20 +369,14 @@ class Inspector(QtWidgets.QDockWidget):
             except RuntimeError:            # the window closed meanwhile
                 pass
 
-        def work() -> None:
-            try:
-                got = route(f, progress=progress)
-            except FabricError as exc:
-                got = str(exc)
-            except Exception as exc:  # the model changed under the worker: the result is stale anyway
-                got = f"could not route: {exc}"
-            try:
-                self._lft_delivered.emit(gen, f, got)
-            except RuntimeError:
-                pass
+        def deliver(got: Any) -> None:
+            if isinstance(got, FabricError):
+                got = str(got)
+            elif isinstance(got, Exception):  # the model changed under the worker: the result is stale anyway
+                got = f"could not route: {got}"
+            self._lft_delivered.emit(gen, f, got)
 
-        self._router = threading.Thread(target=work, name="fabricviz-inspector-lft", daemon=True)
-        self._router.start()
+        self._router = start_thread(lambda: route(f, progress=progress), deliver, "fabricviz-inspector-lft")
 
     def _on_progress(self, gen: int, done: int, total: int) -> None:
         if gen == self._gen and self._routing_gen == gen:

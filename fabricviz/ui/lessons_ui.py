@@ -16,6 +16,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.anim.lessons import Lesson, StepResult, bundled, find_lesson, load_lesson, run_lesson
 from fabricviz.model import FabricError
+from fabricviz.ui.worker import start_thread
 
 #: The editing docks presentation mode hides; every other dock but the lesson's goes too.
 PRESENTATION_HIDES = ("palette_dock", "inspector", "history", "findings_dock")
@@ -117,19 +118,11 @@ class LessonDock(QtWidgets.QDockWidget):
         self.lesson, self.results, self.error, self.k = lesson, None, None, 0
         relay = self._relay
 
-        def work() -> None:
-            results, error = None, None
-            try:
-                results = run_lesson(lesson)
-            except Exception as exc:   # shown in the dock, never raised in a thread
-                error = str(exc)
-            try:
-                relay.done.emit(token, results, error)
-            except RuntimeError:       # the dock went away meanwhile
-                pass
+        def deliver(out: Any) -> None:
+            failed = isinstance(out, Exception)
+            relay.done.emit(token, None if failed else out, str(out) if failed else None)
 
-        self._thread = threading.Thread(target=work, name="lesson", daemon=True)
-        self._thread.start()
+        self._thread = start_thread(lambda: run_lesson(lesson), deliver, "lesson")
         self._render()
 
     def wait(self, timeout: float | None = None) -> None:

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 from PySide6 import QtCore
 
 from fabricviz.model import Fabric, FabricError
 from fabricviz.model import events as ev
+from fabricviz.ui.worker import start_thread
 
 #: Subnets with more switches than this get their LIDs in a worker thread.
 SYNC_SWITCHES = 2000
@@ -106,18 +108,12 @@ class LidCache(QtCore.QObject):
     def _start(self, f: Fabric, gen: int) -> None:
         self._running = gen
 
-        def work() -> None:
-            try:
-                table = lid_table(f)
-            except Exception as exc:  # the model changed under the worker: the result is stale anyway
-                table = LidTable(error=f"could not compute: {exc}")
-            try:
-                self._delivered.emit(gen, table)
-            except RuntimeError:            # the window closed meanwhile
-                pass
+        def deliver(table: Any) -> None:
+            if isinstance(table, Exception):  # the model changed under the worker: the result is stale anyway
+                table = LidTable(error=f"could not compute: {table}")
+            self._delivered.emit(gen, table)
 
-        self._worker = threading.Thread(target=work, name="fabricviz-lids", daemon=True)
-        self._worker.start()
+        self._worker = start_thread(lambda: lid_table(f), deliver, "fabricviz-lids")
 
     def _on_delivered(self, gen: int, table: LidTable) -> None:
         if self._running == gen:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import html
-import threading
 from typing import Any
 
 import numpy as np
@@ -30,6 +29,7 @@ from fabricviz.ib.routing import ENGINES
 from fabricviz.model import Fabric
 from fabricviz.ui.sweep_overlay import STATE_COLORS, SweepOverlay
 from fabricviz.ui.sweep_tools import SweepToolsMixin
+from fabricviz.ui.worker import start_thread
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 25.0, 100.0)
 #: Model microseconds shown per wall second at 1×.
@@ -203,22 +203,15 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self._enable()
         self.status.setText(f"running the subnet manager ({engine})…")
 
-        def work() -> None:
+        def work() -> tuple:
             from fabricviz.ib.sweep import heavy_sweep
-            try:
-                sw = heavy_sweep(f, engine, previous=previous, trap_port=trap_port)
-                if came_up and trap_port is not None and sw.events and sw.events[0].kind == "trap":
-                    sw.events[0] = dataclasses.replace(sw.events[0], text=(
-                        f"Trap 128 (link state change) from {f.port_name(trap_port)}: port came up; "
-                        "the SM forces a heavy sweep"))
-                result: Any = (SweepTimeline(sw, f), _lft_changes(sw.routing, previous))
-            except Exception as exc:  # shown in the dock, never raised in the thread
-                result = exc
-            try:
-                self.computed.emit(gen, result)
-            except RuntimeError:      # the dock is gone
-                pass
-        threading.Thread(target=work, daemon=True, name="sweep-worker").start()
+            sw = heavy_sweep(f, engine, previous=previous, trap_port=trap_port)
+            if came_up and trap_port is not None and sw.events and sw.events[0].kind == "trap":
+                sw.events[0] = dataclasses.replace(sw.events[0], text=(
+                    f"Trap 128 (link state change) from {f.port_name(trap_port)}: port came up; "
+                    "the SM forces a heavy sweep"))
+            return SweepTimeline(sw, f), _lft_changes(sw.routing, previous)
+        start_thread(work, lambda result: self.computed.emit(gen, result), "sweep-worker")
 
     def adopt(self, timeline: SweepTimeline, index: int | None = None, facts: list[str] | None = None) -> None:
         """Show a sweep computed elsewhere (a lesson's) as if the dock had run it, at step ``index``.

@@ -5,10 +5,10 @@ the dock's widgets, overlays and signals); kept apart so the dock module stays a
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from fabricviz.model import FabricError
+from fabricviz.ui.worker import start_thread
 
 
 class SweepToolsMixin:
@@ -62,16 +62,8 @@ class SweepToolsMixin:
         self.loops_button.setEnabled(False)
         self.status.setText(f"looking for credit loops in the {routing.routed_by} LFTs…")
 
-        def work() -> None:
-            try:
-                result: Any = find_credit_loops(routing)
-            except Exception as exc:  # shown in the dock, never raised in the thread
-                result = exc
-            try:
-                self._loops_computed.emit(gen, result)
-            except RuntimeError:      # the dock is gone
-                pass
-        threading.Thread(target=work, daemon=True, name="credit-loops").start()
+        start_thread(lambda: find_credit_loops(routing), lambda result: self._loops_computed.emit(gen, result),
+                     "credit-loops")
 
     def _loops_done(self, gen: int, loops: Any) -> None:
         self._enable()

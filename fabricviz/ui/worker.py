@@ -1,4 +1,5 @@
-"""Engine runs off the UI thread: a QRunnable that reports progress and its result by signals.
+"""Engine runs off the UI thread: a QRunnable that reports progress and its result by signals,
+and :func:`start_thread` for one-off daemon-thread work handing its result to a queued signal.
 
 The Traffic dock and the InfiniBand-vs-RoCE window both run engines this way: ``work(progress)``
 runs in a QThreadPool; ``progress`` is throttled to 1 % steps; a :class:`FabricError` becomes its
@@ -8,6 +9,7 @@ worker); signals to a widget that is gone meanwhile are dropped.
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any, Callable
 
@@ -51,4 +53,22 @@ class EngineJob(QtCore.QRunnable):
             pass
 
 
-__all__ = ["EngineJob", "JobSignals"]
+def start_thread(work: Callable[[], Any], deliver: Callable[[Any], None], name: str) -> threading.Thread:
+    """Run ``work()`` in a daemon thread and pass ``deliver`` its result, or the exception it
+    raised (never raised in the thread). ``deliver`` runs in that thread, so it emits a queued
+    signal; a widget deleted meanwhile (RuntimeError on emit) drops the result."""
+    def run() -> None:
+        try:
+            out: Any = work()
+        except Exception as exc:  # shown by the receiver, never raised in a thread
+            out = exc
+        try:
+            deliver(out)
+        except RuntimeError:      # the receiver is gone
+            pass
+    th = threading.Thread(target=run, name=name, daemon=True)
+    th.start()
+    return th
+
+
+__all__ = ["EngineJob", "JobSignals", "start_thread"]
