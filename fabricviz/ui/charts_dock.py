@@ -105,22 +105,19 @@ class ChartsDock(QtWidgets.QDockWidget):
         lay = QtWidgets.QVBoxLayout(body)
         lay.setContentsMargins(4, 4, 4, 4)
         row = QtWidgets.QHBoxLayout()
-        row.addWidget(QtWidgets.QLabel("Link", body))
-        self.link_box = QtWidgets.QComboBox(body)
-        self.link_box.setObjectName("charts_link")
-        self.link_box.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.link_box.setMinimumContentsLength(18)
-        self.link_box.setMinimumWidth(160)          # room for Export without widening the dock
-        self.link_box.currentIndexChanged.connect(self._link_chosen)
-        row.addWidget(self.link_box, 1)
-        row.addWidget(QtWidgets.QLabel("Flow", body))
-        self.flow_box = QtWidgets.QComboBox(body)
-        self.flow_box.setObjectName("charts_flow")
-        self.flow_box.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.flow_box.setMinimumContentsLength(18)
-        self.flow_box.setMinimumWidth(160)          # room for Export without widening the dock
-        self.flow_box.currentIndexChanged.connect(self._flow_chosen)
-        row.addWidget(self.flow_box, 1)
+
+        def chooser(label: str, name: str, slot) -> QtWidgets.QComboBox:
+            row.addWidget(QtWidgets.QLabel(label, body))
+            box = QtWidgets.QComboBox(body)
+            box.setObjectName(name)
+            box.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(18)
+            box.setMinimumWidth(160)                # room for Export without widening the dock
+            box.currentIndexChanged.connect(slot)
+            row.addWidget(box, 1)
+            return box
+        self.link_box = chooser("Link", "charts_link", self._link_chosen)
+        self.flow_box = chooser("Flow", "charts_flow", self._flow_chosen)
         self.export_button = QtWidgets.QToolButton(body)
         self.export_button.setObjectName("charts_export")
         self.export_button.setText("Export")

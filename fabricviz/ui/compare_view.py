@@ -26,6 +26,7 @@ from fabricviz.ui.scene import FabricScene
 from fabricviz.ui.traffic_dock import IB_ENGINES, PLAY_MS, WORKLOADS
 from fabricviz.ui.traffic_overlay import METRICS, LegendBar, TrafficOverlay, scale_for
 from fabricviz.ui.view import CanvasView
+from fabricviz.ui.playback import play_controls, show_playing
 from fabricviz.ui.worker import EngineJob, JobSignals
 
 SIDES = ("ib", "roce")
@@ -216,19 +217,8 @@ class TechCompareWindow(QtWidgets.QDialog):
         lay = QtWidgets.QVBoxLayout(box)
         lay.setContentsMargins(0, 0, 0, 0)
         row = QtWidgets.QHBoxLayout()
-        self.play_button = QtWidgets.QToolButton(box)
-        self.play_button.setObjectName("compare_play")
-        self.play_button.setCheckable(True)
-        self.play_button.setIcon(self.style().standardIcon(QtWidgets.QStyle.StandardPixmap.SP_MediaPlay))
-        self.play_button.setToolTip("play / pause both runs")
-        self.play_button.toggled.connect(self.set_playing)
-        self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal, box)
-        self.slider.setObjectName("compare_time")
-        self.slider.setRange(0, 0)
-        self.slider.valueChanged.connect(self._show)
-        self.time_label = QtWidgets.QLabel("–", box)
-        self.time_label.setObjectName("compare_time_label")
-        self.time_label.setMinimumWidth(150)
+        self.play_button, self.slider, self.time_label = play_controls(
+            box, "compare", ("play", "time", "time_label"), "play / pause both runs", 150, self.set_playing, self._show)
         self.metric_box = self._combo("compare_metric", tuple(METRICS), "utilisation")
         self.metric_box.currentIndexChanged.connect(self._rescale)
         self.legend = LegendBar(box)
@@ -413,12 +403,7 @@ class TechCompareWindow(QtWidgets.QDialog):
 
     def set_playing(self, on: bool) -> None:
         on = bool(on) and self.comparison is not None and len(self.times) > 1
-        if self.play_button.isChecked() != on:
-            self.play_button.blockSignals(True)
-            self.play_button.setChecked(on)
-            self.play_button.blockSignals(False)
-        self.play_button.setIcon(self.style().standardIcon(
-            QtWidgets.QStyle.StandardPixmap.SP_MediaPause if on else QtWidgets.QStyle.StandardPixmap.SP_MediaPlay))
+        show_playing(self.play_button, on)
         if on:
             if self.slider.value() >= self.slider.maximum():
                 self.slider.setValue(0)

@@ -27,6 +27,7 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric, FabricError
+from fabricviz.ui.playback import play_controls, show_playing
 from fabricviz.ui.worker import EngineJob, JobSignals
 from fabricviz.ui.traffic_overlay import METRICS, ColorScale, LegendBar, scale_for
 
@@ -163,20 +164,9 @@ class TrafficDock(QtWidgets.QDockWidget):
         lay.addWidget(self.status)
 
         row = QtWidgets.QHBoxLayout()
-        self.play_button = QtWidgets.QToolButton(body)
-        self.play_button.setObjectName("traffic_play")
-        self.play_button.setCheckable(True)
-        self.play_button.setText("▶")          # the icon shows; fonts without ⏸ drew a box
-        self.play_button.setIcon(self.style().standardIcon(QtWidgets.QStyle.StandardPixmap.SP_MediaPlay))
-        self.play_button.setToolTip("play / pause the frames (Space when the slider has focus)")
-        self.play_button.toggled.connect(self.set_playing)
-        self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal, body)
-        self.slider.setObjectName("traffic_frame")
-        self.slider.setRange(0, 0)
-        self.slider.valueChanged.connect(self._slider_moved)
-        self.frame_label = QtWidgets.QLabel("–", body)
-        self.frame_label.setObjectName("traffic_frame_label")
-        self.frame_label.setMinimumWidth(130)
+        self.play_button, self.slider, self.frame_label = play_controls(
+            body, "traffic", ("play", "frame", "frame_label"),
+            "play / pause the frames (Space when the slider has focus)", 130, self.set_playing, self._slider_moved)
         row.addWidget(self.play_button)
         row.addWidget(self.slider, 1)
         row.addWidget(self.frame_label)
@@ -460,13 +450,7 @@ class TrafficDock(QtWidgets.QDockWidget):
 
     def set_playing(self, on: bool) -> None:
         on = bool(on) and self.result is not None and len(self.result.frames) > 1
-        if self.play_button.isChecked() != on:
-            self.play_button.blockSignals(True)
-            self.play_button.setChecked(on)
-            self.play_button.blockSignals(False)
-        self.play_button.setText("⏸" if on else "▶")
-        self.play_button.setIcon(self.style().standardIcon(
-            QtWidgets.QStyle.StandardPixmap.SP_MediaPause if on else QtWidgets.QStyle.StandardPixmap.SP_MediaPlay))
+        show_playing(self.play_button, on)
         if on:
             if self.frame >= len(self.result.frames) - 1:
                 self.set_frame(0)
