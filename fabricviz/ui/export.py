@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -181,13 +182,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-o", "--output", required=True)
     ap.add_argument("--width", type=int, default=1600)
     args = ap.parse_args(argv)
+
+    def make() -> Path:
+        from fabricviz.loaders import load_any
+        return render_fabric(load_any(args.file), args.output, args.width)
+    return picture_main("fabricviz-render", make)
+
+
+def picture_main(app_name: str, make: Callable[[], Path]) -> int:
+    """The child-process side of a headless picture: a QApplication (offscreen without a
+    display), ``make()`` writes the file; "wrote …" or a one-line ``fabricviz: error:``."""
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(["fabricviz-render"])
+    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([app_name])
     try:
-        from fabricviz.loaders import load_any
-        fabric = load_any(args.file)
-        out = render_fabric(fabric, args.output, args.width)
+        out = make()
     except FabricError as exc:
         print(f"fabricviz: error: {exc}", file=sys.stderr)
         return 2

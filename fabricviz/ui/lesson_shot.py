@@ -16,6 +16,7 @@ from pathlib import Path
 from PySide6 import QtCore, QtWidgets
 
 from fabricviz.model import FabricError
+from fabricviz.ui.export import picture_main, render_scene
 
 #: Seconds to wait for the lesson's engines.
 WAIT_S = 600
@@ -24,7 +25,6 @@ WAIT_S = 600
 def shoot(window, ref: str, step: int, out: str | os.PathLike[str], width: int = 1600) -> Path:
     """Open lesson ``ref`` in ``window``, show step ``step`` (1-based) and write ``out``."""
     from fabricviz.ui import lessons_ui
-    from fabricviz.ui.export import render_scene
     dock = lessons_ui.integrate(window)
     if not lessons_ui.open_lesson(window, ref):
         raise FabricError(f"{ref}: the lesson could not be opened")
@@ -61,23 +61,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-o", "--output", required=True)
     ap.add_argument("--width", type=int, default=1600)
     args = ap.parse_args(argv)
-    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(["fabricviz-demo"])
-    from fabricviz.ui import MainWindow
-    w = MainWindow()
-    w.resize(1600, 1000)
-    try:
-        out = shoot(w, args.lesson, args.step, args.output, args.width)
-    except FabricError as exc:
-        print(f"fabricviz: error: {exc}", file=sys.stderr)
-        return 2
-    finally:
-        w.editor.stack.setClean()
-        w.close()
-        del app
-    print(f"wrote {out} ({out.stat().st_size:,} bytes)")
-    return 0
+
+    def make() -> Path:
+        from fabricviz.ui import MainWindow
+        w = MainWindow()
+        w.resize(1600, 1000)
+        try:
+            return shoot(w, args.lesson, args.step, args.output, args.width)
+        finally:
+            w.editor.stack.setClean()
+            w.close()
+    return picture_main("fabricviz-demo", make)
 
 
 if __name__ == "__main__":
