@@ -39,6 +39,20 @@ def run_gui(path: str | None = None) -> int:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
     except ValueError:  # not in the main thread
         pass
+    windows = start_windows(path)
+    code = int(app.exec())
+    del windows
+    return code
+
+
+def start_windows(path: str | None = None) -> list[MainWindow]:
+    """What a start does: the main window on ``path`` (shown), the one-line error in a dialog
+    if the file cannot be opened, then the offer to recover designs a crash left unsaved
+    (those that do not go into the main window open in windows of their own). Returns every
+    window opened, the main one first."""
+    from fabricviz.ui.autosave import offer_recovery
     window = MainWindow(path)
     window.show()
-    return int(app.exec())
+    if path is not None and window.load_error:
+        QtWidgets.QMessageBox.critical(window, "Open failed", window.load_error)
+    return [window, *offer_recovery(window)]

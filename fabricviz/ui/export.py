@@ -134,25 +134,31 @@ def render_scene(scene: FabricScene, fabric: Fabric, path: str | os.PathLike[str
     suffix = out.suffix.lower()
     if suffix not in FORMATS:
         raise FabricError(f"{out}: unknown picture format {out.suffix or '(none)'!r} (use .png, .svg or .pdf)")
+    from fabricviz.formats.native import check_writable
+    check_writable(fabric, out)          # a position that is not finite has no place in a picture
     rect = scene.content_rect() if source is None else QtCore.QRectF(source)
     if height is None:
         aspect = rect.height() / rect.width() if not rect.isEmpty() else 0.6
         height = int(min(max((width - LEGEND_W) * aspect + 60, 360), width * 1.5))
     target = QtCore.QRectF(0, 0, width, height)
     painter = QtGui.QPainter()
+    buf = QtCore.QBuffer()               # drawn in memory, then written atomically
+    buf.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
     if suffix == ".png":
         img = QtGui.QImage(width, height, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+        if img.isNull():
+            raise FabricError(f"{out}: cannot make a {width} x {height} picture (out of memory)")
         img.fill(QtGui.QColor("white"))
         painter.begin(img)
         painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         paint_picture(painter, fabric, scene, target, title, extra_rows, source)
         painter.end()
-        if not img.save(str(out)):
-            raise FabricError(f"{out}: cannot write the PNG")
+        if not img.save(buf, "PNG"):
+            raise FabricError(f"{out}: cannot encode the PNG")
     elif suffix == ".svg":
         from PySide6.QtSvg import QSvgGenerator
         gen = QSvgGenerator()
-        gen.setFileName(str(out))
+        gen.setOutputDevice(buf)
         gen.setSize(QtCore.QSize(width, height))
         gen.setViewBox(target)
         gen.setTitle(fabric.name)
@@ -161,7 +167,7 @@ def render_scene(scene: FabricScene, fabric: Fabric, path: str | os.PathLike[str
         paint_picture(painter, fabric, scene, target, title, extra_rows, source)
         painter.end()
     else:
-        pdf = QtGui.QPdfWriter(str(out))
+        pdf = QtGui.QPdfWriter(buf)
         pdf.setPageSize(QtGui.QPageSize(QtCore.QSizeF(width, height), QtGui.QPageSize.Unit.Point))
         pdf.setPageMargins(QtCore.QMarginsF(0, 0, 0, 0))
         pdf.setResolution(72)
@@ -169,8 +175,13 @@ def render_scene(scene: FabricScene, fabric: Fabric, path: str | os.PathLike[str
         painter.begin(pdf)
         paint_picture(painter, fabric, scene, target, title, extra_rows, source)
         painter.end()
-    if not out.is_file() or out.stat().st_size == 0:
-        raise FabricError(f"{out}: nothing was written")
+        del pdf
+    data = bytes(buf.data())
+    buf.close()
+    if not data:
+        raise FabricError(f"{out}: nothing was drawn")
+    from fabricviz.formats.atomic import write_atomic
+    write_atomic(out, data)
     return out
 
 

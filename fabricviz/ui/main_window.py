@@ -126,7 +126,9 @@ class MainWindow(QtWidgets.QMainWindow):
             dock.hide()
         self.findings_dock.raise_()
         self._fitted = False
-        self._load(Path(path) if path is not None else DEMO_FABRIC, demo=path is None)
+        self._load(Path(path) if path is not None else DEMO_FABRIC, demo=path is None, initial=True)
+        from fabricviz.ui.autosave import Autosave   # unsaved edits go to a recovery file
+        self.autosave = Autosave(self)
         self._apply_theme()
 
     # ------------------------------------------------------------------ building
@@ -325,15 +327,17 @@ class MainWindow(QtWidgets.QMainWindow):
         self.view.snap = self.action_snap.isChecked()
 
     # ------------------------------------------------------------------ files
-    def _load(self, path: Path, demo: bool = False) -> bool:
+    def _load(self, path: Path, demo: bool = False, initial: bool = False) -> bool:
+        """Open ``path``; on a refusal ``load_error`` is the CLI's one-line message and nothing
+        changes (the window's first load names the file it tried in the title)."""
         try:
             from fabricviz.loaders import load_any
             f = run_with_progress(self, f"Opening {path.name}…", lambda: load_any(str(path)))
-        except Exception as exc:  # a bad file must not take the window down
-            msg = str(exc)
-            self.load_error = msg if str(path) in msg or path.name in msg else f"could not open {path}: {msg}"
-            self.statusBar().showMessage(self.load_error)
-            if self.path is None and not len(self.editor.fabric):
+        except (FabricError, OSError) as exc:
+            msg = str(exc) if isinstance(exc, FabricError) else f"{path}: cannot read ({exc.strerror or exc})"
+            self.load_error = msg
+            self.statusBar().showMessage(msg)
+            if initial:
                 self.display_name = path.name
                 self._update_title()
             return False
@@ -352,7 +356,10 @@ class MainWindow(QtWidgets.QMainWindow):
     def open_path(self, path: str | os.PathLike[str]) -> bool:
         if not self.maybe_save():
             return False
-        return self._load(Path(path))
+        if self._load(Path(path)):
+            return True
+        QtWidgets.QMessageBox.critical(self, "Open failed", self.load_error or f"{path}: cannot open")
+        return False
 
     def open_dialog(self) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open design", self._last_dir(), FILE_FILTER)
@@ -391,8 +398,8 @@ class MainWindow(QtWidgets.QMainWindow):
         from fabricviz.formats.native import save_fabric
         try:
             save_fabric(self.editor.fabric, path)
-        except (OSError, FabricError) as exc:
-            QtWidgets.QMessageBox.critical(self, "Save failed", f"Could not save {path}:\n{exc}")
+        except FabricError as exc:     # one line naming the file; the edits stay unsaved
+            QtWidgets.QMessageBox.critical(self, "Save failed", str(exc))
             return False
         self.path = Path(path)
         self.display_name = self.path.name
@@ -417,6 +424,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:  # noqa: N802
         if self.maybe_save():
             self.inspector.lids.wait()
+            self.autosave.close()      # saved or discarded: the recovery file goes
             event.accept()
         else:
             event.ignore()
@@ -526,7 +534,7 @@ class MainWindow(QtWidgets.QMainWindow):
         try:
             out = self.export_view(path)
         except FabricError as exc:
-            self._message(str(exc), True)
+            QtWidgets.QMessageBox.critical(self, "Export failed", str(exc))
             return
         self.statusBar().showMessage(f"exported {out}", 5000)
 

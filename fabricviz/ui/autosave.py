@@ -1,0 +1,369 @@
+"""Autosave and crash recovery, as desktop design tools do it.
+
+While a window's design has unsaved changes, :class:`Autosave` writes it every
+``interval_ms`` (the ``autosave/interval_ms`` setting, one minute by default; 0
+turns it off) to a recovery file in the ``recovery`` folder beside the user's
+settings file (``~/.config/fabricviz/recovery`` on Linux). The file is written
+atomically (:func:`fabricviz.formats.atomic.write_atomic`) and records which
+design it was (its path, or untitled), its name, when, and the process that
+wrote it. Big designs are serialised off the UI thread from a snapshot
+(``Fabric.copy()``); a result that went stale meanwhile (the design was saved
+or closed) is dropped, never written. Each window has its own file, so two
+windows never clobber each other.
+
+The recovery file is deleted when the design becomes clean (saved, or undone
+to the saved state), when another design is opened, and when the window closes
+normally. After a crash or a kill it stays; on the next start
+:func:`offer_recovery` asks, for each one whose process is gone, "Recover
+unsaved changes to NAME from HH:MM?": Recover opens it as a modified document
+(undo goes back to the file on disk; Save writes to the original path), Discard
+deletes it.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import socket
+import threading
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6 import QtCore, QtWidgets
+
+from fabricviz.formats.atomic import remove_stale_in, write_atomic
+from fabricviz.model import Fabric, FabricError
+
+FORMAT = "fabricviz-recovery"
+VERSION = 1
+#: Default autosave interval (ms) and the settings key that overrides it.
+INTERVAL_MS = 60_000
+INTERVAL_KEY = "autosave/interval_ms"
+MAX_INTERVAL_MS = 24 * 3600 * 1000
+#: Designs with at least this many devices are serialised in a worker thread.
+THREAD_DEVICES = 5_000
+#: Recovery files larger than this are not read at start-up (they are left alone).
+MAX_RECOVERY_BYTES = 1 << 31
+
+
+def recovery_dir() -> Path:
+    """The ``recovery`` folder beside the settings file (honours HOME / XDG_CONFIG_HOME)."""
+    from fabricviz.ui.main_window import settings
+    return Path(settings().fileName()).parent / "recovery"
+
+
+@dataclass
+class Recovery:
+    """One recovery file found at start-up."""
+
+    file: Path
+    document: str | None      # the design's path, None when untitled
+    name: str                 # what the title bar called it
+    saved_at: _dt.datetime
+    pid: int
+    host: str
+    design: str               # the native file text
+
+    def stamp(self) -> str:
+        """``09:41`` today, ``2026-11-30 09:41`` before (local time)."""
+        when = self.saved_at.astimezone()
+        today = _dt.datetime.now().astimezone().date()
+        return when.strftime("%H:%M") if when.date() == today else when.strftime("%Y-%m-%d %H:%M")
+
+    def load(self) -> Fabric:
+        """The autosaved design; FileFormatError naming the recovery file if it cannot be read."""
+        from fabricviz.formats.native import loads
+        return loads(self.design, str(self.file))
+
+    def question(self) -> str:
+        return f"Recover unsaved changes to {self.name} from {self.stamp()}?"
+
+
+class Autosave(QtCore.QObject):
+    """Autosave of one window's design; see the module docstring."""
+
+    saved = QtCore.Signal(str)          # the recovery file just written
+    failed = QtCore.Signal(str)         # one-line reason
+    _delivered = QtCore.Signal(object)  # worker -> UI thread
+
+    def __init__(self, window: Any, interval_ms: int | None = None, folder: Path | None = None) -> None:
+        super().__init__(window)
+        self.window = window
+        self.folder = Path(folder) if folder is not None else recovery_dir()
+        self.thread_devices = THREAD_DEVICES
+        self.path = self.folder / f"{uuid.uuid4().hex}.json"
+        self.last_error: str | None = None
+        self._lock = threading.Lock()   # a worker writes only while its generation is current
+        self._generation = 0
+        self._changes = 0               # bumped by every step on the undo stack
+        self._written = -1              # _changes when the file was last written
+        self._busy = False
+        self._worker: threading.Thread | None = None
+        self._delivered.connect(self._finish, QtCore.Qt.ConnectionType.QueuedConnection)
+        stack = window.editor.stack
+        stack.indexChanged.connect(self._changed)
+        stack.cleanChanged.connect(self._clean_changed)
+        self.timer = QtCore.QTimer(self)
+        self.timer.setObjectName("autosave_timer")
+        self.timer.timeout.connect(self.tick)
+        if interval_ms is None:
+            interval_ms = _setting_interval(window)
+        self.set_interval(interval_ms)
+
+    # ------------------------------------------------------------------ settings
+    @property
+    def interval_ms(self) -> int:
+        return self.timer.interval() if self.timer.isActive() else 0
+
+    def set_interval(self, ms: int) -> None:
+        """Autosave every ``ms`` milliseconds (at most a day); 0 turns it off."""
+        self.timer.stop()
+        if ms > 0:
+            self.timer.start(min(int(ms), MAX_INTERVAL_MS))
+
+    # ------------------------------------------------------------------ state
+    def _changed(self, _index: int) -> None:
+        self._changes += 1
+
+    def _clean_changed(self, clean: bool) -> None:
+        if clean:
+            self.discard()
+
+    def discard(self) -> None:
+        """Delete the recovery file; a worker still running for it will not write."""
+        with self._lock:
+            self._generation += 1
+            self._written = -1
+            try:
+                self.path.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as e:
+                self.last_error = f"{self.path}: cannot remove the recovery file: {e.strerror or e}"
+
+    def close(self) -> None:
+        """The window closes normally: stop, and delete the recovery file."""
+        self.timer.stop()
+        self.discard()
+
+    def wait(self, timeout: float = 30.0) -> None:
+        """Wait for a running worker (tests, and closing)."""
+        if self._worker is not None:
+            self._worker.join(timeout)
+
+    # ------------------------------------------------------------------ writing
+    def tick(self) -> bool:
+        """Write the recovery file now if the design has changes not yet autosaved.
+
+        Returns True if a write was done or started."""
+        stack = self.window.editor.stack
+        if stack.isClean() or self._changes == self._written or self._busy:
+            return False
+        fabric: Fabric = self.window.editor.fabric
+        snapshot = fabric.copy()
+        path = getattr(self.window, "path", None)
+        header = {"format": FORMAT, "version": VERSION,
+                  "document": str(Path(path).resolve()) if path is not None else None,
+                  "name": str(getattr(self.window, "display_name", "untitled")),
+                  "saved_at": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+                  "pid": os.getpid(), "host": socket.gethostname()}
+        gen, changes = self._generation, self._changes
+        if len(snapshot) < self.thread_devices:
+            self._finish(self._write(gen, changes, snapshot, header))
+            return True
+        self._busy = True
+        from fabricviz.ui.worker import start_thread
+        self._worker = start_thread(lambda: self._write(gen, changes, snapshot, header),
+                                    self._emit, "fabricviz-autosave")
+        return True
+
+    def _emit(self, result: Any) -> None:
+        self._delivered.emit(result)
+
+    def _write(self, gen: int, changes: int, snapshot: Fabric, header: dict) -> tuple:
+        """(generation, changes, error or None, written?); runs in the worker for big designs."""
+        from fabricviz.formats.native import check_writable, dumps
+        try:
+            check_writable(snapshot, self.path)
+            text = dumps(snapshot)
+            payload = json.dumps({**header, "design": text}, ensure_ascii=False)
+            with self._lock:
+                if gen != self._generation:
+                    return gen, changes, None, False        # saved or closed meanwhile: drop it
+                self.folder.mkdir(parents=True, exist_ok=True)
+                write_atomic(self.path, payload)
+        except FabricError as e:
+            return gen, changes, str(e), False
+        except OSError as e:
+            return gen, changes, f"{self.folder}: cannot autosave: {e.strerror or e}", False
+        return gen, changes, None, True
+
+    def _finish(self, result: Any) -> None:
+        self._busy = False
+        if isinstance(result, BaseException):     # start_thread hands back what the work raised
+            result = (None, None, f"{type(result).__name__}: {result}", False)
+        gen, changes, error, written = result
+        if error is not None:
+            self.last_error = error
+            self.window.statusBar().showMessage(f"autosave failed: {error}", 10000)
+            self.failed.emit(error)
+            return
+        if written and gen == self._generation:
+            self._written = changes
+            self.last_error = None
+            self.saved.emit(str(self.path))
+
+
+def _setting_interval(window: Any) -> int:
+    settings = getattr(window, "settings", None)
+    if settings is None:
+        return INTERVAL_MS
+    value = settings.value(INTERVAL_KEY, INTERVAL_MS)
+    try:
+        return max(0, int(value))
+    except (TypeError, ValueError):
+        return INTERVAL_MS
+
+
+# ---------------------------------------------------------------------- recovery at start-up
+def _alive(pid: int, host: str) -> bool:
+    """Is the process that wrote a recovery file still running (so not ours to offer)?"""
+    if host != socket.gethostname():
+        return False          # cannot tell; a crash elsewhere is still worth offering
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:           # PermissionError: someone else's live process
+        return True
+    return True
+
+
+def read_recovery(file: Path) -> Recovery:
+    """Parse one recovery file; FabricError ``file: why`` if it is not one."""
+    try:
+        if file.stat().st_size > MAX_RECOVERY_BYTES:
+            raise FabricError(f"{file}: too large to be a recovery file")
+        text = file.read_text(encoding="utf-8")
+    except OSError as e:
+        raise FabricError(f"{file}: cannot read ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise FabricError(f"{file}: not a fabricviz recovery file (not UTF-8)") from None
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as e:
+        raise FabricError(f"{file}: not a fabricviz recovery file ({e.__class__.__name__})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != VERSION:
+        raise FabricError(f"{file}: not a fabricviz recovery file")
+    doc, name, when, design = data.get("document"), data.get("name"), data.get("saved_at"), data.get("design")
+    pid, host = data.get("pid"), data.get("host")
+    if not (doc is None or isinstance(doc, str)) or not isinstance(name, str) or not isinstance(design, str) \
+            or not isinstance(pid, int) or not isinstance(host, str) or not isinstance(when, str):
+        raise FabricError(f"{file}: a recovery file with missing or wrong fields")
+    try:
+        saved_at = _dt.datetime.fromisoformat(when)
+    except ValueError:
+        raise FabricError(f"{file}: saved_at: not a time: {when!r}") from None
+    return Recovery(file, doc, name, saved_at, pid, host, design)
+
+
+def pending_recoveries(folder: Path | None = None) -> list[Recovery]:
+    """Recovery files left by processes that are gone, oldest first (unreadable ones are skipped)."""
+    folder = recovery_dir() if folder is None else Path(folder)
+    remove_stale_in(folder)          # temp files of autosaves killed mid-write
+    try:
+        files = sorted(p for p in folder.iterdir() if p.suffix == ".json" and not p.name.startswith("."))
+    except OSError:
+        return []
+    out = []
+    for f in files:
+        try:
+            rec = read_recovery(f)
+        except FabricError:
+            continue
+        if not _alive(rec.pid, rec.host):
+            out.append(rec)
+    return sorted(out, key=lambda r: r.saved_at)
+
+
+def ask_recover(parent: QtWidgets.QWidget | None, rec: Recovery) -> bool | None:
+    """True: Recover, False: Discard, None: decide later (the file stays)."""
+    box = QtWidgets.QMessageBox(parent)
+    box.setObjectName("recover_box")
+    box.setIcon(QtWidgets.QMessageBox.Icon.Question)
+    box.setWindowTitle("Recover unsaved changes")
+    box.setText(rec.question())
+    box.setInformativeText(f"fabricviz was closed without saving {rec.document or 'an untitled design'}. "
+                           "Recover opens the autosaved design; Discard deletes it.")
+    recover = box.addButton("Recover", QtWidgets.QMessageBox.ButtonRole.AcceptRole)
+    discard = box.addButton("Discard", QtWidgets.QMessageBox.ButtonRole.DestructiveRole)
+    box.addButton("Later", QtWidgets.QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(recover)
+    box.exec()
+    clicked = box.clickedButton()
+    return True if clicked is recover else False if clicked is discard else None
+
+
+def recover_into(window: Any, rec: Recovery, recovered: Fabric | None = None) -> bool:
+    """Open ``rec`` in ``window`` as a modified document: the file on disk (if any) is the clean
+    state, the recovered design one undo step on top of it. The recovery file is then this
+    window's own (deleted once saved). FabricError if the autosaved design cannot be read."""
+    if recovered is None:
+        recovered = rec.load()
+    doc = Path(rec.document) if rec.document is not None else None
+    if doc is None or not doc.is_file() or not window._load(doc):
+        window.editor.stack.clear()
+        window.editor.set_fabric(Fabric(name=recovered.name))
+        window.path = doc
+        window.display_name = rec.name
+        window.load_error = None
+    window.editor.replace(recovered, f"Recover autosaved changes ({rec.stamp()})")
+    window._update_title()
+    auto = getattr(window, "autosave", None)
+    if auto is not None:       # the file is the only copy: it becomes this window's, rewritten now
+        auto.discard()
+        auto.path = rec.file
+        auto.tick()
+    window.statusBar().showMessage(f"recovered {rec.name} (autosaved {rec.stamp()})", 10000)
+    return True
+
+
+def offer_recovery(window: Any, folder: Path | None = None) -> list[Any]:
+    """At start-up: offer every pending recovery. The first one recovered goes into ``window``
+    when it shows the demo or the same file; others open in new windows (returned)."""
+    opened: list[Any] = []
+    used = False
+    for rec in pending_recoveries(folder):
+        answer = ask_recover(window, rec)
+        if answer is None:
+            continue
+        if answer is False:
+            try:
+                rec.file.unlink()
+            except OSError:
+                pass
+            continue
+        try:
+            recovered = rec.load()
+        except FabricError as e:     # the file stays: nothing is lost by refusing it
+            QtWidgets.QMessageBox.critical(window, "Recovery failed", str(e))
+            continue
+        target = window
+        same = rec.document is not None and window.path is not None \
+            and str(Path(window.path).resolve()) == rec.document
+        if used or not (window.path is None or same) or not window.editor.stack.isClean():
+            target = type(window)()
+            target.show()
+            opened.append(target)
+        recover_into(target, rec, recovered)
+        used = used or target is window
+    return opened
+
+
+__all__ = ["Autosave", "Recovery", "ask_recover", "offer_recovery", "pending_recoveries",
+           "read_recovery", "recover_into", "recovery_dir"]

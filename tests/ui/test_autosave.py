@@ -1,0 +1,383 @@
+"""Autosave and crash recovery: unit tests of the timer and worker, and a real SIGKILL of the app."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from PySide6 import QtCore, QtWidgets
+
+from fabricviz.build import k_ary_fat_tree
+from fabricviz.formats import native
+from fabricviz.formats.native import dumps, save_fabric
+from fabricviz.ui import autosave
+from fabricviz.ui.app import start_windows
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def k8(tmp_path) -> Path:
+    path = tmp_path / "k8.json"
+    save_fabric(k_ary_fat_tree(8), path)
+    return path
+
+
+def _files(folder: Path) -> list[str]:
+    return sorted(os.listdir(folder)) if folder.is_dir() else []
+
+
+def _edit(w, name="leaf01", new="leafA") -> None:
+    assert w.editor.rename(w.fabric.find(name), new)
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_only_unsaved_changes_are_autosaved_and_saving_deletes_the_file(make_window, k8):
+    w = make_window(str(k8))
+    a = w.autosave
+    assert a.folder == autosave.recovery_dir() and a.folder.parent == Path(w.settings.fileName()).parent
+    assert a.interval_ms == 60_000
+    assert a.tick() is False and _files(a.folder) == []          # nothing to save: nothing written
+    _edit(w)
+    assert a.tick() is True
+    data = json.loads(a.path.read_text(encoding="utf-8"))
+    assert {k: data[k] for k in ("format", "version", "document", "name", "pid", "host")} == {
+        "format": "fabricviz-recovery", "version": 1, "document": str(k8.resolve()), "name": "k8.json",
+        "pid": os.getpid(), "host": socket.gethostname()}
+    assert data["design"] == dumps(w.fabric)
+    assert abs(dt.datetime.fromisoformat(data["saved_at"]) - dt.datetime.now().astimezone()).total_seconds() < 3600
+    assert a.tick() is False                                     # no new change since
+    _edit(w, "leaf02", "leafB")
+    assert a.tick() is True
+    assert json.loads(a.path.read_text(encoding="utf-8"))["design"] == dumps(w.fabric)
+    assert _files(a.folder) == [a.path.name]                     # one file per document, rewritten
+    assert w.save() is True
+    assert _files(a.folder) == [] and not w.isWindowModified()
+    _edit(w, "leafB", "leafC")
+    assert a.tick() is True and a.path.is_file()
+    w.new_design()                             # another document (the fixture answers Discard)
+    assert _files(a.folder) == [] and a.tick() is False
+
+
+def test_the_timer_autosaves_and_undo_to_the_saved_state_deletes_the_file(make_window, k8, qtbot):
+    w = make_window(str(k8))
+    a = w.autosave
+    a.set_interval(100)
+    assert a.interval_ms == 100
+    _edit(w)
+    with qtbot.waitSignal(a.saved, timeout=10_000) as blocker:
+        pass
+    assert blocker.args == [str(a.path)] and a.path.is_file()
+    w.action_undo.trigger()                                      # back to the file on disk: clean
+    assert not w.isWindowModified() and _files(a.folder) == []
+    a.set_interval(0)
+    assert a.interval_ms == 0 and not a.timer.isActive()
+
+
+def test_interval_comes_from_the_settings(make_window, k8):
+    w = make_window(str(k8))
+    w.settings.setValue(autosave.INTERVAL_KEY, 250)
+    assert autosave.Autosave(w).interval_ms == 250
+    w.settings.setValue(autosave.INTERVAL_KEY, "soon")
+    assert autosave.Autosave(w).interval_ms == 60_000
+    w.settings.setValue(autosave.INTERVAL_KEY, 10 ** 12)
+    assert autosave.Autosave(w).interval_ms == 24 * 3600 * 1000
+    w.settings.setValue(autosave.INTERVAL_KEY, 0)
+    assert autosave.Autosave(w).interval_ms == 0
+
+
+def test_big_designs_are_written_by_a_worker_and_a_stale_result_is_dropped(make_window, k8, qtbot, monkeypatch):
+    w = make_window(str(k8))
+    a = w.autosave
+    a.thread_devices = 0                       # every design counts as big
+    gate, started, threads = threading.Event(), threading.Event(), []
+    real_dumps = native.dumps
+
+    def slow_dumps(fabric):
+        if threading.current_thread() is not threading.main_thread():
+            threads.append(threading.current_thread().name)
+            started.set()
+            assert gate.wait(10)
+        return real_dumps(fabric)
+    monkeypatch.setattr(native, "dumps", slow_dumps)
+    saved = []
+    a.saved.connect(saved.append)
+    _edit(w)
+    edited = real_dumps(w.fabric)
+    assert a.tick() is True and started.wait(10)
+    assert a.tick() is False                   # one worker at a time
+    assert w.save() is True                    # saved while the worker serialises
+    gate.set()
+    a.wait()
+    qtbot.waitUntil(lambda: not a._busy, timeout=10_000)
+    assert threads == ["fabricviz-autosave"] and saved == [] and _files(a.folder) == []
+    # a result that is still current is written
+    _edit(w, "leaf02", "leafB")
+    edited = real_dumps(w.fabric)
+    assert a.tick() is True
+    a.wait()
+    qtbot.waitUntil(lambda: saved == [str(a.path)], timeout=10_000)
+    assert json.loads(a.path.read_text(encoding="utf-8"))["design"] == edited
+
+
+def test_two_windows_keep_two_recovery_files(make_window, k8):
+    w1, w2 = make_window(str(k8)), make_window()
+    _edit(w1)
+    _edit(w2, "spine01", "spineZ")
+    assert w1.autosave.tick() and w2.autosave.tick()
+    assert w1.autosave.path != w2.autosave.path
+    assert _files(w1.autosave.folder) == sorted([w1.autosave.path.name, w2.autosave.path.name])
+    docs = {json.loads(p.read_text(encoding="utf-8"))["name"]: json.loads(p.read_text(encoding="utf-8"))["design"]
+            for p in (w1.autosave.path, w2.autosave.path)}
+    assert docs == {"k8.json": dumps(w1.fabric), "demo-fat-tree.json": dumps(w2.fabric)}
+
+
+def test_a_failed_autosave_is_reported_and_keeps_the_edits(make_window, k8, tmp_path):
+    w = make_window(str(k8))
+    a = w.autosave
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    a.folder, a.path = blocker, blocker / "r.json"
+    _edit(w)
+    assert a.tick() is True
+    assert a.last_error == f"{blocker}: cannot autosave: File exists"
+    assert w.statusBar().currentMessage() == f"autosave failed: {a.last_error}"
+    assert w.isWindowModified() and w.editor.stack.count() == 1
+
+
+def test_closing_normally_after_discard_deletes_the_recovery_file(make_window, k8):
+    w = make_window(str(k8))
+    _edit(w)
+    assert w.autosave.tick() and w.autosave.path.is_file()
+    assert w.close() is True                                     # the fixture answers Discard
+    assert _files(w.autosave.folder) == []
+
+
+def _write_recovery(folder: Path, name: str, document: str | None, pid: int, design: str,
+                    when: str = "2026-11-30T09:41:00+00:00") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    p = folder / f"{name}.json"
+    p.write_text(json.dumps({"format": "fabricviz-recovery", "version": 1, "document": document,
+                             "name": "untitled" if document is None else Path(document).name,
+                             "saved_at": when, "pid": pid, "host": socket.gethostname(),
+                             "design": design}), encoding="utf-8")
+    return p
+
+
+def _ask(monkeypatch, answers):
+    asked = []
+
+    def ask(parent, rec):
+        asked.append(rec.question())
+        return answers.pop(0)
+    monkeypatch.setattr(autosave, "ask_recover", ask)
+    return asked
+
+
+@pytest.fixture
+def start(qtbot, monkeypatch):
+    """``start(path=None)``: what the app does at start-up; the windows never prompt at teardown."""
+    monkeypatch.setattr(QtWidgets.QMessageBox, "warning",
+                        staticmethod(lambda *a, **k: QtWidgets.QMessageBox.StandardButton.Discard))
+    made = []
+
+    def go(path=None):
+        windows = start_windows(path)
+        for w in windows:
+            qtbot.addWidget(w)
+        made.extend(windows)
+        return windows
+    yield go
+    for w in made:
+        w.editor.stack.setClean()
+
+
+def test_a_first_launch_asks_nothing(start, monkeypatch):
+    asked = _ask(monkeypatch, [])
+    monkeypatch.setattr(QtWidgets.QMessageBox, "critical", staticmethod(lambda *a: pytest.fail("dialog")))
+    (w,) = start()
+    assert asked == [] and not autosave.recovery_dir().exists() and not w.isWindowModified()
+
+
+def test_start_up_offers_only_what_a_dead_process_left(start, monkeypatch, tmp_path):
+    folder = autosave.recovery_dir()
+    design = dumps(k_ary_fat_tree(4))
+    dead = _write_recovery(folder, "a", None, _dead_pid(), design, when="2020-01-15T09:41:00+00:00")
+    live = _write_recovery(folder, "b", None, os.getppid(), design)       # another fabricviz running
+    junk = folder / "c.json"
+    junk.write_text("{not json", encoding="utf-8")
+    killed = folder / f".d.json.{_dead_pid()}.k3j_9a2q.tmp"     # an autosave killed mid-write
+    killed.write_text('{"format": "fabricviz-rec', encoding="utf-8")
+    asked = _ask(monkeypatch, [False])
+    (w,) = start()
+    stamp = dt.datetime.fromisoformat("2020-01-15T09:41:00+00:00").astimezone().strftime("%Y-%m-%d %H:%M")
+    assert asked == [f"Recover unsaved changes to untitled from {stamp}?"]
+    assert not dead.exists() and live.exists() and junk.exists()          # Discard deletes it
+    assert _files(folder) == ["b.json", "c.json"]
+    assert not w.isWindowModified() and w.display_name == "demo-fat-tree.json"
+
+
+def test_later_keeps_the_file_and_recover_of_untitled_saves_where_asked(start, monkeypatch, tmp_path):
+    folder = autosave.recovery_dir()
+    design = dumps(k_ary_fat_tree(4))
+    rec = _write_recovery(folder, "a", None, _dead_pid(), design,
+                          when=dt.datetime.now().astimezone().isoformat(timespec="seconds"))
+    _ask(monkeypatch, [None])
+    start()
+    assert rec.exists()
+    asked = _ask(monkeypatch, [True])
+    (w,) = start()
+    assert re.fullmatch(r"Recover unsaved changes to untitled from \d\d:\d\d\?", asked[0])
+    assert w.isWindowModified() and w.path is None and w.windowTitle() == "untitled[*] \u2014 fabricviz"
+    assert dumps(w.fabric) == design and w.autosave.path == rec
+    assert rec.exists() and json.loads(rec.read_text(encoding="utf-8"))["pid"] == os.getpid()
+    out = tmp_path / "saved.json"
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(out), "")))
+    assert w.save() is True
+    assert out.read_text(encoding="utf-8") == design and _files(folder) == []
+
+
+# ---------------------------------------------------------------------- the real thing: SIGKILL
+CHILD = r"""
+import sys
+from PySide6 import QtCore, QtWidgets
+from fabricviz.cli import main
+from fabricviz.formats.native import dumps
+from fabricviz.ui.main_window import MainWindow
+app = QtWidgets.QApplication(["fabricviz"])
+
+def drive():                                          # the user, once `fabricviz FILE` is up
+    (w,) = [x for x in app.topLevelWidgets() if isinstance(x, MainWindow)]
+    a = w.autosave
+    a.thread_devices = 0                              # the worker path, as for a big design
+    assert a.interval_ms == 100, a.interval_ms        # from the fresh HOME's settings file
+    ed, f = w.editor, w.editor.fabric
+
+    def autosaved():
+        while a._written != a._changes or a._busy:
+            app.processEvents()
+            a.wait(0.01)
+    ed.rename(f.find("leaf01"), "leafA")
+    autosaved()
+    print("first", flush=True)
+    ed.move([f.find("spine01"), f.find("node003")], 40.0, -25.0)
+    ed.remove([f.find("node007")], [])
+    ed.rename(f.find("node002/gpu0"), "node002/gpuX")
+    ed.add_part("QM9700", 123.0, 456.0)
+    autosaved()
+    open(sys.argv[2], "w", encoding="utf-8", newline="\n").write(dumps(ed.fabric))
+    print("autosaved", flush=True)
+
+QtCore.QTimer.singleShot(0, drive)
+sys.exit(main([sys.argv[1]]))                         # what `python -m fabricviz FILE` runs
+"""
+
+
+def test_sigkill_after_edits_then_start_again_recovers_the_edited_design(start, monkeypatch, tmp_path, k8):
+    home = tmp_path / "home"
+    config = home / ".config"
+    ini = config / "fabricviz" / "fabricviz.ini"
+    ini.parent.mkdir(parents=True)
+    ini.write_text("[autosave]\ninterval_ms=100\n", encoding="utf-8")
+    expected = tmp_path / "expected.json"
+    env = dict(os.environ, HOME=str(home), XDG_CONFIG_HOME=str(config), XDG_DATA_HOME=str(home / ".local/share"),
+               XDG_CACHE_HOME=str(home / ".cache"), QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(k8), str(expected)], env=env, cwd=str(tmp_path),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = [child.stdout.readline(), child.stdout.readline()]
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait(30)
+        err = child.stderr.read()
+        child.stdout.close()
+        child.stderr.close()
+    assert lines == ["first\n", "autosaved\n"], err
+    assert child.returncode == -signal.SIGKILL
+    edited = expected.read_text(encoding="utf-8")
+    original = k8.read_text(encoding="utf-8")
+    assert edited != original
+    # start again with the same HOME: recovery is offered, with the time of the last autosave
+    QtCore.QSettings.setPath(QtCore.QSettings.Format.IniFormat, QtCore.QSettings.Scope.UserScope, str(config))
+    folder = autosave.recovery_dir()
+    assert folder == config / "fabricviz" / "recovery"
+    (rec_file,) = folder.iterdir()
+    saved_at = dt.datetime.fromisoformat(json.loads(rec_file.read_text(encoding="utf-8"))["saved_at"])
+    asked = _ask(monkeypatch, [True])
+    (w,) = start(str(k8))
+    assert asked == [f"Recover unsaved changes to k8.json from {saved_at.astimezone():%H:%M}?"]
+    assert dumps(w.fabric) == edited                                     # byte for byte
+    assert w.isWindowModified() and w.windowTitle() == "k8.json[*] \u2014 fabricviz" and w.path == k8
+    w.action_undo.trigger()                                              # undo: the file on disk
+    assert dumps(w.fabric) == original and not w.isWindowModified()
+    w.action_redo.trigger()
+    assert dumps(w.fabric) == edited and w.isWindowModified()
+    assert w.save() is True                                              # to the original path
+    assert k8.read_text(encoding="utf-8") == edited and _files(folder) == []
+
+
+@pytest.mark.parametrize("button, answer", [("Recover", True), ("Discard", False), ("Later", None)])
+def test_the_recovery_question_is_a_dialog_with_three_answers(qtbot, tmp_path, button, answer):
+    rec = autosave.read_recovery(_write_recovery(tmp_path, "r", "/designs/k8.json", 1, "{}",
+                                                 when="2020-01-15T09:41:00+00:00"))
+    seen = []
+
+    def click():
+        box = QtWidgets.QApplication.activeModalWidget()
+        seen.append((box.objectName(), box.text(), box.informativeText()))
+        next(b for b in box.buttons() if b.text() == button).click()
+    QtCore.QTimer.singleShot(0, click)
+    assert autosave.ask_recover(None, rec) is answer
+    stamp = rec.saved_at.astimezone().strftime("%Y-%m-%d %H:%M")
+    assert seen == [("recover_box", f"Recover unsaved changes to k8.json from {stamp}?",
+                     "fabricviz was closed without saving /designs/k8.json. "
+                     "Recover opens the autosaved design; Discard deletes it.")]
+
+
+def test_a_recovery_file_that_is_not_one_is_refused_with_its_name(tmp_path):
+    p = tmp_path / "r.json"
+    for text, why in (("{", "not a fabricviz recovery file (JSONDecodeError)"),
+                      ('{"format": "other"}', "not a fabricviz recovery file"),
+                      ('{"format": "fabricviz-recovery", "version": 1}',
+                       "a recovery file with missing or wrong fields")):
+        p.write_text(text, encoding="utf-8")
+        with pytest.raises(autosave.FabricError) as e:
+            autosave.read_recovery(p)
+        assert str(e.value) == f"{p}: {why}"
+
+
+def test_a_recovery_for_another_file_opens_its_own_window_and_a_broken_one_is_kept(start, monkeypatch, k8,
+                                                                                 tmp_path):
+    folder = autosave.recovery_dir()
+    other = tmp_path / "other.json"
+    save_fabric(k_ary_fat_tree(4), other)
+    edited = k_ary_fat_tree(8)
+    edited.rename(edited.find("leaf01"), "leafQ")
+    good = _write_recovery(folder, "a", str(k8.resolve()), _dead_pid(), dumps(edited),
+                           when="2020-01-15T09:41:00+00:00")
+    broken = _write_recovery(folder, "b", None, _dead_pid(), '{"format": "fabricviz", "version": 1, "devices": 5}',
+                             when="2020-01-15T09:42:00+00:00")
+    shown = []
+    monkeypatch.setattr(QtWidgets.QMessageBox, "critical", staticmethod(lambda p, t, text: shown.append((t, text))))
+    asked = _ask(monkeypatch, [True, True])
+    main, w = start(str(other))
+    assert len(asked) == 2 and asked[0].startswith("Recover unsaved changes to k8.json from 2020-01-15 ")
+    assert main.path == other and not main.isWindowModified()              # the file asked for stays
+    assert w.path == k8 and w.isWindowModified() and dumps(w.fabric) == dumps(edited)
+    assert w.editor.stack.count() == 1 and w.autosave.path == good
+    assert len(shown) == 1 and shown[0][0] == "Recovery failed" and shown[0][1].startswith(f"{broken}: ")
+    assert broken.exists() and good.exists()
