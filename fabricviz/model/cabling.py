@@ -13,10 +13,12 @@ import numpy as np
 from .catalog import Part
 from .errors import FabricError
 from .events import ADDED, BULK_ADDED, CHANGED, ChangeEvent
-from .tech import LinkRate, tech_name
+from .store import check_fits
+from .tech import IB, LinkRate, tech_name
 
 CABLE_TYPES: tuple[str, ...] = ("dac", "aoc", "transceiver")
 PORT_STATES: tuple[str, ...] = ("down", "init", "armed", "active", "disabled")
+_NIC = 2    # KIND_CODE["nic"] of fabric.py
 
 
 class CablingMixin:
@@ -36,10 +38,20 @@ class CablingMixin:
         Without ``part`` each cable gets the cheapest catalog cable of ``ctype``
         (or any type) that carries the negotiated rate over the length.
         """
+        with self.adding():           # cable part ids interned for a refused batch go again
+            return self._add_cables(ports_a, ports_b, length_m, ctype, part, emit)
+
+    def _add_cables(self, ports_a, ports_b, length_m, ctype, part, emit) -> np.ndarray:
         pa = np.asarray(ports_a, dtype=np.int64).ravel()
         pb = np.asarray(ports_b, dtype=np.int64).ravel()
         count = len(pa)
-        lengths = np.broadcast_to(np.asarray(length_m, dtype=np.float64), (count,)).copy()
+        if len(pb) != count:
+            raise FabricError(f"{count} cable ends a for {len(pb)} ends b")
+        check_fits("f4", length_m, "cable", "length")
+        lengths = np.asarray(length_m, dtype=np.float64).ravel()
+        if lengths.size not in (1, count):
+            raise FabricError(f"{lengths.size} cable lengths for {count} cables")
+        lengths = np.broadcast_to(lengths, (count,)).copy()
         if ctype is not None and ctype not in CABLE_TYPES:
             raise FabricError(f"unknown cable type {ctype!r} (use {', '.join(CABLE_TYPES)})")
         pt = self.ports_t
@@ -168,7 +180,11 @@ class CablingMixin:
 
     def set_port_rate(self, p: int, rate: str | LinkRate) -> None:
         """Set a port's rate (within what its part supports); its cable renegotiates."""
-        want = rate if isinstance(rate, LinkRate) else LinkRate.parse(rate)
+        p = self.port_id(p)
+        try:
+            want = rate if isinstance(rate, LinkRate) else LinkRate.parse(rate)
+        except FabricError as exc:
+            raise FabricError(f"{self.port_name(p)}: {exc}") from None
         d = int(self.ports_t.device[p])
         part = self.part_of(d)
         modes = part.modes if part else ()
@@ -178,26 +194,42 @@ class CablingMixin:
                               f"(supported: {', '.join(map(str, modes))})")
         c = int(self.ports_t.cable[p])
         peer = self._peer(p)
-        if c >= 0:
-            self.port_rate(peer).negotiate(want)  # raises on IB/Ethernet mismatch
+        if c >= 0 and self.port_rate(peer).tech != want.tech:
+            raise FabricError(f"{self.port_name(p)}: cannot run at {want}: it is cabled to "
+                              f"{self.port_name(peer)} ({self.port_rate(peer)})")
         old = self.port_rate(p)
+        crate = self.catalog.get(self._part_ids[int(self.cables_t.part[c])]).rate if c >= 0 else None
+        t = self.devices_t
+        # a NIC's first port decides whether it is an InfiniBand device, which has GUIDs
+        flip = int(t.kind[d]) == _NIC and int(t.first_port[d]) == p and old is not None and old.tech != want.tech
+        guid = (int(self._take_guids(1)[0]) if want.tech == IB else 0) if flip else None
         self.ports_t.set("tech", p, want.encode()[0])
         self.ports_t.set("speed", p, want.encode()[1])
         self.ports_t.set("width", p, want.encode()[2])
+        if guid is not None:
+            pids = np.arange(int(t.first_port[d]), int(t.first_port[d]) + int(t.nports[d]))
+            t.set("guid", d, guid)
+            self.ports_t.set("guid", pids, np.uint64(guid) + np.arange(1, len(pids) + 1, dtype=np.uint64)
+                             if guid else np.uint64(0))
         if c >= 0:
-            crate = self.catalog.get(self._part_ids[int(self.cables_t.part[c])]).rate
             neg = want.negotiate(self.port_rate(peer))
             self.cables_t.set("speed", c, min(neg.speed_rank, crate.speed_rank))
             self.cables_t.set("width", c, min(neg.width, crate.width))
         self.events.emit(ChangeEvent(CHANGED, "port", p, "rate", str(old), str(want)))
+        if guid is not None:
+            self.events.emit(ChangeEvent(CHANGED, "device", d, "guid", None, guid))
 
     def set_cable(self, c: int, length_m: float | None = None, ctype: str | None = None,
                   part: str | None = None) -> None:
         """Change a cable's length, type or part; refused if the new cable cannot reach."""
         cab = self.cable(c)
+        if length_m is not None:
+            check_fits("f4", length_m, cab.label, "cable length")
         length = cab.length_m if length_m is None else float(length_m)
         if not length > 0:
             raise FabricError(f"{cab.label}: cable length must be a positive number of metres")
+        if ctype is not None and ctype not in CABLE_TYPES:
+            raise FabricError(f"{cab.label}: unknown cable type {ctype!r} (use {', '.join(CABLE_TYPES)})")
         ends = cab.port_a.rate.negotiate(cab.port_b.rate)
         if part is None and ctype is None:
             keep = self.catalog.get(cab.part_id)

@@ -12,7 +12,6 @@ import json
 import math
 import os
 import re
-import tempfile
 from dataclasses import dataclass, fields, replace
 from importlib.resources import files
 from pathlib import Path
@@ -295,21 +294,21 @@ class Catalog:
 
     @staticmethod
     def save_user_parts(path: str | os.PathLike[str], parts: Iterable[Part]) -> None:
-        """Write ``parts`` as a catalog file atomically (temp file in the same folder, os.replace)."""
+        """Write ``parts`` as a catalog file atomically (:mod:`fabricviz.formats.atomic`);
+        CatalogError ``path: cannot save: why`` if it cannot be written (the old file stays)."""
+        from ..formats.atomic import write_atomic
         p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
         doc = {"format": FORMAT, "version": VERSION,
                "parts": [x.to_dict() for x in sorted(parts, key=_sort_key)]}
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+        text = json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, p)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+            p.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise CatalogError(f"{p}: cannot save: {e.strerror or e}") from None
+        try:
+            write_atomic(p, text)
+        except FabricError as e:
+            raise CatalogError(str(e)) from None
 
     def get(self, part_id: str) -> Part:
         """The part with this id; ``CatalogError("unknown part 'X'")`` if none."""

@@ -28,9 +28,9 @@ from .cabling import CABLE_TYPES, PORT_STATES, CablingMixin  # noqa: F401  (re-e
 from .catalog import Catalog, Part
 from .errors import FabricError
 from .events import ADDED, BULK_ADDED, CHANGED, ChangeEvent, EventHub
-from .guid import GUID_STEP, format_guid, guid_base
+from .guid import GuidMixin, guid_base
 from .removal import Removed, RemovalMixin  # noqa: F401  (re-exported)
-from .store import Table
+from .store import Table, check_fits, coords
 from .tech import IB, LinkRate
 from .views import Cable, Device, Port
 
@@ -50,7 +50,7 @@ CABLE_COLUMNS = {"port_a": "i4", "port_b": "i4", "ctype": "i1", "length": "f4", 
                  "tech": "i1", "speed": "i1", "width": "i1"}
 
 
-class Fabric(CablingMixin, RemovalMixin):
+class Fabric(CablingMixin, RemovalMixin, GuidMixin):
     """A design: devices (with their ports) and cables, plus free-form ``meta``."""
 
     def __init__(self, catalog: Catalog | None = None, name: str = "untitled") -> None:
@@ -93,7 +93,7 @@ class Fabric(CablingMixin, RemovalMixin):
             if not self.devices_t.exists(int(ref)):
                 raise FabricError(f"no device with id {ref}")
             return int(ref)
-        i = self.find(ref)
+        i = self.find(ref) if isinstance(ref, str) else None
         if i is None:
             raise FabricError(f"no device named {ref!r}")
         return i
@@ -110,8 +110,10 @@ class Fabric(CablingMixin, RemovalMixin):
         if p is None:
             return None
         for kind, prefix in CHILD_PREFIX.items():
-            if local.startswith(prefix) and local[len(prefix):].isdigit():
-                return self._child_lookup(p, KIND_CODE[kind], int(local[len(prefix):]))
+            num = local[len(prefix):]
+            if local.startswith(prefix) and num.isascii() and num.isdigit() and str(int(num)) == num:
+                n = int(num)        # canonical numbers only: gpu03 and gpu٣ are not gpu3
+                return self._child_lookup(p, KIND_CODE[kind], n) if n < 1 << 15 else None
         return None
 
     def _child_lookup(self, parent: int, kind_code: int, local: int) -> int | None:
@@ -131,6 +133,19 @@ class Fabric(CablingMixin, RemovalMixin):
             return int(ids[i])
         return None
 
+    def _live_ids(self, ids: Any) -> np.ndarray:
+        """``ids`` as an int64 array, FabricError naming the first that is not a live device."""
+        a = np.asarray(ids).ravel()
+        if a.size and a.dtype.kind not in "iu":
+            raise FabricError(f"no device with id {a[0]!r}")
+        a = a.astype(np.int64)
+        bad = np.flatnonzero((a < 0) | (a >= self.devices_t.n))
+        if not len(bad):
+            bad = np.flatnonzero(~self.devices_t.alive[a])
+        if len(bad):
+            raise FabricError(f"no device with id {int(a[bad[0]])}")
+        return a
+
     def devices(self, kind: str | None = None) -> Iterator[Device]:
         for i in self.device_ids(kind):
             yield Device(self, int(i))
@@ -140,6 +155,9 @@ class Fabric(CablingMixin, RemovalMixin):
         mask = t.alive.copy()
         if kind is not None:
             kinds = [kind] if isinstance(kind, str) else list(kind)
+            bad = [k for k in kinds if k not in KIND_CODE]
+            if bad:
+                raise FabricError(f"unknown device kind {bad[0]!r} (use {', '.join(KINDS)})")
             mask &= np.isin(t.kind, [KIND_CODE[k] for k in kinds])
         return np.flatnonzero(mask)
 
@@ -194,6 +212,10 @@ class Fabric(CablingMixin, RemovalMixin):
     def _derived_local(self, d: int) -> str:
         t = self.devices_t
         return f"{CHILD_PREFIX[KINDS[t.kind[d]]]}{int(t.local[d])}"
+
+    @staticmethod
+    def _derived_local_of(rows: dict[str, np.ndarray], k: int) -> str:
+        return f"{CHILD_PREFIX[KINDS[int(rows['kind'][k])]]}{int(rows['local'][k])}"
 
     def port_name(self, p: int) -> str:
         return f"{self.name_of(int(self.ports_t.device[p]))}:{int(self.ports_t.num[p])}"
@@ -251,41 +273,6 @@ class Fabric(CablingMixin, RemovalMixin):
             raise FabricError(f"name {clean!r} is already used by another device")
         return clean
 
-    def _take_guids(self, count: int) -> np.ndarray:
-        """``count`` fresh node GUIDs, spaced to leave room for port GUIDs."""
-        used = self._used_guids()
-        out = np.empty(count, dtype=np.uint64)
-        g = self._next_guid
-        got = 0
-        while got < count:
-            cand = g + GUID_STEP * np.arange(count - got, dtype=np.uint64) + np.uint64(GUID_STEP)
-            cand = cand.astype(np.uint64)
-            clash = np.isin(cand, used)
-            good = cand[~clash]
-            out[got: got + len(good)] = good
-            got += len(good)
-            g = int(cand[-1])
-        self._next_guid = int(out[-1]) if count else self._next_guid
-        return out
-
-    def _used_guids(self) -> np.ndarray:
-        d, p = self.devices_t, self.ports_t
-        node = d.guid[d.alive & (d.guid != 0)]
-        port_alive = d.alive[p.device] if p.n else np.zeros(0, bool)
-        ports = p.guid[port_alive & (p.guid != 0)]
-        return np.concatenate([node, ports])
-
-    def check_guid(self, guid: int, exclude: int | None = None) -> None:
-        """Raise if ``guid`` is already a node or port GUID of another device."""
-        d, p = self.devices_t, self.ports_t
-        hit = np.flatnonzero(d.alive & (d.guid == np.uint64(guid)))
-        hit = [int(h) for h in hit if h != exclude]
-        if not hit and p.n:
-            ph = np.flatnonzero((p.guid == np.uint64(guid)) & d.alive[p.device])
-            hit = [int(p.device[h]) for h in ph if int(p.device[h]) != exclude]
-        if hit:
-            raise FabricError(f"GUID {format_guid(guid)} is already used by {self.name_of(hit[0])}")
-
     # ------------------------------------------------------------------ adding devices
     def add_device(self, kind: str, part: str | None = None, name: str | None = None,
                    x: float = 0.0, y: float = 0.0, guid: int | None = None,
@@ -296,11 +283,13 @@ class Fabric(CablingMixin, RemovalMixin):
                                    np.array([x]), np.array([y]), mode=mode)
             return int(ids[0])
         names = [self.check_name(name)] if name is not None else None
-        guids = np.array([guid], dtype=np.uint64) if guid is not None else None
         if guid is not None:
+            check_fits("u8", guid, names[0] if names else f"new {kind}", "GUID")
+            if not guid:
+                raise FabricError(f"{names[0] if names else 'new ' + kind}: GUID must be non-zero")
             self.check_guid(guid)
-        ids = self.add_devices(kind, 1, part, names, np.array([x]), np.array([y]),
-                               tier=tier, guids=guids, mode=mode)
+        guids = np.array([guid], dtype=np.uint64) if guid is not None else None
+        ids = self.add_devices(kind, 1, part, names, [x], [y], tier=tier, guids=guids, mode=mode)
         return int(ids[0])
 
     def add_devices(self, kind: str, count: int, part: str | None = None,
@@ -312,17 +301,41 @@ class Fabric(CablingMixin, RemovalMixin):
 
         ``mode`` picks the port technology of a VPI NIC (``4xNDR`` or ``400GbE``).
         Children of a server pass ``parents`` and ``locals_`` and get derived
-        names (``node1/gpu0``). Returns the new device ids.
+        names (``node1/gpu0``). Returns the new device ids. Everything is checked first (or
+        the rows added are taken back): a refusal adds nothing. Given ``guids`` must fit 64 bits;
+        their uniqueness is the caller's to check (loaders do it once for the whole file).
         """
-        if kind not in KIND_CODE or kind == SERVER:
+        if not isinstance(kind, str) or kind not in KIND_CODE or kind == SERVER:
             raise FabricError(f"unknown device kind {kind!r} (use {', '.join(KINDS[1:])})")
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
+            raise FabricError(f"add {kind}: count must be a whole number >= 0, not {count!r}")
+        with self.adding():
+            return self._add_devices(kind, int(count), part, names, xs, ys, tier, guids, mode,
+                                     parents, locals_, emit)
+
+    def _add_devices(self, kind, count, part, names, xs, ys, tier, guids, mode, parents, locals_, emit):
         p = self.catalog.get(part) if part else None
         if p is not None and p.kind not in (kind,) and not (kind == NIC and p.kind == NIC):
             raise FabricError(f"part {p.id} is a {p.kind}, not a {kind}")
         rate, nports = self._port_rate(kind, p, mode)
         if names is not None and len(names) != count:
             raise FabricError("names and count differ")
+        where = f"new {kind}" if not names else str(names[0])
+        xs, ys = coords(xs, ys, count, where)
+        check_fits("i1", tier, where, "tier")
+        for values, what, dt in ((locals_, "local", "i2"), (guids, "GUID", "u8")):
+            if values is not None:      # bulk GUIDs: the caller checks they are unique
+                if np.size(values) not in (1, count):
+                    raise FabricError(f"{where}: {np.size(values)} {what} values for {count} devices")
+                check_fits(dt, values, where, what)
+        if parents is not None:
+            par, t = np.asarray(parents, dtype=np.int64).ravel(), self.devices_t
+            if len(par) != count or ((par < 0) | (par >= t.n)).any() or not t.alive[par].all():
+                raise FabricError(f"add {kind}: a parent server does not exist")
         if names is not None:
+            for nm in names:
+                if self.check_name(nm) != nm:
+                    raise FabricError(f"bad device name {nm!r}: no spaces before or after a name")
             seen = set()
             for nm in names:
                 if nm in seen or self.find(nm) is not None:
@@ -375,7 +388,10 @@ class Fabric(CablingMixin, RemovalMixin):
         modes = p.modes
         if mode is None:
             return modes[0], p.ports
-        want = LinkRate.parse(mode)
+        try:
+            want = LinkRate.parse(mode)
+        except FabricError as exc:
+            raise FabricError(f"{p.id}: mode {mode!r}: {exc}") from None
         for m in modes:
             if m == want or (m.tech == want.tech and want.speed_rank <= m.speed_rank
                              and want.width <= m.width):
@@ -392,9 +408,16 @@ class Fabric(CablingMixin, RemovalMixin):
         p = self.catalog.get(part)
         if p.kind != SERVER:
             raise FabricError(f"part {p.id} is a {p.kind}, not a server")
-        xs = np.broadcast_to(np.asarray(xs, dtype=float), (len(names) if names else len(np.atleast_1d(xs)),))
-        count = len(xs)
-        ys = np.broadcast_to(np.asarray(ys, dtype=float), (count,))
+        where = f"new {p.id}" if not names else str(names[0])
+        count = len(names) if names is not None else int(np.size(xs))
+        xs, ys = coords(xs, ys, count, where)
+        check_fits("i1", tier, where, "tier")
+        if children and p.nics:
+            self._port_rate(NIC, self.catalog.get(p.nic_part), mode)   # refuse a bad mode first
+        with self.adding():
+            return self._add_servers(p, names, xs, ys, count, mode, tier, emit, children)
+
+    def _add_servers(self, p, names, xs, ys, count, mode, tier, emit, children):
         if names is None:
             names = [self._auto_name(SERVER) for _ in range(count)]
         names = [self.check_name(n) for n in names]
@@ -457,12 +480,16 @@ class Fabric(CablingMixin, RemovalMixin):
 
     def move(self, ids: Sequence[int], dx: float, dy: float) -> None:
         """Move devices (and the GPUs/NICs of moved servers) by (dx, dy)."""
-        ids = np.asarray([self.device_id(int(i)) for i in ids], dtype=np.int64)
+        ids = np.asarray([self.device_id(i) for i in ids], dtype=np.int64)
         t = self.devices_t
         kids = np.flatnonzero(t.alive & np.isin(t.parent, ids))
         allids = np.union1d(ids, kids)
-        t.set("x", allids, t.x[allids] + dx)
-        t.set("y", allids, t.y[allids] + dy)
+        for d, axis in ((dx, "x"), (dy, "y")):
+            check_fits("f4", d, f"move of {self.name_of(int(ids[0]))}" if len(ids) else "move", f"d{axis}")
+            new = t.column(axis)[allids].astype(np.float64) + float(d)
+            check_fits("f4", new, lambda i: self.name_of(int(allids[i])), axis)
+        t.set("x", allids, t.x[allids] + np.float64(dx))
+        t.set("y", allids, t.y[allids] + np.float64(dy))
         for i in allids.tolist():
             self.events.emit(ChangeEvent(CHANGED, "device", int(i), "pos", None,
                                          (float(t.x[i]), float(t.y[i]))))
@@ -470,31 +497,13 @@ class Fabric(CablingMixin, RemovalMixin):
     def set_positions(self, ids: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> None:
         """Place many devices at once (layouts); one bulk ``changed`` event."""
         t = self.devices_t
+        ids = self._live_ids(ids)
+        xs, ys = coords(xs, ys, len(ids), "layout")
+        for v, axis in ((xs, "x"), (ys, "y")):
+            check_fits("f4", v, lambda i: self.name_of(int(ids[i])), axis)
         t.set("x", ids, xs)
         t.set("y", ids, ys)
         self.events.emit(ChangeEvent(CHANGED, "device", None, "pos", ids={"devices": np.asarray(ids)}))
-
-    def set_guid(self, d: int, guid: int) -> None:
-        d = self.device_id(d)
-        dev = self.device(d)
-        if not dev.is_ib:
-            raise FabricError(f"{dev.name}: only InfiniBand devices have GUIDs")
-        if not 0 < guid < 1 << 64:
-            raise FabricError(f"{dev.name}: GUID must be a non-zero 64-bit value")
-        self.check_guid(guid, exclude=d)
-        old = int(self.devices_t.guid[d])
-        self.devices_t.set("guid", d, guid)
-        if dev.kind == NIC:
-            pids = dev.port_ids
-            self.ports_t.set("guid", pids, np.uint64(guid) + np.arange(1, len(pids) + 1, dtype=np.uint64))
-        self.events.emit(ChangeEvent(CHANGED, "device", d, "guid", old, guid))
-
-    def set_port_guid(self, p: int, guid: int) -> None:
-        dev = int(self.ports_t.device[p])
-        self.check_guid(guid, exclude=dev)
-        old = int(self.ports_t.guid[p])
-        self.ports_t.set("guid", p, guid)
-        self.events.emit(ChangeEvent(CHANGED, "port", p, "guid", old, guid))
 
     def bind(self, gpu: int, nic: int | None) -> None:
         """Bind a GPU to the NIC it reaches the fabric through (PCIe), or unbind it."""
@@ -512,13 +521,17 @@ class Fabric(CablingMixin, RemovalMixin):
         self.events.emit(ChangeEvent(CHANGED, "device", g.id, "nic", old, new))
 
     def set_tier(self, ids: np.ndarray, tier: int) -> None:
-        self.devices_t.set("tier", np.asarray(ids), tier)
+        ids = self._live_ids(ids)
+        check_fits("i1", tier, self.name_of(int(ids[0])) if len(ids) else "tier", "tier")
+        self.devices_t.set("tier", ids, tier)
         self.events.emit(ChangeEvent(CHANGED, "device", None, "tier", None, tier,
                                      ids={"devices": np.asarray(ids)}))
 
     def set_port_state(self, p: int, state: str) -> None:
+        p = self.port_id(p)
         if state not in PORT_STATES:
-            raise FabricError(f"unknown port state {state!r} (use {', '.join(PORT_STATES)})")
+            raise FabricError(f"{self.port_name(p)}: unknown port state {state!r} "
+                              f"(use {', '.join(PORT_STATES)})")
         old = PORT_STATES[int(self.ports_t.state[p])]
         self.ports_t.set("state", p, PORT_STATES.index(state))
         self.events.emit(ChangeEvent(CHANGED, "port", p, "state", old, state))

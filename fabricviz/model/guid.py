@@ -8,6 +8,12 @@ have no GUID of their own (port 0 carries the node GUID).
 
 from __future__ import annotations
 
+import numpy as np
+
+from .errors import FabricError
+from .events import CHANGED, ChangeEvent
+from .store import check_fits
+
 #: Mellanox Technologies OUI used by ConnectX and Quantum devices.
 MELLANOX_OUI = 0xB83FD2
 #: Room left between consecutive generated node GUIDs for port GUIDs.
@@ -35,3 +41,75 @@ def parse_guid(text: str | int) -> int:
     if not 0 < value < 1 << 64:
         raise ValueError(f"GUID {text!r} is not a non-zero 64-bit value")
     return value
+
+
+NIC = "nic"
+
+
+class GuidMixin:
+    """GUID methods of the Fabric (uses its tables, names and events)."""
+
+    def _take_guids(self, count: int) -> np.ndarray:
+        """``count`` fresh node GUIDs, spaced to leave room for port GUIDs."""
+        used = self._used_guids()
+        out = np.empty(count, dtype=np.uint64)
+        g = self._next_guid
+        got = 0
+        while got < count:
+            cand = g + GUID_STEP * np.arange(count - got, dtype=np.uint64) + np.uint64(GUID_STEP)
+            cand = cand.astype(np.uint64)
+            clash = np.isin(cand, used)
+            good = cand[~clash]
+            out[got: got + len(good)] = good
+            got += len(good)
+            g = int(cand[-1])
+        self._next_guid = int(out[-1]) if count else self._next_guid
+        return out
+
+    def _used_guids(self) -> np.ndarray:
+        d, p = self.devices_t, self.ports_t
+        node = d.guid[d.alive & (d.guid != 0)]
+        port_alive = d.alive[p.device] if p.n else np.zeros(0, bool)
+        ports = p.guid[port_alive & (p.guid != 0)]
+        return np.concatenate([node, ports])
+
+    def check_guid(self, guid: int, exclude: int | None = None) -> None:
+        """Raise if ``guid`` is already a node or port GUID of another device."""
+        d, p = self.devices_t, self.ports_t
+        hit = np.flatnonzero(d.alive & (d.guid == np.uint64(guid)))
+        hit = [int(h) for h in hit if h != exclude]
+        if not hit and p.n:
+            ph = np.flatnonzero((p.guid == np.uint64(guid)) & d.alive[p.device])
+            hit = [int(p.device[h]) for h in ph if int(p.device[h]) != exclude]
+        if hit:
+            raise FabricError(f"GUID {format_guid(guid)} is already used by {self.name_of(hit[0])}")
+
+    def set_guid(self, d: int, guid: int) -> None:
+        d = self.device_id(d)
+        dev = self.device(d)
+        if not dev.is_ib:
+            raise FabricError(f"{dev.name}: only InfiniBand devices have GUIDs")
+        if isinstance(guid, bool) or not isinstance(guid, (int, np.integer)) \
+                or not 0 < int(guid) < (1 << 64) - (len(dev.port_ids) if dev.kind == NIC else 0):
+            raise FabricError(f"{dev.name}: GUID {guid!r} must be a non-zero 64-bit value")
+        guid = int(guid)
+        try:
+            for k in range(len(dev.port_ids) + 1 if dev.kind == NIC else 1):
+                self.check_guid(guid + k, exclude=d)     # the node GUID and a NIC's port GUIDs
+        except FabricError as exc:
+            raise FabricError(f"{dev.name}: {exc}") from None
+        old = int(self.devices_t.guid[d])
+        self.devices_t.set("guid", d, guid)
+        if dev.kind == NIC:
+            pids = dev.port_ids
+            self.ports_t.set("guid", pids, np.uint64(guid) + np.arange(1, len(pids) + 1, dtype=np.uint64))
+        self.events.emit(ChangeEvent(CHANGED, "device", d, "guid", old, guid))
+
+    def set_port_guid(self, p: int, guid: int) -> None:
+        p = self.port_id(p)
+        check_fits("u8", guid, self.port_name(p), "GUID")
+        dev = int(self.ports_t.device[p])
+        self.check_guid(guid, exclude=dev)
+        old = int(self.ports_t.guid[p])
+        self.ports_t.set("guid", p, guid)
+        self.events.emit(ChangeEvent(CHANGED, "port", p, "guid", old, guid))

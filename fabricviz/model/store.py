@@ -9,9 +9,64 @@ row back.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
+
+
+def misfit(dtype: Any, values: Any) -> int | None:
+    """Index of the first of ``values`` (scalar or sequence) that ``dtype`` cannot hold, or None.
+
+    Integers must lie in the type's range; floats must be finite and within the range of a
+    float type, and whole numbers for an integer type. Nothing is converted or stored.
+    """
+    dt = np.dtype(dtype)
+    if isinstance(values, np.ndarray) and values.dtype.kind in "biuf":
+        a = values.ravel()
+        if not a.size:
+            return None
+        if a.dtype.kind == "f" or dt.kind == "f":
+            f = a.astype(np.float64)
+            ok = np.isfinite(f)
+            if dt.kind == "f":
+                ok &= np.abs(np.where(ok, f, 0.0)) <= float(np.finfo(dt).max)
+            else:
+                info = np.iinfo(dt)
+                ok &= (f == np.round(f)) & (f >= float(info.min)) & (f <= float(info.max))
+            bad = np.flatnonzero(~ok)
+            return int(bad[0]) if len(bad) else None
+        info = np.iinfo(dt)
+        if info.min <= int(a.min()) and int(a.max()) <= info.max:
+            return None
+        values = a.tolist()
+    seq = values if isinstance(values, (list, tuple)) else [values]
+    if len(seq) > 4096 and not isinstance(values, np.ndarray):
+        arr = np.asarray(seq) if all(type(v) in (int, float) for v in seq) else None
+        if arr is not None and arr.dtype.kind in "iuf":
+            return misfit(dt, arr)
+    for i, v in enumerate(seq):
+        if not _fits(dt, v):
+            return i
+    return None
+
+
+def _fits(dt: np.dtype, v: Any) -> bool:
+    if isinstance(v, (bool, np.bool_, int, np.integer)):
+        n = int(v)
+        if dt.kind == "f":
+            return abs(n) <= float(np.finfo(dt).max)
+        info = np.iinfo(dt)
+        return info.min <= n <= info.max
+    if isinstance(v, (float, np.floating)):
+        x = float(v)
+        if not math.isfinite(x):
+            return False
+        if dt.kind == "f":
+            return abs(x) <= float(np.finfo(dt).max)
+        info = np.iinfo(dt)
+        return x == int(x) and info.min <= int(x) <= info.max
+    return False
 
 
 class Table:
@@ -65,6 +120,21 @@ class Table:
         for name, arr in self._cols.items():
             self._cols[name] = arr[: self._cap].copy()
 
+    def truncate(self, n: int) -> None:
+        """Drop the rows from ``n`` on (a refused bulk addition takes its rows back)."""
+        if n < self.n:
+            for arr in self._cols.values():
+                arr[n: self.n] = 0
+            self.n = n
+
+    def misfit(self, name: str, values: Any) -> int | None:
+        """Index of the first of ``values`` that column ``name`` cannot hold exactly, or None.
+
+        Integers must lie in the column's range; floats must be finite and within float32
+        (or the column's float type). Nothing is converted or stored.
+        """
+        return misfit(self._spec[name], values)
+
     def set(self, name: str, ids: Any, value: Any) -> None:
         self._cols[name][: self.n][ids] = value
 
@@ -101,3 +171,42 @@ class Table:
         for name in self._cols:
             t._cols[name][: t.n] = self._cols[name][: self.n][keep]
         return t
+
+
+def check_fits(dtype: Any, values: Any, where: Any, what: str) -> None:
+    """Raise a one-line FabricError if one of ``values`` does not fit ``dtype``.
+
+    ``where`` is the place (a string, or a function of the index of the bad value).
+    """
+    i = misfit(dtype, values)
+    if i is None:
+        return
+    from .errors import FabricError
+    if isinstance(values, (list, tuple, np.ndarray)):
+        v = np.asarray(values, dtype=object).ravel()[i]
+    else:
+        v = values
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        need = "must be a finite number"
+        if isinstance(v, (int, float, np.integer, np.floating)) and math.isfinite(float(v)):
+            need += f" within ±{float(np.finfo(dt).max):.3g}"
+    else:
+        info = np.iinfo(dt)
+        need = f"must be a whole number from {info.min} to {info.max}"
+    place = where(i) if callable(where) else where
+    shown = f"{v:g}" if isinstance(v, float) else repr(v)
+    raise FabricError(f"{place}: {what} {shown} {need}")
+
+
+def coords(xs: Any, ys: Any, count: int, where: str) -> tuple[np.ndarray, np.ndarray]:
+    """x and y of ``count`` new devices as float64 arrays (each finite, within float32)."""
+    from .errors import FabricError
+    out = []
+    for v, axis in ((xs, "x"), (ys, "y")):
+        check_fits("f4", v, where, axis)
+        a = np.asarray(v, dtype=np.float64).ravel()
+        if a.size not in (1, count):
+            raise FabricError(f"{where}: {a.size} {axis} values for {count} devices")
+        out.append(np.broadcast_to(a, (count,)) if a.size == 1 else a)
+    return out[0], out[1]

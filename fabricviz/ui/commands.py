@@ -2,26 +2,69 @@
 
 A command's first execution happens in :meth:`FabricCommand.execute` (called by
 the editor before pushing), so a refusal (``FabricError``) reaches the user and
-nothing lands on the undo stack. Later redos replay without checks failing:
-additions are undone by ``remove_*`` and redone by ``restore`` of the snapshot,
-so the very same ids come back and later commands on the stack stay valid.
-Positions are restored from saved absolute values (float32 columns do not
-survive ``x + dx - dx`` exactly).
+nothing lands on the undo stack. Later undos and redos never re-check the edit:
+
+* additions are undone by ``remove_*`` and redone by ``restore`` of the snapshot,
+  so the very same ids come back and later commands on the stack stay valid;
+* property edits (:class:`EditCommand`) keep the exact raw rows before and after
+  and write them back (a derived child name stays derived, a GUID of 0 comes back);
+* positions are restored from saved absolute values (float32 columns do not
+  survive ``x + dx - dx`` exactly).
+
+:class:`UndoStack` asks the command first (``undo_problem``/``redo_problem``): an
+undo that cannot be done is refused with a message and the stack does not move.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
-from PySide6 import QtGui
+from PySide6 import QtCore, QtGui
 
-from fabricviz.model import Fabric, Removed
+from fabricviz.model import Fabric, FabricError, Removed
+from fabricviz.model.removal import Rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from fabricviz.ui.editor import Editor
 
 MOVE_NUDGE_ID = 0x4D4F5645  # "MOVE": keyboard nudges of the same selection merge
+
+
+class UndoStack(QtGui.QUndoStack):
+    """A QUndoStack that refuses (``refused``, stack unmoved) an undo/redo its command cannot do."""
+
+    refused = QtCore.Signal(str)
+
+    def _problem(self, i: int, undo: bool) -> str | None:
+        cmd = self.command(i)
+        if not isinstance(cmd, FabricCommand):
+            return None
+        why = cmd.undo_problem() if undo else cmd.redo_problem()
+        return None if why is None else f"cannot {'undo' if undo else 'redo'} {cmd.text()}: {why}"
+
+    def undo(self) -> None:
+        if self.index() > 0 and (why := self._problem(self.index() - 1, True)) is not None:
+            self.refused.emit(why)
+            return
+        super().undo()
+
+    def redo(self) -> None:
+        if self.index() < self.count() and (why := self._problem(self.index(), False)) is not None:
+            self.refused.emit(why)
+            return
+        super().redo()
+
+    def _routed(self, action: QtGui.QAction, slot: Callable[[], None]) -> QtGui.QAction:
+        action.triggered.disconnect()           # the C++ slot would skip the checks above
+        action.triggered.connect(lambda _checked=False: slot())
+        return action
+
+    def createUndoAction(self, parent: QtCore.QObject, prefix: str = "") -> QtGui.QAction:  # noqa: N802
+        return self._routed(super().createUndoAction(parent, prefix), self.undo)
+
+    def createRedoAction(self, parent: QtCore.QObject, prefix: str = "") -> QtGui.QAction:  # noqa: N802
+        return self._routed(super().createRedoAction(parent, prefix), self.redo)
 
 
 class FabricCommand(QtGui.QUndoCommand):
@@ -45,16 +88,41 @@ class FabricCommand(QtGui.QUndoCommand):
         if self._skip_redo:
             self._skip_redo = False
             return
-        self.apply()
+        self._guarded(self.apply)
 
     def undo(self) -> None:
-        self.revert()
+        self._guarded(self.revert)
+
+    def _guarded(self, fn: Callable[[], None]) -> None:
+        # UndoStack asked undo_problem()/redo_problem() first; model refusals change nothing
+        try:
+            fn()
+        except FabricError as exc:
+            self.editor.message.emit(f"{self.text()}: {exc}", True)
+
+    def undo_problem(self) -> str | None:
+        """Why :meth:`revert` cannot be done now (None: it can)."""
+        return None
+
+    def redo_problem(self) -> str | None:
+        """Why :meth:`apply` (a redo) cannot be done now (None: it can)."""
+        return None
 
     def apply(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def revert(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+def _gone(f: Fabric, device_ids: Iterable[int], cable_ids: Iterable[int]) -> str | None:
+    for d in device_ids:
+        if not f.devices_t.exists(int(d)):
+            return f"device #{d} is gone"
+    for c in cable_ids:
+        if not f.cables_t.exists(int(c)):
+            return f"cable #{c} is gone"
+    return None
 
 
 class AddCommand(FabricCommand):
@@ -86,6 +154,16 @@ class AddCommand(FabricCommand):
             out.append(f.remove_cables(loose))
         self._removed = out[::-1]  # cables after their devices on restore
 
+    def undo_problem(self) -> str | None:
+        return _gone(self.fabric, self.device_ids, self.cable_ids)
+
+    def redo_problem(self) -> str | None:
+        for r in self._removed:
+            why = self.fabric.restore_problem(r)
+            if why is not None:
+                return why
+        return None
+
 
 class RemoveCommand(FabricCommand):
     """Deletes devices (their cables go with them) and cables; undo restores the same ids."""
@@ -111,6 +189,16 @@ class RemoveCommand(FabricCommand):
             self.fabric.restore(r)
         self._removed = []
 
+    def undo_problem(self) -> str | None:
+        for r in reversed(self._removed):
+            why = self.fabric.restore_problem(r)
+            if why is not None:
+                return why
+        return None
+
+    def redo_problem(self) -> str | None:
+        return _gone(self.fabric, self.device_ids, self.cable_ids)
+
 
 class PositionsCommand(FabricCommand):
     """Moves (drags, nudges) and layouts: old and new absolute positions of many devices."""
@@ -122,8 +210,8 @@ class PositionsCommand(FabricCommand):
         self.ids = np.asarray(ids, dtype=np.int64)
         self.old_x = t.x[self.ids].copy()
         self.old_y = t.y[self.ids].copy()
-        self.new_x = np.asarray(new_x, dtype=np.float32)
-        self.new_y = np.asarray(new_y, dtype=np.float32)
+        self.new_x = np.asarray(new_x, dtype=np.float64)    # the model checks they fit float32
+        self.new_y = np.asarray(new_y, dtype=np.float64)
         self._merge_id = merge_id
 
     @classmethod
@@ -145,6 +233,11 @@ class PositionsCommand(FabricCommand):
     def revert(self) -> None:
         self.fabric.set_positions(self.ids, self.old_x, self.old_y)
 
+    def undo_problem(self) -> str | None:
+        return _gone(self.fabric, self.ids.tolist(), ())
+
+    redo_problem = undo_problem
+
     def id(self) -> int:  # noqa: A003 (Qt name)
         return self._merge_id
 
@@ -156,19 +249,51 @@ class PositionsCommand(FabricCommand):
         return True
 
 
-class CallCommand(FabricCommand):
-    """A property edit: ``do(fabric)`` and ``undo(fabric)`` call model setters."""
+class EditCommand(FabricCommand):
+    """A property edit: ``do(fabric)`` on the first run; undo and redo write back the exact
+    raw rows (devices with their names, ports, cables) taken before and after it."""
 
     def __init__(self, editor: "Editor", text: str, do: Callable[[Fabric], Any],
-                 undo: Callable[[Fabric], Any]) -> None:
+                 devices: Iterable[int] = (), ports: Iterable[int] = (), cables: Iterable[int] = ()) -> None:
         super().__init__(editor, text)
-        self._do, self._undo = do, undo
+        self._do = do
+        self._rows = (list(devices), list(ports), list(cables))
+        self.before: Rows | None = None
+        self.after: Rows | None = None
+
+    @classmethod
+    def on_device(cls, editor: "Editor", text: str, do: Callable[[Fabric], Any], d: int) -> "EditCommand":
+        """An edit of device ``d``: its row, its ports and the cables on them are kept."""
+        f = editor.fabric
+        ports = f.device(d).port_ids.tolist()
+        cables = [int(f.ports_t.cable[p]) for p in ports if f.ports_t.cable[p] >= 0]
+        return cls(editor, text, do, [d], ports, cables)
 
     def apply(self) -> None:
+        if self.after is not None:
+            self.fabric.put_back(self.after)
+            return
+        before = self.fabric.snapshot(*self._rows)
         self._do(self.fabric)
+        self.before, self.after = before, self.fabric.snapshot(*self._rows)
 
     def revert(self) -> None:
-        self._undo(self.fabric)
+        assert self.before is not None
+        self.fabric.put_back(self.before)
+
+    def _problem(self, expect: Rows | None, target: Rows | None) -> str | None:
+        if expect is None or target is None:
+            return None
+        why = self.fabric.rows_problem(target)
+        if why is None and not self.fabric.same_rows(expect):
+            why = "the design changed since (an edit outside the undo history)"
+        return why
+
+    def undo_problem(self) -> str | None:
+        return self._problem(self.after, self.before)
+
+    def redo_problem(self) -> str | None:
+        return self._problem(self.before, self.after)
 
 
 class ReplaceFabricCommand(FabricCommand):

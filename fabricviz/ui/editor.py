@@ -16,8 +16,8 @@ from PySide6 import QtCore, QtGui
 
 from fabricviz.model import KINDS, Fabric, FabricError
 from fabricviz.model.catalog import CatalogError
-from fabricviz.ui.commands import (AddCommand, CallCommand, FabricCommand, PositionsCommand,
-                                   RemoveCommand, ReplaceFabricCommand)
+from fabricviz.ui.commands import (AddCommand, EditCommand, FabricCommand, PositionsCommand,
+                                   RemoveCommand, ReplaceFabricCommand, UndoStack)
 
 CLIP_MIME = "application/x-fabricviz-devices"
 
@@ -31,8 +31,9 @@ class Editor(QtCore.QObject):
     def __init__(self, fabric: Fabric, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.fabric = fabric
-        self.stack = QtGui.QUndoStack(self)
+        self.stack = UndoStack(self)
         self.stack.setObjectName("undo_stack")
+        self.stack.refused.connect(lambda text: self.message.emit(text, True))
         self.clipboard: dict[str, Any] | None = None
         self._paste_count = 0
         self.pushing = False            # True while run() pushes (a new step, not a redo)
@@ -103,38 +104,36 @@ class Editor(QtCore.QObject):
         old = self.fabric.name_of(d)
         if name == old:
             return False
-        return self.run(CallCommand(self, f"Rename {old} to {name}",
-                                    lambda f: f.rename(d, name), lambda f: f.rename(d, old)))
+        return self.run(EditCommand(self, f"Rename {old} to {name}", lambda f: f.rename(d, name), [d]))
 
     def set_guid(self, d: int, guid: int) -> bool:
         old = int(self.fabric.devices_t.guid[d])
         if guid == old:
             return False
-        return self.run(CallCommand(self, f"Set GUID of {self.fabric.name_of(d)}",
-                                    lambda f: f.set_guid(d, guid), lambda f: f.set_guid(d, old)))
+        return self.run(EditCommand.on_device(self, f"Set GUID of {self.fabric.name_of(d)}",
+                                              lambda f: f.set_guid(d, guid), d))
 
     def set_cable(self, c: int, length_m: float | None = None, ctype: str | None = None,
                   part: str | None = None) -> bool:
         cab = self.fabric.cable(c)
-        old_len, old_part = cab.length_m, cab.part_id
-        return self.run(CallCommand(
-            self, f"Edit cable {cab.label}", lambda f: f.set_cable(c, length_m, ctype, part),
-            lambda f: f.set_cable(c, old_len, None, old_part)))
+        ends = [cab.port_a.id, cab.port_b.id]
+        return self.run(EditCommand(self, f"Edit cable {cab.label}",
+                                    lambda f: f.set_cable(c, length_m, ctype, part), (), ends, [c]))
 
     def set_port_rate(self, p: int, rate: str) -> bool:
         old = str(self.fabric.port_rate(p))
         if rate == old:
             return False
-        return self.run(CallCommand(self, f"Set {self.fabric.port_name(p)} to {rate}",
-                                    lambda f: f.set_port_rate(p, rate), lambda f: f.set_port_rate(p, old)))
+        return self.run(EditCommand.on_device(self, f"Set {self.fabric.port_name(p)} to {rate}",
+                                              lambda f: f.set_port_rate(p, rate),
+                                              int(self.fabric.ports_t.device[p])))
 
     def set_port_state(self, p: int, state: str) -> bool:
         old = self.fabric.port(p).state
         if state == old:
             return False
-        return self.run(CallCommand(self, f"Set {self.fabric.port_name(p)} {state}",
-                                    lambda f: f.set_port_state(p, state),
-                                    lambda f: f.set_port_state(p, old)))
+        return self.run(EditCommand(self, f"Set {self.fabric.port_name(p)} {state}",
+                                    lambda f: f.set_port_state(p, state), (), [p]))
 
     def replace(self, fabric: Fabric, text: str) -> bool:
         """A generated design replaces the current one as one undoable step."""
@@ -160,10 +159,14 @@ class Editor(QtCore.QObject):
         if data is None:
             mime = QtGui.QGuiApplication.clipboard().mimeData()
             if mime is not None and mime.hasFormat(CLIP_MIME):
-                data = json.loads(bytes(mime.data(CLIP_MIME)).decode())
+                try:
+                    data = json.loads(bytes(mime.data(CLIP_MIME)).decode("utf-8"))
+                except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                    self.message.emit(f"paste: the clipboard's devices are not readable ({exc})", True)
+                    return []
             else:
                 data = self.clipboard
-        if not data or not data.get("devices"):
+        if not isinstance(data, dict) or not data.get("devices"):
             self.message.emit("nothing to paste", False)
             return []
         if offset is None:
@@ -264,38 +267,66 @@ def _free_name(f: Fabric, base: str, taken: set[str]) -> str:
         n += 1
 
 
+def _check_clip(data: dict[str, Any]) -> None:
+    """Refuse clipboard data (possibly from another program) that is not what copy_devices writes."""
+    devices, cables = data.get("devices"), data.get("cables", [])
+    if not isinstance(devices, list) or not isinstance(cables, list):
+        raise FabricError("paste: the clipboard holds no device list")
+    num = (int, float)
+    for i, rec in enumerate(devices):
+        where = f"paste: device {i + 1}"
+        if not isinstance(rec, dict):
+            raise FabricError(f"{where}: not a record")
+        for key, types, need in (("kind", str, True), ("name", str, True), ("part", (str, type(None)), False),
+                                 ("x", num, True), ("y", num, True), ("tier", int, False),
+                                 ("mode", (str, type(None)), False)):
+            if (need and key not in rec) or (key in rec and (not isinstance(rec[key], types)
+                                                               or isinstance(rec[key], bool))):
+                raise FabricError(f"{where}: {key!r} is missing or of the wrong type")
+    for i, rec in enumerate(cables):
+        where = f"paste: cable {i + 1}"
+        ok = isinstance(rec, dict) and isinstance(rec.get("length"), num) and isinstance(rec.get("part"), str)
+        for end in ("a", "b"):
+            ref = rec.get(end) if isinstance(rec, dict) else None
+            ok = ok and isinstance(ref, list) and len(ref) == 3 and all(
+                isinstance(v, int) and not isinstance(v, bool) for v in ref) and 0 <= ref[0] < len(devices)
+        if not ok:
+            raise FabricError(f"{where}: not a cable between copied devices")
+
+
 def paste_devices(f: Fabric, data: dict[str, Any], offset: float) -> tuple[list[int], list[int]]:
     """Add the clipboard's devices and cables to ``f``; on a refusal nothing stays added."""
+    _check_clip(data)
     made: list[int] = []
     taken: set[str] = set()
+    t = f.devices_t
+
+    def port(ref: list[int]) -> int:
+        top, local, num = made[ref[0]], ref[1], ref[2]
+        if local < 0:
+            return f.port_id(top, num)
+        kids = [int(k) for k in f.children_ids(top)
+                if KINDS[int(t.kind[k])] == "nic" and int(t.local[k]) == local]
+        if not kids:
+            raise FabricError(f"{f.name_of(top)} has no NIC {local}")
+        return f.port_id(kids[0], num)
+
     try:
-        for rec in data["devices"]:
-            name = _free_name(f, rec["name"], taken)
-            x, y = rec["x"] + offset, rec["y"] + offset
-            if rec["kind"] == "server":
-                made.append(int(f.add_servers(rec["part"], [name], np.array([x]), np.array([y]),
-                                              mode=rec.get("mode"), tier=rec.get("tier", 0))[0]))
-            else:
-                made.append(f.add_device(rec["kind"], rec["part"], name=name, x=x, y=y,
-                                         tier=rec.get("tier", -1), mode=rec.get("mode")))
-        t = f.devices_t
-
-        def port(ref: list[int]) -> int:
-            top, local, num = made[ref[0]], ref[1], ref[2]
-            if local < 0:
-                return f.port_id(top, num)
-            kids = [int(k) for k in f.children_ids(top)
-                    if KINDS[int(t.kind[k])] == "nic" and int(t.local[k]) == local]
-            return f.port_id(kids[0], num)
-
-        cables = []
-        for rec in data.get("cables", []):
-            cables.append(f.add_cable(port(rec["a"]), port(rec["b"]), rec["length"], part=rec["part"]))
-        return made, cables
-    except (FabricError, CatalogError, KeyError, IndexError) as exc:
-        if made:
-            f.remove_devices(made)
+        with f.adding():
+            for rec in data["devices"]:
+                name = _free_name(f, rec["name"], taken)
+                x, y = rec["x"] + offset, rec["y"] + offset
+                if rec["kind"] == "server":
+                    made.append(int(f.add_servers(rec.get("part") or "", [name], [x], [y],
+                                                  mode=rec.get("mode"), tier=rec.get("tier", 0))[0]))
+                else:
+                    made.append(f.add_device(rec["kind"], rec.get("part"), name=name, x=x, y=y,
+                                             tier=rec.get("tier", -1), mode=rec.get("mode")))
+            cables = [f.add_cable(port(rec["a"]), port(rec["b"]), rec["length"], part=rec["part"])
+                      for rec in data.get("cables", [])]
+    except FabricError as exc:
         raise FabricError(f"paste: {exc}") from None
+    return made, cables
 
 
 def load_design(path: str | Path, progress: Callable[[], None] | None = None) -> Fabric:

@@ -391,7 +391,7 @@ def test_save_user_parts_is_atomic(tmp_path, monkeypatch):
     def broken_replace(src, dst):
         raise OSError("disk full")
     monkeypatch.setattr(catalog_mod.os, "replace", broken_replace)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(CatalogError, match=r"parts\.json: cannot save: disk full$"):
         Catalog.save_user_parts(path, [Part.from_dict(GPU, "x")])
     assert path.read_text(encoding="utf-8") == before
     assert os.listdir(tmp_path) == ["parts.json"]
