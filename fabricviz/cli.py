@@ -45,6 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         from .ui.app import run_gui
         return run_gui(argv[0] if argv else None)
+    args = None
     try:
         args = build_parser().parse_args(argv)
         if getattr(args, "func", None) is None:
@@ -55,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"fabricviz: error: {e}", file=sys.stderr)
         return 2
     except FabricError as e:
-        print(f"fabricviz: error: {e}", file=sys.stderr)
+        print(f"fabricviz: error: {_placed(e, args)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -65,6 +66,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError:
             pass
         return 0
+
+
+def _placed(e: FabricError, args: argparse.Namespace | None) -> str:
+    """The message, prefixed with the design file when the refusal is about the whole file
+    (LID space) and so names no place of its own."""
+    from .ib.lids import LidSpaceError
+    msg = str(e)
+    path = getattr(args, "file", None)
+    if isinstance(e, LidSpaceError) and isinstance(path, str) and not msg.startswith(path):
+        return f"{path}: {msg}"
+    return msg
 
 
 if __name__ == "__main__":  # pragma: no cover

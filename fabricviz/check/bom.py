@@ -7,7 +7,8 @@ and powers include them), switches, and cables by part and length. A
 in the catalog: it becomes a ``transceiver`` line (2 per link, half the link's
 price and power each) and a ``fibre`` line per length (priced with the optics).
 DAC and AOC cables carry their ends and have no separate optics. SHARP
-aggregation nodes (part ``SHARP-AN``) live inside switches and are not listed.
+aggregation nodes (part ``SHARP-AN``) live inside switches and are not listed, nor are
+their links to their switch.
 
 Lengths are binned to the part's next orderable length (``lengths_m``), as the
 SKU differs per length; longer ones round up to a whole metre. Prices come from
@@ -28,10 +29,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from ..ib.sharp import SHARP_PART  # part id of SHARP aggregation nodes (NICs, not hosts)
 from ..model import Fabric, FabricError, Part
 from ..model.fabric import KIND_CODE, KINDS, NIC
 
-SHARP_PART = "SHARP-AN"
 CATEGORIES: tuple[str, ...] = ("server", "gpu", "nic", "switch", "cable", "transceiver", "fibre")
 CSV_HEADER = ("category", "part", "name", "count", "unit_price_usd", "total_usd", "unit_power_w",
               "total_power_w", "estimate")
@@ -212,8 +213,10 @@ def bill_of_materials(fabric: Fabric, prices: Mapping[str, Mapping[str, float]] 
         else:
             price, power, est = figures(part)
             lines.append(BomLine(category, pid, part.name, n, price, power, est))
-    # cables by part and orderable length
+    # cables by part and orderable length; a switch's link to its own aggregation node is inside
+    # the switch, not a cable to order
     live = ct.live_ids()
+    live = live[~(sharp[pt.device[ct.port_a[live]]] | sharp[pt.device[ct.port_b[live]]])]
     bins: dict[tuple[str, float], int] = {}
     for idx in np.unique(ct.part[live]).tolist():
         rows = live[ct.part[live] == idx]

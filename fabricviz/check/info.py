@@ -18,9 +18,12 @@ from scipy.sparse.csgraph import shortest_path
 
 from ..model import CABLE_TYPES, KINDS, Fabric
 from ..model.fabric import IB_SWITCH, ETH_SWITCH, KIND_CODE, NIC
+from ..ib.sharp import sharp_mask
 from ..model.tech import format_gbps
 
 TIER_NAMES = {0: "hosts", 1: "leaf", 2: "spine", 3: "core", 4: "tier 4"}
+#: Name SHARP aggregation nodes are counted under in a tier (they are NICs in the model).
+SHARP_KEY = "sharp aggregation node"
 LENGTH_BINS = (1.0, 3.0, 5.0, 10.0, 30.0, 100.0, 500.0)
 
 
@@ -29,26 +32,43 @@ def switch_mask(fabric: Fabric) -> np.ndarray:
     return t.alive & np.isin(t.kind, [KIND_CODE[IB_SWITCH], KIND_CODE[ETH_SWITCH]])
 
 
+def host_mask(fabric: Fabric) -> np.ndarray:
+    """NICs that are compute hosts: every NIC but the SHARP aggregation nodes."""
+    t = fabric.devices_t
+    return (t.kind == KIND_CODE[NIC]) & ~sharp_mask(fabric)
+
+
 def device_tiers(fabric: Fabric) -> np.ndarray:
-    """Tier of every device id (-1 for dead or unreachable ones)."""
+    """Tier of every device id (-1 for dead or unreachable ones).
+
+    A SHARP aggregation node sits inside its switch: it takes that switch's tier, so it is
+    neither a host below the switch nor a link up or down from it.
+    """
     t = fabric.devices_t
     tiers = t.tier.astype(np.int64).copy()
     sw = switch_mask(fabric)
-    if not sw.any() or (tiers[sw] >= 1).all():
-        return np.where(t.alive, tiers, -1)
-    # infer: distance from switches that have host (NIC) neighbours
+    an = sharp_mask(fabric)
     a, b = _cable_devices(fabric)
-    host = t.kind == KIND_CODE[NIC]
-    leafy = np.zeros(t.n, bool)
-    leafy[a[host[b] & sw[a]]] = True
-    leafy[b[host[a] & sw[b]]] = True
-    g = _switch_graph(fabric, a, b, sw)
-    tiers = np.where(t.alive & ~sw, 0, -1)
-    if leafy.any():
-        dist = shortest_path(g, unweighted=True, directed=False, indices=np.flatnonzero(leafy))
-        best = dist.min(axis=0)
-        ok = sw & np.isfinite(best)
-        tiers[ok] = best[ok].astype(np.int64) + 1
+    if not sw.any() or (tiers[sw] >= 1).all():
+        tiers = np.where(t.alive, tiers, -1)
+    else:
+        # infer: distance from switches that have host (NIC) neighbours
+        host = host_mask(fabric)
+        leafy = np.zeros(t.n, bool)
+        leafy[a[host[b] & sw[a]]] = True
+        leafy[b[host[a] & sw[b]]] = True
+        g = _switch_graph(fabric, a, b, sw)
+        tiers = np.where(t.alive & ~sw, 0, -1)
+        if leafy.any():
+            dist = shortest_path(g, unweighted=True, directed=False, indices=np.flatnonzero(leafy))
+            best = dist.min(axis=0)
+            ok = sw & np.isfinite(best)
+            tiers[ok] = best[ok].astype(np.int64) + 1
+    if an.any():
+        at = an[a] & sw[b]
+        tiers[a[at]] = tiers[b[at]]
+        at = an[b] & sw[a]
+        tiers[b[at]] = tiers[a[at]]
     return tiers
 
 
@@ -81,11 +101,14 @@ def fabric_info(fabric: Fabric) -> dict[str, Any]:
     tiers = device_tiers(fabric)
     counts = fabric.counts()
     per_tier: dict[str, dict[str, int]] = {}
+    an = sharp_mask(fabric)
     for tier in sorted(set(tiers[t.alive].tolist())):
         sel = t.alive & (tiers == tier)
-        kinds = np.bincount(t.kind[sel], minlength=len(KINDS))
-        per_tier[TIER_NAMES.get(tier, f"tier {tier}") if tier >= 0 else "unplaced"] = {
-            KINDS[k]: int(v) for k, v in enumerate(kinds) if v}
+        kinds = np.bincount(t.kind[sel & ~an], minlength=len(KINDS))
+        row = {KINDS[k]: int(v) for k, v in enumerate(kinds) if v}
+        if (sel & an).any():
+            row[SHARP_KEY] = int((sel & an).sum())
+        per_tier[TIER_NAMES.get(tier, f"tier {tier}") if tier >= 0 else "unplaced"] = row
     live = np.flatnonzero(ct.alive)
     lengths = ct.length[live].astype(float)
     by_type: dict[str, dict[str, int]] = {}
@@ -121,13 +144,14 @@ def fabric_info(fabric: Fabric) -> dict[str, Any]:
             w = int(np.argmax(ratio))
             over[TIER_NAMES.get(tier, f"tier {tier}")] = ratio_text(float(down[w]), float(up[w]))
     host_ports = int(np.count_nonzero(ct.alive[pt.cable[pt.cable >= 0]] &
-                                      (t.kind[pt.device[pt.cable >= 0]] == KIND_CODE[NIC])))
+                                      host_mask(fabric)[pt.device[pt.cable >= 0]]))
     return {
         "name": fabric.name,
         "generator": fabric.meta.get("generator"),
         "fabric": fabric.meta.get("fabric"),
         "counts": counts,
         "host_ports": host_ports,
+        "sharp_nodes": int(an.sum()),        # aggregation nodes: CAs inside switches, not hosts
         "switches": int(switch_mask(fabric).sum()),
         "tiers": per_tier,
         "cables_by_type": by_type,
@@ -168,7 +192,7 @@ def diameter(fabric: Fabric, tiers: np.ndarray | None = None) -> int:
     t = fabric.devices_t
     sw = switch_mask(fabric)
     a, b = _cable_devices(fabric)
-    host = t.kind == KIND_CODE[NIC]
+    host = host_mask(fabric)
     leaves = np.unique(np.concatenate([a[host[b] & sw[a]], b[host[a] & sw[b]]]))
     if len(leaves) == 0:
         return 0
@@ -189,7 +213,8 @@ def format_info(info: dict[str, Any]) -> str:
     lines = [f"{info['name']}" + (f"  ({info['generator']}, {info['fabric']})" if info.get("generator") else "")]
     c = info["counts"]
     lines.append("devices: " + ", ".join(f"{v:,} {k}" for k, v in c.items() if v and k != "cables"))
-    lines.append(f"host ports: {info['host_ports']:,}   switches: {info['switches']:,}   cables: {c['cables']:,}")
+    lines.append(f"host ports: {info['host_ports']:,}   switches: {info['switches']:,}   cables: {c['cables']:,}"
+                 + (f"   SHARP aggregation nodes: {info['sharp_nodes']:,}" if info.get("sharp_nodes") else ""))
     lines.append("tiers:")
     for tier, kinds in info["tiers"].items():
         lines.append(f"  {tier:<9} " + ", ".join(f"{v:,} {k}" for k, v in kinds.items()))

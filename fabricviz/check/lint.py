@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from ..ib.sharp import SHARP_PART  # part id of SHARP aggregation nodes (NICs, not hosts)
 from ..model import Fabric, FabricError, Part
 from ..model.fabric import IB_SWITCH, KIND_CODE, NIC
 from .info import device_tiers, switch_mask
@@ -30,8 +31,6 @@ from .info import device_tiers, switch_mask
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
 #: Routing-based rules are skipped above this many (switch, LID) LFT cells (about 2 s of lint).
 ROUTE_LIMIT = 3_500_000
-#: Part id the ibnetdiscover importer gives SHARP aggregation nodes (NICs that are not hosts).
-SHARP_PART = "SHARP-AN"
 #: How many object names a finding prints before "… (+N more)".
 SHOW_NAMES = 4
 

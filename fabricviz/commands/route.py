@@ -18,11 +18,11 @@ def add_sm_options(p: argparse.ArgumentParser) -> None:
 
 def routing_for(args: argparse.Namespace):
     from ..ib.routing import route
-    fabric = load_any(args.file)
-    roots = [r.strip() for r in args.roots.split(",")] if getattr(args, "roots", None) else None
     if not 0 <= args.lmc <= 7:
         raise FabricError(f"--lmc {args.lmc}: LMC is 0..7")
-    return route(fabric, args.engine, sm=args.sm, lmc=args.lmc, roots=roots)
+    fabric = load_any(args.file)
+    roots = [r.strip() for r in args.roots.split(",")] if getattr(args, "roots", None) else None
+    return route(fabric, args.engine, sm=args.sm, lmc=args.lmc, roots=roots)  # LID space: cli names the file
 
 
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:

@@ -12,7 +12,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import shortest_path
 
-from ..build.common import HOST_PITCH, TIER_GAP, finish
+from ..build.common import HOST_PITCH, TIER_GAP, finish, lid_space_problem
 from ..model import Catalog, Fabric, FabricError, LinkRate, Part
 from ..model.fabric import IB_SWITCH, KIND_CODE, NIC
 from ..model.guid import format_guid
@@ -80,7 +80,7 @@ def _choose_parts(nodes: list[Node], rates: list[LinkRate | None], cat: Catalog
             pid = f"IB-ROUTER-{n}p"
             want(pid, NIC, n, r, f"{n}-port InfiniBand router", "Imported InfiniBand router (Rt node).")
             out.append((NIC, pid, None))
-        elif n == 1 and node.desc == SHARP_DESC:
+        elif n == 1 and (node.desc == SHARP_DESC or node.desc.endswith(" Aggregation Node")):
             want(SHARP_PART, NIC, 1, r, "SHARP aggregation node", SHARP_NOTES)
             out.append((NIC, SHARP_PART, None))
         else:
@@ -267,3 +267,25 @@ def _layout(f: Fabric, dev: np.ndarray, pa: np.ndarray, pb: np.ndarray, an: np.n
     for k in np.unique(tier).tolist():
         f.set_tier(dev[tier == k], int(k))
     f.set_positions(dev, x, y)
+
+
+def check_lid_space(topo: Topology, links: list, where: str, problems: list[str]) -> None:
+    """One subnet cannot hold more than the unicast LIDs: every switch takes one, every cabled CA
+    port 2^LMC (the file's LMC). Refused with the generators' line, at the node that goes over."""
+    cabled: dict[int, int] = {}
+    for a, _pa, b, _pb, _rate in links:
+        for n in (a, b):
+            if n.type != "Switch":
+                cabled[id(n)] = cabled.get(id(n), 0) + 1
+    lmc = max((ln.lmc or 0 for n in topo.nodes for ln in n.links.values()), default=0)
+    sw = ca = 0
+    over = None
+    for n in topo.nodes:
+        if n.type == "Switch":
+            sw += 1
+        else:
+            ca += cabled.get(id(n), 0)
+        if over is None and lid_space_problem(ca, sw, lmc) is not None:
+            over = n.line
+    if over is not None:
+        problems.append(f"{where}:{over}: {lid_space_problem(ca, sw, lmc)}")

@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from ..ib.sharp import SHARP_PART
 from ..model import Fabric, FabricError, LinkRate
 from ..model.fabric import IB_SWITCH, KIND_CODE, NIC
 from ..model.guid import format_guid
 
 FORMAT = "ibnetdiscover"
 
-#: Part ids/notes of the end ports that are not compute hosts.
-SHARP_PART = "SHARP-AN"
+#: Part ids/notes of the end ports that are not compute hosts (SHARP_PART: see fabricviz.ib.sharp).
 SHARP_DESC = "Mellanox Technologies Aggregation Node"
 SHARP_NOTES = "SHARP aggregation node inside a Quantum switch; not a compute host"
 
@@ -42,6 +42,15 @@ _RATE = re.compile(r"\blid\s+(\d+)(?:\s+(\d+)x([A-Za-z0-9?]+))?")
 _LOCAL_LID = re.compile(r"^\s*lid\s+(\d+)\s+lmc\s+(\d+)")
 _SW_LID = re.compile(r"\blid\s+(\d+)(?:\s+lmc\s+(\d+))?")
 _ID_GUID = re.compile(r"^[SHR]-([0-9a-fA-F]{1,16})$")
+
+#: InfiniBand limits, checked on every number before anything is sized by it: NumPorts is a byte
+#: (a switch has ports 1-254 plus port 0; 255 means "no port"), unicast LIDs are 1-0xBFFF (0 = not
+#: assigned yet, as ibnetdiscover prints it), LMC is 0-7, GUIDs are 64 bits.
+MAX_PORTS = 254
+MAX_LID = 0xBFFF
+MAX_LMC = 7
+MAX_GUID = (1 << 64) - 1
+MAX_WIDTH = 12
 
 
 @dataclass
@@ -76,6 +85,7 @@ class Node:
     links: dict[int, Link] = field(default_factory=dict)
     guid: int = 0
     port_guids: dict[int, int] = field(default_factory=dict)
+    bad: bool = False                # header refused (port count): its links are not checked
 
 
 @dataclass
@@ -89,7 +99,50 @@ class Topology:
 
 # ---------------------------------------------------------------------------- parsing
 def _hex(text: str) -> int:
-    return int(text, 16)
+    """A GUID in hex (``0x`` optional); ValueError when it is not hex or over 64 bits."""
+    digits = text[2:] if text[:2] in ("0x", "0X") else text
+    if not digits or len(digits.lstrip("0")) > 16:
+        raise ValueError(text)
+    return int(digits, 16)
+
+
+def _show(text: str) -> str:
+    """A number quoted in a message: at most 24 characters (a mutant may have thousands)."""
+    return text if len(text) <= 24 else text[:23] + "…"
+
+
+def _dec(text: str, hi: int) -> int | None:
+    """``int(text)`` (decimal digits) when it is at most ``hi``, else None; the length is checked
+    first, so a 100,000-digit number costs nothing."""
+    if len(text) > 9:
+        text = text.lstrip("0") or "0"
+        if len(text) > len(str(hi)):
+            return None
+    v = int(text)
+    return v if v <= hi else None
+
+
+def _guid_value(text: str) -> int | None:
+    """A GUID as ibsim's ``strtoull(s, 0)`` reads it (0x hex, leading-0 octal, decimal); None if
+    it is not a number or needs more than 64 bits."""
+    try:
+        if text[:2] in ("0x", "0X"):
+            return _hex(text)
+        if len(text) > 1 and text.startswith("0"):
+            v = int(text, 8) if len(text.lstrip("0")) <= 22 else MAX_GUID + 1
+        else:
+            v = _dec(text, MAX_GUID)
+    except ValueError:
+        return None
+    return v if v is not None and v <= MAX_GUID else None
+
+
+def _lid_problem(where: str, lineno: int, lid: str, lmc: str | None = None) -> str | None:
+    if _dec(lid, MAX_LID) is None:
+        return f"{where}:{lineno}: lid {_show(lid)} is not a unicast LID (0-{MAX_LID}, 0 = not assigned)"
+    if lmc is not None and _dec(lmc, MAX_LMC) is None:
+        return f"{where}:{lineno}: lmc {_show(lmc)} is out of range (0-{MAX_LMC})"
+    return None
 
 
 def _desc_and_rest(rest: str) -> tuple[str, str]:
@@ -109,16 +162,24 @@ def _desc_and_rest(rest: str) -> tuple[str, str]:
 
 
 def _parse_link(m: re.Match, lineno: int, node: Node, where: str, problems: list[str]) -> Link | None:
-    port = int(m.group(1))
     rid = m.group(3)
-    link = Link(lineno, port, rid, int(m.group(4)) if m.group(4) is not None else 1)
+    port = _dec(m.group(1), MAX_PORTS)
+    rport = _dec(m.group(4), MAX_PORTS) if m.group(4) is not None else 1
+    if port is None or port < 1:
+        problems.append(f'{where}:{lineno}: port {_show(m.group(1))} of "{node.id}" is out of range '
+                        f"1-{min(node.nports, MAX_PORTS)}")
+        return None
+    if rport is None or rport < 1:
+        problems.append(f'{where}:{lineno}: bad remote port {_show(m.group(4))} of "{rid}" (1-{MAX_PORTS})')
+        return None
+    link = Link(lineno, port, rid, rport)
     try:
         if m.group(2):
             link.port_guid = _hex(m.group(2))
         if m.group(5):
             link.rguid = _hex(m.group(5))
     except ValueError:
-        problems.append(f"{where}:{lineno}: bad port GUID in: {m.group(0).strip()}")
+        problems.append(f"{where}:{lineno}: bad port GUID (64-bit hex) in: {m.group(0).strip()[:120]}")
         return None
     rest = m.group(6)
     hash_at = rest.find("#")
@@ -126,16 +187,27 @@ def _parse_link(m: re.Match, lineno: int, node: Node, where: str, problems: list
     w = re.search(r"\bw=(\d+)", opts)
     if w:
         # ibsim documents w=(1|4|12) as the link width; taken as a lane count here
-        link.width_opt = int(w.group(1))
+        link.width_opt = _dec(w.group(1), MAX_WIDTH)
+        if not link.width_opt:
+            problems.append(f"{where}:{lineno}: bad width w={_show(w.group(1))} (use 1, 4 or 12)")
+            return None
     if node.type != "Switch":
         lm = _LOCAL_LID.match(comment)
         if lm:
+            bad = _lid_problem(where, lineno, lm.group(1), lm.group(2))
+            if bad:
+                problems.append(bad)
+                return None
             link.lid, link.lmc = int(lm.group(1)), int(lm.group(2))
     tail = comment[comment.rfind('"') + 1:] if '"' in comment else comment
     rm = None
     for rm in _RATE.finditer(tail):
         pass
     if rm is not None and (node.type == "Switch" or link.lid is None or '"' in comment):
+        bad = _lid_problem(where, lineno, rm.group(1))
+        if bad:
+            problems.append(bad)
+            return None
         link.rlid = int(rm.group(1))
         if rm.group(2):
             try:
@@ -148,12 +220,9 @@ def _parse_link(m: re.Match, lineno: int, node: Node, where: str, problems: list
         except FabricError:
             problems.append(f"{where}:{lineno}: bad width w={link.width_opt} (use 1, 4 or 12)")
             return None
-    if port < 1 or port > node.nports:
+    if port > node.nports:
         problems.append(f'{where}:{lineno}: port {port} of "{node.id}" is out of range '
                         f"1-{node.nports}")
-        return None
-    if link.rport < 1:
-        problems.append(f'{where}:{lineno}: bad remote port {link.rport} of "{rid}"')
         return None
     if port in node.links:
         problems.append(f'{where}:{lineno}: port {port} of "{node.id}" listed twice '
@@ -170,7 +239,9 @@ def parse(text: str, where: str = "<text>") -> tuple[Topology, list[str]]:
     pending: dict[str, int] = {}
     node: Node | None = None
     uses_hca = False
-    for lineno, raw in enumerate(text.splitlines(), 1):
+    if text.startswith("\ufeff"):
+        text = text[1:]          # a UTF-8 byte-order mark: not part of line 1
+    for lineno, raw in enumerate(text.split("\n"), 1):   # "\n" only: line numbers as editors count
         line = raw.strip()
         if not line:
             node = None
@@ -180,9 +251,11 @@ def parse(text: str, where: str = "<text>") -> tuple[Topology, list[str]]:
         if line.startswith("["):
             m = _PORT.match(line)
             if node is None:
-                problems.append(f"{where}:{lineno}: port line outside a node block: {line}")
+                problems.append(f"{where}:{lineno}: port line outside a node block: {line[:120]}")
+            elif node.bad:
+                pass                 # its header is refused already
             elif m is None:
-                problems.append(f'{where}:{lineno}: expected [port] "node"[port], got: {line}')
+                problems.append(f'{where}:{lineno}: expected [port] "node"[port], got: {line[:120]}')
             else:
                 link = _parse_link(m, lineno, node, where, problems)
                 if link is not None:
@@ -195,24 +268,32 @@ def parse(text: str, where: str = "<text>") -> tuple[Topology, list[str]]:
         if m:
             kind = {"Hca": "Ca"}.get(m.group(1), m.group(1))
             uses_hca |= m.group(1) == "Hca"
-            nports = int(m.group(2))
+            nports = _dec(m.group(2), MAX_PORTS)
             desc, rest = _desc_and_rest(m.group(4))
-            node = Node(lineno, kind, nports, m.group(3), desc.strip())
-            if kind == "Switch":
-                lm = _SW_LID.search(rest)
-                if lm:
-                    node.lid = int(lm.group(1))
-                    node.lmc = int(lm.group(2)) if lm.group(2) else None
+            node = Node(lineno, kind, nports or 0, m.group(3), desc.strip())
             if kind in pending:
                 node.guid_line = pending.pop(kind)
             if not m.group(3):
                 problems.append(f"{where}:{lineno}: empty node id")
-            elif nports < 1 or nports > 254:
-                problems.append(f"{where}:{lineno}: {kind} with {nports} ports (1-254)")
+                node.bad = True
+            elif not nports:
+                # checked before anything is sized by it: "Hca 100000000" must cost nothing
+                problems.append(f"{where}:{lineno}: {kind} with {_show(m.group(2))} ports (1-{MAX_PORTS})")
+                node.bad = True
+            if kind == "Switch":
+                lm = _SW_LID.search(rest)
+                if lm:
+                    bad = _lid_problem(where, lineno, lm.group(1), lm.group(2))
+                    if bad:
+                        problems.append(bad)
+                        node.bad = True
+                    else:
+                        node.lid = int(lm.group(1))
+                        node.lmc = int(lm.group(2)) if lm.group(2) else None
             nodes.append(node)
             continue
         if _HDR_LOOSE.match(line):
-            problems.append(f'{where}:{lineno}: expected {line.split()[0]} <ports> "<id>", got: {line}')
+            problems.append(f'{where}:{lineno}: expected {line.split()[0]} <ports> "<id>", got: {line[:120]}')
             node = None
             continue
         a = _ASSIGN.match(line)
@@ -222,10 +303,11 @@ def parse(text: str, where: str = "<text>") -> tuple[Topology, list[str]]:
                 problems.append(f"{where}:{lineno}: ibsim '{key}' lines are not supported")
             elif key in _GUID_KEYS:
                 vm = re.match(r"(0[xX][0-9a-fA-F]+|\d+)", value)
-                if vm is None:
-                    problems.append(f"{where}:{lineno}: bad GUID in: {line}")
+                guid = _guid_value(vm.group(1)) if vm is not None else None
+                if guid is None:
+                    problems.append(f"{where}:{lineno}: bad GUID (a 64-bit number) in: {line[:120]}")
                 else:
-                    events.append((lineno, _GUID_KEYS[key], int(vm.group(1), 0), op == "+"))
+                    events.append((lineno, _GUID_KEYS[key], guid, op == "+"))
                     pending[_GUID_KEYS[key]] = len(events) - 1
             node = None
             continue
@@ -242,6 +324,8 @@ def _assign_file_guids(topo: Topology, where: str, problems: list[str]) -> None:
     """
     seen_from_peer = {(ln.rid, ln.rport): ln.rguid for n in topo.nodes for ln in n.links.values() if ln.rguid}
     for n in topo.nodes:
+        if n.bad:
+            continue
         if n.guid_line is not None:
             n.guid = topo.guid_events[n.guid_line][2]
         else:
@@ -251,6 +335,15 @@ def _assign_file_guids(topo: Topology, where: str, problems: list[str]) -> None:
                                 f"{'switchguid' if n.type == 'Switch' else n.type.lower() + 'guid'}= line)")
                 continue
             n.guid = _hex(m.group(1))
+        if n.guid == 0:
+            # GUID 0 means "none" in InfiniBand (and in a saved design): no real node has it
+            problems.append(f'{where}:{n.line if n.guid_line is None else topo.guid_events[n.guid_line][0]}: '
+                            f'GUID 0 for "{n.id}" (a node GUID is never 0)')
+            continue
+        if n.type != "Switch" and n.guid + n.nports > MAX_GUID:
+            problems.append(f'{where}:{n.line}: GUID {format_guid(n.guid)} of "{n.id}" leaves no room for '
+                            f"its {n.nports} port GUID(s) (node GUID + port number, 64 bits)")
+            continue
         if n.type != "Switch":
             for p in range(1, n.nports + 1):
                 link = n.links.get(p)
@@ -269,13 +362,15 @@ def _resolve(topo: Topology, where: str, problems: list[str]) -> list[tuple[Node
     claims: dict[tuple[str, int], tuple[Node, Link]] = {}
     links = []
     for n in topo.nodes:
-        if by_id.get(n.id) is not n:
+        if by_id.get(n.id) is not n or n.bad:
             continue
         for p, ln in sorted(n.links.items()):
             r = by_id.get(ln.rid)
             if r is None:
                 problems.append(f'{where}:{ln.line}: link to unknown node "{ln.rid}"')
                 continue
+            if r.bad:
+                continue          # its header is refused already
             if ln.rport > r.nports:
                 problems.append(f'{where}:{ln.line}: "{r.id}"[{ln.rport}]: no such port '
                                 f'("{r.id}" has {r.nports} ports)')
@@ -319,6 +414,9 @@ def _analyse(text: str, where: str, dialect: str):
     else:
         _assign_file_guids(topo, where, problems)
     links = _resolve(topo, where, problems)
+    if not problems:
+        from ._ibbuild import check_lid_space
+        check_lid_space(topo, links, where, problems)
     if not topo.nodes and not problems:
         problems.append(f"{where}: no Switch, Ca or Hca block found (not an ibnetdiscover or ibsim file)")
     seen: dict[int, Node] = {}
@@ -367,12 +465,35 @@ def sniff(text: str) -> str | None:
     ibsim when it uses the ``Hca`` keyword or a node has neither a GUID line nor an S-/H-/R- id
     (ibsim then numbers GUIDs itself); ibnetdiscover otherwise.
     """
-    topo, _ = parse(text, "<sniff>")
-    if not topo.nodes:
-        return None
-    if topo.uses_hca or any(n.guid_line is None and not _ID_GUID.match(n.id) for n in topo.nodes):
-        return "ibsim"
-    return FORMAT
+    # the headers and GUID lines of :func:`parse`, without reading the port lines (the bulk of a
+    # big file, which load then parses once)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    pending: set[str] = set()
+    found = False
+    for raw in text.split("\n"):
+        line = raw.strip()
+        if not line or line[0] in "#[@":
+            continue
+        m = _HDR.match(line)
+        if m:
+            found = True
+            kind = {"Hca": "Ca"}.get(m.group(1), m.group(1))
+            if m.group(1) == "Hca":
+                return "ibsim"
+            if kind in pending:
+                pending.discard(kind)
+            elif not _ID_GUID.match(m.group(3)):
+                return "ibsim"
+            continue
+        if _HDR_LOOSE.match(line):
+            continue
+        a = _ASSIGN.match(line)
+        if a and a.group(1) in _GUID_KEYS:
+            vm = re.match(r"(0[xX][0-9a-fA-F]+|\d+)", a.group(3))
+            if vm is not None and _guid_value(vm.group(1)) is not None:
+                pending.add(_GUID_KEYS[a.group(1)])
+    return FORMAT if found else None
 
 
 # ---------------------------------------------------------------------------- export

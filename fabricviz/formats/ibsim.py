@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 
 from ..model import Fabric
-from .ibnetdiscover import Topology, _load_path, check_ibnetdiscover, loads
+from .ibnetdiscover import MAX_GUID, Topology, _load_path, check_ibnetdiscover, loads
 
 FORMAT = "ibsim"
 #: First GUID of each node type in ibsim (sim_net.c ``guids[]``).
@@ -46,9 +46,15 @@ def assign_ibsim_guids(topo: Topology, where: str, problems: list[str]) -> None:
             continue
         n = topo.nodes[i]
         n.guid = cur[n.type]
-        if n.guid == 0 or n.guid >= 1 << 64:
-            problems.append(f'{where}:{n.line}: ibsim would give "{n.id}" GUID {n.guid:#x}; add a '
+        last = n.guid + (0 if n.type == "Switch" else n.nports)
+        if n.guid == 0 or last > MAX_GUID:
+            problems.append(f'{where}:{n.line}: ibsim would give "{n.id}" GUID {n.guid:#x}'
+                            f"{'' if n.guid <= MAX_GUID else ' (over 64 bits)'}"
+                            f"{' and its ports GUIDs over 64 bits' if n.guid <= MAX_GUID < last else ''}; add a "
                             f"{'rtguid' if n.type == 'Rt' else 'guid'}= line before it")
+            n.guid = 0
+            cur[n.type] += 1 if n.type == "Switch" else n.nports + 1
+            continue
         cur[n.type] += 1 if n.type == "Switch" else n.nports + 1
         if n.type != "Switch":
             n.port_guids = {p: n.guid + p for p in range(1, n.nports + 1)}

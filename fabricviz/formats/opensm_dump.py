@@ -24,6 +24,8 @@ import numpy as np
 from ..model import FabricError
 
 NO_PATH = 255
+#: Highest unicast LID (an LFT covers LIDs 0..0xBFFF); checked before any table is sized by it.
+MAX_UCAST_LID = 0xBFFF
 #: ``ib_get_node_type_str`` (include/iba/ib_types.h), by IB node type 0-3.
 NODE_TYPES = ("UNKNOWN", "Channel Adapter", "Switch", "Router")
 UNKNOWN_DEST = "unknown node and type"
@@ -110,7 +112,10 @@ def parse_lfts_dump(text: str, where: str = "opensm-lfts.dump") -> LftsDump:
     switches: dict[int, SwitchTable] = {}
     dests: dict[int, tuple[str, int, str]] = {}
     cur: SwitchTable | None = None
-    for n, raw in enumerate(text.splitlines(), 1):
+    dest_line: dict[int, int] = {}
+    if text.startswith("\ufeff"):
+        text = text[1:]              # a UTF-8 byte-order mark is not part of line 1
+    for n, raw in enumerate(text.split("\n"), 1):   # "\n" only: line numbers as editors count
         line = raw.rstrip("\r")
         if not line.strip():
             continue
@@ -119,34 +124,73 @@ def parse_lfts_dump(text: str, where: str = "opensm-lfts.dump") -> LftsDump:
             if cur is not None:
                 raise FabricError(f"{where}:{n}: new switch before \"lids dumped\" of switch "
                                   f"0x{cur.guid:016x}")
-            guid = int(m.group(3), 16)
+            max_lid = _bounded(m.group(1), 10, MAX_UCAST_LID)
+            if max_lid is None:
+                raise FabricError(f"{where}:{n}: LFT range [0-{_show(m.group(1))}] is over the unicast LIDs "
+                                  f"(0-{MAX_UCAST_LID})")
+            sw_lid = _bounded(m.group(2), 10, MAX_UCAST_LID)
+            if not sw_lid:
+                raise FabricError(f"{where}:{n}: switch Lid {_show(m.group(2))} is not a unicast LID "
+                                  f"(1-{MAX_UCAST_LID})")
+            guid = _bounded(m.group(3), 16, (1 << 64) - 1)
+            if guid is None:
+                raise FabricError(f"{where}:{n}: switch guid 0x{_show(m.group(3))} is over 64 bits")
             if guid in switches:
                 raise FabricError(f"{where}:{n}: switch 0x{guid:016x} dumped twice")
-            cur = SwitchTable(guid, int(m.group(2)), m.group(4), int(m.group(1)))
+            cur = SwitchTable(guid, sw_lid, m.group(4), max_lid)
             switches[guid] = cur
             continue
         if cur is None:
-            raise FabricError(f"{where}:{n}: expected \"Unicast lids [0-N] of switch ...\", got: {line}")
+            raise FabricError(f"{where}:{n}: expected \"Unicast lids [0-N] of switch ...\", got: {line[:120]}")
         m = _ENTRY.match(line)
         if m:
-            lid, port = int(m.group(1), 16), int(m.group(2))
-            if lid > cur.max_lid or port >= NO_PATH:
-                raise FabricError(f"{where}:{n}: LID {lid} port {port} outside the table [0-{cur.max_lid}]")
+            lid, port = _bounded(m.group(1), 16, cur.max_lid), _bounded(m.group(2), 10, NO_PATH - 1)
+            if lid is None or port is None:
+                raise FabricError(f"{where}:{n}: LID {_num(m.group(1), 16)} port {_num(m.group(2), 10)} outside "
+                                  f"the table [0-{cur.max_lid}]")
             cur.routes[lid] = port
             d = _DEST.match(m.group(3))
             if d:
-                dests.setdefault(lid, (d.group(1), int(d.group(2), 16), d.group(3)))
+                pguid = _bounded(d.group(2), 16, (1 << 64) - 1)
+                if pguid is None:
+                    raise FabricError(f"{where}:{n}: portguid 0x{_show(d.group(2))} is over 64 bits")
+                dest = (d.group(1), pguid, d.group(3))
+                first = dests.setdefault(lid, dest)
+                if first[:2] != dest[:2]:
+                    # OpenSM names every LID after the one port that owns it, in every table
+                    raise FabricError(f"{where}:{n}: LID {lid} is named {dest[0]} portguid 0x{pguid:016x}, but "
+                                      f"line {dest_line[lid]} names it {first[0]} portguid 0x{first[1]:016x}")
+                dest_line.setdefault(lid, n)
             elif m.group(3) != UNKNOWN_DEST:
-                raise FabricError(f"{where}:{n}: cannot read the destination: {m.group(3)}")
+                raise FabricError(f"{where}:{n}: cannot read the destination: {m.group(3)[:120]}")
             continue
         m = _TAIL.match(line)
         if m:
             cur = None
             continue
-        raise FabricError(f"{where}:{n}: expected \"0xLID PORT # ...\", got: {line}")
+        raise FabricError(f"{where}:{n}: expected \"0xLID PORT # ...\", got: {line[:120]}")
     if cur is not None:
         raise FabricError(f"{where}: switch 0x{cur.guid:016x} has no \"lids dumped\" line (file cut short?)")
     return LftsDump(switches, dests)
+
+
+def _show(text: str) -> str:
+    """A number quoted in a message: at most 24 characters (a mutant may have thousands)."""
+    return text if len(text) <= 24 else text[:23] + "…"
+
+
+def _num(digits: str, base: int) -> str:
+    """A number of a message in decimal, or its first digits when it is too long to convert."""
+    return str(int(digits, base)) if len(digits) <= 24 else ("0x" if base == 16 else "") + _show(digits)
+
+
+def _bounded(digits: str, base: int, hi: int) -> int | None:
+    """``int(digits, base)`` when it is at most ``hi``, else None (the length is checked first)."""
+    d = digits.lstrip("0") or "0"
+    if len(d) > len(format(hi, "x" if base == 16 else "d")):
+        return None
+    v = int(d, base)
+    return v if v <= hi else None
 
 
 def read_lfts_dump(text: str, where: str = "opensm-lfts.dump") -> dict[int, dict[int, int]]:

@@ -13,9 +13,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..model import FabricError
 from .subnet import Subnet, osm_order
 
 MAX_UCAST_LID = 0xBFFF
+MAX_LMC = 7
+
+
+class LidSpaceError(FabricError):
+    """The subnet needs more unicast LIDs than there are: refused before any routing work."""
 
 
 @dataclass
@@ -45,8 +51,8 @@ def assign_lids(sn: Subnet, lmc: int = 0, previous: dict[int, int] | None = None
     when it is free and aligned) keeps those ports on their LIDs; the others
     then take the lowest free ranges.
     """
-    if not 0 <= lmc <= 7:
-        raise ValueError("LMC must be 0..7")
+    if not 0 <= lmc <= MAX_LMC:
+        raise FabricError(f"LMC {lmc}: LMC is 0..{MAX_LMC}")
     S, C = sn.num_switches, len(sn.ca_ports)
     # one list of (is_switch, index) in port-GUID map order
     guids = np.concatenate([sn.sw_guid, sn.ca_guid]).astype(np.uint64)
@@ -76,13 +82,17 @@ def assign_lids(sn: Subnet, lmc: int = 0, previous: dict[int, int] | None = None
                     sw_lid[k] = lid
                 else:
                     ca_lid[k - S] = lid
+        # the lowest free aligned block of each width: LIDs are only ever taken, so the search
+        # for a width resumes where the last one of that width stopped (linear, not quadratic)
+        cursor: dict[int, int] = {}
         for k in seq:
             if (k < S and sw_lid[k]) or (k >= S and ca_lid[k - S]):
                 continue
             width = 1 if k < S else step
-            lid = 1
+            lid = cursor.get(width, width)
             while lid + width - 1 <= MAX_UCAST_LID and used[lid:lid + width].any():
-                lid += width if k >= S else 1
+                lid += width
+            cursor[width] = lid
             if lid + width - 1 > MAX_UCAST_LID:
                 short += 1
                 continue
@@ -109,8 +119,11 @@ def assign_lids(sn: Subnet, lmc: int = 0, previous: dict[int, int] | None = None
         # for alignment are not handed out later (lid_mgr_find_free_lid_range)
         nxt = lid + width
     if short:
-        warnings.append(f"LID space exhausted: {short:,} ports got no LID (unicast LIDs 1-{MAX_UCAST_LID}, "
-                        f"{MAX_UCAST_LID:,} in all; LMC {lmc} uses {step} per CA port)")
+        # the counts fit (routing checks them first) but alignment or LIDs kept from a file leave
+        # no free aligned block: the SM cannot give every port a LID, so this is refused too
+        raise LidSpaceError(f"LID space exhausted: {short:,} port(s) would get no LID (unicast LIDs "
+                          f"1-{MAX_UCAST_LID:,}; LMC {lmc} takes aligned blocks of {step} per CA port); "
+                          "lower the LMC or split the fabric into subnets")
     max_lid = int(max(sw_lid.max(initial=0), (ca_lid.max(initial=0) + step - 1) if C else 0))
     return Lids(lmc, sw_lid, ca_lid, max_lid, warnings)
 

@@ -79,6 +79,26 @@ def replay(fabric: Fabric, dump_text: str, where: str = "opensm-lfts.dump", sm: 
         lmc = int(w).bit_length() - 1
         if 1 << lmc != w:
             raise FabricError(f"{where}: a CA port owns {w} LIDs, not a power of two (LMC)")
+        for pguid, lids in per_port.items():
+            # one LMC for the subnet: every CA port owns 2^LMC consecutive LIDs from an aligned base
+            if len(lids) != w or lids[0] % w or lids[-1] - lids[0] != w - 1:
+                shown = ", ".join(map(str, lids[:4])) + (" …" if len(lids) > 4 else "")
+                raise FabricError(f"{where}: port 0x{pguid:016x} owns LIDs {shown}, not one aligned block of "
+                                  f"{w} (LMC {lmc}) as the other ports")
+    taken: dict[int, str] = {}
+    for s, lid in enumerate(sw_lid.tolist()):
+        if lid:
+            taken.setdefault(int(lid), sn.switch_name(s))
+    for s, lid in enumerate(sw_lid.tolist()):
+        if lid > max_lid:
+            raise FabricError(f"{where}: switch {sn.switch_name(s)} has Lid {lid}, outside the tables [0-{max_lid}]")
+        if lid and taken[int(lid)] != sn.switch_name(s):
+            raise FabricError(f"{where}: switches {taken[int(lid)]} and {sn.switch_name(s)} both have Lid {lid}")
+    for pguid, lids in per_port.items():
+        both = [lid for lid in lids if lid in taken]
+        if both:
+            raise FabricError(f"{where}: LID {both[0]} is port 0x{pguid:016x}'s and the Lid of switch "
+                              f"{taken[both[0]]}")
     if unknown:
         warnings.append(f"{len(unknown)} port GUID(s) in the dump are not in the topology: "
                         + ", ".join(f"0x{g:016x}" for g in sorted(unknown)[:3]) + (" …" if len(unknown) > 3 else ""))

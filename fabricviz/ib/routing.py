@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 
 from ..model import Fabric, FabricError
-from .lids import Lids, assign_lids
+from .lids import MAX_LMC, Lids, LidSpaceError, assign_lids
 from .subnet import NO_PATH, Subnet, discover, switch_distances
 from .ucast import build_lfts, minhop_candidates
 
@@ -65,14 +65,26 @@ def subnet_and_lids(fabric: Fabric, sm: int | str | None = None, lmc: int = 0,
 
     LIDs of ``previous`` (a re-sweep) or of an imported file are kept as OpenSM keeps them.
     """
+    if isinstance(lmc, bool) or not isinstance(lmc, (int, np.integer)) or not 0 <= lmc <= MAX_LMC:
+        raise FabricError(f"LMC {lmc!r}: LMC is 0..{MAX_LMC}")
     if sm is None and fabric.meta.get("sms"):
         from .sm import elect
         sm = elect(fabric).master.node
     sn = discover(fabric, sm)
     if sn.num_switches == 0:
         raise FabricError("the subnet has no switches to route")
+    check_subnet_lids(sn, int(lmc))
     prev_lids = _previous_lids(previous) if previous is not None else file_lids(sn)
     return sn, assign_lids(sn, lmc, prev_lids)
+
+
+def check_subnet_lids(sn: Subnet, lmc: int = 0) -> None:
+    """Refuse, before any LID or route is computed, a subnet over the unicast LIDs (the
+    generators' one-line message: CA ports × 2^LMC + switches)."""
+    from ..build.common import lid_space_problem
+    problem = lid_space_problem(len(sn.ca_ports), sn.num_switches, lmc)
+    if problem is not None:
+        raise LidSpaceError(problem)
 
 
 def route(fabric: Fabric, engine: str = "minhop", sm: int | str | None = None, lmc: int = 0,

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..ib.sharp import sharp_mask
 from ..model import Fabric, FabricError
 from ..model.fabric import KIND_CODE
 
@@ -66,7 +67,8 @@ class Flows:
 
 
 def endpoints(fabric: Fabric, over: str = "auto") -> np.ndarray:
-    """Ranks of a collective: GPUs bound to a NIC, or cabled NICs, in id order.
+    """Ranks of a collective: GPUs bound to a NIC, or cabled NICs (not SHARP aggregation
+    nodes), in id order.
 
     ``over`` is ``gpu``, ``nic`` or ``auto`` (GPUs when there are bound ones).
     """
@@ -78,7 +80,8 @@ def endpoints(fabric: Fabric, over: str = "auto") -> np.ndarray:
         return gpus
     if over not in ("nic", "auto"):
         raise FabricError(f"--over {over!r}: use gpu, nic or auto")
-    nics = np.flatnonzero(t.alive & (t.kind == KIND_CODE["nic"]))
+    # SHARP aggregation nodes are CAs inside switches, not hosts: no traffic to or from them
+    nics = np.flatnonzero(t.alive & (t.kind == KIND_CODE["nic"]) & ~sharp_mask(fabric))
     pt = fabric.ports_t
     cabled = np.array([bool(np.any(pt.cable[t.first_port[d]: t.first_port[d] + t.nports[d]] >= 0))
                        for d in nics], bool)

@@ -1,0 +1,165 @@
+"""LID exhaustion refuses (issue 11): route (CLI and engine), generate, the IB import, the GUI's LIDs.
+
+One subnet has 49,151 unicast LIDs; every CA port takes 2^LMC of them and every switch one. Before
+the fix ``route --lmc 7`` on a 2-level radix-32 tree printed "LID space exhausted" and exited 0, and
+``--lmc 3`` on a 3-level radix-32 tree (66,816 LIDs) ran for minutes. Now everything refuses with
+the generators' one line, from the counts alone, before any routing work; lint still reports it.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fabricviz.build import fat_tree
+from fabricviz.build.common import lid_space_problem
+from fabricviz.check.lint import lint
+from fabricviz.cli import main
+from fabricviz.formats.native import save_fabric
+from fabricviz.ib.lids import LidSpaceError
+from fabricviz.ib.routing import route
+from fabricviz.model import Fabric, FabricError
+
+
+def chained_leaves(n_ca: int, per: int) -> Fabric:
+    """``n_ca`` one-port CAs, ``per`` on each QM9700 leaf, the leaves chained by ports 63/64."""
+    f = Fabric(name="big")
+    leaves = -(-n_ca // per)
+    sw = f.add_devices("ib_switch", leaves, "QM9700", [f"leaf{i}" for i in range(leaves)], emit=False)
+    ca = f.add_devices("nic", n_ca, "CX7-1P", [f"ca{i}" for i in range(n_ca)], emit=False)
+    t = f.devices_t
+    swp = t.first_port[sw].astype(np.int64)
+    k = np.arange(n_ca)
+    pa = np.concatenate([swp[k // per] + k % per, swp[:-1] + 62])
+    pb = np.concatenate([t.first_port[ca].astype(np.int64), swp[1:] + 63])
+    f.add_cables(pa, pb, 1.0, emit=False)
+    return f
+
+
+def test_message_is_the_generators_line():
+    assert lid_space_problem(512, 48, 7) == (
+        "as one InfiniBand subnet, 512 host ports × 128 LIDs (LMC 7) + 48 switches need 65,584 LIDs, over "
+        "the 49,151 unicast LIDs (0x0001-0xBFFF); lower the LMC, use --fabric roce, fewer hosts, or split "
+        "the fabric into subnets")
+    assert lid_space_problem(49_000, 151, 0) is None          # exactly 49,151: fits
+    assert lid_space_problem(49_000, 152, 0).startswith("as one InfiniBand subnet, 49,000 host ports + 152 "
+                                                        "switches need 49,152 LIDs")
+
+
+def test_route_cli_refuses_lmc7_on_a_2_level_radix_32_tree(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    save_fabric(fat_tree(2, 32), "t2.json")                   # 512 hosts, 48 switches
+    assert main(["route", "t2.json", "--lmc", "7"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"fabricviz: error: t2.json: {lid_space_problem(512, 48, 7)}\n"
+
+
+def test_route_engine_refuses_lmc3_on_a_3_level_radix_32_tree_before_routing():
+    f = fat_tree(3, 32)                                       # 8,192 hosts, 1,280 switches
+    for engine in ("minhop", "updn", "ftree"):
+        with pytest.raises(LidSpaceError) as e:
+            route(f, engine, lmc=3)
+        assert str(e.value) == lid_space_problem(8192, 1280, 3)
+        assert "66,816 LIDs" in str(e.value)
+
+
+def test_route_refuses_a_bad_lmc_as_a_fabric_error():
+    f = fat_tree(2, 4)
+    with pytest.raises(FabricError, match=r"^LMC 8: LMC is 0\.\.7$"):
+        route(f, lmc=8)
+
+
+def test_aligned_blocks_that_do_not_fit_refuse_too():
+    # 383 × 128 + 96 = 49,120 LIDs fit by count, but the switch LIDs between the aligned
+    # 128-LID blocks leave 16 CA ports without a block: refused, not a warning
+    f = chained_leaves(383, 4)
+    before = f.signature()
+    with pytest.raises(LidSpaceError, match=r"^LID space exhausted: 16 port\(s\) would get no LID "):
+        route(f, lmc=7)
+    assert f.signature() == before
+
+
+def test_generate_refuses_with_the_same_line(tmp_path, capsys):
+    assert main(["generate", "fat-tree", "--levels", "3", "--radix", "64", "-o", str(tmp_path / "x.json")]) == 2
+    assert capsys.readouterr().err == f"fabricviz: error: {lid_space_problem(65536, 5120)}\n"
+    assert not (tmp_path / "x.json").exists()
+
+
+def ibnetdiscover_text(n_ca: int, per: int = 200, lmc: int = 0) -> str:
+    out = []
+    leaves = -(-n_ca // per)
+    for leaf in range(leaves):
+        out += [f"switchguid=0x{0x200000 + leaf:x}",
+                f'Switch 254 "S-{0x200000 + leaf:016x}" # "leaf{leaf}" enhanced port 0 lid 0 lmc 0']
+        out += [f'[{k + 1}] "H-{0x10000000 + 4 * c:016x}"[1] # "ca{c}" lid 0 4xNDR'
+                for k, c in enumerate(range(leaf * per, min(n_ca, leaf * per + per)))]
+        if leaf + 1 < leaves:
+            out.append(f'[254] "S-{0x200001 + leaf:016x}"[253] # "leaf{leaf + 1}" lid 0 4xNDR')
+        if leaf:
+            out.append(f'[253] "S-{0x1fffff + leaf:016x}"[254] # "leaf{leaf - 1}" lid 0 4xNDR')
+        out.append("")
+    for c in range(n_ca):
+        g = 0x10000000 + 4 * c
+        out += [f"caguid=0x{g:x}", f'Ca 1 "H-{g:016x}" # "ca{c}"',
+                f'[1]({g + 1:x}) "S-{0x200000 + c // per:016x}"[{c % per + 1}] # lid 0 lmc {lmc} '
+                f'"leaf{c // per}" lid 0 4xNDR', ""]
+    return "\n".join(out)
+
+
+def test_ibnetdiscover_import_of_50000_cas_refuses(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    Path("big.ibnetdiscover").write_text(ibnetdiscover_text(50_000))
+    assert main(["info", "big.ibnetdiscover"]) == 2
+    err = capsys.readouterr().err
+    # the header line of the CA that takes the subnet over 49,151 LIDs: the 250 leaf blocks take
+    # 51,248 lines, then 4 lines per CA; with all 250 switches counted, CA 48,901 (0-based) is over
+    assert err == f"fabricviz: error: big.ibnetdiscover:{51_248 + 4 * 48_901 + 2}: " \
+                  f"{lid_space_problem(50_000, 250)}\n"
+
+
+def test_ibnetdiscover_import_refuses_by_the_files_lmc(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    Path("lmc.ibnetdiscover").write_text(ibnetdiscover_text(400, lmc=7))   # 400 × 128 + 2 LIDs
+    assert main(["info", "lmc.ibnetdiscover"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.endswith(f": {lid_space_problem(400, 2, 7)}\n")
+    assert err.startswith("fabricviz: error: lmc.ibnetdiscover:")
+    Path("ok.ibnetdiscover").write_text(ibnetdiscover_text(380, lmc=7))    # 380 × 128 + 2 fits
+    assert main(["info", "ok.ibnetdiscover"]) == 0
+
+
+def test_gui_lid_table_refuses_with_the_same_line():
+    from fabricviz.ui.lid_cache import lid_table
+    f = chained_leaves(49_200, 60)                            # 49,200 CAs + 820 leaves at LMC 0
+    table = lid_table(f)
+    assert table.error == lid_space_problem(49_200, 820) and table.lids == {}
+    port = int(f.devices_t.first_port[f.find("ca7")])
+    assert table.text(f, port) == f"no LID ({lid_space_problem(49_200, 820)})"
+
+
+def test_lint_still_reports_lid_space_as_a_finding():
+    f = fat_tree(2, 32)
+    f.meta["lmc"] = 7
+    report = lint(f)                                          # every rule, routing ones included
+    (x,) = report.by_rule("lid-space")
+    assert x.severity == "error"
+    assert x.message.startswith("needs 65,584 LIDs (512 CA ports × 128 (LMC 7) + 48 switches)")
+
+
+def test_kept_lids_then_lowest_free_aligned_blocks_in_linear_time():
+    # half the CA ports keep the LIDs a file gave them, the others take the lowest free aligned
+    # blocks; before the fix every port rescanned from LID 1 (4,000 CAs took 11 s, 16,000 took 123 s)
+    from fabricviz.ib.lids import assign_lids
+    from fabricviz.ib.subnet import discover
+    f = chained_leaves(20_000, 60)                            # 20,000 CAs, 334 leaves
+    sn = discover(f)
+    kept = sn.ca_guid[::2].tolist()
+    lids = assign_lids(sn, 1, {int(g): 2 * j + 2 for j, g in enumerate(kept)})   # LMC 1: 2 LIDs a port
+    ca, sw = lids.ca_lid, lids.sw_lid
+    assert (ca[::2] == 2 * np.arange(10_000) + 2).all()       # kept: 2, 4, ..., 20,000
+    assert (ca % 2 == 0).all() and (ca > 0).all() and (sw > 0).all()
+    taken = np.concatenate([ca, ca + 1, sw])
+    assert len(np.unique(taken)) == 40_334                    # no LID given twice
+    # packed: switches take the lowest free single LIDs, CAs the lowest free aligned pairs
+    assert 40_334 <= lids.max_lid <= 40_335
