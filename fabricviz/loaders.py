@@ -53,7 +53,11 @@ def _strip_dot_comments(text: str) -> str:
 
 
 def load_any(path: str | os.PathLike[str]) -> Fabric:
-    """Load a design in any format fabricviz reads (told apart by content)."""
+    """Load a design in any format fabricviz reads (told apart by content).
+
+    A leading UTF-8 byte order mark is accepted (it is no line, so line numbers stay right).
+    Every refusal is a FabricError of one line that starts with the file's path (or, for the
+    InfiniBand dumps, its name): a reader's message that does not is escaped and prefixed here."""
     p = Path(path)
     if not p.exists():
         raise FabricError(f"{path}: no such file")
@@ -61,6 +65,21 @@ def load_any(path: str | os.PathLike[str]) -> Fabric:
         text = p.read_text(encoding="utf-8", errors="replace")
     except OSError as e:
         raise FabricError(f"{path}: cannot read ({e.strerror})") from None
+    except MemoryError:
+        raise FabricError(f"{path}: too large to read into memory") from None
+    text = text[1:] if text.startswith("\ufeff") else text
+    try:
+        return _load_text(p, text)
+    except FabricError as e:
+        msg = str(e)
+        if msg.isprintable() and msg.startswith((f"{p}:", f"{p.name}:")):
+            raise
+        from .formats.native import one_line
+        msg = one_line(msg)
+        raise type(e)(msg if msg.startswith((f"{p}:", f"{p.name}:")) else f"{p}: {msg}") from None
+
+
+def _load_text(p: Path, text: str) -> Fabric:
     fmt = detect_format(text, p.name)
     if fmt == "native":
         from .formats.native import load_fabric
@@ -68,7 +87,7 @@ def load_any(path: str | os.PathLike[str]) -> Fabric:
     if fmt in ("netjson", "graphml", "gml", "dot", "clab"):
         return importlib.import_module(f"fabricviz.formats.{fmt}").loads(text, str(p))
     if fmt is None:
-        raise FabricError(f"{path}: not a fabricviz design, ibnetdiscover output or ibsim net file "
+        raise FabricError(f"{p}: not a fabricviz design, ibnetdiscover output or ibsim net file "
                           "(nor GraphML, GML, DOT, NetJSON or containerlab)")
     from .formats.ibnetdiscover import loads
     return loads(text, p.name, fmt, name=p.name.split(".")[0] or p.name)

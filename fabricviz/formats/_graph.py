@@ -23,7 +23,8 @@ import numpy as np
 
 from ..model import CABLE_TYPES, KINDS, Fabric, FabricError
 from ..model.fabric import CHILD_PREFIX, GPU, NIC
-from .native import FileFormatError, fabric_from_dict, fabric_to_dict
+from .native import (MAX_LENGTH_M, FileFormatError, check_nesting, check_number, check_part_limits, fabric_from_dict,
+                     fabric_to_dict, one_line)
 
 NODE_KEYS = ("kind", "part", "mode", "tier", "x", "y", "guid", "parent", "local", "nic")
 EDGE_KEYS = ("a_node", "a_port", "b_node", "b_port", "type", "length_m", "part")
@@ -107,13 +108,19 @@ def json_field(value: Any, where: str, what: str, kind: type) -> Any:
     if value is None or value == "":
         return kind()
     if isinstance(value, str):
+        check_nesting(value, f"{where}: {what}: line", "[{", "]}", _JSON_STRING)
         try:
             value = json.loads(value)
         except json.JSONDecodeError as e:
-            raise FileFormatError(f"{where}: {what}: not valid JSON ({e.msg})") from None
+            raise FileFormatError(one_line(f"{where}: {what}: not valid JSON ({e.msg})")) from None
+        except (ValueError, RecursionError) as e:   # an integer of thousands of digits; deep escapes
+            raise FileFormatError(one_line(f"{where}: {what}: not valid JSON ({str(e)[:80]})")) from None
     if not isinstance(value, kind):
         raise FileFormatError(f"{where}: {what}: expected a JSON {'object' if kind is dict else 'list'}")
     return value
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
 
 def from_graph(g: Graph, where: str) -> Fabric:
@@ -141,8 +148,11 @@ def from_graph(g: Graph, where: str) -> Fabric:
     try:
         f = fabric_from_dict(doc, "\0")
     except FabricError as e:
-        raise FileFormatError(_relabel(str(e), where, origins)) from None
-    _add_cables(f, g.edges, by_id, where)
+        raise FileFormatError(one_line(_relabel(str(e), where, origins))) from None
+    try:
+        _add_cables(f, g.edges, by_id, where)
+    except FabricError as e:
+        raise FileFormatError(one_line(str(e))) from None
     return f
 
 
@@ -163,11 +173,14 @@ def _device_record(n: Node, where: str) -> dict:
     kind = a.get("kind")
     if kind is None:
         raise FileFormatError(f"{where}: {n.label}: no 'kind' attribute (use {', '.join(KINDS)})")
+    for k in ("kind", "parent", "part", "mode", "guid", "nic"):
+        _text(a.get(k), where, n.label, k)
     parent = a.get("parent")
     if parent not in (None, ""):
         rec["parent"] = str(parent)
         rec["local"] = _int(a.get("local"), where, n.label, "local")
-        if n.id != display_name({"parent": rec["parent"], "local": rec["local"], "kind": kind}):
+        if kind not in CHILD_PREFIX or n.id != display_name({"parent": rec["parent"], "local": rec["local"],
+                                                             "kind": kind}):
             rec["name"] = n.id
     else:
         rec["name"] = n.id
@@ -182,21 +195,46 @@ def _device_record(n: Node, where: str) -> dict:
 
 
 def _int(v: Any, where: str, label: str, what: str) -> int:
-    try:
-        if isinstance(v, bool) or v is None or float(v) != int(float(v)):
-            raise ValueError
-        return int(float(v))
-    except (TypeError, ValueError):
-        raise FileFormatError(f"{where}: {label}: {what}: expected an integer, got {v!r}") from None
+    """An integer attribute (an int, an integral float, or their text); Python ints are unbounded,
+    so the range is checked where the value is used."""
+    out = None
+    if isinstance(v, int) and not isinstance(v, bool):
+        out = v
+    elif isinstance(v, float) and v.is_integer():
+        out = int(v)
+    elif isinstance(v, str) and len(v) <= 40:
+        s = v.strip()
+        if re.fullmatch(r"[-+]?[0-9]+", s):
+            out = int(s)
+        elif re.fullmatch(r"[-+]?[0-9]+\.0*", s):
+            out = int(s.split(".")[0])
+    if out is None:
+        raise FileFormatError(one_line(f"{where}: {label}: {what}: expected an integer, got {_show(v)}"))
+    return out
 
 
 def _float(v: Any, where: str, label: str, what: str) -> float:
+    """A number attribute (an int, a float, or its text); may be inf or nan, which the native
+    loader refuses with the field's name."""
     try:
-        if isinstance(v, bool):
+        if isinstance(v, bool) or not isinstance(v, (int, float, str)) or (isinstance(v, str) and len(v) > 40):
             raise ValueError
         return float(v)
-    except (TypeError, ValueError):
-        raise FileFormatError(f"{where}: {label}: {what}: expected a number, got {v!r}") from None
+    except (ValueError, OverflowError):
+        raise FileFormatError(one_line(f"{where}: {label}: {what}: expected a number, got {_show(v)}")) from None
+
+
+def _text(v: Any, where: str, label: str, what: str) -> Any:
+    """``v`` if it is text (or absent); a list or mapping (a GML key given twice, a nested
+    NetJSON value) is refused with the element's label."""
+    if v is not None and not isinstance(v, str):
+        raise FileFormatError(one_line(f"{where}: {label}: {what}: expected text, got {_show(v)}"))
+    return v
+
+
+def _show(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 _FIELD = re.compile(r"^(devices|ports|cables|parts)\[(\d+)\](?:\.(\w+))?: (.*)$", re.S)
@@ -204,7 +242,10 @@ _FIELD = re.compile(r"^(devices|ports|cables|parts)\[(\d+)\](?:\.(\w+))?: (.*)$"
 
 def _relabel(msg: str, where: str, origins: dict[str, list[str]]) -> str:
     """Turn the native loader's ``\\0: devices[3].part: why`` into ``where: node 'x': part: why``."""
-    body = msg[len("\0: "):] if msg.startswith("\0: ") else msg
+    for mark in ("\0: ", "\\x00: "):      # the native loader's place, raw or escaped by one_line
+        if msg.startswith(mark):
+            msg = msg[len(mark):]
+    body = msg
     m = _FIELD.match(body)
     if m and int(m.group(2)) < len(origins.get(m.group(1), [])):
         label = origins[m.group(1)][int(m.group(2))]
@@ -221,6 +262,8 @@ def _add_cables(f: Fabric, edges: list[Edge], by_id: dict[str, Node], where: str
     for i, e in enumerate(edges):
         a = e.attrs
         an, bn = a.get("a_node", e.u), a.get("b_node", e.v)
+        for k in ("a_node", "b_node", "type", "part"):
+            _text(a.get(k), where, e.label, k)
         if {an, bn} != {e.u, e.v} and (an, bn) != (e.u, e.v):
             raise FileFormatError(f"{where}: {e.label}: a_node/b_node ({an!r}, {bn!r}) are not the ends "
                                   f"of this edge ({e.u!r}, {e.v!r})")
@@ -235,7 +278,11 @@ def _add_cables(f: Fabric, edges: list[Edge], by_id: dict[str, Node], where: str
             except FabricError as err:
                 raise FileFormatError(f"{where}: {e.label}: {key}: {err}") from None
         if "length_m" in a:
-            lengths[i] = _float(a["length_m"], where, e.label, "length_m")
+            length = _float(a["length_m"], where, e.label, "length_m")
+            try:
+                lengths[i] = check_number(length, "length_m", lo=0.0, hi=MAX_LENGTH_M, what="lengths")
+            except ValueError as err:
+                raise FileFormatError(f"{where}: {e.label}: {err}") from None
         ctype = a.get("type") or None
         if ctype is not None and ctype not in CABLE_TYPES:
             raise FileFormatError(f"{where}: {e.label}: type: unknown cable type {ctype!r} "
@@ -283,21 +330,26 @@ def same_topology(a: Fabric, b: Fabric) -> list[str]:
 
 
 # ---------------------------------------------------------------------------- top-level view (clab, DOT)
-def catalog_for(parts: list[dict]):
+def catalog_for(parts: list[dict], where: str = "<file>"):
     """The default catalog plus the file's user parts (FileFormatError on a bad part)."""
     from ..model import Catalog
     from ..model.catalog import Part
     cat = Catalog.default()
+    out = []
     try:
-        return cat.with_parts([Part.from_dict(p, f"parts[{i}]") for i, p in enumerate(parts)]) if parts else cat
+        for i, p in enumerate(parts):
+            part = Part.from_dict(p, f"parts[{i}]")
+            check_part_limits(part, f"parts[{i}]")
+            out.append(part)
+        return cat.with_parts(out) if parts else cat
     except FabricError as e:
-        raise FileFormatError(str(e)) from None
+        raise FileFormatError(one_line(f"{where}: {e}")) from None
 
 
 def server_children(node: Node, catalog, mode: str | None = None, nic_guids: list[str] | None = None) -> list[Node]:
     """GPU and NIC nodes of a server of its catalog part (GPU i bound to NIC i), as the generators make them."""
     p = catalog.get(node.attrs["part"])
-    x, y, tier = float(node.attrs.get("x", 0.0)), float(node.attrs.get("y", 0.0)), node.attrs.get("tier", 0)
+    x, y, tier = node.attrs.get("x", 0.0), node.attrs.get("y", 0.0), node.attrs.get("tier", 0)
     out = []
     step = 24.0
     for kind, count, part, dy in ((GPU, p.gpus, p.gpu_part, 20.0), (NIC, p.nics, p.nic_part, -20.0)):
@@ -331,7 +383,13 @@ def iface_name(node: Node, port: int) -> str:
     return f"swp{port}" if node.attrs.get("kind") in ("ib_switch", "eth_switch") else f"p{port}"
 
 
-_TRAIL = re.compile(r"(\d+)$")
+_TRAIL = re.compile(r"([0-9]+)$")
+
+
+def port_number(digits: str) -> int:
+    """The int of a run of ASCII digits; a run too long for any port (> 9 digits) gives 10**9
+    (int() of thousands of digits is refused by Python, and no device has that many ports)."""
+    return int(digits) if len(digits) <= 9 else 10 ** 9
 
 
 def resolve_iface(top: Node, iface: str, children: list[Node]) -> tuple[str, int] | None:
@@ -340,9 +398,9 @@ def resolve_iface(top: Node, iface: str, children: list[Node]) -> tuple[str, int
         names = {c.id.rsplit("/", 1)[-1]: c.id for c in children if c.attrs.get("kind") == NIC}
         if iface in names:
             return names[iface], 1
-        m = re.match(r"^(.*)p(\d+)$", iface)
+        m = re.match(r"^(.*)p([0-9]+)$", iface)
         if m and m.group(1) in names:
-            return names[m.group(1)], int(m.group(2))
+            return names[m.group(1)], port_number(m.group(2))
         return None
     m = _TRAIL.search(iface)
-    return (top.id, int(m.group(1))) if m else None
+    return (top.id, port_number(m.group(1))) if m else None

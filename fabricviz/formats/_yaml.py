@@ -1,10 +1,14 @@
-"""The small YAML subset containerlab files use, without a YAML library.
+"""YAML for containerlab files: read with PyYAML's event parser (libyaml when built in), or,
+without PyYAML, with the small subset reader below.
 
-Reads block mappings and sequences, ``- key: value`` items, flow ``[a, "b"]`` and
-``{k: v}``, quoted and plain scalars (null/bool/int/float typed as YAML 1.2 core),
-``|``/``>`` block scalars and comments. Anchors, aliases, tags and multi-document
-files are refused with the line number. :func:`dump` writes the same subset with
-every string double-quoted (JSON string syntax, which is valid YAML).
+Either way the tree is built here, iteratively, so that every file gets the same verdict:
+plain scalars typed as YAML 1.2 core (null/bool/int/float; ``yes``, ``12:30`` and dates stay
+text, where PyYAML's own YAML 1.1 loader would make them a bool, 750 and a date), mapping keys as text, collections nested at most MAX_DEPTH deep, and
+anchors, aliases (no "billion laughs"), tags, keys given twice and multi-document files
+refused with the line number. The subset reader takes block mappings and sequences,
+``- key: value`` items, one-line flow ``[a, "b"]`` and ``{k: v}``, quoted and plain scalars,
+``|``/``>`` block scalars and comments. :func:`dump` writes that subset with every string
+double-quoted (JSON string syntax, which is valid YAML).
 """
 
 from __future__ import annotations
@@ -14,10 +18,16 @@ import re
 from typing import Any
 
 from ..model import FabricError
+from .native import one_line
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-/]*$")
 _INT = re.compile(r"^[-+]?(0|[1-9][0-9]*)$")
 _FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
+_FLOW_PLAIN = re.compile(r"[^,\]\}]*")
+#: How deep block and flow collections may nest (the reader recurses once per level).
+MAX_DEPTH = 64
+#: Longest run of digits read as an integer (Python refuses int() of more than 4300).
+_MAX_DIGITS = 400
 
 
 class YamlError(FabricError):
@@ -101,7 +111,7 @@ def _plain(t: str) -> Any:
         return True
     if t in ("false", "False", "FALSE"):
         return False
-    if _INT.match(t):
+    if _INT.match(t) and len(t) <= _MAX_DIGITS:
         return int(t)
     if _FLOAT.match(t) and any(c.isdigit() for c in t):
         return float(t)
@@ -126,6 +136,7 @@ class _Reader:
                 raise self.err(n, "multi-document files and directives are not supported")
             self.lines.append((n, len(body) - len(s), s))
         self.i = 0
+        self.depth = 0
 
     def err(self, n: int, msg: str) -> YamlError:
         return YamlError(f"{self.where}:{n}: {msg}")
@@ -156,12 +167,18 @@ class _Reader:
 
     def block(self, ind: int) -> Any:
         n, i2, s = self.lines[self.i]
-        if s == "-" or s.startswith("- "):
-            return self.seq(ind)
-        if self._split_key(s, n) is not None:
-            return self.mapping(ind)
-        self.i += 1
-        return self.value(s, n, ind)
+        if self.depth >= MAX_DEPTH:
+            raise self.err(n, f"collections nested deeper than {MAX_DEPTH}")
+        self.depth += 1
+        try:
+            if s == "-" or s.startswith("- "):
+                return self.seq(ind)
+            if self._split_key(s, n) is not None:
+                return self.mapping(ind)
+            self.i += 1
+            return self.value(s, n, ind)
+        finally:
+            self.depth -= 1
 
     def seq(self, ind: int) -> list:
         out = []
@@ -276,7 +293,9 @@ class _Reader:
         except json.JSONDecodeError:
             raise self.err(n, f"bad escape in a quoted string: {body[:30]}") from None
 
-    def flow(self, s: str, i: int, n: int, key: bool = False) -> tuple[Any, int]:
+    def flow(self, s: str, i: int, n: int, key: bool = False, depth: int = 0) -> tuple[Any, int]:
+        if self.depth + depth >= MAX_DEPTH:
+            raise self.err(n, f"collections nested deeper than {MAX_DEPTH}")
         while i < len(s) and s[i] == " ":
             i += 1
         if i >= len(s):
@@ -294,15 +313,18 @@ class _Reader:
                 if i < len(s) and s[i] == close:
                     return out, i + 1
                 if c == "{":
-                    k, i = self.flow(s, i, n, key=True)
+                    k, i = self.flow(s, i, n, key=True, depth=depth + 1)
                     while i < len(s) and s[i] == " ":
                         i += 1
                     if i >= len(s) or s[i] != ":":
                         raise self.err(n, "expected ':' in a flow mapping")
-                    v, i = self.flow(s, i + 1, n)
-                    out[k] = v
+                    v, i = self.flow(s, i + 1, n, depth=depth + 1)
+                    try:
+                        out[k] = v
+                    except TypeError:
+                        raise self.err(n, "a flow mapping key must be a scalar") from None
                 else:
-                    v, i = self.flow(s, i, n)
+                    v, i = self.flow(s, i, n, depth=depth + 1)
                     out.append(v)
                 while i < len(s) and s[i] == " ":
                     i += 1
@@ -312,12 +334,81 @@ class _Reader:
                 if i < len(s) and s[i] == close:
                     return out, i + 1
                 raise self.err(n, f"expected ',' or '{close}' in a flow collection")
-        tok = re.match(r"[^,\]\}]*", s[i:]).group(0)
+        tok = _FLOW_PLAIN.match(s, i).group(0)
         if key:   # a plain key inside a flow mapping ends at ":"
             tok = tok.split(":", 1)[0]
         return _plain(tok.strip()), i + len(tok)
 
 
 def load(text: str, where: str = "<yaml>") -> Any:
-    """Parse the subset; YamlError ``where:line: why`` on anything outside it."""
-    return _Reader(text, where).parse()
+    """Parse ``text``; YamlError ``where:line: why`` on anything refused (see the module doc)."""
+    try:
+        import yaml
+    except ImportError:
+        return _Reader(text, where).parse()
+    return _from_events(yaml, text, where)
+
+
+_NOKEY = object()
+
+
+def _from_events(yaml: Any, text: str, where: str) -> Any:
+    """The document of ``text`` built from PyYAML's parse events (no recursion, no aliases)."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+    stack: list[list] = []          # [container, pending key or _NOKEY]
+    root: Any = None
+    docs = 0
+
+    def err(line: int, msg: str) -> YamlError:
+        return YamlError(f"{where}:{line}: {msg}")
+
+    try:
+        while loader.check_event():
+            ev = loader.get_event()
+            line = ev.start_mark.line + 1
+            if isinstance(ev, yaml.DocumentStartEvent):
+                docs += 1
+                if docs > 1:
+                    raise err(line, "multi-document files and directives are not supported")
+                continue
+            if isinstance(ev, (yaml.StreamStartEvent, yaml.StreamEndEvent, yaml.DocumentEndEvent)):
+                continue
+            if isinstance(ev, yaml.AliasEvent) or getattr(ev, "anchor", None) is not None \
+                    or getattr(ev, "tag", None) not in (None, "!"):
+                raise err(line, "anchors, aliases and tags are not supported")
+            if isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                if len(stack) >= MAX_DEPTH:
+                    raise err(line, f"collections nested deeper than {MAX_DEPTH}")
+                stack.append([{} if isinstance(ev, yaml.MappingStartEvent) else [], _NOKEY])
+                continue
+            if isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                value, is_scalar = stack.pop()[0], False
+            else:   # a scalar: plain ones typed as YAML 1.2 core, quoted and block ones are text
+                value, is_scalar = (_plain(ev.value) if not ev.style else ev.value), True
+            if not stack:
+                root = value
+                continue
+            top = stack[-1]
+            if isinstance(top[0], list):
+                top[0].append(value)
+            elif top[1] is _NOKEY:
+                if not is_scalar:
+                    raise err(line, "a mapping key must be a scalar")
+                key = ev.value                     # keys stay text, as the subset reader keeps them
+                if key in top[0]:
+                    raise err(line, f"key {key!r} given twice")
+                top[1] = key
+            else:
+                top[0][top[1]] = value
+                top[1] = _NOKEY
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        line = mark.line + 1 if mark is not None else 1
+        problem = str(e.problem or e.context or "not valid YAML")
+        if "nesting depth" in problem:     # libyaml's own limit, met while it scans ahead
+            problem = f"collections nested deeper than {MAX_DEPTH}"
+        raise err(line, one_line(problem)) from None
+    except yaml.YAMLError as e:        # the reader: a character YAML does not allow
+        pos = getattr(e, "position", 0) or 0
+        raise err(text.count("\n", 0, pos) + 1, one_line(str(getattr(e, "reason", None) or e))[:120]) from None
+    return root

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..model import Fabric
 from . import _graph, _yaml
-from .native import FileFormatError, save_text_atomic
+from .native import MAX_PORTS, FileFormatError, one_line, save_text_atomic, strip_bom
 
 FORMAT = "clab"
 SUFFIXES = (".clab.yml", ".clab.yaml")
@@ -128,10 +128,13 @@ def save(fabric: Fabric, path: str | os.PathLike[str]) -> None:
 # ---------------------------------------------------------------------------- import
 def loads(text: str, where: str = "<clab>") -> Fabric:
     try:
-        data = _yaml.load(text, where)
+        data = _yaml.load(strip_bom(text), where)
     except _yaml.YamlError as e:
-        raise FileFormatError(str(e)) from None
-    return from_dict(data, where)
+        raise FileFormatError(one_line(str(e))) from None
+    try:
+        return from_dict(data, where, len(text.encode("utf-8", "surrogatepass")))
+    except FileFormatError as e:
+        raise FileFormatError(one_line(str(e))) from None
 
 
 def load(path: str | os.PathLike[str]) -> Fabric:
@@ -173,7 +176,16 @@ def _endpoints(link: Any, i: int, where: str) -> list[tuple[str, str]] | None:
     return out
 
 
-def from_dict(data: Any, where: str) -> Fabric:
+#: GPUs and NICs rebuilt from server parts may number at most this many per byte of the file
+#: (a fabricviz-written DGX node is 150-350 bytes for 16 children), or CHILD_FLOOR, whichever is more:
+#: a few lines naming a 128-GPU part a thousand times must not build half a million devices.
+CHILDREN_PER_BYTE = 0.25
+CHILD_FLOOR = 10_000
+
+
+def from_dict(data: Any, where: str, size: int | None = None) -> Fabric:
+    """A Fabric from parsed containerlab data; ``size`` (the file's length in bytes) bounds how
+    many GPUs and NICs its servers' parts may expand to."""
     data = _obj(data, where, "(top)")
     topo = _obj(data.get("topology"), where, "topology")
     nodes_cfg = _obj(topo.get("nodes"), where, "topology.nodes")
@@ -194,7 +206,8 @@ def from_dict(data: Any, where: str) -> Fabric:
             if node not in nodes_cfg:
                 raise FileFormatError(f"{where}: links[{i}]: unknown node {node!r}")
         links.append((i, ends, _obj(link.get("vars"), where, f"links[{i}].vars")))
-    foreign = not any(isinstance(c, dict) and "fabricviz.kind" in (c.get("labels") or {}) for c in nodes_cfg.values())
+    foreign = not any(isinstance(c, dict) and isinstance(c.get("labels"), dict) and "fabricviz.kind" in c["labels"]
+                      for c in nodes_cfg.values())
     nodes: list[_graph.Node] = []
     name_of: dict[str, str] = {}
     ports_used: dict[str, dict[int, str]] = {}
@@ -214,6 +227,8 @@ def from_dict(data: Any, where: str) -> Fabric:
             raise FileFormatError(f"{where}: node {cn!r}: no fabricviz.kind label (other nodes have one)")
         else:
             kind = cfg.get("kind") or defaults.get("kind") or "linux"
+            if not isinstance(kind, str):
+                raise FileFormatError(one_line(f"{where}: node {cn!r}: kind: expected text, got {_graph._show(kind)}"))
             a["kind"] = "nic" if kind in HOST_KINDS else "eth_switch"
             a["tier"] = 0 if a["kind"] == "nic" else 1
             a["clab_kind"] = kind
@@ -221,7 +236,7 @@ def from_dict(data: Any, where: str) -> Fabric:
                 a["group"] = cfg["group"]
         for k, lk in (("x", "graph-posX"), ("y", "graph-posY")):
             if lk in labels:
-                a[k] = labels[lk]
+                a[k] = _graph._float(labels[lk], where, f"node {cn!r}", f"label {lk}")
         nodes.append(_graph.Node(name, a, f"node {cn!r}"))
         ports_used[cn] = {}
     if foreign:
@@ -231,20 +246,31 @@ def from_dict(data: Any, where: str) -> Fabric:
             meta["clab_skipped_links"] = skipped
     if skipped and not foreign:
         meta = {**meta, "clab_skipped_links": skipped}
-    catalog = _graph.catalog_for(parts)
+    catalog = _graph.catalog_for(parts, where)
     by_cn = dict(zip(nodes_cfg, nodes))
     children: dict[str, list[_graph.Node]] = {}
     all_nodes = []
+    budget = None if size is None else max(CHILD_FLOOR, int(size * CHILDREN_PER_BYTE))
+    total = 0
     for cn, n in by_cn.items():
         all_nodes.append(n)
         if n.attrs["kind"] == "server":
             if n.attrs.get("part") not in catalog:
                 raise FileFormatError(f"{where}: {n.label}: unknown server part {n.attrs.get('part')!r}")
+            p = catalog.get(n.attrs["part"])
+            total += p.gpus + p.nics
+            if budget is not None and total > budget:
+                raise FileFormatError(f"{where}: {n.label}: its servers' parts would make {total} GPUs and NICs "
+                                      f"so far, more than a {size}-byte file can describe ({budget}); "
+                                      "list fewer servers or use a part with fewer GPUs/NICs")
             labels = (nodes_cfg[cn] or {}).get("labels") or {}
             guids = str(labels.get("fabricviz.nic-guids", "")).split(",") if labels.get("fabricviz.nic-guids") else None
             mode = n.attrs.pop("mode", None)
             children[cn] = _graph.server_children(n, catalog, mode, guids)
-            all_nodes.extend(children[cn])
+    # every GPU, then every NIC, as the generators add them: one bulk add per kind and part,
+    # not three per server (which costs O(devices²) on a big design)
+    for kind in ("gpu", "nic"):
+        all_nodes.extend(c for kids in children.values() for c in kids if c.attrs["kind"] == kind)
     _port_overrides(by_cn, nodes_cfg, children, where)
     edges = []
     for i, ends, vars_ in links:
@@ -252,7 +278,7 @@ def from_dict(data: Any, where: str) -> Fabric:
         for side, (cn, iface) in zip("ab", ends):
             hit = _graph.resolve_iface(by_cn[cn], iface, children.get(cn, []))
             if hit is None or hit[1] < 1:
-                raise FileFormatError(f"{where}: links[{i}]: unknown interface {iface!r} on node {cn!r}")
+                raise FileFormatError(f"{where}: links[{i}]: unknown interface {_graph._show(iface)} on node {cn!r}")
             attrs[f"{side}_node"], attrs[f"{side}_port"] = hit
         for k, vk in (("part", "cable_part"), ("type", "cable_type"), ("length_m", "length_m")):
             if vars_.get(vk) is not None:
@@ -278,7 +304,7 @@ def _port_overrides(by_cn: dict, nodes_cfg: dict, children: dict, where: str) ->
             if isinstance(ref, str) and ":" in ref:
                 suffix, _, num = ref.rpartition(":")
                 target = kids.get(suffix)
-                num = int(num) if num.isdigit() else None
+                num = _graph.port_number(num) if re.fullmatch("[0-9]+", num) else None
             if target is None or not isinstance(num, int):
                 raise FileFormatError(f"{where}: node {cn!r}: label fabricviz.ports[{k}]: bad port {ref!r}")
             per.setdefault(id(target), [target, []])[1].append({**rec, "port": num})
@@ -291,11 +317,14 @@ def _foreign_parts(nodes: list[_graph.Node], cnames: list[str], links: list, por
     """Parts and positions for a lab fabricviz did not write: ports sized to the interfaces used."""
     for i, ends, _v in links:
         for cn, iface in ends:
-            m = re.search(r"(\d+)$", iface)
-            if m is None or int(m.group(1)) < 1:
+            m = re.search(r"([0-9]+)$", iface)
+            if m is None or _graph.port_number(m.group(1)) < 1:
                 raise FileFormatError(f"{where}: links[{i}]: interface {iface!r} on node {cn!r} has no port "
                                       "number >= 1 at its end")
-            num = int(m.group(1))
+            num = _graph.port_number(m.group(1))
+            if num > MAX_PORTS["eth"]:
+                raise FileFormatError(f"{where}: links[{i}]: interface {_graph._show(iface)} on node {cn!r}: "
+                                      f"port {num} is more than a device can have ({MAX_PORTS['eth']})")
             other = ports_used[cn].setdefault(num, iface)
             if other != iface:
                 raise FileFormatError(f"{where}: links[{i}]: interfaces {other!r} and {iface!r} of node {cn!r} "

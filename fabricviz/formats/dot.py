@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import os
 import re
+from collections import deque
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from ..model import Fabric
 from . import clab
-from .native import FileFormatError, save_text_atomic
+from .native import FileFormatError, one_line, save_text_atomic, strip_bom
 
 FORMAT = "dot"
 SUFFIXES = (".dot", ".gv")
@@ -65,40 +66,51 @@ def save(fabric: Fabric, path: str | os.PathLike[str]) -> None:
 _TOKEN = re.compile(r'\s+|//[^\n]*|#[^\n]*|/\*.*?\*/|"((?:[^"\\]|\\.)*)"|(--|->)|([{}\[\]=;,:])|([A-Za-z0-9_.\-]+)', re.S)
 
 
-def _tokens(text: str, where: str) -> list[tuple[str, str, int]]:
-    """(kind, value, line): kind is "id" (quoted or bare), "op" (--), or the punctuation itself."""
-    out, i, line = [], 0, 1
+def _tokens(text: str, where: str) -> Iterator[tuple[str, str, int]]:
+    """(kind, value, line), one at a time: kind is "id" (quoted or bare), "--", or the punctuation
+    itself. A generator, so a file of a million tokens never holds them all at once."""
+    i, line = 0, 1
     while i < len(text):
         m = _TOKEN.match(text, i)
         if m is None:
             raise FileFormatError(f"{where}:{line}: unexpected character {text[i]!r}")
-        if m.group(1) is not None:
-            out.append(("id", re.sub(r'\\(["\\])', r"\1", m.group(1)), line))
-        elif m.group(2):
-            if m.group(2) == "->":
-                raise FileFormatError(f"{where}:{line}: directed edge '->': cables are undirected (use --)")
-            out.append(("--", "--", line))
-        elif m.group(3):
-            out.append((m.group(3), m.group(3), line))
-        elif m.group(4):
-            out.append(("id", m.group(4), line))
+        tok_line = line
         line += m.group(0).count("\n")
         i = m.end()
-    return out
+        if m.group(1) is not None:
+            yield ("id", re.sub(r'\\(["\\])', r"\1", m.group(1)), tok_line)
+        elif m.group(2):
+            if m.group(2) == "->":
+                raise FileFormatError(f"{where}:{tok_line}: directed edge '->': cables are undirected (use --)")
+            yield ("--", "--", tok_line)
+        elif m.group(3):
+            yield (m.group(3), m.group(3), tok_line)
+        elif m.group(4):
+            yield ("id", m.group(4), tok_line)
 
 
 class _Parser:
-    def __init__(self, toks: list, where: str) -> None:
-        self.t, self.i, self.where = toks, 0, where
+    def __init__(self, toks: Iterator[tuple[str, str, int]], where: str) -> None:
+        self.toks, self.buf, self.where, self.line = toks, deque(), where, 1
 
     def peek(self, k: int = 0) -> tuple[str, str, int]:
-        return self.t[self.i + k] if self.i + k < len(self.t) else ("eof", "", self.t[-1][2] if self.t else 1)
+        while len(self.buf) <= k:
+            tok = next(self.toks, None)
+            if tok is None:
+                return ("eof", "", self.line)
+            self.buf.append(tok)
+            self.line = tok[2]
+        return self.buf[k]
+
+    def skip(self) -> None:
+        if self.peek()[0] != "eof":
+            self.buf.popleft()
 
     def take(self, kind: str) -> tuple[str, str, int]:
         tok = self.peek()
         if tok[0] != kind:
-            raise FileFormatError(f"{self.where}:{tok[2]}: expected {kind!r}, got {tok[1] or 'end of file'!r}")
-        self.i += 1
+            raise FileFormatError(f"{self.where}:{tok[2]}: expected {kind!r}, got {tok[1][:40] or 'end of file'!r}")
+        self.skip()
         return tok
 
     def attr_list(self) -> dict:
@@ -110,7 +122,7 @@ class _Parser:
                 self.take("=")
                 out[k] = self.take("id")[1]
                 while self.peek()[0] in (",", ";"):
-                    self.i += 1
+                    self.skip()
             self.take("]")
         return out
 
@@ -127,7 +139,7 @@ class _Parser:
 
     def parse(self) -> tuple[str, dict, dict, list]:
         if self.peek()[1].lower() == "strict":
-            self.i += 1
+            self.skip()
         kw = self.take("id")
         if kw[1].lower() != "graph":
             raise FileFormatError(f"{self.where}:{kw[2]}: expected \"graph\" (digraphs are not cabling)")
@@ -136,10 +148,10 @@ class _Parser:
         gattrs, nodes, edges = {}, {}, []
         while self.peek()[0] != "}":
             if self.peek()[0] == ";":
-                self.i += 1
+                self.skip()
                 continue
             if self.peek()[0] == "id" and self.peek()[1].lower() in ("node", "edge", "graph") and self.peek(1)[0] == "[":
-                self.i += 1
+                self.skip()
                 self.attr_list()            # defaults: not used
                 continue
             if self.peek()[0] == "id" and self.peek(1)[0] == "=":
@@ -165,6 +177,13 @@ class _Parser:
 
 
 def loads(text: str, where: str = "<dot>") -> Fabric:
+    try:
+        return _loads(strip_bom(text), where)
+    except FileFormatError as e:
+        raise FileFormatError(one_line(str(e))) from None
+
+
+def _loads(text: str, where: str) -> Fabric:
     name, gattrs, nodes, edges = _Parser(_tokens(text, where), where).parse()
     ours = any("fabricviz.kind" in a for a in nodes.values())
     cfg_nodes: dict[str, Any] = {}
@@ -193,7 +212,7 @@ def loads(text: str, where: str = "<dot>") -> Fabric:
                                        "nodes": cfg_nodes, "links": [{k: v for k, v in lk.items() if k != "_line"}
                                                                      for lk in links]}}
     try:
-        return clab.from_dict(data, where)
+        return clab.from_dict(data, where, len(text.encode("utf-8", "surrogatepass")))
     except FileFormatError as e:
         m = re.match(r"^(.*?): links\[(\d+)\]: (.*)$", str(e), re.S)
         if m and m.group(1) == where:

@@ -9,15 +9,18 @@ overrides are JSON strings (see :mod:`fabricviz.formats._graph`).
 
 from __future__ import annotations
 
+import math
 import os
+import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from xml.parsers import expat
 
 import networkx as nx
 
 from ..model import Fabric
 from . import _graph
-from .native import FileFormatError, save_text_atomic
+from .native import MAX_DEPTH, FileFormatError, one_line, save_text_atomic, strip_bom
 
 FORMAT = "graphml"
 SUFFIXES = (".graphml",)
@@ -52,7 +55,8 @@ def from_networkx(G: nx.Graph, where: str, edge_label=None) -> Fabric:
 def _order(attrs: dict) -> int:
     """Cables come back in the order they were written (the ``cable`` ordinal), else file order."""
     v = attrs.pop("cable", None)
-    return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 1 << 40
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and abs(v) < 1 << 40
+    return int(v) if ok else 1 << 40
 
 
 def dumps(fabric: Fabric) -> str:
@@ -67,14 +71,133 @@ def save(fabric: Fabric, path: str | os.PathLike[str]) -> None:
 
 
 def loads(text: str, where: str = "<graphml>") -> Fabric:
+    text = strip_bom(text)
+    check(text, where)
     try:
-        G = nx.parse_graphml(text, force_multigraph=True)
+        with warnings.catch_warnings():
+            # "No key type for id …" (string is meant) and "GraphML port tag not supported"
+            warnings.filterwarnings("ignore", category=UserWarning, module=r"networkx\.")
+            G = nx.parse_graphml(text, force_multigraph=True)
     except ET.ParseError as e:
         line = e.position[0] if getattr(e, "position", None) else "?"
-        raise FileFormatError(f"{where}:{line}: not well-formed XML ({e})") from None
-    except (nx.NetworkXError, ValueError, KeyError) as e:
-        raise FileFormatError(f"{where}: not a GraphML graph networkx can read: {e}") from None
-    return from_networkx(G, where)
+        raise FileFormatError(one_line(f"{where}:{line}: not well-formed XML ({e})")) from None
+    except (nx.NetworkXError, ValueError, KeyError, TypeError, AttributeError) as e:
+        # check() refuses what networkx is known to trip on; this names anything it missed
+        raise FileFormatError(one_line(f"{where}: not a GraphML graph networkx can read "
+                                       f"({type(e).__name__}: {str(e)[:120]})")) from None
+    try:
+        return from_networkx(G, where)
+    except FileFormatError as e:
+        raise FileFormatError(one_line(str(e))) from None
+
+
+NS = "http://graphml.graphdrawing.org/xmlns"
+#: attr.type -> how networkx converts a value (None: kept as text)
+_TYPES = {"string": None, "yfiles": None, "int": int, "integer": int, "long": int,
+          "float": float, "double": float, "boolean": "bool"}
+_BOOLS = {"true", "false", "0", "1"}
+
+
+def check(text: str, where: str) -> None:
+    """One streaming pass (expat) over a GraphML text before networkx builds it: well-formed,
+    elements nested at most MAX_DEPTH, every ``<data>`` of a declared ``<key>`` with a value of
+    its type, nodes with ids, edges with both ends. FileFormatError ``where:LINE: element: why``
+    on the first problem, where networkx would raise without saying where (or print a warning)."""
+    p = expat.ParserCreate(namespace_separator=" ")
+    stack: list[list] = []             # [local name, label, extra]
+    keys: dict[str, str | None] = {}   # key id -> attr.type
+    datas: list[tuple[int, str, str, str]] = []   # (line, element label, key id, text)
+
+    def fail(msg: str) -> FileFormatError:
+        return FileFormatError(one_line(f"{where}:{p.CurrentLineNumber}: {msg}"))
+
+    def start(name: str, attrs: dict) -> None:
+        ns, _, local = name.rpartition(" ")
+        if len(stack) >= MAX_DEPTH:
+            raise fail(f"elements nested deeper than {MAX_DEPTH}")
+        parent = stack[-1] if stack else None
+        if parent is not None and parent[0] == "data":
+            parent[2]["children"] = True
+        if ns not in (NS, ""):
+            stack.append(["", parent[1] if parent else "", {}])
+            return
+        label = parent[1] if parent else ""
+        extra: dict = {}
+        if local == "key" and parent is not None and parent[0] == "graphml":
+            kid = attrs.get("id")
+            ktype = "yfiles" if attrs.get("yfiles.type") is not None else attrs.get("attr.type", "string")
+            label = f"key {kid!r}"
+            if ktype not in _TYPES:
+                raise fail(f"{label}: unknown attr.type {ktype!r} (use {', '.join(sorted(_TYPES))})")
+            if attrs.get("attr.name") is None and attrs.get("yfiles.type") is None:
+                raise fail(f"{label}: no attr.name")
+            keys[str(kid)] = ktype
+            extra["key"] = str(kid)
+        elif local == "default" and parent is not None and parent[0] == "key" and "key" in parent[2]:
+            extra = {"text": [], "key": parent[2]["key"], "line": p.CurrentLineNumber, "default": True}
+        elif local == "graph":
+            label = label or "graph"
+            extra["directed"] = attrs.get("edgedefault") == "directed"
+            if parent is not None and parent[0] == "node":
+                parent[2]["graph"] = True
+        elif local == "node":
+            if attrs.get("id") is None:
+                raise fail("a node without an id")
+            label = f"node {attrs['id']!r}"
+            extra["group"] = attrs.get("yfiles.foldertype") == "group"
+        elif local == "edge":
+            src, dst = attrs.get("source"), attrs.get("target")
+            if src is None or dst is None:
+                raise fail(f"an edge without a {'source' if src is None else 'target'}")
+            label = f"edge {src!r} -- {dst!r}"
+            graph = next((s for s in reversed(stack) if s[0] == "graph"), None)
+            directed = graph is not None and graph[2]["directed"]
+            if attrs.get("directed") == ("false" if directed else "true"):
+                raise fail(f"{label}: directed={attrs['directed']} in a{' directed' if directed else 'n undirected'} graph")
+        elif local == "hyperedge":
+            raise fail("hyperedges are not cabling (an edge joins two nodes)")
+        elif local == "data" and parent is not None and parent[0] in ("node", "edge", "graph"):
+            extra = {"text": [], "key": str(attrs.get("key")), "line": p.CurrentLineNumber}
+        stack.append([local, label, extra])
+
+    def end(name: str) -> None:
+        local, label, extra = stack.pop()
+        if local == "node" and extra.get("group") and not extra.get("graph"):
+            raise fail(f"{label}: a yfiles group node without a nested <graph>")
+        if "text" in extra:
+            text = "" if extra.get("children") else "".join(extra["text"])
+            convert = not extra.get("children") and bool(text or extra.get("default"))
+            datas.append((extra["line"], f"key {extra['key']!r}: default" if extra.get("default") else label,
+                          extra["key"], text, convert))
+
+    def chars(data: str) -> None:
+        if stack and "text" in stack[-1][2]:
+            stack[-1][2]["text"].append(data)
+
+    p.StartElementHandler = start
+    p.EndElementHandler = end
+    p.CharacterDataHandler = chars
+    try:
+        p.Parse(text, True)
+    except expat.ExpatError as e:
+        raise FileFormatError(f"{where}:{e.lineno}: not well-formed XML ({expat.ErrorString(e.code)})") from None
+    for line, label, key, text, convert in datas:
+        if key not in keys:
+            raise FileFormatError(one_line(f"{where}:{line}: {label}: data key {key!r} is not declared by a <key>"))
+        kind = _TYPES[keys[key]]
+        if kind is None or not convert:
+            continue
+        bad = False
+        if kind == "bool":
+            bad = text.lower() not in _BOOLS
+        else:
+            try:
+                kind(text) if len(text) <= 400 else int("x")
+            except ValueError:
+                bad = True
+        if bad:
+            raise FileFormatError(one_line(f"{where}:{line}: {label}: data key {key!r}: {text[:40]!r} is not "
+                                           f"{'a boolean' if kind == 'bool' else 'an integer' if kind is int else 'a number'}"))
 
 
 def load(path: str | os.PathLike[str]) -> Fabric:

@@ -11,8 +11,9 @@ previous file intact.
 from __future__ import annotations
 
 import json
+import math
 import os
-import tempfile
+import re
 from pathlib import Path
 from typing import Any
 
@@ -161,39 +162,122 @@ def dumps(fabric: Fabric) -> str:
 
 
 def save_fabric(fabric: Fabric, path: str | os.PathLike[str]) -> None:
-    """Write atomically: temp file in the same folder, fsync, rename over ``path``."""
+    """Write atomically (see :mod:`fabricviz.formats.atomic`): the old or the new whole file.
+
+    A design that cannot be written (a position or length that is not a finite number)
+    is refused with a FabricError naming the device or cable; nothing is written then."""
+    check_writable(fabric, path)
     save_text_atomic(dumps(fabric), path)
 
 
+def check_writable(fabric: Fabric, path: str | os.PathLike[str]) -> None:
+    """FabricError ``PATH: cannot save: DEVICE: x is inf`` for the first device position or
+    cable length that is not a finite number (no file format can hold one)."""
+    t, ct = fabric.devices_t, fabric.cables_t
+    ids = fabric.device_ids()
+    for axis in ("x", "y"):
+        vals = getattr(t, axis)[ids]
+        bad = np.flatnonzero(~np.isfinite(vals))
+        if bad.size:
+            d = int(ids[bad[0]])
+            raise FabricError(f"{path}: cannot save: {fabric.name_of(d)}: {axis} is "
+                              f"{float(vals[bad[0]])} (positions must be finite numbers)")
+    live = fabric.cable_ids()
+    lens = ct.length[live]
+    bad = np.flatnonzero(~np.isfinite(lens))
+    if bad.size:
+        c = int(live[bad[0]])
+        a, b = int(ct.port_a[c]), int(ct.port_b[c])
+        raise FabricError(f"{path}: cannot save: cable {fabric.port_name(a)} - {fabric.port_name(b)}: "
+                          f"length_m is {float(lens[bad[0]])} (lengths must be finite numbers)")
+
+
 def save_text_atomic(text: str, path: str | os.PathLike[str]) -> None:
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    except OSError as e:
-        raise FabricError(f"{path}: cannot save: {e.strerror or e}") from None
-    try:
-        try:   # keep the old file's permissions; a new file gets the usual umask ones
-            mode = path.stat().st_mode & 0o7777
-        except OSError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise FabricError(f"{path}: cannot save: {e.strerror or e}") from None
+    """Replace ``path`` with ``text`` atomically; see :func:`fabricviz.formats.atomic.write_atomic`."""
+    from .atomic import write_atomic
+    write_atomic(path, text)
 
 
 # ---------------------------------------------------------------------------- loading
+#: How deep collections may nest in any design file (JSON, GML, XML, YAML); real files need 4.
+MAX_DEPTH = 64
+#: Largest magnitude a position or length may have: it must fit the float32 columns.
+F32_MAX = float(np.finfo(np.float32).max)
+#: Longest cable a file may give, in metres (no cable is longer; the model rounds lengths to mm in int64).
+MAX_LENGTH_M = 1e6
+#: Most ports a part may declare: 254 for InfiniBand (ports 1-254, 255 with port 0), more for Ethernet.
+MAX_PORTS = {"ib": 254, "eth": 1024}
+#: Most GPUs or NICs a server part may hold (children are numbered 0..999).
+MAX_CHILDREN = 128
+_JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+
+
+def strip_bom(text: str) -> str:
+    """``text`` without a leading UTF-8 byte order mark (it is no newline: line numbers stay)."""
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def one_line(msg: str) -> str:
+    """``msg`` with line breaks and other control characters escaped, so a refusal is one line."""
+    if msg.isprintable():
+        return msg
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in msg)
+
+
+def check_nesting(text: str, where: str, opens: str, closes: str, strings: re.Pattern | None = None,
+                  limit: int = MAX_DEPTH, what: str = "lists and objects") -> None:
+    """FileFormatError ``where:LINE: ... nested deeper than LIMIT`` before a recursive parser sees
+    ``text``. Brackets inside ``strings`` (a pattern of the format's string literals, which must
+    not span lines) do not count."""
+    if sum(text.count(c) for c in opens) <= limit:
+        return
+    body = strings.sub('""', text) if strings is not None else text
+    raw = np.frombuffer(body.encode("utf-8", "surrogatepass"), np.uint8)
+    op = np.isin(raw, np.frombuffer(opens.encode(), np.uint8))
+    cl = np.isin(raw, np.frombuffer(closes.encode(), np.uint8))
+    pos = np.flatnonzero(op | cl)
+    depth = np.cumsum(np.where(op[pos], 1, -1), dtype=np.int64)
+    deep = np.flatnonzero(depth > limit)
+    if deep.size:
+        line = raw[:pos[deep[0]]].tobytes().count(b"\n") + 1
+        raise FileFormatError(f"{where}:{line}: {what} nested deeper than {limit}")
+
+
+def check_number(v: Any, field: str, lo: float = -F32_MAX, hi: float = F32_MAX,
+                 what: str = "positions") -> float:
+    """``v`` as a float if it is a finite number in [lo, hi]; else ValueError naming ``field``."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ValueError(f"{field}: expected a number, got {_short(v)}")
+    x = float(v) if not isinstance(v, int) or -1e300 < v < 1e300 else math.inf
+    if not math.isfinite(x) or not lo <= x <= hi:
+        span = f"within ±{hi:.4g}" if lo == -hi else f"{lo:g}..{hi:.4g}"
+        raise ValueError(f"{field}: {_short(v)} is out of range ({what} must be finite numbers, {span})")
+    return x
+
+
+def check_part_limits(part: Part, where: str) -> None:
+    """FabricError ``where.ports: ...`` for a part whose counts exceed what the model can hold."""
+    if part.kind in ("ib_switch", "eth_switch", "nic"):
+        rate = part.rate
+        top = MAX_PORTS["ib" if rate is not None and rate.tech == "ib" else "eth"]
+        if part.ports > top:
+            raise FabricError(f"{where}.ports: {part.ports} ports is more than "
+                              f"{'an InfiniBand' if top == MAX_PORTS['ib'] else 'a'} device can have ({top})")
+    if part.kind == "server":
+        for key in ("gpus", "nics"):
+            n = getattr(part, key)
+            if n > MAX_CHILDREN:
+                raise FabricError(f"{where}.{key}: {n} is more than a server can hold ({MAX_CHILDREN})")
+
+
+def _short(v: Any) -> str:
+    if isinstance(v, int) and not isinstance(v, bool) and abs(v) > 10 ** 30:
+        return f"an integer of {len(str(abs(v)))} digits"
+    if isinstance(v, (str, int, float, bool)) or v is None:
+        return one_line(json.dumps(v) if not isinstance(v, float) or math.isfinite(v) else str(v))[:40]
+    return f"a {'list' if isinstance(v, list) else 'mapping' if isinstance(v, dict) else type(v).__name__}"
+
+
 def load_fabric(path: str | os.PathLike[str], catalog: Catalog | None = None) -> Fabric:
     """Read a native design file; FileFormatError ``file: field: why`` on the first problem."""
     path = Path(path)
@@ -206,12 +290,27 @@ def load_fabric(path: str | os.PathLike[str], catalog: Catalog | None = None) ->
     return loads(text, str(path), catalog)
 
 
-def loads(text: str, where: str = "<string>", catalog: Catalog | None = None) -> Fabric:
+def parse_json(text: str, where: str) -> Any:
+    """``json.loads`` of a design file's text (BOM accepted, nesting checked first); errors
+    ``where:LINE: why``."""
+    text = strip_bom(text)
+    check_nesting(text, where, "[{", "]}", _JSON_STRING)
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as e:
         raise FileFormatError(f"{where}:{e.lineno}: not valid JSON: {e.msg} (column {e.colno})") from None
-    return fabric_from_dict(data, where, catalog)
+    except RecursionError:   # check_nesting stops files this deep; kept for odd string escapes
+        raise FileFormatError(f"{where}: lists and objects nested too deeply") from None
+    except ValueError as e:  # an integer of thousands of digits (Python refuses int() of > 4300)
+        m = re.search(r"[0-9]{4000,}", text)
+        if m is None:
+            raise FileFormatError(f"{where}: not valid JSON: {one_line(str(e))[:120]}") from None
+        line = text.count("\n", 0, m.start()) + 1
+        raise FileFormatError(f"{where}:{line}: not valid JSON: an integer of {len(m.group(0))} digits") from None
+
+
+def loads(text: str, where: str = "<string>", catalog: Catalog | None = None) -> Fabric:
+    return fabric_from_dict(parse_json(text, where), where, catalog)
 
 
 def fabric_from_dict(data: Any, where: str = "<data>", catalog: Catalog | None = None) -> Fabric:
@@ -219,13 +318,18 @@ def fabric_from_dict(data: Any, where: str = "<data>", catalog: Catalog | None =
     return loader.load(data)
 
 
+_DEVICE_KEYS = ("name", "parent", "local", "kind", "part", "mode", "tier", "x", "y", "guid", "nic")
+
+
 class _Loader:
     def __init__(self, where: str, catalog: Catalog | None) -> None:
         self.where = where
         self.base = catalog if catalog is not None else Catalog.default()
+        self.ids: dict[int, int] = {}     # devices[i] -> device id
+        self.guid_runs: list[tuple[np.ndarray, np.ndarray]] = []   # (records, ids) of runs with GUIDs
 
     def fail(self, field: str, msg: str) -> FileFormatError:
-        return FileFormatError(f"{self.where}: {field}: {msg}")
+        return FileFormatError(one_line(f"{self.where}: {field}: {msg}"))
 
     def need(self, rec: dict, key: str, path: str, types: type | tuple, optional: bool = False) -> Any:
         if key not in rec:
@@ -236,22 +340,36 @@ class _Loader:
         if isinstance(v, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
             raise self.fail(f"{path}.{key}", f"expected {_tname(types)}, got {json.dumps(v)}")
         if not isinstance(v, types):
-            raise self.fail(f"{path}.{key}", f"expected {_tname(types)}, got {json.dumps(v)[:40]}")
+            raise self.fail(f"{path}.{key}", f"expected {_tname(types)}, got {_short(v)}")
+        return v
+
+    def number(self, rec: dict, key: str, path: str, what: str = "positions", lo: float = -F32_MAX,
+               hi: float = F32_MAX) -> float:
+        v = self.need(rec, key, path, (int, float))
+        try:
+            return check_number(v, key, lo=lo, hi=hi, what=what)
+        except ValueError as e:
+            raise self.fail(path, str(e)) from None
+
+    def integer(self, rec: dict, key: str, path: str, lo: int, hi: int, why: str) -> int:
+        v = self.need(rec, key, path, int)
+        if not lo <= v <= hi:
+            raise self.fail(f"{path}.{key}", f"{_short(v)}: must be {why}")
         return v
 
     def load(self, data: Any) -> Fabric:
         if not isinstance(data, dict):
             raise self.fail("(top)", "expected a JSON object")
         if data.get("format") != FORMAT:
-            raise self.fail("format", f"expected \"{FORMAT}\", got {json.dumps(data.get('format'))}")
+            raise self.fail("format", f"expected \"{FORMAT}\", got {_short(data.get('format'))}")
         version = data.get("version")
         if not isinstance(version, int) or isinstance(version, bool):
             raise self.fail("version", "missing or not an integer")
         if version > VERSION:
-            raise self.fail("version", f"file version {version} is newer than this fabricviz "
+            raise self.fail("version", f"file version {_short(version)} is newer than this fabricviz "
                                        f"understands ({VERSION}); upgrade fabricviz")
         if version < 1:
-            raise self.fail("version", f"unknown version {version}")
+            raise self.fail("version", f"unknown version {_short(version)}")
         known = {"format", "version", "name", "meta", "parts", "devices", "ports", "cables"}
         for k in data:
             if k not in known:
@@ -259,7 +377,10 @@ class _Loader:
         name = self.need(data, "name", "(top)", str) if "name" in data else "untitled"
         meta = self.need(data, "meta", "(top)", dict, optional=True) or {}
         parts = self._parts(self.need(data, "parts", "(top)", list, optional=True) or [])
-        catalog = self.base.with_parts(parts) if parts else self.base
+        try:
+            catalog = self.base.with_parts(parts) if parts else self.base
+        except FabricError as e:
+            raise self.fail("parts", str(e)) from None
         f = Fabric(catalog, name=name)
         f.meta = meta
         self._devices(f, self.need(data, "devices", "(top)", list, optional=True) or [])
@@ -271,9 +392,11 @@ class _Loader:
         out = []
         for i, rec in enumerate(recs):
             try:
-                out.append(_Part.from_dict(rec, f"parts[{i}]"))
+                part = _Part.from_dict(rec, f"parts[{i}]")
+                check_part_limits(part, f"parts[{i}]")
             except FabricError as e:
-                raise FileFormatError(f"{self.where}: {e}") from None
+                raise FileFormatError(one_line(f"{self.where}: {e}")) from None
+            out.append(part)
         return out
 
     def _devices(self, f: Fabric, recs: list) -> None:
@@ -283,7 +406,7 @@ class _Loader:
             if not isinstance(rec, dict):
                 raise self.fail(path, "expected an object")
             for k in rec:
-                if k not in ("name", "parent", "local", "kind", "part", "mode", "tier", "x", "y", "guid", "nic"):
+                if k not in _DEVICE_KEYS:
                     raise self.fail(f"{path}.{k}", "unknown field")
             kind = self.need(rec, "kind", path, str)
             if kind not in KIND_CODE:
@@ -301,6 +424,9 @@ class _Loader:
                 self.need(rec, "name", path, str)
             elif kind not in (GPU, NIC):
                 raise self.fail(f"{path}.parent", f"a {kind} cannot sit inside a server")
+            else:
+                self.need(rec, "name", path, str, optional=True)
+            self.need(rec, "nic", path, str, optional=True)
             key = (kind, part, mode, parent is None)
             if runs and runs[-1][0] == key:
                 runs[-1][1].append((i, rec))
@@ -308,19 +434,26 @@ class _Loader:
                 runs.append((key, [(i, rec)]))
         for (kind, part, mode, top), items in runs:
             self._add_run(f, kind, part, mode, top, items)
+        if self.guid_runs:      # once for the whole file: per run it would cost O(devices²)
+            clash = _first_duplicate(f._used_guids())
+            if clash is not None:
+                hits = sorted(int(i) for recs, ids in self.guid_runs
+                              for i in recs[f.devices_t.guid[ids] == np.uint64(clash)])
+                at = hits[min(1, len(hits) - 1)] if hits else int(self.guid_runs[0][0][0])   # the second user
+                raise self.fail(f"devices[{at}].guid", f"GUID {format_guid(clash)} is used twice")
         # GPU → NIC bindings, once every NIC exists
         for i, rec in enumerate(recs):
             if "nic" in rec:
-                path = f"devices[{i}]"
-                nic = self.need(rec, "nic", path, str)
-                g = f.find(_display_name(rec))
+                nic = rec["nic"]
                 n = f.find(nic)
+                if n is None:          # names are stored stripped (check_name)
+                    n = f.find(nic.strip())
                 if n is None:
-                    raise self.fail(f"{path}.nic", f"no device named {nic!r}")
+                    raise self.fail(f"devices[{i}].nic", f"no device named {nic!r}")
                 try:
-                    f.bind(g, n)
+                    f.bind(self.ids[i], n)
                 except FabricError as e:
-                    raise self.fail(f"{path}.nic", str(e)) from None
+                    raise self.fail(f"devices[{i}].nic", str(e)) from None
 
     def _add_run(self, f: Fabric, kind: str, part: str | None, mode: str | None, top: bool,
                  items: list[tuple[int, dict]]) -> None:
@@ -330,40 +463,39 @@ class _Loader:
         tiers = np.empty(n, np.int64)
         guids = np.zeros(n, np.uint64)
         names: list[str] = []
+        seen_names: set[str] = set()
         parents = np.full(n, -1, np.int64)
         locs = np.zeros(n, np.int64)
         custom: list[tuple[int, str]] = []
         for k, (i, rec) in enumerate(items):
             path = f"devices[{i}]"
-            xs[k] = self.need(rec, "x", path, (int, float))
-            ys[k] = self.need(rec, "y", path, (int, float))
-            tiers[k] = self.need(rec, "tier", path, int, optional=True) if "tier" in rec else -1
-            if not -1 <= tiers[k] <= 9:
-                raise self.fail(f"{path}.tier", "must be -1 (unknown) or 0..9")
+            xs[k] = self.number(rec, "x", path)
+            ys[k] = self.number(rec, "y", path)
+            tiers[k] = self.integer(rec, "tier", path, -1, 9, "-1 (unknown) or 0..9") if "tier" in rec else -1
             if "guid" in rec:
+                text = self.need(rec, "guid", path, str)
                 try:
-                    guids[k] = parse_guid(self.need(rec, "guid", path, str))
+                    guids[k] = parse_guid(text)
                 except ValueError as e:
                     raise self.fail(f"{path}.guid", str(e)) from None
             if top:
-                nm = rec["name"]
                 try:
-                    names.append(f.check_name(nm))
+                    nm = f.check_name(rec["name"])
                 except FabricError as e:
                     raise self.fail(f"{path}.name", str(e)) from None
-                if nm in names[:-1]:
+                if nm in seen_names:
                     raise self.fail(f"{path}.name", f"name {nm!r} is used twice")
+                seen_names.add(nm)
+                names.append(nm)
             else:
                 pname = rec["parent"]
                 p = f.find(pname)
                 if p is None or KINDS[f.devices_t.kind[p]] != SERVER:
                     raise self.fail(f"{path}.parent", f"no server named {pname!r} before this record")
                 parents[k] = p
-                locs[k] = self.need(rec, "local", path, int)
-                if not 0 <= locs[k] < 1000:
-                    raise self.fail(f"{path}.local", "must be 0..999")
+                locs[k] = self.integer(rec, "local", path, 0, 999, "0..999")
                 if "name" in rec:
-                    custom.append((k, self.need(rec, "name", path, str)))
+                    custom.append((k, rec["name"]))
         try:
             if kind == SERVER:
                 ids = f.add_servers(part, names, xs, ys, emit=False, children=False)
@@ -374,6 +506,8 @@ class _Loader:
         except FabricError as e:
             raise self.fail(f"devices[{items[0][0]}]", str(e)) from None
         f.devices_t.set("tier", ids, tiers)
+        for k, (i, _rec) in enumerate(items):
+            self.ids[i] = int(ids[k])
         if kind == SERVER:
             return
         # names derived from (parent, local) must be unique too
@@ -390,9 +524,7 @@ class _Loader:
             except FabricError as e:
                 raise self.fail(f"devices[{items[k][0]}].name", str(e)) from None
         if guids.any():
-            clash = _first_duplicate(f._used_guids())
-            if clash is not None:
-                raise self.fail(f"devices[{items[0][0]}].guid", f"GUID {format_guid(clash)} is used twice")
+            self.guid_runs.append((np.array([i for i, _ in items]), ids))
 
     def _ports(self, f: Fabric, recs: list) -> None:
         for i, rec in enumerate(recs):
@@ -437,7 +569,7 @@ class _Loader:
             ctype = self.need(rec, "type", path, str)
             if ctype not in CABLE_TYPES:
                 raise self.fail(f"{path}.type", f"unknown cable type {ctype!r} (use {', '.join(CABLE_TYPES)})")
-            lengths[i] = self.need(rec, "length_m", path, (int, float))
+            lengths[i] = self.number(rec, "length_m", path, what="lengths", lo=0.0, hi=MAX_LENGTH_M)
             part = self.need(rec, "part", path, str)
             if part not in f.catalog:
                 raise self.fail(f"{path}.part", f"unknown part {part!r}")

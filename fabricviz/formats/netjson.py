@@ -17,7 +17,7 @@ from typing import Any
 
 from ..model import Fabric
 from . import _graph
-from .native import FileFormatError, save_text_atomic
+from .native import FileFormatError, one_line, parse_json, save_text_atomic
 
 FORMAT = "netjson"
 SUFFIXES = (".netjson", ".netjson.json")
@@ -65,11 +65,11 @@ def save(fabric: Fabric, path: str | os.PathLike[str]) -> None:
 
 
 def loads(text: str, where: str = "<netjson>") -> Fabric:
+    data = parse_json(text, where)     # BOM, nesting depth and JSON syntax checked, with the line
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise FileFormatError(f"{where}:{e.lineno}: not valid JSON: {e.msg} (column {e.colno})") from None
-    return from_dict(data, where)
+        return from_dict(data, where)
+    except FileFormatError as e:
+        raise FileFormatError(one_line(str(e))) from None
 
 
 def from_dict(data: Any, where: str) -> Fabric:
