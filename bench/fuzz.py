@@ -1,0 +1,126 @@
+"""Mutation fuzzer over every reader: per format, how many mutants load, are refused cleanly, or fail.
+
+Run: python bench/fuzz.py [--formats native,gml,...] [--per-format 500] [--seed 0] [--timeout 5]
+                          [--jobs 2] [--mem-gb 2.5] [--md FILE]
+     python bench/fuzz.py --replay FORMAT:SEED:INDEX -o OUT      (write that mutant's bytes to OUT)
+Each mutant is read in a forked worker (RLIMIT_AS cap, wall-clock timeout) the way the CLI reads it:
+load_any + a native dump, or for opensm_dump `replay` on its topology. Prints a table per format
+(mutants, accepted, refused, lost, unnamed, crash, hang, memory, noisy, seconds), then each non-clean
+outcome grouped by root cause (exception type + innermost frame) with a count and one example mutant
+id, its mutations and message; also the slowest mutant (>= 1 s) and the largest peak-RSS rise (>= 50 MB).
+Goal (issue 11): no lost, unnamed, crash, hang, memory or noisy. Exit 1 when any but noisy.
+The engine is tests/formats/fuzzing.py (seeds, mutators) and tests/formats/fuzz_pool.py (workers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from tests.formats.fuzzing import BAD, FORMATS, OUTCOMES, Runner, fuzz, mutant, parse_id  # noqa: E402
+
+COLS = ("mutants",) + OUTCOMES + ("noisy", "seconds")
+
+
+def table(runs) -> list[str]:
+    head = f"{'format':<14}" + "".join(f"{c:>9}" for c in COLS)
+    lines = [head, "-" * len(head)]
+    tot = defaultdict(float)
+    for fmt, (results, secs) in runs.items():
+        row = {"mutants": len(results), "noisy": sum(1 for r in results if r.noise), "seconds": secs}
+        for o in OUTCOMES:
+            row[o] = sum(1 for r in results if r.outcome == o)
+        for c in COLS:
+            tot[c] += row[c]
+        lines.append(f"{fmt:<14}" + "".join(f"{row[c]:>9.1f}" if c == "seconds" else f"{row[c]:>9d}" for c in COLS))
+    lines.append(f"{'total':<14}" + "".join(f"{tot[c]:>9.1f}" if c == "seconds" else f"{int(tot[c]):>9d}"
+                                              for c in COLS))
+    return lines
+
+
+def groups(runs) -> list[str]:
+    out = []
+    for fmt, (results, _s) in runs.items():
+        by = defaultdict(list)
+        for r in results:
+            if r.outcome in BAD:
+                by[(r.outcome, r.root)].append(r)
+            if r.noise:
+                by[("noisy", r.noise.split(";")[0][:100])].append(r)
+        slow = sorted((r for r in results if r.outcome != "hang" and r.seconds >= 1.0), key=lambda r: -r.seconds)
+        big = max(results, key=lambda r: r.grew_mb, default=None)
+        big = big if big is not None and big.grew_mb >= 50 else None
+        if not by and not slow and not big:
+            continue
+        out.append(f"\n## {fmt}")
+        if big:
+            out.append(f"- memory: peak RSS rose {big.grew_mb:.0f} MB reading {big.id} [{' + '.join(big.steps)}] "
+                       f"({big.size / 1024:.0f} KB file, {big.outcome})")
+        if slow:
+            out.append(f"- slow: {len(slow)} mutant(s) took 1 s or more, slowest {slow[0].id} "
+                       f"[{' + '.join(slow[0].steps)}] {slow[0].seconds:.1f} s ({slow[0].outcome})")
+        for (outcome, root), rs in sorted(by.items(), key=lambda kv: (kv[0][0], -len(kv[1]))):
+            ex = rs[0]
+            msg = ex.message.replace("\n", "\\n")
+            if len(msg) > 300:
+                msg = msg[:300] + "..."
+            out.append(f"- {outcome} x{len(rs)}: {root}\n    e.g. {ex.id} [{' + '.join(ex.steps)}]"
+                       f"\n    {ex.type}: {msg}" + (f"\n    noise: {ex.noise[:200]}" if ex.noise else ""))
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--formats", default=",".join(FORMATS), help=f"comma-separated, of {', '.join(FORMATS)}")
+    ap.add_argument("--per-format", type=int, default=500)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--timeout", type=float, default=5.0, help="seconds per mutant before it is a hang")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--mem-gb", type=float, default=2.5, help="RLIMIT_AS of each worker (0: none)")
+    ap.add_argument("--md", help="also write the table and the root causes to this Markdown file")
+    ap.add_argument("--replay", metavar="F:S:I", help="write mutant FORMAT:SEED:INDEX to -o and exit")
+    ap.add_argument("-o", "--output", help="where --replay writes the mutant")
+    args = ap.parse_args()
+    if args.replay:
+        if not args.output:
+            ap.error("--replay needs -o OUT")
+        try:
+            m = mutant(*parse_id(args.replay))
+        except ValueError as e:
+            ap.error(str(e))
+        Path(args.output).write_bytes(m.data)
+        print(f"{m.id}: seed {m.seed.name}, {' + '.join(m.steps)} -> {args.output} ({len(m.data)} bytes)")
+        if m.seed.topology is not None:
+            tp = Path(args.output).with_name(m.seed.topology[0])
+            tp.write_bytes(m.seed.topology[1])
+            print(f"topology: {tp}  (fabricviz replay {tp} {args.output})")
+        return 0
+    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    bad = [f for f in formats if f not in FORMATS]
+    if bad:
+        ap.error(f"unknown format(s) {', '.join(bad)} (use {', '.join(FORMATS)})")
+    t0 = time.perf_counter()
+    with Runner(jobs=args.jobs, timeout=args.timeout, mem_gb=args.mem_gb) as runner:
+        runs = fuzz(formats, args.per_format, args.seed, runner,
+                    progress=lambda f, n: print(f"{f}: {n} mutants done", file=sys.stderr, flush=True))
+    head = [f"fabricviz fuzz: {len(formats)} formats x {args.per_format} mutants, seed {args.seed}, "
+            f"timeout {args.timeout:g} s, RLIMIT_AS {args.mem_gb:g} GB, {args.jobs} jobs, "
+            f"{time.perf_counter() - t0:.0f} s"]
+    lines = head + [""] + table(runs) + groups(runs)
+    print("\n".join(lines))
+    if args.md:
+        Path(args.md).write_text("# Fuzz findings (bench/fuzz.py)\n\n"
+                                 f"Reproduce one: `python bench/fuzz.py --replay ID -o /tmp/m`\n\n"
+                                 + head[0] + "\n\n```\n" + "\n".join(table(runs)) + "\n```\n"
+                                 + "\n".join(groups(runs)) + "\n")
+    return 1 if any(r.outcome in BAD for results, _s in runs.values() for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
