@@ -126,7 +126,7 @@ class MainWindow(QtWidgets.QMainWindow):
             dock.hide()
         self.findings_dock.raise_()
         self._fitted = False
-        self._load(Path(path) if path is not None else DEMO_FABRIC, demo=path is None, initial=True)
+        self._load(Path(path) if path is not None else DEMO_FABRIC, demo=path is None)
         from fabricviz.ui.autosave import Autosave   # unsaved edits go to a recovery file
         self.autosave = Autosave(self)
         self._apply_theme()
@@ -327,9 +327,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.view.snap = self.action_snap.isChecked()
 
     # ------------------------------------------------------------------ files
-    def _load(self, path: Path, demo: bool = False, initial: bool = False) -> bool:
+    def _load(self, path: Path, demo: bool = False) -> bool:
         """Open ``path``; on a refusal ``load_error`` is the CLI's one-line message and nothing
-        changes (the window's first load names the file it tried in the title)."""
+        changes (a window whose first load failed stays an empty untitled design)."""
         try:
             from fabricviz.loaders import load_any
             f = run_with_progress(self, f"Opening {path.name}…", lambda: load_any(str(path)))
@@ -337,9 +337,7 @@ class MainWindow(QtWidgets.QMainWindow):
             msg = str(exc) if isinstance(exc, FabricError) else f"{path}: cannot read ({exc.strerror or exc})"
             self.load_error = msg
             self.statusBar().showMessage(msg)
-            if initial:
-                self.display_name = path.name
-                self._update_title()
+            self._update_title()     # unchanged, or "untitled" when this was the window's first load
             return False
         self.load_error = None
         self.path = None if demo else path

@@ -160,4 +160,4 @@ def test_starting_on_a_bad_file_says_why_in_a_dialog(qtbot, dialogs, capsys, tmp
     (w,) = start_windows(str(bad))
     qtbot.addWidget(w)
     assert dialogs == [("Open failed", line)]
-    assert w.windowTitle() == "bad.gml[*] \u2014 fabricviz" and len(w.fabric) == 0 and w.path is None
+    assert w.windowTitle() == "untitled[*] \u2014 fabricviz" and len(w.fabric) == 0 and w.path is None
