@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from pathlib import Path
 
 from .model import Fabric, FabricError
@@ -29,14 +30,14 @@ def detect_format(text: str, name: str = "") -> str | None:
     """``"native"``, ``"netjson"``, ``"graphml"``, ``"gml"``, ``"dot"``, ``"clab"``,
     ``"ibnetdiscover"``, ``"ibsim"`` (net file) or None, from the content."""
     from .formats import clab, dot, gml, graphml, netjson
-    head = text.lstrip()
-    if head.startswith("{"):
+    lead = _LEAD_SPACE.match(text).end()
+    if text.startswith("{", lead):
         return "netjson" if netjson.sniff(text) else "native"
     if graphml.sniff(text):
         return "graphml"
-    if gml.sniff(_strip_hash_comments(text)):
+    if gml.sniff(_head_without_comments(text, ("#",))):
         return "gml"
-    if dot.sniff(_strip_dot_comments(text)):
+    if dot.sniff(_head_without_comments(text, ("//", "#"))):
         return "dot"
     if clab.sniff(text) or name.endswith((".clab.yml", ".clab.yaml")):
         return "clab"
@@ -44,39 +45,53 @@ def detect_format(text: str, name: str = "") -> str | None:
     return sniff(text)
 
 
-def _strip_hash_comments(text: str) -> str:
-    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+_LEAD_SPACE = re.compile(r"\s*")
+#: The GML and DOT sniffers match at the start of the text: they see this much of it.
+SNIFF_HEAD = 1 << 14
 
 
-def _strip_dot_comments(text: str) -> str:
-    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(("//", "#")))
+def _head_without_comments(text: str, prefixes: tuple[str, ...]) -> str:
+    """The start of ``text`` (about SNIFF_HEAD characters) without its comment lines: lines are
+    taken one at a time, so a big file is not copied for a look at its first lines."""
+    from .formats.ibnetdiscover import lines_of
+    out: list[str] = []
+    size = 0
+    for chunk in lines_of(text):
+        for line in chunk.splitlines() or [""]:
+            if not line.lstrip().startswith(prefixes):
+                out.append(line)
+                size += len(line) + 1
+        if size >= SNIFF_HEAD:
+            break
+    return "\n".join(out)
 
 
 def load_any(path: str | os.PathLike[str]) -> Fabric:
     """Load a design in any format fabricviz reads (told apart by content).
 
     A leading UTF-8 byte order mark is accepted (it is no line, so line numbers stay right).
-    Every refusal is a FabricError of one line that starts with the file's path (or, for the
-    InfiniBand dumps, its name): a reader's message that does not is escaped and prefixed here."""
+    Every refusal is a FabricError of one line that starts with the file's path (``str(Path(path))``,
+    as every reader names it): a reader's message that does not is escaped and prefixed here."""
     p = Path(path)
+    where = str(p)
     if not p.exists():
-        raise FabricError(f"{path}: no such file")
+        raise FabricError(f"{where}: no such file")
     try:
         text = p.read_text(encoding="utf-8", errors="replace")
     except OSError as e:
-        raise FabricError(f"{path}: cannot read ({e.strerror})") from None
+        raise FabricError(f"{where}: cannot read ({e.strerror})") from None
     except MemoryError:
-        raise FabricError(f"{path}: too large to read into memory") from None
+        raise FabricError(f"{where}: too large to read into memory") from None
     text = text[1:] if text.startswith("\ufeff") else text
     try:
         return _load_text(p, text)
     except FabricError as e:
         msg = str(e)
-        if msg.isprintable() and msg.startswith((f"{p}:", f"{p.name}:")):
+        if msg.isprintable() and msg.startswith(f"{where}:"):
             raise
         from .formats.native import one_line
         msg = one_line(msg)
-        raise type(e)(msg if msg.startswith((f"{p}:", f"{p.name}:")) else f"{p}: {msg}") from None
+        raise type(e)(msg if msg.startswith(f"{where}:") else f"{where}: {msg}") from None
 
 
 def _load_text(p: Path, text: str) -> Fabric:
@@ -90,7 +105,7 @@ def _load_text(p: Path, text: str) -> Fabric:
         raise FabricError(f"{p}: not a fabricviz design, ibnetdiscover output or ibsim net file "
                           "(nor GraphML, GML, DOT, NetJSON or containerlab)")
     from .formats.ibnetdiscover import loads
-    return loads(text, p.name, fmt, name=p.name.split(".")[0] or p.name)
+    return loads(text, str(p), fmt, name=p.name.split(".")[0] or p.name)
 
 
 def output_format(path: str | os.PathLike[str], to: str | None = None) -> str:
@@ -112,7 +127,14 @@ def output_format(path: str | os.PathLike[str], to: str | None = None) -> str:
 
 
 def save_as(fabric: Fabric, path: str | os.PathLike[str], fmt: str) -> None:
-    """Write ``fabric`` to ``path`` in format ``fmt`` (atomically)."""
+    """Write ``fabric`` to ``path`` in format ``fmt`` (atomically).
+
+    A design no format can hold (a position or cable length that is not a finite number) is refused
+    with one line before anything is written, whatever the format."""
+    from .formats.native import check_writable
+    check_writable(fabric, path)
+    if fmt not in FORMATS:
+        raise FabricError(f"{path}: unknown format {fmt!r} (use {', '.join(FORMATS)})")
     if fmt == "native":
         from .formats.native import save_fabric
         save_fabric(fabric, path)

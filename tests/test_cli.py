@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -95,3 +96,43 @@ def test_bundled_demo_matches_generator():
     from fabricviz.build import fat_tree
     demo = load_fabric(files("fabricviz") / "assets" / "demo" / "demo-fat-tree.json")
     assert demo == fat_tree(levels=2, radix=8, hosts=16, name="demo: 2-level NDR fat tree")
+
+
+# ---------------------------------------------------------------------------- refused files
+DATA = Path(__file__).resolve().parent / "data"
+MANPAGE = (DATA / "samples" / "manpage_example.ibnetdiscover").read_text()
+NET = (DATA / "samples" / "ibsim_net.2sw2path4hca.net").read_text()
+DUMP = DATA / "opensm" / "fat2-minhop" / "opensm-lfts.dump"
+#: name -> (text, the refusal after "in/NAME")
+REFUSED = {
+    "ca.ibnetdiscover": (MANPAGE.replace('Ca      2 "H-0008f10403960984"', 'Ca      100000000 "H-0008f10403960984"'),
+                         ":32: Ca with 100000000 ports (1-254)"),
+    "ports.ibnetdiscover": ("".join(f'Switch 254 "S-{0x200000 + i:016x}"\n\n' for i in range(1100)),
+                            ":2065: Switch with 254 ports takes the ports declared to 262,382, over the "
+                            "262,144 a file of 36,300 characters may declare (the design keeps every port, "
+                            "cabled or not: at most one per character, or 262,144 in a small file)"),
+    "port.net": (NET.replace('[1]\t"Switch1"[1]', '[1]\t"Switch1"[300]', 1),
+                 ':34: bad remote port 300 of "Switch1" (1-254)'),
+    "name.json": ('{"format": "fabricviz", "version": 1, "devices": [{"kind": "gpu"}]}', ": devices[0].name: missing"),
+}
+COMMANDS = {
+    "convert": ["convert", "{f}", "out.json"],
+    "info": ["info", "{f}"],
+    "lint": ["lint", "{f}"],
+    "bom": ["bom", "{f}"],
+    "route": ["route", "{f}"],
+    "replay": ["replay", "{f}", str(DUMP)],
+    "simulate": ["simulate", "{f}", "--workload", "ring"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_every_command_refuses_a_bad_file_in_one_line(tmp_path, monkeypatch, capsys, command, name):
+    monkeypatch.chdir(tmp_path)
+    Path("in").mkdir()
+    text, why = REFUSED[name]
+    Path("in", name).write_text(text)
+    rc, out, err = run([a.format(f=f"in/{name}") for a in COMMANDS[command]], capsys)
+    assert (rc, out, err) == (2, "", f"fabricviz: error: in/{name}{why}\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]     # convert wrote nothing

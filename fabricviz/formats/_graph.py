@@ -23,8 +23,8 @@ import numpy as np
 
 from ..model import CABLE_TYPES, KINDS, Fabric, FabricError
 from ..model.fabric import CHILD_PREFIX, GPU, NIC
-from .native import (MAX_LENGTH_M, FileFormatError, check_nesting, check_number, check_part_limits, fabric_from_dict,
-                     fabric_to_dict, one_line)
+from .limits import JSON_STRING, MAX_LENGTH_M, FileFormatError, check_nesting, check_number, one_line
+from .native import fabric_from_dict, fabric_to_dict
 
 NODE_KEYS = ("kind", "part", "mode", "tier", "x", "y", "guid", "parent", "local", "nic")
 EDGE_KEYS = ("a_node", "a_port", "b_node", "b_port", "type", "length_m", "part")
@@ -108,7 +108,7 @@ def json_field(value: Any, where: str, what: str, kind: type) -> Any:
     if value is None or value == "":
         return kind()
     if isinstance(value, str):
-        check_nesting(value, f"{where}: {what}: line", "[{", "]}", _JSON_STRING)
+        check_nesting(value, f"{where}: {what}: line", "[{", "]}", JSON_STRING)
         try:
             value = json.loads(value)
         except json.JSONDecodeError as e:
@@ -120,7 +120,6 @@ def json_field(value: Any, where: str, what: str, kind: type) -> Any:
     return value
 
 
-_JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
 
 def from_graph(g: Graph, where: str) -> Fabric:
@@ -338,9 +337,7 @@ def catalog_for(parts: list[dict], where: str = "<file>"):
     out = []
     try:
         for i, p in enumerate(parts):
-            part = Part.from_dict(p, f"parts[{i}]")
-            check_part_limits(part, f"parts[{i}]")
-            out.append(part)
+            out.append(Part.from_dict(p, f"parts[{i}]"))     # checks the model's limits too
         return cat.with_parts(out) if parts else cat
     except FabricError as e:
         raise FileFormatError(one_line(f"{where}: {e}")) from None

@@ -1,23 +1,30 @@
 """Turn checked ibnetdiscover/ibsim records into a Fabric: parts, devices, GUIDs, rates, layout.
 
 Shared by :mod:`.ibnetdiscover` and :mod:`.ibsim`; called only once the whole file is known to be
-good, and it builds into a new Fabric, so nothing is half-imported.
+good, and it builds into a new Fabric, so nothing is half-imported. :func:`prescan` runs before
+anything is parsed: it counts the ports the headers declare and the LIDs the file needs, so a file
+over either limit is refused before a record is built.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import re
+from array import array
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import shortest_path
 
 from ..build.common import HOST_PITCH, TIER_GAP, finish, lid_space_problem
-from ..model import Catalog, Fabric, FabricError, LinkRate, Part
+from ..model import UNICAST_LIDS, Catalog, Fabric, FabricError, LinkRate, Part
 from ..model.fabric import IB_SWITCH, KIND_CODE, NIC
 from ..model.guid import format_guid
+from ..model.limits import TIER_MAX
 from ..model.tech import IB
-from .ibnetdiscover import SHARP_DESC, SHARP_NOTES, SHARP_PART, Node, Topology
+from .ibnetdiscover import (_HDR, _LOCAL_LID, _PORT, MAX_LMC, MAX_PORTS, SHARP_DESC, SHARP_NOTES,
+                            SHARP_PART, Node, Topology, _dec, lines_of)
 
 #: Rate of a link whose file line gives none (ibsim's default: 4x SDR).
 DEFAULT_RATE = LinkRate(IB, "SDR", 4)
@@ -174,7 +181,7 @@ def build_fabric(topo: Topology, links: list, where: str, dialect: str, name: st
     an = np.array([c[1] == SHARP_PART for c in choice], bool)
     _layout(f, dev, pa, pb, an)
     f.meta["sm_node"] = names[0] if nodes else None
-    f.meta["source"] = {"format": dialect, "file": where}
+    f.meta["source"] = {"format": dialect, "file": Path(where).name}   # the name: no local path in a design
     if dialect == "ibnetdiscover":
         lids, lmc = _file_lids(topo)
         if lids:
@@ -229,6 +236,7 @@ def _layout(f: Fabric, dev: np.ndarray, pa: np.ndarray, pb: np.ndarray, an: np.n
     g = coo_matrix((np.ones(len(src)), (src, dst)), shape=(n + 1, n + 1)).tocsr()
     dist = shortest_path(g, directed=False, unweighted=True, indices=n)[:n]
     tier = np.where(sw, np.where(np.isfinite(dist), dist, 1), 0).astype(np.int64)
+    tier = np.minimum(tier, TIER_MAX)     # a chain longer than the model's tiers shares the top one
     # an aggregation node takes its switch's tier
     owner = np.full(n, -1, np.int64)
     owner[a[an[a] & sw[b]]] = b[an[a] & sw[b]]
@@ -289,3 +297,125 @@ def check_lid_space(topo: Topology, links: list, where: str, problems: list[str]
             over = n.line
     if over is not None:
         problems.append(f"{where}:{over}: {lid_space_problem(ca, sw, lmc)}")
+
+
+# ---------------------------------------------------------------------------- before parsing
+#: Ports any file may declare: the model keeps every declared port (~34 bytes each), cabled or not,
+#: so the budget is tied to the file's size. Real ibnetdiscover output spends 20-120 characters per
+#: port when ports are cabled and ~1.5 on a Quantum-3 switch with none cabled (its 5-line block for
+#: 144 ports); one port per character, with this floor for small files, refuses none of them.
+PORT_FLOOR = 1 << 18
+#: A switch header as :func:`~.ibnetdiscover.parse` reads one (a stripped line matching ``_HDR``).
+_SWITCH_HDR = re.compile(r'^[^\S\n]*Switch[^\S\n]*(\d+)[^\S\n]+"([^"\n]*)"', re.M)
+
+
+def port_budget(size: int) -> int:
+    """Most ports (all headers together) a file of ``size`` characters may declare."""
+    return max(PORT_FLOOR, int(size))
+
+
+@dataclass
+class _Counts:
+    """What one pass of :func:`_walk` counted."""
+
+    problem: str | None = None
+    lines: array = field(default_factory=lambda: array("q"))   # per good node: its header line
+    units: array = field(default_factory=lambda: array("q"))   # -1 (switch) or its cabled CA ports
+    lmc: int = 0
+    switches: int = 0
+    to_ca: int = 0            # switch port lines (to a node that is no switch, when those are known)
+    over: int | None = None   # line where switches + to_ca × step first pass the unicast LIDs
+
+
+def _walk(text: str, where: str, switches: set[str] | None = None, step: int = 0) -> _Counts:
+    """One pass over the blocks with :func:`~.ibnetdiscover.parse`'s line structure, counting only
+    the lines parse would take as good links (so every count is at most what parsing finds)."""
+    budget = port_budget(len(text))
+    out = _Counts()
+    declared = nports = 0
+    block = None                            # "ca" | "sw" | None: the good block the lines are in
+    ports: set[int] = set()
+    for lineno, raw in enumerate(lines_of(text), 1):
+        line = raw.strip()
+        if not line:
+            block = None
+            continue
+        c = line[0]
+        if c == "#" or c == "@":
+            continue
+        if c == "[":
+            if block is None:
+                continue
+            m = _PORT.match(line)
+            port = _dec(m.group(1), MAX_PORTS) if m is not None else None
+            if port is None or not 1 <= port <= nports or port in ports:
+                continue
+            ports.add(port)
+            if block == "ca":
+                out.units[-1] += 1
+                rest = m.group(6)
+                lm = _LOCAL_LID.match(rest[rest.find("#") + 1:]) if "#" in rest else None
+                v = _dec(lm.group(2), MAX_LMC) if lm is not None else None
+                out.lmc = max(out.lmc, v or 0)
+            elif (m.group(4) is None or _dec(m.group(4), MAX_PORTS)) and (
+                    switches is None or m.group(3) not in switches):
+                out.to_ca += 1
+                if step and out.over is None and out.switches + out.to_ca * step > UNICAST_LIDS:
+                    out.over = lineno
+            continue
+        block = None
+        m = _HDR.match(line)
+        if m is None:
+            continue                        # GUID assignments, banners, broken headers
+        n = _dec(m.group(2), MAX_PORTS)
+        if not n or not m.group(3):
+            continue                        # refused by parse, nothing allocated for it
+        declared += n
+        if declared > budget:
+            out.problem = (f"{where}:{lineno}: {m.group(1)} with {n} ports takes the ports declared to "
+                           f"{declared:,}, over the {budget:,} a file of {len(text):,} characters may "
+                           f"declare (the design keeps every port, cabled or not: at most one per "
+                           f"character, or {PORT_FLOOR:,} in a small file)")
+            return out
+        out.lines.append(lineno)
+        block, nports, ports = ("sw" if m.group(1) == "Switch" else "ca"), n, set()
+        if block == "sw":
+            out.units.append(-1)
+            out.switches += 1
+            if step and out.over is None and out.switches + out.to_ca * step > UNICAST_LIDS:
+                out.over = lineno
+        else:
+            out.units.append(0)
+    return out
+
+
+def prescan(text: str, where: str) -> str | None:
+    """The refusal of a file that declares more ports than :func:`port_budget` allows (at the
+    header that goes over) or needs more LIDs than a subnet has, or None; nothing is built.
+
+    LIDs are counted as :func:`check_lid_space` counts them (a LID per switch, 2^LMC per cabled CA
+    port), from the port lines of the CA blocks (refused at the CA that goes over), else from the
+    switches' port lines to nodes that are no switch (at the line that goes over), as an ibsim file
+    may list a link from one side only. Each is a lower bound of what parsing finds, so a file
+    refused here would be refused after parsing too; one whose CA ports are listed partly from
+    each side is left to :func:`check_lid_space`.
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    first = _walk(text, where)
+    if first.problem is not None or not first.lines:
+        return first.problem
+    u = np.frombuffer(first.units, dtype=np.int64)
+    sw = u < 0
+    problem = lid_space_problem(int(u[~sw].sum()), first.switches, first.lmc)
+    if problem is not None:
+        need = np.cumsum(np.where(sw, 1, u << first.lmc))      # LIDs taken up to each node, in order
+        return f"{where}:{first.lines[int(np.argmax(need > UNICAST_LIDS))]}: {problem}"
+    step = 1 << first.lmc
+    if first.switches + first.to_ca * step <= UNICAST_LIDS:
+        return None                         # even if every switch port line led to a CA
+    names = {m.group(2) for m in _SWITCH_HDR.finditer(text) if m.group(2) and _dec(m.group(1), MAX_PORTS)}
+    second = _walk(text, where, names, step)
+    if second.over is None:
+        return None
+    return f"{where}:{second.over}: {lid_space_problem(second.to_ca, second.switches, first.lmc)}"

@@ -18,14 +18,12 @@ import re
 from typing import Any
 
 from ..model import FabricError
-from .native import one_line
+from .limits import MAX_DEPTH, one_line   # MAX_DEPTH: how deep collections may nest
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-/]*$")
 _INT = re.compile(r"^[-+]?(0|[1-9][0-9]*)$")
 _FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
 _FLOW_PLAIN = re.compile(r"[^,\]\}]*")
-#: How deep block and flow collections may nest (the reader recurses once per level).
-MAX_DEPTH = 64
 #: Longest run of digits read as an integer (Python refuses int() of more than 4300).
 _MAX_DIGITS = 400
 

@@ -26,7 +26,8 @@ from typing import Any
 
 from ..model import Fabric
 from . import _graph, _yaml
-from .native import MAX_PORTS, FileFormatError, one_line, save_text_atomic, strip_bom
+from .limits import MAX_PORTS, FileFormatError, one_line, strip_bom
+from .native import save_text_atomic
 
 FORMAT = "clab"
 SUFFIXES = (".clab.yml", ".clab.yaml")

@@ -19,7 +19,8 @@ from typing import Any, Iterator
 
 from ..model import Fabric
 from . import clab
-from .native import FileFormatError, one_line, save_text_atomic, strip_bom
+from .limits import FileFormatError, one_line, strip_bom
+from .native import save_text_atomic
 
 FORMAT = "dot"
 SUFFIXES = (".dot", ".gv")

@@ -14,7 +14,8 @@ import networkx as nx
 
 from ..model import Fabric
 from .graphml import from_networkx, to_networkx
-from .native import MAX_DEPTH, FileFormatError, one_line, save_text_atomic, strip_bom
+from .limits import MAX_DEPTH, FileFormatError, one_line, strip_bom
+from .native import save_text_atomic
 
 FORMAT = "gml"
 SUFFIXES = (".gml",)

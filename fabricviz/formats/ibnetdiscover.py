@@ -17,12 +17,11 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 
 from ..ib.sharp import SHARP_PART
 from ..model import Fabric, FabricError, LinkRate
-from ..model.fabric import IB_SWITCH, KIND_CODE, NIC
 from ..model.guid import format_guid
+from ..model.limits import MAX_PORTS as _MODEL_MAX_PORTS
 
 FORMAT = "ibnetdiscover"
 
@@ -46,14 +45,14 @@ _ID_GUID = re.compile(r"^[SHR]-([0-9a-fA-F]{1,16})$")
 #: InfiniBand limits, checked on every number before anything is sized by it: NumPorts is a byte
 #: (a switch has ports 1-254 plus port 0; 255 means "no port"), unicast LIDs are 1-0xBFFF (0 = not
 #: assigned yet, as ibnetdiscover prints it), LMC is 0-7, GUIDs are 64 bits.
-MAX_PORTS = 254
+MAX_PORTS = _MODEL_MAX_PORTS["ib"]
 MAX_LID = 0xBFFF
 MAX_LMC = 7
 MAX_GUID = (1 << 64) - 1
 MAX_WIDTH = 12
 
 
-@dataclass
+@dataclass(slots=True)
 class Link:
     """One ``[port] "remote"[port]`` line."""
 
@@ -70,7 +69,7 @@ class Link:
     width_opt: int | None = None     # ibsim "w=N"
 
 
-@dataclass
+@dataclass(slots=True)
 class Node:
     """One ``Switch|Ca|Hca|Rt`` block."""
 
@@ -231,6 +230,18 @@ def _parse_link(m: re.Match, lineno: int, node: Node, where: str, problems: list
     return link
 
 
+def lines_of(text: str):
+    """The lines of ``text`` split at "\\n" only (line numbers as editors count them), one at a time:
+    a big file is never copied into a list of lines."""
+    pos, end_all = 0, len(text)
+    while pos <= end_all:
+        end = text.find("\n", pos)
+        if end < 0:
+            end = end_all
+        yield text[pos:end]
+        pos = end + 1
+
+
 def parse(text: str, where: str = "<text>") -> tuple[Topology, list[str]]:
     """Read the node blocks of ibnetdiscover output or an ibsim net file; (topology, problems)."""
     problems: list[str] = []
@@ -241,7 +252,7 @@ def parse(text: str, where: str = "<text>") -> tuple[Topology, list[str]]:
     uses_hca = False
     if text.startswith("\ufeff"):
         text = text[1:]          # a UTF-8 byte-order mark: not part of line 1
-    for lineno, raw in enumerate(text.split("\n"), 1):   # "\n" only: line numbers as editors count
+    for lineno, raw in enumerate(lines_of(text), 1):
         line = raw.strip()
         if not line:
             node = None
@@ -407,6 +418,10 @@ def check_ibnetdiscover(text: str, where: str = "<text>", dialect: str = FORMAT)
 
 
 def _analyse(text: str, where: str, dialect: str):
+    from ._ibbuild import prescan
+    early = prescan(text, where)      # port budget and LID space, before any record is built
+    if early is not None:
+        return Topology([], []), [], [early]
     topo, problems = parse(text, where)
     if dialect == "ibsim":
         from .ibsim import assign_ibsim_guids
@@ -456,7 +471,7 @@ def _load_path(path: str | os.PathLike[str], dialect: str) -> Fabric:
         text = p.read_text(encoding="utf-8", errors="replace")
     except OSError as e:
         raise FabricError(f"{p}: cannot read ({e.strerror})") from None
-    return loads(text, p.name, dialect, name=p.name.split(".")[0] or p.name)
+    return loads(text, str(p), dialect, name=p.name.split(".")[0] or p.name)
 
 
 def sniff(text: str) -> str | None:
@@ -471,7 +486,7 @@ def sniff(text: str) -> str | None:
         text = text[1:]
     pending: set[str] = set()
     found = False
-    for raw in text.split("\n"):
+    for raw in lines_of(text):
         line = raw.strip()
         if not line or line[0] in "#[@":
             continue
@@ -497,108 +512,8 @@ def sniff(text: str) -> str | None:
 
 
 # ---------------------------------------------------------------------------- export
-#: PCI device ids written as devid= (the QM9700/QM8700/CX7/CX6 ids are from the brief and public
-#: ibnetdiscover dumps; the others are best guesses, marked so).
-DEVIDS = {"QM9700": 0xD2F0, "QM8700": 0xCF08, "CX7-1P": 0x1021, "CX7-2P": 0x1021, "CX6-HDR": 0x101B,
-          "SB7800": 0xCB84,   # guess: Switch-IB 2
-          "Q3400": 0xD2F4,    # guess: Quantum-3
-          "CX8": 0x1023,      # guess: ConnectX-8
-          "BF3-B3220": 0xA2DC}  # guess: BlueField-3
-VENDID = 0x2C9
-#: IB NodeDescription is 64 bytes; ibsim reads lines of at most 255 characters.
-DESC_MAX = 64
-
-
-def _clean_desc(text: str) -> str:
-    return text.replace('"', "'").replace("\n", " ").replace("\t", " ").encode()[:DESC_MAX].decode(errors="ignore")
-
-
-def export_ibnetdiscover(fabric: Fabric, lids: Mapping[int, int] | None = None,
-                         switch_lids: Mapping[int, int] | None = None, lmc: int = 0) -> str:
-    """The InfiniBand part of ``fabric`` as ibnetdiscover output (valid ibsim input).
-
-    Only IB switches, NICs with IB ports and the cables between them are written (GPUs, servers and
-    Ethernet are not IB nodes). ``lids`` maps a CA port id to its LID, ``switch_lids`` a switch
-    device id to its port-0 LID (default 0: not assigned yet). The SM node
-    (``fabric.meta["sm_node"]``) is written first, since ibsim attaches the SM to the first node.
-    Note: ibsim gives CA port N the GUID node GUID + N whatever the file says, so a port GUID that
-    differs from that (e.g. a SHARP AN whose port GUID equals its node GUID) differs under ibsim.
-    """
-    lids = lids or {}
-    switch_lids = switch_lids or {}
-    t, pt, ct = fabric.devices_t, fabric.ports_t, fabric.cables_t
-    sw = fabric.device_ids(IB_SWITCH).tolist()
-    nics = [int(d) for d in fabric.device_ids(NIC)
-            if t.nports[d] and pt.tech[t.first_port[d]] == 1]
-    exported = set(sw) | set(nics)
-    desc = {d: _clean_desc(node_description(fabric, d)) for d in exported}
-    first = fabric.find(str(fabric.meta.get("sm_node", ""))) if fabric.meta.get("sm_node") else None
-    order = [d for d in sw + nics if d == first] + [d for d in sw + nics if d != first]
-    is_sw = set(sw)
-
-    def nid(d: int) -> str:
-        return f'"{"S" if d in is_sw else "H"}-{int(t.guid[d]):016x}"'
-
-    def lid_of(d: int, p: int | None) -> int:
-        return int(switch_lids.get(d, 0)) if d in is_sw else int(lids.get(p, 0))
-
-    out = ["#", f"# Topology file: generated by fabricviz from design {_clean_desc(fabric.name)!r}", "#"]
-    if order:
-        d0 = order[0]
-        p0 = int(t.guid[d0]) if d0 in is_sw else int(pt.guid[t.first_port[d0]])
-        out.append(f"# Initiated from node {int(t.guid[d0]):016x} port {p0:016x}")
-    for d in order:
-        guid = int(t.guid[d])
-        part = fabric.part_id_of(d) or ""
-        devid = DEVIDS.get(re.sub(r"-(R\d+|\d+p)$", "", part), 0)  # 0: unknown device (ibsim accepts it)
-        out += ["", f"vendid=0x{VENDID:x}", f"devid=0x{devid:x}", f"sysimgguid=0x{guid:x}"]
-        n = int(t.nports[d])
-        if d in is_sw:
-            out.append(f"switchguid=0x{guid:x}({guid:x})")
-            out.append(f'Switch\t{n} {nid(d)}\t\t# "{desc[d]}" enhanced port 0 lid {lid_of(d, None)} lmc 0')
-        else:
-            out.append(f"caguid=0x{guid:x}")
-            out.append(f'Ca\t{n} {nid(d)}\t\t# "{desc[d]}"')
-        for k in range(n):
-            p = int(t.first_port[d]) + k
-            c = int(pt.cable[p])
-            if c < 0:
-                continue
-            q = int(ct.port_b[c]) if int(ct.port_a[c]) == p else int(ct.port_a[c])
-            r = int(pt.device[q])
-            if r not in exported:
-                continue
-            rate = fabric.cable_rate(c)
-            speed = f"{rate.width}x{rate.speed}"
-            rnum = int(pt.num[q])
-            rguid = "" if r in is_sw else f"({int(pt.guid[q]):x}) "
-            if d in is_sw:
-                out.append(f'[{k + 1}]\t{nid(r)}[{rnum}]{rguid}\t\t# "{desc[r]}" lid {lid_of(r, q)} {speed}')
-            else:
-                rg = "" if r in is_sw else f" {rguid}"
-                out.append(f"[{k + 1}]({int(pt.guid[p]):x}) \t{nid(r)}[{rnum}]{rg}\t\t# lid {lid_of(d, p)} "
-                           f'lmc {lmc} "{desc[r]}" lid {lid_of(r, q)} {speed}')
-    return "\n".join(out) + "\n"
-
-
-def node_description(fabric: Fabric, d: int) -> str:
-    """Switch: its name; NIC in a server: "<server> mlx5_<i>" (as Linux reports it); else its name."""
-    t = fabric.devices_t
-    parent = int(t.parent[d])
-    if parent >= 0 and t.kind[d] == KIND_CODE[NIC]:
-        return f"{fabric.name_of(parent)} mlx5_{int(t.local[d])}"
-    name = fabric.name_of(d)
-    tag = f" 0x{int(t.guid[d]):016x}"
-    if t.guid[d] and name.endswith(tag):   # the importer made a repeated description unique
-        return name[: -len(tag)]
-    return name
-
-
-def save_ibnetdiscover(fabric: Fabric, path: str | os.PathLike[str], **kw) -> None:
-    """Write :func:`export_ibnetdiscover` to ``path`` atomically."""
-    from .native import save_text_atomic
-    save_text_atomic(export_ibnetdiscover(fabric, **kw), path)
-
+from .ibnetdiscover_export import (DEVIDS, VENDID, export_ibnetdiscover, node_description,  # noqa: E402
+                                   save_ibnetdiscover)
 
 __all__ = ["load", "loads", "check_ibnetdiscover", "export_ibnetdiscover", "save_ibnetdiscover",
            "sniff", "parse", "Topology", "Node", "Link", "SHARP_PART", "SHARP_DESC", "SHARP_NOTES"]

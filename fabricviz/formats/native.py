@@ -11,9 +11,7 @@ previous file intact.
 from __future__ import annotations
 
 import json
-import math
 import os
-import re
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +21,15 @@ from ..model import CABLE_TYPES, KINDS, PORT_STATES, Catalog, Fabric, FabricErro
 from ..model.catalog import Part as _Part
 from ..model.fabric import CHILD_PREFIX, GPU, KIND_CODE, NIC, SERVER
 from ..model.guid import format_guid, parse_guid
+# the reader checks and limits, re-exported for the modules that import them from here
+from .limits import (F32_MAX, LOCAL_MAX, LOCAL_MIN, MAX_CHILDREN, MAX_DEPTH, MAX_LENGTH_M,  # noqa: F401
+                     MAX_PORTS, TIER_MAX, TIER_MIN, FileFormatError, check_nesting, check_number,
+                     check_part_limits, one_line, parse_json, strip_bom)
+from .limits import short as _short
 
 FORMAT = "fabricviz"
 VERSION = 1
 SUFFIX = ".fabric.json"
-
-
-class FileFormatError(FabricError):
-    """A native file that cannot be loaded; the message is ``file: field: why``."""
 
 
 # ---------------------------------------------------------------------------- saving
@@ -199,85 +198,6 @@ def save_text_atomic(text: str, path: str | os.PathLike[str]) -> None:
 
 
 # ---------------------------------------------------------------------------- loading
-#: How deep collections may nest in any design file (JSON, GML, XML, YAML); real files need 4.
-MAX_DEPTH = 64
-#: Largest magnitude a position or length may have: it must fit the float32 columns.
-F32_MAX = float(np.finfo(np.float32).max)
-#: Longest cable a file may give, in metres (no cable is longer; the model rounds lengths to mm in int64).
-MAX_LENGTH_M = 1e6
-#: Most ports a part may declare: 254 for InfiniBand (ports 1-254, 255 with port 0), more for Ethernet.
-MAX_PORTS = {"ib": 254, "eth": 1024}
-#: Most GPUs or NICs a server part may hold (children are numbered 0..999).
-MAX_CHILDREN = 128
-_JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
-
-
-def strip_bom(text: str) -> str:
-    """``text`` without a leading UTF-8 byte order mark (it is no newline: line numbers stay)."""
-    return text[1:] if text.startswith("\ufeff") else text
-
-
-def one_line(msg: str) -> str:
-    """``msg`` with line breaks and other control characters escaped, so a refusal is one line."""
-    if msg.isprintable():
-        return msg
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in msg)
-
-
-def check_nesting(text: str, where: str, opens: str, closes: str, strings: re.Pattern | None = None,
-                  limit: int = MAX_DEPTH, what: str = "lists and objects") -> None:
-    """FileFormatError ``where:LINE: ... nested deeper than LIMIT`` before a recursive parser sees
-    ``text``. Brackets inside ``strings`` (a pattern of the format's string literals, which must
-    not span lines) do not count."""
-    if sum(text.count(c) for c in opens) <= limit:
-        return
-    body = strings.sub('""', text) if strings is not None else text
-    raw = np.frombuffer(body.encode("utf-8", "surrogatepass"), np.uint8)
-    op = np.isin(raw, np.frombuffer(opens.encode(), np.uint8))
-    cl = np.isin(raw, np.frombuffer(closes.encode(), np.uint8))
-    pos = np.flatnonzero(op | cl)
-    depth = np.cumsum(np.where(op[pos], 1, -1), dtype=np.int64)
-    deep = np.flatnonzero(depth > limit)
-    if deep.size:
-        line = raw[:pos[deep[0]]].tobytes().count(b"\n") + 1
-        raise FileFormatError(f"{where}:{line}: {what} nested deeper than {limit}")
-
-
-def check_number(v: Any, field: str, lo: float = -F32_MAX, hi: float = F32_MAX,
-                 what: str = "positions") -> float:
-    """``v`` as a float if it is a finite number in [lo, hi]; else ValueError naming ``field``."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise ValueError(f"{field}: expected a number, got {_short(v)}")
-    x = float(v) if not isinstance(v, int) or -1e300 < v < 1e300 else math.inf
-    if not math.isfinite(x) or not lo <= x <= hi:
-        span = f"within ±{hi:.4g}" if lo == -hi else f"{lo:g}..{hi:.4g}"
-        raise ValueError(f"{field}: {_short(v)} is out of range ({what} must be finite numbers, {span})")
-    return x
-
-
-def check_part_limits(part: Part, where: str) -> None:
-    """FabricError ``where.ports: ...`` for a part whose counts exceed what the model can hold."""
-    if part.kind in ("ib_switch", "eth_switch", "nic"):
-        rate = part.rate
-        top = MAX_PORTS["ib" if rate is not None and rate.tech == "ib" else "eth"]
-        if part.ports > top:
-            raise FabricError(f"{where}.ports: {part.ports} ports is more than "
-                              f"{'an InfiniBand' if top == MAX_PORTS['ib'] else 'a'} device can have ({top})")
-    if part.kind == "server":
-        for key in ("gpus", "nics"):
-            n = getattr(part, key)
-            if n > MAX_CHILDREN:
-                raise FabricError(f"{where}.{key}: {n} is more than a server can hold ({MAX_CHILDREN})")
-
-
-def _short(v: Any) -> str:
-    if isinstance(v, int) and not isinstance(v, bool) and abs(v) > 10 ** 30:
-        return f"an integer of {len(str(abs(v)))} digits"
-    if isinstance(v, (str, int, float, bool)) or v is None:
-        return one_line(json.dumps(v) if not isinstance(v, float) or math.isfinite(v) else str(v))[:40]
-    return f"a {'list' if isinstance(v, list) else 'mapping' if isinstance(v, dict) else type(v).__name__}"
-
-
 def load_fabric(path: str | os.PathLike[str], catalog: Catalog | None = None) -> Fabric:
     """Read a native design file; FileFormatError ``file: field: why`` on the first problem."""
     path = Path(path)
@@ -288,25 +208,6 @@ def load_fabric(path: str | os.PathLike[str], catalog: Catalog | None = None) ->
     except UnicodeDecodeError as e:
         raise FileFormatError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
     return loads(text, str(path), catalog)
-
-
-def parse_json(text: str, where: str) -> Any:
-    """``json.loads`` of a design file's text (BOM accepted, nesting checked first); errors
-    ``where:LINE: why``."""
-    text = strip_bom(text)
-    check_nesting(text, where, "[{", "]}", _JSON_STRING)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise FileFormatError(f"{where}:{e.lineno}: not valid JSON: {e.msg} (column {e.colno})") from None
-    except RecursionError:   # check_nesting stops files this deep; kept for odd string escapes
-        raise FileFormatError(f"{where}: lists and objects nested too deeply") from None
-    except ValueError as e:  # an integer of thousands of digits (Python refuses int() of > 4300)
-        m = re.search(r"[0-9]{4000,}", text)
-        if m is None:
-            raise FileFormatError(f"{where}: not valid JSON: {one_line(str(e))[:120]}") from None
-        line = text.count("\n", 0, m.start()) + 1
-        raise FileFormatError(f"{where}:{line}: not valid JSON: an integer of {len(m.group(0))} digits") from None
 
 
 def loads(text: str, where: str = "<string>", catalog: Catalog | None = None) -> Fabric:
@@ -326,7 +227,6 @@ class _Loader:
         self.where = where
         self.base = catalog if catalog is not None else Catalog.default()
         self.ids: dict[int, int] = {}     # devices[i] -> device id
-        self.guid_runs: list[tuple[np.ndarray, np.ndarray]] = []   # (records, ids) of runs with GUIDs
 
     def fail(self, field: str, msg: str) -> FileFormatError:
         return FileFormatError(one_line(f"{self.where}: {field}: {msg}"))
@@ -392,8 +292,7 @@ class _Loader:
         out = []
         for i, rec in enumerate(recs):
             try:
-                part = _Part.from_dict(rec, f"parts[{i}]")
-                check_part_limits(part, f"parts[{i}]")
+                part = _Part.from_dict(rec, f"parts[{i}]")      # checks the model's limits too
             except FabricError as e:
                 raise FileFormatError(one_line(f"{self.where}: {e}")) from None
             out.append(part)
@@ -434,13 +333,6 @@ class _Loader:
                 runs.append((key, [(i, rec)]))
         for (kind, part, mode, top), items in runs:
             self._add_run(f, kind, part, mode, top, items)
-        if self.guid_runs:      # once for the whole file: per run it would cost O(devices²)
-            clash = _first_duplicate(f._used_guids())
-            if clash is not None:
-                hits = sorted(int(i) for recs, ids in self.guid_runs
-                              for i in recs[f.devices_t.guid[ids] == np.uint64(clash)])
-                at = hits[min(1, len(hits) - 1)] if hits else int(self.guid_runs[0][0][0])   # the second user
-                raise self.fail(f"devices[{at}].guid", f"GUID {format_guid(clash)} is used twice")
         # GPU → NIC bindings, once every NIC exists
         for i, rec in enumerate(recs):
             if "nic" in rec:
@@ -471,7 +363,8 @@ class _Loader:
             path = f"devices[{i}]"
             xs[k] = self.number(rec, "x", path)
             ys[k] = self.number(rec, "y", path)
-            tiers[k] = self.integer(rec, "tier", path, -1, 9, "-1 (unknown) or 0..9") if "tier" in rec else -1
+            tiers[k] = (self.integer(rec, "tier", path, TIER_MIN, TIER_MAX,
+                                     f"{TIER_MIN} (unknown) or 0..{TIER_MAX}") if "tier" in rec else -1)
             if "guid" in rec:
                 text = self.need(rec, "guid", path, str)
                 try:
@@ -493,7 +386,7 @@ class _Loader:
                 if p is None or KINDS[f.devices_t.kind[p]] != SERVER:
                     raise self.fail(f"{path}.parent", f"no server named {pname!r} before this record")
                 parents[k] = p
-                locs[k] = self.integer(rec, "local", path, 0, 999, "0..999")
+                locs[k] = self.integer(rec, "local", path, LOCAL_MIN, LOCAL_MAX, f"{LOCAL_MIN}..{LOCAL_MAX}")
                 if "name" in rec:
                     custom.append((k, rec["name"]))
         try:
@@ -523,10 +416,11 @@ class _Loader:
                 f.rename(int(ids[k]), nm)
             except FabricError as e:
                 raise self.fail(f"devices[{items[k][0]}].name", str(e)) from None
-        if guids.any():
-            self.guid_runs.append((np.array([i for i, _ in items]), ids))
 
     def _ports(self, f: Fabric, recs: list) -> None:
+        pids: list[int] = []
+        guids: list[int] = []
+        at: list[int] = []
         for i, rec in enumerate(recs):
             path = f"ports[{i}]"
             if not isinstance(rec, dict):
@@ -540,12 +434,35 @@ class _Loader:
                     f.set_port_rate(p, self.need(rec, "rate", path, str))
                 if "state" in rec:
                     f.set_port_state(p, self.need(rec, "state", path, str))
-                if "guid" in rec:
-                    f.set_port_guid(p, parse_guid(self.need(rec, "guid", path, str)))
+                if "guid" in rec:   # written with the others below: two ports may swap GUIDs
+                    pids.append(p)
+                    guids.append(parse_guid(self.need(rec, "guid", path, str)))
+                    at.append(i)
             except (FabricError, ValueError) as e:
                 if isinstance(e, FileFormatError):
                     raise
                 raise self.fail(path, str(e)) from None
+        if pids:
+            f.ports_t.set("guid", np.asarray(pids, np.int64), np.asarray(guids, np.uint64))
+        self._check_guids(f, pids, guids, at)
+
+    def _check_guids(self, f: Fabric, pids: list[int], guids: list[int], at: list[int]) -> None:
+        """Once every node and port GUID is set (checking each as it came would refuse two
+        devices whose port GUIDs cross): no GUID may belong to two devices. The refusal names
+        the port record that set it, else the second device record that has it."""
+        clash = f.guid_clash()
+        if clash is None:
+            return
+        g, owners = clash
+        for k in range(len(pids) - 1, -1, -1):
+            if guids[k] == g and int(f.ports_t.guid[pids[k]]) == g:
+                others = [d for d in owners if d != int(f.ports_t.device[pids[k]])]
+                raise self.fail(f"ports[{at[k]}].guid", f"GUID {format_guid(g)} is already used by "
+                                                        f"{f.name_of(others[0])}")
+        rec = {d: i for i, d in self.ids.items()}
+        users = sorted(rec[d] for d in owners if d in rec)
+        where = f"devices[{users[min(1, len(users) - 1)]}].guid" if users else "devices"
+        raise self.fail(where, f"GUID {format_guid(g)} is used twice")
 
     def _cables(self, f: Fabric, recs: list) -> None:
         pa = np.empty(len(recs), np.int64)
@@ -598,12 +515,6 @@ def _display_name(rec: dict) -> str:
     if "name" in rec:
         return rec["name"]
     return f"{rec['parent']}/{CHILD_PREFIX[rec['kind']]}{rec['local']}"
-
-
-def _first_duplicate(values: np.ndarray) -> int | None:
-    uniq, counts = np.unique(values, return_counts=True)
-    dup = uniq[counts > 1]
-    return int(dup[0]) if len(dup) else None
 
 
 def _tname(types: type | tuple) -> str:

@@ -17,7 +17,8 @@ from typing import Any
 
 from ..model import Fabric
 from . import _graph
-from .native import FileFormatError, one_line, parse_json, save_text_atomic
+from .limits import FileFormatError, one_line, parse_json
+from .native import save_text_atomic
 
 FORMAT = "netjson"
 SUFFIXES = (".netjson", ".netjson.json")

@@ -13,6 +13,7 @@ import numpy as np
 from .catalog import Part
 from .errors import FabricError
 from .events import ADDED, BULK_ADDED, CHANGED, ChangeEvent
+from .limits import check_length
 from .store import check_fits
 from .tech import IB, LinkRate, tech_name
 
@@ -106,11 +107,7 @@ class CablingMixin:
             a, b = self.port_rate(int(pa[i])), self.port_rate(int(pb[i]))
             raise FabricError(f"{self.port_name(int(pa[i]))} – {self.port_name(int(pb[i]))}: cannot cable "
                               f"{tech_name(a.tech)} ({a}) to {tech_name(b.tech)} ({b})")
-        bad_len = np.flatnonzero(~(lengths > 0) | ~np.isfinite(lengths))
-        if len(bad_len):
-            i = bad_len[0]
-            raise FabricError(f"{self.port_name(int(pa[i]))} – {self.port_name(int(pb[i]))}: "
-                              f"cable length must be a positive number of metres, not {lengths[i]}")
+        check_length(lengths, lambda i: f"{self.port_name(int(pa[i]))} – {self.port_name(int(pb[i]))}")
 
     def _choose_cables(self, pa, pb, tech, speed, width, lengths, ctype, part):
         """Cable part index, max speed, max width and type code for each new cable."""
@@ -224,10 +221,8 @@ class CablingMixin:
         """Change a cable's length, type or part; refused if the new cable cannot reach."""
         cab = self.cable(c)
         if length_m is not None:
-            check_fits("f4", length_m, cab.label, "cable length")
+            check_length(length_m, cab.label)
         length = cab.length_m if length_m is None else float(length_m)
-        if not length > 0:
-            raise FabricError(f"{cab.label}: cable length must be a positive number of metres")
         if ctype is not None and ctype not in CABLE_TYPES:
             raise FabricError(f"{cab.label}: unknown cable type {ctype!r} (use {', '.join(CABLE_TYPES)})")
         ends = cab.port_a.rate.negotiate(cab.port_b.rate)

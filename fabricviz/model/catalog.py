@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from .errors import CatalogError, FabricError
+from .limits import check_part_limits
 from .tech import ETH, IB, LinkRate, tech_name
 
 FORMAT = "fabricviz-catalog"
@@ -105,7 +106,9 @@ class Part:
             if key in d:
                 kw[key] = _check(key, d[key], f"{where}.{key}")
         _check_kind(kind, kw, where)
-        return Part(**kw)
+        part = Part(**kw)
+        check_part_limits(part, where)        # ports, GPUs, NICs a device can hold
+        return part
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object: only non-default fields, in a fixed order; round-trips through from_dict."""
@@ -255,6 +258,7 @@ class Catalog:
                 raise CatalogError(f"duplicate part id {p.id!r}")
             self._parts[p.id] = p
         for p in self._parts.values():
+            check_part_limits(p, p.id)
             for key, kind in (("gpu_part", "gpu"), ("nic_part", "nic")) if p.kind == "server" else ():
                 ref = getattr(p, key)
                 if ref is not None and (ref not in self._parts or self._parts[ref].kind != kind):

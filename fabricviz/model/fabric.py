@@ -29,6 +29,7 @@ from .catalog import Catalog, Part
 from .errors import FabricError
 from .events import ADDED, BULK_ADDED, CHANGED, ChangeEvent, EventHub
 from .guid import GuidMixin, guid_base
+from .limits import LOCAL_MAX, LOCAL_MIN, check_int_range, check_tier
 from .removal import Removed, RemovalMixin  # noqa: F401  (re-exported)
 from .store import Table, check_fits, coords
 from .tech import IB, LinkRate
@@ -67,6 +68,7 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
         self._auto: dict[str, int] = {}
         self._next_guid = guid_base()
         self._child_keys: tuple[np.ndarray, np.ndarray] | None = None
+        self._guids_cache = None                 # GuidIndex of the GUIDs in use (model/guid.py)
         self.events = EventHub()
 
     # ------------------------------------------------------------------ events
@@ -322,12 +324,15 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
             raise FabricError("names and count differ")
         where = f"new {kind}" if not names else str(names[0])
         xs, ys = coords(xs, ys, count, where)
-        check_fits("i1", tier, where, "tier")
-        for values, what, dt in ((locals_, "local", "i2"), (guids, "GUID", "u8")):
+        check_tier(tier, where)
+        for values, what in ((locals_, "local"), (guids, "GUID")):
             if values is not None:      # bulk GUIDs: the caller checks they are unique
                 if np.size(values) not in (1, count):
                     raise FabricError(f"{where}: {np.size(values)} {what} values for {count} devices")
-                check_fits(dt, values, where, what)
+        if locals_ is not None:
+            check_int_range(locals_, LOCAL_MIN, LOCAL_MAX, where, "local")
+        if guids is not None:
+            check_fits("u8", guids, where, "GUID")
         if parents is not None:
             par, t = np.asarray(parents, dtype=np.int64).ravel(), self.devices_t
             if len(par) != count or ((par < 0) | (par >= t.n)).any() or not t.alive[par].all():
@@ -347,6 +352,7 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
         if names is None and parents is None:
             names = [self._auto_name(kind) for _ in range(count)]
         t = self.devices_t
+        key0 = self._guid_key()
         ids = t.allocate(count, {"kind": KIND_CODE[kind], "part": self._intern_part(p.id if p else None),
                                  "parent": -1, "bound": -1, "tier": tier, "x": xs, "y": ys,
                                  "nports": nports})
@@ -375,6 +381,8 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
             if kind == NIC and guids is not None and with_guid:
                 pt.set("guid", pids, np.repeat(guids, nports) + np.tile(
                     np.arange(1, nports + 1, dtype=np.uint64), count))
+        if guids is not None and with_guid:
+            self._note_guids(key0, [t.guid[ids], self.ports_t.guid[pids] if nports else ids[:0]])
         if emit:
             self.events.emit(ChangeEvent(BULK_ADDED, "device", ids={"devices": ids})
                              if count != 1 else ChangeEvent(ADDED, "device", int(ids[0])))
@@ -411,7 +419,7 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
         where = f"new {p.id}" if not names else str(names[0])
         count = len(names) if names is not None else int(np.size(xs))
         xs, ys = coords(xs, ys, count, where)
-        check_fits("i1", tier, where, "tier")
+        check_tier(tier, where)
         if children and p.nics:
             self._port_rate(NIC, self.catalog.get(p.nic_part), mode)   # refuse a bad mode first
         with self.adding():
@@ -522,7 +530,7 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
 
     def set_tier(self, ids: np.ndarray, tier: int) -> None:
         ids = self._live_ids(ids)
-        check_fits("i1", tier, self.name_of(int(ids[0])) if len(ids) else "tier", "tier")
+        check_tier(tier, self.name_of(int(ids[0])) if len(ids) else "tier")
         self.devices_t.set("tier", ids, tier)
         self.events.emit(ChangeEvent(CHANGED, "device", None, "tier", None, tier,
                                      ids={"devices": np.asarray(ids)}))

@@ -44,6 +44,34 @@ def parse_guid(text: str | int) -> int:
 
 
 NIC = "nic"
+#: Recent additions kept in a set before they are merged into the sorted array.
+_MERGE_AT = 4096
+
+
+class GuidIndex:
+    """The GUIDs in use: a sorted array plus a small set of recent additions, so a file whose
+    devices alternate kinds costs O(n log n), not O(n²). ``key`` is the table state it is exact for."""
+
+    def __init__(self, used: np.ndarray, key: tuple[int, ...]) -> None:
+        self.base = np.unique(used.astype(np.uint64))
+        self.recent: set[int] = set()
+        self.key = key
+
+    def has(self, cand: np.ndarray) -> np.ndarray:
+        """For each of ``cand``, True if it is in use."""
+        base = self.base
+        i = np.searchsorted(base, cand)
+        hit = (i < len(base)) & (base[np.minimum(i, max(len(base) - 1, 0))] == cand) if len(base) \
+            else np.zeros(len(cand), bool)
+        if self.recent:
+            hit |= np.fromiter((int(c) in self.recent for c in cand), bool, len(cand))
+        return hit
+
+    def add(self, values: np.ndarray) -> None:
+        self.recent.update(values.tolist())
+        if len(self.recent) > _MERGE_AT:
+            self.base = np.union1d(self.base, np.fromiter(self.recent, np.uint64, len(self.recent)))
+            self.recent = set()
 
 
 class GuidMixin:
@@ -51,15 +79,14 @@ class GuidMixin:
 
     def _take_guids(self, count: int) -> np.ndarray:
         """``count`` fresh node GUIDs, spaced to leave room for port GUIDs."""
-        used = self._used_guids()
+        used = self._guid_index()
         out = np.empty(count, dtype=np.uint64)
         g = self._next_guid
         got = 0
         while got < count:
             cand = g + GUID_STEP * np.arange(count - got, dtype=np.uint64) + np.uint64(GUID_STEP)
             cand = cand.astype(np.uint64)
-            clash = np.isin(cand, used)
-            good = cand[~clash]
+            good = cand[~used.has(cand)]
             out[got: got + len(good)] = good
             got += len(good)
             g = int(cand[-1])
@@ -67,11 +94,51 @@ class GuidMixin:
         return out
 
     def _used_guids(self) -> np.ndarray:
+        """Every non-zero node and port GUID of the live devices (a GUID used twice comes twice)."""
         d, p = self.devices_t, self.ports_t
         node = d.guid[d.alive & (d.guid != 0)]
         port_alive = d.alive[p.device] if p.n else np.zeros(0, bool)
         ports = p.guid[port_alive & (p.guid != 0)]
         return np.concatenate([node, ports])
+
+    def _guid_key(self) -> tuple[int, ...]:
+        """Changes whenever a column that decides the used GUIDs is written (see Table.writes)."""
+        return self.devices_t.writes("guid", "alive") + self.ports_t.writes("guid", "device")
+
+    def _guid_index(self) -> "GuidIndex":
+        """The used GUIDs, rebuilt only when the tables changed since (additions are noted)."""
+        idx = self._guids_cache
+        key = self._guid_key()
+        if idx is None or idx.key != key:
+            idx = self._guids_cache = GuidIndex(self._used_guids(), key)
+        return idx
+
+    def _note_guids(self, key_before: tuple[int, ...], added: list[np.ndarray]) -> None:
+        """After rows were added (and nothing else written since ``key_before``), add their
+        GUIDs to the index instead of rebuilding it on the next use."""
+        idx = self._guids_cache
+        if idx is not None and idx.key == key_before:
+            for a in added:
+                idx.add(a[a != 0])
+            idx.key = self._guid_key()
+
+    def guid_clash(self) -> tuple[int, list[int]] | None:
+        """The first GUID (in value order) that two live devices use, with the devices using it
+        (node or port GUID; a device may repeat its own), or None."""
+        d, p = self.devices_t, self.ports_t
+        node_ids = np.flatnonzero(d.alive & (d.guid != 0))
+        port_ids = np.flatnonzero(d.alive[p.device] & (p.guid != 0)) if p.n else np.zeros(0, np.int64)
+        guids = np.concatenate([d.guid[node_ids], p.guid[port_ids]])
+        owners = np.concatenate([node_ids, p.device[port_ids].astype(np.int64)])
+        if not len(guids):
+            return None
+        pairs = np.unique(np.stack([guids, owners.astype(np.uint64)], axis=1), axis=0)
+        vals, counts = np.unique(pairs[:, 0], return_counts=True)
+        dup = vals[counts > 1]
+        if not len(dup):
+            return None
+        g = int(dup[0])
+        return g, [int(x) for x in pairs[pairs[:, 0] == np.uint64(g), 1]]
 
     def check_guid(self, guid: int, exclude: int | None = None) -> None:
         """Raise if ``guid`` is already a node or port GUID of another device."""

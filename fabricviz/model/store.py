@@ -79,12 +79,22 @@ class Table:
             name: np.zeros(self._cap, dtype=dt) for name, dt in self._spec.items()}
         self._cols["alive"] = np.zeros(self._cap, dtype=bool)
         self.n = 0  # rows allocated so far (dead rows included)
+        #: Per column, a count of writes (never goes back), so caches of a column know they are stale.
+        self._writes: dict[str, int] = dict.fromkeys(self._cols, 0)
 
     def __getattr__(self, name: str) -> np.ndarray:
         cols = self.__dict__.get("_cols")
         if cols is not None and name in cols:
             return cols[name][: self.n]
         raise AttributeError(name)
+
+    def writes(self, *names: str) -> tuple[int, ...]:
+        """How many times each of columns ``names`` was written (rows added or taken back count)."""
+        return tuple(self._writes[n] for n in names) + (self.n,)
+
+    def _touch(self, names: Any) -> None:
+        for name in names:
+            self._writes[name] += 1
 
     def column(self, name: str) -> np.ndarray:
         """The live view of column ``name`` over all allocated rows."""
@@ -110,6 +120,7 @@ class Table:
         for name, value in (defaults or {}).items():
             self._cols[name][start: self.n] = value
         self._cols["alive"][start: self.n] = True
+        self._touch(list(defaults or ()) + ["alive"])
         return np.arange(start, self.n, dtype=np.int64)
 
     def trim(self) -> None:
@@ -126,6 +137,7 @@ class Table:
             for arr in self._cols.values():
                 arr[n: self.n] = 0
             self.n = n
+            self._touch(self._cols)
 
     def misfit(self, name: str, values: Any) -> int | None:
         """Index of the first of ``values`` that column ``name`` cannot hold exactly, or None.
@@ -137,6 +149,7 @@ class Table:
 
     def set(self, name: str, ids: Any, value: Any) -> None:
         self._cols[name][: self.n][ids] = value
+        self._writes[name] += 1
 
     def get(self, name: str, i: int) -> Any:
         return self._cols[name][i].item()
@@ -149,6 +162,7 @@ class Table:
         """Write rows taken by :meth:`rows` back to the same ids."""
         for name, values in rows.items():
             self._cols[name][: self.n][ids] = values
+        self._touch(rows)
 
     def live_ids(self) -> np.ndarray:
         return np.flatnonzero(self._cols["alive"][: self.n])
@@ -168,6 +182,7 @@ class Table:
         keep = self.live_ids()
         t = Table(self._spec, capacity=max(len(keep), 1))
         t.n = len(keep)
+        t._writes = {k: v + 1 for k, v in self._writes.items()}
         for name in self._cols:
             t._cols[name][: t.n] = self._cols[name][: self.n][keep]
         return t

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric, FabricError, Removed
 from fabricviz.model.removal import Rows
@@ -55,6 +55,19 @@ class UndoStack(QtGui.QUndoStack):
             return
         super().redo()
 
+    def setIndex(self, idx: int) -> None:  # noqa: N802 (Qt name)
+        """Go to ``idx`` one step at a time through :meth:`undo`/:meth:`redo`, so each step is
+        asked first; a refused step stops the walk there (every step taken is whole)."""
+        idx = max(0, min(int(idx), self.count()))
+        while self.index() != idx:
+            before = self.index()
+            if before > idx:
+                self.undo()
+            else:
+                self.redo()
+            if self.index() == before:          # refused (``refused`` told why)
+                return
+
     def _routed(self, action: QtGui.QAction, slot: Callable[[], None]) -> QtGui.QAction:
         action.triggered.disconnect()           # the C++ slot would skip the checks above
         action.triggered.connect(lambda _checked=False: slot())
@@ -65,6 +78,40 @@ class UndoStack(QtGui.QUndoStack):
 
     def createRedoAction(self, parent: QtCore.QObject, prefix: str = "") -> QtGui.QAction:  # noqa: N802
         return self._routed(super().createRedoAction(parent, prefix), self.redo)
+
+
+class HistoryView(QtWidgets.QUndoView):
+    """The undo history list. A click (or arrow key) on an entry goes there through
+    :meth:`UndoStack.setIndex`, which asks every step first: QUndoView's own model would call
+    the C++ ``QUndoStack::setIndex`` and skip those checks, so the view gets a selection
+    model of its own and follows the stack's index itself."""
+
+    def __init__(self, stack: QtGui.QUndoStack, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(stack, parent)
+        self._syncing = False
+        self._own = QtCore.QItemSelectionModel(self.model(), self)
+        self.setSelectionModel(self._own)
+        self._own.currentChanged.connect(self._picked)
+        self.model().modelReset.connect(self._sync)     # the model resets on every stack change
+        self._sync()
+
+    def _picked(self, current: QtCore.QModelIndex, _previous: QtCore.QModelIndex) -> None:
+        stack = self.stack()
+        if self._syncing or stack is None or not current.isValid() or current.row() == stack.index():
+            return
+        stack.setIndex(current.row())
+        self._sync()                                    # a refused step: show where it stopped
+
+    def _sync(self) -> None:
+        stack = self.stack()
+        if stack is None:
+            return
+        self._syncing = True
+        try:
+            self._own.setCurrentIndex(self.model().index(stack.index(), 0),
+                                      QtCore.QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        finally:
+            self._syncing = False
 
 
 class FabricCommand(QtGui.QUndoCommand):

@@ -6,12 +6,15 @@ that would size an allocation (port counts, LIDs, LFT ranges, GUIDs) are refused
 is allocated, so a 100-million-port CA answers at once instead of filling 13 GB.
 """
 
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
+from fabricviz.build.common import lid_space_problem
 from fabricviz.cli import main
-from fabricviz.formats.ibnetdiscover import check_ibnetdiscover
+from fabricviz.formats._ibbuild import prescan
+from fabricviz.formats.ibnetdiscover import check_ibnetdiscover, loads
 from fabricviz.formats.opensm_dump import parse_lfts_dump
 from fabricviz.loaders import load_any
 from fabricviz.model import FabricError
@@ -226,3 +229,124 @@ def test_dump_lids_must_be_consistent(tmp_path, monkeypatch, capsys, edits, line
         assert old in text
         text = text.replace(old, new, 1)
     assert small_replay_refusal(tmp_path, monkeypatch, capsys, text) == line
+
+
+# ---------------------------------------------------------------------------- size budgets
+def lone_switches(n: int, desc: str = "") -> str:
+    """``n`` switch blocks of 254 ports with none cabled, as ibnetdiscover prints a switch (3 lines)."""
+    return "".join(f'switchguid=0x{0x200000 + i:x}\nSwitch\t254 "S-{0x200000 + i:016x}"{desc}\n\n'
+                   for i in range(n))
+
+
+def test_ports_declared_are_budgeted_by_the_file_size():
+    # the model keeps every declared port: 49,000 "Switch 254" headers in 2 MB loaded into 424 MB.
+    # A small file may declare 2**18 ports: 1,032 such switches (262,128 ports) load ...
+    f = loads(lone_switches(1032), "ok.ibnetdiscover")
+    assert f.counts()["ib_switch"] == 1032 and f.ports_t.n == 1032 * 254
+    # ... the 1,033rd is refused at its header (line 3 of its block), before anything is built
+    text = lone_switches(1033)
+    assert check_ibnetdiscover(text, "big.ibnetdiscover") == [
+        "big.ibnetdiscover:3098: Switch with 254 ports takes the ports declared to 262,382, over the "
+        f"262,144 a file of {len(text):,} characters may declare (the design keeps every port, cabled "
+        "or not: at most one per character, or 262,144 in a small file)"]
+    # past the floor the budget is one port per character: descriptions long enough to pay for them
+    text = lone_switches(1100, ' # "' + "d" * 200 + '"')           # 258 characters a block
+    assert len(text) >= 1100 * 254 and prescan(text, "w") is None
+    short = lone_switches(1100, ' # "' + "d" * 190 + '"')          # 248 characters a block
+    over = len(short) // 254                                       # the first header past it
+    assert prescan(short, "w") == (
+        f"w:{3 * over + 2}: Switch with 254 ports takes the ports declared to {254 * (over + 1):,}, over "
+        f"the {len(short):,} a file of {len(short):,} characters may declare (the design keeps every "
+        "port, cabled or not: at most one per character, or 262,144 in a small file)")
+
+
+def test_budget_refusal_costs_little_memory():
+    # 9,000 such headers would allocate 77 MB of ports; the refusal needs only the file's text
+    text = lone_switches(9000)
+    tracemalloc.start()
+    try:
+        with pytest.raises(FabricError, match=r"^h:5633: Switch with 254 ports takes the ports declared to 477,012"):
+            loads(text, "h")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < len(text) // 4, peak
+
+
+def ibsim_cas(n_ca: int, per: int = 200, from_switch: bool = False, lmc: int | None = None) -> str:
+    """An ibsim net file: ``n_ca`` one-port CAs on leaves of ``per``, links listed from one side
+    (CA lines with ``# lid 0 lmc LMC`` when ``lmc`` is given)."""
+    leaves = -(-n_ca // per)
+    tail = "" if lmc is None else f" # lid 0 lmc {lmc}"
+    out = []
+    for s in range(leaves):
+        out.append(f'Switch 254 "sw{s}"')
+        if from_switch:
+            out += [f'[{c % per + 1}] "h{c}"[1]' for c in range(s * per, min(n_ca, s * per + per))]
+        out.append("")
+    for c in range(n_ca):
+        out += [f'Hca 1 "h{c}"'] + ([] if from_switch else [f'[1] "sw{c // per}"[{c % per + 1}]{tail}']) + [""]
+    return "\n".join(out)
+
+
+def test_lid_space_is_checked_before_parsing():
+    # 50,000 CAs: refused from the counts before a record is built (peaked 53 MB above baseline);
+    # 250 switches count first, then the CA 48,901 (0-based) takes the subnet over (3 lines a CA)
+    with pytest.raises(FabricError) as e:
+        loads(ibsim_cas(50_000), "cas.net", "ibsim")
+    assert str(e.value) == f"cas.net:{2 * 250 + 3 * 48_901 + 1}: {lid_space_problem(50_000, 250)}"
+    # by the file's LMC: 2 switches + 400 × 128 LIDs; the refusal costs a fraction of the text
+    text = ibsim_cas(400, lmc=7)
+    tracemalloc.start()
+    try:
+        with pytest.raises(FabricError) as e:
+            loads(text, "lmc.net", "ibsim")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert str(e.value) == f"lmc.net:{4 + 3 * 383 + 1}: {lid_space_problem(400, 2, 7)}"
+    assert peak < 2 * len(text), peak         # parsing it first took 18 times the text
+
+
+def test_lid_space_of_links_listed_from_the_switch_side():
+    # ibsim lets a link be listed from one side only (the fuzzer's 50,000 CAs listed by their
+    # switches peaked 54 MB above baseline before the refusal): the switches' port lines to nodes
+    # that are no switch are counted, and the line that goes over is named. 400 CAs, one with
+    # "lmc 7" on its own line: 2 switches + 400 × 128 LIDs
+    text = ibsim_cas(400, from_switch=True).replace('Hca 1 "h0"\n', 'Hca 1 "h0"\n[1] "sw0"[1] # lid 0 lmc 7\n')
+    line = text[:text.index('[184] "h383"[1]')].count("\n") + 1       # 2 + 384 × 128 > 49,151
+    tracemalloc.start()
+    try:
+        assert check_ibnetdiscover(text, "s.net", "ibsim") == [f"s.net:{line}: {lid_space_problem(400, 2, 7)}"]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 * len(text), peak
+    # listed half from each side, neither count alone is over: the check after parsing refuses it,
+    # at the CA that goes over
+    half = ('Switch 254 "sw0"\n\nSwitch 254 "sw1"\n' + "".join(f'[{c - 199}] "h{c}"[1]\n' for c in range(200, 400))
+            + "\n" + "".join(f'Hca 1 "h{c}"\n[1] "sw0"[{c + 1}] # lid 0 lmc 7\n\n' for c in range(200))
+            + "".join(f'Hca 1 "h{c}"\n\n' for c in range(200, 400)))
+    assert prescan(half, "h.net") is None
+    line = half[:half.index('Hca 1 "h383"')].count("\n") + 1
+    assert check_ibnetdiscover(half, "h.net", "ibsim") == [f"h.net:{line}: {lid_space_problem(400, 2, 7)}"]
+
+
+def test_lid_count_before_parsing_counts_only_good_links():
+    # a CA port line that parsing refuses (a port over the CA's count, a port listed twice) takes
+    # no LID: with it, 383 or 382 CAs at LMC 7 would be over the LIDs, and the refusal would be
+    # a LID-space one instead of parse's own line
+    text = ibsim_cas(383, lmc=7) + '\nHca 1 "hx"\n[2] "sw1"[190] # lid 0 lmc 7\n'
+    assert prescan(text, "p.net") is None
+    assert check_ibnetdiscover(text, "p.net", "ibsim") == [
+        f'p.net:{4 + 3 * 383 + 2}: port 2 of "hx" is out of range 1-1']
+    text = ibsim_cas(382, lmc=7) + '\nHca 2 "hx"\n[1] "sw1"[190] # lid 0 lmc 7\n[1] "sw1"[191] # lid 0 lmc 7\n'
+    assert prescan(text, "p.net") is None
+    assert check_ibnetdiscover(text, "p.net", "ibsim") == [
+        f'p.net:{4 + 3 * 382 + 3}: port 1 of "hx" listed twice (also line {4 + 3 * 382 + 2})']
+    # from the switches' side: a remote port 0 is refused by parse, so 383 CA ports are counted
+    text = ibsim_cas(384, from_switch=True).replace('Hca 1 "h0"\n', 'Hca 1 "h0"\n[1] "sw0"[1] # lid 0 lmc 7\n')
+    assert prescan(text, "p.net") is not None
+    text = text.replace('[6] "h5"[1]', '[6] "h5"[0]')
+    assert prescan(text, "p.net") is None
+    assert check_ibnetdiscover(text, "p.net", "ibsim") == ['p.net:7: bad remote port 0 of "h5" (1-254)']

@@ -159,3 +159,73 @@ def test_saved_file_keeps_permissions(tmp_path):
     os.chmod(path, 0o640)
     save_fabric(k_ary_fat_tree(4), path)
     assert path.stat().st_mode & 0o777 == 0o640
+
+
+# ---------------------------------------------------------------------------- GUIDs checked once
+REGRESS = os.path.join(os.path.dirname(__file__), "..", "data", "regress")
+CROSSED = os.path.join(REGRESS, "crossed_port_guids.net")
+#: every writer that carries GUIDs and reads back into the same design
+GUID_WRITERS = {"native": ".fabric.json", "netjson": ".netjson", "graphml": ".graphml", "gml": ".gml",
+                "dot": ".dot", "clab": ".clab.yml"}
+
+
+def _guids(f: Fabric) -> list[tuple[int, tuple[int, ...]]]:
+    return sorted((d.guid, tuple(int(f.ports_t.guid[p]) for p in d.port_ids.tolist())) for d in f.devices())
+
+
+@pytest.mark.parametrize("fmt", sorted(GUID_WRITERS))
+def test_two_devices_whose_port_guids_cross_save_and_load_back(tmp_path, fmt):
+    """An ibnetdiscover file where CA A's port has the GUID derived from CA B's node GUID and
+    the other way round: once imported it must save and load back the same (it used to fail
+    ``ports[9]: GUID 0x005442b100004901 is already used by ...``)."""
+    from fabricviz.loaders import load_any, save_as
+    f = load_any(CROSSED)
+    a = f.device("MT23108 InfiniHost Mellanox Technologies 0x0008f10403961354")
+    b = f.device("MT23108 InfiniHost Mellanox Technologies 0x005442b100004900")
+    assert int(f.ports_t.guid[a.port_ids[0]]) == b.guid + 1 and int(f.ports_t.guid[b.port_ids[0]]) == 0x8f10403961355
+    path = tmp_path / f"x{GUID_WRITERS[fmt]}"
+    save_as(f, path, fmt)
+    g = load_any(path)
+    assert g.signature() == f.signature()
+    if fmt == "native":
+        assert dumps(g) == path.read_text()
+
+
+def test_crossed_port_guids_survive_the_ibnetdiscover_writer(tmp_path):
+    from fabricviz.loaders import load_any, save_as
+    f = load_any(CROSSED)
+    save_as(f, tmp_path / "x.ibnetdiscover", "ibnetdiscover")
+    assert _guids(load_any(tmp_path / "x.ibnetdiscover")) == _guids(f)
+
+
+def _two_cas(extra_ports: list[dict]) -> str:
+    devs = [{"name": f"ca{i}", "kind": "nic", "part": "CX7-1P", "tier": 0, "x": 0, "y": 0,
+             "guid": g} for i, g in enumerate(("0xb83fd20300000100", "0xb83fd20300000200"))]
+    return json.dumps({"format": "fabricviz", "version": 1, "name": "t", "devices": devs,
+                       "ports": extra_ports})
+
+
+def test_port_guids_given_as_a_swap_load():
+    f = loads(_two_cas([{"port": "ca0:1", "guid": "0xb83fd20300000201"},
+                        {"port": "ca1:1", "guid": "0xb83fd20300000101"}]))
+    assert int(f.ports_t.guid[f.port_id("ca0:1")]) == 0xb83fd20300000201
+    assert loads(dumps(f)).signature() == f.signature()
+
+
+@pytest.mark.parametrize("ports, expected", [
+    ([{"port": "ca0:1", "guid": "0xb83fd20300000201"}],
+     "t.json: ports[0].guid: GUID 0xb83fd20300000201 is already used by ca1"),
+    ([{"port": "ca1:1", "guid": "0x0000000000000005"}, {"port": "ca0:1", "guid": "0xb83fd20300000200"}],
+     "t.json: ports[1].guid: GUID 0xb83fd20300000200 is already used by ca1"),
+])
+def test_a_port_guid_used_by_another_device_names_its_record(ports, expected):
+    with pytest.raises(FileFormatError) as exc:
+        loads(_two_cas(ports), "t.json")
+    assert str(exc.value) == expected
+
+
+def test_two_devices_with_one_node_guid_name_the_second_record():
+    text = _two_cas([]).replace("0xb83fd20300000200", "0xb83fd20300000100")
+    with pytest.raises(FileFormatError) as exc:
+        loads(text, "t.json")
+    assert str(exc.value) == "t.json: devices[1].guid: GUID 0xb83fd20300000100 is used twice"

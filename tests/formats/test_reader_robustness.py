@@ -86,7 +86,7 @@ def test_deep_json_inside_a_graph_attribute(tmp_path, seeds):
 # ---------------------------------------------------------------------------- numbers for the columns
 @pytest.mark.parametrize("old, new, expected", [
     ('"tier": 1,', '"tier": 1e400,', ": devices[17].tier: expected an integer, got inf"),
-    ('"tier": 1,', f'"tier": {10 ** 30},', ": devices[17].tier: 1000000000000000000000000000000: must be -1 (unknown) or 0..9"),
+    ('"tier": 1,', f'"tier": {10 ** 30},', ": devices[17].tier: 1000000000000000000000000000000: must be -1 (unknown) or 0..127"),
     ('"local": 0,', '"local": 99999999999999999999,', ": devices[1].local: 99999999999999999999: must be 0..999"),
     ('"x": 119,', '"x": 1e400,', ": devices[0]: x: inf is out of range (positions must be finite numbers, within ±3.403e+38)"),
     ('"x": 119,', '"x": Infinity,', ": devices[0]: x: inf is out of range (positions must be finite numbers, within ±3.403e+38)"),
@@ -326,3 +326,39 @@ def test_yaml_trees_are_the_same_with_either_reader(seeds):
         "d": [{"e": "f", "g": None}]}
     for t in (seeds["clab.yml"], (DATA / "clab" / "clos01.clab.yml").read_text()):
         assert _yaml.load(t) == _yaml._Reader(t, "y").parse()
+
+
+def _switch_chain(n: int) -> str:
+    """An ibnetdiscover file: a CA on the first of ``n`` switches cabled in a line."""
+    sw = [0x0002C90000001000 + 16 * i for i in range(n)]
+    ca = 0x0002C90000900000
+    out = []
+    for i, g in enumerate(sw):
+        out += [f"switchguid=0x{g:x}({g:x})", f'Switch\t4 "S-{g:016x}"\t\t# "sw{i}" base port 0 lid {i + 1} lmc 0']
+        if i == 0:
+            out.append(f'[3]\t"H-{ca:016x}"[1]({ca + 1:x})\t\t# "host0" lid 500 4xNDR')
+        if i > 0:
+            out.append(f'[1]\t"S-{sw[i - 1]:016x}"[2]\t\t# "sw{i - 1}" lid {i} 4xNDR')
+        if i < n - 1:
+            out.append(f'[2]\t"S-{sw[i + 1]:016x}"[1]\t\t# "sw{i + 1}" lid {i + 2} 4xNDR')
+        out.append("")
+    out += [f"caguid=0x{ca:x}", f'Ca\t1 "H-{ca:016x}"\t\t# "host0"',
+            f'[1]({ca + 1:x})\t"S-{sw[0]:016x}"[3]\t\t# lid 500 lmc 0 "sw0" lid 1 4xNDR']
+    return "\n".join(out) + "\n"
+
+
+def test_a_long_switch_chain_imports_with_tiers_past_9_and_loads_back(tmp_path):
+    """ibnetdiscover import sets tier = 1 + hops; the loader took only 0..9, so this design
+    saved but could not be opened again. Model and loader now share TIER_MIN..TIER_MAX."""
+    f = loaded(tmp_path, "chain.ibnetdiscover", _switch_chain(12))
+    assert f.device("sw11").tier == 12
+    native.save_fabric(f, tmp_path / "chain.fabric.json")
+    g = load_any(tmp_path / "chain.fabric.json")
+    assert g.signature() == f.signature() and native.dumps(g) == (tmp_path / "chain.fabric.json").read_text()
+
+
+def test_a_switch_chain_longer_than_the_tier_range_imports_at_the_top_tier(tmp_path):
+    from fabricviz.model.limits import TIER_MAX
+    f = loaded(tmp_path, "chain.ibnetdiscover", _switch_chain(TIER_MAX + 10))
+    assert f.device(f"sw{TIER_MAX + 9}").tier == TIER_MAX
+    assert native.loads(native.dumps(f)).signature() == f.signature()

@@ -260,7 +260,7 @@ def test_add_server_with_a_bogus_mode_leaves_nothing_behind():
 
 @pytest.mark.parametrize("call, message", [
     (lambda f: f.add_device("ib_switch", "QM9700", tier=1000),
-     "new ib_switch: tier 1000 must be a whole number from -128 to 127"),
+     "new ib_switch: tier 1000 must be a whole number from -1 to 127"),
     (lambda f: f.add_device("ib_switch", "QM9700", name="sw", x=INF), "sw: x inf must be a finite number"),
     (lambda f: f.add_device("ib_switch", "QM9700", name="sw", guid=2 ** 64),
      "sw: GUID 18446744073709551616 must be a whole number from 0 to 18446744073709551615"),
@@ -269,7 +269,7 @@ def test_add_server_with_a_bogus_mode_leaves_nothing_behind():
     (lambda f: f.move([f.find("ib1")], 3.0e38, 0), "ib1: x 6e+38 must be a finite number within ±3.4e+38"),
     (lambda f: f.set_positions(np.array([f.find("eth1")]), np.array([NAN]), np.array([0.0])),
      "layout: x nan must be a finite number"),
-    (lambda f: f.set_tier(np.array([f.find("ib1")]), 300), "ib1: tier 300 must be a whole number from -128 to 127"),
+    (lambda f: f.set_tier(np.array([f.find("ib1")]), 300), "ib1: tier 300 must be a whole number from -1 to 127"),
     (lambda f: f.set_cable(0, length_m=1e39),
      "h1/mlx5_0:1 – ib1:1: cable length 1e+39 must be a finite number within ±3.4e+38"),
     (lambda f: f.set_port_rate(f.port_id("h1/mlx5_0:1"), "400GbE"),

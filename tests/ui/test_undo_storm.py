@@ -339,3 +339,54 @@ def test_a_bad_clipboard_is_refused_with_a_sentence_and_changes_nothing(make_win
                    "400GbE)",
                    "paste: cable 1: not a cable between copied devices",
                    "paste: device 1: 'x' is missing or of the wrong type"]
+
+
+def _click_history_row(qtbot, w, row: int) -> None:
+    from PySide6 import QtCore
+    view = w.undo_view
+    rect = view.visualRect(view.model().index(row, 0))
+    assert rect.isValid() and not rect.isEmpty(), f"history row {row} is not shown"
+    qtbot.mouseClick(view.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def test_a_click_in_the_history_is_checked_like_undo_and_stops_where_a_step_is_refused(
+        qtbot, make_window, demo_text):
+    w = make_window()
+    ed = w.editor
+    ed.stack.clear()
+    ed.set_fabric(loads(demo_text))
+    f = w.fabric
+    got = _messages(w)
+    start = dumps(f)
+    sw, leaf = f.find("spine01"), f.find("leaf01")
+    assert ed.rename(sw, "core-a") and ed.rename(leaf, "leaf-a")
+    end = dumps(f)
+    assert ed.stack.index() == 2 and w.undo_view.currentIndex().row() == 2
+    f.rename(sw, "core-b")                  # an edit outside the undo history: step 1 cannot undo
+    outside = dumps(f)
+    _click_history_row(qtbot, w, 0)         # "<opened>": two steps back
+    # the first step (leaf-a) is taken whole, the second is refused before it moves
+    assert ed.stack.index() == 1 and f.name_of(leaf) == "leaf01" and f.name_of(sw) == "core-b"
+    assert dumps(f) == outside.replace('"leaf-a', '"leaf01')       # names and cable ends
+    assert got == ["cannot undo Rename spine01 to core-a: the design changed since "
+                   "(an edit outside the undo history)"]
+    assert w.undo_view.currentIndex().row() == 1          # the list shows where the stack stopped
+    f.rename(sw, "core-a")                  # back to what the command left: the click works now
+    _click_history_row(qtbot, w, 0)
+    assert ed.stack.index() == 0 and dumps(f) == start and w.undo_view.currentIndex().row() == 0
+    _click_history_row(qtbot, w, 2)         # forward again: both redos, checked
+    assert ed.stack.index() == 2 and dumps(f) == end and w.undo_view.currentIndex().row() == 2
+    assert len(got) == 1
+
+
+def test_the_undo_action_moves_the_history_selection(qtbot, make_window, demo_text):
+    w = make_window()
+    ed = w.editor
+    ed.stack.clear()
+    ed.set_fabric(loads(demo_text))
+    assert ed.rename(w.fabric.find("spine01"), "core-a")
+    assert w.undo_view.currentIndex().row() == 1
+    w.action_undo.trigger()
+    assert ed.stack.index() == 0 and w.undo_view.currentIndex().row() == 0
+    ed.stack.setIndex(1)                    # Python callers of setIndex go through the checks too
+    assert ed.stack.index() == 1 and w.undo_view.currentIndex().row() == 1
