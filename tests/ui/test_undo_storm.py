@@ -217,15 +217,19 @@ def run_sequence(w, start_text: str, seed: int) -> str | None:
         end = dumps(w.fabric)
         if dumps(loads(end)) != end:
             return f"seed {seed}: the edited design does not load back to the same bytes: {done}"
-        while ed.stack.canUndo():
+        for _ in range(ed.stack.count()):        # bounded: a refused undo does not move the stack
+            if not ed.stack.canUndo():
+                break
             ed.stack.undo()
         if dumps(w.fabric) != start or ed.stack.index() != 0:
             return f"seed {seed}: undo-all differs from the start (index {ed.stack.index()}): {done}"
         if not canvas_follows(w):
             return f"seed {seed}: after undo-all the canvas does not show the design: {done}"
-        while ed.stack.canRedo():
+        for _ in range(ed.stack.count()):
+            if not ed.stack.canRedo():
+                break
             ed.stack.redo()
-        if dumps(w.fabric) != end:
+        if dumps(w.fabric) != end or ed.stack.index() != ed.stack.count():
             return f"seed {seed}: redo-all differs from the end: {done}"
         if not canvas_follows(w):
             return f"seed {seed}: after redo-all the canvas does not show the design: {done}"
