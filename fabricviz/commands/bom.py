@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
+from ..formats.atomic import write_atomic
 from ..loaders import load_any
-from ..model import FabricError
 
 
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
@@ -24,9 +23,6 @@ def run(args: argparse.Namespace) -> int:
     prices = load_prices(args.prices) if args.prices else None
     bom = bill_of_materials(load_any(args.file), prices)
     if args.csv:
-        try:
-            Path(args.csv).write_text(bom.to_csv(), encoding="utf-8")
-        except OSError as e:
-            raise FabricError(f"--csv {args.csv}: cannot write ({e.strerror})") from None
+        write_atomic(args.csv, bom.to_csv())       # the old CSV stays whole if this fails
     print(json.dumps(bom.to_dict(), indent=2) if args.json else bom.format())
     return 0

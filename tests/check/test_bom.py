@@ -141,3 +141,18 @@ def test_cli_csv_export(tmp_path, capsys):
     assert sum(float(r[5]) for r in table[1:]) == 13_693_600
     assert main(["bom", str(design), "--prices", str(tmp_path / "missing.json")]) == 2
     assert "cannot read prices file" in capsys.readouterr().err
+
+
+def test_cli_csv_export_that_fails_keeps_the_old_csv_whole(tmp_path, capsys, monkeypatch):
+    import os
+    design, out = tmp_path / "rail.json", tmp_path / "bom.csv"
+    save_fabric(rail_optimized(1), design)
+    out.write_text("old,csv\n", encoding="utf-8")
+
+    def full_disk(src, dst):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(os, "replace", full_disk)
+    assert main(["bom", str(design), "--csv", str(out)]) == 2
+    assert capsys.readouterr().err == f"fabricviz: error: {out}: cannot save: No space left on device\n"
+    assert out.read_text(encoding="utf-8") == "old,csv\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bom.csv", "rail.json"]
