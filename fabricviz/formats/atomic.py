@@ -1,115 +1,194 @@
 """Atomic file writes: the target is always the old whole file or the new whole file.
 
 :func:`write_atomic` writes a hidden temporary file beside the target
-(``.NAME.PID.XXXXXXXX.tmp``), flushes and fsyncs it, gives it the old file's
-permissions (a new file gets the usual umask ones) and renames it over the
-target. Whatever goes wrong while writing (an exception, a full disk, a
-permission error) the temp file is removed and a one-line FabricError names the
-file. A process killed mid-save leaves its temp file behind; the next save of
-the same file removes the temp files of processes that are no longer running.
-Symbolic links are written through (the link stays a link).
+(``.NAME.PID.HOST.XXXXXXXX.tmp``: the writer's process id and short host name),
+flushes and fsyncs it, gives it the old file's permissions and group (a new file
+gets the usual umask ones) and renames it over the target. Whatever goes wrong
+while writing (an exception, a full disk, a permission error) the temp file is
+removed and a one-line FabricError names the file. Symbolic links are written
+through (the link stays a link).
+
+A process killed mid-save leaves its temp file behind; the next save of the
+same file removes it. Folders may be shared between hosts (an NFS home), so a
+temp file is removed as stale only when that is certain:
+
+* a temp file of this host: when its process is no longer running here (one of
+  this process's own: when no thread of ours is writing it);
+* another host's temp file, or one with no host or pid in its name (left by
+  older versions): only when it has not been touched for :data:`STALE_AFTER_S`
+  (an hour); no save takes that long.
+
+:func:`process_alive` is the one liveness test (autosave's recovery files use it
+too): a process is alive only if it is on this host, in this boot
+(``/proc/sys/kernel/random/boot_id``), its pid runs and its start time (field 22
+of ``/proc/PID/stat``) is the one recorded, so a pid reused after a reboot or a
+crash does not count. What cannot be read (no ``/proc``) is not compared.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import socket
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 from ..model import FabricError
 
 #: This process's temp files being written right now (never removed as stale).
 _writing: set[str] = set()
-_lock = threading.Lock()
+#: Held while a temp file is created and registered, and while a folder is listed for stale
+#: ones, so a thread never removes the temp file another thread has just created.
+_lock = threading.RLock()
+#: Temp files that cannot be tied to a dead process here are removed only after this long.
+STALE_AFTER_S = 3600.0
+#: The one shape of a temp file name: ``.TARGET.PID.HOST.RANDOM.tmp``; PID and HOST may be
+#: missing (older versions wrote ``.TARGET.PID.RANDOM.tmp`` and ``.TARGET.RANDOM.tmp``).
+_TEMP = r"\.(?P<target>{target})\.(?:(?P<pid>\d{{1,10}})\.(?:(?P<host>[A-Za-z0-9-]{{1,63}})\.)?)?[A-Za-z0-9_]+\.tmp"
+MAX_PID = 2 ** 31
 
 
-def _umask() -> int:
-    """The process umask without changing it (os.umask(0) would race other threads)."""
+def _temp_re(target: str | None = None) -> re.Pattern[str]:
+    return re.compile(_TEMP.format(target=".+?" if target is None else re.escape(target)))
+
+
+def host_name() -> str:
+    """This host's short name as it goes into temp file names (``node07`` of ``node07.cluster``)."""
+    return short_host(socket.gethostname())
+
+
+def short_host(host: str) -> str:
+    short = re.sub(r"[^A-Za-z0-9-]", "-", host.split(".", 1)[0])[:63]
+    return short or "host"
+
+
+def boot_id() -> str | None:
+    """This boot's id (Linux), None where it cannot be read."""
     try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as fh:
+            return fh.read().strip() or None
+    except (OSError, ValueError):
+        return None
+
+
+def start_time(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks since boot, /proc/PID/stat field 22); None if unknown."""
+    if not isinstance(pid, int) or not 0 < pid < MAX_PID:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            stat = fh.read()
+        # the command name (field 2) is in parentheses and may hold spaces or ')'
+        return int(stat[stat.rindex(")") + 2:].split()[19])
     except (OSError, ValueError, IndexError):
-        pass
-    with _lock:
-        mask = os.umask(0o022)
-        os.umask(mask)
-    return mask
+        return None
 
 
-def _pid_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
+def _pid_runs(pid: int) -> bool:
     if not hasattr(os, "kill") or sys.platform.startswith("win"):
         return True            # cannot tell: keep it
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:    # someone else's live process
-        return True
-    except OSError:
+    except (OverflowError, ValueError):
+        return False
+    except OSError:            # PermissionError: someone else's live process
         return True
     return True
 
 
-def stale_temp_files(path: str | os.PathLike[str]) -> list[Path]:
-    """Temp files of ours beside ``path`` that no running save owns: ``.NAME.PID.*.tmp``
-    of a process that is gone (or of this one, not being written), and ``.NAME.*.tmp``
-    with no PID (left by older versions)."""
-    target = Path(path)
-    folder = target.parent
-    prefix = f".{target.name}."
-    pat = re.compile(re.escape(prefix) + r"(?:(\d+)\.)?[A-Za-z0-9_]+\.tmp")
-    out: list[Path] = []
+def same_host(host: str | None) -> bool:
+    return host is not None and short_host(host) == host_name()
+
+
+def process_alive(pid: object, host: str | None, boot: str | None = None, started: int | None = None) -> bool:
+    """Is process ``pid`` of ``host`` (full or short name) running, the very one recorded?
+
+    False for another host (the caller decides what an unknown process means there), for a
+    pid that is not a process id, for another boot, and when the pid runs but started at
+    another time than ``started`` (it was reused)."""
+    if not isinstance(pid, int) or isinstance(pid, bool) or not 0 < pid < MAX_PID or not same_host(host):
+        return False
+    here = boot_id()
+    if boot is not None and here is not None and boot != here:
+        return False
+    if not _pid_runs(pid):
+        return False
+    if started is not None:
+        now = start_time(pid)
+        if now is not None and now != started:
+            return False
+    return True
+
+
+def _old(p: Path, now: float) -> bool:
     try:
-        names = os.listdir(folder if str(folder) else ".")
+        return now - p.stat().st_mtime > STALE_AFTER_S
     except OSError:
-        return out
-    with _lock:
-        busy = set(_writing)
+        return False
+
+
+def _stale(folder: Path, names: list[str], pat: re.Pattern[str]) -> list[Path]:
+    """Of ``names`` in ``folder``, the temp files no running save owns (call with _lock held)."""
+    out: list[Path] = []
+    now = time.time()
     for name in names:
         m = pat.fullmatch(name)
         if m is None:
             continue
         p = folder / name
-        if str(p) in busy:
+        if str(p) in _writing:
             continue
-        pid = m.group(1)
-        if pid is not None and int(pid) != os.getpid() and _pid_alive(int(pid)):
-            continue
-        out.append(p)
+        pid, host = m.group("pid"), m.group("host")
+        if pid is not None and host is not None and same_host(host):
+            if int(pid) == os.getpid() or not process_alive(int(pid), host):
+                out.append(p)
+        elif _old(p, now):     # another host's, or a name that does not say whose
+            out.append(p)
     return out
+
+
+def _names(folder: Path) -> list[str]:
+    try:
+        return os.listdir(folder if str(folder) else ".")
+    except OSError:
+        return []
+
+
+def stale_temp_files(path: str | os.PathLike[str]) -> list[Path]:
+    """Temp files beside ``path`` that no running save owns (see the module docstring)."""
+    target = Path(path)
+    with _lock:
+        return _stale(target.parent, _names(target.parent), _temp_re(target.name))
+
+
+def _unlink_all(paths: list[Path]) -> int:
+    n = 0
+    for p in paths:
+        try:
+            p.unlink()
+            n += 1
+        except OSError:        # gone already, or not ours to remove after all: the save goes on
+            pass
+    return n
 
 
 def remove_stale(path: str | os.PathLike[str]) -> int:
     """Remove :func:`stale_temp_files` of ``path``; returns how many went."""
-    n = 0
-    for p in stale_temp_files(path):
-        try:
-            p.unlink()
-            n += 1
-        except FileNotFoundError:
-            pass
-        except OSError:        # not ours to remove after all; the save itself goes on
-            pass
-    return n
+    return _unlink_all(stale_temp_files(path))
 
 
 def remove_stale_in(folder: str | os.PathLike[str]) -> int:
     """Remove the stale temp files of every file in ``folder`` (for a folder of our own, such
     as the recovery folder, where a killed save's target may never be written again)."""
-    pat = re.compile(r"\.(.+?)\.(?:\d+\.)?[A-Za-z0-9_]+\.tmp")
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return 0
-    targets = {m.group(1) for m in map(pat.fullmatch, names) if m is not None}
-    return sum(remove_stale(Path(folder) / t) for t in sorted(targets))
+    folder = Path(folder)
+    with _lock:
+        stale = _stale(folder, _names(folder), _temp_re())
+    return _unlink_all(stale)
 
 
 def write_atomic(path: str | os.PathLike[str], data: str | bytes, where: str | None = None) -> None:
@@ -128,18 +207,25 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, where: str | N
     target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     remove_stale(target)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=folder)
-    except OSError as e:
-        raise FabricError(f"{where}: cannot save: {e.strerror or e}") from None
-    with _lock:
+    with _lock:                # created and registered together: never seen as stale meanwhile
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.{host_name()}.", suffix=".tmp",
+                                       dir=folder)
+        except OSError as e:
+            raise FabricError(f"{where}: cannot save: {e.strerror or e}") from None
         _writing.add(tmp)
     done = False
     try:
         try:
-            mode = target.stat().st_mode & 0o7777
+            st = target.stat()
+            mode = st.st_mode & 0o7777
         except FileNotFoundError:
-            mode = 0o666 & ~_umask()
+            st, mode = None, 0o666 & ~_umask()
+        if st is not None and hasattr(os, "fchown"):
+            try:               # keep the group of a shared file (best effort: we may not be a member)
+                os.fchown(fd, -1, st.st_gid)
+            except OSError:
+                pass
         if hasattr(os, "fchmod"):
             os.fchmod(fd, mode)
         else:
@@ -169,6 +255,21 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, where: str | N
             _writing.discard(tmp)
 
 
+def _umask() -> int:
+    """The process umask without changing it (os.umask(0) would race other threads)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    with _lock:
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
+
+
 def _fsync_dir(folder: Path) -> None:
     """Make the rename itself durable (POSIX); harmless where directories cannot be opened."""
     if not hasattr(os, "O_DIRECTORY"):
@@ -185,4 +286,5 @@ def _fsync_dir(folder: Path) -> None:
         os.close(dfd)
 
 
-__all__ = ["remove_stale", "remove_stale_in", "stale_temp_files", "write_atomic"]
+__all__ = ["STALE_AFTER_S", "boot_id", "host_name", "process_alive", "remove_stale", "remove_stale_in",
+           "same_host", "short_host", "stale_temp_files", "start_time", "write_atomic"]

@@ -4,17 +4,21 @@
 as ``node001/mlx5_0``); empty ``bytes``/``rate_gbps`` mean unbounded. A bad
 row raises ``FabricError("FILE:LINE: …")`` and nothing is loaded. Result CSVs
 (per flow and per link) are written by :func:`save_flow_results` and
-:func:`save_link_results`.
+:func:`save_link_results`. Every CSV is written atomically (the old file or the
+whole new one, :func:`fabricviz.formats.atomic.write_atomic`); a failed write
+is ``FabricError("FILE: cannot save: why")``.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import math
 from pathlib import Path
 
 import numpy as np
 
+from ..formats.atomic import write_atomic
 from ..model import Fabric, FabricError
 from .workloads import Flows
 
@@ -97,10 +101,25 @@ def load_flows(fabric: Fabric, path: str | Path) -> Flows:
                  np.array(out["rate_gbps"]), np.array(out["start_us"]) * 1e-6, np.array(out["step"]))
 
 
+class _csv_file:
+    """``with _csv_file(path) as w:`` a csv.writer whose rows replace ``path`` atomically at the end
+    (only when the block ends without an exception)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path, self.buf = path, io.StringIO(newline="")
+
+    def __enter__(self):
+        return csv.writer(self.buf)
+
+    def __exit__(self, kind, *exc) -> bool:
+        if kind is None:
+            write_atomic(self.path, self.buf.getvalue())
+        return False
+
+
 def save_flows(fabric: Fabric, flows: Flows, path: str | Path) -> None:
     """Write a flow list that :func:`load_flows` reads back identically."""
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+    with _csv_file(path) as w:
         w.writerow(COLUMNS)
         for i in range(len(flows)):
             b, r = flows.bytes[i], flows.rate_gbps[i]
@@ -112,8 +131,7 @@ def save_flows(fabric: Fabric, flows: Flows, path: str | Path) -> None:
 
 def save_flow_results(fabric: Fabric, flows: Flows, rate_gbps: np.ndarray, latency_ns: np.ndarray,
                       path: str | Path) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+    with _csv_file(path) as w:
         w.writerow(["flow", "src", "dst", "rate_gbps", "latency_ns"])
         for i in range(len(flows)):
             w.writerow([i, fabric.name_of(int(flows.src[i])), fabric.name_of(int(flows.dst[i])),
@@ -123,8 +141,7 @@ def save_flow_results(fabric: Fabric, flows: Flows, rate_gbps: np.ndarray, laten
 def save_link_results(fabric: Fabric, links, util: np.ndarray, queue: np.ndarray,
                       latency_ns: np.ndarray, paused: np.ndarray, path: str | Path) -> None:
     """Per directed link that is alive: id, ends, utilisation, queue, latency, paused flag."""
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+    with _csv_file(path) as w:
         w.writerow(["link", "from", "to", "gbps", "utilization", "queue_bytes", "latency_ns", "paused"])
         for l in np.flatnonzero(links.alive):
             a, b = links.name(fabric, int(l))

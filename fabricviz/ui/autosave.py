@@ -16,8 +16,20 @@ to the saved state), when another design is opened, and when the window closes
 normally. After a crash or a kill it stays; on the next start
 :func:`offer_recovery` asks, for each one whose process is gone, "Recover
 unsaved changes to NAME from HH:MM?": Recover opens it as a modified document
-(undo goes back to the file on disk; Save writes to the original path), Discard
-deletes it.
+(undo goes back to the file on disk; Save writes to the original path; an
+untitled design, or one whose file is gone, has no saved state, so no undo
+makes it "clean" and closing asks to save), Discard deletes it.
+
+Whose process is gone: the file records the host, the boot id, the pid and the
+process start time, and :func:`fabricviz.formats.atomic.process_alive` decides
+(same host, same boot, pid running, same start time), so a pid reused after a
+reboot never hides a recovery. The settings folder may be shared by several
+hosts (an NFS home), and another host's process cannot be seen from here: its
+recovery file is offered (the question names the host) only once it has not
+been touched for :data:`OTHER_HOST_AFTER_S` (a day). A running window touches
+its recovery file at every autosave tick, even with nothing new to write, and
+the interval is at most a day, so a file that old belongs to no running window.
+Until then it is neither offered nor removed.
 """
 
 from __future__ import annotations
@@ -34,7 +46,8 @@ from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
-from fabricviz.formats.atomic import remove_stale_in, write_atomic
+from fabricviz.formats.atomic import (MAX_PID, boot_id, process_alive, remove_stale_in, same_host, start_time,
+                                      write_atomic)
 from fabricviz.model import Fabric, FabricError
 
 FORMAT = "fabricviz-recovery"
@@ -47,6 +60,8 @@ MAX_INTERVAL_MS = 24 * 3600 * 1000
 THREAD_DEVICES = 5_000
 #: Recovery files larger than this are not read at start-up (they are left alone).
 MAX_RECOVERY_BYTES = 1 << 31
+#: Another host's recovery file is offered once it has not been touched for this long (s).
+OTHER_HOST_AFTER_S = 24 * 3600.0
 
 
 def recovery_dir() -> Path:
@@ -66,6 +81,8 @@ class Recovery:
     pid: int
     host: str
     design: str               # the native file text
+    boot_id: str | None = None  # the writer's boot and start time (None: not recorded)
+    started: int | None = None
 
     def stamp(self) -> str:
         """``09:41`` today, ``2026-11-30 09:41`` before (local time)."""
@@ -79,7 +96,8 @@ class Recovery:
         return loads(self.design, str(self.file))
 
     def question(self) -> str:
-        return f"Recover unsaved changes to {self.name} from {self.stamp()}?"
+        where = "" if same_host(self.host) else f" on {self.host}"
+        return f"Recover unsaved changes to {self.name} from {self.stamp()}{where}?"
 
 
 class Autosave(QtCore.QObject):
@@ -160,7 +178,10 @@ class Autosave(QtCore.QObject):
 
         Returns True if a write was done or started."""
         stack = self.window.editor.stack
-        if stack.isClean() or self._changes == self._written or self._busy:
+        if stack.isClean() or self._busy:
+            return False
+        if self._changes == self._written:
+            self._touch()             # still running: see the module docstring
             return False
         fabric: Fabric = self.window.editor.fabric
         snapshot = fabric.copy()
@@ -169,7 +190,8 @@ class Autosave(QtCore.QObject):
                   "document": str(Path(path).resolve()) if path is not None else None,
                   "name": str(getattr(self.window, "display_name", "untitled")),
                   "saved_at": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
-                  "pid": os.getpid(), "host": socket.gethostname()}
+                  "pid": os.getpid(), "host": socket.gethostname(), "boot_id": boot_id(),
+                  "started": start_time(os.getpid())}
         gen, changes = self._generation, self._changes
         if len(snapshot) < self.thread_devices:
             self._finish(self._write(gen, changes, snapshot, header))
@@ -179,6 +201,14 @@ class Autosave(QtCore.QObject):
         self._worker = start_thread(lambda: self._write(gen, changes, snapshot, header),
                                     self._emit, "fabricviz-autosave")
         return True
+
+    def _touch(self) -> None:
+        with self._lock:
+            if self._written >= 0:
+                try:
+                    os.utime(self.path)
+                except OSError:
+                    pass
 
     def _emit(self, result: Any) -> None:
         self._delivered.emit(result)
@@ -229,23 +259,17 @@ def _setting_interval(window: Any) -> int:
 
 
 # ---------------------------------------------------------------------- recovery at start-up
-def _alive(pid: int, host: str) -> bool:
-    """Is the process that wrote a recovery file still running (so not ours to offer)?"""
-    if host != socket.gethostname():
-        return False          # cannot tell; a crash elsewhere is still worth offering
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:           # PermissionError: someone else's live process
-        return True
-    return True
+def _field(data: dict, key: str, types: tuple, file: Path, optional: bool = False) -> Any:
+    if key not in data and optional:
+        return None
+    value = data.get(key)
+    if not isinstance(value, types) or isinstance(value, bool):
+        raise FabricError(f"{file}: a recovery file with missing or wrong fields ({key})")
+    return value
 
 
 def read_recovery(file: Path) -> Recovery:
-    """Parse one recovery file; FabricError ``file: why`` if it is not one."""
+    """Parse and check one recovery file; FabricError ``file: why`` if it is not a good one."""
     try:
         if file.stat().st_size > MAX_RECOVERY_BYTES:
             raise FabricError(f"{file}: too large to be a recovery file")
@@ -260,20 +284,39 @@ def read_recovery(file: Path) -> Recovery:
         raise FabricError(f"{file}: not a fabricviz recovery file ({e.__class__.__name__})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != VERSION:
         raise FabricError(f"{file}: not a fabricviz recovery file")
-    doc, name, when, design = data.get("document"), data.get("name"), data.get("saved_at"), data.get("design")
-    pid, host = data.get("pid"), data.get("host")
-    if not (doc is None or isinstance(doc, str)) or not isinstance(name, str) or not isinstance(design, str) \
-            or not isinstance(pid, int) or not isinstance(host, str) or not isinstance(when, str):
+    if not all(k in data for k in ("document", "name", "saved_at", "pid", "host", "design")):
         raise FabricError(f"{file}: a recovery file with missing or wrong fields")
+    doc = _field(data, "document", (str, type(None)), file)
+    name, when, design = (_field(data, k, (str,), file) for k in ("name", "saved_at", "design"))
+    pid, host = _field(data, "pid", (int,), file), _field(data, "host", (str,), file)
+    boot = _field(data, "boot_id", (str, type(None)), file, optional=True)
+    started = _field(data, "started", (int, type(None)), file, optional=True)
+    if not 0 < pid < MAX_PID:
+        raise FabricError(f"{file}: pid {pid} is not a process id")
+    if started is not None and started < 0:
+        raise FabricError(f"{file}: started {started} is not a start time")
+    for key, value in (("document", doc), ("name", name), ("host", host)):
+        if value is not None and "\0" in value:
+            raise FabricError(f"{file}: {key}: a NUL character")
     try:
         saved_at = _dt.datetime.fromisoformat(when)
-    except ValueError:
+        saved_at = saved_at.astimezone()          # a naive time is local time; shown in local time
+    except (ValueError, OverflowError, OSError):
         raise FabricError(f"{file}: saved_at: not a time: {when!r}") from None
-    return Recovery(file, doc, name, saved_at, pid, host, design)
+    return Recovery(file, doc, name, saved_at, pid, host, design, boot, started)
+
+
+def _untouched_for(file: Path) -> float:
+    try:
+        return _dt.datetime.now().timestamp() - file.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def pending_recoveries(folder: Path | None = None) -> list[Recovery]:
-    """Recovery files left by processes that are gone, oldest first (unreadable ones are skipped)."""
+    """Recovery files left by processes that are gone, oldest first. Bad files are skipped
+    (and kept); so are those of a process alive on this host, and another host's recovery
+    file touched within :data:`OTHER_HOST_AFTER_S` (see the module docstring)."""
     folder = recovery_dir() if folder is None else Path(folder)
     remove_stale_in(folder)          # temp files of autosaves killed mid-write
     try:
@@ -286,7 +329,10 @@ def pending_recoveries(folder: Path | None = None) -> list[Recovery]:
             rec = read_recovery(f)
         except FabricError:
             continue
-        if not _alive(rec.pid, rec.host):
+        if not same_host(rec.host):
+            if _untouched_for(f) > OTHER_HOST_AFTER_S:
+                out.append(rec)
+        elif not process_alive(rec.pid, rec.host, rec.boot_id, rec.started):
             out.append(rec)
     return sorted(out, key=lambda r: r.saved_at)
 
@@ -298,7 +344,8 @@ def ask_recover(parent: QtWidgets.QWidget | None, rec: Recovery) -> bool | None:
     box.setIcon(QtWidgets.QMessageBox.Icon.Question)
     box.setWindowTitle("Recover unsaved changes")
     box.setText(rec.question())
-    box.setInformativeText(f"fabricviz was closed without saving {rec.document or 'an untitled design'}. "
+    where = "" if same_host(rec.host) else f" on {rec.host}"
+    box.setInformativeText(f"fabricviz{where} was closed without saving {rec.document or 'an untitled design'}. "
                            "Recover opens the autosaved design; Discard deletes it.")
     recover = box.addButton("Recover", QtWidgets.QMessageBox.ButtonRole.AcceptRole)
     discard = box.addButton("Discard", QtWidgets.QMessageBox.ButtonRole.DestructiveRole)
@@ -311,18 +358,22 @@ def ask_recover(parent: QtWidgets.QWidget | None, rec: Recovery) -> bool | None:
 
 def recover_into(window: Any, rec: Recovery, recovered: Fabric | None = None) -> bool:
     """Open ``rec`` in ``window`` as a modified document: the file on disk (if any) is the clean
-    state, the recovered design one undo step on top of it. The recovery file is then this
+    state, the recovered design one undo step on top of it; with no file on disk no state is
+    clean (the window stays modified). The recovery file is then this
     window's own (deleted once saved). FabricError if the autosaved design cannot be read."""
     if recovered is None:
         recovered = rec.load()
     doc = Path(rec.document) if rec.document is not None else None
-    if doc is None or not doc.is_file() or not window._load(doc):
+    on_disk = doc is not None and doc.is_file() and window._load(doc)
+    if not on_disk:
         window.editor.stack.clear()
         window.editor.set_fabric(Fabric(name=recovered.name))
         window.path = doc
         window.display_name = rec.name
         window.load_error = None
     window.editor.replace(recovered, f"Recover autosaved changes ({rec.stamp()})")
+    if not on_disk:
+        window.editor.stack.resetClean()   # no saved state: no undo makes it "clean" (and lost)
     window._update_title()
     auto = getattr(window, "autosave", None)
     if auto is not None:       # the file is the only copy: it becomes this window's, rewritten now

@@ -18,6 +18,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import CABLE_TYPES, Fabric, FabricError
 from fabricviz.ui import theme as th
+from fabricviz.ui.commands import HistoryView
 from fabricviz.ui.editor import Editor
 from fabricviz.ui.inspector import Inspector
 from fabricviz.ui.palette import Palette
@@ -93,7 +94,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, self.inspector)
         self.history = QtWidgets.QDockWidget("History", self)
         self.history.setObjectName("history")
-        self.undo_view = QtWidgets.QUndoView(self.editor.stack, self.history)
+        self.undo_view = HistoryView(self.editor.stack, self.history)   # clicks are checked steps
         self.undo_view.setObjectName("undo_view")
         self.undo_view.setEmptyLabel("<opened>")
         self.history.setWidget(self.undo_view)
@@ -335,6 +336,13 @@ class MainWindow(QtWidgets.QMainWindow):
             f = run_with_progress(self, f"Opening {path.name}…", lambda: load_any(str(path)))
         except (FabricError, OSError) as exc:
             msg = str(exc) if isinstance(exc, FabricError) else f"{path}: cannot read ({exc.strerror or exc})"
+        except Exception as exc:     # a reader bug: say so in the dialog, the traceback goes to stderr
+            import logging
+            logging.getLogger(__name__).exception("opening %s", path)
+            msg = f"{path}: cannot open: internal error ({type(exc).__name__}: {' '.join(str(exc).split())})"
+        else:
+            msg = None
+        if msg is not None:
             self.load_error = msg
             self.statusBar().showMessage(msg)
             self._update_title()     # unchanged, or "untitled" when this was the window's first load
@@ -397,7 +405,17 @@ class MainWindow(QtWidgets.QMainWindow):
         try:
             save_fabric(self.editor.fabric, path)
         except FabricError as exc:     # one line naming the file; the edits stay unsaved
-            QtWidgets.QMessageBox.critical(self, "Save failed", str(exc))
+            msg = str(exc)
+        except OSError as exc:
+            msg = f"{path}: cannot save: {exc.strerror or exc}"
+        except Exception as exc:       # a writer bug: the traceback goes to stderr, never out of the slot
+            import logging
+            logging.getLogger(__name__).exception("saving %s", path)
+            msg = f"{path}: cannot save: internal error ({type(exc).__name__}: {' '.join(str(exc).split())})"
+        else:
+            msg = None
+        if msg is not None:
+            QtWidgets.QMessageBox.critical(self, "Save failed", msg)
             return False
         self.path = Path(path)
         self.display_name = self.path.name

@@ -4,10 +4,14 @@ temp files a killed save leaves behind are removed by the next save of that file
 from __future__ import annotations
 
 import os
+import queue
 import random
+import re
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -101,18 +105,103 @@ def _dead_pid() -> int:
     return proc.pid
 
 
+def _aged(p: Path, seconds: float) -> Path:
+    t = time.time() - seconds
+    os.utime(p, (t, t))
+    return p
+
+
 def test_next_save_removes_stale_temp_files_of_dead_saves_only(tmp_path):
     target = tmp_path / "d.json"
     save_fabric(k_ary_fat_tree(4), target)
-    dead = tmp_path / f".d.json.{_dead_pid()}.abcd1234.tmp"
-    legacy = tmp_path / ".d.json.k2j4_x9q.tmp"            # an older version's temp name (no pid)
-    live = tmp_path / f".d.json.{os.getppid()}.zzzz0000.tmp"   # a running process's save
-    other = tmp_path / ".e.json.12.abcd1234.tmp"           # another file's temp
-    for p in (dead, legacy, live, other):
+    host = atomic.host_name()
+    dead = tmp_path / f".d.json.{_dead_pid()}.{host}.abcd1234.tmp"
+    live = tmp_path / f".d.json.{os.getppid()}.{host}.zzzz0000.tmp"     # a running process's save here
+    not_a_pid = tmp_path / f".d.json.9999999999.{host}.abcd1234.tmp"     # above any pid: no such process
+    other = tmp_path / ".e.json.12.abcd1234.tmp"                         # another file's temp
+    huge = tmp_path / ".d.json.99999999999999999999.abcdefgh.tmp"       # not our shape: left alone
+    # another host's (its process cannot be seen from here), and names that do not say whose:
+    # removed only once untouched for an hour
+    names = {"other_host": f".d.json.{os.getppid()}.elsewhere.abcd1234.tmp",
+             "legacy": ".d.json.k2j4_x9q.tmp", "pid_only": f".d.json.{_dead_pid()}.abcd1234.tmp"}
+    fresh = {k: tmp_path / v for k, v in names.items()}
+    old = {k: tmp_path / v.replace(".tmp", "old.tmp") for k, v in names.items()}
+    for p in (dead, live, not_a_pid, other, huge, *fresh.values(), *old.values()):
         p.write_text("partial")
-    assert sorted(atomic.stale_temp_files(target)) == sorted([dead, legacy])
+    for p in old.values():
+        _aged(p, atomic.STALE_AFTER_S + 60)
+    _aged(live, 10 * atomic.STALE_AFTER_S)                # age never makes this host's live save stale
+    assert sorted(atomic.stale_temp_files(target)) == sorted([dead, not_a_pid, *old.values()])
     save_fabric(k_ary_fat_tree(4), target)
-    assert sorted(os.listdir(tmp_path)) == sorted(["d.json", live.name, other.name])
+    assert sorted(os.listdir(tmp_path)) == sorted(["d.json", live.name, other.name, huge.name,
+                                                   *(p.name for p in fresh.values())])
+
+
+def test_a_temp_name_with_a_huge_pid_never_breaks_a_save(tmp_path, capsys):
+    target = tmp_path / "small.json"
+    save_fabric(k_ary_fat_tree(4), target)
+    for pid in ("99999999999999999999", str(2 ** 63), str(2 ** 31)):
+        for name in (f".small.json.{pid}.abcdefgh.tmp", f".small.json.{pid}.{atomic.host_name()}.abcdefgh.tmp"):
+            (tmp_path / name).write_text("x")
+    save_fabric(k_ary_fat_tree(6), target)                 # was: OverflowError from os.kill
+    assert load_any(target).counts() == k_ary_fat_tree(6).counts()
+    from fabricviz import cli
+    assert cli.main(["info", str(target)]) == 0
+    assert atomic.remove_stale_in(tmp_path) >= 0
+    assert atomic.process_alive(2 ** 70, atomic.host_name()) is False
+    assert atomic.process_alive(99999999999999999999, socket.gethostname()) is False
+
+
+def test_liveness_needs_this_host_this_boot_the_pid_and_its_start_time():
+    me, host, boot = os.getpid(), socket.gethostname(), atomic.boot_id()
+    started = atomic.start_time(me)
+    assert atomic.process_alive(me, host, boot, started) is True
+    assert atomic.process_alive(me, atomic.host_name(), boot, started) is True       # the short name too
+    assert atomic.process_alive(me, "elsewhere", boot, started) is False            # another host's
+    assert atomic.process_alive(_dead_pid(), host) is False
+    assert atomic.process_alive(True, host) is False and atomic.process_alive(0, host) is False
+    if boot is None or started is None:
+        pytest.skip("no /proc here: boot id and start times are not compared")
+    assert atomic.process_alive(me, host, "another-boot", started) is False         # before a reboot
+    assert atomic.process_alive(me, host, boot, started + 1) is False               # the pid was reused
+    assert atomic.process_alive(os.getppid(), host, boot, atomic.start_time(os.getppid())) is True
+
+
+def test_a_thread_never_removes_the_temp_file_another_thread_just_created(tmp_path, monkeypatch):
+    """mkstemp and registering the temp file happen under the lock that listing for stale ones takes."""
+    target = tmp_path / "d.json"
+    save_fabric(k_ary_fat_tree(4), target)
+    real_mkstemp = atomic.tempfile.mkstemp
+    removed, others = [], []
+
+    def mkstemp(*a, **k):
+        made = real_mkstemp(*a, **k)
+        other = threading.Thread(target=lambda: removed.append(atomic.remove_stale(target)))
+        others.append(other)
+        other.start()
+        other.join(0.5)        # before the fix it ran to the end here and removed the new temp file
+        return made
+    monkeypatch.setattr(atomic.tempfile, "mkstemp", mkstemp)
+    save_fabric(k_ary_fat_tree(6), target)
+    monkeypatch.undo()
+    others[0].join(30)
+    assert removed == [0]
+    assert load_any(target).counts() == k_ary_fat_tree(6).counts() and os.listdir(tmp_path) == ["d.json"]
+
+
+def test_the_group_of_an_existing_file_is_kept(tmp_path, monkeypatch):
+    target = tmp_path / "d.json"
+    save_fabric(k_ary_fat_tree(4), target)
+    gid = 4242 if os.geteuid() == 0 else os.stat(target).st_gid
+    os.chown(target, -1, gid)
+    calls = []
+    real = os.fchown
+    monkeypatch.setattr(atomic.os, "fchown", lambda fd, uid, g: (calls.append((uid, g)), real(fd, uid, g)))
+    save_fabric(k_ary_fat_tree(6), target)
+    assert calls == [(-1, gid)] and os.stat(target).st_gid == gid
+    monkeypatch.setattr(atomic.os, "fchown", lambda *a: (_ for _ in ()).throw(PermissionError(1, "no")))
+    save_fabric(k_ary_fat_tree(4), target)                # not a member of the group: saved anyway
+    assert load_any(target).counts() == k_ary_fat_tree(4).counts()
 
 
 def test_exception_while_writing_leaves_no_temp_and_the_old_file(tmp_path, monkeypatch):
@@ -156,19 +245,19 @@ def test_exception_while_writing_leaves_no_temp_and_the_old_file(tmp_path, monke
     assert os.listdir(tmp_path) == ["d.json"]
 
 
-def test_permission_error_is_one_line_and_leaves_nothing(tmp_path):
-    if os.geteuid() == 0:
-        pytest.skip("root may write anywhere")
+def test_permission_error_is_one_line_and_leaves_nothing(tmp_path, monkeypatch):
     folder = tmp_path / "ro"
     folder.mkdir()
     save_fabric(k_ary_fat_tree(4), folder / "d.json")
-    folder.chmod(0o500)
-    try:
-        with pytest.raises(FabricError, match=r"d\.json: cannot save: Permission denied$"):
-            save_fabric(k_ary_fat_tree(6), folder / "d.json")
-    finally:
-        folder.chmod(0o700)
-    assert os.listdir(folder) == ["d.json"]
+    before = (folder / "d.json").read_bytes()
+
+    def denied(*a, **k):       # what a read-only folder does (and runs as root too)
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(atomic.tempfile, "mkstemp", denied)
+    with pytest.raises(FabricError) as e:
+        save_fabric(k_ary_fat_tree(6), folder / "d.json")
+    assert str(e.value) == f"{folder / 'd.json'}: cannot save: Permission denied"
+    assert os.listdir(folder) == ["d.json"] and (folder / "d.json").read_bytes() == before
 
 
 def test_non_finite_position_or_length_is_refused_naming_the_element(tmp_path):
@@ -224,7 +313,7 @@ def test_the_parts_catalog_uses_the_same_writer(tmp_path, monkeypatch):
     cat = Catalog.default()
     parts = [p for p in cat if p.kind == "ib_switch"][:2]
     path = tmp_path / "parts.json"
-    stale = tmp_path / f".parts.json.{_dead_pid()}.q1w2e3r4.tmp"
+    stale = tmp_path / f".parts.json.{_dead_pid()}.{atomic.host_name()}.q1w2e3r4.tmp"
     stale.write_text("{", encoding="utf-8")
     Catalog.save_user_parts(path, parts)
     assert os.listdir(tmp_path) == ["parts.json"]
@@ -237,3 +326,82 @@ def test_the_parts_catalog_uses_the_same_writer(tmp_path, monkeypatch):
         Catalog.save_user_parts(path, parts[:1])
     assert str(e.value) == f"{path}: cannot save: No space left on device"
     assert path.read_bytes() == before and os.listdir(tmp_path) == ["parts.json"]
+
+
+#: The child for a kill at a known point: its save stops in fsync (the temp file written and
+#: flushed, not yet renamed) and says so.
+PAUSED_CHILD = """
+import os, sys, time
+from fabricviz.formats import atomic
+from fabricviz.formats.native import save_text_atomic
+
+def paused(fd):
+    print("in fsync", flush=True)
+    time.sleep(3600)
+atomic.os.fsync = paused
+save_text_atomic(sys.argv[2], sys.argv[1])
+"""
+
+
+def _line(child: subprocess.Popen, seconds: float = 60.0) -> str:
+    """The child's next output line, or "" if none comes within ``seconds`` (it is then killed)."""
+    got: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: got.put(child.stdout.readline()), daemon=True).start()
+    try:
+        return got.get(timeout=seconds)
+    except queue.Empty:
+        child.kill()
+        return ""
+
+
+def test_sigkill_at_a_known_point_mid_write_leaves_the_old_file_and_the_next_save_cleans_up(tmp_path):
+    target = tmp_path / "k.json"
+    save_fabric(k_ary_fat_tree(4), target)
+    old = target.read_bytes()
+    new = dumps(k_ary_fat_tree(6))
+    child = subprocess.Popen([sys.executable, "-c", PAUSED_CHILD, str(target), new],
+                             env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        line = _line(child)
+        child.send_signal(signal.SIGKILL)
+    finally:
+        child.wait(30)
+        err = child.stderr.read()
+        child.stdout.close()
+        child.stderr.close()
+    assert line == "in fsync\n", err
+    assert child.returncode == -signal.SIGKILL
+    (temp,) = _temps(tmp_path, target.name)
+    assert re.fullmatch(rf"\.k\.json\.{child.pid}\.{re.escape(atomic.host_name())}\.[a-z0-9_]{{8}}\.tmp", temp)
+    assert (tmp_path / temp).read_text(encoding="utf-8") == new      # written whole, never renamed
+    assert target.read_bytes() == old                                  # the old whole file
+    assert load_any(target).counts() == k_ary_fat_tree(4).counts()
+    save_fabric(k_ary_fat_tree(8), target)                             # the next save removes it
+    assert os.listdir(tmp_path) == ["k.json"]
+    assert load_any(target).counts() == k_ary_fat_tree(8).counts()
+
+
+def test_flow_csvs_are_written_atomically(tmp_path, monkeypatch):
+    import numpy as np
+    from fabricviz.sim.flows_csv import load_flows, save_flow_results, save_flows
+    from fabricviz.sim.workloads import Flows
+    f = k_ary_fat_tree(4)
+    gpus = f.device_ids("gpu")
+    flows = Flows(gpus[:2], gpus[2:4], bytes=np.array([1e6, np.inf]), rate_gbps=np.array([np.inf, 5.0]),
+                  start_s=np.array([0.0, 1e-6]), step=np.array([-1, 0]))
+    path = tmp_path / "f.csv"
+    save_flows(f, flows, path)
+    before = path.read_bytes()
+    assert before.startswith(b"src,dst,bytes,rate_gbps,start_us,step\r\n")    # as csv writes it
+    assert load_flows(f, path).src.tolist() == gpus[:2].tolist()
+
+    def full(src, dst):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(atomic.os, "replace", full)
+    for save in (lambda: save_flows(f, flows, path),
+                 lambda: save_flow_results(f, flows, np.ones(2), np.ones(2), path)):
+        with pytest.raises(FabricError) as e:
+            save()
+        assert str(e.value) == f"{path}: cannot save: No space left on device"
+        assert path.read_bytes() == before and os.listdir(tmp_path) == ["f.csv"]

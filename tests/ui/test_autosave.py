@@ -5,19 +5,21 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import queue
 import re
 import signal
 import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
 from PySide6 import QtCore, QtWidgets
 
 from fabricviz.build import k_ary_fat_tree
-from fabricviz.formats import native
+from fabricviz.formats import atomic, native
 from fabricviz.formats.native import dumps, save_fabric
 from fabricviz.ui import autosave
 from fabricviz.ui.app import start_windows
@@ -55,9 +57,11 @@ def test_only_unsaved_changes_are_autosaved_and_saving_deletes_the_file(make_win
     _edit(w)
     assert a.tick() is True
     data = json.loads(a.path.read_text(encoding="utf-8"))
-    assert {k: data[k] for k in ("format", "version", "document", "name", "pid", "host")} == {
+    assert {k: data[k] for k in ("format", "version", "document", "name", "pid", "host", "boot_id",
+                                 "started")} == {
         "format": "fabricviz-recovery", "version": 1, "document": str(k8.resolve()), "name": "k8.json",
-        "pid": os.getpid(), "host": socket.gethostname()}
+        "pid": os.getpid(), "host": socket.gethostname(), "boot_id": atomic.boot_id(),
+        "started": atomic.start_time(os.getpid())}
     assert data["design"] == dumps(w.fabric)
     assert abs(dt.datetime.fromisoformat(data["saved_at"]) - dt.datetime.now().astimezone()).total_seconds() < 3600
     assert a.tick() is False                                     # no new change since
@@ -167,14 +171,15 @@ def test_closing_normally_after_discard_deletes_the_recovery_file(make_window, k
     assert _files(w.autosave.folder) == []
 
 
-def _write_recovery(folder: Path, name: str, document: str | None, pid: int, design: str,
-                    when: str = "2026-11-30T09:41:00+00:00") -> Path:
+def _write_recovery(folder: Path, stem: str, document: str | None, pid: int, design: str,
+                    when: str = "2026-11-30T09:41:00+00:00", **more) -> Path:
+    """A recovery file as a process ``pid`` of this host wrote it; ``more`` adds or overrides fields."""
     folder.mkdir(parents=True, exist_ok=True)
-    p = folder / f"{name}.json"
+    p = folder / f"{stem}.json"
     p.write_text(json.dumps({"format": "fabricviz-recovery", "version": 1, "document": document,
                              "name": "untitled" if document is None else Path(document).name,
                              "saved_at": when, "pid": pid, "host": socket.gethostname(),
-                             "design": design}), encoding="utf-8")
+                             "design": design, **more}), encoding="utf-8")
     return p
 
 
@@ -220,7 +225,7 @@ def test_start_up_offers_only_what_a_dead_process_left(start, monkeypatch, tmp_p
     live = _write_recovery(folder, "b", None, os.getppid(), design)       # another fabricviz running
     junk = folder / "c.json"
     junk.write_text("{not json", encoding="utf-8")
-    killed = folder / f".d.json.{_dead_pid()}.k3j_9a2q.tmp"     # an autosave killed mid-write
+    killed = folder / f".d.json.{_dead_pid()}.{atomic.host_name()}.k3j_9a2q.tmp"   # killed mid-write
     killed.write_text('{"format": "fabricviz-rec', encoding="utf-8")
     asked = _ask(monkeypatch, [False])
     (w,) = start()
@@ -253,14 +258,22 @@ def test_later_keeps_the_file_and_recover_of_untitled_saves_where_asked(start, m
 
 # ---------------------------------------------------------------------- the real thing: SIGKILL
 CHILD = r"""
-import sys
+import os, sys, time, traceback
 from PySide6 import QtCore, QtWidgets
 from fabricviz.cli import main
 from fabricviz.formats.native import dumps
 from fabricviz.ui.main_window import MainWindow
 app = QtWidgets.QApplication(["fabricviz"])
 
-def drive():                                          # the user, once `fabricviz FILE` is up
+def drive():                                          # a failure ends the app, saying why
+    try:
+        user()
+    except BaseException:
+        traceback.print_exc()
+        sys.stderr.flush()
+        os._exit(1)
+
+def user():                                           # the user, once `fabricviz FILE` is up
     (w,) = [x for x in app.topLevelWidgets() if isinstance(x, MainWindow)]
     a = w.autosave
     a.thread_devices = 0                              # the worker path, as for a big design
@@ -268,7 +281,12 @@ def drive():                                          # the user, once `fabricvi
     ed, f = w.editor, w.editor.fabric
 
     def autosaved():
+        deadline = time.monotonic() + 60
         while a._written != a._changes or a._busy:
+            if a.last_error is not None:
+                raise RuntimeError(f"autosave failed: {a.last_error}")
+            if time.monotonic() > deadline:
+                raise RuntimeError("no autosave within 60 s")
             app.processEvents()
             a.wait(0.01)
     ed.rename(f.find("leaf01"), "leafA")
@@ -298,15 +316,28 @@ def test_sigkill_after_edits_then_start_again_recovers_the_edited_design(start, 
                XDG_CACHE_HOME=str(home / ".cache"), QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(k8), str(expected)], env=env, cwd=str(tmp_path),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    got: queue.Queue[str] = queue.Queue()
+
+    def read():
+        for line in iter(child.stdout.readline, ""):
+            got.put(line)
+        got.put("")                                                   # the child's output ended
+    threading.Thread(target=read, daemon=True).start()
+    lines: list[str] = []
     try:
-        lines = [child.stdout.readline(), child.stdout.readline()]
+        deadline = time.monotonic() + 60
+        while len(lines) < 2 and (not lines or lines[-1]):
+            try:
+                lines.append(got.get(timeout=max(0.0, deadline - time.monotonic())))
+            except queue.Empty:
+                lines.append("(nothing within 60 s)")
+                break
     finally:
         child.send_signal(signal.SIGKILL)
         child.wait(30)
         err = child.stderr.read()
-        child.stdout.close()
         child.stderr.close()
-    assert lines == ["first\n", "autosaved\n"], err
+    assert lines == ["first\n", "autosaved\n"], f"child said {lines!r}; its stderr:\n{err}"
     assert child.returncode == -signal.SIGKILL
     edited = expected.read_text(encoding="utf-8")
     original = k8.read_text(encoding="utf-8")
@@ -381,3 +412,125 @@ def test_a_recovery_for_another_file_opens_its_own_window_and_a_broken_one_is_ke
     assert w.editor.stack.count() == 1 and w.autosave.path == good
     assert len(shown) == 1 and shown[0][0] == "Recovery failed" and shown[0][1].startswith(f"{broken}: ")
     assert broken.exists() and good.exists()
+
+
+# ---------------------------------------------------------------------- review fixes
+def _asks_on_close(monkeypatch, w) -> list[str]:
+    """Close ``w`` answering Cancel; what the window asked."""
+    asked = []
+
+    def warning(parent, title, text, *a, **k):
+        asked.append(text)
+        return QtWidgets.QMessageBox.StandardButton.Cancel
+    monkeypatch.setattr(QtWidgets.QMessageBox, "warning", staticmethod(warning))
+    assert w.close() is False
+    return asked
+
+
+@pytest.mark.parametrize("gone", [False, True])
+def test_a_recovered_design_with_no_file_on_disk_is_never_clean(start, monkeypatch, tmp_path, gone):
+    """Untitled, or its file deleted since: one undo must not make the window "clean" (the
+    recovery file deleted and closing asking nothing would lose the recovered work)."""
+    folder = autosave.recovery_dir()
+    design = dumps(k_ary_fat_tree(4))
+    doc = str(tmp_path / "deleted.json") if gone else None
+    rec = _write_recovery(folder, "a", doc, _dead_pid(), design)
+    _ask(monkeypatch, [True])
+    (w,) = start()
+    assert dumps(w.fabric) == design and w.isWindowModified() and w.autosave.path == rec
+    w.action_undo.trigger()
+    assert w.isWindowModified() and not w.editor.stack.isClean() and rec.exists()
+    w.action_redo.trigger()
+    assert dumps(w.fabric) == design and w.isWindowModified() and rec.exists()
+    name = "deleted.json" if gone else "untitled"
+    assert _asks_on_close(monkeypatch, w) == [f"{name} has unsaved changes. Save them?"]
+    assert w.isVisible() and rec.exists()
+
+
+def test_recovery_files_with_bad_fields_are_skipped_and_kept(start, monkeypatch):
+    folder = autosave.recovery_dir()
+    design = dumps(k_ary_fat_tree(4))
+    good = [_write_recovery(folder, "naive", None, _dead_pid(), design, when="2020-01-15T09:41:00"),
+            _write_recovery(folder, "aware", None, _dead_pid(), design, when="2020-01-15T09:42:00+00:00")]
+    bad = {"pid_huge": dict(pid=2 ** 70), "pid_zero": dict(pid=0), "pid_negative": dict(pid=-5),
+           "pid_2_31": dict(pid=2 ** 31), "pid_bool": dict(pid=True), "pid_text": dict(pid="12"),
+           "host_list": dict(host=["a"]), "boot_number": dict(boot_id=5), "started_text": dict(started="9"),
+           "started_negative": dict(started=-1), "name_null": dict(name=None), "design_dict": dict(design={}),
+           "document_nul": dict(document="/a\u0000b"), "when_text": dict(saved_at="soon"),
+           "when_year_1": dict(saved_at="0001-01-01T00:00:00+14:00")}
+    files = {k: _write_recovery(folder, k, v.pop("document", None), v.pop("pid", _dead_pid()),
+                                 v.pop("design", design), **v)
+             for k, v in bad.items()}
+    for key, file in files.items():
+        with pytest.raises(autosave.FabricError) as e:
+            autosave.read_recovery(file)
+        assert str(e.value).startswith(f"{file}: ") and "\n" not in str(e.value), key
+    pending = autosave.pending_recoveries()                 # was: OverflowError, TypeError
+    assert [r.file for r in pending] == good
+    assert all(r.saved_at.tzinfo is not None for r in pending)
+    assert pending[0].saved_at == dt.datetime(2020, 1, 15, 9, 41).astimezone()   # naive: local time
+    asked = _ask(monkeypatch, [None, None])
+    start()                                                 # the app starts
+    assert len(asked) == 2 and all(f.exists() for f in files.values())
+
+
+def test_a_reused_pid_or_another_boot_never_hides_a_recovery(start, monkeypatch):
+    folder = autosave.recovery_dir()
+    design = dumps(k_ary_fat_tree(4))
+    me, parent, boot = os.getpid(), os.getppid(), atomic.boot_id()
+    if boot is None or atomic.start_time(me) is None:
+        pytest.skip("no /proc here: boot ids and start times are not recorded")
+    mine, theirs = atomic.start_time(me), atomic.start_time(parent)
+    files = {
+        "own_pid_old_boot": _write_recovery(folder, "a", None, me, design, boot_id="0-before-reboot", started=mine),
+        "own_pid_reused": _write_recovery(folder, "b", None, me, design, boot_id=boot, started=mine + 1),
+        "parent_reused": _write_recovery(folder, "c", None, parent, design, boot_id=boot, started=theirs + 1),
+        "parent_live": _write_recovery(folder, "d", None, parent, design, boot_id=boot, started=theirs),
+        "own_live": _write_recovery(folder, "e", None, me, design, boot_id=boot, started=mine),
+    }
+    assert sorted(r.file.stem for r in autosave.pending_recoveries()) == ["a", "b", "c"]
+    assert not hasattr(autosave, "_alive")                   # one liveness test: atomic.process_alive
+
+
+def test_another_hosts_recovery_is_offered_only_once_untouched_for_a_day(start, monkeypatch):
+    folder = autosave.recovery_dir()
+    design = dumps(k_ary_fat_tree(4))
+    recent = _write_recovery(folder, "a", None, os.getpid(), design, host="nodeB.cluster")
+    old = _write_recovery(folder, "b", None, os.getpid(), design, host="nodeC.cluster",
+                          when="2020-01-15T09:41:00+00:00")
+    t = time.time() - autosave.OTHER_HOST_AFTER_S - 60
+    os.utime(old, (t, t))
+    temp = folder / f".x.json.{os.getpid()}.nodeB.abcd1234.tmp"     # nodeB's autosave, being written
+    temp.write_text("{", encoding="utf-8")
+    asked = _ask(monkeypatch, [None])
+    start()
+    stamp = dt.datetime.fromisoformat("2020-01-15T09:41:00+00:00").astimezone().strftime("%Y-%m-%d %H:%M")
+    assert asked == [f"Recover unsaved changes to untitled from {stamp} on nodeC.cluster?"]
+    assert recent.exists() and old.exists() and temp.exists()
+
+
+def test_the_dialog_names_another_host(qtbot, tmp_path):
+    rec = autosave.read_recovery(_write_recovery(tmp_path, "r", None, 1, "{}", host="nodeB"))
+    seen = []
+
+    def click():
+        box = QtWidgets.QApplication.activeModalWidget()
+        seen.append(box.informativeText())
+        next(b for b in box.buttons() if b.text() == "Later").click()
+    QtCore.QTimer.singleShot(0, click)
+    assert autosave.ask_recover(None, rec) is None
+    assert seen == ["fabricviz on nodeB was closed without saving an untitled design. "
+                    "Recover opens the autosaved design; Discard deletes it."]
+
+
+def test_a_running_window_keeps_touching_its_recovery_file(make_window, k8):
+    w = make_window(str(k8))
+    a = w.autosave
+    _edit(w)
+    assert a.tick() is True
+    t = time.time() - 2 * autosave.OTHER_HOST_AFTER_S
+    os.utime(a.path, (t, t))
+    before = a.path.read_bytes()
+    assert a.tick() is False                                 # nothing new to write ...
+    assert a.path.stat().st_mtime > t + autosave.OTHER_HOST_AFTER_S    # ... but it says "still here"
+    assert a.path.read_bytes() == before

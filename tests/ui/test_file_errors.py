@@ -161,3 +161,61 @@ def test_starting_on_a_bad_file_says_why_in_a_dialog(qtbot, dialogs, capsys, tmp
     qtbot.addWidget(w)
     assert dialogs == [("Open failed", line)]
     assert w.windowTitle() == "untitled[*] \u2014 fabricviz" and len(w.fabric) == 0 and w.path is None
+
+
+def _reader_bug(monkeypatch):
+    import fabricviz.loaders
+
+    def load_any(path, *a, **k):
+        raise KeyError("devices")
+    monkeypatch.setattr(fabricviz.loaders, "load_any", load_any)
+
+
+def test_a_reader_bug_is_a_dialog_not_a_traceback_and_changes_nothing(make_window, k8, dialogs, monkeypatch,
+                                                                     tmp_path, caplog):
+    w, sig, count = _edited(make_window, k8)
+    other = tmp_path / "other.json"
+    save_fabric(k_ary_fat_tree(4), other)
+    _reader_bug(monkeypatch)
+    assert w.open_path(other) is False
+    line = f"{other}: cannot open: internal error (KeyError: 'devices')"
+    assert dialogs == [("Open failed", line)] and w.load_error == line
+    _unchanged(w, sig, count)
+    assert w.path == k8 and w.recent_files() == [str(k8.resolve())]
+    (record,) = [r for r in caplog.records if r.exc_info]          # the traceback goes to stderr
+    assert record.exc_info[0] is KeyError and record.getMessage() == f"opening {other}"
+
+
+def test_starting_on_a_file_that_trips_a_reader_bug_says_why_in_a_dialog(qtbot, dialogs, monkeypatch, k8):
+    _reader_bug(monkeypatch)
+    (w,) = start_windows(str(k8))
+    qtbot.addWidget(w)
+    assert dialogs == [("Open failed", f"{k8}: cannot open: internal error (KeyError: 'devices')")]
+    assert w.windowTitle() == "untitled[*] \u2014 fabricviz" and len(w.fabric) == 0 and w.path is None
+
+
+@pytest.mark.parametrize("exc, why", [(PermissionError(13, "Permission denied"), "Permission denied"),
+                                      (OverflowError("signed integer is greater than maximum"),
+                                       "internal error (OverflowError: signed integer is greater than maximum)")])
+def test_any_save_error_is_a_dialog_and_keeps_the_edits(make_window, k8, dialogs, monkeypatch, exc, why):
+    from fabricviz.formats import native
+    w, sig, count = _edited(make_window, k8)
+    before = k8.read_bytes()
+
+    def broken(*a, **k):
+        raise exc
+    monkeypatch.setattr(native, "save_fabric", broken)
+    w.action_save.trigger()
+    assert dialogs == [("Save failed", f"{k8}: cannot save: {why}")]
+    _unchanged(w, sig, count)
+    assert k8.read_bytes() == before
+
+
+def test_a_temp_file_with_a_huge_pid_beside_the_design_does_not_stop_saving(make_window, k8, dialogs):
+    w, sig, count = _edited(make_window, k8)
+    odd = k8.parent / ".k8.json.99999999999999999999.abcdefgh.tmp"
+    odd.write_text("x", encoding="utf-8")
+    w.action_save.trigger()
+    assert dialogs == [] and not w.isWindowModified()
+    assert k8.read_text(encoding="utf-8") == dumps(w.fabric)
+    assert sorted(os.listdir(k8.parent)) == sorted(["k8.json", odd.name])     # not ours: left alone
