@@ -6,7 +6,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..model import UNICAST_LIDS, Catalog, Fabric, FabricError, LinkRate, Part
+from ..ib.lids import lid_space_problem  # the one LID-space refusal (generators, route, importers, lint)
+from ..model import Catalog, Fabric, FabricError, LinkRate, Part
 from ..model.fabric import KIND_CODE, NIC
 from ..model.tech import ETH, IB
 
@@ -146,26 +147,12 @@ def add_hosts(fabric: Fabric, count: int, rate: LinkRate, servers: str = "node",
     return Hosts(sids, ports)
 
 
-def lid_space_problem(host_ports: int, switches: int, lmc: int = 0) -> str | None:
-    """The one-line refusal for an InfiniBand subnet over the 49,151 unicast LIDs, or None.
-
-    Every CA port takes 2^LMC LIDs and every switch one (its port 0). The generators, ``route``,
-    the IB importers and the GUI all refuse with this same line, computed from counts alone, so
-    it answers at once whatever the size or the LMC.
-    """
-    step = 1 << int(lmc)
-    need = int(host_ports) * step + int(switches)
-    if need <= UNICAST_LIDS:
-        return None
-    per = f" × {step} LIDs (LMC {lmc})" if lmc else ""
-    hint = ("lower the LMC, use --fabric roce, fewer hosts, or split the fabric into subnets" if lmc
-            else "use --fabric roce, fewer hosts, or split the fabric into subnets")
-    return (f"as one InfiniBand subnet, {host_ports:,} host ports{per} + {switches:,} switches need "
-            f"{need:,} LIDs, over the {UNICAST_LIDS:,} unicast LIDs (0x0001-0xBFFF); {hint}")
-
-
 def check_lid_space(tech: str, host_ports: int, switches: int, lmc: int = 0) -> None:
-    """Refuse an InfiniBand subnet that needs more than the 49,151 unicast LIDs."""
+    """Refuse an InfiniBand subnet that needs more than the 49,151 unicast LIDs.
+
+    The generators build at LMC 0 (one LID per port, nothing skipped for alignment), so the
+    count is the need and the line is :func:`~fabricviz.ib.lids.lid_space_problem`'s.
+    """
     if tech != IB:
         return
     problem = lid_space_problem(host_ports, switches, lmc)

@@ -29,7 +29,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..ib.sharp import SHARP_PART  # part id of SHARP aggregation nodes (NICs, not hosts)
+from ..ib.sharp import sharp_mask  # SHARP aggregation nodes (NICs, not hosts)
 from ..model import Fabric, FabricError, Part
 from ..model.fabric import KIND_CODE, KINDS, NIC
 
@@ -188,18 +188,15 @@ def bill_of_materials(fabric: Fabric, prices: Mapping[str, Mapping[str, float]] 
     parent_server = np.zeros(t.n, bool)
     has_parent = alive & (t.parent >= 0)
     parent_server[has_parent] = t.kind[t.parent[has_parent]] == KIND_CODE["server"]
-    sharp = np.zeros(t.n, bool)
+    sharp = sharp_mask(fabric)
     cat_of = {"server": "server", "gpu": "gpu", "nic": "nic", "ib_switch": "switch", "eth_switch": "switch"}
     groups: dict[tuple[str, str, bool], int] = {}
     for kind_code in np.unique(t.kind[alive]).tolist():
         kind = KINDS[kind_code]
         for idx in np.unique(t.part[alive & (t.kind == kind_code)]).tolist():
-            sel = alive & (t.kind == kind_code) & (t.part == idx)
-            pid = fabric.part_id_of(int(np.flatnonzero(sel)[0])) if idx >= 0 else None
+            sel = alive & (t.kind == kind_code) & (t.part == idx) & ~sharp
+            pid = fabric.part_id_of(int(np.flatnonzero(sel)[0])) if idx >= 0 and sel.any() else None
             if pid is None:
-                continue
-            if pid == SHARP_PART:
-                sharp |= sel
                 continue
             for inside in (False, True):
                 n = int(np.count_nonzero(sel & (parent_server == inside)))

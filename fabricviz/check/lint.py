@@ -23,7 +23,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..ib.sharp import SHARP_PART  # part id of SHARP aggregation nodes (NICs, not hosts)
+from ..ib.lids import check_lmc
+from ..ib.sharp import sharp_mask  # SHARP aggregation nodes (NICs, not hosts)
 from ..model import Fabric, FabricError, Part
 from ..model.fabric import IB_SWITCH, KIND_CODE, NIC
 from .info import device_tiers, switch_mask
@@ -99,27 +100,19 @@ class LintContext:
         self.alive = t.alive.copy()
         self.sw = switch_mask(fabric)
         nic = self.alive & (self.kind == KIND_CODE[NIC])
-        self.sharp = nic & self._part_is(SHARP_PART)
+        self.sharp = sharp_mask(fabric)
         #: fabric end points that are hosts: NICs other than SHARP aggregation nodes
         self.host_nic = nic & ~self.sharp
         self.ib_cable = ct.tech[self.cids] == 1
         meta = fabric.meta or {}
         lmc = meta.get("lmc", meta.get("file_lmc", 0))
-        self.lmc = int(lmc) if isinstance(lmc, int) and 0 <= lmc <= 7 else 0
+        try:
+            self.lmc = check_lmc(lmc)               # a design's meta that is no LMC: lint at LMC 0
+        except FabricError:
+            self.lmc = 0
         self._routes: dict[str, Any] = {}
 
     # ---- lookups
-    def _part_is(self, part_id: str) -> np.ndarray:
-        t = self.f.devices_t
-        out = np.zeros(t.n, bool)
-        for idx in np.unique(t.part[self.alive]).tolist():
-            if idx < 0:
-                continue
-            first = int(np.flatnonzero(self.alive & (t.part == idx))[0])
-            if self.f.part_id_of(first) == part_id:
-                out |= self.alive & (t.part == idx)
-        return out
-
     def part(self, d: int) -> Part | None:
         """The device's catalog part, or None (no part, or not in this catalog)."""
         pid = self.f.part_id_of(int(d))

@@ -16,7 +16,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from ..model import UNICAST_LIDS
+from ..model import UNICAST_LIDS, FabricError
 from ..model.fabric import ETH_SWITCH, IB_SWITCH, KIND_CODE, PORT_STATES
 from ..model.tech import ETH_SPEEDS, IB_LANE_GBPS, IB_SPEEDS, format_gbps
 from .info import TIER_NAMES, ratio_text
@@ -212,20 +212,59 @@ def lid_space(ctx: LintContext) -> Iterator[Finding]:
     n_sw = np.bincount(label[sw], minlength=_count)
     n_ca = np.bincount(label[pt.device[ca]], minlength=_count)
     step = 1 << ctx.lmc
+    kept = bool(f.meta.get("file_lids"))
     subnets = np.flatnonzero(n_sw > 0)
     for comp in subnets.tolist():
-        need = int(n_sw[comp]) + int(n_ca[comp]) * step
-        if need <= UNICAST_LIDS * (1 - LID_MARGIN):
+        n_s, n_c = int(n_sw[comp]), int(n_ca[comp])
+        # OpenSM skips up to step - 1 LIDs per run of switches between CA blocks (and before the
+        # first): below that bound nothing can be near the end, so no subnet is discovered
+        if not kept and n_s + n_c * step + (n_s + 1) * (step - 1) <= UNICAST_LIDS * (1 - LID_MARGIN):
             continue
         where = f.name if len(subnets) == 1 else f"subnet of {f.name_of(int(np.flatnonzero(sw & (label == comp))[0]))}"
-        how = (f"needs {need:,} LIDs ({int(n_ca[comp]):,} CA ports × {step} (LMC {ctx.lmc}) + "
-               f"{int(n_sw[comp]):,} switches)")
-        if need > UNICAST_LIDS:
-            yield ctx.finding("lid-space", "error", f"{how}, over the {UNICAST_LIDS:,} unicast LIDs: split it "
-                              "into subnets or lower the LMC", where=where)
-        else:
-            yield ctx.finding("lid-space", "warning", f"{how}, within {LID_MARGIN:.0%} of the "
+        n_c, n_s, need, problem = _subnet_need(ctx, label, comp, n_c, n_s)
+        if problem is not None:
+            yield ctx.finding("lid-space", "error", problem, where=where)
+        elif need > UNICAST_LIDS * (1 - LID_MARGIN):
+            why = " with aligned blocks" if need > n_s + n_c * step else ""
+            yield ctx.finding("lid-space", "warning", f"needs {need:,} LIDs ({n_c:,} CA ports × {step} (LMC "
+                              f"{ctx.lmc}) + {n_s:,} switches{why}), within {LID_MARGIN:.0%} of the "
                               f"{UNICAST_LIDS:,} unicast LIDs: no room to grow", where=where)
+
+
+def _subnet_need(ctx: LintContext, label: np.ndarray, comp: int, n_ca: int,
+                 n_sw: int) -> tuple[int, int, int, str | None]:
+    """(CA ports, switches, LIDs needed, refusal or None) of one IB subnet as ``route`` finds it:
+    discovered from the SM ``route`` would use (in another subnet: its first cabled IB NIC, else
+    its first switch), the LIDs in OpenSM's order, file LIDs kept."""
+    from ..ib.lids import lid_need, lid_space_problem, subnet_entries
+    from ..ib.routing import default_sm, file_lids
+    from ..ib.subnet import default_sm_port, discover
+    f = ctx.f
+    pt = f.ports_t
+    try:
+        sm = default_sm(f)
+        sm_dev = f.device_id(sm) if sm is not None else int(pt.device[default_sm_port(f)])
+    except FabricError:
+        sm_dev = -1
+    if sm_dev < 0 or label[sm_dev] != comp:
+        mine = ctx.alive & (label == comp)
+        cabled = np.zeros(len(mine), bool)
+        cabled[pt.device[(pt.cable >= 0) & (pt.tech == 1)]] = True
+        first = np.flatnonzero(mine & ctx.host_nic & cabled)
+        if not len(first):
+            first = np.flatnonzero(mine & (ctx.kind == KIND_CODE[IB_SWITCH]))
+        sm_dev = int(first[0])
+    try:
+        sn = discover(f, sm_dev)
+    except FabricError:
+        problem = lid_space_problem(n_ca, n_sw, ctx.lmc)
+        return n_ca, n_sw, n_sw + n_ca * (1 << ctx.lmc), problem
+    guids, is_sw, sm_key = subnet_entries(sn)
+    kept = file_lids(sn)
+    n_ca, n_sw = len(sn.ca_ports), sn.num_switches
+    count = n_sw + n_ca * (1 << ctx.lmc)
+    need = count if count > UNICAST_LIDS else lid_need(guids, is_sw, ctx.lmc, sm_key, kept)
+    return n_ca, n_sw, need, lid_space_problem(n_ca, n_sw, ctx.lmc, need, bool(kept))
 
 
 # --------------------------------------------------------------------------- topology

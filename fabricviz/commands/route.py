@@ -6,7 +6,6 @@ import argparse
 import json
 
 from ..loaders import load_any
-from ..model import FabricError
 
 
 def add_sm_options(p: argparse.ArgumentParser) -> None:
@@ -17,9 +16,9 @@ def add_sm_options(p: argparse.ArgumentParser) -> None:
 
 
 def routing_for(args: argparse.Namespace):
+    from ..ib.lids import check_lmc
     from ..ib.routing import route
-    if not 0 <= args.lmc <= 7:
-        raise FabricError(f"--lmc {args.lmc}: LMC is 0..7")
+    check_lmc(args.lmc, "--lmc")
     fabric = load_any(args.file)
     roots = [r.strip() for r in args.roots.split(",")] if getattr(args, "roots", None) else None
     return route(fabric, args.engine, sm=args.sm, lmc=args.lmc, roots=roots)  # LID space: cli names the file

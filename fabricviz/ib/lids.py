@@ -1,10 +1,17 @@
-"""LID assignment as OpenSM's LID manager does it on a fresh subnet.
+"""LID assignment as OpenSM's LID manager does it on a fresh subnet, and the LID space it needs.
 
 The SM's own port is served first, then every port in the port-GUID map
 (switch port 0s and CA ports, byte-swapped GUID order, see
 :func:`~fabricviz.ib.subnet.osm_order`). Each CA port takes ``2^LMC``
 consecutive LIDs aligned to ``2^LMC`` from the lowest free range; a switch's
 base port 0 takes one LID. Unicast LIDs run from 1 to 0xBFFF (49,151).
+
+OpenSM never hands out the LIDs it skips to align a CA port's block, so a
+switch that falls between two CA blocks costs up to ``2^LMC`` LIDs: the need
+is the highest LID this order reaches (:func:`lid_bases`, integer numpy work), not
+a count. :func:`lid_space_problem` is the one refusal every path gives: the
+generators, :func:`assign_lids` (``route``, the GUI's LID table), the IB importers'
+check, lint's ``lid-space`` rule.
 """
 
 from __future__ import annotations
@@ -13,15 +20,134 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..model import FabricError
+from ..model import UNICAST_LIDS, FabricError
 from .subnet import Subnet, osm_order
 
-MAX_UCAST_LID = 0xBFFF
+MAX_UCAST_LID = UNICAST_LIDS
 MAX_LMC = 7
 
 
 class LidSpaceError(FabricError):
     """The subnet needs more unicast LIDs than there are: refused before any routing work."""
+
+
+def check_lmc(lmc: object, what: str = "LMC") -> int:
+    """The LMC as an int, or a FabricError ``"<what> 8: LMC is 0..7"`` (``what``: how the caller
+    names it, e.g. ``--lmc``)."""
+    if isinstance(lmc, bool) or not isinstance(lmc, (int, np.integer)) or not 0 <= lmc <= MAX_LMC:
+        raise FabricError(f"{what} {lmc!r}: LMC is 0..{MAX_LMC}")
+    return int(lmc)
+
+
+def lid_space_problem(host_ports: int, switches: int, lmc: int = 0, need: int | None = None,
+                      kept: bool = False) -> str | None:
+    """The one-line refusal for an InfiniBand subnet over the 49,151 unicast LIDs, or None.
+
+    Every CA port takes 2^LMC LIDs and every switch one (its port 0). When that count alone is
+    over, the line gives the count (what every path can tell at once, a file's prescan included).
+    Otherwise ``need`` (:func:`lid_need`: the highest LID OpenSM's order reaches) decides; over,
+    the same sentence gives it and why it is more than the count (aligned blocks, LIDs kept).
+    """
+    step = 1 << int(lmc)
+    count = int(host_ports) * step + int(switches)
+    if count > UNICAST_LIDS:
+        need, why = count, ""
+    elif need is None or need <= UNICAST_LIDS:
+        return None
+    else:
+        why = " and ".join(([f"each port's {step}-LID block aligned"] if lmc else [])
+                           + (["the LIDs the ports carry kept"] if kept else []))
+        why = f" with {why}" if why else ""
+    per = f" × {step} LIDs (LMC {lmc})" if lmc else ""
+    hint = ("lower the LMC, use --fabric roce, fewer hosts, or split the fabric into subnets" if lmc
+            else "use --fabric roce, fewer hosts, or split the fabric into subnets")
+    return (f"as one InfiniBand subnet, {host_ports:,} host ports{per} + {switches:,} switches need "
+            f"{need:,} LIDs{why}, over the {UNICAST_LIDS:,} unicast LIDs (0x0001-0xBFFF); {hint}")
+
+
+def assignment_order(guids: np.ndarray, sm: int = -1) -> np.ndarray:
+    """Indices of ``guids`` in the order the SM hands out LIDs: entry ``sm`` (its own port) first,
+    then the port-GUID map's order."""
+    order = osm_order(guids)
+    if sm < 0:
+        return order
+    return np.concatenate([np.array([sm], np.int64), order[order != sm]])
+
+
+def _fresh_bases(is_sw: np.ndarray, step: int) -> np.ndarray:
+    """Base LID of each item (in assignment order) with nothing kept and no upper bound.
+
+    Switches take the next LID; a CA takes the next ``step``-aligned block and the free range
+    restarts after it (OpenSM's lid_mgr_find_free_lid_range), so a run of g switches after a CA
+    block costs ceil(g / step) blocks. Integer numpy work, no loop over ports.
+    """
+    n = len(is_sw)
+    cas = np.flatnonzero(~is_sw)
+    if step == 1 or not len(cas):
+        return np.arange(1, n + 1, dtype=np.int64)
+    g = np.diff(np.concatenate([[-1], cas])) - 1                 # switches just before each CA
+    inc = step + -(-g // step) * step                            # CA j starts that far past CA j-1
+    inc[0] = -(-(1 + g[0]) // step) * step                       # the first run starts at LID 1
+    blocks = np.cumsum(inc)
+    base = np.empty(n, np.int64)
+    base[cas] = blocks
+    sw = np.flatnonzero(is_sw)
+    run = np.cumsum(~is_sw)[sw]                                  # CAs before each switch
+    run_lid = np.concatenate([[1], blocks + step])               # first free LID of each run
+    run_item = np.concatenate([[0], cas + 1])                    # first item of each run
+    base[sw] = run_lid[run] + (sw - run_item[run])
+    return base
+
+
+def _kept_bases(is_sw: np.ndarray, keys: np.ndarray, step: int, previous: dict[int, int]) -> np.ndarray:
+    """Base LIDs (assignment order, no upper bound) when ports keep a free, aligned LID they had
+    (``previous``: GUID → LID) and the others take the lowest free aligned block of their width."""
+    n = len(is_sw)
+    width = np.where(is_sw, 1, step)
+    # past the kept LIDs (all <= 0xBFFF) each port costs at most one block: its own, or one a
+    # single LID spoiled for the aligned blocks
+    used = np.zeros(MAX_UCAST_LID + 2 + (n + 2) * step, bool)
+    base = np.zeros(n, np.int64)
+    for i, (g, w) in enumerate(zip(keys.tolist(), width.tolist())):
+        lid = previous.get(int(g), 0)
+        if lid and lid % w == 0 and lid + w - 1 <= MAX_UCAST_LID and not used[lid:lid + w].any():
+            used[lid:lid + w] = True
+            base[i] = lid
+    # the lowest free aligned block of each width: LIDs are only ever taken, so the search for a
+    # width resumes where the last one of that width stopped (linear, not quadratic)
+    cursor: dict[int, int] = {}
+    for i in np.flatnonzero(base == 0).tolist():
+        w = int(width[i])
+        lid = cursor.get(w, w)
+        while used[lid:lid + w].any():
+            lid += w
+        cursor[w] = lid
+        used[lid:lid + w] = True
+        base[i] = lid
+    return base
+
+
+def lid_bases(guids: np.ndarray, is_switch: np.ndarray, lmc: int, sm: int = -1,
+              previous: dict[int, int] | None = None) -> tuple[np.ndarray, int]:
+    """Base LID of every entry (switch port 0s by node GUID, CA ports by port GUID) as OpenSM
+    assigns them, ignoring the 0xBFFF bound, and the need: the highest LID reached."""
+    guids = np.asarray(guids, dtype=np.uint64)
+    is_switch = np.asarray(is_switch, dtype=bool)
+    order = assignment_order(guids, sm)
+    step = 1 << check_lmc(lmc)
+    sw = is_switch[order]
+    ordered = (_kept_bases(sw, guids[order], step, previous) if previous
+               else _fresh_bases(sw, step))
+    out = np.zeros(len(guids), np.int64)
+    out[order] = ordered
+    need = int((ordered + np.where(sw, 0, step - 1)).max(initial=0))
+    return out, need
+
+
+def lid_need(guids: np.ndarray, is_switch: np.ndarray, lmc: int, sm: int = -1,
+             previous: dict[int, int] | None = None) -> int:
+    """The highest LID the SM reaches giving every entry its LID(s): what the subnet needs."""
+    return lid_bases(guids, is_switch, lmc, sm, previous)[1]
 
 
 @dataclass
@@ -43,91 +169,39 @@ class Lids:
         return int(np.count_nonzero(self.sw_lid) + np.count_nonzero(self.ca_lid) * self.lids_per_ca_port)
 
 
+def subnet_entries(sn: Subnet) -> tuple[np.ndarray, np.ndarray, int]:
+    """(GUIDs, is-switch, SM entry) of a discovered subnet: its switches then its CA ports."""
+    S = sn.num_switches
+    guids = np.concatenate([sn.sw_guid, sn.ca_guid]).astype(np.uint64)
+    is_sw = np.arange(len(guids)) < S
+    if sn.sm_node in sn.sw_index:
+        sm = sn.sw_index[sn.sm_node]
+    else:
+        hits = np.flatnonzero(sn.ca_ports == sn.sm_port)
+        sm = S + int(hits[0]) if len(hits) else -1
+    return guids, is_sw, sm
+
+
 def assign_lids(sn: Subnet, lmc: int = 0, previous: dict[int, int] | None = None) -> Lids:
     """LID assignment in OpenSM's order.
 
     ``previous`` (port GUID → base LID: OpenSM's guid2lid, or the LIDs the ports
     already carry, e.g. from an ibnetdiscover file — OpenSM keeps a port's LID
     when it is free and aligned) keeps those ports on their LIDs; the others
-    then take the lowest free ranges.
+    then take the lowest free ranges. A subnet whose need is over 0xBFFF is refused
+    (:class:`LidSpaceError`, :func:`lid_space_problem`'s line): some port would get no LID.
     """
-    if not 0 <= lmc <= MAX_LMC:
-        raise FabricError(f"LMC {lmc}: LMC is 0..{MAX_LMC}")
+    lmc = check_lmc(lmc)
     S, C = sn.num_switches, len(sn.ca_ports)
-    # one list of (is_switch, index) in port-GUID map order
-    guids = np.concatenate([sn.sw_guid, sn.ca_guid]).astype(np.uint64)
-    order = osm_order(guids)
-    sm_is_sw = sn.sm_node in sn.sw_index
-    if sm_is_sw:
-        sm_key = sn.sw_index[sn.sm_node]
-    else:
-        hits = np.flatnonzero(sn.ca_ports == sn.sm_port)
-        sm_key = S + int(hits[0]) if len(hits) else -1
-    seq = [sm_key] + [int(k) for k in order.tolist() if int(k) != sm_key] if sm_key >= 0 else order.tolist()
-    sw_lid = np.zeros(S, np.int64)
-    ca_lid = np.zeros(C, np.int64)
-    step = 1 << lmc
-    nxt = 1
-    warnings: list[str] = []
-    short = 0
-    if previous:
-        used = np.zeros(MAX_UCAST_LID + 2, bool)
-        for k in seq:
-            g = int(guids[k])
-            lid = previous.get(g, 0)
-            width = 1 if k < S else step
-            if lid and lid % width == 0 and lid + width - 1 <= MAX_UCAST_LID and not used[lid:lid + width].any():
-                used[lid:lid + width] = True
-                if k < S:
-                    sw_lid[k] = lid
-                else:
-                    ca_lid[k - S] = lid
-        # the lowest free aligned block of each width: LIDs are only ever taken, so the search
-        # for a width resumes where the last one of that width stopped (linear, not quadratic)
-        cursor: dict[int, int] = {}
-        for k in seq:
-            if (k < S and sw_lid[k]) or (k >= S and ca_lid[k - S]):
-                continue
-            width = 1 if k < S else step
-            lid = cursor.get(width, width)
-            while lid + width - 1 <= MAX_UCAST_LID and used[lid:lid + width].any():
-                lid += width
-            cursor[width] = lid
-            if lid + width - 1 > MAX_UCAST_LID:
-                short += 1
-                continue
-            used[lid:lid + width] = True
-            if k < S:
-                sw_lid[k] = lid
-            else:
-                ca_lid[k - S] = lid
-        seq = []
-    for k in seq:
-        if k < S:
-            lid, width = nxt, 1
-        else:
-            lid = (nxt + step - 1) & ~(step - 1)
-            width = step
-        if lid + width - 1 > MAX_UCAST_LID:
-            short += 1
-            continue
-        if k < S:
-            sw_lid[k] = lid
-        else:
-            ca_lid[k - S] = lid
-        # OpenSM moves the free range's start past the aligned block: LIDs skipped
-        # for alignment are not handed out later (lid_mgr_find_free_lid_range)
-        nxt = lid + width
-    if short:
-        # the counts fit (routing checks them first) but alignment or LIDs kept from a file leave
-        # no free aligned block: the SM cannot give every port a LID, so this is refused too
-        raise LidSpaceError(f"LID space exhausted: {short:,} port(s) would get no LID (unicast LIDs "
-                          f"1-{MAX_UCAST_LID:,}; LMC {lmc} takes aligned blocks of {step} per CA port); "
-                          "lower the LMC or split the fabric into subnets")
-    max_lid = int(max(sw_lid.max(initial=0), (ca_lid.max(initial=0) + step - 1) if C else 0))
-    return Lids(lmc, sw_lid, ca_lid, max_lid, warnings)
-
-
+    problem = lid_space_problem(C, S, lmc)
+    if problem is None:
+        guids, is_sw, sm = subnet_entries(sn)
+        bases, need = lid_bases(guids, is_sw, lmc, sm, previous)
+        problem = lid_space_problem(C, S, lmc, need, bool(previous))
+    if problem is not None:
+        raise LidSpaceError(problem)
+    sw_lid, ca_lid = bases[:S], bases[S:]
+    return Lids(lmc, sw_lid, ca_lid, need, [])
 def lid_of_ports(sn: Subnet, lids: Lids) -> dict[int, int]:
     """Model port id → base LID for CA ports and switch ports (switch ports share port 0's LID)."""
     out: dict[int, int] = {}

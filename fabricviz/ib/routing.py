@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 
 from ..model import Fabric, FabricError
-from .lids import MAX_LMC, Lids, LidSpaceError, assign_lids
+from .lids import Lids, assign_lids, check_lmc
 from .subnet import NO_PATH, Subnet, discover, switch_distances
 from .ucast import build_lfts, minhop_candidates
 
@@ -64,27 +64,23 @@ def subnet_and_lids(fabric: Fabric, sm: int | str | None = None, lmc: int = 0,
     """What the SM has before routing: the elected SM, the discovered subnet, the LIDs.
 
     LIDs of ``previous`` (a re-sweep) or of an imported file are kept as OpenSM keeps them.
+    A subnet over the unicast LIDs is refused (:class:`~.lids.LidSpaceError`) before any routing work.
     """
-    if isinstance(lmc, bool) or not isinstance(lmc, (int, np.integer)) or not 0 <= lmc <= MAX_LMC:
-        raise FabricError(f"LMC {lmc!r}: LMC is 0..{MAX_LMC}")
-    if sm is None and fabric.meta.get("sms"):
-        from .sm import elect
-        sm = elect(fabric).master.node
-    sn = discover(fabric, sm)
+    lmc = check_lmc(lmc)
+    sn = discover(fabric, default_sm(fabric) if sm is None else sm)
     if sn.num_switches == 0:
         raise FabricError("the subnet has no switches to route")
-    check_subnet_lids(sn, int(lmc))
     prev_lids = _previous_lids(previous) if previous is not None else file_lids(sn)
     return sn, assign_lids(sn, lmc, prev_lids)
 
 
-def check_subnet_lids(sn: Subnet, lmc: int = 0) -> None:
-    """Refuse, before any LID or route is computed, a subnet over the unicast LIDs (the
-    generators' one-line message: CA ports × 2^LMC + switches)."""
-    from ..build.common import lid_space_problem
-    problem = lid_space_problem(len(sn.ca_ports), sn.num_switches, lmc)
-    if problem is not None:
-        raise LidSpaceError(problem)
+def default_sm(fabric: Fabric) -> int | None:
+    """The node the SM runs on when none is named: the elected master of ``meta["sms"]``, else
+    None (:func:`~.subnet.discover`'s default)."""
+    if not fabric.meta.get("sms"):
+        return None
+    from .sm import elect
+    return elect(fabric).master.node
 
 
 def route(fabric: Fabric, engine: str = "minhop", sm: int | str | None = None, lmc: int = 0,

@@ -174,8 +174,10 @@ def big2():
     return fat_tree(2, 64, hosts=1458)
 
 
-@pytest.mark.parametrize("lmc,severity,need", [(4, None, 0), (5, "warning", 46734), (6, "error", 93390)])
+@pytest.mark.parametrize("lmc,severity,need", [(4, None, 0), (5, "warning", 47199), (6, "error", 93390)])
 def test_lid_space(big2, lmc, severity, need):
+    from fabricviz.build.common import lid_space_problem
+    from fabricviz.ib.routing import subnet_and_lids
     big2.meta["lmc"] = lmc
     found = only(lint(big2, ["lid-space"]), "lid-space")
     if severity is None:
@@ -183,7 +185,14 @@ def test_lid_space(big2, lmc, severity, need):
         return
     (x,) = found
     assert x.severity == severity and x.where == big2.name
-    assert x.message.startswith(f"needs {need:,} LIDs (1,458 CA ports × {1 << lmc} (LMC {lmc}) + 78 switches)")
+    if severity == "error":                   # 1,458 × 64 + 78: the count alone is over, route's line
+        assert x.message == lid_space_problem(1458, 78, 6)
+        assert f"need {need:,} LIDs, over" in x.message
+        return
+    # 1,458 × 32 + 78 = 46,734 by count; OpenSM's aligned blocks reach LID 47,199, as the SM assigns
+    assert subnet_and_lids(big2, lmc=lmc)[1].max_lid == need
+    assert x.message == (f"needs {need:,} LIDs (1,458 CA ports × 32 (LMC 5) + 78 switches with aligned blocks), "
+                         "within 5% of the 49,151 unicast LIDs: no room to grow")
 
 
 # --------------------------------------------------------------------------- topology

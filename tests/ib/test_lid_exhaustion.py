@@ -3,7 +3,12 @@
 One subnet has 49,151 unicast LIDs; every CA port takes 2^LMC of them and every switch one. Before
 the fix ``route --lmc 7`` on a 2-level radix-32 tree printed "LID space exhausted" and exited 0, and
 ``--lmc 3`` on a 3-level radix-32 tree (66,816 LIDs) ran for minutes. Now everything refuses with
-the generators' one line, from the counts alone, before any routing work; lint still reports it.
+the generators' one line before any routing work; lint reports it as an error with the same text.
+
+OpenSM never hands out the LIDs it skips to align a CA port's 2^LMC block, so a count that fits
+may still not: the 380-383 host radix-32 trees at LMC 7 counted 48,680-49,064 LIDs, passed lint
+and were then refused by route with a different line. The need is now the highest LID OpenSM's
+order reaches, one function for every path, checked here against a port-by-port walk.
 """
 
 from pathlib import Path
@@ -15,9 +20,11 @@ from fabricviz.build import fat_tree
 from fabricviz.build.common import lid_space_problem
 from fabricviz.check.lint import lint
 from fabricviz.cli import main
+from fabricviz.formats.ibnetdiscover import loads
 from fabricviz.formats.native import save_fabric
-from fabricviz.ib.lids import LidSpaceError
-from fabricviz.ib.routing import route
+from fabricviz.ib.lids import LidSpaceError, assignment_order, check_lmc, lid_bases, subnet_entries
+from fabricviz.ib.routing import route, subnet_and_lids
+from fabricviz.ib.subnet import discover
 from fabricviz.model import Fabric, FabricError
 
 
@@ -69,14 +76,114 @@ def test_route_refuses_a_bad_lmc_as_a_fabric_error():
         route(f, lmc=8)
 
 
+def walk_need(guids, is_sw, lmc: int, sm: int = -1) -> tuple[list[int], int]:
+    """The oracle: OpenSM's fresh assignment one port at a time (switch: the next LID; CA port: the
+    next 2^LMC-aligned block, the LIDs skipped never handed out), with no upper bound."""
+    step, nxt, bases = 1 << lmc, 1, [0] * len(guids)
+    for k in assignment_order(np.asarray(guids, np.uint64), sm).tolist():
+        lid = nxt if is_sw[k] else (nxt + step - 1) // step * step
+        bases[k] = lid
+        nxt = lid + (1 if is_sw[k] else step)
+    return bases, nxt - 1
+
+
+def test_need_in_openSM_order_matches_a_port_by_port_walk():
+    rng = np.random.default_rng(11)
+    for _ in range(500):
+        n = int(rng.integers(1, 60))
+        guids = rng.choice(1 << 20, n, replace=False).astype(np.uint64) * 0x10001
+        is_sw = rng.random(n) < rng.random()
+        lmc, sm = int(rng.integers(0, 8)), int(rng.integers(-1, n))
+        bases, need = lid_bases(guids, is_sw, lmc, sm)
+        want_bases, want_need = walk_need(guids, is_sw.tolist(), lmc, sm)
+        assert bases.tolist() == want_bases and need == want_need
+
+
+def subnet_need(f: Fabric, lmc: int) -> int:
+    g, is_sw, sm = subnet_entries(discover(f))
+    return walk_need(g, is_sw.tolist(), lmc, sm)[1]
+
+
 def test_aligned_blocks_that_do_not_fit_refuse_too():
     # 383 × 128 + 96 = 49,120 LIDs fit by count, but the switch LIDs between the aligned
-    # 128-LID blocks leave 16 CA ports without a block: refused, not a warning
+    # 128-LID blocks push the need to 51,199: refused with the one line, naming the real need
     f = chained_leaves(383, 4)
+    assert subnet_need(f, 7) == 51_199
     before = f.signature()
-    with pytest.raises(LidSpaceError, match=r"^LID space exhausted: 16 port\(s\) would get no LID "):
+    with pytest.raises(LidSpaceError) as e:
         route(f, lmc=7)
+    assert str(e.value) == lid_space_problem(383, 96, 7, 51_199) == (
+        "as one InfiniBand subnet, 383 host ports × 128 LIDs (LMC 7) + 96 switches need 51,199 LIDs with "
+        "each port's 128-LID block aligned, over the 49,151 unicast LIDs (0x0001-0xBFFF); lower the LMC, "
+        "use --fabric roce, fewer hosts, or split the fabric into subnets")
     assert f.signature() == before
+
+
+@pytest.mark.parametrize("hosts,need", [(380, 50_815), (382, 51_071), (383, 51_199)])
+def test_counts_that_fit_but_aligned_blocks_do_not_refuse_in_route_and_lint(tmp_path, monkeypatch, capsys,
+                                                                          hosts, need):
+    # the reviewer's case: the count (380 × 128 + 40 = 48,680 .. 49,064) fits, OpenSM's order does not
+    monkeypatch.chdir(tmp_path)
+    f = fat_tree(2, 32, hosts=hosts)
+    assert subnet_need(f, 7) == need
+    line = lid_space_problem(hosts, 40, 7, need)
+    assert f"need {need:,} LIDs with each port's 128-LID block aligned, over" in line
+    f.meta["lmc"] = 7
+    save_fabric(f, "t.json")
+    assert main(["route", "t.json", "--lmc", "7"]) == 2
+    assert capsys.readouterr() == ("", f"fabricviz: error: t.json: {line}\n")
+    with pytest.raises(LidSpaceError, match="^as one InfiniBand subnet"):
+        subnet_and_lids(f, lmc=7)                             # what the GUI's LID table calls
+    (x,) = lint(f, ["lid-space"]).by_rule("lid-space")
+    assert (x.severity, x.message) == ("error", line)
+    assert main(["lint", "t.json"]) == 1
+    assert f"error  lid-space  {f.name}: {line}\n" in capsys.readouterr().out
+
+
+def test_lint_warns_near_the_end_by_the_real_need():
+    f = fat_tree(2, 32, hosts=352)                            # 352 × 128 + 38 = 45,094: under 95 %
+    f.meta["lmc"] = 7
+    assert subnet_and_lids(f, lmc=7)[1].max_lid == subnet_need(f, 7) == 47_231   # over 46,693 (95 %)
+    (x,) = lint(f, ["lid-space"]).by_rule("lid-space")
+    assert (x.severity, x.message) == ("warning", "needs 47,231 LIDs (352 CA ports × 128 (LMC 7) + 38 "
+                                       "switches with aligned blocks), within 5% of the 49,151 unicast "
+                                       "LIDs: no room to grow")
+    f.meta["lmc"] = 6                                         # 352 × 64 + 38 = 22,566, need 23,615
+    assert lint(f, ["lid-space"]).by_rule("lid-space") == []
+
+
+def test_an_exact_fit_at_lmc_7_imports_and_gets_lids_and_one_more_port_is_refused_alike():
+    # 382 CAs on 2 leaves at LMC 7: OpenSM's order ends exactly on LID 49,151 (0xBFFF). (Routing it
+    # takes ~15 s at LMC 7 in ucast's LMC-aware pick; the LIDs are what this boundary is about.)
+    f = loads(ibnetdiscover_text(382, lmc=7), "fit.net")
+    _sn, lids = subnet_and_lids(f, lmc=7)
+    assert lids.max_lid == 0xBFFF
+    assert int(lids.ca_lid.max()) + 127 == 0xBFFF and len(np.unique(lids.ca_lid)) == 382
+    # 383: the import refuses with the line route gives the same fabric (imported at LMC 0)
+    with pytest.raises(FabricError) as e:
+        loads(ibnetdiscover_text(383, lmc=7), "over.net")
+    with pytest.raises(LidSpaceError) as r_e:
+        route(loads(ibnetdiscover_text(383), "lmc0.net"), lmc=7)
+    assert "need 49,279 LIDs with each port's 128-LID block aligned" in str(r_e.value)
+    assert str(e.value).startswith("over.net:") and str(e.value).endswith(f": {r_e.value}")
+
+
+def test_one_lmc_check():
+    assert check_lmc(np.int64(7)) == 7
+    for bad in (8, -1, True, 2.0, "3"):
+        with pytest.raises(FabricError, match=r"^--lmc .+: LMC is 0\.\.7$"):
+            check_lmc(bad, "--lmc")
+
+
+def test_no_waste_keeps_the_generators_line():
+    # LMC 0 (what generators build) skips nothing: the README's line, the count is the need
+    assert lid_space_problem(65536, 5120, 0, 70_656) == lid_space_problem(65536, 5120) == (
+        "as one InfiniBand subnet, 65,536 host ports + 5,120 switches need 70,656 LIDs, over the 49,151 "
+        "unicast LIDs (0x0001-0xBFFF); use --fabric roce, fewer hosts, or split the fabric into subnets")
+    f = chained_leaves(49_200, 60)                            # 49,200 + 820 at LMC 0
+    with pytest.raises(LidSpaceError) as e:
+        route(f)
+    assert str(e.value) == lid_space_problem(49_200, 820)
 
 
 def test_generate_refuses_with_the_same_line(tmp_path, capsys):
@@ -144,7 +251,7 @@ def test_lint_still_reports_lid_space_as_a_finding():
     report = lint(f)                                          # every rule, routing ones included
     (x,) = report.by_rule("lid-space")
     assert x.severity == "error"
-    assert x.message.startswith("needs 65,584 LIDs (512 CA ports × 128 (LMC 7) + 48 switches)")
+    assert x.message == lid_space_problem(512, 48, 7)          # the count alone is over: the count
 
 
 def test_kept_lids_then_lowest_free_aligned_blocks_in_linear_time():
