@@ -64,7 +64,7 @@ def save(fabric: Fabric, path: str | os.PathLike[str]) -> None:
     save_text_atomic(dumps(fabric), path)
 
 
-_TOKEN = re.compile(r'\s+|//[^\n]*|#[^\n]*|/\*.*?\*/|"((?:[^"\\]|\\.)*)"|(--|->)|([{}\[\]=;,:])|([A-Za-z0-9_.\-]+)', re.S)
+_TOKEN = re.compile(r'\s+|//[^\n]*|#[^\n]*|/\*.*?\*/|"((?:[^"\\]++|\\.)*+)"|(--|->)|([{}\[\]=;,:])|([A-Za-z0-9_.\-]+)', re.S)
 
 
 def _tokens(text: str, where: str) -> Iterator[tuple[str, str, int]]:

@@ -20,7 +20,7 @@ from ..model.limits import (F32_MAX, LOCAL_MAX, LOCAL_MIN, MAX_CHILDREN, MAX_LEN
 #: How deep collections may nest in any design file (JSON, GML, XML, YAML); real files need 4.
 MAX_DEPTH = 64
 #: A JSON string literal on one line (brackets inside it do not nest).
-JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+JSON_STRING = re.compile(r'"(?:[^"\\\n]++|\\.)*+"')   # possessive: no backtracking stack per character
 
 
 class FileFormatError(FabricError):

@@ -360,3 +360,31 @@ def test_a_switch_chain_longer_than_the_tier_range_imports_at_the_top_tier(tmp_p
     f = loaded(tmp_path, "chain.ibnetdiscover", _switch_chain(TIER_MAX + 10))
     assert f.device(f"sw{TIER_MAX + 9}").tier == TIER_MAX
     assert native.loads(native.dumps(f)).signature() == f.signature()
+
+
+@pytest.mark.parametrize("fmt", ["json", "dot"])
+def test_a_megabyte_string_costs_memory_in_proportion(tmp_path, fmt):
+    """A string literal of 1 MB: the string patterns are possessive, so the regex engine keeps no
+    backtracking state per character (it took ~120 bytes per character, 120 MB here, before)."""
+    import tracemalloc
+    from fabricviz.formats.limits import JSON_STRING, check_nesting
+    long = "n" * 1_000_000
+    if fmt == "json":
+        text = '{"a": [' * 70 + '"' + long + '"' + "]}" * 70   # deep enough that the string pass runs
+        run = lambda: check_nesting(text, "x", "[{", "]}", JSON_STRING)   # noqa: E731
+        err = pytest.raises(FabricError, match=r"^x:1: lists and objects nested deeper than 64$")
+    else:
+        text = 'graph g {\n  "' + long + '";\n}\n'
+        run = lambda: list(dot._tokens(text, "x"))     # noqa: E731
+        err = None
+    tracemalloc.start()
+    try:
+        if err is None:
+            assert [t[0] for t in run()] == ["id", "id", "{", "id", ";", "}"]
+        else:
+            with err:
+                run()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * len(text)
