@@ -1,13 +1,17 @@
 """Mutation fuzzer over every reader: per format, how many mutants load, are refused cleanly, or fail.
 
 Run: python bench/fuzz.py [--formats native,gml,...] [--per-format 500] [--seed 0] [--timeout 5]
-                          [--jobs 2] [--mem-gb 2.5] [--md FILE]
+                          [--jobs 2] [--mem-gb 2.5] [--mem-ratio 16] [--mem-floor-mb 32] [--md FILE]
      python bench/fuzz.py --replay FORMAT:SEED:INDEX -o OUT      (write that mutant's bytes to OUT)
-Each mutant is read in a forked worker (RLIMIT_AS cap, wall-clock timeout) the way the CLI reads it:
-load_any + a native dump, or for opensm_dump `replay` on its topology. Prints a table per format
+Each mutant is read in a fork of a warmed-up worker (RLIMIT_AS cap, wall-clock timeout) the way
+the CLI reads it: load_any + a native dump, or for opensm_dump `replay` on its topology. Its memory is
+its own peak RSS rise (tests/formats/fuzz_pool.py); over the floor and over K times the input's bytes
+(the file, and a dump's topology) it is ``memory``
+(issue 11: "never more memory than a few times the file's size"). Prints a table per format
 (mutants, accepted, refused, lost, unnamed, crash, hang, memory, noisy, seconds), then each non-clean
 outcome grouped by root cause (exception type + innermost frame) with a count and one example mutant
-id, its mutations and message; also the slowest mutant (>= 1 s) and the largest peak-RSS rise (>= 50 MB).
+id, its mutations and message; also the slowest mutant (>= 1 s) and the largest memory ratio, and at
+the end the five largest memory ratios of the run (among rises of at least MIN_RISE_MB).
 Goal (issue 11): no lost, unnamed, crash, hang, memory or noisy. Exit 1 when any but noisy.
 The engine is tests/formats/fuzzing.py (seeds, mutators) and tests/formats/fuzz_pool.py (workers).
 """
@@ -26,6 +30,24 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from tests.formats.fuzzing import BAD, FORMATS, OUTCOMES, Runner, fuzz, mutant, parse_id  # noqa: E402
 
 COLS = ("mutants",) + OUTCOMES + ("noisy", "seconds")
+#: a smaller rise is the fixed cost of any read (imports' pages faulted in again): not worth ranking
+MIN_RISE_MB = 8
+
+
+def _mem(r) -> str:
+    return (f"{r.id} [{' + '.join(r.steps)}] {r.mem_mb:.0f} MB for {r.size / 1024:,.0f} KB: "
+            f"{r.mem_ratio:.1f}x ({r.outcome})")
+
+
+def ranked(results, n: int | None = None) -> list:
+    """Results by memory ratio, largest first, of the rises of at least MIN_RISE_MB."""
+    return sorted((r for r in results if r.mem_mb >= MIN_RISE_MB), key=lambda r: -r.mem_ratio)[:n]
+
+
+def top_memory(runs, n: int = 5) -> list[str]:
+    top = ranked([r for results, _s in runs.values() for r in results], n)
+    return [f"\nTop {n} memory ratios (peak RSS rise / input bytes, rises >= {MIN_RISE_MB} MB):"] + (
+        [f"  {i}. {_mem(r)}" for i, r in enumerate(top, 1)] or ["  (none)"])
 
 
 def table(runs) -> list[str]:
@@ -54,14 +76,12 @@ def groups(runs) -> list[str]:
             if r.noise:
                 by[("noisy", r.noise.split(";")[0][:100])].append(r)
         slow = sorted((r for r in results if r.outcome != "hang" and r.seconds >= 1.0), key=lambda r: -r.seconds)
-        big = max(results, key=lambda r: r.grew_mb, default=None)
-        big = big if big is not None and big.grew_mb >= 50 else None
+        big = next(iter(ranked(results, 1)), None)
         if not by and not slow and not big:
             continue
         out.append(f"\n## {fmt}")
         if big:
-            out.append(f"- memory: peak RSS rose {big.grew_mb:.0f} MB reading {big.id} [{' + '.join(big.steps)}] "
-                       f"({big.size / 1024:.0f} KB file, {big.outcome})")
+            out.append(f"- largest memory ratio: {_mem(big)}")
         if slow:
             out.append(f"- slow: {len(slow)} mutant(s) took 1 s or more, slowest {slow[0].id} "
                        f"[{' + '.join(slow[0].steps)}] {slow[0].seconds:.1f} s ({slow[0].outcome})")
@@ -83,6 +103,9 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=5.0, help="seconds per mutant before it is a hang")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--mem-gb", type=float, default=2.5, help="RLIMIT_AS of each worker (0: none)")
+    ap.add_argument("--mem-ratio", type=float, default=16, metavar="K",
+                    help="a peak RSS rise over K x the input's bytes (and over --mem-floor-mb) is memory")
+    ap.add_argument("--mem-floor-mb", type=float, default=32, help="a smaller rise is never memory")
     ap.add_argument("--md", help="also write the table and the root causes to this Markdown file")
     ap.add_argument("--replay", metavar="F:S:I", help="write mutant FORMAT:SEED:INDEX to -o and exit")
     ap.add_argument("-o", "--output", help="where --replay writes the mutant")
@@ -106,19 +129,22 @@ def main() -> int:
     if bad:
         ap.error(f"unknown format(s) {', '.join(bad)} (use {', '.join(FORMATS)})")
     t0 = time.perf_counter()
-    with Runner(jobs=args.jobs, timeout=args.timeout, mem_gb=args.mem_gb) as runner:
+    with Runner(jobs=args.jobs, timeout=args.timeout, mem_gb=args.mem_gb, mem_ratio=args.mem_ratio,
+                mem_floor_mb=args.mem_floor_mb) as runner:
         runs = fuzz(formats, args.per_format, args.seed, runner,
                     progress=lambda f, n: print(f"{f}: {n} mutants done", file=sys.stderr, flush=True))
     head = [f"fabricviz fuzz: {len(formats)} formats x {args.per_format} mutants, seed {args.seed}, "
             f"timeout {args.timeout:g} s, RLIMIT_AS {args.mem_gb:g} GB, {args.jobs} jobs, "
-            f"{time.perf_counter() - t0:.0f} s"]
-    lines = head + [""] + table(runs) + groups(runs)
+            f"{time.perf_counter() - t0:.0f} s",
+            f"memory verdict: a file's own peak RSS rise over {args.mem_floor_mb:g} MB and over "
+            f"K = {args.mem_ratio:g} x its bytes (with a dump's topology)"]
+    lines = head + [""] + table(runs) + groups(runs) + top_memory(runs)
     print("\n".join(lines))
     if args.md:
         Path(args.md).write_text("# Fuzz findings (bench/fuzz.py)\n\n"
                                  f"Reproduce one: `python bench/fuzz.py --replay ID -o /tmp/m`\n\n"
-                                 + head[0] + "\n\n```\n" + "\n".join(table(runs)) + "\n```\n"
-                                 + "\n".join(groups(runs)) + "\n")
+                                 + "  \n".join(head) + "\n\n```\n" + "\n".join(table(runs)) + "\n```\n"
+                                 + "\n".join(groups(runs) + top_memory(runs)) + "\n")
     return 1 if any(r.outcome in BAD for results, _s in runs.values() for r in results) else 0
 
 

@@ -3,8 +3,8 @@
 Seeds are made at run time with the project's own generators and writers, plus the real files in
 ``tests/data``. A mutant is named ``FORMAT:SEED:INDEX`` and is rebuilt from that alone
 (:func:`mutant`): ``random.Random("FORMAT:SEED:INDEX")`` picks the seed file and one to three
-mutations. :class:`Runner` reads every mutant in a long-lived child process (fork), under an
-``RLIMIT_AS`` cap and a wall-clock timeout, and gives it one verdict:
+mutations. :class:`Runner` reads every mutant in a fork of a warmed-up worker process (its peak RSS
+measured alone), under an ``RLIMIT_AS`` cap and a wall-clock timeout, and gives it one verdict:
 
 ``accepted``  loaded (and its native dump could be written and read back as the same design)
 ``refused``   a FabricError of one line that starts with the file (path or name) and a colon
@@ -13,7 +13,10 @@ mutations. :class:`Runner` reads every mutant in a long-lived child process (for
 ``crash``     any other exception (type, message, innermost frame), or a failed save / reload of an
               accepted load (message prefixed ``save:`` / ``reload:``)
 ``hang``      no answer within the timeout (the worker is killed and replaced)
-``memory``    MemoryError, the worker died (RLIMIT_AS, a signal), or its peak RSS rose > 512 MB
+``memory``    MemoryError, the process died (RLIMIT_AS, a signal), or reading the file raised its
+              process's peak RSS by more than a floor (32 MB) *and* by more than K (16) times the
+              input's bytes (``Runner.mem_floor_mb``, ``Runner.mem_ratio``; ``mem_ratio`` of a Result
+              is that rise over the bytes)
 
 ``noisy`` is counted on the side: the reader wrote to stdout/stderr (Python or fd 1/2) or warned.
 The child-process side (verdicts, the worker pool) is tests/formats/fuzz_pool.py. ``bench/fuzz.py`` is
@@ -498,6 +501,20 @@ def read_mutant(fmt: str, path: str, topology: str | None):
                              + _first_difference(fabric.signature(), again.signature()))
 
 
+def warm() -> None:
+    """Read one seed of every format here, so that a fork of this process starts with all imports done."""
+    with tempfile.TemporaryDirectory(prefix="fabricviz-fuzz-warm-") as tmp:
+        for fmt in FORMATS:
+            s = seeds_of(fmt)[0]
+            path = os.path.join(tmp, s.name)
+            Path(path).write_bytes(s.data)
+            topo = None
+            if s.topology is not None:
+                topo = os.path.join(tmp, s.topology[0])
+                Path(topo).write_bytes(s.topology[1])
+            judge(read_mutant, fmt, path, topo)
+
+
 def _first_difference(a: tuple, b: tuple) -> str:
     """Which part of two Fabric.signature() tuples differs first, loaded vs. reloaded (short)."""
     for what, x, y in zip(("name", "meta", "devices", "cables", "parts"), a, b):
@@ -523,7 +540,8 @@ class Result:
     steps: tuple[str, ...] = ()
     seconds: float = 0.0
     size: int = 0            # bytes of the mutant file
-    grew_mb: float = 0.0     # how much the worker's peak RSS rose while reading it
+    mem_mb: float = 0.0      # how much its process's peak RSS rose while reading it
+    mem_ratio: float = 0.0   # that rise over the bytes read (the file, and a dump's topology)
 
     @property
     def root(self) -> str:
@@ -563,7 +581,8 @@ def fuzz(formats, per_format: int, seed: int, runner: Runner, workdir: str | Non
                         and steps.count("bom") <= 1:
                     r = dict(r, outcome="lost")          # a valid file with a BOM / CRLF was refused
                 results.append(Result(key, r["outcome"], r["type"], r["message"], r["frame"], r["noise"],
-                                      steps, r.get("seconds", 0.0), size, r.get("grew_mb", 0.0)))
+                                      steps, r.get("seconds", 0.0), size, r.get("mem_mb", 0.0),
+                                      r.get("mem_ratio", 0.0)))
             out[fmt] = (results, time.perf_counter() - t0)
             if progress:
                 progress(fmt, len(results))

@@ -255,7 +255,7 @@ def test_classifier_verdicts(tmp_path):
         p = tmp_path / f"{name}.txt"
         p.write_text("x")
         tasks.append((f"{i}:{name}", ("native", str(p), None)))
-    with Runner(reader=r_by_name, jobs=2, timeout=3.0, mem_gb=1.0, max_grow_mb=100) as runner:
+    with Runner(reader=r_by_name, jobs=2, timeout=3.0, mem_gb=1.0) as runner:
         res = runner.run(tasks)
         again = runner.run(tasks[:1])          # the pool still works after kills and deaths
     got = {k.split(":")[1] + ("#2" if k.startswith("12:") else ""): (v["outcome"], v["type"], bool(v["noise"]))
@@ -285,6 +285,122 @@ def test_classifier_verdicts(tmp_path):
     assert res["10:r_prints"]["noise"] == "loading..."
     assert res["14:r_c_prints"]["noise"] == "fd: libfoo: warning"
     assert again["0:r_ok"]["outcome"] == "accepted"
+    greedy = res["13:r_greedy"]
+    assert greedy["size"] == 1 and 196 <= greedy["mem_mb"] < 240, greedy
+    assert greedy["message"] == (f"peak RSS rose {greedy['mem_mb']:.0f} MB, {greedy['mem_ratio']:.0f}x the "
+                                 "1-byte input (refused after that)")
+
+
+# ---------------------------------------------------------------- the memory verdict: each file's own peak
+MB = 1 << 20
+
+
+def _touch(mb: int) -> bytearray:
+    block = bytearray(mb * MB)
+    block[::4096] = b"x" * len(block[::4096])     # every page resident, not just reserved
+    return block
+
+
+_KEPT: list = []
+
+
+def r_alloc(fmt, path, topo):
+    """Allocate (and touch) as many MB as the file name says: "200mb-1k.txt" takes 200 MB."""
+    _touch(int(Path(path).name.split("mb")[0]))
+
+
+def r_keep(fmt, path, topo):
+    """Keep 200 MB for good: in a long-lived worker the next file would find it (and its peak) there."""
+    _KEPT.append(_touch(200))
+
+
+def r_whoami(fmt, path, topo):
+    """Refuse with the pids and thread counts of this process and its parent (the worker)."""
+    def status(pid):
+        with open(f"/proc/{pid}/status") as f:
+            return {k: v.strip() for k, v in (line.split(":", 1) for line in f)}
+    me, worker = status("self"), status(os.getppid())
+    raise FabricError(f"{path}: worker {me['PPid']} of {worker['PPid']}, threads {me['Threads']} {worker['Threads']}")
+
+
+def _sized(tmp_path, name: str, size: int) -> str:
+    p = tmp_path / name
+    with open(p, "wb") as f:
+        f.truncate(size)                           # sparse: the size without the disk or the memory
+    return str(p)
+
+
+def test_memory_verdict_is_each_files_own_rise_against_its_size(tmp_path):
+    """200 MB for a 1 KB file is ``memory``, every time (not only the first: the peak is per file); the
+    same 200 MB for a 20 MB file is 10x, under K = 16; 20 MB for 1 KB is under the 32 MB floor; 200 MB
+    for 10 MB is 20x: ``memory``. Memory one file keeps is not charged to the next, nor hides its rise."""
+    files = [("200mb-1k.txt", 1024), ("200mb-20m.txt", 20 * MB), ("200mb-1k-again.txt", 1024),
+             ("20mb-1k.txt", 1024), ("200mb-10m.txt", 10 * MB), ("keep.txt", 1024), ("0mb-after-keep.txt", 1024),
+             ("objects-1k.txt", 1024), ("objects-1k-again.txt", 1024), ("fragment.txt", 1024),
+             ("objects-after-fragment.txt", 1024)]
+    tasks = [(name, ("native", _sized(tmp_path, name, size), None)) for name, size in files]
+    with Runner(reader=r_mem_by_name, jobs=1, timeout=20.0, mem_gb=1.0) as runner:
+        assert (runner.mem_floor_mb, runner.mem_ratio) == (32, 16)
+        res = runner.run(tasks)
+    got = {k: v["outcome"] for k, v in res.items()}
+    assert got == {"200mb-1k.txt": "memory", "200mb-20m.txt": "accepted", "200mb-1k-again.txt": "memory",
+                   "20mb-1k.txt": "accepted", "200mb-10m.txt": "memory", "keep.txt": "memory",
+                   "0mb-after-keep.txt": "accepted", "objects-1k.txt": "memory", "objects-1k-again.txt": "memory",
+                   "fragment.txt": "memory", "objects-after-fragment.txt": "memory"}, res
+    # the same objects after a file that kept the heap's pools: still the full rise (a fresh fork)
+    objects = [res[k]["mem_mb"] for k in ("objects-1k.txt", "objects-1k-again.txt", "objects-after-fragment.txt")]
+    assert 80 < objects[0] < 160 and all(abs(o - objects[0]) < 8 for o in objects), objects
+    for name, size in files[:-4]:
+        r = res[name]
+        want = 200 if name.startswith("200") or name == "keep.txt" else int(name.split("mb")[0])
+        assert r["size"] == size and 0.98 * want <= r["mem_mb"] < want + 40, (name, r)
+        assert r["mem_ratio"] == r["mem_mb"] * MB / size, (name, r)
+    assert res["200mb-1k.txt"]["type"] == "peak RSS" and 196 * 1024 <= res["200mb-1k.txt"]["mem_ratio"] < 240 * 1024
+    assert 9.8 <= res["200mb-20m.txt"]["mem_ratio"] < 12 and 19.6 <= res["200mb-10m.txt"]["mem_ratio"] < 24
+
+
+def r_objects(fmt, path, topo):
+    """About 100 MB of small objects (pymalloc, not one mmap), freed on return."""
+    many = [str(i) * 4 for i in range(1_200_000)]
+    assert len(many) == 1_200_000
+
+
+def r_fragment(fmt, path, topo):
+    """The same 100 MB, but one object in 64 kept: ~2 MB in use that pins (nearly) every pymalloc pool."""
+    many = [str(i) * 4 for i in range(1_200_000)]
+    _KEPT.append(many[::64])
+
+
+def r_mem_by_name(fmt, path, topo):
+    name = Path(path).name
+    return {"keep.txt": r_keep, "fragment.txt": r_fragment}.get(
+        name, r_objects if name.startswith("objects") else r_alloc)(fmt, path, topo)
+
+
+def test_mem_ratio_and_floor_are_options(tmp_path):
+    """K and the floor decide: with K = 8 the 10x file is ``memory``; with a 256 MB floor no 200 MB rise is."""
+    tasks = [("20m", ("native", _sized(tmp_path, "200mb-20m.txt", 20 * MB), None)),
+             ("1k", ("native", _sized(tmp_path, "200mb-1k.txt", 1024), None))]
+    with Runner(reader=r_alloc, jobs=1, timeout=20.0, mem_gb=1.0, mem_ratio=8) as runner:
+        k8 = runner.run(tasks)
+    with Runner(reader=r_alloc, jobs=1, timeout=20.0, mem_gb=1.0, mem_floor_mb=256) as runner:
+        floor = runner.run(tasks)
+    assert {k: v["outcome"] for k, v in k8.items()} == {"20m": "memory", "1k": "memory"}
+    assert {k: v["outcome"] for k, v in floor.items()} == {"20m": "accepted", "1k": "accepted"}
+
+
+def test_workers_are_not_forks_of_the_test_process(tmp_path):
+    """Each file is read in a single-threaded fork of a worker that a forkserver started, not this
+    process (which under pytest-qt has Qt's threads): the worker's parent is not us."""
+    p = tmp_path / "who.txt"
+    p.write_text("x")
+    with Runner(reader=r_whoami, jobs=1, timeout=10.0) as runner:
+        res = runner.run([("who", ("native", str(p), None))])["who"]
+        worker = runner._workers[0][0].pid
+    assert res["outcome"] == "refused", res
+    parent, threads = res["message"].split(": worker ")[1].split(", threads ")
+    assert parent.split(" of ")[0] == str(worker) and parent.split(" of ")[1] != str(os.getpid())
+    assert threads == "1 1"
 
 
 def test_names_place():
@@ -325,3 +441,18 @@ def test_bom_and_crlf_give_the_same_design(fmt, tmp_path):
             else:
                 got.append(load_any(d / s.name).signature())
         assert got[0] == got[1], (fmt, s.name)
+
+
+def test_bench_ranks_memory_ratios_of_real_rises():
+    """bench/fuzz.py's top list: largest ratio first, rises under MIN_RISE_MB (fixed cost) left out."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bench_fuzz", ROOT / "bench" / "fuzz.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rs = [fuzzing.Result("dot:0:1", "refused", size=100_000, mem_mb=13.0, mem_ratio=136.3),
+          fuzzing.Result("gml:0:2", "accepted", size=1_000, mem_mb=4.0, mem_ratio=4194.3),
+          fuzzing.Result("ibsim:0:3", "memory", size=2 << 20, mem_mb=64.0, mem_ratio=32.0, steps=("grow:50000",))]
+    lines = bench.top_memory({"dot": (rs[:1], 1.0), "x": (rs[1:], 1.0)}, 5)
+    assert lines == [f"\nTop 5 memory ratios (peak RSS rise / input bytes, rises >= {bench.MIN_RISE_MB} MB):",
+                     "  1. dot:0:1 [] 13 MB for 98 KB: 136.3x (refused)",
+                     "  2. ibsim:0:3 [grow:50000] 64 MB for 2,048 KB: 32.0x (memory)"]
