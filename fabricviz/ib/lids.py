@@ -101,29 +101,41 @@ def _fresh_bases(is_sw: np.ndarray, step: int) -> np.ndarray:
 
 def _kept_bases(is_sw: np.ndarray, keys: np.ndarray, step: int, previous: dict[int, int]) -> np.ndarray:
     """Base LIDs (assignment order, no upper bound) when ports keep a free, aligned LID they had
-    (``previous``: GUID → LID) and the others take the lowest free aligned block of their width."""
+    (``previous``: GUID → LID) and the others are placed as lid_mgr_find_free_lid_range does: the
+    free ranges between kept LIDs are tried in order, a port takes the first one its aligned block
+    fits in, and that range then starts after the block (LIDs skipped to align are lost)."""
     n = len(is_sw)
     width = np.where(is_sw, 1, step)
-    # past the kept LIDs (all <= 0xBFFF) each port costs at most one block: its own, or one a
-    # single LID spoiled for the aligned blocks
-    used = np.zeros(MAX_UCAST_LID + 2 + (n + 2) * step, bool)
+    used = np.zeros(MAX_UCAST_LID + 2, bool)
     base = np.zeros(n, np.int64)
     for i, (g, w) in enumerate(zip(keys.tolist(), width.tolist())):
         lid = previous.get(int(g), 0)
         if lid and lid % w == 0 and lid + w - 1 <= MAX_UCAST_LID and not used[lid:lid + w].any():
             used[lid:lid + w] = True
             base[i] = lid
-    # the lowest free aligned block of each width: LIDs are only ever taken, so the search for a
-    # width resumes where the last one of that width stopped (linear, not quadratic)
-    cursor: dict[int, int] = {}
+    free = np.flatnonzero(~used[1:MAX_UCAST_LID + 1]) + 1
+    cut = np.flatnonzero(np.diff(free) > 1)
+    lo = np.concatenate([free[:1], free[cut + 1]]).tolist()
+    hi = np.concatenate([free[cut], free[-1:]]).tolist()
+    if hi and hi[-1] == MAX_UCAST_LID:
+        hi[-1] = 1 << 62                      # the last range runs on: the need may pass 0xBFFF
+    else:
+        lo.append(MAX_UCAST_LID + 1)
+        hi.append(1 << 62)
+    # ranges only shrink, so a range too small for a width stays too small: per width, the search
+    # resumes at the first range that may still fit (linear, not quadratic)
+    first: dict[int, int] = {}
     for i in np.flatnonzero(base == 0).tolist():
         w = int(width[i])
-        lid = cursor.get(w, w)
-        while used[lid:lid + w].any():
-            lid += w
-        cursor[w] = lid
-        used[lid:lid + w] = True
+        r = first.get(w, 0)
+        while True:
+            lid = -(-lo[r] // w) * w
+            if lid + w - 1 <= hi[r]:
+                break
+            r += 1
+        first[w] = r
         base[i] = lid
+        lo[r] = lid + w
     return base
 
 

@@ -76,15 +76,37 @@ def test_route_refuses_a_bad_lmc_as_a_fabric_error():
         route(f, lmc=8)
 
 
-def walk_need(guids, is_sw, lmc: int, sm: int = -1) -> tuple[list[int], int]:
-    """The oracle: OpenSM's fresh assignment one port at a time (switch: the next LID; CA port: the
-    next 2^LMC-aligned block, the LIDs skipped never handed out), with no upper bound."""
-    step, nxt, bases = 1 << lmc, 1, [0] * len(guids)
-    for k in assignment_order(np.asarray(guids, np.uint64), sm).tolist():
-        lid = nxt if is_sw[k] else (nxt + step - 1) // step * step
-        bases[k] = lid
-        nxt = lid + (1 if is_sw[k] else step)
-    return bases, nxt - 1
+def walk_need(guids, is_sw, lmc: int, sm: int = -1, kept: dict[int, int] | None = None
+              ) -> tuple[list[int], int]:
+    """The oracle, one port at a time as osm_lid_mgr.c does it: ports in assignment order keep a
+    ``kept`` LID (GUID -> LID) that is aligned and still free; the gaps between kept LIDs are the
+    free ranges (the last one unbounded); every other port takes the first range its block (a
+    switch 1 LID, a CA port 2^LMC aligned) fits in, and that range then starts after the block."""
+    step, bases = 1 << lmc, [0] * len(guids)
+    order = assignment_order(np.asarray(guids, np.uint64), sm).tolist()
+    used: set[int] = set()
+    for k in order:
+        w, lid = (1 if is_sw[k] else step), (kept or {}).get(int(guids[k]), 0)
+        if lid and lid % w == 0 and lid + w - 1 <= 0xBFFF and not used & set(range(lid, lid + w)):
+            used |= set(range(lid, lid + w))
+            bases[k] = lid
+    ranges, start = [], 1
+    for u in sorted(used):
+        if u > start:
+            ranges.append([start, u - 1])
+        start = u + 1
+    ranges.append([start, 10 ** 9])
+    for k in order:
+        if bases[k]:
+            continue
+        w = 1 if is_sw[k] else step
+        for r in ranges:
+            lid = (r[0] + w - 1) // w * w
+            if lid + w - 1 <= r[1]:
+                bases[k], r[0] = lid, lid + w
+                break
+    need = max((b + (0 if is_sw[k] else step - 1) for k, b in enumerate(bases)), default=0)
+    return bases, need
 
 
 def test_need_in_openSM_order_matches_a_port_by_port_walk():
@@ -96,6 +118,13 @@ def test_need_in_openSM_order_matches_a_port_by_port_walk():
         lmc, sm = int(rng.integers(0, 8)), int(rng.integers(-1, n))
         bases, need = lid_bases(guids, is_sw, lmc, sm)
         want_bases, want_need = walk_need(guids, is_sw.tolist(), lmc, sm)
+        assert bases.tolist() == want_bases and need == want_need
+        # some ports keep LIDs a file or an earlier sweep gave them (some clash, some unaligned,
+        # one names no port): the gaps between them are free ranges, skipped LIDs still lost
+        kept = {int(g): int(rng.integers(1, 40 * (1 << lmc) + 2)) for g in guids if rng.random() < 0.4}
+        kept[0xDEAD] = 5
+        bases, need = lid_bases(guids, is_sw, lmc, sm, kept)
+        want_bases, want_need = walk_need(guids, is_sw.tolist(), lmc, sm, kept)
         assert bases.tolist() == want_bases and need == want_need
 
 
@@ -254,9 +283,9 @@ def test_lint_still_reports_lid_space_as_a_finding():
     assert x.message == lid_space_problem(512, 48, 7)          # the count alone is over: the count
 
 
-def test_kept_lids_then_lowest_free_aligned_blocks_in_linear_time():
-    # half the CA ports keep the LIDs a file gave them, the others take the lowest free aligned
-    # blocks; before the fix every port rescanned from LID 1 (4,000 CAs took 11 s, 16,000 took 123 s)
+def test_kept_lids_then_free_ranges_in_linear_time():
+    # half the CA ports keep the LIDs a file gave them, the others take blocks from the free ranges
+    # as OpenSM does; before the fix every port rescanned from LID 1 (4,000 CAs took 11 s, 16,000 123 s)
     from fabricviz.ib.lids import assign_lids
     from fabricviz.ib.subnet import discover
     f = chained_leaves(20_000, 60)                            # 20,000 CAs, 334 leaves
@@ -268,5 +297,6 @@ def test_kept_lids_then_lowest_free_aligned_blocks_in_linear_time():
     assert (ca % 2 == 0).all() and (ca > 0).all() and (sw > 0).all()
     taken = np.concatenate([ca, ca + 1, sw])
     assert len(np.unique(taken)) == 40_334                    # no LID given twice
-    # packed: switches take the lowest free single LIDs, CAs the lowest free aligned pairs
-    assert 40_334 <= lids.max_lid <= 40_335
+    g, is_sw, sm = subnet_entries(sn)                          # exactly the port-by-port walk
+    kept_by_guid = {int(gg): 2 * j + 2 for j, gg in enumerate(kept)}
+    assert lids.max_lid == walk_need(g, is_sw.tolist(), 1, sm, kept_by_guid)[1]
