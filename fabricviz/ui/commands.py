@@ -99,7 +99,11 @@ class HistoryView(QtWidgets.QUndoView):
         stack = self.stack()
         if self._syncing or stack is None or not current.isValid() or current.row() == stack.index():
             return
-        stack.setIndex(current.row())
+        self.setStack(None)         # the list would rebuild itself on every step of the walk
+        try:
+            stack.setIndex(current.row())
+        finally:
+            self.setStack(stack)
         self._sync()                                    # a refused step: show where it stopped
 
     def _sync(self) -> None:

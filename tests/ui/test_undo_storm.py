@@ -394,3 +394,21 @@ def test_the_undo_action_moves_the_history_selection(qtbot, make_window, demo_te
     assert ed.stack.index() == 0 and w.undo_view.currentIndex().row() == 0
     ed.stack.setIndex(1)                    # Python callers of setIndex go through the checks too
     assert ed.stack.index() == 1 and w.undo_view.currentIndex().row() == 1
+
+
+def test_a_click_far_back_in_a_long_history_rebuilds_the_list_once_not_per_step(
+        qtbot, make_window, demo_text):
+    w = make_window()
+    ed = w.editor
+    ed.stack.clear()
+    ed.set_fabric(loads(demo_text))
+    f = w.fabric
+    start = dumps(f)
+    sw = f.find("spine01")
+    for k in range(300):
+        assert ed.rename(sw, f"core{k}")
+    resets = []
+    w.undo_view.model().modelReset.connect(lambda: resets.append(1))
+    _click_history_row(qtbot, w, 0)         # 300 checked undo steps
+    assert ed.stack.index() == 0 and dumps(f) == start and w.undo_view.currentIndex().row() == 0
+    assert len(resets) <= 2                 # detached for the walk: not one rebuild per step
