@@ -1,7 +1,9 @@
 """Atomic file writes: the target is always the old whole file or the new whole file.
 
 :func:`write_atomic` writes a hidden temporary file beside the target
-(``.NAME.PID.HOST.XXXXXXXX.tmp``: the writer's process id and short host name),
+(``.NAME.PID-START.HOST.XXXXXXXX.tmp``: the writer's process id, its start time
+(:func:`start_time`; ``.NAME.PID.HOST...`` where that cannot be read) and host
+tag, see :func:`host_tag`),
 flushes and fsyncs it, gives it the old file's permissions and group (a new file
 gets the usual umask ones) and renames it over the target. Whatever goes wrong
 while writing (an exception, a full disk, a permission error) the temp file is
@@ -12,8 +14,12 @@ A process killed mid-save leaves its temp file behind; the next save of the
 same file removes it. Folders may be shared between hosts (an NFS home), so a
 temp file is removed as stale only when that is certain:
 
-* a temp file of this host: when its process is no longer running here (one of
-  this process's own: when no thread of ours is writing it);
+* a temp file of this host: when its process is no longer running here (a zombie
+  counts as gone; one of this process's own: when no thread of ours is writing
+  it), or when the pid was reused (as is normal after a reboot): the process now
+  holding it started at another time than the one in the name, or, for a name
+  without a start time, after the temp file was last written (by more than
+  :data:`CLOCK_SLACK_S`; a writer's temp file is never older than the writer);
 * another host's temp file, or one with no host or pid in its name (left by
   older versions): only when it has not been touched for :data:`STALE_AFTER_S`
   (an hour); no save takes that long.
@@ -27,6 +33,7 @@ crash does not count. What cannot be read (no ``/proc``) is not compared.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import socket
@@ -45,9 +52,11 @@ _writing: set[str] = set()
 _lock = threading.RLock()
 #: Temp files that cannot be tied to a dead process here are removed only after this long.
 STALE_AFTER_S = 3600.0
-#: The one shape of a temp file name: ``.TARGET.PID.HOST.RANDOM.tmp``; PID and HOST may be
-#: missing (older versions wrote ``.TARGET.PID.RANDOM.tmp`` and ``.TARGET.RANDOM.tmp``).
-_TEMP = r"\.(?P<target>{target})\.(?:(?P<pid>\d{{1,10}})\.(?:(?P<host>[A-Za-z0-9-]{{1,63}})\.)?)?[A-Za-z0-9_]+\.tmp"
+#: The one shape of a temp file name: ``.TARGET.PID-START.HOST.RANDOM.tmp``; START, HOST and PID
+#: may be missing (older versions wrote ``.TARGET.PID.HOST.RANDOM.tmp``, ``.TARGET.PID.RANDOM.tmp``
+#: and ``.TARGET.RANDOM.tmp``).
+_TEMP = (r"\.(?P<target>{target})\.(?:(?P<pid>\d{{1,10}})(?:-(?P<started>\d{{1,20}}))?\."
+         r"(?:(?P<host>[A-Za-z0-9-]{{1,63}})\.)?)?[A-Za-z0-9_]+\.tmp")
 MAX_PID = 2 ** 31
 
 
@@ -56,13 +65,18 @@ def _temp_re(target: str | None = None) -> re.Pattern[str]:
 
 
 def host_name() -> str:
-    """This host's short name as it goes into temp file names (``node07`` of ``node07.cluster``)."""
-    return short_host(socket.gethostname())
+    """This host's tag as it goes into temp file names (:func:`host_tag` of the full host name)."""
+    return host_tag(socket.gethostname())
 
 
-def short_host(host: str) -> str:
-    short = re.sub(r"[^A-Za-z0-9-]", "-", host.split(".", 1)[0])[:63]
-    return short or "host"
+def host_tag(host: str) -> str:
+    """``SHORT-HASH``: the first label of ``host`` (odd characters as ``-``, at most 40) for the
+    reader, and 8 hex digits of the SHA-256 of the whole name, so hosts whose names share a
+    first label (``10.0.0.5`` and ``10.0.0.6``, ``login01.clusterA`` and ``login01.clusterB``)
+    or differ only in odd characters still get different tags."""
+    short = re.sub(r"[^A-Za-z0-9-]", "-", host.split(".", 1)[0])[:40] or "host"
+    digest = hashlib.sha256(host.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return f"{short}-{digest}"
 
 
 def boot_id() -> str | None:
@@ -74,17 +88,55 @@ def boot_id() -> str | None:
         return None
 
 
-def start_time(pid: int) -> int | None:
-    """When process ``pid`` started (clock ticks since boot, /proc/PID/stat field 22); None if unknown."""
+def _stat(pid: int) -> list[str] | None:
+    """Fields 3 on of /proc/PID/stat (field 3 is at index 0); None if unreadable."""
     if not isinstance(pid, int) or not 0 < pid < MAX_PID:
         return None
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
             stat = fh.read()
         # the command name (field 2) is in parentheses and may hold spaces or ')'
-        return int(stat[stat.rindex(")") + 2:].split()[19])
-    except (OSError, ValueError, IndexError):
+        return stat[stat.rindex(")") + 2:].split()
+    except (OSError, ValueError):
         return None
+
+
+def start_time(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks since boot, /proc/PID/stat field 22); None if unknown."""
+    fields = _stat(pid)
+    try:
+        return int(fields[19]) if fields is not None else None
+    except (ValueError, IndexError):
+        return None
+
+
+def _boot_time() -> float | None:
+    """When this host booted (seconds since the epoch, ``btime`` of /proc/stat); None if unknown."""
+    try:
+        with open("/proc/stat", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("btime "):
+                    return float(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def started_at(pid: int) -> float | None:
+    """When process ``pid`` started (seconds since the epoch, to about a second); None if unknown."""
+    ticks, boot = start_time(pid), _boot_time()
+    try:
+        hz = os.sysconf("SC_CLK_TCK")
+    except (AttributeError, ValueError, OSError):
+        return None
+    if ticks is None or boot is None or hz <= 0:
+        return None
+    return boot + ticks / hz
+
+
+#: ``btime`` is whole seconds and the clock may be stepped a little: a temp file counts as older
+#: than a process only when it is older by more than this.
+CLOCK_SLACK_S = 5.0
 
 
 def _pid_runs(pid: int) -> bool:
@@ -97,12 +149,14 @@ def _pid_runs(pid: int) -> bool:
     except (OverflowError, ValueError):
         return False
     except OSError:            # PermissionError: someone else's live process
-        return True
-    return True
+        pass
+    fields = _stat(pid)        # a zombie (Z) or a dying process (X) answers kill() but runs no more
+    return not (fields is not None and fields and fields[0] in ("Z", "X"))
 
 
 def same_host(host: str | None) -> bool:
-    return host is not None and short_host(host) == host_name()
+    """Is ``host`` this host: its full name (as recovery files store it) or its tag (temp names)?"""
+    return host is not None and host in (socket.gethostname(), host_name())
 
 
 def process_alive(pid: object, host: str | None, boot: str | None = None, started: int | None = None) -> bool:
@@ -125,11 +179,22 @@ def process_alive(pid: object, host: str | None, boot: str | None = None, starte
     return True
 
 
-def _old(p: Path, now: float) -> bool:
+def _mtime(p: Path) -> float | None:
     try:
-        return now - p.stat().st_mtime > STALE_AFTER_S
+        return p.stat().st_mtime
     except OSError:
-        return False
+        return None
+
+
+def _old(p: Path, now: float) -> bool:
+    mtime = _mtime(p)
+    return mtime is not None and now - mtime > STALE_AFTER_S
+
+
+def _older_than_its_pid(p: Path, pid: int) -> bool:
+    """Was ``p`` written before the process now holding ``pid`` started (so not by it)?"""
+    mtime, began = _mtime(p), started_at(pid)
+    return mtime is not None and began is not None and mtime < began - CLOCK_SLACK_S
 
 
 def _stale(folder: Path, names: list[str], pat: re.Pattern[str]) -> list[Path]:
@@ -143,9 +208,11 @@ def _stale(folder: Path, names: list[str], pat: re.Pattern[str]) -> list[Path]:
         p = folder / name
         if str(p) in _writing:
             continue
-        pid, host = m.group("pid"), m.group("host")
+        pid, host, began = m.group("pid"), m.group("host"), m.group("started")
         if pid is not None and host is not None and same_host(host):
-            if int(pid) == os.getpid() or not process_alive(int(pid), host):
+            pid = int(pid)
+            if pid == os.getpid() or not process_alive(pid, host, started=None if began is None else int(began)) \
+                    or (began is None and _older_than_its_pid(p, pid)):
                 out.append(p)
         elif _old(p, now):     # another host's, or a name that does not say whose
             out.append(p)
@@ -209,7 +276,7 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, where: str | N
     remove_stale(target)
     with _lock:                # created and registered together: never seen as stale meanwhile
         try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.{host_name()}.", suffix=".tmp",
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{_writer()}.{host_name()}.", suffix=".tmp",
                                        dir=folder)
         except OSError as e:
             raise FabricError(f"{where}: cannot save: {e.strerror or e}") from None
@@ -255,6 +322,13 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, where: str | N
             _writing.discard(tmp)
 
 
+def _writer() -> str:
+    """``PID-START`` of this process for temp names (``PID`` where the start time is unknown)."""
+    pid = os.getpid()
+    began = start_time(pid)
+    return str(pid) if began is None else f"{pid}-{began}"
+
+
 def _umask() -> int:
     """The process umask without changing it (os.umask(0) would race other threads)."""
     try:
@@ -286,5 +360,5 @@ def _fsync_dir(folder: Path) -> None:
         os.close(dfd)
 
 
-__all__ = ["STALE_AFTER_S", "boot_id", "host_name", "process_alive", "remove_stale", "remove_stale_in",
-           "same_host", "short_host", "stale_temp_files", "start_time", "write_atomic"]
+__all__ = ["CLOCK_SLACK_S", "STALE_AFTER_S", "boot_id", "host_name", "host_tag", "process_alive", "remove_stale",
+           "remove_stale_in", "same_host", "stale_temp_files", "start_time", "started_at", "write_atomic"]

@@ -1,9 +1,10 @@
 """Autosave and crash recovery, as desktop design tools do it.
 
 While a window's design has unsaved changes, :class:`Autosave` writes it every
-``interval_ms`` (the ``autosave/interval_ms`` setting, one minute by default; 0
-turns it off) to a recovery file in the ``recovery`` folder beside the user's
-settings file (``~/.config/fabricviz/recovery`` on Linux). The file is written
+``interval_ms`` (the ``autosave/interval_ms`` setting, one minute by default, at
+most an hour; 0 turns it off, and deletes the recovery file) to a recovery file
+in the ``recovery`` folder beside the user's settings file
+(``~/.config/fabricviz/recovery`` on Linux). The file is written
 atomically (:func:`fabricviz.formats.atomic.write_atomic`) and records which
 design it was (its path, or untitled), its name, when, and the process that
 wrote it. Big designs are serialised off the UI thread from a snapshot
@@ -25,11 +26,13 @@ process start time, and :func:`fabricviz.formats.atomic.process_alive` decides
 (same host, same boot, pid running, same start time), so a pid reused after a
 reboot never hides a recovery. The settings folder may be shared by several
 hosts (an NFS home), and another host's process cannot be seen from here: its
-recovery file is offered (the question names the host) only once it has not
-been touched for :data:`OTHER_HOST_AFTER_S` (a day). A running window touches
-its recovery file at every autosave tick, even with nothing new to write, and
-the interval is at most a day, so a file that old belongs to no running window.
-Until then it is neither offered nor removed.
+recovery file (one whose full host name is not this host's) is offered (the
+question names the host) only once it has not been touched for
+:data:`OTHER_HOST_AFTER_S` (a day). A running window touches its recovery file
+at every autosave tick, even with nothing new to write, and the interval is at
+most :data:`MAX_INTERVAL_MS` (an hour), so a file that old belongs to no running
+window; a window whose autosave is turned off deletes its file. Until then it is
+neither offered nor removed.
 """
 
 from __future__ import annotations
@@ -46,8 +49,7 @@ from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
-from fabricviz.formats.atomic import (MAX_PID, boot_id, process_alive, remove_stale_in, same_host, start_time,
-                                      write_atomic)
+from fabricviz.formats.atomic import MAX_PID, boot_id, process_alive, remove_stale_in, start_time, write_atomic
 from fabricviz.model import Fabric, FabricError
 
 FORMAT = "fabricviz-recovery"
@@ -55,7 +57,8 @@ VERSION = 1
 #: Default autosave interval (ms) and the settings key that overrides it.
 INTERVAL_MS = 60_000
 INTERVAL_KEY = "autosave/interval_ms"
-MAX_INTERVAL_MS = 24 * 3600 * 1000
+#: The longest interval: far below OTHER_HOST_AFTER_S, so a live window's file is never that old.
+MAX_INTERVAL_MS = 3600 * 1000
 #: Designs with at least this many devices are serialised in a worker thread.
 THREAD_DEVICES = 5_000
 #: Recovery files larger than this are not read at start-up (they are left alone).
@@ -95,8 +98,12 @@ class Recovery:
         from fabricviz.formats.native import loads
         return loads(self.design, str(self.file))
 
+    def here(self) -> bool:
+        """Written on this host (the full host name it stores is this host's)?"""
+        return self.host == socket.gethostname()
+
     def question(self) -> str:
-        where = "" if same_host(self.host) else f" on {self.host}"
+        where = "" if self.here() else f" on {self.host}"
         return f"Recover unsaved changes to {self.name} from {self.stamp()}{where}?"
 
 
@@ -137,10 +144,13 @@ class Autosave(QtCore.QObject):
         return self.timer.interval() if self.timer.isActive() else 0
 
     def set_interval(self, ms: int) -> None:
-        """Autosave every ``ms`` milliseconds (at most a day); 0 turns it off."""
+        """Autosave every ``ms`` milliseconds (at most :data:`MAX_INTERVAL_MS`); 0 turns it off and
+        deletes the recovery file (no longer touched, it would look abandoned to other hosts)."""
         self.timer.stop()
         if ms > 0:
             self.timer.start(min(int(ms), MAX_INTERVAL_MS))
+        else:
+            self.discard()
 
     # ------------------------------------------------------------------ state
     def _changed(self, _index: int) -> None:
@@ -329,7 +339,7 @@ def pending_recoveries(folder: Path | None = None) -> list[Recovery]:
             rec = read_recovery(f)
         except FabricError:
             continue
-        if not same_host(rec.host):
+        if not rec.here():         # by the full name: short names are shared by hosts
             if _untouched_for(f) > OTHER_HOST_AFTER_S:
                 out.append(rec)
         elif not process_alive(rec.pid, rec.host, rec.boot_id, rec.started):
@@ -344,7 +354,7 @@ def ask_recover(parent: QtWidgets.QWidget | None, rec: Recovery) -> bool | None:
     box.setIcon(QtWidgets.QMessageBox.Icon.Question)
     box.setWindowTitle("Recover unsaved changes")
     box.setText(rec.question())
-    where = "" if same_host(rec.host) else f" on {rec.host}"
+    where = "" if rec.here() else f" on {rec.host}"
     box.setInformativeText(f"fabricviz{where} was closed without saving {rec.document or 'an untitled design'}. "
                            "Recover opens the autosaved design; Discard deletes it.")
     recover = box.addButton("Recover", QtWidgets.QMessageBox.ButtonRole.AcceptRole)

@@ -328,6 +328,15 @@ class MainWindow(QtWidgets.QMainWindow):
         self.view.snap = self.action_snap.isChecked()
 
     # ------------------------------------------------------------------ files
+    @staticmethod
+    def _internal_error(path: Path, verb: str, exc: BaseException) -> str:
+        """A bug while trying to ``verb`` (open, save) ``path``: the traceback is logged (stderr),
+        the one-line message for the dialog is returned."""
+        import logging
+        logging.getLogger(__name__).error("%s %s", {"open": "opening", "save": "saving"}.get(verb, verb), path,
+                                          exc_info=exc)
+        return f"{path}: cannot {verb}: internal error ({type(exc).__name__}: {' '.join(str(exc).split())})"
+
     def _load(self, path: Path, demo: bool = False) -> bool:
         """Open ``path``; on a refusal ``load_error`` is the CLI's one-line message and nothing
         changes (a window whose first load failed stays an empty untitled design)."""
@@ -337,9 +346,7 @@ class MainWindow(QtWidgets.QMainWindow):
         except (FabricError, OSError) as exc:
             msg = str(exc) if isinstance(exc, FabricError) else f"{path}: cannot read ({exc.strerror or exc})"
         except Exception as exc:     # a reader bug: say so in the dialog, the traceback goes to stderr
-            import logging
-            logging.getLogger(__name__).exception("opening %s", path)
-            msg = f"{path}: cannot open: internal error ({type(exc).__name__}: {' '.join(str(exc).split())})"
+            msg = self._internal_error(path, "open", exc)
         else:
             msg = None
         if msg is not None:
@@ -409,9 +416,7 @@ class MainWindow(QtWidgets.QMainWindow):
         except OSError as exc:
             msg = f"{path}: cannot save: {exc.strerror or exc}"
         except Exception as exc:       # a writer bug: the traceback goes to stderr, never out of the slot
-            import logging
-            logging.getLogger(__name__).exception("saving %s", path)
-            msg = f"{path}: cannot save: internal error ({type(exc).__name__}: {' '.join(str(exc).split())})"
+            msg = self._internal_error(path, "save", exc)
         else:
             msg = None
         if msg is not None:

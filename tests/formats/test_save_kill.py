@@ -3,6 +3,7 @@ temp files a killed save leaves behind are removed by the next save of that file
 
 from __future__ import annotations
 
+import hashlib
 import os
 import queue
 import random
@@ -130,7 +131,10 @@ def test_next_save_removes_stale_temp_files_of_dead_saves_only(tmp_path):
         p.write_text("partial")
     for p in old.values():
         _aged(p, atomic.STALE_AFTER_S + 60)
-    _aged(live, 10 * atomic.STALE_AFTER_S)                # age never makes this host's live save stale
+    # age never makes this host's live save stale: as old as the parent's temp can be (written
+    # just after it started, maybe hours ago), older than STALE_AFTER_S when the parent is
+    began = atomic.started_at(os.getppid())
+    _aged(live, 10 * atomic.STALE_AFTER_S if began is None else time.time() - began - 1)
     assert sorted(atomic.stale_temp_files(target)) == sorted([dead, not_a_pid, *old.values()])
     save_fabric(k_ary_fat_tree(4), target)
     assert sorted(os.listdir(tmp_path)) == sorted(["d.json", live.name, other.name, huge.name,
@@ -156,7 +160,7 @@ def test_liveness_needs_this_host_this_boot_the_pid_and_its_start_time():
     me, host, boot = os.getpid(), socket.gethostname(), atomic.boot_id()
     started = atomic.start_time(me)
     assert atomic.process_alive(me, host, boot, started) is True
-    assert atomic.process_alive(me, atomic.host_name(), boot, started) is True       # the short name too
+    assert atomic.process_alive(me, atomic.host_name(), boot, started) is True       # the tag too
     assert atomic.process_alive(me, "elsewhere", boot, started) is False            # another host's
     assert atomic.process_alive(_dead_pid(), host) is False
     assert atomic.process_alive(True, host) is False and atomic.process_alive(0, host) is False
@@ -165,6 +169,98 @@ def test_liveness_needs_this_host_this_boot_the_pid_and_its_start_time():
     assert atomic.process_alive(me, host, "another-boot", started) is False         # before a reboot
     assert atomic.process_alive(me, host, boot, started + 1) is False               # the pid was reused
     assert atomic.process_alive(os.getppid(), host, boot, atomic.start_time(os.getppid())) is True
+
+
+def test_a_temp_older_than_the_live_process_now_holding_its_pid_is_stale(tmp_path):
+    """pid reuse (normal after a reboot): the pid runs, but its process started after the temp
+    file was written, so another process with that pid left it."""
+    parent, host = os.getppid(), atomic.host_name()
+    began = atomic.started_at(parent)
+    if began is None:
+        pytest.skip("no /proc here: start times are not known")
+    assert abs(atomic.started_at(os.getpid()) - time.time()) < 24 * 3600     # seconds since the epoch
+    target = tmp_path / "d.json"
+    reused = tmp_path / f".d.json.{parent}.{host}.abcd1234.tmp"
+    live = tmp_path / f".d.json.{parent}.{host}.zzzz0000.tmp"
+    for p in (reused, live):
+        p.write_text("partial")
+    os.utime(reused, (began - 3600, began - 3600))            # before the parent started
+    os.utime(live, (began + 1, began + 1))                    # the parent's own
+    assert atomic.process_alive(parent, host) is True
+    assert atomic.stale_temp_files(target) == [reused]
+    save_fabric(k_ary_fat_tree(4), target)
+    assert sorted(os.listdir(tmp_path)) == sorted(["d.json", live.name])
+
+
+def test_a_temp_named_with_another_start_time_than_its_pids_process_is_stale_whatever_the_clocks(tmp_path):
+    """New temp names carry the writer's start time: pid reuse is found without comparing a file
+    time (an NFS server's clock) with a process start (this host's clock)."""
+    parent, host = os.getppid(), atomic.host_name()
+    began = atomic.start_time(parent)
+    if began is None:
+        pytest.skip("no /proc here: start times are not known")
+    target = tmp_path / "d.json"
+    reused = tmp_path / f".d.json.{parent}-{began + 1}.{host}.abcd1234.tmp"     # fresh, yet not its save
+    live = tmp_path / f".d.json.{parent}-{began}.{host}.zzzz0000.tmp"
+    for p in (reused, live):
+        p.write_text("partial")
+    _aged(live, time.time() - atomic.started_at(parent) + 3600)     # "older" than the parent: a clock off
+    assert atomic.stale_temp_files(target) == [reused]
+    save_fabric(k_ary_fat_tree(4), target)
+    assert sorted(os.listdir(tmp_path)) == sorted(["d.json", live.name])
+
+
+def test_a_zombie_is_not_a_running_process(tmp_path):
+    if not hasattr(os, "waitid") or atomic.start_time(os.getpid()) is None:
+        pytest.skip("no waitid or /proc here")
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)      # exited, not reaped: a zombie
+        with open(f"/proc/{child.pid}/stat", encoding="ascii") as fh:
+            assert fh.read().rsplit(")", 1)[1].split()[0] == "Z"
+        os.kill(child.pid, 0)                                        # it still answers kill(0)
+        host, started = socket.gethostname(), atomic.start_time(child.pid)
+        assert started is not None
+        assert atomic.process_alive(child.pid, host) is False
+        assert atomic.process_alive(child.pid, host, atomic.boot_id(), started) is False
+        temp = tmp_path / f".d.json.{child.pid}.{atomic.host_name()}.abcd1234.tmp"
+        temp.write_text("partial")
+        assert atomic.stale_temp_files(tmp_path / "d.json") == [temp]
+    finally:
+        child.wait()
+
+
+def test_hosts_that_share_a_short_name_get_different_tags():
+    def tag(host):
+        return host.split(".")[0] + "-" + hashlib.sha256(host.encode()).hexdigest()[:8]
+    assert atomic.host_tag("login01.clusterA") == tag("login01.clusterA")
+    assert atomic.host_tag("10.0.0.5") == tag("10.0.0.5") and atomic.host_tag("10.0.0.6") == tag("10.0.0.6")
+    assert atomic.host_tag("node_1") == "node-1-" + hashlib.sha256(b"node_1").hexdigest()[:8]
+    for a, b in (("10.0.0.5", "10.0.0.6"), ("login01.clusterA", "login01.clusterB"), ("node_1", "node-1"),
+                 ("n\u00f6de", "n\u00e9de")):
+        assert atomic.host_tag(a) != atomic.host_tag(b), (a, b)
+    assert atomic.host_name() == atomic.host_tag(socket.gethostname())
+    for host in ("x" * 300, "", "...", "login01.clusterA"):
+        t = atomic.host_tag(host)
+        m = atomic._temp_re("d.json").fullmatch(f".d.json.12-345.{t}.abcd1234.tmp")
+        assert m is not None and m.group("host") == t and m.group("pid") == "12" and m.group("started") == "345"
+
+
+def test_another_hosts_temp_with_the_same_short_name_is_not_judged_by_a_pid_here(tmp_path, monkeypatch):
+    """An NFS home: host B's save is not removed by host A because B's pid is not running on A."""
+    here = socket.gethostname()
+    short = here.split(".")[0]
+    there = next(h for h in (f"{short}.clusterB", f"{short}.clusterC") if h != here)
+    monkeypatch.setattr(atomic.socket, "gethostname", lambda: there)
+    theirs_tag = atomic.host_name()                                  # what host B's save names its temp
+    monkeypatch.undo()
+    assert theirs_tag != atomic.host_name() and not atomic.same_host(theirs_tag)
+    target = tmp_path / "d.json"
+    theirs = tmp_path / f".d.json.{_dead_pid()}.{theirs_tag}.abcd1234.tmp"   # no such pid here
+    theirs.write_text("partial")
+    assert atomic.stale_temp_files(target) == []
+    save_fabric(k_ary_fat_tree(4), target)
+    assert sorted(os.listdir(tmp_path)) == sorted(["d.json", theirs.name])
 
 
 def test_a_thread_never_removes_the_temp_file_another_thread_just_created(tmp_path, monkeypatch):
@@ -364,6 +460,7 @@ def test_sigkill_at_a_known_point_mid_write_leaves_the_old_file_and_the_next_sav
                              stderr=subprocess.PIPE, text=True)
     try:
         line = _line(child)
+        started = atomic.start_time(child.pid)
         child.send_signal(signal.SIGKILL)
     finally:
         child.wait(30)
@@ -373,7 +470,8 @@ def test_sigkill_at_a_known_point_mid_write_leaves_the_old_file_and_the_next_sav
     assert line == "in fsync\n", err
     assert child.returncode == -signal.SIGKILL
     (temp,) = _temps(tmp_path, target.name)
-    assert re.fullmatch(rf"\.k\.json\.{child.pid}\.{re.escape(atomic.host_name())}\.[a-z0-9_]{{8}}\.tmp", temp)
+    writer = child.pid if started is None else f"{child.pid}-{started}"       # its pid and start time
+    assert re.fullmatch(rf"\.k\.json\.{writer}\.{re.escape(atomic.host_name())}\.[a-z0-9_]{{8}}\.tmp", temp)
     assert (tmp_path / temp).read_text(encoding="utf-8") == new      # written whole, never renamed
     assert target.read_bytes() == old                                  # the old whole file
     assert load_any(target).counts() == k_ary_fat_tree(4).counts()

@@ -99,7 +99,9 @@ def test_interval_comes_from_the_settings(make_window, k8):
     w.settings.setValue(autosave.INTERVAL_KEY, "soon")
     assert autosave.Autosave(w).interval_ms == 60_000
     w.settings.setValue(autosave.INTERVAL_KEY, 10 ** 12)
-    assert autosave.Autosave(w).interval_ms == 24 * 3600 * 1000
+    assert autosave.Autosave(w).interval_ms == 3600 * 1000 == autosave.MAX_INTERVAL_MS
+    # a live window touches its file at least every MAX_INTERVAL_MS: another host waits far longer
+    assert autosave.OTHER_HOST_AFTER_S == 24 * 3600 >= 2 * autosave.MAX_INTERVAL_MS / 1000
     w.settings.setValue(autosave.INTERVAL_KEY, 0)
     assert autosave.Autosave(w).interval_ms == 0
 
@@ -161,6 +163,19 @@ def test_a_failed_autosave_is_reported_and_keeps_the_edits(make_window, k8, tmp_
     assert a.last_error == f"{blocker}: cannot autosave: File exists"
     assert w.statusBar().currentMessage() == f"autosave failed: {a.last_error}"
     assert w.isWindowModified() and w.editor.stack.count() == 1
+
+
+def test_turning_autosave_off_deletes_the_recovery_file_and_keeps_the_edits(make_window, k8):
+    """Never touched again, the file would look abandoned to other hosts after a day."""
+    w = make_window(str(k8))
+    a = w.autosave
+    _edit(w)
+    assert a.tick() is True and _files(a.folder) == [a.path.name]
+    a.set_interval(0)
+    assert a.interval_ms == 0 and _files(a.folder) == []
+    assert w.isWindowModified() and w.editor.stack.count() == 1
+    a.set_interval(500)                                          # on again: written at the next tick
+    assert a.tick() is True and json.loads(a.path.read_text(encoding="utf-8"))["design"] == dumps(w.fabric)
 
 
 def test_closing_normally_after_discard_deletes_the_recovery_file(make_window, k8):
@@ -507,6 +522,24 @@ def test_another_hosts_recovery_is_offered_only_once_untouched_for_a_day(start, 
     stamp = dt.datetime.fromisoformat("2020-01-15T09:41:00+00:00").astimezone().strftime("%Y-%m-%d %H:%M")
     assert asked == [f"Recover unsaved changes to untitled from {stamp} on nodeC.cluster?"]
     assert recent.exists() and old.exists() and temp.exists()
+
+
+def test_a_recovery_of_another_host_with_the_same_short_name_is_not_judged_here(start, monkeypatch):
+    """login01.clusterA and login01.clusterB share a home: B's live window's file is not offered
+    on A (as a dead process of another boot) and so never discarded there."""
+    folder = autosave.recovery_dir()
+    here = socket.gethostname()
+    short = here.split(".")[0]
+    there = next(h for h in (f"{short}.clusterB", f"{short}.clusterC") if h != here)
+    theirs = _write_recovery(folder, "b", None, os.getpid(), dumps(k_ary_fat_tree(4)), host=there,
+                             boot_id="boot-of-host-b", started=1)
+    assert autosave.pending_recoveries() == []
+    asked = _ask(monkeypatch, [])
+    start()
+    assert asked == [] and theirs.exists()
+    t = time.time() - autosave.OTHER_HOST_AFTER_S - 60       # untouched for a day: offered, naming B
+    os.utime(theirs, (t, t))
+    assert [r.question().endswith(f" on {there}?") for r in autosave.pending_recoveries()] == [True]
 
 
 def test_the_dialog_names_another_host(qtbot, tmp_path):

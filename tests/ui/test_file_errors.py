@@ -197,7 +197,7 @@ def test_starting_on_a_file_that_trips_a_reader_bug_says_why_in_a_dialog(qtbot, 
 @pytest.mark.parametrize("exc, why", [(PermissionError(13, "Permission denied"), "Permission denied"),
                                       (OverflowError("signed integer is greater than maximum"),
                                        "internal error (OverflowError: signed integer is greater than maximum)")])
-def test_any_save_error_is_a_dialog_and_keeps_the_edits(make_window, k8, dialogs, monkeypatch, exc, why):
+def test_any_save_error_is_a_dialog_and_keeps_the_edits(make_window, k8, dialogs, monkeypatch, exc, why, caplog):
     from fabricviz.formats import native
     w, sig, count = _edited(make_window, k8)
     before = k8.read_bytes()
@@ -209,6 +209,19 @@ def test_any_save_error_is_a_dialog_and_keeps_the_edits(make_window, k8, dialogs
     assert dialogs == [("Save failed", f"{k8}: cannot save: {why}")]
     _unchanged(w, sig, count)
     assert k8.read_bytes() == before
+    logged = [(r.getMessage(), r.exc_info[0]) for r in caplog.records if r.exc_info]
+    assert logged == ([] if isinstance(exc, OSError) else [(f"saving {k8}", OverflowError)])   # a bug: stderr
+
+
+def test_one_helper_words_every_internal_error(caplog):
+    from fabricviz.ui.main_window import MainWindow
+    err, bug = ValueError("two\n  lines"), KeyError("devices")
+    assert MainWindow._internal_error(Path("/d/k8.json"), "save", err) == \
+        "/d/k8.json: cannot save: internal error (ValueError: two lines)"
+    assert MainWindow._internal_error(Path("/d/k8.json"), "open", bug) == \
+        "/d/k8.json: cannot open: internal error (KeyError: 'devices')"
+    assert [(r.levelname, r.getMessage(), r.exc_info[1]) for r in caplog.records] == [
+        ("ERROR", "saving /d/k8.json", err), ("ERROR", "opening /d/k8.json", bug)]
 
 
 def test_a_temp_file_with_a_huge_pid_beside_the_design_does_not_stop_saving(make_window, k8, dialogs):
