@@ -200,6 +200,23 @@ def mixed_fabric(ctx: LintContext) -> Iterator[Finding]:
 
 @rule("lid-space", "error", "an InfiniBand subnet needs more than the 49,151 unicast LIDs (warning within 5 %)")
 def lid_space(ctx: LintContext) -> Iterator[Finding]:
+    step = 1 << ctx.lmc
+    for where, n_c, n_s, need, problem in lid_space_needs(ctx):
+        if problem is not None:
+            yield ctx.finding("lid-space", "error", problem, where=where)
+        elif need > UNICAST_LIDS * (1 - LID_MARGIN):
+            why = " with aligned blocks" if need > n_s + n_c * step else ""
+            yield ctx.finding("lid-space", "warning", f"needs {need:,} LIDs ({n_c:,} CA ports × {step} (LMC "
+                              f"{ctx.lmc}) + {n_s:,} switches{why}), within {LID_MARGIN:.0%} of the "
+                              f"{UNICAST_LIDS:,} unicast LIDs: no room to grow", where=where)
+
+
+def lid_space_needs(ctx: LintContext, every: bool = False) -> Iterator[tuple[str, int, int, int, str | None]]:
+    """(where, CA ports, switches, LIDs needed, refusal or None) of each IB subnet (a component
+    with a switch), as ``route`` finds it: :func:`~fabricviz.ib.routing.lid_entries` from the SM
+    route would use (in another subnet: its first cabled IB NIC, else its first switch), then
+    :func:`~fabricviz.ib.lids.plan_lids` at the design's LMC. Unless ``every``, a subnet whose
+    worst case cannot come near the end is skipped without discovering it."""
     f = ctx.f
     t, pt = f.devices_t, f.ports_t
     ib = ctx.ib_cable
@@ -218,53 +235,46 @@ def lid_space(ctx: LintContext) -> Iterator[Finding]:
         n_s, n_c = int(n_sw[comp]), int(n_ca[comp])
         # OpenSM skips up to step - 1 LIDs per run of switches between CA blocks (and before the
         # first): below that bound nothing can be near the end, so no subnet is discovered
-        if not kept and n_s + n_c * step + (n_s + 1) * (step - 1) <= UNICAST_LIDS * (1 - LID_MARGIN):
+        if not every and not kept and \
+                n_s + n_c * step + (n_s + 1) * (step - 1) <= UNICAST_LIDS * (1 - LID_MARGIN):
             continue
         where = f.name if len(subnets) == 1 else f"subnet of {f.name_of(int(np.flatnonzero(sw & (label == comp))[0]))}"
-        n_c, n_s, need, problem = _subnet_need(ctx, label, comp, n_c, n_s)
-        if problem is not None:
-            yield ctx.finding("lid-space", "error", problem, where=where)
-        elif need > UNICAST_LIDS * (1 - LID_MARGIN):
-            why = " with aligned blocks" if need > n_s + n_c * step else ""
-            yield ctx.finding("lid-space", "warning", f"needs {need:,} LIDs ({n_c:,} CA ports × {step} (LMC "
-                              f"{ctx.lmc}) + {n_s:,} switches{why}), within {LID_MARGIN:.0%} of the "
-                              f"{UNICAST_LIDS:,} unicast LIDs: no room to grow", where=where)
+        yield (where, *_subnet_need(ctx, label, comp, n_c, n_s))
+
+
+def _subnet_sm(ctx: LintContext, label: np.ndarray, comp: int) -> int:
+    """The SM device of subnet ``comp``: route's (:func:`~fabricviz.ib.routing.sm_device`) when it
+    is in this subnet, else the subnet's first cabled IB NIC, else its first switch."""
+    from ..ib.routing import sm_device
+    pt = ctx.f.ports_t
+    try:
+        sm_dev = sm_device(ctx.f)
+    except FabricError:
+        sm_dev = -1
+    if sm_dev >= 0 and label[sm_dev] == comp:
+        return sm_dev
+    mine = ctx.alive & (label == comp)
+    cabled = np.zeros(len(mine), bool)
+    cabled[pt.device[(pt.cable >= 0) & (pt.tech == 1)]] = True
+    first = np.flatnonzero(mine & ctx.host_nic & cabled)
+    if not len(first):
+        first = np.flatnonzero(mine & (ctx.kind == KIND_CODE[IB_SWITCH]))
+    return int(first[0])
 
 
 def _subnet_need(ctx: LintContext, label: np.ndarray, comp: int, n_ca: int,
                  n_sw: int) -> tuple[int, int, int, str | None]:
-    """(CA ports, switches, LIDs needed, refusal or None) of one IB subnet as ``route`` finds it:
-    discovered from the SM ``route`` would use (in another subnet: its first cabled IB NIC, else
-    its first switch), the LIDs in OpenSM's order, file LIDs kept."""
-    from ..ib.lids import lid_need, lid_space_problem, subnet_entries
-    from ..ib.routing import default_sm, file_lids
-    from ..ib.subnet import default_sm_port, discover
-    f = ctx.f
-    pt = f.ports_t
+    """(CA ports, switches, LIDs needed, refusal or None) of one IB subnet: the entries route
+    gives LIDs to (discovered from :func:`_subnet_sm`, file LIDs kept) through the one
+    :func:`~fabricviz.ib.lids.plan_lids`; the component's count when the SM cannot discover it."""
+    from ..ib.lids import lid_space_problem, plan_lids
+    from ..ib.routing import lid_entries
     try:
-        sm = default_sm(f)
-        sm_dev = f.device_id(sm) if sm is not None else int(pt.device[default_sm_port(f)])
+        _sn, entries = lid_entries(ctx.f, _subnet_sm(ctx, label, comp))
     except FabricError:
-        sm_dev = -1
-    if sm_dev < 0 or label[sm_dev] != comp:
-        mine = ctx.alive & (label == comp)
-        cabled = np.zeros(len(mine), bool)
-        cabled[pt.device[(pt.cable >= 0) & (pt.tech == 1)]] = True
-        first = np.flatnonzero(mine & ctx.host_nic & cabled)
-        if not len(first):
-            first = np.flatnonzero(mine & (ctx.kind == KIND_CODE[IB_SWITCH]))
-        sm_dev = int(first[0])
-    try:
-        sn = discover(f, sm_dev)
-    except FabricError:
-        problem = lid_space_problem(n_ca, n_sw, ctx.lmc)
-        return n_ca, n_sw, n_sw + n_ca * (1 << ctx.lmc), problem
-    guids, is_sw, sm_key = subnet_entries(sn)
-    kept = file_lids(sn)
-    n_ca, n_sw = len(sn.ca_ports), sn.num_switches
-    count = n_sw + n_ca * (1 << ctx.lmc)
-    need = count if count > UNICAST_LIDS else lid_need(guids, is_sw, ctx.lmc, sm_key, kept)
-    return n_ca, n_sw, need, lid_space_problem(n_ca, n_sw, ctx.lmc, need, bool(kept))
+        return n_ca, n_sw, n_sw + n_ca * (1 << ctx.lmc), lid_space_problem(n_ca, n_sw, ctx.lmc)
+    plan = plan_lids(entries, ctx.lmc)
+    return entries.ca_ports, entries.switches, plan.need, plan.problem
 
 
 # --------------------------------------------------------------------------- topology

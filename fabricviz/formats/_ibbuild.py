@@ -277,10 +277,16 @@ def _layout(f: Fabric, dev: np.ndarray, pa: np.ndarray, pb: np.ndarray, an: np.n
     f.set_positions(dev, x, y)
 
 
-def check_lid_space(topo: Topology, links: list, where: str, problems: list[str]) -> None:
+def check_lid_space(topo: Topology, links: list, where: str, problems: list[str]) -> int:
     """One subnet cannot hold more than the unicast LIDs: every switch takes one, every cabled CA
     port 2^LMC (the file's LMC). Refused with the one line (``ib.lids.lid_space_problem``): by the
-    count at the node that goes over, else by the real need in OpenSM's order (``ib.lids.lid_bases``)."""
+    count at the node that goes over, else by the real need in OpenSM's order. That need is route's
+    own computation (``ib.lids.plan_lids``) on the entries route will build from the imported
+    fabric (``ib.lids.subnet_entries``), built here from the records: a switch's port 0 by node
+    GUID, each cabled CA port by port GUID, the SM's entry (the file's first node, where the
+    imported fabric's SM sits: a switch's port 0, a CA's lowest cabled port), the file's LIDs kept.
+    Returns the need (the count when that alone is over)."""
+    from ..ib.lids import LidEntries, plan_lids
     cabled: dict[int, int] = {}
     for a, _pa, b, _pb, _rate in links:
         for n in (a, b):
@@ -298,13 +304,10 @@ def check_lid_space(topo: Topology, links: list, where: str, problems: list[str]
             over = n.line
     if over is not None:
         problems.append(f"{where}:{over}: {lid_space_problem(ca, sw, lmc)}")
-        return
+        return sw + ca * (1 << lmc)
     # the count fits: the real need in OpenSM's order (aligned blocks, the file's LIDs kept), as
     # route will find it; refused at the node of the first port in that order left without a LID
     file_lids, _lmc = _file_lids(topo)
-    if not lmc and not file_lids:
-        return                                  # one LID each, nothing skipped or kept: the count is the need
-    from ..ib.lids import lid_bases
     ends = {(id(n), p): (n, p) for a, pa, b, pb, _r in links for n, p in ((a, pa), (b, pb))
             if n.type != "Switch"}
     entries = [(n, 0) for n in topo.nodes if n.type == "Switch"] + sorted(ends.values(), key=lambda e: e[1])
@@ -313,12 +316,12 @@ def check_lid_space(topo: Topology, links: list, where: str, problems: list[str]
             if (k := f"{format_guid(n.guid)}:{p}") in file_lids}
     sm = next((i for i, (n, _p) in enumerate(entries) if topo.nodes and n is topo.nodes[0]), -1)
     is_sw = np.array([p == 0 for _n, p in entries], bool)
-    bases, need = lid_bases(np.array(guids, np.uint64), is_sw, lmc, sm, kept or None)
-    problem = lid_space_problem(len(ends), int(is_sw.sum()), lmc, need, bool(kept))
-    if problem is not None:
-        last = bases + np.where(is_sw, 0, (1 << lmc) - 1)
-        first_out = int(np.flatnonzero(last > UNICAST_LIDS)[np.argmin(bases[last > UNICAST_LIDS])])
-        problems.append(f"{where}:{entries[first_out][0].line}: {problem}")
+    plan = plan_lids(LidEntries(np.array(guids, np.uint64), is_sw, sm, kept or None), lmc)
+    if plan.problem is not None:
+        last = plan.bases + np.where(is_sw, 0, (1 << lmc) - 1)
+        first_out = int(np.flatnonzero(last > UNICAST_LIDS)[np.argmin(plan.bases[last > UNICAST_LIDS])])
+        problems.append(f"{where}:{entries[first_out][0].line}: {plan.problem}")
+    return plan.need
 
 
 # ---------------------------------------------------------------------------- before parsing

@@ -11,7 +11,10 @@ switch that falls between two CA blocks costs up to ``2^LMC`` LIDs: the need
 is the highest LID this order reaches (:func:`lid_bases`, integer numpy work), not
 a count. :func:`lid_space_problem` is the one refusal every path gives: the
 generators, :func:`assign_lids` (``route``, the GUI's LID table), the IB importers'
-check, lint's ``lid-space`` rule.
+check, lint's ``lid-space`` rule. Those last three compute the need one way:
+they build the same :class:`LidEntries` (switch port 0s and CA ports, the SM's
+entry, the LIDs kept) — from a discovered subnet (:func:`subnet_entries`) or from
+an imported file's records — and call :func:`plan_lids`.
 """
 
 from __future__ import annotations
@@ -181,8 +184,57 @@ class Lids:
         return int(np.count_nonzero(self.sw_lid) + np.count_nonzero(self.ca_lid) * self.lids_per_ca_port)
 
 
-def subnet_entries(sn: Subnet) -> tuple[np.ndarray, np.ndarray, int]:
-    """(GUIDs, is-switch, SM entry) of a discovered subnet: its switches then its CA ports."""
+@dataclass(frozen=True)
+class LidEntries:
+    """What the SM gives LIDs to, as plain arrays every path builds the same way: one entry per
+    switch (its port 0, keyed by node GUID) and per CA port (by port GUID), which one is the SM's
+    own port (served first), and the LIDs the ports already carry that OpenSM keeps when free and
+    aligned (GUID → base LID). Route and lint build them from a discovered :class:`Subnet`
+    (:func:`subnet_entries`), the IB importers from the file before a Fabric exists; all then call
+    :func:`plan_lids`."""
+
+    guids: np.ndarray                    # uint64
+    is_switch: np.ndarray                # bool, same length
+    sm: int = -1                         # entry of the SM's own port, -1: none
+    kept: dict[int, int] | None = None   # GUID → LID carried (a file's, an earlier sweep's)
+
+    @property
+    def switches(self) -> int:
+        return int(np.count_nonzero(self.is_switch))
+
+    @property
+    def ca_ports(self) -> int:
+        return len(self.is_switch) - self.switches
+
+
+@dataclass(frozen=True)
+class LidPlan:
+    """The LIDs :func:`plan_lids` found for some :class:`LidEntries`."""
+
+    lmc: int
+    bases: np.ndarray | None   # base LID per entry (no 0xBFFF bound); None: refused by the count alone
+    need: int                  # the highest LID OpenSM's order reaches (the count when that is over)
+    problem: str | None        # :func:`lid_space_problem`'s line, or None: every entry gets its LIDs
+
+
+def plan_lids(entries: LidEntries, lmc: int) -> LidPlan:
+    """The one LID computation of every path (route, lint, the IB importers): the count first
+    (over: refused before any placement work), else :func:`lid_bases` in OpenSM's order with the
+    carried LIDs kept, and :func:`lid_space_problem` on that need."""
+    lmc = check_lmc(lmc)
+    n_ca, n_sw = entries.ca_ports, entries.switches
+    problem = lid_space_problem(n_ca, n_sw, lmc)
+    if problem is not None:
+        return LidPlan(lmc, None, n_sw + n_ca * (1 << lmc), problem)
+    kept = entries.kept or None
+    bases, need = lid_bases(entries.guids, entries.is_switch, lmc, entries.sm, kept)
+    return LidPlan(lmc, bases, need, lid_space_problem(n_ca, n_sw, lmc, need, bool(kept)))
+
+
+def subnet_entries(sn: Subnet, kept: dict[int, int] | None = None) -> LidEntries:
+    """The :class:`LidEntries` of a discovered subnet: its switches then its CA ports (the
+    Subnet's order, so ``bases[:S]`` are the switches'), the SM's entry (its switch, else its CA
+    port), ``kept`` as given."""
     S = sn.num_switches
     guids = np.concatenate([sn.sw_guid, sn.ca_guid]).astype(np.uint64)
     is_sw = np.arange(len(guids)) < S
@@ -191,7 +243,16 @@ def subnet_entries(sn: Subnet) -> tuple[np.ndarray, np.ndarray, int]:
     else:
         hits = np.flatnonzero(sn.ca_ports == sn.sm_port)
         sm = S + int(hits[0]) if len(hits) else -1
-    return guids, is_sw, sm
+    return LidEntries(guids, is_sw, sm, kept or None)
+
+
+def lids_of(sn: Subnet, plan: LidPlan) -> Lids:
+    """The :class:`Lids` of ``sn`` from the plan of its :func:`subnet_entries`; a plan with a
+    problem is refused (:class:`LidSpaceError`, the line): some port would get no LID."""
+    if plan.problem is not None:
+        raise LidSpaceError(plan.problem)
+    S = sn.num_switches
+    return Lids(plan.lmc, plan.bases[:S], plan.bases[S:], plan.need, [])
 
 
 def assign_lids(sn: Subnet, lmc: int = 0, previous: dict[int, int] | None = None) -> Lids:
@@ -203,17 +264,9 @@ def assign_lids(sn: Subnet, lmc: int = 0, previous: dict[int, int] | None = None
     then take the lowest free ranges. A subnet whose need is over 0xBFFF is refused
     (:class:`LidSpaceError`, :func:`lid_space_problem`'s line): some port would get no LID.
     """
-    lmc = check_lmc(lmc)
-    S, C = sn.num_switches, len(sn.ca_ports)
-    problem = lid_space_problem(C, S, lmc)
-    if problem is None:
-        guids, is_sw, sm = subnet_entries(sn)
-        bases, need = lid_bases(guids, is_sw, lmc, sm, previous)
-        problem = lid_space_problem(C, S, lmc, need, bool(previous))
-    if problem is not None:
-        raise LidSpaceError(problem)
-    sw_lid, ca_lid = bases[:S], bases[S:]
-    return Lids(lmc, sw_lid, ca_lid, need, [])
+    return lids_of(sn, plan_lids(subnet_entries(sn, previous), lmc))
+
+
 def lid_of_ports(sn: Subnet, lids: Lids) -> dict[int, int]:
     """Model port id → base LID for CA ports and switch ports (switch ports share port 0's LID)."""
     out: dict[int, int] = {}

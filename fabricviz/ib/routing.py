@@ -15,8 +15,8 @@ from typing import Callable
 import numpy as np
 
 from ..model import Fabric, FabricError
-from .lids import Lids, assign_lids, check_lmc
-from .subnet import NO_PATH, Subnet, discover, switch_distances
+from .lids import LidEntries, Lids, check_lmc, lids_of, plan_lids, subnet_entries
+from .subnet import NO_PATH, Subnet, default_sm_port, discover, switch_distances
 from .ucast import build_lfts, minhop_candidates
 
 ENGINES = ("minhop", "updn", "ftree")
@@ -67,11 +67,29 @@ def subnet_and_lids(fabric: Fabric, sm: int | str | None = None, lmc: int = 0,
     A subnet over the unicast LIDs is refused (:class:`~.lids.LidSpaceError`) before any routing work.
     """
     lmc = check_lmc(lmc)
-    sn = discover(fabric, default_sm(fabric) if sm is None else sm)
+    sn, entries = lid_entries(fabric, sm, previous)
     if sn.num_switches == 0:
         raise FabricError("the subnet has no switches to route")
-    prev_lids = _previous_lids(previous) if previous is not None else file_lids(sn)
-    return sn, assign_lids(sn, lmc, prev_lids)
+    return sn, lids_of(sn, plan_lids(entries, lmc))
+
+
+def lid_entries(fabric: Fabric, sm: int | str | None = None,
+                previous: "Routing | None" = None) -> tuple[Subnet, LidEntries]:
+    """The subnet the SM on ``sm`` (None: the one route elects, :func:`default_sm`) discovers and
+    what it gives LIDs to (:func:`~.lids.subnet_entries`: switches, CA ports, the SM's entry, the
+    LIDs of ``previous`` or of an imported file kept). Route and lint both start here and call
+    :func:`~.lids.plan_lids`; the IB importers build the same entries from the file."""
+    sn = discover(fabric, default_sm(fabric) if sm is None else sm)
+    kept = _previous_lids(previous) if previous is not None else file_lids(sn)
+    return sn, subnet_entries(sn, kept)
+
+
+def sm_device(fabric: Fabric) -> int:
+    """The device the SM runs on when none is named, as :func:`lid_entries` (and route) picks it:
+    the elected master of ``meta["sms"]``, else :func:`~.subnet.default_sm_port`'s device (an
+    imported file's first node, else the first cabled IB NIC, else a switch). FabricError: none."""
+    sm = default_sm(fabric)
+    return fabric.device_id(sm) if sm is not None else int(fabric.ports_t.device[default_sm_port(fabric)])
 
 
 def default_sm(fabric: Fabric) -> int | None:

@@ -195,6 +195,29 @@ def test_lid_space(big2, lmc, severity, need):
                          "within 5% of the 49,151 unicast LIDs: no room to grow")
 
 
+def test_lid_space_need_of_each_subnet_is_what_route_assigns_from_its_sm():
+    # two IB subnets: lint gives each the entries route discovers from that subnet's SM (route's
+    # own SM in the first, the first cabled NIC in the other) and the one LID computation
+    from fabricviz.check.lint import LintContext
+    from fabricviz.check.lint_rules import lid_space_needs
+    from fabricviz.ib.routing import sm_device, subnet_and_lids
+    f = Fabric(name="two")
+    for s, cas in enumerate((5, 9)):
+        f.add_device("ib_switch", "QM9700", f"leaf{s}")
+        for i in range(cas):
+            f.add_device("nic", "CX7-1P", f"ca{s}_{i}")
+            f.add_cable(f"ca{s}_{i}:1", f"leaf{s}:{i + 1}", 1.0)
+    f.meta["lmc"] = 3
+    assert f.name_of(sm_device(f)) == "ca0_0"
+    got = {where: (n_ca, n_sw, need, problem)
+           for where, n_ca, n_sw, need, problem in lid_space_needs(LintContext(f), every=True)}
+    want = {f"subnet of leaf{s}": (cas, 1, subnet_and_lids(f, f"ca{s}_0", lmc=3)[1].max_lid, None)
+            for s, cas in enumerate((5, 9))}
+    # the SM's block at LID 8 first, then 8 more blocks and the leaf's LID, which costs a block of its own
+    assert got == want and want["subnet of leaf1"][2] == 8 + 10 * 8 - 1
+    assert only(lint(f, ["lid-space"]), "lid-space") == []                # far from the end: nothing to say
+
+
 # --------------------------------------------------------------------------- topology
 
 

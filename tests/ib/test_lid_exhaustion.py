@@ -11,6 +11,7 @@ and were then refused by route with a different line. The need is now the highes
 order reaches, one function for every path, checked here against a port-by-port walk.
 """
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -18,12 +19,14 @@ import pytest
 
 from fabricviz.build import fat_tree
 from fabricviz.build.common import lid_space_problem
-from fabricviz.check.lint import lint
+from fabricviz.check.lint import LintContext, lint
+from fabricviz.check.lint_rules import lid_space_needs
 from fabricviz.cli import main
-from fabricviz.formats.ibnetdiscover import loads
+from fabricviz.formats.ibnetdiscover import check_ibnetdiscover, export_ibnetdiscover, loads
 from fabricviz.formats.native import save_fabric
-from fabricviz.ib.lids import LidSpaceError, assignment_order, check_lmc, lid_bases, subnet_entries
-from fabricviz.ib.routing import route, subnet_and_lids
+from fabricviz.ib.lids import (LidSpaceError, assign_lids, assignment_order, check_lmc, lid_bases, plan_lids,
+                               subnet_entries)
+from fabricviz.ib.routing import file_lids, lid_entries, route, subnet_and_lids
 from fabricviz.ib.subnet import discover
 from fabricviz.model import Fabric, FabricError
 
@@ -129,8 +132,8 @@ def test_need_in_openSM_order_matches_a_port_by_port_walk():
 
 
 def subnet_need(f: Fabric, lmc: int) -> int:
-    g, is_sw, sm = subnet_entries(discover(f))
-    return walk_need(g, is_sw.tolist(), lmc, sm)[1]
+    e = subnet_entries(discover(f))
+    return walk_need(e.guids, e.is_switch.tolist(), lmc, e.sm)[1]
 
 
 def test_aligned_blocks_that_do_not_fit_refuse_too():
@@ -297,6 +300,98 @@ def test_kept_lids_then_free_ranges_in_linear_time():
     assert (ca % 2 == 0).all() and (ca > 0).all() and (sw > 0).all()
     taken = np.concatenate([ca, ca + 1, sw])
     assert len(np.unique(taken)) == 40_334                    # no LID given twice
-    g, is_sw, sm = subnet_entries(sn)                          # exactly the port-by-port walk
+    e = subnet_entries(sn)                                     # exactly the port-by-port walk
     kept_by_guid = {int(gg): 2 * j + 2 for j, gg in enumerate(kept)}
-    assert lids.max_lid == walk_need(g, is_sw.tolist(), 1, sm, kept_by_guid)[1]
+    assert lids.max_lid == walk_need(e.guids, e.is_switch.tolist(), 1, e.sm, kept_by_guid)[1]
+
+
+# ------------------------------------------------------------------ one need: importer, lint, route
+def importer_need(monkeypatch, text: str, where: str) -> tuple[int, list[str]]:
+    """What the IB importer's LID check computes for ``text`` (its need) and the problems the file gets."""
+    import fabricviz.formats._ibbuild as ibbuild
+    real, seen = ibbuild.check_lid_space, []
+
+    def spy(*args):
+        seen.append(real(*args))
+        return seen[-1]
+    with monkeypatch.context() as m:
+        m.setattr(ibbuild, "check_lid_space", spy)
+        problems = check_ibnetdiscover(text, where)
+    (need,) = seen
+    return need, problems
+
+
+def one_need(monkeypatch, f: Fabric, lmc: int, lids: dict[int, int] | None = None,
+             switch_lids: dict[int, int] | None = None) -> tuple[int, str | None]:
+    """``f`` written as an ibnetdiscover file (LMC ``lmc``, ``lids``/``switch_lids`` given in it):
+    the importer's need, lint's and route's on the imported design, assign_lids' max_lid and the
+    port-by-port walk are one number, and every path gives the same verdict. Returns (need, line)."""
+    text = export_ibnetdiscover(f, lids, switch_lids, lmc)
+    need, problems = importer_need(monkeypatch, text, "x.net")
+    # the same file written at LMC 0 imports whatever the need at ``lmc``: route and lint run at ``lmc``
+    g = loads(export_ibnetdiscover(f, lids, switch_lids, 0), "x0.net")
+    g.meta["lmc"] = lmc
+    sn, e = lid_entries(g)
+    assert bool(e.kept) == bool(lids or switch_lids)
+    assert need == walk_need(e.guids, e.is_switch.tolist(), lmc, e.sm, e.kept)[1]
+    ((_where, n_ca, n_sw, lint_need, lint_problem),) = lid_space_needs(LintContext(g), every=True)
+    assert (n_ca, n_sw) == (len(sn.ca_ports), sn.num_switches)
+    assert lint_need == need
+    line = lid_space_problem(n_ca, n_sw, lmc, need, bool(e.kept))
+    assert lint_problem == line
+    findings = lint(g, ["lid-space"]).by_rule("lid-space")
+    if line is None:
+        assert problems == []
+        assert subnet_and_lids(g, lmc=lmc)[1].max_lid == need
+        assert assign_lids(discover(g), lmc, file_lids(sn)).max_lid == need
+        assert subnet_and_lids(loads(text, "x.net"), lmc=lmc)[1].max_lid == need   # at the file's LMC
+        assert all(x.severity == "warning" for x in findings)
+    else:
+        assert len(problems) == 1 and problems[0].startswith("x.net:") and problems[0].endswith(f": {line}")
+        for assign in (lambda: subnet_and_lids(g, lmc=lmc), lambda: assign_lids(discover(g), lmc, file_lids(sn))):
+            with pytest.raises(LidSpaceError) as err:
+                assign()
+            assert str(err.value) == line
+        assert [(x.severity, x.message) for x in findings] == [("error", line)]
+    return need, line
+
+
+@pytest.mark.parametrize("lmc,need", [(0, 152), (3, 1151), (7, 18_431)])
+def test_importer_lint_and_route_need_the_same_lids_on_a_fat_tree(monkeypatch, lmc, need):
+    f = fat_tree(2, 16)                                       # 128 hosts, 24 switches
+    assert one_need(monkeypatch, f, lmc) == (need, None)      # the file's first node (a switch) is the SM
+    # the generated design itself (its SM: the first host NIC): lint's need is route's
+    f.meta["lmc"] = lmc
+    ((*_, lint_need, _p),) = lid_space_needs(LintContext(f), every=True)
+    assert lint_need == subnet_and_lids(f, lmc=lmc)[1].max_lid == subnet_need(f, lmc)
+    # with a host first in the file, the SM sits on a CA port: served first, a different need at LMC > 0
+    f.meta["sm_node"] = f.name_of(int(f.device_ids("nic")[0]))   # written first in the file
+    ca_need, _line = one_need(monkeypatch, f, lmc)
+    assert (ca_need == need) == (lmc == 0)
+
+
+def test_importer_lint_and_route_agree_on_chained_leaves_at_the_limit(monkeypatch):
+    # 377 CAs on 7 leaves at LMC 7 (48,263 LIDs by count): with the SM on a leaf OpenSM's order ends
+    # exactly on 0xBFFF; with it on a CA the CA's block comes first and the need is one block more
+    f = chained_leaves(377, 60)
+    assert one_need(monkeypatch, f, 7) == (0xBFFF, None)
+    f.meta["sm_node"] = "ca0"
+    need, line = one_need(monkeypatch, f, 7)
+    assert need == 49_279 and line == lid_space_problem(377, 7, 7, 49_279)
+    assert one_need(monkeypatch, f, 6)[1] is None
+
+
+@pytest.mark.parametrize("lmc", [0, 3, 7])
+def test_importer_lint_and_route_agree_when_the_file_gives_lids(monkeypatch, lmc):
+    f = chained_leaves(375, 60)
+    port = {i: int(f.devices_t.first_port[f.find(f"ca{i}")]) for i in range(375)}
+    lids = {port[i]: 128 * (i + 2) for i in range(0, 375, 37)}   # 11 CAs, aligned at every LMC, spread out
+    lids[port[5]] = 1000                                      # aligned at LMC 3, not at 7: placed anew
+    lids[port[6]] = lids[port[0]]                             # a clash: the first in OpenSM's order keeps it
+    switch_lids = {f.find("leaf2"): 300}                      # 14 LIDs in the file
+    need, line = one_need(monkeypatch, f, lmc, lids, switch_lids)
+    # the highest kept LID (128 × 372) bounds it at LMC 0 and 3; at LMC 7 within 5 % of the end (a warning)
+    assert line is None and need == {0: 47_616, 3: 47_623, 7: 48_255}[lmc]
+    # the kept LIDs decide it: placed afresh the same entries need something else
+    _sn, e = lid_entries(loads(export_ibnetdiscover(f, lids, switch_lids, 0), "x0.net"))
+    assert len(e.kept) == 14 and plan_lids(replace(e, kept=None), lmc).need != need
