@@ -200,9 +200,9 @@ def _file_lids(topo: Topology) -> tuple[dict[str, int], int]:
         if n.type == "Switch" and n.lid:
             lids[f"{format_guid(n.guid)}:0"] = n.lid
         for p, ln in sorted(n.links.items()):
+            lmc = max(lmc, ln.lmc or 0)          # also "lid 0 lmc 3": the LMC the import checked
             if ln.lid:
                 lids[f"{format_guid(n.guid)}:{p}"] = ln.lid
-                lmc = max(lmc, ln.lmc or 0)
     for n in topo.nodes:
         for ln in n.links.values():
             r = by_id.get(ln.rid)

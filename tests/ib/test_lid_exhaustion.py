@@ -395,3 +395,12 @@ def test_importer_lint_and_route_agree_when_the_file_gives_lids(monkeypatch, lmc
     # the kept LIDs decide it: placed afresh the same entries need something else
     _sn, e = lid_entries(loads(export_ibnetdiscover(f, lids, switch_lids, 0), "x0.net"))
     assert len(e.kept) == 14 and plan_lids(replace(e, kept=None), lmc).need != need
+
+
+def test_a_file_lmc_without_lids_is_kept_so_lint_and_the_gui_use_the_lmc_the_import_checked():
+    f = loads(ibnetdiscover_text(10, lmc=3), "ten.net")       # every CA port: "lid 0 lmc 3"
+    assert f.meta["file_lmc"] == 3 and "file_lids" not in f.meta
+    assert lint(f, ["lid-space"]).by_rule("lid-space") == []  # 10 × 8 + 1 LIDs: nothing to say
+    lids = subnet_and_lids(f, lmc=f.meta["file_lmc"])[1]      # the SM's switch 1, then 8-LID blocks
+    assert lids.sw_lid.tolist() == [1] and lids.ca_lid.tolist() == list(range(8, 81, 8))
+    assert lids.max_lid == 87
