@@ -304,10 +304,7 @@ def test_set_guid_after_a_nic_turns_infiniband_undoes_to_guid_zero(make_window, 
 
 
 def test_an_undo_that_cannot_be_done_is_refused_before_the_stack_moves(make_window, demo_text):
-    w = make_window()
-    ed = w.editor
-    ed.stack.clear()
-    ed.set_fabric(loads(demo_text))
+    w, ed = _demo_window(make_window, demo_text)
     f = w.fabric
     got = _messages(w)
     sw = f.find("spine01")
@@ -324,10 +321,7 @@ def test_an_undo_that_cannot_be_done_is_refused_before_the_stack_moves(make_wind
 
 
 def test_a_bad_clipboard_is_refused_with_a_sentence_and_changes_nothing(make_window, demo_text):
-    w = make_window()
-    ed = w.editor
-    ed.stack.clear()
-    ed.set_fabric(loads(demo_text))
+    w, ed = _demo_window(make_window, demo_text)
     text = dumps(w.fabric)
     got = _messages(w)
     data = {"devices": [{"kind": "server", "part": "NODE-1G-NDR", "name": "x", "x": 0.0, "y": 0.0,
@@ -345,6 +339,14 @@ def test_a_bad_clipboard_is_refused_with_a_sentence_and_changes_nothing(make_win
                    "paste: device 1: 'x' is missing or of the wrong type"]
 
 
+def _demo_window(make_window, demo_text):
+    """A main window on the demo design with an empty undo history."""
+    w = make_window()
+    w.editor.stack.clear()
+    w.editor.set_fabric(loads(demo_text))
+    return w, w.editor
+
+
 def _click_history_row(qtbot, w, row: int) -> None:
     from PySide6 import QtCore
     view = w.undo_view
@@ -355,10 +357,7 @@ def _click_history_row(qtbot, w, row: int) -> None:
 
 def test_a_click_in_the_history_is_checked_like_undo_and_stops_where_a_step_is_refused(
         qtbot, make_window, demo_text):
-    w = make_window()
-    ed = w.editor
-    ed.stack.clear()
-    ed.set_fabric(loads(demo_text))
+    w, ed = _demo_window(make_window, demo_text)
     f = w.fabric
     got = _messages(w)
     start = dumps(f)
@@ -384,10 +383,7 @@ def test_a_click_in_the_history_is_checked_like_undo_and_stops_where_a_step_is_r
 
 
 def test_the_undo_action_moves_the_history_selection(qtbot, make_window, demo_text):
-    w = make_window()
-    ed = w.editor
-    ed.stack.clear()
-    ed.set_fabric(loads(demo_text))
+    w, ed = _demo_window(make_window, demo_text)
     assert ed.rename(w.fabric.find("spine01"), "core-a")
     assert w.undo_view.currentIndex().row() == 1
     w.action_undo.trigger()
@@ -398,10 +394,7 @@ def test_the_undo_action_moves_the_history_selection(qtbot, make_window, demo_te
 
 def test_a_click_far_back_in_a_long_history_rebuilds_the_list_once_not_per_step(
         qtbot, make_window, demo_text):
-    w = make_window()
-    ed = w.editor
-    ed.stack.clear()
-    ed.set_fabric(loads(demo_text))
+    w, ed = _demo_window(make_window, demo_text)
     f = w.fabric
     start = dumps(f)
     sw = f.find("spine01")
