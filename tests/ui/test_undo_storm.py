@@ -260,9 +260,7 @@ def _messages(w) -> list[str]:
 
 
 def test_cut_of_an_inner_nic_undoes_with_its_gpu_binding(make_window, demo_text):
-    w = make_window()
-    w.editor.stack.clear()
-    w.editor.set_fabric(loads(demo_text))
+    w = _demo_window(make_window, demo_text)
     f, start = w.fabric, dumps(w.fabric)
     nic = f.find("node10/mlx5_0")
     w.scene.select_devices([nic], inner=True)
@@ -276,9 +274,7 @@ def test_cut_of_an_inner_nic_undoes_with_its_gpu_binding(make_window, demo_text)
 
 
 def test_renaming_a_gpu_undoes_to_its_derived_name(make_window, demo_text):
-    w = make_window()
-    w.editor.stack.clear()
-    w.editor.set_fabric(loads(demo_text))
+    w = _demo_window(make_window, demo_text)
     f, start = w.fabric, dumps(w.fabric)
     gpu = f.find("node10/gpu0")
     assert w.editor.rename(gpu, "big-gpu") and '"name": "big-gpu"' in dumps(f)
@@ -287,9 +283,7 @@ def test_renaming_a_gpu_undoes_to_its_derived_name(make_window, demo_text):
 
 
 def test_set_guid_after_a_nic_turns_infiniband_undoes_to_guid_zero(make_window, demo_text):
-    w = make_window()
-    w.editor.stack.clear()
-    w.editor.set_fabric(loads(demo_text))
+    w = _demo_window(make_window, demo_text)
     f, ed = w.fabric, w.editor
     nic = f.find("enode1/mlx5_0")
     assert ed.remove([], [f.port("enode1/mlx5_0:1").cable.id])
@@ -304,7 +298,8 @@ def test_set_guid_after_a_nic_turns_infiniband_undoes_to_guid_zero(make_window, 
 
 
 def test_an_undo_that_cannot_be_done_is_refused_before_the_stack_moves(make_window, demo_text):
-    w, ed = _demo_window(make_window, demo_text)
+    w = _demo_window(make_window, demo_text)
+    ed = w.editor
     f = w.fabric
     got = _messages(w)
     sw = f.find("spine01")
@@ -321,7 +316,8 @@ def test_an_undo_that_cannot_be_done_is_refused_before_the_stack_moves(make_wind
 
 
 def test_a_bad_clipboard_is_refused_with_a_sentence_and_changes_nothing(make_window, demo_text):
-    w, ed = _demo_window(make_window, demo_text)
+    w = _demo_window(make_window, demo_text)
+    ed = w.editor
     text = dumps(w.fabric)
     got = _messages(w)
     data = {"devices": [{"kind": "server", "part": "NODE-1G-NDR", "name": "x", "x": 0.0, "y": 0.0,
@@ -344,7 +340,7 @@ def _demo_window(make_window, demo_text):
     w = make_window()
     w.editor.stack.clear()
     w.editor.set_fabric(loads(demo_text))
-    return w, w.editor
+    return w
 
 
 def _click_history_row(qtbot, w, row: int) -> None:
@@ -357,7 +353,8 @@ def _click_history_row(qtbot, w, row: int) -> None:
 
 def test_a_click_in_the_history_is_checked_like_undo_and_stops_where_a_step_is_refused(
         qtbot, make_window, demo_text):
-    w, ed = _demo_window(make_window, demo_text)
+    w = _demo_window(make_window, demo_text)
+    ed = w.editor
     f = w.fabric
     got = _messages(w)
     start = dumps(f)
@@ -383,7 +380,8 @@ def test_a_click_in_the_history_is_checked_like_undo_and_stops_where_a_step_is_r
 
 
 def test_the_undo_action_moves_the_history_selection(qtbot, make_window, demo_text):
-    w, ed = _demo_window(make_window, demo_text)
+    w = _demo_window(make_window, demo_text)
+    ed = w.editor
     assert ed.rename(w.fabric.find("spine01"), "core-a")
     assert w.undo_view.currentIndex().row() == 1
     w.action_undo.trigger()
@@ -394,7 +392,8 @@ def test_the_undo_action_moves_the_history_selection(qtbot, make_window, demo_te
 
 def test_a_click_far_back_in_a_long_history_rebuilds_the_list_once_not_per_step(
         qtbot, make_window, demo_text):
-    w, ed = _demo_window(make_window, demo_text)
+    w = _demo_window(make_window, demo_text)
+    ed = w.editor
     f = w.fabric
     start = dumps(f)
     sw = f.find("spine01")
