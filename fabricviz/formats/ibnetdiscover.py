@@ -512,8 +512,7 @@ def sniff(text: str) -> str | None:
 
 
 # ---------------------------------------------------------------------------- export
-from .ibnetdiscover_export import (DEVIDS, VENDID, export_ibnetdiscover, node_description,  # noqa: E402
-                                   save_ibnetdiscover)
+from .ibnetdiscover_export import export_ibnetdiscover, node_description, save_ibnetdiscover  # noqa: E402,F401
 
 __all__ = ["load", "loads", "check_ibnetdiscover", "export_ibnetdiscover", "save_ibnetdiscover",
            "sniff", "parse", "Topology", "Node", "Link", "SHARP_PART", "SHARP_DESC", "SHARP_NOTES"]

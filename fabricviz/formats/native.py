@@ -18,13 +18,11 @@ from typing import Any
 import numpy as np
 
 from ..model import CABLE_TYPES, KINDS, PORT_STATES, Catalog, Fabric, FabricError, LinkRate, Part
-from ..model.catalog import Part as _Part
 from ..model.fabric import CHILD_PREFIX, GPU, KIND_CODE, NIC, SERVER
 from ..model.guid import format_guid, parse_guid
-# the reader checks and limits, re-exported for the modules that import them from here
-from .limits import (F32_MAX, LOCAL_MAX, LOCAL_MIN, MAX_CHILDREN, MAX_DEPTH, MAX_LENGTH_M,  # noqa: F401
-                     MAX_PORTS, TIER_MAX, TIER_MIN, FileFormatError, check_nesting, check_number,
-                     check_part_limits, one_line, parse_json, strip_bom)
+# FileFormatError and one_line are also imported from here by other readers and loaders.py
+from .limits import (F32_MAX, LOCAL_MAX, LOCAL_MIN, MAX_LENGTH_M, TIER_MAX, TIER_MIN, FileFormatError,
+                     check_number, one_line, parse_json)
 from .limits import short as _short
 
 FORMAT = "fabricviz"
@@ -292,7 +290,7 @@ class _Loader:
         out = []
         for i, rec in enumerate(recs):
             try:
-                part = _Part.from_dict(rec, f"parts[{i}]")      # checks the model's limits too
+                part = Part.from_dict(rec, f"parts[{i}]")      # checks the model's limits too
             except FabricError as e:
                 raise FileFormatError(one_line(f"{self.where}: {e}")) from None
             out.append(part)
