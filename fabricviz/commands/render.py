@@ -1,7 +1,7 @@
 """``fabricviz render FILE -o OUT.png|svg|pdf [--width W]``: a picture of a design, headless.
 
 The drawing needs Qt, which only fabricviz/ui may load, so the picture is made
-by ``python -m fabricviz.ui.export`` in a child process (offscreen when there is
+by ``python -m fabricviz.ui.canvas.export`` in a child process (offscreen when there is
 no display); this process stays Qt-free and checks the arguments first.
 """
 
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         raise FabricError(f"--width {args.width}: use 200 to 20000 pixels")
     if not Path(args.file).is_file():
         raise FabricError(f"{args.file}: no such file")
-    qt_child("fabricviz.ui.export", [args.file, "-o", str(out), "--width", str(args.width)], "render")
+    qt_child("fabricviz.ui.canvas.export", [args.file, "-o", str(out), "--width", str(args.width)], "render")
     return 0
 
 

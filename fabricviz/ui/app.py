@@ -50,7 +50,7 @@ def start_windows(path: str | None = None) -> list[MainWindow]:
     if the file cannot be opened, then the offer to recover designs a crash left unsaved
     (those that do not go into the main window open in windows of their own). Returns every
     window opened, the main one first."""
-    from fabricviz.ui.autosave import offer_recovery
+    from fabricviz.ui.document.autosave import offer_recovery
     window = MainWindow(path)
     window.show()
     if path is not None and window.load_error:

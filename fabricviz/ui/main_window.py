@@ -2,7 +2,7 @@
 
 ``MainWindow(path)`` opens ``path``; ``MainWindow()`` opens the bundled demo
 fabric (as an untitled copy: saving asks where). Every edit is an undo command
-(:mod:`fabricviz.ui.commands`) run by the :class:`~fabricviz.ui.editor.Editor`;
+(:mod:`fabricviz.ui.document.commands`) run by the :class:`~fabricviz.ui.document.editor.Editor`;
 the canvas follows the model's change events.
 """
 
@@ -17,13 +17,13 @@ from typing import Any, Callable
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import CABLE_TYPES, Fabric, FabricError
-from fabricviz.ui import theme as th
-from fabricviz.ui.commands import HistoryView
-from fabricviz.ui.editor import Editor
-from fabricviz.ui.inspector import Inspector
-from fabricviz.ui.palette import Palette
-from fabricviz.ui.scene import FabricScene
-from fabricviz.ui.view import CanvasView
+from fabricviz.ui.canvas import theme as th
+from fabricviz.ui.document.commands import HistoryView
+from fabricviz.ui.document.editor import Editor
+from fabricviz.ui.docks.inspector import Inspector
+from fabricviz.ui.docks.palette import Palette
+from fabricviz.ui.canvas.scene import FabricScene
+from fabricviz.ui.canvas.view import CanvasView
 
 #: The fabric shown when the window is opened without a file.
 DEMO_FABRIC = Path(__file__).resolve().parent.parent / "assets" / "demo" / "demo-fat-tree.json"
@@ -113,14 +113,18 @@ class MainWindow(QtWidgets.QMainWindow):
         self.view.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.scene.selectionChanged.connect(self._selection_changed)
         self.palette_dock.cable_part_chosen.connect(self._choose_cable_part)
-        from . import bom_view, findings, sweep_dock, traffic_dock   # checks, BOM, SM sweep, traffic
+        # checks, BOM, SM sweep, traffic
+        from fabricviz.ui.docks import bom as bom_view
+        from fabricviz.ui.docks import findings
+        from fabricviz.ui.docks import sweep as sweep_dock
+        from fabricviz.ui.docks import traffic as traffic_dock
         findings.integrate(self)
         bom_view.integrate(self)
         sweep_dock.integrate(self)
         traffic_dock.integrate(self)
-        from . import compare_view               # View ▸ InfiniBand vs RoCE… (the same workload on both)
+        from fabricviz.ui.dialogs import compare as compare_view  # View ▸ InfiniBand vs RoCE… (the same workload on both)
         compare_view.integrate(self)
-        from . import lessons_ui                 # Lessons menu, lesson dock, presentation mode (F5)
+        from fabricviz.ui.lessons import dock as lessons_ui  # Lessons menu, lesson dock, presentation mode (F5)
         lessons_ui.integrate(self)
         # a calm first view: the run docks open from the View menu (or when a run starts)
         for dock in (self.traffic_dock, self.charts_dock):
@@ -128,7 +132,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.findings_dock.raise_()
         self._fitted = False
         self._load(Path(path) if path is not None else DEMO_FABRIC, demo=path is None)
-        from fabricviz.ui.autosave import Autosave   # unsaved edits go to a recovery file
+        from fabricviz.ui.document.autosave import Autosave   # unsaved edits go to a recovery file
         self.autosave = Autosave(self)
         self._apply_theme()
 
@@ -276,7 +280,7 @@ class MainWindow(QtWidgets.QMainWindow):
         return self.editor.fabric
 
     def _update_counts(self) -> None:
-        from fabricviz.ui.describe import plural
+        from fabricviz.ui.canvas.describe import plural
         c = self.editor.fabric.counts()
         self.count_label.setText(" · ".join(
             plural(n, w) for n, w in ((c["server"], "server"), (c["gpu"], "GPU"), (c["nic"], "NIC"),
@@ -518,7 +522,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     # ------------------------------------------------------------------ design actions
     def generate(self) -> None:
-        from fabricviz.ui.generator_dialog import GeneratorDialog
+        from fabricviz.ui.dialogs.generator import GeneratorDialog
         dlg = GeneratorDialog(self)
         if dlg.exec() == QtWidgets.QDialog.DialogCode.Accepted and dlg.result is not None:
             self.apply_generated(dlg.result)
@@ -562,7 +566,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def export_view(self, path: str, width: int = 2400) -> Path:
         """The canvas as shown (heatmap, sweep state, lesson paths; the visible area when
         zoomed in) with a legend for what is drawn, as PNG, SVG or PDF."""
-        from fabricviz.ui.export import heat_rows, render_scene
+        from fabricviz.ui.canvas.export import heat_rows, render_scene
         rows: list = []
         stage = getattr(self, "lesson_stage", None)
         if stage is not None and stage.following:

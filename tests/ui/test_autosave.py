@@ -21,7 +21,7 @@ from PySide6 import QtCore, QtWidgets
 from fabricviz.build import k_ary_fat_tree
 from fabricviz.formats import atomic, native
 from fabricviz.formats.native import dumps, save_fabric
-from fabricviz.ui import autosave
+from fabricviz.ui.document import autosave
 from fabricviz.ui.app import start_windows
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,8 +14,8 @@ from PySide6 import QtCore, QtWidgets
 
 from fabricviz.build import fat_tree
 from fabricviz.sim.compare import compare_techs
-from fabricviz.ui.compare_view import ReadOnlyCanvas, TechCompareWindow, integrate
-from fabricviz.ui.traffic_overlay import COLORS, scale_for
+from fabricviz.ui.dialogs.compare import ReadOnlyCanvas, TechCompareWindow, integrate
+from fabricviz.ui.canvas.overlays.traffic import COLORS, scale_for
 
 WAIT = 20_000
 
@@ -149,7 +149,7 @@ def test_integrate_adds_the_view_action_once(make_window, qtbot):
     QtWidgets.QApplication.processEvents()
     act = integrate(w)
     assert integrate(w) is act and act.objectName() == "action_compare_techs"
-    from fabricviz.ui.findings import view_menu
+    from fabricviz.ui.docks.findings import view_menu
     assert [a.text() for a in view_menu(w).actions()].count("InfiniBand vs RoCE…") == 1
     act.trigger()
     dlg = w.compare_window

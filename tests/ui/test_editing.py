@@ -110,7 +110,7 @@ def test_copy_paste_keeps_the_cables_between_copied_devices(make_window):
 
 
 def test_generator_dialog_previews_refuses_inline_and_builds_one_step(make_window, qtbot, monkeypatch):
-    from fabricviz.ui.generator_dialog import GeneratorDialog
+    from fabricviz.ui.dialogs.generator import GeneratorDialog
     w = make_window()
     demo = w.fabric.signature()
     dlg = GeneratorDialog(w)

@@ -17,13 +17,13 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 
 import fabricviz.check.lint as lint_mod
-import fabricviz.ui.findings as findings_mod
+import fabricviz.ui.docks.findings as findings_mod
 from fabricviz.build.fattree import k_ary_fat_tree
 from fabricviz.build.leafspine import leaf_spine
 from fabricviz.check.bom import bill_of_materials
 from fabricviz.check.lint import lint
-from fabricviz.ui.bom_view import COLUMNS as BOM_COLUMNS, BomDock
-from fabricviz.ui.findings import COLUMNS, FindingsDock
+from fabricviz.ui.docks.bom import COLUMNS as BOM_COLUMNS, BomDock
+from fabricviz.ui.docks.findings import COLUMNS, FindingsDock
 
 WAIT = 10_000
 
@@ -267,7 +267,8 @@ def test_bom_follows_the_design_and_refuses_bad_prices(qtbot, k8_bom_dock, tmp_p
 
 
 def test_integrate_adds_the_docks_and_a_click_selects_on_the_canvas(qtbot, make_window):
-    from fabricviz.ui import bom_view, findings as fnd
+    from fabricviz.ui.docks import bom as bom_view
+    from fabricviz.ui.docks import findings as fnd
     w = make_window()
     fd = fnd.integrate(w)
     bd = bom_view.integrate(w)

@@ -10,7 +10,7 @@ from PySide6 import QtCore, QtWidgets
 from fabricviz.build import fat_tree
 from fabricviz.ib.routing import route
 from fabricviz.model.guid import format_guid
-from fabricviz.ui.inspector import C_GUID, C_LID, C_PORT, C_STATE
+from fabricviz.ui.docks.inspector import C_GUID, C_LID, C_PORT, C_STATE
 
 LEFT = QtCore.Qt.MouseButton.LeftButton
 
@@ -70,7 +70,7 @@ def test_inspector_shows_the_subnet_managers_lids_for_switches_and_nics(make_win
 
 
 def test_lids_of_a_big_subnet_come_from_a_worker_and_refusals_read_no_lid(make_window, qtbot, monkeypatch):
-    from fabricviz.ui import lid_cache
+    from fabricviz.ui.document import lid_cache
     gate = threading.Event()
     real = lid_cache.lid_table
     monkeypatch.setattr(lid_cache, "lid_table", lambda f: (gate.wait(20), real(f))[1])
@@ -183,7 +183,7 @@ def test_counts_say_one_server_and_the_status_bar_says_what_happened_last(make_w
     w.inspector.refresh()
     assert w.inspector.title.text() == "<b>2</b> devices and <b>0</b> cables selected"
     # generate through the dialog: the status bar reports the generation, not the old open
-    from fabricviz.ui.generator_dialog import GeneratorDialog
+    from fabricviz.ui.dialogs.generator import GeneratorDialog
     monkeypatch.setattr(GeneratorDialog, "exec", lambda self: (self.ft_levels.setValue(2),
                                                                self.ft_radix.setValue(8), self.accept(),
                                                                self.result is not None)[-1] and 1)

@@ -16,7 +16,7 @@ from PySide6 import QtCore
 from fabricviz.build import k_ary_fat_tree
 from fabricviz.ib import routing
 from fabricviz.ib.routing import route
-from fabricviz.ui import sweep_dock
+from fabricviz.ui.docks import sweep as sweep_dock
 
 WAIT = 10_000
 
@@ -210,7 +210,7 @@ def test_a_k16_fat_tree_switch_fills_from_a_worker_while_the_ui_thread_keeps_tic
 
 def test_lid_destinations_are_lid_owner_as_arrays_also_with_lmc():
     from fabricviz.formats.native import load_fabric
-    from fabricviz.ui.inspector import lid_destinations
+    from fabricviz.ui.docks.inspector import lid_destinations
     from fabricviz.ui.main_window import DEMO_FABRIC
     f = load_fabric(DEMO_FABRIC)
     for lmc in (0, 2):

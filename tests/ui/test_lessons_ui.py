@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.anim.lessons import bundled, find_lesson, load_lesson, run_lesson
-from fabricviz.ui import lessons_ui
+from fabricviz.ui.lessons import dock as lessons_ui
 
 
 def _open(qtbot, w, num=3):

@@ -17,7 +17,7 @@ from PySide6 import QtCore
 
 from fabricviz.cli import main as cli_main
 from fabricviz.ib.sweep import heavy_sweep
-from fabricviz.ui import sweep_dock
+from fabricviz.ui.docks import sweep as sweep_dock
 from fabricviz.ui.main_window import DEMO_FABRIC
 
 WAIT = 10_000
@@ -210,7 +210,7 @@ def test_pull_cable_reroutes_the_traced_path_and_put_back_restores_it(dock, qtbo
     ref = route(f, "minhop", previous=old_routing)
     assert [(h.switch, h.out_port) for h in trace(ref, "node01", "node16").hops] == \
         [(h.switch, h.out_port) for h in d.trace_hops]
-    from fabricviz.ui.sweep_dock import _lft_changes
+    from fabricviz.ui.docks.sweep import _lft_changes
     n, sws = _lft_changes(ref, old_routing)
     assert n > 0
     text = d.narration_text()

@@ -14,9 +14,9 @@ from PySide6 import QtCore, QtWidgets
 
 from fabricviz.build import fat_tree, leaf_spine
 from fabricviz.model import FabricError
-from fabricviz.ui.charts_dock import fabric_series
-from fabricviz.ui.traffic_dock import TrafficDock, integrate, run_traffic
-from fabricviz.ui.traffic_overlay import BUCKETS, COLORS, ColorScale, scale_for
+from fabricviz.ui.docks.charts import fabric_series
+from fabricviz.ui.docks.traffic import TrafficDock, integrate, run_traffic
+from fabricviz.ui.canvas.overlays.traffic import BUCKETS, COLORS, ColorScale, scale_for
 
 WAIT = 15_000
 
@@ -189,7 +189,7 @@ def test_bad_duration_is_refused_and_new_design_clears(make_window, qtbot):
 def test_chart_export_csv_png_and_failed_saves(make_window, qtbot, tmp_path, monkeypatch):
     import csv
     from PySide6 import QtGui
-    from fabricviz.ui.charts_dock import CSV_COLUMNS
+    from fabricviz.ui.docks.charts import CSV_COLUMNS
     w = make_window()
     f = leaf_spine(2, 2, 4)
     open_fabric(w, f)

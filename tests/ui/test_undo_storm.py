@@ -18,7 +18,7 @@ from fabricviz.build import fat_tree
 from fabricviz.formats.native import dumps, loads
 from fabricviz.model import Fabric
 from fabricviz.model.tech import IB_SPEEDS
-from fabricviz.ui.describe import rate_choices
+from fabricviz.ui.canvas.describe import rate_choices
 
 SEQUENCES = 200
 PALETTE = ("QM9700", "SN4700", "NODE-1G-NDR", "NODE-1G-HDR", "DGX-H100", "CX7-1P", "H100-SXM5",

@@ -26,7 +26,7 @@ from fabricviz.model import Fabric, FabricError, Removed
 from fabricviz.model.removal import Rows
 
 if TYPE_CHECKING:  # pragma: no cover
-    from fabricviz.ui.editor import Editor
+    from fabricviz.ui.document.editor import Editor
 
 MOVE_NUDGE_ID = 0x4D4F5645  # "MOVE": keyboard nudges of the same selection merge
 

@@ -27,9 +27,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from fabricviz.anim.sweep_timeline import PHASE_TITLES, SweepTimeline
 from fabricviz.ib.routing import ENGINES
 from fabricviz.model import Fabric
-from fabricviz.ui.sweep_overlay import STATE_COLORS, SweepOverlay
-from fabricviz.ui.sweep_tools import SweepToolsMixin
-from fabricviz.ui.worker import start_thread
+from fabricviz.ui.canvas.overlays.sweep import STATE_COLORS, SweepOverlay
+from fabricviz.ui.docks.sweep_tools import SweepToolsMixin
+from fabricviz.ui.jobs import start_thread
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 25.0, 100.0)
 #: Model microseconds shown per wall second at 1×.
@@ -69,7 +69,7 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self._stop_at: int | None = None      # play_until's target step
         self._rate: float | None = None       # play_until's speed (× real time), instead of the speed box
         self.overlay = SweepOverlay(window.scene)
-        from fabricviz.ui.load_overlay import LoadOverlay
+        from fabricviz.ui.canvas.overlays.loads import LoadOverlay
         self.loads = LoadOverlay(window.scene)
         self.timer = QtCore.QTimer(self)
         self.timer.setInterval(TICK_MS)
@@ -515,7 +515,7 @@ def integrate(window: Any) -> SweepDock:
     existing = getattr(window, "sweep_dock", None)
     if isinstance(existing, SweepDock):
         return existing
-    from fabricviz.ui.findings import view_menu
+    from fabricviz.ui.docks.findings import view_menu
     dock = SweepDock(window)
     window.addDockWidget(QtCore.Qt.DockWidgetArea.BottomDockWidgetArea, dock)
     dock.hide()

@@ -16,7 +16,7 @@ from PySide6 import QtCore, QtGui
 
 from fabricviz.model import KINDS, Fabric, FabricError
 from fabricviz.model.catalog import CatalogError
-from fabricviz.ui.commands import (AddCommand, EditCommand, FabricCommand, PositionsCommand,
+from fabricviz.ui.document.commands import (AddCommand, EditCommand, FabricCommand, PositionsCommand,
                                    RemoveCommand, ReplaceFabricCommand, UndoStack)
 
 CLIP_MIME = "application/x-fabricviz-devices"

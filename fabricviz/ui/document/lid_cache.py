@@ -19,7 +19,7 @@ from PySide6 import QtCore
 
 from fabricviz.model import Fabric, FabricError
 from fabricviz.model import events as ev
-from fabricviz.ui.worker import start_thread
+from fabricviz.ui.jobs import start_thread
 
 #: Subnets with more switches than this get their LIDs in a worker thread.
 SYNC_SWITCHES = 2000

@@ -13,7 +13,7 @@ left (a copy when it pulled or moved a cable), and what to show:
   [out]`` labels, the path before a cable was pulled (dashed), the pulled or
   moved cable (a red dashed ghost with a cross), the new cable, and the first
   credit loop, in :class:`LessonOverlay`;
-* route and credit-loop steps: routes per port (:mod:`fabricviz.ui.load_overlay`);
+* route and credit-loop steps: routes per port (:mod:`fabricviz.ui.canvas.overlays.loads`);
 * simulate steps: the Traffic dock adopts the run (heatmap, legend, charts),
   fluid runs play their frames.
 
@@ -29,7 +29,7 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric
-from fabricviz.ui.scene import cable_anchors
+from fabricviz.ui.canvas.scene import cable_anchors
 
 #: Traced path colours (first path on top); the first matches the sweep dock's trace.
 PATH_COLORS = ("#15aabf", "#f76707", "#ae3ec9")
@@ -180,7 +180,7 @@ class LessonStage(QtCore.QObject):
         super().__init__(window)
         self.window, self.dock = window, dock
         self.overlay = LessonOverlay(window.scene)
-        from fabricviz.ui.load_overlay import LoadOverlay
+        from fabricviz.ui.canvas.overlays.loads import LoadOverlay
         self.loads = LoadOverlay(window.scene)      # route / check_loops steps: routes per port
         self.owned: Fabric | None = None       # the design the stage put on the canvas
         self.shown = -1
@@ -256,7 +256,7 @@ class LessonStage(QtCore.QObject):
         return None
 
     def _show_sweep(self, results: list, k: int, fab: Fabric, animate: bool) -> None:
-        from fabricviz.ui.sweep_dock import integrate
+        from fabricviz.ui.docks.sweep import integrate
         sweep = integrate(self.window)
         j = self._latest(results, k, fab, "timeline")
         if j is None:
@@ -283,7 +283,7 @@ class LessonStage(QtCore.QObject):
                           added=(md["added"],) if "added" in md else (), loop=tuple(d.get("loop_cables", ())))
 
     def _show_traffic(self, data: dict, fab: Fabric, animate: bool) -> None:
-        from fabricviz.ui.traffic_dock import integrate
+        from fabricviz.ui.docks.traffic import integrate
         traffic = integrate(self.window)
         res = data.get("result")
         if res is None:
@@ -346,12 +346,12 @@ class LessonStage(QtCore.QObject):
             rows += self.loads.legend_rows()
         sweep = getattr(self.window, "sweep_dock", None)
         if sweep is not None and sweep.pinned and sweep.overlay.active:
-            from fabricviz.ui.sweep_overlay import DISCOVERED_COLOR, STATE_COLORS
+            from fabricviz.ui.canvas.overlays.sweep import DISCOVERED_COLOR, STATE_COLORS
             rows.append(("discovered by the SM", QtGui.QColor(DISCOVERED_COLOR), "line"))
             rows += [(f"port {name}", QtGui.QColor(c), "rect") for name, c in STATE_COLORS.items()]
         traffic = getattr(self.window, "traffic_dock", None)
         if traffic is not None and traffic.result is not None and traffic.result is self._traffic_result:
-            from fabricviz.ui.export import heat_rows
+            from fabricviz.ui.canvas.export import heat_rows
             rows += heat_rows(traffic.scale)
         return rows
 

@@ -1,7 +1,7 @@
 """Canvas overlay of the SM sweep: discovery, port states, DR path, traced path, LIDs, loops.
 
 Its own path items on top of the scene (the scene itself is never edited);
-:class:`~fabricviz.ui.sweep_dock.SweepDock` drives it frame by frame.
+:class:`~fabricviz.ui.docks.sweep.SweepDock` drives it frame by frame.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.anim.sweep_timeline import ACTIVE, ARMED, INIT, SweepState, SweepTimeline
 from fabricviz.model import Fabric
-from fabricviz.ui import theme as th
-from fabricviz.ui.batch import device_rects
-from fabricviz.ui.scene import LABEL_ZOOM, cable_anchors
+from fabricviz.ui.canvas import theme as th
+from fabricviz.ui.canvas.items.batch import device_rects
+from fabricviz.ui.canvas.scene import LABEL_ZOOM, cable_anchors
 
 #: Above this many CA ports no LID labels are made (they would be unreadable anyway).
 MAX_LID_LABELS = 1024

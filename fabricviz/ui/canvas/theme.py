@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-ICONS = Path(__file__).resolve().parent.parent / "assets" / "icons"
+ICONS = Path(__file__).resolve().parents[2] / "assets" / "icons"
 
 #: Fill colour per device kind (NVIDIA-ish: GPUs green, NICs orange, IB blue, Ethernet green).
 KIND_COLORS = {"ib_switch": "#2f6db5", "eth_switch": "#2f8f5b", "gpu": "#76b900",

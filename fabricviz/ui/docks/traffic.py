@@ -27,9 +27,9 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric, FabricError
-from fabricviz.ui.playback import play_controls, show_playing
-from fabricviz.ui.worker import EngineJob, JobSignals
-from fabricviz.ui.traffic_overlay import METRICS, ColorScale, LegendBar, scale_for
+from fabricviz.ui.widgets.playback import play_controls, show_playing
+from fabricviz.ui.jobs import EngineJob, JobSignals
+from fabricviz.ui.canvas.overlays.traffic import METRICS, ColorScale, LegendBar, scale_for
 
 WORKLOADS = ("permutation", "incast", "ring", "alltoall", "shift")
 ROUTINGS = ("default", "static", "adaptive", "ecmp", "spray")
@@ -479,7 +479,7 @@ class TrafficView(QtCore.QObject):
 
     def __init__(self, window: Any, dock: TrafficDock, charts: Any) -> None:
         super().__init__(window)
-        from fabricviz.ui.traffic_overlay import TrafficOverlay
+        from fabricviz.ui.canvas.overlays.traffic import TrafficOverlay
         self.window, self.dock, self.charts = window, dock, charts
         self.overlay = TrafficOverlay(window.scene)
         self._redraw_pending = False
@@ -537,8 +537,8 @@ def integrate(window: Any) -> TrafficDock:
     existing = getattr(window, "traffic_dock", None)
     if isinstance(existing, TrafficDock):
         return existing
-    from fabricviz.ui.charts_dock import ChartsDock
-    from fabricviz.ui.findings import view_menu
+    from fabricviz.ui.docks.charts import ChartsDock
+    from fabricviz.ui.docks.findings import view_menu
     dock = TrafficDock(lambda: window.editor.fabric, window)
     charts = ChartsDock(window)
     window.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, dock)

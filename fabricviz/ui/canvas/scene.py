@@ -10,7 +10,7 @@
 * The index is ``NoIndex``: long diagonal cables blow a BSP tree up.
 * Level of detail: labels and the GPUs/NICs inside servers are hidden when the
   view is zoomed out (toggled only when the zoom crosses a threshold); further
-  out, devices are drawn as one path per kind (:mod:`fabricviz.ui.batch`).
+  out, devices are drawn as one path per kind (:mod:`fabricviz.ui.canvas.items.batch`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import KINDS, Fabric
 from fabricviz.model import events as ev
-from fabricviz.ui import theme as th
-from fabricviz.ui.batch import BATCH_ZOOM, DeviceBatch, device_rects
+from fabricviz.ui.canvas import theme as th
+from fabricviz.ui.canvas.items.batch import BATCH_ZOOM, DeviceBatch, device_rects
 
 DEVICE_ROLE = 0   # item.data(DEVICE_ROLE): device id
 PORT_ROLE = 1     # port markers: port id
@@ -111,7 +111,7 @@ class CableLayer:
             seen.add(key)
             item = self.items.get(key)
             if item is None:
-                from fabricviz.ui.segments import SegmentPathItem
+                from fabricviz.ui.canvas.items.segments import SegmentPathItem
                 item = SegmentPathItem()     # paints only what the view shows on big designs
                 item.setZValue(-1.0)
                 item.setCacheMode(self.scene.path_cache)
@@ -515,7 +515,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
 
     def helpEvent(self, event: QtWidgets.QGraphicsSceneHelpEvent) -> None:  # noqa: N802
         """Tooltips computed on demand (no per-item tooltip strings for 30k devices)."""
-        from fabricviz.ui.describe import port_tooltip, device_tooltip
+        from fabricviz.ui.canvas.describe import port_tooltip, device_tooltip
         text = ""
         for item in self.items(event.scenePos()):
             pid = item.data(PORT_ROLE)

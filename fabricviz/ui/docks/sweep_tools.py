@@ -1,5 +1,5 @@
 """The Subnet Manager dock's tools on a loaded sweep: pull a cable / put it back, credit loops,
-a traced path and port loads. A mixin of :class:`~fabricviz.ui.sweep_dock.SweepDock` (it uses
+a traced path and port loads. A mixin of :class:`~fabricviz.ui.docks.sweep.SweepDock` (it uses
 the dock's widgets, overlays and signals); kept apart so the dock module stays about the clock.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from fabricviz.model import FabricError
-from fabricviz.ui.worker import start_thread
+from fabricviz.ui.jobs import start_thread
 
 
 class SweepToolsMixin:

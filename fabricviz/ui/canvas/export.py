@@ -1,7 +1,7 @@
 """Pictures of a design: PNG, SVG or PDF with a title and a legend, no window needed.
 
 ``render_fabric(fabric, path, width)`` builds its own scene (so selection and
-hover markers never leak into the picture). ``python -m fabricviz.ui.export FILE
+hover markers never leak into the picture). ``python -m fabricviz.ui.canvas.export FILE
 -o OUT`` is what ``fabricviz render`` runs, in a child process, so the CLI itself
 never loads Qt.
 """
@@ -16,8 +16,8 @@ from typing import Callable
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric, FabricError
-from fabricviz.ui import theme as th
-from fabricviz.ui.scene import FabricScene
+from fabricviz.ui.canvas import theme as th
+from fabricviz.ui.canvas.scene import FabricScene
 
 FORMATS = (".png", ".svg", ".pdf")
 LEGEND_W = 230.0
@@ -97,7 +97,7 @@ def paint_picture(painter: QtGui.QPainter, fabric: Fabric, scene: FabricScene,
 
 def heat_rows(scale) -> list[tuple[str, QtGui.QColor, str]]:
     """Legend rows for a traffic heatmap drawn with ``scale`` (low, middle, high, paused)."""
-    from fabricviz.ui.traffic_overlay import METRICS, PAUSED_COLOR
+    from fabricviz.ui.canvas.overlays.traffic import METRICS, PAUSED_COLOR
     if scale is None:
         return []
     title = METRICS[scale.metric][1].lower()
@@ -186,7 +186,7 @@ def render_scene(scene: FabricScene, fabric: Fabric, path: str | os.PathLike[str
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m fabricviz.ui.export FILE -o OUT [--width W]`` (used by ``fabricviz render``)."""
+    """``python -m fabricviz.ui.canvas.export FILE -o OUT [--width W]`` (used by ``fabricviz render``)."""
     import argparse
     ap = argparse.ArgumentParser(prog="fabricviz render")
     ap.add_argument("file")

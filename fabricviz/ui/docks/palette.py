@@ -9,8 +9,8 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Catalog
-from fabricviz.ui import theme as th
-from fabricviz.ui.view import PART_MIME
+from fabricviz.ui.canvas import theme as th
+from fabricviz.ui.canvas.view import PART_MIME
 
 GROUPS = ("server", "gpu", "nic", "ib_switch", "eth_switch", "cable")
 PART_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1

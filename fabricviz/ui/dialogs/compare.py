@@ -21,13 +21,13 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric, FabricError
 from fabricviz.sim.compare import METRICS as ROWS
-from fabricviz.ui.editor import Editor
-from fabricviz.ui.scene import FabricScene
-from fabricviz.ui.traffic_dock import IB_ENGINES, PLAY_MS, WORKLOADS
-from fabricviz.ui.traffic_overlay import METRICS, LegendBar, TrafficOverlay, scale_for
-from fabricviz.ui.view import CanvasView
-from fabricviz.ui.playback import play_controls, show_playing
-from fabricviz.ui.worker import EngineJob, JobSignals
+from fabricviz.ui.document.editor import Editor
+from fabricviz.ui.canvas.scene import FabricScene
+from fabricviz.ui.docks.traffic import IB_ENGINES, PLAY_MS, WORKLOADS
+from fabricviz.ui.canvas.overlays.traffic import METRICS, LegendBar, TrafficOverlay, scale_for
+from fabricviz.ui.canvas.view import CanvasView
+from fabricviz.ui.widgets.playback import play_controls, show_playing
+from fabricviz.ui.jobs import EngineJob, JobSignals
 
 SIDES = ("ib", "roce")
 SIDE_NAMES = {"ib": "InfiniBand", "roce": "RoCE"}
@@ -442,7 +442,7 @@ def integrate(window: Any) -> QtGui.QAction:
     existing = getattr(window, "action_compare_techs", None)
     if isinstance(existing, QtGui.QAction):
         return existing
-    from fabricviz.ui.findings import view_menu
+    from fabricviz.ui.docks.findings import view_menu
     act = QtGui.QAction("InfiniBand vs RoCE…", window)
     act.setObjectName("action_compare_techs")
     act.setStatusTip("the same workload on the design and on its InfiniBand/RoCE twin, side by side")

@@ -348,7 +348,7 @@ def integrate(window: Any) -> BomDock:
     existing = getattr(window, "bom_dock", None)
     if isinstance(existing, BomDock):      # already added (MainWindow adds both docks itself)
         return existing
-    from fabricviz.ui.findings import view_menu
+    from fabricviz.ui.docks.findings import view_menu
     dock = BomDock(lambda: window.editor.fabric, window)
     window.addDockWidget(QtCore.Qt.DockWidgetArea.BottomDockWidgetArea, dock)
     findings = getattr(window, "findings_dock", None)

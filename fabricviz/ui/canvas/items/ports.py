@@ -11,8 +11,8 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric
-from fabricviz.ui import theme as th
-from fabricviz.ui.scene import K_NIC, K_SERVER, PORT_ROLE, ROLE_KIND, FabricScene
+from fabricviz.ui.canvas import theme as th
+from fabricviz.ui.canvas.scene import K_NIC, K_SERVER, PORT_ROLE, ROLE_KIND, FabricScene
 
 
 class PortMarker(QtWidgets.QGraphicsEllipseItem):

@@ -15,12 +15,12 @@ from PySide6 import QtCore, QtWidgets
 from fabricviz.ib.subnet import NO_PATH
 from fabricviz.model import CABLE_TYPES, FabricError
 from fabricviz.model.guid import format_guid
-from fabricviz.ui import theme as th
-from fabricviz.ui.describe import KIND_NAMES, noun, plural, port_rows, rate_choices
-from fabricviz.ui.editor import Editor
-from fabricviz.ui.lid_cache import UNKNOWN, LidCache, has_ib
-from fabricviz.ui.scene import FabricScene
-from fabricviz.ui.worker import start_thread
+from fabricviz.ui.canvas import theme as th
+from fabricviz.ui.canvas.describe import KIND_NAMES, noun, plural, port_rows, rate_choices
+from fabricviz.ui.document.editor import Editor
+from fabricviz.ui.document.lid_cache import UNKNOWN, LidCache, has_ib
+from fabricviz.ui.canvas.scene import FabricScene
+from fabricviz.ui.jobs import start_thread
 
 
 def parse_guid(text: str) -> int:

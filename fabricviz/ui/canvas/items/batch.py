@@ -17,10 +17,10 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import KINDS, Fabric
-from fabricviz.ui import theme as th
+from fabricviz.ui.canvas import theme as th
 
 if TYPE_CHECKING:  # pragma: no cover
-    from fabricviz.ui.scene import FabricScene
+    from fabricviz.ui.canvas.scene import FabricScene
 
 #: Zoom (view scale) below which devices are drawn batched.
 BATCH_ZOOM = 0.2

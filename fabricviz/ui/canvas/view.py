@@ -1,6 +1,6 @@
 """The canvas view: zoom, pan, palette drops, port-to-port cabling, moves and messages.
 
-Interactions end in :class:`~fabricviz.ui.editor.Editor` calls (undo commands);
+Interactions end in :class:`~fabricviz.ui.document.editor.Editor` calls (undo commands);
 the view itself only moves items while the mouse drags them, and the model
 move on release puts them where the model says.
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.ui import theme as th
-from fabricviz.ui.editor import Editor
-from fabricviz.ui.ports import PortOverlay
-from fabricviz.ui.scene import CHILD_ZOOM, DEVICE_ROLE, DeviceItem, FabricScene
+from fabricviz.ui.canvas import theme as th
+from fabricviz.ui.document.editor import Editor
+from fabricviz.ui.canvas.items.ports import PortOverlay
+from fabricviz.ui.canvas.scene import CHILD_ZOOM, DEVICE_ROLE, DeviceItem, FabricScene
 
 PART_MIME = "application/x-fabricviz-part"
 ZOOM_STEP = 1.25

@@ -207,7 +207,7 @@ class Autosave(QtCore.QObject):
             self._finish(self._write(gen, changes, snapshot, header))
             return True
         self._busy = True
-        from fabricviz.ui.worker import start_thread
+        from fabricviz.ui.jobs import start_thread
         self._worker = start_thread(lambda: self._write(gen, changes, snapshot, header),
                                     self._emit, "fabricviz-autosave")
         return True

@@ -1,6 +1,6 @@
 """A lesson step as the canvas shows it, saved to PNG/SVG/PDF (``fabricviz demo --screenshot``).
 
-``python -m fabricviz.ui.lesson_shot LESSON --step K -o OUT [--width W]`` opens
+``python -m fabricviz.ui.lessons.shot LESSON --step K -o OUT [--width W]`` opens
 the lesson in a main window exactly as the Lessons menu does (offscreen when
 there is no display), goes to step ``K`` (1-based), lets its animation finish
 and writes the canvas with everything drawn on it (sweep state, traced paths,
@@ -16,7 +16,7 @@ from pathlib import Path
 from PySide6 import QtCore, QtWidgets
 
 from fabricviz.model import FabricError
-from fabricviz.ui.export import picture_main, render_scene
+from fabricviz.ui.canvas.export import picture_main, render_scene
 
 #: Seconds to wait for the lesson's engines.
 WAIT_S = 600
@@ -24,7 +24,7 @@ WAIT_S = 600
 
 def shoot(window, ref: str, step: int, out: str | os.PathLike[str], width: int = 1600) -> Path:
     """Open lesson ``ref`` in ``window``, show step ``step`` (1-based) and write ``out``."""
-    from fabricviz.ui import lessons_ui
+    from fabricviz.ui.lessons import dock as lessons_ui
     dock = lessons_ui.integrate(window)
     if not lessons_ui.open_lesson(window, ref):
         raise FabricError(f"{ref}: the lesson could not be opened")

@@ -16,7 +16,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.anim.lessons import Lesson, StepResult, bundled, find_lesson, load_lesson, run_lesson
 from fabricviz.model import FabricError
-from fabricviz.ui.worker import start_thread
+from fabricviz.ui.jobs import start_thread
 
 #: The editing docks presentation mode hides; every other dock but the lesson's goes too.
 PRESENTATION_HIDES = ("palette_dock", "inspector", "history", "findings_dock")
@@ -85,7 +85,7 @@ class LessonDock(QtWidgets.QDockWidget):
         mono.setPointSizeF(self.font().pointSizeF() * 1.1)
         self.lines.setFont(mono)
         outer.addWidget(self.lines, 2)
-        from fabricviz.ui.traffic_overlay import LegendBar
+        from fabricviz.ui.canvas.overlays.traffic import LegendBar
         self.legend = LegendBar(w)             # the heatmap's scale on traffic steps (presentation mode
         self.legend.setObjectName("lesson_legend")   # hides the Traffic dock that normally shows it)
         self.legend.hide()
@@ -318,7 +318,7 @@ def integrate(window: Any) -> LessonDock:
     status bar; ``maybe_save``/``display_name``/``_update_title`` are used when
     present. Kept as ``window.lesson_dock``, ``window.lessons_menu``,
     ``window.presentation``, ``window.action_presentation`` and ``window.lesson_stage``
-    (the canvas following the steps, :mod:`fabricviz.ui.lesson_stage`).
+    (the canvas following the steps, :mod:`fabricviz.ui.lessons.stage`).
     """
     existing = getattr(window, "lesson_dock", None)
     if isinstance(existing, LessonDock):
@@ -330,7 +330,7 @@ def integrate(window: Any) -> LessonDock:
         window.tabifyDockWidget(inspector, dock)
     dock.hide()
     window.lesson_dock = dock         # set before building actions: open_lesson calls integrate
-    from fabricviz.ui.lesson_stage import LessonStage
+    from fabricviz.ui.lessons.stage import LessonStage
     window.lesson_stage = LessonStage(window, dock)
     menu = window.menuBar().addMenu("&Lessons")
     menu.setObjectName("lessons_menu")

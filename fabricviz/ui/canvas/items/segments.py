@@ -1,7 +1,7 @@
 """Many line segments drawn fast: culling, cutting to the view and merging by screen cells.
 
-Shared by the canvas's own cable layer (:mod:`fabricviz.ui.scene`) and the traffic heatmap
-(:mod:`fabricviz.ui.traffic_overlay`). Below :data:`LOD_ZOOM`, segments whose two ends fall in
+Shared by the canvas's own cable layer (:mod:`fabricviz.ui.canvas.scene`) and the traffic heatmap
+(:mod:`fabricviz.ui.canvas.overlays.traffic`). Below :data:`LOD_ZOOM`, segments whose two ends fall in
 the same :data:`LOD_CELL_PX`-pixel screen cells are drawn once; only segments within the view
 (plus a margin, so small pans reuse the work) are drawn, cut to it. :class:`SegmentLods`
 caches one grouping per zoom bucket and window.

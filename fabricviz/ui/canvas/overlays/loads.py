@@ -15,7 +15,7 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric
-from fabricviz.ui.scene import _path_pairs, cable_anchors
+from fabricviz.ui.canvas.scene import _path_pairs, cable_anchors
 
 LEVELS = 6
 #: Low → high load colours (light blue to deep orange) and widths.

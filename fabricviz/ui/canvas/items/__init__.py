@@ -1,0 +1,1 @@
+"""What the canvas draws per device, port and cable at each level of detail."""

@@ -1,0 +1,1 @@
+"""Secondary windows and dialogs: the generator, InfiniBand vs RoCE."""

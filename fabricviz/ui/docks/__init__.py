@@ -1,0 +1,1 @@
+"""The dock widgets. Each gets the document (and the canvas where it draws an overlay)."""

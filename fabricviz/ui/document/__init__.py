@@ -1,0 +1,1 @@
+"""One open design: editor (undo stack, model-event bridge, revision), commands, autosave, session."""

@@ -1,0 +1,1 @@
+"""Lessons: the dock, the stage (canvas following the steps), presentation mode, screenshots."""
