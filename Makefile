@@ -3,7 +3,8 @@
 #   make test   set up and run the whole test suite offscreen (no display needed)
 #
 # Extras: make run ARGS="path/to/fabric.json"   make test PYTEST_ARGS="-k layering -x"
-#         make setup / make setup-gui / make clean
+#         make setup / make setup-gui / make lint / make clean
+#         (make test includes the static checks: tests/test_static.py)
 #
 # Set-up is idempotent: Debian packages are installed only when missing, and
 # pip runs again only when pyproject.toml is newer than .venv/.fabricviz-installed.
@@ -17,11 +18,12 @@ PYTEST_ARGS ?=
 export VENV
 
 .DEFAULT_GOAL := help
-.PHONY: help run test setup setup-gui clean
+.PHONY: help run test lint setup setup-gui clean
 
 help:
 	@echo "make run    set up, then open the fabricviz GUI (ARGS='FILE' to open a fabric)"
 	@echo "make test   set up, then run the test suite offscreen (PYTEST_ARGS='...')"
+	@echo "make lint   set up, then only the static checks (ruff, mypy, import-linter)"
 	@echo "make setup | setup-gui | clean"
 
 setup:
@@ -41,6 +43,14 @@ test: setup
 	if [ "$$rc" -eq 5 ]; then echo "make test: pytest collected no tests (exit code 5)" >&2; fi; \
 	exit $$rc
 
+# the static checks alone, each tool's own report (make test runs them as tests/test_static.py)
+lint: setup
+	@rc=0; \
+	$(VENV)/bin/ruff check . || rc=1; \
+	$(VENV)/bin/mypy || rc=1; \
+	$(VENV)/bin/lint-imports || rc=1; \
+	exit $$rc
+
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache .import_linter_cache build
 	find . -name __pycache__ -type d -prune -not -path './.git/*' -exec rm -rf {} +

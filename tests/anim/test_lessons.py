@@ -12,12 +12,21 @@ from fabricviz.build import fat_tree
 from fabricviz.cli import main
 from fabricviz.ib.sweep import heavy_sweep
 from fabricviz.model import FabricError
+from tests.anim.lesson_runs import ENGINE_RUNS, shared_run
 
 
 @pytest.fixture(scope="module")
 def runs():
-    """(lesson, results) of every bundled lesson, by number: run once for the whole module."""
-    return {num: (les := load_lesson(p, num), run_lesson(les)) for num, _name, p in bundled()}
+    """(lesson, results) of every bundled lesson, by number: run once for the whole session."""
+    return {num: (les := load_lesson(p, num), shared_run(les)) for num, _name, p in bundled()}
+
+
+def test_shared_runs_are_the_engines_results_computed_once(runs):
+    les, res = runs[3]
+    assert shared_run(find_lesson("credit-loop")) is res            # the same results, no second run
+    assert ENGINE_RUNS.count("credit-loop") == 1
+    fresh = run_lesson(les)                                          # what the engines give now
+    assert [(r.index, r.title, r.lines) for r in fresh] == [(r.index, r.title, r.lines) for r in res]
 
 
 def _step(runs, num, title):
