@@ -91,10 +91,9 @@ def test_python_dash_m_entry_point(tmp_path):
 
 
 def test_bundled_demo_matches_generator():
-    from importlib.resources import files
-
     from fabricviz.build import fat_tree
-    demo = load_fabric(files("fabricviz") / "assets" / "demo" / "demo-fat-tree.json")
+    from fabricviz.resources import asset_path
+    demo = load_fabric(asset_path("demo", "demo-fat-tree.json"))
     assert demo == fat_tree(levels=2, radix=8, hosts=16, name="demo: 2-level NDR fat tree")
 
 

@@ -5,4 +5,5 @@ returns the exit status and raises FabricError for user errors (the CLI turns
 them into one line on stderr and status 2). Add new commands to COMMANDS.
 """
 
-COMMANDS: tuple[str, ...] = ("generate", "info", "route", "trace", "check-loops", "simulate", "latency", "render", "lint", "bom", "convert", "replay", "demo", "compare-tech")
+COMMANDS: tuple[str, ...] = ("generate", "info", "route", "trace", "check-loops", "simulate", "latency", "render",
+                             "lint", "bom", "convert", "replay", "demo", "compare-tech")

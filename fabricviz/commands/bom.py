@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..formats.atomic import write_atomic
+from ..model.atomic import write_atomic
 from ..loaders import load_any
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
@@ -29,11 +30,17 @@ def run(args: argparse.Namespace) -> int:
     from ..formats.native import save_fabric
     from ..loaders import load_any
     from ..sim.compare import compare_techs, format_comparison
-    from .simulate import parse_duration
-    duration = parse_duration(args.duration)
-    fabric = load_any(args.file)
-    c = compare_techs(fabric, args.workload, args.model, duration, args.seed, engine=args.engine,
-                      over=args.over)
+    from ..sim.units import parse_duration
+    from .simulate import flag_errors, left_out_warning
+    with flag_errors():
+        duration = parse_duration(args.duration)
+        fabric = load_any(args.file)
+        c = compare_techs(fabric, args.workload, args.model, duration, args.seed, engine=args.engine,
+                          over=args.over)
+    given = c.roce if c.ib.is_twin else c.ib
+    warning = left_out_warning(given.result)
+    if warning:
+        print(warning, file=sys.stderr)
     if args.save_twin:
         save_fabric(c.twin.fabric, args.save_twin)
     print(json.dumps(c.to_dict(), indent=2) if args.json else format_comparison(c))

@@ -34,5 +34,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {args.output} ({fmt}): {sum(v for k, v in c.items() if k != 'cables')} devices, "
           f"{c['cables']} cables")
     if fmt in LOSES:
-        print(f"note: {fmt} keeps {LOSES[fmt]}" if fmt in ("slurm", "ibnetdiscover") else f"note: in {fmt}, {LOSES[fmt]}")
+        print(f"note: {fmt} keeps {LOSES[fmt]}" if fmt in ("slurm", "ibnetdiscover")
+              else f"note: in {fmt}, {LOSES[fmt]}")
     return 0

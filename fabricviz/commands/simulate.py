@@ -1,27 +1,46 @@
-"""``fabricviz simulate FILE``: route a workload and share the fabric out (max-min or fluid)."""
+"""``fabricviz simulate FILE``: route a workload and share the fabric out (max-min or fluid).
+
+The engines name parameters in words; this layer turns a :class:`~fabricviz.sim.units.ParamError`
+into the same line naming the flag (``--duration 'soon': …``). Hosts the run cannot reach are
+left out with one warning line on stderr; the run goes on over the rest.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
+from contextlib import contextmanager
+from typing import Iterator
 
 from ..model import FabricError
+from ..sim.units import ParamError
 
-_DUR = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:e-?\d+)?)\s*(s|ms|us|µs|ns)?\s*$", re.I)
-_UNIT = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, None: 1.0}
+#: The flag of each engine parameter, for error messages.
+FLAGS = {"routing": "--routing", "model": "--model", "workload": "--workload", "over": "--over",
+         "duration": "--duration", "engine": "--engine"}
 
 
-def parse_duration(text: str) -> float:
-    """``10ms``, ``250us``, ``0.5s`` → seconds."""
-    m = _DUR.match(text)
-    if not m:
-        raise FabricError(f"--duration {text!r}: use e.g. 10ms, 250us, 0.5s")
-    v = float(m.group(1)) * _UNIT[m.group(2).lower() if m.group(2) else None]
-    if not v > 0:
-        raise FabricError(f"--duration {text!r}: must be positive")
-    return v
+@contextmanager
+def flag_errors() -> Iterator[None]:
+    """Re-raise an engine's :class:`ParamError` as a FabricError naming the CLI flag."""
+    try:
+        yield
+    except ParamError as e:
+        if e.param not in FLAGS:
+            raise
+        raise FabricError(e.with_flag(FLAGS[e.param])) from None
+
+
+def left_out_warning(res) -> str:
+    """The one stderr line for hosts a run left out ('' when none)."""
+    from ..sim.reach import left_out_line
+    line = left_out_line(res.left_out)
+    if not line:
+        return ""
+    if res.dropped_flows:
+        line += f"; {res.dropped_flows:,} of the given flows touch them and were left out"
+    return f"warning: {line}"
 
 
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
@@ -50,22 +69,25 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..loaders import load_any
-    from ..sim.engine import simulate
+    from ..sim.compare import run_workload
     from ..sim.flows_csv import load_flows, save_flow_results, save_link_results
     from ..sim.fluid import text_progress
+    from ..sim.reach import host_reach
+    from ..sim.summary import format_summary
+    from ..sim.units import parse_duration
     from ..sim.workloads import make_workload
-    duration = parse_duration(args.duration)
-    fabric = load_any(args.file)
-    flows = load_flows(fabric, args.flows) if args.flows else \
-        make_workload(fabric, args.workload, seed=args.seed, over=args.over)
-    provider = None
-    from ..sim.engine import fabric_tech
-    if fabric_tech(fabric) == "ib" and args.routing in (None, "static") and args.engine != "dmodk":
-        from ..ib.routing import route
-        from ..sim.paths import sm_paths
-        provider = sm_paths(route(fabric, args.engine))
-    res = simulate(fabric, flows, args.routing, args.model, duration, args.seed, args.same_hash,
-                   provider=provider, progress=text_progress() if args.model == "fluid" else None)
+    with flag_errors():
+        duration = parse_duration(args.duration)
+        fabric = load_any(args.file)
+        reach = host_reach(fabric)
+        flows = load_flows(fabric, args.flows) if args.flows else \
+            make_workload(fabric, args.workload, seed=args.seed, over=args.over, reach=reach)
+        res = run_workload(fabric, flows, args.model, duration, args.seed, args.routing, args.engine,
+                           text_progress() if args.model == "fluid" else None,
+                           same_seed=args.same_hash, reach=reach)
+    warning = left_out_warning(res)
+    if warning:
+        print(warning, file=sys.stderr)
     rate = res.flow_rates()
     lat = res.steady("flow_latency_ns")
     if args.out_flows:
@@ -81,35 +103,3 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(format_summary(summary))
     return 0
-
-
-def format_summary(s: dict) -> str:
-    r = s["rate_share"]
-    lines = [f"{s['flows']} flows, {s['routing']} routing, {s['model']} model on {s['fabric']}"
-             + (f", {s['duration_s'] * 1e3:g} ms" if "duration_s" in s else ""),
-             f"flow rate / line rate: mean {r['mean']:.3f}  min {r['min']:.3f}  max {r['max']:.3f}"
-             f"  (total {s['rate_gbps']['total']:.1f} Gb/s)"]
-    if s["hottest_links"]:
-        lines.append("hottest links:")
-        lines += [f"  {h['from']} -> {h['to']}: {h['utilization']:.1%}" for h in s["hottest_links"]]
-    if "max_queue" in s:
-        mq = s["max_queue"]
-        lines.insert(1, f"rates and utilisation: mean over the steady part, from {s['steady_from_s'] * 1e3:g} ms")
-        lines.append(f"max queue: {mq['bytes'] / 1e3:.1f} KB at {mq['link']} (peak at {mq['at_s'] * 1e3:.3f} ms;"
-                     f" {mq['steady_bytes'] / 1e3:.1f} KB mean over the steady part)")
-        n, shown = s["paused_link_count"], len(s["paused_links"])
-        lines.append("paused links: none" if n == 0 else
-                     f"paused links: {n}" + (f" ({shown} most paused shown)" if n > shown else "") + ":"
-                     + "".join(f"\n  {p['from']} -> {p['to']}: paused {p['paused_fraction']:.1%}"
-                               for p in s["paused_links"]))
-        lines.append(f"flows: {s['active_flows']} sent, {s['finished_flows']} finished"
-                     + (f", all done at {s['completion_s'] * 1e3:.3f} ms" if "completion_s" in s else ""))
-        lost = s["lost_bytes"]
-        lines.append(f"bytes lost: {lost:g}" + (" (lossless)" if lost == 0 else "")
-                     + (f"; headroom exceeded on {s['headroom_exceeded_links']} links (a real switch would drop)"
-                        if s.get("headroom_exceeded_links") else ""))
-    return "\n".join(lines)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(0)

@@ -7,4 +7,6 @@
 * :mod:`.fluid` — time-stepped queues with PFC/credits, ECN and DCQCN (:mod:`fabricviz.ethernet`);
 * :mod:`.latency` — serialization + propagation + switch + queueing, per link and per path;
 * :mod:`.frames` — immutable float32 per-tick snapshots; :mod:`.engine` — ``simulate(...)``.
+* :mod:`.reach` — which hosts a run can reach (the rest are left out, with the reason);
+* :mod:`.units` / :mod:`.summary` — durations as typed, parameter errors in words, a run's summary as text.
 """

@@ -22,6 +22,7 @@ import numpy as np
 from ..model import SWITCH_KINDS, Fabric, FabricError, LinkRate
 from ..model.fabric import KIND_CODE
 from .engine import SimResult, fabric_tech, simulate
+from .reach import Reach, host_reach
 from .workloads import Flows, make_workload
 
 TECH_TITLES = {"ib": "InfiniBand", "roce": "RoCE"}
@@ -41,17 +42,23 @@ METRICS: tuple[tuple[str, str, str, str], ...] = (
 
 def run_workload(fabric: Fabric, flows: Flows, model: str, duration_s: float, seed: int,
                  routing: str | None = None, engine: str = "minhop",
-                 progress: Callable[[float], None] | None = None, fluid=None) -> SimResult:
+                 progress: Callable[[float], None] | None = None, fluid=None,
+                 same_seed: bool = False, reach: Reach | None = None) -> SimResult:
     """``flows`` over ``fabric`` as ``fabricviz simulate`` runs them: on InfiniBand with
     static routing the subnet manager's LFTs from ``engine`` (``dmodk``: the built-in walk);
-    ``fluid`` (FluidParams) overrides the fluid model's defaults."""
+    ``fluid`` (FluidParams) overrides the fluid model's defaults; ``same_seed``: one ECMP hash
+    seed on every switch. Hosts out of reach are left out (``reach``: default, who the
+    subnet manager's sweep, or the main Ethernet island, reaches)."""
     provider = None
-    if fabric_tech(fabric) == "ib" and routing in (None, "static") and engine != "dmodk":
+    tech = fabric_tech(fabric)
+    if tech == "ib" and routing in (None, "static") and engine != "dmodk":
         from ..ib.routing import route
         from .paths import sm_paths
-        provider = sm_paths(route(fabric, engine))
-    return simulate(fabric, flows, routing, model, duration_s, seed, provider=provider,
-                    progress=progress if model == "fluid" else None, fluid=fluid)
+        sm = route(fabric, engine)
+        provider = sm_paths(sm)
+        reach = host_reach(fabric, tech, subnet=sm.subnet) if reach is None else reach
+    return simulate(fabric, flows, routing, model, duration_s, seed, same_seed, provider=provider,
+                    progress=progress if model == "fluid" else None, fluid=fluid, reach=reach)
 
 
 def map_flows(flows: Flows, src: Fabric, dst: Fabric) -> Flows:
@@ -114,7 +121,7 @@ def parts_label(fabric: Fabric, most: int = 2) -> str:
 def _side(tech: str, fabric: Fabric, res: SimResult, is_twin: bool) -> TechRun:
     s = res.summary(fabric)
     lat = np.asarray(res.steady("flow_latency_ns"), float)
-    if res.fluid is not None:                      # the flows the summary counts: those that sent
+    if res.fluid is not None and res.fluid.begin_s is not None:   # the flows the summary counts: those that sent
         lat = lat[~np.isnan(res.fluid.begin_s)]
     lat = lat[np.isfinite(lat)]
     paused = fraction = queue = link = None
@@ -243,6 +250,8 @@ def explain(ib: TechRun, roce: TechRun) -> tuple[str, ...]:
         lines.append(f"Pauses: RoCE {roce.paused_links} link(s) sent PFC pauses (most paused "
                      f"{roce.max_paused_fraction:.1%} of the time); InfiniBand {ib.paused_links} link(s) "
                      f"waited for credits (most {ib.max_paused_fraction:.1%}).")
+        # _side sets the queue fields together with paused_links (a fluid run)
+        assert ib.max_queue_bytes is not None and roce.max_queue_bytes is not None
         lines.append(f"Largest queue: InfiniBand {_bytes(ib.max_queue_bytes)} at {ib.max_queue_link}; "
                      f"RoCE {_bytes(roce.max_queue_bytes)} at {roce.max_queue_link}.")
     else:

@@ -4,6 +4,10 @@
 (fabric, flows, parameters, seed) and returns a :class:`SimResult` whose frames
 the GUI can scrub. Defaults follow the fabric: InfiniBand runs static routes,
 credit flow control and no end-to-end CC; RoCE runs ECMP, PFC and DCQCN.
+
+A run goes over the reachable part of the design (:mod:`.reach`): flows to or
+from a host nobody can reach are left out, and the result names those hosts
+with the reason (``SimResult.left_out``) instead of the whole run failing.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from .latency import LatencyParams, flow_latency_ns, flow_nic_ns, link_latency
 from .links import LinkTable, link_table
 from .maxmin import maxmin
 from .paths import MODES, PathProvider, Routes, route
+from .reach import Reach, Unreachable, fabric_tech, host_reach
+from .units import ParamError
 from .workloads import Flows
 
 MODELS = ("maxmin", "fluid")
@@ -35,6 +41,8 @@ class SimResult:
     routes: Routes
     frames: tuple[Frame, ...]
     fluid: FluidResult | None = None
+    left_out: tuple[Unreachable, ...] = ()   # hosts the run could not reach, with why
+    dropped_flows: int = 0                   # flows given that touched one of them
 
     @property
     def last(self) -> Frame:
@@ -72,7 +80,7 @@ class SimResult:
         rate = self.flow_rates()
         line = _line_gbps(self.links, self.routes)
         share = np.where(line > 0, rate / line, 0.0)
-        if self.fluid is not None:           # flows that never sent would skew the mean
+        if self.fluid is not None and self.fluid.begin_s is not None:   # flows that never sent would skew the mean
             began = ~np.isnan(self.fluid.begin_s)
             share, rate = share[began], rate[began]
         util = self.steady("link_util")
@@ -87,6 +95,9 @@ class SimResult:
                              "total": float(rate.sum())},
                "hottest_links": [{"link": int(l), "from": name(l)[0], "to": name(l)[1],
                                   "utilization": round(float(util[l]), 6)} for l in hot if util[l] > 0]}
+        if self.left_out:
+            out["left_out"] = [{"host": u.name, "reason": u.reason} for u in self.left_out]
+            out["dropped_flows"] = int(self.dropped_flows)
         if self.fluid is not None:
             fl = self.fluid
             out["steady_from_s"] = float(self.frames[-1].time_s / 2)
@@ -118,15 +129,6 @@ def _line_gbps(links: LinkTable, routes: Routes) -> np.ndarray:
     return np.where(links.pcie[l0], links.gbps[l1], links.gbps[l0])
 
 
-def fabric_tech(fabric: Fabric) -> str:
-    """``ib`` when most cables run InfiniBand, else ``eth``."""
-    ct = fabric.cables_t
-    alive = ct.alive
-    if not alive.any():
-        return "eth"
-    return "ib" if np.mean(ct.tech[alive] == 1) >= 0.5 else "eth"
-
-
 def steady_state(links: LinkTable, flows: Flows, routes: Routes,
                  latency: LatencyParams = LatencyParams()) -> Frame:
     """Max-min fair rates as one frame (queues 0: the flow model has none)."""
@@ -143,29 +145,39 @@ def steady_state(links: LinkTable, flows: Flows, routes: Routes,
 def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: str = "maxmin",
              duration_s: float = 10e-3, seed: int = 0, same_seed: bool = False,
              fluid: FluidParams | None = None, provider: PathProvider | None = None,
-             progress: Callable[[float], None] | None = None) -> SimResult:
+             progress: Callable[[float], None] | None = None, reach: Reach | None = None) -> SimResult:
     """Route ``flows`` and share the fabric out (see module doc).
 
     ``maxmin`` keeps only the flows that run together at t=0 (the first step of
-    a ring, flows with start 0); ``fluid`` runs every flow in time.
+    a ring, flows with start 0); ``fluid`` runs every flow in time. ``reach``: who
+    the run can reach (default :func:`~.reach.host_reach` of the fabric); flows
+    touching a host left out are dropped and counted.
     """
     tech = fabric_tech(fabric)
     routing = routing or ("static" if tech == "ib" else "ecmp")
     if routing not in MODES:
-        raise FabricError(f"--routing {routing!r}: use {', '.join(MODES)}")
+        raise ParamError("routing", routing, f"is not one of {', '.join(MODES)}")
     if model not in MODELS:
-        raise FabricError(f"--model {model!r}: use {', '.join(MODELS)}")
+        raise ParamError("model", model, f"is not one of {', '.join(MODELS)}")
     if not len(flows):
         raise FabricError("no flows to simulate")
+    reach = host_reach(fabric, tech) if reach is None else reach
+    keep = reach.keep(flows.src) & reach.keep(flows.dst)
+    dropped = int(len(flows) - keep.sum())
+    if dropped == len(flows):
+        raise FabricError(f"no flows to simulate: all {dropped:,} touch a host the run cannot reach "
+                          f"({reach.line()})")
+    if dropped:
+        flows = flows.select(keep)
     if model == "maxmin":        # steady state: only the flows running together at t=0
         flows = flows.concurrent()
     links = link_table(fabric)
     routes = route(fabric, links, flows, routing, seed=seed, same_seed=same_seed, provider=provider)
     if model == "maxmin":
         return SimResult(tech, routing, model, links, flows, routes,
-                         (steady_state(links, flows, routes),))
+                         (steady_state(links, flows, routes),), None, reach.left_out, dropped)
     prm = fluid or FluidParams(cc="none" if tech == "ib" else "dcqcn",
                                flow_control="credit" if tech == "ib" else "pfc")
     prm = replace(prm, duration_s=duration_s)
     res = simulate_fluid(links, flows, routes, prm, progress)
-    return SimResult(tech, routing, model, links, flows, routes, res.frames, res)
+    return SimResult(tech, routing, model, links, flows, routes, res.frames, res, reach.left_out, dropped)

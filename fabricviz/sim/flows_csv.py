@@ -5,7 +5,7 @@ as ``node001/mlx5_0``); empty ``bytes``/``rate_gbps`` mean unbounded. A bad
 row raises ``FabricError("FILE:LINE: …")`` and nothing is loaded. Result CSVs
 (per flow and per link) are written by :func:`save_flow_results` and
 :func:`save_link_results`. Every CSV is written atomically (the old file or the
-whole new one, :func:`fabricviz.formats.atomic.write_atomic`); a failed write
+whole new one, :func:`fabricviz.model.atomic.write_atomic`); a failed write
 is ``FabricError("FILE: cannot save: why")``.
 """
 
@@ -15,10 +15,11 @@ import csv
 import io
 import math
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
-from ..formats.atomic import write_atomic
+from ..model.atomic import write_atomic
 from ..model import Fabric, FabricError
 from .workloads import Flows
 
@@ -72,7 +73,7 @@ def load_flows(fabric: Fabric, path: str | Path) -> Flows:
     if unknown:
         raise FabricError(f"{p}:1: unknown column {unknown[0]!r} (use {','.join(COLUMNS)})")
     idx = {h: i for i, h in enumerate(header)}
-    out = {c: [] for c in COLUMNS}
+    out: dict[str, list[float]] = {c: [] for c in COLUMNS}     # device ids and steps are ints
     for ln, row in enumerate(rows[1:], start=2):
         if not row or all(not c.strip() for c in row) or row[0].lstrip().startswith("#"):
             continue
@@ -111,7 +112,7 @@ class _csv_file:
     def __enter__(self):
         return csv.writer(self.buf)
 
-    def __exit__(self, kind, *exc) -> bool:
+    def __exit__(self, kind, *exc) -> Literal[False]:
         if kind is None:
             write_atomic(self.path, self.buf.getvalue())
         return False

@@ -75,13 +75,15 @@ class FluidResult:
     paused_fraction: np.ndarray     # per link
     headroom_exceeded: np.ndarray   # per link (PFC): would have dropped
     ticks: int
-    begin_s: np.ndarray = None      # per flow: when it first sent (nan: never)
-    end_s: float = 0.0              # time at the end of the run
-    max_queue_s: np.ndarray = None  # per link: when its queue peaked
+    begin_s: np.ndarray | None = None      # per flow: when it first sent (nan: never)
+    end_s: float = 0.0                     # time at the end of the run
+    max_queue_s: np.ndarray | None = None  # per link: when its queue peaked
 
     @property
     def achieved_gbps(self) -> np.ndarray:
         """Per flow: bytes delivered / time from its first byte sent to its finish (or the run's end)."""
+        if self.begin_s is None:
+            raise ValueError("achieved_gbps needs begin_s (when each flow first sent)")
         end = np.where(np.isnan(self.finish_s), self.end_s, self.finish_s)
         span = end - self.begin_s
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -100,10 +102,10 @@ def _waterfill(gid_link: np.ndarray, demand: np.ndarray, cap: np.ndarray, n_link
     alloc = np.zeros_like(demand)
     open_ = demand > 0
     rem = cap.copy()
+    level = np.zeros(n_links)
     for _ in range(64):
         cnt = np.bincount(gid_link[open_], minlength=n_links)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            level = np.where(cnt > 0, rem / cnt, 0.0)
+        level = np.divide(rem, cnt, out=np.zeros(n_links), where=cnt > 0)
         lv = level[gid_link]
         done = open_ & (demand <= lv)
         if not done.any():
@@ -163,6 +165,12 @@ class FluidSim:
         self.headroom = headroom_bytes(links.gbps, links.prop_ns, params.pfc.mtu, react)
         self.xoff = xoff_levels(params.pfc, self.kmax)
         self.nic_tx, self.nic_rx = flow_nic_ns(links, routes, params.latency)
+        # per-run constants the ticks reuse
+        self.stepped = flows.step >= 0
+        self.any_stepped = bool(self.stepped.any())
+        self.finite = np.isfinite(flows.bytes)
+        self.n_dev = int(links.dst_dev.max(initial=-1)) + 1
+        self.prev_has = self.prev_link[self.has_prev]
         # state
         self.t = 0.0
         self.ticks = 0
@@ -177,7 +185,7 @@ class FluidSim:
         k = max(1, int(round(params.dcqcn.feedback_s / params.dt_s)))
         self.hist_rc = np.tile(self.rc, (k, 1))
         self.hist_p = np.zeros((k, F))
-        self.p_flow = np.zeros(F)
+        self.p_flow: np.ndarray = np.zeros(F)          # per flow: ECN marking probability
         self.p_link = np.zeros(L)
         self.injected = np.zeros(F)
         self.delivered = np.zeros(F)
@@ -199,8 +207,8 @@ class FluidSim:
         """Rate each flow offers this tick (Gb/s)."""
         fl, prm = self.flows, self.prm
         active = (fl.start_s <= self.t + 1e-15) & np.isnan(self.finish)
-        stepped = fl.step >= 0
-        if stepped.any():
+        stepped = self.stepped
+        if self.any_stepped:
             pending = stepped & np.isnan(self.finish)
             cur = fl.step[pending].min() if pending.any() else -1
             active &= ~stepped | (fl.step == cur)
@@ -230,8 +238,7 @@ class FluidSim:
             with np.errstate(divide="ignore", invalid="ignore"):
                 frac = np.where(tot > 0, np.minimum(1.0, cap / tot), 0.0)
             gserve = gdem * frac[self.g_link]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            gfrac = np.where(gdem > 0, np.minimum(gserve / gdem, 1.0), 0.0)
+        gfrac = np.minimum(np.divide(gserve, gdem, out=np.zeros_like(gdem), where=gdem > 0), 1.0)
         serve = avail * gfrac[self.gid]
         q = avail - serve
         # the sender pulls no more than its first queue can hold
@@ -249,12 +256,12 @@ class FluidSim:
         self.delivered += got
         served_link = np.bincount(self.e_link, weights=serve, minlength=L)
         # backpressure for the next tick
-        ingress = np.bincount(self.prev_link[self.has_prev], weights=self.q[self.has_prev]
+        ingress = np.bincount(self.prev_has, weights=self.q[self.has_prev]
                               + self.arrive[self.has_prev], minlength=L)
         self.max_ingress = np.maximum(self.max_ingress, ingress)
         if prm.flow_control == "pfc":
             dst = self.links.dst_dev
-            held = np.bincount(dst, weights=ingress, minlength=int(dst.max(initial=-1)) + 1)
+            held = np.bincount(dst, weights=ingress, minlength=self.n_dev)
             xoff = dynamic_xoff(self.xoff, held[dst], prm.pfc)
             self.paused = pfc_update(self.paused, ingress, xoff, prm.pfc)
             self.headroom_exceeded |= ingress > self.xoff + self.headroom
@@ -278,7 +285,7 @@ class FluidSim:
             self.rc, self.rt, self.alpha = dcqcn_step(self.rc, self.rt, self.alpha, rc_late, p_late,
                                                       self.line_gbps, dt, prm.dcqcn)
         # completions
-        done = np.isnan(self.finish) & np.isfinite(self.flows.bytes) & \
+        done = np.isnan(self.finish) & self.finite & \
             (self.delivered >= self.flows.bytes * (1 - 1e-9))
         self.finish[done] = self.t + dt
         self.t += dt

@@ -33,7 +33,7 @@ class Frame:
     time_s: float
     link_util: np.ndarray        # carried rate / capacity, 0..1
     link_queue: np.ndarray       # bytes queued at the link's egress
-    link_latency_ns: np.ndarray  # serialization + propagation + switch + queueing
+    link_latency_ns: np.ndarray  # serialization + propagation + switch + queueing; NaN: no capacity
     link_paused: np.ndarray      # bool: the link's transmitter is paused (PFC XOFF / no credits)
     link_ecn: np.ndarray         # ECN marking probability at the egress queue
     flow_rate_gbps: np.ndarray   # delivered rate

@@ -15,6 +15,7 @@ and ``pcie_latency_ns``. All figures come from the editable parts catalog;
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -47,17 +48,25 @@ class LinkLatency:
 
 def link_latency(links: LinkTable, params: LatencyParams = LatencyParams(),
                  queue_bytes: np.ndarray | None = None) -> LinkLatency:
-    """Latency components of every directed link for one packet of ``params.bytes``."""
-    with np.errstate(divide="ignore"):
-        per_byte = np.where(links.gbps > 0, 8.0 / links.gbps, np.inf)     # ns per byte
+    """Latency components of every directed link for one packet of ``params.bytes``, with
+    ``queue_bytes`` (per link, at its egress) waiting ahead of it.
+
+    A link without capacity (a removed cable) carries nothing and has no latency: its
+    serialization, and so its total, is NaN (never inf, which would swamp a colour scale's
+    maximum); its queueing is 0.
+    """
+    live = links.gbps > 0
+    per_byte = np.full(links.n, np.nan)                                  # ns per byte
+    np.divide(8.0, links.gbps, out=per_byte, where=live)
     ser = params.bytes * per_byte
     prop = links.prop_ns.copy()
     if params.link_delay_ns is not None:
         prop = np.where(links.pcie, prop, params.link_delay_ns)
     sw = links.switch_ns.copy() if params.switch_ns is None else \
         np.where(links.switch_ns > 0, params.switch_ns, 0.0)
-    q = np.zeros(links.n) if queue_bytes is None else np.asarray(queue_bytes, float) * per_byte
-    q = np.where(np.isfinite(q), q, 0.0)
+    q = np.zeros(links.n)
+    if queue_bytes is not None:
+        np.multiply(np.asarray(queue_bytes, float), per_byte, out=q, where=live)
     return LinkLatency(ser, prop, sw, q)
 
 
@@ -79,7 +88,7 @@ def path_hops(fabric: Fabric, links: LinkTable, path: np.ndarray,
     """One row per hop (from, to, rate, components, total) and the one-way total in ns."""
     lat = link_latency(links, params, queue_bytes)
     tx, rx = nic_overheads(fabric, links, path, params)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for l in path:
         a, b = links.name(fabric, int(l))
         rows.append({"link": int(l), "from": a, "to": b, "gbps": float(links.gbps[l]),

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..model import Fabric
 from ..model.fabric import KIND_CODE
-from ..model.tech import ETH_SPEEDS, IB_LANE_GBPS, IB_SPEEDS
+from ..model.tech import ETH_SPEEDS, IB_LANE_GBPS, IB_SPEEDS, TECH_ETH_CODE, TECH_IB_CODE
 
 #: Propagation in fibre or copper, ns per metre.
 PROP_NS_PER_M = 5.0
@@ -47,7 +47,7 @@ class LinkTable:
     pcie: np.ndarray         # True for PCIe hops
     n_cable_links: int
     pcie_gpu: np.ndarray     # GPU device id of PCIe pair i
-    nic_ns: np.ndarray = field(repr=False, default=None)  # per device: NIC overhead (0 otherwise)
+    nic_ns: np.ndarray = field(repr=False)  # per device: NIC overhead (0 otherwise)
 
     @property
     def n(self) -> int:
@@ -80,8 +80,8 @@ def cable_gbps(tech: np.ndarray, speed: np.ndarray, width: np.ndarray) -> np.nda
     ib = np.array([IB_LANE_GBPS[s] for s in IB_SPEEDS])
     eth = np.array(ETH_SPEEDS, float)
     sp = speed.astype(np.int64)
-    return np.where(tech == 1, ib[np.clip(sp, 0, len(ib) - 1)] * width,
-                    np.where(tech == 2, eth[np.clip(sp, 0, len(eth) - 1)], 0.0))
+    return np.where(tech == TECH_IB_CODE, ib[np.clip(sp, 0, len(ib) - 1)] * width,
+                    np.where(tech == TECH_ETH_CODE, eth[np.clip(sp, 0, len(eth) - 1)], 0.0))
 
 
 def link_table(fabric: Fabric) -> LinkTable:

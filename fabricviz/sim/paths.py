@@ -26,7 +26,7 @@ min-hop walk: give it as ``provider=`` to :func:`route`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Protocol, Sequence
+from typing import Protocol, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -36,6 +36,8 @@ from ..model import Fabric, FabricError
 from ..model.fabric import KIND_CODE
 from ..ethernet.ecmp import flow_sports, hash5, switch_seeds
 from .links import SWITCH_CODES, LinkTable
+from .reach import nic_ports
+from .units import ParamError
 from .workloads import Flows
 
 MODES = ("static", "adaptive", "ecmp", "spray")
@@ -85,7 +87,7 @@ class PathProvider(Protocol):
     from the link leaving ``src_ports[i]`` to the link entering ``dst_ports[i]``."""
 
     def __call__(self, fabric: Fabric, links: LinkTable, src_ports: np.ndarray,
-                 dst_ports: np.ndarray) -> Sequence[Sequence[int]]: ...
+                 dst_ports: np.ndarray, /) -> Sequence[Sequence[int] | np.ndarray]: ...
 
 
 # ---------------------------------------------------------------------------- endpoints
@@ -95,20 +97,6 @@ class Ends:
     src_port: np.ndarray  # NIC port the flow leaves by
     dst_port: np.ndarray  # NIC port it arrives at
     post: np.ndarray      # NIC → GPU link or -1
-
-
-def nic_ports(fabric: Fabric) -> np.ndarray:
-    """Per device id: its first cabled port id (-1 if none), vectorised."""
-    t, pt = fabric.devices_t, fabric.ports_t
-    out = np.full(t.n, -1, np.int64)
-    cabled = np.flatnonzero(pt.cable >= 0)
-    dev = pt.device[cabled].astype(np.int64)
-    order = np.lexsort((cabled, dev))
-    dev, cabled = dev[order], cabled[order]
-    first = np.ones(len(dev), bool)
-    first[1:] = dev[1:] != dev[:-1]
-    out[dev[first]] = cabled[first]
-    return out
 
 
 def resolve_ends(fabric: Fabric, links: LinkTable, flows: Flows) -> Ends:
@@ -196,8 +184,9 @@ def switch_graph(fabric: Fabric, links: LinkTable) -> SwitchGraph:
 
 
 def _walk(fabric: Fabric, links: LinkTable, ends: Ends, mode: str, seed: int,
-          same_seed: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Min-hop walk for every flow; returns (flow, frac, indptr, links) of sub-paths."""
+          same_seed: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Min-hop walk for every flow; returns (flow, frac, hop matrix) of sub-paths
+    (one row of link ids per sub-path, -1 where there is no hop)."""
     n = len(ends.src_port)
     g = switch_graph(fabric, links)
     ls = cable_links(fabric, ends.src_port)
@@ -290,7 +279,7 @@ def route(fabric: Fabric, links: LinkTable, flows: Flows, mode: str = "static", 
           same_seed: bool = False, provider: PathProvider | None = None) -> Routes:
     """Route every flow (see module doc for the modes); ``provider`` overrides the fabric paths."""
     if mode not in MODES:
-        raise FabricError(f"--routing {mode!r}: use {', '.join(MODES)}")
+        raise ParamError("routing", mode, f"is not one of {', '.join(MODES)}")
     ends = resolve_ends(fabric, links, flows)
     n = len(flows)
     if provider is not None:
@@ -377,17 +366,3 @@ def sm_paths(routing) -> PathProvider:
     lids = np.zeros(sn.fabric.ports_t.n, np.int64)
     lids[np.asarray(sn.ca_ports, np.int64)] = np.asarray(routing.lids.ca_lid, np.int64)
     return lft_paths(sn.fabric, routing.lft, lids, switches=sn.switches)
-
-
-def minhop_provider(mode: str = "static", seed: int = 0, same_seed: bool = False) -> Callable:
-    """The built-in min-hop walk as a provider over port pairs (single path modes only)."""
-    if mode not in ("static", "ecmp"):
-        raise FabricError("a path provider gives one path per flow: use static or ecmp")
-
-    def provider(fab: Fabric, links: LinkTable, src_ports: np.ndarray,
-                 dst_ports: np.ndarray) -> list[np.ndarray]:
-        n = len(src_ports)
-        ends = Ends(np.full(n, -1), np.asarray(src_ports), np.asarray(dst_ports), np.full(n, -1))
-        rf, _, mat = _walk(fab, links, ends, mode, seed, same_seed)
-        return [row[row >= 0] for row in mat]
-    return provider

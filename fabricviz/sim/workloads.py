@@ -18,25 +18,40 @@ Patterns (all deterministic for a seed):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..ib.sharp import sharp_mask
 from ..model import Fabric, FabricError
 from ..model.fabric import KIND_CODE
+from .reach import Reach, host_reach
+from .units import ParamError
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Flows:
-    """Flow list; every array has one entry per flow."""
+    """Flow list; every array has one entry per flow.
+
+    ``bytes``, ``rate_gbps``, ``start_s`` and ``step`` may be omitted (``None``): they
+    default to ``inf``, ``inf``, ``0.0`` and ``-1`` for every flow.
+    """
 
     src: np.ndarray
     dst: np.ndarray
-    bytes: np.ndarray = field(default=None)
-    rate_gbps: np.ndarray = field(default=None)
-    start_s: np.ndarray = field(default=None)
-    step: np.ndarray = field(default=None)
+    bytes: np.ndarray
+    rate_gbps: np.ndarray
+    start_s: np.ndarray
+    step: np.ndarray
+
+    def __init__(self, src: ArrayLike, dst: ArrayLike, bytes: ArrayLike | None = None,
+                 rate_gbps: ArrayLike | None = None, start_s: ArrayLike | None = None,
+                 step: ArrayLike | None = None) -> None:
+        for name, v in (("src", src), ("dst", dst), ("bytes", bytes), ("rate_gbps", rate_gbps),
+                        ("start_s", start_s), ("step", step)):
+            object.__setattr__(self, name, v)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         n = len(self.src)
@@ -76,10 +91,10 @@ def endpoints(fabric: Fabric, over: str = "auto") -> np.ndarray:
     gpus = np.flatnonzero(t.alive & (t.kind == KIND_CODE["gpu"]) & (t.bound >= 0))
     if over == "gpu" or (over == "auto" and len(gpus)):
         if not len(gpus):
-            raise FabricError("this fabric has no GPU bound to a NIC (use --over nic)")
+            raise ParamError("over", over, "this fabric has no GPU bound to a NIC; run over nic")
         return gpus
     if over not in ("nic", "auto"):
-        raise FabricError(f"--over {over!r}: use gpu, nic or auto")
+        raise ParamError("over", over, "is not one of gpu, nic, auto")
     # SHARP aggregation nodes are CAs inside switches, not hosts: no traffic to or from them
     nics = np.flatnonzero(t.alive & (t.kind == KIND_CODE["nic"]) & ~sharp_mask(fabric))
     pt = fabric.ports_t
@@ -93,7 +108,7 @@ def endpoints(fabric: Fabric, over: str = "auto") -> np.ndarray:
 
 def _need(ranks: np.ndarray, n: int, what: str) -> None:
     if len(ranks) < n:
-        raise FabricError(f"{what} needs at least {n} ranks, the fabric has {len(ranks)}")
+        raise FabricError(f"{what} needs at least {n} ranks, there are {len(ranks)}")
 
 
 def ring_allreduce(ranks: np.ndarray, size_bytes: float = 1e9) -> Flows:
@@ -169,11 +184,20 @@ def parse_size(text: str) -> float:
     return v
 
 
-def make_workload(fabric: Fabric, spec: str, seed: int = 0, over: str = "auto") -> Flows:
-    """Flows for ``NAME[:ARG]``: ring[:SIZE], alltoall[:SIZE], permutation, shift[:K], incast[:N]."""
+def reachable_endpoints(fabric: Fabric, over: str = "auto", reach: Reach | None = None) -> np.ndarray:
+    """:func:`endpoints` a run can reach (:mod:`.reach`): the ranks a workload is made of."""
+    ranks = endpoints(fabric, over)
+    reach = host_reach(fabric) if reach is None else reach
+    return ranks[reach.keep(ranks)]
+
+
+def make_workload(fabric: Fabric, spec: str, seed: int = 0, over: str = "auto",
+                  reach: Reach | None = None) -> Flows:
+    """Flows for ``NAME[:ARG]``: ring[:SIZE], alltoall[:SIZE], permutation, shift[:K], incast[:N],
+    over the ranks a run can reach (``reach``: :func:`~.reach.host_reach` of the fabric by default)."""
     name, _, arg = spec.partition(":")
     name = name.strip().lower().replace("-", "").replace("_", "")
-    ranks = endpoints(fabric, over)
+    ranks = reachable_endpoints(fabric, over, reach)
     if name in ("ring", "allreduce", "ringallreduce"):
         return ring_allreduce(ranks, parse_size(arg) if arg else 1e9)
     if name in ("alltoall", "a2a"):
@@ -184,12 +208,12 @@ def make_workload(fabric: Fabric, spec: str, seed: int = 0, over: str = "auto") 
         try:
             k = int(arg) if arg else 1
         except ValueError:
-            raise FabricError(f"--workload {spec}: shift takes an integer K (shift:4)") from None
+            raise ParamError("workload", spec, "shift takes an integer K (shift:4)") from None
         return shift(ranks, k)
     if name == "incast":
         try:
             n = int(arg) if arg else None
         except ValueError:
-            raise FabricError(f"--workload {spec}: incast takes a sender count (incast:8)") from None
+            raise ParamError("workload", spec, "incast takes a sender count (incast:8)") from None
         return incast(ranks, n)
-    raise FabricError(f"--workload {spec!r}: unknown pattern (use {', '.join(WORKLOADS)})")
+    raise ParamError("workload", spec, f"unknown pattern (use {', '.join(WORKLOADS)})")

@@ -88,14 +88,16 @@ def test_latency_command(files, capsys):
 def test_duration_parsing_and_progress_bar():
     import io
 
-    from fabricviz.commands.simulate import parse_duration
-    from fabricviz.model import FabricError
     from fabricviz.sim.fluid import text_progress
+    from fabricviz.sim.units import ParamError, parse_duration
     assert parse_duration("10ms") == pytest.approx(0.01)
     assert parse_duration("250us") == pytest.approx(250e-6)
     assert parse_duration("0.5s") == 0.5
-    with pytest.raises(FabricError):
+    with pytest.raises(ParamError) as e:
         parse_duration("0ms")
+    # in words for the GUI; the CLI names its flag
+    assert str(e.value) == "the duration '0ms': must be positive" and e.value.param == "duration"
+    assert e.value.with_flag("--duration") == "--duration '0ms': must be positive"
     assert text_progress(io.StringIO()) is None           # not a terminal: no bar
 
     class Tty(io.StringIO):
@@ -106,3 +108,52 @@ def test_duration_parsing_and_progress_bar():
     bar(0.5)
     bar(1.0)
     assert "50%" in s.getvalue() and s.getvalue().endswith("100%\n")
+
+
+def test_simulate_leaves_unreachable_hosts_out_with_one_warning(tmp_path, capsys):
+    from tests.sim.islands import DEMO, with_island
+    from fabricviz.build import fat_tree
+    demo, island = tmp_path / "demo.json", tmp_path / "island.json"
+    save_fabric(fat_tree(**DEMO), demo)
+    save_fabric(with_island(fat_tree(**DEMO), "ib_switch:QM9700-R8", "NODE-1G-NDR"), island)
+    for extra in ([], ["--model", "fluid", "--duration", "100us"]):
+        args = ["simulate", "{}", "--workload", "alltoall"] + extra
+        rc0, out0, err0 = run([a.format(demo) for a in args], capsys)
+        rc, out, err = run([a.format(island) for a in args], capsys)
+        assert rc0 == rc == 0 and err0 == ""
+        assert err == ("warning: 2 hosts unreachable, left out of the run: srv98 (no route from the "
+                       "SM's subnet), srv99 (not cabled)\n")
+        assert out == out0                       # the same run, line for line
+    rc, out, err = run(["simulate", island, "--workload", "incast:4", "--json"], capsys)
+    assert rc == 0 and err.count("\n") == 1
+    s = json.loads(out)
+    assert s["flows"] == 4 and s["dropped_flows"] == 0
+    assert s["left_out"] == [{"host": "srv98", "reason": "no route from the SM's subnet"},
+                             {"host": "srv99", "reason": "not cabled"}]
+    rc, out, err = run(["compare-tech", island, "--model", "maxmin"], capsys)
+    assert rc == 0 and out.startswith("incast:8 (8 flows), maxmin model")
+    assert err == ("warning: 2 hosts unreachable, left out of the run: srv98 (no route from the "
+                   "SM's subnet), srv99 (not cabled)\n")
+    flows = tmp_path / "flows.csv"
+    flows.write_text("src,dst\nnode01/gpu0,node02/gpu0\nnode01/gpu0,srv99/gpu0\n")
+    rc, out, err = run(["simulate", island, "--flows", flows], capsys)
+    assert rc == 0 and out.startswith("1 flows, static routing")
+    assert err == ("warning: 2 hosts unreachable, left out of the run: srv98 (no route from the "
+                   "SM's subnet), srv99 (not cabled); 1 of the given flows touch them and were left out\n")
+
+
+@pytest.mark.parametrize("args,line", [
+    (["--workload", "shift:x"], "--workload 'shift:x': shift takes an integer K (shift:4)"),
+    (["--workload", "warp"], "--workload 'warp': unknown pattern (use ring, alltoall, permutation, shift, incast)"),
+    (["--workload", "ring", "--duration", "0"], "--duration '0': must be positive"),
+])
+def test_cli_names_the_flag_the_engine_names_the_parameter(files, capsys, args, line):
+    from fabricviz.sim.units import ParamError
+    from fabricviz.sim.workloads import make_workload
+    d, ib, _ = files
+    rc, out, err = run(["simulate", ib] + args, capsys)
+    assert rc == 2 and out == "" and err == f"fabricviz: error: {line}\n"
+    if args[1] != "ring":
+        with pytest.raises(ParamError) as e:
+            make_workload(k_ary_fat_tree(4), args[1])
+        assert e.value.param == "workload" and str(e.value) == line.replace("--workload", "workload", 1)

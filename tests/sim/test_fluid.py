@@ -38,8 +38,9 @@ def _conserved(L, flows, res, lossless=True):
 @pytest.fixture(scope="module")
 def v3():
     f, flows = dumbbell(2, 40)
-    # dt = 2 µs: the trajectory is the same as at 0.5 µs or 1 µs to within 0.01 Gb/s (checked)
-    return (flows,) + _run(f, flows, duration_s=0.1, dt_s=2e-6, cc="dcqcn",
+    # dt = 5 µs: at every instant asserted below the rates are those of dt = 2 µs to within
+    # 0.003 Gb/s and the queue to within 0.01 B (checked; 2 µs matched 0.5 and 1 µs to 0.01 Gb/s)
+    return (flows,) + _run(f, flows, duration_s=0.1, dt_s=5e-6, cc="dcqcn",
                            init_gbps=np.array([40.0, 1.0]), frame_every_s=1e-3)
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from fabricviz.build import fat_tree, leaf_spine
-from fabricviz.commands.simulate import format_summary
+from fabricviz.sim.summary import format_summary
 from fabricviz.ethernet.pfc import PfcParams, headroom_bytes, pause_response_s
 from fabricviz.sim.engine import simulate
 from fabricviz.sim.fluid import FluidParams
@@ -38,8 +38,14 @@ def ls():
     return leaf_spine(4, 2, 8)                       # 400GbE; node09 sits behind the spines
 
 
-def test_pfc_only_incast_fills_the_port_fairly_and_bounds_the_queue(ls):
-    res, rx = _incast(ls, duration_s=2e-3, cc="none", flow_control="pfc")
+@pytest.fixture(scope="module")
+def pfc_only(ls):
+    """The PFC-only incast, 2 ms: shared by the queue-bound and the summary tests."""
+    return _incast(ls, duration_s=2e-3, cc="none", flow_control="pfc")
+
+
+def test_pfc_only_incast_fills_the_port_fairly_and_bounds_the_queue(pfc_only):
+    res, rx = pfc_only
     # one sender crosses leaf02 → spine → leaf01, so leaf01's egress round-robins over
     # 8 ingress ports (7 hosts + 1 spine link): C/8 each
     np.testing.assert_allclose(res.flow_rates(), C / 8, rtol=1e-9)
@@ -95,8 +101,8 @@ def test_ib_fat_tree_incast_with_credits():
     _conserved(res)
 
 
-def test_summary_is_consistent_and_prints_plain_zero(ls):
-    res, rx = _incast(ls, duration_s=1e-3, cc="none", flow_control="pfc")
+def test_summary_is_consistent_and_prints_plain_zero(ls, pfc_only):
+    res, rx = pfc_only
     s = res.summary(ls)
     hot = s["hottest_links"][0]
     assert hot["link"] == rx and hot["utilization"] == pytest.approx(1.0)

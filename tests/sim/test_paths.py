@@ -8,6 +8,7 @@ from fabricviz.model import FabricError
 from fabricviz.sim.links import link_table
 from fabricviz.sim.maxmin import maxmin
 from fabricviz.sim.paths import lft_paths, route
+from fabricviz.sim.units import ParamError
 from fabricviz.sim.workloads import Flows, endpoints, permutation, shift
 
 
@@ -120,8 +121,12 @@ def test_bad_endpoints_are_one_line_errors(ft8):
         route(f, L, Flows([sw], [ranks[0]]), "static")
     with pytest.raises(FabricError, match="sends to itself"):
         route(f, L, Flows([ranks[0]], [ranks[0]]), "static")
-    with pytest.raises(FabricError, match="--routing"):
+    with pytest.raises(ParamError) as e:
         route(f, L, Flows(ranks[:1], ranks[1:2]), "bogus")
+    # the engine names the parameter in words; the CLI names its flag
+    assert str(e.value) == "routing 'bogus' is not one of static, adaptive, ecmp, spray"
+    assert e.value.param == "routing"
+    assert e.value.with_flag("--routing") == "--routing 'bogus' is not one of static, adaptive, ecmp, spray"
 
 
 def test_subnet_manager_lfts_plug_in(ft8):

@@ -5,7 +5,9 @@ import pytest
 
 from fabricviz.build import k_ary_fat_tree
 from fabricviz.model import FabricError
+from fabricviz.sim.engine import simulate
 from fabricviz.sim.flows_csv import load_flows, save_flows
+from fabricviz.sim.units import ParamError
 from fabricviz.sim.workloads import (Flows, all_to_all, endpoints, incast, make_workload, parse_size,
                                      permutation, ring_allreduce, shift)
 
@@ -44,6 +46,24 @@ def test_make_workload_specs_and_errors(ft4):
                      ("ring:-1", "bad size")):
         with pytest.raises(FabricError, match=msg):
             make_workload(ft4, bad)
+
+
+@pytest.mark.parametrize("call,param,words,flag", [
+    (lambda f: endpoints(f, "switches"), "over", "ranks over 'switches' is not one of gpu, nic, auto",
+     "--over 'switches' is not one of gpu, nic, auto"),
+    (lambda f: make_workload(f, "incast:x"), "workload",
+     "workload 'incast:x': incast takes a sender count (incast:8)",
+     "--workload 'incast:x': incast takes a sender count (incast:8)"),
+    (lambda f: simulate(f, make_workload(f, "incast:2"), model="exact"), "model",
+     "model 'exact' is not one of maxmin, fluid", "--model 'exact' is not one of maxmin, fluid"),
+])
+def test_engine_messages_name_the_parameter_in_words(ft4, call, param, words, flag):
+    """The GUI shows engine messages as they are: no CLI flag in them; the CLI maps param → flag."""
+    from fabricviz.commands.simulate import FLAGS
+    with pytest.raises(ParamError) as e:
+        call(ft4)
+    assert e.value.param == param and str(e.value) == words and "--" not in words
+    assert e.value.with_flag(FLAGS[param]) == flag
 
 
 def test_csv_round_trip(ft4, tmp_path):

@@ -1,0 +1,50 @@
+"""Run parameters as people type them, and the error that names a parameter in words.
+
+The engines are called from the GUI and the CLI alike, so their messages name a
+parameter the way a person says it ("routing 'x' is not one of …", "the duration
+'soon': …"); :class:`ParamError` also carries which parameter it was, so the CLI
+can name its own flag instead (:meth:`ParamError.with_flag`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..model import FabricError
+
+_DUR = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:e-?\d+)?)\s*(s|ms|us|µs|ns)?\s*$", re.I)
+_UNIT = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, None: 1.0}
+#: How a message names each parameter in words.
+LABELS = {"duration": "the duration", "over": "ranks over"}
+
+
+class ParamError(FabricError):
+    """A parameter value the engines refuse: ``param`` (routing, model, workload, over,
+    duration, …), the ``value`` given and the ``problem`` in words."""
+
+    def __init__(self, param: str, value: object, problem: str) -> None:
+        self.param, self.value, self.problem = param, value, problem
+        super().__init__(self._say(LABELS.get(param, param)))
+
+    def _say(self, name: str) -> str:
+        # "routing 'x' is not one of …" reads as a sentence; other problems follow a colon
+        sep = " " if self.problem.startswith("is ") else ": "
+        return f"{name} {self.value!r}{sep}{self.problem}"
+
+    def with_flag(self, flag: str) -> str:
+        """The same message naming a command-line flag (``--duration 'soon': …``)."""
+        return self._say(flag)
+
+
+def parse_duration(text: str) -> float:
+    """``10ms``, ``250us``, ``0.5s`` (no unit: seconds) → seconds."""
+    m = _DUR.match(text)
+    if not m:
+        raise ParamError("duration", text, "use e.g. 10ms, 250us, 0.5s")
+    v = float(m.group(1)) * _UNIT[m.group(2).lower() if m.group(2) else None]
+    if not v > 0:
+        raise ParamError("duration", text, "must be positive")
+    return v
+
+
+__all__ = ["LABELS", "ParamError", "parse_duration"]
