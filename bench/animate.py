@@ -29,7 +29,7 @@ from PySide6 import QtWidgets  # noqa: E402
 from fabricviz.build import k_ary_fat_tree  # noqa: E402
 from fabricviz.sim.frames import Frame  # noqa: E402
 from fabricviz.ui import MainWindow  # noqa: E402
-from fabricviz.ui.docks.traffic import integrate, run_traffic  # noqa: E402
+from fabricviz.ui.docks.traffic import run_traffic  # noqa: E402
 from fabricviz.ui.canvas.overlays.traffic import scale_for  # noqa: E402
 
 
@@ -78,7 +78,6 @@ def main() -> None:
     w = MainWindow()
     w.resize(1600, 1000)
     w.show()
-    integrate(w)
     app.processEvents()
     print(f"{'k':>3} {'view':>4} {'cables':>7} {'lod':>13} {'update':>7} {'upd+paint':>9} {'fps':>6} "
           f"{'empty':>6} {'ratio':>6} {'regroup':>7}   (ms, medians of {args.frames})")

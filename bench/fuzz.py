@@ -142,7 +142,7 @@ def main() -> int:
     print("\n".join(lines))
     if args.md:
         Path(args.md).write_text("# Fuzz findings (bench/fuzz.py)\n\n"
-                                 f"Reproduce one: `python bench/fuzz.py --replay ID -o /tmp/m`\n\n"
+                                 "Reproduce one: `python bench/fuzz.py --replay ID -o /tmp/m`\n\n"
                                  + "  \n".join(head) + "\n\n```\n" + "\n".join(table(runs)) + "\n```\n"
                                  + "\n".join(groups(runs) + top_memory(runs)) + "\n")
     return 1 if any(r.outcome in BAD for results, _s in runs.values() for r in results) else 0

@@ -23,7 +23,8 @@ def main(ks):
             lint(f, full=True)
             times.append(time.perf_counter() - t)
         print(f"k={k:<3} {f.counts()['ib_switch']:>5} switches  {cells:>12,} LFT cells "
-              f"({'routed' if cells <= ROUTE_LIMIT else 'skipped by default'})  median {statistics.median(times):.3f} s")
+              f"({'routed' if cells <= ROUTE_LIMIT else 'skipped by default'})  "
+              f"median {statistics.median(times):.3f} s")
 
 
 if __name__ == "__main__":

@@ -28,8 +28,10 @@ from typing import Any
 import numpy as np
 
 from ..model import Fabric, FabricError
+from ..model.cabling import PORT_ACTIVE
+from ..resources import asset_path
 
-LESSON_DIR = Path(__file__).resolve().parent.parent / "assets" / "lessons"
+LESSON_DIR = asset_path("lessons")
 GENERATORS = ("fat_tree", "k_ary_fat_tree", "leaf_spine", "rail_optimized")
 SWEEP_PHASES = ("election", "discovery", "sm_lid", "lids", "routing", "lft", "links", "up")
 ENGINES = ("minhop", "updn", "ftree")
@@ -305,7 +307,7 @@ def _sweep(run: _Run, p: dict) -> tuple[list[str], dict]:
     st = tl.state(last)
     data = {"discovered": int(st.discovered.sum()), "smps": int(st.smps), "t_us": float(st.t_us),
             "up": bool(st.subnet_up), "step": last, "from": first, "timeline": tl,
-            "active_ports": int((st.port_state == 3).sum())}
+            "active_ports": int((st.port_state == PORT_ACTIVE).sum())}
     return lines, data
 
 
@@ -475,7 +477,7 @@ def _sim(fabric: Fabric, p: dict, routing: str | None = None):
 
 
 def _simulate(run: _Run, p: dict) -> tuple[list[str], dict]:
-    from ..commands.simulate import format_summary
+    from ..sim.summary import format_summary
     f = run.fabric
     res = _sim(f, p)
     s = res.summary(f)
@@ -573,9 +575,9 @@ def _compare(run: _Run, p: dict) -> tuple[list[str], dict]:
         for tech in p["techs"]:
             f = run.lesson.build_fabric(tech)
             _tl, total, c = _path_latency(f, p["src"], p["dst"], nbytes)
-            lines.append(f"{c['name']:<10}: switches {c['switch']:.1f} ns ({c['switches']} hops) + propagation incl. PCIe "
-                         f"{c['propagation']:.1f} + serialization {c['serialization']:.1f} + NICs {c['nic']:.1f} "
-                         f"= {total:.1f} ns")
+            lines.append(f"{c['name']:<10}: switches {c['switch']:.1f} ns ({c['switches']} hops) "
+                         f"+ propagation incl. PCIe {c['propagation']:.1f} "
+                         f"+ serialization {c['serialization']:.1f} + NICs {c['nic']:.1f} = {total:.1f} ns")
             totals[tech] = total
             data[tech] = c
             if f.counts() == run.fabric.counts() and tech == p["techs"][0]:

@@ -39,15 +39,15 @@ def parse_ratio(text: str | None, what: str = "blocking") -> tuple[int, int]:
     try:
         a, b = (int(v) for v in str(text).split(":"))
     except ValueError:
-        raise FabricError(f"--{what} {text!r}: use DOWN:UP, e.g. 2:1") from None
+        raise FabricError(f"{what} {text!r}: use DOWN:UP, e.g. 2:1") from None
     if a <= 0 or b <= 0:
-        raise FabricError(f"--{what} {text!r}: both sides must be positive")
+        raise FabricError(f"{what} {text!r}: both sides must be positive")
     return a, b
 
 
 def tech_of(fabric_kind: str) -> str:
     if fabric_kind not in ("ib", "roce"):
-        raise FabricError(f"--fabric {fabric_kind!r}: use ib or roce")
+        raise FabricError(f"fabric {fabric_kind!r}: use ib or roce")
     return IB if fabric_kind == "ib" else ETH
 
 
@@ -59,9 +59,9 @@ def pick_switch(catalog: Catalog, tech: str, radix: int, part: str | None = None
     if part is not None:
         p = catalog.get(part)
         if p.kind != kind:
-            raise FabricError(f"--switch {part}: {p.id} is a {p.kind}, this fabric needs a {kind}")
+            raise FabricError(f"switch part {part}: {p.id} is a {p.kind}, this fabric needs a {kind.replace('_', ' ')}")
         if p.ports < radix:
-            raise FabricError(f"--switch {part}: {p.id} has {p.ports} ports, fewer than radix {radix}")
+            raise FabricError(f"switch part {part}: {p.id} has {p.ports} ports, fewer than radix {radix}")
         return p
     want = LinkRate.parse(speed) if speed else (LinkRate.parse("400GbE") if tech == ETH else None)
     cands = [p for p in catalog.by_kind(kind) if p.ports >= radix
@@ -69,7 +69,7 @@ def pick_switch(catalog: Catalog, tech: str, radix: int, part: str | None = None
     if not cands:
         what = f" at {want}" if want else ""
         raise FabricError(f"no {kind.replace('_', ' ')} in the catalog has {radix} ports{what}; "
-                          "add one to your parts file or pass --switch")
+                          "add one to your parts file or choose a switch part")
     exact = [p for p in cands if p.ports == radix]
     if exact:
         return min(exact, key=lambda p: (-p.rate.speed_rank, p.id))
@@ -85,14 +85,18 @@ def pick_switch(catalog: Catalog, tech: str, radix: int, part: str | None = None
 
 
 def radix_model(base: Part, radix: int) -> Part:
-    """A ``radix``-port model of ``base`` for textbook trees (k=8 needs 8-port switches).
+    """A hypothetical ``radix``-port model of ``base`` for textbook trees (k=8 needs 8-port switches).
 
+    No such product exists, so it is marked ``hypothetical`` and carries no price (the BOM asks
+    for one instead of pricing it as the real ``base``); ports run at ``base``'s rate and latency.
     It is a user part, saved with the design, so the file says what it is.
     """
-    return replace(base, id=f"{base.id}-R{radix}", ports=radix, user=True,
-                   name=f"{radix}-port model of the {base.id} ({base.asic or base.vendor})",
-                   notes=f"{radix}-port model of the {base.id} for a radix-{radix} design "
-                         f"(no catalog switch has exactly {radix} ports); figures as the {base.id}.")
+    return replace(base, id=f"{base.id}-R{radix}", ports=radix, user=True, hypothetical=True,
+                   price_usd=0.0, price_estimate=False,
+                   name=f"hypothetical {radix}-port model of the {base.id} ({base.asic or base.vendor})",
+                   notes=f"Hypothetical {radix}-port model of the {base.id} for a radix-{radix} design "
+                         f"(no catalog switch has exactly {radix} ports): no such product, no price; "
+                         f"port rate, latency and power as the {base.id} (power is an upper bound).")
 
 
 def use_part(fabric: Fabric, part: Part) -> Part:
@@ -123,7 +127,7 @@ def add_hosts(fabric: Fabric, count: int, rate: LinkRate, servers: str = "node",
     """
     cat = fabric.catalog
     if servers not in SERVER_STYLES:
-        raise FabricError(f"--servers {servers!r}: use {' or '.join(SERVER_STYLES)}")
+        raise FabricError(f"servers {servers!r}: use {' or '.join(SERVER_STYLES)}")
     part = cat.default_host(rate) if servers == "node" else cat.dgx(rate)
     nic = cat.get(part.nic_part)
     per = part.nics * nic.ports

@@ -23,7 +23,6 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..model import Catalog, Fabric, FabricError, LinkRate
-from ..model.tech import IB
 from .common import (CORE_CABLE_M, HOST_CABLE_M, HOST_PITCH, LEAF_CABLE_M, TIER_GAP, add_hosts,
                      add_switches, check_lid_space, finish, pad_names, parse_ratio, pick_switch,
                      spread, switch_ports, tech_of)
@@ -60,19 +59,19 @@ def plan_fat_tree(levels: int, radix: int, hosts: int | None = None, blocking: s
                   parallel: int = 1) -> FatTreePlan:
     """Check a request and compute the counts; raise FabricError saying why if impossible."""
     if levels not in (2, 3):
-        raise FabricError(f"--levels {levels}: a fat tree here has 2 or 3 switch levels")
+        raise FabricError(f"switch levels {levels}: a fat tree here has 2 or 3 switch levels")
     if radix < 4 or radix % 2:
-        raise FabricError(f"--radix {radix}: the switch radix must be an even number ≥ 4")
+        raise FabricError(f"radix {radix}: the switch radix must be an even number ≥ 4")
     if parallel < 1:
-        raise FabricError(f"--parallel {parallel}: must be at least 1")
+        raise FabricError(f"parallel links {parallel}: must be at least 1")
     d_ratio, u_ratio = parse_ratio(blocking)
     down = radix * d_ratio // (d_ratio + u_ratio)
     up = radix - down
     if down < 1 or up < 1:
-        raise FabricError(f"--blocking {blocking}: leaves of radix {radix} need at least one host port "
+        raise FabricError(f"blocking {blocking}: leaves of radix {radix} need at least one host port "
                           "and one uplink")
     if up % parallel:
-        raise FabricError(f"--parallel {parallel}: the {up} uplinks of a leaf cannot be split into "
+        raise FabricError(f"parallel links {parallel}: the {up} uplinks of a leaf cannot be split into "
                           f"groups of {parallel} links per spine")
     n_up = up // parallel
     if levels == 2:
@@ -86,7 +85,7 @@ def plan_fat_tree(levels: int, radix: int, hosts: int | None = None, blocking: s
         return FatTreePlan(2, radix, down, up, parallel, hosts, leaves, n_up, 0, 1, leaves, max_hosts)
     half = radix // 2
     if half % parallel:
-        raise FabricError(f"--parallel {parallel}: the {half} down ports of an aggregation switch "
+        raise FabricError(f"parallel links {parallel}: the {half} down ports of an aggregation switch "
                           f"cannot be split into groups of {parallel}")
     leaves_per_pod = half // parallel
     max_hosts = radix * leaves_per_pod * down
@@ -104,7 +103,7 @@ def plan_fat_tree(levels: int, radix: int, hosts: int | None = None, blocking: s
 
 def _check_hosts(hosts: int, max_hosts: int, what: str) -> None:
     if hosts < 1:
-        raise FabricError(f"--hosts {hosts}: need at least one host")
+        raise FabricError(f"hosts {hosts}: need at least one host")
     if hosts > max_hosts:
         raise FabricError(f"{hosts:,} hosts exceed the {max_hosts:,} that {what} allows")
 

@@ -30,26 +30,26 @@ def leaf_spine(leaves: int, spines: int, hosts_per_leaf: int, uplinks: int | Non
                super_spines: int = 0, pods: int = 1, servers: str = "node", switch: str | None = None,
                catalog: Catalog | None = None, name: str | None = None) -> Fabric:
     """Build a leaf-spine fabric; refuses impossible port budgets with the reason."""
-    for flag, v in (("leaves", leaves), ("spines", spines), ("hosts-per-leaf", hosts_per_leaf),
+    for what, v in (("leaves", leaves), ("spines", spines), ("hosts per leaf", hosts_per_leaf),
                     ("pods", pods)):
         if v < 1:
-            raise FabricError(f"--{flag} {v}: must be at least 1")
+            raise FabricError(f"{what} {v}: must be at least 1")
     if super_spines < 0:
-        raise FabricError(f"--super-spines {super_spines}: cannot be negative")
+        raise FabricError(f"super-spines {super_spines}: cannot be negative")
     if pods > 1 and not super_spines:
-        raise FabricError(f"--pods {pods}: several pods need --super-spines to join them")
+        raise FabricError(f"pods {pods}: several pods need super-spines to join them")
     if oversubscription is not None:
         d, u = parse_ratio(oversubscription, "oversubscription")
         want = math.ceil(hosts_per_leaf * u / d / spines) * spines
         if uplinks is not None and uplinks != want:
-            raise FabricError(f"--uplinks {uplinks} and --oversubscription {oversubscription} disagree "
+            raise FabricError(f"uplinks per leaf {uplinks} and oversubscription {oversubscription} disagree "
                               f"({hosts_per_leaf} hosts at {oversubscription} need {want} uplinks "
                               f"over {spines} spines)")
         uplinks = want
     if uplinks is None:
         uplinks = spines
     if uplinks < spines or uplinks % spines:
-        raise FabricError(f"--uplinks {uplinks}: each leaf needs the same number of links to each of "
+        raise FabricError(f"uplinks per leaf {uplinks}: each leaf needs the same number of links to each of "
                           f"the {spines} spines, so uplinks must be a multiple of {spines}")
     parallel = uplinks // spines
     tech = tech_of(fabric)
@@ -58,7 +58,7 @@ def leaf_spine(leaves: int, spines: int, hosts_per_leaf: int, uplinks: int | Non
     default_speed = "400GbE" if fabric == "roce" else "4xNDR"
     rate = LinkRate.parse(speed or default_speed)
     if rate.tech != tech:
-        raise FabricError(f"--speed {rate} is not a {'RoCE/Ethernet' if fabric == 'roce' else 'InfiniBand'} speed")
+        raise FabricError(f"speed {rate} is not a {'RoCE/Ethernet' if fabric == 'roce' else 'InfiniBand'} speed")
     leaf_need = hosts_per_leaf + uplinks
     spine_need = leaves * parallel + super_spines
     leaf_sw = pick_switch(f.catalog, tech, leaf_need, switch, str(rate))

@@ -14,7 +14,10 @@ Lengths are binned to the part's next orderable length (``lengths_m``), as the
 SKU differs per length; longer ones round up to a whole metre. Prices come from
 the catalog, the design's own (user) parts override it, and ``prices`` (part id →
 price, or {"price_usd", "power_w"}) override both; a line priced from an
-estimate is flagged and the totals say they include estimates.
+estimate is flagged and the totals say they include estimates. A hypothetical part (no real
+product, e.g. a generator's radix-16 model of a 64-port switch) has no price: its line says
+:data:`UNPRICED` and is left out of the totals, which count the unpriced items, until a price is
+given in ``prices``.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from ..model import Fabric, FabricError, Part
 from ..model.fabric import KIND_CODE, KINDS, NIC
 
 CATEGORIES: tuple[str, ...] = ("server", "gpu", "nic", "switch", "cable", "transceiver", "fibre")
+#: What an unpriced line (a hypothetical part without a price) shows instead of a price.
+UNPRICED = "hypothetical — set a price"
 CSV_HEADER = ("category", "part", "name", "count", "unit_price_usd", "total_usd", "unit_power_w",
               "total_power_w", "estimate")
 
@@ -48,6 +53,7 @@ class BomLine:
     unit_power: float
     estimate: bool
     length_m: float | None = None
+    unpriced: bool = False           # hypothetical part with no price given: not in the totals
 
     @property
     def total_price(self) -> float:
@@ -60,7 +66,8 @@ class BomLine:
     def to_dict(self) -> dict[str, Any]:
         return {"category": self.category, "part": self.part, "name": self.name, "count": self.count,
                 "length_m": self.length_m, "unit_price_usd": self.unit_price, "total_usd": self.total_price,
-                "unit_power_w": self.unit_power, "total_power_w": self.total_power, "estimate": self.estimate}
+                "unit_power_w": self.unit_power, "total_power_w": self.total_power, "estimate": self.estimate,
+                "unpriced": self.unpriced}
 
 
 @dataclass
@@ -92,6 +99,11 @@ class Bom:
         return math.fsum(x.total_power for x in self.lines if x.category not in ("server", "gpu"))
 
     @property
+    def unpriced_items(self) -> int:
+        """Items (devices, cables) of hypothetical parts with no price, left out of the totals."""
+        return sum(x.count for x in self.lines if x.unpriced)
+
+    @property
     def includes_estimates(self) -> bool:
         return any(x.estimate and x.count and x.unit_price for x in self.lines)
 
@@ -105,20 +117,23 @@ class Bom:
                 "total_usd": self.total_price, "total_power_w": self.total_power,
                 "network_usd": self.network_price, "network_power_w": self.network_power,
                 "host_ports": self.host_ports, "gpus": self.gpus, "per_host_port": self.per_host_port(),
-                "includes_estimates": self.includes_estimates, "price_overrides": self.overridden}
+                "includes_estimates": self.includes_estimates, "unpriced_items": self.unpriced_items,
+                "price_overrides": self.overridden}
 
     def to_csv(self) -> str:
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(CSV_HEADER)
         for x in self.lines:
-            w.writerow([x.category, x.part, x.name, x.count, _num(x.unit_price), _num(x.total_price),
-                        _num(x.unit_power), _num(x.total_power), "est." if x.estimate else ""])
+            price = ("", "") if x.unpriced else (_num(x.unit_price), _num(x.total_price))
+            w.writerow([x.category, x.part, x.name, x.count, *price, _num(x.unit_power), _num(x.total_power),
+                        UNPRICED if x.unpriced else "est." if x.estimate else ""])
         return buf.getvalue()
 
     def format(self) -> str:
-        rows = [(x.category, x.part, x.name, f"{x.count:,}", _money(x.unit_price), _money(x.total_price),
-                 f"{_num(x.total_power)} W", "est." if x.estimate else "") for x in self.lines]
+        rows = [(x.category, x.part, x.name, f"{x.count:,}", "—" if x.unpriced else _money(x.unit_price),
+                 "—" if x.unpriced else _money(x.total_price), f"{_num(x.total_power)} W",
+                 UNPRICED if x.unpriced else "est." if x.estimate else "") for x in self.lines]
         head = ("category", "part", "name", "count", "unit", "total", "power", "")
         widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
         right = {3, 4, 5, 6}
@@ -128,6 +143,9 @@ class Bom:
         per = self.per_host_port()
         est = " (includes estimates)" if self.includes_estimates else ""
         out.append(f"total: {_money(self.total_price)}, {_num(self.total_power / 1000)} kW{est}")
+        if self.unpriced_items:
+            out.append(f"not in the total: {self.unpriced_items:,} unpriced item(s) of hypothetical parts "
+                       "(give them a price in a prices file)")
         out.append(f"network (switches, cables, optics, NICs not in servers): {_money(self.network_price)}, "
                    f"{_num(self.network_power / 1000)} kW")
         out.append(f"per host port ({self.host_ports:,}): {_money(per['price_usd'])}, {_num(per['power_w'])} W; "
@@ -182,6 +200,9 @@ def bill_of_materials(fabric: Fabric, prices: Mapping[str, Mapping[str, float]] 
         est = part.price_estimate and "price_usd" not in o
         return o.get("price_usd", float(part.price_usd)), o.get("power_w", float(part.power_w)), est
 
+    def unpriced(part: Part) -> bool:
+        return part.hypothetical and "price_usd" not in prices.get(part.id, {})
+
     lines: list[BomLine] = []
     alive = t.alive
     # devices: group by (kind, part index, inside a server?)
@@ -209,7 +230,7 @@ def bill_of_materials(fabric: Fabric, prices: Mapping[str, Mapping[str, float]] 
             lines.append(BomLine(category, pid, f"{part.name} (in the servers' price)", n, 0.0, 0.0, False))
         else:
             price, power, est = figures(part)
-            lines.append(BomLine(category, pid, part.name, n, price, power, est))
+            lines.append(BomLine(category, pid, part.name, n, price, power, est, unpriced=unpriced(part)))
     # cables by part and orderable length; a switch's link to its own aggregation node is inside
     # the switch, not a cable to order
     live = ct.live_ids()
@@ -231,12 +252,13 @@ def bill_of_materials(fabric: Fabric, prices: Mapping[str, Mapping[str, float]] 
             fibre.append(BomLine("fibre", pid, f"fibre for {pid}, {L:g} m (priced with the transceivers)",
                                  n, 0.0, 0.0, False, L))
         else:
-            cable_lines.append(BomLine("cable", pid, f"{part.name}, {L:g} m", n, price, power, est, L))
+            cable_lines.append(BomLine("cable", pid, f"{part.name}, {L:g} m", n, price, power, est, L,
+                                       unpriced(part)))
     for pid, n in sorted(optic_count.items()):
         part = cat.get(pid)
         price, power, est = figures(part)
         optics.append(BomLine("transceiver", pid, f"{part.name}: one transceiver (2 per link)", n,
-                              price / 2, power / 2, est))
+                              price / 2, power / 2, est, unpriced=unpriced(part)))
     lines += cable_lines + optics + fibre
     host_nic = alive & (t.kind == KIND_CODE[NIC]) & ~sharp
     host_ports = int(np.count_nonzero((pt.cable >= 0) & host_nic[pt.device]))
@@ -252,4 +274,4 @@ def _order_length(part: Part, length: float) -> float:
     return float(math.ceil(length - 1e-6))
 
 
-__all__ = ["Bom", "BomLine", "CATEGORIES", "CSV_HEADER", "bill_of_materials", "load_prices"]
+__all__ = ["Bom", "BomLine", "CATEGORIES", "CSV_HEADER", "UNPRICED", "bill_of_materials", "load_prices"]

@@ -19,7 +19,7 @@ from scipy.sparse.csgraph import shortest_path
 from ..model import CABLE_TYPES, KINDS, Fabric
 from ..model.fabric import IB_SWITCH, ETH_SWITCH, KIND_CODE, NIC
 from ..ib.sharp import sharp_mask
-from ..model.tech import format_gbps
+from ..model.tech import TECH_IB_CODE, format_gbps
 
 TIER_NAMES = {0: "hosts", 1: "leaf", 2: "spine", 3: "core", 4: "tier 4"}
 #: Name SHARP aggregation nodes are counted under in a tier (they are NICs in the model).
@@ -183,13 +183,12 @@ def _cable_gbps(fabric: Fabric, live: np.ndarray) -> np.ndarray:
     eth = np.array(ETH_SPEEDS, dtype=float)
     tech = ct.tech[live]
     speed = ct.speed[live].astype(np.int64)
-    return np.where(tech == 1, ib_lane[np.minimum(speed, len(ib_lane) - 1)] * ct.width[live],
+    return np.where(tech == TECH_IB_CODE, ib_lane[np.minimum(speed, len(ib_lane) - 1)] * ct.width[live],
                     eth[np.minimum(speed, len(eth) - 1)])
 
 
 def diameter(fabric: Fabric, tiers: np.ndarray | None = None) -> int:
     """Most switches on a shortest path between two hosts (1 = same leaf)."""
-    t = fabric.devices_t
     sw = switch_mask(fabric)
     a, b = _cable_devices(fabric)
     host = host_mask(fabric)

@@ -27,6 +27,7 @@ from ..ib.lids import check_lmc
 from ..ib.sharp import sharp_mask  # SHARP aggregation nodes (NICs, not hosts)
 from ..model import Fabric, FabricError, Part
 from ..model.fabric import IB_SWITCH, KIND_CODE, NIC
+from ..model.tech import TECH_IB_CODE
 from .info import device_tiers, switch_mask
 
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
@@ -103,7 +104,7 @@ class LintContext:
         self.sharp = sharp_mask(fabric)
         #: fabric end points that are hosts: NICs other than SHARP aggregation nodes
         self.host_nic = nic & ~self.sharp
-        self.ib_cable = ct.tech[self.cids] == 1
+        self.ib_cable = ct.tech[self.cids] == TECH_IB_CODE
         meta = fabric.meta or {}
         lmc = meta.get("lmc", meta.get("file_lmc", 0))
         try:
@@ -136,7 +137,7 @@ class LintContext:
         s = int((self.alive & (self.kind == KIND_CODE[IB_SWITCH])).sum())
         pt = self.f.ports_t
         ends = self.host_nic | self.sharp
-        ca = int(np.count_nonzero((pt.cable >= 0) & (pt.tech == 1) & ends[pt.device]))
+        ca = int(np.count_nonzero((pt.cable >= 0) & (pt.tech == TECH_IB_CODE) & ends[pt.device]))
         return s * (s + ca * (1 << self.lmc))
 
     @property

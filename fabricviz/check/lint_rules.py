@@ -17,8 +17,10 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from ..model import UNICAST_LIDS, FabricError
-from ..model.fabric import ETH_SWITCH, IB_SWITCH, KIND_CODE, PORT_STATES
-from ..model.tech import ETH_SPEEDS, IB_LANE_GBPS, IB_SPEEDS, format_gbps
+from ..model.fabric import ETH_SWITCH, IB_SWITCH, KIND_CODE
+from ..model.cabling import PORT_DISABLED
+from ..model.tech import (ETH_SPEEDS, IB_LANE_GBPS, IB_SPEEDS, TECH_ETH_CODE, TECH_IB_CODE, TECH_NONE_CODE,
+                          LinkRate, format_gbps)
 from .info import TIER_NAMES, ratio_text
 from .lint import Finding, LintContext, rule
 
@@ -33,7 +35,7 @@ def _gbps(tech: np.ndarray, speed: np.ndarray, width: np.ndarray) -> np.ndarray:
     speed = speed.astype(np.int64)
     ib = _IB_LANE[np.clip(speed, 0, len(_IB_LANE) - 1)] * width
     eth = _ETH[np.clip(speed, 0, len(_ETH) - 1)]
-    return np.where(tech == 1, ib, np.where(tech == 2, eth, 0.0))
+    return np.where(tech == TECH_IB_CODE, ib, np.where(tech == TECH_ETH_CODE, eth, 0.0))
 
 
 def _part_values(ctx: LintContext, attr: str) -> np.ndarray:
@@ -166,6 +168,72 @@ def link_downgrade(ctx: LintContext) -> Iterator[Finding]:
                           cables=[c])
 
 
+def _best_mode(part, tech_code: int) -> tuple[int, int] | None:
+    """(speed rank, width) of the fastest, widest port mode ``part`` has in ``tech_code``; None
+    when the part has no such mode. A cable part's mode is its rated maximum."""
+    modes = [m for m in part.modes if m.encode()[0] == tech_code]
+    if not modes:
+        return None
+    return max(m.speed_rank for m in modes), max(m.width for m in modes)
+
+
+def _end_text(ctx: LintContext, p: int) -> str:
+    """``ISR9024 Voltaire (0x005442ba00003080) port 10``: a device named with its GUID (when it
+    has one its name does not carry already) and the port number."""
+    f = ctx.f
+    d = int(f.ports_t.device[p])
+    name, guid = f.name_of(d), int(f.devices_t.guid[d])
+    tag = f"0x{guid:016x}"
+    who = f"{name} ({tag})" if guid and not name.endswith(tag) else name
+    return f"{who} port {int(f.ports_t.num[p])}"
+
+
+@rule("link-degraded", "warning", "a link came up narrower or slower than both its ends can run")
+def link_degraded(ctx: LintContext) -> Iterator[Finding]:
+    """Both ports run at the link's rate, below what both parts (and the cable) can do: the link
+    trained down (a bad cable or connector, the most common cabling fault). A port set slower than
+    its peer is ``link-downgrade``'s; this is the case where the ends agree on too little."""
+    f = ctx.f
+    ct, pt = f.cables_t, f.ports_t
+    c_ids = ctx.cids
+    same = ((pt.speed[ctx.pa] == ct.speed[c_ids]) & (pt.width[ctx.pa] == ct.width[c_ids])
+            & (pt.speed[ctx.pb] == ct.speed[c_ids]) & (pt.width[ctx.pb] == ct.width[c_ids])
+            & (ct.tech[c_ids] != TECH_NONE_CODE))
+    caps: dict[tuple[str, int], tuple[int, int] | None] = {}
+
+    def cap(part, tech_code: int) -> tuple[int, int] | None:
+        if part is None:
+            return None
+        key = (part.id, tech_code)
+        if key not in caps:
+            caps[key] = _best_mode(part, tech_code)
+        return caps[key]
+
+    for i in np.flatnonzero(same).tolist():
+        c, a, b = int(c_ids[i]), int(ctx.pa[i]), int(ctx.pb[i])
+        tc = int(ct.tech[c])
+        ends = [cap(ctx.part(int(ctx.da[i])), tc), cap(ctx.part(int(ctx.db[i])), tc),
+                cap(ctx.cable_part(c), tc)]
+        if any(e is None for e in ends[:2]):
+            continue                          # an end with no known part: nothing to compare with
+        known = [e for e in ends if e is not None]
+        can_speed, can_width = min(e[0] for e in known), min(e[1] for e in known)
+        rc = f.cable_rate(c)
+        why = []
+        if rc.width < can_width:
+            why.append(f"width degraded: {rc.width}x of {can_width}x")
+        if rc.speed_rank < can_speed:
+            best = IB_SPEEDS[can_speed] if tc == TECH_IB_CODE else f"{ETH_SPEEDS[can_speed]}GbE"
+            why.append(f"speed degraded: {rc.speed if tc == TECH_IB_CODE else str(rc)} of {best}")
+        if not why:
+            continue
+        can = LinkRate.decode(tc, can_speed, can_width)
+        yield ctx.finding("link-degraded", "warning",
+                          f"{', '.join(why)} between {_end_text(ctx, a)} and {_end_text(ctx, b)}: both "
+                          f"ends can run {can}, the link came up {rc} (reseat or replace the cable)",
+                          cables=[c])
+
+
 @rule("cable-reach", "error", "cable longer than its part's reach")
 def cable_reach(ctx: LintContext) -> Iterator[Finding]:
     f = ctx.f
@@ -225,7 +293,7 @@ def lid_space_needs(ctx: LintContext, every: bool = False) -> Iterator[tuple[str
     _count, label = connected_components(g, directed=False)
     sw = ctx.alive & (ctx.kind == KIND_CODE[IB_SWITCH])
     ends = ctx.host_nic | ctx.sharp
-    ca = (pt.cable >= 0) & (pt.tech == 1) & ends[pt.device] & (pt.state != PORT_STATES.index("disabled"))
+    ca = (pt.cable >= 0) & (pt.tech == TECH_IB_CODE) & ends[pt.device] & (pt.state != PORT_DISABLED)
     n_sw = np.bincount(label[sw], minlength=_count)
     n_ca = np.bincount(label[pt.device[ca]], minlength=_count)
     step = 1 << ctx.lmc
@@ -255,7 +323,7 @@ def _subnet_sm(ctx: LintContext, label: np.ndarray, comp: int) -> int:
         return sm_dev
     mine = ctx.alive & (label == comp)
     cabled = np.zeros(len(mine), bool)
-    cabled[pt.device[(pt.cable >= 0) & (pt.tech == 1)]] = True
+    cabled[pt.device[(pt.cable >= 0) & (pt.tech == TECH_IB_CODE)]] = True
     first = np.flatnonzero(mine & ctx.host_nic & cabled)
     if not len(first):
         first = np.flatnonzero(mine & (ctx.kind == KIND_CODE[IB_SWITCH]))

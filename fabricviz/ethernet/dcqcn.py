@@ -34,7 +34,7 @@ class DcqcnParams:
     alpha0: float = 1.0
 
 
-def _pow(one_minus_p_log: np.ndarray, n: np.ndarray) -> np.ndarray:
+def _pow(one_minus_p_log: np.ndarray, n: np.ndarray | float) -> np.ndarray:
     """(1 − p)^n from log1p(−p)."""
     return np.exp(n * one_minus_p_log)
 

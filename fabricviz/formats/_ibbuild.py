@@ -42,8 +42,8 @@ def _label(rate: LinkRate) -> str:
     return rate.speed if rate.width == 4 else str(rate)
 
 
-def _fits(mode: LinkRate, rate: LinkRate) -> bool:
-    return mode.tech == IB and mode.speed == rate.speed and mode.width >= rate.width
+def _fits(mode: LinkRate | None, rate: LinkRate) -> bool:
+    return mode is not None and mode.tech == IB and mode.speed == rate.speed and mode.width >= rate.width
 
 
 def _choose_parts(nodes: list[Node], rates: list[LinkRate | None], cat: Catalog
@@ -54,7 +54,8 @@ def _choose_parts(nodes: list[Node], rates: list[LinkRate | None], cat: Catalog
     switches = cat.by_kind("ib_switch")
     nics = cat.by_kind("nic")
 
-    def want(pid: str, kind: str, n: int, rate: LinkRate, name: str, notes: str, base: Part | None = None):
+    def want(pid: str, kind: str, n: int, rate: LinkRate | None, name: str, notes: str,
+             base: Part | None = None) -> None:
         spec = user.setdefault(pid, {"kind": kind, "n": n, "rate": rate, "name": name, "notes": notes,
                                      "base": base})
         spec["rate"] = _max_rate(spec["rate"], rate)
@@ -318,6 +319,7 @@ def check_lid_space(topo: Topology, links: list, where: str, problems: list[str]
     is_sw = np.array([p == 0 for _n, p in entries], bool)
     plan = plan_lids(LidEntries(np.array(guids, np.uint64), is_sw, sm, kept or None), lmc)
     if plan.problem is not None:
+        assert plan.bases is not None       # the count fit (above), so every entry was placed
         last = plan.bases + np.where(is_sw, 0, (1 << lmc) - 1)
         first_out = int(np.flatnonzero(last > UNICAST_LIDS)[np.argmin(plan.bases[last > UNICAST_LIDS])])
         problems.append(f"{where}:{entries[first_out][0].line}: {plan.problem}")
@@ -372,7 +374,9 @@ def _walk(text: str, where: str, switches: set[str] | None = None, step: int = 0
             if block is None:
                 continue
             m = _PORT.match(line)
-            port = _dec(m.group(1), MAX_PORTS) if m is not None else None
+            if m is None:
+                continue
+            port = _dec(m.group(1), MAX_PORTS)
             if port is None or not 1 <= port <= nports or port in ports:
                 continue
             ports.add(port)

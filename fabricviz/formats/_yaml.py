@@ -2,7 +2,8 @@
 
 The tree is built here from the events, iteratively (no recursion however deep the file):
 plain scalars typed as YAML 1.2 core (null/bool/int/float; ``yes``, ``12:30`` and dates stay
-text, where PyYAML's own YAML 1.1 loader would make them a bool, 750 and a date), mapping keys as text, collections nested at most MAX_DEPTH deep, and
+text, where PyYAML's own YAML 1.1 loader would make them a bool, 750 and a date), mapping keys
+as text, collections nested at most MAX_DEPTH deep, and
 anchors, aliases (no "billion laughs"), tags, keys given twice and multi-document files
 refused with the line number. :func:`dump` writes block mappings and sequences, one-line
 flow ``[a, "b"]`` and ``{k: v}`` with every string double-quoted (JSON string syntax, which is

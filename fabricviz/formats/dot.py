@@ -64,7 +64,8 @@ def save(fabric: Fabric, path: str | os.PathLike[str]) -> None:
     save_text_atomic(dumps(fabric), path)
 
 
-_TOKEN = re.compile(r'\s+|//[^\n]*|#[^\n]*|/\*.*?\*/|"((?:[^"\\]++|\\.)*+)"|(--|->)|([{}\[\]=;,:])|([A-Za-z0-9_.\-]+)', re.S)
+_TOKEN = re.compile(r'\s+|//[^\n]*|#[^\n]*|/\*.*?\*/'               # blanks and comments
+                    r'|"((?:[^"\\]++|\\.)*+)"|(--|->)|([{}\[\]=;,:])|([A-Za-z0-9_.\-]+)', re.S)
 
 
 def _tokens(text: str, where: str) -> Iterator[tuple[str, str, int]]:
@@ -92,7 +93,8 @@ def _tokens(text: str, where: str) -> Iterator[tuple[str, str, int]]:
 
 class _Parser:
     def __init__(self, toks: Iterator[tuple[str, str, int]], where: str) -> None:
-        self.toks, self.buf, self.where, self.line = toks, deque(), where, 1
+        self.toks, self.where, self.line = toks, where, 1
+        self.buf: deque[tuple[str, str, int]] = deque()
 
     def peek(self, k: int = 0) -> tuple[str, str, int]:
         while len(self.buf) <= k:
@@ -146,12 +148,15 @@ class _Parser:
             raise FileFormatError(f"{self.where}:{kw[2]}: expected \"graph\" (digraphs are not cabling)")
         name = self.take("id")[1] if self.peek()[0] == "id" else "untitled"
         self.take("{")
-        gattrs, nodes, edges = {}, {}, []
+        gattrs: dict[str, str] = {}
+        nodes: dict[str, dict[str, Any]] = {}
+        edges: list[tuple[tuple[str, str | None, int], tuple[str, str | None, int], dict]] = []
         while self.peek()[0] != "}":
             if self.peek()[0] == ";":
                 self.skip()
                 continue
-            if self.peek()[0] == "id" and self.peek()[1].lower() in ("node", "edge", "graph") and self.peek(1)[0] == "[":
+            if (self.peek()[0] == "id" and self.peek()[1].lower() in ("node", "edge", "graph")
+                    and self.peek(1)[0] == "["):
                 self.skip()
                 self.attr_list()            # defaults: not used
                 continue
@@ -206,7 +211,8 @@ def _loads(text: str, where: str) -> Fabric:
             try:
                 vars_["length_m"] = float(attrs["length_m"])
             except ValueError:
-                raise FileFormatError(f"{where}:{line}: length_m: expected a number, got {attrs['length_m']!r}") from None
+                raise FileFormatError(f"{where}:{line}: length_m: expected a number, "
+                                      f"got {attrs['length_m']!r}") from None
         links.append({"endpoints": [f"{an}:{ap}", f"{bn}:{bp}"], "vars": vars_, "_line": line})
     data = {"name": name, "topology": {"defaults": {"labels": {k: v for k, v in gattrs.items()
                                                                 if k.startswith("fabricviz.")}},

@@ -14,6 +14,7 @@ import os
 import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Callable
 from xml.parsers import expat
 
 import networkx as nx
@@ -47,7 +48,8 @@ def from_networkx(G: nx.Graph, where: str, edge_label=None) -> Fabric:
     edges = []
     it = G.edges(keys=True, data=True) if G.is_multigraph() else ((u, v, None, d) for u, v, d in G.edges(data=True))
     for u, v, k, d in it:
-        label = edge_label(u, v, k, d) if edge_label else f"edge {str(u)!r} -- {str(v)!r}" + (f" #{k}" if k is not None else "")
+        label = (edge_label(u, v, k, d) if edge_label
+                 else f"edge {str(u)!r} -- {str(v)!r}" + (f" #{k}" if k is not None else ""))
         edges.append(_graph.Edge(str(u), str(v), dict(d), label))
     edges.sort(key=lambda e: _order(e.attrs))
     return _graph.from_graph(_graph.Graph(str(ga.get("name") or "untitled"), nodes, edges, meta, parts), where)
@@ -94,7 +96,8 @@ def loads(text: str, where: str = "<graphml>") -> Fabric:
 
 NS = "http://graphml.graphdrawing.org/xmlns"
 #: attr.type -> how networkx converts a value (None: kept as text)
-_TYPES = {"string": None, "yfiles": None, "int": int, "integer": int, "long": int,
+_TYPES: dict[str, Callable[[str], object] | str | None] = {"string": None, "yfiles": None, "int": int,
+                                                         "integer": int, "long": int,
           "float": float, "double": float, "boolean": "bool"}
 _BOOLS = {"true", "false", "0", "1"}
 
@@ -106,8 +109,8 @@ def check(text: str, where: str) -> None:
     on the first problem, where networkx would raise without saying where (or print a warning)."""
     p = expat.ParserCreate(namespace_separator=" ")
     stack: list[list] = []             # [local name, label, extra]
-    keys: dict[str, str | None] = {}   # key id -> attr.type
-    datas: list[tuple[int, str, str, str]] = []   # (line, element label, key id, text)
+    keys: dict[str, str] = {}   # key id -> attr.type
+    datas: list[tuple[int, str, str, str, bool]] = []   # (line, element label, key id, text, convert)
 
     def fail(msg: str) -> FileFormatError:
         return FileFormatError(one_line(f"{where}:{p.CurrentLineNumber}: {msg}"))
@@ -154,7 +157,8 @@ def check(text: str, where: str) -> None:
             graph = next((s for s in reversed(stack) if s[0] == "graph"), None)
             directed = graph is not None and graph[2]["directed"]
             if attrs.get("directed") == ("false" if directed else "true"):
-                raise fail(f"{label}: directed={attrs['directed']} in a{' directed' if directed else 'n undirected'} graph")
+                which = "a directed" if directed else "an undirected"
+                raise fail(f"{label}: directed={attrs['directed']} in {which} graph")
         elif local == "hyperedge":
             raise fail("hyperedges are not cabling (an edge joins two nodes)")
         elif local == "data" and parent is not None and parent[0] in ("node", "edge", "graph"):
@@ -189,7 +193,7 @@ def check(text: str, where: str) -> None:
         if kind is None or not convert:
             continue
         bad = False
-        if kind == "bool":
+        if isinstance(kind, str):           # "bool"
             bad = text.lower() not in _BOOLS
         else:
             try:
@@ -197,8 +201,9 @@ def check(text: str, where: str) -> None:
             except ValueError:
                 bad = True
         if bad:
+            wanted = "a boolean" if kind == "bool" else "an integer" if kind is int else "a number"
             raise FileFormatError(one_line(f"{where}:{line}: {label}: data key {key!r}: {text[:40]!r} is not "
-                                           f"{'a boolean' if kind == 'bool' else 'an integer' if kind is int else 'a number'}"))
+                                           f"{wanted}"))
 
 
 def load(path: str | os.PathLike[str]) -> Fabric:

@@ -9,6 +9,11 @@ its line number), then built into a new :class:`Fabric` only when nothing is wro
 
 Export writes real ibnetdiscover syntax (the printf formats of ibnetdiscover.c), which is also valid
 ibsim input, so any fabricviz design can run under the real OpenSM.
+
+NodeDescriptions are kept byte for byte: a device name is one line with single spaces, so when a
+description differs from the name the import gives its device, the verbatim text goes into
+``meta["node_descriptions"]`` (node GUID → [device name, description]) and export writes it back
+for as long as the device keeps that name.
 """
 
 from __future__ import annotations
@@ -80,6 +85,7 @@ class Node:
     desc: str
     lid: int | None = None
     lmc: int | None = None
+    raw_desc: str = ""               # the NodeDescription exactly as the file has it (spaces kept)
     guid_line: int | None = None     # switchguid=/caguid= given just before (ibnetdiscover)
     links: dict[int, Link] = field(default_factory=dict)
     guid: int = 0
@@ -124,6 +130,7 @@ def _dec(text: str, hi: int) -> int | None:
 def _guid_value(text: str) -> int | None:
     """A GUID as ibsim's ``strtoull(s, 0)`` reads it (0x hex, leading-0 octal, decimal); None if
     it is not a number or needs more than 64 bits."""
+    v: int | None
     try:
         if text[:2] in ("0x", "0X"):
             return _hex(text)
@@ -156,7 +163,7 @@ def _desc_and_rest(rest: str) -> tuple[str, str]:
     for stop in (" enhanced port ", " base port ", " lid ", " lmc "):
         j = s.find(stop)
         if j >= 0:
-            return s[:j], s[j:]
+            return s[:j].rstrip(), s[j:]
     return s.rstrip(), ""
 
 
@@ -281,7 +288,7 @@ def parse(text: str, where: str = "<text>") -> tuple[Topology, list[str]]:
             uses_hca |= m.group(1) == "Hca"
             nports = _dec(m.group(2), MAX_PORTS)
             desc, rest = _desc_and_rest(m.group(4))
-            node = Node(lineno, kind, nports or 0, m.group(3), desc.strip())
+            node = Node(lineno, kind, nports or 0, m.group(3), desc.strip(), raw_desc=desc)
             if kind in pending:
                 node.guid_line = pending.pop(kind)
             if not m.group(3):
@@ -462,7 +469,24 @@ def loads(text: str, where: str = "<text>", dialect: str = FORMAT, name: str | N
     if problems:
         raise FabricError(problems[0])
     from ._ibbuild import build_fabric
-    return build_fabric(topo, links, where, dialect, name or Path(where).stem)
+    f = build_fabric(topo, links, where, dialect, name or Path(where).stem)
+    keep_descriptions(f, topo)
+    return f
+
+
+def keep_descriptions(f: Fabric, topo: Topology) -> None:
+    """Record the NodeDescriptions export would not give back from the device names (repeated,
+    leading or trailing spaces, tabs) in ``meta["node_descriptions"]``; see the module doc."""
+    by_guid = {int(g): int(d) for d, g in zip(f.device_ids().tolist(),
+                                              f.devices_t.guid[f.device_ids()].tolist()) if g}
+    kept: dict[str, list[str]] = {}
+    for n in topo.nodes:
+        d = by_guid.get(n.guid)
+        # no description: the node id stands for it (ibsim names such nodes by their id too)
+        if d is not None and n.raw_desc and node_description(f, d) != n.raw_desc:
+            kept[format_guid(n.guid)] = [f.name_of(d), n.raw_desc]
+    if kept:
+        f.meta[DESCRIPTIONS_KEY] = kept
 
 
 def _load_path(path: str | os.PathLike[str], dialect: str) -> Fabric:
@@ -512,7 +536,8 @@ def sniff(text: str) -> str | None:
 
 
 # ---------------------------------------------------------------------------- export
-from .ibnetdiscover_export import export_ibnetdiscover, node_description, save_ibnetdiscover  # noqa: E402,F401
+from .ibnetdiscover_export import (DESCRIPTIONS_KEY, export_ibnetdiscover, node_description,  # noqa: E402,F401
+                                   save_ibnetdiscover)
 
 __all__ = ["load", "loads", "check_ibnetdiscover", "export_ibnetdiscover", "save_ibnetdiscover",
            "sniff", "parse", "Topology", "Node", "Link", "SHARP_PART", "SHARP_DESC", "SHARP_NOTES"]

@@ -159,7 +159,7 @@ def dumps(fabric: Fabric) -> str:
 
 
 def save_fabric(fabric: Fabric, path: str | os.PathLike[str]) -> None:
-    """Write atomically (see :mod:`fabricviz.formats.atomic`): the old or the new whole file.
+    """Write atomically (see :mod:`fabricviz.model.atomic`): the old or the new whole file.
 
     A design that cannot be written (a position or length that is not a finite number)
     is refused with a FabricError naming the device or cable; nothing is written then."""
@@ -190,8 +190,8 @@ def check_writable(fabric: Fabric, path: str | os.PathLike[str]) -> None:
 
 
 def save_text_atomic(text: str, path: str | os.PathLike[str]) -> None:
-    """Replace ``path`` with ``text`` atomically; see :func:`fabricviz.formats.atomic.write_atomic`."""
-    from .atomic import write_atomic
+    """Replace ``path`` with ``text`` atomically; see :func:`fabricviz.model.atomic.write_atomic`."""
+    from ..model.atomic import write_atomic
     write_atomic(path, text)
 
 
@@ -389,6 +389,7 @@ class _Loader:
                     custom.append((k, rec["name"]))
         try:
             if kind == SERVER:
+                assert part is not None         # only a GPU may come without a part (checked above)
                 ids = f.add_servers(part, names, xs, ys, emit=False, children=False)
             else:
                 ids = f.add_devices(kind, n, part, names if top else None, xs, ys, mode=mode,
@@ -474,13 +475,13 @@ class _Loader:
             for k in rec:
                 if k not in ("a", "b", "type", "length_m", "part"):
                     raise self.fail(f"{path}.{k}", "unknown field")
-            for end, arr in (("a", pa), ("b", pb)):
+            for side, arr in (("a", pa), ("b", pb)):
                 try:
-                    arr[i] = f.port_id(self.need(rec, end, path, str))
+                    arr[i] = f.port_id(self.need(rec, side, path, str))
                 except FabricError as e:
                     if isinstance(e, FileFormatError):
                         raise
-                    raise self.fail(f"{path}.{end}", str(e)) from None
+                    raise self.fail(f"{path}.{side}", str(e)) from None
             ctype = self.need(rec, "type", path, str)
             if ctype not in CABLE_TYPES:
                 raise self.fail(f"{path}.type", f"unknown cable type {ctype!r} (use {', '.join(CABLE_TYPES)})")

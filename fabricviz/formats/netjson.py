@@ -101,7 +101,8 @@ def from_dict(data: Any, where: str) -> Fabric:
             raise FileFormatError(f"{where}: links[{i}]: properties: expected an object")
         edges.append(_graph.Edge(link["source"], link["target"], dict(p),
                                  f"links[{i}] ({link['source']!r} -- {link['target']!r})"))
-    name = data.get("label") if isinstance(data.get("label"), str) else "untitled"
+    label = data.get("label")
+    name = label if isinstance(label, str) else "untitled"
     return _graph.from_graph(_graph.Graph(name, nodes, edges, meta, parts), where)
 
 

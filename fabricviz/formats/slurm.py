@@ -46,20 +46,22 @@ def hostlist(names: list[str]) -> str:
             order.append(key)
         groups[key].append(int(m.group(2)))
     out = []
-    for key in order:
-        if isinstance(key, str):
-            out.append(key)
+    for entry in order:
+        if isinstance(entry, str):
+            out.append(entry)
             continue
-        prefix, width = key
-        nums = sorted(set(groups[key]))
+        prefix, width = entry
+        nums = sorted(set(groups[entry]))
         if len(nums) == 1:
             out.append(f"{prefix}{nums[0]:0{width}d}")
             continue
         runs, start = [], nums[0]
-        for a, b in zip(nums, nums[1:] + [None]):
-            if b != a + 1:
+        after: list[int | None] = [*nums[1:], None]
+        for a, b in zip(nums, after):
+            if b is None or b != a + 1:
                 runs.append(f"{start:0{width}d}" + (f"-{a:0{width}d}" if a != start else ""))
-                start = b
+                if b is not None:
+                    start = b
         out.append(f"{prefix}[{','.join(runs)}]")
     return ",".join(out)
 

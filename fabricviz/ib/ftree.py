@@ -199,10 +199,10 @@ def build_ftree(sn: Subnet, lids: Lids, dist: np.ndarray,
             if r == s:
                 continue                          # loopback cable
             if r < 0:
-                j = ca_at.get((s, p))
-                if j is None:
+                ca = ca_at.get((s, p))
+                if ca is None:
                     continue                      # not an end port OpenSM knows (router…)
-                direction, rlid, remote = -1, ca_lid[j], -1
+                direction, rlid, remote = -1, ca_lid[ca], -1
             else:
                 direction = 1 if rank[s] > rank[r] else (0 if rank[s] == rank[r] else -1)
                 rlid, remote = sw_lid[r], r
@@ -380,7 +380,8 @@ def route_tree_reference(ft: FatTree, lids: Lids) -> tuple[np.ndarray, list]:
     up_key = lambda g: (g_cup[g], g_key[g])          # noqa: E731  port_group_compare_load_up
     down_key = lambda g: (g_cdown[g], g_key[g])      # noqa: E731  ..._load_down (see notes)
     empty = bytes([NO_PATH]) * S
-    lft = hops = None                                # per-destination columns (bytearray)
+    lft = bytearray()                                # per-destination columns, set per destination
+    hops = bytearray()
 
     # switches whose down groups all lead to CAs (leaves) and that have no siblings: the
     # walk below them only reports "a route was created"

@@ -34,6 +34,7 @@ skipped. Fabrics without it take the reference walk.
 from __future__ import annotations
 
 from array import array
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -93,7 +94,8 @@ def _internal_order(ft: FatTree) -> list[int]:
     order: list[int] = []
     for r in sorted(set(ft.rank)):
         members = [s for s in range(S) if ft.rank[s] == r]
-        best, best_score = None, -1
+        best: list[int] = []
+        best_score = -1
         for rev in (False, True):
             key = (lambda s: ft.tuples[s][:1] + ft.tuples[s][:0:-1]) if rev else ft.tuples.__getitem__
             cand = sorted(members, key=key)
@@ -108,13 +110,32 @@ def _internal_order(ft: FatTree) -> list[int]:
     return order
 
 
-def _renumbered(ft: FatTree, order: list[int]):
+@dataclass(frozen=True)
+class _Renumbered:
+    """The parts of a FatTree the walk reads, with the switches renumbered."""
+
+    rank: list[int]
+    up: list[list[int]]
+    down: list[list[int]]
+    sib: list[list[int]]
+    sw_lid: list[int]
+    tuples: list[tuple[int, ...]]
+    g_remote: list[int]
+    g_ports: list[list[int]]
+    g_rlid: list[int]
+    e_num: list[int]
+    e_rnum: list[int]
+    leaf_switches: list[int]
+    max_cn_per_leaf: int
+    sw_order: list[int]
+
+
+def _renumbered(ft: FatTree, order: list[int]) -> _Renumbered:
     """The walk's inputs with switch i = ``order[i]`` (groups and ports keep their numbers)."""
-    from types import SimpleNamespace
     pos = [0] * len(order)
     for i, s in enumerate(order):
         pos[s] = i
-    return SimpleNamespace(
+    return _Renumbered(
         rank=[ft.rank[s] for s in order], up=[ft.up[s] for s in order],
         down=[ft.down[s] for s in order], sib=[ft.sib[s] for s in order],
         sw_lid=[ft.sw_lid[s] for s in order], tuples=[ft.tuples[s] for s in order],
@@ -157,7 +178,7 @@ class _Walk:
     (first least-loaded); the batched paths need one-port groups.
     """
 
-    def __init__(self, ft: FatTree, kr: list[int], K: int):
+    def __init__(self, ft: _Renumbered, kr: list[int], K: int):
         self.ft, self.K = ft, K
         S = len(ft.rank)
         g_remote, g_ports, e_rnum = ft.g_remote, ft.g_ports, ft.e_rnum
@@ -236,7 +257,8 @@ class _Walk:
             e_cup[g_ports[g][0]] += d
         self.changed[s] = True
 
-    def _values(self, cache: dict, s: int, h1: int, rnums: list[int]):
+    def _values(self, cache: dict[tuple[int, int], array[int]], s: int, h1: int,
+                rnums: list[int]) -> array[int]:
         """State values ``h1 << 8 | port`` for a fixed list of ports (cached per switch, hops)."""
         v = cache.get((s, h1))
         if v is None:
@@ -267,12 +289,16 @@ class _Walk:
         bulk, changed, dchanged = self.bulk, self.changed, self.dchanged
         corr, kid_group, kid_cone_rng = self.corr, self.kid_group, self.kid_cone_rng
         materialize, values = self._materialize, self._values
-        kid_vals, up_vals, grand_vals = {}, {}, {}
-        consume = deque(maxlen=0).extend
+        kid_vals: dict[tuple[int, int], array[int]] = {}
+        up_vals: dict[tuple[int, int], array[int]] = {}
+        grand_vals: dict[tuple[int, int], array[int]] = {}
+        consume = deque[object](maxlen=0).extend
         kup_get, kdown_get = k_up.__getitem__, k_down.__getitem__
         one_rnum = [e_rnum[ps[0]] if len(ps) == 1 else -1 for ps in g_ports]
         UNTOUCHED = (NO_PATH << 8) | NO_PATH
-        st = cb = ub = None                              # per-destination state
+        st: array[int] = array("H")                      # per-destination state, set per destination
+        cb: list[int] = []
+        ub: list[int] = []
 
         def upgoing(s: int, prev: int, lid: int, h: int) -> bool:
             h1 = h + 1
@@ -428,7 +454,7 @@ class _Walk:
             return ((i == 0 or min(map(get, lst[:i])) >= lim)
                     and (i + 1 >= len(lst) or min(map(get, lst[i + 1:])) >= lim))
 
-        def put(lst: list[int], rg, vals: list[int]) -> None:
+        def put(lst: list[int], rg: tuple[int, int] | None, vals: array[int]) -> None:
             if rg is not None:
                 st[rg[0]:rg[1]] = vals
             else:

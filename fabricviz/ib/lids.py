@@ -251,6 +251,7 @@ def lids_of(sn: Subnet, plan: LidPlan) -> Lids:
     problem is refused (:class:`LidSpaceError`, the line): some port would get no LID."""
     if plan.problem is not None:
         raise LidSpaceError(plan.problem)
+    assert plan.bases is not None           # a plan without a problem placed every entry
     S = sn.num_switches
     return Lids(plan.lmc, plan.bases[:S], plan.bases[S:], plan.need, [])
 

@@ -46,8 +46,8 @@ def replay(fabric: Fabric, dump_text: str, where: str = "opensm-lfts.dump", sm: 
                 raise FabricError(f"{where}: switch 0x{g:016x} ('{tab.desc}'): LID {lid} leaves by port {port}, "
                                   f"but {sn.switch_name(s)} has {nports} ports")
         if tab.routes:
-            lids = np.fromiter(tab.routes.keys(), np.int64, len(tab.routes))
-            lft[s, lids] = np.fromiter(tab.routes.values(), np.int64, len(tab.routes))
+            dest = np.fromiter(tab.routes.keys(), np.int64, len(tab.routes))
+            lft[s, dest] = np.fromiter(tab.routes.values(), np.int64, len(tab.routes))
         sw_lid[s] = tab.lid
     missing = [sn.switch_name(s) for s in range(S) if int(sn.sw_guid[s]) not in dump.switches]
     if missing:
@@ -105,8 +105,8 @@ def replay(fabric: Fabric, dump_text: str, where: str = "opensm-lfts.dump", sm: 
     no_lid = int(np.count_nonzero(ca_lid == 0))
     if no_lid:
         warnings.append(f"{no_lid} CA port(s) of the topology have no LID in the dump")
-    lids = Lids(lmc, sw_lid, ca_lid, max_lid)
-    return Routing(sn, lids, ROUTED_BY, ROUTED_BY, None, lft, 0.0, warnings, {"dump": where})
+    return Routing(sn, Lids(lmc, sw_lid, ca_lid, max_lid), ROUTED_BY, ROUTED_BY, None, lft, 0.0, warnings,
+                   {"dump": where})
 
 
 def replay_files(topology: str, dump: str, sm: str | None = None) -> Routing:

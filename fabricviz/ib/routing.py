@@ -92,7 +92,7 @@ def sm_device(fabric: Fabric) -> int:
     return fabric.device_id(sm) if sm is not None else int(fabric.ports_t.device[default_sm_port(fabric)])
 
 
-def default_sm(fabric: Fabric) -> int | None:
+def default_sm(fabric: Fabric) -> str | None:
     """The node the SM runs on when none is named: the elected master of ``meta["sms"]``, else
     None (:func:`~.subnet.discover`'s default)."""
     if not fabric.meta.get("sms"):

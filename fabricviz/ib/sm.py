@@ -81,7 +81,8 @@ def elect(fabric: Fabric, cands: list[SmCandidate] | None = None) -> Election:
     master = ranked[0]
     sn = discover(fabric, master.node)
     reach = set(sn.switches.tolist()) | {int(fabric.ports_t.device[p]) for p in sn.ca_ports.tolist()}
-    standby, away = [], []
+    standby: list[SmCandidate] = []
+    away: list[SmCandidate] = []
     for c in ranked[1:]:
         (standby if int(fabric.ports_t.device[c.port]) in reach else away).append(c)
     return Election(master, tuple(standby), tuple(away))

@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..model import Fabric, FabricError
-from ..model.fabric import IB_SWITCH, KIND_CODE, NIC, PORT_STATES
+from ..model.cabling import PORT_DISABLED
+from ..model.fabric import IB_SWITCH, KIND_CODE, NIC
+from ..model.tech import TECH_IB_CODE
 
 NO_PATH = 255          # OSM_NO_PATH: LFT entry for an unreachable LID
-DISABLED = PORT_STATES.index("disabled")
 
 
 def osm_order(guids: np.ndarray) -> np.ndarray:
@@ -65,15 +66,16 @@ class Subnet:
 def _ib_link_ok(f: Fabric, p: int) -> bool:
     pt = f.ports_t
     c = int(pt.cable[p])
-    return c >= 0 and int(pt.tech[p]) == 1 and int(pt.state[p]) != DISABLED
+    return c >= 0 and int(pt.tech[p]) == TECH_IB_CODE and int(pt.state[p]) != PORT_DISABLED
 
 
 def default_sm_port(f: Fabric) -> int:
     """Where the SM sits unless told: ``meta["sm_node"]`` (imported files: the file's
     first node, where ibsim puts it), else the first cabled IB NIC port, else a switch."""
     name = f.meta.get("sm_node")
-    if isinstance(name, str) and f.find(name) is not None:
-        return sm_port_of(f, f.find(name))
+    found = f.find(name) if isinstance(name, str) else None
+    if found is not None:
+        return sm_port_of(f, found)
     t = f.devices_t
     for kind in (NIC, IB_SWITCH):
         for d in np.flatnonzero(t.alive & (t.kind == KIND_CODE[kind])).tolist():
@@ -129,7 +131,7 @@ def discover(f: Fabric, sm: int | str | None = None) -> Subnet:
     sm_node = int(pt.device[sm_port])
     is_sw = t.alive & (t.kind == KIND_CODE[IB_SWITCH])
     peer = peer_ports(f)
-    ok = (pt.cable >= 0) & (pt.tech == 1) & (pt.state != DISABLED)
+    ok = (pt.cable >= 0) & (pt.tech == TECH_IB_CODE) & (pt.state != PORT_DISABLED)
     live = ok & (peer >= 0)
     live[live] &= ok[peer[live]]
     dev_of = pt.device.astype(np.int64)
@@ -194,14 +196,6 @@ def discover(f: Fabric, sm: int | str | None = None) -> Subnet:
     missing = [f.name_of(int(d)) for d in ib_devs[~reached[ib_devs]].tolist()]
     return Subnet(f, sm_port, sm_node, sws, guids, nports, nbr_dev, nbr_port, nbr_sw,
                   ca, ca_guid, ca_sw, ca_sw_port, missing, sw_index)
-
-
-def _peer_port(f: Fabric, p: int) -> int:
-    c = int(f.ports_t.cable[p])
-    if c < 0:
-        return -1
-    a, b = int(f.cables_t.port_a[c]), int(f.cables_t.port_b[c])
-    return b if a == p else a
 
 
 def switch_distances(sn: Subnet) -> np.ndarray:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import AbstractSet, Any
 
 import numpy as np
 
@@ -175,10 +175,11 @@ def _discovery(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock) -> None
             ev.append(SweepEvent(clk.t, "discovery", "node",
                                  f"{'switch' if is_sw else 'CA'} {f.name_of(d)} found at hop {k} "
                                  f"(DR path {_path_text(path)})", devices=(d,),
-                                 cables=(cable,) if cable >= 0 else (), dr_path=path, data={"smps": smps, "mads": mads}))
+                                 cables=(cable,) if cable >= 0 else (), dr_path=path,
+                                 data={"smps": smps, "mads": mads}))
             if not is_sw and d != start:
                 continue
-            ports = range(int(t.first_port[d]), int(t.first_port[d]) + int(t.nports[d]))
+            ports: range | list[int] = range(int(t.first_port[d]), int(t.first_port[d]) + int(t.nports[d]))
             if not is_sw:
                 ports = [sn.sm_port]
             for p in ports:
@@ -278,7 +279,8 @@ def _was_active(previous: Routing) -> set[int]:
     return set((first[s] + p).tolist()) | set(int(x) for x in sn.ca_ports.tolist())
 
 
-def _links(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, already: set[int] = frozenset()) -> None:
+def _links(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock,
+           already: AbstractSet[int] = frozenset()) -> None:
     """The link manager's passes: NO_CHANGE (MTU, VLs), then ARMED, then ACTIVE. On a re-sweep
     only ports that were not ACTIVE before (``already``) change state, as in OpenSM."""
     sn = r.subnet

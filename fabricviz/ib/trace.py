@@ -110,8 +110,8 @@ def trace(routing: Routing, src: str, dst: str) -> Trace:
             peer = f.port_id(peer_dev, int(sn.nbr_port[cur, out])) if peer_dev >= 0 else -1
             ok = peer == dp
             return Trace(sname, dname, slid, dlid, tuple(hops), ok,
-                         None if ok else f"{name} port {out} leads to {f.name_of(peer_dev) if peer_dev >= 0 else 'nothing'}, "
-                                         f"not to {dname}")
+                         None if ok else f"{name} port {out} leads to "
+                                         f"{f.name_of(peer_dev) if peer_dev >= 0 else 'nothing'}, not to {dname}")
         in_port = int(sn.nbr_port[cur, out])
         cur = nxt
     return Trace(sname, dname, slid, dlid, tuple(hops), False, f"routing loop: more than {MAX_HOPS} hops")

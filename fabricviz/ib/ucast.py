@@ -30,9 +30,9 @@ def port_order(sn: Subnet) -> list[tuple[str, int]]:
     S = sn.num_switches
     endport_links = np.zeros(S, np.int64)
     ca_at: dict[tuple[int, int], int] = {}
-    for j, (s, q) in enumerate(zip(sn.ca_sw.tolist(), sn.ca_sw_port.tolist())):
+    for k, (s, q) in enumerate(zip(sn.ca_sw.tolist(), sn.ca_sw_port.tolist())):
         if s >= 0:
-            ca_at[(s, q)] = j
+            ca_at[(s, q)] = k
     not_sw = (sn.nbr_dev >= 0) & (sn.nbr_sw < 0)
     not_sw[:, 0] = False
     endport_links = not_sw.sum(axis=1)
@@ -73,7 +73,9 @@ def build_lfts(sn: Subnet, lids: Lids, least: Callable[[int], np.ndarray], cand:
     big = np.iinfo(np.int64).max
     order = port_order(sn)
     offsets = range(1 << lids.lmc)
-    cache_t, cache = -1, None
+    cache_t = -1
+    cache: tuple[np.ndarray, np.ndarray] | None = None
+    no_start = np.zeros(S, np.int64)             # offset 0: no rotation
     total = len(order) * len(offsets)
     lmc_mode = lids.lmc > 0
     if lmc_mode:   # per (switch, CA port): remote nodes its LIDs already go to, and how often
@@ -109,8 +111,9 @@ def build_lfts(sn: Subnet, lids: Lids, least: Callable[[int], np.ndarray], cand:
                 c = cand(t)
                 ls = least(t)
                 cache = (c, ls)
+            assert cache is not None             # set on the first destination (t >= 0)
             c, ls = cache
-            start = (lft[:, lid - 1].astype(np.int64) + 1) % (sn.sw_nports + 1) if off else None
+            start = (lft[:, lid - 1].astype(np.int64) + 1) % (sn.sw_nports + 1) if off else no_start
             if lmc_mode and counted:
                 rot = (lambda a: _rotate_rows(a, start)) if off else (lambda a: a)
                 best, ok = _lmc_pick(rot(c), rot(counts), rot(node_of), used[:, idx], fwd[:, idx])

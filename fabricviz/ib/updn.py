@@ -1,11 +1,11 @@
-"""Up*/down* routing (OpenSM ``updn`` and ``dnup``), as osm_ucast_updn.c does it.
+"""Up*/down* routing (OpenSM ``updn``), as osm_ucast_updn.c does it.
 
 * Roots: given, or found from the min-hop tables: a switch is a root when one
   single hop distance holds more than 90 % of the CAs (and only that one bar
   is above 5 %) — i.e. it sees every host at the same distance, a spine.
   No roots: the engine refuses and OpenSM falls back to minhop.
-* Ranks: BFS depth from the roots (``dnup``: switches with CAs rank 1, the
-  rest 1 + their lowest-ranked neighbour).
+* Ranks: BFS depth from the roots (OpenSM's ``dnup`` variant, ranking from the
+  switches with CAs, is not offered).
 * Hop tables: for every destination switch a BFS outwards that never takes a
   step DOWN followed by a step UP, tracking each switch's direction state the
   way OpenSM does (state set when a switch is queued; a switch is queued again
@@ -49,15 +49,6 @@ def rank_from_roots(sn: Subnet, roots: np.ndarray) -> np.ndarray:
     rank = np.full(sn.num_switches, 0xFFFFFFFF, np.int64)
     rank[roots] = 0
     return _bfs_rank(sn, rank, sorted(roots.tolist()))
-
-
-def rank_dnup(sn: Subnet) -> np.ndarray:
-    """dnup ranking: switches with CAs are rank 1 (counting from the hosts)."""
-    rank = np.full(sn.num_switches, 0xFFFFFFFF, np.int64)
-    has_ca = np.zeros(sn.num_switches, bool)
-    has_ca[sn.ca_sw[sn.ca_sw >= 0]] = True
-    rank[has_ca] = 1
-    return _bfs_rank(sn, rank, np.flatnonzero(has_ca).tolist())
 
 
 def _bfs_rank(sn: Subnet, rank: np.ndarray, start: list[int]) -> np.ndarray:

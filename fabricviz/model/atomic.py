@@ -43,7 +43,7 @@ import threading
 import time
 from pathlib import Path
 
-from ..model import FabricError
+from .errors import FabricError
 
 #: This process's temp files being written right now (never removed as stale).
 _writing: set[str] = set()

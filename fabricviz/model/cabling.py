@@ -6,7 +6,7 @@ small. Every method checks all invariants before it changes anything.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -15,15 +15,58 @@ from .errors import FabricError
 from .events import ADDED, BULK_ADDED, CHANGED, ChangeEvent
 from .limits import check_length
 from .store import check_fits
-from .tech import IB, LinkRate, tech_name
+from .tech import IB, TECH_IB_CODE, TECH_NONE_CODE, LinkRate, tech_name
+
+if TYPE_CHECKING:
+    from contextlib import contextmanager
+    from typing import Iterator
+
+    from .catalog import Catalog
+    from .events import EventHub
+    from .store import Table
+    from .views import Cable
 
 CABLE_TYPES: tuple[str, ...] = ("dac", "aoc", "transceiver")
 PORT_STATES: tuple[str, ...] = ("down", "init", "armed", "active", "disabled")
+#: Codes of the ``state`` column of the port table: the index of each name in PORT_STATES.
+PORT_DOWN, PORT_INIT, PORT_ARMED, PORT_ACTIVE, PORT_DISABLED = range(len(PORT_STATES))
 _NIC = 2    # KIND_CODE["nic"] of fabric.py
+
+
+def _cable_rate(c: Part) -> LinkRate:
+    """A cable part's rated maximum (the catalog requires ``max_rate`` on every cable)."""
+    rate = c.rate
+    assert rate is not None, f"cable part {c.id} has no max_rate"
+    return rate
+
+
+def _cable_type(c: Part) -> str:
+    """A cable part's type, dac|aoc|transceiver (the catalog requires it on every cable)."""
+    assert c.cable_type is not None, f"cable part {c.id} has no cable_type"
+    return c.cable_type
 
 
 class CablingMixin:
     """Cable methods of the Fabric (uses its tables, catalog, names and events)."""
+
+    if TYPE_CHECKING:       # what this mixin uses of the Fabric (mypy checks Fabric against it)
+        catalog: Catalog
+        devices_t: Table
+        ports_t: Table
+        cables_t: Table
+        events: EventHub
+        _part_ids: list[str]
+
+        def cable(self, cid: int) -> Cable: ...
+        def part_of(self, d: int) -> Part | None: ...
+        def port_id(self, ref: int | str, num: int | None = None) -> int: ...
+        def port_name(self, p: int) -> str: ...
+        def port_rate(self, p: int) -> LinkRate | None: ...
+        def _intern_part(self, part_id: str | None) -> int: ...
+        def _peer(self, p: int) -> int: ...
+        def _take_guids(self, count: int) -> np.ndarray: ...
+        @contextmanager
+        def adding(self) -> Iterator[None]: ...
 
     def add_cable(self, a: int | str, b: int | str, length_m: float = 1.0,
                   ctype: str | None = None, part: str | None = None) -> int:
@@ -98,13 +141,14 @@ class CablingMixin:
             i = same[0]
             raise FabricError(f"{self.port_name(int(pa[i]))} – {self.port_name(int(pb[i]))}: "
                               "a cable must join two different devices")
-        nolink = np.flatnonzero((pt.tech[pa] == 0) | (pt.tech[pb] == 0))
+        nolink = np.flatnonzero((pt.tech[pa] == TECH_NONE_CODE) | (pt.tech[pb] == TECH_NONE_CODE))
         if len(nolink):
             raise FabricError(f"{self.port_name(int(pa[nolink[0]]))}: port has no link technology")
         mixed = np.flatnonzero(pt.tech[pa] != pt.tech[pb])
         if len(mixed):
             i = mixed[0]
             a, b = self.port_rate(int(pa[i])), self.port_rate(int(pb[i]))
+            assert a is not None and b is not None      # ports without a technology were refused above
             raise FabricError(f"{self.port_name(int(pa[i]))} – {self.port_name(int(pb[i]))}: cannot cable "
                               f"{tech_name(a.tech)} ({a}) to {tech_name(b.tech)} ({b})")
         check_length(lengths, lambda i: f"{self.port_name(int(pa[i]))} – {self.port_name(int(pb[i]))}")
@@ -127,7 +171,7 @@ class CablingMixin:
             length = float(lengths[i])
             where = f"{self.port_name(int(pa[i]))} – {self.port_name(int(pb[i]))}"
             c = self._cable_part(rate, length, ctype, part, where)
-            crate = c.rate
+            crate = _cable_rate(c)
             part_idx[rows] = self._intern_part(c.id)
             max_speed[rows] = crate.speed_rank if crate.tech == rate.tech else 0
             max_width[rows] = crate.width
@@ -141,18 +185,19 @@ class CablingMixin:
             if c.kind != "cable":
                 raise FabricError(f"{where}: part {c.id} is a {c.kind}, not a cable")
             if c.tech != rate.tech:
+                assert c.tech is not None, f"cable part {c.id} has no tech"
                 raise FabricError(f"{where}: {c.id} is an {tech_name(c.tech)} cable, the ports are "
                                   f"{tech_name(rate.tech)} ({rate})")
             if ctype is not None and c.cable_type != ctype:
                 raise FabricError(f"{where}: {c.id} is a {c.cable_type}, not a {ctype}")
             if length > c.reach_m:
                 hint = " (use an AOC or optics)" if c.cable_type == "dac" else ""
-                raise FabricError(f"{where}: a {length:g} m {c.cable_type.upper()} is too long: "
+                raise FabricError(f"{where}: a {length:g} m {_cable_type(c).upper()} is too long: "
                                   f"{c.id} reaches {c.reach_m:g} m{hint}")
             return c
         candidates = [c for c in self.catalog.by_kind("cable")
                       if c.tech == rate.tech and (ctype is None or c.cable_type == ctype)
-                      and c.rate.speed_rank >= rate.speed_rank and c.rate.width >= rate.width]
+                      and _cable_rate(c).speed_rank >= rate.speed_rank and _cable_rate(c).width >= rate.width]
         if not candidates:
             kind = f"{ctype} " if ctype else ""
             raise FabricError(f"{where}: no {kind}cable in the catalog carries {rate}")
@@ -165,14 +210,14 @@ class CablingMixin:
                               f"{longest.id}, reaches {longest.reach_m:g} m{hint}")
         # closest generation first (PAM4 optics do not downshift), then DAC, AOC, optics, price
         order = {t: i for i, t in enumerate(CABLE_TYPES)}
-        return min(fits, key=lambda c: (c.rate.speed_rank - rate.speed_rank, order[c.cable_type],
+        return min(fits, key=lambda c: (_cable_rate(c).speed_rank - rate.speed_rank, order[_cable_type(c)],
                                         c.price_usd or 0.0, c.id))
 
     def _cabled_state(self, pids: np.ndarray) -> None:
         pt = self.ports_t
         st = pt.state[pids]
-        keep = st == PORT_STATES.index("disabled")
-        new = np.where(pt.tech[pids] == 1, PORT_STATES.index("init"), PORT_STATES.index("active"))
+        keep = st == PORT_DISABLED
+        new = np.where(pt.tech[pids] == TECH_IB_CODE, PORT_INIT, PORT_ACTIVE)
         pt.set("state", pids, np.where(keep, st, new))
 
     def set_port_rate(self, p: int, rate: str | LinkRate) -> None:
@@ -191,11 +236,15 @@ class CablingMixin:
                               f"(supported: {', '.join(map(str, modes))})")
         c = int(self.ports_t.cable[p])
         peer = self._peer(p)
-        if c >= 0 and self.port_rate(peer).tech != want.tech:
-            raise FabricError(f"{self.port_name(p)}: cannot run at {want}: it is cabled to "
-                              f"{self.port_name(peer)} ({self.port_rate(peer)})")
+        peer_rate: LinkRate | None = None
+        if c >= 0:
+            peer_rate = self.port_rate(peer)
+            assert peer_rate is not None, "a cabled port always has a link technology"
+            if peer_rate.tech != want.tech:
+                raise FabricError(f"{self.port_name(p)}: cannot run at {want}: it is cabled to "
+                                  f"{self.port_name(peer)} ({peer_rate})")
         old = self.port_rate(p)
-        crate = self.catalog.get(self._part_ids[int(self.cables_t.part[c])]).rate if c >= 0 else None
+        crate = _cable_rate(self.catalog.get(self._part_ids[int(self.cables_t.part[c])])) if c >= 0 else None
         t = self.devices_t
         # a NIC's first port decides whether it is an InfiniBand device, which has GUIDs
         flip = int(t.kind[d]) == _NIC and int(t.first_port[d]) == p and old is not None and old.tech != want.tech
@@ -208,8 +257,8 @@ class CablingMixin:
             t.set("guid", d, guid)
             self.ports_t.set("guid", pids, np.uint64(guid) + np.arange(1, len(pids) + 1, dtype=np.uint64)
                              if guid else np.uint64(0))
-        if c >= 0:
-            neg = want.negotiate(self.port_rate(peer))
+        if peer_rate is not None and crate is not None:        # both set exactly when c >= 0
+            neg = want.negotiate(peer_rate)
             self.cables_t.set("speed", c, min(neg.speed_rank, crate.speed_rank))
             self.cables_t.set("width", c, min(neg.width, crate.width))
         self.events.emit(ChangeEvent(CHANGED, "port", p, "rate", str(old), str(want)))
@@ -225,7 +274,9 @@ class CablingMixin:
         length = cab.length_m if length_m is None else float(length_m)
         if ctype is not None and ctype not in CABLE_TYPES:
             raise FabricError(f"{cab.label}: unknown cable type {ctype!r} (use {', '.join(CABLE_TYPES)})")
-        ends = cab.port_a.rate.negotiate(cab.port_b.rate)
+        rate_a, rate_b = cab.port_a.rate, cab.port_b.rate
+        assert rate_a is not None and rate_b is not None, "both ends of a cable have a link technology"
+        ends = rate_a.negotiate(rate_b)
         if part is None and ctype is None:
             keep = self.catalog.get(cab.part_id)
             part = keep.id if keep.reach_m >= length else None
@@ -236,7 +287,8 @@ class CablingMixin:
         ct.set("length", c, length)
         ct.set("part", c, self._intern_part(p.id))
         ct.set("ctype", c, CABLE_TYPES.index(p.cable_type))
-        ct.set("speed", c, min(ends.speed_rank, p.rate.speed_rank))
-        ct.set("width", c, min(ends.width, p.rate.width))
+        prate = _cable_rate(p)
+        ct.set("speed", c, min(ends.speed_rank, prate.speed_rank))
+        ct.set("width", c, min(ends.width, prate.width))
         self.events.emit(ChangeEvent(CHANGED, "cable", c, "cable", old, (length, p.cable_type, p.id)))
 

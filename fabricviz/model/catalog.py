@@ -3,6 +3,8 @@
 Bundled parts (``fabricviz/assets/catalog/*.json``) plus the user's parts file (adds or overrides by
 id). Cable price and power are per link (a twin-port OSFP carrying two links counts half). Figures
 that are not datasheet values are flagged ``*_estimate`` and explained in each part's ``notes``.
+A ``hypothetical`` part is no product (a radix-16 model of a 64-port switch for a textbook tree):
+it has no price of its own, and the BOM leaves it unpriced until the user sets one.
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ import math
 import os
 import re
 from dataclasses import dataclass, fields, replace
-from importlib.resources import files
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from ..resources import asset_path
 from .errors import CatalogError, FabricError
 from .limits import check_part_limits
 from .tech import ETH, IB, LinkRate, tech_name
@@ -27,7 +29,8 @@ PART_KINDS: tuple[str, ...] = ("ib_switch", "eth_switch", "nic", "gpu", "server"
 #: Cable types in order of preference; active copper (ACC/LACC) is a ``dac`` with power and latency.
 CABLE_TYPES: tuple[str, ...] = ("dac", "aoc", "transceiver")
 
-_COMMON = ("id", "kind", "name", "vendor", "power_w", "price_usd", "price_estimate", "source", "notes")
+_COMMON = ("id", "kind", "name", "vendor", "power_w", "price_usd", "price_estimate", "source", "notes",
+           "hypothetical")
 _SWITCH = ("ports", "port", "latency_ns", "latency_estimate", "asic", "rack_units")
 _KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "ib_switch": _SWITCH, "eth_switch": _SWITCH,
@@ -42,7 +45,7 @@ _TEXT = {"vendor", "source", "notes", "asic", "pcie"}
 _INTS = {"ports": 1, "gpus": 0, "nics": 1, "rack_units": 0}          # field -> minimum
 _NUMS = {"power_w", "price_usd", "latency_ns", "memory_gb", "pcie_gbps", "pcie_latency_ns",
          "nvlink_gbps", "reach_m"}
-_BOOLS = {"price_estimate", "latency_estimate"}
+_BOOLS = {"price_estimate", "latency_estimate", "hypothetical"}
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,47}$")
 
 
@@ -58,6 +61,7 @@ class Part:
     price_estimate: bool = True
     source: str = ""
     notes: str = ""
+    hypothetical: bool = False       # no real product: unpriced in the BOM until a price is set
     ports: int = 0
     port: str | None = None
     port_modes: tuple[str, ...] = ()
@@ -240,7 +244,7 @@ def _parts_from_text(text: str, label: str) -> list[Part]:
 
 @functools.lru_cache(maxsize=1)
 def _bundled() -> tuple[Part, ...]:
-    folder = files("fabricviz") / "assets" / "catalog"
+    folder = asset_path("catalog")
     return tuple(p for e in sorted(folder.iterdir(), key=lambda e: e.name) if e.name.endswith(".json")
                  for p in _parts_from_text(e.read_text(encoding="utf-8"), e.name))
 
@@ -298,9 +302,9 @@ class Catalog:
 
     @staticmethod
     def save_user_parts(path: str | os.PathLike[str], parts: Iterable[Part]) -> None:
-        """Write ``parts`` as a catalog file atomically (:mod:`fabricviz.formats.atomic`);
+        """Write ``parts`` as a catalog file atomically (:mod:`fabricviz.model.atomic`);
         CatalogError ``path: cannot save: why`` if it cannot be written (the old file stays)."""
-        from ..formats.atomic import write_atomic
+        from .atomic import write_atomic
         p = Path(path)
         doc = {"format": FORMAT, "version": VERSION,
                "parts": [x.to_dict() for x in sorted(parts, key=_sort_key)]}

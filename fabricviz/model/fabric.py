@@ -39,6 +39,8 @@ SERVER, GPU, NIC, IB_SWITCH, ETH_SWITCH = "server", "gpu", "nic", "ib_switch", "
 KINDS: tuple[str, ...] = (SERVER, GPU, NIC, IB_SWITCH, ETH_SWITCH)
 KIND_CODE = {k: i for i, k in enumerate(KINDS)}
 SWITCH_KINDS = (IB_SWITCH, ETH_SWITCH)
+#: A catalog part id of each kind, named in the message when a part is missing.
+_EXAMPLE_PART = {NIC: "CX7-1P", IB_SWITCH: "QM9700", ETH_SWITCH: "SN5600"}
 CHILD_PREFIX = {GPU: "gpu", NIC: "mlx5_"}
 AUTO_PREFIX = {SERVER: "node", GPU: "gpu", NIC: "nic", IB_SWITCH: "ibsw", ETH_SWITCH: "ethsw"}
 
@@ -392,7 +394,8 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
         if kind == GPU:
             return None, 0
         if p is None:
-            raise FabricError(f"a {kind} needs a part from the catalog (e.g. --part QM9700)")
+            example = _EXAMPLE_PART.get(kind, "QM9700")
+            raise FabricError(f"a {kind} needs a part from the catalog (its part id, e.g. {example})")
         modes = p.modes
         if mode is None:
             return modes[0], p.ports
@@ -421,6 +424,7 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
         xs, ys = coords(xs, ys, count, where)
         check_tier(tier, where)
         if children and p.nics:
+            assert p.nic_part is not None, f"server part {p.id} has no nic_part"     # required by the catalog
             self._port_rate(NIC, self.catalog.get(p.nic_part), mode)   # refuse a bad mode first
         with self.adding():
             return self._add_servers(p, names, xs, ys, count, mode, tier, emit, children)
@@ -472,15 +476,18 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
 
     def cable_rate(self, c: int) -> LinkRate:
         ct = self.cables_t
-        return LinkRate.decode(int(ct.tech[c]), int(ct.speed[c]), int(ct.width[c]))
+        rate = LinkRate.decode(int(ct.tech[c]), int(ct.speed[c]), int(ct.width[c]))
+        assert rate is not None, "a cable always has a link technology (its ends share one)"
+        return rate
 
     # ------------------------------------------------------------------ attribute edits
     def rename(self, d: int, name: str) -> None:
         d = self.device_id(d)
         old = self.name_of(d)
         new = self.check_name(name, exclude=d)
-        if self._names[d] is not None:
-            self._by_name.pop(self._names[d], None)
+        prev = self._names[d]
+        if prev is not None:
+            self._by_name.pop(prev, None)
         self._names[d] = new
         self._by_name[new] = d
         self._child_keys = None
@@ -488,12 +495,12 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
 
     def move(self, ids: Sequence[int], dx: float, dy: float) -> None:
         """Move devices (and the GPUs/NICs of moved servers) by (dx, dy)."""
-        ids = np.asarray([self.device_id(i) for i in ids], dtype=np.int64)
+        dids = np.asarray([self.device_id(i) for i in ids], dtype=np.int64)
         t = self.devices_t
-        kids = np.flatnonzero(t.alive & np.isin(t.parent, ids))
-        allids = np.union1d(ids, kids)
+        kids = np.flatnonzero(t.alive & np.isin(t.parent, dids))
+        allids = np.union1d(dids, kids)
         for d, axis in ((dx, "x"), (dy, "y")):
-            check_fits("f4", d, f"move of {self.name_of(int(ids[0]))}" if len(ids) else "move", f"d{axis}")
+            check_fits("f4", d, f"move of {self.name_of(int(dids[0]))}" if len(dids) else "move", f"d{axis}")
             new = t.column(axis)[allids].astype(np.float64) + float(d)
             check_fits("f4", new, lambda i: self.name_of(int(allids[i])), axis)
         t.set("x", allids, t.x[allids] + np.float64(dx))

@@ -8,11 +8,18 @@ have no GUID of their own (port 0 carries the node GUID).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .errors import FabricError
 from .events import CHANGED, ChangeEvent
 from .store import check_fits
+
+if TYPE_CHECKING:
+    from .events import EventHub
+    from .store import Table
+    from .views import Device
 
 #: Mellanox Technologies OUI used by ConnectX and Quantum devices.
 MELLANOX_OUI = 0xB83FD2
@@ -76,6 +83,19 @@ class GuidIndex:
 
 class GuidMixin:
     """GUID methods of the Fabric (uses its tables, names and events)."""
+
+    if TYPE_CHECKING:       # what this mixin uses of the Fabric (mypy checks Fabric against it)
+        devices_t: Table
+        ports_t: Table
+        events: EventHub
+        _next_guid: int
+        _guids_cache: GuidIndex | None
+
+        def device(self, ref: int | str) -> Device: ...
+        def device_id(self, ref: int | str) -> int: ...
+        def name_of(self, d: int) -> str: ...
+        def port_id(self, ref: int | str, num: int | None = None) -> int: ...
+        def port_name(self, p: int) -> str: ...
 
     def _take_guids(self, count: int) -> np.ndarray:
         """``count`` fresh node GUIDs, spaced to leave room for port GUIDs."""
@@ -143,8 +163,7 @@ class GuidMixin:
     def check_guid(self, guid: int, exclude: int | None = None) -> None:
         """Raise if ``guid`` is already a node or port GUID of another device."""
         d, p = self.devices_t, self.ports_t
-        hit = np.flatnonzero(d.alive & (d.guid == np.uint64(guid)))
-        hit = [int(h) for h in hit if h != exclude]
+        hit = [int(h) for h in np.flatnonzero(d.alive & (d.guid == np.uint64(guid))) if h != exclude]
         if not hit and p.n:
             ph = np.flatnonzero((p.guid == np.uint64(guid)) & d.alive[p.device])
             hit = [int(p.device[h]) for h in ph if int(p.device[h]) != exclude]

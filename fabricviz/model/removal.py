@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 import numpy as np
 
@@ -20,6 +20,11 @@ from .cabling import PORT_STATES
 from .errors import FabricError
 from .guid import format_guid
 from .events import ADDED, CHANGED, REMOVED, ChangeEvent
+
+if TYPE_CHECKING:
+    from .events import EventHub
+    from .store import Table
+    from .views import Cable
 
 
 _NONE = np.zeros(0, np.int64)
@@ -73,6 +78,30 @@ _PORT_ATTRS = {"tech": "rate", "speed": "rate", "width": "rate", "state": "state
 
 class RemovalMixin:
     """Removal and restore of the Fabric (uses its tables, names and events)."""
+
+    if TYPE_CHECKING:       # what this mixin uses of the Fabric (mypy checks Fabric against it)
+        devices_t: Table
+        ports_t: Table
+        cables_t: Table
+        events: EventHub
+        _names: list[str | None]
+        _by_name: dict[str, int]
+        _part_ids: list[str]
+        _part_index: dict[str, int]
+        _auto: dict[str, int]
+        _next_guid: int
+        _child_keys: tuple[np.ndarray, np.ndarray] | None
+
+        def cable(self, cid: int) -> Cable: ...
+        def device_id(self, ref: int | str) -> int: ...
+        def find(self, name: str) -> int | None: ...
+        def name_of(self, d: int) -> str: ...
+        def port_id(self, ref: int | str, num: int | None = None) -> int: ...
+        def port_name(self, p: int) -> str: ...
+        @staticmethod
+        def _derived_local_of(rows: dict[str, np.ndarray], k: int) -> str: ...
+        def _cabled_state(self, pids: np.ndarray) -> None: ...
+        def _used_guids(self) -> np.ndarray: ...
 
     def remove_devices(self, ids: Iterable[int]) -> Removed:
         """Remove devices (a server takes its GPUs and NICs) and all their cables."""

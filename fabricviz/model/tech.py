@@ -19,6 +19,10 @@ from .errors import FabricError
 IB = "ib"
 ETH = "eth"
 TECHS = (IB, ETH)
+#: Codes of the ``tech`` column of the port and cable tables (0: the port has no link technology).
+TECH_NONE_CODE = 0
+TECH_IB_CODE = 1
+TECH_ETH_CODE = 2
 
 #: InfiniBand generations, slowest first, with the data rate of one lane (Gb/s).
 IB_SPEEDS: tuple[str, ...] = ("SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR")
@@ -115,15 +119,15 @@ class LinkRate:
 
     # ---- compact codes for numpy columns --------------------------------------------
     def encode(self) -> tuple[int, int, int]:
-        """(tech code 1|2, speed rank, width) for the model's port arrays."""
-        return (1 if self.tech == IB else 2, self.speed_rank, self.width)
+        """(tech code TECH_IB_CODE|TECH_ETH_CODE, speed rank, width) for the model's port arrays."""
+        return (TECH_IB_CODE if self.tech == IB else TECH_ETH_CODE, self.speed_rank, self.width)
 
     @staticmethod
     def decode(tech_code: int, speed_rank: int, width: int) -> "LinkRate | None":
         """Inverse of :meth:`encode`; ``None`` for tech code 0 (no link)."""
-        if tech_code == 1:
+        if tech_code == TECH_IB_CODE:
             return LinkRate(IB, IB_SPEEDS[speed_rank], int(width))
-        if tech_code == 2:
+        if tech_code == TECH_ETH_CODE:
             return LinkRate(ETH, str(ETH_SPEEDS[speed_rank]), 1)
         return None
 

@@ -1,7 +1,7 @@
 """Bill of materials on generated fabrics against hand-computed counts, costs and power.
 
 Catalog figures used (bundled catalog): QM9700 $35,000 / 747 W (the k=8 tree uses its
-8-port model QM9700-R8 at the same figures); NODE-1G-NDR $50,000 / 1,275 W; DGX-H100
+8-port model QM9700-R8: hypothetical, so unpriced and out of the totals, at 747 W); NODE-1G-NDR $50,000 / 1,275 W; DGX-H100
 $400,000 / 10,200 W (GPUs and NICs priced inside the servers); NDR-DAC $350 / 0.2 W per
 link; NDR-SR4 $1,500 / 16 W per link = 2 transceivers at $750 / 8 W. Generators: host
 cables 2 m, leaf-spine 15 m, spine-core 30 m.
@@ -22,7 +22,8 @@ from fabricviz.model import FabricError
 
 
 def rows(bom):
-    return [(x.category, x.part, x.count, x.unit_price, x.unit_power, x.estimate, x.length_m) for x in bom.lines]
+    return [(x.category, x.part, x.count, x.unit_price, x.unit_power, x.estimate, x.length_m)
+            + (("unpriced",) if x.unpriced else ()) for x in bom.lines]
 
 
 @pytest.fixture(scope="module")
@@ -37,20 +38,20 @@ def test_k8_fat_tree(k8_bom):
         ("server", "NODE-1G-NDR", 128, 50000.0, 1275.0, True, None),
         ("gpu", "H100-SXM5", 128, 0.0, 0.0, False, None),
         ("nic", "CX7-1P", 128, 0.0, 0.0, False, None),
-        ("switch", "QM9700-R8", 80, 35000.0, 747.0, True, None),
+        ("switch", "QM9700-R8", 80, 0.0, 747.0, False, None, "unpriced"),
         ("cable", "NDR-DAC", 128, 350.0, 0.2, True, 2.0),
         ("transceiver", "NDR-SR4", 512, 750.0, 8.0, True, None),
         ("fibre", "NDR-SR4", 128, 0.0, 0.0, False, 15.0),
         ("fibre", "NDR-SR4", 128, 0.0, 0.0, False, 30.0),
     ]
-    # 128·50,000 + 80·35,000 + 128·350 + 512·750
-    assert k8_bom.total_price == 9_628_800
+    # 128·50,000 + 128·350 + 512·750 (the 80 hypothetical switches are not priced)
+    assert k8_bom.total_price == 6_828_800 and k8_bom.unpriced_items == 80
     # 128·1,275 + 80·747 + 128·0.2 + 512·8
     assert k8_bom.total_power == pytest.approx(227_081.6, abs=1e-6)
-    assert k8_bom.network_price == 3_228_800
+    assert k8_bom.network_price == 428_800
     assert (k8_bom.host_ports, k8_bom.gpus) == (128, 128)
     per = k8_bom.per_host_port()
-    assert per["price_usd"] == 75_225 and per["network_price_usd"] == 25_225
+    assert per["price_usd"] == 53_350 and per["network_price_usd"] == 3_350
     assert per["power_w"] == pytest.approx(227_081.6 / 128)
     assert k8_bom.includes_estimates
     assert k8_bom.count("switch") == 80 and k8_bom.count("transceiver", "NDR-SR4") == 512
@@ -75,19 +76,19 @@ def test_rail_optimized_one_su():
 
 
 def test_roce_leaf_spine_uses_ethernet_parts():
-    # 4 leaves × 8 hosts, 2 spines, 2 uplinks per leaf (10-port and 4-port models of the
-    # SN4700, $30,000 / 630 W): 32 host DACs (400G-DAC $300), 8 leaf-spine 15 m AOCs ($1,500)
+    # 4 leaves × 8 hosts, 2 spines, 2 uplinks per leaf (10-port and 4-port hypothetical models of
+    # the SN4700: unpriced, 630 W): 32 host DACs (400G-DAC $300), 8 leaf-spine 15 m AOCs ($1,500)
     bom = bill_of_materials(leaf_spine(4, 2, 8))
     assert rows(bom) == [
         ("server", "NODE-1G-NDR", 32, 50000.0, 1275.0, True, None),
         ("gpu", "H100-SXM5", 32, 0.0, 0.0, False, None),
         ("nic", "CX7-1P", 32, 0.0, 0.0, False, None),
-        ("switch", "SN4700-R10", 4, 30000.0, 630.0, True, None),
-        ("switch", "SN4700-R4", 2, 30000.0, 630.0, True, None),
+        ("switch", "SN4700-R10", 4, 0.0, 630.0, False, None, "unpriced"),
+        ("switch", "SN4700-R4", 2, 0.0, 630.0, False, None, "unpriced"),
         ("cable", "400G-AOC", 8, 1500.0, 16.0, True, 15.0),
         ("cable", "400G-DAC", 32, 300.0, 0.2, True, 2.0),
     ]
-    assert bom.total_price == 32 * 50_000 + 6 * 30_000 + 8 * 1_500 + 32 * 300 == 1_801_600
+    assert bom.total_price == 32 * 50_000 + 8 * 1_500 + 32 * 300 == 1_621_600 and bom.unpriced_items == 6
     assert bom.count("transceiver") == 0                 # AOCs carry their own optics
 
 
@@ -98,9 +99,10 @@ def test_price_overrides_remove_the_estimate_flag(tmp_path, k8_bom):
     bom = bill_of_materials(k_ary_fat_tree(8), prices)
     sw = [x for x in bom.lines if x.category == "switch"][0]
     opt = [x for x in bom.lines if x.category == "transceiver"][0]
-    assert (sw.unit_price, sw.estimate) == (30000.0, False)
+    assert (sw.unit_price, sw.estimate, sw.unpriced) == (30000.0, False, False)
     assert (opt.unit_price, opt.unit_power, opt.estimate) == (700.0, 7.0, False)
-    assert bom.total_price == 9_628_800 - 80 * 5_000 - 512 * 50 == 9_203_200
+    # the hypothetical switches now priced: 6,828,800 + 80·30,000 − 512·50
+    assert bom.total_price == 6_828_800 + 80 * 30_000 - 512 * 50 == 9_203_200 and bom.unpriced_items == 0
     assert bom.overridden == ["NDR-SR4", "QM9700-R8"]
 
 
@@ -156,3 +158,29 @@ def test_cli_csv_export_that_fails_keeps_the_old_csv_whole(tmp_path, capsys, mon
     assert capsys.readouterr().err == f"fabricviz: error: {out}: cannot save: No space left on device\n"
     assert out.read_text(encoding="utf-8") == "old,csv\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bom.csv", "rail.json"]
+
+
+def test_cli_bom_of_a_radix_16_tree_leaves_the_hypothetical_switches_unpriced(tmp_path, capsys):
+    # radix 16: no catalog switch has 16 ports, so the 24 switches are QM9700-R16, a hypothetical
+    # model; before it was priced as the real $35,000 QM9700 (24 × 35,000 = $840,000 too much)
+    design, out = tmp_path / "r16.json", tmp_path / "bom.csv"
+    assert main(["generate", "fat-tree", "--levels", "2", "--radix", "16", "-o", str(design)]) == 0
+    capsys.readouterr()
+    assert main(["bom", str(design), "--csv", str(out)]) == 0
+    text = capsys.readouterr().out.splitlines()
+    switch = next(x for x in text if x.startswith("switch"))
+    assert switch.split() == ["switch", "QM9700-R16", "hypothetical", "16-port", "model", "of", "the", "QM9700",
+                              "(Quantum-2)", "24", "—", "—", "17928", "W", "hypothetical", "—", "set", "a",
+                              "price"]
+    # 128 nodes × 50,000 + 128 DACs × 350 + 256 optics × 750
+    assert "total: $6,636,800, 183.202 kW (includes estimates)" in text
+    assert ("not in the total: 24 unpriced item(s) of hypothetical parts (give them a price in a prices file)"
+            in text)
+    row = next(r for r in csv.reader(out.open()) if r[0] == "switch")
+    assert row == ["switch", "QM9700-R16", "hypothetical 16-port model of the QM9700 (Quantum-2)", "24", "", "",
+                   "747", "17928", "hypothetical — set a price"]
+    prices = tmp_path / "p.json"
+    prices.write_text(json.dumps({"QM9700-R16": 9000}))
+    assert main(["bom", str(design), "--prices", str(prices)]) == 0
+    text = capsys.readouterr().out
+    assert "total: $6,852,800, 183.202 kW (includes estimates)" in text and "unpriced" not in text

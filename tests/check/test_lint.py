@@ -2,6 +2,7 @@
 
 from dataclasses import replace
 import json
+from pathlib import Path
 
 import pytest
 
@@ -47,7 +48,8 @@ def rail1_report():
 
 
 def test_every_rule_is_registered_with_a_severity():
-    assert set(RULES) == {"nic-unconnected", "port-budget", "link-downgrade", "cable-reach", "mixed-fabric",
+    assert set(RULES) == {"nic-unconnected", "port-budget", "link-downgrade", "link-degraded", "cable-reach",
+                          "mixed-fabric",
                           "lid-space", "oversubscription", "spof-host", "spof-leaf", "rail-crossed",
                           "unbalanced-links", "ftree-refused", "credit-loop", "ib-unreachable"}
     assert {r.id for r in RULES.values() if r.routing} == {"ftree-refused", "credit-loop", "ib-unreachable"}
@@ -383,3 +385,54 @@ def test_cli_exit_status_and_json(tmp_path, capsys):
     assert main(["lint", str(bad), "--rules", "spof-leaf"]) == 0
     assert main(["lint", str(bad), "--rules", "nope"]) == 2
     assert "unknown lint rule 'nope'" in capsys.readouterr().err
+
+
+# ---- link-degraded: a link that trained narrower/slower than both its ends can run
+MANPAGE = Path(__file__).resolve().parents[1] / "data" / "samples" / "manpage_example.ibnetdiscover"
+
+
+def test_degraded_1x_links_of_the_manpage_sample_are_flagged():
+    # The sample reports S-0008f10400410015[1] <-> S-005442ba00003080[10] at 1xSDR (the other
+    # links of both switches run 4xSDR) and H-0008f10403960558[1] <-> S-005442ba00003080[12] at
+    # 1xSDR (its port 2 runs 4xSDR): two links narrower than both ends can run.
+    from fabricviz.formats.ibnetdiscover import load
+    f = load(MANPAGE)
+    found = only(lint(f), "link-degraded")
+    assert [(x.severity, x.where, x.message) for x in found] == [
+        ("warning", "ISR9024 Voltaire:10 – SW-6IB4 Voltaire:1",
+         "width degraded: 1x of 4x between ISR9024 Voltaire (0x005442ba00003080) port 10 and SW-6IB4 Voltaire "
+         "(0x0008f10400410015) port 1: both ends can run 4xSDR, the link came up 1xSDR (reseat or replace "
+         "the cable)"),
+        ("warning", "ISR9024 Voltaire:12 – MT23108 InfiniHost Mellanox Technologies 0x0008f10403960558:1",
+         "width degraded: 1x of 4x between ISR9024 Voltaire (0x005442ba00003080) port 12 and MT23108 "
+         "InfiniHost Mellanox Technologies 0x0008f10403960558 port 1: both ends can run 4xSDR, the link "
+         "came up 1xSDR (reseat or replace the cable)"),
+    ]
+    assert found[0].cables == (f.port("SW-6IB4 Voltaire:1").cable.id,)
+    assert only(lint(f), "link-downgrade") == []          # both ends agree: not a port set slower
+
+
+def test_cli_lint_names_the_degraded_link(capsys):
+    assert main(["lint", str(MANPAGE)]) == 0                  # warnings only
+    out = capsys.readouterr().out
+    assert out.count("link-degraded") == 2
+    assert "0 error(s), 3 warning(s), 4 info" in out
+
+
+def test_degraded_speed_is_flagged_and_generated_fabrics_have_none(k8_report):
+    assert only(k8_report, "link-degraded") == []
+    assert only(lint(leaf_spine(4, 2, 8)), "link-degraded") == []
+    assert only(lint(rail_optimized(1, fabric="roce")), "link-degraded") == []
+    # a leaf-host link of a k=4 tree where both ports came up SDR (QM9700-R4 and CX7-1P run NDR)
+    f = k_ary_fat_tree(4)
+    a, b = f.port_id("leaf01:1"), f.port("leaf01:1").peer.id
+    for p in (a, b):
+        f.set_port_rate(p, "4xSDR")
+    found = only(lint(f), "link-degraded")
+    assert [x.message for x in found] == [
+        f"speed degraded: SDR of NDR between node01/mlx5_0 (0x{f.device('node01/mlx5_0').guid:016x}) port 1 "
+        f"and leaf01 (0x{f.device('leaf01').guid:016x}) port 1: both ends can run 4xNDR, the link came up "
+        "4xSDR (reseat or replace the cable)"]
+    # one end set slower than the other is link-downgrade's, not a degraded link
+    f.set_port_rate(b, "4xNDR")
+    assert only(lint(f), "link-degraded") == [] and len(only(lint(f), "link-downgrade")) == 1

@@ -290,3 +290,55 @@ def test_exported_file_runs_under_ibsim_and_opensm(make, tmp_path, run_opensm):
     hosts = {p.guid for d in f.devices("nic") for p in d.ports}
     dump = (out / "opensm-lfts.dump").read_text()
     assert {int(g, 16) for g in re.findall(r"Channel Adapter portguid 0x([0-9a-f]+)", dump)} == hosts
+
+
+# ---------------------------------------------------------------------------- NodeDescriptions
+#: Two blocks of the manpage sample, the CA's NodeDescription with the repeated spaces a real
+#: ConnectX-7 reports ("MT4129 ConnectX7   Mellanox Technologies") and the switch's with two.
+VERBATIM = """\
+vendid=0x8f1
+devid=0x5a05
+switchguid=0x8f10400410015(8f10400410015)
+Switch  8 "S-0008f10400410015"          # "SW-6IB4  Voltaire" base port 0 lid 3 lmc 0
+[6]     "H-0008f10403960984"[1](8f10403960985)         # "MT4129 ConnectX7   Mellanox Technologies" lid 16 4xSDR
+
+vendid=0x2c9
+devid=0x5a44
+caguid=0x8f10403960984
+Ca      2 "H-0008f10403960984"          # "MT4129 ConnectX7   Mellanox Technologies"
+[1](8f10403960985)     "S-0008f10400410015"[6]         # lid 16 lmc 1 "SW-6IB4  Voltaire" lid 3 4xSDR
+"""
+
+
+def _descs(text: str) -> list[str]:
+    """The quoted NodeDescriptions of every Switch/Ca header of ibnetdiscover text, in order."""
+    return re.findall(r'^(?:Switch|Ca)\s+\d+\s+"[^"]+"\s+# "([^"]*)"', text, re.M)
+
+
+def test_node_descriptions_kept_byte_for_byte(tmp_path):
+    src = tmp_path / "cx7.ibnetdiscover"
+    src.write_text(VERBATIM)
+    f = load(src)
+    # device names are one line with single spaces; the descriptions are kept aside, verbatim
+    assert sorted(d.name for d in f.devices()) == ["MT4129 ConnectX7 Mellanox Technologies", "SW-6IB4 Voltaire"]
+    assert f.meta["node_descriptions"] == {
+        "0x0008f10400410015": ["SW-6IB4 Voltaire", "SW-6IB4  Voltaire"],
+        "0x0008f10403960984": ["MT4129 ConnectX7 Mellanox Technologies", "MT4129 ConnectX7   Mellanox Technologies"]}
+    saved = tmp_path / "cx7.json"
+    save_fabric(f, saved)
+    back = load_any(saved)
+    out = export_ibnetdiscover(back)
+    assert _descs(out) == ["SW-6IB4  Voltaire", "MT4129 ConnectX7   Mellanox Technologies"]
+    # the port lines name the remote node by the same verbatim text
+    assert '# "MT4129 ConnectX7   Mellanox Technologies" lid 0 4xSDR' in out
+    assert 'lmc 0 "SW-6IB4  Voltaire" lid 0 4xSDR' in out
+    # and the exported file reads back to the same descriptions
+    assert loads(out, "again.ibnetdiscover").meta["node_descriptions"] == f.meta["node_descriptions"]
+
+
+def test_renamed_device_exports_its_new_name_and_plain_files_keep_no_copy(tmp_path, samples):
+    f = loads(VERBATIM, "cx7.ibnetdiscover")
+    f.rename(f.find("SW-6IB4 Voltaire"), "leaf-a")
+    assert _descs(export_ibnetdiscover(f)) == ["leaf-a", "MT4129 ConnectX7   Mellanox Technologies"]
+    # single-spaced descriptions (the manpage sample) come back from the names: nothing stored
+    assert "node_descriptions" not in load(samples / "manpage_example.ibnetdiscover").meta

@@ -91,3 +91,13 @@ def test_two_ports_claiming_one_unlisted_port():
     text = 'Switch 4 "a"\n[1] "h"[1]\n\nSwitch 4 "b"\n[1] "h"[1]\n\nHca 1 "h"\n'
     assert check_ibsim(text, "n.net") == [
         'n.net:5: "h"[1] is also linked from "a"[1] at line 2']
+
+
+def test_node_descriptions_with_repeated_spaces_are_kept(samples):
+    from fabricviz.formats.ibnetdiscover import export_ibnetdiscover
+    text = (samples / "ibsim_net.2sw2path4hca.net").read_text()
+    text = text.replace('Switch 8 "Switch2"', 'Switch 8 "Switch2" # "Quantum  QM8700   spine"')
+    f = loads_ibsim(text, "spaced.net")
+    assert f.find("Quantum QM8700 spine") is not None
+    assert f.meta["node_descriptions"] == {"0x0000000000200001": ["Quantum QM8700 spine", "Quantum  QM8700   spine"]}
+    assert '# "Quantum  QM8700   spine" enhanced port 0 lid 0 lmc 0' in export_ibnetdiscover(f)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from fabricviz.build import k_ary_fat_tree
-from fabricviz.formats import atomic
+from fabricviz.model import atomic
 from fabricviz.formats.native import dumps, save_fabric, save_text_atomic
 from fabricviz.loaders import load_any
 from fabricviz.model import FabricError
@@ -428,7 +428,7 @@ def test_the_parts_catalog_uses_the_same_writer(tmp_path, monkeypatch):
 #: flushed, not yet renamed) and says so.
 PAUSED_CHILD = """
 import os, sys, time
-from fabricviz.formats import atomic
+from fabricviz.model import atomic
 from fabricviz.formats.native import save_text_atomic
 
 def paused(fd):

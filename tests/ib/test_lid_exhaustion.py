@@ -269,7 +269,7 @@ def test_ibnetdiscover_import_refuses_by_the_files_lmc(tmp_path, monkeypatch, ca
 
 
 def test_gui_lid_table_refuses_with_the_same_line():
-    from fabricviz.ui.document.lid_cache import lid_table
+    from fabricviz.ib.lid_table import lid_table
     f = chained_leaves(49_200, 60)                            # 49,200 CAs + 820 leaves at LMC 0
     table = lid_table(f)
     assert table.error == lid_space_problem(49_200, 820) and table.lids == {}

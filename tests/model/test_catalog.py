@@ -15,8 +15,9 @@ from fabricviz.model import catalog as catalog_mod
 from fabricviz.model.catalog import CABLE_TYPES, PART_KINDS, Catalog, Part
 from fabricviz.model.errors import CatalogError
 from fabricviz.model.tech import ETH, IB, LinkRate
+from fabricviz.resources import asset_path
 
-ASSETS = Path(catalog_mod.__file__).resolve().parent.parent / "assets" / "catalog"
+ASSETS = asset_path("catalog")
 BUNDLED_FILES = ("cables.json", "gpus.json", "nics.json", "servers.json", "switches.json")
 
 
