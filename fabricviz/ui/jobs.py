@@ -1,74 +1,239 @@
-"""Engine runs off the UI thread: a QRunnable that reports progress and its result by signals,
-and :func:`start_thread` for one-off daemon-thread work handing its result to a queued signal.
+"""The one way to run engine work off the UI thread.
 
-The Traffic dock and the InfiniBand-vs-RoCE window both run engines this way: ``work(progress)``
-runs in a QThreadPool; ``progress`` is throttled to 1 % steps; a :class:`FabricError` becomes its
-one-line message and any other exception ``Type: message`` (shown in the UI, never raised in the
-worker); signals to a widget that is gone meanwhile are dropped.
+A job is a pure function ``fn(progress)`` (``progress(fraction)`` reports how far it got and
+raises :class:`Cancelled` once the job was cancelled, so an engine that reports progress stops
+early). :meth:`JobRunner.submit` runs it in a daemon thread (so quitting never waits for it) and
+hands the result back on the UI thread, unless by then
+
+- another job was submitted under the same ``key`` (the newer one wins),
+- the job was cancelled, or
+- the document's revision moved on since the job started (the result describes a design that
+  is gone; ``on_stale`` is told, e.g. to run again).
+
+A :class:`~fabricviz.model.FabricError` becomes its one-line message, any other exception
+``Type: message`` (logged with its traceback); nothing is ever raised in a worker.
+:meth:`JobRunner.run_modal` waits for one job behind a progress dialog with a Cancel button
+(opening a file), keeping the window painting.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from typing import Any, Callable
 
-from PySide6 import QtCore
+from PySide6 import QtCore, QtWidgets
 
 from fabricviz.model import FabricError
 
+Progress = Callable[[float], None]
+#: Seconds before :meth:`JobRunner.run_modal` shows its dialog (quick opens show none).
+MODAL_DELAY_MS = 300
 
-class JobSignals(QtCore.QObject):
-    progress = QtCore.Signal(int, float)              # run id, fraction done
-    done = QtCore.Signal(int, object, object, float)  # run id, result or None, error text or None, seconds
+
+class Cancelled(Exception):
+    """Raised inside a job by its ``progress`` callback once the job is cancelled."""
 
 
-class EngineJob(QtCore.QRunnable):
-    """Run ``work(progress)`` for run ``run_id``; report through ``signals``."""
+class Job(QtCore.QObject):
+    """One submitted run: its key, the revision it started at, progress, result or error."""
 
-    def __init__(self, run_id: int, work: Callable[[Callable[[float], None]], Any], signals: JobSignals) -> None:
-        super().__init__()
-        self.run_id, self.work, self.signals = run_id, work, signals
+    progressed = QtCore.Signal(float)
 
-    def run(self) -> None:
+    def __init__(self, key: str, revision: int, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.key, self.revision = key, revision
+        self.result: Any = None
+        self.error: str | None = None
+        self.exception: BaseException | None = None
+        self.seconds = 0.0
+        self.fraction = 0.0
+        self._cancel = threading.Event()
+        self._done = threading.Event()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    @property
+    def finished(self) -> bool:
+        return self._done.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the worker is done (tests, shutdown); True when it is."""
+        return self._done.wait(timeout)
+
+    def _progress(self, x: float) -> None:
+        if self._cancel.is_set():
+            raise Cancelled(self.key)
+        if x - self.fraction >= 0.01 or x >= 1.0:
+            self.fraction = float(x)
+            try:
+                self.progressed.emit(self.fraction)
+            except RuntimeError:      # the receiver is gone
+                pass
+
+
+class JobRunner(QtCore.QObject):
+    """Runs jobs for one document; ``revision()`` is the document's current revision."""
+
+    _finished = QtCore.Signal(object)
+    busy_changed = QtCore.Signal(bool)
+
+    def __init__(self, revision: Callable[[], int] = lambda: 0, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.revision = revision
+        self.active: dict[str, Job] = {}
+        self.last_seconds = 0.0                  # the delivered job's run time (shown by docks)
+        self._handlers: dict[int, tuple[Callable | None, Callable | None, Callable | None, bool]] = {}
+        self._finished.connect(self._deliver, QtCore.Qt.ConnectionType.QueuedConnection)
+
+    # ------------------------------------------------------------------ running
+    def submit(self, key: str, fn: Callable[[Progress], Any], *,
+               on_done: Callable[[Any], None] | None = None,
+               on_error: Callable[[str], None] | None = None,
+               on_progress: Callable[[float], None] | None = None,
+               on_stale: Callable[[], None] | None = None,
+               keep_stale: bool = False) -> Job:
+        """Start ``fn`` under ``key`` (cancelling an earlier job of that key); see the module doc."""
+        old = self.active.get(key)
+        if old is not None:
+            old.cancel()
+        job = Job(key, self.revision(), self)
+        if on_progress is not None:
+            job.progressed.connect(on_progress)
+        self._handlers[id(job)] = (on_done, on_error, on_stale, keep_stale)
+        was_busy = bool(self.active)
+        self.active[key] = job
+        threading.Thread(target=self._work, args=(job, fn), name=f"fabricviz-{key}", daemon=True).start()
+        if not was_busy:
+            self.busy_changed.emit(True)
+        return job
+
+    def _work(self, job: Job, fn: Callable[[Progress], Any]) -> None:
         t0 = time.perf_counter()
-        last = [0.0]
-
-        def progress(x: float) -> None:
-            if x - last[0] >= 0.01 or x >= 1.0:
-                last[0] = x
-                try:
-                    self.signals.progress.emit(self.run_id, float(x))
-                except RuntimeError:
-                    pass
         try:
-            res, err = self.work(progress), None
+            job.result = fn(job._progress)
+        except Cancelled:
+            job._cancel.set()
         except FabricError as exc:
-            res, err = None, str(exc)
+            job.error, job.exception = str(exc), exc
         except Exception as exc:  # a torn read during an edit, or a real bug: reported, never raised
-            res, err = None, f"{type(exc).__name__}: {exc}"
+            logging.getLogger(__name__).debug("job %s failed", job.key, exc_info=exc)
+            job.error, job.exception = f"{type(exc).__name__}: {exc}", exc
+        job.seconds = time.perf_counter() - t0
+        job._done.set()
         try:
-            self.signals.done.emit(self.run_id, res, err, time.perf_counter() - t0)
-        except RuntimeError:      # the widget is gone
+            self._finished.emit(job)
+        except RuntimeError:          # the runner is gone (window closed)
             pass
 
+    def _deliver(self, job: Job) -> None:
+        on_done, on_error, on_stale, keep_stale = self._handlers.pop(id(job), (None, None, None, False))
+        current = self.active.get(job.key) is job
+        if current:
+            del self.active[job.key]
+            if not self.active:
+                self.busy_changed.emit(False)
+        if job.cancelled or not current:
+            return
+        if not keep_stale and job.revision != self.revision():
+            if on_stale is not None:
+                on_stale()
+            return
+        self.last_seconds = job.seconds
+        if job.error is not None:
+            if on_error is not None:
+                on_error(job.error)
+        elif on_done is not None:
+            on_done(job.result)
 
-def start_thread(work: Callable[[], Any], deliver: Callable[[Any], None], name: str) -> threading.Thread:
-    """Run ``work()`` in a daemon thread and pass ``deliver`` its result, or the exception it
-    raised (never raised in the thread). ``deliver`` runs in that thread, so it emits a queued
-    signal; a widget deleted meanwhile (RuntimeError on emit) drops the result."""
-    def run() -> None:
-        try:
-            out: Any = work()
-        except Exception as exc:  # shown by the receiver, never raised in a thread
-            out = exc
-        try:
-            deliver(out)
-        except RuntimeError:      # the receiver is gone
-            pass
-    th = threading.Thread(target=run, name=name, daemon=True)
-    th.start()
-    return th
+    # ------------------------------------------------------------------ control
+    def running(self, key: str) -> bool:
+        return key in self.active
+
+    def cancel(self, key: str) -> None:
+        job = self.active.get(key)
+        if job is not None:
+            job.cancel()
+            self._drop(key)
+
+    def _drop(self, key: str) -> None:
+        if self.active.pop(key, None) is not None and not self.active:
+            self.busy_changed.emit(False)
+
+    def cancel_all(self, keep: tuple[str, ...] = ()) -> None:
+        """Cancel every job but those under the keys ``keep``."""
+        for key in list(self.active):
+            if key not in keep:
+                self.cancel(key)
+
+    def wait(self, key: str | None = None, timeout: float = 30.0) -> bool:
+        """Block until the job ``key`` (or every job) is done and delivered (tests, shutdown)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            jobs = [self.active[key]] if key is not None and key in self.active else (
+                [] if key is not None else list(self.active.values()))
+            if not jobs:
+                return True
+            for job in jobs:
+                if not job.wait(max(0.0, deadline - time.monotonic())):
+                    return False
+            QtCore.QCoreApplication.sendPostedEvents(self)   # deliver on this (the UI) thread
+            if time.monotonic() > deadline:
+                return False
+
+    def run_modal(self, parent: QtWidgets.QWidget | None, label: str, fn: Callable[[Progress], Any]) -> Any:
+        """Run ``fn`` as a job and wait for it, showing a progress dialog with Cancel after
+        :data:`MODAL_DELAY_MS`; returns its result, re-raises what it raised, raises
+        :class:`Cancelled` when the user cancelled."""
+        loop = QtCore.QEventLoop()
+        key = f"modal-{id(loop)}"
+        job = self.submit(key, fn, keep_stale=True)
+        if job.wait(MODAL_DELAY_MS / 1000):         # quick: no dialog, no event loop run meanwhile
+            self._drop(key)
+            self._handlers.pop(id(job), None)
+            if job.exception is not None:
+                raise job.exception
+            return job.result
+        poll = QtCore.QTimer()                       # quits the loop once the worker is done
+        poll.setInterval(15)
+        poll.timeout.connect(lambda: loop.quit() if job.finished else None)
+        dlg = QtWidgets.QProgressDialog(label, "Cancel", 0, 100, parent)
+        dlg.setObjectName("job_progress")
+        dlg.setWindowModality(QtCore.Qt.WindowModality.WindowModal)
+        dlg.setMinimumDuration(0)
+        dlg.setAutoReset(False)
+        asked = []                                  # the user pressed Cancel (or closed the dialog)
+
+        def cancel() -> None:
+            asked.append(True)
+            job.cancel()
+            loop.quit()
+        dlg.canceled.connect(cancel)
+        job.progressed.connect(lambda x: dlg.setValue(int(x * 100)))
+        dlg.hide()
+        QtCore.QTimer.singleShot(MODAL_DELAY_MS, dlg, lambda: dlg.show() if not job.finished else None)
+        if not job.finished:
+            poll.start()
+            loop.exec()
+        poll.stop()
+        dlg.canceled.disconnect(cancel)            # closing a QProgressDialog emits canceled
+        dlg.close()
+        dlg.deleteLater()
+        if asked:
+            self._drop(key)
+            raise Cancelled(label)
+        job.wait()
+        self._drop(key)
+        self._handlers.pop(id(job), None)
+        if job.exception is not None:
+            raise job.exception
+        return job.result
 
 
-__all__ = ["EngineJob", "JobSignals", "start_thread"]
+__all__ = ["Cancelled", "Job", "JobRunner", "MODAL_DELAY_MS", "Progress"]

@@ -9,7 +9,6 @@ the canvas follows the model's change events.
 from __future__ import annotations
 
 import os
-import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -17,16 +16,20 @@ from typing import Any, Callable
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import CABLE_TYPES, Fabric, FabricError
+from fabricviz.resources import asset_path
+from fabricviz.ui import layout
 from fabricviz.ui.canvas import theme as th
-from fabricviz.ui.document.commands import HistoryView
-from fabricviz.ui.document.editor import Editor
-from fabricviz.ui.docks.inspector import Inspector
-from fabricviz.ui.docks.palette import Palette
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.canvas.view import CanvasView
+from fabricviz.ui.docks.findings import select_on_canvas
+from fabricviz.ui.docks.inspector import Inspector
+from fabricviz.ui.docks.palette import Palette
+from fabricviz.ui.document.commands import HistoryView
+from fabricviz.ui.document.document import Document
+from fabricviz.ui.jobs import Cancelled
 
 #: The fabric shown when the window is opened without a file.
-DEMO_FABRIC = Path(__file__).resolve().parent.parent / "assets" / "demo" / "demo-fat-tree.json"
+DEMO_FABRIC = asset_path("demo", "demo-fat-tree.json")
 FILE_FILTER = ("fabricviz designs (*.json);;ibnetdiscover (*.ibnd *.txt *.out);;All files (*)")
 MAX_RECENT = 8
 #: Above this many devices, building the canvas shows a progress dialog.
@@ -44,34 +47,6 @@ def settings() -> QtCore.QSettings:
                             "fabricviz", "fabricviz")
 
 
-def run_with_progress(parent: QtWidgets.QWidget, label: str, fn: Callable[[], Any]) -> Any:
-    """Run ``fn`` in a worker thread while a busy dialog keeps the window painting."""
-    box: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            box["value"] = fn()
-        except BaseException as exc:  # handed back to the GUI thread
-            box["error"] = exc
-
-    th_ = threading.Thread(target=work, daemon=True)
-    th_.start()
-    th_.join(0.3)
-    if th_.is_alive():
-        dlg = QtWidgets.QProgressDialog(label, "", 0, 0, parent)
-        dlg.setCancelButton(None)
-        dlg.setWindowModality(QtCore.Qt.WindowModality.WindowModal)
-        dlg.setMinimumDuration(0)
-        dlg.show()
-        while th_.is_alive():
-            QtWidgets.QApplication.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
-            th_.join(0.02)
-        dlg.close()
-    if "error" in box:
-        raise box["error"]
-    return box.get("value")
-
-
 class MainWindow(QtWidgets.QMainWindow):
     """fabricviz's editor window."""
 
@@ -79,32 +54,21 @@ class MainWindow(QtWidgets.QMainWindow):
                  parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("main_window")
-        self.resize(1400, 900)
-        self.path: Path | None = None
-        self.display_name = "untitled"
+        self.setDockNestingEnabled(True)
         self.load_error: str | None = None
         self.settings = settings()
-        self.editor = Editor(Fabric(name="untitled"), self)
+        self.document = Document(Fabric(name="untitled"), self)
+        self.editor = self.document.editor
         self.scene = FabricScene(self)
+        self.document.changed.connect(self.scene.follow)       # the canvas first: docks read its items
         self.view = CanvasView(self.scene, self.editor, self)
         self.setCentralWidget(self.view)
-        self.palette_dock = Palette(self.editor.fabric.catalog, self)
-        self.addDockWidget(QtCore.Qt.DockWidgetArea.LeftDockWidgetArea, self.palette_dock)
-        self.inspector = Inspector(self.editor, self.scene, self)
-        self.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, self.inspector)
-        self.history = QtWidgets.QDockWidget("History", self)
-        self.history.setObjectName("history")
-        self.undo_view = HistoryView(self.editor.stack, self.history)   # clicks are checked steps
-        self.undo_view.setObjectName("undo_view")
-        self.undo_view.setEmptyLabel("<opened>")
-        self.history.setWidget(self.undo_view)
-        self.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, self.history)
-        self.resizeDocks([self.palette_dock, self.inspector], [240, 360], QtCore.Qt.Orientation.Horizontal)
-        self.resizeDocks([self.inspector, self.history], [560, 200], QtCore.Qt.Orientation.Vertical)
         self._build_status()
+        self._build_docks()
         self._build_actions()
-        self.editor.fabric_replaced.connect(self._fabric_replaced)
-        self.editor.message.connect(self._message)
+        self.document.replaced.connect(self._fabric_replaced)
+        self.document.message.connect(self._message)
+        self.document.session.cleared.connect(self._session_cleared)
         self.editor.stack.cleanChanged.connect(self._update_title)
         self.editor.stack.indexChanged.connect(self._update_counts)
         self._stack_index = 0
@@ -113,28 +77,69 @@ class MainWindow(QtWidgets.QMainWindow):
         self.view.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.scene.selectionChanged.connect(self._selection_changed)
         self.palette_dock.cable_part_chosen.connect(self._choose_cable_part)
-        # checks, BOM, SM sweep, traffic
-        from fabricviz.ui.docks import bom as bom_view
-        from fabricviz.ui.docks import findings
-        from fabricviz.ui.docks import sweep as sweep_dock
-        from fabricviz.ui.docks import traffic as traffic_dock
-        findings.integrate(self)
-        bom_view.integrate(self)
-        sweep_dock.integrate(self)
-        traffic_dock.integrate(self)
-        from fabricviz.ui.dialogs import compare as compare_view  # View ▸ InfiniBand vs RoCE… (the same workload on both)
-        compare_view.integrate(self)
-        from fabricviz.ui.lessons import dock as lessons_ui  # Lessons menu, lesson dock, presentation mode (F5)
-        lessons_ui.integrate(self)
-        # a calm first view: the run docks open from the View menu (or when a run starts)
-        for dock in (self.traffic_dock, self.charts_dock):
-            dock.hide()
-        self.findings_dock.raise_()
         self._fitted = False
         self._load(Path(path) if path is not None else DEMO_FABRIC, demo=path is None)
         from fabricviz.ui.document.autosave import Autosave   # unsaved edits go to a recovery file
         self.autosave = Autosave(self)
         self._apply_theme()
+        self.default_layout = self.saveState()
+        layout.restore(self)
+
+    @property
+    def path(self) -> Path | None:
+        return self.document.path
+
+    @path.setter
+    def path(self, value: Path | None) -> None:
+        self.document.path = value
+
+    @property
+    def display_name(self) -> str:
+        return self.document.display_name
+
+    @display_name.setter
+    def display_name(self, value: str) -> None:
+        self.document.display_name = value
+
+    def _build_docks(self) -> None:
+        """Every dock, given the document (and the canvas where it draws); see ui/layout.py."""
+        from fabricviz.ui.dialogs.compare import TechCompareWindow
+        from fabricviz.ui.docks.bom import BomDock
+        from fabricviz.ui.docks.charts import ChartsDock
+        from fabricviz.ui.docks.findings import FindingsDock
+        from fabricviz.ui.docks.sweep import SweepDock
+        from fabricviz.ui.docks.traffic import TrafficDock, TrafficView
+        from fabricviz.ui.lessons.dock import LessonDock, Presentation
+        from fabricviz.ui.lessons.stage import LessonStage
+        doc = self.document
+        self.palette_dock = Palette(self.editor.fabric.catalog, self)
+        self.inspector = Inspector(doc, self.scene, self)
+        self.history = QtWidgets.QDockWidget("History", self)
+        self.history.setObjectName("history")
+        self.undo_view = HistoryView(self.editor.stack, self.history)   # clicks are checked steps
+        self.undo_view.setObjectName("undo_view")
+        self.undo_view.setEmptyLabel("<opened>")
+        self.history.setWidget(self.undo_view)
+        self.findings_dock = FindingsDock(doc, self)
+        self.findings_dock.select_objects.connect(
+            lambda devs, cabs: select_on_canvas(self.editor.fabric, self.scene, self.view, devs, cabs))
+        self.bom_dock = BomDock(lambda: self.editor.fabric, self)
+        self.editor.stack.indexChanged.connect(self.bom_dock.schedule)
+        doc.replaced.connect(self.bom_dock.schedule)
+        self.sweep_dock = SweepDock(doc, self.scene, self.view, self)
+        self.traffic_dock = TrafficDock(doc, self)
+        self.charts_dock = ChartsDock(self)
+        self.traffic_view = TrafficView(doc, self.scene, self.traffic_dock, self.charts_dock)
+        self.traffic_dock.result_ready.connect(
+            lambda res: layout.reveal(self, self.charts_dock) if res is not None else None)
+        self.lesson_dock = LessonDock(doc, self)
+        self.presentation = Presentation(self, self.lesson_dock, self.view.fit_all)
+        self.action_presentation = self.presentation.action
+        self.lesson_stage = LessonStage(doc, self.scene, self.lesson_dock, self.sweep_dock, self.traffic_dock,
+                                        self.charts_dock, self.presentation,
+                                        lambda text: self.statusBar().showMessage(text, 8000))
+        self.compare_window: TechCompareWindow | None = None
+        layout.arrange(self)
 
     # ------------------------------------------------------------------ building
     def _build_status(self) -> None:
@@ -194,8 +199,16 @@ class MainWindow(QtWidgets.QMainWindow):
         self.action_select_all = self._act("action_select_all", "Select &All", self.select_all, K.SelectAll)
         self.action_zoom_in = self._act("action_zoom_in", "Zoom &In", lambda: self.view.zoom_by(1.25), K.ZoomIn)
         self.action_zoom_out = self._act("action_zoom_out", "Zoom &Out", lambda: self.view.zoom_by(0.8), K.ZoomOut)
-        self.action_fit = self._act("action_fit", "&Fit to View", self.view.fit_all, "Ctrl+0",
+        self.action_fit = self._act("action_fit", "&Fit to View", self.view.fit_all,
+                                    [QtGui.QKeySequence("Ctrl+0"), QtGui.QKeySequence("F")],
                                     sp + "TitleBarMaxButton")
+        self.action_find = self._act("action_find", "&Find Device…", self.find_device, K.Find,
+                                     tip="find a device by name, GUID or LID; centre and select it")
+        self.action_reset_layout = self._act("action_reset_layout", "Reset &Layout", lambda: layout.reset(self),
+                                             tip="the docks as at the first start")
+        self.action_compare_techs = self._act("action_compare_techs", "InfiniBand vs RoCE…", self.open_compare,
+                                              tip="the same workload on the design and on its "
+                                                  "InfiniBand/RoCE twin, side by side")
         self.action_snap = self._act("action_snap", "Snap to &Grid", self._toggle_snap)
         self.action_snap.setCheckable(True)
         self.action_snap.setChecked(True)
@@ -219,13 +232,41 @@ class MainWindow(QtWidgets.QMainWindow):
         m.addSeparator()
         m.addActions([self.action_cut, self.action_copy, self.action_paste, self.action_duplicate,
                       self.action_delete, self.action_rename, self.action_select_all])
-        m = mb.addMenu("&View")
+        m.addSeparator()
+        m.addAction(self.action_find)
+        m = self.view_menu = mb.addMenu("&View")
+        m.setObjectName("view_menu")
         m.addActions([self.action_zoom_in, self.action_zoom_out, self.action_fit, self.action_snap])
         m.addSeparator()
-        for dock in (self.palette_dock, self.inspector, self.history):
-            m.addAction(dock.toggleViewAction())
+        for dock, name, key in ((self.palette_dock, "action_palette", None), (self.inspector, "action_inspector", None),
+                                (self.history, "action_history", None),
+                                (self.findings_dock, "action_findings", "Ctrl+Shift+K"),
+                                (self.bom_dock, "action_bom", None),
+                                (self.sweep_dock, "action_sweep", "Ctrl+Shift+U"),
+                                (self.traffic_dock, "action_traffic", "Ctrl+Shift+T"),
+                                (self.charts_dock, "action_charts", "Ctrl+Shift+J")):
+            act = dock.toggleViewAction()
+            act.setObjectName(name)
+            if key:
+                act.setShortcut(QtGui.QKeySequence(key))
+            m.addAction(act)
+        self.sweep_dock.toggleViewAction().setText("&Subnet Manager Sweep")
+        m.addSeparator()
+        m.addActions([self.action_compare_techs, self.action_reset_layout])
         m = mb.addMenu("&Design")
         m.addActions([self.action_generate, self.action_layout_tiers, self.action_layout_force])
+        m = self.lessons_menu = mb.addMenu("&Lessons")
+        m.setObjectName("lessons_menu")
+        from fabricviz.ui.lessons.dock import lesson_actions
+        m.addActions(lesson_actions(self, self.open_lesson))
+        m.addSeparator()
+        m.addAction(self.action_presentation)
+        act = self.lesson_dock.toggleViewAction()
+        act.setObjectName("action_lesson_dock")
+        m.addAction(act)
+        from fabricviz.ui.dialogs.help import build_help_menu, with_shortcut_tooltips
+        self.help_menu = build_help_menu(self)
+        with_shortcut_tooltips(self)
         tb = self.addToolBar("Main")
         tb.setObjectName("main_toolbar")
         tb.setIconSize(QtCore.QSize(20, 20))
@@ -266,10 +307,10 @@ class MainWindow(QtWidgets.QMainWindow):
             def progress(done: int, total: int) -> None:
                 dlg.setValue(done)
                 QtWidgets.QApplication.processEvents(QtCore.QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
-            self.scene.set_fabric(f, progress)
+            self.scene.set_fabric(f, progress, subscribe=False)
             dlg.close()
         else:
-            self.scene.set_fabric(f)
+            self.scene.set_fabric(f, subscribe=False)
         self.palette_dock.set_catalog(f.catalog)
         self._update_counts()
         if self.isVisible():
@@ -346,7 +387,9 @@ class MainWindow(QtWidgets.QMainWindow):
         changes (a window whose first load failed stays an empty untitled design)."""
         try:
             from fabricviz.loaders import load_any
-            f = run_with_progress(self, f"Opening {path.name}…", lambda: load_any(str(path)))
+            f = self.document.jobs.run_modal(self, f"Opening {path.name}…", lambda _progress: load_any(str(path)))
+        except Cancelled:
+            msg = f"{path}: opening cancelled"
         except (FabricError, OSError) as exc:
             msg = str(exc) if isinstance(exc, FabricError) else f"{path}: cannot read ({exc.strerror or exc})"
         except Exception as exc:     # a reader bug: say so in the dialog, the traceback goes to stderr
@@ -359,11 +402,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self._update_title()     # unchanged, or "untitled" when this was the window's first load
             return False
         self.load_error = None
-        self.path = None if demo else path
-        self.display_name = path.name
-        self.editor.stack.clear()
-        self.editor.set_fabric(f)
-        self.editor.stack.setClean()
+        self.document.open(f, None if demo else path, path.name)
         if not demo:
             self._add_recent(path)
         self._update_title()
@@ -386,10 +425,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def new_design(self) -> None:
         if not self.maybe_save():
             return
-        self.path = None
-        self.display_name = "untitled"
-        self.editor.stack.clear()
-        self.editor.set_fabric(Fabric(name="untitled"))
+        self.document.open(Fabric(name="untitled"), None, "untitled")
         self.view.resetTransform()
         self.view.setSceneRect(QtCore.QRectF(-600, -400, 1200, 800))
         self.view.centerOn(0, 0)
@@ -448,8 +484,11 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:  # noqa: N802
         if self.maybe_save():
-            self.inspector.lids.wait()
+            layout.save(self)
             self.autosave.close()      # saved or discarded: the recovery file goes
+            self.document.close()      # running jobs are cancelled, never waited for
+            if self.compare_window is not None:
+                self.compare_window.close()
             event.accept()
         else:
             event.ignore()
@@ -490,7 +529,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self.editor.remove(ids, [])
 
     def paste(self) -> None:
-        ids = self.editor.paste()
+        """Paste centred on the pointer when it is over the canvas, else shifted from the copies."""
+        ids = self.editor.paste(at=self.view.pointer_scene_pos())
         if ids:
             self.scene.select_devices(ids)
 
@@ -516,14 +556,78 @@ class MainWindow(QtWidgets.QMainWindow):
         self.inspector.name.selectAll()
 
     def select_all(self) -> None:
+        """Every device and every cable (Delete then removes both)."""
         for item in self.scene.items_by_id.values():
             if item.parentItem() is None:
                 item.setSelected(True)
+        self.scene.set_selected_cables(set(int(c) for c in self.editor.fabric.cable_ids()))
+
+    def find_device(self) -> None:
+        """Edit ▸ Find Device: a name, GUID or LID; the device is centred and selected."""
+        from fabricviz.ui.dialogs.find import FindDialog
+        dlg = FindDialog(self.document, self)
+        if dlg.exec() == QtWidgets.QDialog.DialogCode.Accepted and dlg.found is not None:
+            self.show_device(dlg.found)
+
+    def show_device(self, d: int) -> None:
+        """Select device ``d`` and centre the canvas on it."""
+        f = self.editor.fabric
+        self.scene.set_selected_cables(set())
+        self.scene.select_devices([d], inner=True)
+        top = int(f.devices_t.parent[d]) if f.devices_t.parent[d] >= 0 else d
+        self.view.centerOn(float(f.devices_t.x[top]), float(f.devices_t.y[top]))
+        self.statusBar().showMessage(f"found {f.name_of(d)}", 5000)
+
+    # ------------------------------------------------------------------ lessons, comparison
+    def open_lesson(self, ref: str) -> bool:
+        """Open bundled lesson ``ref`` (number, name or file) like a file; False if refused or cancelled."""
+        from fabricviz.anim.lessons import find_lesson
+        from fabricviz.ui.lessons.dock import lesson_display_name
+        try:
+            lesson = find_lesson(ref)
+            fabric = lesson.build_fabric()
+        except FabricError as exc:
+            self.statusBar().showMessage(f"refused: {exc}", 10000)
+            return False
+        if not self.maybe_save():
+            return False
+        name = lesson_display_name(lesson)
+        self.document.open(fabric, None, name)      # a new session: the last lesson, runs, overlays go
+        self.lesson_stage.begin(fabric)
+        dock = self.lesson_dock
+        dock.start(lesson)
+        layout.reveal(self, dock)
+        self._update_title()
+        self.statusBar().showMessage(f"opened {name}", 5000)
+        return True
+
+    def open_compare(self) -> Any:
+        """View ▸ InfiniBand vs RoCE: show (creating once) the comparison window of this design."""
+        from fabricviz.ui.dialogs.compare import TechCompareWindow
+        dlg = self.compare_window
+        if dlg is None:
+            dlg = self.compare_window = TechCompareWindow(self.document, self)
+        elif dlg.comparison is None and not dlg.running:
+            dlg.show_design()
+        dlg.show()
+        dlg.raise_()
+        dlg.activateWindow()
+        return dlg
+
+    def _session_cleared(self) -> None:
+        """Another design was opened: no selection, no port panels, no half-drawn cable."""
+        self.scene.clearSelection()
+        self.scene.set_selected_cables(set())
+        self.view.ports.clear()
+        if self.compare_window is not None:
+            self.compare_window.close()
+            self.compare_window.deleteLater()
+            self.compare_window = None
 
     # ------------------------------------------------------------------ design actions
     def generate(self) -> None:
         from fabricviz.ui.dialogs.generator import GeneratorDialog
-        dlg = GeneratorDialog(self)
+        dlg = GeneratorDialog(self, catalog=self.editor.fabric.catalog)
         if dlg.exec() == QtWidgets.QDialog.DialogCode.Accepted and dlg.result is not None:
             self.apply_generated(dlg.result)
 
@@ -568,13 +672,10 @@ class MainWindow(QtWidgets.QMainWindow):
         zoomed in) with a legend for what is drawn, as PNG, SVG or PDF."""
         from fabricviz.ui.canvas.export import heat_rows, render_scene
         rows: list = []
-        stage = getattr(self, "lesson_stage", None)
-        if stage is not None and stage.following:
-            rows = stage.legend_rows()
-        else:
-            traffic = getattr(self, "traffic_dock", None)
-            if traffic is not None and traffic.result is not None:
-                rows = heat_rows(traffic.scale)
+        if self.lesson_stage.following:
+            rows = self.lesson_stage.legend_rows()
+        elif self.traffic_dock.result is not None:
+            rows = heat_rows(self.traffic_dock.scale)
         content = self.scene.content_rect()
         shown = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
         source = None

@@ -27,6 +27,8 @@ def make_window(qtbot, monkeypatch):
     def make(path=None):
         w = MainWindow(path)
         qtbot.addWidget(w)
+        w.setWindowState(QtCore.Qt.WindowState.WindowNoState)   # not maximised: the size tests assume
+        w.resize(1400, 900)
         w.show()
         qtbot.waitExposed(w)
         QtWidgets.QApplication.processEvents()

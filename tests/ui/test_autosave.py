@@ -19,7 +19,8 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 
 from fabricviz.build import k_ary_fat_tree
-from fabricviz.formats import atomic, native
+from fabricviz.formats import native
+from fabricviz.model import atomic
 from fabricviz.formats.native import dumps, save_fabric
 from fabricviz.ui.document import autosave
 from fabricviz.ui.app import start_windows
@@ -504,6 +505,7 @@ def test_a_reused_pid_or_another_boot_never_hides_a_recovery(start, monkeypatch)
         "own_live": _write_recovery(folder, "e", None, me, design, boot_id=boot, started=mine),
     }
     assert sorted(r.file.stem for r in autosave.pending_recoveries()) == ["a", "b", "c"]
+    assert sorted(p.stem for p in files.values()) == ["a", "b", "c", "d", "e"]     # all five were written
     assert not hasattr(autosave, "_alive")                   # one liveness test: atomic.process_alive
 
 

@@ -14,7 +14,8 @@ from PySide6 import QtCore, QtWidgets
 
 from fabricviz.build import fat_tree
 from fabricviz.sim.compare import compare_techs
-from fabricviz.ui.dialogs.compare import ReadOnlyCanvas, TechCompareWindow, integrate
+from fabricviz.ui.dialogs.compare import ReadOnlyCanvas, TechCompareWindow
+from fabricviz.ui.document.document import Document
 from fabricviz.ui.canvas.overlays.traffic import COLORS, scale_for
 
 WAIT = 20_000
@@ -41,7 +42,7 @@ def cable_value(frame, attr, c):
 
 
 def run_window(qtbot, f):
-    dlg = TechCompareWindow(f)
+    dlg = TechCompareWindow(Document(f))
     qtbot.addWidget(dlg)
     dlg.show()
     qtbot.waitExposed(dlg)
@@ -117,7 +118,7 @@ def test_window_shows_the_comparison_on_one_scale(qtbot, tree, ref):
 
 def test_canvases_are_read_only(qtbot, tree):
     f = tree.copy()
-    dlg = TechCompareWindow(f)
+    dlg = TechCompareWindow(Document(f))
     qtbot.addWidget(dlg)
     dlg.show()
     qtbot.waitExposed(dlg)
@@ -142,15 +143,14 @@ def test_canvases_are_read_only(qtbot, tree):
     assert view.editor.stack.count() == 0 and not view.auto_fit
 
 
-def test_integrate_adds_the_view_action_once(make_window, qtbot):
+def test_the_view_menu_opens_one_comparison_window_and_esc_closes_it(make_window, qtbot):
     w = make_window()
     f = fat_tree(levels=2, radix=8, hosts=16, fabric="roce")
     w.editor.set_fabric(f)
     QtWidgets.QApplication.processEvents()
-    act = integrate(w)
-    assert integrate(w) is act and act.objectName() == "action_compare_techs"
-    from fabricviz.ui.docks.findings import view_menu
-    assert [a.text() for a in view_menu(w).actions()].count("InfiniBand vs RoCE…") == 1
+    act = w.action_compare_techs
+    assert act.objectName() == "action_compare_techs"
+    assert [a.text() for a in w.view_menu.actions()].count("InfiniBand vs RoCE…") == 1
     act.trigger()
     dlg = w.compare_window
     assert isinstance(dlg, TechCompareWindow) and dlg.isVisible() and not dlg.isModal()
@@ -158,4 +158,6 @@ def test_integrate_adds_the_view_action_once(make_window, qtbot):
     assert dlg.titles["ib"].text() == "InfiniBand (the twin is built when you press Run)"
     act.trigger()
     assert w.compare_window is dlg and len(w.findChildren(TechCompareWindow)) == 1
-    dlg.close()
+    dlg.activateWindow()
+    qtbot.keyClick(dlg.views["roce"], QtCore.Qt.Key.Key_Escape)    # Esc closes it, from its canvas too
+    assert not dlg.isVisible()

@@ -2,14 +2,13 @@
 
 Expected figures: lint findings are compared with ``lint()`` itself and with the
 exact spof-leaf finding of tests/check/test_lint.py; BOM counts and prices are
-the hand-computed k=8 figures of tests/check/test_bom.py (QM9700-R8 $35,000 × 80,
-NDR-SR4 $1,500 per link = 512 optics at $750; total $9,628,800).
+the hand-computed k=8 figures of tests/check/test_bom.py (QM9700-R8 × 80: hypothetical, so
+unpriced and out of the totals; NDR-SR4 $1,500 per link = 512 optics at $750; total $6,828,800).
 """
 
 from __future__ import annotations
 
 import csv
-import inspect
 import io
 import threading
 
@@ -23,6 +22,7 @@ from fabricviz.build.leafspine import leaf_spine
 from fabricviz.check.bom import bill_of_materials
 from fabricviz.check.lint import lint
 from fabricviz.ui.docks.bom import COLUMNS as BOM_COLUMNS, BomDock
+from fabricviz.ui.document.document import Document
 from fabricviz.ui.docks.findings import COLUMNS, FindingsDock
 
 WAIT = 10_000
@@ -54,7 +54,7 @@ def run_checks(qtbot, dock):
 @pytest.fixture
 def findings(qtbot):
     def make(fabric):
-        dock = FindingsDock(fabric)
+        dock = FindingsDock(Document(fabric() if callable(fabric) else fabric))
         qtbot.addWidget(dock)
         dock.resize(900, 400)
         dock.show()
@@ -105,7 +105,7 @@ def test_a_port_finding_selects_the_ports_device(qtbot, findings):
 
 def test_severity_filter_and_stale_marker(qtbot, findings):
     f = spof_leaf_fabric()
-    dock = findings(lambda: f)                    # the callable form
+    dock = findings(f)
     run_checks(qtbot, dock)
     dock.filter_box.setCurrentIndex(2)           # errors only
     assert [r.finding.rule for r in dock.rows()] == ["spof-leaf"]
@@ -197,13 +197,16 @@ def test_k8_counts_in_the_table(k8_bom_dock):
     got = [r[:4] + r[7:] for r in table_rows(dock.table, BOM_COLUMNS)]
     assert [(c, p, n, e) for c, p, _, n, e in got] == [
         ("server", "NODE-1G-NDR", "128", "est."), ("gpu", "H100-SXM5", "128", ""), ("nic", "CX7-1P", "128", ""),
-        ("switch", "QM9700-R8", "80", "est."), ("cable", "NDR-DAC", "128", "est."),
+        ("switch", "QM9700-R8", "80", "hypothetical"), ("cable", "NDR-DAC", "128", "est."),
         ("transceiver", "NDR-SR4", "512", "est."), ("fibre", "NDR-SR4", "128", ""), ("fibre", "NDR-SR4", "128", "")]
     r = find_row(dock.table, "switch", "QM9700-R8")
     m = dock.table.model()
-    assert (m.index(r, col("unit price")).data(), m.index(r, col("total")).data()) == ("$35,000", "$2,800,000")
-    assert "total $9,628,800" in dock.footer.text()
-    assert "per host port (128): $75,225" in dock.footer.text()
+    assert (m.index(r, col("unit price")).data(), m.index(r, col("total")).data()) == (
+        "hypothetical — set a price", "—")
+    assert m.index(r, col("name")).data() == "hypothetical 8-port model of the QM9700 (Quantum-2)"
+    assert "total $6,828,800" in dock.footer.text()
+    assert "80 unpriced item(s) not in the total (hypothetical — set a price)" in dock.footer.text()
+    assert "per host port (128): $53,350" in dock.footer.text()
     # priced elsewhere: not editable
     ed = QtCore.Qt.ItemFlag.ItemIsEditable
     assert not m.index(find_row(dock.table, "gpu", "H100-SXM5"), col("unit price")).flags() & ed
@@ -219,12 +222,13 @@ def test_editing_a_unit_price_reprices_the_part_and_the_export_matches_the_engin
     count = int(dock.table.model().index(r, col("count")).data())
     with qtbot.waitSignal(dock.changed, timeout=WAIT):
         edit_price(qtbot, dock.table, r, 28500)
-    assert dock.bom.total_price - before == count * (28500 - 35000) == -520_000
+    # the hypothetical switches were out of the total: now 80 × $28,500 are in it
+    assert dock.bom.total_price - before == count * 28500 == 2_280_000
     assert dock.overrides == {"QM9700-R8": {"price_usd": 28500.0}}
     m = dock.table.model()
     assert (m.index(r, col("unit price")).data(), m.index(r, col("total")).data()) == ("$28,500", "$2,280,000")
     assert m.index(r, col("estimate")).data() == ""              # a quoted price is no estimate
-    assert "total $9,108,800" in dock.footer.text()
+    assert "total $9,108,800" in dock.footer.text() and "unpriced" not in dock.footer.text()
 
     # an optic is half a link: $600 per transceiver sets the link price to $1,200
     t = find_row(dock.table, "transceiver", "NDR-SR4")
@@ -266,16 +270,15 @@ def test_bom_follows_the_design_and_refuses_bad_prices(qtbot, k8_bom_dock, tmp_p
 # --------------------------------------------------------------------------- wired into the main window
 
 
-def test_integrate_adds_the_docks_and_a_click_selects_on_the_canvas(qtbot, make_window):
+def test_the_window_has_both_docks_and_a_click_selects_on_the_canvas(qtbot, make_window):
     from fabricviz.ui.docks import bom as bom_view
     from fabricviz.ui.docks import findings as fnd
     w = make_window()
-    fd = fnd.integrate(w)
-    bd = bom_view.integrate(w)
+    fd, bd = w.findings_dock, w.bom_dock
+    assert isinstance(bd, bom_view.BomDock)
     assert w.findChild(QtWidgets.QDockWidget, "findings") is fd is w.findings_dock
     assert w.findChild(QtWidgets.QDockWidget, "bom") is bd is w.bom_dock
-    view_menu = fnd.view_menu(w)
-    names = [a.objectName() for a in view_menu.actions()]
+    names = [a.objectName() for a in w.view_menu.actions()]
     assert "action_findings" in names and "action_bom" in names
     f = w.editor.fabric
     switch = int(f.device_ids("ib_switch")[0]) if len(f.device_ids("ib_switch")) else int(f.device_ids("eth_switch")[0])
@@ -283,10 +286,8 @@ def test_integrate_adds_the_docks_and_a_click_selects_on_the_canvas(qtbot, make_
     server = int(f.devices_t.parent[nic])
     cable = int(f.cable_ids()[0])
     fd.select_objects.emit([switch, nic], [cable])
-    if "inner" in inspect.signature(w.scene.select_devices).parameters:
-        assert w.scene.selected_device_ids() == sorted([switch, nic])      # the NIC itself
-    else:
-        assert w.scene.selected_device_ids() == sorted([switch, server])   # a NIC selects its server
+    assert w.scene.selected_device_ids() == sorted([switch, nic])      # the NIC itself, not its server
+    assert server not in w.scene.selected_device_ids()
     assert w.scene.selected_cables == {cable}
     run_checks(qtbot, fd)
     assert fd.rows() == [fnd.selection_of(f, x) for x in lint(f).findings]

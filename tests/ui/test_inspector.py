@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore
 
 from fabricviz.build import fat_tree
 from fabricviz.ib.routing import route
@@ -56,13 +56,13 @@ def test_inspector_shows_the_subnet_managers_lids_for_switches_and_nics(make_win
     _click(qtbot, w, "node03")
     assert t.item(_rows(w)["node03/mlx5_0:1"], C_LID).text() == "7"
     # one computation served every selection; a move keeps the table, a port edit drops it
-    assert w.inspector.lids.computations == 1
+    assert w.document.routing.computations['lids'] == 1
     w.editor.move([f.find("spine02")], 20, 0)
     _click(qtbot, w, "spine02")
-    assert w.inspector.lids.computations == 1
+    assert w.document.routing.computations['lids'] == 1
     assert w.inspector.set_port_enabled(f.port_id("node01/mlx5_0:1"), False)
     _click(qtbot, w, "node01")
-    assert w.inspector.lids.computations == 2
+    assert w.document.routing.computations['lids'] == 2
     # the SM moved to the next HCA; node01's disabled port has none
     assert t.item(_rows(w)["node01/mlx5_0:1"], C_LID).text() == "no LID (not reachable from the SM)"
     r2 = route(f)
@@ -70,14 +70,13 @@ def test_inspector_shows_the_subnet_managers_lids_for_switches_and_nics(make_win
 
 
 def test_lids_of_a_big_subnet_come_from_a_worker_and_refusals_read_no_lid(make_window, qtbot, monkeypatch):
-    from fabricviz.ui.document import lid_cache
+    from fabricviz.ib import lid_table
+    from fabricviz.ui.docks import inspector
     gate = threading.Event()
-    real = lid_cache.lid_table
-    monkeypatch.setattr(lid_cache, "lid_table", lambda f: (gate.wait(20), real(f))[1])
+    real = lid_table.lid_table
+    monkeypatch.setattr(lid_table, "lid_table", lambda f: (gate.wait(20), real(f))[1])
+    monkeypatch.setattr(inspector, "SYNC_SWITCHES", 4)   # the demo's 8 switches count as "big" here
     w = make_window()
-    f = w.fabric
-    w.inspector.lids.sync_switches = 4               # the demo's 8 switches count as "big" here
-    w.inspector.lids.set_fabric(f)
     _click(qtbot, w, "leaf03")
     assert w.inspector.lid.text() == "—"             # unknown while the worker runs: nothing blocks
     assert {w.inspector.ports.item(i, C_LID).text() for i in range(8)} == {"—"}
@@ -87,7 +86,7 @@ def test_lids_of_a_big_subnet_come_from_a_worker_and_refusals_read_no_lid(make_w
     assert {t.item(i, C_LID).text() for i in range(t.rowCount())} == {"6"}
     # no cabled IB port: the SM cannot run, the inspector says why instead of failing
     w.new_design()
-    w.inspector.lids.sync_switches = 2000
+    monkeypatch.setattr(inspector, "SYNC_SWITCHES", 2000)
     d = w.editor.add_part("QM9700", 0.0, 0.0)
     w.scene.select_devices([d])
     w.inspector.refresh()

@@ -16,7 +16,6 @@ from PySide6 import QtCore
 from fabricviz.build import k_ary_fat_tree
 from fabricviz.ib import routing
 from fabricviz.ib.routing import route
-from fabricviz.ui.docks import sweep as sweep_dock
 
 WAIT = 10_000
 
@@ -68,7 +67,7 @@ def test_lft_follows_the_sweep_dock_and_edits(make_window, qtbot):
     w = make_window()
     insp = w.inspector
     f = w.editor.fabric
-    d = sweep_dock.integrate(w)
+    d = w.sweep_dock
     with qtbot.waitSignal(d.ready, timeout=WAIT):
         w.findChild(type(w.action_fit), "action_sweep").trigger()
     with qtbot.waitSignal(d.ready, timeout=WAIT):

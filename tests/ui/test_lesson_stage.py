@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from PySide6 import QtGui
 
 from fabricviz.anim.lessons import find_lesson
@@ -10,13 +11,21 @@ from fabricviz.ib.report import cable_loads
 from fabricviz.ib.trace import path_cables, trace
 from fabricviz.ui.lessons import dock as lessons_ui
 from fabricviz.ui.lessons.stage import ADDED_COLOR, GHOST_COLOR, LOOP_COLOR, PATH_COLORS
+from tests.anim.lesson_runs import shared_run
+
+
+@pytest.fixture
+def shared_runs(monkeypatch):
+    """The dock gets the session's one engine run of each lesson; only for tests that do not
+    edit the lesson's fabric (test_an_edit_stops_the_canvas_following runs its own)."""
+    monkeypatch.setattr(lessons_ui, "run_lesson", shared_run)
 
 
 def _open(qtbot, w, num):
-    dock = lessons_ui.integrate(w)
+    dock = w.lesson_dock
     w.lesson_stage.sweep_seconds = 0.15
     with qtbot.waitSignal(dock.ready, timeout=20000):
-        assert lessons_ui.open_lesson(w, str(num))
+        assert w.open_lesson(str(num))
     return dock, w.lesson_stage
 
 
@@ -25,7 +34,7 @@ def _settle(qtbot, w):
     qtbot.waitUntil(lambda: sweep._stop_at is None, timeout=5000)
 
 
-def test_lesson_1_sweep_trace_and_pull_drive_the_canvas(qtbot, make_window):
+def test_lesson_1_sweep_trace_and_pull_drive_the_canvas(qtbot, make_window, shared_runs):
     w = make_window()
     dock, stage = _open(qtbot, w, 1)
     res = dock.results
@@ -95,7 +104,7 @@ def test_an_edit_stops_the_canvas_following(qtbot, make_window):
     assert "no longer follows the lesson" in w.statusBar().currentMessage()
 
 
-def test_lesson_3_credit_loop_and_lesson_2_rewire_are_drawn(qtbot, make_window, tmp_path):
+def test_lesson_3_credit_loop_and_lesson_2_rewire_are_drawn(qtbot, make_window, tmp_path, shared_runs):
     w = make_window()
     dock, stage = _open(qtbot, w, 3)
     res = dock.results
@@ -133,7 +142,7 @@ def test_lesson_3_credit_loop_and_lesson_2_rewire_are_drawn(qtbot, make_window, 
     assert QtGui.QColor(ADDED_COLOR).rgb() in colours and QtGui.QColor(GHOST_COLOR).rgb() in colours
 
 
-def test_lesson_shot_draws_the_step_with_its_overlays(qtbot, make_window, tmp_path):
+def test_lesson_shot_draws_the_step_with_its_overlays(qtbot, make_window, tmp_path, shared_runs):
     from fabricviz.ui.lessons.shot import shoot
     w = make_window()
     out = shoot(w, "1", 7, tmp_path / "pull.png", 900)
@@ -145,7 +154,7 @@ def test_lesson_shot_draws_the_step_with_its_overlays(qtbot, make_window, tmp_pa
     assert w.lesson_dock.count == len(find_lesson("1").steps) == 7
 
 
-def test_every_lesson_steps_to_its_end_on_the_canvas(qtbot, make_window):
+def test_every_lesson_steps_to_its_end_on_the_canvas(qtbot, make_window, shared_runs):
     """Each bundled lesson opens, every step drives the canvas without error, traffic steps
     colour cables with the run's frame values, and stepping back to step 1 restores it."""
     from fabricviz.anim.lessons import bundled
@@ -176,7 +185,7 @@ def test_every_lesson_steps_to_its_end_on_the_canvas(qtbot, make_window):
         assert w.editor.fabric is dock.results[0].data["fabric"]
 
 
-def test_presentation_keeps_only_canvas_and_lesson_on_traffic_steps(qtbot, make_window):
+def test_presentation_keeps_only_canvas_and_lesson_on_traffic_steps(qtbot, make_window, shared_runs):
     w = make_window()
     dock, stage = _open(qtbot, w, 5)
     w.action_presentation.trigger()

@@ -2,24 +2,32 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.anim.lessons import bundled, find_lesson, load_lesson, run_lesson
+from fabricviz.anim.lessons import bundled, find_lesson, load_lesson
 from fabricviz.ui.lessons import dock as lessons_ui
+from tests.anim.lesson_runs import shared_run
+
+
+@pytest.fixture(autouse=True)
+def shared_lesson_runs(monkeypatch):
+    """The dock gets the session's one engine run of each lesson (no test here edits a lesson's fabric)."""
+    monkeypatch.setattr(lessons_ui, "run_lesson", shared_run)
 
 
 def _open(qtbot, w, num=3):
-    dock = lessons_ui.integrate(w)
+    dock = w.lesson_dock
     act = w.findChild(QtGui.QAction, f"action_lesson_{num}")
     with qtbot.waitSignal(dock.ready, timeout=10000):
         act.trigger()
     return dock
 
 
-def test_menu_lists_every_bundled_lesson_and_integrate_is_idempotent(make_window):
+def test_menu_lists_every_bundled_lesson(make_window):
     w = make_window()
-    dock = lessons_ui.integrate(w)
-    assert lessons_ui.integrate(w) is dock
+    dock = w.lesson_dock
+    assert w.lesson_dock is dock
     menus = [a.text() for a in w.menuBar().actions()]
     assert menus.count("&Lessons") == 1
     got = [a.text() for a in w.lessons_menu.actions() if a.objectName().startswith("action_lesson_")
@@ -32,7 +40,7 @@ def test_lesson_3_opens_from_menu_and_steps_to_end(qtbot, make_window):
     w = make_window()
     dock = _open(qtbot, w, 3)
     lesson = find_lesson("3")
-    expected = run_lesson(lesson)
+    expected = shared_run(lesson)
     assert dock.isVisible() and dock.error is None
     f = w.editor.fabric
     assert f.counts()["ib_switch"] == 5
@@ -59,7 +67,7 @@ def test_lesson_3_opens_from_menu_and_steps_to_end(qtbot, make_window):
 
 def test_unsaved_changes_cancel_keeps_the_design(qtbot, make_window, monkeypatch):
     w = make_window()
-    dock = lessons_ui.integrate(w)
+    dock = w.lesson_dock
     assert w.editor.add_part("QM9700", 0, 0) is not None
     before = w.editor.fabric
     asked = []
@@ -81,11 +89,16 @@ def test_presentation_hides_docks_and_restores_the_visible_set(qtbot, make_windo
     w.palette_dock.show()
     w.history.show()
     w.findings_dock.show()
-    names = lessons_ui.PRESENTATION_HIDES
+    names = ("palette_dock", "inspector", "history", "findings_dock")
     before = {a: getattr(w, a).isVisible() for a in names}
     assert before == {"palette_dock": True, "inspector": False, "history": True, "findings_dock": True}
     everyone = {d.objectName(): d.isVisible() for d in w.findChildren(QtWidgets.QDockWidget) if d is not dock}
     assert sum(everyone.values()) >= 3
+    QtWidgets.QApplication.processEvents()
+    geometry = {d.objectName(): (w.dockWidgetArea(d), d.width(), d.height(), d.isFloating())
+                for d in w.findChildren(QtWidgets.QDockWidget) if d.isVisible()}
+    tabs = {d.objectName(): sorted(t.objectName() for t in w.tabifiedDockWidgets(d))
+            for d in w.findChildren(QtWidgets.QDockWidget)}
     say_size = dock.say.font().pointSizeF()
     w.action_presentation.trigger()
     assert w.action_presentation.isChecked()
@@ -103,12 +116,21 @@ def test_presentation_hides_docks_and_restores_the_visible_set(qtbot, make_windo
     assert dock.say.font().pointSizeF() == say_size
     assert {d.objectName(): d.isVisible() for d in w.findChildren(QtWidgets.QDockWidget) if d is not dock} \
         == everyone
+    QtWidgets.QApplication.processEvents()
+    assert {d.objectName(): (w.dockWidgetArea(d), d.width(), d.height(), d.isFloating())
+            for d in w.findChildren(QtWidgets.QDockWidget) if d.isVisible()} == geometry
     # Esc leaves too, and restores the same set
     w.action_presentation.trigger()
     assert w.isFullScreen()
     w.presentation.leave()                      # what Esc does
     assert not w.action_presentation.isChecked() and not w.isFullScreen()
     assert {a: getattr(w, a).isVisible() for a in names} == before
+    QtWidgets.QApplication.processEvents()
+    # the exact layout comes back: same areas, sizes, floating state and tab groups
+    assert {d.objectName(): (w.dockWidgetArea(d), d.width(), d.height(), d.isFloating())
+            for d in w.findChildren(QtWidgets.QDockWidget) if d.isVisible()} == geometry
+    assert {d.objectName(): sorted(t.objectName() for t in w.tabifiedDockWidgets(d))
+            for d in w.findChildren(QtWidgets.QDockWidget)} == tabs
 
 
 def test_page_down_and_keys_step_in_presentation_mode(qtbot, make_window):

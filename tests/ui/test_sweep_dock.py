@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pytest
 from PySide6 import QtCore
 
@@ -27,8 +26,8 @@ LEFT = QtCore.Qt.MouseButton.LeftButton
 @pytest.fixture
 def dock(make_window, qtbot):
     w = make_window()
-    d = sweep_dock.integrate(w)
-    assert sweep_dock.integrate(w) is d                      # idempotent
+    d = w.sweep_dock
+    assert d.objectName() == "sweep"
     assert [a.objectName() for a in w.findChildren(type(w.action_fit)) if a.objectName() == "action_sweep"] \
         == ["action_sweep"]
     with qtbot.waitSignal(d.ready, timeout=WAIT):

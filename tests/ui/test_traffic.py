@@ -15,7 +15,7 @@ from PySide6 import QtCore, QtWidgets
 from fabricviz.build import fat_tree, leaf_spine
 from fabricviz.model import FabricError
 from fabricviz.ui.docks.charts import fabric_series
-from fabricviz.ui.docks.traffic import TrafficDock, integrate, run_traffic
+from fabricviz.ui.docks.traffic import TrafficDock, run_traffic
 from fabricviz.ui.canvas.overlays.traffic import BUCKETS, COLORS, ColorScale, scale_for
 
 WAIT = 15_000
@@ -61,8 +61,7 @@ def test_incast_fluid_heatmap_pauses_scrub_and_charts(make_window, qtbot):
     w = make_window()
     f = leaf_spine(4, 2, 8)
     open_fabric(w, f)
-    integrate(w)
-    assert integrate(w) is w.traffic_dock                     # idempotent
+    assert w.traffic_dock.objectName() == "traffic"
     assert len([d for d in w.findChildren(TrafficDock)]) == 1
     dock = run_in_dock(qtbot, w, workload="incast", arg="8", model="fluid", duration="2ms", seed=0)
     ref = run_traffic(f, "incast:8", "fluid", None, "minhop", 2e-3, 0)
@@ -146,7 +145,6 @@ def test_ib_fat_tree_maxmin_permutation_static_sm_routes(make_window, qtbot):
     w = make_window()
     f = fat_tree(2, 8, fabric="ib")
     open_fabric(w, f)
-    integrate(w)
     dock = run_in_dock(qtbot, w, workload="permutation", arg="", model="maxmin", routing="static",
                        engine="minhop", seed=3)
     ref = run_traffic(f, "permutation", "maxmin", "static", "minhop", 10e-3, 3)
@@ -174,10 +172,10 @@ def test_ib_fat_tree_maxmin_permutation_static_sm_routes(make_window, qtbot):
 def test_bad_duration_is_refused_and_new_design_clears(make_window, qtbot):
     w = make_window()
     open_fabric(w, leaf_spine(2, 2, 4))
-    dock = integrate(w)
+    dock = w.traffic_dock
     dock.configure(model="fluid", duration="fast")
     assert not dock.run() and not dock.running
-    assert "--duration 'fast'" in dock.status.text()
+    assert "the duration 'fast'" in dock.status.text() and "--" not in dock.status.text()
     dock.configure(workload="shift", arg="1", model="maxmin")
     with qtbot.waitSignal(dock.result_ready, timeout=WAIT):
         dock.run()
@@ -193,7 +191,6 @@ def test_chart_export_csv_png_and_failed_saves(make_window, qtbot, tmp_path, mon
     w = make_window()
     f = leaf_spine(2, 2, 4)
     open_fabric(w, f)
-    integrate(w)
     run_in_dock(qtbot, w, workload="incast", arg="4", model="fluid", duration="0.1ms", seed=0)
     ref = run_traffic(f, "incast:4", "fluid", None, "minhop", 0.1e-3, 0)
     charts = w.charts_dock
@@ -236,3 +233,25 @@ def test_chart_export_csv_png_and_failed_saves(make_window, qtbot, tmp_path, mon
     assert charts.export_dialog("csv") == str(good) + ".csv"
     assert charts.message.text() == "saved dialog.csv (100 frames)"
     assert (tmp_path / "dialog.csv").read_text() == (tmp_path / "run.csv").read_text()
+
+
+def test_a_design_with_unreachable_hosts_runs_on_the_rest_and_says_who_is_left_out(make_window, qtbot):
+    """The demo plus a lone switch with a server and an uncabled server: the run is the demo's,
+    and the status names the two hosts left out and why (it used to refuse the whole design)."""
+    from fabricviz.loaders import load_any
+    from fabricviz.ui.main_window import DEMO_FABRIC
+    from tests.sim.islands import with_island
+    f = with_island(load_any(str(DEMO_FABRIC)), "ib_switch:QM9700-R8", "NODE-1G-NDR")
+    alone = run_traffic(load_any(str(DEMO_FABRIC)), "alltoall", "maxmin", "static", "minhop", 10e-3, 0)
+    w = make_window()
+    w.editor.set_fabric(f)
+    dock = w.traffic_dock
+    dock.configure(workload="alltoall", model="maxmin", routing="static", engine="minhop")
+    assert dock.run()
+    qtbot.waitUntil(lambda: not dock.running, timeout=60_000)
+    assert dock.error is None, dock.error
+    assert [(u.name, u.reason) for u in dock.result.left_out] == [
+        ("srv98", "no route from the SM's subnet"), ("srv99", "not cabled")]
+    assert dock.status.text().endswith("2 hosts unreachable, left out of the run: "
+                                       "srv98 (no route from the SM's subnet), srv99 (not cabled)")
+    assert np.array_equal(dock.result.frames[0].flow_rate_gbps, alone.frames[0].flow_rate_gbps)

@@ -14,7 +14,7 @@ from PySide6 import QtWidgets
 
 from fabricviz.build import fat_tree, leaf_spine
 from fabricviz.model import FabricError
-from fabricviz.ui.docks.traffic import integrate, run_traffic
+from fabricviz.ui.docks.traffic import run_traffic
 
 WAIT = 15_000
 
@@ -24,7 +24,7 @@ def window_with(make_window, f):
     w.editor.set_fabric(f)
     QtWidgets.QApplication.processEvents()
     assert w.scene.fabric is f
-    return w, integrate(w)
+    return w, w.traffic_dock
 
 
 def first_run(qtbot, dock, **controls):
@@ -102,19 +102,19 @@ def test_changes_during_a_run_wait_and_only_the_latest_runs(make_window, qtbot):
     first_run(qtbot, dock, workload="permutation", arg="", model="maxmin", routing="ecmp", seed=0)
     shown = []
     dock.result_ready.connect(lambda r: shown.append(r.routing))
-    runs = dock._run_id
+    runs = dock.runs_started
     dock.routing_box.setCurrentText("adaptive")               # starts a run
     assert dock.running
     dock.routing_box.setCurrentText("static")                 # both wait ...
     dock.routing_box.setCurrentText("spray")                  # ... and only spray runs next
-    assert dock._run_id == runs + 1 and "next: spray" in dock.status.text()
+    assert dock.runs_started == runs + 1 and "next: spray" in dock.status.text()
     qtbot.waitUntil(lambda: shown == ["adaptive", "spray"] and not dock.running, timeout=WAIT)
-    assert dock._run_id == runs + 2
+    assert dock.runs_started == runs + 2
     same_run(dock.result, run_traffic(f, "permutation", "maxmin", "spray", "minhop", 10e-3, 0))
     assert dock.status.text().startswith("adaptive → spray: rate/line mean 1.000 → 1.000")
     # configure() sets the controls for scripts and lessons: no re-run
     dock.configure(routing="ecmp")
-    assert not dock.running and dock._run_id == runs + 2
+    assert not dock.running and dock.runs_started == runs + 2
 
 
 def test_engine_change_reruns_on_ib_static_only(make_window, qtbot):
@@ -130,9 +130,9 @@ def test_engine_change_reruns_on_ib_static_only(make_window, qtbot):
     f2 = leaf_spine(2, 2, 4)
     w2, dock2 = window_with(make_window, f2)
     first_run(qtbot, dock2, workload="permutation", arg="", model="maxmin", seed=0)
-    res, runs = dock2.result, dock2._run_id
+    res, runs = dock2.result, dock2.runs_started
     dock2.engine_box.setCurrentText("ftree")
-    assert not dock2.running and dock2._run_id == runs and dock2.result is res
+    assert not dock2.running and dock2.runs_started == runs and dock2.result is res
     assert dock2.status.text().endswith("same routes with default (ftree): not re-run")
 
 
@@ -140,7 +140,7 @@ def test_adopt_shows_a_precomputed_run_then_toggles_live(make_window, qtbot):
     f = leaf_spine(4, 4, 4)
     w, dock = window_with(make_window, f)
     ref = run_traffic(f, "incast", "fluid", "ecmp", "minhop", 0.1e-3, 0)     # a lesson's worker
-    runs = dock._run_id
+    runs = dock.runs_started
     with pytest.raises(FabricError, match="traffic routing 'fast'"):
         dock.adopt(ref, f, routing="fast")
     assert dock.result is None and dock.routing_box.currentText() == "default"
@@ -148,7 +148,7 @@ def test_adopt_shows_a_precomputed_run_then_toggles_live(make_window, qtbot):
     dock.frame_changed.connect(frames.append)
     with qtbot.waitSignals([dock.result_ready, dock.scale_changed], timeout=WAIT):
         dock.adopt(ref, f, workload="incast", arg="", model="fluid", routing="ecmp", duration="0.1ms", seed=0)
-    assert dock._run_id == runs and not dock.running             # shown, not re-run
+    assert dock.runs_started == runs and not dock.running             # shown, not re-run
     assert dock.result is ref and dock.result_fabric is f and frames == [0]
     assert (dock.routing_box.currentText(), dock.model_box.currentText()) == ("ecmp", "fluid")
     assert dock.slider.maximum() == len(ref.frames) - 1 == 99

@@ -6,7 +6,6 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.formats.native import load_fabric
-from fabricviz.model import KINDS
 from fabricviz.ui.docks.inspector import C_PEER, C_PORT
 from fabricviz.ui.main_window import DEMO_FABRIC
 from fabricviz.ui.canvas.scene import DeviceItem

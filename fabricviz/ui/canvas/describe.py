@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
-from fabricviz.model import Fabric
+from fabricviz.model import Fabric, Part
 from fabricviz.model.guid import format_guid
 
 KIND_NAMES = {"server": "server", "gpu": "GPU", "nic": "NIC", "ib_switch": "InfiniBand switch",
               "eth_switch": "Ethernet switch"}
+
+
+def part_label(part: Part) -> str:
+    """The part id as people should read it: ``QM9700-R16 (hypothetical)`` for a part that is no
+    real product (its figures are a model's, its price unknown), else just the id."""
+    return f"{part.id} (hypothetical)" if part.hypothetical else part.id
+
+
+def part_text(part: Part) -> str:
+    """``id: name`` for the inspector's Part row, the id marked when the part is hypothetical."""
+    return f"{part_label(part)}: {part.name}"
 
 
 def device_tooltip(f: Fabric | None, d: int) -> str:
@@ -16,7 +27,7 @@ def device_tooltip(f: Fabric | None, d: int) -> str:
     part = dev.part
     lines = [f"<b>{dev.name}</b> — {KIND_NAMES.get(dev.kind, dev.kind)}"]
     if part is not None:
-        lines.append(part.name)
+        lines.append(part_text(part) if part.hypothetical else part.name)
     ports = dev.port_ids
     if len(ports):
         used = int((f.ports_t.cable[ports] >= 0).sum())

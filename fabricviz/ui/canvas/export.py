@@ -180,7 +180,7 @@ def render_scene(scene: FabricScene, fabric: Fabric, path: str | os.PathLike[str
     buf.close()
     if not data:
         raise FabricError(f"{out}: nothing was drawn")
-    from fabricviz.formats.atomic import write_atomic
+    from fabricviz.model.atomic import write_atomic
     write_atomic(out, data)
     return out
 

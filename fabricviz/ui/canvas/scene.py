@@ -175,9 +175,8 @@ class CableLayer:
 
 
 class FabricScene(QtWidgets.QGraphicsScene):
-    """Items mirroring one fabric; ``fabric_event`` re-emits every model event."""
-
-    fabric_event = QtCore.Signal(object)
+    """Items mirroring one fabric: it follows the model's events itself (standalone scenes:
+    pictures, the comparison window) or is fed them by the document (:meth:`follow`)."""
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
@@ -203,9 +202,10 @@ class FabricScene(QtWidgets.QGraphicsScene):
         self.setBackgroundBrush(self.theme.background)
 
     # ------------------------------------------------------------------ fabric
-    def set_fabric(self, fabric: Fabric | None,
-                   progress: Callable[[int, int], None] | None = None) -> None:
-        """Mirror ``fabric`` (rebuilds every item; ``progress(done, total)`` while building)."""
+    def set_fabric(self, fabric: Fabric | None, progress: Callable[[int, int], None] | None = None,
+                   subscribe: bool = True) -> None:
+        """Mirror ``fabric`` (rebuilds every item; ``progress(done, total)`` while building).
+        ``subscribe=False``: the document feeds the model's events through :meth:`follow`."""
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
@@ -222,11 +222,16 @@ class FabricScene(QtWidgets.QGraphicsScene):
         self.fabric = fabric
         if fabric is not None:
             self._add_devices(fabric.device_ids(), progress)
-            self._unsubscribe = fabric.subscribe(self._on_event)
+            if subscribe:
+                self._unsubscribe = fabric.subscribe(self._on_event)
         self.cables.rebuild(fabric)
         self._dirty = False
         self.batch.set_on(batched)
-        self.fabric_event.emit(None)
+
+    def follow(self, e: ev.ChangeEvent | None) -> None:
+        """One model event from the document (``None``: the fabric was replaced, already rebuilt)."""
+        if e is not None and self.fabric is not None:
+            self._on_event(e)
 
     def _add_devices(self, ids: np.ndarray, progress: Callable[[int, int], None] | None = None) -> None:
         f = self.fabric
@@ -353,7 +358,6 @@ class FabricScene(QtWidgets.QGraphicsScene):
             self._mark_cables()
         elif e.what in ("cable", "fabric") or (e.what == "port" and e.attr == "rate"):
             self._mark_cables()
-        self.fabric_event.emit(e)
 
     def _remove_item(self, d: int) -> None:
         """Drop a device's item (a server's GPU/NIC items go with it: Qt deletes children)."""

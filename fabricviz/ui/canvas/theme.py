@@ -7,11 +7,12 @@ object per bucket, never one per item: per-item pens do not scale).
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-ICONS = Path(__file__).resolve().parents[2] / "assets" / "icons"
+from fabricviz.resources import asset_path
+
+ICONS = asset_path("icons")
 
 #: Fill colour per device kind (NVIDIA-ish: GPUs green, NICs orange, IB blue, Ethernet green).
 KIND_COLORS = {"ib_switch": "#2f6db5", "eth_switch": "#2f8f5b", "gpu": "#76b900",

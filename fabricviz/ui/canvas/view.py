@@ -73,6 +73,7 @@ class CanvasView(QtWidgets.QGraphicsView):
         self.setOptimizationFlag(QtWidgets.QGraphicsView.OptimizationFlag.DontSavePainterState, True)
         self.setAcceptDrops(True)
         self.setMouseTracking(True)
+        self.pointer: QtCore.QPoint | None = None    # where the pointer last moved over the canvas
         self.setFocusPolicy(QtCore.Qt.FocusPolicy.StrongFocus)
         self.message = CanvasMessage(self.viewport())
         self._pan_from: QtCore.QPoint | None = None
@@ -250,8 +251,20 @@ class CanvasView(QtWidgets.QGraphicsView):
         self._press_pos = {int(i.data(DEVICE_ROLE)): i.pos() for i in self.fscene.selectedItems()
                            if isinstance(i, DeviceItem) and i.parentItem() is None}
 
+    def leaveEvent(self, event: QtCore.QEvent) -> None:  # noqa: N802
+        self.pointer = None
+        super().leaveEvent(event)
+
+    def pointer_scene_pos(self) -> tuple[float, float] | None:
+        """The scene point under the pointer while it is over the canvas (paste goes there)."""
+        if self.pointer is None or not self.viewport().rect().contains(self.pointer):
+            return None
+        p = self.mapToScene(self.pointer)
+        return p.x(), p.y()
+
     def mouseMoveEvent(self, event: QtGui.QMouseEvent) -> None:  # noqa: N802
         pos = event.position().toPoint()
+        self.pointer = pos
         if self._pan_from is not None:
             delta = pos - self._pan_from
             self._pan_from = pos

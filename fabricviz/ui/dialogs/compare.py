@@ -14,7 +14,7 @@ side's numbers and the difference, with the plain-English summary under it.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -27,7 +27,7 @@ from fabricviz.ui.docks.traffic import IB_ENGINES, PLAY_MS, WORKLOADS
 from fabricviz.ui.canvas.overlays.traffic import METRICS, LegendBar, TrafficOverlay, scale_for
 from fabricviz.ui.canvas.view import CanvasView
 from fabricviz.ui.widgets.playback import play_controls, show_playing
-from fabricviz.ui.jobs import EngineJob, JobSignals
+from fabricviz.ui.document.document import Document
 
 SIDES = ("ib", "roce")
 SIDE_NAMES = {"ib": "InfiniBand", "roce": "RoCE"}
@@ -93,6 +93,9 @@ class ReadOnlyCanvas(CanvasView):
             self.zoom_by(0.8)
         elif key == QtCore.Qt.Key.Key_0:
             self.fit_all()
+        else:
+            event.ignore()           # Esc and the rest go on to the window (Esc closes it)
+            return
         event.accept()
 
     def dropEvent(self, event: QtGui.QDropEvent) -> None:  # noqa: N802
@@ -105,20 +108,16 @@ class TechCompareWindow(QtWidgets.QDialog):
     compared = QtCore.Signal(object)          # TechComparison
     failed = QtCore.Signal(str)
 
-    def __init__(self, source: Fabric | Callable[[], Fabric], parent: QtWidgets.QWidget | None = None) -> None:
+    def __init__(self, document: Document, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("compare_techs")
         self.setWindowTitle("InfiniBand vs RoCE")
         self.setModal(False)
         self.setWindowFlag(QtCore.Qt.WindowType.Window, True)
-        self._source = source if callable(source) else (lambda: source)
-        self.pool = QtCore.QThreadPool(self)
-        self.pool.setMaxThreadCount(1)
-        self._signals = JobSignals(self)
-        self._signals.progress.connect(self._progress)
-        self._signals.done.connect(self._done)
-        self._run_id = 0
-        self._running: int | None = None
+        self.document = document
+        self._running = False
+        esc = QtGui.QShortcut(QtGui.QKeySequence(QtCore.Qt.Key.Key_Escape), self, self.close)
+        esc.setContext(QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.comparison = None
         self.scale = None
         self.error: str | None = None
@@ -258,7 +257,7 @@ class TechCompareWindow(QtWidgets.QDialog):
     # ------------------------------------------------------------------ state
     @property
     def running(self) -> bool:
-        return self._running is not None
+        return self._running
 
     def spec(self) -> str:
         arg = self.arg_edit.text().strip()
@@ -277,7 +276,7 @@ class TechCompareWindow(QtWidgets.QDialog):
     def show_design(self) -> None:
         """Show the current design on its side (the other waits for a run)."""
         from fabricviz.sim.compare import parts_label
-        f = self._source()
+        f = self.document.fabric
         side = self._side_of(f)
         other = "roce" if side == "ib" else "ib"
         self._show_fabric(side, f, f"{SIDE_NAMES[side]} ({parts_label(f)})")
@@ -286,9 +285,9 @@ class TechCompareWindow(QtWidgets.QDialog):
     # ------------------------------------------------------------------ running
     def run(self) -> bool:
         """Start the comparison in the worker (False while one runs or when a control is invalid)."""
-        if self._running is not None:
+        if self._running:
             return False
-        from fabricviz.commands.simulate import parse_duration
+        from fabricviz.sim.units import parse_duration
         try:
             model = self.model_box.currentText()
             duration = parse_duration(self.duration_edit.text()) if model == "fluid" else 10e-3
@@ -296,26 +295,27 @@ class TechCompareWindow(QtWidgets.QDialog):
             self._fail(str(exc))
             return False
         self.set_playing(False)
-        design = self._source().copy()     # a snapshot: edits in the main window do not race the worker
+        design = self.document.snapshot()  # a snapshot: edits in the main window do not race the worker
         args = {"workload_spec": self.spec(), "model": model, "duration_s": duration,
                 "seed": self.seed_box.value(), "engine": self.engine_box.currentText()}
-        self._run_id += 1
-        self._running = self._run_id
+        self._running = True
         self.run_button.setEnabled(False)
         self.run_button.setText("Running…")
         self.progress.setValue(0)
         self.status.setText(f"building the twin of {design.name} and running {args['workload_spec']} "
                             f"({model}) on both…")
         from fabricviz.sim.compare import compare_techs
-        self.pool.start(EngineJob(self._run_id, lambda progress: compare_techs(design, progress=progress, **args),
-                                  self._signals))
+        self.document.jobs.submit("compare", lambda progress: compare_techs(design, progress=progress, **args),
+                                  on_done=self._done, on_error=self._failed, on_progress=self._progress,
+                                  keep_stale=True)   # it ran on a snapshot: still what was asked
         return True
 
     def wait(self, msecs: int = -1) -> bool:
-        return self.pool.waitForDone(msecs)
+        """Block until the comparison is done and shown (tests)."""
+        return self.document.jobs.wait("compare", 1e9 if msecs < 0 else msecs / 1000)
 
-    def _progress(self, run_id: int, x: float) -> None:
-        if run_id == self._running:
+    def _progress(self, x: float) -> None:
+        if self._running:
             self.progress.setValue(int(round(100 * x)))
 
     def _fail(self, text: str) -> None:
@@ -323,16 +323,17 @@ class TechCompareWindow(QtWidgets.QDialog):
         self.status.setText(f"could not compare: {text}")
         self.failed.emit(text)
 
-    def _done(self, run_id: int, res: Any, err: str | None, seconds: float) -> None:
-        if run_id != self._running:
-            return
-        self._running = None
+    def _failed(self, err: str) -> None:
+        self._running = False
         self.run_button.setEnabled(True)
         self.run_button.setText("Run")
-        if err is not None:
-            self._fail(err)
-            return
-        self.present(res, f"{seconds:.2f} s")
+        self._fail(err)
+
+    def _done(self, res: Any) -> None:
+        self._running = False
+        self.run_button.setEnabled(True)
+        self.run_button.setText("Run")
+        self.present(res, f"{self.document.jobs.last_seconds:.2f} s")
 
     def present(self, c: Any, took: str = "") -> None:
         """Show TechComparison ``c``: both canvases, the shared scale, the slider, the table."""
@@ -346,8 +347,9 @@ class TechCompareWindow(QtWidgets.QDialog):
         self.times = np.union1d(*[np.array([fr.time_s for fr in getattr(c, s).result.frames]) for s in SIDES])
         self._fill_table(c)
         n = len(c.ib.result.flows)
-        self.status.setText(f"{c.workload}: {n} flows, {c.model}" + (f", {c.duration_s * 1e3:g} ms" if c.model == "fluid"
-                                                                     else "") + f" on both · {took}")
+        self.status.setText(f"{c.workload}: {n} flows, {c.model}"
+                            + (f", {c.duration_s * 1e3:g} ms" if c.model == "fluid" else "")
+                            + f" on both · {took}")
         self.slider.blockSignals(True)
         self.slider.setRange(0, len(self.times) - 1)
         self.slider.setValue(0)
@@ -422,34 +424,4 @@ class TechCompareWindow(QtWidgets.QDialog):
         super().closeEvent(event)
 
 
-def open_compare(window: Any) -> TechCompareWindow:
-    """Show (creating once) the comparison window of ``window``'s design."""
-    dlg = getattr(window, "compare_window", None)
-    if not isinstance(dlg, TechCompareWindow):
-        dlg = TechCompareWindow(lambda: window.editor.fabric, window)
-        window.compare_window = dlg
-    elif dlg.comparison is None and not dlg.running:
-        dlg.show_design()
-    dlg.show()
-    dlg.raise_()
-    dlg.activateWindow()
-    return dlg
-
-
-def integrate(window: Any) -> QtGui.QAction:
-    """Add View ▸ InfiniBand vs RoCE… to ``window`` (idempotent); kept as
-    ``window.action_compare_techs``, the window it opens as ``window.compare_window``."""
-    existing = getattr(window, "action_compare_techs", None)
-    if isinstance(existing, QtGui.QAction):
-        return existing
-    from fabricviz.ui.docks.findings import view_menu
-    act = QtGui.QAction("InfiniBand vs RoCE…", window)
-    act.setObjectName("action_compare_techs")
-    act.setStatusTip("the same workload on the design and on its InfiniBand/RoCE twin, side by side")
-    act.triggered.connect(lambda: open_compare(window))
-    view_menu(window).addAction(act)
-    window.action_compare_techs = act
-    return act
-
-
-__all__ = ["ReadOnlyCanvas", "TechCompareWindow", "integrate", "open_compare"]
+__all__ = ["ReadOnlyCanvas", "TechCompareWindow"]

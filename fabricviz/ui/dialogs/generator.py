@@ -3,6 +3,14 @@
 The fat tree preview is :func:`fabricviz.build.plan_fat_tree` (and the LID
 check), so the dialog refuses exactly what the generator refuses, inline, before
 anything is built. ``result`` holds the built Fabric after OK.
+
+The switch part is picked from the catalog's switches of the chosen technology
+(InfiniBand for ``ib``, Ethernet for ``roce``), shown with their radix
+("QM9700 — 64 × 400G"); the fat tree's radix follows the part, and a radix typed
+picks the part with exactly that many ports, else "custom radix": a radix no
+catalog part has becomes a hypothetical part
+(a model of a real switch with that many ports, unpriced in the BOM). Refusals
+are worded with the dialog's own field labels.
 """
 
 from __future__ import annotations
@@ -10,10 +18,30 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 
 from fabricviz.build import fat_tree, leaf_spine, plan_fat_tree, rail_optimized
-from fabricviz.build.common import check_lid_space, tech_of
+from fabricviz.build.common import check_lid_space, pick_switch, tech_of
 from fabricviz.build.rail import NODES_PER_SU, RAILS
-from fabricviz.model import Fabric, FabricError
+from fabricviz.model import Catalog, Fabric, FabricError, Part
 from fabricviz.model.catalog import CatalogError
+from fabricviz.model.tech import IB
+from fabricviz.ui.canvas.describe import part_label
+
+#: The switch-part choice that lets the radix be typed (a hypothetical part when none fits).
+CUSTOM_RADIX = "custom radix"
+#: The leaf-spine choice that lets the generator pick by port count.
+AUTO_PART = "automatic (by port count)"
+
+
+def switch_label(part: Part) -> str:
+    """``QM9700 — 64 × 400G``: the part and its radix at its port speed."""
+    return f"{part_label(part)} — {part.ports} × {part.rate.gbps:g}G"
+
+
+def switch_parts(catalog: Catalog, fabric: str) -> list[Part]:
+    """The catalog's switches for a fabric technology (``ib``: InfiniBand, ``roce``: Ethernet),
+    real parts only, fewest ports first."""
+    kind = "ib_switch" if tech_of(fabric) == IB else "eth_switch"
+    return sorted((p for p in catalog.by_kind(kind) if not p.hypothetical),
+                  key=lambda p: (p.ports, p.rate.gbps, p.id))
 
 
 def _spin(lo: int, hi: int, value: int, name: str) -> QtWidgets.QSpinBox:
@@ -35,8 +63,9 @@ def _combo(items: list[str], name: str) -> QtWidgets.QComboBox:
 class GeneratorDialog(QtWidgets.QDialog):
     """Choose a generator and its parameters; OK builds the fabric into ``result``."""
 
-    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+    def __init__(self, parent: QtWidgets.QWidget | None = None, catalog: Catalog | None = None) -> None:
         super().__init__(parent)
+        self.catalog = catalog if catalog is not None else Catalog.default()
         self.setObjectName("generator_dialog")
         self.setWindowTitle("Generate fabric")
         self.result: Fabric | None = None
@@ -55,10 +84,11 @@ class GeneratorDialog(QtWidgets.QDialog):
         self.ft_parallel = _spin(1, 64, 1, "ft_parallel")
         self.ft_fabric = _combo(["ib", "roce"], "ft_fabric")
         self.ft_servers = _combo(["node", "dgx"], "ft_servers")
-        for label, w in (("Switch levels", self.ft_levels), ("Radix (ports)", self.ft_radix),
+        self.ft_switch = _combo([], "ft_switch")
+        for label, w in (("Fabric", self.ft_fabric), ("Switch part", self.ft_switch),
+                         ("Switch levels", self.ft_levels), ("Radix (ports)", self.ft_radix),
                          ("Hosts", self.ft_hosts), ("Blocking (down:up)", self.ft_blocking),
-                         ("Parallel links", self.ft_parallel), ("Fabric", self.ft_fabric),
-                         ("Servers", self.ft_servers)):
+                         ("Parallel links", self.ft_parallel), ("Servers", self.ft_servers)):
             form.addRow(label, w)
         self.tabs.addTab(ft, "Fat tree")
         # leaf-spine
@@ -75,9 +105,10 @@ class GeneratorDialog(QtWidgets.QDialog):
         self.ls_speed.setObjectName("ls_speed")
         self.ls_super = _spin(0, 512, 0, "ls_super")
         self.ls_pods = _spin(1, 256, 1, "ls_pods")
+        self.ls_switch = _combo([], "ls_switch")
         for label, w in (("Leaves", self.ls_leaves), ("Spines", self.ls_spines),
                          ("Hosts per leaf", self.ls_hosts), ("Uplinks per leaf", self.ls_uplinks),
-                         ("Fabric", self.ls_fabric), ("Speed", self.ls_speed),
+                         ("Fabric", self.ls_fabric), ("Switch part", self.ls_switch), ("Speed", self.ls_speed),
                          ("Super-spines", self.ls_super), ("Pods", self.ls_pods)):
             form.addRow(label, w)
         self.tabs.addTab(ls, "Leaf-spine")
@@ -95,6 +126,9 @@ class GeneratorDialog(QtWidgets.QDialog):
         self.preview = QtWidgets.QLabel(self)
         self.preview.setObjectName("generator_preview")
         self.preview.setWordWrap(True)
+        self.part_note = QtWidgets.QLabel(self)
+        self.part_note.setObjectName("generator_part")
+        self.part_note.setWordWrap(True)
         self.error = QtWidgets.QLabel(self)
         self.error.setObjectName("generator_error")
         self.error.setWordWrap(True)
@@ -107,8 +141,20 @@ class GeneratorDialog(QtWidgets.QDialog):
         lay = QtWidgets.QVBoxLayout(self)
         lay.addWidget(self.tabs)
         lay.addWidget(self.preview)
+        lay.addWidget(self.part_note)
         lay.addWidget(self.error)
         lay.addWidget(self.buttons)
+        self._fill_parts(self.ft_switch, self.ft_fabric.currentText(), CUSTOM_RADIX, "QM9700")
+        self._fill_parts(self.ls_switch, self.ls_fabric.currentText(), AUTO_PART, None)
+        self._part_chosen()
+        self.ft_fabric.currentIndexChanged.connect(
+            lambda: self._fill_parts(self.ft_switch, self.ft_fabric.currentText(), CUSTOM_RADIX,
+                                     self.ft_switch.currentData()))
+        self.ls_fabric.currentIndexChanged.connect(
+            lambda: self._fill_parts(self.ls_switch, self.ls_fabric.currentText(), AUTO_PART,
+                                     self.ls_switch.currentData()))
+        self.ft_switch.currentIndexChanged.connect(self._part_chosen)
+        self.ft_radix.valueChanged.connect(self._radix_typed)
         for w in self.findChildren(QtWidgets.QSpinBox):
             w.valueChanged.connect(self.update_preview)
         for w in self.findChildren(QtWidgets.QComboBox):
@@ -121,6 +167,53 @@ class GeneratorDialog(QtWidgets.QDialog):
     @property
     def ok_button(self) -> QtWidgets.QPushButton:
         return self.buttons.button(QtWidgets.QDialogButtonBox.StandardButton.Ok)
+
+    # ------------------------------------------------------------------ switch parts
+    def _fill_parts(self, combo: QtWidgets.QComboBox, fabric: str, other: str, keep: str | None) -> None:
+        """List the switch parts for ``fabric``, then ``other`` (custom radix / automatic);
+        keep ``keep`` selected when it is still listed (None: ``other``), else a part of the same radix."""
+        parts = switch_parts(self.catalog, fabric)
+        combo.blockSignals(True)
+        combo.clear()
+        for p in parts:
+            combo.addItem(switch_label(p), p.id)
+        combo.addItem(other, None)
+        ids = [p.id for p in parts]
+        if keep in ids:
+            combo.setCurrentIndex(ids.index(keep))
+        elif keep is None or other == AUTO_PART:
+            combo.setCurrentIndex(len(ids))             # custom radix / automatic stays chosen
+        else:                                           # same radix in the other technology if any
+            same = [i for i, p in enumerate(parts) if p.ports == self.ft_radix.value()]
+            combo.setCurrentIndex(same[0] if same else 0)
+        combo.blockSignals(False)
+        if combo is self.ft_switch:
+            self._part_chosen()
+
+    def _part_chosen(self) -> None:
+        """The fat tree's radix follows the chosen part."""
+        pid = self.ft_switch.currentData()
+        if pid is not None:
+            self.ft_radix.setValue(self.catalog.get(pid).ports)
+
+    def _radix_typed(self, radix: int) -> None:
+        """A radix typed that the chosen part does not have picks the listed part with exactly that
+        many ports (the fastest, as the generator would), else "custom radix"."""
+        pid = self.ft_switch.currentData()
+        if pid is not None and self.catalog.get(pid).ports == radix:
+            return
+        ids = [self.ft_switch.itemData(i) for i in range(self.ft_switch.count())]
+        exact = [self.catalog.get(x) for x in ids if x is not None and self.catalog.get(x).ports == radix]
+        best = min(exact, key=lambda p: (-p.rate.speed_rank, p.id)).id if exact else None
+        if best != pid:
+            self.ft_switch.setCurrentIndex(ids.index(best))
+
+    def fat_tree_part(self) -> Part:
+        """The switch part OK would use for the fat tree (hypothetical for an unlisted radix)."""
+        pid = self.ft_switch.currentData()
+        if pid is not None:
+            return self.catalog.get(pid)
+        return pick_switch(self.catalog, tech_of(self.ft_fabric.currentText()), self.ft_radix.value())
 
     def _preview_counts(self) -> str:
         """Counts of what OK would build; raises FabricError when the generator would refuse."""
@@ -142,10 +235,10 @@ class GeneratorDialog(QtWidgets.QDialog):
             pods, sup = self.ls_pods.value(), self.ls_super.value()
             up = self.ls_uplinks.value() or spines
             if up % spines:
-                raise FabricError(f"--uplinks {up}: each leaf needs the same number of links to each of "
-                                  f"the {spines} spines, so uplinks must be a multiple of {spines}")
+                raise FabricError(f"Uplinks per leaf {up}: each leaf needs the same number of links to each "
+                                  f"of the {spines} spines, so it must be a multiple of {spines}")
             if pods > 1 and not sup:
-                raise FabricError(f"--pods {pods}: several pods need --super-spines to join them")
+                raise FabricError(f"Pods {pods}: several pods need Super-spines (at least 1) to join them")
             hosts = leaves * hpl * pods
             switches = (leaves + spines) * pods + sup
             cables = hosts + leaves * up * pods + (spines * pods * sup if sup else 0)
@@ -155,19 +248,29 @@ class GeneratorDialog(QtWidgets.QDialog):
                     + f" · {switches:,} switches · {cables:,} cables · leaf oversubscription {g:g}:1")
         units, nodes = self.rail_units.value(), self.rail_nodes.value()
         if (NODES_PER_SU % (4 * units)) != 0:
-            raise FabricError(f"--units {units}: {4 * units} spines cannot share the {NODES_PER_SU} uplinks "
-                              "of a leaf evenly")
+            raise FabricError(f"Scalable units {units}: {4 * units} spines cannot share the {NODES_PER_SU} "
+                              "uplinks of a leaf evenly")
         hosts = units * nodes * RAILS
         return (f"{units * nodes:,} DGX · {hosts:,} NIC ports · {units * RAILS} rail leaves · "
                 f"{4 * units} spines · {hosts + units * RAILS * NODES_PER_SU:,} cables")
 
+    def _part_note(self) -> str:
+        """Which switch part the fat tree gets, said plainly when it is hypothetical."""
+        if self.tabs.currentIndex() != 0:
+            return ""
+        part = self.fat_tree_part()
+        return f"Switches: {part_label(part)}" + (
+            " — no real part has this radix: unpriced in the BOM until you set a price" if part.hypothetical else "")
+
     def update_preview(self) -> None:
         try:
             self.preview.setText(self._preview_counts())
+            self.part_note.setText(self._part_note())
             self.error.setText("")
             self.ok_button.setEnabled(True)
         except (FabricError, CatalogError, ValueError) as exc:
             self.preview.setText("")
+            self.part_note.setText("")
             self.error.setText(str(exc))
             self.ok_button.setEnabled(False)
 
@@ -176,14 +279,18 @@ class GeneratorDialog(QtWidgets.QDialog):
         if tab == 0:
             return fat_tree(self.ft_levels.value(), self.ft_radix.value(), self.ft_hosts.value() or None,
                             self.ft_blocking.text().strip() or None, self.ft_parallel.value(),
-                            fabric=self.ft_fabric.currentText(), servers=self.ft_servers.currentText())
+                            fabric=self.ft_fabric.currentText(), servers=self.ft_servers.currentText(),
+                            switch=self.ft_switch.currentData(), catalog=self.catalog)
         if tab == 1:
+            pid = self.ls_switch.currentData()
+            speed = self.ls_speed.text().strip() or (str(self.catalog.get(pid).rate) if pid else None)
             return leaf_spine(self.ls_leaves.value(), self.ls_spines.value(), self.ls_hosts.value(),
-                              self.ls_uplinks.value() or None, self.ls_speed.text().strip() or None,
+                              self.ls_uplinks.value() or None, speed,
                               fabric=self.ls_fabric.currentText(), super_spines=self.ls_super.value(),
-                              pods=self.ls_pods.value())
+                              pods=self.ls_pods.value(), switch=self.ls_switch.currentData(),
+                              catalog=self.catalog)
         return rail_optimized(self.rail_units.value(), fabric=self.rail_fabric.currentText(),
-                              nodes_per_unit=self.rail_nodes.value())
+                              nodes_per_unit=self.rail_nodes.value(), catalog=self.catalog)
 
     def accept(self) -> None:
         """Build; a refusal stays in the dialog as a red line."""

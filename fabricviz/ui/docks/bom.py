@@ -7,8 +7,10 @@ length bin, say) and the totals follow, and the exported CSV is exactly the
 engine's. A transceiver line is one optic at half the catalog's per-link price,
 so an edited optic price sets the link price to twice it. Lines priced inside
 something else (a server's own GPUs and NICs, the fibre of optic links) are not
-editable. The BOM is cheap (about 4 ms for a k=24 fat tree), so it is recomputed
-after every edit while the dock is visible.
+editable. A hypothetical part (no real product) shows "hypothetical — set a price" and
+stays out of the totals, which count such unpriced items, until a price is entered. The
+BOM is cheap (about 4 ms for a k=24 fat tree), so it is recomputed after every edit while
+the dock is visible.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any, Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.check.bom import Bom, BomLine, bill_of_materials
+from fabricviz.check.bom import UNPRICED, Bom, BomLine, bill_of_materials
 from fabricviz.model import Fabric, FabricError
 
 #: (header, what the column shows)
@@ -102,12 +104,14 @@ class BomModel(QtCore.QAbstractTableModel):
         if role == R.DisplayRole:
             if col == "count":
                 return f"{x.count:,}"
+            if col == "unit price" and x.unpriced:
+                return UNPRICED
             if col in ("unit price", "total"):
-                return money(raw) if priced_here(x) else "—"
+                return money(raw) if priced_here(x) and not x.unpriced else "—"
             if col == "power":
                 return watts(raw) if priced_here(x) else "—"
             if col == "estimate":
-                return "est." if x.estimate else ""
+                return "hypothetical" if x.unpriced else "est." if x.estimate else ""
             return raw
         if role == R.EditRole:
             return float(x.unit_price) if col == "unit price" else raw
@@ -120,6 +124,8 @@ class BomModel(QtCore.QAbstractTableModel):
             font.setBold(True)
             return font
         if role == R.ToolTipRole:
+            if col == "unit price" and x.unpriced:
+                return f"{x.part} is hypothetical (no real product): double-click to enter a price"
             if col == "unit price" and priced_here(x):
                 cat = self.catalog_price.get(x.part)
                 per = " (one optic: half the link's price)" if x.category == "transceiver" else ""
@@ -272,6 +278,8 @@ class BomDock(QtWidgets.QDockWidget):
         per = b.per_host_port()
         est = " (includes estimates)" if b.includes_estimates else ""
         own = f" · {len(b.overridden)} price(s) entered here" if b.overridden else ""
+        if b.unpriced_items:
+            own += f" · {b.unpriced_items:,} unpriced item(s) not in the total (hypothetical — set a price)"
         self.footer.setText(
             f"<b>total {money(b.total_price)}</b>, {watts(b.total_power)}{est}{own}<br>"
             f"network (switches, cables, optics, NICs not in servers): {money(b.network_price)}, "

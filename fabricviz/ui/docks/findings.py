@@ -1,29 +1,28 @@
 """The Findings dock: ``fabricviz lint`` inside the editor.
 
-The checks run in a worker thread (one at a time, on a private QThreadPool) so
-the window keeps painting; the routing-based rules follow lint's own size limit
+The checks run as a job of the document (one at a time) so the window keeps
+painting; the routing-based rules follow lint's own size limit
 (:data:`fabricviz.check.lint.ROUTE_LIMIT`) unless "Route large fabrics" is
-ticked. The fabric is read in place, not copied: the dock counts the model's
-change events, and a result computed while the design changed is thrown away
-and the checks run again, so a finding never names ids of another state.
+ticked. The fabric is read in place, not copied: a result computed while the
+design's revision moved on is thrown away and the checks run again, so a
+finding never names ids of another state.
 
 Clicking a finding emits ``select_objects(devices, cables)`` — the finding's
 devices plus the devices owning its ports (a port has no canvas item of its
-own) and its cables. :func:`integrate` adds the dock to the main window and
-selects those objects on the canvas.
+own) and its cables. The main window selects them on the canvas
+(:func:`select_on_canvas`).
 """
 
 from __future__ import annotations
 
-import inspect
-import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.check.lint import SEVERITIES, Finding, LintReport, lint
 from fabricviz.model import Fabric
+from fabricviz.ui.document.document import Document
 
 #: Columns of the findings table.
 COLUMNS = ("severity", "rule", "where", "message")
@@ -34,8 +33,6 @@ SEVERITY_ICONS = {"error": "SP_MessageBoxCritical", "warning": "SP_MessageBoxWar
 TIP_NAMES = 24
 FINDING_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 SORT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 2
-
-FabricSource = Fabric | Callable[[], Fabric]
 
 
 @dataclass(frozen=True)
@@ -107,29 +104,10 @@ class FindingsModel(QtCore.QAbstractTableModel):
         return None
 
 
-class _Signals(QtCore.QObject):
-    done = QtCore.Signal(int, object, object, float)   # run id, rows or None, error text or None, seconds
-
-
-class _LintJob(QtCore.QRunnable):
-    """Runs lint in a pool thread and hands the rows back through a queued signal."""
-
-    def __init__(self, run_id: int, fabric: Fabric, full: bool, signals: _Signals) -> None:
-        super().__init__()
-        self.run_id, self.fabric, self.full, self.signals = run_id, fabric, full, signals
-
-    def run(self) -> None:
-        t0 = time.perf_counter()
-        try:
-            report: LintReport = lint(self.fabric, full=self.full)
-            rows: Any = ([selection_of(self.fabric, x) for x in report.findings], report.skipped)
-            err = None
-        except Exception as exc:  # a torn read during an edit, or a real bug: reported, never raised
-            rows, err = None, f"{type(exc).__name__}: {exc}"
-        try:
-            self.signals.done.emit(self.run_id, rows, err, time.perf_counter() - t0)
-        except RuntimeError:     # the dock was closed meanwhile
-            pass
+def check(f: Fabric, full: bool) -> tuple[list[FindingRow], list[str]]:
+    """Lint ``f`` and give the rows to show and the rules skipped (runs as a job)."""
+    report: LintReport = lint(f, full=full)
+    return [selection_of(f, x) for x in report.findings], report.skipped
 
 
 class FindingsDock(QtWidgets.QDockWidget):
@@ -138,20 +116,13 @@ class FindingsDock(QtWidgets.QDockWidget):
     select_objects = QtCore.Signal(list, list)   # device ids, cable ids
     finished = QtCore.Signal()                   # rows shown for the current state of the design
 
-    def __init__(self, fabric: FabricSource, parent: QtWidgets.QWidget | None = None) -> None:
+    def __init__(self, document: Document, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__("Findings", parent)
         self.setObjectName("findings")
-        self._source: Callable[[], Fabric] = fabric if callable(fabric) else (lambda: fabric)
-        self.pool = QtCore.QThreadPool(self)
-        self.pool.setMaxThreadCount(1)
-        self._signals = _Signals(self)
-        self._signals.done.connect(self._done)
-        self._run_id = 0
-        self._running: tuple[int, Fabric, int] | None = None   # run id, fabric, generation at start
+        self.document = document
+        self._running: int | None = None        # the revision a check started at
         self._pending = False
-        self._checked: tuple[Fabric, int] | None = None        # what the shown rows describe
-        self._generation = 0
-        self._watched: Fabric | None = None
+        self._checked: int | None = None        # the revision the shown rows describe
         self.skipped: list[str] = []
         self.error: str | None = None
         self.seconds = 0.0
@@ -206,25 +177,15 @@ class FindingsDock(QtWidgets.QDockWidget):
         self.table.activated.connect(self._clicked)
         lay.addWidget(self.table, 1)
         self.setWidget(body)
-        cell = self._unsub_cell = [None]        # the closure must not hold the dock itself
-        self.destroyed.connect(lambda *_: cell[0]() if cell[0] is not None else None)
+        document.changed.connect(self._changed)
+        document.session.cleared.connect(self.clear)
 
     # ------------------------------------------------------------------ fabric
     @property
     def fabric(self) -> Fabric:
-        return self._source()
-
-    def _watch(self, f: Fabric) -> None:
-        """Count ``f``'s change events (cheap: one add per event) to spot stale results."""
-        if self._watched is f:
-            return
-        if self._unsub_cell[0] is not None:
-            self._unsub_cell[0]()
-        self._watched = f
-        self._unsub_cell[0] = f.subscribe(self._changed)
+        return self.document.fabric
 
     def _changed(self, _event: Any) -> None:
-        self._generation += 1
         if self._checked is not None and self._running is None and not self._stale_shown:
             self._stale_shown = True
             self._show_status()
@@ -234,7 +195,7 @@ class FindingsDock(QtWidgets.QDockWidget):
     @property
     def stale(self) -> bool:
         """True when the rows shown no longer describe the design (it changed or was replaced)."""
-        return self._checked is None or self._checked != (self.fabric, self._generation)
+        return self._checked is None or self._checked != self.document.revision
 
     @property
     def running(self) -> bool:
@@ -247,14 +208,14 @@ class FindingsDock(QtWidgets.QDockWidget):
             self._pending = True
             return
         f = self.fabric
-        self._watch(f)
-        self._run_id += 1
-        self._running = (self._run_id, f, self._generation)
+        self._running = self.document.revision
         self._pending = False
         self.run_button.setEnabled(False)
         self.run_button.setText("Checking…")
         self.status.setText(f"checking {f.name}…")
-        self.pool.start(_LintJob(self._run_id, f, self.full_box.isChecked(), self._signals))
+        full = self.full_box.isChecked()
+        self.document.jobs.submit("lint", lambda _progress: check(f, full), on_done=self._done,
+                                  on_error=self._failed, on_stale=self._stale_result)
 
     def clear(self) -> None:
         """Forget the rows (e.g. the window opened another design)."""
@@ -264,30 +225,34 @@ class FindingsDock(QtWidgets.QDockWidget):
         self.status.setText("not checked yet")
 
     def wait(self, msecs: int = -1) -> bool:
-        """Block until the worker is idle (tests, shutdown)."""
-        return self.pool.waitForDone(msecs)
+        """Block until the check is done and shown (tests, shutdown)."""
+        return self.document.jobs.wait("lint", 1e9 if msecs < 0 else msecs / 1000)
 
-    def _done(self, run_id: int, rows: Any, err: str | None, seconds: float) -> None:
-        if self._running is None or run_id != self._running[0]:
-            return
-        _, f, gen = self._running
+    def _finish(self) -> None:
         self._running = None
         self.run_button.setEnabled(True)
         self.run_button.setText("Run checks")
-        if f is not self.fabric or gen != self._generation:
-            self.refresh()           # the design changed under the check: its ids may be wrong
-            return
-        if err is not None:
-            self.error = err
-            self.status.setText(f"the checks failed: {err}")
-            if self._pending:
-                self.refresh()
-            return
+
+    def _stale_result(self) -> None:
+        self._finish()
+        self.refresh()           # the design changed under the check: its ids may be wrong
+
+    def _failed(self, err: str) -> None:
+        self._finish()
+        self.error = err
+        self.status.setText(f"the checks failed: {err}")
+        if self._pending:
+            self.refresh()
+
+    def _done(self, rows: Any) -> None:
+        rev = self._running
+        self._finish()
+        job_seconds = self.document.jobs.last_seconds
         self.error = None
         found, self.skipped = rows
-        self.seconds = seconds
+        self.seconds = job_seconds
         self.model.set_rows(found)
-        self._checked = (f, gen)
+        self._checked = rev
         self._stale_shown = False
         self._show_status()
         self.finished.emit()
@@ -319,31 +284,14 @@ class FindingsDock(QtWidgets.QDockWidget):
         self.select_objects.emit(list(row.devices), list(row.cables))
 
 
-# ---------------------------------------------------------------------- main window
-def view_menu(window: QtWidgets.QMainWindow) -> QtWidgets.QMenu:
-    """The window's View menu (created if it has none)."""
-    for a in window.menuBar().actions():
-        m = a.menu()
-        if m is not None and a.text().replace("&", "") == "View":
-            return m
-    return window.menuBar().addMenu("&View")
-
-
-def select_on_canvas(window: Any, devices: list[int], cables: list[int]) -> None:
-    """Select ``devices`` and ``cables`` and bring them into view.
-
-    A GPU/NIC inside a server is selected itself when the scene's ``select_devices``
-    takes ``inner=True``, else its server is.
-    """
-    f: Fabric = window.editor.fabric
+# ---------------------------------------------------------------------- the canvas
+def select_on_canvas(f: Fabric, scene: Any, view: Any, devices: list[int], cables: list[int]) -> None:
+    """Select ``devices`` (a GPU/NIC inside a server itself, as lint names it) and ``cables``
+    on the canvas and bring them into view."""
     t, ct, pt = f.devices_t, f.cables_t, f.ports_t
     devs = [int(d) for d in devices if t.exists(int(d))]
     cabs = {int(c) for c in cables if ct.exists(int(c))}
-    scene, view = window.scene, window.view
-    if "inner" in inspect.signature(scene.select_devices).parameters:
-        scene.select_devices(sorted(set(devs)), inner=True)    # the NIC/GPU itself, as lint names it
-    else:                                                      # older scene: only top-level items select
-        scene.select_devices(sorted({int(t.parent[d]) if t.parent[d] >= 0 else d for d in devs}))
+    scene.select_devices(sorted(set(devs)), inner=True)
     scene.set_selected_cables(cabs)
     ends = [int(pt.device[ct.port_a[c]]) for c in cabs] + [int(pt.device[ct.port_b[c]]) for c in cabs]
     pts = devs + ends
@@ -359,27 +307,5 @@ def select_on_canvas(window: Any, devices: list[int], cables: list[int]) -> None
         view.centerOn(rect.center())
 
 
-def integrate(window: Any) -> FindingsDock:
-    """Add a Findings dock (bottom) to ``window``, a View-menu toggle, canvas selection on click.
-
-    ``window`` needs ``editor`` (``.fabric``, ``fabric_replaced``), ``scene``
-    (``select_devices``, ``set_selected_cables``) and ``view`` (``zoom_by``).
-    The dock is kept as ``window.findings_dock``.
-    """
-    existing = getattr(window, "findings_dock", None)
-    if isinstance(existing, FindingsDock):      # already added (MainWindow adds both docks itself)
-        return existing
-    dock = FindingsDock(lambda: window.editor.fabric, window)
-    window.addDockWidget(QtCore.Qt.DockWidgetArea.BottomDockWidgetArea, dock)
-    act = dock.toggleViewAction()
-    act.setObjectName("action_findings")
-    act.setShortcut(QtGui.QKeySequence("Ctrl+Shift+K"))
-    view_menu(window).addAction(act)
-    dock.select_objects.connect(lambda devs, cabs: select_on_canvas(window, devs, cabs))
-    window.editor.fabric_replaced.connect(dock.clear)
-    window.findings_dock = dock
-    return dock
-
-
-__all__ = ["COLUMNS", "FindingRow", "FindingsDock", "FindingsModel", "integrate", "select_on_canvas",
-           "selection_of", "view_menu"]
+__all__ = ["COLUMNS", "FindingRow", "FindingsDock", "FindingsModel", "select_on_canvas",
+           "selection_of"]

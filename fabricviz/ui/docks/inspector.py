@@ -6,21 +6,20 @@ A selected InfiniBand switch also shows its LFT, routed off the UI thread (see
 
 from __future__ import annotations
 
-import threading
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from fabricviz.ib.subnet import NO_PATH
-from fabricviz.model import CABLE_TYPES, FabricError
+from fabricviz.model import CABLE_TYPES
 from fabricviz.model.guid import format_guid
 from fabricviz.ui.canvas import theme as th
-from fabricviz.ui.canvas.describe import KIND_NAMES, noun, plural, port_rows, rate_choices
-from fabricviz.ui.document.editor import Editor
-from fabricviz.ui.document.lid_cache import UNKNOWN, LidCache, has_ib
+from fabricviz.ui.canvas.describe import KIND_NAMES, noun, part_text, plural, port_rows, rate_choices
+from fabricviz.ib.lid_table import UNKNOWN, LidTable, has_ib
 from fabricviz.ui.canvas.scene import FabricScene
-from fabricviz.ui.jobs import start_thread
+from fabricviz.ui.document.document import Document
+from fabricviz.ui.document.routing import lft_engine, lids_engine
 
 
 def parse_guid(text: str) -> int:
@@ -36,6 +35,8 @@ C_PORT, C_LID, C_GUID, C_RATE, C_STATE, C_PEER, C_CABLE = range(len(COLS))
 LFT_COLS = ("LID", "→ port", "destination")
 #: A result made stale by an edit is routed again once edits pause this long (ms).
 IDLE_MS = 150
+#: Subnets with more switches than this get their LIDs from a job, not on the UI thread.
+SYNC_SWITCHES = 2000
 
 
 def lid_destinations(r) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -117,13 +118,11 @@ class Inspector(QtWidgets.QDockWidget):
     """
 
     lft_ready = QtCore.Signal()
-    _lft_delivered = QtCore.Signal(int, object, object)      # generation, fabric, Routing | error text
-    _lft_progress = QtCore.Signal(int, int, int)             # generation, LIDs routed, LIDs in all
 
-    def __init__(self, editor: Editor, scene: FabricScene, parent: QtWidgets.QWidget | None = None):
+    def __init__(self, document: Document, scene: FabricScene, parent: QtWidgets.QWidget | None = None):
         super().__init__("Inspector", parent)
         self.setObjectName("inspector")
-        self.editor, self.scene = editor, scene
+        self.document, self.editor, self.scene = document, document.editor, scene
         self.device: int | None = None
         self.cable: int | None = None
         body = QtWidgets.QWidget(self)
@@ -198,19 +197,15 @@ class Inspector(QtWidgets.QDockWidget):
         self.lft.setWordWrap(False)
         self.lft.horizontalHeader().setStretchLastSection(True)
         lay.addWidget(self.lft, 1)
-        self._gen = 0                           # bumped by every edit that can change routes
-        self._routed: tuple | None = None       # (generation, fabric, Routing | error text) computed here
-        self._routing_gen: int | None = None    # generation a worker is routing
-        self._router: threading.Thread | None = None
-        self._dest: tuple | None = None         # (Routing, lid_destinations of it)
-        self.routings = 0                       # results delivered (current or stale)
-        self.discarded = 0                      # of which stale: the design changed meanwhile
         self._idle = QtCore.QTimer(self)        # runs out once route-changing edits pause
         self._idle.setSingleShot(True)
         self._idle.setInterval(IDLE_MS)
         self._idle.timeout.connect(self._on_idle)
-        self._lft_delivered.connect(self._on_routed, QtCore.Qt.ConnectionType.QueuedConnection)
-        self._lft_progress.connect(self._on_progress, QtCore.Qt.ConnectionType.QueuedConnection)
+        self._dest: tuple | None = None         # (Routing, lid_destinations of it)
+        self.cache = document.routing           # LIDs and LFTs of this design state, shared
+        self.cache.ready.connect(self._routing_ready)
+        self.cache.progress.connect(self._on_progress)
+        self.cache.invalidated.connect(self._idle.start)
         lay.addStretch(0)           # keeps the summary at the top while the table is hidden
         self.setWidget(body)
         self.name.editingFinished.connect(self._rename)
@@ -219,35 +214,33 @@ class Inspector(QtWidgets.QDockWidget):
         self.length.editingFinished.connect(self._set_length)
         self.cpart.activated.connect(self._set_cpart)
         self.ports.itemChanged.connect(self._port_item_changed)
-        self.lids = LidCache(self)
-        self.lids.ready.connect(self.schedule)
         self.rate_boxes: dict[int, QtWidgets.QComboBox] = {}
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.refresh)
         scene.selectionChanged.connect(self.schedule)
-        scene.fabric_event.connect(self._on_fabric_event)
+        document.changed.connect(lambda _e: self.schedule())
+        document.session.cleared.connect(self.schedule)
         self.refresh()
 
     def schedule(self) -> None:
         self._timer.start()
 
-    def _on_fabric_event(self, e) -> None:
-        if e is None or not (e.what == "device" and e.attr in ("pos", "name")):
-            self._gen += 1                      # a result routed before this edit is stale
-            self._routed = None
-            self._idle.start()
-        if e is None:
-            self.lids.set_fabric(self.editor.fabric)
-        else:
-            self.lids.on_event(e)
-        self.schedule()
-
     def lid_text(self, port: int) -> str:
         """The port's LID, ``—`` while a worker computes it, or ``no LID (why)``."""
-        table = self.lids.get()
+        table = self.lid_table()
         return UNKNOWN if table is None else table.text(self.editor.fabric, port)
+
+    def lid_table(self) -> LidTable | None:
+        """The SM's LIDs for this design: now for small subnets, else None until a job delivers."""
+        f = self.editor.fabric
+        if not has_ib(f):
+            return None
+        if len(f.device_ids("ib_switch")) <= SYNC_SWITCHES:
+            return self.cache.compute("lids", lids_engine)
+        self.cache.request("lids", lids_engine)
+        return self.cache.get("lids")
 
     def _show_rows(self, *labels: str) -> None:
         for i in range(self.form.rowCount()):
@@ -303,7 +296,7 @@ class Inspector(QtWidgets.QDockWidget):
         if dev.kind == "server":
             extra = "<br>" + ", ".join(f"{g.name.split('/')[-1]}→{g.nic.name.split('/')[-1] if g.nic else '—'}"
                                         for g in dev.gpus)
-        self.part.setText((f"{part.id}: {part.name}" if part else "—") + extra)
+        self.part.setText((part_text(part) if part else "—") + extra)
         self.tier.setText(str(dev.tier) if dev.tier >= 0 else "—")
         ib = dev.is_ib or (dev.kind == "server" and any(n.is_ib for n in dev.nics))
         data = port_rows(f, d)
@@ -331,71 +324,46 @@ class Inspector(QtWidgets.QDockWidget):
         ``lft_pending`` is true and the text says what is running.
         """
         f = self.editor.fabric
-        r = self._sweep_routing()
-        if r is not None:
+        r = self.cache.get("lft:sweep")
+        if r is not None and not isinstance(r, str):
             return r, f"from the Subnet Manager sweep ({r.routed_by})"
-        got = self._current()
+        got = self.cache.get("lft")
         if got is None:
-            if self._routing_gen is None and not self._idle.isActive():
-                self._start_routing(f)          # one worker at a time, once route-changing edits pause
+            if not self._idle.isActive():
+                self.cache.request("lft", lft_engine)   # once route-changing edits pause
             return None, f"routing {plural(len(f.device_ids('ib_switch')), 'switch')} with minhop…"
         return (None, got) if isinstance(got, str) else (got, f"computed here ({got.routed_by})")
 
     @property
+    def routings(self) -> int:
+        """LFT results delivered to this design's cache (current or stale)."""
+        return self.cache.computations["lft"]
+
+    @property
+    def discarded(self) -> int:
+        """Of which stale: the design changed while routing."""
+        return self.cache.discarded["lft"]
+
+    @property
     def lft_pending(self) -> bool:
         """True while the LFTs of the current design are being computed here."""
-        return self._sweep_routing() is None and self._current() is None
+        return self.cache.get("lft:sweep") is None and self.cache.get("lft") is None
 
-    def _sweep_routing(self):
-        """The Subnet Manager dock's routing if it has one for this design."""
-        dock = getattr(self.parent(), "sweep_dock", None)
-        r = getattr(dock, "routing", None)
-        ok = r is not None and getattr(dock, "timeline", None) is not None and r.subnet.fabric is self.editor.fabric
-        return r if ok else None
-
-    def _current(self):
-        """This design's result computed here (Routing or error text), or None."""
-        got = self._routed
-        return got[2] if got is not None and got[0] == self._gen and got[1] is self.editor.fabric else None
-
-    def _start_routing(self, f) -> None:
-        from fabricviz.ib.routing import route
-        gen = self._routing_gen = self._gen
-        self.lft_busy.setRange(0, 0)
-
-        def progress(done: int, total: int) -> None:
-            try:
-                self._lft_progress.emit(gen, done, total)
-            except RuntimeError:            # the window closed meanwhile
-                pass
-
-        def deliver(got: Any) -> None:
-            if isinstance(got, FabricError):
-                got = str(got)
-            elif isinstance(got, Exception):  # the model changed under the worker: the result is stale anyway
-                got = f"could not route: {got}"
-            self._lft_delivered.emit(gen, f, got)
-
-        self._router = start_thread(lambda: route(f, progress=progress), deliver, "fabricviz-inspector-lft")
-
-    def _on_progress(self, gen: int, done: int, total: int) -> None:
-        if gen == self._gen and self._routing_gen == gen:
+    def _on_progress(self, key: str, done: int, total: int) -> None:
+        if key == "lft":
             self.lft_busy.setRange(0, total)
             self.lft_busy.setValue(done)
 
-    def _on_routed(self, gen: int, f, got) -> None:
-        """A worker's result: keep it if the design is unchanged, else drop it and route again."""
-        self._routing_gen = None
-        self.routings += 1
-        if gen == self._gen and f is self.editor.fabric:
-            self._routed = (gen, f, got)
-            self.lft_ready.emit()
-        else:
-            self.discarded += 1
-        self._refresh_lft()                 # fills the table, or starts over (once idle) if a switch waits
+    def _routing_ready(self, key: str) -> None:
+        if key in ("lft", "lft:sweep"):
+            if self.cache.get(key) is not None:
+                self.lft_ready.emit()
+            self._refresh_lft()             # fills the table, or starts over (once idle) if a switch waits
+        elif key == "lids":
+            self.schedule()
 
     def _on_idle(self) -> None:
-        if self._routing_gen is None and self.lft_pending:
+        if not self.cache.running("lft") and self.lft_pending:
             self._refresh_lft()
 
     def _refresh_lft(self) -> None:
@@ -407,8 +375,7 @@ class Inspector(QtWidgets.QDockWidget):
 
     def wait_routing(self, timeout: float = 60.0) -> None:
         """Tests and shutdown: let a running LFT worker finish."""
-        if self._router is not None:
-            self._router.join(timeout)
+        self.cache.wait(timeout)
 
     def _destinations(self, r):
         if self._dest is None or self._dest[0] is not r:

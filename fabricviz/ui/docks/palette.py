@@ -2,18 +2,32 @@
 
 Cable types are not dropped: picking one makes it the part new cables use
 (``cable_part_chosen``), so a 10 m run with a 3 m DAC is refused with the reason.
+The filter box narrows the list as one types: a part stays when every word typed is in its id,
+its description or its kind (case-insensitive); it stays applied when the catalog changes
+(another design opened).
 """
 
 from __future__ import annotations
 
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
-from fabricviz.model import Catalog
+from fabricviz.model import Catalog, Part
 from fabricviz.ui.canvas import theme as th
+from fabricviz.ui.canvas.describe import part_label
 from fabricviz.ui.canvas.view import PART_MIME
 
 GROUPS = ("server", "gpu", "nic", "ib_switch", "eth_switch", "cable")
 PART_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
+#: Lower-case text the filter searches: part id, description (name), kind id and kind label.
+SEARCH_ROLE = QtCore.Qt.ItemDataRole.UserRole + 2
+
+
+def search_text(part: Part) -> str:
+    """What the filter matches a part on (lower case)."""
+    words = [part.id, part.name, part.kind, th.KIND_LABELS.get(part.kind, part.kind)]
+    if part.hypothetical:
+        words.append("hypothetical")
+    return " ".join(words).lower()
 
 
 class PartTree(QtWidgets.QTreeWidget):
@@ -70,6 +84,7 @@ class Palette(QtWidgets.QDockWidget):
         self.set_catalog(catalog)
 
     def set_catalog(self, catalog: Catalog) -> None:
+        """Show ``catalog``'s parts (the filter typed so far still applies)."""
         self.tree.clear()
         for kind in GROUPS:
             parts = catalog.by_kind(kind)
@@ -77,12 +92,14 @@ class Palette(QtWidgets.QDockWidget):
                 continue
             group = QtWidgets.QTreeWidgetItem(self.tree, [f"{th.KIND_LABELS[kind]} ({len(parts)})"])
             group.setFlags(QtCore.Qt.ItemFlag.ItemIsEnabled)
+            group.setData(0, SEARCH_ROLE, f"{th.KIND_LABELS[kind]} ({len(parts)})")
             group.setIcon(0, th.icon(kind if kind != "cable" else "cable_aoc"))
             for p in parts:
-                item = QtWidgets.QTreeWidgetItem(group, [p.id])
+                item = QtWidgets.QTreeWidgetItem(group, [part_label(p)])
                 icon = f"cable_{p.cable_type}" if kind == "cable" else kind
                 item.setIcon(0, th.icon(icon))
                 item.setData(0, PART_ROLE, p.id)
+                item.setData(0, SEARCH_ROLE, search_text(p))
                 tip = p.name
                 if kind in ("ib_switch", "eth_switch", "nic"):
                     tip += f"<br>{p.ports} × {p.port}"
@@ -96,6 +113,7 @@ class Palette(QtWidgets.QDockWidget):
                     flags |= QtCore.Qt.ItemFlag.ItemIsDragEnabled
                 item.setFlags(flags)
             group.setExpanded(kind != "cable" and kind != "gpu")
+        self._apply_filter(self.filter.text())
 
     def part_item(self, part_id: str) -> QtWidgets.QTreeWidgetItem | None:
         it = QtWidgets.QTreeWidgetItemIterator(self.tree)
@@ -111,16 +129,32 @@ class Palette(QtWidgets.QDockWidget):
                 and not item.flags() & QtCore.Qt.ItemFlag.ItemIsDragEnabled:
             self.cable_part_chosen.emit(part)
 
+    def visible_parts(self) -> list[str]:
+        """Ids of the parts the filter leaves shown, in tree order."""
+        out = []
+        for i in range(self.tree.topLevelItemCount()):
+            group = self.tree.topLevelItem(i)
+            if group.isHidden():
+                continue
+            out += [group.child(j).data(0, PART_ROLE) for j in range(group.childCount())
+                    if not group.child(j).isHidden()]
+        return out
+
     def _apply_filter(self, text: str) -> None:
-        text = text.strip().lower()
+        """Hide the parts that do not match every word of ``text``; groups show "shown of all"."""
+        words = text.lower().split()
         for i in range(self.tree.topLevelItemCount()):
             group = self.tree.topLevelItem(i)
             shown = 0
             for j in range(group.childCount()):
                 child = group.child(j)
-                hit = not text or text in child.text(0).lower() or text in child.toolTip(0).lower()
+                key = child.data(0, SEARCH_ROLE) or ""
+                hit = all(w in key for w in words)
                 child.setHidden(not hit)
                 shown += hit
+            label = group.data(0, SEARCH_ROLE)
+            total = group.childCount()
+            group.setText(0, label if not words else label.replace(f"({total})", f"({shown} of {total})"))
             group.setHidden(shown == 0)
-            if text:
+            if words and shown:
                 group.setExpanded(True)

@@ -29,7 +29,9 @@ from fabricviz.ib.routing import ENGINES
 from fabricviz.model import Fabric
 from fabricviz.ui.canvas.overlays.sweep import STATE_COLORS, SweepOverlay
 from fabricviz.ui.docks.sweep_tools import SweepToolsMixin
-from fabricviz.ui.jobs import start_thread
+from fabricviz.ui.canvas.scene import FabricScene
+from fabricviz.ui.canvas.view import CanvasView
+from fabricviz.ui.document.document import Document
 
 SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 25.0, 100.0)
 #: Model microseconds shown per wall second at 1×.
@@ -44,20 +46,18 @@ NARRATION_LINES = 300
 class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
     """Clock, controls and narration for replaying the SM's heavy sweep on the canvas."""
 
-    computed = QtCore.Signal(object, object)      # (generation, SweepTimeline | Exception)
     ready = QtCore.Signal()                       # a new sweep is loaded
     step_shown = QtCore.Signal(int)
     loops_found = QtCore.Signal(object)           # the credit loops (list) found on demand
-    _loops_computed = QtCore.Signal(object, object)   # (generation, loops | Exception), from the worker
 
-    def __init__(self, window: Any) -> None:
-        super().__init__("Subnet Manager", window)
+    def __init__(self, document: Document, scene: FabricScene, view: CanvasView,
+                 parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__("Subnet Manager", parent)
         self.setObjectName("sweep")
-        self.window_ = window
+        self.document, self.editor, self.scene = document, document.editor, scene
         self.timeline: SweepTimeline | None = None
         self.index = -1
         self.t_us = 0.0
-        self._gen = 0
         self._busy = False
         self.trace_lines: list[str] = []
         self.fact_lines: list[str] = []       # routing facts: engine, fallback, re-sweep changes
@@ -68,22 +68,19 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.pinned = False                   # a lesson's sweep: the overlay stays while the dock is hidden
         self._stop_at: int | None = None      # play_until's target step
         self._rate: float | None = None       # play_until's speed (× real time), instead of the speed box
-        self.overlay = SweepOverlay(window.scene)
+        self.overlay = SweepOverlay(scene)
         from fabricviz.ui.canvas.overlays.loads import LoadOverlay
-        self.loads = LoadOverlay(window.scene)
+        self.loads = LoadOverlay(scene)
         self.timer = QtCore.QTimer(self)
         self.timer.setInterval(TICK_MS)
         self.timer.timeout.connect(self._tick)
         self._wall = QtCore.QElapsedTimer()
         self._build()
-        self.computed.connect(self._computed)
-        self._loops_computed.connect(self._loops_done)
         self.visibilityChanged.connect(self._visibility)
-        window.editor.fabric_replaced.connect(self._fabric_replaced)
-        window.scene.fabric_event.connect(self._design_changed)
-        if hasattr(window, "view") and hasattr(window.view, "zoom_changed"):
-            window.view.zoom_changed.connect(self.overlay.set_zoom)
-            self.overlay.set_zoom(window.view.transform().m11())
+        document.changed.connect(lambda e: self._fabric_replaced() if e is None else self._design_changed(e))
+        document.session.cleared.connect(self.hide)
+        view.zoom_changed.connect(self.overlay.set_zoom)
+        self.overlay.set_zoom(view.transform().m11())
 
     # ------------------------------------------------------------------ widgets
     def _build(self) -> None:
@@ -191,10 +188,8 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         entries that changed.
         """
         self.pause()
-        self._gen += 1
         self._events = []
-        gen = self._gen
-        f: Fabric = self.window_.editor.fabric
+        f: Fabric = self.editor.fabric
         engine = self.engine_box.currentText()
         self.timeline = None
         self.overlay.remove()
@@ -211,7 +206,8 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
                     f"Trap 128 (link state change) from {f.port_name(trap_port)}: port came up; "
                     "the SM forces a heavy sweep"))
             return SweepTimeline(sw, f), _lft_changes(sw.routing, previous)
-        start_thread(work, lambda result: self.computed.emit(gen, result), "sweep-worker")
+        self.document.jobs.submit("sweep", lambda _progress: work(), on_done=self._computed,
+                                  on_error=self._failed)
 
     def adopt(self, timeline: SweepTimeline, index: int | None = None, facts: list[str] | None = None) -> None:
         """Show a sweep computed elsewhere (a lesson's) as if the dock had run it, at step ``index``.
@@ -220,11 +216,12 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         mode) until the design is edited or replaced.
         """
         self.pause()
-        self._gen += 1
+        self.document.jobs.cancel("sweep")
         self._busy = False
         self._events = []
         self.timeline = timeline
         self.routing = r = timeline.sweep.routing
+        self._share(r)
         self.pinned = True
         self.engine_box.blockSignals(True)
         self.engine_box.setCurrentText(r.engine)
@@ -247,7 +244,7 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         """Drop an adopted sweep (the lesson moved to a step without one)."""
         self.pause()
         self.pinned = False
-        self._gen += 1
+        self.document.jobs.cancel("sweep")
         self.timeline = None
         self.overlay.remove()
         self.loads.clear()
@@ -272,18 +269,26 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.timer.start()
         self.play_button.setText("Pause")
 
-    def _computed(self, gen: int, result: Any) -> None:
-        if gen != self._gen:
-            return                    # the design or engine changed meanwhile
+    def _failed(self, error: str) -> None:
         self._busy = False
-        if isinstance(result, Exception):
-            self._enable()
-            self.status.setText(f"no sweep: {result}")
-            self.narration.setHtml(f"<p>{html.escape(str(result))}</p>")
-            return
+        self._enable()
+        self.status.setText(f"no sweep: {error}")
+        self.narration.setHtml(f"<p>{html.escape(error)}</p>")
+
+    def finish_play(self) -> None:
+        """Jump a ``play_until`` animation to its target step (screenshots, tests)."""
+        if self._stop_at is not None:
+            stop = self._stop_at
+            self.pause()
+            self.show_step(stop)
+
+    def _computed(self, result: Any) -> None:
+        """The sweep of the current design (a stale one is dropped by the job runner)."""
+        self._busy = False
         result, changed = result
         self.timeline = result
         self.routing = r = result.sweep.routing
+        self._share(r)
         self.trace_lines = []
         self.loop_lines = []
         self.fact_lines = [f"routed by {r.routed_by}" + (f" (asked for {r.engine})" if r.engine != r.routed_by
@@ -296,7 +301,7 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
                                    f"{changed[1]} switch(es), {r.info.get('lft_blocks_sent', 0)} LFT block(s) sent")
         self.facts.setText(" · ".join(self.fact_lines))
         if self.isVisible():
-            self.overlay.set_context(self.window_.editor.fabric, result)
+            self.overlay.set_context(self.editor.fabric, result)
         self._show_loads()
         self.slider.blockSignals(True)
         self.slider.setRange(0, len(result) - 1)
@@ -308,6 +313,11 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.show_step(0)
         self.ready.emit()
 
+    def _share(self, routing: Any) -> None:
+        """The inspector (and everyone else) shows the LFTs this sweep pushed."""
+        if routing.subnet.fabric is self.editor.fabric:
+            self.document.routing.put("lft:sweep", routing)
+
     def _fabric_replaced(self) -> None:
         self.routing = None
         self._pulled = None
@@ -316,7 +326,8 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
 
     def _design_changed(self, e: Any = None) -> None:
         self.pinned = False
-        self._gen += 1
+        self.document.jobs.cancel("sweep")
+        self.document.jobs.cancel("sweep-loops")
         self._busy = False
         self.pause()
         self.timeline = None
@@ -332,7 +343,7 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         events, self._events = self._events, []
         if self.timeline is not None or not self.isVisible():
             return
-        f = self.window_.editor.fabric
+        f = self.editor.fabric
         prev = self.routing
         cables = [e for e in events if e is not None and e.what == "cable" and e.kind in ("added", "removed")]
         if prev is None or prev.subnet.fabric is not f or len(cables) != len(events):
@@ -357,7 +368,7 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
             if not self._busy:
                 self.recompute()
         elif not self.overlay.active:
-            self.overlay.set_context(self.window_.editor.fabric, self.timeline)
+            self.overlay.set_context(self.editor.fabric, self.timeline)
             self.overlay.set_trace(self._trace_cables)
             self.overlay.set_loop(getattr(self, "_loop", ()))
             self._show_loads()
@@ -505,32 +516,6 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         super().closeEvent(event)
 
 
-def integrate(window: Any) -> SweepDock:
-    """Add the Subnet Manager dock (bottom, hidden until chosen) and a View-menu toggle.
-
-    ``window`` needs ``editor`` (``.fabric``, ``fabric_replaced``), ``scene``
-    (``fabric_event``, ``theme``) and ``view`` (``zoom_changed``). Idempotent;
-    the dock is kept as ``window.sweep_dock``. Showing it runs the sweep.
-    """
-    existing = getattr(window, "sweep_dock", None)
-    if isinstance(existing, SweepDock):
-        return existing
-    from fabricviz.ui.docks.findings import view_menu
-    dock = SweepDock(window)
-    window.addDockWidget(QtCore.Qt.DockWidgetArea.BottomDockWidgetArea, dock)
-    dock.hide()
-    act = dock.toggleViewAction()
-    act.setObjectName("action_sweep")
-    act.setText("&Subnet Manager Sweep")
-    act.setShortcut(QtGui.QKeySequence("Ctrl+Shift+U"))
-    view_menu(window).addAction(act)
-    window.sweep_dock = dock
-    inspector = getattr(window, "inspector", None)
-    if inspector is not None and hasattr(inspector, "schedule"):
-        dock.ready.connect(inspector.schedule)       # its LFT table follows the dock's routing
-    return dock
-
-
 def _lft_changes(new: Any, previous: Any) -> tuple[int, int] | None:
     """(LFT entries, switches) that differ between ``previous`` and ``new`` (matched by switch GUID)."""
     if previous is None:
@@ -547,4 +532,4 @@ def _lft_changes(new: Any, previous: Any) -> tuple[int, int] | None:
     return int(diff.sum()), int(diff.any(axis=1).sum())
 
 
-__all__ = ["SPEEDS", "STATE_COLORS", "SweepDock", "SweepOverlay", "integrate"]
+__all__ = ["SPEEDS", "STATE_COLORS", "SweepDock", "SweepOverlay"]

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from fabricviz.model import FabricError
-from fabricviz.ui.jobs import start_thread
 
 
 class SweepToolsMixin:
@@ -25,22 +24,22 @@ class SweepToolsMixin:
     # ------------------------------------------------------------------ pull a cable
     def pull_cable(self) -> bool:
         """Remove the one cable selected on the canvas through the editor (Undo puts it back)."""
-        f = self.window_.editor.fabric
-        sel = [c for c in self.window_.scene.selected_cables if f.cables_t.exists(c)]
+        f = self.editor.fabric
+        sel = [c for c in self.scene.selected_cables if f.cables_t.exists(c)]
         if len(sel) != 1:
             self.status.setText("pull cable: select one cable on the canvas first")
             return False
         c = int(sel[0])
         label = f"{f.port_name(int(f.cables_t.port_a[c]))} ↔ {f.port_name(int(f.cables_t.port_b[c]))}"
-        if not self.window_.editor.remove([], [c]):
+        if not self.editor.remove([], [c]):
             return False
-        self._pulled = (c, self.window_.editor.stack.index())
+        self._pulled = (c, self.editor.stack.index())
         self.status.setText(f"pulled {label}: Trap 128, the SM sweeps again")
         return True
 
     def put_back(self) -> bool:
         """Undo the pull (only while it is the last edit), which re-sweeps again."""
-        stack = self.window_.editor.stack
+        stack = self.editor.stack
         if self._pulled is None:
             return False
         if stack.index() != self._pulled[1]:
@@ -57,21 +56,23 @@ class SweepToolsMixin:
         tl = self.timeline
         if tl is None:
             return
-        gen = self._gen
         routing = tl.sweep.routing
         self.loops_button.setEnabled(False)
         self.status.setText(f"looking for credit loops in the {routing.routed_by} LFTs…")
 
-        start_thread(lambda: find_credit_loops(routing), lambda result: self._loops_computed.emit(gen, result),
-                     "credit-loops")
+        self.document.jobs.submit("sweep-loops", lambda _progress: find_credit_loops(routing),
+                                  on_done=self._loops_done, on_error=self._loops_failed,
+                                  on_stale=self._enable)
 
-    def _loops_done(self, gen: int, loops: Any) -> None:
+    def _loops_failed(self, error: str) -> None:
+        self._enable()
+        self.status.setText(f"credit loops: {error}")
+
+    def _loops_done(self, loops: Any) -> None:
+        """The loops of the shown LFTs (a result for an older design is dropped by the job runner)."""
         self._enable()
         tl = self.timeline
-        if gen != self._gen or tl is None:
-            return                    # the design changed meanwhile: those LFTs are gone
-        if isinstance(loops, Exception):
-            self.status.setText(f"credit loops: {loops}")
+        if tl is None:
             return
         f = tl.fabric
         cables: list[int] = []

@@ -28,7 +28,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric, FabricError
 from fabricviz.ui.widgets.playback import play_controls, show_playing
-from fabricviz.ui.jobs import EngineJob, JobSignals
+from fabricviz.sim.reach import left_out_line
+from fabricviz.ui.canvas.scene import FabricScene
+from fabricviz.ui.document.document import Document
 from fabricviz.ui.canvas.overlays.traffic import METRICS, ColorScale, LegendBar, scale_for
 
 WORKLOADS = ("permutation", "incast", "ring", "alltoall", "shift")
@@ -76,25 +78,17 @@ class TrafficDock(QtWidgets.QDockWidget):
     scale_changed = QtCore.Signal(object)     # ColorScale
     failed = QtCore.Signal(str)
 
-    def __init__(self, fabric: Fabric | Callable[[], Fabric], parent: QtWidgets.QWidget | None = None) -> None:
+    def __init__(self, document: Document, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__("Traffic", parent)
         self.setObjectName("traffic")
-        self._source: Callable[[], Fabric] = fabric if callable(fabric) else (lambda: fabric)
-        self.pool = QtCore.QThreadPool(self)
-        self.pool.setMaxThreadCount(1)
-        self._signals = JobSignals(self)
-        self._signals.progress.connect(self._progress)
-        self._signals.done.connect(self._done)
-        self._run_id = 0
-        self._running: tuple[int, Fabric, int, RunChoice, bool] | None = None   # id, design, gen, choice, live
+        self.document = document
+        document.changed.connect(self._changed)
+        self._running: tuple[Fabric, RunChoice, bool] | None = None   # design, choice, live
+        self.runs_started = 0
         self._shown: RunChoice | None = None      # the choice behind the run on show
         self._share = 0.0                         # its rate/line mean (for the live status)
         self._pending = False                     # a routing change arrived during a run
         self._quiet = False                       # set by configure/adopt: no live re-run
-        self._generation = 0
-        self._watched: Fabric | None = None
-        self._unsub: list[Any] = [None]
-        self.destroyed.connect(lambda *_, cell=self._unsub: cell[0]() if cell[0] is not None else None)
         self.result = None
         self.result_fabric: Fabric | None = None
         self.scale: ColorScale | None = None
@@ -198,7 +192,7 @@ class TrafficDock(QtWidgets.QDockWidget):
     # ------------------------------------------------------------------ state
     @property
     def fabric(self) -> Fabric:
-        return self._source()
+        return self.document.fabric
 
     @property
     def running(self) -> bool:
@@ -244,16 +238,7 @@ class TrafficDock(QtWidgets.QDockWidget):
         finally:
             self._quiet = was
 
-    def _watch(self, f: Fabric) -> None:
-        if self._watched is f:
-            return
-        if self._unsub[0] is not None:
-            self._unsub[0]()
-        self._watched = f
-        self._unsub[0] = f.subscribe(self._changed)
-
     def _changed(self, _event: Any) -> None:
-        self._generation += 1
         if self.result is not None and self.result_fabric is not None:
             self.status.setText(self.status.text().split(" · the design changed")[0]
                                 + " · the design changed since: run again")
@@ -261,7 +246,7 @@ class TrafficDock(QtWidgets.QDockWidget):
     # ------------------------------------------------------------------ running
     def choice(self) -> RunChoice:
         """The controls as a RunChoice (FabricError for a bad duration)."""
-        from fabricviz.commands.simulate import parse_duration
+        from fabricviz.sim.units import parse_duration
         model = self.model_box.currentText()     # max-min is one steady-state frame: duration unread
         duration = parse_duration(self.duration_edit.text()) if model == "fluid" else 10e-3
         return RunChoice(self.spec(), model, self.routing_box.currentText(), self.engine_box.currentText(),
@@ -283,9 +268,8 @@ class TrafficDock(QtWidgets.QDockWidget):
 
     def _start(self, choice: RunChoice, live: bool) -> None:
         f = self.fabric
-        self._watch(f)
-        self._run_id += 1
-        self._running = (self._run_id, f, self._generation, choice, live)
+        self._running = (f, choice, live)
+        self.runs_started += 1
         self.run_button.setEnabled(False)
         self.run_button.setText("Running…")
         self.progress.setValue(0)
@@ -296,8 +280,9 @@ class TrafficDock(QtWidgets.QDockWidget):
         else:
             self.status.setText(f"running {choice.spec} ({choice.model}) on {f.name}…")
         args = choice.args(f)
-        self.pool.start(EngineJob(self._run_id, lambda progress: run_traffic(*args, progress=progress),
-                                  self._signals))
+        self.document.jobs.submit("traffic", lambda progress: run_traffic(*args, progress=progress),
+                                  on_done=self._done, on_error=self._run_failed, on_stale=self._run_stale,
+                                  on_progress=self._progress)
 
     def _routing_toggled(self) -> None:
         """Routing or engine changed by the user: re-run the shown run with the new choice (after
@@ -323,10 +308,11 @@ class TrafficDock(QtWidgets.QDockWidget):
         self._start(new, live=True)
 
     def wait(self, msecs: int = -1) -> bool:
-        return self.pool.waitForDone(msecs)
+        """Block until the run is done and shown (tests)."""
+        return self.document.jobs.wait("traffic", 1e9 if msecs < 0 else msecs / 1000)
 
-    def _progress(self, run_id: int, x: float) -> None:
-        if self._running is not None and run_id == self._running[0]:
+    def _progress(self, x: float) -> None:
+        if self._running is not None:
             self.progress.setValue(int(round(100 * x)))
 
     def _fail(self, text: str) -> None:
@@ -334,18 +320,29 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.status.setText(f"could not run: {text}")
         self.failed.emit(text)
 
-    def _done(self, run_id: int, res: Any, err: str | None, seconds: float) -> None:
-        if self._running is None or run_id != self._running[0]:
-            return
-        _, f, gen, choice, live = self._running
-        self._running = None
+    def _finish(self) -> tuple[Fabric, RunChoice, bool] | None:
+        running, self._running = self._running, None
         self.run_button.setEnabled(True)
         self.run_button.setText("Run")
-        if f is not self.fabric or gen != self._generation:
+        return running
+
+    def _run_stale(self) -> None:
+        if self._finish() is not None:
             self._fail("the design changed during the run: run again")
-        elif err is not None:
+
+    def _run_failed(self, err: str) -> None:
+        if self._finish() is not None:
             self._fail(err)
-        elif live and self.result is not None:       # same instant, same playing state
+        if self._pending:
+            self._routing_toggled()
+
+    def _done(self, res: Any) -> None:
+        running = self._finish()
+        if running is None:
+            return
+        f, choice, live = running
+        seconds = self.document.jobs.last_seconds
+        if live and self.result is not None:       # same instant, same playing state
             playing = self.timer.isActive()
             t = self.result.frames[self.frame].time_s
             k = int(np.argmin(np.abs(np.array([fr.time_s for fr in res.frames]) - t)))
@@ -366,12 +363,10 @@ class TrafficDock(QtWidgets.QDockWidget):
             raise FabricError("traffic: adopt needs a run with frames")
         self.configure(**{**controls, "model": result.model})
         if self._running is not None:          # its result is ignored when it arrives
-            self._running = None
-            self.run_button.setEnabled(True)
-            self.run_button.setText("Run")
+            self.document.jobs.cancel("traffic")
+            self._finish()
         self._pending = False
         self.set_playing(False)
-        self._watch(fabric)
         try:
             duration = self.choice().duration_s
         except FabricError:                    # an unreadable duration text: the run's own length
@@ -398,6 +393,9 @@ class TrafficDock(QtWidgets.QDockWidget):
                     f"{len(res.frames)} frame(s) · {took}")
         if "paused_link_count" in s:
             text += f" · {s['paused_link_count']} link(s) paused"
+        left = left_out_line(getattr(res, "left_out", ()))
+        if left:                               # the run covers the reachable part; say who is not in it
+            text += f" · {left}"
         self.status.setText(text)
         self.scale = scale_for(self.metric, res.frames)
         self.legend.set_scale(self.scale)
@@ -473,20 +471,21 @@ class TrafficDock(QtWidgets.QDockWidget):
         self._show(self.frame)
 
 
-# ---------------------------------------------------------------------- main window
+# ---------------------------------------------------------------------- the canvas and charts
 class TrafficView(QtCore.QObject):
     """Wires a TrafficDock to the canvas overlay and the Charts dock of one window."""
 
-    def __init__(self, window: Any, dock: TrafficDock, charts: Any) -> None:
-        super().__init__(window)
+    def __init__(self, document: Document, scene: FabricScene, dock: TrafficDock, charts: Any) -> None:
+        super().__init__(dock)
         from fabricviz.ui.canvas.overlays.traffic import TrafficOverlay
-        self.window, self.dock, self.charts = window, dock, charts
-        self.overlay = TrafficOverlay(window.scene)
+        self.document, self.scene, self.dock, self.charts = document, scene, dock, charts
+        self.overlay = TrafficOverlay(scene)
         self._redraw_pending = False
         dock.result_ready.connect(self._result)
         dock.frame_changed.connect(self._frame)
-        window.scene.fabric_event.connect(self._fabric_event)
-        window.scene.selectionChanged.connect(self._selection)
+        document.changed.connect(self._fabric_event)
+        document.session.cleared.connect(dock.clear)
+        scene.selectionChanged.connect(self._selection)
 
     def _result(self, res: Any) -> None:
         if res is None:
@@ -507,7 +506,7 @@ class TrafficView(QtCore.QObject):
         stable; new cables are not in the run and stay uncoloured). A new design clears."""
         if self.dock.result is None:
             return
-        if e is None or self.window.scene.fabric is not self.dock.result_fabric:
+        if e is None or self.document.fabric is not self.dock.result_fabric:
             self.dock.clear()
             return
         if not self._redraw_pending:
@@ -521,44 +520,9 @@ class TrafficView(QtCore.QObject):
             self._frame(self.dock.frame)
 
     def _selection(self) -> None:
-        cabs = getattr(self.window.scene, "selected_cables", set())
+        cabs = self.scene.selected_cables
         if len(cabs) == 1 and self.dock.result is not None:
             self.charts.show_cable(next(iter(cabs)))
 
 
-def integrate(window: Any) -> TrafficDock:
-    """Add the Traffic dock (right), the Charts dock (bottom), View-menu toggles and the canvas
-    heatmap to ``window`` (idempotent).
-
-    ``window`` needs ``editor.fabric``, ``scene`` (a FabricScene: ``fabric_event``,
-    ``selected_cables``). Kept as ``window.traffic_dock``, ``window.charts_dock`` and
-    ``window.traffic_view`` (its ``.overlay`` is the heatmap).
-    """
-    existing = getattr(window, "traffic_dock", None)
-    if isinstance(existing, TrafficDock):
-        return existing
-    from fabricviz.ui.docks.charts import ChartsDock
-    from fabricviz.ui.docks.findings import view_menu
-    dock = TrafficDock(lambda: window.editor.fabric, window)
-    charts = ChartsDock(window)
-    window.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, dock)
-    window.addDockWidget(QtCore.Qt.DockWidgetArea.BottomDockWidgetArea, charts)
-    history = getattr(window, "history", None)
-    if isinstance(history, QtWidgets.QDockWidget):       # a tab under the inspector (and the lesson)
-        window.tabifyDockWidget(history, dock)
-    findings = getattr(window, "findings_dock", None)
-    if isinstance(findings, QtWidgets.QDockWidget):      # full width under the canvas, as a tab
-        window.tabifyDockWidget(findings, charts)
-    dock.result_ready.connect(lambda res: (charts.show(), charts.raise_()) if res is not None else None)
-    menu = view_menu(window)
-    for d, name, key in ((dock, "action_traffic", "Ctrl+Shift+T"), (charts, "action_charts", "Ctrl+Shift+J")):
-        act = d.toggleViewAction()
-        act.setObjectName(name)
-        act.setShortcut(QtGui.QKeySequence(key))
-        menu.addAction(act)
-    window.traffic_dock, window.charts_dock = dock, charts
-    window.traffic_view = TrafficView(window, dock, charts)
-    return dock
-
-
-__all__ = ["IB_ENGINES", "ROUTINGS", "TrafficDock", "TrafficView", "WORKLOADS", "integrate", "run_traffic"]
+__all__ = ["IB_ENGINES", "ROUTINGS", "TrafficDock", "TrafficView", "WORKLOADS", "run_traffic"]

@@ -5,7 +5,7 @@ While a window's design has unsaved changes, :class:`Autosave` writes it every
 most an hour; 0 turns it off, and deletes the recovery file) to a recovery file
 in the ``recovery`` folder beside the user's settings file
 (``~/.config/fabricviz/recovery`` on Linux). The file is written
-atomically (:func:`fabricviz.formats.atomic.write_atomic`) and records which
+atomically (:func:`fabricviz.model.atomic.write_atomic`) and records which
 design it was (its path, or untitled), its name, when, and the process that
 wrote it. Big designs are serialised off the UI thread from a snapshot
 (``Fabric.copy()``); a result that went stale meanwhile (the design was saved
@@ -22,7 +22,7 @@ untitled design, or one whose file is gone, has no saved state, so no undo
 makes it "clean" and closing asks to save), Discard deletes it.
 
 Whose process is gone: the file records the host, the boot id, the pid and the
-process start time, and :func:`fabricviz.formats.atomic.process_alive` decides
+process start time, and :func:`fabricviz.model.atomic.process_alive` decides
 (same host, same boot, pid running, same start time), so a pid reused after a
 reboot never hides a recovery. The settings folder may be shared by several
 hosts (an NFS home), and another host's process cannot be seen from here: its
@@ -49,7 +49,7 @@ from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
-from fabricviz.formats.atomic import MAX_PID, boot_id, process_alive, remove_stale_in, start_time, write_atomic
+from fabricviz.model.atomic import MAX_PID, boot_id, process_alive, remove_stale_in, start_time, write_atomic
 from fabricviz.model import Fabric, FabricError
 
 FORMAT = "fabricviz-recovery"
@@ -112,7 +112,6 @@ class Autosave(QtCore.QObject):
 
     saved = QtCore.Signal(str)          # the recovery file just written
     failed = QtCore.Signal(str)         # one-line reason
-    _delivered = QtCore.Signal(object)  # worker -> UI thread
 
     def __init__(self, window: Any, interval_ms: int | None = None, folder: Path | None = None) -> None:
         super().__init__(window)
@@ -126,8 +125,6 @@ class Autosave(QtCore.QObject):
         self._changes = 0               # bumped by every step on the undo stack
         self._written = -1              # _changes when the file was last written
         self._busy = False
-        self._worker: threading.Thread | None = None
-        self._delivered.connect(self._finish, QtCore.Qt.ConnectionType.QueuedConnection)
         stack = window.editor.stack
         stack.indexChanged.connect(self._changed)
         stack.cleanChanged.connect(self._clean_changed)
@@ -179,8 +176,7 @@ class Autosave(QtCore.QObject):
 
     def wait(self, timeout: float = 30.0) -> None:
         """Wait for a running worker (tests, and closing)."""
-        if self._worker is not None:
-            self._worker.join(timeout)
+        self.window.document.jobs.wait("autosave", timeout)
 
     # ------------------------------------------------------------------ writing
     def tick(self) -> bool:
@@ -195,10 +191,10 @@ class Autosave(QtCore.QObject):
             return False
         fabric: Fabric = self.window.editor.fabric
         snapshot = fabric.copy()
-        path = getattr(self.window, "path", None)
+        path = self.window.document.path
         header = {"format": FORMAT, "version": VERSION,
                   "document": str(Path(path).resolve()) if path is not None else None,
-                  "name": str(getattr(self.window, "display_name", "untitled")),
+                  "name": str(self.window.document.display_name),
                   "saved_at": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
                   "pid": os.getpid(), "host": socket.gethostname(), "boot_id": boot_id(),
                   "started": start_time(os.getpid())}
@@ -207,9 +203,9 @@ class Autosave(QtCore.QObject):
             self._finish(self._write(gen, changes, snapshot, header))
             return True
         self._busy = True
-        from fabricviz.ui.jobs import start_thread
-        self._worker = start_thread(lambda: self._write(gen, changes, snapshot, header),
-                                    self._emit, "fabricviz-autosave")
+        self.window.document.jobs.submit(
+            "autosave", lambda _progress: self._write(gen, changes, snapshot, header), keep_stale=True,
+            on_done=self._finish, on_error=lambda error: self._finish((None, None, error, False)))
         return True
 
     def _touch(self) -> None:
@@ -219,9 +215,6 @@ class Autosave(QtCore.QObject):
                     os.utime(self.path)
                 except OSError:
                     pass
-
-    def _emit(self, result: Any) -> None:
-        self._delivered.emit(result)
 
     def _write(self, gen: int, changes: int, snapshot: Fabric, header: dict) -> tuple:
         """(generation, changes, error or None, written?); runs in the worker for big designs."""
@@ -243,8 +236,6 @@ class Autosave(QtCore.QObject):
 
     def _finish(self, result: Any) -> None:
         self._busy = False
-        if isinstance(result, BaseException):     # start_thread hands back what the work raised
-            result = (None, None, f"{type(result).__name__}: {result}", False)
         gen, changes, error, written = result
         if error is not None:
             self.last_error = error
@@ -258,7 +249,7 @@ class Autosave(QtCore.QObject):
 
 
 def _setting_interval(window: Any) -> int:
-    settings = getattr(window, "settings", None)
+    settings = window.settings
     if settings is None:
         return INTERVAL_MS
     value = settings.value(INTERVAL_KEY, INTERVAL_MS)
@@ -385,7 +376,7 @@ def recover_into(window: Any, rec: Recovery, recovered: Fabric | None = None) ->
     if not on_disk:
         window.editor.stack.resetClean()   # no saved state: no undo makes it "clean" (and lost)
     window._update_title()
-    auto = getattr(window, "autosave", None)
+    auto = window.autosave
     if auto is not None:       # the file is the only copy: it becomes this window's, rewritten now
         auto.discard()
         auto.path = rec.file

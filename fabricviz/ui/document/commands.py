@@ -229,10 +229,11 @@ class RemoveCommand(FabricCommand):
     def apply(self) -> None:
         f = self.fabric
         out = []
-        if self.cable_ids:
-            out.append(f.remove_cables(self.cable_ids))
-        if self.device_ids:
+        if self.device_ids:                 # first: their cables go with them
             out.append(f.remove_devices(self.device_ids))
+        rest = [c for c in self.cable_ids if f.cables_t.exists(c)]
+        if rest:                            # then the cables between devices that stay
+            out.append(f.remove_cables(rest))
         self._removed = out
 
     def revert(self) -> None:

@@ -8,8 +8,7 @@ The canvas follows the model's events; nothing here touches items.
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from PySide6 import QtCore, QtGui
@@ -154,8 +153,10 @@ class Editor(QtCore.QObject):
         _release_clipboard_at_exit()
         return data
 
-    def paste(self, data: dict[str, Any] | None = None, offset: float | None = None) -> list[int]:
-        """Paste copied devices (new names, shifted) with their internal cables; one undo step."""
+    def paste(self, data: dict[str, Any] | None = None, offset: float | None = None,
+              at: tuple[float, float] | None = None) -> list[int]:
+        """Paste copied devices (new names) with their internal cables; one undo step. ``at``
+        centres them on that scene point (the pointer), else they are shifted by ``offset``."""
         if data is None:
             mime = QtGui.QGuiApplication.clipboard().mimeData()
             if mime is not None and mime.hasFormat(CLIP_MIME):
@@ -169,12 +170,23 @@ class Editor(QtCore.QObject):
         if not isinstance(data, dict) or not data.get("devices"):
             self.message.emit("nothing to paste", False)
             return []
-        if offset is None:
+        try:
+            _check_clip(data)
+        except FabricError as exc:
+            self.message.emit(str(exc), True)
+            return []
+        shift: float | tuple[float, float]
+        if at is not None:
+            cx, cy = clip_center(data)
+            shift = (at[0] - cx, at[1] - cy)
+        elif offset is None:
             self._paste_count += 1
-            offset = 40.0 * self._paste_count
+            shift = 40.0 * self._paste_count
+        else:
+            shift = offset
         n = len(data["devices"])
         cmd = AddCommand(self, f"Paste {n} device{'s' if n != 1 else ''}",
-                         lambda f: paste_devices(f, data, offset))
+                         lambda f: paste_devices(f, data, shift))
         return cmd.device_ids if self.run(cmd) else []
 
     def duplicate(self, device_ids: list[int]) -> list[int]:
@@ -294,8 +306,17 @@ def _check_clip(data: dict[str, Any]) -> None:
             raise FabricError(f"{where}: not a cable between copied devices")
 
 
-def paste_devices(f: Fabric, data: dict[str, Any], offset: float) -> tuple[list[int], list[int]]:
-    """Add the clipboard's devices and cables to ``f``; on a refusal nothing stays added."""
+def clip_center(data: dict[str, Any]) -> tuple[float, float]:
+    """The centre of the copied devices' positions (where a paste at a point puts it)."""
+    xs = [float(r["x"]) for r in data["devices"]]
+    ys = [float(r["y"]) for r in data["devices"]]
+    return (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+
+
+def paste_devices(f: Fabric, data: dict[str, Any], offset: float | tuple[float, float]) -> tuple[list[int], list[int]]:
+    """Add the clipboard's devices and cables to ``f`` shifted by ``offset`` (dx, dy or one
+    number for both); on a refusal nothing stays added."""
+    dx, dy = (offset, offset) if isinstance(offset, (int, float)) else offset
     _check_clip(data)
     made: list[int] = []
     taken: set[str] = set()
@@ -315,7 +336,7 @@ def paste_devices(f: Fabric, data: dict[str, Any], offset: float) -> tuple[list[
         with f.adding():
             for rec in data["devices"]:
                 name = _free_name(f, rec["name"], taken)
-                x, y = rec["x"] + offset, rec["y"] + offset
+                x, y = rec["x"] + dx, rec["y"] + dy
                 if rec["kind"] == "server":
                     made.append(int(f.add_servers(rec.get("part") or "", [name], [x], [y],
                                                   mode=rec.get("mode"), tier=rec.get("tier", 0))[0]))
@@ -327,9 +348,3 @@ def paste_devices(f: Fabric, data: dict[str, Any], offset: float) -> tuple[list[
     except FabricError as exc:
         raise FabricError(f"paste: {exc}") from None
     return made, cables
-
-
-def load_design(path: str | Path, progress: Callable[[], None] | None = None) -> Fabric:
-    """Open a design file (native JSON or any format the loaders know)."""
-    from fabricviz.loaders import load_any
-    return load_any(str(path))

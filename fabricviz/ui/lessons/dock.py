@@ -2,33 +2,26 @@
 
 A lesson opens like a file (the unsaved-changes prompt still guards the current
 design): its fabric replaces the design, :func:`~fabricviz.anim.lessons.run_lesson`
-runs in a worker thread, and the dock steps through the precomputed results.
-Presentation mode (F5) is full screen with the editing docks hidden, large text
-and PageDown/Right/Space, PageUp/Left stepping from anywhere in the window.
+runs as a job, and the dock steps through the precomputed results.
+Presentation mode (F5) is full screen with every dock but the lesson's hidden, large
+text and PageDown/Right/Space, PageUp/Left stepping from anywhere in the window; leaving
+it restores the window's exact layout (QMainWindow.saveState/restoreState).
 """
 
 from __future__ import annotations
 
-import threading
-from typing import Any
+from typing import Any, Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.anim.lessons import Lesson, StepResult, bundled, find_lesson, load_lesson, run_lesson
+from fabricviz.anim.lessons import Lesson, StepResult, bundled, load_lesson, run_lesson
 from fabricviz.model import FabricError
-from fabricviz.ui.jobs import start_thread
+from fabricviz.ui.document.document import Document
 
-#: The editing docks presentation mode hides; every other dock but the lesson's goes too.
-PRESENTATION_HIDES = ("palette_dock", "inspector", "history", "findings_dock")
 NEXT_KEYS = ("PgDown", "Right", "Space")
 #: Lesson text size in presentation mode, relative to normal.
 PRESENTATION_SCALE = 1.6
 PREV_KEYS = ("PgUp", "Left")
-
-
-class _Relay(QtCore.QObject):
-    """Carries a worker's result to the GUI thread (queued: emitted from the worker)."""
-    done = QtCore.Signal(int, object, object)    # token, results, error text
 
 
 class LessonDock(QtWidgets.QDockWidget):
@@ -37,17 +30,14 @@ class LessonDock(QtWidgets.QDockWidget):
     ready = QtCore.Signal()          # the worker finished (results or error are set)
     step_changed = QtCore.Signal(int)
 
-    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+    def __init__(self, document: Document, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__("Lesson", parent)
         self.setObjectName("lesson")
+        self.document = document
         self.lesson: Lesson | None = None
         self.results: list[StepResult] | None = None
         self.error: str | None = None
         self.k = 0                                  # 0-based current step
-        self._token = 0
-        self._thread: threading.Thread | None = None
-        self._relay = _Relay()
-        self._relay.done.connect(self._finished)
         w = QtWidgets.QWidget(self)
         outer = QtWidgets.QVBoxLayout(w)
         text = QtWidgets.QWidget(w)
@@ -108,31 +98,31 @@ class LessonDock(QtWidgets.QDockWidget):
         self._base = {wd: wd.font().pointSizeF() for wd in (self.lesson_title, self.step_title, self.say,
                                                              self.lines, self.position)}
         self.scale = 1.0
+        document.session.cleared.connect(self.clear)
         self._render()
 
     # ------------------------------------------------------------------ running
     def start(self, lesson: Lesson) -> None:
-        """Show ``lesson`` at step 1 and run its engines in a worker thread."""
-        self._token += 1
-        token = self._token
+        """Show ``lesson`` at step 1 and run its engines as a job (on the lesson's own fabrics,
+        so an edit meanwhile does not make them stale; another lesson replaces the job)."""
         self.lesson, self.results, self.error, self.k = lesson, None, None, 0
-        relay = self._relay
+        self.document.jobs.submit("lesson", lambda _progress: run_lesson(lesson), keep_stale=True,
+                                  on_done=lambda results: self._finished(results, None),
+                                  on_error=lambda error: self._finished(None, error))
+        self._render()
 
-        def deliver(out: Any) -> None:
-            failed = isinstance(out, Exception)
-            relay.done.emit(token, None if failed else out, str(out) if failed else None)
-
-        self._thread = start_thread(lambda: run_lesson(lesson), deliver, "lesson")
+    def clear(self) -> None:
+        """No lesson (another design was opened): the dock says how to pick one."""
+        self.document.jobs.cancel("lesson")
+        self.lesson, self.results, self.error, self.k = None, None, None, 0
+        self.legend.hide()
         self._render()
 
     def wait(self, timeout: float | None = None) -> None:
-        """Join the worker (tests, closing); the results still arrive through the event loop."""
-        if self._thread is not None:
-            self._thread.join(timeout)
+        """Let the engines finish and deliver (tests, closing)."""
+        self.document.jobs.wait("lesson", 60.0 if timeout is None else timeout)
 
-    def _finished(self, token: int, results: Any, error: Any) -> None:
-        if token != self._token:                 # an older lesson's run
-            return
+    def _finished(self, results: Any, error: Any) -> None:
         self.results, self.error = results, error
         self._render()
         self.ready.emit()
@@ -195,38 +185,22 @@ class LessonDock(QtWidgets.QDockWidget):
         self.next_button.setEnabled(self.k < self.count - 1)
 
 
-# ---------------------------------------------------------------------- opening lessons
-def open_lesson(window: Any, ref: str) -> bool:
-    """Open bundled lesson ``ref`` (number, name or file) in ``window``; False if refused or cancelled."""
-    dock = integrate(window)
-    try:
-        lesson = find_lesson(ref)
-        fabric = lesson.build_fabric()
-    except FabricError as exc:
-        window.statusBar().showMessage(f"refused: {exc}", 10000)
-        return False
-    maybe_save = getattr(window, "maybe_save", None)
-    if maybe_save is not None and not maybe_save():
-        return False
-    ed = window.editor
-    ed.stack.clear()                 # like opening a file: the lesson starts a fresh history
-    ed.set_fabric(fabric)
-    ed.stack.setClean()
-    window.lesson_stage.begin(fabric)
-    name = f"lesson {lesson.number} · {lesson.name}" if lesson.number is not None else f"lesson {lesson.name}"
-    if hasattr(window, "display_name"):
-        window.path = None
-        window.display_name = name
-    update_title = getattr(window, "_update_title", None)
-    if update_title is not None:
-        update_title()
-    dock.start(lesson)
-    dock.show()
-    dock.raise_()
-    if not dock.isFloating():          # room to read the explanation without scrolling
-        window.resizeDocks([dock], [max(320, int(window.height() * 0.6))], QtCore.Qt.Orientation.Vertical)
-    window.statusBar().showMessage(f"opened {name}", 5000)
-    return True
+# ---------------------------------------------------------------------- the Lessons menu
+def lesson_display_name(lesson: Lesson) -> str:
+    """The window title's name of an open lesson."""
+    return f"lesson {lesson.number} · {lesson.name}" if lesson.number is not None else f"lesson {lesson.name}"
+
+
+def lesson_actions(parent: QtCore.QObject, open_lesson: Callable[[str], Any]) -> list[QtGui.QAction]:
+    """One action per bundled lesson, "N · title", opening it through ``open_lesson(ref)``."""
+    acts = []
+    for num, name, path in bundled():
+        act = QtGui.QAction(_lesson_label(num, name, path), parent)
+        act.setObjectName(f"action_lesson_{num}")
+        act.setToolTip(str(path))
+        act.triggered.connect(lambda _=False, n=num: open_lesson(str(n)))
+        acts.append(act)
+    return acts
 
 
 def _lesson_label(num: int, name: str, path: Any) -> str:
@@ -241,11 +215,11 @@ def _lesson_label(num: int, name: str, path: Any) -> str:
 class Presentation(QtCore.QObject):
     """Full screen, editing docks hidden, big lesson text, keyboard stepping; F5 or Esc leaves."""
 
-    def __init__(self, window: Any, dock: LessonDock) -> None:
+    def __init__(self, window: QtWidgets.QMainWindow, dock: LessonDock, fit: Callable[[], None]) -> None:
         super().__init__(window)
-        self.window, self.dock = window, dock
-        self.hidden: list[QtWidgets.QWidget] = []     # docks, toolbars and the menu bar hidden
-        self.lesson_was_visible = False
+        self.window, self.dock, self.fit = window, dock, fit
+        self.saved: QtCore.QByteArray | None = None   # the window's dock/toolbar layout before
+        self.menu_was_visible = True
         self.prev_state = QtCore.Qt.WindowState.WindowNoState
         act = QtGui.QAction("&Presentation Mode", window)
         act.setObjectName("action_presentation")
@@ -277,15 +251,12 @@ class Presentation(QtCore.QObject):
         w = self.window
         if on:
             self.prev_state = w.windowState()
-            named = [getattr(w, a, None) for a in PRESENTATION_HIDES]
-            others = w.findChildren(QtWidgets.QDockWidget, options=QtCore.Qt.FindChildOption.FindDirectChildrenOnly)
-            docks = list(dict.fromkeys(d for d in named + others
-                                       if isinstance(d, QtWidgets.QDockWidget) and d is not self.dock))
-            bars = w.findChildren(QtWidgets.QToolBar) + [w.menuBar()]
-            self.hidden = [d for d in docks + bars if d.isVisible()]   # the canvas and the lesson only
-            for d in self.hidden:
-                d.hide()
-            self.lesson_was_visible = self.dock.isVisible()
+            self.saved = w.saveState()
+            self.menu_was_visible = w.menuBar().isVisible()
+            docks = w.findChildren(QtWidgets.QDockWidget, options=QtCore.Qt.FindChildOption.FindDirectChildrenOnly)
+            for d in docks + w.findChildren(QtWidgets.QToolBar) + [w.menuBar()]:
+                if d is not self.dock:            # the canvas and the lesson only
+                    d.hide()
             if self.dock.lesson is not None:
                 self.dock.show()
                 self.dock.raise_()
@@ -296,59 +267,16 @@ class Presentation(QtCore.QObject):
         else:
             self.dock.set_scale(1.0)
             w.setWindowState(self.prev_state)
-            if not self.lesson_was_visible:
-                self.dock.hide()
-            for d in self.hidden:
-                d.show()
-            self.hidden = []
+            if self.saved is not None:            # every dock back where it was, same sizes and tabs
+                w.restoreState(self.saved)
+                self.saved = None
+            w.menuBar().setVisible(self.menu_was_visible)
         for sc in self.shortcuts:
             sc.setEnabled(on)
-        fit = getattr(getattr(w, "view", None), "fit_all", None)
-        if fit is not None:                       # the canvas changed size: show the whole lesson fabric
-            QtCore.QTimer.singleShot(0, w.view, fit)
+        QtCore.QTimer.singleShot(0, self, self.fit)   # the canvas changed size: show the whole fabric
         w.statusBar().showMessage("presentation mode: PageDown / PageUp step, Esc leaves" if on
                                   else "left presentation mode", 5000)
 
 
-# ---------------------------------------------------------------------- wiring
-def integrate(window: Any) -> LessonDock:
-    """Add the Lessons menu, the lesson dock and presentation mode to ``window`` (idempotent).
 
-    ``window`` needs ``editor`` (``fabric``, ``stack``, ``set_fabric``) and a
-    status bar; ``maybe_save``/``display_name``/``_update_title`` are used when
-    present. Kept as ``window.lesson_dock``, ``window.lessons_menu``,
-    ``window.presentation``, ``window.action_presentation`` and ``window.lesson_stage``
-    (the canvas following the steps, :mod:`fabricviz.ui.lessons.stage`).
-    """
-    existing = getattr(window, "lesson_dock", None)
-    if isinstance(existing, LessonDock):
-        return existing
-    dock = LessonDock(window)
-    window.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, dock)
-    inspector = getattr(window, "inspector", None)
-    if isinstance(inspector, QtWidgets.QDockWidget):     # the lesson takes the inspector's room, as a tab
-        window.tabifyDockWidget(inspector, dock)
-    dock.hide()
-    window.lesson_dock = dock         # set before building actions: open_lesson calls integrate
-    from fabricviz.ui.lessons.stage import LessonStage
-    window.lesson_stage = LessonStage(window, dock)
-    menu = window.menuBar().addMenu("&Lessons")
-    menu.setObjectName("lessons_menu")
-    for num, name, path in bundled():
-        act = menu.addAction(_lesson_label(num, name, path))
-        act.setObjectName(f"action_lesson_{num}")
-        act.setToolTip(str(path))
-        act.triggered.connect(lambda _=False, n=num: open_lesson(window, str(n)))
-    menu.addSeparator()
-    pres = Presentation(window, dock)
-    menu.addAction(pres.action)
-    act = dock.toggleViewAction()
-    act.setObjectName("action_lesson_dock")
-    menu.addAction(act)
-    window.lessons_menu = menu
-    window.presentation = pres
-    window.action_presentation = pres.action
-    return dock
-
-
-__all__ = ["LessonDock", "PRESENTATION_HIDES", "Presentation", "integrate", "open_lesson"]
+__all__ = ["LessonDock", "Presentation", "lesson_actions", "lesson_display_name"]

@@ -24,9 +24,8 @@ WAIT_S = 600
 
 def shoot(window, ref: str, step: int, out: str | os.PathLike[str], width: int = 1600) -> Path:
     """Open lesson ``ref`` in ``window``, show step ``step`` (1-based) and write ``out``."""
-    from fabricviz.ui.lessons import dock as lessons_ui
-    dock = lessons_ui.integrate(window)
-    if not lessons_ui.open_lesson(window, ref):
+    dock = window.lesson_dock
+    if not window.open_lesson(ref):
         raise FabricError(f"{ref}: the lesson could not be opened")
     timer = QtCore.QElapsedTimer()
     timer.start()

@@ -23,13 +23,19 @@ the design the canvas stops following (nothing they did is replaced).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric
-from fabricviz.ui.canvas.scene import cable_anchors
+from fabricviz.ui.canvas.scene import FabricScene, cable_anchors
+from fabricviz.ui.document.document import Document
+
+if TYPE_CHECKING:
+    from fabricviz.ui.docks.sweep import SweepDock
+    from fabricviz.ui.docks.traffic import TrafficDock
+    from fabricviz.ui.lessons.dock import LessonDock, Presentation
 
 #: Traced path colours (first path on top); the first matches the sweep dock's trace.
 PATH_COLORS = ("#15aabf", "#f76707", "#ae3ec9")
@@ -176,12 +182,16 @@ class LessonStage(QtCore.QObject):
 
     following_changed = QtCore.Signal(bool)
 
-    def __init__(self, window: Any, dock: Any) -> None:
-        super().__init__(window)
-        self.window, self.dock = window, dock
-        self.overlay = LessonOverlay(window.scene)
+    def __init__(self, document: Document, scene: FabricScene, dock: LessonDock, sweep: SweepDock,
+                 traffic: TrafficDock, charts: QtWidgets.QDockWidget, presentation: Presentation,
+                 status: Callable[[str], None]) -> None:
+        super().__init__(dock)
+        self.document, self.editor, self.dock = document, document.editor, dock
+        self.sweep, self.traffic, self.charts, self.presentation = sweep, traffic, charts, presentation
+        self.status = status
+        self.overlay = LessonOverlay(scene)
         from fabricviz.ui.canvas.overlays.loads import LoadOverlay
-        self.loads = LoadOverlay(window.scene)      # route / check_loops steps: routes per port
+        self.loads = LoadOverlay(scene)      # route / check_loops steps: routes per port
         self.owned: Fabric | None = None       # the design the stage put on the canvas
         self.shown = -1
         self.sweep_seconds = SWEEP_SECONDS
@@ -189,7 +199,8 @@ class LessonStage(QtCore.QObject):
         self._setting = False
         dock.ready.connect(self._ready)
         dock.step_changed.connect(self._step)
-        window.editor.fabric_replaced.connect(self._replaced)
+        document.replaced.connect(self._replaced)
+        document.session.cleared.connect(self.stop)
 
     # ------------------------------------------------------------------ ownership
     def begin(self, fabric: Fabric) -> None:
@@ -200,14 +211,23 @@ class LessonStage(QtCore.QObject):
 
     @property
     def following(self) -> bool:
-        ed = self.window.editor
+        ed = self.editor
         return self.owned is not None and ed.fabric is self.owned and ed.stack.count() == 0
 
     def _replaced(self) -> None:
         if not self._setting:
-            self.owned = None                 # another design was opened: stop following
-            self.overlay.clear()
-            self.loads.clear()
+            self.stop()                       # another design is on the canvas: stop following
+
+    def stop(self) -> None:
+        """Stop following the lesson: its marks, port loads, sweep and traffic run go."""
+        self.owned, self.shown = None, -1
+        self.overlay.clear()
+        self.loads.clear()
+        if self.sweep.pinned:
+            self.sweep.release()
+        if self._traffic_result is not None and self.traffic.result is self._traffic_result:
+            self.traffic.clear()
+        self._traffic_result = None
 
     # ------------------------------------------------------------------ steps
     def _ready(self) -> None:
@@ -226,15 +246,14 @@ class LessonStage(QtCore.QObject):
             self.overlay.clear()
             self.loads.clear()
             if self.owned is not None:
-                self.window.statusBar().showMessage(
-                    "the design was edited: the canvas no longer follows the lesson (reopen it to restart)", 8000)
+                self.status("the design was edited: the canvas no longer follows the lesson (reopen it to restart)")
             return False
         data = results[k].data
         fab: Fabric = data["fabric"]
-        if self.window.editor.fabric is not fab:
+        if self.editor.fabric is not fab:
             self._setting = True
             try:
-                self.window.editor.set_fabric(fab)
+                self.editor.set_fabric(fab)
             finally:
                 self._setting = False
             self.owned = fab
@@ -256,8 +275,7 @@ class LessonStage(QtCore.QObject):
         return None
 
     def _show_sweep(self, results: list, k: int, fab: Fabric, animate: bool) -> None:
-        from fabricviz.ui.docks.sweep import integrate
-        sweep = integrate(self.window)
+        sweep = self.sweep
         j = self._latest(results, k, fab, "timeline")
         if j is None:
             if sweep.pinned:
@@ -283,8 +301,7 @@ class LessonStage(QtCore.QObject):
                           added=(md["added"],) if "added" in md else (), loop=tuple(d.get("loop_cables", ())))
 
     def _show_traffic(self, data: dict, fab: Fabric, animate: bool) -> None:
-        from fabricviz.ui.docks.traffic import integrate
-        traffic = integrate(self.window)
+        traffic = self.traffic
         res = data.get("result")
         if res is None:
             if self._traffic_result is not None and traffic.result is self._traffic_result:
@@ -294,14 +311,12 @@ class LessonStage(QtCore.QObject):
             return
         if traffic.result is not res:
             traffic.adopt(res, fab)
-        pres = getattr(self.window, "presentation", None)
-        if not (pres is not None and pres.active):        # its legend and frame slider, beside the lesson
+        if not self.presentation.active:        # its legend and frame slider, beside the lesson
             traffic.show()
             traffic.raise_()
         else:                     # presentation: the canvas and the lesson only (its own legend)
-            for d in (traffic, getattr(self.window, "charts_dock", None)):
-                if d is not None:
-                    d.hide()
+            traffic.hide()
+            self.charts.hide()
         self._traffic_result = res
         self.dock.legend.set_scale(traffic.scale)
         self.dock.legend.show()
@@ -315,13 +330,9 @@ class LessonStage(QtCore.QObject):
 
     def finish(self) -> None:
         """Jump every running animation to its end (screenshots, tests)."""
-        sweep = getattr(self.window, "sweep_dock", None)
-        if sweep is not None and sweep._stop_at is not None:
-            stop = sweep._stop_at
-            sweep.pause()
-            sweep.show_step(stop)
-        traffic = getattr(self.window, "traffic_dock", None)
-        if traffic is not None and traffic.result is not None and traffic.result is self._traffic_result:
+        self.sweep.finish_play()
+        traffic = self.traffic
+        if traffic.result is not None and traffic.result is self._traffic_result:
             traffic.set_playing(False)
             traffic.set_frame(len(traffic.result.frames) - 1)
 
@@ -344,13 +355,13 @@ class LessonStage(QtCore.QObject):
             if self.overlay.drawn.get("added"):
                 rows.append(("new cable", QtGui.QColor(ADDED_COLOR), "line"))
             rows += self.loads.legend_rows()
-        sweep = getattr(self.window, "sweep_dock", None)
-        if sweep is not None and sweep.pinned and sweep.overlay.active:
+        sweep = self.sweep
+        if sweep.pinned and sweep.overlay.active:
             from fabricviz.ui.canvas.overlays.sweep import DISCOVERED_COLOR, STATE_COLORS
             rows.append(("discovered by the SM", QtGui.QColor(DISCOVERED_COLOR), "line"))
             rows += [(f"port {name}", QtGui.QColor(c), "rect") for name, c in STATE_COLORS.items()]
-        traffic = getattr(self.window, "traffic_dock", None)
-        if traffic is not None and traffic.result is not None and traffic.result is self._traffic_result:
+        traffic = self.traffic
+        if traffic.result is not None and traffic.result is self._traffic_result:
             from fabricviz.ui.canvas.export import heat_rows
             rows += heat_rows(traffic.scale)
         return rows

@@ -235,5 +235,6 @@ def bounds(ends: np.ndarray, pad: float = 4.0) -> tuple[float, float, float, flo
     return (l - pad, t - pad, r + pad, b + pad)
 
 
-__all__ = ["LOD_CELL_PX", "LOD_MIN_CABLES", "LOD_ZOOM", "Lod", "SegmentLods", "SegmentPathItem", "bounds", "clip_segments",
+__all__ = ["LOD_CELL_PX", "LOD_MIN_CABLES", "LOD_ZOOM", "Lod", "SegmentLods", "SegmentPathItem", "bounds",
+           "clip_segments",
            "group_segments", "view_state"]

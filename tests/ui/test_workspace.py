@@ -1,0 +1,138 @@
+"""The workspace as a new user meets it: first-launch layout, a new session per design, the
+shortcuts users expect (Find, Select All with cables, paste at the pointer, F to fit)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from PySide6 import QtCore, QtGui, QtWidgets  # noqa: F401
+
+from fabricviz.build.fattree import k_ary_fat_tree
+
+ROOT = Path(__file__).resolve().parents[2]
+
+FIRST_LAUNCH = """
+import json, sys
+from PySide6 import QtWidgets
+app = QtWidgets.QApplication(["fabricviz"])
+from fabricviz.ui import MainWindow, layout
+w = MainWindow()
+w.show()
+for _ in range(20):
+    app.processEvents()
+visible = sorted(d.objectName() for d in layout.docks(w) if d.isVisible())
+print(json.dumps({"maximized": w.isMaximized(), "size": [w.width(), w.height()],
+                  "share": layout.canvas_share(w), "visible": visible}))
+"""
+
+
+def test_first_launch_on_a_1920x1080_desktop_gives_the_canvas_most_of_the_window(tmp_path):
+    """A fresh HOME, a 1920×1080 screen: the window is maximised and the canvas has ≥ 60 %."""
+    screen = tmp_path / "screen.json"
+    screen.write_text(json.dumps({"screens": [{"name": "s", "x": 0, "y": 0, "width": 1920, "height": 1080,
+                                               "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
+    home = tmp_path / "home"
+    env = dict(os.environ, HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), PYTHONPATH=str(ROOT),
+               QT_QPA_PLATFORM=f"offscreen:configfile={screen}")
+    out = subprocess.run([sys.executable, "-c", FIRST_LAUNCH], env=env, capture_output=True, text=True,
+                         timeout=120, cwd=str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["maximized"] and got["size"][0] >= 1900 and got["size"][1] >= 1050
+    assert got["share"] >= 0.60, got
+    assert got["visible"] == ["history", "inspector", "palette"]      # findings/BOM wait for content
+
+
+def test_opening_another_design_mid_lesson_resets_the_session(make_window, qtbot, tmp_path):
+    w = make_window()
+    assert w.open_lesson("5")
+    w.lesson_dock.wait()
+    qtbot.waitUntil(lambda: w.lesson_dock.results is not None, timeout=60_000)
+    w.lesson_dock.go(3)
+    w.scene.set_selected_cables({int(w.editor.fabric.cable_ids()[0])})
+    resets = w.document.session.resets
+    path = tmp_path / "k4.json"
+    from fabricviz.formats.native import save_fabric
+    save_fabric(k_ary_fat_tree(4), path)
+    assert w.open_path(str(path))
+    assert w.document.session.resets == resets + 1
+    assert w.lesson_dock.lesson is None and not w.lesson_stage.following
+    assert w.lesson_dock.lesson_title.text() == "No lesson open — pick one from the Lessons menu"
+    assert not w.lesson_dock.next_button.isEnabled()
+    w.lesson_dock.next()                                  # Next narrates nothing over the new fat tree
+    assert w.lesson_dock.say.text() == ""
+    assert w.traffic_dock.result is None and w.sweep_dock.timeline is None
+    assert w.scene.selected_cables == set() and w.scene.selected_device_ids() == []
+    assert w.display_name == "k4.json" and w.editor.stack.count() == 0
+
+
+def test_select_all_takes_the_cables_too_and_delete_removes_everything(make_window):
+    w = make_window()
+    f = w.editor.fabric
+    w.action_select_all.trigger()
+    assert w.scene.selected_cables == {int(c) for c in f.cable_ids()} and len(f.cable_ids()) == 32
+    tops = [int(d) for d in f.device_ids() if f.devices_t.parent[d] < 0]
+    assert w.scene.selected_device_ids() == sorted(tops)
+    w.action_delete.trigger()
+    assert len(f.cable_ids()) == 0 and len(f.device_ids()) == 0
+    w.action_undo.trigger()
+    assert len(f.cable_ids()) == 32
+
+
+def test_paste_lands_centred_on_the_pointer(make_window, qtbot):
+    w = make_window()
+    f = w.editor.fabric
+    leaf = f.find("leaf01")
+    w.scene.select_devices([leaf])
+    w.action_copy.trigger()
+    target = w.view.viewport().rect().center() + QtCore.QPoint(37, 23)
+    qtbot.mouseMove(w.view.viewport(), target)
+    want = w.view.mapToScene(target)
+    w.action_paste.trigger()
+    (new,) = w.scene.selected_device_ids()
+    assert new != leaf and f.name_of(new) != "leaf01"
+    assert (round(float(f.devices_t.x[new]), 3), round(float(f.devices_t.y[new]), 3)) == \
+        (round(want.x(), 3), round(want.y(), 3))
+
+
+def test_find_by_name_guid_and_lid_centres_and_selects(make_window):
+    from fabricviz.ib.routing import route
+    from fabricviz.ui.dialogs.find import find_device
+    w = make_window()
+    f = w.editor.fabric
+    doc = w.document
+    spine = f.find("spine02")
+    assert find_device(doc, "SPINE02") == (spine, "name spine02")
+    assert find_device(doc, f"{int(f.devices_t.guid[spine]):#018x}") == (spine, f"GUID {int(f.devices_t.guid[spine]):#018x}")
+    r = route(f)
+    lid = int(r.lids.sw_lid[r.subnet.sw_index[spine]])
+    assert find_device(doc, str(lid)) == (spine, f"LID {lid}")
+    assert find_device(doc, "leaf")[0] is None and "4 devices match" in find_device(doc, "leaf")[1]
+    assert find_device(doc, "nosuch") == (None, "no device named 'nosuch', and no LID or GUID nosuch")
+    w.show_device(spine)
+    assert w.scene.selected_device_ids() == [spine]
+    c = w.view.mapToScene(w.view.viewport().rect().center())
+    assert abs(c.x() - float(f.devices_t.x[spine])) < 2 and abs(c.y() - float(f.devices_t.y[spine])) < 2
+    assert QtGui.QKeySequence(QtGui.QKeySequence.StandardKey.Find) in w.action_find.shortcuts()
+
+
+def test_f_and_ctrl_0_fit_and_a_dock_opened_from_the_view_menu_is_shown_in_front(make_window):
+    w = make_window()
+    keys = {k.toString() for k in w.action_fit.shortcuts()}
+    assert keys == {"Ctrl+0", "F"}
+    w.view.zoom_by(8.0)
+    w.action_fit.trigger()
+    content = w.scene.content_rect()
+    shown = w.view.mapToScene(w.view.viewport().rect()).boundingRect()
+    assert shown.contains(content)
+    for name in ("action_traffic", "action_findings", "action_bom", "action_charts"):
+        act = w.findChild(QtGui.QAction, name)
+        act.trigger()
+        QtWidgets.QApplication.processEvents()
+        dock = {"action_traffic": w.traffic_dock, "action_findings": w.findings_dock,
+                "action_bom": w.bom_dock, "action_charts": w.charts_dock}[name]
+        assert dock.isVisible() and not dock.visibleRegion().isEmpty(), name     # in front, not a hidden tab
