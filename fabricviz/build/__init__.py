@@ -3,6 +3,5 @@
 from .fattree import FatTreePlan, fat_tree, k_ary_fat_tree, plan_fat_tree
 from .leafspine import leaf_spine
 from .rail import rail_optimized
-from .twin import twin
 
-__all__ = ["FatTreePlan", "fat_tree", "k_ary_fat_tree", "plan_fat_tree", "leaf_spine", "rail_optimized", "twin"]
+__all__ = ["FatTreePlan", "fat_tree", "k_ary_fat_tree", "plan_fat_tree", "leaf_spine", "rail_optimized"]

@@ -13,76 +13,16 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.sparse.csgraph import shortest_path
 
 from ..model import CABLE_TYPES, KINDS, Fabric
-from ..model.fabric import IB_SWITCH, ETH_SWITCH, KIND_CODE, NIC
 from ..ib.sharp import sharp_mask
+from ..ib.tiers import TIER_NAMES, cable_devices, device_tiers, host_mask, switch_graph, switch_mask
 from ..model.tech import TECH_IB_CODE, format_gbps
 
-TIER_NAMES = {0: "hosts", 1: "leaf", 2: "spine", 3: "core", 4: "tier 4"}
 #: Name SHARP aggregation nodes are counted under in a tier (they are NICs in the model).
 SHARP_KEY = "sharp aggregation node"
 LENGTH_BINS = (1.0, 3.0, 5.0, 10.0, 30.0, 100.0, 500.0)
-
-
-def switch_mask(fabric: Fabric) -> np.ndarray:
-    t = fabric.devices_t
-    return t.alive & np.isin(t.kind, [KIND_CODE[IB_SWITCH], KIND_CODE[ETH_SWITCH]])
-
-
-def host_mask(fabric: Fabric) -> np.ndarray:
-    """NICs that are compute hosts: every NIC but the SHARP aggregation nodes."""
-    t = fabric.devices_t
-    return (t.kind == KIND_CODE[NIC]) & ~sharp_mask(fabric)
-
-
-def device_tiers(fabric: Fabric) -> np.ndarray:
-    """Tier of every device id (-1 for dead or unreachable ones).
-
-    A SHARP aggregation node sits inside its switch: it takes that switch's tier, so it is
-    neither a host below the switch nor a link up or down from it.
-    """
-    t = fabric.devices_t
-    tiers = t.tier.astype(np.int64).copy()
-    sw = switch_mask(fabric)
-    an = sharp_mask(fabric)
-    a, b = _cable_devices(fabric)
-    if not sw.any() or (tiers[sw] >= 1).all():
-        tiers = np.where(t.alive, tiers, -1)
-    else:
-        # infer: distance from switches that have host (NIC) neighbours
-        host = host_mask(fabric)
-        leafy = np.zeros(t.n, bool)
-        leafy[a[host[b] & sw[a]]] = True
-        leafy[b[host[a] & sw[b]]] = True
-        g = _switch_graph(fabric, a, b, sw)
-        tiers = np.where(t.alive & ~sw, 0, -1)
-        if leafy.any():
-            dist = shortest_path(g, unweighted=True, directed=False, indices=np.flatnonzero(leafy))
-            best = dist.min(axis=0)
-            ok = sw & np.isfinite(best)
-            tiers[ok] = best[ok].astype(np.int64) + 1
-    if an.any():
-        at = an[a] & sw[b]
-        tiers[a[at]] = tiers[b[at]]
-        at = an[b] & sw[a]
-        tiers[b[at]] = tiers[a[at]]
-    return tiers
-
-
-def _cable_devices(fabric: Fabric) -> tuple[np.ndarray, np.ndarray]:
-    ct, pt = fabric.cables_t, fabric.ports_t
-    live = ct.alive
-    return (pt.device[ct.port_a[live]].astype(np.int64), pt.device[ct.port_b[live]].astype(np.int64))
-
-
-def _switch_graph(fabric: Fabric, a: np.ndarray, b: np.ndarray, sw: np.ndarray) -> sp.csr_matrix:
-    n = fabric.devices_t.n
-    keep = sw[a] & sw[b]
-    data = np.ones(int(keep.sum()))
-    return sp.coo_matrix((data, (a[keep], b[keep])), shape=(n, n)).tocsr()
 
 
 def ratio_text(down: float, up: float) -> str:
@@ -122,7 +62,7 @@ def fabric_info(fabric: Fabric) -> dict[str, Any]:
         for f_idx, n in sorted(zip(first.tolist(), cnt.tolist()), key=lambda x: -x[1]):
             by_rate[str(fabric.cable_rate(int(live[f_idx])))] = n
     gbps = _cable_gbps(fabric, live)
-    a, b = _cable_devices(fabric)
+    a, b = cable_devices(fabric)
     ta, tb = tiers[a], tiers[b]
     cut_caps = {}
     for tier in range(0, int(tiers.max(initial=0))):
@@ -190,14 +130,14 @@ def _cable_gbps(fabric: Fabric, live: np.ndarray) -> np.ndarray:
 def diameter(fabric: Fabric, tiers: np.ndarray | None = None) -> int:
     """Most switches on a shortest path between two hosts (1 = same leaf)."""
     sw = switch_mask(fabric)
-    a, b = _cable_devices(fabric)
+    a, b = cable_devices(fabric)
     host = host_mask(fabric)
     leaves = np.unique(np.concatenate([a[host[b] & sw[a]], b[host[a] & sw[b]]]))
     if len(leaves) == 0:
         return 0
     if len(leaves) == 1:
         return 1
-    g = _switch_graph(fabric, a, b, sw)
+    g = switch_graph(fabric, a, b, sw)
     worst = 0
     for chunk in np.array_split(leaves, max(1, len(leaves) // 256)):
         d = shortest_path(g, unweighted=True, directed=False, indices=chunk)[:, leaves]

@@ -28,7 +28,7 @@ from ..ib.sharp import sharp_mask  # SHARP aggregation nodes (NICs, not hosts)
 from ..model import Fabric, FabricError, Part
 from ..model.fabric import IB_SWITCH, KIND_CODE, NIC
 from ..model.tech import TECH_IB_CODE
-from .info import device_tiers, switch_mask
+from ..ib.tiers import device_tiers, switch_mask
 
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
 #: Routing-based rules are skipped above this many (switch, LID) LFT cells (about 2 s of lint).

@@ -21,7 +21,8 @@ from ..model.fabric import ETH_SWITCH, IB_SWITCH, KIND_CODE
 from ..model.cabling import PORT_DISABLED
 from ..model.tech import (ETH_SPEEDS, IB_LANE_GBPS, IB_SPEEDS, TECH_ETH_CODE, TECH_IB_CODE, TECH_NONE_CODE,
                           LinkRate, format_gbps)
-from .info import TIER_NAMES, ratio_text
+from ..ib.tiers import TIER_NAMES
+from .info import ratio_text
 from .lint import Finding, LintContext, rule
 
 TYPE_TEXT = {"dac": "DAC", "aoc": "AOC", "transceiver": "optical link"}

@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     r = routing_for(args)
     s = summary(r)
     if args.dump_lfts:
-        from ..ib.dump import write_lfts
+        from ..formats.opensm_lfts import write_lfts
         write_lfts(r, args.dump_lfts)
         s["dump_lfts"] = args.dump_lfts
     if args.json:

@@ -54,7 +54,7 @@ def _clab_names(ids: list[str]) -> dict[str, str]:
 
 
 def to_dict(fabric: Fabric) -> dict[str, Any]:
-    from ..check.info import TIER_NAMES
+    from ..ib.tiers import TIER_NAMES
     g = _graph.to_graph(fabric)
     by_id, top = _graph.top_of(g)
     tops = [n for n in g.nodes if not n.attrs.get("parent")]

@@ -67,7 +67,7 @@ def hostlist(names: list[str]) -> str:
 
 
 def dumps(fabric: Fabric) -> str:
-    from ..check.info import device_tiers
+    from ..ib.tiers import device_tiers
     t, ct, pt = fabric.devices_t, fabric.cables_t, fabric.ports_t
     tiers = device_tiers(fabric)
     sw = t.alive & np.isin(t.kind, [KIND_CODE[IB_SWITCH], KIND_CODE[ETH_SWITCH]])

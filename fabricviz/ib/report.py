@@ -40,9 +40,9 @@ def uplink_balance(routing: Routing) -> dict[str, Any]:
     t = sn.fabric.devices_t
     tier = t.tier[sn.switches].astype(np.int64)
     if (tier < 1).any():
-        from ..check.info import device_tiers
+        from .tiers import device_tiers
         tier = device_tiers(sn.fabric)[sn.switches]
-    from ..check.info import TIER_NAMES
+    from .tiers import TIER_NAMES
     per_tier: dict[str, list[int]] = {}
     worst = None
     for s in range(sn.num_switches):

@@ -1,6 +1,6 @@
 """The parts catalog: switches, NICs, GPUs, servers and cables with real figures.
 
-Bundled parts (``fabricviz/assets/catalog/*.json``) plus the user's parts file (adds or overrides by
+Bundled parts (``assets/catalog/*.json``) plus the user's parts file (adds or overrides by
 id). Cable price and power are per link (a twin-port OSFP carrying two links counts half). Figures
 that are not datasheet values are flagged ``*_estimate`` and explained in each part's ``notes``.
 A ``hypothetical`` part is no product (a radix-16 model of a 64-port switch for a textbook tree):
@@ -360,15 +360,17 @@ class Catalog:
         rate = _rate(rate, "rate")
         if not _number(length_m) or length_m < 0:
             raise CatalogError(f"cable length must be a non-negative number of metres, got {length_m!r}")
-        rated = [c for c in self.by_kind("cable") if _fits(c.rate, rate)]
+        cables = [(c, c.rate) for c in self.by_kind("cable")]
+        speed = {c.id: r.speed_rank for c, r in cables if r is not None}   # a cable part always has a rate
+        rated = [c for c, r in cables if r is not None and _fits(r, rate)]
         if not rated:
             raise CatalogError(f"no cable in the catalog is rated for {rate}")
         fits = [c for c in rated if c.reach_m >= length_m - 1e-9]
         if not fits:
-            longest = max(rated, key=lambda c: (-c.rate.speed_rank, c.reach_m, c.id))
+            longest = max(rated, key=lambda c: (-speed[c.id], c.reach_m, c.id))
             raise CatalogError(f"no {tech_name(rate.tech)} cable for {rate} reaches {length_m:g} m "
                                f"(longest: {longest.id}, {longest.reach_m:g} m)")
-        return min(fits, key=lambda c: (c.rate.speed_rank - rate.speed_rank,
+        return min(fits, key=lambda c: (speed[c.id] - rate.speed_rank,
                                         CABLE_TYPES.index(c.cable_type), c.price_usd, c.id))
 
     def default_switch(self, tech: str, rate: LinkRate | str) -> Part:
@@ -388,13 +390,14 @@ class Catalog:
 
     def default_host(self, rate: LinkRate | str) -> Part:
         """The generic 1-GPU node whose NIC runs ``rate`` (same order as default_nic)."""
-        cands = [(p, self.get(p.nic_part).modes) for p in self.by_kind("server") if p.gpus == 1]
+        cands = [(p, self.get(p.nic_part).modes) for p in self.by_kind("server")
+                 if p.gpus == 1 and p.nic_part is not None]
         return self._pick(cands, rate, "1-GPU node")
 
     def dgx(self, rate: LinkRate | str, gpu: str | None = None) -> Part:
         """The multi-GPU (DGX) server whose NICs run ``rate``, cheapest first; ``gpu`` narrows it."""
         cands = [(p, self.get(p.nic_part).modes) for p in self.by_kind("server")
-                 if p.gpus > 1 and (gpu is None or p.gpu_part == gpu)]
+                 if p.gpus > 1 and p.nic_part is not None and (gpu is None or p.gpu_part == gpu)]
         return self._pick(cands, rate, "DGX server" + (f" with {gpu}" if gpu else ""))
 
     @staticmethod

@@ -1,7 +1,7 @@
 """InfiniBand vs RoCE: the same workload on a design and on its other-technology twin.
 
 ``compare_techs(fabric, "incast:8", "fluid", 2e-3, seed)`` builds the twin
-(:func:`fabricviz.build.twin.twin`), makes the workload once on the given
+(:func:`fabricviz.sim.twin.twin`), makes the workload once on the given
 design and sends the very same flows (matched by device name) over both, each
 with its technology's defaults: InfiniBand runs the subnet manager's static
 routes (LFTs of ``engine``, as ``fabricviz simulate``), credit flow control
@@ -278,7 +278,7 @@ def compare_techs(fabric: Fabric, workload_spec: str, model: str, duration_s: fl
     ``other`` passes a twin built already (the GUI shows it while the runs go);
     ``progress(x)`` gets 0..1 over both runs.
     """
-    from ..build.twin import twin
+    from .twin import twin
     given = "ib" if fabric_tech(fabric) == "ib" else "roce"
     flows = make_workload(fabric, workload_spec, seed=seed, over=over)
     if other is None:

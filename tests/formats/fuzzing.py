@@ -99,7 +99,7 @@ def make_seeds(fmt: str) -> list[Seed]:
         return [Seed(p.parent.name + "-" + p.name if p.name == "topology.net" else p.name, p.read_bytes())
                 for p in _unique(paths)]
     if fmt == "opensm_dump":
-        from fabricviz.ib.dump import lfts_dump_text
+        from fabricviz.formats.opensm_lfts import lfts_dump_text
         from fabricviz.ib.routing import route
         seeds = []
         for k, f in _fabrics().items():
@@ -484,7 +484,7 @@ def read_mutant(fmt: str, path: str, topology: str | None):
     """What ``fabricviz`` does with the file: load_any (+ native dump), or replay a dump on its topology."""
     from fabricviz.loaders import load_any
     if fmt == "opensm_dump":
-        from fabricviz.ib.replay import replay_files
+        from fabricviz.formats.opensm_replay import replay_files
         from fabricviz.ib.report import summary
         r = replay_files(topology, path)
         _stage("summary")

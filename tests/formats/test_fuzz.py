@@ -426,7 +426,7 @@ def test_a_valid_file_with_bom_or_crlf_refused_is_lost():
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_bom_and_crlf_give_the_same_design(fmt, tmp_path):
     """Every seed with a UTF-8 BOM and CRLF line ends reads as the very same design (or tables)."""
-    from fabricviz.ib.replay import replay_files
+    from fabricviz.formats.opensm_replay import replay_files
     from fabricviz.loaders import load_any
     for s in fuzzing.seeds_of(fmt):
         got = []

@@ -9,8 +9,8 @@ import pytest
 from fabricviz.build import fat_tree
 from fabricviz.cli import main
 from fabricviz.ib.creditloops import find_credit_loops
-from fabricviz.ib.dump import lfts_dump_text
-from fabricviz.ib.replay import replay, replay_files
+from fabricviz.formats.opensm_lfts import lfts_dump_text
+from fabricviz.formats.opensm_replay import replay, replay_files
 from fabricviz.ib.report import port_loads
 from fabricviz.ib.routing import route
 from fabricviz.ib.trace import trace

@@ -3,7 +3,7 @@
 View ▸ InfiniBand vs RoCE… opens a non-modal window with two read-only canvases
 (the InfiniBand version left, the RoCE version right; one of them is the
 design as it was when Run was pressed, the other its twin from
-:func:`fabricviz.build.twin.twin`). Run sends
+:func:`fabricviz.sim.twin.twin`). Run sends
 :func:`fabricviz.sim.compare.compare_techs` to a worker thread (progress shown,
 the UI keeps painting); then each canvas carries its own traffic heatmap, both
 coloured with ONE colour scale taken over the frames of both runs, so a colour

@@ -6,8 +6,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from fabricviz.build import fat_tree, leaf_spine, twin
-from fabricviz.build.twin import equivalent_rate
+from fabricviz.build import fat_tree, leaf_spine
+from fabricviz.sim.twin import twin
+from fabricviz.sim.twin import equivalent_rate
 from fabricviz.model import FabricError, LinkRate
 
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..formats.opensm_dump import parse_lfts_dump
+from .opensm_dump import parse_lfts_dump
 from ..model import Fabric, FabricError
-from .lids import Lids
-from .routing import Routing
-from .subnet import NO_PATH, discover
+from ..ib.lids import Lids
+from ..ib.routing import Routing
+from ..ib.subnet import NO_PATH, discover
 
 ROUTED_BY = "opensm dump"
 

@@ -35,7 +35,7 @@ from ..model import Catalog, Fabric, FabricError, LinkRate, Part
 from ..model.catalog import CatalogError
 from ..model.fabric import IB_SWITCH, ETH_SWITCH, KIND_CODE, NIC, SWITCH_KINDS
 from ..model.tech import ETH, ETH_SPEEDS, IB, IB_SPEEDS, tech_name
-from .common import check_lid_space, finish, pick_switch, radix_model
+from ..build.common import check_lid_space, finish, pick_switch, radix_model
 
 #: ``twin()``'s technology names → model technology.
 TWIN_TECHS = {"ib": IB, "roce": ETH}
@@ -50,11 +50,19 @@ def equivalent_rate(rate: LinkRate, tech: str) -> LinkRate:
         return rate
     if tech == ETH:
         cands = [LinkRate(ETH, str(g)) for g in ETH_SPEEDS]
-        key = lambda r: (round(abs(math.log(r.gbps / rate.gbps)), 9), -r.gbps)  # noqa: E731
     else:
         cands = [LinkRate(IB, s, w) for s in IB_SPEEDS for w in (4, 2, 1)]
-        key = lambda r: (round(abs(math.log(r.gbps / rate.gbps)), 9), r.width != 4, -r.gbps)  # noqa: E731
+
+    def key(r: LinkRate) -> tuple[float, bool, float]:
+        return round(abs(math.log(r.gbps / rate.gbps)), 9), tech != ETH and r.width != 4, -r.gbps
     return min(cands, key=key)
+
+
+def _known(rate: LinkRate | None) -> LinkRate:
+    """A cable's or port's rate, which a live cable always has."""
+    if rate is None:
+        raise FabricError("twin: a cabled port has no link rate")
+    return rate
 
 
 def _runs(part: Part, rate: LinkRate) -> bool:
@@ -138,7 +146,7 @@ class _Chooser:
             if not cands:
                 raise FabricError(f"device {name}: no {tech_name(self.target)} switch with ≥{n} ports "
                                   f"at {_gbps_text(want)} in the catalog")
-            p = min(cands, key=lambda q: (q.ports, q.rate.speed_rank, q.price_usd, q.id))
+            p = min(cands, key=lambda q: (q.ports, _known(q.rate).speed_rank, q.price_usd, q.id))
             if textbook and p.ports != n:
                 p = radix_model(p, n)
         if p.id not in self.cat or self.cat.get(p.id) != p:
@@ -183,7 +191,8 @@ def twin(fabric: Fabric, tech: str) -> Fabric:
         check_lid_space(IB, nic_ports, int(np.isin(kinds, switch_codes).sum()))
     data = fabric_to_dict(fabric)
     names = all_names(fabric)
-    record = fabric.meta.get("twin") if isinstance(fabric.meta.get("twin"), dict) else {}
+    meta_twin = fabric.meta.get("twin")
+    record: dict[str, Any] = meta_twin if isinstance(meta_twin, dict) else {}
     choose = _Chooser(fabric, target, record)
     # highest cabled port per device (a preferred part must keep those port numbers)
     cabled = np.flatnonzero(pt.cable >= 0)
@@ -195,7 +204,7 @@ def twin(fabric: Fabric, tech: str) -> Fabric:
     for d, rec, kc in zip(ids.tolist(), data["devices"], kinds.tolist()):
         if kc not in switch_codes and kc != KIND_CODE[NIC]:
             continue
-        rate = fabric.port_rate(int(t.first_port[d]))
+        rate = _known(fabric.port_rate(int(t.first_port[d])))
         if rate.tech == target:
             continue
         name = names[d]
@@ -284,7 +293,7 @@ def _add_cables(src: Fabric, g: Fabric, ids: np.ndarray, cat: Catalog) -> None:
     chosen = []
     for k, (tc, sp, wd, _mm, ty) in enumerate(uniq.tolist()):
         i = int(np.flatnonzero(inverse == k)[0])
-        rate = LinkRate.decode(tc, sp, wd)
+        rate = _known(LinkRate.decode(tc, sp, wd))
         ctype = CABLE_TYPES[ty]
         if ctype not in typed:
             typed[ctype] = Catalog([p for p in cat if p.kind != "cable" or p.cable_type == ctype])
@@ -315,7 +324,7 @@ def _changed_rates(src: Fabric, g: Fabric) -> int:
         live = f.cable_ids()
         codes = np.stack([ct.tech[live], ct.speed[live], ct.width[live]], axis=1).astype(np.int64)
         u, inv = np.unique(codes, axis=0, return_inverse=True)
-        vals = np.array([LinkRate.decode(*map(int, row)).gbps for row in u]) if len(u) else np.zeros(0)
+        vals = np.array([_known(LinkRate.decode(*map(int, row))).gbps for row in u]) if len(u) else np.zeros(0)
         return vals[inv.ravel()] if len(live) else np.zeros(0)
     a, b = gbps(src), gbps(g)
     return int(np.sum(~np.isclose(a, b))) if len(a) == len(b) else abs(len(a) - len(b))
