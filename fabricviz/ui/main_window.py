@@ -72,6 +72,9 @@ class MainWindow(FileActions, QtWidgets.QMainWindow):
         self._stack_index = 0
         self.editor.stack.indexChanged.connect(self._stack_moved)
         self.view.zoom_changed.connect(lambda s: self.zoom_label.setText(zoom_text(s)))
+        self.view.zoom_changed.connect(self._user_moved_view)
+        self.view.horizontalScrollBar().actionTriggered.connect(self._user_moved_view)
+        self.view.verticalScrollBar().actionTriggered.connect(self._user_moved_view)
         self.view.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.scene.selectionChanged.connect(self._selection_changed)
         self.palette_dock.cable_part_chosen.connect(self._choose_cable_part)
@@ -131,7 +134,7 @@ class MainWindow(FileActions, QtWidgets.QMainWindow):
         self.traffic_dock.result_ready.connect(
             lambda res: layout.reveal(self, self.charts_dock) if res is not None else None)
         self.lesson_dock = LessonDock(doc, self)
-        self.presentation = Presentation(self, self.lesson_dock, self.view.fit_all)
+        self.presentation = Presentation(self, self.lesson_dock, self.fit)
         self.action_presentation = self.presentation.action
         self.lesson_stage = LessonStage(doc, self.scene, self.lesson_dock, self.sweep_dock, self.traffic_dock,
                                         self.charts_dock, self.presentation,
@@ -197,7 +200,7 @@ class MainWindow(FileActions, QtWidgets.QMainWindow):
         self.action_select_all = self._act("action_select_all", "Select &All", self.select_all, K.SelectAll)
         self.action_zoom_in = self._act("action_zoom_in", "Zoom &In", lambda: self.view.zoom_by(1.25), K.ZoomIn)
         self.action_zoom_out = self._act("action_zoom_out", "Zoom &Out", lambda: self.view.zoom_by(0.8), K.ZoomOut)
-        self.action_fit = self._act("action_fit", "&Fit to View", self.view.fit_all,
+        self.action_fit = self._act("action_fit", "&Fit to View", self.fit,
                                     [QtGui.QKeySequence("Ctrl+0"), QtGui.QKeySequence("F")],
                                     sp + "TitleBarMaxButton")
         self.action_find = self._act("action_find", "&Find Device…", self.find_device, K.Find,
@@ -312,7 +315,7 @@ class MainWindow(FileActions, QtWidgets.QMainWindow):
         self.palette_dock.set_catalog(f.catalog)
         self._update_counts()
         if self.isVisible():
-            self.view.fit_all()
+            self.fit()
 
     @property
     def fabric(self) -> Fabric:
@@ -496,7 +499,7 @@ class MainWindow(FileActions, QtWidgets.QMainWindow):
         t0 = time.perf_counter()
         ids, xs, ys = fn(f)
         self.editor.set_positions(name, ids, xs, ys)
-        self.view.fit_all()
+        self.fit()
         self.statusBar().showMessage(f"{name}: {len(ids):,} devices placed in "
                                      f"{time.perf_counter() - t0:.2f} s", 5000)
 
@@ -551,4 +554,27 @@ class MainWindow(FileActions, QtWidgets.QMainWindow):
         super().showEvent(event)
         if not self._fitted:
             self._fitted = True
-            QtCore.QTimer.singleShot(0, self.view, self.view.fit_all)
+            self.view.viewport().installEventFilter(self)
+            QtCore.QTimer.singleShot(0, self.view, self.fit)
+
+    def fit(self) -> None:
+        """Fit the design to the canvas; it stays fitted while the canvas changes size (the
+        window maximising, docks opening) until the user zooms or scrolls."""
+        self._fitting = True
+        try:
+            self.view.fit_all()
+        finally:
+            self._fitting = False
+        self.keep_fitted = True
+
+    keep_fitted = False
+    _fitting = False
+
+    def _user_moved_view(self, *_args: Any) -> None:
+        if not self._fitting:
+            self.keep_fitted = False
+
+    def eventFilter(self, obj: QtCore.QObject, event: QtCore.QEvent) -> bool:  # noqa: N802
+        if event.type() == QtCore.QEvent.Type.Resize and obj is self.view.viewport() and self.keep_fitted:
+            QtCore.QTimer.singleShot(0, self.view, lambda: self.fit() if self.keep_fitted else None)
+        return super().eventFilter(obj, event)
