@@ -173,31 +173,44 @@ class MainWindow(FileActions, QtWidgets.QMainWindow):
     def _build_actions(self) -> None:
         K = QtGui.QKeySequence.StandardKey
         sp = "SP_"
-        self.action_new = self._act("action_new", "&New", self.new_design, K.New, sp + "FileIcon")
-        self.action_open = self._act("action_open", "&Open…", self.open_dialog, K.Open, sp + "DialogOpenButton")
-        self.action_save = self._act("action_save", "&Save", self.save, K.Save, sp + "DialogSaveButton")
-        self.action_save_as = self._act("action_save_as", "Save &As…", self.save_as, K.SaveAs)
+        self.action_new = self._act("action_new", "&New", self.new_design, K.New, sp + "FileIcon",
+                                    "an empty design")
+        self.action_open = self._act("action_open", "&Open…", self.open_dialog, K.Open, sp + "DialogOpenButton",
+                                     "a fabricviz design, ibnetdiscover, ibsim, GraphML, GML, DOT, NetJSON, "
+                                     "containerlab")
+        self.action_save = self._act("action_save", "&Save", self.save, K.Save, sp + "DialogSaveButton",
+                                     "save the design (fabricviz JSON)")
+        self.action_save_as = self._act("action_save_as", "Save &As…", self.save_as, K.SaveAs,
+                                        tip="save the design under a new name")
         self.action_export_image = self._act("action_export_image", "&Export Image…", self.export_image,
                                              "Ctrl+E", tip="PNG, SVG or PDF with a legend")
-        self.action_quit = self._act("action_quit", "&Quit", self.close, K.Quit)
+        self.action_quit = self._act("action_quit", "&Quit", self.close, K.Quit,
+                                     tip="close the window (running jobs are cancelled)")
         self.action_undo = self.editor.stack.createUndoAction(self, "&Undo")
         self.action_undo.setObjectName("action_undo")
-        self.action_undo.setShortcuts(QtGui.QKeySequence.keyBindings(K.Undo))
+        self.action_undo.setShortcuts([QtGui.QKeySequence("Ctrl+Z")])   # not the keyboards' Undo/F14 keys
+        self.action_undo.setStatusTip("undo the last edit (the History dock lists them)")
         self.action_undo.setIcon(self.style().standardIcon(QtWidgets.QStyle.StandardPixmap.SP_ArrowBack))
         self.action_redo = self.editor.stack.createRedoAction(self, "&Redo")
         self.action_redo.setObjectName("action_redo")
-        self.action_redo.setShortcuts(QtGui.QKeySequence.keyBindings(K.Redo) + [QtGui.QKeySequence("Ctrl+Y")])
+        self.action_redo.setShortcuts([QtGui.QKeySequence("Ctrl+Shift+Z"), QtGui.QKeySequence("Ctrl+Y")])
+        self.action_redo.setStatusTip("redo the edit just undone")
         self.action_redo.setIcon(self.style().standardIcon(QtWidgets.QStyle.StandardPixmap.SP_ArrowForward))
         self.addAction(self.action_undo)
         self.addAction(self.action_redo)
-        self.action_copy = self._act("action_copy", "&Copy", self.copy, K.Copy)
-        self.action_paste = self._act("action_paste", "&Paste", self.paste, K.Paste)
-        self.action_cut = self._act("action_cut", "Cu&t", self.cut, K.Cut)
-        self.action_duplicate = self._act("action_duplicate", "&Duplicate", self.duplicate, "Ctrl+D")
+        self.action_copy = self._act("action_copy", "&Copy", self.copy, K.Copy,
+                                     tip="copy the selected devices and the cables between them")
+        self.action_paste = self._act("action_paste", "&Paste", self.paste, K.Paste,
+                                      tip="paste the copied devices at the pointer (new names)")
+        self.action_cut = self._act("action_cut", "Cu&t", self.cut, K.Cut, tip="copy, then delete the selected devices")
+        self.action_duplicate = self._act("action_duplicate", "&Duplicate", self.duplicate, "Ctrl+D",
+                                          tip="a copy of the selected devices beside them")
         self.action_delete = self._act("action_delete", "&Delete", self.delete,
                                        [QtGui.QKeySequence(K.Delete), QtGui.QKeySequence("Backspace")])
-        self.action_rename = self._act("action_rename", "&Rename", self.rename, "F2")
-        self.action_select_all = self._act("action_select_all", "Select &All", self.select_all, K.SelectAll)
+        self.action_rename = self._act("action_rename", "&Rename", self.rename, "F2",
+                                       tip="rename the selected device (in the inspector)")
+        self.action_select_all = self._act("action_select_all", "Select &All", self.select_all, K.SelectAll,
+                                           tip="every device and cable")
         self.action_zoom_in = self._act("action_zoom_in", "Zoom &In", lambda: self.view.zoom_by(1.25), K.ZoomIn)
         self.action_zoom_out = self._act("action_zoom_out", "Zoom &Out", lambda: self.view.zoom_by(0.8), K.ZoomOut)
         self.action_fit = self._act("action_fit", "&Fit to View", self.fit,
