@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import CABLE_TYPES, Fabric, FabricError
@@ -77,6 +78,8 @@ class MainWindow(FileActions, QtWidgets.QMainWindow):
         self.view.verticalScrollBar().actionTriggered.connect(self._user_moved_view)
         self.view.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.scene.selectionChanged.connect(self._selection_changed)
+        self._band: QtCore.QRectF | None = None
+        self.view.rubberBandChanged.connect(self._rubber_band)
         self.palette_dock.cable_part_chosen.connect(self._choose_cable_part)
         self._fitted = False
         self._load(Path(path) if path is not None else DEMO_FABRIC, demo=path is None)
@@ -431,6 +434,25 @@ class MainWindow(FileActions, QtWidgets.QMainWindow):
             if item.parentItem() is None:
                 item.setSelected(True)
         self.scene.set_selected_cables(set(int(c) for c in self.editor.fabric.cable_ids()))
+
+    def _rubber_band(self, rect: QtCore.QRect, start: QtCore.QPointF, end: QtCore.QPointF) -> None:
+        """When a rubber band ends, the cables between the devices it selected are selected too."""
+        if not rect.isNull():
+            self._band = QtCore.QRectF(start, end).normalized()
+            return
+        if self._band is None:
+            return
+        self._band = None
+        f = self.editor.fabric
+        picked = np.zeros(f.devices_t.n, bool)
+        picked[np.asarray(self.scene.selected_device_ids(), np.int64)] = True
+        cabs = f.cable_ids()
+        pt, ct, t = f.ports_t, f.cables_t, f.devices_t
+        both = np.ones(len(cabs), bool)
+        for side in (ct.port_a, ct.port_b):
+            d = pt.device[side[cabs]].astype(np.int64)
+            both &= picked[np.where(t.parent[d] >= 0, t.parent[d], d)]
+        self.scene.set_selected_cables(set(self.scene.selected_cables) | {int(c) for c in cabs[both]})
 
     def find_device(self) -> None:
         """Edit ▸ Find Device: a name, GUID or LID; the device is centred and selected."""

@@ -136,3 +136,29 @@ def test_f_and_ctrl_0_fit_and_a_dock_opened_from_the_view_menu_is_shown_in_front
         dock = {"action_traffic": w.traffic_dock, "action_findings": w.findings_dock,
                 "action_bom": w.bom_dock, "action_charts": w.charts_dock}[name]
         assert dock.isVisible() and not dock.visibleRegion().isEmpty(), name     # in front, not a hidden tab
+
+
+def test_a_rubber_band_selects_the_cables_between_the_devices_it_takes(make_window, qtbot):
+    w = make_window()
+    f = w.editor.fabric
+    view = w.view
+    leaves = [f.find(f"leaf0{i}") for i in (1, 2)]
+    hosts = [d for d in f.device_ids("server") if f.devices_t.x[d] < max(f.devices_t.x[leaves]) + 60]
+    xs = f.devices_t.x[leaves + hosts]
+    ys = f.devices_t.y[leaves + hosts]
+    tl = view.mapFromScene(QtCore.QPointF(float(xs.min()) - 60, float(ys.min()) - 40))
+    br = view.mapFromScene(QtCore.QPointF(float(xs.max()) + 60, float(ys.max()) + 80))
+    left = QtCore.Qt.MouseButton.LeftButton
+    qtbot.mousePress(view.viewport(), left, pos=tl)
+    for k in range(1, 6):
+        qtbot.mouseMove(view.viewport(), tl + (br - tl) * (k / 5))
+    qtbot.mouseRelease(view.viewport(), left, pos=br)
+    picked = set(w.scene.selected_device_ids())
+    assert set(leaves) <= picked and not any(f.device(d).kind == "ib_switch" and d not in leaves for d in picked)
+    ct, pt, t = f.cables_t, f.ports_t, f.devices_t
+
+    def top(p):
+        d = int(pt.device[p])
+        return int(t.parent[d]) if t.parent[d] >= 0 else d
+    want = {int(c) for c in f.cable_ids() if top(int(ct.port_a[c])) in picked and top(int(ct.port_b[c])) in picked}
+    assert len(want) >= 8 and w.scene.selected_cables == want     # leaf↔host cables; no leaf↔spine cable
