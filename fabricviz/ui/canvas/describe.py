@@ -55,6 +55,18 @@ def port_tooltip(f: Fabric | None, p: int) -> str:
     return text
 
 
+def marker_tooltip(f: Fabric | None, p: int) -> str:
+    """One plain line for a hovered port marker: full name, rate and peer,
+    ``leaf01:5 — 4xNDR — to spine02:3`` (``… — free: drag to another port to cable it``)."""
+    if f is None or not f.ports_t.exists(p):
+        return ""
+    port = f.port(p)
+    rate = str(port.rate) if port.rate is not None else "no rate"
+    peer = port.peer
+    end = f"to {peer.name}" if peer is not None else "free: drag to another port to cable it"
+    return f"{port.name} — {rate} — {end}"
+
+
 def port_rows(f: Fabric, d: int) -> list[tuple[int, str, str, str, str, str]]:
     """(port id, port name, rate, state, peer, cable) for a device's ports; a server lists its NICs'."""
     dev = f.device(d)

@@ -105,6 +105,8 @@ class CanvasView(QtWidgets.QGraphicsView):
         self.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, s >= 0.2)
         if s < 0.2:
             self.ports.clear()
+        else:
+            self.ports.set_scale(s)     # port numbers keep their on-screen size
         self.zoom_changed.emit(s)
 
     def zoom_by(self, factor: float) -> None:
@@ -351,9 +353,15 @@ class CanvasView(QtWidgets.QGraphicsView):
         return int(self.fscene.fabric.ports_t.device[port])
 
     def _hover_at(self, sp: QtCore.QPointF, keep: list[int] | None = None) -> None:
-        """Show the ports of the device under the cursor (only when zoomed in enough)."""
+        """Show the ports of the device under the cursor (only when zoomed in enough).
+
+        Shown markers stay while the pointer is in their hover region (the device, its name
+        and its markers plus a margin, :meth:`PortOverlay.region`), so it can travel from the
+        device to a marker outside its outline; they hide once it leaves that region."""
         if self.fscene.fabric is None or self.scale_factor() < 0.2:
             return
+        self.ports.set_scale(self.scale_factor())
+        had = bool(self.ports.panels)
         if self.ports.contains(sp):
             return          # over a port panel: keep what is shown
         item = self.fscene.device_item_at(sp)
@@ -361,7 +369,29 @@ class CanvasView(QtWidgets.QGraphicsView):
         if item is not None:
             top = item.parentItem() or item
             devices += [d for d in self.ports.devices_for(int(top.data(DEVICE_ROLE))) if d not in devices]
+        elif self.ports.in_region(sp):
+            return          # on the way from a device to its markers
         self.ports.show(devices)
+        if self.ports.panels and not had:
+            QtWidgets.QToolTip.hideText()      # a device's tooltip must not cover its markers
+
+    def viewportEvent(self, event: QtCore.QEvent) -> bool:  # noqa: N802
+        """While port markers are shown, tooltips are the markers' own (full name, rate, peer)
+        and no device tooltip pops up over them."""
+        if event.type() == QtCore.QEvent.Type.ToolTip and self.ports.panels:
+            from fabricviz.ui.canvas.describe import marker_tooltip
+            sp = self.mapToScene(event.pos())
+            pid = self.ports.port_at(sp)
+            text = marker_tooltip(self.fscene.fabric, pid) if pid is not None else ""
+            if text:
+                QtWidgets.QToolTip.showText(event.globalPos(), text, self.viewport())
+            elif self.ports.in_region(sp) or self.ports.contains(sp):
+                QtWidgets.QToolTip.hideText()
+            else:
+                return super().viewportEvent(event)
+            event.accept()
+            return True
+        return super().viewportEvent(event)
 
     def _start_cable(self, port: int, sp: QtCore.QPointF) -> None:
         marker = self.ports.marker(port)
