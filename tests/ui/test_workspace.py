@@ -162,3 +162,27 @@ def test_a_rubber_band_selects_the_cables_between_the_devices_it_takes(make_wind
         return int(t.parent[d]) if t.parent[d] >= 0 else d
     want = {int(c) for c in f.cable_ids() if top(int(ct.port_a[c])) in picked and top(int(ct.port_b[c])) in picked}
     assert len(want) >= 8 and w.scene.selected_cables == want     # leaf↔host cables; no leaf↔spine cable
+
+
+def test_quitting_with_a_job_running_never_waits_for_it(make_window):
+    """Ctrl+Q closes at once: a running job is cancelled and its daemon thread is left behind."""
+    import threading
+    w = make_window()
+    gate, started = threading.Event(), threading.Event()
+
+    def slow(progress):
+        started.set()
+        gate.wait(30)
+        progress(0.5)                     # raises Cancelled once the job was cancelled
+        return "done"
+    got = []
+    job = w.document.jobs.submit("slow", slow, on_done=got.append)
+    assert started.wait(10)
+    worker = [t for t in threading.enumerate() if t.name == "fabricviz-slow"]
+    assert len(worker) == 1 and worker[0].daemon
+    w.action_quit.trigger()
+    assert not w.isVisible() and job.cancelled and not w.document.jobs.active
+    gate.set()
+    assert job.wait(10)
+    QtWidgets.QApplication.processEvents()
+    assert got == []                      # a cancelled job delivers nothing
