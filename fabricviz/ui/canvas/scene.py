@@ -340,7 +340,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
             devs = e.ids.get("devices")
             if devs is not None and len(devs):
                 self._add_devices(devs)
-            self._mark_cables()
+            self.mark_cables()
         elif e.what == "device":
             if e.kind == ev.ADDED:
                 self._add_devices(np.array([e.id]))
@@ -351,13 +351,13 @@ class FabricScene(QtWidgets.QGraphicsScene):
                 self._remove_item(e.id)
             elif e.attr == "pos":
                 ids = [e.id] if e.id is not None else e.ids.get("devices", np.zeros(0, np.int64)).tolist()
-                self._sync_positions(ids)
+                self.sync_positions(ids)
             elif e.attr == "name" and e.id in self.labels:
                 self.labels[e.id].setText(str(e.new))
                 self._place_label(e.id)
-            self._mark_cables()
+            self.mark_cables()
         elif e.what in ("cable", "fabric") or (e.what == "port" and e.attr == "rate"):
-            self._mark_cables()
+            self.mark_cables()
 
     def _remove_item(self, d: int) -> None:
         """Drop a device's item (a server's GPU/NIC items go with it: Qt deletes children)."""
@@ -376,7 +376,8 @@ class FabricScene(QtWidgets.QGraphicsScene):
         if parent is not None:
             self._fit_server(int(parent.data(DEVICE_ROLE)))
 
-    def _sync_positions(self, ids: list[int]) -> None:
+    def sync_positions(self, ids: list[int]) -> None:
+        """Move the items of ``ids`` to the model's positions (a drag in progress, an undo)."""
         t = self.fabric.devices_t
         xs, ys = t.x, t.y
         for d in ids:
@@ -389,7 +390,8 @@ class FabricScene(QtWidgets.QGraphicsScene):
             else:
                 item.setPos(float(xs[d]) - parent.x(), float(ys[d]) - parent.y())
 
-    def _mark_cables(self) -> None:
+    def mark_cables(self) -> None:
+        """The cables need redrawing: rebuilt once, when the event loop next runs."""
         if not self._dirty:
             self._dirty = True
             QtCore.QTimer.singleShot(0, self.flush)

@@ -337,7 +337,7 @@ class CanvasView(QtWidgets.QGraphicsView):
         self._press_pos = None
         self.fscene.cables.end_live()
         if not offsets:
-            self.fscene._mark_cables()
+            self.fscene.mark_cables()
             return
         first = self._grab if self._grab in offsets else next(iter(offsets))
         off = offsets[first]
@@ -345,8 +345,8 @@ class CanvasView(QtWidgets.QGraphicsView):
         dx, dy = target.x() - press[first].x(), target.y() - press[first].y()
         ids = list(press)
         if not self.editor.move(ids, dx, dy):
-            self.fscene._sync_positions(ids)
-        self.fscene._mark_cables()
+            self.fscene.sync_positions(ids)
+        self.fscene.mark_cables()
 
     # ------------------------------------------------------------------ cabling
     def _hover_device_of_port(self, port: int) -> int:
