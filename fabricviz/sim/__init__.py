@@ -8,5 +8,6 @@
 * :mod:`.latency` — serialization + propagation + switch + queueing, per link and per path;
 * :mod:`.frames` — immutable float32 per-tick snapshots; :mod:`.engine` — ``simulate(...)``.
 * :mod:`.reach` — which hosts a run can reach (the rest are left out, with the reason);
+* :mod:`.run` — ``run_traffic(fabric, spec, model, routing, engine, duration_s, seed)``: one run as the GUI runs it;
 * :mod:`.units` / :mod:`.summary` — durations as typed, parameter errors in words, a run's summary as text.
 """

@@ -132,6 +132,8 @@ class MainWindow(FileActions, QtWidgets.QMainWindow):
         doc.replaced.connect(self.bom_dock.schedule)
         self.sweep_dock = SweepDock(doc, self.scene, self.view, self)
         self.traffic_dock = TrafficDock(doc, self)
+        self.traffic_dock.select_hosts.connect(
+            lambda devs: select_on_canvas(self.editor.fabric, self.scene, self.view, devs, []))
         self.charts_dock = ChartsDock(self)
         self.traffic_view = TrafficView(doc, self.scene, self.traffic_dock, self.charts_dock)
         self.traffic_dock.result_ready.connect(

@@ -14,8 +14,9 @@ from PySide6 import QtCore, QtWidgets
 
 from fabricviz.build import fat_tree, leaf_spine
 from fabricviz.model import FabricError
+from fabricviz.sim.run import run_traffic
 from fabricviz.ui.docks.charts import fabric_series
-from fabricviz.ui.docks.traffic import TrafficDock, run_traffic
+from fabricviz.ui.docks.traffic import TrafficDock
 from fabricviz.ui.canvas.overlays.traffic import BUCKETS, COLORS, ColorScale, scale_for
 
 WAIT = 15_000
@@ -255,3 +256,120 @@ def test_a_design_with_unreachable_hosts_runs_on_the_rest_and_says_who_is_left_o
     assert dock.status.text().endswith("2 hosts unreachable, left out of the run: "
                                        "srv98 (no route from the SM's subnet), srv99 (not cabled)")
     assert np.array_equal(dock.result.frames[0].flow_rate_gbps, alone.frames[0].flow_rate_gbps)
+
+    # the dock lists them, one row each; clicking a row asks the window to select that host
+    box = dock.findChild(QtWidgets.QListWidget, "traffic_left_out")
+    assert box is dock.left_out_list and not box.isHidden()
+    assert dock.left_out_rows() == ["srv98 — no route from the SM's subnet", "srv99 — not cabled"]
+    picked = []
+    dock.select_hosts.connect(picked.append)
+    dock.show()
+    QtWidgets.QApplication.processEvents()
+    qtbot.mouseClick(box.viewport(), QtCore.Qt.MouseButton.LeftButton,
+                     pos=box.visualItemRect(box.item(1)).center())
+    assert picked == [[f.find("srv99")]]
+    qtbot.mouseClick(box.viewport(), QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier.ControlModifier,
+                     pos=box.visualItemRect(box.item(0)).center())
+    assert picked[-1] == sorted([f.find("srv98"), f.find("srv99")])
+    # a run with everyone in it empties and hides the list
+    w.editor.set_fabric(load_any(str(DEMO_FABRIC)))
+    assert dock.left_out_rows() == [] and box.isHidden()
+
+
+def test_left_out_list_is_capped_with_a_count(make_window):
+    from fabricviz.sim.reach import Unreachable
+    from fabricviz.ui.docks.traffic import LEFT_OUT_ROWS
+    dock = make_window().traffic_dock
+    dock._list_left_out([Unreachable(1000 + k, f"srv{k}", "not cabled") for k in range(LEFT_OUT_ROWS + 7)])
+    rows = dock.left_out_rows()
+    assert len(rows) == LEFT_OUT_ROWS + 1 and rows[0] == "srv0 — not cabled"
+    assert rows[-1] == "… and 7 more"
+    last = dock.left_out_list.item(LEFT_OUT_ROWS)
+    assert last.flags() == QtCore.Qt.ItemFlag.NoItemFlags
+
+
+def test_heatmap_gives_way_to_another_overlay_and_comes_back(make_window, qtbot):
+    """One overlay owns the canvas: a run claims it for "traffic"; the SM sweep claiming it hides
+    the heatmap (the cables show through again); stepping a frame or raising the Traffic dock
+    claims it back and draws that frame."""
+    from fabricviz.ui import layout
+    w = make_window()
+    f = leaf_spine(2, 2, 4)
+    open_fabric(w, f)
+    session = w.document.session
+    assert session.overlay == ""
+    dock = run_in_dock(qtbot, w, workload="incast", arg="4", model="fluid", duration="0.1ms", seed=0)
+    ov = w.traffic_view.overlay
+    cables = int(f.cables_t.alive.sum())
+    c, _ = receiver_downlink(f, dock.result.flows)
+
+    def bucket_at(k, cab):       # cable ``cab`` at frame k, as the colour scale bins it
+        fr = dock.result.frames[k]
+        v = max(float(fr.link_util[2 * cab]), float(fr.link_util[2 * cab + 1]))
+        return ColorScale("utilisation", 0, 1).bucket(v)
+    # 1 us frames: at frame 0 the receiver's downlink carries nothing yet (bin 0, drawn in the
+    # coolest colour); from frame 2 on it is full (bin 15)
+    assert (bucket_at(0, c), bucket_at(5, c)) == (0, 15)
+    assert session.owns("traffic") and ov.drawn_count() == cables and ov.bucket_of(c) == 0
+    dock.set_frame(5)
+    assert ov.bucket_of(c) == 15
+
+    session.claim("sweep")
+    assert ov.drawn_count() == 0 and ov.bucket_of(c) is None             # nothing drawn
+    assert w.traffic_view.hidden and dock.result is not None       # the run stays in the dock
+    dock.set_frame(0)
+    assert session.owns("traffic") and not w.traffic_view.hidden
+    assert ov.drawn_count() == cables and ov.bucket_of(c) == 0
+    dock.step(1)
+    dock.step(1)
+    assert ov.bucket_of(c) == 15
+
+    # an edit while the sweep owns the canvas does not take it back
+    session.claim("sweep")
+    assert w.editor.move([f.find("leaf01")], 10.0, 20.0)
+    qtbot.wait(20)                                   # the queued redraw on the new geometry
+    assert dock.result is not None and session.owns("sweep") and ov.drawn_count() == 0
+
+    # the Traffic dock hidden behind the inspector, then raised: the heatmap is back, at frame 7
+    dock.set_frame(7)
+    session.claim("lesson")
+    assert ov.drawn_count() == 0
+    layout.reveal(w, w.inspector)
+    QtWidgets.QApplication.processEvents()
+    assert dock.visibleRegion().isEmpty() and session.owns("lesson")
+    layout.reveal(w, dock)
+    QtWidgets.QApplication.processEvents()
+    assert session.owns("traffic") and dock.frame == 7 and ov.drawn_count() == cables
+    assert ov.bucket_of(c) == bucket_at(7, c) == 15
+
+    # a new design: the run goes and traffic lets go of the canvas
+    open_fabric(w, leaf_spine(2, 2, 2))
+    assert dock.result is None and session.overlay == ""
+
+
+def test_view_traffic_opens_the_dock_in_front(make_window, qtbot):
+    """View ▸ Traffic (Ctrl+Shift+T) shows the dock as the current tab of the inspector's group."""
+    from PySide6 import QtGui
+    w = make_window()
+    dock = w.traffic_dock
+    act = w.findChild(QtGui.QAction, "action_traffic")
+    assert act is dock.toggleViewAction() and act.shortcut().toString() == "Ctrl+Shift+T"
+    assert dock.isHidden() and not act.isChecked()
+    w.inspector.raise_()
+    act.trigger()
+    QtWidgets.QApplication.processEvents()
+    assert act.isChecked() and dock.isVisible() and not dock.visibleRegion().isEmpty()
+    group = w.tabifiedDockWidgets(dock)
+    assert w.inspector in group
+    assert all(d.visibleRegion().isEmpty() for d in group)        # the others are behind it
+    bars = [b for b in w.findChildren(QtWidgets.QTabBar)
+            if "Traffic" in [b.tabText(k) for k in range(b.count())]]
+    assert len(bars) == 1 and bars[0].tabText(bars[0].currentIndex()) == "Traffic"
+    # behind another tab, the action (checked: the dock is open) still brings it to the front
+    w.inspector.raise_()
+    QtWidgets.QApplication.processEvents()
+    assert dock.visibleRegion().isEmpty()
+    act.trigger()                                   # hides it (a toggle) …
+    act.trigger()                                   # … and shows it in front again
+    QtWidgets.QApplication.processEvents()
+    assert not dock.visibleRegion().isEmpty() and bars[0].tabText(bars[0].currentIndex()) == "Traffic"

@@ -14,7 +14,7 @@ from PySide6 import QtWidgets
 
 from fabricviz.build import fat_tree, leaf_spine
 from fabricviz.model import FabricError
-from fabricviz.ui.docks.traffic import run_traffic
+from fabricviz.sim.run import run_traffic
 
 WAIT = 15_000
 

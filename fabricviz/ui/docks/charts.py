@@ -10,6 +10,13 @@ hotter direction of a cable selected on the canvas; flows are listed slowest
 first. A vertical line follows the frame shown on the canvas. Curves are
 created once and only ``setData`` runs after that.
 
+The six plots reflow to the dock (:func:`~fabricviz.ui.widgets.plots.grid_columns`):
+one row of six in the bottom strip (about 1200 × 230 px), 3 × 2 or 2 × 3 when the
+dock is taller, so no plot is cut off. The y axes carry fixed units in their labels
+(%, KB, µs, Gb/s) and are as wide as their widest number. Time runs from 0 ms; a
+max-min run is one steady-state frame, drawn as points over a "steady state" tick
+(no time axis, so never a negative time).
+
 Export writes what is charted: a PNG of the plots with a caption naming the
 run, link and flow, or a CSV with one row per frame. Both go through QSaveFile,
 so an existing file survives a failed save.
@@ -27,10 +34,17 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric, FabricError
+from fabricviz.ui.widgets.plots import fit_axis_width, grid_columns, tick_font
 
 #: Links and flows offered in the choosers.
 HOT_LINKS = 24
 LISTED_FLOWS = 64
+#: The plots: key, title, y-axis unit; curves plotted in that unit (see ``ChartsDock.scale``).
+PLOTS = (("util", "link utilisation", "%"), ("queue", "link queue", "KB"),
+         ("latency", "link latency", "µs"), ("flow_rate", "flow rate", "Gb/s"),
+         ("throughput", "aggregate throughput", "Gb/s"), ("flow_latency", "flow latency", "µs"))
+#: The x position of a one-frame (max-min steady state) run's points, on an axis 0..1.
+STEADY_X = 0.5
 
 
 def link_series(frames, link: int) -> dict[str, np.ndarray]:
@@ -139,21 +153,27 @@ class ChartsDock(QtWidgets.QDockWidget):
 
         self.plots = pg.GraphicsLayoutWidget(body)
         self.plots.setObjectName("charts_plots")
-        self.plots.setMinimumHeight(220)
+        self.plots.setMinimumHeight(120)          # the strip's height; the grid reflows to fit
+        self.plots.ci.layout.setSpacing(2)
+        self.plots.ci.setContentsMargins(2, 2, 2, 2)
         lay.addWidget(self.plots, 1)
         self.setWidget(body)
-        spec = (("util", "link utilisation", "%"), ("queue", "link queue", "B"),
-                ("latency", "link latency", "s"), ("flow_rate", "flow rate", "b/s"),
-                ("throughput", "aggregate throughput", "b/s"), ("flow_latency", "flow latency", "s"))
         self.plot: dict[str, pg.PlotItem] = {}
         self.cursors: list[pg.InfiniteLine] = []
-        for i, (key, title, unit) in enumerate(spec):
-            p = self.plots.addPlot(row=i // 3, col=i % 3, title=title)
-            p.setLabel("left", units=unit)
+        font = tick_font()
+        for i, (key, title, unit) in enumerate(PLOTS):
+            p = self.plots.addPlot(row=i // 3, col=i % 3)
+            p.setTitle(title, size="9pt")
+            p.setLabel("left", unit)
             p.setLabel("bottom", "time (ms)")
-            p.getAxis("bottom").enableAutoSIPrefix(False)      # already ms: no "(x0.001)"
+            for side in ("left", "bottom"):
+                ax = p.getAxis(side)
+                ax.enableAutoSIPrefix(False)           # fixed units: no "(x0.001)", no prefix switch
+                ax.setStyle(tickFont=font, autoExpandTextSpace=False)
             p.showGrid(x=True, y=True, alpha=0.2)
             p.setMenuEnabled(False)
+            p.disableAutoRange()                       # ranges are set from the data (_fit)
+            p.getViewBox().setLimits(xMin=0.0)         # no pan into negative time
             self.plot[key] = p
             line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#ff9f1a", width=1))
             p.addItem(line)
@@ -170,12 +190,21 @@ class ChartsDock(QtWidgets.QDockWidget):
                        "throughput": self.plot["throughput"].plot(pen=pen("#2f6db5")),
                        "mean_latency": self.plot["flow_latency"].plot(pen=pen("#2c7bb6"), name="mean"),
                        "p99_latency": self.plot["flow_latency"].plot(pen=pen("#d7191c"), name="p99")}
-        # data in the curves' plotted units (latency shown in s, rates in b/s for SI prefixes)
-        self.scale = {"util": 100.0, "queue": 1.0, "latency": 1e-9, "flow_rate": 1e9, "cc_rate": 1e9,
-                      "throughput": 1e9, "mean_latency": 1e-9, "p99_latency": 1e-9}
+        # engine units → the plotted units of PLOTS (fraction → %, bytes → KB, ns → µs)
+        self.scale = {"util": 100.0, "queue": 1e-3, "latency": 1e-3, "flow_rate": 1.0, "cc_rate": 1.0,
+                      "throughput": 1.0, "mean_latency": 1e-3, "p99_latency": 1e-3}
+        self.plot_of = {"util": "util", "queue": "queue", "latency": "latency", "flow_rate": "flow_rate",
+                        "cc_rate": "flow_rate", "throughput": "throughput", "mean_latency": "flow_latency",
+                        "p99_latency": "flow_latency"}
         self.link: int | None = None
         self.flow: int | None = None
+        self.columns = 3
         self._set_cc_shown(False)
+        self._set_time_axis()
+        for key in self.plot:
+            self._fit(key)
+        self.plots.installEventFilter(self)
+        self._reflow()
 
     # ------------------------------------------------------------------ run
     @property
@@ -198,14 +227,19 @@ class ChartsDock(QtWidgets.QDockWidget):
         self.message.clear()
         self.export_button.setEnabled(result is not None)
         if result is None:
+            self.time_ms = np.zeros(0)
             for c in self.curves.values():
                 c.setData([], [])
             self._set_cc_shown(False)
+            self._set_time_axis()
+            for key in self.plot:
+                self._fit(key)
             self.link_box.blockSignals(False)
             self.flow_box.blockSignals(False)
             return
         frames = result.frames
         self.time_ms = np.array([f.time_s for f in frames]) * 1e3
+        self._set_time_axis()
         for key, y in fabric_series(frames).items():
             self._set(key, y)
         for l in hottest_links(frames, alive=result.links.alive):
@@ -227,29 +261,83 @@ class ChartsDock(QtWidgets.QDockWidget):
             self.show_flow(int(self.flow_box.itemData(0)))
         self.set_frame(0)
 
-    def _set(self, key: str, y: np.ndarray) -> None:
-        one = len(self.time_ms) == 1          # max-min: a single steady-state point
-        self.curves[key].setData(self.time_ms, y * self.scale[key], symbol="o" if one else None,
-                                 symbolSize=6)
-        self._fit_y(self.curves[key].getViewBox())
+    @property
+    def one_frame(self) -> bool:
+        """The run is one steady-state frame (max-min): points over "steady state", no time."""
+        return len(self.time_ms) == 1
 
-    @staticmethod
-    def _fit_y(vb) -> None:
-        """Autoscale y, except when every point is the same value (a max-min run's single
-        frame): then 0..value, so the axis does not zoom into float noise."""
-        if vb is None:
-            return
-        ys = [np.asarray(it.yData, np.float64) for it in vb.addedItems
+    def _x(self) -> np.ndarray:
+        return np.array([STEADY_X]) if self.one_frame else self.time_ms
+
+    def _set(self, key: str, y: np.ndarray) -> None:
+        one = self.one_frame                  # max-min: a single steady-state point
+        curve = self.curves[key]
+        color = pg.mkPen(curve.opts["pen"]).color()
+        curve.setData(self._x(), y * self.scale[key], symbol="o" if one else None, symbolSize=8,
+                      symbolBrush=color, symbolPen=color)
+        self._fit(self.plot_of[key])
+
+    def _set_time_axis(self) -> None:
+        """x from 0: 0..last frame time (ms) for a run in time; 0..1 with one "steady state" tick
+        for a one-frame run (the frame's time is 0, so an autoscaled axis would go negative)."""
+        one = self.one_frame
+        end = float(self.time_ms[-1]) if len(self.time_ms) and not one else 0.0
+        hi = 1.0 if one or end <= 0 else end
+        for p in self.plot.values():
+            ax = p.getAxis("bottom")
+            ax.setTicks([[(STEADY_X, "steady state")], []] if one else None)
+            ax.setLabel("max-min: one frame" if one else "time (ms)")
+            vb = p.getViewBox()
+            vb.setLimits(xMin=0.0, xMax=1.0 if one else None)
+            p.setXRange(0.0, hi, padding=0)
+        for line in self.cursors:
+            line.setVisible(not one and self.result is not None)
+
+    def _fit(self, plot: str) -> None:
+        """y from 0 (every series here is ≥ 0) to 10 % above the highest visible point (0..1 with
+        no data), then the y axis as wide as its widest number."""
+        p = self.plot[plot]
+        ys = [np.asarray(it.yData, np.float64) for it in p.getViewBox().addedItems
               if isinstance(it, pg.PlotDataItem) and it.isVisible() and it.yData is not None and len(it.yData)]
-        if not ys:
-            return
-        y = np.concatenate(ys)
+        y = np.concatenate(ys) if ys else np.zeros(0)
         y = y[np.isfinite(y)]
-        lo, hi = (float(y.min()), float(y.max())) if len(y) else (0.0, 0.0)
-        if hi - lo <= 1e-6 * max(abs(hi), abs(lo), 1e-30):
-            vb.setYRange(min(0.0, lo * 1.2), max(hi * 1.2, 0.0) or 1.0, padding=0)
-        else:
-            vb.enableAutoRange(axis=pg.ViewBox.YAxis)
+        lo = min(0.0, float(y.min())) if len(y) else 0.0
+        hi = float(y.max()) if len(y) else 0.0
+        hi = lo + 1.0 if hi - lo <= 1e-12 * max(abs(hi), abs(lo), 1.0) else hi + 0.1 * (hi - lo)
+        p.setYRange(lo, hi, padding=0)
+        fit_axis_width(p.getAxis("left"), lo, hi)
+
+    # ------------------------------------------------------------------ layout
+    def eventFilter(self, obj: QtCore.QObject, event: QtCore.QEvent) -> bool:  # noqa: N802
+        if obj is self.plots and event.type() == QtCore.QEvent.Type.Resize:
+            self._reflow()
+        return super().eventFilter(obj, event)
+
+    def _reflow(self) -> None:
+        """Columns for the plots' current size (see the module doc)."""
+        self._grid(grid_columns(self.plots.width(), self.plots.height(), len(self.plot)))
+
+    def _grid(self, cols: int) -> None:
+        """Lay the plots out ``cols`` wide, in PLOTS order (row by row)."""
+        if cols == self.columns:
+            return
+        lay = self.plots.ci.layout
+        items = list(self.plot.values())
+        for p in items:
+            lay.removeItem(p)
+        for r in range(lay.rowCount()):
+            lay.setRowStretchFactor(r, 0)
+        for c in range(lay.columnCount()):
+            lay.setColumnStretchFactor(c, 0)
+        for i, p in enumerate(items):
+            lay.addItem(p, i // cols, i % cols)
+        rows = -(-len(items) // cols)
+        for r in range(rows):
+            lay.setRowStretchFactor(r, 1)
+        for c in range(cols):
+            lay.setColumnStretchFactor(c, 1)
+        self.columns = cols
+        lay.invalidate()
 
     def _set_cc_shown(self, on: bool) -> None:
         """The DCQCN curve and its legend entry only for runs that have it; the title says n/a."""
@@ -257,6 +345,7 @@ class ChartsDock(QtWidgets.QDockWidget):
         curve.setVisible(on)
         if not on:
             curve.setData([], [])
+            self._fit("flow_rate")
         names = [lab.text for _, lab in self.flow_legend.items]
         if on and "DCQCN Rc" not in names:
             self.flow_legend.addItem(curve, "DCQCN Rc")
@@ -327,15 +416,17 @@ class ChartsDock(QtWidgets.QDockWidget):
         """Move the cursor line to frame ``k``."""
         if self.result is None or not len(self.time_ms):
             return
-        x = float(self.time_ms[max(0, min(int(k), len(self.time_ms) - 1))])
+        x = float(self._x()[max(0, min(int(k), len(self.time_ms) - 1))])
         for line in self.cursors:
             line.setValue(x)
 
     def curve_data(self, key: str) -> tuple[np.ndarray, np.ndarray]:
-        """(x, y) of a curve in engine units (ms; fraction, bytes, ns, Gb/s)."""
+        """(x, y) of a curve in engine units (frame time in ms; fraction, bytes, ns, Gb/s)."""
         x, y = self.curves[key].getData()
-        if x is None:
+        if x is None or not len(x):
             return np.zeros(0), np.zeros(0)
+        if self.one_frame:                     # drawn over "steady state"; the frame is at t = 0
+            x = self.time_ms
         return np.asarray(x), np.asarray(y) / self.scale[key]
 
     # ------------------------------------------------------------------ export
@@ -394,13 +485,15 @@ class ChartsDock(QtWidgets.QDockWidget):
         p.drawText(QtCore.QRect(10, 0, w - 20, cap_h),
                    QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignVCenter,
                    p.fontMetrics().elidedText(caption, QtCore.Qt.TextElideMode.ElideRight, w - 20))
-        old = ci.geometry()
+        old, cols = ci.geometry(), self.columns
         try:
+            self._grid(grid_columns(w, h, len(self.plot)))
             ci.setGeometry(QtCore.QRectF(0, 0, w, h))
             ci.layout.activate()
             scene.render(p, QtCore.QRectF(0, cap_h, w, h), QtCore.QRectF(0, 0, w, h))
         finally:
             p.end()
+            self._grid(cols)
             ci.setGeometry(old)
             ci.layout.activate()
         return img
@@ -436,5 +529,5 @@ class ChartsDock(QtWidgets.QDockWidget):
         return path
 
 
-__all__ = ["CSV_COLUMNS", "ChartsDock", "fabric_series", "flow_series", "hottest_links", "link_series",
+__all__ = ["CSV_COLUMNS", "PLOTS", "ChartsDock", "fabric_series", "flow_series", "hottest_links", "link_series",
            "save_atomic"]

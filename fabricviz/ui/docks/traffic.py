@@ -16,12 +16,22 @@ run at the same instant (playing on if it was) and says what changed, e.g.
 "ecmp → adaptive: rate/line mean 0.470 → 0.980". A change made during a run
 waits, and only the latest one runs. ``adopt()`` shows a run computed
 elsewhere (a lesson's worker) exactly as if the dock had run it.
+
+A run on a design with unreachable hosts covers the reachable part; the status
+line names who is left out and a list under it has one row per host ("srv98 —
+no route from the SM's subnet"): clicking rows emits ``select_hosts(ids)`` for
+the window to select them on the canvas.
+
+The heatmap is one of the canvas overlays of the document's session: showing a
+frame claims the canvas for "traffic"; when another owner (sweep, lesson,
+loads) claims it, the heatmap is hidden until the run is shown again (a frame
+stepped, the Traffic dock raised).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -29,6 +39,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from fabricviz.model import Fabric, FabricError
 from fabricviz.ui.widgets.playback import play_controls, show_playing
 from fabricviz.sim.reach import left_out_line
+from fabricviz.sim.run import run_traffic
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.document.document import Document
 from fabricviz.ui.canvas.overlays.traffic import METRICS, ColorScale, LegendBar, scale_for
@@ -38,15 +49,8 @@ ROUTINGS = ("default", "static", "adaptive", "ecmp", "spray")
 IB_ENGINES = ("minhop", "updn", "ftree", "dmodk")
 #: Playback frame interval (ms): 30 fps.
 PLAY_MS = 33
-
-
-def run_traffic(fabric: Fabric, spec: str, model: str, routing: str | None, engine: str,
-                duration_s: float, seed: int, progress: Callable[[float], None] | None = None):
-    """Workload + routes + engine, as ``fabricviz simulate`` runs them (a pure function)."""
-    from fabricviz.sim.compare import run_workload
-    from fabricviz.sim.workloads import make_workload
-    return run_workload(fabric, make_workload(fabric, spec, seed=seed), model, duration_s, seed, routing, engine,
-                        progress)
+#: Left-out hosts listed one per row (past it a last row says how many more).
+LEFT_OUT_ROWS = 200
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,7 @@ class TrafficDock(QtWidgets.QDockWidget):
     frame_changed = QtCore.Signal(int)
     scale_changed = QtCore.Signal(object)     # ColorScale
     failed = QtCore.Signal(str)
+    select_hosts = QtCore.Signal(list)        # device ids of left-out hosts clicked in the list
 
     def __init__(self, document: Document, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__("Traffic", parent)
@@ -156,6 +161,15 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.status.setObjectName("traffic_status")
         self.status.setWordWrap(True)
         lay.addWidget(self.status)
+        self.left_out_list = QtWidgets.QListWidget(body)
+        self.left_out_list.setObjectName("traffic_left_out")
+        self.left_out_list.setToolTip("hosts the run could not reach, and why: click to select "
+                                      "them on the canvas")
+        self.left_out_list.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.left_out_list.setMaximumHeight(6 * self.left_out_list.fontMetrics().height() + 8)
+        self.left_out_list.itemSelectionChanged.connect(self._left_out_picked)
+        self.left_out_list.hide()
+        lay.addWidget(self.left_out_list)
 
         row = QtWidgets.QHBoxLayout()
         self.play_button, self.slider, self.frame_label = play_controls(
@@ -397,6 +411,7 @@ class TrafficDock(QtWidgets.QDockWidget):
         if left:                               # the run covers the reachable part; say who is not in it
             text += f" · {left}"
         self.status.setText(text)
+        self._list_left_out(getattr(res, "left_out", ()))
         self.scale = scale_for(self.metric, res.frames)
         self.legend.set_scale(self.scale)
         k = max(0, min(int(k), len(res.frames) - 1))
@@ -421,7 +436,36 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.frame_label.setText("–")
         self.progress.setValue(0)
         self.status.setText("no run yet")
+        self._list_left_out(())
         self.result_ready.emit(None)
+
+    # ------------------------------------------------------------------ left-out hosts
+    def _list_left_out(self, left_out) -> None:
+        """One row per host left out of the run (hidden when none)."""
+        box = self.left_out_list
+        box.blockSignals(True)
+        box.clear()
+        items = list(left_out)
+        for u in items[:LEFT_OUT_ROWS]:
+            row = QtWidgets.QListWidgetItem(f"{u.name} — {u.reason}")
+            row.setData(QtCore.Qt.ItemDataRole.UserRole, int(u.device))
+            box.addItem(row)
+        if len(items) > LEFT_OUT_ROWS:
+            more = QtWidgets.QListWidgetItem(f"… and {len(items) - LEFT_OUT_ROWS:,} more")
+            more.setFlags(QtCore.Qt.ItemFlag.NoItemFlags)
+            box.addItem(more)
+        box.blockSignals(False)
+        box.setVisible(bool(items))
+
+    def left_out_rows(self) -> list[str]:
+        """The left-out list's rows as shown."""
+        return [self.left_out_list.item(k).text() for k in range(self.left_out_list.count())]
+
+    def _left_out_picked(self) -> None:
+        ids = [int(it.data(QtCore.Qt.ItemDataRole.UserRole)) for it in self.left_out_list.selectedItems()
+               if it.data(QtCore.Qt.ItemDataRole.UserRole) is not None]
+        if ids:
+            self.select_hosts.emit(sorted(ids))
 
     # ------------------------------------------------------------------ frames
     def set_frame(self, k: int) -> None:
@@ -481,25 +525,49 @@ class TrafficView(QtCore.QObject):
         self.document, self.scene, self.dock, self.charts = document, scene, dock, charts
         self.overlay = TrafficOverlay(scene)
         self._redraw_pending = False
+        self.session = document.session
+        self.hidden = False                     # another overlay owns the canvas: heatmap not drawn
         dock.result_ready.connect(self._result)
         dock.frame_changed.connect(self._frame)
+        dock.visibilityChanged.connect(self._dock_visible)
         document.changed.connect(self._fabric_event)
         document.session.cleared.connect(dock.clear)
+        document.session.overlay_changed.connect(self._overlay_changed)
         scene.selectionChanged.connect(self._selection)
 
     def _result(self, res: Any) -> None:
         if res is None:
             self.overlay.forget()
             self.charts.set_result(None)
+            self.session.release("traffic")
             return
         self.overlay.set_links(self.dock.result_fabric, res.links.n)
         self.charts.set_result(res, self.dock.result_fabric)
 
     def _frame(self, k: int) -> None:
+        """A frame shown by the dock (a run, a step, the slider, playback): the heatmap takes
+        the canvas and draws it."""
+        if self.dock.result is not None:
+            self.session.claim("traffic")
+            self._draw()
+        self.charts.set_frame(k)
+
+    def _draw(self) -> None:
         fr = self.dock.current_frame()
         if fr is not None and self.dock.scale is not None:
             self.overlay.show_frame(fr, self.dock.scale)
-        self.charts.set_frame(k)
+            self.hidden = False
+
+    def _overlay_changed(self, owner: str) -> None:
+        """Another overlay took the canvas: draw nothing (the run, its geometry and frame stay)."""
+        if owner not in ("", "traffic") and not self.hidden:
+            self.overlay.clear()
+            self.hidden = True
+
+    def _dock_visible(self, visible: bool) -> None:
+        """The Traffic dock came to the front with a run: show the run on the canvas again."""
+        if visible and self.dock.result is not None and not self.session.owns("traffic"):
+            self._frame(self.dock.frame)
 
     def _fabric_event(self, e: Any) -> None:
         """Devices moved or cables changed: redraw the frame on the new geometry (link ids are
@@ -517,7 +585,11 @@ class TrafficView(QtCore.QObject):
         self._redraw_pending = False
         if self.dock.result is not None:
             self.overlay.set_links(self.dock.result_fabric, self.dock.result.links.n)
-            self._frame(self.dock.frame)
+            if self.session.owns("traffic"):      # an edit does not take the canvas back
+                self._draw()
+            else:
+                self.hidden = True
+            self.charts.set_frame(self.dock.frame)
 
     def _selection(self) -> None:
         cabs = self.scene.selected_cables
@@ -525,4 +597,4 @@ class TrafficView(QtCore.QObject):
             self.charts.show_cable(next(iter(cabs)))
 
 
-__all__ = ["IB_ENGINES", "ROUTINGS", "TrafficDock", "TrafficView", "WORKLOADS", "run_traffic"]
+__all__ = ["IB_ENGINES", "ROUTINGS", "TrafficDock", "TrafficView", "WORKLOADS"]
