@@ -26,6 +26,8 @@ from ..model import Fabric
 UNKNOWN, INIT, ARMED, ACTIVE = 0, 1, 2, 3
 STATE_NAMES = ("unknown", "INIT", "ARMED", "ACTIVE")
 KEYFRAME_EVERY = 64
+#: A port of the subnet the SM has not read yet at a step.
+NOT_DISCOVERED_YET = "— (not discovered yet)"
 
 #: OpenSM's names for the phases of ``osm_state_mgr``'s do_sweep().
 PHASE_TITLES = {
@@ -57,6 +59,22 @@ class SweepState:
     smps: int                         # SMPs so far as the engine reports them (waves, banners)
     narration: str
     dr_cables: tuple[int, ...]        # cables of the directed route of this event (discovery)
+
+
+@dataclass(frozen=True)
+class SweepStep:
+    """The step of a sweep the Subnet Manager dock shows, for whoever follows it (the inspector).
+
+    ``whatif`` names a what-if (e.g. a cable pulled on a copy of the design), "" for the design.
+    """
+
+    timeline: "SweepTimeline"
+    index: int
+    whatif: str = ""
+
+    @property
+    def state(self) -> SweepState:
+        return self.timeline.state(self.index)
 
 
 class _Frame:
@@ -127,6 +145,9 @@ class SweepTimeline:
                 self._keys[i] = fr.copy()
         self._key_idx = sorted(self._keys)
         self._cache: SweepState | None = None
+        self.resweep = any(e.kind == "trap" for e in self.events)
+        self._lft_sends = [(i, int(e.data.get("block", -1)), (int(e.lids[0]), int(e.lids[1])), frozenset(e.devices))
+                           for i, e in enumerate(self.events) if e.kind == "lft_block" and len(e.lids) == 2]
 
     # ------------------------------------------------------------------ building
     def _live_ports(self) -> dict[int, np.ndarray]:
@@ -214,6 +235,49 @@ class SweepTimeline:
         self._cache = st
         return st
 
+    def lft_blocks(self, device: int, i: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        """LID ranges (lo, hi) of the LFT blocks switch ``device`` got up to step ``i``, and of
+        those still to come in this sweep (a re-sweep sends only the blocks that changed)."""
+        sent: list[tuple[int, int]] = []
+        due: list[tuple[int, int]] = []
+        for j, _block, span, devices in self._lft_sends:
+            if int(device) in devices:
+                (sent if j <= i else due).append(span)
+        return sent, due
+
+    def lft_held(self, device: int, i: int, lids: np.ndarray) -> tuple[np.ndarray, int, int]:
+        """Which of the final LFT's ``lids`` switch ``device`` holds after step ``i``, with the
+        counts of its blocks sent so far and still to come. A fresh sweep: only the LIDs of the
+        blocks sent; a re-sweep: all but those of the changed blocks not sent yet (their old
+        entries, not in this sweep, still forward)."""
+        sent, due = self.lft_blocks(device, i)
+        lids = np.asarray(lids)
+
+        def within(spans: list[tuple[int, int]]) -> np.ndarray:
+            m = np.zeros(len(lids), bool)
+            for lo, hi in spans:
+                m |= (lids >= lo) & (lids <= hi)
+            return m
+        held = ~within(due) if self.resweep else within(sent)
+        return held, len(sent), len(due)
+
+    def port_state_text(self, st: SweepState, port: int, model_state: str) -> str:
+        """What the SM knows of ``port``'s state at ``st``: INIT / ARMED / ACTIVE once set, DOWN
+        without a cable, :data:`NOT_DISCOVERED_YET` for a subnet port not read yet; a port the
+        sweep does not handle (Ethernet, disabled, off the subnet) keeps ``model_state``."""
+        pt = self.fabric.ports_t
+        if not 0 <= port < len(st.port_state) or int(pt.tech[port]) != 1:
+            return model_state
+        code = int(st.port_state[port])
+        if code:
+            return STATE_NAMES[code]
+        if int(pt.cable[port]) < 0:
+            return "DOWN"
+        live = self.subnet_ports.get(int(pt.device[port]))
+        if live is not None and bool(np.any(live == port)):
+            return NOT_DISCOVERED_YET
+        return model_state.upper()
+
     def phase_starts(self) -> list[int]:
         """Index of the first event of each phase, in order."""
         return list(self._phase_starts)
@@ -244,5 +308,5 @@ class SweepTimeline:
         return len(self.events) * next(iter(self._keys.values())).nbytes()
 
 
-__all__ = ["ACTIVE", "ARMED", "INIT", "KEYFRAME_EVERY", "PHASE_TITLES", "STATE_NAMES", "SweepState",
-           "SweepTimeline", "UNKNOWN", "narrate"]
+__all__ = ["ACTIVE", "ARMED", "INIT", "KEYFRAME_EVERY", "NOT_DISCOVERED_YET", "PHASE_TITLES", "STATE_NAMES",
+           "SweepState", "SweepStep", "SweepTimeline", "UNKNOWN", "narrate"]

@@ -72,6 +72,7 @@ def test_lft_follows_the_sweep_dock_and_edits(make_window, qtbot):
         w.findChild(type(w.action_fit), "action_sweep").trigger()
     with qtbot.waitSignal(d.ready, timeout=WAIT):
         d.engine_box.setCurrentText("updn")
+    d.show_step(len(d.timeline) - 1)                 # the sweep's end: every LFT block pushed
     select(w, qtbot, "spine01")
     # up/down routes no spine-to-spine LIDs: 16 HCAs + 4 leaves + itself
     assert insp.lft_title.text() == "<b>LFT</b> — 21 routed LIDs, from the Subnet Manager sweep (updn)"
@@ -82,7 +83,9 @@ def test_lft_follows_the_sweep_dock_and_edits(make_window, qtbot):
     w.scene.set_selected_cables({c})
     before = dict((dst, port) for _l, port, dst in table_rows(insp))
     with qtbot.waitSignal(d.ready, timeout=WAIT):
-        d.pull_cable()
+        d.pull_cable()                   # a what-if: the inspector shows it while it follows the sweep
+    d.show_step(len(d.timeline) - 1)
+    w.scene.set_selected_cables(set())
     select(w, qtbot, "spine01")
     qtbot.waitUntil(lambda: "from the Subnet Manager sweep" in insp.lft_title.text() and table_rows(insp)
                     and dict((x, p) for _l, p, x in table_rows(insp)) != before, timeout=WAIT)
@@ -90,6 +93,17 @@ def test_lft_follows_the_sweep_dock_and_edits(make_window, qtbot):
     assert rows == engine_rows(d.routing, "spine01")
     assert all(p != "1" for _l, p, _d in rows)                       # nothing leaves on the pulled port
     assert peer in {x for _l, _p, x in rows}
+    assert len(rows) == 24                     # the spines' LIDs now routed too (down and up again via a leaf)
+    assert insp.lft_title.text() == ("<b>LFT</b> — 24 routed LIDs, from the Subnet Manager sweep (updn, "
+                                     f"what-if: {f.cable(c).port_a.name} ↔ {f.cable(c).port_b.name} pulled)")
+    # put back: the design's own sweep, the rows as before
+    qtbot.mouseClick(d.back_button, QtCore.Qt.MouseButton.LeftButton)
+    assert d.index == len(d.timeline) - 1      # the step shown before the pull: the sweep's end
+    insp.refresh()
+    assert dict((x, p) for _l, p, x in table_rows(insp)) == before
+    d.show_step(0)                             # back at the first event: no LFT pushed yet
+    insp.refresh()
+    assert insp.lft_title.text().startswith("<b>LFT</b> — not yet pushed") and not table_rows(insp)
 
 
 class GatedRoute:
@@ -209,7 +223,7 @@ def test_a_k16_fat_tree_switch_fills_from_a_worker_while_the_ui_thread_keeps_tic
 
 def test_lid_destinations_are_lid_owner_as_arrays_also_with_lmc():
     from fabricviz.formats.native import load_fabric
-    from fabricviz.ui.docks.inspector import lid_destinations
+    from fabricviz.ib.lft_diff import lid_destinations
     from fabricviz.ui.main_window import DEMO_FABRIC
     f = load_fabric(DEMO_FABRIC)
     for lmc in (0, 2):

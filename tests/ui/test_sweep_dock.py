@@ -102,7 +102,10 @@ def test_step_phase_and_keys(dock, qtbot):
 
 def test_play_reaches_the_end(dock, qtbot):
     w, d = dock
-    d.speed_box.setCurrentIndex(len(sweep_dock.SPEEDS) - 1)          # 100×
+    assert d.phase_pause.isChecked()                                 # the teaching default
+    d.phase_pause.setChecked(False)
+    d.speed_box.setCurrentIndex(len(sweep_dock.SPEEDS) - 1)          # 1000×
+    assert d.speed == 1000.0
     qtbot.mouseClick(d.play_button, LEFT)
     assert d.playing and d.play_button.text() == "Pause"
     qtbot.waitUntil(lambda: d.index == len(d.timeline) - 1 and not d.playing, timeout=WAIT)
@@ -170,76 +173,55 @@ def test_engine_switch_reruns(dock, qtbot):
     assert ev.data["routed_by"] == "ftree"
 
 
-def _path_cables(f, hops, src="node01"):
-    """Cables of a traced path: the source NIC's cable, then each hop's egress cable."""
-    out = [f.port(f"{src}/mlx5_0:1").cable.id]
-    out += [f.port(f"{h.switch}:{h.out_port}").cable.id for h in hops]
-    return out
+def test_one_x_plays_about_three_events_per_second_with_the_real_timer(dock, qtbot):
+    import time
+    w, d = dock
+    assert d.speed == 1.0 and sweep_dock.EVENTS_PER_SECOND == 3.0
+    assert "3 SM events per second" in d.speed_box.toolTip()
+    start = d.timeline.phase_starts()[1]                     # discovery: 30+ events, no phase end near
+    d.show_step(start)
+    t0 = time.monotonic()
+    d.play()
+    qtbot.wait(1500)
+    advanced, seconds = d.index - start, time.monotonic() - t0
+    d.pause()
+    assert d.timeline.events[d.index].phase == "discovery"
+    assert 2 <= advanced <= 7 and abs(advanced - 3.0 * seconds) <= 2.0, (advanced, seconds)
 
 
-def test_pull_cable_reroutes_the_traced_path_and_put_back_restores_it(dock, qtbot):
+def test_switch_lids_are_labelled_once_assigned(dock, qtbot):
     from fabricviz.ib.routing import route
-    from fabricviz.ib.trace import trace
     w, d = dock
     f = w.editor.fabric
-    d.src_edit.setText("node01")
-    d.dst_edit.setText("node16")
-    qtbot.mouseClick(d.trace_button, LEFT)
-    before = _path_cables(f, d.trace_hops)
-    assert d.overlay.drawn["trace"].tolist() == before
-    old_routing = d.routing
-    uplink = before[1]                                      # leaf → spine, the first uplink of the path
-    ends = {f.cable(uplink).port_a.device.name, f.cable(uplink).port_b.device.name}
-    assert ends == {d.trace_hops[0].switch, d.trace_hops[1].switch}
-    assert not d.back_button.isEnabled()
-    w.scene.set_selected_cables({uplink})
-    with qtbot.waitSignal(d.ready, timeout=WAIT):
-        qtbot.mouseClick(d.pull_button, LEFT)
-    assert not f.cables_t.exists(uplink)
-    assert w.editor.stack.undoText() == "Delete 1 item"
-    # the replay starts with the trap, then the re-sweep
-    assert d.index == 0 and d.timeline.events[0].kind == "trap"
-    leaf_port = [p for p in (f.cables_t.port_a[uplink], f.cables_t.port_b[uplink])
-                 if f.device(int(f.ports_t.device[p])).name == d.trace_hops[0].switch][0]
-    assert d.timeline.events[0].text.startswith(f"Trap 128 (link state change) from {f.port_name(int(leaf_port))}")
-    # the path moved off the pulled cable and matches the engine's trace after the same edit
-    after = _path_cables(f, d.trace_hops)
-    assert uplink not in after and after != before
-    assert d.overlay.drawn["trace"].tolist() == after
-    ref = route(f, "minhop", previous=old_routing)
-    assert [(h.switch, h.out_port) for h in trace(ref, "node01", "node16").hops] == \
-        [(h.switch, h.out_port) for h in d.trace_hops]
-    from fabricviz.ui.docks.sweep import _lft_changes
-    n, sws = _lft_changes(ref, old_routing)
-    assert n > 0
-    text = d.narration_text()
-    assert "Trap 128" in text
-    assert f"{n:,} LFT entries changed on {sws} switch(es)" in text
-    assert f"{n:,} LFT entries changed" in d.facts.text()
-    assert d.routing.lids.ca_lid.tolist() == old_routing.lids.ca_lid.tolist()     # LIDs kept
-    # put back: the same cable returns (one undo) and the SM sweeps again; the path returns
-    assert d.back_button.isEnabled()
-    pulled_routing = d.routing
-    with qtbot.waitSignal(d.ready, timeout=WAIT):
-        qtbot.mouseClick(d.back_button, LEFT)
-    assert f.cables_t.exists(uplink) and not w.editor.stack.canUndo()
-    assert "port came up" in d.timeline.events[0].text and "Trap 128" in d.narration_text()
-    # OpenSM keeps LFT entries that are still least-hop, so the path need not move back: same as the engine
-    ref = route(f, "minhop", previous=pulled_routing)
-    assert [(h.switch, h.out_port) for h in trace(ref, "node01", "node16").hops] == \
-        [(h.switch, h.out_port) for h in d.trace_hops]
-    assert _path_cables(f, d.trace_hops) == d.overlay.drawn["trace"].tolist()
-    assert f"{_lft_changes(ref, pulled_routing)[0]:,} LFT entries changed" in d.facts.text()
-    assert not d.back_button.isEnabled()
-    # Edit ▸ Undo works the same way as Put back
-    w.scene.set_selected_cables({uplink})
-    with qtbot.waitSignal(d.ready, timeout=WAIT):
-        qtbot.mouseClick(d.pull_button, LEFT)
-    assert uplink not in d.overlay.drawn["trace"].tolist() and d.back_button.isEnabled()
-    with qtbot.waitSignal(d.ready, timeout=WAIT):
-        w.editor.stack.undo()
-    assert f.cables_t.exists(uplink) and "port came up" in d.timeline.events[0].text
-    assert not d.back_button.isEnabled()
+    r = route(f)
+    spine02 = f.find("spine02")
+    want = f"LID {int(r.lids.sw_lid[r.subnet.sw_index[spine02]])}"
+    assert want == "LID 12"
+    assert d.overlay.switch_label(spine02) == ""             # step 0: no LID yet
+    d.show_step(d.timeline.next_phase_index(d.timeline.phase_starts()[3]))   # after the LID phase
+    assert d.timeline.events[d.index].phase == "routing"
+    assert d.overlay.switch_label(spine02) == want
+    labels = {f.name_of(dv): t.text() for dv, t in d.overlay.switch_labels.items()}
+    assert labels == {r.subnet.switch_name(i): f"LID {int(x)}" for i, x in enumerate(r.lids.sw_lid.tolist())}
+    item = d.overlay.switch_labels[spine02]
+    w.view.resetTransform()
+    w.view._after_zoom()
+    assert item.scene() is w.scene and item.isVisible()
+    w.view.scale(0.2, 0.2)                                    # far out: hidden like the CA LID labels
+    w.view._after_zoom()
+    assert not item.isVisible() and not d.overlay.labels[r.subnet.ca_ports[0]].isVisible()
+
+
+def test_the_legend_names_every_colour_the_overlay_draws(dock, qtbot):
+    from fabricviz.ui.canvas.overlays import sweep as ov
+    w, d = dock
+    want = {ov.DISCOVERED_COLOR, ov.DR_COLOR, ov.TRACE_COLOR, ov.LOOP_COLOR, ov.GHOST_COLOR,
+            *ov.STATE_COLORS.values()}
+    assert len(want) == 8
+    assert set(d.legend.colors()) == want == d.overlay.colors() and len(d.legend.colors()) == 8
+    assert d.legend.texts() == ("discovered", "directed route (DR) of the SMP", "port INIT", "port ARMED",
+                                "port ACTIVE", "traced path", "credit loop", "pulled cable (what-if)")
+    assert d.legend.isVisible() and d.legend.parent() is d.widget()
 
 
 def test_pull_without_a_selected_cable_changes_nothing(dock, qtbot):

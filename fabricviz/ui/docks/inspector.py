@@ -2,6 +2,10 @@
 
 A selected InfiniBand switch also shows its LFT, routed off the UI thread (see
 :class:`Inspector`) and shown through :class:`LftModel` so big tables fill at once.
+
+While the Subnet Manager dock shows a sweep, the inspector follows its step
+(:meth:`Inspector.show_sweep_step`, connected to the dock's ``sweep_step``): LIDs
+assigned so far, port states as the SM set them, and only the LFT blocks pushed so far.
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from typing import Callable
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
+from fabricviz.anim.sweep_timeline import SweepStep
+from fabricviz.ib.lft_diff import lid_destinations
 from fabricviz.ib.subnet import NO_PATH
 from fabricviz.model import CABLE_TYPES
 from fabricviz.model.guid import format_guid
@@ -39,20 +45,8 @@ IDLE_MS = 150
 SYNC_SWITCHES = 2000
 
 
-def lid_destinations(r) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every assigned LID of a routing, sorted, with its owner: (lids, is_switch, switch or CA port index).
-
-    The array form of ``Routing.lid_owner()`` (LMC > 0: every LID of a CA port's range).
-    """
-    sw = np.flatnonzero(r.lids.sw_lid)
-    ca = np.flatnonzero(r.lids.ca_lid)
-    step = int(r.lids.lids_per_ca_port)
-    ca_lids = (r.lids.ca_lid[ca][:, None].astype(np.int64) + np.arange(step)).ravel()
-    lids = np.concatenate([r.lids.sw_lid[sw].astype(np.int64), ca_lids])
-    is_sw = np.concatenate([np.ones(len(sw), bool), np.zeros(len(ca_lids), bool)])
-    idx = np.concatenate([sw, np.repeat(ca, step)])
-    order = np.argsort(lids, kind="stable")
-    return lids[order], is_sw[order], idx[order]
+#: A LID the sweep shown has not assigned yet (it will, later in the sweep).
+NOT_ASSIGNED_YET = "— (not assigned yet)"
 
 
 class LftModel(QtCore.QAbstractTableModel):
@@ -125,6 +119,9 @@ class Inspector(QtWidgets.QDockWidget):
         self.document, self.editor, self.scene = document, document.editor, scene
         self.device: int | None = None
         self.cable: int | None = None
+        self.sweep: SweepStep | None = None     # the Subnet Manager dock's step, while it shows one
+        self._sweep_states: tuple | None = None  # (state at that step, state at the sweep's end)
+        self._lft_source: tuple = ()
         body = QtWidgets.QWidget(self)
         lay = QtWidgets.QVBoxLayout(body)
         lay.setContentsMargins(6, 6, 6, 6)
@@ -227,8 +224,30 @@ class Inspector(QtWidgets.QDockWidget):
     def schedule(self) -> None:
         self._timer.start()
 
+    def show_sweep_step(self, step: SweepStep | None) -> None:
+        """Follow the sweep's step shown by the Subnet Manager dock (None: the design's final state).
+
+        Connect the dock's ``sweep_step`` signal here (the main window does).
+        """
+        if step is None and self.sweep is None:
+            return
+        self.sweep, self._sweep_states = step, None
+        if step is not None:
+            tl = step.timeline
+            final = tl.state(len(tl) - 1)
+            self._sweep_states = (tl.state(step.index), final)     # the step last: the timeline's cache
+        self.schedule()
+
     def lid_text(self, port: int) -> str:
-        """The port's LID, ``—`` while a worker computes it, or ``no LID (why)``."""
+        """The port's LID, ``—`` while a worker computes it, or ``no LID (why)``; while a sweep
+        shows, the LID at its step (:data:`NOT_ASSIGNED_YET` before the SM assigns it)."""
+        if self._sweep_states is not None:
+            now, final = self._sweep_states
+            if 0 <= port < len(now.lid):
+                if now.lid[port]:
+                    return str(int(now.lid[port]))
+                if final.lid[port]:
+                    return NOT_ASSIGNED_YET
         table = self.lid_table()
         return UNKNOWN if table is None else table.text(self.editor.fabric, port)
 
@@ -324,6 +343,10 @@ class Inspector(QtWidgets.QDockWidget):
         ``lft_pending`` is true and the text says what is running.
         """
         f = self.editor.fabric
+        if self.sweep is not None:
+            r = self.sweep.timeline.sweep.routing
+            what = f", what-if: {self.sweep.whatif} pulled" if self.sweep.whatif else ""
+            return r, f"from the Subnet Manager sweep ({r.routed_by}{what})"
         r = self.cache.get("lft:sweep")
         if r is not None and not isinstance(r, str):
             return r, f"from the Subnet Manager sweep ({r.routed_by})"
@@ -347,6 +370,8 @@ class Inspector(QtWidgets.QDockWidget):
     @property
     def lft_pending(self) -> bool:
         """True while the LFTs of the current design are being computed here."""
+        if self.sweep is not None:
+            return False
         return self.cache.get("lft:sweep") is None and self.cache.get("lft") is None
 
     def _on_progress(self, key: str, done: int, total: int) -> None:
@@ -418,10 +443,43 @@ class Inspector(QtWidgets.QDockWidget):
             self.lft.hide()
             return
         lids, ports, name = self.lft_arrays(r, d)
-        self.lft_title.setText(f"<b>LFT</b> — {len(lids):,} routed LIDs, {why}")
-        self.lft_model.set_rows(lids, ports, name, routing=r, switch=d)
+        title = f"<b>LFT</b> — {len(lids):,} routed LIDs, {why}"
+        source: tuple = (id(r),)
+        if self.sweep is not None:
+            lids, ports, name, title, source = self._lft_at_step(d, lids, ports, name, why)
+        if source != self._lft_source:          # the same object while nothing changed: the scroll stays
+            self._lft_source, self._lft_refs = source, (r, self.sweep)
+        self.lft_title.setText(title)
+        self.lft_model.set_rows(lids, ports, name, routing=self._lft_source, switch=d)
         self._size_lft_columns(lids, ports)
         self.lft.setVisible(len(lids) > 0)
+
+    def _lft_at_step(self, d: int, lids: np.ndarray, ports: np.ndarray, name: Callable[[int], str], why: str):
+        """The rows switch ``d`` holds at the sweep's step: the LFT blocks sent so far (a fresh
+        sweep), or all but the changed blocks still to be sent (a re-sweep keeps the others)."""
+        tl, i = self.sweep.timeline, self.sweep.index
+        held, sent, due = tl.lft_held(d, i, lids)
+        keep = np.flatnonzero(held)
+
+        def name_k(k: int, _keep=keep) -> str:
+            return name(int(_keep[k]))
+        n = len(keep)
+        if not due:
+            title = f"<b>LFT</b> — {n:,} routed LIDs, {why}"
+        elif tl.resweep:
+            title = (f"<b>LFT</b> — {n:,} routed LIDs; {due} changed block(s) not sent yet "
+                     f"(the switch still forwards those LIDs the old way), {why}")
+        elif not sent:
+            title = f"<b>LFT</b> — not yet pushed (the SM sends LFT blocks after routing), {why}"
+        else:
+            title = f"<b>LFT</b> — {n:,} routed LIDs in {sent} of {sent + due} block(s) pushed so far, {why}"
+        return lids[keep], ports[keep], name_k, title, (id(tl), i if due else -1, sent, due)
+
+    def _state_text(self, pid: int, state: str) -> str:
+        """The port state shown: the model's, or while a sweep shows, the SM's at its step."""
+        if self._sweep_states is None:
+            return state
+        return self.sweep.timeline.port_state_text(self._sweep_states[0], pid, state)
 
     def _size_lft_columns(self, lids: np.ndarray, ports: np.ndarray) -> None:
         """Fit LID and port columns to their widest number (no per-row size queries); names stretch."""
@@ -447,7 +505,8 @@ class Inspector(QtWidgets.QDockWidget):
         for r, (pid, name, rate, state, peer, cable) in enumerate(data):
             guid = int(f.ports_t.guid[pid])
             texts = {C_PORT: name, C_LID: self.lid_text(pid) if lids else "",
-                     C_GUID: format_guid(guid) if guid else "—", C_RATE: rate, C_STATE: state,
+                     C_GUID: format_guid(guid) if guid else "—", C_RATE: rate,
+                     C_STATE: self._state_text(pid, state),
                      C_PEER: peer, C_CABLE: cable}
             for c, text in texts.items():
                 item = QtWidgets.QTableWidgetItem(text)

@@ -2,11 +2,18 @@
 
 The sweep (:func:`fabricviz.ib.sweep.heavy_sweep`) and its frames
 (:class:`fabricviz.anim.sweep_timeline.SweepTimeline`) are computed in a worker
-thread; the dock only shows frames. A QTimer advances the SM's model time
-(1× = one millisecond of SM time per second, so a 2-level tree comes up in a
-few seconds and a k=16 tree in about four minutes; 100× for the impatient),
-the slider scrubs to any step, Step shows one event, Step phase jumps to the
-next OpenSM phase, and "Pause at phase end" stops after each phase for teaching.
+thread; the dock only shows frames. A QTimer plays the SM's events at a pace a
+class can follow (1× = :data:`EVENTS_PER_SECOND` events per wall second; the
+speed box goes up to 1000× for big fabrics), the slider scrubs to any step, Step
+shows one event, Step phase jumps to the next OpenSM phase, and "Pause at phase
+end" (ticked by default) stops after each phase for teaching.
+
+"Pull cable" is a what-if: the re-sweep runs on a copy of the design without the
+selected cable (the design, its history and revision stay as they are) and the
+cable is drawn as a dashed ghost; "Put back" ends it, "Apply to design" removes
+the cable for real as one undo step. The dock claims the canvas for its overlay
+(``session.claim("sweep")``) and takes it off when another owner claims it;
+``sweep_step`` tells followers (the inspector) which step of which sweep shows.
 
 The canvas is not edited: :class:`SweepOverlay` adds its own path items on top
 of the scene (undiscovered IB nodes dimmed, discovered ones outlined, port
@@ -21,22 +28,25 @@ import dataclasses
 import html
 from typing import Any
 
-import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.anim.sweep_timeline import PHASE_TITLES, SweepTimeline
+from fabricviz.anim.sweep_timeline import PHASE_TITLES, SweepStep, SweepTimeline
+from fabricviz.ib.lft_diff import lft_changes
 from fabricviz.ib.routing import ENGINES
 from fabricviz.model import Fabric
 from fabricviz.ui.canvas.overlays.sweep import STATE_COLORS, SweepOverlay
-from fabricviz.ui.docks.sweep_tools import SweepToolsMixin
+from fabricviz.ui.docks.sweep_tools import SweepToolsMixin, WhatIf, legend_strip
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.canvas.view import CanvasView
 from fabricviz.ui.document.document import Document
 
-SPEEDS = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 25.0, 100.0)
-#: Model microseconds shown per wall second at 1×.
-US_PER_SECOND = 1000.0
+SPEEDS = (0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 25.0, 100.0, 1000.0)
+#: SM events shown per wall second at 1×: a pace a class can follow and the teacher can talk over.
+EVENTS_PER_SECOND = 3.0
 TICK_MS = 33
+SPEED_TIP = (f"1× = {EVENTS_PER_SECOND:g} SM events per second, a pace a class can follow (with "
+             "\"Pause at phase end\" the clock stops after each OpenSM phase); 5×–1000× for the impatient "
+             "and for big fabrics. The status line shows the SM's own model time of each step.")
 #: Narration lines kept in the panel (the latest ones).
 NARRATION_LINES = 300
 
@@ -48,6 +58,7 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
 
     ready = QtCore.Signal()                       # a new sweep is loaded
     step_shown = QtCore.Signal(int)
+    sweep_step = QtCore.Signal(object)            # SweepStep shown while the dock shows a sweep, else None
     loops_found = QtCore.Signal(object)           # the credit loops (list) found on demand
 
     def __init__(self, document: Document, scene: FabricScene, view: CanvasView,
@@ -64,7 +75,9 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.loop_lines: list[str] = []       # credit loops found on demand
         self.routing = None                   # the last sweep's Routing (kept across edits: re-sweeps)
         self._events: list[Any] = []          # model edits since the last sweep
-        self._pulled: tuple[int, int] | None = None   # (cable, undo index after the pull)
+        self._pulled: tuple[int, int] | None = None   # (cable, undo index after "Apply to design")
+        self.whatif: WhatIf | None = None     # a cable pulled on a copy of the design
+        self._pos = 0.0                       # the clock, in events (fractional between ticks)
         self.pinned = False                   # a lesson's sweep: the overlay stays while the dock is hidden
         self._stop_at: int | None = None      # play_until's target step
         self._rate: float | None = None       # play_until's speed (× real time), instead of the speed box
@@ -79,6 +92,7 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.visibilityChanged.connect(self._visibility)
         document.changed.connect(lambda e: self._fabric_replaced() if e is None else self._design_changed(e))
         document.session.cleared.connect(self.hide)
+        document.session.overlay_changed.connect(self._overlay_changed)
         view.zoom_changed.connect(self.overlay.set_zoom)
         self.overlay.set_zoom(view.transform().m11())
 
@@ -107,7 +121,7 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         for s in SPEEDS:
             self.speed_box.addItem(f"{s:g}×", s)
         self.speed_box.setCurrentIndex(SPEEDS.index(1.0))
-        self.speed_box.setToolTip("1× = one millisecond of SM time per second")
+        self.speed_box.setToolTip(SPEED_TIP)
         row.addWidget(self.speed_box)
         row.addWidget(QtWidgets.QLabel("Engine", w))
         self.engine_box = QtWidgets.QComboBox(w)
@@ -117,6 +131,8 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         row.addWidget(self.engine_box)
         self.phase_pause = QtWidgets.QCheckBox("Pause at phase end", w)
         self.phase_pause.setObjectName("sweep_phase_pause")
+        self.phase_pause.setChecked(True)
+        self.phase_pause.setToolTip("stop the clock after the last event of each OpenSM phase")
         row.addWidget(self.phase_pause)
         self.loads_box = QtWidgets.QCheckBox("Port loads", w)
         self.loads_box.setObjectName("sweep_loads")
@@ -125,6 +141,8 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         row.addWidget(self.loads_box)
         row.addStretch(1)
         lay.addLayout(row)
+        self.legend = legend_strip(w)
+        lay.addWidget(self.legend)
         self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal, w)
         self.slider.setObjectName("sweep_slider")
         self.slider.setRange(0, 0)
@@ -157,10 +175,13 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.facts.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         frow.addWidget(self.facts, 1)
         row = frow
-        self.pull_button = button("sweep_pull", "Pull cable", "remove the cable selected on the canvas "
-                                  "(one undo step): Trap 128, re-sweep, reroute", self.pull_cable)
-        self.back_button = button("sweep_put_back", "Put back", "undo the pull: the cable comes back and the "
-                                  "SM sweeps again", self.put_back)
+        self.pull_button = button("sweep_pull", "Pull cable", "what if the cable selected on the canvas "
+                                  "went down: Trap 128, re-sweep and reroute on a copy — the design is "
+                                  "not edited", self.pull_cable)
+        self.back_button = button("sweep_put_back", "Put back", "end the what-if (or undo an applied pull): "
+                                  "the sweep of the design again", self.put_back)
+        self.apply_button = button("sweep_apply", "Apply to design", "remove the pulled cable from the "
+                                   "design for real (one undo step)", self.apply_pull)
         self.loops_button = button("sweep_loops", "Credit loops", "find cycles in the channel dependency "
                                    "graph of these LFTs and highlight the first", self.show_credit_loops)
         lay.addLayout(frow)
@@ -177,11 +198,15 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         for b in (self.play_button, self.step_button, self.phase_button, self.reset_button, self.slider,
                   self.trace_button, self.pull_button, self.loops_button):
             b.setEnabled(ok)
-        self.back_button.setEnabled(self._pulled is not None and not self._busy)
+        self.pull_button.setEnabled(ok and self.whatif is None)
+        self.back_button.setEnabled((self.whatif is not None or self._pulled is not None) and not self._busy)
+        self.apply_button.setEnabled(ok and self.whatif is not None)
 
     # ------------------------------------------------------------------ computing
-    def recompute(self, previous: Any = None, trap_port: int | None = None, came_up: bool = False) -> None:
-        """Run the SM on the current design in a worker; ``ready`` fires when it is loaded.
+    def recompute(self, previous: Any = None, trap_port: int | None = None, came_up: bool = False,
+                  fabric: Fabric | None = None) -> None:
+        """Run the SM on the current design (or ``fabric``, a what-if copy of it) in a worker;
+        ``ready`` fires when it is loaded.
 
         With ``previous`` (the routing before an edit) it is a re-sweep: LIDs are
         kept, Trap 128 from ``trap_port`` comes first, and the dock counts the LFT
@@ -189,9 +214,12 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         """
         self.pause()
         self._events = []
-        f: Fabric = self.editor.fabric
+        f: Fabric = fabric if fabric is not None else self.editor.fabric
+        if fabric is None and self.whatif is not None:       # another engine: the design's sweep
+            self._end_whatif()
         engine = self.engine_box.currentText()
         self.timeline = None
+        self._emit_step()
         self.overlay.remove()
         self.loads.clear()
         self._busy = True
@@ -205,7 +233,7 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
                 sw.events[0] = dataclasses.replace(sw.events[0], text=(
                     f"Trap 128 (link state change) from {f.port_name(trap_port)}: port came up; "
                     "the SM forces a heavy sweep"))
-            return SweepTimeline(sw, f), _lft_changes(sw.routing, previous)
+            return SweepTimeline(sw, f), lft_changes(sw.routing, previous)
         self.document.jobs.submit("sweep", lambda _progress: work(), on_done=self._computed,
                                   on_error=self._failed)
 
@@ -231,8 +259,7 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.fact_lines = [f"routed by {r.routed_by}" + (f" (asked for {r.engine})" if r.engine != r.routed_by
                                                           else "")] + list(facts or [])
         self.facts.setText(" · ".join(self.fact_lines))
-        self.overlay.set_context(timeline.fabric, timeline)
-        self._show_loads()
+        self._draw(timeline.fabric)
         self.slider.blockSignals(True)
         self.slider.setRange(0, len(timeline) - 1)
         self.slider.blockSignals(False)
@@ -246,8 +273,10 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.pinned = False
         self.document.jobs.cancel("sweep")
         self.timeline = None
+        self._emit_step()
         self.overlay.remove()
         self.loads.clear()
+        self.document.session.release("sweep")
         self._enable()
         self.status.setText("")
         self.narration.setHtml("")
@@ -261,10 +290,9 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         if i <= self.index:
             self.show_step(i)
             return
-        span_us = float(tl.times[i] - tl.times[self.index])
         self._stop_at = i
-        self._rate = max(span_us / (max(seconds, 0.05) * US_PER_SECOND), 1e-6)
-        self.t_us = tl.times[self.index]
+        self._rate = (i - self.index) / max(seconds, 0.05)       # events per wall second
+        self._pos = float(self.index)
         self._wall.start()
         self.timer.start()
         self.play_button.setText("Pause")
@@ -290,19 +318,23 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.routing = r = result.sweep.routing
         self._share(r)
         self.trace_lines = []
-        self.loop_lines = []
+        self.loop_lines, self._loop = [], ()     # new LFTs: the old loop highlight goes
         self.fact_lines = [f"routed by {r.routed_by}" + (f" (asked for {r.engine})" if r.engine != r.routed_by
                                                           else "")]
         if r.fallback_reason:
             self.fact_lines.append(f"fallback: {r.fallback_reason}; routed with minhop instead")
+        if self.whatif is not None:
+            self.fact_lines.append(f"what-if: {self.whatif.label} pulled on a copy — the design is unchanged "
+                                   "(Put back ends it, Apply to design makes it real)")
         if changed is not None:
             first = result.events[0].text if result.events else ""
             self.fact_lines.append(f"re-sweep ({first.split(':')[0]}): {changed[0]:,} LFT entries changed on "
                                    f"{changed[1]} switch(es), {r.info.get('lft_blocks_sent', 0)} LFT block(s) sent")
         self.facts.setText(" · ".join(self.fact_lines))
         if self.isVisible():
-            self.overlay.set_context(self.editor.fabric, result)
-        self._show_loads()
+            self._draw(self.editor.fabric)
+        else:
+            self._show_loads()
         self.slider.blockSignals(True)
         self.slider.setRange(0, len(result) - 1)
         self.slider.blockSignals(False)
@@ -319,18 +351,22 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
             self.document.routing.put("lft:sweep", routing)
 
     def _fabric_replaced(self) -> None:
+        self._end_whatif()
         self.routing = None
         self._pulled = None
         self._trace = ()
         self._design_changed(None)
 
     def _design_changed(self, e: Any = None) -> None:
+        if self.whatif is not None:           # a real edit ends the what-if; the design re-sweeps
+            self._end_whatif()
         self.pinned = False
         self.document.jobs.cancel("sweep")
         self.document.jobs.cancel("sweep-loops")
         self._busy = False
         self.pause()
         self.timeline = None
+        self._emit_step()
         self.overlay.remove()
         self.loads.clear()
         self._events.append(e)
@@ -359,20 +395,45 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
 
     def _visibility(self, visible: bool) -> None:
         if not visible:
+            self._emit_step()
             if not self.pinned:
                 self.pause()
                 self.overlay.remove()
                 self.loads.clear()
+                self.document.session.release("sweep")
             return
         if self.timeline is None:
             if not self._busy:
                 self.recompute()
         elif not self.overlay.active:
-            self.overlay.set_context(self.editor.fabric, self.timeline)
-            self.overlay.set_trace(self._trace_cables)
-            self.overlay.set_loop(getattr(self, "_loop", ()))
-            self._show_loads()
+            self._draw(self.editor.fabric)
             self._show(self.index)
+            self._emit_step()
+
+    # ------------------------------------------------------------------ the canvas
+    def _draw(self, fabric: Fabric) -> None:
+        """Put the overlay on the canvas for the loaded sweep (claiming it from other overlays)."""
+        self.document.session.claim("sweep")
+        self.overlay.set_context(fabric, self.timeline)
+        self.overlay.set_trace(self._trace_cables)
+        self.overlay.set_loop(getattr(self, "_loop", ()))
+        self.overlay.set_ghost((self.whatif.cable,) if self.whatif is not None else ())
+        self._show_loads()
+
+    def _overlay_changed(self, owner: str) -> None:
+        """Another overlay owns the canvas now: the sweep's items (path, loops, ghost) go."""
+        if owner and owner != "sweep" and self.overlay.active:
+            self.pause()
+            self.overlay.remove()
+            self.loads.clear()
+
+    def _emit_step(self) -> None:
+        """Tell followers the step shown, or None while the dock shows no sweep."""
+        tl = self.timeline
+        if tl is not None and self.isVisible() and 0 <= self.index < len(tl):
+            self.sweep_step.emit(SweepStep(tl, self.index, self.whatif.label if self.whatif else ""))
+        else:
+            self.sweep_step.emit(None)
 
     # ------------------------------------------------------------------ clock
     @property
@@ -395,7 +456,7 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
             return
         if self.index >= len(tl) - 1:
             self.show_step(0)
-        self.t_us = tl.times[self.index]
+        self._pos = float(self.index)
         self._wall.start()
         self.timer.start()
         self.play_button.setText("Pause")
@@ -411,8 +472,8 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
             self.pause()
             return
         dt = self._wall.restart() / 1000.0
-        self.t_us += dt * US_PER_SECOND * (self._rate if self._rate is not None else self.speed)
-        i = max(self.index, tl.index_at_time(self.t_us))
+        self._pos += dt * (self._rate if self._rate is not None else self.speed * EVENTS_PER_SECOND)
+        i = max(self.index, min(int(self._pos), len(tl) - 1))
         if self._stop_at is not None:
             stop = self._stop_at
             if i >= stop:
@@ -422,13 +483,14 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
             if i != self.index:
                 self.show_step(i)
             return
-        if self.phase_pause.isChecked() and tl.events[i].phase != tl.events[self.index].phase:
-            end = tl.phase_end(self.index)
-            if end > self.index:
-                i = end
-            self.show_step(i)
-            self.pause()
-            return
+        if self.phase_pause.isChecked():
+            end = tl.phase_end(self.index)        # the last event of this phase (or of the next one
+            if end <= self.index:                 # when play started on a phase's last event)
+                end = tl.phase_end(min(self.index + 1, len(tl) - 1))
+            if i >= end:
+                self.show_step(end)
+                self.pause()
+                return
         if i != self.index:
             self.show_step(i)
         if i >= len(tl) - 1:
@@ -456,10 +518,14 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
             return
         i = max(0, min(int(i), len(tl) - 1))
         self.index = i
+        self.t_us = tl.times[i]
         if not self.playing:
-            self.t_us = tl.times[i]
+            self._pos = float(i)
+        if not self.overlay.active and (self.isVisible() or self.pinned):
+            self._draw(self.editor.fabric)       # back on the canvas (another overlay had it)
         self._show(i)
         self.step_shown.emit(i)
+        self._emit_step()
 
     def _show(self, i: int) -> None:
         tl = self.timeline
@@ -513,23 +579,9 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.pause()
         self.overlay.remove()
         self.loads.clear()
+        self.document.session.release("sweep")
         super().closeEvent(event)
 
 
-def _lft_changes(new: Any, previous: Any) -> tuple[int, int] | None:
-    """(LFT entries, switches) that differ between ``previous`` and ``new`` (matched by switch GUID)."""
-    if previous is None:
-        return None
-    from fabricviz.ib.routing import old_lft
-    from fabricviz.ib.subnet import NO_PATH
-    old = old_lft(new.subnet, previous)
-    w = max(old.shape[1], new.lft.shape[1])
-    a = np.full((new.lft.shape[0], w), NO_PATH, np.uint8)
-    b = a.copy()
-    a[:, :old.shape[1]] = old
-    b[:, :new.lft.shape[1]] = new.lft
-    diff = a != b
-    return int(diff.sum()), int(diff.any(axis=1).sum())
 
-
-__all__ = ["SPEEDS", "STATE_COLORS", "SweepDock", "SweepOverlay"]
+__all__ = ["EVENTS_PER_SECOND", "SPEEDS", "STATE_COLORS", "SweepDock", "SweepOverlay"]

@@ -1,17 +1,87 @@
-"""The Subnet Manager dock's tools on a loaded sweep: pull a cable / put it back, credit loops,
-a traced path and port loads. A mixin of :class:`~fabricviz.ui.docks.sweep.SweepDock` (it uses
-the dock's widgets, overlays and signals); kept apart so the dock module stays about the clock.
+"""The Subnet Manager dock's tools on a loaded sweep: pull a cable as a what-if / put it back /
+apply it to the design, credit loops, a traced path, port loads, and the colour legend. A mixin of
+:class:`~fabricviz.ui.docks.sweep.SweepDock` (it uses the dock's widgets, overlays and signals);
+kept apart so the dock module stays about the clock.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from fabricviz.model import FabricError
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from fabricviz.model import Fabric, FabricError
+from fabricviz.ui.canvas.overlays.sweep import LEGEND
+
+
+@dataclass
+class WhatIf:
+    """A cable pulled on a copy of the design; ``saved`` is the design's own sweep to go back to."""
+
+    cable: int
+    label: str                 # "leaf01:5 ↔ spine02:3"
+    fabric: Fabric             # the copy without the cable (same ids as the design)
+    saved: tuple               # (timeline, step, fact lines, routing) of the design's sweep
+
+
+def _swatch(color: str, style: str, size: int = 14) -> QtGui.QPixmap:
+    pm = QtGui.QPixmap(size, size)
+    pm.fill(QtCore.Qt.GlobalColor.transparent)
+    p = QtGui.QPainter(pm)
+    p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+    pen = QtGui.QPen(QtGui.QColor(color), 3.0 if style in ("line", "dash") else 2.0)
+    if style == "dash":
+        pen.setStyle(QtCore.Qt.PenStyle.DashLine)
+        pen.setWidthF(2.0)
+    if style == "dot":
+        p.setPen(QtGui.QPen(QtGui.QColor("#000000"), 0.5))
+        p.setBrush(QtGui.QColor(color))
+        p.drawEllipse(QtCore.QRectF(3, 3, size - 6, size - 6))
+    elif style == "outline":
+        p.setPen(pen)
+        p.drawRect(QtCore.QRectF(2, 2, size - 4, size - 4))
+    else:
+        p.setPen(pen)
+        p.drawLine(QtCore.QPointF(1, size / 2), QtCore.QPointF(size - 1, size / 2))
+    p.end()
+    return pm
+
+
+class SweepLegend(QtWidgets.QWidget):
+    """One row of colour swatches and words: every colour the sweep overlay draws."""
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("sweep_legend")
+        lay = QtWidgets.QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(4)
+        self.rows = tuple(LEGEND)
+        for text, color, style in self.rows:
+            sw = QtWidgets.QLabel(self)
+            sw.setPixmap(_swatch(color, style))
+            sw.setToolTip(color)
+            word = QtWidgets.QLabel(text, self)
+            lay.addWidget(sw)
+            lay.addWidget(word)
+            lay.addSpacing(6)
+        lay.addStretch(1)
+
+    def texts(self) -> tuple[str, ...]:
+        return tuple(r[0] for r in self.rows)
+
+    def colors(self) -> tuple[str, ...]:
+        return tuple(r[1] for r in self.rows)
+
+
+def legend_strip(parent: QtWidgets.QWidget) -> SweepLegend:
+    return SweepLegend(parent)
 
 
 class SweepToolsMixin:
-    """Pull/put back, credit loops, path trace and port loads for the SweepDock."""
+    """What-if pull/put back/apply, credit loops, path trace and port loads for the SweepDock."""
 
     def _show_loads(self) -> None:
         """Port loads of the sweep's routing while "Port loads" is ticked and the overlay is up."""
@@ -21,24 +91,52 @@ class SweepToolsMixin:
         else:
             self.loads.clear()
 
-    # ------------------------------------------------------------------ pull a cable
+    # ------------------------------------------------------------------ pull a cable (what-if)
     def pull_cable(self) -> bool:
-        """Remove the one cable selected on the canvas through the editor (Undo puts it back)."""
+        """What if the one cable selected on the canvas went down: Trap 128 from its switch end and
+        a re-sweep keeping LIDs, run on a copy of the design. The design is not edited."""
         f = self.editor.fabric
         sel = [c for c in self.scene.selected_cables if f.cables_t.exists(c)]
         if len(sel) != 1:
             self.status.setText("pull cable: select one cable on the canvas first")
             return False
-        c = int(sel[0])
-        label = f"{f.port_name(int(f.cables_t.port_a[c]))} ↔ {f.port_name(int(f.cables_t.port_b[c]))}"
-        if not self.editor.remove([], [c]):
+        if self.whatif is not None or self.timeline is None or self._busy:
+            self.status.setText("pull cable: put the pulled cable back first" if self.whatif is not None
+                                else "pull cable: wait for the sweep")
             return False
-        self._pulled = (c, self.editor.stack.index())
-        self.status.setText(f"pulled {label}: Trap 128, the SM sweeps again")
+        c = int(sel[0])
+        ends = [int(f.cables_t.port_a[c]), int(f.cables_t.port_b[c])]
+        label = f"{f.port_name(ends[0])} ↔ {f.port_name(ends[1])}"
+        g = f.copy()
+        g.remove_cables([c])
+        cids = f.cable_ids()
+        if not (np.array_equal(g.device_ids(), f.device_ids()) and np.array_equal(g.cable_ids(), cids[cids != c])
+                and int(g.ports_t.n) == int(f.ports_t.n)):
+            self.status.setText("pull cable: the copy of the design has other ids — cannot draw it")
+            return False
+        sw = [p for p in ends if f.device(int(f.ports_t.device[p])).is_switch]
+        self.whatif = WhatIf(c, label, g, (self.timeline, self.index, list(self.fact_lines), self.routing))
+        self.recompute(previous=self.routing, trap_port=(sw or ends)[0], fabric=g)
+        self.status.setText(f"what-if: {label} pulled — Trap 128, the SM sweeps a copy of the design")
         return True
 
+    def _end_whatif(self) -> WhatIf | None:
+        """Forget the what-if (its ghost goes); the dock's routing is the design's again."""
+        w, self.whatif = self.whatif, None
+        if w is not None:
+            self.routing = w.saved[3]
+            self.overlay.set_ghost(())
+        return w
+
     def put_back(self) -> bool:
-        """Undo the pull (only while it is the last edit), which re-sweeps again."""
+        """End the what-if (the design's own sweep shows again), or undo an applied pull while it
+        is the last edit (which re-sweeps)."""
+        if self.whatif is not None:
+            self.document.jobs.cancel("sweep")
+            w = self._end_whatif()
+            self._restore(*w.saved)
+            self.status.setText(f"put back {w.label}: the what-if ended — the design's own sweep")
+            return True
         stack = self.editor.stack
         if self._pulled is None:
             return False
@@ -46,6 +144,39 @@ class SweepToolsMixin:
             self.status.setText("put back: other edits came after the pull — use Edit ▸ Undo")
             return False
         stack.undo()
+        return True
+
+    def _restore(self, timeline: Any, index: int, facts: list[str], routing: Any) -> None:
+        self.pause()
+        self._busy = False
+        self.timeline, self.routing, self.fact_lines = timeline, routing, list(facts)
+        self.loop_lines, self._loop = [], ()
+        self.facts.setText(" · ".join(self.fact_lines))
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, len(timeline) - 1)
+        self.slider.blockSignals(False)
+        self.overlay.remove()
+        self._enable()
+        self.index = -1
+        self.show_step(index)
+        if self._trace_cables and self.src_edit.text().strip() and self.dst_edit.text().strip():
+            self.trace_path()          # the path follows the design's LFTs again
+        self.ready.emit()
+
+    def apply_pull(self) -> bool:
+        """Remove the what-if's cable from the design: one undo step "Pull cable a ↔ b"; the SM
+        then re-sweeps the design (Trap 128), and Undo or Put back brings the cable back."""
+        from fabricviz.ui.document.commands import RemoveCommand
+        w = self.whatif
+        if w is None or not self.editor.fabric.cables_t.exists(w.cable):
+            return False
+        cmd = RemoveCommand(self.editor, [], [w.cable])
+        cmd.setText(f"Pull cable {w.label}")
+        if not self.editor.run(cmd):         # the edit ends the what-if (_design_changed)
+            return False
+        self._pulled = (w.cable, self.editor.stack.index())
+        self._enable()
+        self.status.setText(f"pulled {w.label} from the design: Trap 128, the SM sweeps again")
         return True
 
     # ------------------------------------------------------------------ credit loops

@@ -1,4 +1,5 @@
-"""Canvas overlay of the SM sweep: discovery, port states, DR path, traced path, LIDs, loops.
+"""Canvas overlay of the SM sweep: discovery, port states, DR path, traced path, LIDs, loops,
+and the ghost of a cable pulled in a what-if.
 
 Its own path items on top of the scene (the scene itself is never edited);
 :class:`~fabricviz.ui.docks.sweep.SweepDock` drives it frame by frame.
@@ -22,6 +23,16 @@ DISCOVERED_COLOR = "#00b4d8"
 DR_COLOR = "#e64980"
 TRACE_COLOR = "#15aabf"
 LOOP_COLOR = "#fa5252"
+GHOST_COLOR = "#868e96"
+#: Every colour the overlay draws, as the dock's legend names it: (words, colour, swatch style).
+LEGEND = (
+    ("discovered", DISCOVERED_COLOR, "outline"),
+    ("directed route (DR) of the SMP", DR_COLOR, "line"),
+    *((f"port {name}", color, "dot") for name, color in STATE_COLORS.items()),
+    ("traced path", TRACE_COLOR, "line"),
+    ("credit loop", LOOP_COLOR, "line"),
+    ("pulled cable (what-if)", GHOST_COLOR, "dash"),
+)
 
 
 def _pen(color: str, width: float) -> QtGui.QPen:
@@ -41,13 +52,15 @@ class SweepOverlay:
     def __init__(self, scene: QtWidgets.QGraphicsScene) -> None:
         self.scene = scene
         self.items: dict[str, QtWidgets.QGraphicsPathItem] = {}
-        self.labels: dict[int, QtWidgets.QGraphicsSimpleTextItem] = {}
+        self.labels: dict[int, QtWidgets.QGraphicsSimpleTextItem] = {}          # by CA port
+        self.switch_labels: dict[int, QtWidgets.QGraphicsSimpleTextItem] = {}   # by switch device
         self.drawn: dict[str, np.ndarray] = {}
         self.fabric: Fabric | None = None
         self.timeline: SweepTimeline | None = None
         self.labels_visible = False
         self.trace_cables: tuple[int, ...] = ()
         self.loop_cables: tuple[int, ...] = ()
+        self.ghost_cables: tuple[int, ...] = ()
 
     # ------------------------------------------------------------------ set up
     def set_context(self, fabric: Fabric, timeline: SweepTimeline) -> None:
@@ -78,7 +91,9 @@ class SweepOverlay:
             "dr_path": (_pen(DR_COLOR, 4.0), QtGui.QBrush(QtCore.Qt.BrushStyle.NoBrush), 0.3),
             "trace": (_pen(TRACE_COLOR, 6.0), QtGui.QBrush(QtCore.Qt.BrushStyle.NoBrush), 0.2),
             "loop": (_pen(LOOP_COLOR, 7.0), QtGui.QBrush(QtCore.Qt.BrushStyle.NoBrush), 0.25),
+            "ghost": (_pen(GHOST_COLOR, 3.0), QtGui.QBrush(QtCore.Qt.BrushStyle.NoBrush), 0.15),
         }
+        spec["ghost"][0].setStyle(QtCore.Qt.PenStyle.DashLine)
         for name, color in STATE_COLORS.items():
             pen = _pen("#000000", 0.5)
             spec[name] = (pen, QtGui.QBrush(QtGui.QColor(color)), 0.5)
@@ -93,32 +108,44 @@ class SweepOverlay:
             self.scene.addItem(item)
             self.items[name] = item
         ca = timeline.sweep.routing.subnet.ca_ports.tolist()
-        if len(ca) <= MAX_LID_LABELS:
+        if len(ca) + len(timeline.switches) <= MAX_LID_LABELS:
             font = QtGui.QFont(theme.label_font if theme is not None else QtGui.QFont())
             font.setPointSizeF(max(5.0, font.pointSizeF() * 0.8))
             for p in ca:
-                if np.isnan(self.port_xy[0, p]):
-                    continue
-                t = QtWidgets.QGraphicsSimpleTextItem()
-                t.setFont(font)
-                t.setBrush(QtGui.QBrush(QtGui.QColor(STATE_COLORS["ACTIVE"]).darker(130)))
-                t.setZValue(self.Z + 0.6)
-                t.setPos(float(self.port_xy[0, p]) + 5, float(self.port_xy[1, p]) - 14)
-                t.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
-                t.setVisible(False)
-                self.scene.addItem(t)
-                self.labels[int(p)] = t
+                if not np.isnan(self.port_xy[0, p]):
+                    self.labels[int(p)] = self._label(font, float(self.port_xy[0, p]) + 5,
+                                                      float(self.port_xy[1, p]) - 14)
+            where = {int(d): k for k, d in enumerate(self.subnet_devices.tolist())}
+            for d in timeline.switches.tolist():     # right of the switch box, level with its top
+                k = where[int(d)]
+                self.switch_labels[int(d)] = self._label(font, float(self.rects[2, k]) + 4,
+                                                         float(self.rects[1, k]) - 2)
+        t = fabric.devices_t
+        self.switch_port0 = {int(d): int(t.first_port[d]) for d in timeline.switches.tolist()}
+
+    def _label(self, font: QtGui.QFont, x: float, y: float) -> QtWidgets.QGraphicsSimpleTextItem:
+        t = QtWidgets.QGraphicsSimpleTextItem()
+        t.setFont(font)
+        t.setBrush(QtGui.QBrush(QtGui.QColor(STATE_COLORS["ACTIVE"]).darker(130)))
+        t.setZValue(self.Z + 0.6)
+        t.setPos(x, y)
+        t.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
+        t.setVisible(False)
+        self.scene.addItem(t)
+        return t
 
     def remove(self) -> None:
         """Take every overlay item off the scene."""
-        for item in list(self.items.values()) + list(self.labels.values()):
+        for item in [*self.items.values(), *self.labels.values(), *self.switch_labels.values()]:
             if item.scene() is not None:
                 item.scene().removeItem(item)
         self.items.clear()
         self.labels.clear()
+        self.switch_labels.clear()
         self.drawn.clear()
         self.trace_cables = ()
         self.loop_cables = ()
+        self.ghost_cables = ()
 
     @property
     def active(self) -> bool:
@@ -181,6 +208,9 @@ class SweepOverlay:
         for p, label in self.labels.items():
             lid = int(st.lid[p])
             label.setText(f"LID {lid}" if lid else "")
+        for d, label in self.switch_labels.items():
+            lid = int(st.lid[self.switch_port0[d]])
+            label.setText(f"LID {lid}" if lid else "")
         self._label_visibility()
 
     def set_trace(self, cables: tuple[int, ...]) -> None:
@@ -199,13 +229,39 @@ class SweepOverlay:
                 path.closeSubpath()
             self.items["loop"].setPath(path)
 
+    def set_ghost(self, cables: tuple[int, ...]) -> None:
+        """Draw cables pulled in a what-if as dashed ghosts (the design still has them)."""
+        self.ghost_cables = tuple(cables)
+        self.drawn["ghost"] = np.asarray(cables, np.int64)
+        if "ghost" in self.items:
+            path = QtGui.QPainterPath()
+            for c in self.ghost_cables:
+                path.addPath(self._cable_path((c,)))
+            self.items["ghost"].setPath(path)
+
     def set_zoom(self, scale: float) -> None:
         self.labels_visible = scale >= LABEL_ZOOM
         self._label_visibility()
 
     def _label_visibility(self) -> None:
-        for label in self.labels.values():
+        for label in [*self.labels.values(), *self.switch_labels.values()]:
             label.setVisible(self.labels_visible and bool(label.text()))
+
+    def switch_label(self, device: int) -> str:
+        """The LID label drawn next to switch ``device`` ("" while it has no LID)."""
+        label = self.switch_labels.get(int(device))
+        return label.text() if label is not None else ""
+
+    def colors(self) -> set[str]:
+        """Every colour the overlay's items draw with (lines, outlines, dots)."""
+        out = set()
+        for name, item in self.items.items():
+            if name == "undiscovered":
+                continue                     # the dimming veil is the canvas background
+            brush = item.brush()
+            col = brush.color() if brush.style() != QtCore.Qt.BrushStyle.NoBrush else item.pen().color()
+            out.add(col.name())
+        return out
 
     def port_colour(self, port: int) -> str | None:
         """Name of the colour drawn for ``port`` (INIT/ARMED/ACTIVE), None if no dot."""
