@@ -177,6 +177,7 @@ class FluidSim:
         self.q = np.zeros(E)
         self.arrive = np.zeros(E)            # bytes arriving at each entry next tick
         self.paused = np.zeros(L, bool)
+        self.acc_paused = np.zeros(L, bool)     # paused at any tick since the last frame
         self.credit = np.full(L, np.inf)
         init = self.line_gbps.copy() if params.init_gbps is None else \
             np.minimum(np.asarray(params.init_gbps, float), self.line_gbps)
@@ -269,6 +270,7 @@ class FluidSim:
             self.credit = credit_limit(ingress, prm.pfc)
             self.paused = self.credit < prm.pfc.mtu
         self.paused_ticks += self.paused
+        self.acc_paused |= self.paused          # a frame shows a link paused if it paused since the last
         q_link = np.bincount(self.e_link, weights=self.q, minlength=L)
         peak = q_link > self.max_queue
         self.max_queue[peak] = q_link[peak]
@@ -309,7 +311,11 @@ class FluidSim:
                                    (self.nic_tx, self.nic_rx))
         rate = self.acc_delivered * 8 / 1e9 / (n * dt)
         cc = self.rc if self.prm.cc == "dcqcn" else None     # Rc is in Gb/s, at this instant
-        fr = Frame.make(self.t, util, q_link, total, self.paused, self.p_link, rate, flow_lat, cc)
+        # like utilisation (averaged over the frame), pausing is over the frame: a link that paused
+        # at any tick since the previous frame is drawn paused (PFC pauses come and go in µs)
+        fr = Frame.make(self.t, util, q_link, total, self.acc_paused | self.paused, self.p_link, rate,
+                        flow_lat, cc)
+        self.acc_paused = np.zeros(self.L, bool)
         self.acc_served[:] = 0
         self.acc_delivered[:] = 0
         self.acc_ticks = 0

@@ -2,10 +2,12 @@
 the narration are the engines' numbers, bad lessons give one line, and ``fabricviz demo``."""
 
 import json
+from dataclasses import FrozenInstanceError
 
 import pytest
 
-from fabricviz.anim.lessons import (bundled, find_lesson, load_lesson, parse_lesson, resolve_until,
+from fabricviz.anim.lesson_results import CableChange, StepResult, SweepPlay, TracedPath
+from fabricviz.anim.lessons import (bundled, final_fabric, find_lesson, load_lesson, parse_lesson, resolve_until,
                                     run_lesson)
 from fabricviz.anim.sweep_timeline import narrate
 from fabricviz.build import fat_tree
@@ -39,7 +41,7 @@ def test_every_bundled_lesson_loads_and_runs_to_its_end(runs):
     for num, (les, res) in runs.items():
         assert [r.index for r in res] == list(range(1, len(les.steps) + 1))
         assert all(r.lines and r.say for r in res), f"lesson {num}: a step printed nothing"
-        assert res[-1].data["fabric"] is not None
+        assert res[-1].fabric is not None
 
 
 def test_lesson1_sm_bringup_numbers_are_the_sweeps(runs):
@@ -48,73 +50,107 @@ def test_lesson1_sm_bringup_numbers_are_the_sweeps(runs):
     up = _step(runs, 1, "Link manager and SUBNET UP")
     assert up.lines[-1] == f"SUBNET UP after {ref.data['smps']:,} SMPs and {ref.data['t_us'] / 1000:.3f} ms"
     # 16 host ports + 4 leaves × 8 + 4 spines × 4 ports, all ACTIVE
-    assert up.data["up"] and up.data["active_ports"] == 64
+    assert up.counts.up and up.counts.active_ports == 64
     disc = _step(runs, 1, "Discovery")
-    assert disc.data["discovered"] == 8 + 16 and not disc.data["up"]
+    assert disc.counts.discovered == 8 + 16 and not disc.counts.up
     assert disc.lines[-2] == narrate(last_wave)
     assert disc.lines[-2].startswith("Discovery wave 4: 8 switches and 16 CAs found, ")
     pull = _step(runs, 1, "Pull a cable")
     assert pull.lines[-1].startswith("SUBNET UP after ")            # the lesson ends with SUBNET UP
     assert runs[1][1][-1].lines[-1].startswith("SUBNET UP")
     assert "Trap 128" in pull.lines[1] and "leaf01:8" in pull.lines[1]
-    assert pull.data["moved"] and "path before: leaf01 -> spine04 -> leaf04" in pull.lines
+    assert pull.moved is True and "path before: leaf01 -> spine04 -> leaf04" in pull.lines
     assert not any("spine04" in ln for ln in pull.lines if ln.startswith("path after"))
 
 
 def test_lesson2_ftree_refuses_the_miswired_tree(runs):
     healthy = _step(runs, 2, "Three engines, one tree")
-    assert [healthy.data[e]["routed_by"] for e in ("minhop", "updn", "ftree")] == ["minhop", "updn", "ftree"]
+    assert [healthy.routes[e].routed_by for e in ("minhop", "updn", "ftree")] == ["minhop", "updn", "ftree"]
     refused = _step(runs, 2, "ftree refuses")
-    assert refused.data["routed_by"] == "minhop"
-    assert refused.data["fallback_reason"].startswith(
+    assert refused.route.routed_by == "minhop"
+    assert refused.route.fallback_reason.startswith(
         "ftree: ERR AB09: Different number of upward port groups on switches")
-    assert "(leaf01)" in refused.data["fallback_reason"]
-    assert f"refused: {refused.data['fallback_reason']}" in refused.lines
-    assert _step(runs, 2, "updn still routes").data["routed_by"] == "updn"
+    assert "(leaf01)" in refused.route.fallback_reason
+    assert f"refused: {refused.route.fallback_reason}" in refused.lines
+    assert _step(runs, 2, "updn still routes").route.routed_by == "updn"
 
 
 def test_lesson3_credit_loop_with_minhop_none_with_updn_root(runs):
     loops = _step(runs, 3, "The channel dependency graph")
-    assert loops.data["routed_by"] == "minhop" and loops.data["loops"] == 2   # one per direction
+    assert loops.route.routed_by == "minhop" and loops.loops == 2   # one per direction
     assert loops.lines[-1] == "2 credit loop(s)"
     auto = _step(runs, 3, "updn needs a root")
-    assert auto.data["routed_by"] == "minhop"
-    assert auto.data["fallback_reason"].startswith("updn: no root switches found")
+    assert auto.route.routed_by == "minhop"
+    assert auto.route.fallback_reason.startswith("updn: no root switches found")
     fixed = _step(runs, 3, "No cycle left")
-    assert fixed.data["routed_by"] == "updn" and fixed.data["roots"] == ["sw0"]
-    assert fixed.data["loops"] == 0 and fixed.lines[-1] == "no credit loops"
+    assert fixed.route.routed_by == "updn" and fixed.route.roots == ("sw0",)
+    assert fixed.loops == 0 and fixed.loop_cables == () and fixed.lines[-1] == "no credit loops"
 
 
 def test_lesson4_ecmp_collides_spray_does_not(runs):
     side = _step(runs, 4, "Side by side")
-    assert side.data["ecmp"]["rate_share"]["min"] < 0.5
+    assert side.traffic_by["ecmp"].summary["rate_share"]["min"] < 0.5
     for mode in ("spray", "adaptive"):
-        assert side.data[mode]["rate_share"]["min"] == pytest.approx(1.0)
+        assert side.traffic_by[mode].summary["rate_share"]["min"] == pytest.approx(1.0)
 
 
 def test_lesson5_pfc_victim_then_dcqcn(runs):
     C, N = 40.0, 3
-    ideal = _step(runs, 5, "What it should get").data["flows"][-1]
-    assert ideal["dst"] == "r2" and ideal["gbps"] == pytest.approx(C - C / (N + 1))
-    pfc = _step(runs, 5, "PFC alone: the victim").data
-    assert pfc["flows"][-1]["gbps"] == pytest.approx(C / (N + 1), rel=0.03)      # the victim
-    assert pfc["summary"]["paused_link_count"] > 0
-    dcqcn = _step(runs, 5, "DCQCN").data
-    assert dcqcn["flows"][-1]["gbps"] > 0.9 * (C - C / (N + 1))
-    assert dcqcn["summary"]["paused_link_count"] == 0
+    ideal = _step(runs, 5, "What it should get").traffic.flows[-1]
+    assert ideal.dst == "r2" and ideal.gbps == pytest.approx(C - C / (N + 1))
+    pfc = _step(runs, 5, "PFC alone: the victim").traffic
+    assert pfc.flows[-1].gbps == pytest.approx(C / (N + 1), rel=0.03)      # the victim
+    assert pfc.summary["paused_link_count"] == 6
+    dcqcn = _step(runs, 5, "DCQCN").traffic
+    assert dcqcn.flows[-1].gbps > 0.9 * (C - C / (N + 1))
+    assert dcqcn.summary["paused_link_count"] == 0 and dcqcn.paused_cables == ()
 
 
 def test_lesson6_latency_components_add_up(runs):
     step = _step(runs, 6, "The same path on RoCE")
-    ib, roce = step.data["ib"], step.data["roce"]
+    ib, roce = step.latency_by["ib"], step.latency_by["roce"]
     for c in (ib, roce):
-        assert c["switches"] == 3
-        assert c["total"] == pytest.approx(c["switch"] + c["propagation"] + c["serialization"] + c["nic"])
-    assert ib["serialization"] == pytest.approx(roce["serialization"])
-    assert roce["total"] > ib["total"]
-    assert step.lines[-1].startswith(f"difference roce - ib: +{roce['total'] - ib['total']:.1f} ns")
+        assert c.switches == 3
+        assert c.total == pytest.approx(c.switch + c.propagation + c.serialization + c.nic)
+    assert ib.serialization == pytest.approx(roce.serialization)
+    assert roce.total > ib.total
+    assert step.lines[-1].startswith(f"difference roce - ib: +{roce.total - ib.total:.1f} ns")
     first = _step(runs, 6, "GPU to GPU across the tree")
-    assert first.data["total_ns"] == pytest.approx(ib["total"])
+    assert first.latency.total == pytest.approx(ib.total)
+
+
+def test_lesson5_the_pfc_step_names_every_cable_the_run_paused(runs):
+    les, res = runs[5]
+    pfc = res[1].traffic
+    f = res[1].fabric
+    want = sorted(int(f.port(p).cable.id) for p in ("s1:1", "h1:1", "h2:1", "h3:1", "a:1", "v:1"))
+    assert pfc.paused_cables == tuple(want) and len(want) == 6        # s1 -> s2 among them
+    assert "paused links: 6 (5 most paused shown):" in res[1].lines
+    assert res[0].traffic.paused_cables == () and res[0].traffic.model == "maxmin"
+    assert (pfc.model, pfc.workload, pfc.routing, pfc.duration_ms, pfc.seed) == ("fluid", "", None, 6.0, 0)
+    assert pfc.pairs == (("h1", "r"), ("h2", "r"), ("h3", "r"), ("a", "r"), ("v", "r2"))
+
+
+def test_step_results_are_typed_frozen_data(runs):
+    les, res = runs[1]
+    assert all(isinstance(r, StepResult) and isinstance(r.lines, tuple) for r in res)
+    with pytest.raises(FrozenInstanceError):
+        res[0].lines = ()                                                  # type: ignore[misc]
+    plays = [r.sweep for r in res[:5]]
+    assert all(isinstance(p, SweepPlay) and p.timeline is plays[0].timeline for p in plays)
+    assert plays[0].first == 0 and [p.first for p in plays[1:]] == [p.last + 1 for p in plays[:-1]]
+    trace, pull = res[5], res[6]
+    assert trace.paths == (TracedPath("node01 → node16", trace.paths[0].cables, trace.paths[0].hops, True),)
+    assert trace.trace_ok is True and trace.sweep is None and trace.traffic is None and trace.change is None
+    assert isinstance(pull.change, CableChange) and pull.change.before is trace.fabric
+    assert pull.change.removed == (int(trace.fabric.port("leaf01:8").cable.id),) and pull.change.added is None
+    assert pull.sweep.first == 0 and pull.sweep.last == len(pull.sweep.timeline) - 1
+    assert pull.old_path.cables == trace.paths[0].cables and pull.old_path.label == "node01 → node16 (before)"
+    assert final_fabric(res) is pull.fabric and pull.fabric.port("leaf01:8").cable is None
+    les2, res2 = runs[2]
+    rewire = res2[1]
+    assert len(rewire.change.removed) == 2 and rewire.fabric.cables_t.exists(rewire.change.added)
+    assert not any(rewire.fabric.cables_t.exists(c) for c in rewire.change.removed)
 
 
 def test_until_stops_after_the_step(runs):

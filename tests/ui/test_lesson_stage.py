@@ -40,10 +40,10 @@ def test_lesson_1_sweep_trace_and_pull_drive_the_canvas(qtbot, make_window, shar
     res = dock.results
     sweep = w.sweep_dock
     # step 1 plays discovery from the first event to the end of the discovery phase
-    assert stage.following and w.editor.fabric is res[0].data["fabric"]
-    assert sweep.pinned and sweep.timeline is res[0].data["timeline"]
+    assert stage.following and w.editor.fabric is res[0].fabric
+    assert sweep.pinned and sweep.timeline is res[0].sweep.timeline
     _settle(qtbot, w)
-    assert sweep.index == res[0].data["step"]
+    assert sweep.index == res[0].sweep.last
     f = w.editor.fabric
     switches = set(f.device_ids("ib_switch").tolist())
     assert switches <= set(sweep.overlay.drawn["discovered"].tolist())
@@ -52,7 +52,7 @@ def test_lesson_1_sweep_trace_and_pull_drive_the_canvas(qtbot, make_window, shar
     for k in range(1, 5):
         dock.next()
         _settle(qtbot, w)
-        assert sweep.index == res[k].data["step"]
+        assert sweep.index == res[k].sweep.last
     assert "SUBNET UP" in sweep.status.text()
     cabled = f.ports_t.cable >= 0
     subnet_ports = np.flatnonzero(cabled & np.isin(f.ports_t.device, f.device_ids(("ib_switch", "nic"))))
@@ -64,7 +64,7 @@ def test_lesson_1_sweep_trace_and_pull_drive_the_canvas(qtbot, make_window, shar
     assert not sweep.loads.active
     # step 6: the traced path is the one `fabricviz trace` follows, with [in]→[out] at each switch
     dock.next()
-    r = res[5].data["routing"]
+    r = res[5].routing
     t = trace(r, "node01", "node16")
     drawn = stage.overlay.drawn
     assert drawn["paths"] == [path_cables(r, t)] and len(drawn["paths"][0]) == 4
@@ -75,14 +75,14 @@ def test_lesson_1_sweep_trace_and_pull_drive_the_canvas(qtbot, make_window, shar
     dock.next()
     _settle(qtbot, w)
     after = w.editor.fabric
-    pulled = res[6].data["pulled"]
-    assert after is res[6].data["fabric"] and not after.cables_t.exists(pulled) and f.cables_t.exists(pulled)
+    (pulled,) = res[6].change.removed
+    assert after is res[6].fabric and not after.cables_t.exists(pulled) and f.cables_t.exists(pulled)
     assert after.port("leaf01:8").cable is None and w.scene.fabric is after
     assert sweep.timeline.events[0].kind == "trap" and sweep.index == len(sweep.timeline) - 1
     drawn = stage.overlay.drawn
     assert drawn["ghosts"] == (pulled,) and drawn["old_path"] == before_path
     assert pulled in before_path and pulled not in drawn["paths"][0]
-    assert drawn["paths"][0] == path_cables(res[6].data["routing"], trace(res[6].data["routing"], "node01", "node16"))
+    assert drawn["paths"][0] == path_cables(res[6].routing, trace(res[6].routing, "node01", "node16"))
     rows = [label for label, _c, _s in stage.legend_rows()]
     assert "node01 → node16" in rows and "pulled / unplugged cable" in rows and "port ACTIVE" in rows
     # back to step 6: the cable is there again, no ghost
@@ -112,7 +112,7 @@ def test_lesson_3_credit_loop_and_lesson_2_rewire_are_drawn(qtbot, make_window, 
     f = w.editor.fabric
     ring = {int(c) for c in f.cable_ids() if f.device(int(f.ports_t.device[f.cables_t.port_a[c]])).is_switch
             and f.device(int(f.ports_t.device[f.cables_t.port_b[c]])).is_switch}
-    assert res[1].data["loops"] == 2
+    assert res[1].loops == 2
     assert set(stage.overlay.drawn["loop"]) == ring and len(stage.overlay.drawn["loop"]) == 5
     out = tmp_path / "loop.png"
     w.export_view(str(out), 800)
@@ -120,21 +120,21 @@ def test_lesson_3_credit_loop_and_lesson_2_rewire_are_drawn(qtbot, make_window, 
     loop = QtGui.QColor(LOOP_COLOR).rgb()
     assert img.width() == 800 and any(img.pixel(x, y) == loop for x in range(0, 560, 2) for y in range(40, img.height(), 2))
     dock.go(3)                       # updn with root sw0: routes per port on the canvas
-    cables, vals = cable_loads(res[3].data["routing"])
+    cables, vals = cable_loads(res[3].routing)
     assert np.array_equal(stage.loads.cables, cables) and np.array_equal(stage.loads.values, vals)
     assert stage.loads.vmax == 3 and stage.loads.level_of_cable(int(cables[vals.argmax()])) == 5
     assert [r[0] for r in stage.loads.legend_rows()] == ["1 route per port", "2 routes per port", "3 routes per port"]
     dock.go(4)                       # updn with a root: no loop left, nothing red
-    assert res[4].data["loops"] == 0 and stage.overlay.drawn["loop"] == ()
+    assert res[4].loops == 0 and stage.overlay.drawn["loop"] == ()
     # lesson 2: the moved uplink is a ghost on the old fabric and a new cable on the new one
     dock2, stage2 = _open(qtbot, w, 2)
     assert stage2.overlay.drawn["paths"] and len(stage2.overlay.drawn["paths"]) == 3   # three engines
     dock2.go(1)
-    d = dock2.results[1].data
-    assert set(stage2.overlay.drawn["ghosts"]) == set(d["removed"]) and len(d["removed"]) == 2
-    assert stage2.overlay.drawn["added"] == (d["added"],)
+    d = dock2.results[1].change
+    assert set(stage2.overlay.drawn["ghosts"]) == set(d.removed) and len(d.removed) == 2
+    assert stage2.overlay.drawn["added"] == (d.added,)
     dock2.go(2)                      # ftree refuses on the miswired tree: the new cable stays marked
-    assert stage2.overlay.drawn["added"] == (d["added"],) and w.editor.fabric is d["fabric"]
+    assert stage2.overlay.drawn["added"] == (d.added,) and w.editor.fabric is dock2.results[1].fabric
     out = tmp_path / "rewire.png"
     w.export_view(str(out), 800)
     img = QtGui.QImage(str(out))
@@ -166,9 +166,9 @@ def test_every_lesson_steps_to_its_end_on_the_canvas(qtbot, make_window, shared_
             dock.go(k)
             stage.finish()
             assert stage.following and stage.shown == k, (name, k)
-            data = dock.results[k].data
-            assert w.editor.fabric is data["fabric"]
-            res = data.get("result")
+            step = dock.results[k]
+            assert w.editor.fabric is step.fabric
+            res = step.traffic.result if step.traffic is not None else None
             traffic = w.traffic_dock
             if res is None:
                 assert traffic.result is None or traffic.result is not stage._traffic_result
@@ -182,7 +182,7 @@ def test_every_lesson_steps_to_its_end_on_the_canvas(qtbot, make_window, shared_
             hot = max(fr.link_util[2 * c], fr.link_util[2 * c + 1])
             assert ov.color_of(c) == traffic.scale.color(hot), (name, k)
         dock.go(0)
-        assert w.editor.fabric is dock.results[0].data["fabric"]
+        assert w.editor.fabric is dock.results[0].fabric
 
 
 def test_presentation_keeps_only_canvas_and_lesson_on_traffic_steps(qtbot, make_window, shared_runs):
@@ -190,7 +190,7 @@ def test_presentation_keeps_only_canvas_and_lesson_on_traffic_steps(qtbot, make_
     dock, stage = _open(qtbot, w, 5)
     w.action_presentation.trigger()
     dock.go(1)                                   # PFC alone: a fluid run plays on the canvas
-    res = dock.results[1].data["result"]
+    res = dock.results[1].traffic.result
     assert w.traffic_dock.result is res and w.traffic_dock.timer.isActive()      # its frames play
     assert not w.traffic_dock.isVisible() and not w.charts_dock.isVisible()
     assert dock.isVisible() and not dock.legend.isHidden()

@@ -19,6 +19,10 @@ from fabricviz.model import FabricError
 from fabricviz.ui.document.document import Document
 
 NEXT_KEYS = ("PgDown", "Right", "Space")
+#: The explanation shows at least this many lines without scrolling; the engine lines box fewer.
+SAY_LINES, ENGINE_LINES = 10, 6
+#: Narrowest the lesson text gets (px), so the explanation wraps to readable lines.
+MIN_TEXT_WIDTH = 320
 #: Lesson text size in presentation mode, relative to normal.
 PRESENTATION_SCALE = 1.6
 PREV_KEYS = ("PgUp", "Left")
@@ -50,6 +54,7 @@ class LessonDock(QtWidgets.QDockWidget):
         self.scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scroll.setWidget(text)
         outer.addWidget(self.scroll, 3)
+        self.scroll.setMinimumWidth(MIN_TEXT_WIDTH)
 
         def label(name: str, scale: float, bold: bool = False) -> QtWidgets.QLabel:
             lab = QtWidgets.QLabel(text)
@@ -74,7 +79,7 @@ class LessonDock(QtWidgets.QDockWidget):
         mono = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
         mono.setPointSizeF(self.font().pointSizeF() * 1.1)
         self.lines.setFont(mono)
-        outer.addWidget(self.lines, 2)
+        outer.addWidget(self.lines, 1)
         from fabricviz.ui.canvas.overlays.traffic import LegendBar
         self.legend = LegendBar(w)             # the heatmap's scale on traffic steps (presentation mode
         self.legend.setObjectName("lesson_legend")   # hides the Traffic dock that normally shows it)
@@ -98,6 +103,7 @@ class LessonDock(QtWidgets.QDockWidget):
         self._base = {wd: wd.font().pointSizeF() for wd in (self.lesson_title, self.step_title, self.say,
                                                              self.lines, self.position)}
         self.scale = 1.0
+        self._fit_text()
         document.session.cleared.connect(self.clear)
         self._render()
 
@@ -155,6 +161,20 @@ class LessonDock(QtWidgets.QDockWidget):
             f = wd.font()
             f.setPointSizeF(size * factor)
             wd.setFont(f)
+        self._fit_text()
+
+    def _fit_text(self) -> None:
+        """Room for the titles and :data:`SAY_LINES` lines of the explanation without scrolling;
+        the engine lines box gets :data:`ENGINE_LINES` lines (it scrolls, the explanation need not)."""
+        say = QtGui.QFontMetrics(self.say.font()).lineSpacing()
+        self.say.setMinimumHeight(SAY_LINES * say)
+        titles = sum(QtGui.QFontMetrics(lab.font()).lineSpacing() * 2
+                     for lab in (self.lesson_title, self.step_title))
+        lay = self.say.parentWidget().layout()
+        self.scroll.setMinimumHeight(SAY_LINES * say + titles + 3 * lay.spacing() + 4)
+        mono = QtGui.QFontMetrics(self.lines.font()).lineSpacing()
+        self.lines.setMinimumHeight(3 * mono + 8)
+        self.lines.setMaximumHeight(ENGINE_LINES * mono + 2 * self.lines.frameWidth() + 8)
 
     def _render(self) -> None:
         les = self.lesson

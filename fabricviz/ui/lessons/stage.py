@@ -14,8 +14,16 @@ left (a copy when it pulled or moved a cable), and what to show:
   moved cable (a red dashed ghost with a cross), the new cable, and the first
   credit loop, in :class:`LessonOverlay`;
 * route and credit-loop steps: routes per port (:mod:`fabricviz.ui.canvas.overlays.loads`);
-* simulate steps: the Traffic dock adopts the run (heatmap, legend, charts),
-  fluid runs play their frames.
+* simulate steps: the Traffic dock adopts the run (heatmap, legend, charts) with its
+  controls set to the step's workload, model, routing, duration and seed; fluid runs
+  play their frames. Once the frames reach the run's steady part, every cable the run
+  paused (what the step's summary lists as paused links) carries the heatmap's paused
+  mark, also where the frame's instantaneous sample misses it.
+
+The stage claims the canvas (``session.claim("lesson")``) for each step it shows, then
+drives the docks (which claim it for their sweep or heatmap, drawn under the lesson's
+marks); another claim made outside a step (the user's own run, sweep or loads) drops
+the lesson's marks.
 
 Stepping back shows the earlier step's fabric and state. Once the user edits
 the design the canvas stops following (nothing they did is replaced).
@@ -23,11 +31,12 @@ the design the canvas stops following (nothing they did is replaced).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from fabricviz.anim.lesson_results import StepResult, TracedPath, TrafficRun
 from fabricviz.model import Fabric
 from fabricviz.ui.canvas.scene import FabricScene, cable_anchors
 from fabricviz.ui.document.document import Document
@@ -84,14 +93,33 @@ class LessonOverlay:
     def __init__(self, scene: QtWidgets.QGraphicsScene) -> None:
         self.scene = scene
         self.items: list[QtWidgets.QGraphicsItem] = []
+        self.paused_items: list[QtWidgets.QGraphicsItem] = []
         self.drawn: dict[str, Any] = {}
 
     def clear(self) -> None:
-        for item in self.items:
+        for item in self.items + self.paused_items:
             if item.scene() is not None:
                 item.scene().removeItem(item)
-        self.items = []
+        self.items, self.paused_items = [], []
         self.drawn = {}
+
+    def show_paused(self, fabric: Fabric | None, cables: tuple[int, ...]) -> None:
+        """Draw the traffic heatmap's paused mark on ``cables`` of ``fabric`` (none: no marks)."""
+        for item in self.paused_items:
+            if item.scene() is not None:
+                item.scene().removeItem(item)
+        self.paused_items = []
+        if self.drawn:
+            self.drawn["paused"] = ()
+        if fabric is None or not cables:
+            return
+        from fabricviz.ui.canvas.overlays.traffic import paused_pens
+        path = _polyline_each(fabric, cables)
+        for z, pen in zip((0.05, 0.06), paused_pens()):
+            item = self._add_path(path, pen, z)
+            self.items.remove(item)
+            self.paused_items.append(item)
+        self.drawn["paused"] = tuple(int(c) for c in cables if fabric.cables_t.exists(int(c)))
 
     def _add_path(self, path: QtGui.QPainterPath, pen: QtGui.QPen, z: float) -> QtWidgets.QGraphicsPathItem:
         item = QtWidgets.QGraphicsPathItem(path)
@@ -121,19 +149,21 @@ class LessonOverlay:
         self.items.append(t)
         return t
 
-    def show(self, fabric: Fabric, paths: list[dict], old_path: dict | None = None, before: Fabric | None = None,
-             ghosts: tuple[int, ...] = (), added: tuple[int, ...] = (), loop: tuple[int, ...] = ()) -> None:
-        """Draw ``paths`` (dicts with ``cables``/``hops``/``label``) on ``fabric``; ``old_path`` and
-        ``ghosts`` (cable ids) on ``before`` (the fabric before a cable was pulled or moved)."""
+    def show(self, fabric: Fabric, paths: Sequence[TracedPath], old_path: TracedPath | None = None,
+             before: Fabric | None = None, ghosts: tuple[int, ...] = (), added: tuple[int, ...] = (),
+             loop: tuple[int, ...] = ()) -> None:
+        """Draw ``paths`` on ``fabric``; ``old_path`` and ``ghosts`` (cable ids) on ``before``
+        (the fabric before a cable was pulled or moved)."""
         self.clear()
-        self.drawn = {"paths": [tuple(p["cables"]) for p in paths], "old_path": (), "ghosts": tuple(ghosts),
-                      "added": tuple(added), "loop": tuple(loop), "labels": []}
+        paths = list(paths)
+        self.drawn = {"paths": [tuple(p.cables) for p in paths], "old_path": (), "ghosts": tuple(ghosts),
+                      "added": tuple(added), "loop": tuple(loop), "labels": [], "paused": ()}
         if old_path is not None and before is not None:
-            self.drawn["old_path"] = tuple(old_path["cables"])
-            self._add_path(_polyline(before, tuple(old_path["cables"])),
+            self.drawn["old_path"] = tuple(old_path.cables)
+            self._add_path(_polyline(before, tuple(old_path.cables)),
                            _pen(OLD_PATH_COLOR, 4.0, QtCore.Qt.PenStyle.DashLine), 0.0)
         for i, p in reversed(list(enumerate(paths[:len(PATH_COLORS)]))):
-            self._add_path(_polyline(fabric, tuple(p["cables"])), _pen(PATH_COLORS[i], PATH_WIDTHS[i]), 0.3 - 0.1 * i)
+            self._add_path(_polyline(fabric, tuple(p.cables)), _pen(PATH_COLORS[i], PATH_WIDTHS[i]), 0.3 - 0.1 * i)
         self._hop_labels(fabric, paths[:len(PATH_COLORS)])
         if loop:
             path = _polyline(fabric, tuple(loop))
@@ -147,11 +177,11 @@ class LessonOverlay:
             for i in range(len(ghosts)):
                 self._add_label("✕", float(ax[i] + bx[i]) / 2 - 10, float(ay[i] + by[i]) / 2 - 16, GHOST_COLOR, 2.2)
 
-    def _hop_labels(self, fabric: Fabric, paths: list[dict]) -> None:
+    def _hop_labels(self, fabric: Fabric, paths: list[TracedPath]) -> None:
         """``[in]→[out]`` next to each switch of each path (stacked when paths share a switch)."""
         seen: dict[str, int] = {}
         for i, p in enumerate(paths):
-            for sw, pin, pout in p.get("hops", []):
+            for sw, pin, pout in p.hops:
                 d = fabric.find(sw)
                 if d is None:
                     continue
@@ -196,11 +226,15 @@ class LessonStage(QtCore.QObject):
         self.shown = -1
         self.sweep_seconds = SWEEP_SECONDS
         self._traffic_result = None            # the run the stage gave the Traffic dock
+        self._traffic_run: TrafficRun | None = None
         self._setting = False
+        self._driving = False                  # the stage is driving the sweep/traffic docks
         dock.ready.connect(self._ready)
         dock.step_changed.connect(self._step)
         document.replaced.connect(self._replaced)
         document.session.cleared.connect(self.stop)
+        document.session.overlay_changed.connect(self._overlay_changed)
+        traffic.frame_changed.connect(self._traffic_frame)
 
     # ------------------------------------------------------------------ ownership
     def begin(self, fabric: Fabric) -> None:
@@ -227,7 +261,14 @@ class LessonStage(QtCore.QObject):
             self.sweep.release()
         if self._traffic_result is not None and self.traffic.result is self._traffic_result:
             self.traffic.clear()
-        self._traffic_result = None
+        self._traffic_result = self._traffic_run = None
+        self.document.session.release("lesson")
+
+    def _overlay_changed(self, owner: str) -> None:
+        """Another overlay owns the canvas now: the lesson's marks go (the next step redraws them)."""
+        if owner and owner != "lesson" and not self._driving:
+            self.overlay.clear()
+            self.loads.clear()
 
     # ------------------------------------------------------------------ steps
     def _ready(self) -> None:
@@ -248,8 +289,8 @@ class LessonStage(QtCore.QObject):
             if self.owned is not None:
                 self.status("the design was edited: the canvas no longer follows the lesson (reopen it to restart)")
             return False
-        data = results[k].data
-        fab: Fabric = data["fabric"]
+        step = results[k]
+        fab = step.fabric
         if self.editor.fabric is not fab:
             self._setting = True
             try:
@@ -258,75 +299,100 @@ class LessonStage(QtCore.QObject):
                 self._setting = False
             self.owned = fab
         self.shown = k
-        self._show_sweep(results, k, fab, animate)
+        self.document.session.claim("lesson")     # the lesson owns the canvas; the sweep and
+        self._driving = True                      # traffic docks it drives then draw under its marks
+        try:
+            self._show_sweep(results, k, fab, animate)
+            self._show_traffic(step, fab, animate)
+        finally:
+            self._driving = False
         self._show_marks(results, k, fab)
-        if results[k].action in ("route", "check_loops") and data.get("routing") is not None:
-            self.loads.show(fab, data["routing"])
+        if step.action in ("route", "check_loops") and step.routing is not None:
+            self.loads.show(fab, step.routing)
         else:
             self.loads.clear()
-        self._show_traffic(data, fab, animate)
+        self._traffic_frame(self.traffic.frame)
         return True
 
-    def _latest(self, results: list, k: int, fab: Fabric, key: str) -> int | None:
+    @staticmethod
+    def _latest(results: list[StepResult], k: int, fab: Fabric,
+                has: Callable[[StepResult], bool]) -> StepResult | None:
+        """The last step up to ``k`` on ``fab`` for which ``has`` holds."""
         for j in range(k, -1, -1):
-            d = results[j].data
-            if key in d and d["fabric"] is fab:
-                return j
+            if results[j].fabric is fab and has(results[j]):
+                return results[j]
         return None
 
-    def _show_sweep(self, results: list, k: int, fab: Fabric, animate: bool) -> None:
+    def _show_sweep(self, results: list[StepResult], k: int, fab: Fabric, animate: bool) -> None:
         sweep = self.sweep
-        j = self._latest(results, k, fab, "timeline")
-        if j is None:
+        r = self._latest(results, k, fab, lambda r: r.sweep is not None)
+        if r is None or r.sweep is None:
             if sweep.pinned:
                 sweep.release()
             return
-        d = results[j].data
-        tl = d["timeline"]
-        if j == k and animate:
-            sweep.adopt(tl, max(d["from"] - 1, 0))
-            sweep.play_until(d["step"], self.sweep_seconds)
+        play = r.sweep
+        if r is results[k] and animate:
+            sweep.adopt(play.timeline, max(play.first - 1, 0))
+            sweep.play_until(play.last, self.sweep_seconds)
         else:
-            sweep.adopt(tl, d["step"])
+            sweep.adopt(play.timeline, play.last)
 
-    def _show_marks(self, results: list, k: int, fab: Fabric) -> None:
-        d = results[k].data
-        m = self._latest(results, k, fab, "before")        # the pull or rewire that made this fabric
-        md = results[m].data if m is not None else {}
-        paths = list(d.get("paths", []))
-        if not paths and m is not None and "paths" in md:
-            paths = list(md["paths"])
-        ghosts = (md["pulled"],) if "pulled" in md else tuple(md.get("removed", ()))
-        self.overlay.show(fab, paths, old_path=d.get("old_path"), before=md.get("before"), ghosts=ghosts,
-                          added=(md["added"],) if "added" in md else (), loop=tuple(d.get("loop_cables", ())))
+    def _change_of(self, results: list[StepResult], k: int, fab: Fabric) -> StepResult | None:
+        """The pull or rewire that made ``fab`` (None: the lesson's own fabric)."""
+        return self._latest(results, k, fab, lambda r: r.change is not None)
 
-    def _show_traffic(self, data: dict, fab: Fabric, animate: bool) -> None:
+    def _paths_of(self, results: list[StepResult], k: int, fab: Fabric) -> tuple[TracedPath, ...]:
+        m = self._change_of(results, k, fab)
+        return results[k].paths or (m.paths if m is not None else ())
+
+    def _show_marks(self, results: list[StepResult], k: int, fab: Fabric) -> None:
+        r = results[k]
+        m = self._change_of(results, k, fab)
+        ch = m.change if m is not None else None
+        self.overlay.show(fab, self._paths_of(results, k, fab), old_path=r.old_path,
+                          before=ch.before if ch is not None else None, ghosts=ch.removed if ch is not None else (),
+                          added=(ch.added,) if ch is not None and ch.added is not None else (),
+                          loop=r.loop_cables)
+
+    def _show_traffic(self, step: StepResult, fab: Fabric, animate: bool) -> None:
         traffic = self.traffic
-        res = data.get("result")
-        if res is None:
+        run = step.traffic
+        if run is None:
             if self._traffic_result is not None and traffic.result is self._traffic_result:
                 traffic.clear()
-            self._traffic_result = None
+            self._traffic_result = self._traffic_run = None
             self.dock.legend.hide()
             return
+        res = run.result
         if traffic.result is not res:
-            traffic.adopt(res, fab)
+            traffic.adopt(res, fab, **traffic_controls(run))
         if not self.presentation.active:        # its legend and frame slider, beside the lesson
             traffic.show()
             traffic.raise_()
         else:                     # presentation: the canvas and the lesson only (its own legend)
             traffic.hide()
             self.charts.hide()
-        self._traffic_result = res
+        self._traffic_result, self._traffic_run = res, run
         self.dock.legend.set_scale(traffic.scale)
         self.dock.legend.show()
-        if len(res.frames) > 1:
-            if animate:
-                traffic.set_frame(0)
-                traffic.set_playing(True)
-            else:
-                traffic.set_playing(False)
-                traffic.set_frame(len(res.frames) - 1)
+        if len(res.frames) > 1 and animate:
+            traffic.set_frame(0)
+            traffic.set_playing(True)
+        else:                     # (set_frame draws the frame again after the lesson's claim)
+            traffic.set_playing(False)
+            traffic.set_frame(len(res.frames) - 1)
+
+    def _traffic_frame(self, k: int) -> None:
+        """The Traffic dock shows frame ``k``: in the run's steady part, mark every cable the run paused."""
+        run, traffic = self._traffic_run, self.traffic
+        if run is None or traffic.result is not run.result or not self.overlay.drawn:
+            self.overlay.show_paused(None, ())
+            return
+        frames = run.result.frames
+        steady = float(run.summary.get("steady_from_s", 0.0))
+        on = bool(run.paused_cables) and 0 <= k < len(frames) and frames[k].time_s >= steady
+        if on != bool(self.overlay.drawn.get("paused")):
+            self.overlay.show_paused(traffic.result_fabric if on else None, run.paused_cables if on else ())
 
     def finish(self) -> None:
         """Jump every running animation to its end (screenshots, tests)."""
@@ -341,13 +407,11 @@ class LessonStage(QtCore.QObject):
         rows = []
         results = self.dock.results or []
         if 0 <= self.shown < len(results):
-            d = results[self.shown].data
-            m = self._latest(results, self.shown, d["fabric"], "before")
-            paths = list(d.get("paths", [])) or (list(results[m].data.get("paths", [])) if m is not None else [])
-            for i, p in enumerate(paths[:len(PATH_COLORS)]):
-                rows.append((p["label"], QtGui.QColor(PATH_COLORS[i]), "line"))
-            if d.get("old_path"):
-                rows.append((d["old_path"]["label"], QtGui.QColor(OLD_PATH_COLOR), "dash"))
+            r = results[self.shown]
+            for i, p in enumerate(self._paths_of(results, self.shown, r.fabric)[:len(PATH_COLORS)]):
+                rows.append((p.label, QtGui.QColor(PATH_COLORS[i]), "line"))
+            if r.old_path is not None:
+                rows.append((r.old_path.label, QtGui.QColor(OLD_PATH_COLOR), "dash"))
             if self.overlay.drawn.get("loop"):
                 rows.append(("credit loop", QtGui.QColor(LOOP_COLOR), "line"))
             if self.overlay.drawn.get("ghosts"):
@@ -367,4 +431,18 @@ class LessonStage(QtCore.QObject):
         return rows
 
 
-__all__ = ["LessonOverlay", "LessonStage", "PATH_COLORS", "SWEEP_SECONDS"]
+def traffic_controls(run: TrafficRun) -> dict[str, Any]:
+    """The Traffic dock's controls (``TrafficDock.configure`` keywords) for a lesson's run; an
+    explicit flow list has no workload name there: the argument is emptied, the name kept."""
+    from fabricviz.ui.docks.traffic import IB_ENGINES, ROUTINGS, WORKLOADS
+    out: dict[str, Any] = {"model": run.model, "duration": f"{run.duration_ms:g}ms", "seed": run.seed,
+                           "routing": run.routing if run.routing in ROUTINGS else "default", "arg": ""}
+    if run.engine in IB_ENGINES:
+        out["engine"] = run.engine
+    name, _, arg = run.workload.partition(":")
+    if name in WORKLOADS:
+        out["workload"], out["arg"] = name, arg
+    return out
+
+
+__all__ = ["LessonOverlay", "LessonStage", "PATH_COLORS", "SWEEP_SECONDS", "traffic_controls"]

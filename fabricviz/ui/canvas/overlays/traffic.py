@@ -4,7 +4,8 @@ One canvas item (:class:`HeatItem`) draws, over the scene's cables, one path
 per colour bucket (2-px cosmetic pens) plus the marks, so a frame costs a
 bucketing in numpy and ~18 paths, never a QGraphicsItem per link. A cable's
 value is the hotter of its two directed links (``2c`` and ``2c + 1``). Links
-whose transmitter is paused (PFC XOFF or no credits) get a red dashed outline,
+whose transmitter is paused (PFC XOFF or no credits) get red dashes on a dark casing
+(:func:`paused_pens`, distinct from every heat colour),
 ECN-marking links a dotted overlay. PCIe hops inside servers have no canvas
 geometry and are not drawn.
 
@@ -40,6 +41,8 @@ METRICS = {"utilisation": ("link_util", "Utilisation", "%"),
 RAMP = ("#3b4cc0", "#2c7bb6", "#00a6ca", "#00ccbc", "#90eb9d", "#ffff8c", "#f9d057", "#f29e2e",
         "#e76818", "#d7191c")
 PAUSED_COLOR = "#ff2020"
+#: The dark casing under a paused link's red dashes: they stay distinct from the ramp's red end.
+PAUSED_CASING = "#000000"
 ECN_COLOR = "#ff00ff"
 Z_HEAT = -0.8          # above the scene's cables (-1), under the selection highlight (-0.5)
 
@@ -127,6 +130,17 @@ def _pen(color: QtGui.QColor | str, width: float, style=QtCore.Qt.PenStyle.Solid
     return pen
 
 
+def paused_pens(width: float = 3.0) -> tuple[QtGui.QPen, QtGui.QPen]:
+    """The paused (PFC XOFF / no credits) mark drawn over a link's heat colour: red dashes
+    ``width`` px wide on a dark casing 2 px wider with the same dashes (so the mark stays
+    distinct from every heat colour, the ramp's red end included)."""
+    red = _pen(PAUSED_COLOR, width, QtCore.Qt.PenStyle.DashLine)
+    casing = _pen(PAUSED_CASING, width + 2.0, QtCore.Qt.PenStyle.CustomDashLine)
+    scale = width / (width + 2.0)                 # dash patterns are in pen widths
+    casing.setDashPattern([x * scale for x in red.dashPattern()])
+    return casing, red
+
+
 class HeatItem(QtWidgets.QGraphicsItem):
     """The overlay's one canvas item: paints the bucket paths and the marks. Each paint
     hands the painter's transform to the overlay, which regroups when the zoom bucket
@@ -171,7 +185,7 @@ class TrafficOverlay:
     def __init__(self, scene: QtWidgets.QGraphicsScene) -> None:
         self.scene = scene
         self.pens = [_pen(c, 2.0) for c in COLORS]
-        self.paused_pen = _pen(PAUSED_COLOR, 4.0, QtCore.Qt.PenStyle.DashLine)
+        self.paused_casing, self.paused_pen = paused_pens()
         self.ecn_pen = _pen(ECN_COLOR, 1.5, QtCore.Qt.PenStyle.DotLine)
         self.item = HeatItem(self)
         self.item.setZValue(Z_HEAT)
@@ -253,11 +267,12 @@ class TrafficOverlay:
                 paths.append((self.pens[k], _pairs(xs[i:j], ys[i:j])))
         self._pg = self._marked(self._pcols)
         self._eg = self._marked(self._ecols)
-        for pen, g in ((self.paused_pen, self._pg), (self.ecn_pen, self._eg)):
+        for pens, g in (((self.paused_casing, self.paused_pen), self._pg), ((self.ecn_pen,), self._eg)):
             if len(g):
                 sel = np.empty(2 * len(g), np.int64)
                 sel[0::2], sel[1::2] = 2 * g, 2 * g + 1
-                paths.append((pen, _pairs(lod.x[sel], lod.y[sel])))
+                path = _pairs(lod.x[sel], lod.y[sel])
+                paths += [(pen, path) for pen in pens]
         self._gb, self._paths, self._built_for = gb, paths, lod
 
     def _marked(self, cols: np.ndarray) -> np.ndarray:
@@ -418,8 +433,9 @@ class LegendBar(QtWidgets.QWidget):
         p.drawText(int(w / 2 - fm.horizontalAdvance(title) / 2), y, title)
         p.drawText(int(w - 4 - fm.horizontalAdvance(hi)), y, hi)
         y2 = y + 4
-        p.setPen(_pen(PAUSED_COLOR, 3, QtCore.Qt.PenStyle.DashLine))
-        p.drawLine(4, y2 + h // 2, 34, y2 + h // 2)
+        for pen in paused_pens(2.0):
+            p.setPen(pen)
+            p.drawLine(4, y2 + h // 2, 34, y2 + h // 2)
         p.setPen(self.palette().color(QtGui.QPalette.ColorRole.WindowText))
         p.drawText(40, y2 + h - 3, "paused (PFC/credits)")
         x = 44 + fm.horizontalAdvance("paused (PFC/credits)") + 12
@@ -434,4 +450,5 @@ class LegendBar(QtWidgets.QWidget):
 
 
 __all__ = ["BUCKETS", "COLORS", "ColorScale", "HeatItem", "LOD_CELL_PX", "LOD_MIN_CABLES", "LOD_ZOOM", "LegendBar",
-           "Lod", "METRICS", "TrafficOverlay", "clip_segments", "group_segments", "scale_for"]
+           "Lod", "METRICS", "PAUSED_CASING", "PAUSED_COLOR", "TrafficOverlay", "clip_segments", "group_segments",
+           "paused_pens", "scale_for"]

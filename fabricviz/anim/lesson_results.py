@@ -1,0 +1,160 @@
+"""What one lesson step computed, as typed frozen data (the stage, the CLI and tests read attributes).
+
+:class:`StepResult` carries the narration (``lines``), the fabric the step left and,
+per action kind, the engines' results in optional fields; a field a step's action
+does not fill stays ``None`` (or empty). Qt-free.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Mapping
+
+if TYPE_CHECKING:
+    from ..model import Fabric
+    from .sweep_timeline import SweepTimeline
+
+
+@dataclass(frozen=True)
+class TracedPath:
+    """A path as the canvas draws it: its cables in order and ``(switch, in port, out port)`` hops."""
+
+    label: str
+    cables: tuple[int, ...]
+    hops: tuple[tuple[str, int, int], ...] = ()
+    ok: bool = True
+
+
+@dataclass(frozen=True)
+class SweepPlay:
+    """The part of a sweep timeline a step plays: events ``first``..``last`` (0-based)."""
+
+    timeline: SweepTimeline
+    first: int
+    last: int
+
+
+@dataclass(frozen=True)
+class SweepCounts:
+    """The SM's state at the end of a sweep step."""
+
+    discovered: int
+    smps: int
+    t_us: float
+    up: bool
+    active_ports: int
+
+
+@dataclass(frozen=True)
+class Balance:
+    """CA destinations per switch-to-switch egress port."""
+
+    min: int
+    max: int
+    ports: int
+
+
+@dataclass(frozen=True)
+class RouteInfo:
+    """One routing engine's result as a step reports it."""
+
+    routed_by: str
+    fallback_reason: str | None
+    roots: tuple[str, ...] | None
+    balance: Balance | None
+    routing: Any                      # fabricviz.ib.routing.Routing
+
+
+@dataclass(frozen=True)
+class CableChange:
+    """Cables a step pulled or moved: ``removed`` are on ``before``, ``added`` on the step's fabric."""
+
+    before: Fabric
+    removed: tuple[int, ...]
+    added: int | None = None
+
+
+@dataclass(frozen=True)
+class ShownFlow:
+    """A flow a simulate step names (``show_flows``)."""
+
+    src: str
+    dst: str
+    gbps: float
+    line_gbps: float
+
+
+@dataclass(frozen=True)
+class TrafficRun:
+    """A traffic run of a step and what produced it (the Traffic dock's controls show it)."""
+
+    result: Any                       # fabricviz.sim.engine.SimResult
+    summary: Mapping[str, Any]        # the engine's run summary (SimResult.summary)
+    workload: str                     # a workload spec ("permutation"); "" for explicit pairs
+    pairs: tuple[tuple[str, str], ...]
+    model: str
+    routing: str | None               # None: the fabric's default
+    engine: str
+    duration_ms: float
+    seed: int
+    rates: tuple[float, ...] = ()
+    flows: Mapping[int, ShownFlow] = field(default_factory=dict)
+    #: cables with a directed link the run paused (PFC XOFF / no credits) at any time
+    paused_cables: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class PathLatency:
+    """One-way latency of a path, by component (ns)."""
+
+    name: str                         # InfiniBand | RoCE
+    total: float
+    serialization: float
+    propagation: float
+    switch: float
+    nic: float
+    switches: int
+    path: TracedPath
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """One step's narration and numbers. ``fabric`` is the fabric as the step left it: a step that
+    pulls or moves a cable works on a copy, so earlier steps keep theirs."""
+
+    index: int                                    # 1-based
+    action: str
+    title: str
+    say: str
+    lines: tuple[str, ...]
+    fabric: Fabric
+    sweep: SweepPlay | None = None                # sweep, pull_cable
+    counts: SweepCounts | None = None             # sweep
+    routing: Any = None                           # route, trace, check_loops, pull_cable (Routing)
+    route: RouteInfo | None = None                # route, check_loops
+    routes: Mapping[str, RouteInfo] = field(default_factory=dict)      # compare engines
+    paths: tuple[TracedPath, ...] = ()            # trace, pull_cable, latency, compare
+    old_path: TracedPath | None = None            # pull_cable after a trace
+    change: CableChange | None = None             # pull_cable, rewire
+    moved: bool | None = None                     # pull_cable: the traced path moved
+    lft_blocks_sent: int | None = None            # pull_cable
+    loops: int | None = None                      # check_loops: how many credit loops
+    loop_cables: tuple[int, ...] = ()             # check_loops: the first loop's cables
+    trace_ok: bool | None = None                  # trace
+    traffic: TrafficRun | None = None             # simulate; compare routings: the first
+    traffic_by: Mapping[str, TrafficRun] = field(default_factory=dict)  # compare routings
+    latency: PathLatency | None = None            # latency
+    latency_by: Mapping[str, PathLatency] = field(default_factory=dict)  # compare techs
+
+    def narration(self) -> list[str]:
+        return [f"[{self.index}] {self.title}", *(f"  {w}" for w in _wrap(self.say)),
+                *(f"  > {ln}" for ln in self.lines)]
+
+
+def _wrap(text: str, width: int = 96) -> list[str]:
+    import textwrap
+    return textwrap.wrap(text, width) or [""]
+
+
+__all__ = ["Balance", "CableChange", "PathLatency", "RouteInfo", "ShownFlow", "StepResult", "SweepCounts",
+           "SweepPlay", "TracedPath", "TrafficRun"]
