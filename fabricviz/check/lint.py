@@ -144,6 +144,10 @@ class LintContext:
     def route_ok(self) -> bool:
         return self.full or self.route_cells <= ROUTE_LIMIT
 
+    def adopt_routing(self, r: Any) -> None:
+        """Use ``r`` (computed elsewhere for this fabric) as the routing of its engine."""
+        self._routes[r.engine] = r
+
     def routing(self, engine: str = "minhop"):
         """The SM's routing with ``engine`` (cached); None when the fabric cannot be routed."""
         if engine not in self._routes:
@@ -199,13 +203,19 @@ class LintReport:
         return "\n".join(lines)
 
 
-def lint(fabric: Fabric, rules: Iterable[str] | None = None, full: bool = False) -> LintReport:
-    """Run the rules (all by default) and return the findings, errors first."""
+def lint(fabric: Fabric, rules: Iterable[str] | None = None, full: bool = False,
+         routes: Iterable[Any] = ()) -> LintReport:
+    """Run the rules (all by default) and return the findings, errors first. ``routes``: SM
+    routings of this very fabric already computed (the GUI's routing cache); the routing
+    rules use them instead of routing again when engine and LMC match."""
     ids = list(RULES) if rules is None else list(rules)
     for r in ids:
         if r not in RULES:
             raise FabricError(f"unknown lint rule {r!r} (known: {', '.join(RULES)})")
     ctx = LintContext(fabric, full)
+    for r in routes:
+        if r is not None and r.subnet.fabric is fabric and r.lids.lmc == ctx.lmc:
+            ctx.adopt_routing(r)
     out: list[Finding] = []
     skipped: list[str] = []
     routing_rules = [r for r in ids if RULES[r].routing]

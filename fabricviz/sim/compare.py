@@ -43,18 +43,21 @@ METRICS: tuple[tuple[str, str, str, str], ...] = (
 def run_workload(fabric: Fabric, flows: Flows, model: str, duration_s: float, seed: int,
                  routing: str | None = None, engine: str = "minhop",
                  progress: Callable[[float], None] | None = None, fluid=None,
-                 same_seed: bool = False, reach: Reach | None = None) -> SimResult:
+                 same_seed: bool = False, reach: Reach | None = None, sm: Any = None) -> SimResult:
     """``flows`` over ``fabric`` as ``fabricviz simulate`` runs them: on InfiniBand with
     static routing the subnet manager's LFTs from ``engine`` (``dmodk``: the built-in walk);
     ``fluid`` (FluidParams) overrides the fluid model's defaults; ``same_seed``: one ECMP hash
     seed on every switch. Hosts out of reach are left out (``reach``: default, who the
-    subnet manager's sweep, or the main Ethernet island, reaches)."""
+    subnet manager's sweep, or the main Ethernet island, reaches). ``sm``: the SM's routing
+    of this very fabric with ``engine`` when the caller already has it (the GUI's routing
+    cache), instead of routing again."""
     provider = None
     tech = fabric_tech(fabric)
     if tech == "ib" and routing in (None, "static") and engine != "dmodk":
         from ..ib.routing import route
         from .paths import sm_paths
-        sm = route(fabric, engine)
+        if sm is None or sm.engine != engine or sm.subnet.fabric is not fabric:
+            sm = route(fabric, engine)
         provider = sm_paths(sm)
         reach = host_reach(fabric, tech, subnet=sm.subnet) if reach is None else reach
     return simulate(fabric, flows, routing, model, duration_s, seed, same_seed, provider=provider,

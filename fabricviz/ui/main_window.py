@@ -131,6 +131,7 @@ class MainWindow(FileActions, QtWidgets.QMainWindow):
         self.editor.stack.indexChanged.connect(self.bom_dock.schedule)
         doc.replaced.connect(self.bom_dock.schedule)
         self.sweep_dock = SweepDock(doc, self.scene, self.view, self)
+        self.sweep_dock.sweep_step.connect(self.inspector.show_sweep_step)   # the inspector at the sweep's step
         self.traffic_dock = TrafficDock(doc, self)
         self.traffic_dock.select_hosts.connect(
             lambda devs: select_on_canvas(self.editor.fabric, self.scene, self.view, devs, []))
@@ -199,7 +200,7 @@ class MainWindow(FileActions, QtWidgets.QMainWindow):
         self.action_redo = self.editor.stack.createRedoAction(self, "&Redo")
         self.action_redo.setObjectName("action_redo")
         self.action_redo.setShortcuts([QtGui.QKeySequence("Ctrl+Shift+Z"), QtGui.QKeySequence("Ctrl+Y")])
-        self.action_redo.setStatusTip("redo the edit just undone")
+        self.action_redo.setStatusTip("do again the edit just taken back")
         self.action_redo.setIcon(self.style().standardIcon(QtWidgets.QStyle.StandardPixmap.SP_ArrowForward))
         self.addAction(self.action_undo)
         self.addAction(self.action_redo)

@@ -119,11 +119,11 @@ def test_checks_run_off_the_gui_thread_and_a_mid_run_edit_reruns(qtbot, findings
     f = spof_leaf_fabric()
     gate, threads = threading.Event(), []
 
-    def slow_lint(fabric, full=False):
+    def slow_lint(fabric, full=False, routes=()):
         threads.append(threading.current_thread())
         if len(threads) == 1:
             assert gate.wait(WAIT / 1000)
-        return lint(fabric, full=full)
+        return lint(fabric, full=full, routes=routes)
 
     monkeypatch.setattr(findings_mod, "lint", slow_lint)
     dock = findings(f)

@@ -373,3 +373,30 @@ def test_view_traffic_opens_the_dock_in_front(make_window, qtbot):
     act.trigger()                                   # … and shows it in front again
     QtWidgets.QApplication.processEvents()
     assert not dock.visibleRegion().isEmpty() and bars[0].tabText(bars[0].currentIndex()) == "Traffic"
+
+
+def test_traffic_and_lint_use_the_documents_routing_instead_of_routing_again(make_window, qtbot, monkeypatch):
+    """The inspector's minhop LFTs (the routing cache) serve the Traffic run and the checks."""
+    from fabricviz.ib import routing as ib_routing
+    from fabricviz.ui.document.routing import lft_engine
+    w = make_window()
+    f = w.editor.fabric
+    cached = w.document.routing.compute("lft", lft_engine)
+    calls = []
+    real = ib_routing.route
+    monkeypatch.setattr(ib_routing, "route", lambda *a, **k: calls.append(a) or real(*a, **k))
+    dock = w.traffic_dock
+    assert dock.shared_routing("minhop") is cached
+    dock.configure(workload="alltoall", model="maxmin", routing="static", engine="minhop")
+    assert dock.run()
+    qtbot.waitUntil(lambda: not dock.running, timeout=60_000)
+    assert dock.error is None and calls == []
+    alone = run_traffic(f, "alltoall", "maxmin", "static", "minhop", 10e-3, 0)
+    assert np.array_equal(dock.result.frames[0].flow_rate_gbps, alone.frames[0].flow_rate_gbps)
+    calls.clear()
+    fd = w.findings_dock
+    with qtbot.waitSignal(fd.finished, timeout=60_000):
+        fd.refresh()
+    engines = [a[1] if len(a) > 1 else "minhop" for a in calls]
+    assert "minhop" not in engines and engines == ["ftree"]   # minhop rules on the cache; ftree's own check
+    assert dock.shared_routing("updn") is None  # another engine: the run routes itself

@@ -104,9 +104,10 @@ class FindingsModel(QtCore.QAbstractTableModel):
         return None
 
 
-def check(f: Fabric, full: bool) -> tuple[list[FindingRow], list[str]]:
-    """Lint ``f`` and give the rows to show and the rules skipped (runs as a job)."""
-    report: LintReport = lint(f, full=full)
+def check(f: Fabric, full: bool, routes: tuple = ()) -> tuple[list[FindingRow], list[str]]:
+    """Lint ``f`` and give the rows to show and the rules skipped (runs as a job); ``routes``:
+    routings of ``f`` the document already has (lint does not route again)."""
+    report: LintReport = lint(f, full=full, routes=routes)
     return [selection_of(f, x) for x in report.findings], report.skipped
 
 
@@ -214,7 +215,10 @@ class FindingsDock(QtWidgets.QDockWidget):
         self.run_button.setText("Checking…")
         self.status.setText(f"checking {f.name}…")
         full = self.full_box.isChecked()
-        self.document.jobs.submit("lint", lambda _progress: check(f, full), on_done=self._done,
+        cache = self.document.routing
+        routes = tuple(r for r in (cache.get("lft"), cache.get("lft:sweep"))
+                       if r is not None and not isinstance(r, str))
+        self.document.jobs.submit("lint", lambda _progress: check(f, full, routes), on_done=self._done,
                                   on_error=self._failed, on_stale=self._stale_result)
 
     def clear(self) -> None:

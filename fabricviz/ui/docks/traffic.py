@@ -294,9 +294,20 @@ class TrafficDock(QtWidgets.QDockWidget):
         else:
             self.status.setText(f"running {choice.spec} ({choice.model}) on {f.name}…")
         args = choice.args(f)
-        self.document.jobs.submit("traffic", lambda progress: run_traffic(*args, progress=progress),
+        sm = self.shared_routing(choice.engine)
+        self.document.jobs.submit("traffic", lambda progress: run_traffic(*args, progress=progress, sm=sm),
                                   on_done=self._done, on_error=self._run_failed, on_stale=self._run_stale,
                                   on_progress=self._progress)
+
+    def shared_routing(self, engine: str) -> Any:
+        """The SM routing of this design with ``engine`` the document already has (the sweep's,
+        or the inspector's minhop), so the run does not route again; None if there is none."""
+        cache = self.document.routing
+        for key in ("lft:sweep", "lft"):
+            r = cache.get(key)
+            if r is not None and not isinstance(r, str) and r.engine == engine and r.subnet.fabric is self.fabric:
+                return r
+        return None
 
     def _routing_toggled(self) -> None:
         """Routing or engine changed by the user: re-run the shown run with the new choice (after
