@@ -1,7 +1,8 @@
 """Where the main window's docks go, and the layout kept between runs.
 
-The canvas gets the room: the palette on the left, the inspector (with the lesson and the
-traffic controls as tabs) on the right, the history under it; the wide tables (findings,
+The canvas gets the room: the palette on the left (a lesson's narration takes its place
+while a lesson is open), the inspector (with the traffic controls as a tab) on the right,
+the history under it; the wide tables (findings,
 bill of materials, the SM sweep, charts) share one tab strip under the canvas that stays
 hidden until one of them has something to show. On a 1920×1080 desktop the canvas is then
 about 70 % of the window. A dock opened from the View menu is always shown and raised (never
@@ -33,11 +34,12 @@ def arrange(w: Any) -> None:
     w.setCorner(QtCore.Qt.Corner.BottomLeftCorner, Area.LeftDockWidgetArea)
     w.setCorner(QtCore.Qt.Corner.BottomRightCorner, Area.RightDockWidgetArea)
     w.addDockWidget(Area.LeftDockWidgetArea, w.palette_dock)
+    w.addDockWidget(Area.LeftDockWidgetArea, w.lesson_dock)   # a lesson takes the palette's place,
+    w.tabifyDockWidget(w.palette_dock, w.lesson_dock)         # so its traffic run never hides the narration
     for d in (w.inspector, w.history):
         w.addDockWidget(Area.RightDockWidgetArea, d)
-    for d in (w.lesson_dock, w.traffic_dock):       # tabs beside the inspector, raised when opened
-        w.addDockWidget(Area.RightDockWidgetArea, d)
-        w.tabifyDockWidget(w.inspector, d)
+    w.addDockWidget(Area.RightDockWidgetArea, w.traffic_dock)  # a tab beside the inspector, raised when opened
+    w.tabifyDockWidget(w.inspector, w.traffic_dock)
     bottom = (w.findings_dock, w.bom_dock, w.sweep_dock, w.charts_dock)
     w.addDockWidget(Area.BottomDockWidgetArea, bottom[0])
     for d in bottom[1:]:

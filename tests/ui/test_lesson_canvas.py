@@ -203,7 +203,8 @@ def test_the_narration_is_readable_in_a_1400_by_900_window(qtbot, make_window):
         act.trigger()                                    # from the Lessons menu
     QtWidgets.QApplication.processEvents()
     say = dock.findChild(QtWidgets.QLabel, "lesson_say")
-    assert dock.isVisible() and not dock.isFloating() and w.dockWidgetArea(dock) == QtCore.Qt.DockWidgetArea.RightDockWidgetArea
+    assert dock.isVisible() and not dock.isFloating()
+    assert w.dockWidgetArea(dock) == QtCore.Qt.DockWidgetArea.LeftDockWidgetArea   # in the palette's place
     assert say.text() == find_lesson("1").steps[0].say
     line = QtGui.QFontMetrics(say.font()).lineSpacing()
     visible = say.visibleRegion().boundingRect()
@@ -213,3 +214,17 @@ def test_the_narration_is_readable_in_a_1400_by_900_window(qtbot, make_window):
     assert dock.scroll.verticalScrollBar().maximum() == 0          # nothing of it scrolled away
     mono = QtGui.QFontMetrics(dock.lines.font()).lineSpacing()
     assert dock.lines.height() < say.height() and dock.lines.height() >= 3 * mono
+
+
+def test_a_lesson_step_with_traffic_keeps_the_narration_in_view(qtbot, make_window):
+    """Lesson 5 shows its run in the Traffic dock: the narration stays visible beside it
+    (the two never share a tab group)."""
+    w = make_window()
+    dock = w.lesson_dock
+    with qtbot.waitSignal(dock.ready, timeout=60_000):
+        w.findChild(QtGui.QAction, "action_lesson_5").trigger()
+    QtWidgets.QApplication.processEvents()
+    assert w.traffic_dock.isVisible() and not w.traffic_dock.visibleRegion().isEmpty()
+    say = dock.findChild(QtWidgets.QLabel, "lesson_say")
+    assert dock.isVisible() and not say.visibleRegion().isEmpty() and say.text()
+    assert dock not in w.tabifiedDockWidgets(w.traffic_dock)
