@@ -18,7 +18,7 @@ from typing import Any
 from PySide6 import QtCore, QtWidgets
 
 #: Bumped when the dock set changes, so an older saved layout is not restored onto it.
-LAYOUT_VERSION = 3
+LAYOUT_VERSION = 4
 GEOMETRY_KEY = "window/geometry"
 STATE_KEY = "window/state"
 #: Dock widths (px) on the left and the right of the canvas at first start.

@@ -514,6 +514,8 @@ class MainWindow(FileActions, QtWidgets.QMainWindow):
         self.scene.clearSelection()
         self.scene.set_selected_cables(set())
         self.view.ports.clear()
+        for dock in (self.lesson_dock, self.charts_dock):   # nothing of the last design's to show
+            dock.hide()
         if self.compare_window is not None:
             self.compare_window.close()
             self.compare_window.deleteLater()

@@ -363,7 +363,9 @@ def test_view_traffic_opens_the_dock_in_front(make_window, qtbot):
     assert w.inspector in group
     assert all(d.visibleRegion().isEmpty() for d in group)        # the others are behind it
     bars = [b for b in w.findChildren(QtWidgets.QTabBar)
-            if "Traffic" in [b.tabText(k) for k in range(b.count())]]
+            if b.isVisible() and "Traffic" in [b.tabText(k) for k in range(b.count())]
+            and b.geometry().left() < dock.geometry().right() and b.geometry().right() > dock.geometry().left()
+            and abs(b.geometry().top() - dock.geometry().bottom()) < 40]   # the bar under the dock itself
     assert len(bars) == 1 and bars[0].tabText(bars[0].currentIndex()) == "Traffic"
     # behind another tab, the action (checked: the dock is open) still brings it to the front
     w.inspector.raise_()

@@ -90,6 +90,7 @@ class TrafficDock(QtWidgets.QDockWidget):
         document.changed.connect(self._changed)
         self._running: tuple[Fabric, RunChoice, bool] | None = None   # design, choice, live
         self.runs_started = 0
+        self._own_controls: dict[str, Any] | None = None   # the user's controls before a lesson's run
         self._shown: RunChoice | None = None      # the choice behind the run on show
         self._share = 0.0                         # its rate/line mean (for the live status)
         self._pending = False                     # a routing change arrived during a run
@@ -386,6 +387,8 @@ class TrafficDock(QtWidgets.QDockWidget):
         controls to what produced it, without a re-run. A run going on is abandoned."""
         if not getattr(result, "frames", None):
             raise FabricError("traffic: adopt needs a run with frames")
+        if self._own_controls is None:          # the user's settings come back after the lesson
+            self._own_controls = self.controls()
         self.configure(**{**controls, "model": result.model})
         if self._running is not None:          # its result is ignored when it arrives
             self.document.jobs.cancel("traffic")
@@ -434,8 +437,19 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.scale_changed.emit(self.scale)
         self._show(k)
 
+    def controls(self) -> dict[str, Any]:
+        """The controls as ``configure``'s keywords."""
+        return {"workload": self.workload_box.currentText(), "arg": self.arg_edit.text(),
+                "model": self.model_box.currentText(), "routing": self.routing_box.currentText(),
+                "engine": self.engine_box.currentText(), "duration": self.duration_edit.text(),
+                "seed": self.seed_box.value()}
+
     def clear(self) -> None:
-        """Forget the run (the window opened another design)."""
+        """Forget the run (the window opened another design); controls a lesson set (adopt)
+        go back to the user's own."""
+        own, self._own_controls = self._own_controls, None
+        if own is not None:
+            self.configure(**own)
         self.set_playing(False)
         self.result = self.result_fabric = self._shown = None
         self._pending = False
