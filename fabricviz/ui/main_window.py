@@ -127,9 +127,7 @@ class MainWindow(FileActions, QtWidgets.QMainWindow):
         self.findings_dock = FindingsDock(doc, self)
         self.findings_dock.select_objects.connect(
             lambda devs, cabs: select_on_canvas(self.editor.fabric, self.scene, self.view, devs, cabs))
-        self.bom_dock = BomDock(lambda: self.editor.fabric, self)
-        self.editor.stack.indexChanged.connect(self.bom_dock.schedule)
-        doc.replaced.connect(self.bom_dock.schedule)
+        self.bom_dock = BomDock(doc, self)
         self.sweep_dock = SweepDock(doc, self.scene, self.view, self)
         self.sweep_dock.sweep_step.connect(self.inspector.show_sweep_step)   # the inspector at the sweep's step
         self.traffic_dock = TrafficDock(doc, self)

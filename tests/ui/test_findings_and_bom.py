@@ -162,7 +162,7 @@ def test_routing_rules_follow_lints_size_limit(qtbot, findings, monkeypatch):
 @pytest.fixture
 def k8_bom_dock(qtbot):
     f = k_ary_fat_tree(8)
-    dock = BomDock(f)
+    dock = BomDock(Document(f))
     qtbot.addWidget(dock)
     dock.resize(1100, 500)
     dock.show()

@@ -22,6 +22,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.check.bom import UNPRICED, Bom, BomLine, bill_of_materials
 from fabricviz.model import Fabric, FabricError
+from fabricviz.ui.document.document import Document
 
 #: (header, what the column shows)
 COLUMNS = ("category", "part", "name", "count", "unit price", "total", "power", "estimate")
@@ -30,7 +31,6 @@ SORT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 #: Highest unit price the editor accepts (USD).
 MAX_PRICE = 1e9
 
-FabricSource = Fabric | Callable[[], Fabric]
 
 
 def money(v: float) -> str:
@@ -177,10 +177,10 @@ class BomDock(QtWidgets.QDockWidget):
 
     changed = QtCore.Signal()          # the table was recomputed
 
-    def __init__(self, fabric: FabricSource, parent: QtWidgets.QWidget | None = None) -> None:
+    def __init__(self, document: Document, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__("Bill of materials", parent)
         self.setObjectName("bom")
-        self._source: Callable[[], Fabric] = fabric if callable(fabric) else (lambda: fabric)
+        self.document = document
         #: part id → {"price_usd": catalog-unit price}, as bill_of_materials(prices=…) takes it
         self.overrides: dict[str, dict[str, float]] = {}
         self.bom: Bom | None = None
@@ -202,6 +202,8 @@ class BomDock(QtWidgets.QDockWidget):
         self.reset_button.setObjectName("bom_reset_prices")
         self.reset_button.setToolTip("forget the prices entered here")
         self.reset_button.clicked.connect(self.reset_prices)
+        document.stack.indexChanged.connect(self.schedule)    # every edit, undo and redo
+        document.replaced.connect(self.schedule)
         bar.addWidget(self.export_button)
         bar.addWidget(self.reset_button)
         bar.addStretch(1)
@@ -235,7 +237,7 @@ class BomDock(QtWidgets.QDockWidget):
 
     @property
     def fabric(self) -> Fabric:
-        return self._source()
+        return self.document.fabric
 
     # ------------------------------------------------------------------ computing
     def _prices(self, f: Fabric) -> dict[str, dict[str, float]]:
@@ -346,32 +348,4 @@ class BomDock(QtWidgets.QDockWidget):
 
 
 # ---------------------------------------------------------------------- main window
-def integrate(window: Any) -> BomDock:
-    """Add a Bill-of-materials dock (bottom, hidden at first) and a View-menu toggle to ``window``.
-
-    ``window`` needs ``editor`` (``.fabric``, ``fabric_replaced``, ``stack``).
-    The table follows edits (undo stack index) and design replacement; the dock
-    is kept as ``window.bom_dock``.
-    """
-    existing = getattr(window, "bom_dock", None)
-    if isinstance(existing, BomDock):      # already added (MainWindow adds both docks itself)
-        return existing
-    from fabricviz.ui.docks.findings import view_menu
-    dock = BomDock(lambda: window.editor.fabric, window)
-    window.addDockWidget(QtCore.Qt.DockWidgetArea.BottomDockWidgetArea, dock)
-    findings = getattr(window, "findings_dock", None)
-    if findings is not None:
-        window.tabifyDockWidget(findings, dock)
-        findings.raise_()
-    else:
-        dock.hide()
-    act = dock.toggleViewAction()
-    act.setObjectName("action_bom")
-    view_menu(window).addAction(act)
-    window.editor.stack.indexChanged.connect(dock.schedule)
-    window.editor.fabric_replaced.connect(dock.schedule)
-    window.bom_dock = dock
-    return dock
-
-
-__all__ = ["BomDock", "BomModel", "COLUMNS", "PriceDelegate", "integrate", "priced_here"]
+__all__ = ["BomDock", "BomModel", "COLUMNS", "PriceDelegate", "priced_here"]
