@@ -38,3 +38,13 @@ def make_window(qtbot, monkeypatch):
     yield make
     for w in windows:
         w.editor.stack.setClean()
+
+
+@pytest.fixture
+def shared_runs(monkeypatch):
+    """The lesson dock gets the session's one engine run of each lesson (tests/anim/lesson_runs.py);
+    only for tests that do not edit the lesson's fabric."""
+    from fabricviz.ui.lessons import dock as lesson_dock
+    from tests.anim.lesson_runs import shared_run
+    monkeypatch.setattr(lesson_dock, "run_lesson", shared_run)
+

@@ -13,25 +13,20 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.anim.lessons import bundled, find_lesson
-from fabricviz.ui.lessons import dock as lessons_ui
 from tests.anim.lesson_runs import shared_run
+from tests.ui.lesson_helpers import open_lesson
 
 _PAUSED_LINE = re.compile(r"^  (\S+) -> (\S+): paused [\d.]+%$")
 _HOT_LINE = re.compile(r"^  (\S+) -> (\S+): ([\d.]+)%$")
 
 
 @pytest.fixture(autouse=True)
-def shared_lesson_runs(monkeypatch):
-    """The dock gets the session's one engine run of each lesson (no test here edits a lesson's fabric)."""
-    monkeypatch.setattr(lessons_ui, "run_lesson", shared_run)
+def shared_lesson_runs(shared_runs):
+    """Every test here uses the session's engine runs (none edits a lesson's fabric)."""
 
 
 def _open(qtbot, w, num):
-    dock = w.lesson_dock
-    w.lesson_stage.sweep_seconds = 0.05
-    with qtbot.waitSignal(dock.ready, timeout=20000):
-        assert w.open_lesson(str(num))
-    return dock, w.lesson_stage
+    return open_lesson(qtbot, w, num, sweep_seconds=0.05)
 
 
 def _made_by(results, k):

@@ -3,30 +3,18 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from PySide6 import QtGui
 
 from fabricviz.anim.lessons import find_lesson
 from fabricviz.ib.report import cable_loads
 from fabricviz.ib.trace import path_cables, trace
-from fabricviz.ui.lessons import dock as lessons_ui
 from fabricviz.ui.lessons.stage import ADDED_COLOR, GHOST_COLOR, LOOP_COLOR, PATH_COLORS
-from tests.anim.lesson_runs import shared_run
+from tests.ui.lesson_helpers import open_lesson
 
-
-@pytest.fixture
-def shared_runs(monkeypatch):
-    """The dock gets the session's one engine run of each lesson; only for tests that do not
-    edit the lesson's fabric (test_an_edit_stops_the_canvas_following runs its own)."""
-    monkeypatch.setattr(lessons_ui, "run_lesson", shared_run)
 
 
 def _open(qtbot, w, num):
-    dock = w.lesson_dock
-    w.lesson_stage.sweep_seconds = 0.15
-    with qtbot.waitSignal(dock.ready, timeout=20000):
-        assert w.open_lesson(str(num))
-    return dock, w.lesson_stage
+    return open_lesson(qtbot, w, num, sweep_seconds=0.15)
 
 
 def _settle(qtbot, w):

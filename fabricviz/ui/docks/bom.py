@@ -20,6 +20,8 @@ from typing import Any, Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from fabricviz.ui.widgets.table_model import ColumnsModel
+
 from fabricviz.check.bom import UNPRICED, Bom, BomLine, bill_of_materials
 from fabricviz.model import Fabric, FabricError
 from fabricviz.ui.document.document import Document
@@ -51,11 +53,11 @@ def unit_factor(line: BomLine) -> float:
     return 2.0 if line.category == "transceiver" else 1.0
 
 
-class BomModel(QtCore.QAbstractTableModel):
+class BomModel(ColumnsModel):
     """The BOM lines; editing a unit price calls ``on_price(line, value)``."""
 
     def __init__(self, on_price: Callable[[BomLine, float], bool], parent: QtCore.QObject | None = None):
-        super().__init__(parent)
+        super().__init__(COLUMNS, parent)
         self.lines: list[BomLine] = []
         self.overridden: set[str] = set()
         self.catalog_price: dict[str, float] = {}
@@ -74,17 +76,8 @@ class BomModel(QtCore.QAbstractTableModel):
             self.lines = list(bom.lines)
             self.endResetModel()
 
-    def rowCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.lines)
-
-    def columnCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: QtCore.Qt.Orientation,  # noqa: N802
-                   role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == QtCore.Qt.Orientation.Horizontal and role == QtCore.Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
+    def items(self) -> list:
+        return self.lines
 
     def flags(self, index: QtCore.QModelIndex) -> QtCore.Qt.ItemFlag:
         fl = super().flags(index)

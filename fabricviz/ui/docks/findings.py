@@ -20,6 +20,8 @@ from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from fabricviz.ui.widgets.table_model import ColumnsModel
+
 from fabricviz.check.lint import SEVERITIES, Finding, LintReport, lint
 from fabricviz.model import Fabric
 from fabricviz.ui.document.document import Document
@@ -52,11 +54,11 @@ def selection_of(f: Fabric, x: Finding) -> FindingRow:
     return FindingRow(x, tuple(sorted(devs)), tuple(x.cables))
 
 
-class FindingsModel(QtCore.QAbstractTableModel):
+class FindingsModel(ColumnsModel):
     """Rows of findings, errors first (lint's order)."""
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(COLUMNS, parent)
         self.rows: list[FindingRow] = []
         style = QtWidgets.QApplication.style()
         self._icons = {s: style.standardIcon(getattr(QtWidgets.QStyle.StandardPixmap, n))
@@ -69,17 +71,8 @@ class FindingsModel(QtCore.QAbstractTableModel):
         self.rows = list(rows)
         self.endResetModel()
 
-    def rowCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: QtCore.Qt.Orientation,  # noqa: N802
-                   role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == QtCore.Qt.Orientation.Horizontal and role == QtCore.Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
+    def items(self) -> list:
+        return self.rows
 
     def data(self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
