@@ -201,3 +201,15 @@ def test_after_a_lesson_the_traffic_controls_are_the_users_own_again(make_window
     w.new_design()
     assert dock.result is None and dock.controls() == own
     assert not w.lesson_dock.isVisible() and not w.charts_dock.isVisible()
+
+
+def test_opening_findings_checks_the_design(make_window, qtbot):
+    from fabricviz.check.lint import lint
+    from fabricviz.ui.docks.findings import selection_of
+    w = make_window()
+    fd = w.findings_dock
+    assert not fd.isVisible() and fd.stale
+    with qtbot.waitSignal(fd.finished, timeout=60_000):
+        w.findChild(QtGui.QAction, "action_findings").trigger()
+    f = w.editor.fabric
+    assert not fd.stale and fd.rows() == [selection_of(f, x) for x in lint(f).findings]

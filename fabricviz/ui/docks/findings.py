@@ -173,6 +173,12 @@ class FindingsDock(QtWidgets.QDockWidget):
         self.setWidget(body)
         document.changed.connect(self._changed)
         document.session.cleared.connect(self.clear)
+        self.visibilityChanged.connect(self._shown)
+
+    def _shown(self, visible: bool) -> None:
+        """Opening the dock checks the design (when what it shows is not of the design now)."""
+        if visible and self.stale and not self.running:
+            self.refresh()
 
     # ------------------------------------------------------------------ fabric
     @property
