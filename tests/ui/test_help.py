@@ -448,3 +448,14 @@ def test_tooltips_name_the_shortcut_and_follow_changes(make_window):
     assert save.toolTip() == "Save"
     fit.setShortcuts([])
     assert fit.toolTip() == "the whole design in the window"
+
+
+def test_about_shows_every_version_line_without_scrolling(qtbot, make_window):
+    from fabricviz.ui.dialogs.help import AboutDialog
+    w = make_window()
+    dlg = AboutDialog(w)
+    qtbot.addWidget(dlg)
+    dlg.show()
+    QtWidgets.QApplication.processEvents()
+    box = dlg.versions
+    assert box.horizontalScrollBar().maximum() == 0 and box.verticalScrollBar().maximum() == 0

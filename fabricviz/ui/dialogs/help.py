@@ -193,6 +193,9 @@ class AboutDialog(QtWidgets.QDialog):
         self.versions.setLineWrapMode(QtWidgets.QPlainTextEdit.LineWrapMode.NoWrap)
         lines = self.versions.toPlainText().count("\n") + 2
         self.versions.setMinimumHeight(self.versions.fontMetrics().lineSpacing() * lines + 12)
+        fm = self.versions.fontMetrics()                 # every line readable without scrolling
+        widest = max(fm.horizontalAdvance(x) for x in self.versions.toPlainText().splitlines())
+        self.versions.setMinimumWidth(widest + 2 * fm.averageCharWidth() + 24)
         lay.addWidget(self.versions)
         self.licence = QtWidgets.QLabel(licence_text(root), self)
         self.licence.setObjectName("about_licence")
