@@ -213,3 +213,33 @@ def test_opening_findings_checks_the_design(make_window, qtbot):
         w.findChild(QtGui.QAction, "action_findings").trigger()
     f = w.editor.fabric
     assert not fd.stale and fd.rows() == [selection_of(f, x) for x in lint(f).findings]
+
+
+def test_the_next_start_restores_the_window_and_its_docks(qtbot):
+    """Closing saves geometry and docks; the next window comes back the same, not maximised."""
+    from fabricviz.ui import MainWindow
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.setWindowState(QtCore.Qt.WindowState.WindowNoState)
+    w.resize(760, 560)                                   # inside the offscreen screen
+    w.show()
+    qtbot.waitExposed(w)
+    w.findChild(QtGui.QAction, "action_bom").trigger()
+    w.palette_dock.hide()
+    QtWidgets.QApplication.processEvents()
+    shown = sorted(d.objectName() for d in w.findChildren(QtWidgets.QDockWidget) if d.isVisible())
+    size = (w.width(), w.height())
+    w.close()
+    again = MainWindow()
+    qtbot.addWidget(again)
+    again.show()
+    qtbot.waitExposed(again)
+    QtWidgets.QApplication.processEvents()
+    assert not again.isMaximized() and (again.width(), again.height()) == size
+    assert sorted(d.objectName() for d in again.findChildren(QtWidgets.QDockWidget) if d.isVisible()) == shown
+    assert "bom" in shown and "palette" not in shown
+    again.action_reset_layout.trigger()                  # View ▸ Reset Layout: the first-start docks
+    QtWidgets.QApplication.processEvents()
+    assert sorted(d.objectName() for d in again.findChildren(QtWidgets.QDockWidget) if d.isVisible()) == \
+        ["history", "inspector", "palette"]
+    again.close()
