@@ -52,7 +52,7 @@ def test_generate_leaf_spine_and_rail(tmp_path, capsys):
 @pytest.mark.parametrize("args,msg", [
     (["generate", "fat-tree", "--levels", "3", "--radix", "64", "-o", "X"],
      "fabricviz: error: as one InfiniBand subnet, 65,536 host ports + 5,120 switches need 70,656 LIDs, "
-     "over the 49,151 unicast LIDs (0x0001-0xBFFF); use --fabric roce, fewer hosts, or split the fabric "
+     "over the 49,151 unicast LIDs (0x0001-0xBFFF); use RoCE (Ethernet) instead, fewer hosts, or split the fabric "
      "into subnets"),
     (["generate", "fat-tree", "--radix", "64", "--hosts", "3000", "-o", "X"],
      "fabricviz: error: 3,000 hosts exceed the 2,048 that a 2-level fat tree of radix-64 switches at 32:32 "
@@ -62,7 +62,7 @@ def test_generate_leaf_spine_and_rail(tmp_path, capsys):
      "fabricviz: error: argument --radix: invalid int value: 'eight'"),
     (["info", "missing.json"], "fabricviz: error: missing.json: no such file"),
     (["generate", "rail", "--units", "3", "-o", "X"],
-     "fabricviz: error: --units 3: 12 spines cannot share the 32 uplinks of a leaf evenly; 2-level "
+     "fabricviz: error: scalable units 3: 12 spines cannot share the 32 uplinks of a leaf evenly; 2-level "
      "rail-optimized fabrics of 64-port switches take 1, 2, 4, 8 units"),
 ])
 def test_user_errors_one_line_status_2(args, msg, capsys, tmp_path, monkeypatch):

@@ -200,7 +200,7 @@ def run_lesson(lesson: Lesson, until: int | None = None) -> list[StepResult]:
     n = len(lesson.steps)
     stop = n if until is None else until
     if not 1 <= stop <= n:
-        raise FabricError(f"{lesson.path}: --until {until}: the lesson has steps 1..{n}")
+        raise FabricError(f"{lesson.path}: step {until}: the lesson has steps 1..{n}")
     run = Run(lesson)
     out = []
     for i, step in enumerate(lesson.steps[:stop], 1):
@@ -231,7 +231,7 @@ def resolve_until(lesson: Lesson, text: str | None) -> int | None:
     for i, s in enumerate(lesson.steps, 1):
         if s.title.lower().startswith(text.lower()):
             return i
-    raise FabricError(f"--until {text}: no step {text!r} in {lesson.name} (use 1..{len(lesson.steps)} or end)")
+    raise FabricError(f"step {text}: no step {text!r} in {lesson.name} (use 1..{len(lesson.steps)} or end)")
 
 
 def uplink_balance(r) -> Balance | None:

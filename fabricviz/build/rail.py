@@ -27,18 +27,18 @@ def rail_optimized(units: int = 1, fabric: str = "ib", speed: str | None = None,
                    catalog: Catalog | None = None, name: str | None = None) -> Fabric:
     """Build ``units`` rail-optimized SUs joined by a spine tier."""
     if units < 1:
-        raise FabricError(f"--units {units}: must be at least 1")
+        raise FabricError(f"scalable units {units}: must be at least 1")
     if not 1 <= nodes_per_unit <= NODES_PER_SU:
-        raise FabricError(f"--nodes-per-unit {nodes_per_unit}: an SU has 1 to {NODES_PER_SU} nodes")
+        raise FabricError(f"nodes per scalable unit {nodes_per_unit}: an SU has 1 to {NODES_PER_SU} nodes")
     tech = tech_of(fabric)
     rate = LinkRate.parse(speed or ("4xNDR" if fabric == "ib" else "400GbE"))
     if rate.tech != tech:
-        raise FabricError(f"--speed {rate} does not match --fabric {fabric}")
+        raise FabricError(f"link speed {rate} does not match the {fabric} fabric")
     uplinks = NODES_PER_SU                       # leaves are non-blocking: 32 down, 32 up
     spines = 4 * units
     if uplinks % spines:
         ok = [u for u in range(1, 9) if uplinks % (4 * u) == 0]
-        raise FabricError(f"--units {units}: {spines} spines cannot share the {uplinks} uplinks of a "
+        raise FabricError(f"scalable units {units}: {spines} spines cannot share the {uplinks} uplinks of a "
                           f"leaf evenly; 2-level rail-optimized fabrics of 64-port switches take "
                           f"{', '.join(map(str, ok))} units")
     parallel = uplinks // spines

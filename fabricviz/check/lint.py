@@ -224,7 +224,7 @@ def lint(fabric: Fabric, rules: Iterable[str] | None = None, full: bool = False,
         out.append(Finding("info", "routing-skipped",
                            f"{', '.join(routing_rules)} not checked: routing this fabric fills "
                            f"{ctx.route_cells:,} LFT cells, over the {ROUTE_LIMIT:,} lint routes quickly "
-                           "(use --full)", fabric.name))
+                           "(lint --full, or \"Route large fabrics\" in the Findings dock, checks them)", fabric.name))
     for r in ids:
         if r in skipped:
             continue

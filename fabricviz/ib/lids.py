@@ -62,8 +62,8 @@ def lid_space_problem(host_ports: int, switches: int, lmc: int = 0, need: int | 
                            + (["the LIDs the ports carry kept"] if kept else []))
         why = f" with {why}" if why else ""
     per = f" × {step} LIDs (LMC {lmc})" if lmc else ""
-    hint = ("lower the LMC, use --fabric roce, fewer hosts, or split the fabric into subnets" if lmc
-            else "use --fabric roce, fewer hosts, or split the fabric into subnets")
+    hint = ("lower the LMC, use RoCE (Ethernet) instead, fewer hosts, or split the fabric into subnets" if lmc
+            else "use RoCE (Ethernet) instead, fewer hosts, or split the fabric into subnets")
     return (f"as one InfiniBand subnet, {host_ports:,} host ports{per} + {switches:,} switches need "
             f"{need:,} LIDs{why}, over the {UNICAST_LIDS:,} unicast LIDs (0x0001-0xBFFF); {hint}")
 

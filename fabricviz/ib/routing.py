@@ -207,7 +207,7 @@ def _updn(sn: Subnet, lids: Lids, dist: np.ndarray, roots: list[str] | None,
                 p = sn.fabric.device(d).ports
                 peer = p[0].peer if p else None
                 if peer is None or peer.device.id not in sn.sw_index:
-                    raise FabricError(f"--roots {r}: not a switch of this subnet")
+                    raise FabricError(f"root switch {r}: not a switch of this subnet")
                 d = peer.device.id
             idx.append(sn.sw_index[d])
         root_idx = np.array(sorted(set(idx)), np.int64)

@@ -159,7 +159,7 @@ def test_until_stops_after_the_step(runs):
     assert resolve_until(les, "end") is None and resolve_until(les, "lid") == 2
     res = run_lesson(les, until=2)
     assert len(res) == 2 and res[-1].lines[-1].endswith("LID ASSIGNMENT COMPLETE - STARTING SWITCH TABLE CONFIG")
-    with pytest.raises(FabricError, match=r"--until 8: the lesson has steps 1\.\.7"):
+    with pytest.raises(FabricError, match=r"step 8: the lesson has steps 1\.\.7"):
         run_lesson(les, until=8)
 
 

@@ -49,7 +49,7 @@ def chained_leaves(n_ca: int, per: int) -> Fabric:
 def test_message_is_the_generators_line():
     assert lid_space_problem(512, 48, 7) == (
         "as one InfiniBand subnet, 512 host ports × 128 LIDs (LMC 7) + 48 switches need 65,584 LIDs, over "
-        "the 49,151 unicast LIDs (0x0001-0xBFFF); lower the LMC, use --fabric roce, fewer hosts, or split "
+        "the 49,151 unicast LIDs (0x0001-0xBFFF); lower the LMC, use RoCE (Ethernet) instead, fewer hosts, or split "
         "the fabric into subnets")
     assert lid_space_problem(49_000, 151, 0) is None          # exactly 49,151: fits
     assert lid_space_problem(49_000, 152, 0).startswith("as one InfiniBand subnet, 49,000 host ports + 152 "
@@ -147,7 +147,7 @@ def test_aligned_blocks_that_do_not_fit_refuse_too():
     assert str(e.value) == lid_space_problem(383, 96, 7, 51_199) == (
         "as one InfiniBand subnet, 383 host ports × 128 LIDs (LMC 7) + 96 switches need 51,199 LIDs with "
         "each port's 128-LID block aligned, over the 49,151 unicast LIDs (0x0001-0xBFFF); lower the LMC, "
-        "use --fabric roce, fewer hosts, or split the fabric into subnets")
+        "use RoCE (Ethernet) instead, fewer hosts, or split the fabric into subnets")
     assert f.signature() == before
 
 
@@ -211,7 +211,7 @@ def test_no_waste_keeps_the_generators_line():
     # LMC 0 (what generators build) skips nothing: the README's line, the count is the need
     assert lid_space_problem(65536, 5120, 0, 70_656) == lid_space_problem(65536, 5120) == (
         "as one InfiniBand subnet, 65,536 host ports + 5,120 switches need 70,656 LIDs, over the 49,151 "
-        "unicast LIDs (0x0001-0xBFFF); use --fabric roce, fewer hosts, or split the fabric into subnets")
+        "unicast LIDs (0x0001-0xBFFF); use RoCE (Ethernet) instead, fewer hosts, or split the fabric into subnets")
     f = chained_leaves(49_200, 60)                            # 49,200 + 820 at LMC 0
     with pytest.raises(LidSpaceError) as e:
         route(f)

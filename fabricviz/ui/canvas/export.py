@@ -114,7 +114,7 @@ def render_fabric(fabric: Fabric, path: str | os.PathLike[str], width: int = 160
     if suffix not in FORMATS:
         raise FabricError(f"{out}: unknown picture format {out.suffix or '(none)'!r} (use .png, .svg or .pdf)")
     if width < 200 or width > 20000:
-        raise FabricError(f"--width {width}: use 200 to 20000 pixels")
+        raise FabricError(f"image width {width}: use 200 to 20000 pixels")
     scene = FabricScene()
     scene.apply_theme(th.Theme(dark=False))
     scene.set_fabric(fabric)
