@@ -402,3 +402,30 @@ def test_traffic_and_lint_use_the_documents_routing_instead_of_routing_again(mak
     engines = [a[1] if len(a) > 1 else "minhop" for a in calls]
     assert "minhop" not in engines and engines == ["ftree"]   # minhop rules on the cache; ftree's own check
     assert dock.shared_routing("updn") is None  # another engine: the run routes itself
+
+
+def test_latency_colouring_includes_queueing(make_window, qtbot):
+    """An incast with queues: the latency scale reaches the queued link's serialization +
+    propagation + switch + queue/rate, far above the ~90 ns of an idle hop, and a pulled
+    cable (no capacity) never makes the scale infinite."""
+    f = leaf_spine(2, 2, 4)
+    w = make_window()
+    w.editor.set_fabric(f)
+    dock = w.traffic_dock
+    dock.configure(workload="incast", arg="4", model="fluid", duration="0.5ms")
+    dock.metric_box.setCurrentText("latency")
+    assert dock.run()
+    qtbot.waitUntil(lambda: not dock.running, timeout=60_000)
+    assert dock.error is None, dock.error
+    frames = dock.result.frames
+    peak = max(float(np.nanmax(fr.link_latency_ns)) for fr in frames)
+    queued = max(float(np.max(fr.link_queue)) for fr in frames)
+    assert queued > 100_000 and peak > 5_000                 # queueing, not a bare ~90 ns hop
+    assert np.isfinite(dock.scale.vmax) and dock.scale.vmax == pytest.approx(peak)
+    k = int(np.argmax([np.nanmax(fr.link_latency_ns) for fr in frames]))
+    fr = frames[k]
+    link = int(np.nanargmax(fr.link_latency_ns))
+    links = dock.result.links
+    wait_ns = float(fr.link_queue[link]) * 8 / float(links.gbps[link])      # bytes / (Gb/s) = ns per 8 bits
+    base_ns = float(fr.link_latency_ns[link]) - wait_ns
+    assert wait_ns > 5_000 and 0 < base_ns < 2_000           # the queue's wait, plus a hop's own ~µs
