@@ -509,6 +509,7 @@ class MainWindow(FileActions, QtWidgets.QMainWindow):
 
     def _session_cleared(self) -> None:
         """Another design was opened: no selection, no port panels, no half-drawn cable."""
+        self.view.cancel_interaction()           # a drag of the old design ends, changing nothing
         self.scene.clearSelection()
         self.scene.set_selected_cables(set())
         self.view.ports.clear()

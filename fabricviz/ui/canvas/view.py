@@ -1,4 +1,5 @@
-"""The canvas view: zoom, pan, palette drops, port-to-port cabling, moves and messages.
+"""The canvas view: zoom, palette drops, port markers, messages, and the routing of mouse
+events to the gestures of :mod:`fabricviz.ui.canvas.interactions` (pan, cabling, moves).
 
 Interactions end in :class:`~fabricviz.ui.document.editor.Editor` calls (undo commands);
 the view itself only moves items while the mouse drags them, and the model
@@ -12,8 +13,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.document.editor import Editor
+from fabricviz.ui.canvas.interactions import CableDraw, ChildDrag, Interaction, MoveDevices, Pan, Pick
 from fabricviz.ui.canvas.items.ports import PortOverlay
-from fabricviz.ui.canvas.scene import CHILD_ZOOM, DEVICE_ROLE, DeviceItem, FabricScene
+from fabricviz.ui.canvas.scene import CHILD_ZOOM, DEVICE_ROLE, FabricScene
 
 PART_MIME = "application/x-fabricviz-part"
 ZOOM_STEP = 1.25
@@ -76,14 +78,15 @@ class CanvasView(QtWidgets.QGraphicsView):
         self.pointer: QtCore.QPoint | None = None    # where the pointer last moved over the canvas
         self.setFocusPolicy(QtCore.Qt.FocusPolicy.StrongFocus)
         self.message = CanvasMessage(self.viewport())
-        self._pan_from: QtCore.QPoint | None = None
-        self._space = False
-        self._cable_from: int | None = None
-        self._cable_line: QtWidgets.QGraphicsLineItem | None = None
-        self._press_pos: dict[int, QtCore.QPointF] | None = None
-        self._hover: int | None = None
-        self._grab: int | None = None
-        self._press_child: tuple[int, QtCore.QPoint] | None = None
+        # one object per gesture, in the order a press is offered to them
+        self.pan = Pan(self)
+        self.cable_draw = CableDraw(self)
+        self.pick = Pick(self)
+        self.child_drag = ChildDrag(self)
+        self.move_devices = MoveDevices(self)
+        self._interactions: tuple[Interaction, ...] = (
+            self.pan, self.cable_draw, self.pick, self.child_drag, self.move_devices)
+        self._active: Interaction | None = None
         editor.message.connect(self._on_message)
 
     # ------------------------------------------------------------------ helpers
@@ -159,7 +162,44 @@ class CanvasView(QtWidgets.QGraphicsView):
         if len(lines) < 600:
             painter.drawLines(lines)
 
-    # ------------------------------------------------------------------ zoom and pan
+    # ------------------------------------------------------------------ interactions
+    @property
+    def interactions(self) -> list[Interaction]:
+        """The gestures in the order a press is offered to them (see :mod:`.interactions`)."""
+        return list(self._interactions)
+
+    @property
+    def active_interaction(self) -> Interaction | None:
+        """The gesture running now (it gets every mouse event until it ends), if any."""
+        active = self._active
+        if active is not None and not active.active:
+            self._active = active = None
+        return active
+
+    def cancel_interaction(self) -> None:
+        """End the running gesture, leaving the design as it was before it started."""
+        active = self.active_interaction
+        if active is not None:
+            active.cancel()
+            self._active = None
+
+    def _offer_key(self, event: QtGui.QKeyEvent) -> bool:
+        active = self.active_interaction
+        order = ([active] if active is not None else []) + \
+            [i for i in self._interactions if i is not active]
+        return any(i.key(event) for i in order)
+
+    def base_mouse_press(self, event: QtGui.QMouseEvent) -> None:
+        """Qt's own handling of a press (item selection and moving, rubber band)."""
+        super().mousePressEvent(event)
+
+    def base_mouse_move(self, event: QtGui.QMouseEvent) -> None:
+        super().mouseMoveEvent(event)
+
+    def base_mouse_release(self, event: QtGui.QMouseEvent) -> None:
+        super().mouseReleaseEvent(event)
+
+    # ------------------------------------------------------------------ zoom and keys
     def wheelEvent(self, event: QtGui.QWheelEvent) -> None:  # noqa: N802
         steps = event.angleDelta().y() / 120.0
         if steps:
@@ -167,19 +207,14 @@ class CanvasView(QtWidgets.QGraphicsView):
         event.accept()
 
     def keyPressEvent(self, event: QtGui.QKeyEvent) -> None:  # noqa: N802
-        key = event.key()
-        if key == QtCore.Qt.Key.Key_Space and not event.isAutoRepeat():
-            self._space = True
-            self.viewport().setCursor(QtCore.Qt.CursorShape.OpenHandCursor)
+        if self._offer_key(event):           # Space arms panning, Esc cancels a cable drag
             return
+        key = event.key()
         if key in (QtCore.Qt.Key.Key_Plus, QtCore.Qt.Key.Key_Equal):
             self.zoom_by(ZOOM_STEP)
             return
         if key == QtCore.Qt.Key.Key_Minus:
             self.zoom_by(1 / ZOOM_STEP)
-            return
-        if key == QtCore.Qt.Key.Key_Escape and self._cable_from is not None:
-            self._end_cable()
             return
         arrows = {QtCore.Qt.Key.Key_Left: (-1, 0), QtCore.Qt.Key.Key_Right: (1, 0),
                   QtCore.Qt.Key.Key_Up: (0, -1), QtCore.Qt.Key.Key_Down: (0, 1)}
@@ -192,66 +227,52 @@ class CanvasView(QtWidgets.QGraphicsView):
         super().keyPressEvent(event)
 
     def keyReleaseEvent(self, event: QtGui.QKeyEvent) -> None:  # noqa: N802
-        if event.key() == QtCore.Qt.Key.Key_Space and not event.isAutoRepeat():
-            self._space = False
-            self.viewport().unsetCursor()
+        if self._offer_key(event):
             return
         super().keyReleaseEvent(event)
 
     # ------------------------------------------------------------------ mouse
     def mousePressEvent(self, event: QtGui.QMouseEvent) -> None:  # noqa: N802
-        btn = event.button()
-        if btn == QtCore.Qt.MouseButton.MiddleButton or (
-                btn == QtCore.Qt.MouseButton.LeftButton and self._space):
-            self._pan_from = event.position().toPoint()
-            self.viewport().setCursor(QtCore.Qt.CursorShape.ClosedHandCursor)
+        active = self.active_interaction
+        if active is not None:
+            active.press(event)              # one gesture at a time: no other starts meanwhile
             event.accept()
             return
-        if btn != QtCore.Qt.MouseButton.LeftButton:
-            super().mousePressEvent(event)
-            return
-        sp = self.mapToScene(event.position().toPoint())
-        port = self.ports.port_at(sp)
-        if port is not None:
-            self._start_cable(port, sp)
-            event.accept()
-            return
-        ctrl = bool(event.modifiers() & QtCore.Qt.KeyboardModifier.ControlModifier)
-        if self.fscene.device_item_at(sp) is None and self.fscene.batch.on:
-            d = self.fscene.batch.device_at(sp, 3.0 / max(self.scale_factor(), 1e-9))
-            if d is not None:       # zoomed far out: devices are batched paths, hit-tested in numpy
-                keep = self.fscene.selected_device_ids() if ctrl else []
-                self.fscene.select_devices(keep + [d])
-                if not ctrl:
-                    self.fscene.set_selected_cables(set())
-                event.accept()
+        for interaction in self._interactions:
+            if interaction.press(event):
+                self._active = interaction if interaction.active else None
                 return
-        if self.fscene.device_item_at(sp) is None:
-            cid = self.fscene.cables.cable_at(sp, 5.0 / max(self.scale_factor(), 1e-9))
-            if cid is not None:
-                if not event.modifiers() & QtCore.Qt.KeyboardModifier.ControlModifier:
-                    self.fscene.clearSelection()
-                    sel = {cid}
-                else:
-                    sel = self.fscene.selected_cables ^ {cid}
-                self.fscene.set_selected_cables(sel)
-                event.accept()
-                return
-            if not event.modifiers() & QtCore.Qt.KeyboardModifier.ControlModifier:
-                self.fscene.set_selected_cables(set())
-        elif not event.modifiers() & QtCore.Qt.KeyboardModifier.ControlModifier:
-            self.fscene.selected_cables.clear()
-            self.fscene.cables.update_highlight()
-        grabbed = self.fscene.device_item_at(sp)
-        self._press_child = None
-        if grabbed is not None and grabbed.parentItem() is not None:
-            if not event.modifiers() & QtCore.Qt.KeyboardModifier.ControlModifier:
-                self._press_child = (int(grabbed.data(DEVICE_ROLE)), event.position().toPoint())
-            grabbed = grabbed.parentItem()
-        self._grab = int(grabbed.data(DEVICE_ROLE)) if grabbed is not None else None
         super().mousePressEvent(event)
-        self._press_pos = {int(i.data(DEVICE_ROLE)): i.pos() for i in self.fscene.selectedItems()
-                           if isinstance(i, DeviceItem) and i.parentItem() is None}
+
+    def mouseMoveEvent(self, event: QtGui.QMouseEvent) -> None:  # noqa: N802
+        pos = event.position().toPoint()
+        self.pointer = pos
+        active = self.active_interaction
+        if active is not None:
+            active.move(event)
+            return
+        super().mouseMoveEvent(event)
+        if not event.buttons():
+            self.hover_at(self.mapToScene(pos))
+
+    def mouseReleaseEvent(self, event: QtGui.QMouseEvent) -> None:  # noqa: N802
+        active = self.active_interaction
+        if active is not None:
+            active.release(event)
+            if not active.active:
+                self._active = None
+            event.accept()
+            return
+        band = self.rubberBandRect()
+        super().mouseReleaseEvent(event)
+        if not band.isEmpty() and self.fscene.batch.on:
+            # the rubber band only sees visible items: add the batched devices inside it
+            more = self.fscene.batch.ids_in(self.mapToScene(band).boundingRect())
+            if more:
+                self.fscene.select_devices(self.fscene.selected_device_ids() + more)
+        if event.button() == QtCore.Qt.MouseButton.LeftButton:
+            self.fscene.cables.end_live()
+            self.fscene.mark_cables()
 
     def leaveEvent(self, event: QtCore.QEvent) -> None:  # noqa: N802
         self.pointer = None
@@ -264,95 +285,8 @@ class CanvasView(QtWidgets.QGraphicsView):
         p = self.mapToScene(self.pointer)
         return p.x(), p.y()
 
-    def mouseMoveEvent(self, event: QtGui.QMouseEvent) -> None:  # noqa: N802
-        pos = event.position().toPoint()
-        self.pointer = pos
-        if self._pan_from is not None:
-            delta = pos - self._pan_from
-            self._pan_from = pos
-            self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - delta.x())
-            self.verticalScrollBar().setValue(self.verticalScrollBar().value() - delta.y())
-            event.accept()
-            return
-        sp = self.mapToScene(pos)
-        if self._cable_from is not None:
-            line = self._cable_line.line()
-            line.setP2(sp)
-            self._cable_line.setLine(line)
-            self._hover_at(sp, keep=[self._hover_device_of_port(self._cable_from)])
-            event.accept()
-            return
-        super().mouseMoveEvent(event)
-        if event.buttons() & QtCore.Qt.MouseButton.LeftButton and self._press_pos:
-            self._drag_cables()
-        elif not event.buttons():
-            self._hover_at(sp)
-
-    def mouseReleaseEvent(self, event: QtGui.QMouseEvent) -> None:  # noqa: N802
-        if self._pan_from is not None and event.button() in (QtCore.Qt.MouseButton.MiddleButton,
-                                                             QtCore.Qt.MouseButton.LeftButton):
-            self._pan_from = None
-            self.viewport().setCursor(QtCore.Qt.CursorShape.OpenHandCursor) if self._space \
-                else self.viewport().unsetCursor()
-            event.accept()
-            return
-        if self._cable_from is not None and event.button() == QtCore.Qt.MouseButton.LeftButton:
-            self._finish_cable(self.mapToScene(event.position().toPoint()))
-            event.accept()
-            return
-        band = self.rubberBandRect()
-        super().mouseReleaseEvent(event)
-        if not band.isEmpty() and self.fscene.batch.on:
-            # the rubber band only sees visible items: add the batched devices inside it
-            more = self.fscene.batch.ids_in(self.mapToScene(band).boundingRect())
-            if more:
-                self.fscene.select_devices(self.fscene.selected_device_ids() + more)
-        if event.button() == QtCore.Qt.MouseButton.LeftButton:
-            moved = bool(self._drag_offsets())
-            self._commit_drag()
-            child, self._press_child = self._press_child, None
-            if child is not None and not moved and \
-                    (event.position().toPoint() - child[1]).manhattanLength() < 4:
-                self.fscene.select_devices([child[0]], inner=True)   # a click on a GPU or NIC selects it
-
-    # ------------------------------------------------------------------ moving
-    def _drag_offsets(self) -> dict[int, QtCore.QPointF]:
-        out = {}
-        for d, p0 in (self._press_pos or {}).items():
-            item = self.fscene.items_by_id.get(d)
-            if item is not None and item.pos() != p0:
-                out[d] = item.pos() - p0
-        return out
-
-    def _drag_cables(self) -> None:
-        offsets = self._drag_offsets()
-        if offsets and self.fscene.fabric is not None:
-            self.ports.clear()
-            self.fscene.cables.show_live(self.fscene.fabric, np.array(list(self._press_pos)), offsets)
-
-    def _commit_drag(self) -> None:
-        """One command for the whole drag, however many devices moved (grid-snapped)."""
-        offsets = self._drag_offsets()
-        press = self._press_pos or {}
-        self._press_pos = None
-        self.fscene.cables.end_live()
-        if not offsets:
-            self.fscene.mark_cables()
-            return
-        first = self._grab if self._grab in offsets else next(iter(offsets))
-        off = offsets[first]
-        target = self.snap_point(press[first] + off)
-        dx, dy = target.x() - press[first].x(), target.y() - press[first].y()
-        ids = list(press)
-        if not self.editor.move(ids, dx, dy):
-            self.fscene.sync_positions(ids)
-        self.fscene.mark_cables()
-
-    # ------------------------------------------------------------------ cabling
-    def _hover_device_of_port(self, port: int) -> int:
-        return int(self.fscene.fabric.ports_t.device[port])
-
-    def _hover_at(self, sp: QtCore.QPointF, keep: list[int] | None = None) -> None:
+    # ------------------------------------------------------------------ port markers
+    def hover_at(self, sp: QtCore.QPointF, keep: list[int] | None = None) -> None:
         """Show the ports of the device under the cursor (only when zoomed in enough).
 
         Shown markers stay while the pointer is in their hover region (the device, its name
@@ -392,53 +326,6 @@ class CanvasView(QtWidgets.QGraphicsView):
             event.accept()
             return True
         return super().viewportEvent(event)
-
-    def _start_cable(self, port: int, sp: QtCore.QPointF) -> None:
-        marker = self.ports.marker(port)
-        start = marker.scenePos() if marker is not None else sp
-        self._cable_from = port
-        self._cable_line = QtWidgets.QGraphicsLineItem(QtCore.QLineF(start, sp))
-        self._cable_line.setPen(self.fscene.theme.drag_pen)
-        self._cable_line.setZValue(20)
-        self.fscene.addItem(self._cable_line)
-        self.status.emit(f"cabling from {self.fscene.fabric.port_name(port)}: release on a port")
-
-    def _end_cable(self) -> None:
-        if self._cable_line is not None:
-            self.fscene.removeItem(self._cable_line)
-        self._cable_line = None
-        self._cable_from = None
-
-    def _finish_cable(self, sp: QtCore.QPointF) -> None:
-        src = self._cable_from
-        self._end_cable()
-        f = self.fscene.fabric
-        dst = self.ports.port_at(sp)
-        if dst is None:
-            item = self.fscene.device_item_at(sp)
-            if item is not None:
-                dst = self._free_port(int(item.data(DEVICE_ROLE)), src)
-        if dst is None or dst == src:
-            self.status.emit("no port there: cable not made")
-            return
-        cid = self.editor.add_cable(src, dst, self.cable_length, ctype=self.cable_type,
-                                    part=self.cable_part)
-        if cid is not None:
-            self.status.emit(f"cabled {f.cable(cid).label} ({f.cable(cid).type}, {f.cable(cid).rate})")
-        self.ports.refresh()
-
-    def _free_port(self, d: int, src: int) -> int | None:
-        """Dropping on a device body: its first free port of the source's technology
-        (else its first port, so the model explains the refusal)."""
-        f = self.fscene.fabric
-        devs = self.ports.devices_for(d)
-        pt = f.ports_t
-        cands = [p for x in devs for p in f.device(x).port_ids.tolist()]
-        if not cands:
-            return None
-        same = [p for p in cands if pt.tech[p] == pt.tech[src]]
-        free = [p for p in same if pt.cable[p] < 0]
-        return (free or same or cands)[0]
 
     # ------------------------------------------------------------------ palette drops
     def dragEnterEvent(self, event: QtGui.QDragEnterEvent) -> None:  # noqa: N802
