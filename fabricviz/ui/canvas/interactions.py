@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.ui.canvas.scene import DEVICE_ROLE, DeviceItem
+from fabricviz.ui.canvas.items.devices import DEVICE_ROLE, DeviceItem
 
 if TYPE_CHECKING:
     from fabricviz.ui.canvas.view import CanvasView

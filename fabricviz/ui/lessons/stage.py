@@ -38,7 +38,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.anim.lesson_results import StepResult, TracedPath, TrafficRun
 from fabricviz.model import Fabric
-from fabricviz.ui.canvas.scene import FabricScene, cable_anchors
+from fabricviz.ui.canvas.items.cables import cable_anchors
+from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.document.document import Document
 
 if TYPE_CHECKING:

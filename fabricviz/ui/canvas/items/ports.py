@@ -27,7 +27,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric
 from fabricviz.ui.canvas import theme as th
-from fabricviz.ui.canvas.scene import DEVICE_ROLE, K_NIC, K_SERVER, PORT_ROLE, ROLE_KIND, FabricScene
+from fabricviz.ui.canvas.items.devices import DEVICE_ROLE, K_NIC, K_SERVER, PORT_ROLE, ROLE_KIND
+from fabricviz.ui.canvas.scene import FabricScene
 
 #: On-screen sizes (pixels) of a switch's panel, whatever the zoom.
 LABEL_PX = 9          # port number font

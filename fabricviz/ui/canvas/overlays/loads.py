@@ -15,7 +15,7 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric
-from fabricviz.ui.canvas.scene import _path_pairs, cable_anchors
+from fabricviz.ui.canvas.items.cables import path_pairs, cable_anchors
 
 LEVELS = 6
 #: Low → high load colours (light blue to deep orange) and widths.
@@ -76,7 +76,7 @@ class LoadOverlay:
         ends = cable_anchors(fabric, cables) if len(cables) else (np.zeros(0),) * 4
         for k, item in enumerate(self.items):
             sel = self.levels == k
-            item.setPath(_path_pairs(ends[0][sel], ends[1][sel], ends[2][sel], ends[3][sel]))
+            item.setPath(path_pairs(ends[0][sel], ends[1][sel], ends[2][sel], ends[3][sel]))
 
     def value_of(self, cable: int) -> int | None:
         i = np.flatnonzero(self.cables == cable)

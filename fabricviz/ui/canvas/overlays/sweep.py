@@ -14,7 +14,8 @@ from fabricviz.anim.sweep_timeline import ACTIVE, ARMED, INIT, SweepState, Sweep
 from fabricviz.model import Fabric
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.items.batch import device_rects
-from fabricviz.ui.canvas.scene import LABEL_ZOOM, cable_anchors
+from fabricviz.ui.canvas.items.cables import cable_anchors
+from fabricviz.ui.canvas.items.devices import LABEL_ZOOM
 
 #: Above this many CA ports no LID labels are made (they would be unreadable anyway).
 MAX_LID_LABELS = 1024

@@ -29,7 +29,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from fabricviz.model import Fabric
 from fabricviz.ui.canvas.items.segments import (AA_ZOOM, LOD_CELL_PX, LOD_MIN_CABLES, LOD_ZOOM, Lod,  # noqa: F401  (re-exported)
                                     SegmentLods, _pairs, bounds, clip_segments, group_segments)
-from fabricviz.ui.canvas.scene import ROLE_KIND, cable_anchors
+from fabricviz.ui.canvas.items.cables import cable_anchors
+from fabricviz.ui.canvas.items.devices import ROLE_KIND
 
 #: Colour buckets of the heatmap.
 BUCKETS = 16

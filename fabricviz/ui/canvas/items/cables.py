@@ -1,0 +1,149 @@
+"""Cables on the canvas: not items but a few paths, one per colour bucket (technology ×
+cable type), rebuilt from the model's numpy columns, hit-tested in numpy; where a cable's
+ends sit on its devices."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from fabricviz.model import Fabric
+from fabricviz.ui.canvas import theme as th
+from fabricviz.ui.canvas.items.devices import K_ETHSW, K_IBSW, ROLE_KIND
+
+if TYPE_CHECKING:
+    from fabricviz.ui.canvas.scene import FabricScene
+
+
+def cable_anchors(f: Fabric, cids: np.ndarray) -> tuple[np.ndarray, ...]:
+    """End points (ax, ay, bx, by) of cables: a switch port sits along its top or
+    bottom edge by port number, facing the peer; a NIC port on its NIC's edge."""
+    ct, pt, dt = f.cables_t, f.ports_t, f.devices_t
+    pa, pb = ct.port_a[cids].astype(np.int64), ct.port_b[cids].astype(np.int64)
+    out = []
+    da, db = pt.device[pa], pt.device[pb]
+    ya_c, yb_c = dt.y[da].astype(np.float64), dt.y[db].astype(np.float64)
+    for p, d, y_self, y_peer in ((pa, da, ya_c, yb_c), (pb, db, yb_c, ya_c)):
+        kind = dt.kind[d]
+        n = np.maximum(dt.nports[d].astype(np.float64), 1.0)
+        sw = (kind == K_IBSW) | (kind == K_ETHSW)
+        w = np.where(sw, np.clip(n * 1.5, 48.0, 120.0), th.CHILD_W)
+        h = np.where(sw, th.SWITCH_H, th.CHILD_H)
+        x = dt.x[d].astype(np.float64) - w / 2 + (pt.num[p] - 0.5) * w / n
+        y = y_self + np.where(y_peer < y_self, -h / 2, h / 2)
+        out += [x, y]
+    return tuple(out)
+
+
+def path_pairs(ax: np.ndarray, ay: np.ndarray, bx: np.ndarray, by: np.ndarray) -> QtGui.QPainterPath:
+    """One path of disjoint segments, built from arrays without a Python loop."""
+    from pyqtgraph.functions import arrayToQPath
+    if not len(ax):
+        return QtGui.QPainterPath()
+    x = np.empty(2 * len(ax))
+    y = np.empty(2 * len(ax))
+    x[0::2], x[1::2], y[0::2], y[1::2] = ax, bx, ay, by
+    return arrayToQPath(x, y, connect="pairs")
+
+
+class CableLayer:
+    """All cables as a few bucketed path items plus numpy arrays for hit tests."""
+
+    def __init__(self, scene: "FabricScene") -> None:
+        self.scene = scene
+        self.items: dict[tuple[int, str], QtWidgets.QGraphicsPathItem] = {}
+        self.ids = np.zeros(0, np.int64)
+        self.ends = np.zeros((4, 0))
+        self.highlight = QtWidgets.QGraphicsPathItem()
+        self.highlight.setZValue(-0.5)
+        scene.addItem(self.highlight)
+        self.live = QtWidgets.QGraphicsPathItem()      # cables of devices being dragged
+        self.live.setZValue(-0.5)
+        scene.addItem(self.live)
+        self.hidden: np.ndarray | None = None          # cable ids drawn by ``live`` instead
+
+    def rebuild(self, f: Fabric | None) -> None:
+        theme = self.scene.theme
+        ids = f.cable_ids() if f is not None else np.zeros(0, np.int64)
+        self.ids = ids
+        self.ends = np.vstack(cable_anchors(f, ids)) if len(ids) else np.zeros((4, 0))
+        keep = np.ones(len(ids), bool)
+        if self.hidden is not None and len(ids):
+            keep = ~np.isin(ids, self.hidden)
+        tech = f.cables_t.tech[ids] if len(ids) else np.zeros(0, np.int8)
+        ctype = f.cables_t.ctype[ids] if len(ids) else np.zeros(0, np.int8)
+        seen = set()
+        for (tc, tname), pen in theme.cable_pens.items():
+            sel = np.flatnonzero(keep & (tech == tc) & (ctype == ("dac", "aoc", "transceiver").index(tname)))
+            key = (tc, tname)
+            if not len(sel):
+                continue
+            seen.add(key)
+            item = self.items.get(key)
+            if item is None:
+                from fabricviz.ui.canvas.items.segments import SegmentPathItem
+                item = SegmentPathItem()     # paints only what the view shows on big designs
+                item.setZValue(-1.0)
+                item.setCacheMode(self.scene.path_cache)
+                item.setData(ROLE_KIND, "cables")
+                self.scene.addItem(item)
+                self.items[key] = item
+            item.setPen(pen)
+            e = self.ends[:, sel]
+            item.setPath(path_pairs(e[0], e[1], e[2], e[3]))
+            item.set_segments(e)
+        for key in [k for k in self.items if k not in seen]:
+            self.scene.removeItem(self.items.pop(key))
+        self.update_highlight()
+
+    def counts(self) -> dict[tuple[int, str], int]:
+        return {k: it.path().elementCount() // 2 for k, it in self.items.items()}
+
+    def update_highlight(self) -> None:
+        sel = np.asarray(sorted(self.scene.selected_cables), dtype=np.int64)
+        idx = np.flatnonzero(np.isin(self.ids, sel)) if len(sel) else np.zeros(0, np.int64)
+        e = self.ends[:, idx]
+        self.highlight.setPen(self.scene.theme.select_pen)
+        self.highlight.setPath(path_pairs(e[0], e[1], e[2], e[3]))
+
+    def cable_at(self, pos: QtCore.QPointF, tol: float) -> int | None:
+        """The cable nearest ``pos`` within ``tol`` scene units, or None."""
+        if not len(self.ids):
+            return None
+        ax, ay, bx, by = self.ends
+        px, py = pos.x(), pos.y()
+        dx, dy = bx - ax, by - ay
+        ll = dx * dx + dy * dy
+        t = np.clip(((px - ax) * dx + (py - ay) * dy) / np.where(ll > 0, ll, 1.0), 0.0, 1.0)
+        d2 = (ax + t * dx - px) ** 2 + (ay + t * dy - py) ** 2
+        i = int(np.argmin(d2))
+        return int(self.ids[i]) if d2[i] <= tol * tol else None
+
+    def show_live(self, f: Fabric, dev_ids: np.ndarray, offsets: dict[int, QtCore.QPointF]) -> None:
+        """While devices are dragged: draw their cables from the items' current places."""
+        pt, ct, dt = f.ports_t, f.cables_t, f.devices_t
+        if self.hidden is None:
+            mask = np.isin(pt.device[ct.port_a[self.ids]], dev_ids) | \
+                np.isin(pt.device[ct.port_b[self.ids]], dev_ids)
+            self.hidden = self.ids[mask]
+            self.rebuild(f)
+        idx = np.flatnonzero(np.isin(self.ids, self.hidden))
+        e = self.ends[:, idx].copy()
+        for col, port_col in ((0, ct.port_a), (2, ct.port_b)):
+            dev = pt.device[port_col[self.ids[idx]]]
+            top = np.where(dt.parent[dev] >= 0, dt.parent[dev], dev)
+            for d, off in offsets.items():
+                m = top == d
+                e[col, m] += off.x()
+                e[col + 1, m] += off.y()
+        self.live.setPen(self.scene.theme.cable_pens[(1, "aoc")])
+        self.live.setPath(path_pairs(e[0], e[1], e[2], e[3]))
+
+    def end_live(self) -> None:
+        self.hidden = None
+        self.live.setPath(QtGui.QPainterPath())
+
+
+__all__ = ["CableLayer", "cable_anchors", "path_pairs"]
