@@ -21,6 +21,7 @@ from PySide6.QtTest import QTest
 
 import fabricviz
 from fabricviz.ui.dialogs import help as hp
+from fabricviz.ui.dialogs.guide import GUIDE_IMAGE_WIDTH
 
 ROOT = Path(fabricviz.__file__).resolve().parent.parent
 NATIVE = QtGui.QKeySequence.SequenceFormat.NativeText
@@ -345,10 +346,10 @@ def test_guide_shows_the_readme_and_switches_to_the_docs(make_window):
     assert "docs/screenshot.png" in pics
     real = QtGui.QImageReader(str(ROOT / "docs" / "screenshot.png")).size()
     assert loaded_image(browser, "docs/screenshot.png").size() == real
-    assert real.width() > hp.GUIDE_IMAGE_WIDTH
-    assert pics["docs/screenshot.png"].width() == hp.GUIDE_IMAGE_WIDTH
+    assert real.width() > GUIDE_IMAGE_WIDTH
+    assert pics["docs/screenshot.png"].width() == GUIDE_IMAGE_WIDTH
     assert pics["docs/screenshot.png"].height() == pytest.approx(
-        real.height() * hp.GUIDE_IMAGE_WIDTH / real.width())
+        real.height() * GUIDE_IMAGE_WIDTH / real.width())
     # the side list switches pages
     row = [pages.item(i).toolTip() for i in range(pages.count())].index("docs/file-format.md")
     pages.setCurrentRow(row)

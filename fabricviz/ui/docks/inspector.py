@@ -1,7 +1,7 @@
 """The inspector dock: what is selected, its ports and cables; edits become undo commands.
 
 A selected InfiniBand switch also shows its LFT, routed off the UI thread (see
-:class:`Inspector`) and shown through :class:`LftModel` so big tables fill at once.
+:class:`Inspector`) and shown through :class:`~fabricviz.ui.docks.lft_table.LftModel` so big tables fill at once.
 
 While the Subnet Manager dock shows a sweep, the inspector follows its step
 (:meth:`Inspector.show_sweep_step`, connected to the dock's ``sweep_step``): LIDs
@@ -24,6 +24,7 @@ from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.describe import KIND_NAMES, noun, part_text, plural, port_rows, rate_choices
 from fabricviz.ib.lid_table import UNKNOWN, LidTable, has_ib
 from fabricviz.ui.canvas.scene import FabricScene
+from fabricviz.ui.docks.lft_table import LFT_COLS, LftModel
 from fabricviz.ui.document.document import Document
 from fabricviz.ui.document.routing import lft_engine, lids_engine
 
@@ -37,8 +38,6 @@ def parse_guid(text: str) -> int:
 #: Columns of the ports table.
 COLS = ("Port", "LID", "Port GUID", "Rate", "State", "Connected to", "Cable")
 C_PORT, C_LID, C_GUID, C_RATE, C_STATE, C_PEER, C_CABLE = range(len(COLS))
-#: Columns of the LFT table.
-LFT_COLS = ("LID", "→ port", "destination")
 #: A result made stale by an edit is routed again once edits pause this long (ms).
 IDLE_MS = 150
 #: Subnets with more switches than this get their LIDs from a job, not on the UI thread.
@@ -47,60 +46,6 @@ SYNC_SWITCHES = 2000
 
 #: A LID the sweep shown has not assigned yet (it will, later in the sweep).
 NOT_ASSIGNED_YET = "— (not assigned yet)"
-
-
-class LftModel(QtCore.QAbstractTableModel):
-    """One switch's LFT (LID, egress port, destination) read from arrays as the view asks.
-
-    A big leaf holds tens of thousands of LIDs: the view asks only for the rows it
-    paints, so filling costs an array slice instead of one item object per cell.
-    """
-
-    def __init__(self, parent: QtCore.QObject | None = None) -> None:
-        super().__init__(parent)
-        self.lids = np.zeros(0, np.int64)
-        self.ports = np.zeros(0, np.int64)
-        self._name: Callable[[int], str] = str
-        self.source: tuple = (None, None)
-
-    def set_rows(self, lids: np.ndarray, ports: np.ndarray, name: Callable[[int], str],
-                 routing: object = None, switch: int | None = None) -> None:
-        """Show new rows; ``name(k)`` names row k's destination.
-
-        The same routing and switch again (a rename, a move): names refresh, the scroll stays.
-        """
-        if routing is not None and routing is self.source[0] and switch == self.source[1]:
-            self._name = name
-            if len(lids):
-                self.dataChanged.emit(self.index(0, 2), self.index(len(lids) - 1, 2))
-            return
-        self.beginResetModel()
-        self.lids, self.ports, self._name, self.source = lids, ports, name, (routing, switch)
-        self.endResetModel()
-
-    def clear(self) -> None:
-        self.set_rows(np.zeros(0, np.int64), np.zeros(0, np.int64), str)
-
-    def row(self, k: int) -> tuple[int, int, str]:
-        return int(self.lids[k]), int(self.ports[k]), self._name(k)
-
-    def rowCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.lids)
-
-    def columnCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(LFT_COLS)
-
-    def data(self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or role != QtCore.Qt.ItemDataRole.DisplayRole:
-            return None
-        k, c = index.row(), index.column()
-        return str(int(self.lids[k])) if c == 0 else str(int(self.ports[k])) if c == 1 else self._name(k)
-
-    def headerData(self, section: int, orientation: QtCore.Qt.Orientation,  # noqa: N802
-                   role: int = QtCore.Qt.ItemDataRole.DisplayRole):
-        if role == QtCore.Qt.ItemDataRole.DisplayRole and orientation == QtCore.Qt.Orientation.Horizontal:
-            return LFT_COLS[section]
-        return None
 
 
 class Inspector(QtWidgets.QDockWidget):

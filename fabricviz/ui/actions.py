@@ -1,0 +1,174 @@
+"""The main window's actions, menus and toolbar (File, Edit, View, Design, Lessons, Help).
+A mixin of :class:`~fabricviz.ui.main_window.MainWindow`: the slots are the window's own."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from fabricviz.model import CABLE_TYPES
+from fabricviz.ui import layout
+from fabricviz.ui.canvas import theme as th
+
+
+class WindowActions:
+    """Builds the window's QActions (with shortcuts and status tips), its menus and toolbar."""
+
+    def _act(self, name: str, text: str, slot: Callable, shortcut: Any = None, icon: str | None = None,
+             tip: str | None = None) -> QtGui.QAction:
+        a = QtGui.QAction(text, self)
+        a.setObjectName(name)
+        if shortcut is not None:
+            if isinstance(shortcut, list):
+                a.setShortcuts(shortcut)
+            else:
+                a.setShortcut(QtGui.QKeySequence(shortcut))
+        if icon:
+            a.setIcon(th.icon(icon) if (th.ICONS / f"{icon}.svg").is_file()
+                      else self.style().standardIcon(getattr(QtWidgets.QStyle.StandardPixmap, icon)))
+        if tip:
+            a.setStatusTip(tip)
+        a.triggered.connect(slot)
+        self.addAction(a)
+        return a
+
+    def _build_actions(self) -> None:
+        K = QtGui.QKeySequence.StandardKey
+        sp = "SP_"
+        self.action_new = self._act("action_new", "&New", self.new_design, K.New, sp + "FileIcon",
+                                    "an empty design")
+        self.action_open = self._act("action_open", "&Open…", self.open_dialog, K.Open, sp + "DialogOpenButton",
+                                     "a fabricviz design, ibnetdiscover, ibsim, GraphML, GML, DOT, NetJSON, "
+                                     "containerlab")
+        self.action_save = self._act("action_save", "&Save", self.save, K.Save, sp + "DialogSaveButton",
+                                     "save the design (fabricviz JSON)")
+        self.action_save_as = self._act("action_save_as", "Save &As…", self.save_as, K.SaveAs,
+                                        tip="save the design under a new name")
+        self.action_export_image = self._act("action_export_image", "&Export Image…", self.export_image,
+                                             "Ctrl+E", tip="PNG, SVG or PDF with a legend")
+        self.action_quit = self._act("action_quit", "&Quit", self.close, K.Quit,
+                                     tip="close the window (running jobs are cancelled)")
+        self.action_undo = self.editor.stack.createUndoAction(self, "&Undo")
+        self.action_undo.setObjectName("action_undo")
+        self.action_undo.setShortcuts([QtGui.QKeySequence("Ctrl+Z")])   # not the keyboards' Undo/F14 keys
+        self.action_undo.setStatusTip("undo the last edit (the History dock lists them)")
+        self.action_undo.setIcon(self.style().standardIcon(QtWidgets.QStyle.StandardPixmap.SP_ArrowBack))
+        self.action_redo = self.editor.stack.createRedoAction(self, "&Redo")
+        self.action_redo.setObjectName("action_redo")
+        self.action_redo.setShortcuts([QtGui.QKeySequence("Ctrl+Shift+Z"), QtGui.QKeySequence("Ctrl+Y")])
+        self.action_redo.setStatusTip("do again the edit just taken back")
+        self.action_redo.setIcon(self.style().standardIcon(QtWidgets.QStyle.StandardPixmap.SP_ArrowForward))
+        self.addAction(self.action_undo)
+        self.addAction(self.action_redo)
+        self.action_copy = self._act("action_copy", "&Copy", self.copy, K.Copy,
+                                     tip="copy the selected devices and the cables between them")
+        self.action_paste = self._act("action_paste", "&Paste", self.paste, K.Paste,
+                                      tip="paste the copied devices at the pointer (new names)")
+        self.action_cut = self._act("action_cut", "Cu&t", self.cut, K.Cut, tip="copy, then delete the selected devices")
+        self.action_duplicate = self._act("action_duplicate", "&Duplicate", self.duplicate, "Ctrl+D",
+                                          tip="a copy of the selected devices beside them")
+        self.action_delete = self._act("action_delete", "&Delete", self.delete,
+                                       [QtGui.QKeySequence(K.Delete), QtGui.QKeySequence("Backspace")])
+        self.action_rename = self._act("action_rename", "&Rename", self.rename, "F2",
+                                       tip="rename the selected device (in the inspector)")
+        self.action_select_all = self._act("action_select_all", "Select &All", self.select_all, K.SelectAll,
+                                           tip="every device and cable")
+        self.action_zoom_in = self._act("action_zoom_in", "Zoom &In", lambda: self.view.zoom_by(1.25), K.ZoomIn)
+        self.action_zoom_out = self._act("action_zoom_out", "Zoom &Out", lambda: self.view.zoom_by(0.8), K.ZoomOut)
+        self.action_fit = self._act("action_fit", "&Fit to View", self.fit,
+                                    [QtGui.QKeySequence("Ctrl+0"), QtGui.QKeySequence("F")],
+                                    sp + "TitleBarMaxButton")
+        self.action_find = self._act("action_find", "&Find Device…", self.find_device, K.Find,
+                                     tip="find a device by name, GUID or LID; centre and select it")
+        self.action_reset_layout = self._act("action_reset_layout", "Reset &Layout", lambda: layout.reset(self),
+                                             tip="the docks as at the first start")
+        self.action_compare_techs = self._act("action_compare_techs", "InfiniBand vs RoCE…", self.open_compare,
+                                              tip="the same workload on the design and on its "
+                                                  "InfiniBand/RoCE twin, side by side")
+        self.action_snap = self._act("action_snap", "Snap to &Grid", self._toggle_snap)
+        self.action_snap.setCheckable(True)
+        self.action_snap.setChecked(True)
+        self.action_generate = self._act("action_generate", "&Generate Fabric…", self.generate, "Ctrl+G",
+                                         "ib_switch", "fat tree, leaf-spine or rail-optimized")
+        self.action_layout_tiers = self._act("action_layout_tiers", "&Tiered Layout", self.layout_tiers, "Ctrl+L")
+        self.action_layout_force = self._act("action_layout_force", "&Force Layout", self.layout_force,
+                                             "Ctrl+Shift+L")
+        mb = self.menuBar()
+        m = mb.addMenu("&File")
+        m.addActions([self.action_new, self.action_open])
+        self.recent_menu = m.addMenu("Open &Recent")
+        self.recent_menu.setObjectName("recent_menu")
+        m.addActions([self.action_save, self.action_save_as])
+        m.addSeparator()
+        m.addAction(self.action_export_image)
+        m.addSeparator()
+        m.addAction(self.action_quit)
+        m = mb.addMenu("&Edit")
+        m.addActions([self.action_undo, self.action_redo])
+        m.addSeparator()
+        m.addActions([self.action_cut, self.action_copy, self.action_paste, self.action_duplicate,
+                      self.action_delete, self.action_rename, self.action_select_all])
+        m.addSeparator()
+        m.addAction(self.action_find)
+        m = self.view_menu = mb.addMenu("&View")
+        m.setObjectName("view_menu")
+        m.addActions([self.action_zoom_in, self.action_zoom_out, self.action_fit, self.action_snap])
+        m.addSeparator()
+        for dock, name, key in ((self.palette_dock, "action_palette", None), (self.inspector, "action_inspector", None),
+                                (self.history, "action_history", None),
+                                (self.findings_dock, "action_findings", "Ctrl+Shift+K"),
+                                (self.bom_dock, "action_bom", None),
+                                (self.sweep_dock, "action_sweep", "Ctrl+Shift+U"),
+                                (self.traffic_dock, "action_traffic", "Ctrl+Shift+T"),
+                                (self.charts_dock, "action_charts", "Ctrl+Shift+J")):
+            act = dock.toggleViewAction()
+            act.setObjectName(name)
+            if key:
+                act.setShortcut(QtGui.QKeySequence(key))
+            m.addAction(act)
+        self.sweep_dock.toggleViewAction().setText("&Subnet Manager Sweep")
+        m.addSeparator()
+        m.addActions([self.action_compare_techs, self.action_reset_layout])
+        m = mb.addMenu("&Design")
+        m.addActions([self.action_generate, self.action_layout_tiers, self.action_layout_force])
+        m = self.lessons_menu = mb.addMenu("&Lessons")
+        m.setObjectName("lessons_menu")
+        from fabricviz.ui.lessons.dock import lesson_actions
+        m.addActions(lesson_actions(self, self.open_lesson))
+        m.addSeparator()
+        m.addAction(self.action_presentation)
+        act = self.lesson_dock.toggleViewAction()
+        act.setObjectName("action_lesson_dock")
+        m.addAction(act)
+        from fabricviz.ui.dialogs.help import build_help_menu, with_shortcut_tooltips
+        self.help_menu = build_help_menu(self)
+        with_shortcut_tooltips(self)
+        tb = self.addToolBar("Main")
+        tb.setObjectName("main_toolbar")
+        tb.setIconSize(QtCore.QSize(20, 20))
+        tb.addActions([self.action_new, self.action_open, self.action_save])
+        tb.addSeparator()
+        tb.addActions([self.action_undo, self.action_redo])
+        tb.addSeparator()
+        tb.addActions([self.action_generate, self.action_fit])
+        tb.addSeparator()
+        tb.addWidget(QtWidgets.QLabel(" New cable: "))
+        self.cable_type_box = QtWidgets.QComboBox(tb)
+        self.cable_type_box.setObjectName("cable_type_box")
+        self.cable_type_box.addItems(["auto"] + list(CABLE_TYPES))
+        self.cable_type_box.setToolTip("cable type for new cables (auto: cheapest that reaches)")
+        tb.addWidget(self.cable_type_box)
+        self.cable_length_box = QtWidgets.QDoubleSpinBox(tb)
+        self.cable_length_box.setObjectName("cable_length_box")
+        self.cable_length_box.setRange(0.1, 2000.0)
+        self.cable_length_box.setDecimals(1)
+        self.cable_length_box.setValue(self.view.cable_length)
+        self.cable_length_box.setSuffix(" m")
+        tb.addWidget(self.cable_length_box)
+        self.cable_type_box.currentTextChanged.connect(self._cable_settings)
+        self.cable_length_box.valueChanged.connect(self._cable_settings)
+        self._update_recent()
+
+
+__all__ = ["WindowActions"]

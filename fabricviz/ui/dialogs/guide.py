@@ -1,0 +1,204 @@
+"""Help ▸ User Guide: README.md and docs/*.md rendered as Markdown, pictures beside each page,
+links between pages followed inside the window."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TypeVar
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+import fabricviz
+
+APP_NAME = "fabricviz"
+#: The project's source checkout: README.md, pyproject.toml and docs/ sit here.
+NO_LICENCE = "licence: not declared in this build"
+NOT_INSTALLED = "not installed"
+NO_MENU = "\u2014"                   # an action reachable only by its key (on the window, the canvas)
+MENU_SEP = " \u25b8 "                # File ▸ Open Recent
+GESTURE_ACTION = "Canvas gesture"
+COLUMNS = ("Action", "Shortcut", "Menu", "What it does")
+#: Wider pictures in a guide page are scaled down to this many pixels.
+
+#: What the canvas does with the mouse and keys that is not a QAction (see
+#: :class:`fabricviz.ui.canvas.view.CanvasView`): (gesture, what it does).
+CANVAS_GESTURES: list[tuple[str, str]] = [
+    ("Wheel", "zoom in or out around the pointer"),
+    ("+ or =", "zoom in (canvas focused)"),
+    ("-", "zoom out (canvas focused)"),
+    ("Middle-drag / Space+drag", "pan the canvas"),
+    ("Click", "select a device or a cable"),
+    ("Click a GPU or NIC in a server", "select that device inside the server"),
+    ("Ctrl+click", "add to or take from the selection"),
+    ("Drag on empty canvas", "rubber-band select the devices it touches"),
+    ("Drag a device", "move the selection (onto the grid when Snap to Grid is on)"),
+    ("Arrow keys", "move the selection by one grid step (Shift: five steps)"),
+    ("Hover a device", "show its ports (when zoomed in far enough)"),
+    ("Drag from a port", "draw a cable; release on a port, or on a device for its first free port"),
+    ("Esc while cabling", "cancel the cable being drawn"),
+    ("Drop a part from the palette", "add that device where it is dropped"),
+]
+
+_TIP_SET = "fabricviz_tip_set"          # the tooltip with_shortcut_tooltips wrote last
+_TIP_CUSTOM = "fabricviz_tip_custom"    # a tooltip the action had of its own ("" for none)
+_TIP_HOOKED = "fabricviz_tip_hooked"
+
+_W = TypeVar("_W", bound=QtCore.QObject)
+
+APP_NAME = "fabricviz"
+#: The source checkout (README.md, docs/); absent in an installed wheel.
+SOURCE_ROOT = Path(fabricviz.__file__).resolve().parent.parent
+NO_GUIDE = "The user guide ships with the source checkout (README.md)"
+#: Pictures wider than this are scaled down to it.
+GUIDE_IMAGE_WIDTH = 860
+
+
+def _page_label(path: Path, root: Path) -> str:
+    if path.parent == root and path.name == "README.md":
+        return "Overview"
+    words = path.stem.replace("-", " ").replace("_", " ").strip()
+    return words[:1].upper() + words[1:] if words else path.name
+
+
+class GuideWindow(QtWidgets.QDialog):
+    """README.md and docs/*.md rendered as Markdown; a side list switches pages, local links
+    to another page open it there, pictures load from beside the page."""
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None, root: Path | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("guide_window")
+        self.setWindowTitle(f"User Guide \u2014 {APP_NAME}")
+        self.setWindowFlag(QtCore.Qt.WindowType.Window, True)
+        self.setWindowFlag(QtCore.Qt.WindowType.WindowMaximizeButtonHint, True)
+        self.setModal(False)
+        self.resize(1100, 780)
+        self.root = (SOURCE_ROOT if root is None else Path(root)).resolve()
+        lay = QtWidgets.QVBoxLayout(self)
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal, self)
+        self.page_list = QtWidgets.QListWidget(split)
+        self.page_list.setObjectName("guide_pages")
+        self.browser = QtWidgets.QTextBrowser(split)
+        self.browser.setObjectName("guide_browser")
+        self.browser.setOpenLinks(False)
+        split.addWidget(self.page_list)
+        split.addWidget(self.browser)
+        split.setStretchFactor(1, 1)
+        split.setSizes([200, 900])
+        lay.addWidget(split)
+        self.current: Path | None = None
+        self.page_list.currentRowChanged.connect(self._row_changed)
+        self.browser.anchorClicked.connect(self.follow)
+        self.refresh()
+
+    # pages
+    def pages(self) -> list[Path]:
+        """README.md then docs/*.md (by name); nothing when README.md is not there (an installed
+        wheel: a docs/ folder beside it would belong to something else)."""
+        readme = self.root / "README.md"
+        if not readme.is_file():
+            return []
+        docs = self.root / "docs"
+        return [readme] + (sorted(docs.glob("*.md")) if docs.is_dir() else [])
+
+    def refresh(self) -> None:
+        """Re-read the page list and show the page shown before (else the first)."""
+        keep = self.current
+        self.page_list.blockSignals(True)
+        self.page_list.clear()
+        for p in self.pages():
+            it = QtWidgets.QListWidgetItem(_page_label(p, self.root))
+            it.setData(QtCore.Qt.ItemDataRole.UserRole, str(p))
+            it.setToolTip(str(p.relative_to(self.root)))
+            self.page_list.addItem(it)
+        self.page_list.blockSignals(False)
+        self.page_list.setVisible(self.page_list.count() > 1)
+        if not self.page_list.count():
+            self._show_builtin()
+        elif not (keep is not None and self.show_page(keep)):
+            self.page_list.setCurrentRow(0)
+            self._row_changed(0)
+
+    def _row_changed(self, row: int) -> None:
+        it = self.page_list.item(row)
+        if it is not None:
+            self._render(Path(it.data(QtCore.Qt.ItemDataRole.UserRole)))
+
+    def show_page(self, page: str | Path) -> bool:
+        """Show ``page`` (a path, or a path relative to the checkout such as ``"docs/file-format.md"``);
+        False when it is not one of the guide's pages."""
+        p = Path(page)
+        p = (p if p.is_absolute() else self.root / p).resolve()
+        for row in range(self.page_list.count()):
+            if Path(self.page_list.item(row).data(QtCore.Qt.ItemDataRole.UserRole)).resolve() == p:
+                if self.page_list.currentRow() == row:
+                    self._render(p)
+                else:
+                    self.page_list.setCurrentRow(row)
+                return True
+        return False
+
+    def _show_builtin(self) -> None:
+        self.current = None
+        self.browser.setSearchPaths([])
+        self.browser.document().setBaseUrl(QtCore.QUrl())
+        self.browser.setMarkdown(f"# {APP_NAME} {fabricviz.__version__}\n\n{NO_GUIDE}.\n")
+
+    def _render(self, path: Path) -> None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            text = f"# {path.name}\n\ncannot read this page ({exc.strerror or exc})\n"
+        self.current = path
+        folder = str(path.parent)
+        self.browser.setSearchPaths([folder])
+        self.browser.document().setBaseUrl(QtCore.QUrl.fromLocalFile(folder + "/"))
+        self.browser.setMarkdown(text)
+        self._fit_images()
+        self.browser.verticalScrollBar().setValue(0)
+
+    def _fit_images(self) -> None:
+        """Scale pictures wider than :data:`GUIDE_IMAGE_WIDTH` down (aspect kept)."""
+        doc = self.browser.document()
+        base = self.current.parent if self.current is not None else self.root
+        block = doc.begin()
+        while block.isValid():
+            it = block.begin()
+            while not it.atEnd():
+                frag = it.fragment()
+                fmt = frag.charFormat()
+                if fmt.isImageFormat():
+                    img = fmt.toImageFormat()
+                    size = QtGui.QImageReader(str(base / img.name())).size()
+                    if size.isValid() and size.width() > GUIDE_IMAGE_WIDTH:
+                        img.setWidth(GUIDE_IMAGE_WIDTH)
+                        img.setHeight(size.height() * GUIDE_IMAGE_WIDTH / size.width())
+                        cur = QtGui.QTextCursor(doc)
+                        cur.setPosition(frag.position())
+                        cur.setPosition(frag.position() + frag.length(), QtGui.QTextCursor.MoveMode.KeepAnchor)
+                        cur.setCharFormat(img)
+                it += 1
+            block = block.next()
+
+    def follow(self, url: QtCore.QUrl) -> None:
+        """A clicked link: another guide page opens here, an anchor scrolls, the rest goes to
+        the desktop (browser, image viewer)."""
+        if url.scheme() in ("", "file"):
+            local = url.toLocalFile() if url.scheme() == "file" else url.path()
+            if not local:                         # "#section" on this page
+                if url.fragment():
+                    self.browser.scrollToAnchor(url.fragment())
+                return
+            base = self.current.parent if self.current is not None else self.root
+            target = Path(local) if Path(local).is_absolute() else base / local
+            if self.show_page(target):
+                if url.fragment():
+                    self.browser.scrollToAnchor(url.fragment())
+                return
+            url = QtCore.QUrl.fromLocalFile(str(target.resolve()))
+        QtGui.QDesktopServices.openUrl(url)
+
+
+# ---------------------------------------------------------------------- the menu
+
+
+__all__ = ["GUIDE_IMAGE_WIDTH", "GuideWindow", "NO_GUIDE", "SOURCE_ROOT"]
