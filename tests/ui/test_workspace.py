@@ -243,3 +243,34 @@ def test_the_next_start_restores_the_window_and_its_docks(qtbot):
     assert sorted(d.objectName() for d in again.findChildren(QtWidgets.QDockWidget) if d.isVisible()) == \
         ["history", "inspector", "palette"]
     again.close()
+
+
+def test_long_runs_can_be_cancelled_from_their_docks(make_window, qtbot):
+    """A fluid run on a k=16 tree and the checks: Cancel stops them, nothing half-shown, Run again works."""
+    from fabricviz.build.fattree import fat_tree
+    w = make_window()
+    w.editor.set_fabric(fat_tree(levels=3, radix=8))
+    dock = w.traffic_dock
+    w.findChild(QtGui.QAction, "action_traffic").trigger()
+    QtWidgets.QApplication.processEvents()
+    dock.configure(workload="alltoall", model="fluid", duration="50ms")
+    assert not dock.cancel_button.isEnabled()
+    assert dock.run()
+    assert dock.running and dock.cancel_button.isEnabled()
+    qtbot.mouseClick(dock.cancel_button, QtCore.Qt.MouseButton.LeftButton)
+    assert not dock.running and dock.run_button.isEnabled() and not dock.cancel_button.isEnabled()
+    assert dock.result is None and dock.status.text() == "run cancelled"
+    assert not w.document.jobs.active
+    qtbot.wait(200)
+    QtWidgets.QApplication.processEvents()
+    assert dock.result is None                                  # the cancelled run never arrives
+    fd = w.findings_dock
+    fd.full_box.setChecked(True)
+    w.findChild(QtGui.QAction, "action_findings").trigger()      # opening it starts the checks
+    QtWidgets.QApplication.processEvents()
+    assert fd.running and fd.cancel_button.isEnabled()
+    qtbot.mouseClick(fd.cancel_button, QtCore.Qt.MouseButton.LeftButton)
+    assert not fd.running and fd.status.text() == "checks cancelled" and fd.rows() == []
+    qtbot.wait(200)
+    QtWidgets.QApplication.processEvents()
+    assert fd.rows() == [] and fd.stale

@@ -175,11 +175,16 @@ class TechCompareWindow(QtWidgets.QDialog):
         self.run_button.setObjectName("compare_run")
         self.run_button.setDefault(True)
         self.run_button.clicked.connect(self.run)
+        self.cancel_button = QtWidgets.QPushButton("Cancel", self)
+        self.cancel_button.setObjectName("compare_cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel_run)
         self.progress = QtWidgets.QProgressBar(self)
         self.progress.setObjectName("compare_progress")
         self.progress.setRange(0, 100)
         self.progress.setValue(0)
         row.addWidget(self.run_button)
+        row.addWidget(self.cancel_button)
         row.addWidget(self.progress, 1)
         return row
 
@@ -301,6 +306,7 @@ class TechCompareWindow(QtWidgets.QDialog):
         self._running = True
         self.run_button.setEnabled(False)
         self.run_button.setText("Running…")
+        self.cancel_button.setEnabled(True)
         self.progress.setValue(0)
         self.status.setText(f"building the twin of {design.name} and running {args['workload_spec']} "
                             f"({model}) on both…")
@@ -323,16 +329,27 @@ class TechCompareWindow(QtWidgets.QDialog):
         self.status.setText(f"could not compare: {text}")
         self.failed.emit(text)
 
-    def _failed(self, err: str) -> None:
+    def _idle(self) -> None:
         self._running = False
         self.run_button.setEnabled(True)
         self.run_button.setText("Run")
+        self.cancel_button.setEnabled(False)
+
+    def cancel_run(self) -> None:
+        """Stop the comparison going on; what was shown before stays."""
+        if not self._running:
+            return
+        self.document.jobs.cancel("compare")
+        self._idle()
+        self.progress.setValue(0)
+        self.status.setText("comparison cancelled")
+
+    def _failed(self, err: str) -> None:
+        self._idle()
         self._fail(err)
 
     def _done(self, res: Any) -> None:
-        self._running = False
-        self.run_button.setEnabled(True)
-        self.run_button.setText("Run")
+        self._idle()
         self.present(res, f"{self.document.jobs.last_seconds:.2f} s")
 
     def present(self, c: Any, took: str = "") -> None:

@@ -129,6 +129,10 @@ class FindingsDock(QtWidgets.QDockWidget):
         self.run_button.setObjectName("run_checks")
         self.run_button.setToolTip("run fabricviz lint on the design (in the background)")
         self.run_button.clicked.connect(self.refresh)
+        self.cancel_button = QtWidgets.QPushButton("Cancel", body)
+        self.cancel_button.setObjectName("cancel_checks")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
         self.full_box = QtWidgets.QCheckBox("Route large fabrics", body)
         self.full_box.setObjectName("lint_full")
         self.full_box.setToolTip("run the routing-based rules (ftree, credit loops, unreachable LIDs) "
@@ -140,6 +144,7 @@ class FindingsDock(QtWidgets.QDockWidget):
         self.status = QtWidgets.QLabel("not checked yet", body)
         self.status.setObjectName("findings_status")
         bar.addWidget(self.run_button)
+        bar.addWidget(self.cancel_button)
         bar.addWidget(self.full_box)
         bar.addStretch(1)
         bar.addWidget(QtWidgets.QLabel("show:", body))
@@ -212,6 +217,7 @@ class FindingsDock(QtWidgets.QDockWidget):
         self._pending = False
         self.run_button.setEnabled(False)
         self.run_button.setText("Checking…")
+        self.cancel_button.setEnabled(True)
         self.status.setText(f"checking {f.name}…")
         full = self.full_box.isChecked()
         cache = self.document.routing
@@ -235,6 +241,16 @@ class FindingsDock(QtWidgets.QDockWidget):
         self._running = None
         self.run_button.setEnabled(True)
         self.run_button.setText("Run checks")
+        self.cancel_button.setEnabled(False)
+
+    def cancel(self) -> None:
+        """Stop the checks going on (their result is dropped); the rows shown before stay."""
+        if self._running is None:
+            return
+        self.document.jobs.cancel("lint")
+        self._finish()
+        self._pending = False
+        self.status.setText("checks cancelled")
 
     def _stale_result(self) -> None:
         self._finish()

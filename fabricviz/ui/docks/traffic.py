@@ -150,11 +150,17 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.run_button = QtWidgets.QPushButton("Run", body)
         self.run_button.setObjectName("traffic_run")
         self.run_button.clicked.connect(self.run)
+        self.cancel_button = QtWidgets.QPushButton("Cancel", body)
+        self.cancel_button.setObjectName("traffic_cancel")
+        self.cancel_button.setToolTip("stop the run (the fluid model stops at its next step)")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel_run)
         self.progress = QtWidgets.QProgressBar(body)
         self.progress.setObjectName("traffic_progress")
         self.progress.setRange(0, 100)
         self.progress.setValue(0)
         row.addWidget(self.run_button)
+        row.addWidget(self.cancel_button)
         row.addWidget(self.progress, 1)
         lay.addLayout(row)
         self.status = QtWidgets.QLabel("no run yet", body)
@@ -286,6 +292,7 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.runs_started += 1
         self.run_button.setEnabled(False)
         self.run_button.setText("Running…")
+        self.cancel_button.setEnabled(True)
         self.progress.setValue(0)
         if live:
             tech = self.result.fabric_tech
@@ -349,7 +356,18 @@ class TrafficDock(QtWidgets.QDockWidget):
         running, self._running = self._running, None
         self.run_button.setEnabled(True)
         self.run_button.setText("Run")
+        self.cancel_button.setEnabled(False)
         return running
+
+    def cancel_run(self) -> None:
+        """Stop the run going on; the run shown before stays."""
+        if self._running is None:
+            return
+        self.document.jobs.cancel("traffic")
+        self._finish()
+        self._pending = False
+        self.progress.setValue(0)
+        self.status.setText("run cancelled")
 
     def _run_stale(self) -> None:
         if self._finish() is not None:
