@@ -238,3 +238,4 @@ __all__ = ["Finding", "LintContext", "LintReport", "Rule", "RULES", "ROUTE_LIMIT
            "lint", "rule"]
 
 from . import lint_rules  # noqa: E402,F401  (registers the rules)
+from . import lint_partitions  # noqa: E402,F401  (partition rules)

@@ -29,18 +29,44 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p.add_argument("file")
     add_sm_options(p)
     p.add_argument("--dump-lfts", metavar="OUT", help="write the LFTs in OpenSM's opensm-lfts.dump format")
+    p.add_argument("--partitions", metavar="FILE",
+                   help="OpenSM partitions.conf for the P_Key tables (default: the design's partitions)")
+    p.add_argument("--qos-config", metavar="opensm.conf",
+                   help="QoS options of an OpenSM options file (qos, qos_sl2vl, qos_vlarb_*, ...)")
+    p.add_argument("--dump-tables", metavar="OUT",
+                   help="write the P_Key, SL2VL and VLArb tables the SM programs (one line a table)")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..ib.report import summary
+    conf = None
+    if args.partitions:                  # a bad file: exit 2 before anything is written
+        from ..formats.partitions_conf import load as load_partitions
+        conf = load_partitions(args.partitions)
+    qos_options = None
+    if args.qos_config:
+        from ..formats import opensm_conf
+        qos_options = opensm_conf.load(args.qos_config)
     r = routing_for(args)
     s = summary(r)
     if args.dump_lfts:
         from ..formats.opensm_lfts import write_lfts
         write_lfts(r, args.dump_lfts)
         s["dump_lfts"] = args.dump_lfts
+    if args.dump_tables or args.partitions or args.qos_config:
+        from ..ib.qos import compute_qos
+        from .partitions import tables_for
+        pkeys = tables_for(r.subnet, conf, r.subnet.fabric)
+        s["warnings"] += pkeys.warnings()
+        qos = compute_qos(r.subnet, qos_options) if qos_options is not None else None
+        if qos is not None:                  # data VLs the SL2VL tables map some SL to
+            s["vls_used"] = len({vl for table in qos.sl2vl.values() for vl in table if vl != 15})
+        if args.dump_tables:
+            from ..formats.sm_tables import write_tables
+            write_tables(r, args.dump_tables, pkeys=pkeys, qos=qos)
+            s["dump_tables"] = args.dump_tables
     if args.json:
         print(json.dumps(s, indent=2))
         return 0

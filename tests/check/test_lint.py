@@ -51,7 +51,9 @@ def test_every_rule_is_registered_with_a_severity():
     assert set(RULES) == {"nic-unconnected", "port-budget", "link-downgrade", "link-degraded", "cable-reach",
                           "mixed-fabric",
                           "lid-space", "oversubscription", "spof-host", "spof-leaf", "rail-crossed",
-                          "unbalanced-links", "ftree-refused", "credit-loop", "ib-unreachable"}
+                          "unbalanced-links", "ftree-refused", "credit-loop", "ib-unreachable",
+                          "partition-unknown-guid", "partition-default-only", "partition-limited-only",
+                          "partition-pkey-capacity"}
     assert {r.id for r in RULES.values() if r.routing} == {"ftree-refused", "credit-loop", "ib-unreachable"}
 
 

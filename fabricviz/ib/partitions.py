@@ -1,0 +1,285 @@
+"""InfiniBand partitions as OpenSM 3.3's partitions.conf defines them, and who is in which.
+
+The typed result of reading a partitions.conf (:mod:`fabricviz.formats.partitions_conf`)
+is a :class:`PartitionConfig`: the file's statements in order, each a
+:class:`Partition` with its :class:`Member` list. Several statements may share
+a P_Key; OpenSM merges them (the first name wins) and applies the member lists
+in file order, a later mention of a port replacing the earlier one.
+
+:func:`resolve` does what ``osm_prtn_make_partitions`` (opensm/osm_prtn.c) does
+on a discovered subnet, with OpenSM's defaults (``allow_both_pkeys`` FALSE):
+
+* the Default partition 0x7fff always exists. With a file that has at least one
+  statement, every end port starts in it as a limited member; with no file (or
+  a file with no statement at all, which OpenSM rejects and then runs as if
+  there were none) every end port is a full member. The SM's own port is
+  always a full member (a later ``SELF=limited`` or ``ALL=limited`` on the
+  Default partition can still demote it, as in OpenSM);
+* ``full`` and ``both`` make a full member, ``limited`` a limited one (``both``
+  is both only with ``allow_both_pkeys``, which fabricviz does not model);
+* end ports are the CA ports and every switch's port 0 (``ALL`` = all of them,
+  ``ALL_CAS``, ``ALL_SWITCHES``, ``ALL_ROUTERS`` (none in fabricviz designs),
+  ``SELF`` = the SM's port); GUIDs that match no end port are ignored (lint
+  reports them);
+* partitions left with no member are dropped.
+
+The stored form in a design (``fabric.meta["partitions"]``) is plain JSON:
+:func:`to_meta` / :func:`from_meta`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import FabricError
+
+DEFAULT_PKEY = 0x7FFF        # IB_DEFAULT_PARTIAL_PKEY: the default partition, without the full bit
+FULL_BIT = 0x8000            # membership bit of a P_Key table entry: set = full member
+PKEY_MASK = 0x7FFF
+KEYWORDS = ("ALL", "ALL_CAS", "ALL_SWITCHES", "ALL_ROUTERS", "SELF")
+MEMBERSHIPS = ("full", "limited", "both")
+META_KEY = "partitions"
+META_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Member:
+    """One port specifier: a port GUID (int) or a keyword, with its membership."""
+
+    target: int | str
+    membership: str = "limited"          # full | limited | both (resolved: defmember applied)
+
+    def __post_init__(self) -> None:
+        if self.membership not in MEMBERSHIPS:
+            raise ValueError(f"membership {self.membership!r} is not one of {', '.join(MEMBERSHIPS)}")
+        if isinstance(self.target, str):
+            if self.target not in KEYWORDS:
+                raise ValueError(f"member {self.target!r} is not a port GUID or one of {', '.join(KEYWORDS)}")
+        elif not 0 < self.target < 1 << 64:
+            raise ValueError(f"port GUID {self.target:#x} is not a 64-bit GUID")
+
+    @property
+    def full(self) -> bool:
+        """A full member (``both`` counts as full, as OpenSM without allow_both_pkeys)."""
+        return self.membership != "limited"
+
+
+@dataclass(frozen=True)
+class Partition:
+    """One statement of partitions.conf: ``Name=PKey,flags : members ;``."""
+
+    name: str
+    pkey: int                              # 0x0001..0x7fff, no full bit
+    ipoib: bool = False
+    defmember: str = "limited"             # membership of members written without one
+    members: tuple[Member, ...] = ()
+    indx0: bool = False                    # put this P_Key at block 0 index 0
+    flags: tuple[str, ...] = ()            # other header flags as written (mtu=4, rate=7, sl=1 …)
+    mgroups: tuple[str, ...] = ()          # ``mgid=…[,flags]`` multicast groups as written
+    line: int = 0                          # where the statement starts in its file (0: not from a file)
+
+    def __post_init__(self) -> None:
+        if not 0 < self.pkey <= PKEY_MASK:
+            raise ValueError(f"P_Key {self.pkey:#06x} is outside 0x0001-0x7fff")
+        if self.defmember not in MEMBERSHIPS:
+            raise ValueError(f"defmember {self.defmember!r} is not one of {', '.join(MEMBERSHIPS)}")
+
+
+@dataclass
+class PartitionConfig:
+    """A whole partitions.conf: statements in file order."""
+
+    statements: list[Partition] = field(default_factory=list)
+    source: str = ""
+
+    def merged(self) -> list[Partition]:
+        """One Partition per P_Key (OpenSM's merge: first name, members in file order)."""
+        out: dict[int, Partition] = {}
+        for s in self.statements:
+            p = out.get(s.pkey)
+            if p is None:
+                out[s.pkey] = s
+            else:
+                out[s.pkey] = Partition(p.name, p.pkey, p.ipoib or s.ipoib, p.defmember,
+                                        p.members + s.members, p.indx0 or s.indx0,
+                                        p.flags + s.flags, p.mgroups + s.mgroups, p.line)
+        return list(out.values())
+
+    @property
+    def applies_default(self) -> bool:
+        """False when OpenSM would run as with no file: it rejects a file with no statement."""
+        return bool(self.statements)
+
+
+# ------------------------------------------------------------------ design meta (plain JSON)
+
+def to_meta(conf: PartitionConfig) -> dict[str, Any]:
+    """The JSON kept in ``fabric.meta["partitions"]`` (GUIDs as 0x… strings)."""
+    rows = []
+    for s in conf.statements:
+        row: dict[str, Any] = {"name": s.name, "pkey": f"0x{s.pkey:04x}",
+                               "members": [[m.target if isinstance(m.target, str) else f"0x{m.target:016x}",
+                                            m.membership] for m in s.members]}
+        if s.ipoib:
+            row["ipoib"] = True
+        if s.defmember != "limited":
+            row["defmember"] = s.defmember
+        if s.indx0:
+            row["indx0"] = True
+        if s.flags:
+            row["flags"] = list(s.flags)
+        if s.mgroups:
+            row["mgroups"] = list(s.mgroups)
+        rows.append(row)
+    return {"version": META_VERSION, "statements": rows}
+
+
+def from_meta(doc: Any, where: str = "meta.partitions") -> PartitionConfig:
+    """Back from :func:`to_meta`; a malformed entry raises one-line FabricError."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("statements"), list):
+        raise FabricError(f"{where}: expected an object with a 'statements' list")
+    if doc.get("version", META_VERSION) != META_VERSION:
+        raise FabricError(f"{where}: version {doc.get('version')!r} is not {META_VERSION}")
+    out = []
+    for i, row in enumerate(doc["statements"]):
+        at = f"{where}.statements[{i}]"
+        try:
+            if not isinstance(row, dict):
+                raise ValueError("not an object")
+            members = []
+            for m in row.get("members", []):
+                if not (isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m)):
+                    raise ValueError(f"member {m!r} is not [target, membership]")
+                tgt: int | str = int(m[0], 16) if m[0].lower().startswith("0x") else m[0]
+                members.append(Member(tgt, m[1]))
+            flags = row.get("flags", [])
+            mgroups = row.get("mgroups", [])
+            if not all(isinstance(x, str) for x in list(flags) + list(mgroups)):
+                raise ValueError("flags and mgroups must be strings")
+            out.append(Partition(str(row["name"]), int(str(row["pkey"]), 16), bool(row.get("ipoib", False)),
+                                 str(row.get("defmember", "limited")), tuple(members),
+                                 bool(row.get("indx0", False)), tuple(flags), tuple(mgroups)))
+        except (KeyError, TypeError, ValueError) as e:
+            raise FabricError(f"{at}: {e}") from None
+    return PartitionConfig(out, where)
+
+
+def design_partitions(meta: dict[str, Any] | None) -> PartitionConfig | None:
+    """The partitions a design carries, or None."""
+    if not meta or META_KEY not in meta:
+        return None
+    return from_meta(meta[META_KEY])
+
+
+# ------------------------------------------------------------------ resolution on a subnet
+
+@dataclass
+class ResolvedPartition:
+    """A partition's members on one subnet (end-port GUIDs)."""
+
+    name: str
+    pkey: int
+    ipoib: bool
+    full: set[int] = field(default_factory=set)
+    limited: set[int] = field(default_factory=set)
+    indx0: dict[int, bool] = field(default_factory=dict)    # port GUID -> indx0 requested (full?)
+
+    def add(self, guid: int, full: bool) -> None:
+        self.full.discard(guid)
+        self.limited.discard(guid)
+        (self.full if full else self.limited).add(guid)
+
+    @property
+    def members(self) -> int:
+        return len(self.full) + len(self.limited)
+
+
+@dataclass
+class Resolution:
+    """What OpenSM's partition manager holds after reading the config on this subnet."""
+
+    partitions: list[ResolvedPartition]        # OpenSM's order (P_Key in network byte order)
+    end_ports: dict[int, str]                  # end-port GUID -> "ca" | "switch"
+    sm_guid: int
+    unknown: list[tuple[int, int]]             # (GUID, statement line) naming no end port
+    indx0: dict[int, int]                      # port GUID -> P_Key wanted at index 0 (full bit incl.)
+
+    def by_pkey(self) -> dict[int, ResolvedPartition]:
+        return {p.pkey: p for p in self.partitions}
+
+
+def osm_pkey_order(pkey: int) -> int:
+    """Sort key of OpenSM's partition map: the P_Key in network byte order read on x86."""
+    return ((pkey & 0xFF) << 8) | (pkey >> 8)
+
+
+def end_ports(subnet: Any) -> dict[int, str]:
+    """End-port GUID -> kind on a discovered subnet: CA ports and every switch's port 0."""
+    out: dict[int, str] = {int(g): "ca" for g in subnet.ca_guid.tolist()}
+    out.update({int(g): "switch" for g in subnet.sw_guid.tolist()})
+    return out
+
+
+def sm_port_guid(subnet: Any) -> int:
+    """GUID of the port the SM runs on (a switch: its port 0, whose GUID is the node GUID)."""
+    f = subnet.fabric
+    if int(f.devices_t.kind[subnet.sm_node]) == _switch_code():
+        return int(f.devices_t.guid[subnet.sm_node])
+    return int(f.ports_t.guid[subnet.sm_port])
+
+
+def _switch_code() -> int:
+    from ..model.fabric import IB_SWITCH, KIND_CODE
+    return KIND_CODE[IB_SWITCH]
+
+
+def resolve(conf: PartitionConfig | None, subnet: Any) -> Resolution:
+    """Partition members on ``subnet`` (from :func:`~fabricviz.ib.subnet.discover`)."""
+    ports = end_ports(subnet)
+    sm = sm_port_guid(subnet)
+    # port_guid_tbl order (network byte order GUIDs): ALL walks it; only the per-port result matters
+    order = sorted(ports, key=lambda g: int.from_bytes(g.to_bytes(8, "big"), "little"))
+    table: dict[int, ResolvedPartition] = {}
+    indx0: dict[int, int] = {}
+    with_file = conf is not None and conf.applies_default
+    default = ResolvedPartition("Default", DEFAULT_PKEY, not with_file)
+    for g in order:
+        default.add(g, not with_file)
+    if sm in ports:
+        default.add(sm, True)
+    table[DEFAULT_PKEY] = default
+    unknown: list[tuple[int, int]] = []
+
+    def add_port(p: ResolvedPartition, g: int, full: bool, want0: bool) -> None:
+        if want0:
+            indx0[g] = p.pkey | (FULL_BIT if full else 0)
+        elif indx0.get(g, 0) & PKEY_MASK == p.pkey:
+            del indx0[g]
+        p.add(g, full)
+
+    if with_file:
+        assert conf is not None
+        for s in conf.statements:
+            p = table.get(s.pkey)
+            if p is None:
+                p = table[s.pkey] = ResolvedPartition(s.name, s.pkey, s.ipoib)
+            p.ipoib = p.ipoib or s.ipoib
+            for m in s.members:
+                if isinstance(m.target, int):
+                    if m.target in ports:
+                        add_port(p, m.target, m.full, s.indx0)
+                    else:
+                        unknown.append((m.target, s.line))
+                elif m.target == "SELF":
+                    if sm in ports:
+                        add_port(p, sm, m.full, s.indx0)
+                else:
+                    want = {"ALL": None, "ALL_CAS": "ca", "ALL_SWITCHES": "switch", "ALL_ROUTERS": "router"}
+                    kind = want[m.target]
+                    for g in order:
+                        if kind is None or ports[g] == kind:
+                            add_port(p, g, m.full, s.indx0)
+    parts = [p for p in table.values() if p.members]
+    parts.sort(key=lambda p: osm_pkey_order(p.pkey))
+    return Resolution(parts, ports, sm, unknown, indx0)
