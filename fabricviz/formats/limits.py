@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from typing import Any
 
@@ -26,6 +27,25 @@ JSON_STRING = re.compile(r'"(?:[^"\\\n]++|\\.)*+"')   # possessive: no backtrack
 
 class FileFormatError(FabricError):
     """A file that cannot be loaded; the message is ``file: field: why`` (or ``file:line: why``)."""
+
+
+def read_small_text(path: str | os.PathLike[str], max_bytes: int, what: str) -> str:
+    """A small UTF-8 text file (an options or partitions file): its size checked before it is
+    read; FileFormatError ``path: …`` / ``path:line: not UTF-8 text`` otherwise."""
+    where = os.fspath(path)
+    try:
+        size = os.path.getsize(path)
+        if size > max_bytes:
+            raise FileFormatError(f"{where}: {size:,} bytes, over the {max_bytes:,} bytes {what} may have here")
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except OSError as e:
+        raise FileFormatError(f"{where}: cannot read: {e.strerror or e}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise FileFormatError(f"{where}:{line}: not UTF-8 text") from None
 
 
 def strip_bom(text: str) -> str:

@@ -29,7 +29,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from .limits import FileFormatError, one_line, strip_bom
+from .limits import FileFormatError, one_line, read_small_text, strip_bom
 from ..ib.qos import PORT_TYPES, QosOptions, QosSet
 
 #: Biggest options file read (OpenSM's own full dump is ~30 KB).
@@ -157,18 +157,4 @@ def loads(text: str, where: str = "opensm.conf") -> QosOptions:
 
 def load(path: str | os.PathLike[str]) -> QosOptions:
     """Read an options file from disk (size checked before reading)."""
-    where = os.fspath(path)
-    try:
-        size = os.path.getsize(path)
-        if size > MAX_BYTES:
-            raise FileFormatError(f"{where}: {size:,} bytes, more than an options file can be ({MAX_BYTES:,})")
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
-    except OSError as e:
-        raise FileFormatError(f"{where}: cannot read: {e.strerror or e}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        raise FileFormatError(f"{where}:{line}: not UTF-8 text") from None
-    return loads(text, where)
+    return loads(read_small_text(path, MAX_BYTES, "an options file"), os.fspath(path))

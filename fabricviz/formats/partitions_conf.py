@@ -41,7 +41,7 @@ import os
 
 from ..ib.partitions import (DEFAULT_PKEY, KEYWORDS, PKEY_MASK, Member, Partition, PartitionConfig,
                               osm_pkey_order)
-from .limits import FileFormatError
+from .limits import FileFormatError, read_small_text
 
 MAX_BYTES = 16 << 20
 MAX_LINES = 1_000_000
@@ -234,22 +234,7 @@ def _members(piece: str, st: _Statement, lineno: int, where: str) -> None:
 
 def load(path: str | os.PathLike[str]) -> PartitionConfig:
     """Read a partitions.conf file (size-checked before it is read)."""
-    where = os.fspath(path)
-    try:
-        size = os.path.getsize(path)
-        if size > MAX_BYTES:
-            raise FileFormatError(f"{where}: {size:,} bytes, over the {MAX_BYTES >> 20} MiB a "
-                                  "partitions.conf may have here")
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
-    except OSError as e:
-        raise FileFormatError(f"{where}: {e.strerror or e}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        raise FileFormatError(f"{where}:{line}: not UTF-8 text") from None
-    return loads(text, where)
+    return loads(read_small_text(path, MAX_BYTES, "a partitions.conf"), os.fspath(path))
 
 
 # ---------------------------------------------------------------------------- writing

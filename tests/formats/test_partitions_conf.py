@@ -169,7 +169,7 @@ def test_big_file_gets_a_verdict_fast(tmp_path):
     conf = load(path)
     assert len(conf.statements) == 2000 and time.monotonic() - t0 < 10
     path.write_bytes(b"#" * (17 << 20))
-    with pytest.raises(FileFormatError, match="over the 16 MiB"):
+    with pytest.raises(FileFormatError, match="bytes, over the 16,777,216 bytes a partitions.conf may have here"):
         load(path)
     path.write_bytes(b"a=0x10 : ALL ;\n\xff\n")
     with pytest.raises(FileFormatError, match=r"big.conf:2: not UTF-8"):

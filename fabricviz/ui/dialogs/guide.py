@@ -4,46 +4,10 @@ links between pages followed inside the window."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TypeVar
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 import fabricviz
-
-APP_NAME = "fabricviz"
-#: The project's source checkout: README.md, pyproject.toml and docs/ sit here.
-NO_LICENCE = "licence: not declared in this build"
-NOT_INSTALLED = "not installed"
-NO_MENU = "\u2014"                   # an action reachable only by its key (on the window, the canvas)
-MENU_SEP = " \u25b8 "                # File ▸ Open Recent
-GESTURE_ACTION = "Canvas gesture"
-COLUMNS = ("Action", "Shortcut", "Menu", "What it does")
-#: Wider pictures in a guide page are scaled down to this many pixels.
-
-#: What the canvas does with the mouse and keys that is not a QAction (see
-#: :class:`fabricviz.ui.canvas.view.CanvasView`): (gesture, what it does).
-CANVAS_GESTURES: list[tuple[str, str]] = [
-    ("Wheel", "zoom in or out around the pointer"),
-    ("+ or =", "zoom in (canvas focused)"),
-    ("-", "zoom out (canvas focused)"),
-    ("Middle-drag / Space+drag", "pan the canvas"),
-    ("Click", "select a device or a cable"),
-    ("Click a GPU or NIC in a server", "select that device inside the server"),
-    ("Ctrl+click", "add to or take from the selection"),
-    ("Drag on empty canvas", "rubber-band select the devices it touches"),
-    ("Drag a device", "move the selection (onto the grid when Snap to Grid is on)"),
-    ("Arrow keys", "move the selection by one grid step (Shift: five steps)"),
-    ("Hover a device", "show its ports (when zoomed in far enough)"),
-    ("Drag from a port", "draw a cable; release on a port, or on a device for its first free port"),
-    ("Esc while cabling", "cancel the cable being drawn"),
-    ("Drop a part from the palette", "add that device where it is dropped"),
-]
-
-_TIP_SET = "fabricviz_tip_set"          # the tooltip with_shortcut_tooltips wrote last
-_TIP_CUSTOM = "fabricviz_tip_custom"    # a tooltip the action had of its own ("" for none)
-_TIP_HOOKED = "fabricviz_tip_hooked"
-
-_W = TypeVar("_W", bound=QtCore.QObject)
 
 APP_NAME = "fabricviz"
 #: The source checkout (README.md, docs/); absent in an installed wheel.

@@ -12,7 +12,6 @@ from PySide6 import QtCore
 LFT_COLS = ("LID", "→ port", "destination")
 
 
-
 class LftModel(QtCore.QAbstractTableModel):
     """One switch's LFT (LID, egress port, destination) read from arrays as the view asks.
 

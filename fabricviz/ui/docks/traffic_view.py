@@ -13,14 +13,6 @@ from fabricviz.ui.document.document import Document
 if TYPE_CHECKING:
     from fabricviz.ui.docks.traffic import TrafficDock
 
-WORKLOADS = ("permutation", "incast", "ring", "alltoall", "shift")
-ROUTINGS = ("default", "static", "adaptive", "ecmp", "spray")
-IB_ENGINES = ("minhop", "updn", "ftree", "dmodk")
-#: Playback frame interval (ms): 30 fps.
-PLAY_MS = 33
-#: Left-out hosts listed one per row (past it a last row says how many more).
-LEFT_OUT_ROWS = 200
-
 
 class TrafficView(QtCore.QObject):
     """Wires a TrafficDock to the canvas overlay and the Charts dock of one window."""
