@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import count
 from pathlib import Path
+from typing import Callable, Sequence
 
 INSTALL_HINT = "apt-get install -y opensm ibsim-utils"
 UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
@@ -173,15 +174,18 @@ def _wait_opensm(osm: subprocess.Popen, log: Path, deadline: float, run_dir: Pat
             raise OracleError(f"{run_dir}: opensm did not finish within {timeout:g} s")
 
 
-def run_opensm(topology_text: str, engine: str, workdir: Path, timeout: float = 120,
-               *, log_flags: int = 0x43, sm_node: str | None = None,
-               extra_args: tuple[str, ...] = ()) -> OracleResult:
-    """Run OpenSM once with routing engine(s) `engine` ("ftree", "updn,minhop", ...)
-    on the ibsim net/ibnetdiscover text; everything lands in `workdir` (emptied first).
+#: Seconds one query (``ibsim-run smpquery ...``) may take after OpenSM's sweep.
+QUERY_TIMEOUT = 30.0
 
-    log_flags must include 0x40 (dumps); add 0x04 for route_seconds. `sm_node` is an
-    ibsim node id to run the SM on (default: the file's first node).
-    """
+
+def _opensm_once(topology_text: str, engine: str, workdir: Path, timeout: float, log_flags: int,
+                 sm_node: str | None, extra_args: Sequence[str], conf_text: str,
+                 queries: Sequence[Sequence[str]] | Callable[[OracleResult], Sequence[Sequence[str]]] | None,
+                 batch: int) -> tuple[OracleResult, list[str]]:
+    """The one harness: ibsim on the topology, ``opensm -o`` once (options file ``conf_text``),
+    the run directory read back; then, while ibsim still runs, each query under ``ibsim-run``
+    (``queries`` may be a callable of the result: LIDs are known only after the sweep), ``batch``
+    at a time; ibsim and OpenSM stopped (their process groups) whatever happens."""
     reason = opensm_available()
     if reason:
         raise OracleError(reason)
@@ -195,7 +199,7 @@ def run_opensm(topology_text: str, engine: str, workdir: Path, timeout: float = 
     workdir.mkdir(parents=True)
     net = workdir / "topology.net"
     net.write_text(topology_text)
-    (workdir / "opensm.conf").write_text("")
+    (workdir / "opensm.conf").write_text(conf_text)
     log = workdir / "osm.log"
 
     sock = f"fvz{os.getpid()}x{next(_RUN_IDS)}"
@@ -207,6 +211,7 @@ def run_opensm(topology_text: str, engine: str, workdir: Path, timeout: float = 
     t0 = time.monotonic()
     deadline = t0 + timeout
     sim = osm = None
+    outputs: list[str] = []
     try:
         with open(workdir / "ibsim.log", "wb") as sim_out:
             sim = subprocess.Popen(["ibsim", "-s", str(net)], stdin=subprocess.PIPE,
@@ -222,16 +227,59 @@ def run_opensm(topology_text: str, engine: str, workdir: Path, timeout: float = 
                                    stderr=subprocess.STDOUT, cwd=workdir, env=env,
                                    start_new_session=True, preexec_fn=_die_with_parent)
         rc = _wait_opensm(osm, log, deadline, workdir, timeout)
+        _kill_group(osm, grace=0.2)          # opensm is done or stuck: no grace needed
+        if rc not in (0, None):
+            raise OracleError(f"{workdir}: opensm exited with {rc}; see {log} and osm.out")
+        result = read_run_dir(workdir, engine)
+        todo = [list(q) for q in (queries(result) if callable(queries) else queries or ())]
+        for lo in range(0, len(todo), batch):
+            procs = [subprocess.Popen(["ibsim-run", *q], stdin=subprocess.DEVNULL,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                      cwd=workdir, env=env, start_new_session=True,
+                                      preexec_fn=_die_with_parent)
+                     for q in todo[lo:lo + batch]]
+            for q, p in zip(todo[lo:lo + batch], procs):
+                try:
+                    out, err = p.communicate(timeout=QUERY_TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    _kill_group(p, grace=0.2)
+                    raise OracleError(f"{workdir}: {' '.join(q)} timed out") from None
+                if p.returncode != 0:
+                    raise OracleError(f"{workdir}: {' '.join(q)} failed ({p.returncode}): "
+                                      f"{err.strip()[-300:]}")
+                outputs.append(out)
     finally:
         for proc in (osm, sim):
-            if proc is not None:  # opensm is done or stuck: no grace needed
+            if proc is not None:
                 _kill_group(proc, grace=0.2 if proc is osm else 2.0)
-    wall = time.monotonic() - t0
-    if rc not in (0, None):
-        raise OracleError(f"{workdir}: opensm exited with {rc}; see {log} and osm.out")
-    result = read_run_dir(workdir, engine)
-    result.wall_seconds = wall
-    return result
+    result.wall_seconds = time.monotonic() - t0      # ibsim's start and stop included
+    return result, outputs
+
+
+def run_opensm(topology_text: str, engine: str, workdir: Path, timeout: float = 120,
+               *, log_flags: int = 0x43, sm_node: str | None = None,
+               extra_args: tuple[str, ...] = ()) -> OracleResult:
+    """Run OpenSM once with routing engine(s) `engine` ("ftree", "updn,minhop", ...)
+    on the ibsim net/ibnetdiscover text; everything lands in `workdir` (emptied first).
+
+    log_flags must include 0x40 (dumps); add 0x04 for route_seconds. `sm_node` is an
+    ibsim node id to run the SM on (default: the file's first node).
+    """
+    return _opensm_once(topology_text, engine, workdir, timeout, log_flags, sm_node, extra_args, "",
+                        None, 1)[0]
+
+
+def run_opensm_and_query(topology_text: str, workdir: Path,
+                         queries: Sequence[Sequence[str]] | Callable[[OracleResult], Sequence[Sequence[str]]],
+                         *, conf_text: str = "", engine: str = "minhop", extra_args: Sequence[str] = (),
+                         timeout: float = 120, log_flags: int = 0x43, sm_node: str | None = None,
+                         batch: int = 8) -> tuple[OracleResult, list[str]]:
+    """:func:`run_opensm` with the options file ``conf_text``, keeping ibsim alive after the
+    sweep to run each query (``["smpquery", "pkeys", "3", "1"]``) under ``ibsim-run`` against
+    what OpenSM programmed; (the run, each query's stdout in order). A failing query raises
+    OracleError with its stderr."""
+    return _opensm_once(topology_text, engine, workdir, timeout, log_flags, sm_node, extra_args, conf_text,
+                        queries, batch)
 
 
 # --- parsers ---------------------------------------------------------------------

@@ -13,12 +13,10 @@ reads it back into a list (every entry, 0x0000 included, up to the capacity).
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import subprocess
-import time
 from pathlib import Path
+from typing import Callable
 
 from tests.ib import oracle
 
@@ -54,7 +52,8 @@ def parse_smpquery_pkeys(text: str) -> list[int]:
 
 
 def run_opensm_pkeys(topology_text: str, partitions_conf: str | None, workdir: Path,
-                     queries: list[tuple[int, int | None]], timeout: float = 120,
+                     queries: list[tuple[int, int | None]] | Callable[[oracle.OracleResult], list[tuple[int, int | None]]],
+                     timeout: float = 120,
                      ) -> tuple[oracle.OracleResult, dict[tuple[int, int | None], list[int]]]:
     """OpenSM once (minhop, ``-P partitions.conf`` unless None), then ``smpquery pkeys`` for
     every (LID, port) in ``queries`` (port None: an end port). ``queries`` may be a callable
@@ -63,58 +62,17 @@ def run_opensm_pkeys(topology_text: str, partitions_conf: str | None, workdir: P
     if reason:
         raise oracle.OracleError(reason)
     workdir = Path(workdir).resolve()
-    if workdir.exists():
-        if any(workdir.iterdir()) and not (workdir / "topology.net").exists():
-            raise oracle.OracleError(f"{workdir}: not empty and not an earlier run directory")
-        shutil.rmtree(workdir)
-    workdir.mkdir(parents=True)
-    net = workdir / "topology.net"
-    net.write_text(topology_text)
-    (workdir / "opensm.conf").write_text("")
-    log = workdir / "osm.log"
-    extra: list[str] = []
+    conf = workdir.parent / f"{workdir.name}.partitions.conf"    # outside the run directory it empties
     if partitions_conf is not None:
-        (workdir / "partitions.conf").write_text(partitions_conf)
-        extra = ["-P", str(workdir / "partitions.conf")]
+        conf.write_text(partitions_conf)
     else:   # a path that does not exist: OpenSM's "no partition file" behaviour
-        extra = ["-P", str(workdir / "no-partitions.conf")]
+        conf = workdir.parent / f"{workdir.name}.no-partitions.conf"
+    asked: list[tuple[int, int | None]] = []
 
-    sock = f"fvzpk{os.getpid()}x{next(oracle._RUN_IDS)}"
-    env = {k: v for k, v in os.environ.items() if k not in ("SIM_HOST", "LD_PRELOAD")}
-    env.update(IBSIM_SOCKNAME=sock, OSM_TMP_DIR=str(workdir), OSM_CACHE_DIR=str(workdir))
-    deadline = time.monotonic() + timeout
-    sim = osm = None
-    tables: dict[tuple[int, int | None], list[int]] = {}
-    try:
-        with open(workdir / "ibsim.log", "wb") as sim_out:
-            sim = subprocess.Popen(["ibsim", "-s", str(net)], stdin=subprocess.PIPE,
-                                   stdout=sim_out, stderr=subprocess.STDOUT, cwd=workdir,
-                                   env=env, start_new_session=True,
-                                   preexec_fn=oracle._die_with_parent)
-        oracle._wait_ready(sim, sock, deadline, workdir)
-        cmd = ["ibsim-run", "opensm", "-o", "-F", str(workdir / "opensm.conf"),
-               "-f", str(log), "-D", "0x43", "-R", "minhop",
-               "--dump_files_dir", str(workdir), *extra]
-        with open(workdir / "osm.out", "wb") as osm_out:
-            osm = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=osm_out,
-                                   stderr=subprocess.STDOUT, cwd=workdir, env=env,
-                                   start_new_session=True, preexec_fn=oracle._die_with_parent)
-        rc = oracle._wait_opensm(osm, log, deadline, workdir, timeout)
-        if rc != 0:
-            raise oracle.OracleError(f"{workdir}: opensm exited with {rc}; see {log}")
-        result = oracle.read_run_dir(workdir, "minhop")
-        todo = queries(result) if callable(queries) else queries
-        for lid, port in todo:
-            args = ["ibsim-run", "smpquery", "pkeys", str(lid)] + ([] if port is None else [str(port)])
-            left = max(1.0, deadline - time.monotonic())
-            out = subprocess.run(args, capture_output=True, text=True, env=env, cwd=workdir,
-                                 timeout=left)
-            if out.returncode != 0:
-                raise oracle.OracleError(f"{' '.join(args[1:])}: exit {out.returncode}: "
-                                         f"{out.stderr.strip()[-200:]}")
-            tables[(lid, port)] = parse_smpquery_pkeys(out.stdout)
-    finally:
-        for proc in (osm, sim):
-            if proc is not None:
-                oracle._kill_group(proc, grace=0.2 if proc is osm else 2.0)
-    return result, tables
+    def smpqueries(result: oracle.OracleResult) -> list[list[str]]:
+        asked[:] = queries(result) if callable(queries) else queries
+        return [["smpquery", "pkeys", str(lid)] + ([] if port is None else [str(port)]) for lid, port in asked]
+
+    result, outputs = oracle.run_opensm_and_query(topology_text, workdir, smpqueries, extra_args=("-P", str(conf)),
+                                                  timeout=timeout)
+    return result, {q: parse_smpquery_pkeys(out) for q, out in zip(asked, outputs)}

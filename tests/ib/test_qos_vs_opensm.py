@@ -105,7 +105,7 @@ def compare(text: str, conf: str, workdir, first_sweep: bool = False) -> tuple[i
         else:
             queries += [["smpquery", "sl2vl", L], ["smpquery", "vlarb", L]]
             keys += [("sl2vl-ca", g, port), ("vlarb", g, port)]
-    res, outs = qos_oracle.run_opensm_and_query(text, conf, workdir, queries)
+    res, outs = oracle.run_opensm_and_query(text, workdir, queries, conf_text=conf)
     assert res.routed_by == "minhop"
     for (g, port), x in res.lids.items():           # the queries went to the right ports
         assert lid[(g, port)] == x
