@@ -48,3 +48,14 @@ def shared_runs(monkeypatch):
     from tests.anim.lesson_runs import shared_run
     monkeypatch.setattr(lesson_dock, "run_lesson", shared_run)
 
+
+
+@pytest.fixture
+def sweep_window(make_window, qtbot):
+    """(window, Subnet Manager dock) on the demo, the dock opened from the View menu and its
+    first sweep loaded."""
+    w = make_window()
+    d = w.sweep_dock
+    with qtbot.waitSignal(d.ready, timeout=10_000):
+        w.findChild(type(w.action_fit), "action_sweep").trigger()   # View ▸ Subnet Manager Sweep
+    return w, d

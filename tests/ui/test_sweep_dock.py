@@ -24,14 +24,11 @@ LEFT = QtCore.Qt.MouseButton.LeftButton
 
 
 @pytest.fixture
-def dock(make_window, qtbot):
-    w = make_window()
-    d = w.sweep_dock
+def dock(sweep_window):
+    w, d = sweep_window
     assert d.objectName() == "sweep"
     assert [a.objectName() for a in w.findChildren(type(w.action_fit)) if a.objectName() == "action_sweep"] \
         == ["action_sweep"]
-    with qtbot.waitSignal(d.ready, timeout=WAIT):
-        w.findChild(type(w.action_fit), "action_sweep").trigger()   # View ▸ Subnet Manager Sweep
     return w, d
 
 

@@ -21,13 +21,8 @@ LEFT = QtCore.Qt.MouseButton.LeftButton
 
 
 @pytest.fixture
-def dock(make_window, qtbot):
-    w = make_window()
-    d = w.sweep_dock
-    w.inspector.show_sweep_step(None)
-    with qtbot.waitSignal(d.ready, timeout=WAIT):
-        w.findChild(type(w.action_fit), "action_sweep").trigger()
-    return w, d
+def dock(sweep_window):
+    return sweep_window
 
 
 def _trace(qtbot, d, src="node01", dst="node16"):
