@@ -164,6 +164,8 @@ class TrafficDock(QtWidgets.QDockWidget):
         row.addWidget(self.progress, 1)
         lay.addLayout(row)
         self.status = QtWidgets.QLabel("no run yet", body)
+        self._status_main: str = "no run yet"
+        self._status_notes: dict[str, str] = {}
         self.status.setObjectName("traffic_status")
         self.status.setWordWrap(True)
         lay.addWidget(self.status)
@@ -258,10 +260,20 @@ class TrafficDock(QtWidgets.QDockWidget):
         finally:
             self._quiet = was
 
+    def _set_status(self, text: str) -> None:
+        """The status line: what happened, then any notes added since (design changed, …)."""
+        self._status_main, self._status_notes = text, {}
+        self.status.setText(text)
+
+    def _note(self, key: str, text: str) -> None:
+        """Add (or replace, moving it last) the note ``key`` after the status."""
+        self._status_notes.pop(key, None)
+        self._status_notes[key] = text
+        self.status.setText(" · ".join([self._status_main, *self._status_notes.values()]))
+
     def _changed(self, _event: Any) -> None:
         if self.result is not None and self.result_fabric is not None:
-            self.status.setText(self.status.text().split(" · the design changed")[0]
-                                + " · the design changed since: run again")
+            self._note("changed", "the design changed since: run again")
 
     # ------------------------------------------------------------------ running
     def choice(self) -> RunChoice:
@@ -296,10 +308,10 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.progress.setValue(0)
         if live:
             tech = self.result.fabric_tech
-            self.status.setText(f"re-running with {self._shown.route_label(tech)} → "
+            self._set_status(f"re-running with {self._shown.route_label(tech)} → "
                                 f"{choice.route_label(tech)}…")
         else:
-            self.status.setText(f"running {choice.spec} ({choice.model}) on {f.name}…")
+            self._set_status(f"running {choice.spec} ({choice.model}) on {f.name}…")
         args = choice.args(f)
         sm = self.shared_routing(choice.engine)
         self.document.jobs.submit("traffic", lambda progress: run_traffic(*args, progress=progress, sm=sm),
@@ -323,8 +335,7 @@ class TrafficDock(QtWidgets.QDockWidget):
             return
         if self._running is not None:
             self._pending = True
-            self.status.setText(self.status.text().split(" · next:")[0]
-                                + f" · next: {self.routing_box.currentText()} ({self.engine_box.currentText()})")
+            self._note("next", f"next: {self.routing_box.currentText()} ({self.engine_box.currentText()})")
             return
         self._pending = False
         if self.result is None or self._shown is None:
@@ -334,8 +345,7 @@ class TrafficDock(QtWidgets.QDockWidget):
         if new.route_label(tech) == self._shown.route_label(tech):
             if new != self._shown:            # e.g. the SM engine on RoCE: same routes, nothing to run
                 self._shown = new
-                self.status.setText(self.status.text().split(" · same routes")[0]
-                                    + f" · same routes with {new.routing} ({new.engine}): not re-run")
+                self._note("same", f"same routes with {new.routing} ({new.engine}): not re-run")
             return
         self._start(new, live=True)
 
@@ -349,7 +359,7 @@ class TrafficDock(QtWidgets.QDockWidget):
 
     def _fail(self, text: str) -> None:
         self.error = text
-        self.status.setText(f"could not run: {text}")
+        self._set_status(f"could not run: {text}")
         self.failed.emit(text)
 
     def _finish(self) -> tuple[Fabric, RunChoice, bool] | None:
@@ -367,7 +377,7 @@ class TrafficDock(QtWidgets.QDockWidget):
         self._finish()
         self._pending = False
         self.progress.setValue(0)
-        self.status.setText("run cancelled")
+        self._set_status("run cancelled")
 
     def _run_stale(self) -> None:
         if self._finish() is not None:
@@ -441,7 +451,7 @@ class TrafficDock(QtWidgets.QDockWidget):
         left = left_out_line(getattr(res, "left_out", ()))
         if left:                               # the run covers the reachable part; say who is not in it
             text += f" · {left}"
-        self.status.setText(text)
+        self._set_status(text)
         self._list_left_out(getattr(res, "left_out", ()))
         self.scale = scale_for(self.metric, res.frames)
         self.legend.set_scale(self.scale)
@@ -477,7 +487,7 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.slider.blockSignals(False)
         self.frame_label.setText("–")
         self.progress.setValue(0)
-        self.status.setText("no run yet")
+        self._set_status("no run yet")
         self._list_left_out(())
         self.result_ready.emit(None)
 
