@@ -79,7 +79,7 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         self.view.verticalScrollBar().actionTriggered.connect(self._user_moved_view)
         self.view.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.scene.selectionChanged.connect(self._selection_changed)
-        self._band: QtCore.QRectF | None = None
+        self._banding = False                # a rubber band is being dragged
         self.view.rubberBandChanged.connect(self._rubber_band)
         self.palette_dock.cable_part_chosen.connect(self._choose_cable_part)
         self._fitted = False
@@ -286,11 +286,11 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
     def _rubber_band(self, rect: QtCore.QRect, start: QtCore.QPointF, end: QtCore.QPointF) -> None:
         """When a rubber band ends, the cables between the devices it selected are selected too."""
         if not rect.isNull():
-            self._band = QtCore.QRectF(start, end).normalized()
+            self._banding = True
             return
-        if self._band is None:
+        if not self._banding:
             return
-        self._band = None
+        self._banding = False
         f = self.editor.fabric
         picked = np.zeros(f.devices_t.n, bool)
         picked[np.asarray(self.scene.selected_device_ids(), np.int64)] = True
