@@ -115,6 +115,25 @@ def make_seeds(fmt: str) -> list[Seed]:
     raise ValueError(f"unknown format {fmt!r} (use {', '.join(FORMATS)})")
 
 
+def char_mutants(text: str, seed: int, count: int, alphabet: str):
+    """``count`` seeded mutants of a small text file (1–6 characters replaced, deleted or
+    inserted from ``alphabet`` each): for the line-oriented config readers, which the byte-level
+    mutators above (made for design files) do not target."""
+    rng = random.Random(seed)
+    for _ in range(count):
+        chars = list(text)
+        for _ in range(rng.randint(1, 6)):
+            i = rng.randrange(len(chars))
+            op = rng.random()
+            if op < 0.4:
+                chars[i] = rng.choice(alphabet)
+            elif op < 0.7:
+                del chars[i]
+            else:
+                chars.insert(i, rng.choice(alphabet))
+        yield "".join(chars)
+
+
 # -------------------------------------------------------------------------------------- mutators
 NUM = re.compile(rb"0x[0-9a-fA-F]+|(?<![\w.])-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
 QUOTED = re.compile(rb'"([^"\\\n]{0,200})"')

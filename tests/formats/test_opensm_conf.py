@@ -89,3 +89,21 @@ def test_size_guard_is_fast(tmp_path):
     many = "\n".join(["qos_vlarb_low " + ",".join(["14:255"] * 64)] * 3000)   # ~2.5 MB of valid lines
     opensm_conf.loads(many)
     assert time.monotonic() - t0 < 5
+
+
+def test_mutants_get_a_verdict():
+    """Seeded mutants of a QoS options file: each is read or refused with one line naming it."""
+    from tests.formats.fuzzing import char_mutants
+    sample = ("qos TRUE\nqos_max_vls 4\nqos_high_limit 7\nqos_sl2vl 0,1,2,3,0,1,2,3,0,1,2,3,0,1,2,3\n"
+              "qos_vlarb_high 0:64,1:32\nqos_vlarb_low 0:16,1:16\nqos_swe_high_limit 0x10\n# note\n"
+              "max_op_vls 5\nlog_file /var/log/opensm.log\n")
+    opensm_conf.loads(sample, "m")
+    accepted = refused = 0
+    for text in char_mutants(sample, 14, 3000, " \t\n,:#x0123456789abcdefqos_TRUEFALSEvlarbhighlow"):
+        try:
+            opensm_conf.loads(text, "m")
+            accepted += 1
+        except FileFormatError as e:
+            assert "\n" not in str(e) and str(e).startswith("m:")
+            refused += 1
+    assert accepted > 100 and refused > 100

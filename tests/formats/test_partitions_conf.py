@@ -178,23 +178,11 @@ def test_big_file_gets_a_verdict_fast(tmp_path):
 
 def test_mutants_get_a_verdict():
     """Seeded mutants of the manpage file: each is read or refused with one line."""
-    import random
-    rng = random.Random(14)
-    alphabet = " \t\n,;:=#x0123456789abcdefALL_CASSELFNONEfull"
+    from tests.formats.fuzzing import char_mutants
     accepted = refused = 0
-    for _ in range(3000):
-        chars = list(MANPAGE)
-        for _ in range(rng.randint(1, 6)):
-            i = rng.randrange(len(chars))
-            op = rng.random()
-            if op < 0.4:
-                chars[i] = rng.choice(alphabet)
-            elif op < 0.7:
-                del chars[i]
-            else:
-                chars.insert(i, rng.choice(alphabet))
+    for text in char_mutants(MANPAGE, 14, 3000, " \t\n,;:=#x0123456789abcdefALL_CASSELFNONEfull"):
         try:
-            conf = loads("".join(chars), "m")
+            conf = loads(text, "m")
             again = loads(dumps(conf), "again")        # what we write reads back the same
             assert [(p.name, p.pkey, p.ipoib, p.members, p.indx0, p.flags, p.mgroups)
                     for p in again.statements] == \
