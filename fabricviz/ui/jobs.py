@@ -82,7 +82,6 @@ class JobRunner(QtCore.QObject):
     """Runs jobs for one document; ``revision()`` is the document's current revision."""
 
     _finished = QtCore.Signal(object)
-    busy_changed = QtCore.Signal(bool)
 
     def __init__(self, revision: Callable[[], int] = lambda: 0, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
@@ -107,11 +106,8 @@ class JobRunner(QtCore.QObject):
         if on_progress is not None:
             job.progressed.connect(on_progress)
         self._handlers[id(job)] = (on_done, on_error, on_stale, keep_stale)
-        was_busy = bool(self.active)
         self.active[key] = job
         threading.Thread(target=self._work, args=(job, fn), name=f"fabricviz-{key}", daemon=True).start()
-        if not was_busy:
-            self.busy_changed.emit(True)
         return job
 
     def _work(self, job: Job, fn: Callable[[Progress], Any]) -> None:
@@ -137,8 +133,6 @@ class JobRunner(QtCore.QObject):
         current = self.active.get(job.key) is job
         if current:
             del self.active[job.key]
-            if not self.active:
-                self.busy_changed.emit(False)
         if job.cancelled or not current:
             return
         if not keep_stale and job.revision != self.revision():
@@ -157,14 +151,9 @@ class JobRunner(QtCore.QObject):
         return key in self.active
 
     def cancel(self, key: str) -> None:
-        job = self.active.get(key)
+        job = self.active.pop(key, None)
         if job is not None:
             job.cancel()
-            self._drop(key)
-
-    def _drop(self, key: str) -> None:
-        if self.active.pop(key, None) is not None and not self.active:
-            self.busy_changed.emit(False)
 
     def cancel_all(self, keep: tuple[str, ...] = ()) -> None:
         """Cancel every job but those under the keys ``keep``."""
@@ -194,12 +183,20 @@ class JobRunner(QtCore.QObject):
         loop = QtCore.QEventLoop()
         key = f"modal-{id(loop)}"
         job = self.submit(key, fn, keep_stale=True)
-        if job.wait(MODAL_DELAY_MS / 1000):         # quick: no dialog, no event loop run meanwhile
-            self._drop(key)
-            self._handlers.pop(id(job), None)
-            if job.exception is not None:
-                raise job.exception
-            return job.result
+        if not job.wait(MODAL_DELAY_MS / 1000):     # quick jobs: no dialog, no event loop run meanwhile
+            self._wait_behind_dialog(job, parent, label, loop)
+        self.active.pop(key, None)
+        self._handlers.pop(id(job), None)
+        if job.cancelled:
+            raise Cancelled(label)
+        job.wait()
+        if job.exception is not None:
+            raise job.exception
+        return job.result
+
+    @staticmethod
+    def _wait_behind_dialog(job: Job, parent: QtWidgets.QWidget | None, label: str, loop: QtCore.QEventLoop) -> None:
+        """A progress dialog with Cancel until ``job`` is done (the window keeps painting)."""
         poll = QtCore.QTimer()                       # quits the loop once the worker is done
         poll.setInterval(15)
         poll.timeout.connect(lambda: loop.quit() if job.finished else None)
@@ -208,32 +205,20 @@ class JobRunner(QtCore.QObject):
         dlg.setWindowModality(QtCore.Qt.WindowModality.WindowModal)
         dlg.setMinimumDuration(0)
         dlg.setAutoReset(False)
-        asked = []                                  # the user pressed Cancel (or closed the dialog)
 
-        def cancel() -> None:
-            asked.append(True)
+        def cancel() -> None:                        # the user pressed Cancel (or closed the dialog)
             job.cancel()
             loop.quit()
         dlg.canceled.connect(cancel)
         job.progressed.connect(lambda x: dlg.setValue(int(x * 100)))
-        dlg.hide()
-        QtCore.QTimer.singleShot(MODAL_DELAY_MS, dlg, lambda: dlg.show() if not job.finished else None)
+        dlg.show()
         if not job.finished:
             poll.start()
             loop.exec()
         poll.stop()
-        dlg.canceled.disconnect(cancel)            # closing a QProgressDialog emits canceled
+        dlg.canceled.disconnect(cancel)             # closing a QProgressDialog emits canceled
         dlg.close()
         dlg.deleteLater()
-        if asked:
-            self._drop(key)
-            raise Cancelled(label)
-        job.wait()
-        self._drop(key)
-        self._handlers.pop(id(job), None)
-        if job.exception is not None:
-            raise job.exception
-        return job.result
 
 
 __all__ = ["Cancelled", "Job", "JobRunner", "MODAL_DELAY_MS", "Progress"]
