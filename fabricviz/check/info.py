@@ -18,7 +18,7 @@ from scipy.sparse.csgraph import shortest_path
 from ..model import CABLE_TYPES, KINDS, Fabric
 from ..ib.sharp import sharp_mask
 from ..ib.tiers import TIER_NAMES, cable_devices, device_tiers, host_mask, switch_graph, switch_mask
-from ..model.tech import TECH_IB_CODE, format_gbps
+from ..model.tech import format_gbps, rates_gbps
 
 #: Name SHARP aggregation nodes are counted under in a tier (they are NICs in the model).
 SHARP_KEY = "sharp aggregation node"
@@ -117,14 +117,8 @@ def _length_bins(lengths: np.ndarray) -> dict[str, int]:
 
 
 def _cable_gbps(fabric: Fabric, live: np.ndarray) -> np.ndarray:
-    from ..model.tech import ETH_SPEEDS, IB_LANE_GBPS, IB_SPEEDS
     ct = fabric.cables_t
-    ib_lane = np.array([IB_LANE_GBPS[s] for s in IB_SPEEDS])
-    eth = np.array(ETH_SPEEDS, dtype=float)
-    tech = ct.tech[live]
-    speed = ct.speed[live].astype(np.int64)
-    return np.where(tech == TECH_IB_CODE, ib_lane[np.minimum(speed, len(ib_lane) - 1)] * ct.width[live],
-                    eth[np.minimum(speed, len(eth) - 1)])
+    return rates_gbps(ct.tech[live], ct.speed[live], ct.width[live])
 
 
 def diameter(fabric: Fabric, tiers: np.ndarray | None = None) -> int:

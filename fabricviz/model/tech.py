@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 from .errors import FabricError
 
 IB = "ib"
@@ -135,6 +137,15 @@ class LinkRate:
 def tech_name(tech: str) -> str:
     """``InfiniBand`` or ``Ethernet``."""
     return "InfiniBand" if tech == IB else "Ethernet"
+
+
+def rates_gbps(tech: np.ndarray, speed: np.ndarray, width: np.ndarray) -> np.ndarray:
+    """Data rate (Gb/s) of links from the model's (tech code, speed rank, width) columns; 0 for no link."""
+    ib = np.array([IB_LANE_GBPS[s] for s in IB_SPEEDS])
+    eth = np.array(ETH_SPEEDS, float)
+    sp = np.asarray(speed).astype(np.int64)
+    return np.where(tech == TECH_IB_CODE, ib[np.clip(sp, 0, len(ib) - 1)] * width,
+                    np.where(tech == TECH_ETH_CODE, eth[np.clip(sp, 0, len(eth) - 1)], 0.0))
 
 
 def format_gbps(gbps: float) -> str:

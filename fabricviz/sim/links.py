@@ -24,7 +24,7 @@ import numpy as np
 
 from ..model import Fabric
 from ..model.fabric import KIND_CODE
-from ..model.tech import ETH_SPEEDS, IB_LANE_GBPS, IB_SPEEDS, TECH_ETH_CODE, TECH_IB_CODE
+from ..model.tech import rates_gbps
 
 #: Propagation in fibre or copper, ns per metre.
 PROP_NS_PER_M = 5.0
@@ -75,15 +75,6 @@ class LinkTable:
         return fabric.port_name(int(self.src_port[link])), fabric.port_name(int(self.dst_port[link]))
 
 
-def cable_gbps(tech: np.ndarray, speed: np.ndarray, width: np.ndarray) -> np.ndarray:
-    """Data rate of links from the model's (tech code, speed rank, width) columns."""
-    ib = np.array([IB_LANE_GBPS[s] for s in IB_SPEEDS])
-    eth = np.array(ETH_SPEEDS, float)
-    sp = speed.astype(np.int64)
-    return np.where(tech == TECH_IB_CODE, ib[np.clip(sp, 0, len(ib) - 1)] * width,
-                    np.where(tech == TECH_ETH_CODE, eth[np.clip(sp, 0, len(eth) - 1)], 0.0))
-
-
 def link_table(fabric: Fabric) -> LinkTable:
     """Build the directed-link table of ``fabric`` (vectorised over cables)."""
     ct, pt, dt = fabric.cables_t, fabric.ports_t, fabric.devices_t
@@ -91,7 +82,7 @@ def link_table(fabric: Fabric) -> LinkTable:
     pa = ct.port_a.astype(np.int64)
     pb = ct.port_b.astype(np.int64)
     alive_c = ct.alive.copy()
-    gbps_c = np.where(alive_c, cable_gbps(ct.tech, ct.speed, ct.width), 0.0)
+    gbps_c = np.where(alive_c, rates_gbps(ct.tech, ct.speed, ct.width), 0.0)
     part_lat = np.zeros(len(fabric._part_ids) + 1)
     for pid in np.unique(ct.part[alive_c]):
         part = fabric.catalog.get(fabric._part_ids[pid]) if pid >= 0 else None

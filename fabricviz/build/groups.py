@@ -1,0 +1,284 @@
+"""Groups of a fabric as a person reads it: pods / scalable units / racks, the top tier, host blocks.
+
+Found from the graph alone, so generated, hand-made and imported designs get the same answer:
+
+* tiers are :func:`fabricviz.ib.tiers.device_tiers` (hosts 0, leaves 1, spines 2, ...);
+* a **pod** is a connected component of the switches below the top tier (a 3-level fat tree's
+  leaves and aggregation switches that share each other; a leaf-spine's single leaf, a "rack";
+  a rail-optimised scalable unit's rail leaves when super-spines join the units), with the
+  servers hanging under its leaves; the **top tier** (spines of a leaf-spine, cores of a fat
+  tree) is one more group;
+* a **host block** is the servers that connect to exactly the same set of leaves (the hosts of
+  one leaf in a fat tree, the nodes of one scalable unit in a rail-optimised design).
+
+:func:`bundle` turns any "what stands for each device" mapping into bundles of cables (the
+cables between two drawn things, with their count and aggregate bandwidth); the canvas draws
+groups, host blocks or single devices and asks it for the lines between them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from ..ib.tiers import device_tiers, switch_mask
+from ..model import Fabric
+from ..model.fabric import KIND_CODE, SERVER
+from ..model.tech import rates_gbps
+
+#: Names given to the top tier by how many switch tiers the fabric has.
+TOP_NAMES = {1: "switches", 2: "spines", 3: "cores", 4: "super-spines"}
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """Groups and host blocks of one fabric state (arrays indexed by device id)."""
+
+    tier: np.ndarray            # int64 per device: 0 servers (and their GPUs/NICs), 1 leaf, ...; -1 dead
+    group: np.ndarray           # int64 per device: its group (children: their server's); -1 none
+    names: tuple[str, ...]      # per group: "pod 3", "su2", "rack leaf07", "cores"
+    kinds: tuple[str, ...]      # per group: "pod" | "rack" | "top" | "hosts"
+    block: np.ndarray           # int64 per device: the host block of a server (and its children); -1
+    block_names: tuple[str, ...]   # per block: "18 hosts" style labels are the canvas's; here "leaf07"
+    block_size: np.ndarray      # servers per block
+    block_group: np.ndarray     # the group each block belongs to
+    top_tier: int               # highest switch tier (0: no switches)
+    top_level: np.ndarray       # bool per device: alive and not inside a server
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.names)
+
+    @property
+    def n_blocks(self) -> int:
+        return len(self.block_names)
+
+    def members(self, g: int) -> np.ndarray:
+        """Top-level device ids of group ``g``."""
+        return np.flatnonzero((self.group == g) & self.top_level)
+
+
+def _top_of(f: Fabric) -> np.ndarray:
+    t = f.devices_t
+    return np.where(t.parent >= 0, t.parent, np.arange(t.n)).astype(np.int64)
+
+
+def cable_tops(f: Fabric, cids: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(cable ids, top-level device of end a, of end b): a NIC's cable belongs to its server."""
+    ct, pt = f.cables_t, f.ports_t
+    if cids is None:
+        cids = f.cable_ids()
+    top = _top_of(f)
+    return (cids, top[pt.device[ct.port_a[cids]]].astype(np.int64),
+            top[pt.device[ct.port_b[cids]]].astype(np.int64))
+
+
+def _prefix_name(names: list[str]) -> str | None:
+    """A shared name prefix like ``su2-`` or ``pod3_`` (ending at a separator after a number)."""
+    if len(names) < 2:
+        return None
+    first, last = min(names), max(names)
+    n = 0
+    while n < min(len(first), len(last)) and first[n] == last[n]:
+        n += 1
+    m = re.match(r"^(.*?\d+)[-_./:]", first[:n] + ("-" if n == len(first) else ""))
+    if m is None or not re.search(r"[A-Za-z]", m.group(1)):
+        return None
+    return m.group(1)
+
+
+def _tier_name(names: list[str], count: int, tier: int) -> str:
+    """``"576 cores"`` from names like core001..core576, else by the tier's number."""
+    bases = {re.sub(r"[\d_.:-]+$", "", n) for n in names}
+    base = bases.pop() if len(bases) == 1 else ""
+    if not re.fullmatch(r"[A-Za-z][A-Za-z -]*", base):
+        base = TOP_NAMES.get(tier, f"tier-{tier} switche")[:-1]
+    return f"{count} {base}{'' if base.endswith('s') else 's'}"
+
+
+def find_groups(f: Fabric) -> Grouping:
+    """Pods, the top tier and host blocks of ``f`` (see the module doc)."""
+    t = f.devices_t
+    n = t.n
+    tier = device_tiers(f).astype(np.int64)
+    top_level = t.alive & (t.parent < 0)
+    top = _top_of(f)
+    child = t.alive & (t.parent >= 0)
+    tier[child] = np.where(tier[top[child]] >= 0, 0, -1)
+    sw = switch_mask(f)
+    top_tier = int(tier[sw].max()) if sw.any() else 0
+    _, a, b = cable_tops(f)
+    group = np.full(n, -1, np.int64)
+    names: list[str] = []
+    kinds: list[str] = []
+    # pods: components of the switches below the top tier (all switches when there is one tier)
+    below = sw & (tier >= 1) & ((tier < top_tier) | (top_tier <= 1))
+    server = top_level & (t.kind == KIND_CODE[SERVER])
+    # servers join the leaves they hang under (a rail-optimised unit's 8 rail leaves are one pod)
+    keep = (below[a] | server[a]) & (below[b] | server[b])
+    g = sp.coo_matrix((np.ones(int(keep.sum())), (a[keep], b[keep])), shape=(n, n)).tocsr()
+    _, comp = connected_components(g, directed=False)
+    pod_sw = np.flatnonzero(below)
+    if len(pod_sw):
+        labels, first = np.unique(comp[pod_sw], return_index=True)
+        # order pods by their first switch's id (generators create pods in order)
+        order = labels[np.argsort(pod_sw[first], kind="stable")]
+        index = np.full(comp.max() + 1, -1, np.int64)
+        index[order] = np.arange(len(order))
+        group[pod_sw] = index[comp[pod_sw]]
+        sw_names = f.names_of(pod_sw) if hasattr(f, "names_of") else [f.name_of(int(d)) for d in pod_sw]
+        by_pod: list[list[str]] = [[] for _ in order]
+        for d, name in zip(group[pod_sw].tolist(), sw_names):
+            by_pod[d].append(name)
+        for i, members in enumerate(by_pod):
+            if len(members) == 1:
+                names.append(f"rack {members[0]}")
+                kinds.append("rack")
+            else:
+                pre = _prefix_name(members)
+                names.append(pre if pre else f"pod {i + 1}")
+                kinds.append("pod")
+    if top_tier >= 2:
+        tops = np.flatnonzero(sw & (tier == top_tier))
+        group[tops] = len(names)
+        names.append(_tier_name([f.name_of(int(d)) for d in tops[:64]], len(tops), top_tier))
+        kinds.append("top")
+    # servers: the group and the block of the leaves they connect to
+    sa = server[a] & sw[b] & (tier[b] == 1)
+    sb = server[b] & sw[a] & (tier[a] == 1)
+    hs = np.concatenate([a[sa], b[sb]])
+    hl = np.concatenate([b[sa], a[sb]])
+    block = np.full(n, -1, np.int64)
+    block_names: list[str] = []
+    block_size = np.zeros(0, np.int64)
+    block_group = np.zeros(0, np.int64)
+    if len(hs):
+        pair = np.unique(np.stack([hs, hl], axis=1), axis=0)
+        hs, hl = pair[:, 0], pair[:, 1]
+        servers, start = np.unique(hs, return_index=True)
+        # a server's signature: the sorted tuple of its leaves
+        sigs = [tuple(x) for x in np.split(hl, start[1:])]
+        sig_index: dict[tuple[int, ...], int] = {}
+        blk = np.empty(len(servers), np.int64)
+        for i, s in enumerate(sigs):
+            blk[i] = sig_index.setdefault(s, len(sig_index))
+        block[servers] = blk
+        block_size = np.bincount(blk, minlength=len(sig_index)).astype(np.int64)
+        leaves = list(sig_index)
+        block_group = np.array([group[s[0]] for s in leaves], np.int64)
+        for s, bg in zip(leaves, block_group.tolist()):
+            block_names.append(f.name_of(s[0]) if len(s) == 1 or bg < 0 else names[bg])
+        group[servers] = block_group[blk]
+    lone = server & (group < 0)
+    if lone.any():
+        group[lone] = len(names)
+        names.append(f"hosts ({int(lone.sum())})")
+        kinds.append("hosts")
+    group[child] = group[top[child]]
+    block[child] = block[top[child]]
+    return Grouping(tier=tier, group=group, names=tuple(names), kinds=tuple(kinds), block=block,
+                    block_names=tuple(block_names), block_size=block_size, block_group=block_group,
+                    top_tier=top_tier, top_level=top_level)
+
+
+@dataclass(frozen=True)
+class Bundles:
+    """Cables grouped by the two drawn things they join.
+
+    Bundle ``k`` joins nodes ``a[k]`` and ``b[k]`` (``a < b``) and stands for cables
+    ``cables[start[k]:start[k + 1]]``; ``of_cable[i]`` is the bundle of ``cable_ids[i]`` (-1: both
+    ends inside one drawn thing, or not drawn)."""
+
+    a: np.ndarray
+    b: np.ndarray
+    count: np.ndarray           # cables per bundle
+    gbps: np.ndarray            # aggregate bandwidth per bundle (Gb/s, one direction)
+    rate_gbps: np.ndarray       # the members' rate when all equal, else 0
+    start: np.ndarray
+    cables: np.ndarray          # cable ids ordered by bundle
+    cable_ids: np.ndarray       # the cables considered, in the caller's order
+    of_cable: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.a)
+
+    def members(self, k: int) -> np.ndarray:
+        return self.cables[self.start[k]:self.start[k + 1]]
+
+    def label(self, k: int) -> str:
+        """``"64 × 400G"``, or ``"12 cables, 3.2T"`` when the members' rates differ."""
+        c = int(self.count[k])
+        r = float(self.rate_gbps[k])
+        if r > 0:
+            return f"{c} × {_rate_text(r)}"
+        return f"{c} cables, {_rate_text(float(self.gbps[k]))}"
+
+    def reduce(self, values: np.ndarray, how: str = "max") -> np.ndarray:
+        """Per bundle, the hottest (``max``) or ``mean`` of per-cable ``values`` (aligned with
+        ``cable_ids``); NaN values (no data) are ignored; a bundle with none gets NaN."""
+        out = np.full(len(self), np.nan)
+        ok = (self.of_cable >= 0) & ~np.isnan(values)
+        k, v = self.of_cable[ok], values[ok]
+        if how == "max":
+            acc = np.full(len(self), -np.inf)
+            np.maximum.at(acc, k, v)
+            has = np.isfinite(acc)
+            out[has] = acc[has]
+        elif how == "mean":
+            s = np.bincount(k, weights=v, minlength=len(self))
+            c = np.bincount(k, minlength=len(self))
+            out[c > 0] = s[c > 0] / c[c > 0]
+        else:
+            raise ValueError(f"reduce: how={how!r} (use max or mean)")
+        return out
+
+
+def _rate_text(gbps: float) -> str:
+    if gbps >= 1000:
+        t = gbps / 1000
+        return f"{t:.0f}T" if t == int(t) else f"{t:.1f}T"
+    return f"{gbps:.0f}G" if gbps == int(gbps) else f"{gbps:g}G"
+
+
+def cable_gbps(f: Fabric, cids: np.ndarray) -> np.ndarray:
+    """Each cable's data rate (Gb/s, one direction)."""
+    ct = f.cables_t
+    return rates_gbps(ct.tech[cids], ct.speed[cids], ct.width[cids]).astype(np.float64)
+
+
+def bundle(f: Fabric, node: np.ndarray, cids: np.ndarray | None = None) -> Bundles:
+    """Bundle cables by ``node[top-level device]`` (what draws each device: itself, its host
+    block, its group — any integers, -1 for not drawn). Cables whose two ends map to one node
+    (inside a group) or to -1 belong to no bundle."""
+    cids, a, b = cable_tops(f, cids)
+    na, nb = node[a], node[b]
+    ok = (na >= 0) & (nb >= 0) & (na != nb)
+    lo, hi = np.minimum(na, nb), np.maximum(na, nb)
+    rate = cable_gbps(f, cids)
+    of = np.full(len(cids), -1, np.int64)
+    sel = np.flatnonzero(ok)
+    if not len(sel):
+        z = np.zeros(0, np.int64)
+        return Bundles(z, z, z, np.zeros(0), np.zeros(0), np.zeros(1, np.int64), z, cids, of)
+    keys = np.stack([lo[sel], hi[sel]], axis=1)
+    uniq, inv = np.unique(keys, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    of[sel] = inv
+    order = np.argsort(inv, kind="stable")
+    count = np.bincount(inv, minlength=len(uniq)).astype(np.int64)
+    gbps = np.bincount(inv, weights=rate[sel], minlength=len(uniq))
+    rmin = np.full(len(uniq), np.inf)
+    rmax = np.full(len(uniq), -np.inf)
+    np.minimum.at(rmin, inv, rate[sel])
+    np.maximum.at(rmax, inv, rate[sel])
+    return Bundles(a=uniq[:, 0], b=uniq[:, 1], count=count, gbps=gbps,
+                   rate_gbps=np.where(rmin == rmax, rmin, 0.0),
+                   start=np.concatenate([[0], np.cumsum(count)]).astype(np.int64),
+                   cables=cids[sel][order], cable_ids=cids, of_cable=of)
+
+
+__all__ = ["Bundles", "Grouping", "TOP_NAMES", "bundle", "cable_gbps", "cable_tops", "find_groups"]

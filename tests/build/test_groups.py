@@ -1,0 +1,109 @@
+"""Groups (pods, SUs, racks, the top tier), host blocks and cable bundles found from the graph."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fabricviz.build import fat_tree, k_ary_fat_tree, leaf_spine, rail_optimized
+from fabricviz.build.groups import bundle, cable_gbps, cable_tops, find_groups
+from fabricviz.model import Fabric
+
+
+def _switch_counts(f: Fabric, g) -> list[int]:
+    sw = (g.tier >= 1) & g.top_level
+    return [int(((g.group == i) & sw).sum()) for i in range(g.n_groups)]
+
+
+def test_three_level_fat_tree_pods_and_cores():
+    f = k_ary_fat_tree(8)                        # 8 pods of 4 leaves + 4 aggregation switches, 16 cores
+    g = find_groups(f)
+    assert g.top_tier == 3
+    assert g.names == tuple(f"pod {i}" for i in range(1, 9)) + ("16 cores",)
+    assert g.kinds == ("pod",) * 8 + ("top",)
+    assert _switch_counts(f, g) == [8] * 8 + [16]
+    # every server is in the pod of its leaf; its block is its leaf (4 hosts a leaf)
+    assert g.n_blocks == 32 and g.block_size.tolist() == [4] * 32
+    _, a, b = cable_tops(f)
+    t = f.devices_t
+    host = (t.kind[a] == 0)
+    assert (g.group[a[host]] == g.group[b[host]]).all()
+    # GPUs and NICs take their server's group
+    kids = np.flatnonzero(t.alive & (t.parent >= 0))
+    assert (g.group[kids] == g.group[t.parent[kids]]).all()
+
+
+def test_bundles_between_pods_and_cores_count_and_capacity():
+    f = k_ary_fat_tree(8)
+    g = find_groups(f)
+    bs = bundle(f, g.group)
+    assert len(bs) == 8                          # each pod to the core tier; pod-internal cables in none
+    assert bs.count.tolist() == [16] * 8         # 4 aggregation switches × 4 uplinks
+    assert bs.label(0) == "16 × 400G"
+    cids, a, b = cable_tops(f)
+    core = g.n_groups - 1
+    for k in range(len(bs)):
+        pod = int(bs.a[k])
+        assert int(bs.b[k]) == core
+        direct = cids[((g.group[a] == pod) & (g.group[b] == core)) | ((g.group[b] == pod) & (g.group[a] == core))]
+        assert sorted(bs.members(k).tolist()) == sorted(direct.tolist())
+        assert bs.gbps[k] == pytest.approx(cable_gbps(f, direct).sum())
+    inside = bs.of_cable < 0
+    assert int(inside.sum()) == len(cids) - 128   # 128 pod-to-core cables are bundled
+
+
+def test_switch_level_bundles_merge_parallel_links():
+    f = fat_tree(levels=2, radix=8, parallel=2)      # each leaf reaches 2 spines by 2 links each
+    g = find_groups(f)
+    node = np.where(g.tier >= 1, np.arange(f.devices_t.n), -1)
+    bs = bundle(f, node)
+    assert set(bs.count.tolist()) == {2}
+    assert bs.label(0) == "2 × 400G"
+
+
+def test_reduce_hottest_and_mean_ignore_missing():
+    f = k_ary_fat_tree(4)
+    g = find_groups(f)
+    bs = bundle(f, g.group)
+    values = np.full(len(bs.cable_ids), np.nan)
+    m0 = bs.members(0)
+    pos = {int(c): i for i, c in enumerate(bs.cable_ids)}
+    values[pos[int(m0[0])]] = 0.25
+    values[pos[int(m0[1])]] = 0.75
+    hot = bs.reduce(values, "max")
+    mean = bs.reduce(values, "mean")
+    assert hot[0] == 0.75 and mean[0] == 0.5
+    assert np.isnan(hot[1:]).all() and np.isnan(mean[1:]).all()
+    with pytest.raises(ValueError):
+        bs.reduce(values, "median")
+
+
+def test_rail_optimised_units_are_pods_with_one_block_each():
+    f = rail_optimized(4)
+    g = find_groups(f)
+    assert g.names == ("su1", "su2", "su3", "su4", "16 spines")
+    assert _switch_counts(f, g) == [8, 8, 8, 8, 16]
+    assert g.n_blocks == 4 and g.block_size.tolist() == [32] * 4
+    assert g.block_names == ("su1", "su2", "su3", "su4")
+    assert [bundle(f, g.group).label(k) for k in range(4)] == ["256 × 400G"] * 4
+
+
+def test_leaf_spine_racks_and_super_spine_pods():
+    f = leaf_spine(16, 8, 16)
+    g = find_groups(f)
+    assert g.kinds == ("rack",) * 16 + ("top",)
+    assert g.names[0] == "rack leaf01" and g.names[-1] == "8 spines"
+    assert g.block_size.tolist() == [16] * 16
+    f = leaf_spine(8, 4, 8, super_spines=2, pods=2)
+    g = find_groups(f)
+    assert g.names == ("pod1", "pod2", "2 superspines")
+    assert _switch_counts(f, g) == [12, 12, 2]
+
+
+def test_empty_and_switchless_designs():
+    f = Fabric()
+    g = find_groups(f)
+    assert g.n_groups == 0 and g.top_tier == 0 and len(bundle(f, g.group)) == 0
+    f.add_servers("NODE-1G-NDR", ["lonely"], [0.0], [0.0])
+    g = find_groups(f)
+    assert g.names == ("hosts (1)",)
