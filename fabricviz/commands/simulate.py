@@ -61,6 +61,9 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p.add_argument("--model", choices=("maxmin", "fluid"), default="maxmin")
     p.add_argument("--duration", default="10ms", help="fluid run length (default 10ms)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--partition", help="InfiniBand: run in this partition of the design's partitions.conf "
+                   "(name or P_Key, default the Default partition 0x7fff); hosts outside it are left out, "
+                   "flows between two limited members refused")
     p.add_argument("--out-flows", help="write per-flow CSV (src,dst,rate_gbps,latency_ns)")
     p.add_argument("--out-links", help="write per-link CSV (link,from,to,utilization,queue_bytes,latency_ns)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -73,13 +76,14 @@ def run(args: argparse.Namespace) -> int:
     from ..sim.flows_csv import load_flows, save_flow_results, save_link_results
     from ..sim.fluid import text_progress
     from ..sim.reach import host_reach
+    from ..sim.run import partition_reach
     from ..sim.summary import format_summary
     from ..sim.units import parse_duration
     from ..sim.workloads import make_workload
     with flag_errors():
         duration = parse_duration(args.duration)
         fabric = load_any(args.file)
-        reach = host_reach(fabric)
+        reach = partition_reach(fabric, args.partition) or host_reach(fabric)
         flows = load_flows(fabric, args.flows) if args.flows else \
             make_workload(fabric, args.workload, seed=args.seed, over=args.over, reach=reach)
         res = run_workload(fabric, flows, args.model, duration, args.seed, args.routing, args.engine,
@@ -88,6 +92,9 @@ def run(args: argparse.Namespace) -> int:
     warning = left_out_warning(res)
     if warning:
         print(warning, file=sys.stderr)
+    if res.refused:
+        from ..sim.partitioned import refused_line
+        print(f"warning: {refused_line(res.refused, fabric)}", file=sys.stderr)
     rate = res.flow_rates()
     lat = res.steady("flow_latency_ns")
     if args.out_flows:

@@ -13,7 +13,7 @@ with the reason (``SimResult.left_out``) instead of the whole run failing.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -43,6 +43,8 @@ class SimResult:
     fluid: FluidResult | None = None
     left_out: tuple[Unreachable, ...] = ()   # hosts the run could not reach, with why
     dropped_flows: int = 0                   # flows given that touched one of them
+    refused: tuple[Any, ...] = ()            # flows the run's partition refused (:class:`~.partitioned.RefusedFlow`)
+    partition: str = ""                      # the partition the run went in ("": no partitions)
 
     @property
     def last(self) -> Frame:
@@ -98,6 +100,11 @@ class SimResult:
         if self.left_out:
             out["left_out"] = [{"host": u.name, "reason": u.reason} for u in self.left_out]
             out["dropped_flows"] = int(self.dropped_flows)
+        if self.partition:
+            out["partition"] = self.partition
+        if self.refused:
+            out["refused_flows"] = [{"src": fabric.name_of(r.src), "dst": fabric.name_of(r.dst),
+                                     "reason": r.reason} for r in self.refused]
         if self.fluid is not None:
             fl = self.fluid
             out["steady_from_s"] = float(self.frames[-1].time_s / 2)
@@ -169,15 +176,29 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
                           f"({reach.line()})")
     if dropped:
         flows = flows.select(keep)
+    refused: tuple[Any, ...] = ()
+    scope = reach.scope
+    if scope is not None:
+        from .partitioned import RefusedFlow
+        bad = scope.refuse(fabric, flows.src, flows.dst)
+        why = f"both limited members of {scope.label}"
+        refused = tuple(RefusedFlow(int(s), int(d), why) for s, d in zip(flows.src[bad].tolist(),
+                                                                            flows.dst[bad].tolist()))
+        if bad.all():
+            raise FabricError(f"no flows to simulate: all {len(flows):,} are between limited members of "
+                              f"partition {scope.label} (a limited member talks only to full members)")
+        flows = flows.select(~bad)
+    part = scope.label if scope is not None else ""
     if model == "maxmin":        # steady state: only the flows running together at t=0
         flows = flows.concurrent()
     links = link_table(fabric)
     routes = route(fabric, links, flows, routing, seed=seed, same_seed=same_seed, provider=provider)
     if model == "maxmin":
         return SimResult(tech, routing, model, links, flows, routes,
-                         (steady_state(links, flows, routes),), None, reach.left_out, dropped)
+                         (steady_state(links, flows, routes),), None, reach.left_out, dropped, refused, part)
     prm = fluid or FluidParams(cc="none" if tech == "ib" else "dcqcn",
                                flow_control="credit" if tech == "ib" else "pfc")
     prm = replace(prm, duration_s=duration_s)
     res = simulate_fluid(links, flows, routes, prm, progress)
-    return SimResult(tech, routing, model, links, flows, routes, res.frames, res, reach.left_out, dropped)
+    return SimResult(tech, routing, model, links, flows, routes, res.frames, res, reach.left_out, dropped,
+                     refused, part)

@@ -20,6 +20,7 @@ island, is reported by its own name (an uncabled spare NIC is no rank anyway).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -54,6 +55,7 @@ class Reach:
 
     out: np.ndarray
     left_out: tuple[Unreachable, ...]
+    scope: Any = None        # the run's partition (:class:`~.partitioned.PartitionScope`), None: no P_Key check
 
     def keep(self, devices: np.ndarray) -> np.ndarray:
         """Mask of ``devices`` a run can use (ids outside the table are kept: checked later)."""

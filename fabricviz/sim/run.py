@@ -14,17 +14,29 @@ from typing import Any, Callable
 from ..model import Fabric
 from .compare import run_workload
 from .engine import SimResult
+from .partitioned import partition_scope, scoped_reach
+from .reach import Reach, host_reach
 from .workloads import make_workload
 
 
 def run_traffic(fabric: Fabric, spec: str, model: str, routing: str | None, engine: str,
                 duration_s: float, seed: int, progress: Callable[[float], None] | None = None,
-                sm: Any = None) -> SimResult:
+                sm: Any = None, partition: str | int | None = None) -> SimResult:
     """Workload ``spec`` + routes + ``model`` (maxmin | fluid) on ``fabric``: a pure function of
     its arguments (``seed`` makes the permutation and the ECMP hashes; ``progress(fraction)``
-    is called by the fluid model; ``sm``: the SM's routing of ``fabric`` already computed)."""
-    return run_workload(fabric, make_workload(fabric, spec, seed=seed), model, duration_s, seed, routing,
-                        engine, progress, sm=sm)
+    is called by the fluid model; ``sm``: the SM's routing of ``fabric`` already computed;
+    ``partition``: the InfiniBand partition the run goes in, see :mod:`.partitioned`)."""
+    reach = partition_reach(fabric, partition, sm.subnet if sm is not None else None)
+    return run_workload(fabric, make_workload(fabric, spec, seed=seed, reach=reach), model, duration_s, seed,
+                        routing, engine, progress, sm=sm, reach=reach)
 
 
-__all__ = ["run_traffic"]
+def partition_reach(fabric: Fabric, partition: str | int | None, subnet: Any = None) -> Reach | None:
+    """Who a run in ``partition`` reaches (None: no partition applies — the default reach)."""
+    scope = partition_scope(fabric, partition, subnet)
+    if scope is None:
+        return None
+    return scoped_reach(fabric, host_reach(fabric, subnet=subnet), scope)
+
+
+__all__ = ["partition_reach", "run_traffic"]
