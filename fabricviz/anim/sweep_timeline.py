@@ -34,6 +34,7 @@ PHASE_TITLES = {
     "election": "SM election (SMInfo)",
     "trap": "Trap 128",
     "discovery": "Heavy sweep discovery",
+    "pkeys": "P_Key manager (pkey_mgr)",
     "sm_lid": "SM LID assignment",
     "lids": "LID assignment (lid_mgr)",
     "routing": "Unicast routing (ucast_mgr)",

@@ -25,16 +25,6 @@ def conf_for(path: str | None, fabric: Fabric):
     return design_partitions(fabric.meta)
 
 
-def tables_for(subnet: Any, conf: Any, fabric: Fabric):
-    """P_Key tables OpenSM programs on ``subnet`` with ``conf`` (a PartitionConfig), else
-    the design's partitions, else none (OpenSM with no partitions.conf)."""
-    from ..ib.partitions import design_partitions, resolve
-    from ..ib.pkeys import compute_tables
-    if conf is None:
-        conf = design_partitions(fabric.meta)
-    return compute_tables(subnet, resolve(conf, subnet))
-
-
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p = sub.add_parser("partitions", help="InfiniBand partitions (P_Keys) as OpenSM programs them")
     p.add_argument("file")

@@ -57,8 +57,8 @@ def run(args: argparse.Namespace) -> int:
         s["dump_lfts"] = args.dump_lfts
     if args.dump_tables or args.partitions or args.qos_config:
         from ..ib.qos import compute_qos
-        from .partitions import tables_for
-        pkeys = tables_for(r.subnet, conf, r.subnet.fabric)
+        from ..ib.pkeys import design_tables
+        pkeys = design_tables(r.subnet, conf)
         s["warnings"] += pkeys.warnings()
         qos = compute_qos(r.subnet, qos_options) if qos_options is not None else None
         if qos is not None:                  # data VLs the SL2VL tables map some SL to

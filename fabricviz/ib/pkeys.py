@@ -188,6 +188,15 @@ def compute_tables(subnet: Any, res: Resolution, caps: PKeyCaps = HARDWARE,
     return out
 
 
+def design_tables(subnet: Any, conf: Any = None, caps: PKeyCaps = HARDWARE) -> PKeyTables:
+    """P_Key tables OpenSM programs on ``subnet`` with ``conf`` (a PartitionConfig), else the
+    design's own partitions.conf, else none (OpenSM with no partitions.conf: Default only)."""
+    from .partitions import design_partitions, resolve
+    if conf is None:
+        conf = design_partitions(subnet.fabric.meta)
+    return compute_tables(subnet, resolve(conf, subnet), caps)
+
+
 def shared_pkeys(a: list[int], b: list[int]) -> list[int]:
     """P_Keys (no full bit) over which ports with tables ``a`` and ``b`` can talk: in both
     tables, and at least one of the two entries a full member (IBA 10.9.3)."""

@@ -36,6 +36,7 @@ ROUTE_NS_PER_ENTRY = 2.0    # modelled routing compute per (switch, LID) entry
 BANNERS = {
     "start": "INITIATING HEAVY SWEEP",
     "discovered": "HEAVY SWEEP COMPLETE",
+    "pkeys": "PKEY setup completed - STARTING SM LID CONFIG",
     "sm_lid": "SM LID ASSIGNMENT COMPLETE - STARTING SUBNET LID CONFIG",
     "lids": "LID ASSIGNMENT COMPLETE - STARTING SWITCH TABLE CONFIG",
     "unicast": "SWITCHES CONFIGURED FOR UNICAST",
@@ -91,12 +92,14 @@ class _Clock:
 
 
 def heavy_sweep(fabric: Fabric, engine: str = "minhop", sm: int | str | None = None, lmc: int = 0,
-                previous: Routing | None = None, trap_port: int | None = None) -> Sweep:
+                previous: Routing | None = None, trap_port: int | None = None,
+                partitions: Any = None) -> Sweep:
     """Run the subnet manager once and return its event stream and routing.
 
     With ``previous`` (the routing before a change) LIDs are kept and existing
     LFT entries are preserved where still valid; ``trap_port`` names the switch
-    port whose link went down (Trap 128).
+    port whose link went down (Trap 128). ``partitions``: a PartitionConfig for the
+    P_Key manager (default: the design's partitions.conf; none: the Default partition).
     """
     from .sm import elect
     election = None
@@ -129,6 +132,7 @@ def heavy_sweep(fabric: Fabric, engine: str = "minhop", sm: int | str | None = N
     _discovery(f, r, ev, clk)
     ev.append(SweepEvent(clk.t, "discovery", "banner", BANNERS["discovered"],
                          data={"switches": sn.num_switches, "ca_ports": len(sn.ca_ports), "smps": clk.smps}))
+    _pkeys(f, r, ev, clk, previous, partitions)
     _lids(f, r, ev, clk)
     t_route = sn.num_switches * (r.lids.max_lid + 1) * ROUTE_NS_PER_ENTRY / 1000.0
     clk.t += t_route
@@ -203,6 +207,24 @@ def _discovery(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock) -> None
                              data={"wave": k, "switches": found_sw, "cas": found_ca, "smps": clk.smps}))
         wave = nxt
         k += 1
+
+
+def _pkeys(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, previous: Routing | None,
+           conf: Any) -> None:
+    """The P_Key manager: one event per PKeyTable block sent (:mod:`.sweep_pkeys`)."""
+    from .pkeys import design_tables
+    from .sweep_pkeys import pkey_sends, send_text
+    tables = design_tables(r.subnet, conf)
+    before = previous.info.get("pkey_tables") if previous is not None else None
+    sends = pkey_sends(r, tables, before)
+    for dev, port, block, entries, hops in sends:
+        clk.batch(1, hops)
+        ev.append(SweepEvent(clk.t, "pkeys", "pkey_block", send_text(f, dev, port, block, entries),
+                             devices=(dev,), ports=(port,) if port >= 0 else (),
+                             data={"block": block, "entries": tuple(entries)}))
+    r.info["pkey_tables"] = tables
+    r.info["pkey_blocks_sent"] = len(sends)
+    ev.append(SweepEvent(clk.t, "pkeys", "banner", BANNERS["pkeys"], data={"blocks": len(sends)}))
 
 
 def _path_text(path: tuple[int, ...]) -> str:

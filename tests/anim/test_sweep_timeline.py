@@ -34,14 +34,15 @@ def last_of(tl, phase):
 
 
 def test_phases_and_lengths(tl):
-    assert len(tl) == 34
+    assert len(tl) == 35
     assert [tl.events[i].phase for i in tl.phase_starts()] == \
-        ["election", "discovery", "sm_lid", "lids", "routing", "lft", "links", "up"]
-    assert tl.phase_starts() == [0, 1, 16, 18, 26, 27, 29, 33]
+        ["election", "discovery", "pkeys", "sm_lid", "lids", "routing", "lft", "links", "up"]
+    assert tl.phase_starts() == [0, 1, 16, 17, 19, 27, 28, 30, 34]
     assert tl.next_phase_index(0) == 1
     assert tl.next_phase_index(5) == 16
-    assert tl.next_phase_index(32) == 33
-    assert tl.next_phase_index(33) == 33          # nothing after SUBNET UP
+    assert tl.next_phase_index(16) == 17          # no partitions.conf: only the P_Key banner
+    assert tl.next_phase_index(33) == 34
+    assert tl.next_phase_index(34) == 34          # nothing after SUBNET UP
 
 
 def test_after_discovery_every_switch_and_ca_found_ports_init(tl):
@@ -110,11 +111,11 @@ def test_index_at_time(tl):
 def test_keyframes_smaller_than_plain_copies():
     from fabricviz.build import k_ary_fat_tree
     t = SweepTimeline(heavy_sweep(k_ary_fat_tree(8), "ftree"))
-    assert len(t) == 439
+    assert len(t) == 440
     assert t.nbytes() * 10 < t.plain_copies_nbytes()
     # every frame rebuilt from a keyframe equals the one built by replaying from the start
     full = [t.state(i).port_state.copy() for i in range(len(t))]
-    for i in (438, 0, 200, 63, 64, 65, 437):
+    for i in (439, 0, 200, 63, 64, 65, 438):
         assert np.array_equal(t.state(i).port_state, full[i])
 
 
@@ -122,7 +123,36 @@ def test_narration_names_the_phase():
     f = fat_tree(levels=2, radix=4, hosts=4)
     e = heavy_sweep(f).events
     assert narrate(e[4]).startswith("Heavy sweep discovery: switch leaf01 found at hop 1")
-    assert narrate(e[16]) == "SM LID assignment: SM port node01/mlx5_0:1 takes LID 1"
+    assert narrate(e[16]) == "P_Key manager (pkey_mgr): PKEY setup completed - STARTING SM LID CONFIG"
+    assert narrate(e[17]) == "SM LID assignment: SM port node01/mlx5_0:1 takes LID 1"
+
+
+def test_pkey_tables_sent_as_smps_and_narrated():
+    """With a partitions.conf, the P_Key manager sends each changed 32-entry block: the CA port's
+    table and the table of the switch port facing it (enforcement), then the banner."""
+    from fabricviz.build import k_ary_fat_tree
+    from fabricviz.formats.partitions_conf import loads
+    from fabricviz.ib.partitions import to_meta
+    f = k_ary_fat_tree(4)
+    port = f.port("node07/mlx5_0:1")
+    guid = int(f.ports_t.guid[port.id])
+    f.meta["partitions"] = to_meta(loads(f"Default=0x7fff: ALL=full;\ncompute=0x8001: 0x{guid:x}=full;\n", "p"))
+    sw = heavy_sweep(f)
+    pk = [e for e in sw.events if e.phase == "pkeys"]
+    assert [narrate(e) for e in pk] == [
+        "P_Key manager (pkey_mgr): P_Key table block 0 → node07/mlx5_0 port 1: 0xffff 0x8001",
+        f"P_Key manager (pkey_mgr): P_Key table block 0 → {port.peer.device.name} port {port.peer.num}: "
+        "0xffff 0x8001",
+        "P_Key manager (pkey_mgr): PKEY setup completed - STARTING SM LID CONFIG"]
+    assert pk[0].ports == (port.id,) and pk[0].data["entries"][:2] == (0xFFFF, 0x8001)
+    assert sw.routing.info["pkey_blocks_sent"] == 2
+    # the phase sits between discovery and the SM's LID, as in OpenSM's do_sweep()
+    phases = [e.phase for e in sw.events]
+    assert phases.index("pkeys") > max(i for i, p in enumerate(phases) if p == "discovery")
+    assert phases.index("sm_lid") > max(i for i, p in enumerate(phases) if p == "pkeys")
+    # a re-sweep with the same partitions sends nothing
+    again = heavy_sweep(f, previous=sw.routing)
+    assert [e.kind for e in again.events if e.phase == "pkeys"] == ["banner"]
 
 
 def test_resweep_keeps_live_links_active_and_arms_only_a_returning_link():

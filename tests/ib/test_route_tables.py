@@ -35,8 +35,8 @@ def test_dump_tables_holds_pkey_sl2vl_and_vlarb_lines(tmp_path, capsys):
     f = load_any(DEMO)
     r = route(f)
     qos = compute_qos(r.subnet, opensm_conf.load(str(conf)))
-    from fabricviz.commands.partitions import tables_for
-    want = table_lines(r, tables_for(r.subnet, None, f), qos)
+    from fabricviz.ib.pkeys import design_tables
+    want = table_lines(r, design_tables(r.subnet), qos)
     got = out.read_text().splitlines()
     assert got == want
     kinds = [ln.split()[0] for ln in got]

@@ -176,7 +176,7 @@ def test_heavy_sweep_events_in_opensm_order():
     f = fat_tree(levels=2, radix=4, hosts=4)
     sw = heavy_sweep(f)
     banners = [e.text for e in sw.events if e.kind == "banner"]
-    assert banners == [BANNERS[k] for k in ("start", "discovered", "sm_lid", "lids", "unicast",
+    assert banners == [BANNERS[k] for k in ("start", "discovered", "pkeys", "sm_lid", "lids", "unicast",
                                             "links_configured", "armed", "up")]
     times = [e.t_us for e in sw.events]
     assert times == sorted(times)

@@ -42,7 +42,7 @@ def test_step_through_to_subnet_up(dock, qtbot):
     subnet_ports = set(ref.events[-2].ports)                 # "64 ports set ACTIVE"
     switches = set(ref.routing.subnet.switches.tolist())
     assert len(subnet_ports) == 64 and len(switches) == 8
-    assert len(d.timeline) == len(ref.events) == 66
+    assert len(d.timeline) == len(ref.events) == 67
     assert d.index == 0 and d.overlay.port_colour(min(subnet_ports)) is None
     assert set(d.overlay.drawn["undiscovered"].tolist()) >= switches
     discovery_done = None
@@ -88,9 +88,11 @@ def test_step_phase_and_keys(dock, qtbot):
     assert d.index == starts[1] and d.timeline.events[d.index].phase == "discovery"
     d.slider.setFocus()
     qtbot.keyClick(d.slider, QtCore.Qt.Key.Key_Right, QtCore.Qt.KeyboardModifier.ShiftModifier)
-    assert d.index == starts[2] and d.timeline.events[d.index].phase == "sm_lid"
+    assert d.index == starts[2] and d.timeline.events[d.index].phase == "pkeys"
     qtbot.keyClick(d.slider, QtCore.Qt.Key.Key_Right)
-    assert d.index == starts[2] + 1
+    assert d.index == starts[3] and d.timeline.events[d.index].phase == "sm_lid"   # P_Keys: one banner
+    qtbot.keyClick(d.slider, QtCore.Qt.Key.Key_Right)
+    assert d.index == starts[3] + 1
     qtbot.keyClick(d.slider, QtCore.Qt.Key.Key_Space)
     assert d.playing
     qtbot.keyClick(d.slider, QtCore.Qt.Key.Key_Space)
@@ -157,7 +159,7 @@ def test_overlay_removed_on_close_and_replace(dock, qtbot):
     from fabricviz.build import fat_tree
     with qtbot.waitSignal(d.ready, timeout=WAIT):
         w.apply_generated(fat_tree(levels=2, radix=4, hosts=4))
-    assert len(d.timeline) == 34 and d.index == 0
+    assert len(d.timeline) == 35 and d.index == 0
     assert sum(i.scene() is w.scene for i in w.scene.items() if i.data(2) == "sweep_overlay") == len(d.overlay.items)
 
 
@@ -195,7 +197,7 @@ def test_switch_lids_are_labelled_once_assigned(dock, qtbot):
     want = f"LID {int(r.lids.sw_lid[r.subnet.sw_index[spine02]])}"
     assert want == "LID 12"
     assert d.overlay.switch_label(spine02) == ""             # step 0: no LID yet
-    d.show_step(d.timeline.next_phase_index(d.timeline.phase_starts()[3]))   # after the LID phase
+    d.show_step(d.timeline.next_phase_index(d.timeline.phase_starts()[4]))   # after the LID phase
     assert d.timeline.events[d.index].phase == "routing"
     assert d.overlay.switch_label(spine02) == want
     labels = {f.name_of(dv): t.text() for dv, t in d.overlay.switch_labels.items()}
