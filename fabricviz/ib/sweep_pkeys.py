@@ -67,10 +67,10 @@ def pkey_sends(routing: "Routing", tables: PKeyTables, before: PKeyTables | None
             add(int(pt.device[p]), int(p), tables.ca[g], before.ca.get(g) if before else None, 2)
     index = {int(g): s for s, g in enumerate(sn.sw_guid.tolist())}
     for (g, num), table in tables.switch_ext.items():
-        s = index.get(int(g))
-        if s is None:
+        si = index.get(int(g))
+        if si is None:
             continue
-        d = int(sn.switches[s])
+        d = int(sn.switches[si])
         first, n = int(t.first_port[d]), int(t.nports[d])
         hit = np.flatnonzero(pt.num[first:first + n] == num)
         if not len(hit):
