@@ -39,6 +39,7 @@ PHASE_TITLES = {
     "lids": "LID assignment (lid_mgr)",
     "routing": "Unicast routing (ucast_mgr)",
     "lft": "LFT distribution",
+    "qos": "QoS setup (SL2VL, VL arbitration)",
     "links": "Link manager",
     "up": "Subnet up",
 }

@@ -25,6 +25,20 @@ def conf_for(path: str | None, fabric: Fabric):
     return design_partitions(fabric.meta)
 
 
+def store_meta(path: str, key: str, value: Any, flag: str = "--store") -> None:
+    """Keep ``value`` as ``meta[key]`` of the fabricviz design file ``path`` (saved atomically);
+    only a fabricviz design file can carry it."""
+    from ..formats.native import load_fabric, save_fabric
+    from ..loaders import detect_format
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        kind = detect_format(fh.read(1 << 16), path)
+    if kind != "native":
+        raise FabricError(f"{path}: {flag} needs a fabricviz design file, not {kind or 'this file'}")
+    design = load_fabric(path)
+    design.meta[key] = value
+    save_fabric(design, path)
+
+
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p = sub.add_parser("partitions", help="InfiniBand partitions (P_Keys) as OpenSM programs them")
     p.add_argument("file")
@@ -72,15 +86,7 @@ def run(args: argparse.Namespace) -> int:
     if args.store:
         if not args.conf:
             raise FabricError("--store needs --conf FILE")
-        from ..formats.native import load_fabric, save_fabric
-        from ..loaders import detect_format
-        with open(args.file, encoding="utf-8", errors="replace") as fh:
-            kind = detect_format(fh.read(1 << 16), args.file)
-        if kind != "native":
-            raise FabricError(f"{args.file}: --store needs a fabricviz design file, not {kind or 'this file'}")
-        design = load_fabric(args.file)          # only a fabricviz design file can carry them
-        design.meta["partitions"] = to_meta(conf)
-        save_fabric(design, args.file)
+        store_meta(args.file, "partitions", to_meta(conf))
     sn = discover(f, args.sm)
     res = resolve(conf, sn)
     tables = compute_tables(sn, res)

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from ..loaders import load_any
+from ..model import FabricError
 
 
 def add_sm_options(p: argparse.ArgumentParser) -> None:
@@ -32,7 +33,10 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p.add_argument("--partitions", metavar="FILE",
                    help="OpenSM partitions.conf for the P_Key tables (default: the design's partitions)")
     p.add_argument("--qos-config", metavar="opensm.conf",
-                   help="QoS options of an OpenSM options file (qos, qos_sl2vl, qos_vlarb_*, ...)")
+                   help="QoS options of an OpenSM options file (qos, qos_sl2vl, qos_vlarb_*, ...); "
+                        "default: the options stored in the design")
+    p.add_argument("--store-qos", action="store_true",
+                   help="save the --qos-config options into the design file (a fabricviz design)")
     p.add_argument("--dump-tables", metavar="OUT",
                    help="write the P_Key, SL2VL and VLArb tables the SM programs (one line a table)")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
@@ -49,13 +53,22 @@ def run(args: argparse.Namespace) -> int:
     if args.qos_config:
         from ..formats import opensm_conf
         qos_options = opensm_conf.load(args.qos_config)
+    if args.store_qos:
+        if not args.qos_config:
+            raise FabricError("--store-qos needs --qos-config opensm.conf")
+        from .partitions import store_meta
+        from ..ib.qos_meta import META_KEY, to_meta
+        store_meta(args.file, META_KEY, to_meta(qos_options), "--store-qos")
     r = routing_for(args)
+    if qos_options is None:              # the options the design carries (fabricviz route --store-qos)
+        from ..ib.qos_meta import design_qos
+        qos_options = design_qos(r.subnet.fabric.meta)
     s = summary(r)
     if args.dump_lfts:
         from ..formats.opensm_lfts import write_lfts
         write_lfts(r, args.dump_lfts)
         s["dump_lfts"] = args.dump_lfts
-    if args.dump_tables or args.partitions or args.qos_config:
+    if args.dump_tables or args.partitions or qos_options is not None:
         from ..ib.qos import compute_qos
         from ..ib.pkeys import design_tables
         pkeys = design_tables(r.subnet, conf)

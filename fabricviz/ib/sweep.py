@@ -93,13 +93,14 @@ class _Clock:
 
 def heavy_sweep(fabric: Fabric, engine: str = "minhop", sm: int | str | None = None, lmc: int = 0,
                 previous: Routing | None = None, trap_port: int | None = None,
-                partitions: Any = None) -> Sweep:
+                partitions: Any = None, qos: Any = None) -> Sweep:
     """Run the subnet manager once and return its event stream and routing.
 
     With ``previous`` (the routing before a change) LIDs are kept and existing
     LFT entries are preserved where still valid; ``trap_port`` names the switch
     port whose link went down (Trap 128). ``partitions``: a PartitionConfig for the
-    P_Key manager (default: the design's partitions.conf; none: the Default partition).
+    P_Key manager (default: the design's partitions.conf; none: the Default partition);
+    ``qos``: QosOptions for the QoS step (default: the design's; none or ``qos FALSE``: no QoS SMPs).
     """
     from .sm import elect
     election = None
@@ -143,7 +144,8 @@ def heavy_sweep(fabric: Fabric, engine: str = "minhop", sm: int | str | None = N
                          data={"engine": r.engine, "routed_by": r.routed_by,
                                "fallback_reason": r.fallback_reason}))
     _lft_blocks(f, r, ev, clk, previous)
-    ev.append(SweepEvent(clk.t, "lft", "banner", BANNERS["unicast"]))
+    _qos(f, r, ev, clk, qos)
+    ev.append(SweepEvent(clk.t, ev[-1].phase, "banner", BANNERS["unicast"]))   # after QoS when it ran
     _links(f, r, ev, clk, already)
     ev.append(SweepEvent(clk.t, "up", "banner", BANNERS["up"],
                          data={"smps": clk.smps, "t_us": clk.t}))
@@ -225,6 +227,58 @@ def _pkeys(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, previous: R
     r.info["pkey_tables"] = tables
     r.info["pkey_blocks_sent"] = len(sends)
     ev.append(SweepEvent(clk.t, "pkeys", "banner", BANNERS["pkeys"], data={"blocks": len(sends)}))
+
+
+def _qos(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, options: Any) -> None:
+    """``osm_qos_setup``: per switch its SL2VL tables (one SMP per (in, out) port pair) and the
+    VLArbitration tables of its up ports, then per CA port its own; nothing with ``qos FALSE``."""
+    from .qos import compute_qos
+    from .qos_meta import design_qos
+    options = options if options is not None else design_qos(f.meta)
+    if options is None or not options.qos:
+        return
+    sn = r.subnet
+    tables = compute_qos(sn, options)
+    r.info["qos_tables"] = tables
+    by_node: dict[int, list[tuple[int, int, int]]] = {}
+    for key in tables.sl2vl:
+        by_node.setdefault(key[0], []).append(key)
+    sent = 0
+    sw_dev = {int(g): int(d) for g, d in zip(sn.sw_guid.tolist(), sn.switches.tolist())}
+    for g, d in sw_dev.items():
+        keys = by_node.get(g, [])
+        ports = sorted(p for (n, p) in tables.ports if n == g)
+        if not keys and not ports:
+            continue
+        arb = sum(_vlarb_blocks(tables.ports[(g, p)]) for p in ports)
+        n = len(keys) + arb
+        sent += n
+        clk.batch(n, 1)
+        first = tables.sl2vl[keys[0]] if keys else ()
+        ev.append(SweepEvent(clk.t, "qos", "qos_tables",
+                             f"SL2VL + VLArb → {f.name_of(d)}: {len(keys)} SL2VL tables (in × out ports), "
+                             f"VL arbitration on {len(ports)} ports; SL→VL {' '.join(str(v) for v in first)}",
+                             devices=(d,), data={"sl2vl": len(keys), "vlarb_ports": len(ports), "smps": n}))
+    pt = f.ports_t
+    for p in sn.ca_ports.tolist():
+        node = int(f.devices_t.guid[int(pt.device[p])])
+        q = tables.ports.get((node, int(pt.num[p])))
+        if q is None:
+            continue
+        n = 1 + _vlarb_blocks(q)
+        sent += n
+        clk.batch(n, 2)
+        vls = tables.sl2vl.get((node, 0, int(pt.num[p])), ())
+        ev.append(SweepEvent(clk.t, "qos", "qos_tables",
+                             f"SL2VL + VLArb → {f.port_name(p)}: {q.oper_vls} data VLs, "
+                             f"SL→VL {' '.join(str(v) for v in vls)}",
+                             devices=(int(pt.device[p]),), ports=(p,), data={"smps": n}))
+    r.info["qos_smps_sent"] = sent
+
+
+def _vlarb_blocks(q: Any) -> int:
+    """VLArbitration SMPs of a port: one per non-empty 32-entry block of the high and low tables."""
+    return sum((len(t) + 31) // 32 for t in (q.vlarb_high, q.vlarb_low))
 
 
 def _path_text(path: tuple[int, ...]) -> str:
