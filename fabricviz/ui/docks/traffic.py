@@ -38,7 +38,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric, FabricError
 from fabricviz.ui.widgets.playback import play_controls, show_playing
+from fabricviz.sim.partitioned import refused_line
 from fabricviz.sim.reach import left_out_line
+from fabricviz.ui.docks.traffic_partition import PartitionPicker
 from fabricviz.sim.run import run_traffic
 from fabricviz.ui.document.document import Document
 from fabricviz.ui.canvas.overlays.traffic import METRICS, ColorScale, LegendBar, scale_for
@@ -62,6 +64,7 @@ class RunChoice:
     engine: str
     duration_s: float
     seed: int
+    partition: str = ""   # InfiniBand partition name ("": the Default partition)
 
     def args(self, fabric: Fabric) -> tuple:
         return (fabric, self.spec, self.model, None if self.routing == "default" else self.routing,
@@ -144,6 +147,10 @@ class TrafficDock(QtWidgets.QDockWidget):
         row.addWidget(QtWidgets.QLabel("seed", body))
         row.addWidget(self.seed_box)
         form.addRow("Duration", row)
+        self.partition_box = PartitionPicker(body)
+        form.addRow("Partition", self.partition_box)
+        self.partition_box.label = form.labelForField(self.partition_box)
+        self.partition_box.refresh(document.fabric)
         lay.addLayout(form)
 
         row = QtWidgets.QHBoxLayout()
@@ -272,6 +279,7 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.status.setText(" · ".join([self._status_main, *self._status_notes.values()]))
 
     def _changed(self, _event: Any) -> None:
+        self.partition_box.refresh(self.fabric)
         if self.result is not None and self.result_fabric is not None:
             self._note("changed", "the design changed since: run again")
 
@@ -282,7 +290,7 @@ class TrafficDock(QtWidgets.QDockWidget):
         model = self.model_box.currentText()     # max-min is one steady-state frame: duration unread
         duration = parse_duration(self.duration_edit.text()) if model == "fluid" else 10e-3
         return RunChoice(self.spec(), model, self.routing_box.currentText(), self.engine_box.currentText(),
-                         duration, self.seed_box.value())
+                         duration, self.seed_box.value(), self.partition_box.value())
 
     def run(self) -> bool:
         """Start a run in the worker with the current controls (False when one is running or
@@ -314,7 +322,9 @@ class TrafficDock(QtWidgets.QDockWidget):
             self._set_status(f"running {choice.spec} ({choice.model}) on {f.name}…")
         args = choice.args(f)
         sm = self.shared_routing(choice.engine)
-        self.document.jobs.submit("traffic", lambda progress: run_traffic(*args, progress=progress, sm=sm),
+        part = choice.partition or None
+        self.document.jobs.submit("traffic", lambda progress: run_traffic(*args, progress=progress, sm=sm,
+                                                                          partition=part),
                                   on_done=self._done, on_error=self._run_failed, on_stale=self._run_stale,
                                   on_progress=self._progress)
 
@@ -448,6 +458,8 @@ class TrafficDock(QtWidgets.QDockWidget):
                     f"{len(res.frames)} frame(s) · {took}")
         if "paused_link_count" in s:
             text += f" · {s['paused_link_count']} link(s) paused"
+        if getattr(res, "refused", ()):         # flows the partition does not allow
+            text += f" · {refused_line(res.refused, f)}"
         left = left_out_line(getattr(res, "left_out", ()))
         if left:                               # the run covers the reachable part; say who is not in it
             text += f" · {left}"
@@ -478,6 +490,7 @@ class TrafficDock(QtWidgets.QDockWidget):
         if own is not None:
             self.configure(**own)
         self.set_playing(False)
+        self.partition_box.refresh(self.fabric)
         self.result = self.result_fabric = self._shown = None
         self._pending = False
         self.scale = None

@@ -1,0 +1,61 @@
+"""The Traffic dock runs in an InfiniBand partition the design carries (P_Key rules)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6 import QtWidgets
+
+from fabricviz.build import k_ary_fat_tree, leaf_spine
+from fabricviz.formats.partitions_conf import loads as conf_loads
+from fabricviz.ib.partitions import to_meta
+from fabricviz.sim.reach import nic_ports
+
+WAIT = 15_000
+
+
+@pytest.fixture
+def window(make_window):
+    return make_window()
+
+
+def _partitioned():
+    f = k_ary_fat_tree(4)
+    g = {}
+    for i in (1, 2, 3):
+        nic = int(f.children_ids(f.find(f"node{i:02d}"))[-1])
+        g[i] = int(f.ports_t.guid[nic_ports(f)[nic]])
+    text = ("Default=0x7fff : ALL=full ;\n"
+            f"storage=0x8002 : 0x{g[1]:x}=full, 0x{g[2]:x}, 0x{g[3]:x} ;\n")
+    f.meta["partitions"] = to_meta(conf_loads(text, "p"))
+    return f
+
+
+def test_partition_choice_shown_only_for_partitioned_ib_designs(window, qtbot):
+    dock = window.traffic_dock
+    box = dock.partition_box
+    window.apply_generated(leaf_spine(2, 1, 2))
+    QtWidgets.QApplication.processEvents()
+    assert box.count() == 0 and not box.isVisibleTo(dock) and not box.label.isVisibleTo(dock)
+    assert dock.choice().partition == ""
+    window.apply_generated(_partitioned())
+    QtWidgets.QApplication.processEvents()
+    assert [box.itemText(i) for i in range(box.count())] == ["Default (0x7fff)", "storage (0x8002)"]
+    assert box.isVisibleTo(dock) and box.label.isVisibleTo(dock)
+
+
+def test_run_in_storage_refuses_the_limited_pair_and_says_so(window, qtbot):
+    dock = window.traffic_dock
+    window.apply_generated(_partitioned())
+    QtWidgets.QApplication.processEvents()
+    dock.configure(workload="alltoall")
+    dock.partition_box.set_value("storage")
+    with qtbot.waitSignal(dock.result_ready, timeout=WAIT):
+        assert dock.run()
+    qtbot.waitUntil(lambda: not dock.running, timeout=WAIT)
+    res = dock.result
+    assert res.partition == "storage (0x8002)"
+    assert len(res.flows) == 4 and len(res.refused) == 2           # 3 members: 6 pairs, node02↔node03 refused
+    text = dock.status.text()
+    assert "2 flows refused by the partition: node02/gpu0 → node03/gpu0 (both limited members of storage (0x8002))" \
+        in text
+    assert "13 hosts unreachable, left out of the run" in text and "(not in partition storage (0x8002))" in text
