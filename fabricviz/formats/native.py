@@ -22,7 +22,7 @@ from ..model.fabric import CHILD_PREFIX, GPU, KIND_CODE, NIC, SERVER
 from ..model.guid import format_guid, parse_guid
 # FileFormatError and one_line are also imported from here by other readers and loaders.py
 from .limits import (F32_MAX, LOCAL_MAX, LOCAL_MIN, MAX_LENGTH_M, TIER_MAX, TIER_MIN, FileFormatError,
-                     check_number, one_line, parse_json)
+                     check_number, one_line, parse_json, strip_bom)
 from .limits import short as _short
 
 FORMAT = "fabricviz"
@@ -209,12 +209,25 @@ def load_fabric(path: str | os.PathLike[str], catalog: Catalog | None = None) ->
 
 
 def loads(text: str, where: str = "<string>", catalog: Catalog | None = None) -> Fabric:
-    return fabric_from_dict(parse_json(text, where), where, catalog)
+    """Read a design from its text: by columns when the reader of :mod:`.native_bulk` vouches
+    for it, else record by record (which names the first problem)."""
+    from .native_bulk import load_columns
+    try:
+        data = json.loads(strip_bom(text))
+    except Exception:        # not JSON (or too deep for json): parse_json below says how, with the line
+        pass
+    else:
+        f = load_columns(data, where, catalog)
+        if f is not None:
+            return f
+    return _Loader(where, catalog).load(parse_json(text, where))
 
 
 def fabric_from_dict(data: Any, where: str = "<data>", catalog: Catalog | None = None) -> Fabric:
-    loader = _Loader(where, catalog)
-    return loader.load(data)
+    """A design from parsed native data (by columns when it can, see :func:`loads`)."""
+    from .native_bulk import load_columns
+    f = load_columns(data, where, catalog)
+    return f if f is not None else _Loader(where, catalog).load(data)
 
 
 _DEVICE_KEYS = ("name", "parent", "local", "kind", "part", "mode", "tier", "x", "y", "guid", "nic")
