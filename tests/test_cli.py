@@ -94,7 +94,12 @@ def test_bundled_demo_matches_generator():
     from fabricviz.build import fat_tree
     from fabricviz.resources import asset_path
     demo = load_fabric(asset_path("demo", "demo-fat-tree.json"))
-    assert demo == fat_tree(levels=2, radix=8, hosts=16, name="demo: 2-level NDR fat tree")
+    made = fat_tree(levels=2, radix=8, hosts=16, name="demo: 2-level NDR fat tree")
+    # the file keeps its own (tiered) positions; opening a file never lays it out again
+    ids = made.device_ids()
+    assert set(demo.devices_t.y[demo.device_ids("server")].tolist()) == {0.0}
+    made.set_positions(ids, demo.devices_t.x[ids], demo.devices_t.y[ids])
+    assert demo == made
 
 
 # ---------------------------------------------------------------------------- refused files

@@ -11,9 +11,9 @@ from ..model import Catalog, Fabric, FabricError, LinkRate, Part
 from ..model.fabric import KIND_CODE, NIC
 from ..model.tech import ETH, IB
 
-#: Vertical distance between tiers in scene units (hosts at y=0, spines above).
+#: Vertical distance between tiers in scene units (the tiered layout: hosts at y=0, spines above).
 TIER_GAP = 260.0
-#: Horizontal pitch of one host (NIC port) at the bottom tier.
+#: Horizontal pitch of one NIC port: the offsets of a server's NICs and GPUs inside its frame.
 HOST_PITCH = 34.0
 
 #: Default cable lengths (m): host to leaf inside a rack row, leaf to spine, spine to core.
@@ -111,13 +111,6 @@ def pad_names(prefix: str, count: int, start: int = 1) -> list[str]:
     return [f"{prefix}{i:0{width}d}" for i in range(start, start + count)]
 
 
-def spread(count: int, left: float, right: float) -> np.ndarray:
-    """``count`` x positions evenly spread over [left, right]."""
-    if count <= 1:
-        return np.full(count, (left + right) / 2)
-    return np.linspace(left, right, count)
-
-
 def add_hosts(fabric: Fabric, count: int, rate: LinkRate, servers: str = "node",
               prefix: str = "node") -> Hosts:
     """Add ``count`` fabric end ports as servers at the bottom tier.
@@ -170,12 +163,12 @@ def switch_ports(fabric: Fabric, ids: np.ndarray, first_num: int, count: int) ->
     return first[:, None] + (first_num - 1) + np.arange(count)[None, :]
 
 
-def add_switches(fabric: Fabric, part: Part, names: list[str], xs: np.ndarray, y: float,
-                 tier: int, mode: str | None = None) -> np.ndarray:
-    kind = part.kind
+def add_switches(fabric: Fabric, part: Part, names: list[str], tier: int,
+                 mode: str | None = None) -> np.ndarray:
+    """Switches of ``part`` at ``tier``, placed later by the generator's auto layout."""
     use_part(fabric, part)
-    return fabric.add_devices(kind, len(names), part.id, names, xs, np.full(len(names), y),
-                              tier=tier, mode=mode, emit=False)
+    return fabric.add_devices(part.kind, len(names), part.id, names, 0.0, 0.0, tier=tier, mode=mode,
+                              emit=False)
 
 
 def finish(fabric: Fabric) -> Fabric:

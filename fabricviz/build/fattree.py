@@ -23,9 +23,9 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..model import Catalog, Fabric, FabricError, LinkRate
-from .common import (CORE_CABLE_M, HOST_CABLE_M, HOST_PITCH, LEAF_CABLE_M, TIER_GAP, add_hosts,
-                     add_switches, check_lid_space, finish, pad_names, parse_ratio, pick_switch,
-                     spread, switch_ports, tech_of)
+from .autolayout import apply_auto_layout
+from .common import (CORE_CABLE_M, HOST_CABLE_M, LEAF_CABLE_M, add_hosts, add_switches, check_lid_space,
+                     finish, pad_names, parse_ratio, pick_switch, switch_ports, tech_of)
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,7 @@ def fat_tree(levels: int = 2, radix: int = 64, hosts: int | None = None, blockin
              parallel: int = 1, fabric: str = "ib", servers: str = "node", switch: str | None = None,
              speed: str | None = None, catalog: Catalog | None = None,
              name: str | None = None) -> Fabric:
-    """Build a fat tree (see module doc). Positions are tiered: hosts at the bottom."""
+    """Build a fat tree (see module doc), laid out by :func:`~.autolayout.auto_layout`."""
     plan = plan_fat_tree(levels, radix, hosts, blocking, parallel)
     tech = tech_of(fabric)
     check_lid_space(tech, plan.hosts, plan.switches)
@@ -131,23 +131,16 @@ def fat_tree(levels: int = 2, radix: int = 64, hosts: int | None = None, blockin
         "plan": asdict(plan), "oversubscription": {"leaf": plan.blocking}}
     host = add_hosts(f, plan.hosts, rate, servers)
     # ---- leaves, hosts in order
-    leaf_x = (np.arange(plan.leaves) * plan.down + (plan.down - 1) / 2) * HOST_PITCH
-    leaves = add_switches(f, sw, pad_names("leaf", plan.leaves), leaf_x, -TIER_GAP, 1, mode)
+    leaves = add_switches(f, sw, pad_names("leaf", plan.leaves), 1, mode)
     lp = switch_ports(f, leaves, 1, plan.down).ravel()[: plan.hosts]
     f.add_cables(host.nic_ports, lp, HOST_CABLE_M, emit=False)
     n_up = plan.up // plan.parallel
-    width = max(float(leaf_x[-1] - leaf_x[0]), HOST_PITCH * 4)
-    x0 = float(leaf_x[0])
     if levels == 2:
-        spines = add_switches(f, sw, pad_names("spine", plan.spines),
-                              spread(plan.spines, x0, x0 + width), -2 * TIER_GAP, 2, mode)
+        spines = add_switches(f, sw, pad_names("spine", plan.spines), 2, mode)
         _join(f, leaves, spines, plan.down, plan.parallel, LEAF_CABLE_M, group=None)
     else:
-        agg_x = np.concatenate([spread(n_up, *_pod_span(leaf_x, p, plan.leaves_per_pod))
-                                for p in range(plan.pods)])
-        aggs = add_switches(f, sw, pad_names("spine", plan.spines), agg_x, -2 * TIER_GAP, 2, mode)
-        cores = add_switches(f, sw, pad_names("core", plan.cores),
-                             spread(plan.cores, x0, x0 + width), -3 * TIER_GAP, 3, mode)
+        aggs = add_switches(f, sw, pad_names("spine", plan.spines), 2, mode)
+        cores = add_switches(f, sw, pad_names("core", plan.cores), 3, mode)
         half = radix // 2
         for pod in range(plan.pods):
             pl = leaves[pod * plan.leaves_per_pod:(pod + 1) * plan.leaves_per_pod]
@@ -160,12 +153,7 @@ def fat_tree(levels: int = 2, radix: int = 64, hosts: int | None = None, blockin
         core_idx = j[:, None] * half + np.arange(half)[None, :]
         core_ports = f.devices_t.first_port[cores[core_idx]].astype(np.int64) + pod[:, None]
         f.add_cables(agg_up.ravel(), core_ports.ravel(), CORE_CABLE_M, emit=False)
-    return finish(f)
-
-
-def _pod_span(leaf_x: np.ndarray, pod: int, per: int) -> tuple[float, float]:
-    xs = leaf_x[pod * per:(pod + 1) * per]
-    return float(xs[0]), float(xs[-1])
+    return finish(apply_auto_layout(f))
 
 
 def _join(f: Fabric, lower: np.ndarray, upper: np.ndarray, first_up: int, parallel: int,

@@ -25,9 +25,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from ..ib.sharp import sharp_mask
 from ..ib.tiers import device_tiers, switch_mask
 from ..model import Fabric
-from ..model.fabric import KIND_CODE, SERVER
+from ..model.fabric import KIND_CODE, NIC
 from ..model.tech import rates_gbps
 
 #: Names given to the top tier by how many switch tiers the fabric has.
@@ -100,6 +101,30 @@ def _tier_name(names: list[str], count: int, tier: int) -> str:
     return f"{count} {base}{'' if base.endswith('s') else 's'}"
 
 
+#: Most channel adapters one server has; more sharing a host name are not one server.
+MAX_ADAPTERS = 16
+
+
+def host_systems(f: Fabric, hosts: np.ndarray) -> np.ndarray:
+    """Per device id, the server each end device of mask ``hosts`` belongs to (-1: not a host).
+
+    A server is its own; the channel adapters of an imported fabric (top-level NICs) named
+    ``"<host> <adapter>"``, as ibnetdiscover's node descriptions are (``"dgx01 mlx5_3"``), share
+    the lowest id among their host's adapters, so a DGX's eight HCAs stay one server.
+    """
+    t = f.devices_t
+    system = np.where(hosts, np.arange(t.n), -1)
+    by_host: dict[str, list[int]] = {}
+    for d in np.flatnonzero(hosts & (t.kind == KIND_CODE[NIC])).tolist():
+        words = f.name_of(d).split(None, 1)
+        if len(words) == 2:
+            by_host.setdefault(words[0], []).append(d)
+    for members in by_host.values():
+        if 2 <= len(members) <= MAX_ADAPTERS:
+            system[members] = min(members)
+    return system
+
+
 def find_groups(f: Fabric) -> Grouping:
     """Pods, the top tier and host blocks of ``f`` (see the module doc)."""
     t = f.devices_t
@@ -117,10 +142,17 @@ def find_groups(f: Fabric) -> Grouping:
     kinds: list[str] = []
     # pods: components of the switches below the top tier (all switches when there is one tier)
     below = sw & (tier >= 1) & ((tier < top_tier) | (top_tier <= 1))
-    server = top_level & (t.kind == KIND_CODE[SERVER])
-    # servers join the leaves they hang under (a rail-optimised unit's 8 rail leaves are one pod)
+    # end devices: servers, and the channel adapters an imported fabric has (no server around
+    # them); a SHARP aggregation node is part of its switch, not a host
+    server = top_level & ~sw & ~sharp_mask(f)
+    system = host_systems(f, server)
+    # servers join the leaves they hang under (a rail-optimised unit's 8 rail leaves are one pod),
+    # the adapters of one imported server join each other
     keep = (below[a] | server[a]) & (below[b] | server[b])
-    g = sp.coo_matrix((np.ones(int(keep.sum())), (a[keep], b[keep])), shape=(n, n)).tocsr()
+    same = np.flatnonzero(server & (system != np.arange(n)))
+    g = sp.coo_matrix((np.ones(int(keep.sum()) + len(same)),
+                       (np.concatenate([a[keep], same]), np.concatenate([b[keep], system[same]]))),
+                      shape=(n, n)).tocsr()
     _, comp = connected_components(g, directed=False)
     pod_sw = np.flatnonzero(below)
     if len(pod_sw):
@@ -157,16 +189,20 @@ def find_groups(f: Fabric) -> Grouping:
     block_size = np.zeros(0, np.int64)
     block_group = np.zeros(0, np.int64)
     if len(hs):
-        pair = np.unique(np.stack([hs, hl], axis=1), axis=0)
+        pair = np.unique(np.stack([system[hs], hl], axis=1), axis=0)
         hs, hl = pair[:, 0], pair[:, 1]
-        servers, start = np.unique(hs, return_index=True)
-        # a server's signature: the sorted tuple of its leaves
+        systems, start = np.unique(hs, return_index=True)
+        # a server's signature: the sorted tuple of its (its system's) leaves
         sigs = [tuple(x) for x in np.split(hl, start[1:])]
         sig_index: dict[tuple[int, ...], int] = {}
-        blk = np.empty(len(servers), np.int64)
+        blk = np.empty(len(systems), np.int64)
         for i, s in enumerate(sigs):
             blk[i] = sig_index.setdefault(s, len(sig_index))
-        block[servers] = blk
+        sys_block = np.full(n, -1, np.int64)
+        sys_block[systems] = blk
+        servers = np.flatnonzero(server & (sys_block[np.maximum(system, 0)] >= 0) & (system >= 0))
+        block[servers] = sys_block[system[servers]]
+        blk = block[servers]
         block_size = np.bincount(blk, minlength=len(sig_index)).astype(np.int64)
         leaves = list(sig_index)
         block_group = np.array([group[s[0]] for s in leaves], np.int64)
@@ -281,4 +317,5 @@ def bundle(f: Fabric, node: np.ndarray, cids: np.ndarray | None = None) -> Bundl
                    cables=cids[sel][order], cable_ids=cids, of_cable=of)
 
 
-__all__ = ["Bundles", "Grouping", "TOP_NAMES", "bundle", "cable_gbps", "cable_tops", "find_groups"]
+__all__ = ["Bundles", "Grouping", "MAX_ADAPTERS", "TOP_NAMES", "bundle", "cable_gbps", "cable_tops", "find_groups",
+           "host_systems"]

@@ -1,6 +1,7 @@
-"""Auto-layout: tiered for fat trees and leaf-spines, force-directed for irregular designs.
+"""Layouts: auto (pods in a grid filling a screen, :mod:`.autolayout`), tiered (one row per
+tier, for small teaching designs), force-directed for irregular designs.
 
-Both return ``(ids, xs, ys)`` for every live device (GPUs and NICs keep their
+All return ``(ids, xs, ys)`` for every live device (GPUs and NICs keep their
 offset from their server), ready for ``Fabric.set_positions`` (the GUI wraps it
 in one undo command). Only top-level devices are placed; a server stands for
 its NICs' cables.
@@ -13,6 +14,8 @@ import numpy as np
 
 from ..model import Fabric
 from ..model.fabric import KIND_CODE, SERVER
+from .autolayout import auto_layout
+from .autolayout import with_children as _with_children
 from .common import HOST_PITCH, TIER_GAP
 
 
@@ -26,20 +29,6 @@ def _top_graph(f: Fabric) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     u = top_of[pt.device[ct.port_a[cids]]]
     v = top_of[pt.device[ct.port_b[cids]]]
     return tops, u, v
-
-
-def _with_children(f: Fabric, tops: np.ndarray, xs: np.ndarray, ys: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    t = f.devices_t
-    kids = np.flatnonzero(t.alive & (t.parent >= 0))
-    pos = {int(d): i for i, d in enumerate(tops)}
-    idx = np.array([pos.get(int(p), -1) for p in t.parent[kids]], dtype=np.int64)
-    ok = idx >= 0
-    kids, idx = kids[ok], idx[ok]
-    par = t.parent[kids]
-    kx = xs[idx] + (t.x[kids] - t.x[par])
-    ky = ys[idx] + (t.y[kids] - t.y[par])
-    return (np.concatenate([tops, kids]), np.concatenate([xs, kx]), np.concatenate([ys, ky]))
 
 
 def tiers(f: Fabric) -> dict[int, int]:
@@ -125,3 +114,6 @@ def force_layout(f: Fabric, seed: int = 0, scale: float | None = None
     xs = np.array([pos[int(d)][0] for d in tops])
     ys = np.array([pos[int(d)][1] for d in tops])
     return _with_children(f, tops, np.round(xs / 10) * 10, np.round(ys / 10) * 10)
+
+
+__all__ = ["auto_layout", "force_layout", "tiered_layout", "tiers"]

@@ -14,9 +14,9 @@ import math
 import numpy as np
 
 from ..model import Catalog, Fabric, FabricError, LinkRate
-from .common import (CORE_CABLE_M, HOST_CABLE_M, HOST_PITCH, LEAF_CABLE_M, TIER_GAP, add_hosts,
-                     add_switches, check_lid_space, finish, pad_names, parse_ratio, pick_switch,
-                     spread, switch_ports, tech_of)
+from .autolayout import apply_auto_layout
+from .common import (CORE_CABLE_M, HOST_CABLE_M, LEAF_CABLE_M, add_hosts, add_switches, check_lid_space,
+                     finish, pad_names, parse_ratio, pick_switch, switch_ports, tech_of)
 from .fattree import _join
 
 
@@ -79,21 +79,16 @@ def leaf_spine(leaves: int, spines: int, hosts_per_leaf: int, uplinks: int | Non
     all_leaves, all_spines = [], []
     for pod in range(pods):
         base = pod * leaves * hosts_per_leaf
-        lx = (base + np.arange(leaves) * hosts_per_leaf + (hosts_per_leaf - 1) / 2) * HOST_PITCH
         prefix = f"pod{pod + 1}-" if pods > 1 else ""
-        lv = add_switches(f, leaf_sw, pad_names(prefix + "leaf", leaves), lx, -TIER_GAP, 1, mode(leaf_sw))
+        lv = add_switches(f, leaf_sw, pad_names(prefix + "leaf", leaves), 1, mode(leaf_sw))
         hp = switch_ports(f, lv, 1, hosts_per_leaf).ravel()
         f.add_cables(host.nic_ports[base: base + leaves * hosts_per_leaf], hp, HOST_CABLE_M, emit=False)
-        x0, x1 = float(lx[0]), float(lx[-1]) if leaves > 1 else float(lx[0]) + HOST_PITCH * 4
-        sp = add_switches(f, spine_sw, pad_names(prefix + "spine", spines), spread(spines, x0, x1),
-                          -2 * TIER_GAP, 2, mode(spine_sw))
+        sp = add_switches(f, spine_sw, pad_names(prefix + "spine", spines), 2, mode(spine_sw))
         _join(f, lv, sp, hosts_per_leaf, parallel, LEAF_CABLE_M, group=None)
         all_leaves.append(lv)
         all_spines.append(sp)
     if super_spines:
         spines_all = np.concatenate(all_spines)
-        width = n_hosts * HOST_PITCH
-        top = add_switches(f, top_sw, pad_names("superspine", super_spines),
-                           spread(super_spines, 0.0, width), -3 * TIER_GAP, 3, mode(top_sw))
+        top = add_switches(f, top_sw, pad_names("superspine", super_spines), 3, mode(top_sw))
         _join(f, spines_all, top, leaves * parallel, 1, CORE_CABLE_M, group=None)
-    return finish(f)
+    return finish(apply_auto_layout(f))

@@ -14,8 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..model import Catalog, Fabric, FabricError, LinkRate
-from .common import (HOST_CABLE_M, HOST_PITCH, LEAF_CABLE_M, TIER_GAP, add_hosts, add_switches,
-                     check_lid_space, finish, pad_names, pick_switch, spread, switch_ports, tech_of)
+from .autolayout import apply_auto_layout
+from .common import (HOST_CABLE_M, LEAF_CABLE_M, add_hosts, add_switches, check_lid_space, finish,
+                     pad_names, pick_switch, switch_ports, tech_of)
 from .fattree import _join
 
 NODES_PER_SU = 32
@@ -57,16 +58,13 @@ def rail_optimized(units: int = 1, fabric: str = "ib", speed: str | None = None,
     for u in range(units):
         host = add_hosts(f, nodes_per_unit * RAILS, rate, "dgx", prefix=f"su{u + 1}-dgx")
         # host ports come node-major: node n, NIC r → index n*8 + r
-        base_x = u * NODES_PER_SU * RAILS * HOST_PITCH
-        xs = base_x + (np.arange(RAILS) + 0.5) * NODES_PER_SU * HOST_PITCH
         names = [f"su{u + 1}-rail{r}" for r in range(RAILS)]
-        lv = add_switches(f, sw, names, xs, -TIER_GAP, 1, mode)
+        lv = add_switches(f, sw, names, 1, mode)
         nic_ports = host.nic_ports.reshape(nodes_per_unit, RAILS)        # (node, rail)
         leaf_ports = switch_ports(f, lv, 1, nodes_per_unit)              # (rail, node)
         f.add_cables(nic_ports.T.ravel(), leaf_ports.ravel(), HOST_CABLE_M, emit=False)
         leaves_all.append(lv)
     leaves = np.concatenate(leaves_all)
-    width = units * NODES_PER_SU * RAILS * HOST_PITCH
-    sp = add_switches(f, sw, pad_names("spine", spines), spread(spines, 0.0, width), -2 * TIER_GAP, 2, mode)
+    sp = add_switches(f, sw, pad_names("spine", spines), 2, mode)
     _join(f, leaves, sp, NODES_PER_SU, parallel, LEAF_CABLE_M, group=None)
-    return finish(f)
+    return finish(apply_auto_layout(f))

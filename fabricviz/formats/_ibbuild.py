@@ -17,7 +17,8 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import shortest_path
 
-from ..build.common import HOST_PITCH, TIER_GAP, finish, lid_space_problem
+from ..build.autolayout import apply_auto_layout
+from ..build.common import finish, lid_space_problem
 from ..model import UNICAST_LIDS, Catalog, Fabric, FabricError, LinkRate, Part
 from ..model.fabric import IB_SWITCH, KIND_CODE, NIC
 from ..model.guid import format_guid
@@ -28,7 +29,6 @@ from .ibnetdiscover import (_HDR, _LOCAL_LID, _PORT, MAX_LMC, MAX_PORTS, SHARP_D
 
 #: Rate of a link whose file line gives none (ibsim's default: 4x SDR).
 DEFAULT_RATE = LinkRate(IB, "SDR", 4)
-SWITCH_PITCH = 90.0
 
 
 def _max_rate(a: LinkRate | None, b: LinkRate | None) -> LinkRate | None:
@@ -213,9 +213,10 @@ def _file_lids(topo: Topology) -> tuple[dict[str, int], int]:
 
 
 def _layout(f: Fabric, dev: np.ndarray, pa: np.ndarray, pb: np.ndarray, an: np.ndarray) -> None:
-    """Tiers (hosts 0, switches 1 + hops from a switch with hosts) and a barycentric x per tier.
+    """Tiers (hosts 0, switches 1 + hops from a switch with hosts), then the auto layout (pods in a
+    grid, hosts under their leaves: :func:`fabricviz.build.autolayout.auto_layout`).
 
-    SHARP aggregation nodes are not hosts: they sit just below their switch, at its tier.
+    SHARP aggregation nodes are not hosts: they take their switch's tier and sit just above it.
     """
     t, pt = f.devices_t, f.ports_t
     n = len(dev)
@@ -243,39 +244,9 @@ def _layout(f: Fabric, dev: np.ndarray, pa: np.ndarray, pb: np.ndarray, an: np.n
     owner[a[an[a] & sw[b]]] = b[an[a] & sw[b]]
     owner[b[an[b] & sw[a]]] = a[an[b] & sw[a]]
     tier[an & (owner >= 0)] = tier[owner[an & (owner >= 0)]]
-    x = np.zeros(n)
-    placed = ~an
-    top = int(tier[placed].max()) if placed.any() else 0
-    sizes = {k: int(((tier == k) & placed).sum()) for k in range(top + 1)}
-    width = max(sizes.get(0, 0) * HOST_PITCH, max(sizes.values()) * SWITCH_PITCH, HOST_PITCH)
-
-    def place(k: int, ref: int | None) -> None:
-        sel = np.flatnonzero((tier == k) & placed)
-        if not len(sel):
-            return
-        key = np.full(n, np.inf)
-        if ref is not None:
-            e_here = np.concatenate([a, b])
-            e_there = np.concatenate([b, a])
-            m = (tier[e_here] == k) & placed[e_here] & (tier[e_there] == ref) & placed[e_there]
-            s = np.bincount(e_here[m], weights=x[e_there[m]], minlength=n)
-            c = np.bincount(e_here[m], minlength=n)
-            key = np.where(c > 0, s / np.maximum(c, 1), np.inf)
-        order = sel[np.lexsort((sel, key[sel]))]
-        x[order] = (np.arange(len(order)) + 0.5) * width / len(order)
-
-    # leaves in file order, hosts under their leaves, then each tier above over the one below
-    place(1, None)
-    place(0, 1 if sizes.get(1) else None)
-    for k in range(2, top + 1):
-        place(k, k - 1)
-    y = -TIER_GAP * tier.astype(float)
-    has = an & (owner >= 0)
-    x[has] = x[owner[has]] + 24.0
-    y[has] = y[owner[has]] + 60.0
     for k in np.unique(tier).tolist():
         f.set_tier(dev[tier == k], int(k))
-    f.set_positions(dev, x, y)
+    apply_auto_layout(f)
 
 
 def check_lid_space(topo: Topology, links: list, where: str, problems: list[str]) -> int:

@@ -332,6 +332,7 @@ def _foreign_parts(nodes: list[_graph.Node], cnames: list[str], links: list, por
                                       f"both map to port {num}")
     parts: dict[str, dict] = {}
     col = {0: 0, 1: 0}
+    placed = any("x" in n.attrs for n in nodes)     # none: the importer's auto layout places them
     for cn, n in zip(cnames, nodes):
         a = n.attrs
         nports = max(ports_used[cn], default=1)
@@ -345,8 +346,9 @@ def _foreign_parts(nodes: list[_graph.Node], cnames: list[str], links: list, por
                                    "notes": f"Imported from a containerlab topology (kind {a['clab_kind']}); "
                                             "figures unknown.", "port": "400GbE", "ports": nports})
         t = int(a["tier"])
-        a.setdefault("x", 90.0 * col[t])
-        a.setdefault("y", -260.0 * t + 0.0)
+        if placed:          # a lab with some positions: the others in rows by tier beside them
+            a.setdefault("x", 90.0 * col[t])
+            a.setdefault("y", -260.0 * t + 0.0)
         col[t] += 1
     return list(parts.values())
 

@@ -51,8 +51,13 @@ def device_tiers(fabric: Fabric) -> np.ndarray:
         g = switch_graph(fabric, a, b, sw)
         tiers = np.where(t.alive & ~sw, 0, -1)
         if leafy.any():
-            dist = shortest_path(g, unweighted=True, directed=False, indices=np.flatnonzero(leafy))
-            best = dist.min(axis=0)
+            # one search from a virtual node joined to every leaf (not one row per leaf: a dense
+            # leaves × devices matrix is gigabytes on a big hand-made design)
+            n = t.n
+            leaves = np.flatnonzero(leafy)
+            extra = sp.coo_matrix((np.ones(len(leaves)), (np.full(len(leaves), n), leaves)), shape=(n + 1, n + 1))
+            g1 = sp.bmat([[g, None], [None, sp.csr_matrix((1, 1))]], format="csr") + extra.tocsr()
+            best = shortest_path(g1, unweighted=True, directed=False, indices=[n])[0, :n] - 1
             ok = sw & np.isfinite(best)
             tiers[ok] = best[ok].astype(np.int64) + 1
     if an.any():

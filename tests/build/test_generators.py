@@ -142,17 +142,20 @@ def test_rail_optimized_unit():
         rail_optimized(units=3)
 
 
-def test_positions_are_tiered():
-    f = fat_tree(levels=3, radix=4)
+def test_positions_are_the_auto_layout():
+    f = fat_tree(levels=3, radix=4)                  # 4 pods of 2 leaves + 2 aggregation switches
     t = f.devices_t
-    y_by_tier = {tier: set(np.round(t.y[t.tier == tier]).tolist()) for tier in (1, 2, 3)}
-    assert y_by_tier[1] == {-260.0} and y_by_tier[2] == {-520.0} and y_by_tier[3] == {-780.0}
+    y_by_tier = {tier: set(t.y[t.tier == tier].tolist()) for tier in (1, 2, 3)}
+    # one row per tier: the 4 pods side by side, the cores above them
+    assert all(len(v) == 1 for v in y_by_tier.values())
+    assert min(y_by_tier[1]) > min(y_by_tier[2]) > min(y_by_tier[3])
     servers = f.device_ids("server")
-    assert (t.y[servers] == 0).all()
+    assert (t.y[servers] > min(y_by_tier[1])).all()
     # hosts sit under their leaf: a leaf's x is the mean of its hosts'
     leaf = f.device("leaf01")
     hx = [p.peer.device.x for p in leaf.ports[:2]]
     assert leaf.x == pytest.approx(np.mean(hx))
+    assert [f.device(f"leaf0{i}").x < f.device(f"leaf0{i + 1}").x for i in range(1, 8)] == [True] * 7
 
 
 @pytest.mark.parametrize("bad,msg", [

@@ -107,3 +107,25 @@ def test_empty_and_switchless_designs():
     f.add_servers("NODE-1G-NDR", ["lonely"], [0.0], [0.0])
     g = find_groups(f)
     assert g.names == ("hosts (1)",)
+
+
+def test_imported_adapters_are_hosts_and_a_servers_adapters_one_block():
+    from fabricviz.build.groups import MAX_ADAPTERS, host_systems
+    from fabricviz.formats.ibnetdiscover import loads
+    from fabricviz.formats.ibnetdiscover_export import export_ibnetdiscover
+    f = loads(export_ibnetdiscover(rail_optimized(4)), "rail4.ibnetdiscover")   # CAs "su1-dgx01 mlx5_0"
+    g = find_groups(f)
+    assert g.names == ("su1", "su2", "su3", "su4", "16 spines")
+    assert g.block_size.tolist() == [256] * 4 and g.block_names == ("su1", "su2", "su3", "su4")
+    nics = f.device_ids("nic")
+    system = host_systems(f, np.isin(np.arange(f.devices_t.n), nics))
+    assert len(np.unique(system[nics])) == 128
+    assert system[f.find("su2-dgx05 mlx5_7")] == f.find("su2-dgx05 mlx5_0")
+    # one adapter a host (node001 mlx5_0 …): each its own server, a block per leaf
+    k8 = loads(export_ibnetdiscover(k_ary_fat_tree(8)), "k8.ibnetdiscover")
+    g8 = find_groups(k8)
+    assert g8.n_blocks == 32 and g8.block_size.tolist() == [4] * 32 and g8.kinds == ("pod",) * 8 + ("top",)
+    # more adapters under one host word than a server has: not one server
+    many = Fabric()
+    ids = many.add_devices("nic", MAX_ADAPTERS + 1, "CX7-1P", [f"localhost HCA-{i}" for i in range(17)], 0.0, 0.0)
+    assert (host_systems(many, np.isin(np.arange(many.devices_t.n), ids))[ids] == ids).all()

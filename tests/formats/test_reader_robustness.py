@@ -10,9 +10,11 @@ import re
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from fabricviz.build import fat_tree
+from fabricviz.build.autolayout import with_children
 from fabricviz.cli import main
 from fabricviz.formats import clab, dot, gml, graphml, native, netjson
 from fabricviz.loaders import load_any
@@ -25,8 +27,12 @@ DEEP = 100_000
 
 @pytest.fixture(scope="module")
 def seeds() -> dict[str, str]:
-    """The text of one small design (a DGX server, six switches, 16 cables) in every format."""
+    """The text of one small design (a DGX server, six switches, 16 cables) in every format,
+    placed by hand in rows (the anchors below name node01 at (119, 0), leaf01 at (17, -260))."""
     f = fat_tree(2, 4, servers="dgx")
+    tops = np.array([f.find(n) for n in ("node01", "leaf01", "leaf02", "leaf03", "leaf04", "spine01", "spine02")])
+    f.set_positions(*with_children(f, tops, np.array([119.0, 17, 85, 153, 221, 17, 221]),
+                                   np.array([0.0, -260, -260, -260, -260, -520, -520])))
     return {ext: mod.dumps(f) for ext, mod in WRITERS.items()}
 
 

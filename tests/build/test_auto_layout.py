@@ -1,0 +1,247 @@
+"""The auto layout fills a screen-shaped area: pods in a grid, hosts wrapped under their leaves,
+the top tier above, for every generator output and for imported fabrics; Design ▸ Auto Layout is
+one undo step."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.spatial import cKDTree
+
+from fabricviz.build import fat_tree, leaf_spine, rail_optimized
+from fabricviz.build.autolayout import auto_layout, device_rects
+from fabricviz.build.groups import cable_tops, find_groups
+from fabricviz.formats.ibnetdiscover import loads
+from fabricviz.formats.ibnetdiscover_export import export_ibnetdiscover
+from fabricviz.ib.tiers import switch_mask
+from fabricviz.model import Fabric
+
+DESIGNS = {
+    **{f"fat-tree-3l-r{r}": (lambda r=r: fat_tree(3, r)) for r in (4, 8, 16, 24, 32, 48)},
+    **{f"fat-tree-2l-r{r}": (lambda r=r: fat_tree(2, r)) for r in (8, 16, 32, 48, 64)},
+    "fat-tree-3l-r16-2:1": lambda: fat_tree(3, 16, blocking="2:1"),
+    "fat-tree-2l-r32-3:1": lambda: fat_tree(2, 32, blocking="3:1"),
+    "fat-tree-3l-r16-p2": lambda: fat_tree(3, 16, parallel=2),
+    "fat-tree-2l-r16-p2": lambda: fat_tree(2, 16, parallel=2),
+    "fat-tree-2l-r8-dgx": lambda: fat_tree(2, 8, servers="dgx"),
+    "leaf-spine-16x8": lambda: leaf_spine(16, 8, 16),
+    "leaf-spine-super-spines": lambda: leaf_spine(16, 8, 16, super_spines=4),
+    "leaf-spine-4-pods": lambda: leaf_spine(8, 4, 8, super_spines=4, pods=4),
+    **{f"rail-{u}su": (lambda u=u: rail_optimized(u)) for u in (1, 2, 4, 8)},
+    "imported-rail-4su": lambda: loads(export_ibnetdiscover(rail_optimized(4)), "rail4.ibnetdiscover"),
+    "imported-fat-tree-3l-r8": lambda: loads(export_ibnetdiscover(fat_tree(3, 8)), "k8.ibnetdiscover"),
+}
+
+
+@pytest.fixture(scope="module")
+def designs():
+    """Each design built once for the module (radix 48 is 85k devices)."""
+    cache: dict[str, Fabric] = {}
+
+    def get(name: str) -> Fabric:
+        if name not in cache:
+            cache[name] = DESIGNS[name]()
+        return cache[name]
+    return get
+
+
+def tops_and_rects(f: Fabric) -> tuple[np.ndarray, np.ndarray]:
+    t = f.devices_t
+    tops = np.flatnonzero(t.alive & (t.parent < 0))
+    return tops, device_rects(f, tops)
+
+
+def overlapping_pairs(r: np.ndarray) -> np.ndarray:
+    """Pairs (i, j) of rectangles [4, n] whose insides meet (touching edges do not count)."""
+    centre = np.stack([(r[0] + r[2]) / 2, (r[1] + r[3]) / 2], axis=1)
+    reach = 2 * float(np.hypot((r[2] - r[0]) / 2, (r[3] - r[1]) / 2).max())
+    p = cKDTree(centre).query_pairs(reach, output_type="ndarray")
+    i, j = p[:, 0], p[:, 1]
+    hit = (r[0, i] < r[2, j]) & (r[0, j] < r[2, i]) & (r[1, i] < r[3, j]) & (r[1, j] < r[3, i])
+    return p[hit]
+
+
+def in_pod_boxes(g, tops: np.ndarray, r: np.ndarray) -> list[np.ndarray]:
+    """Per pod / rack: which other top-level devices' rectangles meet the pod's bounding box."""
+    gr = g.group[tops]
+    out = []
+    for p in (i for i, k in enumerate(g.kinds) if k in ("pod", "rack")):
+        m = gr == p
+        box = r[0][m].min(), r[1][m].min(), r[2][m].max(), r[3][m].max()
+        out.append((gr != p) & (r[0] < box[2]) & (box[0] < r[2]) & (r[1] < box[3]) & (box[1] < r[3]))
+    return out
+
+
+@pytest.mark.parametrize("name", list(DESIGNS))
+def test_layout_fills_a_screen_with_pods_hosts_under_leaves_and_tiers_above(designs, name):
+    f = designs(name)
+    g = find_groups(f)
+    t = f.devices_t
+    tops, r = tops_and_rects(f)
+    col = np.full(t.n, -1, np.int64)
+    col[tops] = np.arange(len(tops))
+    # a screen-shaped box, as the canvas fits it
+    aspect = (r[2].max() - r[0].min()) / (r[3].max() - r[1].min())
+    assert 1 / 2.5 <= aspect <= 2.5, aspect
+    # nothing drawn on top of anything else
+    assert len(overlapping_pairs(r)) == 0
+    # every host below every leaf it is cabled to, and under the leaves of its block (servers
+    # sharing the same leaves), give or take half the block's own spread
+    sw = switch_mask(f)
+    _, a, b = cable_tops(f)
+    host = g.top_level & ~sw & (g.block >= 0)
+    leaf = sw & (g.tier == 1)
+    m = host[a] & leaf[b]
+    hs, hl = np.concatenate([a[m], b[host[b] & leaf[a]]]), np.concatenate([b[m], a[host[b] & leaf[a]]])
+    assert host.sum() > 0 and set(hs.tolist()) == set(np.flatnonzero(host).tolist())
+    assert (r[1, col[hs]] > r[3, col[hl]]).all()
+    cx = (r[0] + r[2]) / 2
+    hosts = np.flatnonzero(host)
+    blk = g.block[hosts]
+    spread = np.full(g.n_blocks, -np.inf)
+    np.maximum.at(spread, blk, cx[col[hosts]])
+    low = np.full(g.n_blocks, np.inf)
+    np.minimum.at(low, blk, cx[col[hosts]])
+    spread = (spread - low) / 2 + 0.5
+    left = np.full(g.n_blocks, np.inf)
+    right = np.full(g.n_blocks, -np.inf)
+    np.minimum.at(left, g.block[hs], r[0, col[hl]])
+    np.maximum.at(right, g.block[hs], r[2, col[hl]])
+    assert ((cx[col[hosts]] >= (left - spread)[blk]) & (cx[col[hosts]] <= (right + spread)[blk])).all()
+    # each pod a block of its own: no other device's rectangle inside a pod's box
+    kinds = np.array(g.kinds + ("",), dtype=object)
+    gk = kinds[g.group[tops]]
+    gr = g.group[tops]
+    pods = [i for i, k in enumerate(g.kinds) if k in ("pod", "rack")]
+    for p, intruders in zip(pods, in_pod_boxes(g, tops, r)):
+        assert not intruders.any(), g.names[p]
+    # a pod's upper tiers above its leaves; the top tier above every pod
+    for p in pods:
+        mine = gr == p
+        ups = mine & sw[tops] & (g.tier[tops] >= 2)
+        if ups.any():
+            assert r[3][ups].max() < r[1][mine & (g.tier[tops] == 1) & sw[tops]].min()
+    top = gk == "top"
+    if top.any():
+        assert r[3][top].max() < r[1][np.isin(gk, ("pod", "rack"))].min()
+    # the generator's / importer's positions are this layout, and it is deterministic
+    ids, xs, ys = auto_layout(f)
+    assert sorted(ids.tolist()) == f.device_ids().tolist()
+    assert np.array_equal(xs.astype(np.float32), t.x[ids]) and np.array_equal(ys.astype(np.float32), t.y[ids])
+    ids2, xs2, ys2 = auto_layout(f)
+    assert np.array_equal(ids, ids2) and xs.tobytes() == xs2.tobytes() and ys.tobytes() == ys2.tobytes()
+
+
+def grid_shape(f: Fabric) -> tuple[int, int]:
+    """(columns, rows) of the pod grid: distinct leaf-row x-centres of pods, distinct pod tops."""
+    g = find_groups(f)
+    t = f.devices_t
+    pods = [i for i, k in enumerate(g.kinds) if k in ("pod", "rack")]
+    leaf = switch_mask(f) & (g.tier == 1)
+    tops = np.array([t.y[leaf & (g.group == p)].min() for p in pods])
+    lefts = np.array([t.x[leaf & (g.group == p)].min() for p in pods])
+    return len(set(lefts.round(3).tolist())), len(set(tops.round(3).tolist()))
+
+
+@pytest.mark.parametrize("name, shape", [
+    ("fat-tree-3l-r4", (4, 1)), ("fat-tree-3l-r16", (4, 4)), ("fat-tree-3l-r32", (4, 8)),
+    ("fat-tree-2l-r16", (8, 2)), ("fat-tree-2l-r64", (16, 4)), ("leaf-spine-16x8", (8, 2)),
+    ("leaf-spine-4-pods", (2, 2)), ("rail-4su", (2, 2)), ("rail-8su", (4, 2)), ("imported-rail-4su", (2, 2)),
+])
+def test_pods_form_a_grid(designs, name, shape):
+    assert grid_shape(designs(name)) == shape
+
+
+def test_rail_units_are_pods_with_their_nodes_under_the_eight_rails(designs):
+    f = designs("rail-4su")
+    t = f.devices_t
+    rails = [f.find(f"su2-rail{i}") for i in range(8)]
+    assert len(set(t.y[rails].tolist())) == 1 and list(np.argsort(t.x[rails])) == list(range(8))
+    nodes = [f.find(f"su2-dgx{i:02d}") for i in range(1, 33)]
+    assert t.x[nodes].min() >= t.x[rails].min() - 150 and t.x[nodes].max() <= t.x[rails].max() + 150
+    rows = np.unique(t.y[nodes], return_counts=True)[1]          # 32 nodes wrapped in a few full rows
+    assert 4 <= len(rows) <= 8 and len(set(rows[:-1].tolist())) == 1 and rows[-1] <= rows[0]
+    # imported: the eight adapters of a DGX are one server, side by side in its unit
+    g = designs("imported-rail-4su")
+    nics = [g.find(f"su3-dgx07 mlx5_{i}") for i in range(8)]
+    gt = g.devices_t
+    assert len(set(gt.y[nics].tolist())) == 1 and np.allclose(np.diff(gt.x[nics]), 26.0)
+    assert find_groups(g).names[:4] == ("su1", "su2", "su3", "su4")
+
+
+def test_loose_devices_and_odd_designs_get_a_cell_of_their_own():
+    f = fat_tree(2, 8)
+    f.add_servers("NODE-1G-NDR", ["lonely"], [0.0], [0.0])
+    f.add_devices("ib_switch", 2, "QM9700", ["spare1", "spare2"], 0.0, 0.0, tier=1)
+    f.set_positions(*auto_layout(f))
+    g = find_groups(f)
+    tops, r = tops_and_rects(f)
+    assert len(overlapping_pairs(r)) == 0
+    # a server on no leaf: the "hosts" group, in a cell of the grid; leaves without hosts: racks
+    lonely, spare = f.find("lonely"), f.find("spare1")
+    assert g.kinds[g.group[lonely]] == "hosts" and g.kinds[g.group[spare]] == "rack"
+    assert not any(box[tops == lonely].any() for box in in_pod_boxes(g, tops, r))
+    t = f.devices_t
+    assert t.y[lonely] > t.y[f.find("spine01")] and t.y[spare] > t.y[f.find("spine01")]
+    # nothing at all, one server, two switches and no hosts
+    assert [len(a) for a in auto_layout(Fabric())] == [0, 0, 0]
+    one = Fabric()
+    one.add_servers("NODE-1G-NDR", ["a"], [5.0], [5.0])
+    ids, xs, ys = auto_layout(one)
+    assert len(ids) == 3 and np.isfinite(xs).all()
+    two = Fabric()
+    s = two.add_devices("ib_switch", 2, "QM9700", ["s1", "s2"], 0.0, 0.0, tier=2)
+    two.add_cables(two.devices_t.first_port[s[:1]].astype(np.int64), two.devices_t.first_port[s[1:]].astype(np.int64), 1.0)
+    two.set_positions(*auto_layout(two))
+    assert len(overlapping_pairs(tops_and_rects(two)[1])) == 0
+
+
+# ---------------------------------------------------------------------------- the GUI
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch):
+    from PySide6 import QtCore, QtWidgets
+
+    from fabricviz.ui import MainWindow
+    QtCore.QSettings.setPath(QtCore.QSettings.Format.IniFormat, QtCore.QSettings.Scope.UserScope,
+                             str(tmp_path / "settings"))
+    monkeypatch.setattr(QtWidgets.QMessageBox, "warning",
+                        staticmethod(lambda *a, **k: QtWidgets.QMessageBox.StandardButton.Discard))
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1400, 900)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def test_auto_layout_is_one_undo_step_and_undo_restores_every_position(window):
+    from fabricviz.ui.canvas.items.batch import device_rects as canvas_rects
+    w = window
+    f = w.fabric                                     # the bundled demo keeps its hand-placed rows
+    t = f.devices_t
+    before = (t.x.tobytes(), t.y.tobytes())
+    count = w.editor.stack.count()
+    action = w.findChild(type(w.action_layout_auto), "action_layout_auto")
+    assert action is w.action_layout_auto and action.text() == "&Auto Layout"
+    assert action in w.menuBar().actions()[[m.text() for m in w.menuBar().actions()].index("&Design")].menu().actions()
+    ids, xs, ys = auto_layout(f)
+    action.trigger()
+    assert w.editor.stack.count() == count + 1 and w.editor.stack.undoText() == "Auto layout"
+    assert np.array_equal(t.x[ids], xs.astype(np.float32)) and np.array_equal(t.y[ids], ys.astype(np.float32))
+    assert (t.x.tobytes(), t.y.tobytes()) != before
+    # then fitted: the whole design in the view
+    view = w.view.mapToScene(w.view.viewport().rect()).boundingRect()
+    assert view.contains(w.scene.content_rect())
+    # build's rectangles are the canvas's
+    tops = np.flatnonzero(t.alive & (t.parent < 0))
+    assert np.array_equal(device_rects(f, tops), canvas_rects(f, tops))
+    w.action_undo.trigger()
+    assert (t.x.tobytes(), t.y.tobytes()) == before
+
+
+def test_build_rectangles_are_the_canvas_rectangles_for_dgx_and_imported_adapters(designs):
+    from fabricviz.ui.canvas.items.batch import device_rects as canvas_rects
+    for name in ("rail-1su", "imported-fat-tree-3l-r8"):
+        f = designs(name)
+        tops, r = tops_and_rects(f)
+        assert np.array_equal(r, canvas_rects(f, tops))
