@@ -7,4 +7,4 @@ them into one line on stderr and status 2). Add new commands to COMMANDS.
 
 COMMANDS: tuple[str, ...] = ("generate", "info", "route", "trace", "check-loops", "simulate", "latency", "render",
                              "lint", "bom", "convert", "replay", "demo", "compare-tech",
-                             "partitions")
+                             "partitions", "record")

@@ -1,13 +1,17 @@
-"""``fabricviz render FILE -o OUT.png|svg|pdf [--width W]``: a picture of a design, headless.
+"""``fabricviz render FILE -o OUT.png|svg|pdf [--width W] [--height H] [--dpi D] [--transparent]
+[--no-legend] [--title TEXT]``: a picture of a design, headless.
 
-The drawing needs Qt, which only fabricviz/ui may load, so the picture is made
-by ``python -m fabricviz.ui.canvas.export`` in a child process (offscreen when there is
-no display); this process stays Qt-free and checks the arguments first.
+Sizes are picture pixels; ``--dpi`` says how many make an inch (96: one screen pixel each, so
+``--width 1050 --dpi 300`` is a 3.5 in column in a paper, drawn as the screen shows it at that
+size). The drawing needs Qt, which only fabricviz/ui may load, so the picture is made by
+``python -m fabricviz.ui.canvas.export`` in a child process (offscreen when there is no
+display); this process stays Qt-free and checks every argument first.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import subprocess
 import sys
@@ -16,6 +20,10 @@ from pathlib import Path
 from ..model import FabricError
 
 FORMATS = (".png", ".svg", ".pdf")
+#: The limits fabricviz.ui.canvas.export draws within (tests keep the two in step).
+SIDE_RANGE = (200, 20000)
+DPI_RANGE = (50.0, 1200.0)
+MAX_PIXELS = 1 << 28
 
 
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
@@ -23,18 +31,48 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p.add_argument("file")
     p.add_argument("-o", "--output", required=True, help="OUT.png, OUT.svg or OUT.pdf")
     p.add_argument("--width", type=int, default=1600, help="picture width in pixels (default 1600)")
+    p.add_argument("--height", type=int, help="picture height in pixels (default: follows the design)")
+    p.add_argument("--dpi", type=float, default=96.0,
+                   help="pixels per inch (default 96, the screen's; 300 for print)")
+    p.add_argument("--transparent", action="store_true", help="no background (PNG and SVG)")
+    p.add_argument("--no-legend", action="store_true", help="leave the legend out")
+    p.add_argument("--title", help='the title line (default: the design\'s name and counts; "" for none)')
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def check_args(args: argparse.Namespace) -> Path:
+    """The output path, once every argument is one the picture can be drawn with."""
     out = Path(args.output)
-    if out.suffix.lower() not in FORMATS:
+    suffix = out.suffix.lower()
+    if suffix not in FORMATS:
         raise FabricError(f"-o {out}: unknown picture format {out.suffix or '(none)'!r} (use .png, .svg or .pdf)")
-    if not 200 <= args.width <= 20000:
-        raise FabricError(f"--width {args.width}: use 200 to 20000 pixels")
+    lo, hi = SIDE_RANGE
+    for flag, value in (("--width", args.width), ("--height", args.height)):
+        if value is not None and not lo <= value <= hi:
+            raise FabricError(f"{flag} {value}: use {lo} to {hi} pixels")
+    if not (math.isfinite(args.dpi) and DPI_RANGE[0] <= args.dpi <= DPI_RANGE[1]):
+        raise FabricError(f"--dpi {args.dpi:g}: use {DPI_RANGE[0]:g} to {DPI_RANGE[1]:g} dots per inch")
+    if args.height is not None and args.width * args.height > MAX_PIXELS:
+        raise FabricError(f"--width {args.width} --height {args.height}: at most {MAX_PIXELS:,} pixels")
+    if args.transparent and suffix == ".pdf":
+        raise FabricError("--transparent: use a .png or .svg picture (PDF pages are opaque)")
     if not Path(args.file).is_file():
         raise FabricError(f"{args.file}: no such file")
-    qt_child("fabricviz.ui.canvas.export", [args.file, "-o", str(out), "--width", str(args.width)], "render")
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    out = check_args(args)
+    argv = [args.file, "-o", str(out), "--width", str(args.width), "--dpi", repr(float(args.dpi))]
+    if args.height is not None:
+        argv += ["--height", str(args.height)]
+    if args.transparent:
+        argv.append("--transparent")
+    if args.no_legend:
+        argv.append("--no-legend")
+    if args.title is not None:
+        argv.append(f"--title={args.title}")
+    qt_child("fabricviz.ui.canvas.export", argv, "render")
     return 0
 
 

@@ -47,6 +47,8 @@ class WindowActions:
                                         tip="save the design under a new name")
         self.action_export_image = self._act("action_export_image", "&Export Image…", self.export_image,
                                              "Ctrl+E", tip="PNG, SVG or PDF with a legend")
+        self.action_record = self._act("action_record", "&Record Animation…", self.record_animation,
+                                       tip="the SM sweep, a traffic run or the open lesson as an MP4 or GIF video")
         self.action_quit = self._act("action_quit", "&Quit", self.close, K.Quit,
                                      tip="close the window (running jobs are cancelled)")
         self.action_undo = self.editor.stack.createUndoAction(self, "&Undo")
@@ -79,6 +81,21 @@ class WindowActions:
         self.action_fit = self._act("action_fit", "&Fit to View", self.fit,
                                     [QtGui.QKeySequence("Ctrl+0"), QtGui.QKeySequence("F")],
                                     sp + "TitleBarMaxButton")
+        self.action_fit_selection = self._act("action_fit_selection", "Fit S&election", self.fit_selection,
+                                              "Shift+F", tip="zoom to the selected devices and cables "
+                                                             "(nothing selected: the whole design)")
+        self.action_minimap = self._act("action_minimap", "&Minimap", self.minimap.set_on,
+                                        tip="an overview in the canvas corner: click or drag it to move the view")
+        self.action_minimap.setCheckable(True)
+        self.action_minimap.setChecked(self.minimap.on)
+        from fabricviz.ui.canvas.items.semantic import SEMANTIC_SETTING
+        self.action_semantic_zoom = self._act(
+            "action_semantic_zoom", "&Semantic Zoom", self.set_semantic_zoom,
+            tip="zoomed out, pods and tiers as boxes and the cables between them as bundles "
+                "(off: every device and cable at every zoom)")
+        self.action_semantic_zoom.setCheckable(True)
+        self.action_semantic_zoom.setChecked(bool(self.settings.value(SEMANTIC_SETTING, True, type=bool)))
+        self.scene.semantic.set_enabled(self.action_semantic_zoom.isChecked())
         self.action_find = self._act("action_find", "&Find Device…", self.find_device, K.Find,
                                      tip="find a device by name, GUID or LID; centre and select it")
         self.action_reset_layout = self._act("action_reset_layout", "Reset &Layout", lambda: layout.reset(self),
@@ -91,7 +108,8 @@ class WindowActions:
         self.action_snap.setChecked(True)
         self.action_generate = self._act("action_generate", "&Generate Fabric…", self.generate, "Ctrl+G",
                                          "ib_switch", "fat tree, leaf-spine or rail-optimized")
-        self.action_layout_tiers = self._act("action_layout_tiers", "&Tiered Layout", self.layout_tiers, "Ctrl+L")
+        self.action_layout_auto = self._act("action_layout_auto", "&Auto Layout", self.layout_auto, "Ctrl+L",
+                                            tip="pods in a grid filling the screen, hosts under their leaves")
         self.action_layout_force = self._act("action_layout_force", "&Force Layout", self.layout_force,
                                              "Ctrl+Shift+L")
         mb = self.menuBar()
@@ -101,7 +119,7 @@ class WindowActions:
         self.recent_menu.setObjectName("recent_menu")
         m.addActions([self.action_save, self.action_save_as])
         m.addSeparator()
-        m.addAction(self.action_export_image)
+        m.addActions([self.action_export_image, self.action_record])
         m.addSeparator()
         m.addAction(self.action_quit)
         m = mb.addMenu("&Edit")
@@ -113,7 +131,10 @@ class WindowActions:
         m.addAction(self.action_find)
         m = self.view_menu = mb.addMenu("&View")
         m.setObjectName("view_menu")
-        m.addActions([self.action_zoom_in, self.action_zoom_out, self.action_fit, self.action_snap])
+        m.addActions([self.action_zoom_in, self.action_zoom_out, self.action_fit, self.action_fit_selection,
+                      self.action_snap, self.action_minimap, self.action_semantic_zoom])
+        from fabricviz.ui.canvas.overlays.bundled import bundle_colour_menu
+        self.bundle_colour = bundle_colour_menu(self, m, self.settings)   # View ▸ Bundle Colour
         m.addSeparator()
         for dock, name, key in ((self.palette_dock, "action_palette", None), (self.inspector, "action_inspector", None),
                                 (self.history, "action_history", None),
@@ -131,7 +152,7 @@ class WindowActions:
         m.addSeparator()
         m.addActions([self.action_compare_techs, self.action_reset_layout])
         m = mb.addMenu("&Design")
-        m.addActions([self.action_generate, self.action_layout_tiers, self.action_layout_force])
+        m.addActions([self.action_generate, self.action_layout_auto, self.action_layout_force])
         m = self.lessons_menu = mb.addMenu("&Lessons")
         m.setObjectName("lessons_menu")
         from fabricviz.ui.lessons.dock import lesson_actions

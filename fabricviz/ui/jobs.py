@@ -197,10 +197,20 @@ class JobRunner(QtCore.QObject):
     @staticmethod
     def _wait_behind_dialog(job: Job, parent: QtWidgets.QWidget | None, label: str, loop: QtCore.QEventLoop) -> None:
         """A progress dialog with Cancel until ``job`` is done (the window keeps painting)."""
-        poll = QtCore.QTimer()                       # quits the loop once the worker is done
+        poll = QtCore.QTimer()           # shows the progress, quits the loop once the worker is done
         poll.setInterval(15)
-        poll.timeout.connect(lambda: loop.quit() if job.finished else None)
+        latest = [0]
         dlg = QtWidgets.QProgressDialog(label, "Cancel", 0, 100, parent)
+
+        def tick() -> None:
+            # setValue on a modal QProgressDialog runs the event loop itself: called straight from
+            # each queued progress signal it recursed once per signal waiting (a C stack overflow
+            # under load); from this timer (never re-entered by Qt) it runs at most once per tick
+            if latest[0] != dlg.value():
+                dlg.setValue(latest[0])
+            if job.finished:
+                loop.quit()
+        poll.timeout.connect(tick)
         dlg.setObjectName("job_progress")
         dlg.setWindowModality(QtCore.Qt.WindowModality.WindowModal)
         dlg.setMinimumDuration(0)
@@ -210,7 +220,7 @@ class JobRunner(QtCore.QObject):
             job.cancel()
             loop.quit()
         dlg.canceled.connect(cancel)
-        job.progressed.connect(lambda x: dlg.setValue(int(x * 100)))
+        job.progressed.connect(lambda x: latest.__setitem__(0, int(x * 100)))
         dlg.show()
         if not job.finished:
             poll.start()

@@ -21,9 +21,11 @@ from fabricviz.resources import asset_path
 from fabricviz.ui import layout
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.scene import FabricScene
+from fabricviz.ui.canvas.minimap import FIT_SELECTION_MAX, Minimap, selection_bounds
 from fabricviz.ui.canvas.view import CanvasView
 from fabricviz.ui.docks.findings import select_on_canvas
 from fabricviz.ui.docks.inspector import Inspector
+from fabricviz.ui.jobs import Cancelled
 from fabricviz.ui.docks.palette import Palette
 from fabricviz.ui.document.commands import HistoryView
 from fabricviz.ui.document.document import Document
@@ -63,6 +65,7 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         self.document.changed.connect(self.scene.follow)       # the canvas first: docks read its items
         self.view = CanvasView(self.scene, self.editor, self)
         self.setCentralWidget(self.view)
+        self.minimap = Minimap(self.view, self.document, self.settings)   # View ▸ Minimap
         self._build_status()
         self._build_docks()
         self._build_actions()
@@ -237,6 +240,12 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
     def _toggle_snap(self) -> None:
         self.view.snap = self.action_snap.isChecked()
 
+    def set_semantic_zoom(self, on: bool) -> None:
+        """View ▸ Semantic Zoom: groups and bundles when zoomed out, or every device at every zoom; remembered."""
+        from fabricviz.ui.canvas.items.semantic import SEMANTIC_SETTING
+        self.settings.setValue(SEMANTIC_SETTING, bool(on))
+        self.scene.semantic.set_enabled(bool(on))
+
     # ------------------------------------------------------------------ edit actions
     def copy(self) -> None:
         data = self.editor.copy(self.scene.selected_device_ids())
@@ -379,19 +388,26 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         return self.editor.replace(fabric, f"Generate {fabric.name} ({c['cables']:,} cables)")
 
     def _layout(self, name: str, fn: Callable[[Fabric], Any]) -> None:
+        """Compute a layout off the UI thread (a progress dialog with Cancel if it takes long),
+        apply it as one undo step, then fit."""
         f = self.editor.fabric
         if not len(f):
             return
         t0 = time.perf_counter()
-        ids, xs, ys = fn(f)
+        try:
+            ids, xs, ys = self.document.jobs.run_modal(self, f"{name}…", lambda _progress: fn(f))
+        except Cancelled:
+            self.statusBar().showMessage(f"{name} cancelled", 5000)
+            return
         self.editor.set_positions(name, ids, xs, ys)
         self.fit()
         self.statusBar().showMessage(f"{name}: {len(ids):,} devices placed in "
                                      f"{time.perf_counter() - t0:.2f} s", 5000)
 
-    def layout_tiers(self) -> None:
-        from fabricviz.build.layout import tiered_layout
-        self._layout("Tiered layout", tiered_layout)
+    def layout_auto(self) -> None:
+        """Design ▸ Auto Layout: pods in a grid filling the screen, hosts under their leaves."""
+        from fabricviz.build.layout import auto_layout
+        self._layout("Auto layout", auto_layout)
 
     def layout_force(self) -> None:
         from fabricviz.build.layout import force_layout
@@ -403,33 +419,49 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
                                                         "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)")
         if not path:
             return
+        from fabricviz.ui.canvas.export import default_title, picture_suffix
+        from fabricviz.ui.dialogs.export_image import ExportImageDialog, run_export
         try:
-            out = self.export_view(path)
+            picture_suffix(path)
+            dlg = ExportImageDialog(path, default_title(self.editor.fabric), self.settings, self)
+            if dlg.exec() != QtWidgets.QDialog.DialogCode.Accepted:
+                return
+            out = run_export(self, path, dlg)
         except FabricError as exc:
             QtWidgets.QMessageBox.critical(self, "Export failed", str(exc))
             return
-        self.statusBar().showMessage(f"exported {out}", 5000)
+        self.statusBar().showMessage(f"exported {out}" if out is not None else "export cancelled", 5000)
 
-    def export_view(self, path: str, width: int = 2400) -> Path:
-        """The canvas as shown (heatmap, sweep state, lesson paths; the visible area when
-        zoomed in) with a legend for what is drawn, as PNG, SVG or PDF."""
-        from fabricviz.ui.canvas.export import heat_rows, render_scene
-        rows: list = []
-        if self.lesson_stage.following:
-            rows = self.lesson_stage.legend_rows()
-        elif self.traffic_dock.result is not None:
-            rows = heat_rows(self.traffic_dock.scale)
-        content = self.scene.content_rect()
+    def record_animation(self) -> None:
+        """File ▸ Record Animation…: the sweep, the Traffic dock's run or the open lesson as a video."""
+        from fabricviz.ui.dialogs.record import RecordDialog
+        start = str(Path(self._last_dir()) / (Path(self.display_name).stem + ".mp4"))
+        dlg = RecordDialog(self.document, traffic=self.traffic_dock, lesson=self.lesson_dock,
+                           engine=self.sweep_dock.engine_box.currentText(), start=start, parent=self)
+        dlg.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+        dlg.recorded.connect(lambda path: self.statusBar().showMessage(f"recorded {path}", 8000))
+        self.record_dialog = dlg
+        dlg.open()
+
+    def export_view(self, path: str, options: Any = 2400, view: bool | None = None, **draw: Any) -> Path:
+        """The canvas as shown (heatmap, sweep state, lesson paths; no selection or hover) with
+        a legend for every colour drawn, as PNG, SVG or PDF; ``options`` is a PictureOptions
+        or a width. ``view``: only what the canvas shows (None: when it does not show it all);
+        ``draw``: render_scene's progress and encode."""
+        from fabricviz.ui.canvas.export import render_scene
+        rows = self.lesson_stage.legend_rows() if self.lesson_stage.following else []
         shown = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
-        source = None
-        if not content.isEmpty() and not shown.contains(content):
-            source = shown.intersected(content.adjusted(-40, -40, 40, 40))
-        return render_scene(self.scene, self.editor.fabric, path, width, extra_rows=rows, source=source)
+        if view is None:
+            content = self.scene.content_rect()
+            view = not content.isEmpty() and not shown.contains(content)
+        return render_scene(self.scene, self.editor.fabric, path, options, extra_rows=rows,
+                            source=shown if view else None, **draw)
 
     # ------------------------------------------------------------------ Qt events
     def _apply_theme(self) -> None:
         self.scene.apply_theme(th.Theme.current())
         self.view.viewport().update()
+        self.minimap.theme_changed()
 
     def changeEvent(self, event: QtCore.QEvent) -> None:  # noqa: N802
         if event.type() in (QtCore.QEvent.Type.PaletteChange, QtCore.QEvent.Type.ApplicationPaletteChange):
@@ -452,6 +484,14 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         finally:
             self._fitting = False
         self.keep_fitted = True
+
+    def fit_selection(self) -> None:
+        """View ▸ Fit Selection: the selected devices and cables fill the canvas; nothing selected: Fit."""
+        rect = selection_bounds(self.scene)
+        if rect is None:
+            self.fit()
+        else:
+            self.view.fit_rect(rect, max_scale=FIT_SELECTION_MAX)
 
     keep_fitted = False
     _fitting = False

@@ -33,13 +33,16 @@ def k8(work) -> Path:
 
 @pytest.fixture
 def dialogs(monkeypatch):
-    """Every QMessageBox.critical as (title, text); it never blocks."""
+    """Every QMessageBox.critical as (title, text); it never blocks (nor does the Export Image
+    dialog: it is accepted as it opens)."""
+    from fabricviz.ui.dialogs.export_image import ExportImageDialog
     shown: list[tuple[str, str]] = []
 
     def critical(parent, title, text, *a, **k):
         shown.append((title, text))
         return QtWidgets.QMessageBox.StandardButton.Ok
     monkeypatch.setattr(QtWidgets.QMessageBox, "critical", staticmethod(critical))
+    monkeypatch.setattr(ExportImageDialog, "exec", lambda self: QtWidgets.QDialog.DialogCode.Accepted)
     return shown
 
 

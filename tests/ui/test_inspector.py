@@ -151,21 +151,27 @@ def test_port_enable_disable_and_rate_edits_are_undoable_and_refusals_change_not
 def test_switch_name_stays_visible_above_its_port_panel(make_window, qtbot):
     w = make_window()
     f, view = w.fabric, w.view
-    for scale in (1.0, 0.3):                         # 0.3: labels are hidden by level of detail
+    spine = f.find("spine03")
+
+    def name_rect():
+        """spine03's name as drawn, in scene units (None when it is not drawn)."""
+        shown = {d: r for d, _, r in w.scene.label_layer.in_view(view)}
+        return view.viewportTransform().inverted()[0].mapRect(shown[spine]) if spine in shown else None
+
+    for scale in (1.0, 0.3):                         # names show at every zoom, at one pixel size
         view.resetTransform()
         view.scale(scale, scale)
-        item = w.scene.items_by_id[f.find("spine03")]
+        item = w.scene.items_by_id[spine]
         view.centerOn(item.scenePos())
         view._after_zoom()
-        label = w.scene.labels[f.find("spine03")]
-        assert label.isVisible() == (scale == 1.0)
+        assert name_rect() is not None
         qtbot.mouseMove(view.viewport(), view.mapFromScene(item.scenePos()))
-        panel = view.ports.panels[f.find("spine03")]
-        assert label.isVisible()
-        lab, pan = label.sceneBoundingRect(), panel.sceneBoundingRect()
+        panel = view.ports.panels[spine]
+        lab, pan = name_rect(), panel.sceneBoundingRect()
         assert lab.bottom() < pan.top() and lab.top() > item.sceneBoundingRect().top()
+        assert abs(lab.height() * scale - 17.0) < 1e-6
         qtbot.mouseMove(view.viewport(), view.mapFromScene(item.scenePos() + QtCore.QPointF(0, -130)))
-        assert not view.ports.panels and label.isVisible() == (scale == 1.0)
+        assert not view.ports.panels and name_rect() is not None
 
 
 def test_counts_say_one_server_and_the_status_bar_says_what_happened_last(make_window, qtbot, monkeypatch):

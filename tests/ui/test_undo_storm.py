@@ -176,8 +176,8 @@ class Storm:
 
     def layout(self):
         before = self.w.editor.stack.index()
-        self.w.layout_tiers()
-        return "tiered layout", self.w.editor.stack.index() != before
+        self.w.layout_auto()
+        return "auto layout", self.w.editor.stack.index() != before
 
     def generate(self):
         return "generate", self.w.apply_generated(fat_tree(2, 4, 4))

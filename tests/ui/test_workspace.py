@@ -146,8 +146,14 @@ def test_a_rubber_band_selects_the_cables_between_the_devices_it_takes(make_wind
     hosts = [d for d in f.device_ids("server") if f.devices_t.x[d] < max(f.devices_t.x[leaves]) + 60]
     xs = f.devices_t.x[leaves + hosts]
     ys = f.devices_t.y[leaves + hosts]
+    # the band's right edge halfway between the last chosen host and what comes next (the third
+    # leaf's outline, the next host's frame)
+    right = max(w.scene.items_by_id[d].sceneBoundingRect().right() for d in leaves + hosts)
+    nxt = min(w.scene.items_by_id[d].sceneBoundingRect().left() for d in
+              [f.find("leaf03")] + [d for d in f.device_ids("server") if d not in hosts])
+    assert nxt - right > 4
     tl = view.mapFromScene(QtCore.QPointF(float(xs.min()) - 60, float(ys.min()) - 40))
-    br = view.mapFromScene(QtCore.QPointF(float(xs.max()) + 60, float(ys.max()) + 80))
+    br = view.mapFromScene(QtCore.QPointF((right + nxt) / 2, float(ys.max()) + 80))
     left = QtCore.Qt.MouseButton.LeftButton
     qtbot.mousePress(view.viewport(), left, pos=tl)
     for k in range(1, 6):

@@ -59,6 +59,10 @@ class Interaction:
     def key(self, event: QtGui.QKeyEvent) -> bool:
         return False
 
+    def double_click(self, event: QtGui.QMouseEvent) -> bool:
+        """A double-click, offered like a press while no interaction is active."""
+        return False
+
     def cancel(self) -> None:
         self.active = False
 
@@ -218,11 +222,21 @@ class CableDraw(Interaction):
 
 class Pick(Interaction):
     """A click on a cable, or (zoomed far out, devices batched into paths) on a device, selects it;
-    Ctrl adds to / toggles the selection. Done at the press: never active."""
+    Ctrl adds to / toggles the selection. Done at the press: never active.
+
+    Zoomed out to the semantic zoom's far or middle level (:mod:`fabricviz.ui.canvas.items.semantic`)
+    a click on a bundle selects exactly its cables, on a group box its top-level devices, on a host
+    block its servers, on a switch drawn in a path that switch; a double-click on a group (its box,
+    or a block or switch of it) opens it in place, on an open group's dashed frame closes it.
+    Devices drawn by their own items are left to the other gestures."""
 
     def press(self, event: QtGui.QMouseEvent) -> bool:
         if event.button() != LEFT:
             return False
+        if self._group_press(event):
+            return True
+        if self.view.fscene.semantic.level != "near":
+            return False            # zoomed out the cable paths are hidden: lines are the semantic layer's
         scene, s = self.view.fscene, max(self.view.scale_factor(), 1e-9)
         sp = self.scene_pos(event)
         if scene.device_item_at(sp) is not None:
@@ -246,6 +260,63 @@ class Pick(Interaction):
             scene.clearSelection()
             sel = {cid}
         scene.set_selected_cables(sel)
+        event.accept()
+        return True
+
+    def _hit(self, event: QtGui.QMouseEvent) -> tuple[str, int] | None:
+        scene = self.view.fscene
+        if event.button() != LEFT or scene.semantic.level == "near":
+            return None
+        sp = self.scene_pos(event)
+        if scene.device_item_at(sp) is not None:
+            return None
+        return scene.semantic.pick(sp, 4.0 / max(self.view.scale_factor(), 1e-9))
+
+    def _group_press(self, event: QtGui.QMouseEvent) -> bool:
+        hit = self._hit(event)
+        if hit is None or hit[0] == "frame":
+            return False
+        scene, sem = self.view.fscene, self.view.fscene.semantic
+        what, i = hit
+        ctrl = bool(event.modifiers() & CTRL)
+        if what in ("bundle", "cable"):
+            cids = set(sem.bundles.members(i).tolist()) if what == "bundle" else {i}
+            if ctrl:
+                sel = scene.selected_cables ^ cids if cids <= scene.selected_cables else scene.selected_cables | cids
+            else:
+                scene.clearSelection()
+                sel = cids
+            scene.set_selected_cables(sel)
+            if what == "bundle":
+                self.view.status.emit(f"{sem.bundles.label(i)}: {sem.describe_bundle(i)}")
+        else:
+            if what == "switch":
+                ids = [i]
+            elif what == "block":
+                ids = sem.block_members(i).tolist()
+            else:
+                ids = sem.grouping.members(i).tolist()
+            keep = scene.selected_device_ids() if ctrl else []
+            scene.select_devices(sorted(set(keep) | set(ids)))
+            if not ctrl:
+                scene.set_selected_cables(set())
+        event.accept()
+        return True
+
+    def double_click(self, event: QtGui.QMouseEvent) -> bool:
+        hit = self._hit(event)
+        if hit is None or hit[0] in ("bundle", "cable"):
+            return False
+        scene, sem = self.view.fscene, self.view.fscene.semantic
+        what, i = hit
+        if what == "frame":
+            sem.collapse(i)
+        else:
+            g = i if what == "group" else sem.group_of_block(i) if what == "block" else int(sem.grouping.group[i])
+            if g < 0:
+                return False
+            scene.clearSelection()
+            sem.expand(g)
         event.accept()
         return True
 

@@ -9,9 +9,13 @@
   rebuilt from the model's numpy columns when something changed, and
   hit-tested in numpy. Device items: :mod:`fabricviz.ui.canvas.items.devices`.
 * The index is ``NoIndex``: long diagonal cables blow a BSP tree up.
-* Level of detail: labels and the GPUs/NICs inside servers are hidden when the
-  view is zoomed out (toggled only when the zoom crosses a threshold); further
-  out, devices are drawn as one path per kind (:mod:`fabricviz.ui.canvas.items.batch`).
+* Names are one item, :class:`~fabricviz.ui.canvas.items.labels.LabelLayer`: constant
+  size on screen, giving way by priority where they would overlap.
+* Level of detail: the GPUs/NICs inside servers are hidden when the view is zoomed
+  out (toggled only when the zoom crosses a threshold); further out, devices are
+  drawn as one path per kind (:mod:`fabricviz.ui.canvas.items.batch`).
+* Semantic zoom (:mod:`fabricviz.ui.canvas.items.semantic`, ``self.semantic``): zoomed out,
+  groups are boxes and the cables between them bundles; the items above are then hidden.
 """
 
 from __future__ import annotations
@@ -28,7 +32,9 @@ from fabricviz.ui.canvas.items.batch import BATCH_ZOOM, DeviceBatch, device_rect
 
 from fabricviz.ui.canvas.items.cables import CableLayer
 from fabricviz.ui.canvas.items.devices import (CHILD_ZOOM, DEVICE_ROLE, K_SERVER,
-                                               LABEL_ZOOM, PORT_ROLE, ROLE_KIND, DeviceItem, device_size)
+                                               PORT_ROLE, ROLE_KIND, DeviceItem, device_size)
+from fabricviz.ui.canvas.items.labels import LabelLayer
+from fabricviz.ui.canvas.items.semantic import SemanticLayer
 
 
 class FabricScene(QtWidgets.QGraphicsScene):
@@ -43,14 +49,14 @@ class FabricScene(QtWidgets.QGraphicsScene):
         self.fabric: Fabric | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self.items_by_id: dict[int, DeviceItem] = {}
-        self.labels: dict[int, QtWidgets.QGraphicsSimpleTextItem] = {}
         self.selected_cables: set[int] = set()
         self.cables = CableLayer(self)
         self.path_cache = QtWidgets.QGraphicsItem.CacheMode.NoCache
         self.batch = DeviceBatch(self)
         self._batch_dirty = False
         self.show_labels = True
-        self.pinned_labels: set[int] = set()
+        self.label_layer = LabelLayer(self)     # every device name, constant size on screen
+        self.semantic = SemanticLayer(self)     # zoomed out: groups, host blocks, cable bundles
         self._selectable_kids: set[int] = set()
         self.selectionChanged.connect(self._drop_kid_selection)
         self.selectionChanged.connect(self._batch_selection)
@@ -72,8 +78,6 @@ class FabricScene(QtWidgets.QGraphicsScene):
             if item.parentItem() is None:
                 self.removeItem(item)
         self.items_by_id.clear()
-        self.labels.clear()
-        self.pinned_labels.clear()
         self._selectable_kids.clear()
         self.selected_cables.clear()
         self.fabric = fabric
@@ -84,6 +88,8 @@ class FabricScene(QtWidgets.QGraphicsScene):
         self.cables.rebuild(fabric)
         self._dirty = False
         self.batch.set_on(batched)
+        self.label_layer.reset()
+        self.semantic.set_fabric()
 
     def follow(self, e: ev.ChangeEvent | None) -> None:
         """One model event from the document (``None``: the fabric was replaced, already rebuilt)."""
@@ -104,74 +110,77 @@ class FabricScene(QtWidgets.QGraphicsScene):
         chunk = 4000
         kinds = t.kind[tops].tolist()
         xs, ys, nps = t.x[tops].tolist(), t.y[tops].tolist(), t.nports[tops].tolist()
-        movable = QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsMovable
-        selectable = QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
+        # per-item work is Qt calls only: enum sums and theme lookups are done once, not 86k times
+        flags = (QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsMovable
+                 | QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        brushes, pens = [theme.brushes[k] for k in KINDS], [theme.pens[k] for k in KINDS]
+        items = self.items_by_id
         for i, d in enumerate(tops.tolist()):
             kind = kinds[i]
-            name = KINDS[kind]
             item = DeviceItem()
             w, h = device_size(kind, nps[i]) if kind != K_SERVER else (30.0, 30.0)
             item.setRect(-w / 2, -h / 2, w, h)
-            item.setBrush(theme.brushes[name])
-            item.setPen(theme.pens[name])
+            item.setBrush(brushes[kind])
+            item.setPen(pens[kind])
             item.setPos(xs[i], ys[i])
-            item.setFlags(movable | selectable)
+            item.setFlags(flags)
             item.setData(DEVICE_ROLE, d)
             item.setData(ROLE_KIND, "device")
             item.setZValue(1.0 if kind == K_SERVER else 2.0)
             self.addItem(item)
-            self.items_by_id[d] = item
-            self._add_label(d, item)
+            items[d] = item
             done += 1
             if progress is not None and done % chunk == 0:
                 progress(done, total)
-        # children (GPUs and NICs inside servers), positioned relative to their server
+        # children (GPUs and NICs inside servers), positioned relative to their server; one made
+        # above sits where the model has it, so the offsets come from the model's columns
         kinds = t.kind[kids].tolist()
-        xs, ys, parents = t.x[kids].tolist(), t.y[kids].tolist(), t.parent[kids].tolist()
-        touched = set()
-        for i, d in enumerate(kids.tolist()):
-            parent = self.items_by_id.get(parents[i])
+        parents = t.parent[kids].astype(np.int64)
+        new = np.isin(parents, tops)
+        dx = t.x[kids].astype(np.float64) - np.where(new, t.x[parents], 0.0)
+        dy = t.y[kids].astype(np.float64) - np.where(new, t.y[parents], 0.0)
+        cw, ch = th.CHILD_W, th.CHILD_H
+        no_button = QtCore.Qt.MouseButton.NoButton
+        placed = np.zeros(len(kids), bool)
+        for i, (d, p, x, y, fresh) in enumerate(zip(kids.tolist(), parents.tolist(), dx.tolist(), dy.tolist(),
+                                                     new.tolist())):
+            parent = items.get(p)
             if parent is None:
                 continue
-            name = KINDS[kinds[i]]
+            kind = kinds[i]
             item = DeviceItem(parent)
-            item.setRect(-th.CHILD_W / 2, -th.CHILD_H / 2, th.CHILD_W, th.CHILD_H)
-            item.setBrush(theme.brushes[name])
-            item.setPen(theme.pens[name])
-            item.setPos(xs[i] - parent.x(), ys[i] - parent.y())
+            item.setRect(-cw / 2, -ch / 2, cw, ch)
+            item.setBrush(brushes[kind])
+            item.setPen(pens[kind])
+            if fresh:
+                item.setPos(x, y)
+            else:
+                item.setPos(x - parent.x(), y - parent.y())
             item.setData(DEVICE_ROLE, d)
             item.setData(ROLE_KIND, "device")
-            item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)   # presses go to the server
-            item.setVisible(self.show_children)
-            self.items_by_id[d] = item
-            touched.add(parents[i])
+            item.setAcceptedMouseButtons(no_button)   # presses go to the server
+            if not self.show_children:
+                item.setVisible(False)
+            items[d] = item
+            placed[i] = True
             done += 1
             if progress is not None and done % chunk == 0:
                 progress(done, total)
-        for s in touched:
+        # a server made above wraps its children (all made here): the frames in one numpy pass,
+        # the rectangles _fit_server would give; a server that had children is fitted item by item
+        sel = placed & new
+        if sel.any():
+            owner, left, top = parents[sel], dx[sel] + (-cw / 2), dy[sel] + (-ch / 2)
+            first = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])     # kids are sorted by server
+            x0, y0 = np.minimum.reduceat(left, first), np.minimum.reduceat(top, first)
+            x1, y1 = np.maximum.reduceat(left + cw, first), np.maximum.reduceat(top + ch, first)
+            m = th.SERVER_MARGIN
+            for s, a, b, c, e in zip(owner[first].tolist(), x0.tolist(), y0.tolist(), x1.tolist(), y1.tolist()):
+                items[s].setRect(QtCore.QRectF(a, b, c - a, e - b).adjusted(-m, -m, m, m))
+            self.label_layer.invalidate()      # names sit under the new frames
+        for s in np.unique(parents[placed & ~new]).tolist():
             self._fit_server(s)
         self.batch.hide_new(tops.tolist())
-
-    def _add_label(self, d: int, item: DeviceItem) -> None:
-        label = QtWidgets.QGraphicsSimpleTextItem(self.fabric.name_of(d), item)
-        label.setFont(self.theme.label_font)
-        label.setBrush(self.theme.text_brush)
-        label.setData(ROLE_KIND, "label")
-        label.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
-        label.setVisible(self.show_labels)
-        self.labels[d] = label
-        self._place_label(d)
-
-    def _place_label(self, d: int) -> None:
-        label, item = self.labels[d], self.items_by_id[d]
-        r = item.rect()
-        br = label.boundingRect()
-        if int(self.fabric.devices_t.kind[d]) == K_SERVER:
-            # host names stand vertically under the server: 34-unit pitch leaves no room across
-            label.setRotation(90)
-            label.setPos(br.height() / 2, r.bottom() + 2)
-        else:
-            label.setPos(-br.width() / 2, r.bottom() + 1)
 
     def _fit_server(self, s: int) -> None:
         """A server's frame wraps its GPUs and NICs."""
@@ -187,12 +196,14 @@ class FabricScene(QtWidgets.QGraphicsScene):
                 rect = rect.united(c.mapRectToParent(c.rect()))
             m = th.SERVER_MARGIN
             item.setRect(rect.adjusted(-m, -m, m, m))
-        if s in self.labels:
-            self._place_label(s)
+        self.label_layer.invalidate()      # its name sits under the new frame
 
     # ------------------------------------------------------------------ events
     def _on_event(self, e: ev.ChangeEvent) -> None:
         f = self.fabric
+        self.semantic.on_event(e)
+        if e.kind == ev.BULK_ADDED or e.what in ("device", "fabric"):
+            self.label_layer.invalidate()        # names, positions or devices changed
         if e.kind == ev.BULK_ADDED:
             devs = e.ids.get("devices")
             if devs is not None and len(devs):
@@ -209,9 +220,6 @@ class FabricScene(QtWidgets.QGraphicsScene):
             elif e.attr == "pos":
                 ids = [e.id] if e.id is not None else e.ids.get("devices", np.zeros(0, np.int64)).tolist()
                 self.sync_positions(ids)
-            elif e.attr == "name" and e.id in self.labels:
-                self.labels[e.id].setText(str(e.new))
-                self._place_label(e.id)
             self.mark_cables()
         elif e.what in ("cable", "fabric") or (e.what == "port" and e.attr == "rate"):
             self.mark_cables()
@@ -219,7 +227,6 @@ class FabricScene(QtWidgets.QGraphicsScene):
     def _remove_item(self, d: int) -> None:
         """Drop a device's item (a server's GPU/NIC items go with it: Qt deletes children)."""
         item = self.items_by_id.pop(d, None)
-        self.labels.pop(d, None)
         if item is None:
             return
         for child in item.childItems():
@@ -246,6 +253,11 @@ class FabricScene(QtWidgets.QGraphicsScene):
                 item.setPos(float(xs[d]), float(ys[d]))
             else:
                 item.setPos(float(xs[d]) - parent.x(), float(ys[d]) - parent.y())
+        self.label_layer.invalidate()
+
+    def mouseMoveEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:  # noqa: N802
+        super().mouseMoveEvent(event)
+        self.label_layer.follow_drag()      # names follow items Qt is dragging
 
     def mark_cables(self) -> None:
         """The cables need redrawing: rebuilt once, when the event loop next runs."""
@@ -265,33 +277,29 @@ class FabricScene(QtWidgets.QGraphicsScene):
                      and self.fabric.cables_t.exists(c)]
             self.selected_cables = set(alive)
             self.cables.rebuild(self.fabric)
+        self.semantic.refresh()         # zoomed out: boxes, blocks and bundles follow the model
 
     # ------------------------------------------------------------------ level of detail
     def set_detail(self, labels: bool, children: bool) -> None:
-        """Show or hide labels and server contents (only when the zoom crosses a threshold)."""
+        """Show or hide the labels (at every zoom: they give way rather than shrink) and the
+        server contents (only when the zoom crosses a threshold)."""
         if labels != self.show_labels:
             self.show_labels = labels
-            for d, label in self.labels.items():
-                label.setVisible(labels or d in self.pinned_labels)
+            self.label_layer.setVisible(labels)
         if children != self.show_children:
             self.show_children = children
             for item in self.items_by_id.values():
                 if item.parentItem() is not None:
                     item.setVisible(children)
 
-    def pin_label(self, d: int, pinned: bool) -> None:
-        """Keep a device's name shown whatever the zoom (its port panel is open)."""
-        if pinned:
-            self.pinned_labels.add(d)
-        else:
-            self.pinned_labels.discard(d)
-        label = self.labels.get(d)
-        if label is not None:
-            label.setVisible(self.show_labels or pinned)
-
     def detail_for_scale(self, scale: float) -> None:
-        self.set_detail(scale >= LABEL_ZOOM, scale >= CHILD_ZOOM)
-        self.batch.set_on(scale < BATCH_ZOOM)
+        self.set_detail(self.show_labels, scale >= CHILD_ZOOM)
+        near = self.semantic.level_for(scale) == "near"
+        if not near:
+            self.batch.set_on(False)    # far/middle: the semantic layer draws (and hides) devices
+        self.semantic.set_scale(scale)
+        if near:
+            self.batch.set_on(scale < BATCH_ZOOM)
 
     def set_path_cache(self, on: bool) -> None:
         """Cache the big path items as pixmaps (pans then blit instead of stroking 80k
@@ -329,6 +337,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
                 continue
             if item.parentItem() is None:
                 self.batch.show_device(d)
+                self.semantic.show_device(d)
             elif inner:
                 item.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
                 self._selectable_kids.add(d)
@@ -371,10 +380,10 @@ class FabricScene(QtWidgets.QGraphicsScene):
                 name = KINDS[int(t.kind[d])]
                 item.setBrush(theme.brushes[name])
                 item.setPen(theme.pens[name])
-            for label in self.labels.values():
-                label.setBrush(theme.text_brush)
+        self.label_layer.update()          # drawn in the theme's text and background colours
         self.cables.rebuild(self.fabric)
         self.batch.rebuild()
+        self.semantic.invalidate()
 
     def helpEvent(self, event: QtWidgets.QGraphicsSceneHelpEvent) -> None:  # noqa: N802
         """Tooltips computed on demand (no per-item tooltip strings for 30k devices)."""
@@ -394,6 +403,10 @@ class FabricScene(QtWidgets.QGraphicsScene):
             d = self.batch.device_at(event.scenePos(), 3.0 / max(scale, 1e-9))
             if d is not None:
                 text = device_tooltip(self.fabric, d)
+        if not text and self.semantic.level != "near" and event.widget() is not None:
+            view = event.widget().parentWidget()
+            scale = view.transform().m11() if isinstance(view, QtWidgets.QGraphicsView) else 1.0
+            text = self.semantic.tooltip_at(event.scenePos(), 4.0 / max(scale, 1e-9))
         if text:
             QtWidgets.QToolTip.showText(event.screenPos(), text)
         else:

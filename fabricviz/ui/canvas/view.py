@@ -89,6 +89,11 @@ class CanvasView(QtWidgets.QGraphicsView):
             self.pan, self.cable_draw, self.pick, self.child_drag, self.move_devices)
         self._active: Interaction | None = None
         editor.message.connect(self._on_message)
+        from fabricviz.ui.canvas.items.breadcrumbs import Breadcrumbs
+        sem = scene.semantic        # open groups: "design › pod 3" at the top-left
+        self.breadcrumbs = Breadcrumbs(self, sem.collapse_all, lambda g: self.fit_rect(sem.group_rect(g)))
+        sem.listeners.append(lambda: self.breadcrumbs.set_path(
+            scene.fabric.name if scene.fabric is not None else "", sem.open_path()))
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -125,11 +130,26 @@ class CanvasView(QtWidgets.QGraphicsView):
         if rect.isEmpty():
             self.resetTransform()
             self.centerOn(0, 0)
+            self._after_zoom()
         else:
-            pad = max(rect.width(), rect.height()) * 0.03 + 20
-            rect = rect.adjusted(-pad, -pad, pad, pad)
-            self.setSceneRect(rect.adjusted(-rect.width(), -rect.height(), rect.width(), rect.height()))
-            self.fitInView(rect, QtCore.Qt.AspectRatioMode.KeepAspectRatio)
+            self.fit_rect(rect, whole=True)
+
+    def fit_rect(self, rect: QtCore.QRectF, max_scale: float | None = None, whole: bool = False) -> None:
+        """Zoom and centre so scene ``rect`` fills the canvas with a margin (at most ``max_scale``).
+        ``whole`` (Fit): the scrollable area becomes three times the padded rect; otherwise it
+        only grows when it does not hold the rect (Fit Selection)."""
+        pad = max(rect.width(), rect.height()) * 0.03 + 20
+        rect = rect.adjusted(-pad, -pad, pad, pad)
+        around = rect.adjusted(-rect.width(), -rect.height(), rect.width(), rect.height())
+        if whole:
+            self.setSceneRect(around)
+        elif not self.sceneRect().contains(rect):
+            self.setSceneRect(self.sceneRect().united(around))
+        self.fitInView(rect, QtCore.Qt.AspectRatioMode.KeepAspectRatio)
+        s = self.scale_factor()
+        if max_scale is not None and s > max_scale:
+            self.scale(max_scale / s, max_scale / s)
+            self.centerOn(rect.center())
         self._after_zoom()
 
     def snap_point(self, p: QtCore.QPointF) -> QtCore.QPointF:
@@ -266,14 +286,21 @@ class CanvasView(QtWidgets.QGraphicsView):
             return
         band = self.rubberBandRect()
         super().mouseReleaseEvent(event)
-        if not band.isEmpty() and self.fscene.batch.on:
-            # the rubber band only sees visible items: add the batched devices inside it
-            more = self.fscene.batch.ids_in(self.mapToScene(band).boundingRect())
+        if not band.isEmpty() and (self.fscene.batch.on or self.fscene.semantic.level != "near"):
+            # the rubber band only sees visible items: add the batched (or grouped) devices inside it
+            rect = self.mapToScene(band).boundingRect()
+            more = self.fscene.batch.ids_in(rect) + self.fscene.semantic.ids_in(rect)
             if more:
                 self.fscene.select_devices(self.fscene.selected_device_ids() + more)
         if event.button() == QtCore.Qt.MouseButton.LeftButton:
             self.fscene.cables.end_live()
             self.fscene.mark_cables()
+
+    def mouseDoubleClickEvent(self, event: QtGui.QMouseEvent) -> None:  # noqa: N802
+        """Offered to the gestures like a press (a double-click opens a group in place)."""
+        if self.active_interaction is None and any(i.double_click(event) for i in self._interactions):
+            return
+        super().mouseDoubleClickEvent(event)
 
     def leaveEvent(self, event: QtCore.QEvent) -> None:  # noqa: N802
         self.pointer = None

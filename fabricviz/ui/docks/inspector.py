@@ -235,9 +235,11 @@ class Inspector(QtWidgets.QDockWidget):
                 self._show_rows()
                 self._clear_ports()
                 self.ports.hide()
-                if devs or cabs:
-                    self.title.setText(f"<b>{len(devs)}</b> {noun(len(devs), 'device')} and "
-                                       f"<b>{len(cabs)}</b> {noun(len(cabs), 'cable')} selected")
+                if devs or cabs:       # zoomed out, one bundle's cables: what that bundle is
+                    sem = getattr(self.scene, "semantic", None)
+                    bundle = sem.selection_text(cabs) if sem is not None and not devs else ""
+                    self.title.setText(bundle or f"<b>{len(devs)}</b> {noun(len(devs), 'device')} and "
+                                                 f"<b>{len(cabs)}</b> {noun(len(cabs), 'cable')} selected")
                 elif f is not None:
                     c = f.counts()
                     self.title.setText(f"<b>{f.name}</b><br>" + ", ".join(

@@ -16,6 +16,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.anim.lessons import Lesson, StepResult, bundled, load_lesson, run_lesson
 from fabricviz.model import FabricError
+from fabricviz.ui.canvas.items.labels import NORMAL_PX, PRESENTATION_PX
 from fabricviz.ui.document.document import Document
 
 NEXT_KEYS = ("PgDown", "Right", "Space")
@@ -281,11 +282,13 @@ class Presentation(QtCore.QObject):
                 self.dock.show()
                 self.dock.raise_()
             self.dock.set_scale(PRESENTATION_SCALE)
+            w.scene.label_layer.set_pixel_size(PRESENTATION_PX)   # names readable from the back row
             w.showFullScreen()
             if self.dock.isVisible() and not self.dock.isFloating():
                 w.resizeDocks([self.dock], [max(400, int(w.width() * 0.45))], QtCore.Qt.Orientation.Horizontal)
         else:
             self.dock.set_scale(1.0)
+            w.scene.label_layer.set_pixel_size(NORMAL_PX)
             w.setWindowState(self.prev_state)
             if self.saved is not None:            # every dock back where it was, same sizes and tabs
                 w.restoreState(self.saved)

@@ -1,5 +1,6 @@
 """Devices on the canvas: one C++ rectangle item per device (no Python paint), the item
-data roles, the kind codes, and the zoom levels below which labels and server contents hide."""
+data roles, the kind codes, and the zoom levels below which overlay text and server contents
+hide (device names never hide by zoom: :mod:`fabricviz.ui.canvas.items.labels`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ PORT_ROLE = 1     # port markers: port id
 ROLE_KIND = 2     # "device" | "label" | "port" | "panel"
 
 K_SERVER, K_GPU, K_NIC, K_IBSW, K_ETHSW = range(5)
-#: Zoom (view scale) below which labels, then server contents, are hidden.
+#: Zoom (view scale) below which overlay text (LID labels), then server contents, are hidden.
 LABEL_ZOOM = 0.55
 CHILD_ZOOM = 0.2
 

@@ -98,9 +98,8 @@ class PortPanel(QtWidgets.QGraphicsRectItem):
             rows = (n + per - 1) // per
             w, h = per * cw, rows * ch
             # under the body and under the name label, which stays readable above the panel
-            label = scene.labels.get(device)
-            below = label.mapRectToParent(label.boundingRect()).bottom() if label is not None \
-                else item.rect().bottom()
+            name = scene.label_layer.label_rect(device, scale)
+            below = name.bottom() - center.y() if not name.isEmpty() else item.rect().bottom()
             top = center.y() + max(below, item.rect().bottom()) + 5 * u
             left = center.x() - w / 2
             self.setRect(QtCore.QRectF(left - 3 * u, top - 3 * u, w + 6 * u, h + 6 * u))
@@ -170,10 +169,10 @@ class PortOverlay:
         want = [d for d in devices if d in self.scene.items_by_id]
         for d in [d for d in self.panels if d not in want]:
             self.scene.removeItem(self.panels.pop(d))
-            self.scene.pin_label(d, False)
+            self.scene.label_layer.pin(d, False)
         for d in want:
             if d not in self.panels:
-                self.scene.pin_label(d, True)
+                self.scene.label_layer.pin(d, True)
                 panel = PortPanel(self.scene, d, self.scale)
                 self.scene.addItem(panel)
                 self.panels[d] = panel
@@ -217,9 +216,9 @@ class PortOverlay:
             return QtCore.QRectF()
         top = item.parentItem() or item
         rect = self._marks_rect(panel).united(top.sceneBoundingRect())
-        label = self.scene.labels.get(int(top.data(DEVICE_ROLE)))
-        if label is not None and label.isVisible():
-            rect = rect.united(label.sceneBoundingRect())
+        name = self.scene.label_layer.label_rect(int(top.data(DEVICE_ROLE)), self.scale)
+        if not name.isEmpty():
+            rect = rect.united(name)
         m = HOVER_MARGIN_PX / max(self.scale, 1e-9)
         return rect.adjusted(-m, -m, m, m)
 

@@ -7,6 +7,10 @@ direction). A balanced fat tree shows even uplinks; minhop vs updn vs ftree,
 a miswired uplink or a ring routed with up/down show where routes pile up.
 Cables are grouped into :data:`LEVELS` path items (one pen each), never one
 item per cable.
+
+Zoomed out (far/middle) the loads colour the bundles instead: a bundle takes the level colour of
+its busiest member (or of the members' mean load, View ▸ Bundle Colour); only cables drawn as
+themselves (inside open groups) keep their own lines.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric
 from fabricviz.ui.canvas.items.cables import path_pairs, cable_anchors
+from fabricviz.ui.canvas.overlays.bundled import alone, bundled, by_cable, colours_of, follow_levels, palette_colors
 
 LEVELS = 6
 #: Low → high load colours (light blue to deep orange) and widths.
@@ -34,6 +39,10 @@ class LoadOverlay:
         self.values = np.zeros(0, np.int64)
         self.levels = np.zeros(0, np.int64)
         self.vmax = 0
+        self.fabric: Fabric | None = None
+        self.owner = f"loads:{id(self)}"        # its entry in the bundle colours (lessons have one too)
+        self.palette = [QtGui.QColor(c) for c in COLORS]
+        follow_levels(scene, self._draw)
 
     def _make(self) -> None:
         if self.items:
@@ -58,6 +67,10 @@ class LoadOverlay:
         self.items = []
         self.cables = self.values = self.levels = np.zeros(0, np.int64)
         self.vmax = 0
+        self.fabric = None
+        colours = colours_of(self.scene)
+        if colours is not None:
+            colours.set(self.owner, None)
 
     @property
     def active(self) -> bool:
@@ -73,10 +86,27 @@ class LoadOverlay:
         self.cables, self.values = cables, values
         self.vmax = int(values.max()) if len(values) else 0
         self.levels = level_of(values, self.vmax)
-        ends = cable_anchors(fabric, cables) if len(cables) else (np.zeros(0),) * 4
+        self.fabric = fabric
+        self._draw()
+
+    def _draw(self) -> None:
+        """The lines of the cables drawn as themselves now; zoomed out the bundles' colours."""
+        f, cables = self.fabric, self.cables
+        if f is None or not self.items:
+            return
+        shown = self.scene.fabric
+        out = bundled(self.scene) and shown is not None and int(shown.devices_t.n) == int(f.devices_t.n)
+        keep = alone(self.scene.semantic, cables) if out else np.ones(len(cables), bool)
+        ends = cable_anchors(f, cables[keep]) if keep.any() else (np.zeros(0),) * 4
+        levels = self.levels[keep]
         for k, item in enumerate(self.items):
-            sel = self.levels == k
+            sel = levels == k
             item.setPath(path_pairs(ends[0][sel], ends[1][sel], ends[2][sel], ends[3][sel]))
+        colours = colours_of(self.scene)
+        if colours is not None:
+            vmax = self.vmax
+            colours.set(self.owner, by_cable(int(f.cables_t.n), cables, self.values.astype(np.float64))
+                        if out else None, palette_colors(self.palette, lambda v: level_of(v, vmax)))
 
     def value_of(self, cable: int) -> int | None:
         i = np.flatnonzero(self.cables == cable)

@@ -15,6 +15,12 @@ ends share the same two screen cells become one segment coloured by the
 hottest of them (see :class:`TrafficOverlay`). While a frame is shown the
 scene's own cable strokes, hidden under the heat anyway, are not painted.
 
+Semantic zoom (far/middle, :mod:`fabricviz.ui.canvas.overlays.bundled`): each frame's cable
+values go to the scene's semantic layer with this scale's colours, so a bundle is drawn in the
+colour of its hottest (or mean) member, the legend's colour; a bundle with a paused member gets
+the paused dashes over it, one with a marking member the ECN dots; the heat item draws only
+the cables drawn as themselves (inside open groups), as at near.
+
 :class:`ColorScale` is the single mapping from a value to a bucket and colour;
 the legend and the overlay share it, so what the legend says is what is drawn.
 """
@@ -31,6 +37,8 @@ from fabricviz.ui.canvas.items.segments import (AA_ZOOM, LOD_CELL_PX, LOD_MIN_CA
                                     SegmentLods, _pairs, bounds, clip_segments, group_segments)
 from fabricviz.ui.canvas.items.cables import cable_anchors
 from fabricviz.ui.canvas.items.devices import ROLE_KIND
+from fabricviz.ui.canvas.overlays.bundled import (BundleMarks, alone, bundle_of, bundled, by_cable, colours_of,
+                                                  follow_levels, semantic_of)
 
 #: Colour buckets of the heatmap.
 BUCKETS = 16
@@ -46,6 +54,8 @@ PAUSED_COLOR = "#ff2020"
 PAUSED_CASING = "#000000"
 ECN_COLOR = "#ff00ff"
 Z_HEAT = -0.8          # above the scene's cables (-1), under the selection highlight (-0.5)
+#: Paused / ECN marks on bundle lines: over the lines (0.2), under group boxes (0.5).
+Z_BUNDLE_MARKS = 0.3
 
 
 def _ramp_colors(n: int) -> list[QtGui.QColor]:
@@ -63,6 +73,7 @@ def _ramp_colors(n: int) -> list[QtGui.QColor]:
 
 
 COLORS = _ramp_colors(BUCKETS)
+COLORS_RGBA = np.array([c.rgba() for c in COLORS], np.int64)
 
 
 @dataclass(frozen=True)
@@ -86,6 +97,11 @@ class ColorScale:
 
     def color(self, value: float) -> QtGui.QColor:
         return QtGui.QColor(COLORS[self.bucket(value)])
+
+    def colors(self, values: np.ndarray) -> np.ndarray:
+        """The bucket colours of ``values`` as QRgb ints (the semantic layer's bundle colours: the
+        legend's), an array lookup per frame rather than a QColor per bundle."""
+        return COLORS_RGBA[self.buckets(values)]
 
     def edges(self) -> np.ndarray:
         """Bucket boundaries (``BUCKETS + 1`` values)."""
@@ -193,10 +209,26 @@ class TrafficOverlay:
         self.item.setData(ROLE_KIND, "traffic")
         self.item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
         scene.addItem(self.item)
+        self.marks = self._mark_item()
         self.lod_min = LOD_MIN_CABLES
         self.scale: ColorScale | None = None
         self.ecn_threshold = 0.0                # a link marks when its marking probability exceeds this
+        self.fabric: Fabric | None = None
+        self.run_cables = np.zeros(0, np.int64)     # every cable of the run (its two links exist)
+        self._sub: np.ndarray | None = None     # run_cables index of each drawn column (None: all)
+        self._run_bundle = np.zeros(0, np.int64)    # per run cable: the bundle drawing it now, -1
+        self._frame = None                      # (frame, scale) on show, redrawn when the level changes
         self._set_geometry(np.zeros(0, np.int64), np.zeros((4, 0)))
+        follow_levels(scene, self._level_changed)
+
+    def _mark_item(self) -> BundleMarks:
+        """Paused (casing + red dashes) and ECN (dots) marks over the bundle lines."""
+        item = BundleMarks({"paused": (self.paused_casing, self.paused_pen), "ecn": (self.ecn_pen,)})
+        item.setZValue(Z_BUNDLE_MARKS)
+        item.setData(ROLE_KIND, "traffic")
+        item.setVisible(False)
+        self.scene.addItem(item)
+        return item
 
     # ------------------------------------------------------------------ geometry
     def _set_geometry(self, cables: np.ndarray, ends: np.ndarray) -> None:
@@ -215,11 +247,39 @@ class TrafficOverlay:
     def set_links(self, fabric: Fabric, n_links: int) -> None:
         """Geometry of every live cable whose two directed links exist (``2c + 1 < n_links``)."""
         cids = fabric.cable_ids()
-        cids = np.asarray(cids[2 * cids + 1 < n_links], np.int64)
-        self._set_geometry(cids, np.vstack(cable_anchors(fabric, cids)) if len(cids) else np.zeros((4, 0)))
+        self.fabric = fabric
+        self.run_cables = np.asarray(cids[2 * cids + 1 < n_links], np.int64)
+        self._place()
+
+    def _place(self) -> None:
+        """Geometry for what the scene draws now: every run cable at near; zoomed out, the ones
+        drawn as themselves (the rest are the semantic layer's bundles)."""
+        cids, f = self.run_cables, self.fabric
+        sem = semantic_of(self.scene)
+        self._sub = None
+        self._run_bundle = np.full(len(cids), -1, np.int64)
+        if f is not None and len(cids) and bundled(self.scene) and sem.scene.fabric is f:
+            self._sub = np.flatnonzero(alone(sem, cids))
+            self._run_bundle = bundle_of(sem, cids)
+            cids = cids[self._sub]
+        if self._sub is not None:          # every segment of each bundle's drawn line
+            self.marks.set_lines(sem.bundle_segments, sem.segment_bundle)
+        else:
+            self.marks.set_lines(np.zeros((4, 0)))
+        self._set_geometry(cids, np.vstack(cable_anchors(f, cids)) if len(cids) else np.zeros((4, 0)))
+
+    def _level_changed(self) -> None:
+        """The semantic layer changed level, opened a group or moved: the frame on show again."""
+        if self.fabric is None:
+            return
+        shown = self._frame
+        self._place()
+        if shown is not None:
+            self.show_frame(*shown)
 
     def clear(self) -> None:
         """Draw nothing (no run, or the design changed since)."""
+        self._frame = None
         self._b: np.ndarray | None = None       # bucket of each column (None: no frame shown)
         self._pcols = self._ecols = np.zeros(0, np.int64)
         self.paused = self.ecn = np.zeros(0, np.int64)
@@ -229,10 +289,17 @@ class TrafficOverlay:
         self._built_for: Lod | None = None
         self._covered_ids = None
         self._cover_scene_cables(False)
+        self._bundle_marks(np.zeros(0, np.int64), np.zeros(0, np.int64))
+        colours = colours_of(self.scene)
+        if colours is not None:
+            colours.set("traffic", None)
         self.item.update()
 
     def forget(self) -> None:
         self.scale = None
+        self.fabric = None
+        self.run_cables = np.zeros(0, np.int64)
+        self._sub = None
         self._set_geometry(np.zeros(0, np.int64), np.zeros((4, 0)))
 
     # ------------------------------------------------------------------ level of detail
@@ -288,8 +355,8 @@ class TrafficOverlay:
         on top (they cannot be seen, yet stroking them again costs as much as the heat)."""
         layer = getattr(self.scene, "cables", None)
         items = getattr(layer, "items", None)
-        if not isinstance(items, dict):
-            return
+        if not isinstance(items, dict) or bundled(self.scene):
+            return                                  # zoomed out the semantic layer hides them itself
         if on:
             ids = layer.ids
             if ids is not self._covered_ids:         # the layer rebuilt: are all its cables ours?
@@ -302,29 +369,52 @@ class TrafficOverlay:
                 item.setVisible(not on)
 
     # ------------------------------------------------------------------ frames
-    def cable_values(self, link_values: np.ndarray) -> np.ndarray:
-        """A cable's value: the larger of its two directions."""
-        c = self.cables
+    def cable_values(self, link_values: np.ndarray, cables: np.ndarray | None = None) -> np.ndarray:
+        """A cable's value: the larger of its two directions (of the drawn cables by default)."""
+        c = self.cables if cables is None else cables
         v = np.asarray(link_values)
         return np.maximum(v[2 * c], v[2 * c + 1])
 
     def show_frame(self, frame, scale: ColorScale) -> None:
-        """Colour every cable from ``frame`` with ``scale``; mark paused and ECN-marking links."""
+        """Colour every cable from ``frame`` with ``scale``; mark paused and ECN-marking links.
+        Zoomed out the bundles take the frame's values (see the module doc)."""
         self.scale = scale
-        if not len(self.cables):
+        run = self.run_cables
+        if not len(run):
             return
-        c = self.cables
         attr = METRICS[scale.metric][0]
-        self._b = scale.buckets(self.cable_values(getattr(frame, attr))).astype(np.uint8)
+        values = self.cable_values(getattr(frame, attr), run)
         paused = np.asarray(frame.link_paused, bool)
-        self._pcols = np.flatnonzero(paused[2 * c] | paused[2 * c + 1])
+        paused = paused[2 * run] | paused[2 * run + 1]
         ecn = np.asarray(frame.link_ecn)
-        self._ecols = np.flatnonzero(np.maximum(ecn[2 * c], ecn[2 * c + 1]) > self.ecn_threshold)
-        self.paused, self.ecn = c[self._pcols], c[self._ecols]
+        ecn = np.maximum(ecn[2 * run], ecn[2 * run + 1]) > self.ecn_threshold
+        self.paused, self.ecn = run[paused], run[ecn]
+        sub = self._sub
+        cols = slice(None) if sub is None else sub
+        self._b = scale.buckets(values[cols]).astype(np.uint8)
+        self._pcols, self._ecols = np.flatnonzero(paused[cols]), np.flatnonzero(ecn[cols])
+        self._frame = (frame, scale)
         self._view_of_scene()
         self._build()
         self._cover_scene_cables(True)
+        if sub is not None:
+            self._show_bundles(values, paused, ecn, scale)
         self.item.update()
+
+    def _show_bundles(self, values: np.ndarray, paused: np.ndarray, ecn: np.ndarray, scale: ColorScale) -> None:
+        """Zoomed out: the run cables' ``values`` to the semantic layer (coloured by ``scale``),
+        the paused / ECN marks on the bundles with a ``paused`` / ``ecn`` member."""
+        colours = colours_of(self.scene)
+        if colours is None:
+            return
+        colours.set("traffic", by_cable(int(self.fabric.cables_t.n), self.run_cables, values), scale.colors)
+        rb = self._run_bundle
+        self._bundle_marks(np.unique(rb[paused & (rb >= 0)]), np.unique(rb[ecn & (rb >= 0)]))
+
+    def _bundle_marks(self, paused: np.ndarray, ecn: np.ndarray) -> None:
+        """Draw the paused / ECN marks over bundles ``paused`` / ``ecn`` (bundle indices)."""
+        self.paused_bundles, self.ecn_bundles = paused, ecn
+        self.marks.set_marked(paused=paused, ecn=ecn)
 
     # ------------------------------------------------------------------ queries (tests, tooltips)
     def _column(self, cable: int) -> int | None:

@@ -1,0 +1,497 @@
+"""Device names on the canvas at a constant on-screen size: one item lays out and draws them all.
+
+Every top-level device's name sits centred under its rectangle, horizontal, at a fixed pixel
+size (:data:`NORMAL_PX`; larger in presentation mode) whatever the zoom, above cables and
+devices with a halo in the background colour. Where labels would overlap, the lower priority
+one gives way instead of shrinking: group/extra labels (0) > switches (1) > servers (2) >
+GPUs/NICs (3, drawn inside their rectangle once it is big enough for the name). A pinned
+label (its port panel is open) always shows.
+
+The layer reads the scale from the painter, so the view and a picture rendered with
+``QGraphicsScene.render`` at another scale lay labels out the same way: labels have the same
+pixel size in both. The laid-out area is the view's viewport (or the exposed rect of a render)
+grown and snapped to tiles of :data:`TILE_PX`, so partial repaints and small pans reuse one
+cached layout and labels do not come and go at the edge of a repainted strip.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
+
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from fabricviz.ui.canvas import theme as th
+from fabricviz.ui.canvas.items.batch import device_rects
+from fabricviz.ui.canvas.items.devices import DEVICE_ROLE, K_ETHSW, K_IBSW, K_SERVER, ROLE_KIND, DeviceItem
+
+if TYPE_CHECKING:
+    from fabricviz.ui.canvas.scene import FabricScene
+
+#: Label text size in screen pixels: normally, and in presentation mode.
+NORMAL_PX, PRESENTATION_PX = 11, 18
+#: Priorities (lower wins): pinned labels come before all of them.
+P_PINNED, P_EXTRA, P_SWITCH, P_SERVER, P_CHILD = -1, 0, 1, 2, 3
+PAD_PX = 2.0        # halo room around the text, inside the label's rect
+HALO_PX = 3.0       # width of the pen stroking the text in the background colour
+GAP_PX = 2.0        # between a device's bottom edge and its name
+SPACING_PX = 2.0    # at least this much between two labels
+INSET_PX = 4.0      # a GPU/NIC's name keeps this far inside its rectangle's edges
+CELL_PX = 4.0       # occupancy grid cell
+TILE_PX = 512.0     # the laid-out area is snapped to these (stable layouts while panning)
+GROW_PX = 128.0     # ... after growing the viewport by this much on every side
+REACH_PX = 400.0    # candidates are devices whose anchor is this close to the area
+MAX_EXACT = 5000    # more candidates than this are thinned to one per label-sized bin first
+MAX_CANDIDATES = 6000   # at most this many are considered per layout (highest priority first)
+MARGIN_PX = 320.0   # the item's rect extends this far past the design (labels sticking out)
+Z = 8.0             # above cables, devices and overlays; under port panels (10)
+#: Modes: a name under its device, inside it (GPU/NIC), centred on a point (extras).
+UNDER, INSIDE, CENTRED = 0, 1, 2
+
+
+class Placed(NamedTuple):
+    """One laid-out label: device id (-1 for extras), its text and its rect (x, y, w, h)."""
+
+    device: int
+    text: str
+    x: float
+    y: float
+    w: float
+    h: float
+
+
+class _Columns(NamedTuple):
+    """The candidates of one revision, sorted by (priority, stable order)."""
+
+    ref: np.ndarray      # device id, or index into the extras
+    mode: np.ndarray
+    prio: np.ndarray
+    ax: np.ndarray       # anchor in scene units: x centre; y bottom (UNDER) or centre
+    ay: np.ndarray
+
+
+class LabelLayer(QtWidgets.QGraphicsItem):
+    """Every label of one scene, laid out per paint from the fabric's numpy columns."""
+
+    def __init__(self, scene: "FabricScene") -> None:
+        super().__init__()
+        self.fscene = scene
+        self.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
+        self.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
+        self.setZValue(Z)
+        self.setData(ROLE_KIND, "labels")
+        self.pixel_size = NORMAL_PX
+        self.revision = 0
+        self.layouts_made = 0          # layouts computed (not served from the cache), for tests and benches
+        self._mask: np.ndarray | None = None
+        self._extra: tuple[np.ndarray, np.ndarray, list[str], np.ndarray] = (
+            np.zeros(0), np.zeros(0), [], np.zeros(0, np.int64))
+        self._pins: dict[int, set[int]] = {}       # pinned top-level device → who pinned it
+        self._live: dict[int, tuple[float, float]] = {}
+        self._cols: _Columns | None = None
+        self._cols_rev = -1
+        self._names: dict[int, str] = {}
+        self._widths: dict[str, float] = {}
+        self._layouts: OrderedDict[tuple, list[Placed]] = OrderedDict()
+        self._pixmaps: OrderedDict[tuple, QtGui.QPixmap] = OrderedDict()
+        self._paths: OrderedDict[tuple[str, int], QtGui.QPainterPath] = OrderedDict()
+        self._rect = QtCore.QRectF()
+        self._margin = MARGIN_PX
+        self._geometry_due = False
+        self._set_font()
+        scene.addItem(self)
+
+    # ------------------------------------------------------------------ public API
+    def set_pixel_size(self, px: int) -> None:
+        """Draw labels ``px`` screen pixels high (presentation mode uses a larger size)."""
+        px = int(px)
+        if px != self.pixel_size and px > 0:
+            self.pixel_size = px
+            self._set_font()
+            self.invalidate()
+
+    def set_device_filter(self, mask: np.ndarray | None) -> None:
+        """Only devices whose entry in the boolean ``mask`` (by device id) is set get labels
+        (devices beyond its end do); None: every device."""
+        self._mask = None if mask is None else np.asarray(mask, dtype=bool).copy()
+        self._changed()
+
+    def set_extra(self, xs: Any, ys: Any, texts: Sequence[str], priority: Any = P_EXTRA) -> None:
+        """Extra labels centred on scene points (group names, bundle counts), laid out with
+        the device names; ``priority`` (one for all, or one each) 0 is the highest."""
+        xs = np.asarray(xs, dtype=np.float64).ravel()
+        ys = np.asarray(ys, dtype=np.float64).ravel()
+        texts = [str(t) for t in texts]
+        if not (len(xs) == len(ys) == len(texts)):
+            raise ValueError(f"set_extra: {len(xs)} x, {len(ys)} y and {len(texts)} texts")
+        prio = np.broadcast_to(np.asarray(priority, dtype=np.int64), xs.shape).copy()
+        self._extra = (xs, ys, texts, prio)
+        self._changed()
+
+    def pin(self, device: int, on: bool) -> None:
+        """Always show ``device``'s name (a GPU/NIC pins its server's), e.g. while its port panel is open."""
+        f = self.fscene.fabric
+        top = int(f.devices_t.parent[device]) if f is not None and f.devices_t.exists(device) else -1
+        d = device if top < 0 else top
+        if on:
+            self._pins.setdefault(d, set()).add(device)
+        else:
+            for who in [k for k, v in self._pins.items() if device in v]:
+                self._pins[who].discard(device)
+                if not self._pins[who]:
+                    del self._pins[who]
+        self.update()
+
+    @property
+    def device_filter(self) -> np.ndarray | None:
+        """The mask of :meth:`set_device_filter` (None: every device gets a label)."""
+        return self._mask
+
+    def pins(self) -> list[int]:
+        """The devices that pinned a name (:meth:`pin`), e.g. to unpin them for a picture."""
+        return sorted({who for whos in self._pins.values() for who in whos})
+
+    def invalidate(self) -> None:
+        """Names, positions, devices or the fabric changed: lay out again at the next paint."""
+        self._names.clear()
+        if self._live and not isinstance(self.fscene.mouseGrabberItem(), DeviceItem):
+            self._live = {}
+        self._changed()
+
+    def _changed(self) -> None:
+        """The candidates changed: a new layout at the next paint, the item's rect soon."""
+        self.revision += 1
+        if not self._geometry_due:
+            self._geometry_due = True
+            QtCore.QTimer.singleShot(0, self.fscene, self.refresh_geometry)
+        self.update()
+
+    def reset(self) -> None:
+        """Another fabric: pins, the filter and the extras belonged to the old one."""
+        self._pins.clear()
+        self._live = {}
+        self._mask = None
+        self._extra = (np.zeros(0), np.zeros(0), [], np.zeros(0, np.int64))
+        self.invalidate()
+        self.refresh_geometry()
+
+    def layout(self, transform: QtGui.QTransform, exposed: QtCore.QRectF) -> list[tuple[int, str, QtCore.QRectF]]:
+        """(device id or -1, text, rect in device pixels) of the labels drawn when the scene
+        rect ``exposed`` is painted through ``transform`` (scene → device)."""
+        scaled = self._scaled_layout(transform, exposed)
+        if scaled is None:
+            return []
+        dx, dy = transform.m31(), transform.m32()
+        view = transform.mapRect(exposed)
+        out = []
+        for p in scaled:
+            r = QtCore.QRectF(p.x + dx, p.y + dy, p.w, p.h)
+            if r.intersects(view):
+                out.append((p.device, p.text, r))
+        return out
+
+    def in_view(self, view: QtWidgets.QGraphicsView) -> list[tuple[int, str, QtCore.QRectF]]:
+        """:meth:`layout` of what ``view`` shows now (rects in its viewport's pixels)."""
+        vp = view.viewport().rect()
+        return self.layout(view.viewportTransform(), view.mapToScene(vp).boundingRect())
+
+    def label_rect(self, device: int, scale: float) -> QtCore.QRectF:
+        """Where ``device``'s name sits (scene units) when drawn at view ``scale``, whether or
+        not it is shown (port panels go under it); empty for a GPU/NIC inside a server."""
+        f = self.fscene.fabric
+        if f is None or not f.devices_t.exists(device) or int(f.devices_t.parent[device]) >= 0 or scale <= 0:
+            return QtCore.QRectF()
+        r = device_rects(f, np.array([device], np.int64))[:, 0]
+        w, h = self._width(f.name_of(device)), self._height
+        u = 1.0 / scale
+        return QtCore.QRectF((r[0] + r[2]) / 2 - w * u / 2, r[3] + GAP_PX * u, w * u, h * u)
+
+    def follow_drag(self) -> None:
+        """While the mouse drags device items (the model moves on release), names follow them."""
+        live: dict[int, tuple[float, float]] = {}
+        f = self.fscene.fabric
+        if f is not None and isinstance(self.fscene.mouseGrabberItem(), DeviceItem):
+            t = f.devices_t
+            for item in self.fscene.selectedItems():
+                if isinstance(item, DeviceItem) and item.parentItem() is None:
+                    d = int(item.data(DEVICE_ROLE))
+                    p = item.pos()
+                    dx, dy = p.x() - float(t.x[d]), p.y() - float(t.y[d])
+                    if dx or dy:
+                        live[d] = (dx, dy)
+        if live != self._live:
+            self._live = live
+            self.update()
+
+    # ------------------------------------------------------------------ QGraphicsItem
+    def boundingRect(self) -> QtCore.QRectF:  # noqa: N802
+        return self._rect
+
+    def shape(self) -> QtGui.QPainterPath:
+        """Empty: the layer is never under the pointer (scene.items(pos) skips it)."""
+        return QtGui.QPainterPath()
+
+    def paint(self, painter: QtGui.QPainter, option: QtWidgets.QStyleOptionGraphicsItem,
+              widget: QtWidgets.QWidget | None = None) -> None:
+        t = painter.worldTransform()
+        scale = t.m11()
+        if self.fscene.fabric is None or scale <= 0 or t.m22() <= 0 or t.m12() or t.m21():
+            return
+        self._check_margin(scale)
+        area = QtCore.QRectF(option.exposedRect)
+        if widget is not None:        # the whole viewport: one layout for every partial repaint
+            inv, ok = t.inverted()
+            if ok:
+                area = inv.mapRect(QtCore.QRectF(widget.rect()))
+        elif painter.hasClipping():   # QGraphicsScene.render exposes the whole item: its source is the clip
+            area = area.intersected(painter.clipBoundingRect())
+        placed = self._scaled_layout(t, area)
+        if not placed:
+            return
+        dx, dy = t.m31(), t.m32()
+        clip = t.mapRect(option.exposedRect)
+        theme = self.fscene.theme
+        vector = painter.paintEngine() is not None and \
+            painter.paintEngine().type() != QtGui.QPaintEngine.Type.Raster
+        dpr = float(painter.device().devicePixelRatioF()) if painter.device() is not None else 1.0
+        painter.save()
+        painter.resetTransform()
+        painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
+        halo = self._halo_pen(theme)
+        painter.setFont(self.font)
+        for p in placed:
+            x, y = round(p.x + dx), round(p.y + dy)
+            if not clip.intersects(QtCore.QRectF(x, y, p.w, p.h)):
+                continue
+            if vector:        # SVG / PDF: a vector halo under real (searchable) text
+                base = QtCore.QPointF(x + PAD_PX, y + PAD_PX + self._ascent)
+                painter.strokePath(self._path(p.text).translated(base), halo)
+                painter.setPen(theme.text)
+                painter.drawText(base, p.text)
+            else:
+                painter.drawPixmap(QtCore.QPointF(x, y), self._pixmap(p.text, theme, dpr))
+        painter.restore()
+
+    # ------------------------------------------------------------------ geometry
+    def refresh_geometry(self) -> None:
+        """The item's rect: the design and the extras, plus room for labels sticking out."""
+        self._geometry_due = False
+        f = self.fscene.fabric
+        rect = self.fscene.content_rect() if f is not None else QtCore.QRectF()
+        xs, ys, _, _ = self._extra
+        if len(xs):
+            extra = QtCore.QRectF(float(xs.min()), float(ys.min()), float(np.ptp(xs)), float(np.ptp(ys)))
+            rect = extra if rect.isEmpty() else rect.united(extra)
+        if f is None or (rect.isEmpty() and not len(f)):
+            new = QtCore.QRectF()
+        else:
+            m = min(self._margin, 2 * max(rect.width(), rect.height()) + MARGIN_PX)
+            new = rect.adjusted(-m, -m, m, m)
+        if new != self._rect:
+            self.prepareGeometryChange()
+            self._rect = new
+        self.update()
+
+    def _check_margin(self, scale: float) -> None:
+        """Labels stick out of the design by a fixed number of pixels: grow the rect when
+        zoomed out (shrink it back when zoomed in a lot)."""
+        want = MARGIN_PX * max(self.pixel_size / NORMAL_PX, 1.0) / scale
+        if (want > self._margin * 1.001 or want < self._margin / 4) and not self._geometry_due:
+            self._margin = want
+            self._geometry_due = True
+            QtCore.QTimer.singleShot(0, self.fscene, self.refresh_geometry)
+
+    # ------------------------------------------------------------------ layout
+    def _columns(self) -> _Columns:
+        """Candidates of the current revision: devices (tops under, children inside) and extras."""
+        if self._cols is not None and self._cols_rev == self.revision:
+            return self._cols
+        f = self.fscene.fabric
+        t = f.devices_t
+        ids = np.flatnonzero(t.alive)
+        if self._mask is not None:
+            m = self._mask
+            inside = ids < len(m)
+            keep = np.ones(len(ids), bool)
+            keep[inside] = m[ids[inside]]
+            ids = ids[keep]
+        par = t.parent[ids]
+        tops, kids = ids[par < 0], ids[par >= 0]
+        r = device_rects(f, tops) if len(tops) else np.zeros((4, 0))
+        kind = t.kind[tops]
+        sw = (kind == K_IBSW) | (kind == K_ETHSW)
+        tprio = np.where(sw, P_SWITCH, np.where(kind == K_SERVER, P_SERVER, P_CHILD))
+        xs, ys, texts, eprio = self._extra
+        ref = np.concatenate([np.arange(len(xs)), tops, kids]).astype(np.int64)
+        mode = np.concatenate([np.full(len(xs), CENTRED), np.full(len(tops), UNDER),
+                               np.full(len(kids), INSIDE)]).astype(np.int8)
+        prio = np.concatenate([eprio, tprio, np.full(len(kids), P_CHILD)]).astype(np.int64)
+        ax = np.concatenate([xs, (r[0] + r[2]) / 2, t.x[kids].astype(np.float64)])
+        ay = np.concatenate([ys, r[3], t.y[kids].astype(np.float64)])
+        order = np.lexsort((ref, mode != CENTRED, prio))
+        self._cols = _Columns(ref[order], mode[order], prio[order], ax[order], ay[order])
+        self._cols_rev = self.revision
+        return self._cols
+
+    def _scaled_layout(self, transform: QtGui.QTransform, exposed: QtCore.QRectF) -> list[Placed] | None:
+        """The layout (in scaled scene coordinates: device pixels less the translation) of the
+        tile-snapped area around ``exposed``; cached per (scale, area, revision, pins, drag)."""
+        f = self.fscene.fabric
+        sx, sy = transform.m11(), transform.m22()
+        if f is None or sx <= 0 or sy <= 0 or exposed.isEmpty():
+            return None
+        area = (math.floor((exposed.left() * sx - GROW_PX) / TILE_PX) * TILE_PX,
+                math.floor((exposed.top() * sy - GROW_PX) / TILE_PX) * TILE_PX,
+                math.ceil((exposed.right() * sx + GROW_PX) / TILE_PX) * TILE_PX,
+                math.ceil((exposed.bottom() * sy + GROW_PX) / TILE_PX) * TILE_PX)
+        key = (sx, sy, area, self.revision, self.pixel_size, tuple(sorted(self._pins)),
+               tuple(sorted(self._live.items())))
+        hit = self._layouts.get(key)
+        if hit is not None:
+            self._layouts.move_to_end(key)
+            return hit
+        placed = self._lay_out(sx, sy, area)
+        self.layouts_made += 1
+        self._layouts[key] = placed
+        while len(self._layouts) > 8:
+            self._layouts.popitem(last=False)
+        return placed
+
+    def _lay_out(self, sx: float, sy: float, area: tuple[float, float, float, float]) -> list[Placed]:
+        c = self._columns()
+        x0, y0, x1, y1 = area
+        h = self._height
+        ax, ay = c.ax * sx, c.ay * sy
+        if self._live:
+            ax, ay = ax.copy(), ay.copy()
+            rows = np.flatnonzero(np.isin(c.ref, np.fromiter(self._live, np.int64)) & (c.mode == UNDER))
+            for i in rows.tolist():
+                dx, dy = self._live[int(c.ref[i])]
+                ax[i] += dx * sx
+                ay[i] += dy * sy
+        sel = (ax >= x0 - REACH_PX) & (ax <= x1 + REACH_PX) & (ay >= y0 - 2 * h - GAP_PX) & (ay <= y1 + h)
+        # a GPU/NIC gets its name inside it only once its rectangle holds the text
+        if th.CHILD_W * sx < 3 * self.pixel_size or th.CHILD_H * sy < h + INSET_PX:
+            sel &= c.mode != INSIDE
+        f = self.fscene.fabric
+        pinned = np.array(sorted(d for d in self._pins if f.devices_t.exists(d)), np.int64)
+        idx = np.flatnonzero(sel & ~((c.mode == UNDER) & np.isin(c.ref, pinned)))
+        if len(idx) > MAX_EXACT:      # one per bin no narrower than any label: the rest lose anyway
+            bw = 2 * PAD_PX + 0.3 * self.pixel_size
+            bins = np.floor(ax[idx] / bw).astype(np.int64) * 1_000_003 + np.floor(ay[idx] / h).astype(np.int64)
+            _, first = np.unique(bins, return_index=True)
+            idx = idx[np.sort(first)]
+        idx = idx[:MAX_CANDIDATES]
+        cand: list[tuple[int, int, str, float, float]] = []      # (ref, mode, text, x, y)
+        if len(pinned):              # pinned first, placed whatever they overlap
+            r = device_rects(f, pinned)
+            for k, d in enumerate(pinned.tolist()):
+                dx, dy = self._live.get(d, (0.0, 0.0))
+                cand.append((d, -1, f.name_of(d), (r[0, k] + r[2, k]) / 2 * sx + dx * sx, (r[3, k] + dy) * sy))
+        refs, modes = c.ref[idx].tolist(), c.mode[idx].tolist()
+        for ref, mode, x, y in zip(refs, modes, ax[idx].tolist(), ay[idx].tolist()):
+            cand.append((ref, mode, self._text(ref, mode), x, y))
+        if not cand:
+            return []
+        w = np.array([self._width(t) for _, _, t, _, _ in cand])
+        cx = np.array([x for *_, x, _ in cand])
+        cy = np.array([y for *_, y in cand])
+        mode = np.array([m for _, m, *_ in cand])
+        lx = cx - w / 2
+        ly = np.where(mode == UNDER, cy + GAP_PX, cy - h / 2)
+        ly = np.where(mode == -1, cy + GAP_PX, ly)
+        ok = (lx + w > x0) & (lx < x1) & (ly + h > y0) & (ly < y1)
+        ok &= (mode != INSIDE) | (w <= th.CHILD_W * sx - 2 * INSET_PX)
+        ok |= mode == -1
+        # occupancy grid over every candidate's rect: placed labels never share a cell
+        half = SPACING_PX / 2
+        gx, gy = float(np.min(lx)) - CELL_PX, float(np.min(ly)) - CELL_PX
+        c0 = np.floor((lx - half - gx) / CELL_PX).astype(np.int64)
+        c1 = np.ceil((lx + w + half - gx) / CELL_PX).astype(np.int64)
+        r0 = np.floor((ly - half - gy) / CELL_PX).astype(np.int64)
+        r1 = np.ceil((ly + h + half - gy) / CELL_PX).astype(np.int64)
+        occ = np.zeros((int(r1.max()) + 1, int(c1.max()) + 1), bool)
+        out: list[Placed] = []
+        for i in np.flatnonzero(ok).tolist():
+            block = occ[r0[i]:r1[i], c0[i]:c1[i]]
+            if mode[i] != -1 and block.any():
+                continue
+            block[:] = True
+            ref, m, text = cand[i][0], cand[i][1], cand[i][2]
+            out.append(Placed(-1 if m == CENTRED else ref, text, float(lx[i]), float(ly[i]), float(w[i]), h))
+        return out
+
+    def _text(self, ref: int, mode: int) -> str:
+        if mode == CENTRED:
+            return self._extra[2][ref]
+        text = self._names.get(ref)
+        if text is None:
+            text = self.fscene.fabric.name_of(ref)
+            if mode == INSIDE:       # inside its server: the local name (gpu0, mlx5_3)
+                text = text.rsplit("/", 1)[-1]
+            self._names[ref] = text
+        return text
+
+    # ------------------------------------------------------------------ text
+    def _set_font(self) -> None:
+        font = QtGui.QFont(self.fscene.theme.label_font)
+        font.setPixelSize(self.pixel_size)
+        self.font = font
+        self._metrics = QtGui.QFontMetricsF(font)
+        self._ascent = self._metrics.ascent()
+        self._height = float(math.ceil(self._metrics.height() + 2 * PAD_PX))
+        self._widths.clear()
+
+    def _width(self, text: str) -> float:
+        w = self._widths.get(text)
+        if w is None:
+            w = float(math.ceil(self._metrics.horizontalAdvance(text) + 2 * PAD_PX))
+            if len(self._widths) > 200_000:
+                self._widths.clear()
+            self._widths[text] = w
+        return w
+
+    def _path(self, text: str) -> QtGui.QPainterPath:
+        key = (text, self.pixel_size)
+        path = self._paths.get(key)
+        if path is None:
+            path = QtGui.QPainterPath()
+            path.addText(0.0, 0.0, self.font, text)
+            self._paths[key] = path
+            if len(self._paths) > 8192:
+                self._paths.popitem(last=False)
+        return path
+
+    @staticmethod
+    def _halo_pen(theme: th.Theme) -> QtGui.QPen:
+        pen = QtGui.QPen(theme.background, HALO_PX)
+        pen.setJoinStyle(QtCore.Qt.PenJoinStyle.RoundJoin)
+        return pen
+
+    def _pixmap(self, text: str, theme: th.Theme, dpr: float) -> QtGui.QPixmap:
+        """The label drawn once (halo: the text's outline stroked in the background colour,
+        then the text filled) and blitted at every paint: stroking costs ~0.15 ms a label."""
+        key = (text, self.pixel_size, theme.background.rgba(), theme.text.rgba(), dpr)
+        pm = self._pixmaps.get(key)
+        if pm is not None:
+            self._pixmaps.move_to_end(key)
+            return pm
+        w, h = self._width(text), self._height
+        pm = QtGui.QPixmap(max(1, math.ceil(w * dpr)), max(1, math.ceil(h * dpr)))
+        pm.setDevicePixelRatio(dpr)
+        pm.fill(QtCore.Qt.GlobalColor.transparent)
+        p = QtGui.QPainter(pm)
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
+        path = self._path(text).translated(PAD_PX, PAD_PX + self._ascent)
+        p.strokePath(path, self._halo_pen(theme))
+        p.fillPath(path, theme.text_brush)
+        p.end()
+        self._pixmaps[key] = pm
+        if len(self._pixmaps) > 6000:
+            self._pixmaps.popitem(last=False)
+        return pm
+
+
+__all__ = ["LabelLayer", "NORMAL_PX", "PRESENTATION_PX", "P_CHILD", "P_EXTRA", "P_SERVER", "P_SWITCH", "Placed"]

@@ -1,0 +1,532 @@
+"""Semantic zoom on a real 1920×1080 canvas: far (group boxes, bundles), middle (switches, host
+blocks, "×n" lines), near (every device); bundles stand for exactly their cables; clicks select
+them, double-clicks open and close groups; overlays colour bundles; edits and undo regroup.
+
+Designs: k=16 fat tree (16 pods of 8 leaves + 8 aggregation switches and 64 hosts, 64 cores; each
+pod has 8 × 8 = 64 uplinks of 400G to the cores), k=8 for the window tests, k=32 for the size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from fabricviz.build import k_ary_fat_tree, leaf_spine
+from fabricviz.build.groups import cable_tops
+from fabricviz.model.tech import rates_gbps
+from fabricviz.ui.canvas.items.batch import device_rects
+from fabricviz.ui.canvas.items.cables import cable_anchors
+from fabricviz.ui.canvas.items.devices import DeviceItem
+from fabricviz.ui.canvas.items.bundles import node_groups
+from fabricviz.ui.canvas.items.semantic import (BOX_PAD, FAR, FAR_SWITCH_PX, MIDDLE, MIDDLE_SERVER_PX, NEAR,
+                                                SEMANTIC_SETTING, drawn_primitives)
+from fabricviz.ui.canvas.scene import FabricScene
+from fabricviz.ui.canvas.view import CanvasView
+from fabricviz.ui.document.editor import Editor
+
+LEFT = QtCore.Qt.MouseButton.LeftButton
+
+
+def open_canvas(qtbot, f):
+    """(view, scene, semantic layer) of ``f`` on a 1920×1080 canvas, fitted."""
+    scene = FabricScene()
+    scene.set_fabric(f)
+    view = CanvasView(scene, Editor(f))
+    scene.setParent(view)                 # goes with the view
+    qtbot.addWidget(view)
+    view.resize(1920, 1080)
+    view.show()
+    qtbot.waitExposed(view)
+    view.fit_all()
+    QtWidgets.QApplication.processEvents()
+    return view, scene, scene.semantic
+
+
+def zoom_to(view, scale):
+    view.zoom_by(scale / view.scale_factor())
+    QtWidgets.QApplication.processEvents()
+
+
+def visible_tops(scene):
+    return {d for d, it in scene.items_by_id.items() if it.parentItem() is None and it.isVisible()}
+
+
+def bundle_set(sem):
+    b = sem.bundles
+    return sorted(zip(b.a.tolist(), b.b.tolist(), b.count.tolist()))
+
+
+def view_point(view, x, y):
+    return view.mapFromScene(QtCore.QPointF(float(x), float(y)))
+
+
+@pytest.fixture
+def k16(qtbot):
+    return open_canvas(qtbot, k_ary_fat_tree(16))
+
+
+def test_fitted_k16_is_far_boxes_and_one_bundle_per_pod_standing_for_its_cables(k16):
+    view, scene, sem = k16
+    f = scene.fabric
+    assert sem.level == FAR and view.scale_factor() * 48 < FAR_SWITCH_PX
+    g = sem.grouping
+    assert g.n_groups == 17 and g.names[-1] == "64 cores" and g.names[:2] == ("pod 1", "pod 2")
+    # nothing of the near drawing is painted: device items, batch and cable paths are hidden
+    assert visible_tops(scene) == set() and scene.batch.items == {}
+    assert not any(it.isVisible() for it in scene.cables.items.values())
+    b = sem.bundles
+    assert len(b) == 16 and set(b.b.tolist()) == {16}
+    cids, ta, tb = cable_tops(f)
+    ct = f.cables_t
+    for k in range(16):
+        pod, top = g.members(int(b.a[k])), g.members(int(b.b[k]))
+        between = (np.isin(ta, pod) & np.isin(tb, top)) | (np.isin(ta, top) & np.isin(tb, pod))
+        assert b.count[k] == between.sum() == 64
+        gbps = rates_gbps(ct.tech[cids[between]], ct.speed[cids[between]], ct.width[cids[between]]).sum()
+        assert b.gbps[k] == gbps == 64 * 400
+        assert sorted(b.members(k).tolist()) == sorted(cids[between].tolist())
+        assert b.label(k) == "64 × 400G"
+    extras = scene.label_layer._extra[2]
+    assert extras.count("64 × 400G") == 16 and "pod 3" in extras and extras.count("16 switches · 64 hosts") == 16
+
+
+def test_zooming_in_goes_far_middle_near_each_drawing_differently(k16):
+    view, scene, sem = k16
+    counts = {FAR: drawn_primitives(view)}
+    zoom_to(view, (FAR_SWITCH_PX + 1) / 48)                      # switches 21 px, servers < 18 px
+    assert sem.level == MIDDLE
+    counts[MIDDLE] = drawn_primitives(view)
+    g = sem.grouping
+    # middle: switches as paths, one block per leaf's 4 hosts, block-leaf lines "×4"
+    assert sum(len(it.path().elementCount() and [1]) for it in sem.draw.switches.values()) == 1
+    assert sem.draw.blocks.path().elementCount() == 5 * g.n_blocks == 5 * 128
+    blocks = (sem.bundles.a >= g.n_groups) & (sem.bundles.a < g.n_groups + g.n_blocks)
+    assert blocks.sum() == 128 and set(sem.bundles.count[blocks].tolist()) == {8}
+    extras = scene.label_layer._extra[2]
+    assert extras.count("8 hosts") == 128 and extras.count("×8") == 128
+    zoom_to(view, (MIDDLE_SERVER_PX + 1) / 26)
+    assert sem.level == NEAR and sem.bundles is None
+    counts[NEAR] = drawn_primitives(view)
+    # near is the scene's own drawing again
+    assert visible_tops(scene) == set(scene.items_by_id) - {d for d, it in scene.items_by_id.items()
+                                                           if it.parentItem() is not None}
+    assert all(it.isVisible() for it in scene.cables.items.values())
+    assert not any(it.isVisible() for it in sem.draw.all_items())
+    assert len(set(counts.values())) == 3 and counts[FAR] < 2000, counts
+
+
+def test_radix32_at_fit_draws_under_2000_primitives(qtbot):
+    view, scene, sem = open_canvas(qtbot, k_ary_fat_tree(32))      # 8,192 hosts, 24,576 cables
+    assert sem.level == FAR and len(sem.bundles) == 32
+    n = drawn_primitives(view)
+    print(f"k=32 fitted: {n} primitives")
+    assert n <= 2000
+
+
+def test_cable_ends_at_far_are_the_bundle_ends_on_the_two_boxes(k16):
+    view, scene, sem = k16
+    f = scene.fabric
+    g, b = sem.grouping, sem.bundles
+    k = 4
+    members = b.members(k)
+    ends = sem.cable_ends(members)
+    _, ta, _ = cable_tops(f, members)
+    for end, node in ((ends[:2], int(b.a[k])), (ends[2:], int(b.b[k]))):
+        r = device_rects(f, g.members(node))
+        box = (r[0].min() - BOX_PAD, r[1].min() - BOX_PAD, r[2].max() + BOX_PAD, r[3].max() + BOX_PAD)
+        pts = {tuple(p) for p in np.round(end.T, 6).tolist()}
+        x, y = pts.pop() if len(pts) == 1 else (None, None)      # every member drawn at one point
+        assert x is not None and box[0] <= x <= box[2]
+        assert y == pytest.approx(box[1]) or y == pytest.approx(box[3])    # on the box's top or bottom edge
+    pod_top = np.isin(ta, g.members(int(b.a[k])))
+    assert np.allclose(ends[:, pod_top], sem.bundle_ends[:, [k]])
+    assert np.allclose(ends[:, ~pod_top], sem.bundle_ends[[2, 3, 0, 1]][:, [k]])
+    # pod 5's line runs round pod 1 (see the routing tests); pod 1's goes straight up to the core box
+    assert sem.bundle_ends[0, 0] == pytest.approx(sem.bundle_ends[2, 0])
+    assert (sem.segment_bundle == 0).sum() == 1 and (sem.segment_bundle == k).sum() >= 3
+    # a cable inside a pod: both ends at the pod's centre; at near: the real anchors
+    inner = int(np.flatnonzero(sem.bundles.of_cable < 0)[0])
+    cid = int(sem.bundles.cable_ids[inner])
+    e = sem.cable_ends(np.array([cid]))[:, 0]
+    assert e[0] == e[2] and e[1] == e[3]
+    zoom_to(view, 1.0)
+    assert np.allclose(sem.cable_ends(members), np.vstack(cable_anchors(f, members)))
+
+
+def test_set_cable_values_colours_a_bundle_by_its_hottest_or_mean_member(k16):
+    view, scene, sem = k16
+    f = scene.fabric
+    b = sem.bundles
+    k = 9                                     # pod 10: its line runs round pod 6 and pod 2
+    members = b.members(k)
+    values = np.full(f.cables_t.n, np.nan)
+    values[members[:3]] = [0.2, 0.8, 0.5]
+    mine = sem.bundle_segments[:, sem.segment_bundle == k]
+    assert mine.shape[1] >= 3
+
+    def reds(v):
+        return [QtGui.QColor(int(round(255 * x)), 0, 0) for x in v]
+
+    plain = sem.bundle_colors()
+    sem.set_cable_values(values, reds)
+    colors = sem.bundle_colors()
+    assert colors[k] == QtGui.QColor(204, 0, 0)                       # max 0.8
+    assert [c for i, c in enumerate(colors) if i != k] == [c for i, c in enumerate(plain) if i != k]
+    (red,) = [it for key, it in sem.draw.lines.items() if key[1] == QtGui.QColor(204, 0, 0).rgba()]
+    drawn = np.array([[red.path().elementAt(i).x, red.path().elementAt(i).y] for i in range(red.path().elementCount())])
+    assert np.allclose(drawn.reshape(-1, 4).T, mine)                 # every segment of it, that colour
+    sem.set_reduce("mean")
+    assert sem.bundle_colors()[k] == QtGui.QColor(128, 0, 0)          # mean 0.5
+    assert any(key[1] == QtGui.QColor(128, 0, 0).rgba() for key in sem.draw.lines)
+    sem.set_cable_values(None, reds)
+    assert sem.bundle_colors() == plain
+
+
+def test_top_cables_are_drawn_at_their_drawn_ends(k16):
+    view, scene, sem = k16
+    b = sem.bundles
+    cids = np.concatenate([b.members(0)[:1], b.members(3)[:1]])
+    sem.set_top_cables(cids)
+    top = sem.draw.top
+    assert top.isVisible() and top.path().elementCount() == 4
+    pts = [(top.path().elementAt(i).x, top.path().elementAt(i).y) for i in range(4)]
+    e = sem.cable_ends(cids)
+    assert pts == [(e[0, 0], e[1, 0]), (e[2, 0], e[3, 0]), (e[0, 1], e[1, 1]), (e[2, 1], e[3, 1])]
+    sem.set_top_cables(None)
+    assert not top.isVisible()
+
+
+def test_click_on_a_bundle_selects_its_cables_and_a_box_its_devices(make_window, qtbot):
+    w = make_window()
+    w.apply_generated(k_ary_fat_tree(8))      # 8 pods of 4 leaves, 4 aggregation switches, 16 hosts
+    view, scene, sem = w.view, w.scene, w.scene.semantic
+    zoom_to(view, 0.15)
+    view.centerOn(scene.content_rect().center())
+    assert sem.level == FAR
+    b = sem.bundles
+    k = 1                                     # pod 2: the top row, its line is nowhere behind a box
+    e = sem.bundle_ends[:, k]
+    qtbot.mouseClick(view.viewport(), LEFT, pos=view_point(view, (e[0] + e[2]) / 2, (e[1] + e[3]) / 2))
+    assert scene.selected_cables == set(b.members(k).tolist()) and len(scene.selected_cables) == 16
+    assert sem.draw.selected.isVisible() and sem.draw.selected.path().elementCount() == 2
+    w.inspector.refresh()
+    assert w.inspector.title.text() == "bundle <b>pod 2 ↔ 16 cores</b>: 16 × 400G (6.4 Tb/s), 16 cables"
+    # a click in a pod's box selects its top-level devices (their items show, selected)
+    box = sem.group_rect(4)
+    qtbot.mouseClick(view.viewport(), LEFT, pos=view.mapFromScene(box.center()))
+    members = sem.grouping.members(4)
+    assert scene.selected_device_ids() == sorted(members.tolist()) and scene.selected_cables == set()
+    assert visible_tops(scene) == set(members.tolist())
+
+
+def test_tooltips_and_rubber_bands_at_far(k16, qtbot):
+    view, scene, sem = k16
+    f = scene.fabric
+    e = sem.bundle_ends[:, 1]
+    mid = QtCore.QPointF((e[0] + e[2]) / 2, (e[1] + e[3]) / 2)
+    assert sem.tooltip_at(mid, 1.0) == "64 × 400G (25.6 Tb/s): pod 2 ↔ 64 cores"
+    assert sem.tooltip_at(sem.group_rect(2).center(), 1.0) == \
+        "pod 3: 80 devices; click selects its devices, double-click opens it"
+    # a rubber band from empty canvas (left of every line) over part of pod 1 selects the devices it meets
+    box = sem.group_rect(0)
+    left = min(box.left(), sem.bundle_segments[[0, 2]].min()) - 20 / view.scale_factor()
+    start, end = QtCore.QPointF(left, box.top()), box.center()
+    qtbot.mousePress(view.viewport(), LEFT, pos=view.mapFromScene(start))
+    for t in (0.25, 0.5, 0.75, 1.0):
+        qtbot.mouseMove(view.viewport(), view.mapFromScene(start + (end - start) * t))
+    qtbot.mouseRelease(view.viewport(), LEFT, pos=view.mapFromScene(end))
+    band = QtCore.QRectF(view.mapToScene(view.mapFromScene(start)), view.mapToScene(view.mapFromScene(end)))
+    ids = f.device_ids()
+    tops = ids[f.devices_t.parent[ids] < 0]
+    r = device_rects(f, tops)
+    meets = (r[2] >= band.left()) & (r[0] <= band.right()) & (r[3] >= band.top()) & (r[1] <= band.bottom())
+    assert scene.selected_device_ids() == sorted(tops[meets].tolist()) and meets.sum() > 0
+
+
+def _empty_point_in(view, sem, g):
+    """A view point inside group ``g``'s frame over no device item and no bundle."""
+    r = sem.group_rect(g)
+    tol = 4.0 / view.scale_factor()
+    for fy in np.linspace(0.02, 0.98, 25):
+        for fx in np.linspace(0.02, 0.98, 25):
+            p = view.mapFromScene(QtCore.QPointF(r.left() + fx * r.width(), r.top() + fy * r.height()))
+            sp = view.mapToScene(p)
+            if r.contains(sp) and view.fscene.device_item_at(sp) is None and sem.bundle_at(sp, tol) is None:
+                return p
+    raise AssertionError("no empty point in the frame")
+
+
+def test_double_click_opens_a_group_in_place_and_again_closes_it(k16, qtbot):
+    view, scene, sem = k16
+    f = scene.fabric
+    before = (drawn_primitives(view), bundle_set(sem))
+    g = 2                                                   # "pod 3"
+    qtbot.mouseDClick(view.viewport(), LEFT, pos=view.mapFromScene(sem.group_rect(g).center()))
+    assert sem.expanded == {g} and sem.level == FAR
+    members = set(sem.grouping.members(g).tolist())
+    assert visible_tops(scene) == members and len(members) == 16 + 64
+    assert view.breadcrumbs.isVisible() and view.breadcrumbs.plain_text() == f"{f.name} › pod 3"
+    # its 16 switches are nodes of their own now: each aggregation switch has one bundle of 8 to the cores
+    agg = [d for d in members if f.name_of(d).startswith("spine")]
+    base = sem.grouping.n_groups + sem.grouping.n_blocks
+    b = sem.bundles
+    for d in agg:
+        k = np.flatnonzero((b.a == base + d) | (b.b == base + d))
+        assert len(k) == 1 and b.count[k[0]] == 8 and b.label(int(k[0])) == "8 × 400G"
+    # the cables inside the open pod are drawn as themselves (64 host + 64 leaf-aggregation cables)
+    assert sum(it.path().elementCount() // 2 for it in sem.draw.near_cables.values()) == 128
+    assert sem.draw.frames.isVisible()
+    # a click on one of those cables selects it alone (the hidden cable paths are never hit)
+    cid, ta, tb = cable_tops(f)
+    inner = cid[np.isin(ta, list(members)) & np.isin(tb, list(members))]
+    e = np.vstack(cable_anchors(f, inner))
+    kind = f.devices_t.kind
+    up = int(np.flatnonzero((kind[cable_tops(f, inner)[1]] != 0) & (kind[cable_tops(f, inner)[2]] != 0))[0])
+    pt = view_point(view, (e[0, up] + e[2, up]) / 2, (e[1, up] + e[3, up]) / 2)
+    qtbot.mouseClick(view.viewport(), LEFT, pos=pt)
+    (picked,) = scene.selected_cables              # a leaf-aggregation cable
+    pe = np.vstack(cable_anchors(f, np.array([picked])))[:, 0]
+    sp = view.mapToScene(pt)
+    t = np.clip(((sp.x() - pe[0]) * (pe[2] - pe[0]) + (sp.y() - pe[1]) * (pe[3] - pe[1]))
+                / ((pe[2] - pe[0]) ** 2 + (pe[3] - pe[1]) ** 2), 0, 1)
+    gap = np.hypot(pe[0] + t * (pe[2] - pe[0]) - sp.x(), pe[1] + t * (pe[3] - pe[1]) - sp.y())
+    assert picked in set(inner.tolist()) and gap * view.scale_factor() <= 4.5
+    scene.set_selected_cables(set())
+    qtbot.mouseDClick(view.viewport(), LEFT, pos=_empty_point_in(view, sem, g))
+    assert sem.expanded == set() and not view.breadcrumbs.isVisible()
+    assert (drawn_primitives(view), bundle_set(sem)) == before
+    # the breadcrumbs' design name closes every open group
+    sem.expand(3)
+    sem.expand(5)
+    assert view.breadcrumbs.plain_text() == f"{f.name} › pod 4, pod 6"
+    view.breadcrumbs.linkActivated.emit("design")
+    assert sem.expanded == set() and visible_tops(scene) == set()
+
+
+def test_moving_a_device_at_near_moves_its_box_once_zoomed_out(k16):
+    view, scene, sem = k16
+    f = scene.fabric
+    top = sem.grouping.n_groups - 1
+    before = sem.group_rect(top)
+    zoom_to(view, 1.0)
+    core = int(f.find("core01"))
+    ed = view.editor
+    assert ed.move([core], 0.0, -400.0)
+    QtWidgets.QApplication.processEvents()
+    view.fit_all()
+    QtWidgets.QApplication.processEvents()
+    after = sem.group_rect(top)
+    assert sem.level == FAR and after.top() == pytest.approx(before.top() - 400.0)
+    assert after.bottom() == pytest.approx(before.bottom())
+
+
+def test_generate_undo_redo_and_delete_regroup(make_window):
+    w = make_window()
+    view, sem = w.view, w.scene.semantic
+    w.apply_generated(k_ary_fat_tree(8))
+    zoom_to(view, 0.1)
+    assert sem.level == FAR and sem.grouping.n_groups == 9 and len(sem.bundles) == 8
+    w.apply_generated(leaf_spine(16, 8, 16))
+    zoom_to(view, 0.1)
+    assert sem.grouping.n_groups == 17 and sem.grouping.names[0] == "rack leaf01" and len(sem.bundles) == 16
+    w.action_undo.trigger()
+    zoom_to(view, 0.1)
+    assert w.fabric.name.startswith("fat-tree") and sem.grouping.n_groups == 9 and len(sem.bundles) == 8
+    w.action_redo.trigger()
+    zoom_to(view, 0.1)
+    assert sem.grouping.n_groups == 17 and set(sem.bundles.count.tolist()) == {8}
+    # deleting a spine: the top tier loses it, every rack's bundle one cable; undo gives them back
+    spine = int(w.fabric.find("spine01"))
+    assert w.editor.remove([spine], [])
+    QtWidgets.QApplication.processEvents()
+    assert sem.grouping.names[-1] == "7 spines" and set(sem.bundles.count.tolist()) == {7}
+    w.action_undo.trigger()
+    QtWidgets.QApplication.processEvents()
+    assert sem.grouping.names[-1] == "8 spines" and set(sem.bundles.count.tolist()) == {8}
+
+
+def test_opening_another_design_closes_the_open_groups(make_window):
+    w = make_window()
+    w.apply_generated(k_ary_fat_tree(8))
+    zoom_to(w.view, 0.1)
+    sem = w.scene.semantic
+    sem.expand(2)
+    assert sem.expanded == {2} and w.view.breadcrumbs.isVisible()
+    w.new_design()
+    QtWidgets.QApplication.processEvents()
+    assert sem.expanded == set() and not w.view.breadcrumbs.isVisible()
+
+
+def test_small_designs_and_the_switch_off_stay_near(qtbot):
+    view, scene, sem = open_canvas(qtbot, leaf_spine(4, 2, 8))      # 38 devices
+    zoom_to(view, 0.05)
+    assert sem.level == NEAR and scene.batch.on                      # today's batched drawing
+    view, scene, sem = open_canvas(qtbot, k_ary_fat_tree(16))
+    zoom_to(view, 0.1)
+    assert sem.level == FAR
+    sem.set_enabled(False)
+    assert sem.level == NEAR and scene.batch.on and not any(it.isVisible() for it in sem.draw.all_items())
+    sem.set_enabled(True)
+    assert sem.level == FAR and not scene.batch.on and visible_tops(scene) == set()
+    assert not any(isinstance(it, DeviceItem) and it.isVisible() for it in scene.items())
+
+
+# ---------------------------------------------------------------------- routes round other boxes
+def group_boxes(sem):
+    """[4, groups] scene rectangles of the group boxes."""
+    rects = [sem.group_rect(i) for i in range(sem.grouping.n_groups)]
+    return np.array([[r.left(), r.top(), r.right(), r.bottom()] for r in rects]).T
+
+
+def through_boxes(seg, own_a, own_b, boxes):
+    """(segment, box) pairs where a segment ([4, S]) passes through the inside of a box other
+    than its own ends' groups (points every 2 scene units along it, 1 unit inside the edges)."""
+    out = []
+    for j in range(seg.shape[1]):
+        ax, ay, bx, by = seg[:, j]
+        t = np.linspace(0, 1, int(np.hypot(bx - ax, by - ay) / 2) + 2)
+        x, y = ax + t * (bx - ax), ay + t * (by - ay)
+        inside = ((boxes[0, :, None] + 1 < x) & (x < boxes[2, :, None] - 1)
+                  & (boxes[1, :, None] + 1 < y) & (y < boxes[3, :, None] - 1)).any(axis=1)
+        out += [(j, i) for i in np.flatnonzero(inside).tolist() if i not in (own_a[j], own_b[j])]
+    return out
+
+
+def overlaps(seg, owner, width_px, scale):
+    """Pairs of segments of different bundles that lie on each other on screen: parallel, closer
+    than their half widths, their extents overlapping."""
+    out = []
+    for axis in (0, 1):                 # vertical segments (same x), then horizontal (same y)
+        along = 1 - axis
+        flat = np.flatnonzero(np.isclose(seg[axis], seg[axis + 2]))
+        pos = seg[axis, flat]
+        lo, hi = np.minimum(seg[along, flat], seg[along + 2, flat]), np.maximum(seg[along, flat], seg[along + 2, flat])
+        for i in range(len(flat)):
+            for j in range(i + 1, len(flat)):
+                a, b = flat[i], flat[j]
+                near = abs(pos[i] - pos[j]) * scale < (width_px[a] + width_px[b]) / 2
+                if owner[a] != owner[b] and near and min(hi[i], hi[j]) - max(lo[i], lo[j]) > 1e-6:
+                    out.append((int(owner[a]), int(owner[b])))
+    return out
+
+
+@pytest.mark.parametrize("zoom", [None, 0.12])
+def test_far_bundles_of_a_pod_grid_run_round_the_other_pods_in_lanes_of_their_own(k16, zoom):
+    """k=16 at fit (and zoomed out further, still far): a 4 × 4 grid of pods under the core box.
+    Straight, pod 5's line up to the cores would cross pod 1 (pods have no cables between them);
+    every line that would is drawn through the gutters instead, each bundle in a lane of its own."""
+    view, scene, sem = k16
+    if zoom is not None:
+        zoom_to(view, zoom)
+    assert sem.level == FAR
+    b, boxes, scale = sem.bundles, group_boxes(sem), view.scale_factor()
+    seg, owner = sem.bundle_segments, sem.segment_bundle
+    assert len(b) == 16 and set(b.b.tolist()) == {16} and b.a.tolist() == list(range(16))
+    left, top, right, bottom = boxes
+    assert len(set(np.round(top[:16]).tolist())) == 4 and len(set(np.round(left[:16]).tolist())) == 4
+    # straight, the lines of rows 2..4 cross the pods above them: those are drawn otherwise
+    cx = (np.maximum(left[:16], left[16]) + np.minimum(right[:16], right[16])) / 2     # where pod and cores face
+    straight = np.vstack([cx, top[:16], cx, np.full(16, bottom[16])])
+    assert {j for j, _ in through_boxes(straight, b.a, b.b, boxes)} == set(range(4, 16))
+    assert through_boxes(seg, b.a[owner], b.b[owner], boxes) == []
+    # the top row: one straight line up from the middle of each pod; the others 3 or 5 segments,
+    # at right angles, joined end to end from the pod's top edge to the core box's bottom edge
+    counts = np.bincount(owner, minlength=16)
+    assert counts[:4].tolist() == [1] * 4 and set(counts[4:].tolist()) <= {3, 5}
+    assert np.allclose(seg[:, :4], straight[:, :4])
+    for k in range(16):
+        p = seg[:, owner == k]
+        assert np.all(np.isclose(p[0], p[2]) | np.isclose(p[1], p[3]))               # orthogonal
+        assert np.allclose(p[2:, :-1], p[:2, 1:])                                      # connected
+        assert np.allclose(p[:2, 0], sem.bundle_ends[:2, k]) and np.allclose(p[2:, -1], sem.bundle_ends[2:, k])
+        ax, ay, bx, by = sem.bundle_ends[:, k]
+        assert ay == pytest.approx(top[k]) and left[k] < ax < right[k]                 # into the pod's top
+        assert p[0, 0] == pytest.approx(p[2, 0])                                       # ... from above
+        assert by == pytest.approx(bottom[16]) and left[16] <= bx <= right[16]         # out of the core box
+    # lanes: no two bundles' segments lie on each other at this zoom, however narrow the gutter
+    width = sem.routes.width
+    assert overlaps(seg, owner, width[owner], scale) == []
+    assert set(width[:4].tolist()) == {6.5} and width.min() >= 1.0      # 64 × 400G: 6.5 px where room
+    assert (width.min() < 6.5) == (zoom is not None)                  # narrowed in gutters too narrow
+    # the labels: one per bundle on screen, beside its last segment, on no box (text, not halo)
+    shown = [r.adjusted(2, 2, -2, -2) for _, t, r in scene.label_layer.in_view(view) if t == "64 × 400G"]
+    assert len(shown) == 16
+    on_screen = [QtCore.QRectF(view.mapFromScene(QtCore.QPointF(x0, y0)), view.mapFromScene(QtCore.QPointF(x1, y1)))
+                 for x0, y0, x1, y1 in boxes.T]
+    assert [(i, j) for i, r in enumerate(shown) for j, box in enumerate(on_screen) if r.intersects(box)] == []
+
+
+def test_a_click_on_a_bundles_lane_selects_its_cables_and_the_inspector_says_which_bundle(make_window, qtbot):
+    w = make_window()
+    w.apply_generated(k_ary_fat_tree(16))
+    view, scene, sem = w.view, w.scene, w.scene.semantic
+    view.fit_all()
+    QtWidgets.QApplication.processEvents()
+    assert sem.level == FAR
+    b = sem.bundles
+    k = sem.grouping.names.index("pod 9")
+    seg = sem.bundle_segments[:, sem.segment_bundle == k]
+    vertical = seg[:, np.isclose(seg[0], seg[2])]
+    lane = vertical[:, np.argmax(np.abs(vertical[3] - vertical[1]))]             # down the gutter
+    assert sem.group_at(QtCore.QPointF(lane[0], (lane[1] + lane[3]) / 2)) is None
+    qtbot.mouseClick(view.viewport(), LEFT, pos=view_point(view, lane[0], (lane[1] + lane[3]) / 2))
+    assert scene.selected_cables == set(b.members(k).tolist()) and len(scene.selected_cables) == 64
+    # drawn selected along the whole route
+    assert sem.draw.selected.path().elementCount() == 2 * seg.shape[1]
+    w.inspector.refresh()
+    assert w.inspector.title.text() == "bundle <b>pod 9 ↔ 64 cores</b>: 64 × 400G (25.6 Tb/s), 64 cables"
+    # one cable fewer is not the bundle any more
+    scene.set_selected_cables(set(b.members(k)[1:].tolist()))
+    w.inspector.refresh()
+    assert w.inspector.title.text() == "<b>0</b> devices and <b>63</b> cables selected"
+
+
+def test_middle_lines_between_groups_run_round_the_other_groups(k16):
+    view, scene, sem = k16
+    zoom_to(view, (FAR_SWITCH_PX + 1) / 48)
+    assert sem.level == MIDDLE
+    g, b = sem.grouping, sem.bundles
+    ga, gb = node_groups(g, b.a), node_groups(g, b.b)
+    # the aggregation switches of the 12 pods below the top row: 8 × 8 single cables each to the cores
+    assert int(sem.routes.routed.sum()) == 12 * 64
+    assert set(b.count[sem.routes.routed].tolist()) == {1} and set(gb[sem.routes.routed].tolist()) == {16}
+    seg, owner = sem.bundle_segments, sem.segment_bundle
+    between = np.flatnonzero(ga[owner] != gb[owner])
+    assert len(between) > 12 * 64
+    assert through_boxes(seg[:, between], ga[owner[between]], gb[owner[between]], group_boxes(sem)) == []
+
+
+def test_pods_in_one_row_keep_straight_lines(qtbot):
+    view, scene, sem = open_canvas(qtbot, k_ary_fat_tree(6))         # 6 pods, 9 cores: one row
+    zoom_to(view, 0.1)
+    assert sem.level == FAR and len(sem.bundles) == 6
+    boxes = group_boxes(sem)
+    assert len(set(np.round(boxes[1, :6]).tolist())) == 1
+    assert not sem.routes.routed.any() and sem.segment_bundle.tolist() == list(range(6))
+    np.testing.assert_array_equal(sem.bundle_segments, sem.bundle_ends)
+    cx = (np.maximum(boxes[0, :6], boxes[0, 6]) + np.minimum(boxes[2, :6], boxes[2, 6])) / 2
+    assert np.allclose(sem.bundle_ends, np.vstack([cx, boxes[1, :6], cx, np.full(6, boxes[3, 6])]))
+
+
+def test_view_menu_semantic_zoom_switches_it_off_and_on_and_is_remembered(make_window):
+    w = make_window()
+    act = w.findChild(QtGui.QAction, "action_semantic_zoom")
+    assert act is w.action_semantic_zoom and act in w.view_menu.actions()
+    assert act.isCheckable() and act.isChecked()
+    w.apply_generated(k_ary_fat_tree(16))
+    w.view.fit_all()
+    QtWidgets.QApplication.processEvents()
+    sem = w.scene.semantic
+    assert sem.level == FAR
+    act.trigger()
+    assert not act.isChecked() and sem.level == NEAR and w.scene.batch.on
+    assert w.settings.value(SEMANTIC_SETTING, type=bool) is False
+    w2 = make_window()
+    assert not w2.action_semantic_zoom.isChecked() and not w2.scene.semantic.enabled
+    w2.apply_generated(k_ary_fat_tree(16))
+    w2.view.fit_all()
+    QtWidgets.QApplication.processEvents()
+    assert w2.scene.semantic.level == NEAR
+    w2.action_semantic_zoom.trigger()
+    assert w2.scene.semantic.level == FAR and w2.settings.value(SEMANTIC_SETTING, type=bool) is True
