@@ -120,6 +120,12 @@ def test_plan_traffic_one_video_frame_per_run_frame():
     (["missing.json", "--sweep", "-o", "x.mp4"], "missing.json: no such file"),
     (["{f}", "--sweep", "-o", "nodir/x.mp4"], "-o nodir/x.mp4: no folder nodir"),
     (["{f}", "--sweep", "-o", "x.mp4", "--fps", "ten"], "argument --fps: invalid int value: 'ten'"),
+    (["{f}", "--sweep", "-o", "x.gif", "--width", "1920"],
+     "a GIF of 400 frames of 1920 x 1920 needs ~1,406 MB held in memory (at most 400 MB): lower --width, --fps "
+     "or --duration, or record an .mp4"),
+    (["{f}", "--sweep", "-o", "x.gif", "--fps", "120", "--duration", "600", "--width", "200"],
+     "a GIF of 72,000 frames of 200 x 200 needs ~2,747 MB held in memory (at most 400 MB): lower --width, --fps "
+     "or --duration, or record an .mp4"),
 ])
 def test_bad_arguments_exit_2_with_one_line(args, msg, tiny, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
@@ -128,3 +134,36 @@ def test_bad_arguments_exit_2_with_one_line(args, msg, tiny, tmp_path, monkeypat
     out, err = capsys.readouterr()
     assert (rc, out, err) == (2, "", f"fabricviz: error: {msg.format(f=f)}\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny.json"]
+
+
+def test_default_gifs_are_within_the_memory_cap():
+    from fabricviz.anim.recording import DEFAULT_FPS, DEFAULT_WIDTH, MAX_GIF_BYTES, check_options
+    check_options("x.gif", DEFAULT_FPS[".gif"], DEFAULT_WIDTH[".gif"], None)          # 20 fps, 960 px, 20 s
+    assert 400 * 960 * 960 <= MAX_GIF_BYTES < 400 * 1920 * 1000
+
+
+@pytest.mark.parametrize("code,why", [(1, "exit 1"), (-11, "killed by signal 11")])
+def test_a_child_that_crashes_exits_2_with_one_line(code, why, tiny, tmp_path, monkeypatch, capsys):
+    """A traceback (exit 1) or a signal in the painting process: one line, status 2."""
+    from fabricviz.commands import record as record_cmd
+    monkeypatch.setattr(record_cmd.subprocess, "run", lambda cmd, **k: subprocess.CompletedProcess(cmd, code))
+    assert main(["record", str(tiny), "--sweep", "-o", str(tmp_path / "x.mp4")]) == 2
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", f"fabricviz: error: record: the painting process failed ({why}); x.mp4 was not "
+                              "written\n")
+
+
+@pytest.mark.parametrize("name", ["x.mp4", "x.gif"])
+def test_an_unwritable_video_is_one_error_line_and_no_partial(name, tiny, tmp_path, qapp):
+    """ffmpeg fails at the first frame (not at open), a GIF at close: either is a one-line
+    FabricError naming the file, and nothing is left behind."""
+    from fabricviz.loaders import load_any
+    from fabricviz.model import FabricError
+    from fabricviz.ui.canvas.record import record as paint_and_encode
+    (tmp_path / "afile").write_text("")
+    out = tmp_path / "afile" / name
+    with pytest.raises(FabricError) as e:
+        paint_and_encode([sweep_clip(load_any(str(tiny)))], out, 5, 200, 0.4)
+    why = str(e.value)[len(f"{out}: cannot write ("):-1]     # ffmpeg: at open or at the first frame
+    assert str(e.value) == f"{out}: cannot write ({why})" and why in ("Not a directory", "[Errno 32] Broken pipe")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "tiny.json"]

@@ -61,6 +61,10 @@ def test_child_options_transparent_no_legend_and_title(root, tmp_path, qapp, cap
     (["--width", "wide"], "argument --width: invalid int value: 'wide'"),
     (["--width", "20000", "--height", "20000"], "--width 20000 --height 20000: at most 268,435,456 pixels"),
     (["-o", "OUT.pdf", "--transparent"], "--transparent: use a .png or .svg picture (PDF pages are opaque)"),
+    (["--width", "200", "--dpi", "1200"], "--width 200 at --dpi 1200: 16 screen pixels (1/96 in), at least 120 "
+                                          "(raise --width or lower --dpi)"),
+    (["--width", "1500", "--dpi", "1200", "--height", "200"],
+     "--height 200 at --dpi 1200: 16 screen pixels (1/96 in), at least 80 (raise --height or lower --dpi)"),
 ])
 def test_bad_values_exit_2_in_one_line_before_the_child_starts(root, tmp_path, capsys, monkeypatch, args, msg):
     def no_child(*a, **k):
@@ -76,7 +80,35 @@ def test_bad_values_exit_2_in_one_line_before_the_child_starts(root, tmp_path, c
     assert not out.exists() and not (tmp_path / "OUT.pdf").exists()
 
 
-def test_the_cli_checks_the_limits_the_picture_draws_within():
-    from fabricviz.ui.canvas import picture_layout
-    assert (render.SIDE_RANGE, render.DPI_RANGE, render.MAX_PIXELS) == (
-        picture_layout.SIDE_RANGE, picture_layout.DPI_RANGE, picture_layout.MAX_PIXELS)
+def test_a_child_that_crashes_is_one_error_line(root, tmp_path, capsys, monkeypatch):
+    """A traceback or a signal in the Qt child: exit 2 and one line (its last line), not the trace."""
+    import subprocess
+    trace = "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nValueError: boom\n"
+    for code, err, msg in ((1, trace, "render failed (exit 1): ValueError: boom"),
+                           (-9, "", "render failed (killed by signal 9)")):
+        monkeypatch.setattr(render.subprocess, "run",
+                            lambda cmd, *a, code=code, err=err, **k: subprocess.CompletedProcess(cmd, code, "", err))
+        assert main(["render", DEMO, "-o", str(tmp_path / "x.png")]) == 2
+        assert capsys.readouterr().err == f"fabricviz: error: {msg}\n"
+
+
+def test_the_child_refuses_what_the_cli_refuses_in_the_same_words(root, tmp_path, qapp, capsys):
+    """One check (fabricviz.anim.picture_options) for the CLI and its child: the child, run
+    directly, refuses the too-small layout with the same line."""
+    from fabricviz.ui.canvas import export
+    assert export.main([DEMO, "-o", str(tmp_path / "x.png"), "--width", "200", "--dpi", "1200"]) == 2
+    child = capsys.readouterr().err
+    assert main(["render", DEMO, "-o", str(tmp_path / "x.png"), "--width", "200", "--dpi", "1200"]) == 2
+    assert capsys.readouterr().err == child and child.count("\n") == 1
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_an_unwritable_output_is_one_error_line(qapp, capsys, tmp_path):
+    """An OSError while writing (a read-only folder, a parent that is a file) is one line, exit 2."""
+    import errno
+    from fabricviz.ui.canvas.export import picture_main
+
+    def make():
+        raise PermissionError(errno.EACCES, "Permission denied", str(tmp_path / "ro" / "x.png"))
+    assert picture_main("t", make) == 2
+    assert capsys.readouterr().err == f"fabricviz: error: {tmp_path / 'ro' / 'x.png'}: Permission denied\n"

@@ -30,6 +30,8 @@ MIN_CLIP_S, HOLD_S, MAX_LESSON_STEP_S = 2.0, 3.0, 6.0
 DEFAULT_FPS = {".mp4": 30, ".gif": 20}           # GIF frame delays are in 1/100 s: 20 fps is exact
 DEFAULT_WIDTH = {".mp4": 1920, ".gif": 960}
 FPS_RANGE, WIDTH_RANGE, DURATION_RANGE = (1, 120), (200, 7680), (0.1, 600.0)
+#: A GIF's frames held in memory at most (bytes, one a pixel): see :func:`check_gif_memory`.
+MAX_GIF_BYTES = 400 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -179,9 +181,26 @@ def check_options(out: str | os.PathLike[str], fps: int, width: int, duration_s:
         raise FabricError(f"--width {width}: an MP4 (H.264, 4:2:0) needs an even number of pixels")
     if duration_s is not None and not DURATION_RANGE[0] <= duration_s <= DURATION_RANGE[1]:
         raise FabricError(f"--duration {duration_s:g}: use {DURATION_RANGE[0]:g} to {DURATION_RANGE[1]:g} seconds")
+    if p.suffix.lower() == ".gif":          # the height is at most the width (frames are 16:9 to 1:1)
+        check_gif_memory(round(fps * (duration_s or MAX_DEFAULT_S)), width, width, fps)
     if not p.parent.is_dir():
         raise FabricError(f"-o {p}: no folder {p.parent}")
     return p
+
+
+def check_gif_memory(frames: int, width: int, height: int, fps: int) -> None:
+    """Refuse a GIF whose frames would take over :data:`MAX_GIF_BYTES`.
+
+    imageio's pillow plugin keeps every quantised frame (a byte a pixel) until the file is
+    closed, because pillow writes an animated GIF in one ``save_all`` call; streaming it would
+    mean writing GIF blocks by hand, so the size is capped instead (an MP4 streams through
+    ffmpeg and has no such limit). :func:`check_options` checks the worst case (height =
+    width, the default length when none is given), the recording the exact plan."""
+    need = frames * width * height
+    if need > MAX_GIF_BYTES:
+        raise FabricError(f"a GIF of {frames:,} frames of {width} x {height} needs ~{need / 2**20:,.0f} MB "
+                          f"held in memory (at most {MAX_GIF_BYTES / 2**20:,.0f} MB): lower --width, --fps "
+                          f"or --duration, or record an .mp4")
 
 
 def clip_ticks(shots: Sequence[Shot]) -> list[float]:
@@ -189,6 +208,6 @@ def clip_ticks(shots: Sequence[Shot]) -> list[float]:
     return [s.frame / s.total for a, s in zip(shots, shots[1:]) if s.clip != a.clip]
 
 
-__all__ = ["Clip", "DEFAULT_FPS", "DEFAULT_WIDTH", "DURATION_RANGE", "FPS_RANGE", "MAX_DEFAULT_S", "Marks", "Shot",
-           "VIDEO_FORMATS", "WIDTH_RANGE", "check_options", "clip_ticks", "lesson_clips", "plan", "sweep_clip",
-           "traffic_clip"]
+__all__ = ["Clip", "DEFAULT_FPS", "DEFAULT_WIDTH", "DURATION_RANGE", "FPS_RANGE", "MAX_DEFAULT_S", "MAX_GIF_BYTES",
+           "Marks", "Shot", "VIDEO_FORMATS", "WIDTH_RANGE", "check_gif_memory", "check_options", "clip_ticks",
+           "lesson_clips", "plan", "sweep_clip", "traffic_clip"]

@@ -13,8 +13,8 @@ are laid out alike:
 * SHARP aggregation nodes sit just above their switch; anything ungrouped gets a grid cell of
   its own.
 
-Sizes are the canvas's: :func:`device_rects` repeats ``ui.canvas.items.batch.device_rects`` in
-numpy, so the bounding box here is the one the canvas fits. Pure numpy; a radix-48 fat tree
+Sizes are the canvas's: :func:`fabricviz.build.geometry.device_rects` is what the canvas items
+are drawn from, so the bounding box here is the one the canvas fits. Pure numpy; a radix-48 fat tree
 (85k devices) takes well under a second.
 """
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 from scipy.sparse import coo_matrix
@@ -30,14 +31,8 @@ from scipy.sparse.csgraph import connected_components
 from ..ib.sharp import sharp_mask
 from ..ib.tiers import switch_mask
 from ..model import Fabric
-from ..model.fabric import KIND_CODE, SERVER
+from .geometry import SWITCH_H, device_rects
 from .groups import Grouping, cable_tops, find_groups, host_systems
-
-# drawn sizes, as fabricviz.ui.canvas.theme has them (the canvas is Qt; build/ is not)
-CHILD_W, CHILD_H = 18.0, 12.0
-SERVER_MARGIN = 4.0
-SWITCH_H = 24.0
-EMPTY_SERVER = 30.0
 
 #: Width : height the layout aims for (a screen).
 ASPECT = 16 / 9
@@ -54,41 +49,6 @@ SHARP_ROOM = 28.0                        # room above a switch for its SHARP agg
 #: Host-block shapes tried (width : height of a leaf's servers) and pod row counts tried.
 HOST_SHAPES = (1.0, 2.0, 0.5, 4.0)
 MAX_POD_ROWS = 8
-
-
-def device_rects(f: Fabric, ids: np.ndarray) -> np.ndarray:
-    """[4, n] left, top, right, bottom of top-level devices ``ids`` as the canvas draws them:
-    switches by port count, servers wrapping their GPUs and NICs (30×30 when empty)."""
-    t = f.devices_t
-    ids = np.asarray(ids, np.int64)
-    kind = t.kind[ids]
-    x, y = t.x[ids].astype(np.float64), t.y[ids].astype(np.float64)
-    sw = switch_mask(f)[ids]
-    hw = np.where(sw, np.clip(t.nports[ids].astype(np.float64) * 1.5, 48.0, 120.0) / 2, CHILD_W / 2)
-    hh = np.where(sw, SWITCH_H / 2, CHILD_H / 2)
-    out = np.vstack([x - hw, y - hh, x + hw, y + hh])
-    servers = np.flatnonzero(kind == KIND_CODE[SERVER])
-    if len(servers):
-        e = EMPTY_SERVER / 2
-        out[:, servers] = np.vstack([x[servers] - e, y[servers] - e, x[servers] + e, y[servers] + e])
-        kids = np.flatnonzero(t.alive & (t.parent >= 0))
-        col = np.full(t.n, -1, np.int64)
-        col[ids[servers]] = servers
-        kc = col[t.parent[kids]]
-        kids, kc = kids[kc >= 0], kc[kc >= 0]
-        if len(kids):
-            m = SERVER_MARGIN
-            kx, ky = t.x[kids].astype(np.float64), t.y[kids].astype(np.float64)
-            has = np.zeros(len(ids), bool)
-            has[kc] = True
-            box = np.vstack([np.full(len(ids), np.inf), np.full(len(ids), np.inf),
-                             np.full(len(ids), -np.inf), np.full(len(ids), -np.inf)])
-            np.minimum.at(box[0], kc, kx - CHILD_W / 2 - m)
-            np.minimum.at(box[1], kc, ky - CHILD_H / 2 - m)
-            np.maximum.at(box[2], kc, kx + CHILD_W / 2 + m)
-            np.maximum.at(box[3], kc, ky + CHILD_H / 2 + m)
-            out[:, has] = box[:, has]
-    return out
 
 
 def with_children(f: Fabric, tops: np.ndarray, xs: np.ndarray, ys: np.ndarray
@@ -482,15 +442,22 @@ def _col_choices(n: int) -> list[int]:
     return sorted({max(1, min(n, int(round(v)))) for v in np.geomspace(1, n, 160)})
 
 
-def auto_layout(f: Fabric, grouping: Grouping | None = None
+def auto_layout(f: Fabric, grouping: Grouping | None = None,
+                progress: Callable[[float], None] | None = None
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(ids, xs, ys)`` for every live device (see the module doc), for ``Fabric.set_positions``
-    (the GUI wraps it in one undo command); GPUs and NICs keep their offsets in their server."""
+    (the GUI wraps it in one undo command); GPUs and NICs keep their offsets in their server.
+    ``progress(fraction)`` is called between the steps (a job cancels by raising from it)."""
+    report = progress if progress is not None else (lambda _x: None)
     g = grouping if grouping is not None else find_groups(f)
+    report(0.3)
     plan = _Plan(f, g)
     if not len(plan.tops):
         return with_children(f, plan.tops, np.zeros(0), np.zeros(0))
-    X, Y = plan.place(*plan.choose())
+    report(0.5)
+    shape = plan.choose()
+    report(0.7)
+    X, Y = plan.place(*shape)
     tops = plan.tops
     return with_children(f, tops, X[tops], Y[tops])
 

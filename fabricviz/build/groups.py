@@ -105,22 +105,62 @@ def _tier_name(names: list[str], count: int, tier: int) -> str:
 MAX_ADAPTERS = 16
 
 
+#: The adapter part of an ibnetdiscover node description, as the kernel names RDMA devices
+#: (``mlx5_3``, ``hfi1_0``, ``bnxt_re1``, ``irdma0``) or as people write them (``HCA-2``, ``ib0``).
+ADAPTER_NAME = re.compile(r"(?:mlx\d+|hfi\d+|qib|bnxt_re|irdma|ionic|efa|rxe|siw|hca|ca|ib)[-_]?\d+",
+                          re.IGNORECASE)
+_GUID_TAG = re.compile(r"\s+0x[0-9a-fA-F]{16}$")
+
+
+def switch_components(f: Fabric) -> np.ndarray:
+    """Per device id, the connected component of the switch-to-switch cables a switch is in
+    (-1: not a switch); two subnets, or two islands of one file, get different numbers."""
+    n = f.devices_t.n
+    sw = switch_mask(f)
+    _, a, b = cable_tops(f)
+    k = sw[a] & sw[b]
+    g = sp.coo_matrix((np.ones(int(k.sum())), (a[k], b[k])), shape=(n, n)).tocsr()
+    _, comp = connected_components(g, directed=False)
+    return np.where(sw, comp, -1).astype(np.int64)
+
+
 def host_systems(f: Fabric, hosts: np.ndarray) -> np.ndarray:
     """Per device id, the server each end device of mask ``hosts`` belongs to (-1: not a host).
 
     A server is its own; the channel adapters of an imported fabric (top-level NICs) named
     ``"<host> <adapter>"``, as ibnetdiscover's node descriptions are (``"dgx01 mlx5_3"``), share
-    the lowest id among their host's adapters, so a DGX's eight HCAs stay one server.
+    the lowest id among their host's adapters, so a DGX's eight HCAs stay one server. Only a
+    second word that names an adapter (:data:`ADAPTER_NAME`, distinct within the host) counts:
+    unconfigured HCAs all read ``"MT4123 ConnectX6 Mellanox Technologies"`` and are not one
+    server; adapters cabled into different switch components are never joined.
     """
     t = f.devices_t
     system = np.where(hosts, np.arange(t.n), -1)
-    by_host: dict[str, list[int]] = {}
-    for d in np.flatnonzero(hosts & (t.kind == KIND_CODE[NIC])).tolist():
-        words = f.name_of(d).split(None, 1)
-        if len(words) == 2:
-            by_host.setdefault(words[0], []).append(d)
-    for members in by_host.values():
-        if 2 <= len(members) <= MAX_ADAPTERS:
+    nics = np.flatnonzero(hosts & (t.kind == KIND_CODE[NIC]))
+    if not len(nics):
+        return system
+    comp = switch_components(f)
+    _, a, b = cable_tops(f)
+    # each adapter's switch component (the lowest one it reaches; -1: cabled to no switch)
+    reach = np.full(t.n, np.iinfo(np.int64).max, np.int64)
+    for x, y in ((a, b), (b, a)):
+        k = comp[y] >= 0
+        np.minimum.at(reach, x[k], comp[y][k])
+    reach[reach == np.iinfo(np.int64).max] = -1
+    by_host: dict[tuple[str, int], dict[str, int]] = {}
+    refused: set[tuple[str, int]] = set()
+    for d, name in zip(nics.tolist(), [f.name_of(int(d)) for d in nics]):
+        words = _GUID_TAG.sub("", name).split(None, 1)
+        if len(words) != 2 or not ADAPTER_NAME.fullmatch(words[1]):
+            continue
+        key = (words[0], int(reach[d]))
+        adapters = by_host.setdefault(key, {})
+        if words[1].lower() in adapters:
+            refused.add(key)                 # one adapter name twice: not one host's adapters
+        adapters[words[1].lower()] = d
+    for key, adapters in by_host.items():
+        members = list(adapters.values())
+        if key not in refused and 2 <= len(members) <= MAX_ADAPTERS:
             system[members] = min(members)
     return system
 
@@ -317,5 +357,5 @@ def bundle(f: Fabric, node: np.ndarray, cids: np.ndarray | None = None) -> Bundl
                    cables=cids[sel][order], cable_ids=cids, of_cable=of)
 
 
-__all__ = ["Bundles", "Grouping", "MAX_ADAPTERS", "TOP_NAMES", "bundle", "cable_gbps", "cable_tops", "find_groups",
-           "host_systems"]
+__all__ = ["ADAPTER_NAME", "Bundles", "Grouping", "MAX_ADAPTERS", "TOP_NAMES", "bundle", "cable_gbps", "cable_tops",
+           "find_groups", "host_systems", "switch_components"]

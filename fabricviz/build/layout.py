@@ -9,6 +9,8 @@ its NICs' cables.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import networkx as nx
 import numpy as np
 
@@ -17,18 +19,15 @@ from ..model.fabric import KIND_CODE, SERVER
 from .autolayout import auto_layout
 from .autolayout import with_children as _with_children
 from .common import HOST_PITCH, TIER_GAP
+from .geometry import device_rects
+from .groups import cable_tops
 
 
 def _top_graph(f: Fabric) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Top-level device ids and the (u, v) top-level ends of every cable."""
-    t, pt, ct = f.devices_t, f.ports_t, f.cables_t
-    alive = t.alive
-    top_of = np.where(t.parent >= 0, t.parent, np.arange(t.n))
-    tops = np.flatnonzero(alive & (t.parent < 0))
-    cids = f.cable_ids()
-    u = top_of[pt.device[ct.port_a[cids]]]
-    v = top_of[pt.device[ct.port_b[cids]]]
-    return tops, u, v
+    """Top-level device ids and the (u, v) top-level ends of every cable (:func:`cable_tops`)."""
+    t = f.devices_t
+    _, u, v = cable_tops(f)
+    return np.flatnonzero(t.alive & (t.parent < 0)), u, v
 
 
 def tiers(f: Fabric) -> dict[int, int]:
@@ -92,16 +91,25 @@ def tiered_layout(f: Fabric, pitch: float = HOST_PITCH, gap: float = TIER_GAP
 
 
 def _width(f: Fabric, d: int) -> float:
-    t = f.devices_t
-    if t.kind[d] == KIND_CODE[SERVER]:
-        kids = f.children_ids(d)
-        return float(np.ptp(t.x[kids]) + 26.0) if len(kids) else 30.0
-    return float(min(max(int(t.nports[d]) * 1.5, 48.0), 120.0))
+    """Drawn width of top-level device ``d`` (:func:`device_rects`)."""
+    r = device_rects(f, np.array([d], np.int64))
+    return float(r[2, 0] - r[0, 0])
 
 
-def force_layout(f: Fabric, seed: int = 0, scale: float | None = None
+#: Spring-layout iterations run between two progress reports on a big design (networkx has no
+#: callback: the layout runs in chunks, each continuing from the last one's positions).
+FORCE_CHUNK = 10
+#: Below this many devices networkx runs the exact (fast) method in one go.
+FORCE_CHUNKED_FROM = 500
+
+
+def force_layout(f: Fabric, seed: int = 0, scale: float | None = None,
+                 progress: Callable[[float], None] | None = None
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A spring layout (networkx) of the top-level devices, sized to their number."""
+    """A spring layout (networkx) of the top-level devices, sized to their number.
+
+    ``progress(fraction)`` is called between chunks of iterations; a job cancels the layout by
+    raising from it."""
     tops, u, v = _top_graph(f)
     g = nx.Graph()
     g.add_nodes_from(tops.tolist())
@@ -110,10 +118,21 @@ def force_layout(f: Fabric, seed: int = 0, scale: float | None = None
         scale = 120.0 * max(np.sqrt(len(tops)), 1.0)
     if len(tops) == 0:
         return _with_children(f, tops, np.zeros(0), np.zeros(0))
-    pos = nx.spring_layout(g, seed=seed, scale=scale, iterations=60 if len(tops) < 3000 else 25)
-    xs = np.array([pos[int(d)][0] for d in tops])
-    ys = np.array([pos[int(d)][1] for d in tops])
-    return _with_children(f, tops, np.round(xs / 10) * 10, np.round(ys / 10) * 10)
+    iterations = 60 if len(tops) < 3000 else 25
+    chunk = iterations if len(tops) < FORCE_CHUNKED_FROM else FORCE_CHUNK
+    pos: dict | None = None
+    done = 0
+    while done < iterations:
+        if progress is not None:
+            progress(done / iterations)
+        step = min(chunk, iterations - done)
+        pos = nx.spring_layout(g, pos=pos, seed=seed, scale=None, iterations=step)
+        done += step
+    if progress is not None:
+        progress(1.0)
+    assert pos is not None
+    xy = nx.rescale_layout(np.array([pos[int(d)] for d in tops], np.float64), scale=scale)
+    return _with_children(f, tops, np.round(xy[:, 0] / 10) * 10, np.round(xy[:, 1] / 10) * 10)
 
 
 __all__ = ["auto_layout", "force_layout", "tiered_layout", "tiers"]

@@ -18,7 +18,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ..anim.picture_options import offscreen_env
 from ..anim.recording import DEFAULT_FPS, DEFAULT_WIDTH, check_options
+from .render import exit_text
 from ..model import FabricError
 
 SWEEP_ENGINES = ("minhop", "updn", "ftree")
@@ -119,14 +121,15 @@ def check(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check(args)
-    env = dict(os.environ)
-    if sys.platform.startswith("linux") and not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY")):
-        env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    env = offscreen_env(dict(os.environ))
     # the child writes to this terminal itself: its progress line, "wrote …", or its one error line
     sys.stdout.flush()
     sys.stderr.flush()
     proc = subprocess.run([sys.executable, "-m", "fabricviz.ui.canvas.record", *child_argv(args)], env=env)
-    return proc.returncode
+    if proc.returncode in (0, 2):          # 2: the child said why in its one error line
+        return proc.returncode
+    raise FabricError(f"record: the painting process failed ({exit_text(proc.returncode)}); "
+                      f"{Path(args.output).name} was not written")
 
 
 __all__ = ["check", "child_argv", "register", "run"]

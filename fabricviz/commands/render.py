@@ -11,19 +11,14 @@ display); this process stays Qt-free and checks every argument first.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from ..anim.picture_options import FLAGS, FORMATS, PictureOptions, check_options, offscreen_env
+from ..formats.limits import one_line
 from ..model import FabricError
-
-FORMATS = (".png", ".svg", ".pdf")
-#: The limits fabricviz.ui.canvas.export draws within (tests keep the two in step).
-SIDE_RANGE = (200, 20000)
-DPI_RANGE = (50.0, 1200.0)
-MAX_PIXELS = 1 << 28
 
 
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
@@ -46,16 +41,7 @@ def check_args(args: argparse.Namespace) -> Path:
     suffix = out.suffix.lower()
     if suffix not in FORMATS:
         raise FabricError(f"-o {out}: unknown picture format {out.suffix or '(none)'!r} (use .png, .svg or .pdf)")
-    lo, hi = SIDE_RANGE
-    for flag, value in (("--width", args.width), ("--height", args.height)):
-        if value is not None and not lo <= value <= hi:
-            raise FabricError(f"{flag} {value}: use {lo} to {hi} pixels")
-    if not (math.isfinite(args.dpi) and DPI_RANGE[0] <= args.dpi <= DPI_RANGE[1]):
-        raise FabricError(f"--dpi {args.dpi:g}: use {DPI_RANGE[0]:g} to {DPI_RANGE[1]:g} dots per inch")
-    if args.height is not None and args.width * args.height > MAX_PIXELS:
-        raise FabricError(f"--width {args.width} --height {args.height}: at most {MAX_PIXELS:,} pixels")
-    if args.transparent and suffix == ".pdf":
-        raise FabricError("--transparent: use a .png or .svg picture (PDF pages are opaque)")
+    check_options(PictureOptions(args.width, args.height, args.dpi, args.transparent), suffix, FLAGS)
     if not Path(args.file).is_file():
         raise FabricError(f"{args.file}: no such file")
     return out
@@ -79,9 +65,7 @@ def run(args: argparse.Namespace) -> int:
 def qt_child(module: str, argv: list[str], what: str) -> None:
     """Run ``python -m module argv`` (a Qt program; offscreen without a display) and pass its
     output on; its ``fabricviz: error:`` line becomes this process's FabricError."""
-    env = dict(os.environ)
-    if sys.platform.startswith("linux") and not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY")):
-        env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    env = offscreen_env(dict(os.environ))
     proc = subprocess.run([sys.executable, "-m", module, *argv], env=env, capture_output=True, text=True)
     if proc.stdout:
         print(proc.stdout.strip())
@@ -89,4 +73,11 @@ def qt_child(module: str, argv: list[str], what: str) -> None:
         err = [ln for ln in proc.stderr.splitlines() if ln.startswith("fabricviz: error: ")]
         if err:
             raise FabricError(err[-1][len("fabricviz: error: "):])
-        raise FabricError(f"{what} failed (exit {proc.returncode}): {proc.stderr.strip()[-300:]}")
+        last = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+        raise FabricError(one_line(f"{what} failed ({exit_text(proc.returncode)})"
+                                   + (f": {last[-1].strip()[:300]}" if last else "")))
+
+
+def exit_text(code: int) -> str:
+    """How a child process ended, for an error line: "exit 1" or "killed by signal 9"."""
+    return f"killed by signal {-code}" if code < 0 else f"exit {code}"

@@ -133,6 +133,8 @@ class FileActions:
         if self.maybe_save():
             layout.save(self)
             self.autosave.close()      # saved or discarded: the recovery file goes
+            if self.record_dialog is not None and self.record_dialog.busy:
+                self.record_dialog.cancel()        # a recording stops; its partial file goes
             self.document.close()      # running jobs are cancelled, never waited for
             if self.compare_window is not None:
                 self.compare_window.close()

@@ -149,6 +149,7 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
                                         self.charts_dock, self.presentation,
                                         lambda text: self.statusBar().showMessage(text, 8000))
         self.compare_window: TechCompareWindow | None = None
+        self.record_dialog: Any = None            # File ▸ Record Animation… while it is open
         layout.arrange(self)
 
     # ------------------------------------------------------------------ building
@@ -387,17 +388,27 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         c = fabric.counts()
         return self.editor.replace(fabric, f"Generate {fabric.name} ({c['cables']:,} cables)")
 
-    def _layout(self, name: str, fn: Callable[[Fabric], Any]) -> None:
-        """Compute a layout off the UI thread (a progress dialog with Cancel if it takes long),
-        apply it as one undo step, then fit."""
+    def _layout(self, name: str, fn: Callable[..., Any]) -> None:
+        """Compute a layout of a snapshot off the UI thread (a progress dialog with Cancel if it
+        takes long; ``fn(fabric, progress=...)`` stops at its next report once cancelled), apply
+        it as one undo step, then fit; a failure is reported, never raised out of the menu."""
         f = self.editor.fabric
         if not len(f):
             return
         t0 = time.perf_counter()
+        design, revision = self.document.snapshot(), self.document.revision
         try:
-            ids, xs, ys = self.document.jobs.run_modal(self, f"{name}…", lambda _progress: fn(f))
+            ids, xs, ys = self.document.jobs.run_modal(self, f"{name}…",
+                                                       lambda progress: fn(design, progress=progress))
         except Cancelled:
             self.statusBar().showMessage(f"{name} cancelled", 5000)
+            return
+        except Exception as exc:  # a FabricError, or a bug in the layout: said, not raised
+            self.statusBar().showMessage(f"{name} failed", 5000)
+            QtWidgets.QMessageBox.critical(self, f"{name} failed", str(exc) or type(exc).__name__)
+            return
+        if self.document.revision != revision:     # the design moved on meanwhile: not its layout
+            self.statusBar().showMessage(f"{name} dropped: the design changed while it ran", 5000)
             return
         self.editor.set_positions(name, ids, xs, ys)
         self.fit()
@@ -440,8 +451,14 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
                            engine=self.sweep_dock.engine_box.currentText(), start=start, parent=self)
         dlg.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.recorded.connect(lambda path: self.statusBar().showMessage(f"recorded {path}", 8000))
+        dlg.destroyed.connect(lambda *_: self._record_dialog_gone(dlg))
         self.record_dialog = dlg
         dlg.open()
+
+    def _record_dialog_gone(self, dlg: Any) -> None:
+        """The Record dialog was deleted (closed): no reference to it stays."""
+        if self.record_dialog is dlg:
+            self.record_dialog = None
 
     def export_view(self, path: str, options: Any = 2400, view: bool | None = None, **draw: Any) -> Path:
         """The canvas as shown (heatmap, sweep state, lesson paths; no selection or hover) with

@@ -132,24 +132,51 @@ def test_layout_fills_a_screen_with_pods_hosts_under_leaves_and_tiers_above(desi
     assert np.array_equal(ids, ids2) and xs.tobytes() == xs2.tobytes() and ys.tobytes() == ys2.tobytes()
 
 
-def grid_shape(f: Fabric) -> tuple[int, int]:
-    """(columns, rows) of the pod grid: distinct leaf-row x-centres of pods, distinct pod tops."""
+def pod_rows(f: Fabric) -> list[int]:
+    """Pods per row of the pod grid, top row first (a row: pods whose leaves' top is one y)."""
     g = find_groups(f)
     t = f.devices_t
     pods = [i for i, k in enumerate(g.kinds) if k in ("pod", "rack")]
     leaf = switch_mask(f) & (g.tier == 1)
-    tops = np.array([t.y[leaf & (g.group == p)].min() for p in pods])
-    lefts = np.array([t.x[leaf & (g.group == p)].min() for p in pods])
-    return len(set(lefts.round(3).tolist())), len(set(tops.round(3).tolist()))
+    tops = np.array([t.y[leaf & (g.group == p)].min() for p in pods]).round(3)
+    _, counts = np.unique(tops, return_counts=True)
+    return counts.tolist()
 
 
-@pytest.mark.parametrize("name, shape", [
-    ("fat-tree-3l-r4", (4, 1)), ("fat-tree-3l-r16", (4, 4)), ("fat-tree-3l-r32", (4, 8)),
-    ("fat-tree-2l-r16", (8, 2)), ("fat-tree-2l-r64", (16, 4)), ("leaf-spine-16x8", (8, 2)),
-    ("leaf-spine-4-pods", (2, 2)), ("rail-4su", (2, 2)), ("rail-8su", (4, 2)), ("imported-rail-4su", (2, 2)),
-])
-def test_pods_form_a_grid(designs, name, shape):
-    assert grid_shape(designs(name)) == shape
+def drawn_aspect(f: Fabric, ids: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> float:
+    """Width : height of the drawing ``f`` would be with these positions (the canvas's rectangles)."""
+    g = f.copy()
+    g.set_positions(ids, xs, ys)
+    _, r = tops_and_rects(g)
+    return float((r[2].max() - r[0].min()) / (r[3].max() - r[1].min()))
+
+
+@pytest.mark.parametrize("name", ["fat-tree-3l-r4", "fat-tree-3l-r16", "fat-tree-3l-r32", "fat-tree-2l-r16",
+                                  "fat-tree-2l-r64", "fat-tree-2l-r32-3:1", "leaf-spine-16x8", "leaf-spine-4-pods",
+                                  "rail-4su", "rail-8su", "imported-rail-4su"])
+def test_pods_form_a_grid(designs, name):
+    """R rows of C pods (only the last may have fewer), C giving the drawing an aspect within
+    [1/2.5, 2.5] and closest to 16:9 of the column counts tried that leave no more empty cells."""
+    from fabricviz.build.autolayout import ASPECT, _col_choices, _Plan, with_children
+    f = designs(name)
+    rows = pod_rows(f)
+    cols, n = rows[0], sum(rows)
+    assert all(r == cols for r in rows[:-1]) and 1 <= rows[-1] <= cols and len(rows) == -(-n // cols)
+    ids, xs, ys = auto_layout(f)
+    shown = drawn_aspect(f, ids, xs, ys)
+    assert 1 / 2.5 <= shown <= 2.5
+    # the same pods laid out with each other column count (host shape and pod rows kept)
+    plan = _Plan(f, find_groups(f))
+    shape, pod_tiers, chosen = plan.choose()
+    assert chosen == cols and plan.n_cells == n
+    others = {}
+    for c in _col_choices(n):
+        if (-n) % c <= (-n) % cols:
+            X, Y = plan.place(shape, pod_tiers, c)
+            others[c] = drawn_aspect(f, *with_children(f, plan.tops, X[plan.tops], Y[plan.tops]))
+    assert others[cols] == pytest.approx(shown, rel=1e-9)
+    off = {c: abs(np.log(a / ASPECT)) for c, a in others.items()}
+    assert off[cols] == min(off.values()), (cols, others)
 
 
 def test_rail_units_are_pods_with_their_nodes_under_the_eight_rails(designs):
@@ -215,7 +242,6 @@ def window(qtbot, tmp_path, monkeypatch):
 
 
 def test_auto_layout_is_one_undo_step_and_undo_restores_every_position(window):
-    from fabricviz.ui.canvas.items.batch import device_rects as canvas_rects
     w = window
     f = w.fabric                                     # the bundled demo keeps its hand-placed rows
     t = f.devices_t
@@ -232,16 +258,56 @@ def test_auto_layout_is_one_undo_step_and_undo_restores_every_position(window):
     # then fitted: the whole design in the view
     view = w.view.mapToScene(w.view.viewport().rect()).boundingRect()
     assert view.contains(w.scene.content_rect())
-    # build's rectangles are the canvas's
+    # build's rectangles are the canvas items'
     tops = np.flatnonzero(t.alive & (t.parent < 0))
-    assert np.array_equal(device_rects(f, tops), canvas_rects(f, tops))
+    assert np.array_equal(device_rects(f, tops), item_rects(w.scene, tops))
     w.action_undo.trigger()
     assert (t.x.tobytes(), t.y.tobytes()) == before
 
 
-def test_build_rectangles_are_the_canvas_rectangles_for_dgx_and_imported_adapters(designs):
-    from fabricviz.ui.canvas.items.batch import device_rects as canvas_rects
-    for name in ("rail-1su", "imported-fat-tree-3l-r8"):
-        f = designs(name)
-        tops, r = tops_and_rects(f)
-        assert np.array_equal(r, canvas_rects(f, tops))
+def item_rects(scene, ids: np.ndarray) -> np.ndarray:
+    """[4, n] edges of the canvas items of ``ids`` as drawn (scene bounding rect less the pen)."""
+    out = np.zeros((4, len(ids)))
+    for k, d in enumerate(ids.tolist()):
+        item = scene.items_by_id[d]
+        half = item.pen().widthF() / 2
+        r = item.sceneBoundingRect().adjusted(half, half, -half, -half)
+        out[:, k] = (r.left(), r.top(), r.right(), r.bottom())
+    return out
+
+
+def test_one_rectangle_function_is_what_the_canvas_items_draw(qtbot):
+    """Switches of several port counts, servers with and without GPUs/NICs (a DGX), GPUs and
+    NICs on their own, and an imported fabric's adapters: the items' rects are device_rects'."""
+    from fabricviz.build.geometry import EMPTY_SERVER, switch_widths
+    from fabricviz.ui.canvas.items.batch import device_rects as batch_rects
+    from fabricviz.ui.canvas.scene import FabricScene
+    f = Fabric()
+    switches = [("ib_switch", p) for p in ("SB7800", "QM8700", "QM9700", "Q3400")] + [
+        ("eth_switch", p) for p in ("SN4700", "SN5600")]               # 36, 40, 64, 144, 32, 64 ports
+    for i, (kind, part) in enumerate(switches):
+        f.add_device(kind, part, f"sw{i}", 150.0 * i, 0.0)
+    f.add_servers("DGX-H100", ["dgx1"], [0.0], [200.0])
+    f.add_servers("NODE-1G-NDR", ["node1"], [300.0], [200.0])
+    f.add_servers("NODE-1G-NDR", ["bare"], [500.0], [200.0], children=False)
+    f.add_device("gpu", "H100-SXM5", "gpu-alone", 600.0, 200.0)
+    f.add_device("nic", "CX7-2P", "nic-alone", 700.0, 200.0)
+    imported = loads(export_ibnetdiscover(fat_tree(2, 8)), "r8.ibnetdiscover")
+    for fabric in (f, imported):
+        scene = FabricScene()
+        scene.set_fabric(fabric)
+        try:
+            tops, r = tops_and_rects(fabric)
+            assert np.array_equal(item_rects(scene, tops), r)
+            assert batch_rects is device_rects
+        finally:
+            scene.set_fabric(None)
+    t = f.devices_t
+    sw = f.device_ids("ib_switch").tolist() + f.device_ids("eth_switch").tolist()
+    widths = device_rects(f, np.array(sw))
+    assert (widths[2] - widths[0]).tolist() == [54.0, 60.0, 96.0, 120.0, 48.0, 96.0]
+    assert switch_widths(t.nports[sw]).tolist() == [54.0, 60.0, 96.0, 120.0, 48.0, 96.0]
+    bare = device_rects(f, np.array([f.find("bare")]))[:, 0]
+    assert (bare[2] - bare[0], bare[3] - bare[1]) == (EMPTY_SERVER, EMPTY_SERVER) == (30.0, 30.0)
+
+

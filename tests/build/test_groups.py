@@ -129,3 +129,38 @@ def test_imported_adapters_are_hosts_and_a_servers_adapters_one_block():
     many = Fabric()
     ids = many.add_devices("nic", MAX_ADAPTERS + 1, "CX7-1P", [f"localhost HCA-{i}" for i in range(17)], 0.0, 0.0)
     assert (host_systems(many, np.isin(np.arange(many.devices_t.n), ids))[ids] == ids).all()
+
+
+def test_default_hca_descriptions_are_not_one_server():
+    """Unconfigured HCAs all read "MT4123 ConnectX6 Mellanox Technologies": each is its own host,
+    so a 3-level radix-4 tree (16 HCAs) imports as 4 pods, not one."""
+    import re
+
+    from fabricviz.formats.ibnetdiscover import loads
+    from fabricviz.formats.ibnetdiscover_export import export_ibnetdiscover
+    text = export_ibnetdiscover(fat_tree(3, 4))
+    text, n = re.subn(r'"node\d+ mlx5_0"', '"MT4123 ConnectX6 Mellanox Technologies"', text)
+    assert n == 32                               # each HCA: its switch port line and its own
+    f = loads(text, "k4-default.ibnetdiscover")
+    g = find_groups(f)
+    assert g.names == ("pod 1", "pod 2", "pod 3", "pod 4", "4 cores")
+    assert g.n_blocks == 8 and g.block_size.tolist() == [2] * 8
+
+
+def test_adapters_in_different_switch_islands_are_not_one_server():
+    from fabricviz.build.groups import host_systems, switch_components
+    f = Fabric()
+    for s in ("swa", "swb"):
+        f.add_device("ib_switch", "QM9700", name=s)
+    for i, s in enumerate(("swa", "swa", "swb")):
+        f.add_device("nic", "CX7-1P", name=f"dgx01 mlx5_{i}")
+        f.add_cable(f"dgx01 mlx5_{i}:1", f"{s}:{i + 1}")
+    f.add_device("nic", "CX7-1P", name="dgx02 mlx5_0 extra")      # not an adapter name
+    f.add_cable("dgx02 mlx5_0 extra:1", "swb:9")
+    comp = switch_components(f)
+    assert comp[f.find("swa")] != comp[f.find("swb")]
+    nics = f.device_ids("nic")
+    system = host_systems(f, np.isin(np.arange(f.devices_t.n), nics))
+    a0, a1, b2, x = (f.find(n) for n in ("dgx01 mlx5_0", "dgx01 mlx5_1", "dgx01 mlx5_2", "dgx02 mlx5_0 extra"))
+    assert system[a1] == a0 and system[a0] == a0
+    assert system[b2] == b2 and system[x] == x

@@ -1,7 +1,7 @@
 """File ▸ Export Image: the picture is what the canvas shows, without selection or hover, with its
 labels inside the page, a legend sized to the picture and naming every colour drawn; PNG, SVG and PDF.
 
-Expected numbers come from the picture's own rules (picture_layout: 1/80 of the width for the
+Expected numbers come from the picture's own rules (picture_layout: 1/96 of the width for the
 legend's text, dpi/96 picture pixels per screen pixel) and from the design (the demo fat tree:
 8 InfiniBand switches, 16 servers)."""
 
@@ -15,6 +15,7 @@ from fabricviz.model import FabricError
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.export import (BAND_PX, PictureCancelled, PictureOptions, picture_plan, render_scene)
 from fabricviz.ui.canvas.legend import VEIL_LABEL, Ramp
+from fabricviz.ui.canvas.picture_layout import LEGEND_WIDTH_SHARE
 from fabricviz.ui.dialogs.export_image import ExportImageDialog
 
 
@@ -66,6 +67,27 @@ def test_selection_and_hover_are_left_out_and_kept(make_window, tmp_path):
     assert shot.pixelColor(*_on_screen(w, cable)).name() == th.SELECT_COLOR
 
 
+def test_selection_is_kept_when_exporting_zoomed_far_out(make_window, tmp_path):
+    """At far zoom the semantic layer hides devices (group boxes): the selected ones are shown
+    for their selection, and after a picture they are shown and selected again."""
+    from fabricviz.build import k_ary_fat_tree
+    from fabricviz.ui.canvas.items.semantic import FAR
+    w = make_window()
+    w.apply_generated(k_ary_fat_tree(8))                  # 128 hosts, 80 switches: far at 0.15
+    scene, f = w.scene, w.editor.fabric
+    w.view.zoom_by(0.15 / w.view.scale_factor())
+    assert scene.semantic.level == FAR
+    hosts = [int(d) for d in f.device_ids("server")[:3]]
+    cable = int(f.cable_ids()[0])
+    scene.select_devices(hosts)
+    scene.set_selected_cables({cable})
+    assert all(scene.items_by_id[d].isVisible() for d in hosts)
+    w.export_view(str(tmp_path / "far.svg"), PictureOptions(8000), view=False)     # drawn nearer
+    assert scene.semantic.level == FAR
+    assert scene.selected_device_ids() == sorted(hosts) and scene.selected_cables == {cable}
+    assert all(scene.items_by_id[d].isVisible() and scene.items_by_id[d].isSelected() for d in hosts)
+
+
 def _on_screen(w, cable: int) -> tuple[int, int]:
     ax, ay, bx, by = w.scene.cables.ends[:, int(np.flatnonzero(w.scene.cables.ids == cable)[0])]
     p = w.view.mapFromScene(QtCore.QPointF((ax + bx) / 2, (ay + by) / 2))
@@ -100,9 +122,9 @@ def test_legend_text_grows_with_the_picture_width(make_window, tmp_path):
     w = make_window()
     f = w.editor.fabric
     heights = {}
-    for width in (1000, 3000):
+    for width in (1200, 3600):
         layout, rows = picture_plan(w.scene, f, PictureOptions(width, width * 9 // 16))
-        assert layout.font_px == pytest.approx(width / 80)
+        assert layout.font_px == pytest.approx(width * LEGEND_WIDTH_SHARE) and LEGEND_WIDTH_SHARE == 1 / 96
         out = render_scene(w.scene, f, tmp_path / f"w{width}.png", PictureOptions(width, width * 9 // 16))
         # the legend's frame, found in the file: dark pixels down the middle of its rect
         a = pixels(out)
@@ -111,7 +133,7 @@ def test_legend_text_grows_with_the_picture_width(make_window, tmp_path):
         dark = np.flatnonzero(((col >> 8) & 0xFF) < 160)          # green channel: the frame, antialiased
         heights[width] = dark.max() - dark.min()
         assert abs(dark.min() - r.top()) <= 2 and abs(dark.max() - r.bottom()) <= 2
-    assert 2.8 < heights[3000] / heights[1000] < 3.2
+    assert 2.8 < heights[3600] / heights[1200] < 3.2
 
 
 def test_a_paper_figure_prints_legend_and_labels_at_8_pt(make_window):
@@ -139,7 +161,7 @@ def test_transparent_png_svg_vector_and_pdf(make_window, tmp_path):
     assert ">spine01<" in svg and ">Legend<" in svg and 'viewBox="0 0 800 500"' in svg
     pdf = render_scene(w.scene, f, tmp_path / "p.pdf", PictureOptions(1050, 700, 300.0)).read_bytes()
     assert pdf.startswith(b"%PDF") and b"/MediaBox [0 0 252.000000 168.000000]" in pdf   # 3.5 × 2.33 in
-    with pytest.raises(FabricError, match="transparent background needs a .png or .svg"):
+    with pytest.raises(FabricError, match="transparent background: use a .png or .svg"):
         render_scene(w.scene, f, tmp_path / "t.pdf", PictureOptions(800, 500, transparent=True))
     assert not (tmp_path / "t.pdf").exists()
 
@@ -327,3 +349,57 @@ def test_lesson_screenshot_has_no_selection(make_window, tmp_path, shared_runs, 
     assert w.scene.selected_cables and not np.any(a == rgb(th.SELECT_COLOR))
     from fabricviz.ui.lessons.stage import GHOST_COLOR
     assert np.any(a == rgb(GHOST_COLOR))                 # the step's overlay is drawn
+
+
+def test_traffic_playback_stands_still_while_a_picture_is_drawn(make_window, qtbot, tmp_path, monkeypatch):
+    """Events run between a PNG's bands: the Traffic dock's frames must not move meanwhile (the
+    bands would show different frames); playback goes on afterwards at the same frame."""
+    from fabricviz.ui.dialogs import export_image
+    w = make_window()
+    dock = w.traffic_dock
+    dock.configure(workload="incast", arg="3", model="fluid", duration="1ms")
+    with qtbot.waitSignal(dock.result_ready, timeout=15_000):
+        assert dock.run()
+    assert len(dock.result.frames) > 2
+    dock.set_playing(True)
+    frame = dock.frame
+    seen = []
+    call = export_image.PaintProgress.__call__
+
+    def watch(self, done: int, total: int) -> bool:
+        seen.append((dock.timer.isActive(), dock.frame))
+        return call(self, done, total)
+    monkeypatch.setattr(export_image.PaintProgress, "__call__", watch)
+    d = ExportImageDialog(str(tmp_path / "p.png"), "demo")
+    qtbot.addWidget(d)
+    _pick(d, "custom")
+    d.width_px.setValue(900)
+    d.height_px.setValue(1200)
+    d.dpi.setValue(96)
+    assert export_image.run_export(w, str(tmp_path / "p.png"), d) == tmp_path / "p.png"
+    assert len(seen) == 4 and seen == [(False, frame)] * 4          # 3 bands of 512 rows and the start
+    assert dock.timer.isActive() and dock.frame == frame
+
+
+@pytest.mark.parametrize("opts", [PictureOptions(1500, 1000, 1200.0), PictureOptions(2400, 200),
+                                  PictureOptions(200, 200, 160.0)])
+def test_the_smallest_and_flattest_pictures_are_drawn(make_window, tmp_path, opts):
+    """At the least layout (120 × 80 screen pixels) and for a wide strip the design gets what
+    is left without a legend beside it; the picture has the size asked."""
+    w = make_window()
+    out = render_scene(w.scene, w.editor.fabric, tmp_path / "small.png", opts)
+    img = QtGui.QImage(str(out))
+    assert (img.width(), img.height()) == (opts.width, opts.height)
+
+
+def test_dialog_refuses_a_layout_too_small_to_draw(qtbot, tmp_path):
+    d = ExportImageDialog(str(tmp_path / "fig.png"), "demo")
+    qtbot.addWidget(d)
+    _pick(d, "custom")
+    d.width_px.setValue(200)
+    d.dpi.setValue(1200)
+    assert not d.ok_button.isEnabled()
+    assert d.summary.text() == ("picture width 200 at resolution 1200: 16 screen pixels (1/96 in), at least 120 "
+                                "(raise picture width or lower resolution)")
+    d.width_px.setValue(1500)
+    assert d.ok_button.isEnabled()

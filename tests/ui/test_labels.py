@@ -240,3 +240,21 @@ def test_a_name_follows_its_device_while_dragged_and_goes_back_when_the_move_is_
     assert name_at() == before + QtCore.QPointF(30, 20)
     view.cancel_interaction()
     assert name_at() == before
+
+
+def test_a_far_pinned_name_does_not_size_the_occupancy_grid(canvas):
+    """A pinned device (open port panel) far outside the laid-out area is not a candidate there:
+    the grid spans the area (and a label around it), not the span to the far device."""
+    f, s, sw = _switch_under_server()
+    far = f.add_device("ib_switch", "QM9700", "far", 5500.0, 5500.0)
+    scene, view, _ = canvas(f)
+    layer = scene.label_layer
+    _zoom(view, 8.0, sw)
+    layer.pin(far, True)
+    shown = layer.in_view(view)
+    assert far not in [d for d, *_ in shown] and sw in [d for d, *_ in shown]
+    rows, cols = layer.last_grid_shape
+    # the area: the 1920×1080 viewport grown by GROW_PX and snapped to 512 px tiles
+    assert cols * CELL_PX <= 3 * 1024 + 2 * 400 and rows * CELL_PX <= 3 * 512 + 2 * NAME_H + 400
+    _zoom(view, 8.0, far)                        # there, its name is shown first
+    assert [d for d, *_ in layer.in_view(view)][0] == far

@@ -272,3 +272,23 @@ def test_draw_design_puts_small_devices_as_pixels_of_their_kind_over_the_cables(
     assert min(c.alpha() for c in see_through) == mm.CABLE_ALPHA
     assert sum(abs(c.hue() - cable.hue()) <= 6 for c in see_through) > 0.9 * len(see_through)
     assert 100 < painted < img.width() * img.height()
+
+
+def test_a_canvas_resize_calls_nothing_of_the_view_until_the_event_loop_runs(win):
+    """The resize filter runs while the window is being destroyed too: it only posts a sync
+    (once for a burst of resizes) that dies with the minimap."""
+    w, m = win, win.minimap
+    calls = []
+    m._sync = lambda *a: calls.append(a)         # the sync touches view.viewport()/mapToScene
+    vp = w.view.viewport()
+    for k in range(3):
+        QtWidgets.QApplication.sendEvent(vp, QtGui.QResizeEvent(vp.size() - QtCore.QSize(k, k), vp.size()))
+    assert calls == []
+    QtWidgets.QApplication.processEvents()
+    assert calls == [()]
+    del m._sync
+    m.hide()
+    w.resize(1700, 1000)                         # the posted sync still puts it back in the corner
+    QtWidgets.QApplication.processEvents()
+    vp, g = w.view.viewport().geometry(), m.geometry()
+    assert not m.isHidden() and (g.right(), g.bottom()) == (vp.right() - mm.MARGIN, vp.bottom() - mm.MARGIN)

@@ -7,7 +7,7 @@ import imageio.v2 as iio2
 import imageio.v3 as iio
 import numpy as np
 import pytest
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from fabricviz.build import fat_tree
 from fabricviz.formats.native import save_fabric
@@ -110,3 +110,35 @@ def test_dialog_records_the_open_lesson(qtbot, make_window, tmp_path, shared_run
     frames = iio.imread(out, index=None)
     assert frames.shape[0] == 10 and frames.shape[2] == 240          # 7 steps in 10 frames
     assert w.editor.fabric is shown                                    # the canvas still follows the lesson
+
+
+def test_traffic_recording_runs_in_the_chosen_partition(make_window, qtbot, tmp_path):
+    from tests.ui.test_traffic_partition import _partitioned
+    w = make_window()
+    w.apply_generated(_partitioned())
+    QtWidgets.QApplication.processEvents()
+    w.traffic_dock.configure(workload="alltoall", model="fluid", duration="1ms")
+    w.traffic_dock.partition_box.set_value("storage")
+    dlg = open_dialog(w, tmp_path / "p.gif", "traffic", fps=5, width=240, seconds=0.4)
+    clips = []
+    begin = dlg._begin
+    dlg._begin = lambda c, *a: (clips.extend(c), begin(c, *a))
+    with qtbot.waitSignal(dlg.recorded, timeout=30_000):
+        dlg.record_button.click()
+    res = clips[0].traffic
+    assert res.partition == "storage (0x8002)" and len(res.flows) == 4 and len(res.refused) == 2
+
+
+def test_closing_the_dialog_or_the_window_midway_deletes_the_partial(window, qtbot, tmp_path):
+    w = window
+    for close in ("dialog", "window"):
+        out = tmp_path / f"{close}.mp4"
+        dlg = open_dialog(w, out, "sweep", fps=10, width=320, seconds=30.0)
+        dlg.record_button.click()
+        qtbot.waitUntil(lambda: dlg.painted >= 5 and dlg.partial.exists(), timeout=30_000)
+        part = dlg.partial
+        (dlg if close == "dialog" else w).close()
+        assert not part.exists() and not out.exists()          # at once: no job is waited for later
+        if close == "dialog":
+            QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
+            assert w.record_dialog is None                     # the deleted dialog is not kept

@@ -29,18 +29,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from fabricviz.anim.picture_options import (DPI_RANGE, FLAGS, FORMATS, MAX_PIXELS, SCREEN_DPI, SIDE_RANGE,
+                                           PictureOptions, check_options, offscreen_env)
 from fabricviz.model import Fabric, FabricError
 from fabricviz.ui.canvas import theme as th
+from fabricviz.ui.canvas.items.devices import DeviceItem
 from fabricviz.ui.canvas.legend import (LegendBox, Row, cable_rows, device_rows, heat_rows, merge_rows,
                                         overlay_rows, semantic_rows)
-from fabricviz.ui.canvas.picture_layout import (DPI_RANGE, MAX_PIXELS, SCREEN_DPI, SIDE_RANGE, PictureLayout,
-                                                PictureOptions, SceneParts, check_options, legend_font_px,
-                                                plan_picture, scene_parts)
+from fabricviz.ui.canvas.picture_layout import PictureLayout, SceneParts, legend_font_px, plan_picture, scene_parts
 from fabricviz.ui.canvas.scene import FabricScene
 
-FORMATS = (".png", ".svg", ".pdf")
 #: Rows of picture pixels drawn at a time (a progress step; the cancel point).
 BAND_PX = 512
 #: PNG encoder quality (Qt maps it to zlib's level): 50 writes an 8K picture in ~1.4 s, the
@@ -72,6 +73,8 @@ def clean_scene(scene: FabricScene, transparent: bool = False) -> Iterator[Scene
     of the scene's view included."""
     parts = scene_parts(scene)
     selected = scene.selectedItems()
+    devices = scene.selected_device_ids()
+    cables = set(scene.selected_cables)
     pointer = [it for it in parts.pointer if it.isVisible()]
     pointer += [it for it in (scene.cables.live, *parts.overlays)     # nothing to draw: no empty
                 if isinstance(it, QtWidgets.QGraphicsPathItem) and it.isVisible() and it.path().isEmpty()]
@@ -108,16 +111,16 @@ def clean_scene(scene: FabricScene, transparent: bool = False) -> Iterator[Scene
         scene.set_path_cache(cache == QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
         for d in pins:
             layer.pin(d, True)
-        for it in pointer:
-            it.setVisible(True)
+        for it in pointer:                        # items a rebuild deleted meanwhile stay gone
+            if shiboken6.isValid(it) and it.scene() is scene:
+                it.setVisible(True)
         scene.cables.highlight.setVisible(highlight)
-        for it in selected:
-            d = it.data(0)
-            if it.parentItem() is None and d is not None:
-                scene.batch.show_device(int(d))       # a batched device gets its own item back
-            it.setSelected(True)
-        if scene.batch.on and selected:
-            scene.batch.rebuild()
+        if devices or selected:                   # through the scene: a device the far/middle zoom
+            scene.select_devices(devices, inner=True)   # hides (batched, in a group box) is shown again
+            for it in selected:                   # first, else Qt ignores setSelected on it
+                if shiboken6.isValid(it) and not isinstance(it, DeviceItem) and it.scene() is scene:
+                    it.setSelected(True)
+        scene.set_selected_cables(cables)
         scene.setBackgroundBrush(background)
         scene.blockSignals(blocked)
         for v in frozen:
@@ -404,6 +407,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def make() -> Path:
         from fabricviz.loaders import load_any
+        check_options(opts, picture_suffix(args.output), FLAGS)       # in the CLI's words
         return render_fabric(load_any(args.file), args.output, opts)
     return picture_main("fabricviz-render", make)
 
@@ -411,13 +415,16 @@ def main(argv: list[str] | None = None) -> int:
 def picture_main(app_name: str, make: Callable[[], Path]) -> int:
     """The child-process side of a headless picture: a QApplication (offscreen without a
     display), ``make()`` writes the file; "wrote …" or a one-line ``fabricviz: error:``."""
-    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    offscreen_env(os.environ)
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([app_name])
     try:
         out = make()
     except FabricError as exc:
         print(f"fabricviz: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:             # a file that cannot be read or written: one line, no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"fabricviz: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     finally:
         del app

@@ -164,7 +164,9 @@ def semantic_rows(scene) -> list[Row]:
     for kind, item in sorted(getattr(draw, "boxes", {}).items()):
         if item.isVisible() and not item.path().isEmpty():
             base = theme.brushes[kind].color() if kind != "server" else QtGui.QColor("#8a949e")
-            rows.append((f"group of {GROUP_NAMES.get(kind, kind)}", tint(base, theme.dark), "rect"))
+            what = ("pod, rack or scalable unit: its switches and hosts" if kind == "server" else
+                    f"tier of {GROUP_NAMES.get(kind, kind)} (cores, spines)")
+            rows.append((what, tint(base, theme.dark), "rect"))
     frames = getattr(draw, "frames", None)
     if frames is not None and frames.isVisible() and not frames.path().isEmpty():
         rows.append(("open group (dashed frame)", QtGui.QColor(theme.text), "dash"))

@@ -169,6 +169,7 @@ class Minimap(QtWidgets.QWidget):
         view.zoom_changed.connect(self._sync)
         view.horizontalScrollBar().valueChanged.connect(self._sync)
         view.verticalScrollBar().valueChanged.connect(self._sync)
+        self._sync_due = False         # a sync posted after a resize of the canvas, not run yet
         self._viewport = view.viewport()
         self._viewport.installEventFilter(self)
         self.hide()
@@ -379,10 +380,16 @@ class Minimap(QtWidgets.QWidget):
 
     def eventFilter(self, obj: QtCore.QObject, event: QtCore.QEvent) -> bool:  # noqa: N802
         """The canvas resized: keep to its corner. Nothing here may call the view: while the
-        window is destroyed its viewport still sends events and the view is half gone."""
-        if event.type() == QtCore.QEvent.Type.Resize and obj is self._viewport:
-            self._sync()
+        window is destroyed its viewport still sends events and the view is half gone; so the
+        sync is posted (with this minimap as its context: it dies with it), once per burst."""
+        if event.type() == QtCore.QEvent.Type.Resize and obj is self._viewport and not self._sync_due:
+            self._sync_due = True
+            QtCore.QTimer.singleShot(0, self, self._resized)
         return super().eventFilter(obj, event)
+
+    def _resized(self) -> None:
+        self._sync_due = False
+        self._sync()
 
 
 __all__ = ["FIT_SELECTION_MAX", "Minimap", "draw_design", "selection_bounds"]

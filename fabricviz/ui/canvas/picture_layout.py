@@ -14,63 +14,22 @@ from dataclasses import dataclass
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.model import FabricError
+from fabricviz.anim.picture_options import SCREEN_DPI, PictureOptions
 from fabricviz.ui.canvas.items.devices import ROLE_KIND, DeviceItem
 from fabricviz.ui.canvas.legend import LegendBox, Row
 from fabricviz.ui.canvas.scene import FabricScene
 
-#: One screen pixel is 1/96 in: the unit pictures are laid out in.
-SCREEN_DPI = 96.0
-#: Picture sides in pixels, dots per inch, and pixels of a PNG at most (1 GiB of ARGB).
-SIDE_RANGE = (200, 20000)
-DPI_RANGE = (50.0, 1200.0)
-MAX_PIXELS = 1 << 28
 #: Legend text: this fraction of the picture's width, never under 8 pt (in screen pixels).
-LEGEND_WIDTH_SHARE = 1 / 80
+LEGEND_WIDTH_SHARE = 1 / 96
 MIN_FONT_PX = 8 * SCREEN_DPI / 72
 #: Kinds of top-level items that belong to the pointer, hidden while a picture is drawn.
 POINTER_KINDS = ("panel",)
-
-
-@dataclass(frozen=True)
-class PictureOptions:
-    """What the user chose: picture pixels, DPI (96: one pixel per screen pixel), background,
-    legend, and the title (None: the design's name and counts; "": none)."""
-
-    width: int = 1600
-    height: int | None = None
-    dpi: float = SCREEN_DPI
-    transparent: bool = False
-    legend: bool = True
-    title: str | None = None
-
-    @property
-    def ratio(self) -> float:
-        """Picture pixels per screen pixel."""
-        return self.dpi / SCREEN_DPI
-
-
-def check_options(opts: PictureOptions, suffix: str) -> None:
-    """Refuse what cannot be drawn, in one line (the CLI checks the same before its child runs)."""
-    lo, hi = SIDE_RANGE
-    if not lo <= opts.width <= hi:
-        raise FabricError(f"picture width {opts.width}: use {lo} to {hi} pixels")
-    if opts.height is not None and not lo <= opts.height <= hi:
-        raise FabricError(f"picture height {opts.height}: use {lo} to {hi} pixels")
-    if not DPI_RANGE[0] <= opts.dpi <= DPI_RANGE[1]:
-        raise FabricError(f"{opts.dpi:g} DPI: use {DPI_RANGE[0]:g} to {DPI_RANGE[1]:g} dots per inch")
-    if opts.height is not None and opts.width * opts.height > MAX_PIXELS:
-        raise FabricError(f"{opts.width} x {opts.height} pixels: at most {MAX_PIXELS:,} pixels")
-    if opts.transparent and suffix == ".pdf":
-        raise FabricError("a transparent background needs a .png or .svg picture (PDF pages are opaque)")
-
 
 
 def legend_font_px(width: float, height: float | None = None) -> float:
     """Legend text size (screen pixels) for a picture ``width`` × ``height`` screen pixels."""
     px = max(MIN_FONT_PX, width * LEGEND_WIDTH_SHARE)
     return px if height is None else min(px, max(MIN_FONT_PX, height / 18))
-
 
 
 # ---------------------------------------------------------------------------- scene parts
@@ -196,16 +155,17 @@ def plan_picture(scene: FabricScene, opts: PictureOptions, rows: list[Row], titl
                  not is_view)
     if out is None:                                   # padded, the legend no longer fits beside it
         out = _place(scene, None, w, fixed_h, top, m, font, None, design, parts, is_view, r, not is_view)
-    best_layout = out
-    best_layout.title_rect = title_rect
-    scene.detail_for_scale(best_layout.transform.m11())
-    return best_layout
+    assert out is not None                            # without a legend there is always a layout
+    out.title_rect = title_rect
+    scene.detail_for_scale(out.transform.m11())
+    return out
 
 
 def _place(scene: FabricScene, place: str | None, w: float, fixed_h: float | None, top: float, m: float,
            font: float, box: LegendBox | None, design: QtCore.QRectF, parts: SceneParts, is_view: bool,
            ratio: float, pad_labels: bool) -> PictureLayout | None:
-    """The layout with the legend at ``place`` (None: no legend), or None if it does not fit;
+    """The layout with the legend at ``place`` (None: no legend, always a layout), or None if
+    the legend leaves the design too little room;
     ``pad_labels``: padded until the labels fit in the design's area."""
     cols, ls = 1, QtCore.QSizeF(0, 0)
     if place == "right":
@@ -221,11 +181,10 @@ def _place(scene: FabricScene, place: str | None, w: float, fixed_h: float | Non
         below = ls.height() + 2 * m
     else:
         area_w, below = w - 2 * m, m
-    if area_w < 0.3 * w:
-        return None
     max_h = (fixed_h if fixed_h is not None else 1.5 * w) - top - below
-    if max_h < 0.15 * w and fixed_h is not None:
-        return None
+    if place is not None and (area_w < 0.3 * w or (max_h < 0.15 * w and fixed_h is not None)):
+        return None                              # no legend: the design takes what there is
+    area_w = max(area_w, 20.0)
     max_h = max(max_h, 20.0)
     pads = [0.25 * font] * 4                     # left, top, right, bottom, screen pixels
     for _ in range(5):

@@ -26,7 +26,8 @@ import numpy as np
 from PySide6 import QtCore, QtGui
 
 from fabricviz.anim.recording import (DEFAULT_FPS, DEFAULT_WIDTH, MAX_DEFAULT_S, VIDEO_FORMATS, Clip, Marks, Shot,
-                                      check_options, clip_ticks, lesson_clips, plan, sweep_clip, traffic_clip)
+                                      check_gif_memory, check_options, clip_ticks, lesson_clips, plan, sweep_clip,
+                                      traffic_clip)
 from fabricviz.model import FabricError
 
 #: Pictures are laid out between these widths in screen pixels, then scaled to the video's.
@@ -297,14 +298,23 @@ class VideoWriter:
             raise FabricError(f"{self.out}: cannot write ({exc.strerror or exc})") from None
 
     def append(self, frame: np.ndarray) -> None:
-        """Encode one RGB frame (the first one opens the file)."""
+        """Encode one RGB frame (the first one opens the file). ffmpeg starts at the first
+        frame, so a folder it cannot write in shows here (a broken pipe), not at open."""
         if self._w is None:
             self._open()
-        if self.suffix == ".gif":      # quantised now (1 byte a pixel kept until close), delays in ms
-            self._w.write(frame, duration=1000.0 / self.fps, loop=0, bits=8)
-        else:
-            self._w.append_data(frame)
+        try:
+            if self.suffix == ".gif":      # quantised now (1 byte a pixel kept until close), delays in ms
+                self._w.write(frame, duration=1000.0 / self.fps, loop=0, bits=8)
+            else:
+                self._w.append_data(frame)
+        except (OSError, RuntimeError) as exc:
+            raise self._cannot_write(exc) from None
         self.frames += 1
+
+    def _cannot_write(self, exc: BaseException) -> FabricError:
+        """The one-line error of an encoder that failed (its first line: ffmpeg's are long)."""
+        text = (getattr(exc, "strerror", None) or str(exc) or type(exc).__name__).strip().splitlines()
+        return FabricError(f"{self.out}: cannot write ({text[0] if text else type(exc).__name__})")
 
     def finish(self) -> None:
         """Complete the partial file (every frame encoded); :meth:`commit` then names it ``out``."""
@@ -313,27 +323,48 @@ class VideoWriter:
         w, self._w = self._w, None
         try:
             w.close()
+        except (OSError, RuntimeError) as exc:
+            _discard(w)
+            self._remove_partial()
+            raise self._cannot_write(exc) from None
         except BaseException:
-            self.part.unlink(missing_ok=True)
+            _discard(w)
+            self._remove_partial()
             raise
+
+    def _remove_partial(self) -> None:
+        try:
+            self.part.unlink(missing_ok=True)
+        except OSError:                # its folder is gone or read-only: nothing more to do
+            pass
 
     def commit(self) -> Path:
         """Move the finished file to ``out``; returns ``out``."""
-        os.replace(self.part, self.out)
+        try:
+            os.replace(self.part, self.out)
+        except OSError as exc:
+            self._remove_partial()
+            raise self._cannot_write(exc) from None
         return self.out
 
     def abort(self) -> None:
         """Stop and delete the partial file."""
         w, self._w = self._w, None
         if w is not None:
-            frames = getattr(w, "images_to_write", None)
-            if isinstance(frames, list):       # a GIF is written at close: drop its frames instead
-                frames.clear()
-            try:
-                w.close()
-            except Exception:  # the file goes anyway; an encoder's complaint about it does not matter
-                pass
-        self.part.unlink(missing_ok=True)
+            _discard(w)
+        self._remove_partial()
+
+
+def _discard(w: Any) -> None:
+    """Close an imageio writer without writing what it holds (a GIF is written at close: its
+    frames are dropped first, so neither close nor the plugin's ``__del__`` writes them)."""
+    frames = getattr(w, "images_to_write", None)
+    if isinstance(frames, list):
+        frames.clear()
+    try:
+        w.close()
+    except Exception:  # the file goes anyway; an encoder's complaint about it does not matter
+        pass
 
 
 def record(clips: Sequence[Clip], out: str | os.PathLike[str], fps: int, width: int,
@@ -343,6 +374,12 @@ def record(clips: Sequence[Clip], out: str | os.PathLike[str], fps: int, width: 
     file, the frame count and the (width, height)."""
     shots = plan(clips, fps, duration_s, cap_s)
     painter = FramePainter(clips, width)
+    if Path(out).suffix.lower() == ".gif":
+        try:
+            check_gif_memory(len(shots), *painter.size, fps)
+        except FabricError:
+            painter.close()
+            raise
     writer = VideoWriter(out, fps)
     ticks = clip_ticks(shots)
     try:

@@ -118,7 +118,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
         for i, d in enumerate(tops.tolist()):
             kind = kinds[i]
             item = DeviceItem()
-            w, h = device_size(kind, nps[i]) if kind != K_SERVER else (30.0, 30.0)
+            w, h = device_size(kind, nps[i]) if kind != K_SERVER else (th.EMPTY_SERVER, th.EMPTY_SERVER)
             item.setRect(-w / 2, -h / 2, w, h)
             item.setBrush(brushes[kind])
             item.setPen(pens[kind])
@@ -189,7 +189,8 @@ class FabricScene(QtWidgets.QGraphicsScene):
             return
         kids = [c for c in item.childItems() if c.data(ROLE_KIND) == "device"]
         if not kids:
-            item.setRect(-15, -15, 30, 30)
+            e = th.EMPTY_SERVER
+            item.setRect(-e / 2, -e / 2, e, e)
         else:
             rect = kids[0].mapRectToParent(kids[0].rect())
             for c in kids[1:]:

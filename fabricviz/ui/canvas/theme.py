@@ -10,6 +10,9 @@ from functools import lru_cache
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from fabricviz.build.geometry import CHILD_H as CHILD_H, CHILD_W as CHILD_W          # re-exported: the items'
+from fabricviz.build.geometry import EMPTY_SERVER as EMPTY_SERVER, SERVER_MARGIN as SERVER_MARGIN
+from fabricviz.build.geometry import SWITCH_H as SWITCH_H, switch_widths
 from fabricviz.resources import asset_path
 
 ICONS = asset_path("icons")
@@ -32,10 +35,8 @@ CABLE_LEGEND = {
 SELECT_COLOR = "#ff9f1a"
 REFUSE_COLOR = "#d33a2c"
 
-# ---- geometry (scene units; the generators place hosts 34 apart and tiers 260 apart)
-CHILD_W, CHILD_H = 18.0, 12.0
-SERVER_MARGIN = 4.0
-SWITCH_H = 24.0
+# ---- geometry (scene units; the generators place hosts 34 apart and tiers 260 apart); device
+# sizes are fabricviz.build.geometry's, which the layouts and the batched drawing use too
 PORT_R = 3.5
 PORT_PITCH = 10.0
 PORTS_PER_ROW = 16
@@ -44,7 +45,7 @@ GRID = 10.0
 
 def switch_width(nports: int) -> float:
     """Switches grow with their port count (a 64-port switch is wider than an 8-port one)."""
-    return float(min(max(nports * 1.5, 48.0), 120.0))
+    return float(switch_widths(nports))
 
 
 def is_dark(palette: QtGui.QPalette | None = None) -> bool:

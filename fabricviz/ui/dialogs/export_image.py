@@ -10,14 +10,15 @@ transparent background; legend and title can be left out. The choices are rememb
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from PySide6 import QtCore, QtWidgets
 
 from fabricviz.model import FabricError
-from fabricviz.ui.canvas.export import (DPI_RANGE, SCREEN_DPI, SIDE_RANGE, PictureCancelled, PictureOptions,
-                                        check_options)
+from fabricviz.anim.picture_options import DPI_RANGE, SCREEN_DPI, SIDE_RANGE, PictureOptions, check_options
+from fabricviz.ui.canvas.export import PictureCancelled
 
 #: Size modes: (key, text).
 MODES = (("slide", "Slide — 1920 × 1080 px"),
@@ -218,7 +219,8 @@ class ExportImageDialog(QtWidgets.QDialog):
 class PaintProgress:
     """``progress(done, total)`` for a picture drawn band by band on the UI thread: once the
     drawing is foreseen to take over :data:`PROGRESS_AFTER_MS`, a progress dialog with Cancel
-    (window-modal; events run between bands, so the window keeps answering)."""
+    (window-modal: its ``setValue`` runs the events once per band, so the window keeps
+    painting and Cancel is seen; no other event loop runs while the scene is cleaned)."""
 
     def __init__(self, parent: QtWidgets.QWidget | None, label: str = "Drawing the picture…") -> None:
         self.parent, self.label = parent, label
@@ -237,8 +239,8 @@ class PaintProgress:
             self.dialog.show()
         if self.dialog is None:
             return True
-        self.dialog.setValue(done)
-        QtWidgets.QApplication.processEvents()
+        if done != self.dialog.value():
+            self.dialog.setValue(done)
         return not self.dialog.wasCanceled()
 
     def close(self) -> None:
@@ -260,12 +262,36 @@ def run_export(window: Any, path: str, dialog: ExportImageDialog) -> Path | None
         progress.close()
         return jobs.run_modal(window, "Writing the PNG…", lambda _report: fn())
     try:
-        return window.export_view(path, dialog.options(), view=dialog.extent() == "view",
-                                  progress=progress, encode=encode)
+        with paused_playback(window):
+            return window.export_view(path, dialog.options(), view=dialog.extent() == "view",
+                                      progress=progress, encode=encode)
     except (PictureCancelled, Cancelled):
         return None
     finally:
         progress.close()
+
+
+@contextmanager
+def paused_playback(window: Any) -> Iterator[None]:
+    """The Traffic dock's frames and the Subnet Manager dock's sweep stand still while a picture
+    is drawn (events run between its bands: a playing clock would give its bands different
+    frames), and play on afterwards."""
+    traffic, sweep = getattr(window, "traffic_dock", None), getattr(window, "sweep_dock", None)
+    was_traffic = traffic is not None and traffic.timer.isActive()
+    was_sweep = sweep is not None and sweep.playing
+    stop = (sweep._stop_at, sweep._rate) if was_sweep else (None, None)   # where play_until stops
+    if was_traffic:
+        traffic.set_playing(False)
+    if was_sweep:
+        sweep.pause()
+    try:
+        yield
+    finally:
+        if was_traffic:
+            traffic.set_playing(True)
+        if was_sweep:
+            sweep.play()
+            sweep._stop_at, sweep._rate = stop
 
 
 def _int(value: object, default: int) -> int:
@@ -286,4 +312,4 @@ def _bool(value: object) -> bool:
     return value in (True, "true", "1", 1)
 
 
-__all__ = ["ExportImageDialog", "MODES", "PRESETS", "PaintProgress", "UNITS", "run_export"]
+__all__ = ["ExportImageDialog", "MODES", "PRESETS", "PaintProgress", "UNITS", "paused_playback", "run_export"]

@@ -15,11 +15,11 @@ import queue
 from pathlib import Path
 from typing import Any, Callable
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.anim.recording import (DEFAULT_FPS, DEFAULT_WIDTH, DURATION_RANGE, FPS_RANGE, MAX_DEFAULT_S,
-                                      WIDTH_RANGE, check_options, clip_ticks, lesson_clips, plan, sweep_clip,
-                                      traffic_clip)
+                                      WIDTH_RANGE, check_gif_memory, check_options, clip_ticks, lesson_clips, plan,
+                                      sweep_clip, traffic_clip)
 from fabricviz.ib.routing import ENGINES
 from fabricviz.model import FabricError
 from fabricviz.ui.canvas.record import FramePainter, VideoWriter
@@ -28,6 +28,8 @@ from fabricviz.ui.document.document import Document
 SWEEP, TRAFFIC, LESSON = "sweep", "traffic", "lesson"
 #: Painted frames waiting for the encoder at most (painting pauses while the queue is full).
 QUEUE_FRAMES = 8
+#: Seconds a cancel waits for the encoder to close the partial file before deleting it.
+DROP_WAIT_S = 2.0
 
 
 def encode_job(frames: "queue.Queue[Any]", writer: VideoWriter, total: int) -> Callable[[Callable], Path]:
@@ -71,6 +73,7 @@ class RecordDialog(QtWidgets.QDialog):
         self.frames: queue.Queue[Any] = queue.Queue(QUEUE_FRAMES)
         self.painted = 0
         self.written: Path | None = None
+        self.partial: Path | None = None        # the file being encoded, deleted on cancel / close
         self.timer = QtCore.QTimer(self)
         self.timer.setInterval(0)
         self.timer.timeout.connect(self._tick)
@@ -241,8 +244,12 @@ class RecordDialog(QtWidgets.QDialog):
         self._set_busy(True)
         self.document.jobs.submit("record-prep", lambda progress: make(progress), keep_stale=True,
                                   on_done=lambda clips: self._begin(clips, cap, out, fps, width, dur),
-                                  on_error=self._failed, on_progress=lambda x: self.progress.setValue(int(x * 100)))
+                                  on_error=self._failed, on_progress=self._prep_progress)
         return True
+
+    def _prep_progress(self, x: float) -> None:
+        """The engines' progress (a bound method: Qt drops the connection with the dialog)."""
+        self.progress.setValue(int(x * 100))
 
     def _source(self) -> tuple[Callable, float | None]:
         """A job making the clips of what is chosen (on a copy of the design), and the length cap."""
@@ -260,7 +267,8 @@ class RecordDialog(QtWidgets.QDialog):
 
         def run(progress):
             from fabricviz.sim.run import run_traffic
-            return [traffic_clip(fabric, run_traffic(*choice.args(fabric), progress=progress), choice.spec, metric)]
+            res = run_traffic(*choice.args(fabric), **choice.kwargs(), progress=progress)
+            return [traffic_clip(fabric, res, choice.spec, metric)]
         return run, MAX_DEFAULT_S
 
     def _begin(self, clips: list, cap: float | None, out: Path, fps: int, width: int, dur: float | None) -> None:
@@ -272,7 +280,14 @@ class RecordDialog(QtWidgets.QDialog):
         except FabricError as exc:
             self._failed(str(exc))
             return
+        if out.suffix.lower() == ".gif":
+            try:
+                check_gif_memory(len(self.shots), *self.painter.size, fps)
+            except FabricError as exc:
+                self._failed(str(exc))
+                return
         self._ticks = clip_ticks(self.shots)
+        self.partial = writer.part
         self.painted = 0
         self.frames = queue.Queue(QUEUE_FRAMES)
         self.job = self.document.jobs.submit("record", encode_job(self.frames, writer, len(self.shots)),
@@ -311,7 +326,7 @@ class RecordDialog(QtWidgets.QDialog):
 
     def _done(self, path: Path) -> None:
         self._stop_painting()
-        self.written = path
+        self.written, self.partial = path, None
         self.progress.setValue(100)
         size = path.stat().st_size
         self.status.setText(f"wrote {path} ({len(self.shots)} frames, {size:,} bytes)")
@@ -325,13 +340,27 @@ class RecordDialog(QtWidgets.QDialog):
         self._set_busy(False)
 
     def cancel(self) -> None:
-        """Stop the engines or the recording; the partial file is deleted (by the encoding job)."""
+        """Stop the engines or the recording and delete the partial file (here: the encoding
+        job is a daemon thread that nobody waits for when the window closes)."""
         self.document.jobs.cancel("record-prep")
         self.document.jobs.cancel("record")
         self._stop_painting()
+        self._drop_partial()
         self.progress.setValue(0)
         self.status.setText("recording cancelled")
         self._set_busy(False)
+
+    def _drop_partial(self) -> None:
+        """Let the cancelled encoder close the file (it sees the cancel within a frame), then
+        delete it; bounded, so a stuck encoder never freezes the window."""
+        part, self.partial = self.partial, None
+        if self.job is not None and not self.job.finished:
+            self.job.wait(DROP_WAIT_S)
+        if part is not None:
+            try:
+                part.unlink(missing_ok=True)
+            except OSError:
+                pass
 
     def wait(self, timeout: float = 30.0) -> bool:
         """Block until the encoding job ended (tests); True when it has."""
@@ -341,6 +370,11 @@ class RecordDialog(QtWidgets.QDialog):
         if self.busy:
             self.cancel()
         super().reject()
+
+    def closeEvent(self, event: QtGui.QCloseEvent) -> None:  # noqa: N802
+        if self.busy:
+            self.cancel()
+        super().closeEvent(event)
 
 
 __all__ = ["RecordDialog", "encode_job"]

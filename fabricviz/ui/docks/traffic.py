@@ -67,8 +67,13 @@ class RunChoice:
     partition: str = ""   # InfiniBand partition name ("": the Default partition)
 
     def args(self, fabric: Fabric) -> tuple:
+        """``run_traffic``'s positional arguments; :meth:`kwargs` has the rest (the partition)."""
         return (fabric, self.spec, self.model, None if self.routing == "default" else self.routing,
                 self.engine, self.duration_s, self.seed)
+
+    def kwargs(self) -> dict[str, Any]:
+        """``run_traffic``'s keyword arguments of the choice: the InfiniBand partition."""
+        return {"partition": self.partition or None}
 
     def route_label(self, tech: str) -> str:
         """The routing that runs: default resolved; on InfiniBand static routes, the SM engine."""
@@ -320,11 +325,9 @@ class TrafficDock(QtWidgets.QDockWidget):
                                 f"{choice.route_label(tech)}…")
         else:
             self._set_status(f"running {choice.spec} ({choice.model}) on {f.name}…")
-        args = choice.args(f)
+        args, kwargs = choice.args(f), choice.kwargs()
         sm = self.shared_routing(choice.engine)
-        part = choice.partition or None
-        self.document.jobs.submit("traffic", lambda progress: run_traffic(*args, progress=progress, sm=sm,
-                                                                          partition=part),
+        self.document.jobs.submit("traffic", lambda progress: run_traffic(*args, **kwargs, progress=progress, sm=sm),
                                   on_done=self._done, on_error=self._run_failed, on_stale=self._run_stale,
                                   on_progress=self._progress)
 

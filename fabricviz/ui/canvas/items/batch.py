@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.model import KINDS, Fabric
-from fabricviz.ui.canvas import theme as th
+from fabricviz.build.geometry import device_rects
+from fabricviz.model import KINDS
 
 if TYPE_CHECKING:  # pragma: no cover
     from fabricviz.ui.canvas.scene import FabricScene
@@ -25,40 +25,6 @@ if TYPE_CHECKING:  # pragma: no cover
 #: Zoom (view scale) below which devices are drawn batched.
 BATCH_ZOOM = 0.2
 K_SERVER, K_IBSW, K_ETHSW = 0, 3, 4
-
-
-def device_rects(f: Fabric, ids: np.ndarray) -> np.ndarray:
-    """[4, n] left, top, right, bottom of top-level devices, as the items draw them:
-    switches by port count, servers wrapping their GPUs and NICs (30×30 when empty)."""
-    t = f.devices_t
-    kind = t.kind[ids]
-    x, y = t.x[ids].astype(np.float64), t.y[ids].astype(np.float64)
-    n = t.nports[ids].astype(np.float64)
-    sw = (kind == K_IBSW) | (kind == K_ETHSW)
-    hw = np.where(sw, np.clip(n * 1.5, 48.0, 120.0) / 2, th.CHILD_W / 2)
-    hh = np.where(sw, th.SWITCH_H / 2, th.CHILD_H / 2)
-    out = np.vstack([x - hw, y - hh, x + hw, y + hh])
-    servers = np.flatnonzero(kind == K_SERVER)
-    if len(servers):
-        out[:, servers] = np.vstack([x[servers] - 15, y[servers] - 15, x[servers] + 15, y[servers] + 15])
-        kids = np.flatnonzero(t.alive & (t.parent >= 0))
-        col = np.full(t.n, -1, np.int64)
-        col[ids[servers]] = servers
-        kc = col[t.parent[kids]]
-        kids, kc = kids[kc >= 0], kc[kc >= 0]
-        if len(kids):
-            m = th.SERVER_MARGIN
-            kx, ky = t.x[kids].astype(np.float64), t.y[kids].astype(np.float64)
-            has = np.zeros(len(ids), bool)
-            has[kc] = True
-            box = np.vstack([np.full(len(ids), np.inf), np.full(len(ids), np.inf),
-                             np.full(len(ids), -np.inf), np.full(len(ids), -np.inf)])
-            np.minimum.at(box[0], kc, kx - th.CHILD_W / 2 - m)
-            np.minimum.at(box[1], kc, ky - th.CHILD_H / 2 - m)
-            np.maximum.at(box[2], kc, kx + th.CHILD_W / 2 + m)
-            np.maximum.at(box[3], kc, ky + th.CHILD_H / 2 + m)
-            out[:, has] = box[:, has]
-    return out
 
 
 def rects_path(r: np.ndarray) -> QtGui.QPainterPath:

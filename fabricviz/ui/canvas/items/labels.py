@@ -85,6 +85,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         self.pixel_size = NORMAL_PX
         self.revision = 0
         self.layouts_made = 0          # layouts computed (not served from the cache), for tests and benches
+        self.last_grid_shape: tuple[int, int] = (0, 0)   # the last layout's occupancy grid (rows, cols)
         self._mask: np.ndarray | None = None
         self._extra: tuple[np.ndarray, np.ndarray, list[str], np.ndarray] = (
             np.zeros(0), np.zeros(0), [], np.zeros(0, np.int64))
@@ -385,11 +386,13 @@ class LabelLayer(QtWidgets.QGraphicsItem):
             idx = idx[np.sort(first)]
         idx = idx[:MAX_CANDIDATES]
         cand: list[tuple[int, int, str, float, float]] = []      # (ref, mode, text, x, y)
-        if len(pinned):              # pinned first, placed whatever they overlap
+        if len(pinned):              # pinned first, placed whatever they overlap; only the area's
             r = device_rects(f, pinned)
             for k, d in enumerate(pinned.tolist()):
                 dx, dy = self._live.get(d, (0.0, 0.0))
-                cand.append((d, -1, f.name_of(d), (r[0, k] + r[2, k]) / 2 * sx + dx * sx, (r[3, k] + dy) * sy))
+                x, y = (r[0, k] + r[2, k]) / 2 * sx + dx * sx, (r[3, k] + dy) * sy
+                if x0 - REACH_PX <= x <= x1 + REACH_PX and y0 - 2 * h - GAP_PX <= y <= y1 + h:
+                    cand.append((d, -1, f.name_of(d), x, y))
         refs, modes = c.ref[idx].tolist(), c.mode[idx].tolist()
         for ref, mode, x, y in zip(refs, modes, ax[idx].tolist(), ay[idx].tolist()):
             cand.append((ref, mode, self._text(ref, mode), x, y))
@@ -404,8 +407,15 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         ly = np.where(mode == -1, cy + GAP_PX, ly)
         ok = (lx + w > x0) & (lx < x1) & (ly + h > y0) & (ly < y1)
         ok &= (mode != INSIDE) | (w <= th.CHILD_W * sx - 2 * INSET_PX)
-        ok |= mode == -1
-        # occupancy grid over every candidate's rect: placed labels never share a cell
+        ok |= (mode == -1) & (lx + w > x0) & (lx < x1) & (ly + h > y0) & (ly < y1)
+        keep = np.flatnonzero(ok)
+        if not len(keep):
+            self.last_grid_shape = (0, 0)
+            return []
+        cand = [cand[i] for i in keep.tolist()]
+        w, lx, ly, mode = w[keep], lx[keep], ly[keep], mode[keep]
+        # occupancy grid over the rects of the candidates in the area (each meets it, so the grid
+        # is the area and one label's size around it): placed labels never share a cell
         half = SPACING_PX / 2
         gx, gy = float(np.min(lx)) - CELL_PX, float(np.min(ly)) - CELL_PX
         c0 = np.floor((lx - half - gx) / CELL_PX).astype(np.int64)
@@ -413,8 +423,9 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         r0 = np.floor((ly - half - gy) / CELL_PX).astype(np.int64)
         r1 = np.ceil((ly + h + half - gy) / CELL_PX).astype(np.int64)
         occ = np.zeros((int(r1.max()) + 1, int(c1.max()) + 1), bool)
+        self.last_grid_shape = occ.shape
         out: list[Placed] = []
-        for i in np.flatnonzero(ok).tolist():
+        for i in range(len(cand)):
             block = occ[r0[i]:r1[i], c0[i]:c1[i]]
             if mode[i] != -1 and block.any():
                 continue
