@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import time
+
+from timing import median_ms as _median_ms  # noqa: E402  (bench/timing.py)
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -40,13 +41,9 @@ from fabricviz.sim.run import run_traffic  # noqa: E402
 from fabricviz.ui.canvas.overlays.traffic import scale_for  # noqa: E402
 
 
+
 def median_ms(fn, n: int = 15) -> float:
-    times = []
-    for i in range(n):
-        t0 = time.perf_counter()
-        fn(i)
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times)
+    return _median_ms(fn, n, indexed=True)
 
 
 def frames_for(res, n: int, seed: int = 0) -> list[Frame]:

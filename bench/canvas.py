@@ -15,6 +15,8 @@ import statistics
 import sys
 import tempfile
 import time
+
+from timing import median_ms as _median_ms  # noqa: E402  (bench/timing.py)
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -27,13 +29,9 @@ from fabricviz.loaders import load_any  # noqa: E402
 from fabricviz.ui import MainWindow  # noqa: E402
 
 
+
 def median_ms(fn, n: int = 7) -> float:
-    times = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times)
+    return _median_ms(fn, n)
 
 
 def count_primitives(view: QtWidgets.QGraphicsView) -> int:

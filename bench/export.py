@@ -10,10 +10,10 @@ PNG's bands (and encodes the PNG off the UI thread).
 from __future__ import annotations
 
 import os
-import statistics
 import sys
 import tempfile
-import time
+
+from timing import median_ms as _median_ms  # noqa: E402  (bench/timing.py)
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -31,13 +31,9 @@ CASES = (("slide 1920×1080", "png", PictureOptions(1920, 1080)),
          ("PDF 3.5 in", "pdf", PictureOptions(1050, None, 300.0)))
 
 
+
 def median_ms(fn, n: int = 5) -> float:
-    times = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times)
+    return _median_ms(fn, n)
 
 
 def main(k: int = 48) -> None:

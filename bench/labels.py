@@ -10,9 +10,9 @@ Prints medians (ms) and their ratio to the empty view's repaint measured in the 
 from __future__ import annotations
 
 import os
-import statistics
 import sys
-import time
+
+from timing import median_ms as _median_ms  # noqa: E402  (bench/timing.py)
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -22,15 +22,9 @@ from fabricviz.build import k_ary_fat_tree  # noqa: E402
 from fabricviz.ui import MainWindow  # noqa: E402
 
 
+
 def median_ms(fn, n: int = 9, before=None) -> float:
-    times = []
-    for _ in range(n):
-        if before is not None:
-            before()
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times)
+    return _median_ms(fn, n, before=before)
 
 
 def main(k: int) -> None:

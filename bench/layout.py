@@ -11,8 +11,8 @@ Goal (issue 13): a radix-48 3-level fat tree (85k devices) laid out in well unde
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
+
+from timing import median_ms as _median_ms  # noqa: E402  (bench/timing.py)
 
 import numpy as np
 
@@ -30,13 +30,9 @@ DESIGNS = {
 }
 
 
+
 def median_ms(fn, n: int) -> float:
-    times = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times)
+    return _median_ms(fn, n)
 
 
 def aspect(f) -> float:

@@ -10,9 +10,10 @@ scene.render at 100 % / minimap.
 from __future__ import annotations
 
 import os
-import statistics
 import sys
 import time
+
+from timing import median_ms as _median_ms  # noqa: E402  (bench/timing.py)
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -22,13 +23,10 @@ from fabricviz.build import k_ary_fat_tree  # noqa: E402
 from fabricviz.ui import MainWindow  # noqa: E402
 
 
+
 def median_ms(fn, n: int = 5) -> float:
-    times = []
-    for _ in range(n):
-        t0 = time.process_time()
-        fn()
-        times.append((time.process_time() - t0) * 1000)
-    return statistics.median(times)
+    """CPU time: the machine is shared."""
+    return _median_ms(fn, n, clock=time.process_time)
 
 
 def main(ks: list[int]) -> None:
