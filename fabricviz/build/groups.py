@@ -45,10 +45,11 @@ class Grouping:
     kinds: tuple[str, ...]      # per group: "pod" | "rack" | "top" | "hosts"
     block: np.ndarray           # int64 per device: the host block of a server (and its children); -1
     block_names: tuple[str, ...]   # per block: "18 hosts" style labels are the canvas's; here "leaf07"
-    block_size: np.ndarray      # servers per block
+    block_size: np.ndarray      # end devices (servers, an imported fabric's adapters) per block
     block_group: np.ndarray     # the group each block belongs to
     top_tier: int               # highest switch tier (0: no switches)
     top_level: np.ndarray       # bool per device: alive and not inside a server
+    block_hosts: np.ndarray | None = None   # hosts per block (an imported host's adapters once)
 
     @property
     def n_groups(self) -> int:
@@ -227,6 +228,7 @@ def find_groups(f: Fabric) -> Grouping:
     block = np.full(n, -1, np.int64)
     block_names: list[str] = []
     block_size = np.zeros(0, np.int64)
+    block_hosts = np.zeros(0, np.int64)
     block_group = np.zeros(0, np.int64)
     if len(hs):
         pair = np.unique(np.stack([system[hs], hl], axis=1), axis=0)
@@ -244,6 +246,8 @@ def find_groups(f: Fabric) -> Grouping:
         block[servers] = sys_block[system[servers]]
         blk = block[servers]
         block_size = np.bincount(blk, minlength=len(sig_index)).astype(np.int64)
+        # hosts per block: systems (an imported DGX's eight HCAs are one host), not end devices
+        block_hosts = np.bincount(sys_block[systems], minlength=len(sig_index)).astype(np.int64)
         leaves = list(sig_index)
         block_group = np.array([group[s[0]] for s in leaves], np.int64)
         for s, bg in zip(leaves, block_group.tolist()):
@@ -258,7 +262,7 @@ def find_groups(f: Fabric) -> Grouping:
     block[child] = block[top[child]]
     return Grouping(tier=tier, group=group, names=tuple(names), kinds=tuple(kinds), block=block,
                     block_names=tuple(block_names), block_size=block_size, block_group=block_group,
-                    top_tier=top_tier, top_level=top_level)
+                    top_tier=top_tier, top_level=top_level, block_hosts=block_hosts)
 
 
 @dataclass(frozen=True)

@@ -117,6 +117,9 @@ def test_imported_adapters_are_hosts_and_a_servers_adapters_one_block():
     g = find_groups(f)
     assert g.names == ("su1", "su2", "su3", "su4", "16 spines")
     assert g.block_size.tolist() == [256] * 4 and g.block_names == ("su1", "su2", "su3", "su4")
+    assert g.block_hosts.tolist() == [32] * 4          # 32 DGX of 8 HCAs each: hosts counted once
+    from fabricviz.ui.canvas.items.bundles import _hosts_text
+    assert _hosts_text(g, 0) == "32 hosts · 256 HCAs"
     nics = f.device_ids("nic")
     system = host_systems(f, np.isin(np.arange(f.devices_t.n), nics))
     assert len(np.unique(system[nics])) == 128
@@ -125,6 +128,7 @@ def test_imported_adapters_are_hosts_and_a_servers_adapters_one_block():
     k8 = loads(export_ibnetdiscover(k_ary_fat_tree(8)), "k8.ibnetdiscover")
     g8 = find_groups(k8)
     assert g8.n_blocks == 32 and g8.block_size.tolist() == [4] * 32 and g8.kinds == ("pod",) * 8 + ("top",)
+    assert g8.block_hosts.tolist() == [4] * 32
     # more adapters under one host word than a server has: not one server
     many = Fabric()
     ids = many.add_devices("nic", MAX_ADAPTERS + 1, "CX7-1P", [f"localhost HCA-{i}" for i in range(17)], 0.0, 0.0)

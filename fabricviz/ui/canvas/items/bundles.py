@@ -223,7 +223,7 @@ def level_labels(far: bool, g: "Grouping", geom: dict[str, np.ndarray], closed: 
         labels.append(Label((box[0, i] + box[2, i]) / 2, box[1, i], g.names[i], uy=-1.0, reach=np.inf))
     br = geom["blk_rects"]
     for j, blk in enumerate(geom["blk_ids"].tolist()):
-        labels.append(Label((br[0, j] + br[2, j]) / 2, (br[1, j] + br[3, j]) / 2, f"{int(g.block_size[blk])} hosts"))
+        labels.append(Label((br[0, j] + br[2, j]) / 2, (br[1, j] + br[3, j]) / 2, _hosts_text(g, blk)))
     if not len(b):
         return labels
     # a straight bundle's label sits just off the end of the node with fewer bundles (a pod's
@@ -249,6 +249,14 @@ def level_labels(far: bool, g: "Grouping", geom: dict[str, np.ndarray], closed: 
         else:
             labels.append(Label((e[0, k] + e[2, k]) / 2, (e[1, k] + e[3, k]) / 2, text, 1))
     return labels
+
+
+def _hosts_text(g: "Grouping", blk: int) -> str:
+    """``"18 hosts"``; an imported block says its adapters too: ``"32 hosts · 256 HCAs"``."""
+    hosts = int(g.block_hosts[blk]) if g.block_hosts is not None and len(g.block_hosts) else int(g.block_size[blk])
+    ends = int(g.block_size[blk])
+    text = f"{hosts} host{'' if hosts == 1 else 's'}"
+    return text if ends == hosts else f"{text} · {ends} HCAs"
 
 
 def typical_sizes(f: Fabric) -> tuple[float, float, int]:
@@ -333,7 +341,14 @@ def layer_geometry(f: Fabric, g: "Grouping", near: np.ndarray | None) -> dict[st
     np.add.at(counts, (grp[ing], kind[ing]), 1)
     geom["kind"] = np.argmax(counts, axis=1) if g.n_groups else np.zeros(0, np.int64)
     geom["n_switch"] = np.bincount(grp[ing & switch], minlength=g.n_groups)
-    geom["n_host"] = np.bincount(grp[ing & ~switch], minlength=g.n_groups)
+    n_host = np.bincount(grp[ing & ~switch], minlength=g.n_groups)
+    if g.block_hosts is not None and len(g.block_hosts):
+        # an imported host's adapters count once: blocks' end devices replaced by their hosts
+        bg = g.block_group
+        ok = bg >= 0
+        n_host = n_host - np.bincount(bg[ok], weights=g.block_size[ok], minlength=g.n_groups).astype(np.int64) \
+            + np.bincount(bg[ok], weights=g.block_hosts[ok], minlength=g.n_groups).astype(np.int64)
+    geom["n_host"] = n_host
     return geom
 
 
