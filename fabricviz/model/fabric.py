@@ -481,6 +481,22 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
         return rate
 
     # ------------------------------------------------------------------ attribute edits
+    def set_meta(self, key: str, value: Any) -> None:
+        """Set (``value`` not None) or drop (None) one ``meta`` entry — partitions, QoS —, as a
+        change event (plain JSON values: what a design file keeps)."""
+        if not isinstance(key, str) or not key:
+            raise FabricError(f"meta key {key!r}: a non-empty string")
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            raise FabricError(f"meta {key}: not plain JSON") from None
+        old = self.meta.get(key)
+        if value is None:
+            self.meta.pop(key, None)
+        else:
+            self.meta[key] = value
+        self.events.emit(ChangeEvent(CHANGED, "fabric", None, f"meta.{key}", old, value))
+
     def rename(self, d: int, name: str) -> None:
         d = self.device_id(d)
         old = self.name_of(d)

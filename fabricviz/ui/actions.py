@@ -49,6 +49,12 @@ class WindowActions:
                                              "Ctrl+E", tip="PNG, SVG or PDF with a legend")
         self.action_record = self._act("action_record", "&Record Animation…", self.record_animation,
                                        tip="the SM sweep, a traffic run or the open lesson as an MP4 or GIF video")
+        self.action_import_partitions = self._act(
+            "action_import_partitions", "Import &Partitions…", lambda: self.import_partitions(),
+            tip="read an OpenSM partitions.conf into the design (P_Keys, full/limited members); undoable")
+        self.action_export_partitions = self._act(
+            "action_export_partitions", "Export P&artitions…", lambda: self.export_partitions(),
+            tip="write the design's partitions as an OpenSM partitions.conf")
         self.action_quit = self._act("action_quit", "&Quit", self.close, K.Quit,
                                      tip="close the window (running jobs are cancelled)")
         self.action_undo = self.editor.stack.createUndoAction(self, "&Undo")
@@ -120,6 +126,8 @@ class WindowActions:
         m.addActions([self.action_save, self.action_save_as])
         m.addSeparator()
         m.addActions([self.action_export_image, self.action_record])
+        m.addSeparator()
+        m.addActions([self.action_import_partitions, self.action_export_partitions])
         m.addSeparator()
         m.addAction(self.action_quit)
         m = mb.addMenu("&Edit")

@@ -117,6 +117,56 @@ class FileActions:
         self.statusBar().showMessage(f"saved {self.path}", 5000)
         return True
 
+    # ------------------------------------------------------------------ partitions.conf
+    def import_partitions(self, path: str | None = None) -> bool:
+        """File ▸ Import Partitions: an OpenSM partitions.conf becomes the design's partitions, one
+        undo step; a refused file (one line naming file:line) changes nothing."""
+        from fabricviz.formats.partitions_conf import load
+        from fabricviz.ib.partitions import META_KEY, to_meta
+        if path is None:
+            path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Import partitions.conf", self._last_dir(),
+                                                            "OpenSM partitions (*.conf);;all files (*)")
+            if not path:
+                return False
+        try:
+            conf = load(path)
+        except FabricError as exc:
+            QtWidgets.QMessageBox.critical(self, "Import failed", str(exc))
+            return False
+        except OSError as exc:
+            QtWidgets.QMessageBox.critical(self, "Import failed", f"{path}: cannot read: {exc.strerror or exc}")
+            return False
+        n = len(conf.merged())
+        done = self.editor.set_meta(f"Import partitions from {Path(path).name} ({n} partitions)", META_KEY,
+                                    to_meta(conf))
+        self.statusBar().showMessage(f"{n} partitions from {path}" if done else f"{path}: the design has these "
+                                     "partitions already", 5000)
+        return done
+
+    def export_partitions(self, path: str | None = None) -> bool:
+        """File ▸ Export Partitions: the design's partitions as an OpenSM partitions.conf."""
+        from fabricviz.formats.partitions_conf import dump
+        from fabricviz.ib.partitions import design_partitions
+        conf = design_partitions(self.editor.fabric.meta)
+        if conf is None:
+            QtWidgets.QMessageBox.information(self, "Export partitions", "The design has no partitions "
+                                              "(OpenSM would run it all in the Default partition 0x7fff).")
+            return False
+        if path is None:
+            start = str(Path(self._last_dir()) / "partitions.conf")
+            path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export partitions.conf", start,
+                                                            "OpenSM partitions (*.conf)")
+            if not path:
+                return False
+        try:
+            dump(conf, path)
+        except (FabricError, OSError) as exc:
+            msg = str(exc) if isinstance(exc, FabricError) else f"{path}: cannot write: {exc.strerror or exc}"
+            QtWidgets.QMessageBox.critical(self, "Export failed", msg)
+            return False
+        self.statusBar().showMessage(f"wrote {path}", 5000)
+        return True
+
     def maybe_save(self) -> bool:
         """Ask Save / Discard / Cancel when there are unsaved changes; False means cancel."""
         if self.editor.stack.isClean():

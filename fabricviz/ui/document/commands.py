@@ -17,6 +17,7 @@ undo that cannot be done is refused with a message and the stack does not move.
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
@@ -346,6 +347,23 @@ class EditCommand(FabricCommand):
 
     def redo_problem(self) -> str | None:
         return self._problem(self.before, self.after)
+
+
+class MetaCommand(FabricCommand):
+    """One ``meta`` entry of the design set or dropped (partitions, QoS): undo puts back the exact
+    old value (a deep copy), or removes the entry when there was none."""
+
+    def __init__(self, editor: "Editor", text: str, key: str, value: Any) -> None:
+        super().__init__(editor, text)
+        self.key = key
+        self.new = copy.deepcopy(value)
+        self.old = copy.deepcopy(editor.fabric.meta.get(key))
+
+    def apply(self) -> None:
+        self.fabric.set_meta(self.key, copy.deepcopy(self.new))
+
+    def revert(self) -> None:
+        self.fabric.set_meta(self.key, copy.deepcopy(self.old))
 
 
 class ReplaceFabricCommand(FabricCommand):

@@ -16,7 +16,7 @@ from PySide6 import QtCore, QtGui
 from fabricviz.model import Fabric, FabricError
 from fabricviz.model.clipboard import check_clip, clip_center, copy_devices, paste_devices
 from fabricviz.model.catalog import CatalogError
-from fabricviz.ui.document.commands import (AddCommand, EditCommand, FabricCommand, PositionsCommand,
+from fabricviz.ui.document.commands import (AddCommand, EditCommand, FabricCommand, MetaCommand, PositionsCommand,
                                    RemoveCommand, ReplaceFabricCommand, UndoStack)
 
 CLIP_MIME = "application/x-fabricviz-devices"
@@ -99,6 +99,12 @@ class Editor(QtCore.QObject):
 
     def set_positions(self, text: str, ids: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> bool:
         return self.run(PositionsCommand(self, text, ids, xs, ys))
+
+    def set_meta(self, text: str, key: str, value: Any) -> bool:
+        """Set (or drop: None) a design-wide setting such as the partitions, as one undo step."""
+        if self.fabric.meta.get(key) == value:
+            return False
+        return self.run(MetaCommand(self, text, key, value))
 
     def rename(self, d: int, name: str) -> bool:
         old = self.fabric.name_of(d)
