@@ -150,6 +150,7 @@ class WindowActions:
                                 (self.bom_dock, "action_bom", None),
                                 (self.sweep_dock, "action_sweep", "Ctrl+Shift+U"),
                                 (self.traffic_dock, "action_traffic", "Ctrl+Shift+T"),
+                                (self.partitions_dock, "action_partitions_dock", None),
                                 (self.charts_dock, "action_charts", "Ctrl+Shift+J")):
             act = dock.toggleViewAction()
             act.setObjectName(name)

@@ -115,6 +115,7 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         from fabricviz.ui.docks.bom import BomDock
         from fabricviz.ui.docks.charts import ChartsDock
         from fabricviz.ui.docks.findings import FindingsDock
+        from fabricviz.ui.docks.partitions import PartitionsDock
         from fabricviz.ui.docks.sweep import SweepDock
         from fabricviz.ui.docks.traffic import TrafficDock
         from fabricviz.ui.docks.traffic_view import TrafficView
@@ -139,6 +140,7 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         self.traffic_dock.select_hosts.connect(
             lambda devs: select_on_canvas(self.editor.fabric, self.scene, self.view, devs, []))
         self.charts_dock = ChartsDock(self)
+        self.partitions_dock = PartitionsDock(doc, self, selection=self.scene.selected_device_ids)
         self.traffic_view = TrafficView(doc, self.scene, self.traffic_dock, self.charts_dock)
         self.traffic_dock.result_ready.connect(
             lambda res: layout.reveal(self, self.charts_dock) if res is not None else None)
