@@ -102,6 +102,14 @@ class WindowActions:
         self.action_semantic_zoom.setCheckable(True)
         self.action_semantic_zoom.setChecked(bool(self.settings.value(SEMANTIC_SETTING, True, type=bool)))
         self.scene.semantic.set_enabled(self.action_semantic_zoom.isChecked())
+        from fabricviz.ui.canvas.overlays.partitions import SETTING as MARKS_SETTING
+        self.action_partition_marks = self._act(
+            "action_partition_marks", "&Partition Marks", self.set_partition_marks,
+            tip="InfiniBand hosts marked by partition (filled: full, outlined: limited member); with one host "
+                "selected, the hosts it can talk to")
+        self.action_partition_marks.setCheckable(True)
+        self.action_partition_marks.setChecked(bool(self.settings.value(MARKS_SETTING, False, type=bool)))
+        self.partition_marks.set_on(self.action_partition_marks.isChecked())
         self.action_find = self._act("action_find", "&Find Device…", self.find_device, K.Find,
                                      tip="find a device by name, GUID or LID; centre and select it")
         self.action_reset_layout = self._act("action_reset_layout", "Reset &Layout", lambda: layout.reset(self),
@@ -140,7 +148,8 @@ class WindowActions:
         m = self.view_menu = mb.addMenu("&View")
         m.setObjectName("view_menu")
         m.addActions([self.action_zoom_in, self.action_zoom_out, self.action_fit, self.action_fit_selection,
-                      self.action_snap, self.action_minimap, self.action_semantic_zoom])
+                      self.action_snap, self.action_minimap, self.action_semantic_zoom,
+                      self.action_partition_marks])
         from fabricviz.ui.canvas.overlays.bundled import bundle_colour_menu
         self.bundle_colour = bundle_colour_menu(self, m, self.settings)   # View ▸ Bundle Colour
         m.addSeparator()

@@ -141,6 +141,8 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
             lambda devs: select_on_canvas(self.editor.fabric, self.scene, self.view, devs, []))
         self.charts_dock = ChartsDock(self)
         self.partitions_dock = PartitionsDock(doc, self, selection=self.scene.selected_device_ids)
+        from fabricviz.ui.canvas.overlays.partitions import PartitionMarks   # View ▸ Partition Marks
+        self.partition_marks = PartitionMarks(doc, self.scene, lambda text: self.statusBar().showMessage(text, 8000))
         self.traffic_view = TrafficView(doc, self.scene, self.traffic_dock, self.charts_dock)
         self.traffic_dock.result_ready.connect(
             lambda res: layout.reveal(self, self.charts_dock) if res is not None else None)
@@ -242,6 +244,12 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
 
     def _toggle_snap(self) -> None:
         self.view.snap = self.action_snap.isChecked()
+
+    def set_partition_marks(self, on: bool) -> None:
+        """View ▸ Partition Marks (kept in the settings)."""
+        from fabricviz.ui.canvas.overlays.partitions import SETTING
+        self.settings.setValue(SETTING, bool(on))
+        self.partition_marks.set_on(bool(on))
 
     def set_semantic_zoom(self, on: bool) -> None:
         """View ▸ Semantic Zoom: groups and bundles when zoomed out, or every device at every zoom; remembered."""

@@ -33,6 +33,7 @@ BACKGROUND_DEVICES = 5_000
 ETHERNET_NOTE = "Partitions (P_Keys) are InfiniBand's; this is an Ethernet design."
 NAME_RE = re.compile(r"[A-Za-z0-9_.\-]+")
 DISPLAY = QtCore.Qt.ItemDataRole.DisplayRole
+DECORATION = QtCore.Qt.ItemDataRole.DecorationRole
 #: OpenSM's stock first line, ``Default=0x7fff, ipoib : ALL=full ;``.
 STOCK_DEFAULT = Partition("Default", DEFAULT_PKEY, True, members=(Member("ALL", "full"),))
 
@@ -103,19 +104,26 @@ class PartitionsModel(ColumnsModel):
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(("Name", "P_Key", "IPoIB", "Full", "Limited"), parent)
         self.rows: list[PartitionRow] = []
+        self.colours: dict[int, Any] = {}
 
     def items(self) -> Sequence[PartitionRow]:
         return self.rows
 
     def set_rows(self, rows: list[PartitionRow]) -> None:
+        from fabricviz.ui.canvas.overlays.partitions import partition_colours
         self.beginResetModel()
         self.rows = rows
+        self.colours = partition_colours([r.pkey for r in rows])    # the canvas's partition-mark colours
         self.endResetModel()
 
     def data(self, index: QtCore.QModelIndex, role: int = DISPLAY) -> Any:
-        if role != DISPLAY or not index.isValid():
+        if not index.isValid():
             return None
         r = self.rows[index.row()]
+        if role == DECORATION and index.column() == 0:
+            return self.colours.get(r.pkey)        # a swatch by the name (the Default partition has none)
+        if role != DISPLAY:
+            return None
         return (r.name, pkey_text(r.pkey), "yes" if r.ipoib else "", r.full, r.limited)[index.column()]
 
 
