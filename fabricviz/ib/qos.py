@@ -275,6 +275,17 @@ def compute_qos(sn: Subnet, options: QosOptions, *,
     return out
 
 
+def port_sl2vl(options: QosOptions, port_type: str, linked: bool = True, caps: PortCaps = IB_PORT_CAPS,
+               peer_caps: PortCaps = IB_PORT_CAPS) -> tuple[int, tuple[int, ...]] | None:
+    """(operational data VLs, SL→VL table) OpenSM writes for packets leaving one port — a CA port
+    (``"ca"``) or a switch external port (``"swe"``: the same table for every input port, masked by
+    this output port's VLs) — as :func:`compute_qos` does for the whole subnet; None with ``qos FALSE``."""
+    if not options.qos:
+        return None
+    oper = _op_vls(caps, peer_caps if linked else None, options.max_op_vls)
+    return oper, _sl2vl(options.resolved(port_type).sl2vl, oper)
+
+
 def _ca_peer_guid(sn: Subnet, p: int) -> int | None:
     from .subnet import peer_ports
     f = sn.fabric

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fabricviz.model import Fabric, Part
+from fabricviz.model import Fabric, FabricError, Part
 from fabricviz.model.guid import format_guid
 
 KIND_NAMES = {"server": "server", "gpu": "GPU", "nic": "NIC", "ib_switch": "InfiniBand switch",
@@ -52,7 +52,32 @@ def port_tooltip(f: Fabric | None, p: int) -> str:
         text += "<br>free: drag to another port to cable it"
     if port.guid:
         text += f"<br>port GUID {format_guid(port.guid)}"
+    qos = qos_line(f, p) if peer is not None else ""
+    if qos:
+        text += f"<br>{qos}"
     return text
+
+
+def qos_line(f: Fabric, p: int) -> str:
+    """``QoS: 4 data VLs (VL0-3) · SL→VL 0 1 2 3 0 1 2 3 …`` for a cabled InfiniBand switch or CA port
+    when the design's QoS options say ``qos TRUE`` ('' otherwise): what OpenSM writes for packets
+    leaving this port."""
+    from fabricviz.ib.qos import port_sl2vl
+    from fabricviz.ib.qos_meta import design_qos
+    from fabricviz.model.tech import TECH_IB_CODE
+    if int(f.ports_t.tech[p]) != TECH_IB_CODE:
+        return ""
+    try:
+        opts = design_qos(f.meta)
+    except FabricError:
+        return ""
+    kind = f.device(int(f.ports_t.device[p])).kind
+    got = port_sl2vl(opts, "swe" if kind == "ib_switch" else "ca") if opts is not None and \
+        kind in ("ib_switch", "nic") else None
+    if got is None:
+        return ""
+    oper, table = got
+    return f"QoS: {oper} data VLs (VL0-{oper - 1}) · SL→VL {' '.join(str(v) for v in table)}"
 
 
 def marker_tooltip(f: Fabric | None, p: int) -> str:
