@@ -124,6 +124,9 @@ class WindowActions:
                                          "ib_switch", "fat tree, leaf-spine or rail-optimized")
         self.action_layout_auto = self._act("action_layout_auto", "&Auto Layout", self.layout_auto, "Ctrl+L",
                                             tip="pods in a grid filling the screen, hosts under their leaves")
+        self.action_qos_settings = self._act(
+            "action_qos_settings", "&QoS Settings…", lambda: self.qos_settings(),
+            tip="OpenSM's QoS options for the design: SL→VL, VL arbitration, operational VLs (undoable)")
         self.action_layout_force = self._act("action_layout_force", "&Force Layout", self.layout_force,
                                              "Ctrl+Shift+L")
         mb = self.menuBar()
@@ -171,6 +174,8 @@ class WindowActions:
         m.addActions([self.action_compare_techs, self.action_reset_layout])
         m = mb.addMenu("&Design")
         m.addActions([self.action_generate, self.action_layout_auto, self.action_layout_force])
+        m.addSeparator()
+        m.addAction(self.action_qos_settings)
         m = self.lessons_menu = mb.addMenu("&Lessons")
         m.setObjectName("lessons_menu")
         from fabricviz.ui.lessons.dock import lesson_actions

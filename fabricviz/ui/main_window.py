@@ -430,6 +430,13 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         from fabricviz.build.layout import auto_layout
         self._layout("Auto layout", auto_layout)
 
+    def qos_settings(self) -> Any:
+        """Design ▸ QoS Settings: edit the design's QoS options (OK stores them, one undo step)."""
+        from fabricviz.ui.dialogs.qos import QosDialog
+        dlg = QosDialog(self.editor, self)
+        dlg.open()
+        return dlg
+
     def layout_force(self) -> None:
         from fabricviz.build.layout import force_layout
         self._layout("Force layout", force_layout)
