@@ -297,6 +297,8 @@ def test_shortcuts_are_read_when_the_dialog_opens(make_window):
     # window-only actions come after every menu, before the gestures
     first_gesture = next(i for i, r in enumerate(rows) if r[0] == "Canvas gesture")
     assert rows[first_gesture - 1][0] == "Toggle Labels"
+    dlg.close()                 # a dialog left open takes the next test's mouse input
+    QtWidgets.QApplication.processEvents()
 
 
 # ---------------------------------------------------------------------- the user guide
@@ -460,3 +462,5 @@ def test_about_shows_every_version_line_without_scrolling(qtbot, make_window):
     QtWidgets.QApplication.processEvents()
     box = dlg.versions
     assert box.horizontalScrollBar().maximum() == 0 and box.verticalScrollBar().maximum() == 0
+    dlg.close()                 # a modal dialog left open blocks the next test's mouse input
+    QtWidgets.QApplication.processEvents()

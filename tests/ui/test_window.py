@@ -98,7 +98,10 @@ def _hover_and_drag_port(qtbot, w, a: str, pa: int, b: str, pb: int) -> None:
     """Mouse: hover device a, press its port pa, move over device b, release on port pb."""
     view, f = w.view, w.fabric
     vp = view.viewport()
-    qtbot.mouseMove(vp, view.mapFromScene(w.scene.items_by_id[f.find(a)].scenePos()))
+    at = view.mapFromScene(w.scene.items_by_id[f.find(a)].scenePos())
+    # QTest sends no move event when the pointer is already there (an earlier test may have left it)
+    qtbot.mouseMove(vp, at + QtCore.QPoint(40, 40))
+    qtbot.mouseMove(vp, at)
     src = view.ports.marker(f.port_id(f"{a}:{pa}"))
     assert src is not None, "ports appear on hover"
     start = view.mapFromScene(src.scenePos())
