@@ -31,6 +31,7 @@ class QosDialog(QtWidgets.QDialog):
         super().__init__(parent)
         self.setObjectName("qos_dialog")
         self.setWindowTitle("QoS settings (OpenSM)")
+        self.setMinimumWidth(760)          # a 15-VL arbitration list reads whole
         self.editor = editor
         try:
             self.base = design_qos(editor.fabric.meta) or QosOptions()
@@ -92,6 +93,8 @@ class QosDialog(QtWidgets.QDialog):
         self.high.setText(_pairs(d.vlarb_high or DEFAULT_VLARB_HIGH))
         self.low.setText(_pairs(d.vlarb_low or DEFAULT_VLARB_LOW))
         self.limit.setValue(d.high_limit or 0)
+        for edit in (self.sl2vl, self.high, self.low):
+            edit.setCursorPosition(0)      # long lists show their start, not their end
 
     def options(self) -> QosOptions:
         """The fields as QosOptions; FabricError naming the field when one does not parse."""
