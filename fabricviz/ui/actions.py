@@ -154,7 +154,7 @@ class WindowActions:
                       self.action_snap, self.action_minimap, self.action_semantic_zoom,
                       self.action_partition_marks])
         from fabricviz.ui.canvas.overlays.bundled import bundle_colour_menu
-        self.bundle_colour = bundle_colour_menu(self, m, self.settings)   # View ▸ Bundle Colour
+        self.bundle_colour = bundle_colour_menu(self, m, self.settings, self.scene)   # View ▸ Bundle Colour
         m.addSeparator()
         for dock, name, key in ((self.palette_dock, "action_palette", None), (self.inspector, "action_inspector", None),
                                 (self.history, "action_history", None),

@@ -282,3 +282,20 @@ def test_credit_loops_on_a_ring_and_the_updn_fallback_reason(dock, qtbot):
     with qtbot.waitSignal(d.loops_found, timeout=WAIT):
         qtbot.mouseClick(d.loops_button, LEFT)
     assert d.overlay.drawn["loop"].tolist() == first                 # same LFTs, same loops
+
+
+def test_held_playback_stands_still_and_goes_on_to_the_same_target(dock, qtbot):
+    w, d = dock
+    target = d.timeline.phase_starts()[3]
+    d.play_until(target, seconds=1.5)
+    assert d.playing
+    with d.held():
+        at = d.index
+        qtbot.wait(300)
+        assert not d.playing and d.index == at              # no step while a picture is drawn
+    assert d.playing and d._stop_at == target              # the play_until target is kept
+    qtbot.waitUntil(lambda: not d.playing, timeout=WAIT)
+    assert d.index == target
+    with d.held():                                          # not playing: nothing starts
+        pass
+    assert not d.playing

@@ -10,7 +10,7 @@ transparent background; legend and title can be left out. The choices are rememb
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -262,7 +262,7 @@ def run_export(window: Any, path: str, dialog: ExportImageDialog) -> Path | None
         progress.close()
         return jobs.run_modal(window, "Writing the PNG…", lambda _report: fn())
     try:
-        with paused_playback(window):
+        with paused_playback(window.traffic_dock, window.sweep_dock):
             return window.export_view(path, dialog.options(), view=dialog.extent() == "view",
                                       progress=progress, encode=encode)
     except (PictureCancelled, Cancelled):
@@ -272,26 +272,14 @@ def run_export(window: Any, path: str, dialog: ExportImageDialog) -> Path | None
 
 
 @contextmanager
-def paused_playback(window: Any) -> Iterator[None]:
-    """The Traffic dock's frames and the Subnet Manager dock's sweep stand still while a picture
-    is drawn (events run between its bands: a playing clock would give its bands different
-    frames), and play on afterwards."""
-    traffic, sweep = getattr(window, "traffic_dock", None), getattr(window, "sweep_dock", None)
-    was_traffic = traffic is not None and traffic.timer.isActive()
-    was_sweep = sweep is not None and sweep.playing
-    stop = (sweep._stop_at, sweep._rate) if was_sweep else (None, None)   # where play_until stops
-    if was_traffic:
-        traffic.set_playing(False)
-    if was_sweep:
-        sweep.pause()
-    try:
+def paused_playback(*docks: Any) -> Iterator[None]:
+    """The docks' playback (the Traffic dock's frames, the Subnet Manager dock's sweep) stands still
+    while a picture is drawn (events run between its bands: a playing clock would give its bands
+    different frames), and plays on afterwards (each dock's ``held``)."""
+    with ExitStack() as stack:
+        for dock in docks:
+            stack.enter_context(dock.held())
         yield
-    finally:
-        if was_traffic:
-            traffic.set_playing(True)
-        if was_sweep:
-            sweep.play()
-            sweep._stop_at, sweep._rate = stop
 
 
 def _int(value: object, default: int) -> int:

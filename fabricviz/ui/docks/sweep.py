@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import dataclasses
 import html
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -460,6 +461,20 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self._wall.start()
         self.timer.start()
         self.play_button.setText("Pause")
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Playback stands still inside (a picture is being drawn between its clock ticks), then
+        goes on from where it was toward the same ``play_until`` target."""
+        if not self.playing:
+            yield
+            return
+        self.timer.stop()
+        try:
+            yield
+        finally:
+            self._wall.restart()              # the time held does not count
+            self.timer.start()
 
     def pause(self) -> None:
         self._stop_at = self._rate = None

@@ -30,8 +30,9 @@ stepped, the Traffic dock raised).
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -557,6 +558,18 @@ class TrafficDock(QtWidgets.QDockWidget):
         fr = self.result.frames[k]
         self.frame_label.setText(f"{k + 1}/{len(self.result.frames)} · {fr.time_s * 1e3:.3f} ms")
         self.frame_changed.emit(k)
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Playback stands still inside (a picture is being drawn), then plays on."""
+        if not self.timer.isActive():
+            yield
+            return
+        self.set_playing(False)
+        try:
+            yield
+        finally:
+            self.set_playing(True)
 
     def set_playing(self, on: bool) -> None:
         on = bool(on) and self.result is not None and len(self.result.frames) > 1

@@ -257,7 +257,7 @@ class BundleMarks(QtWidgets.QGraphicsItem):
 
 # ---------------------------------------------------------------------- View ▸ Bundle Colour
 def bundle_colour_menu(window: QtWidgets.QMainWindow, menu: QtWidgets.QMenu,
-                       settings: QtCore.QSettings) -> QtGui.QActionGroup:
+                       settings: QtCore.QSettings, scene: QtWidgets.QGraphicsScene) -> QtGui.QActionGroup:
     """View ▸ Bundle Colour ▸ Hottest / Mean: how every overlay colours a bundle from its members
     (one exclusive choice, kept in ``settings``; hottest by default, so no overloaded link hides)."""
     sub = menu.addMenu("Bundle &Colour")
@@ -269,7 +269,7 @@ def bundle_colour_menu(window: QtWidgets.QMainWindow, menu: QtWidgets.QMenu,
     how = how if how in ("max", "mean") else "max"
     tips = {"max": "zoomed out, a bundle of cables shows its hottest member (an overloaded link never hides)",
             "mean": "zoomed out, a bundle of cables shows the mean of its members"}
-    sem = semantic_of(getattr(window, "scene", None))
+    sem = semantic_of(scene)
 
     def choose(value: str) -> None:
         settings.setValue(REDUCE_SETTING, value)
