@@ -17,6 +17,7 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.build.geometry import device_rects
+from fabricviz.ui.canvas.items.devices import K_SERVER
 from fabricviz.model import KINDS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -24,7 +25,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Zoom (view scale) below which devices are drawn batched.
 BATCH_ZOOM = 0.2
-K_SERVER, K_IBSW, K_ETHSW = 0, 3, 4
 
 
 def rects_path(r: np.ndarray) -> QtGui.QPainterPath:
