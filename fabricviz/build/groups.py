@@ -166,6 +166,36 @@ def host_systems(f: Fabric, hosts: np.ndarray) -> np.ndarray:
     return system
 
 
+def stored_groups(f: Fabric, pod_sw: np.ndarray) -> tuple[np.ndarray, list[str]] | None:
+    """The groups a generator stored in ``meta["groups"]`` (``[{"name", "switches": [names]}]``):
+    a dragonfly's groups, a 3-D torus's planes, which the graph alone cannot tell apart (every
+    router is a leaf, all in one component). Per ``pod_sw`` switch its group, and the names;
+    None (infer from the graph) when there are none or they no longer fit the design (a switch
+    renamed, removed or added): exactly the switches ``pod_sw``, each in one group."""
+    spec = f.meta.get("groups") if isinstance(f.meta, dict) else None
+    if not isinstance(spec, list) or not spec or not len(pod_sw):
+        return None
+    at = np.full(f.devices_t.n, -1, np.int64)
+    names: list[str] = []
+    for g, entry in enumerate(spec):
+        members = entry.get("switches") if isinstance(entry, dict) else None
+        if not isinstance(members, list) or not isinstance(entry.get("name"), str):
+            return None
+        ids = [f.find(m) if isinstance(m, str) else None for m in members]
+        if any(d is None for d in ids):
+            return None
+        ids_a = np.array(ids, np.int64)
+        if (at[ids_a] >= 0).any():
+            return None
+        at[ids_a] = g
+        names.append(entry["name"])
+    mine = np.zeros(f.devices_t.n, bool)
+    mine[pod_sw] = True
+    if not np.array_equal(at >= 0, mine):
+        return None
+    return at[pod_sw], names
+
+
 def find_groups(f: Fabric) -> Grouping:
     """Pods, the top tier and host blocks of ``f`` (see the module doc)."""
     t = f.devices_t
@@ -196,7 +226,12 @@ def find_groups(f: Fabric) -> Grouping:
                       shape=(n, n)).tocsr()
     _, comp = connected_components(g, directed=False)
     pod_sw = np.flatnonzero(below)
-    if len(pod_sw):
+    stored = stored_groups(f, pod_sw)
+    if stored is not None:                  # a generator's own groups (a dragonfly's, a torus's planes)
+        group[pod_sw] = stored[0]
+        names += stored[1]
+        kinds += ["pod"] * len(stored[1])
+    elif len(pod_sw):
         labels, first = np.unique(comp[pod_sw], return_index=True)
         # order pods by their first switch's id (generators create pods in order)
         order = labels[np.argsort(pod_sw[first], kind="stable")]
@@ -362,4 +397,4 @@ def bundle(f: Fabric, node: np.ndarray, cids: np.ndarray | None = None) -> Bundl
 
 
 __all__ = ["ADAPTER_NAME", "Bundles", "Grouping", "MAX_ADAPTERS", "TOP_NAMES", "bundle", "cable_gbps", "cable_tops",
-           "find_groups", "host_systems", "switch_components"]
+           "find_groups", "host_systems", "stored_groups", "switch_components"]

@@ -1,4 +1,4 @@
-"""``fabricviz generate fat-tree|leaf-spine|rail``: build a fabric and save it."""
+"""``fabricviz generate fat-tree|leaf-spine|rail|torus|ring|dragonfly``: build a fabric and save it."""
 
 from __future__ import annotations
 
@@ -46,7 +46,33 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     rl.add_argument("--name", help="design name (default: from the parameters)")
     rl.add_argument("-o", "--output", required=True)
 
+    _register_direct(gsub)
     gen.set_defaults(func=run)
+
+
+def _register_direct(gsub: argparse._SubParsersAction) -> None:
+    """``torus``, ``ring`` and ``dragonfly`` (:mod:`fabricviz.build.direct`)."""
+    to = gsub.add_parser("torus", help="2-D or 3-D torus (or mesh) of switches, hosts on every switch")
+    to.add_argument("--dims", required=True, help="switches per dimension, e.g. 4x4 or 4x4x4")
+    rg = gsub.add_parser("ring", help="ring of switches (a 1-D torus), hosts on every switch")
+    rg.add_argument("--switches", type=int, required=True)
+    for p in (to, rg):
+        p.add_argument("--hosts-per-switch", type=int, default=1)
+        p.add_argument("--links-per-neighbour", type=int, default=1, help="parallel cables to each neighbour")
+        p.add_argument("--mesh", action="store_true", help="no wrap-around cables (a mesh / a line)")
+    df = gsub.add_parser("dragonfly", help="dragonfly: groups of all-to-all routers joined by global links")
+    df.add_argument("--groups", type=int, required=True)
+    df.add_argument("--routers", type=int, required=True, help="routers per group (a)")
+    df.add_argument("--hosts", type=int, required=True, help="hosts per router (p)")
+    df.add_argument("--global-links", type=int, default=1, help="global links per router (h)")
+    df.add_argument("--balanced", action="store_true", help="refuse unless a = 2p = 2h")
+    for p in (to, rg, df):
+        p.add_argument("--fabric", choices=("ib", "roce"), default="ib")
+        p.add_argument("--speed", help="link rate (default 4xNDR, 400GbE with --fabric roce)")
+        p.add_argument("--switch", help="catalog part id of the switches")
+        p.add_argument("--servers", choices=("node", "dgx"), default="node")
+        p.add_argument("--name", help="design name (default: from the parameters)")
+        p.add_argument("-o", "--output", required=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,6 +87,17 @@ def run(args: argparse.Namespace) -> int:
                        speed=args.speed, fabric=args.fabric, oversubscription=args.oversubscription,
                        super_spines=args.super_spines, pods=args.pods, servers=args.servers,
                        switch=args.switch, name=args.name)
+    elif args.topology in ("torus", "ring"):
+        from ..build import torus
+        dims = args.dims if args.topology == "torus" else (args.switches,)
+        f = torus(dims, args.hosts_per_switch, args.links_per_neighbour, wrap=not args.mesh,
+                  speed=args.speed, fabric=args.fabric, switch=args.switch, servers=args.servers,
+                  name=args.name)
+    elif args.topology == "dragonfly":
+        from ..build import dragonfly
+        f = dragonfly(args.groups, args.routers, args.hosts, args.global_links, balanced=args.balanced,
+                      speed=args.speed, fabric=args.fabric, switch=args.switch, servers=args.servers,
+                      name=args.name)
     else:
         f = rail_optimized(units=args.units, fabric=args.fabric, speed=args.speed, switch=args.switch,
                            name=args.name)

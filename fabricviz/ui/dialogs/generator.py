@@ -1,4 +1,4 @@
-"""Generator dialog: fat tree, leaf-spine or rail-optimized units, with live counts.
+"""Generator dialog: fat tree, leaf-spine, rail-optimized units, torus / ring, dragonfly, with live counts.
 
 The fat tree preview is :func:`fabricviz.build.plan_fat_tree` (and the LID
 check), so the dialog refuses exactly what the generator refuses, inline, before
@@ -19,6 +19,7 @@ from PySide6 import QtCore, QtWidgets
 
 from fabricviz.build import fat_tree, leaf_spine, plan_fat_tree, rail_optimized
 from fabricviz.build.common import check_lid_space, pick_switch, tech_of
+from fabricviz.build.direct import dragonfly, dragonfly_part, plan_dragonfly, plan_torus, torus, torus_part
 from fabricviz.build.rail import NODES_PER_SU, RAILS
 from fabricviz.model import Catalog, Fabric, FabricError, Part
 from fabricviz.model.catalog import CatalogError
@@ -122,6 +123,7 @@ class GeneratorDialog(QtWidgets.QDialog):
                          ("Fabric", self.rail_fabric)):
             form.addRow(label, w)
         self.tabs.addTab(rl, "Rail-optimized")
+        self._direct_tabs()
 
         self.preview = QtWidgets.QLabel(self)
         self.preview.setObjectName("generator_preview")
@@ -146,6 +148,10 @@ class GeneratorDialog(QtWidgets.QDialog):
         lay.addWidget(self.buttons)
         self._fill_parts(self.ft_switch, self.ft_fabric.currentText(), CUSTOM_RADIX, "QM9700")
         self._fill_parts(self.ls_switch, self.ls_fabric.currentText(), AUTO_PART, None)
+        for fab, combo in ((self.to_fabric, self.to_switch), (self.df_fabric, self.df_switch)):
+            self._fill_parts(combo, fab.currentText(), AUTO_PART, None)
+            fab.currentIndexChanged.connect(lambda _i, fab=fab, combo=combo: self._fill_parts(
+                combo, fab.currentText(), AUTO_PART, combo.currentData()))
         self._part_chosen()
         self.ft_fabric.currentIndexChanged.connect(
             lambda: self._fill_parts(self.ft_switch, self.ft_fabric.currentText(), CUSTOM_RADIX,
@@ -161,8 +167,70 @@ class GeneratorDialog(QtWidgets.QDialog):
             w.currentIndexChanged.connect(self.update_preview)
         for w in self.findChildren(QtWidgets.QLineEdit):
             w.textChanged.connect(self.update_preview)
+        for w in self.findChildren(QtWidgets.QCheckBox):
+            w.toggled.connect(self.update_preview)
         self.tabs.currentChanged.connect(self.update_preview)
         self.update_preview()
+
+    def _direct_tabs(self) -> None:
+        """The torus / ring / mesh and dragonfly tabs (:mod:`fabricviz.build.direct`)."""
+        to = QtWidgets.QWidget()
+        form = QtWidgets.QFormLayout(to)
+        self.to_dims = QtWidgets.QLineEdit("4x4")
+        self.to_dims.setObjectName("to_dims")
+        self.to_dims.setPlaceholderText("switches per dimension: 8 (a ring), 4x4, 4x4x4")
+        self.to_hosts = _spin(1, 512, 1, "to_hosts")
+        self.to_links = _spin(1, 32, 1, "to_links")
+        self.to_mesh = QtWidgets.QCheckBox("mesh: no wrap-around cables")
+        self.to_mesh.setObjectName("to_mesh")
+        self.df_groups = _spin(2, 4096, 9, "df_groups")
+        self.df_routers = _spin(1, 512, 4, "df_routers")
+        self.df_hosts = _spin(1, 512, 2, "df_hosts")
+        self.df_global = _spin(1, 512, 2, "df_global")
+        self.df_balanced = QtWidgets.QCheckBox("balanced: a = 2p = 2h")
+        self.df_balanced.setObjectName("df_balanced")
+        for pre in ("to", "df"):
+            setattr(self, f"{pre}_fabric", _combo(["ib", "roce"], f"{pre}_fabric"))
+            setattr(self, f"{pre}_switch", _combo([], f"{pre}_switch"))
+            speed = QtWidgets.QLineEdit("")
+            speed.setPlaceholderText("default (4xNDR / 400GbE)")
+            speed.setObjectName(f"{pre}_speed")
+            setattr(self, f"{pre}_speed", speed)
+        for label, w in (("Dimensions", self.to_dims), ("Hosts per switch", self.to_hosts),
+                         ("Links per neighbour", self.to_links), ("", self.to_mesh), ("Fabric", self.to_fabric),
+                         ("Switch part", self.to_switch), ("Speed", self.to_speed)):
+            form.addRow(label, w)
+        self.tabs.addTab(to, "Torus / ring")
+        df = QtWidgets.QWidget()
+        form = QtWidgets.QFormLayout(df)
+        for label, w in (("Groups (g)", self.df_groups), ("Routers per group (a)", self.df_routers),
+                         ("Hosts per router (p)", self.df_hosts), ("Global links per router (h)", self.df_global),
+                         ("", self.df_balanced), ("Fabric", self.df_fabric), ("Switch part", self.df_switch),
+                         ("Speed", self.df_speed)):
+            form.addRow(label, w)
+        self.tabs.addTab(df, "Dragonfly")
+
+    def _direct(self, tab: int, build: bool = False) -> Fabric | str:
+        """Preview text (or, with ``build``, the fabric) of the torus (3) or dragonfly (4) tab, through
+        the generator's own plan and part checks."""
+        if tab == 3:
+            plan = plan_torus(self.to_dims.text(), self.to_hosts.value(), self.to_links.value(),
+                              not self.to_mesh.isChecked())
+            args = (self.to_fabric.currentText(), self.to_speed.text().strip() or None, self.to_switch.currentData())
+            if build:
+                return torus(plan.dims, plan.hosts_per_switch, plan.links_per_neighbour, plan.wrap, args[1],
+                             args[0], args[2], catalog=self.catalog)
+            part = torus_part(plan, *args, self.catalog)[1]
+        else:
+            plan = plan_dragonfly(self.df_groups.value(), self.df_routers.value(), self.df_hosts.value(),
+                                  self.df_global.value(), self.df_balanced.isChecked())
+            args = (self.df_fabric.currentText(), self.df_speed.text().strip() or None, self.df_switch.currentData())
+            if build:
+                return dragonfly(plan.groups, plan.routers_per_group, plan.hosts_per_router,
+                                 plan.global_links_per_router, self.df_balanced.isChecked(), args[1], args[0],
+                                 args[2], catalog=self.catalog)
+            part = dragonfly_part(plan, *args, self.catalog)[1]
+        return f"{plan.summary} · {part_label(part)}"
 
     @property
     def ok_button(self) -> QtWidgets.QPushButton:
@@ -246,6 +314,8 @@ class GeneratorDialog(QtWidgets.QDialog):
             return (f"{hosts:,} hosts · {leaves * pods:,} leaves · {spines * pods:,} spines"
                     + (f" · {sup} super-spines" if sup else "")
                     + f" · {switches:,} switches · {cables:,} cables · leaf oversubscription {g:g}:1")
+        if tab >= 3:
+            return str(self._direct(tab))
         units, nodes = self.rail_units.value(), self.rail_nodes.value()
         if (NODES_PER_SU % (4 * units)) != 0:
             raise FabricError(f"Scalable units {units}: {4 * units} spines cannot share the {NODES_PER_SU} "
@@ -289,6 +359,10 @@ class GeneratorDialog(QtWidgets.QDialog):
                               fabric=self.ls_fabric.currentText(), super_spines=self.ls_super.value(),
                               pods=self.ls_pods.value(), switch=self.ls_switch.currentData(),
                               catalog=self.catalog)
+        if tab >= 3:
+            f = self._direct(tab, build=True)
+            assert isinstance(f, Fabric)
+            return f
         return rail_optimized(self.rail_units.value(), fabric=self.rail_fabric.currentText(),
                               nodes_per_unit=self.rail_nodes.value(), catalog=self.catalog)
 
