@@ -23,7 +23,7 @@ from ..anim.recording import DEFAULT_FPS, DEFAULT_WIDTH, check_options
 from .render import exit_text
 from ..model import FabricError
 
-SWEEP_ENGINES = ("minhop", "updn", "ftree")
+SWEEP_ENGINES = ("minhop", "updn", "ftree", "dfsssp", "lash", "sssp")  # fabricviz.ib.routing.ENGINES
 TRAFFIC_ENGINES = SWEEP_ENGINES + ("dmodk",)
 METRICS = ("utilisation", "queue", "latency")
 #: The options that describe a traffic run, by flag (not taken with --sweep or --lesson).

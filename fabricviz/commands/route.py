@@ -8,9 +8,12 @@ import json
 from ..loaders import load_any
 from ..model import FabricError
 
+#: ``fabricviz.ib.routing.ENGINES`` (kept here so building the parser imports no engine)
+IB_ENGINES = ("minhop", "updn", "ftree", "dfsssp", "lash", "sssp")
+
 
 def add_sm_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--engine", choices=("minhop", "updn", "ftree"), default="minhop")
+    p.add_argument("--engine", choices=IB_ENGINES, default="minhop")
     p.add_argument("--sm", help="node the subnet manager runs on (default: the file's first node)")
     p.add_argument("--lmc", type=int, default=0, help="LID mask control (2^LMC LIDs per CA port)")
     p.add_argument("--roots", help="comma-separated root switches for updn (default: found automatically)")
@@ -26,7 +29,7 @@ def routing_for(args: argparse.Namespace):
 
 
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
-    p = sub.add_parser("route", help="assign LIDs and compute LFTs like OpenSM (minhop, updn, ftree)")
+    p = sub.add_parser("route", help="assign LIDs and compute LFTs like OpenSM (" + ", ".join(IB_ENGINES) + ")")
     p.add_argument("file")
     add_sm_options(p)
     p.add_argument("--dump-lfts", metavar="OUT", help="write the LFTs in OpenSM's opensm-lfts.dump format")
@@ -74,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         pkeys = design_tables(r.subnet, conf)
         s["warnings"] += pkeys.warnings()
         qos = compute_qos(r.subnet, qos_options) if qos_options is not None else None
-        if qos is not None:                  # data VLs the SL2VL tables map some SL to
+        if qos is not None and "vls_used" not in s:   # data VLs the SL2VL tables map some SL to
             s["vls_used"] = len({vl for table in qos.sl2vl.values() for vl in table if vl != 15})
         if args.dump_tables:
             from ..formats.sm_tables import write_tables

@@ -86,7 +86,23 @@ def summary(routing: Routing) -> dict[str, Any]:
         "uplink_routes": bal["per_tier"],
         "warnings": warnings,
         **({"roots": routing.info["roots"]} if "roots" in routing.info else {}),
+        **_layering(routing),
     }
+
+
+def _layering(routing: Routing) -> dict[str, Any]:
+    """dfsssp/lash: the VLs (layers) the engine used and the routed paths per SL."""
+    psl = routing.info.get("path_sl")
+    if psl is None:
+        return {}
+    info = routing.info
+    out: dict[str, Any] = {"vls_used": int(info.get("vls_used", psl.vls_needed)),
+                           "path_sl": {str(sl): n for sl, n in sorted(psl.counts().items())}}
+    for key in ("vls_avail", "paths_per_vl", "vl_split"):
+        if key in info:
+            v = info[key]
+            out[key] = [int(x) for x in v] if hasattr(v, "__len__") else int(v)
+    return out
 
 
 def cable_loads(routing: Routing) -> tuple[np.ndarray, np.ndarray]:

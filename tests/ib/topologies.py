@@ -117,13 +117,15 @@ def k_ary_fat_tree(k: int = 4) -> Net:
     return net
 
 
-def ring(switches: int = 4) -> Net:
-    """Switches in a ring (port 1 clockwise, port 2 anticlockwise), one host on port 3."""
+def ring(switches: int = 4, hosts_per_switch: int = 1) -> Net:
+    """Switches in a ring (port 1 clockwise, port 2 anticlockwise), hosts on ports 3...
+    (one host: the same fabric as before the parameter existed)."""
     net = Net()
-    sw = [net.switch(f"sw{i + 1}", 3) for i in range(switches)]
+    sw = [net.switch(f"sw{i + 1}", 2 + hosts_per_switch) for i in range(switches)]
     for i, s in enumerate(sw):
         net.link(s, 1, sw[(i + 1) % switches], 2)
-        net.link(s, 3, net.ca(f"h{i + 1}"), 1)
+        for h in range(hosts_per_switch):
+            net.link(s, 3 + h, net.ca(f"h{i * hosts_per_switch + h + 1}"), 1)
     return net
 
 
@@ -159,3 +161,85 @@ def cases() -> dict[str, str]:
     for case, name in SAMPLE_FILES.items():
         out[case] = (samples_dir() / name).read_text()
     return out
+
+
+def _hosts(net: Net, sw: str, first_port: int, count: int) -> None:
+    """Cable ``count`` new single-port CAs to sw[first_port...]."""
+    for h in range(count):
+        n = sum(k == "Ca" for k, _, _ in net.nodes.values())
+        net.link(sw, first_port + h, net.ca(f"h{n + 1}"), 1)
+
+
+def torus_2d(x: int = 4, y: int = 4, hosts_per_switch: int = 1) -> Net:
+    """x × y 2-D torus with wraparound: port 1 +x, 2 −x, 3 +y, 4 −y, hosts on 5...
+    (a dimension of 2 gives two parallel cables between the pair)."""
+    net = Net()
+    sw = [[net.switch(f"sw{i + 1}-{j + 1}", 4 + hosts_per_switch) for j in range(y)] for i in range(x)]
+    for i in range(x):
+        for j in range(y):
+            if x > 1:
+                net.link(sw[i][j], 1, sw[(i + 1) % x][j], 2)
+            if y > 1:
+                net.link(sw[i][j], 3, sw[i][(j + 1) % y], 4)
+            _hosts(net, sw[i][j], 5, hosts_per_switch)
+    return net
+
+
+def dragonfly(groups: int = 4, per_group: int = 4, hosts_per_switch: int = 2) -> Net:
+    """Dragonfly: switches all-to-all inside a group (ports 1..per_group−1), one global cable
+    between each pair of groups (group g's k-th other group on switch k mod per_group, on
+    the ports after the local ones), then the hosts."""
+    net = Net()
+    globals_per_sw = -(-(groups - 1) // per_group)
+    nports = per_group - 1 + globals_per_sw + hosts_per_switch
+    sw = [[net.switch(f"g{g + 1}s{s + 1}", nports) for s in range(per_group)] for g in range(groups)]
+    for g in range(groups):
+        for a in range(per_group):
+            for b in range(a + 1, per_group):
+                net.link(sw[g][a], b, sw[g][b], a + 1)
+    nxt = [[per_group] * per_group for _ in range(groups)]  # next free global port per switch
+
+    def end(g: int, h: int) -> tuple[str, int]:
+        k = h - (h > g)  # index of h among g's other groups
+        s = k % per_group
+        port = nxt[g][s]
+        nxt[g][s] += 1
+        return sw[g][s], port
+
+    for g in range(groups):
+        for h in range(g + 1, groups):
+            a, pa = end(g, h)
+            b, pb = end(h, g)
+            net.link(a, pa, b, pb)
+    for g in range(groups):
+        for s in range(per_group):
+            _hosts(net, sw[g][s], per_group + globals_per_sw, hosts_per_switch)
+    return net
+
+
+def random_fabric(switches: int = 8, extra_links: int = 4, hosts_per_switch: int = 1,
+                  seed: int = 1) -> Net:
+    """An irregular connected fabric: a random spanning tree plus ``extra_links`` random
+    switch-to-switch cables (no self loops; parallel cables allowed), fixed by ``seed``.
+    Switch cables take ports 1.. in the order drawn, hosts the ports after them."""
+    import random
+
+    rng = random.Random(seed)
+    edges = [(rng.randrange(i), i) for i in range(1, switches)]
+    for _ in range(extra_links):
+        a, b = rng.sample(range(switches), 2)
+        edges.append((a, b))
+    deg = [0] * switches
+    for a, b in edges:
+        deg[a] += 1
+        deg[b] += 1
+    net = Net()
+    sw = [net.switch(f"sw{i + 1}", deg[i] + hosts_per_switch) for i in range(switches)]
+    used = [0] * switches
+    for a, b in edges:
+        used[a] += 1
+        used[b] += 1
+        net.link(sw[a], used[a], sw[b], used[b])
+    for i in range(switches):
+        _hosts(net, sw[i], deg[i] + 1, hosts_per_switch)
+    return net

@@ -1,0 +1,74 @@
+"""The service level a deadlock-free engine gives each (source LID, destination LID) path.
+
+dfsssp and lash make a fabric with credit loops deadlock-free by putting paths on different
+virtual lanes; the SA hands each path its SL (OpenSM's ``path_sl`` routing-engine callback,
+used in PathRecord replies and for each port's SMSL). One type serves both engines:
+
+* dfsssp keys rows by source LID and columns by destination LID (``vltable`` per LID pair);
+  after balancing a base SL may spread over ``split[sl]`` consecutive SLs (OpenSM picks one of
+  them at random per query, so fabricviz reports the base SL and the spread).
+* lash keys rows and columns by switch (the source and destination port's switch); a path
+  inside one switch gets ``lash_start_vl`` (``same_switch_sl``).
+
+A LID with no row/column (−1) is not an end of any routed path: ``sl`` returns ``default``,
+as OpenSM's callback returns its hint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class PathSL:
+    engine: str                    # "dfsssp" | "lash"
+    src_row: np.ndarray            # [max_lid + 1] int32: LID -> row of ``table`` (-1: none)
+    dst_col: np.ndarray            # [max_lid + 1] int32: LID -> column of ``table`` (-1: none)
+    table: np.ndarray              # [rows, cols] uint8 base SL (255: no path)
+    split: np.ndarray              # [16] uint8: SLs a base SL spreads over (1: no spread)
+    vls_needed: int                # layers the engine found it needs
+    same_switch_sl: int | None = None   # lash: SL of a path whose ends share a switch
+    default: int = 0               # what a path with an unknown end gets
+
+    def sl(self, slid: int, dlid: int) -> int:
+        """The base SL of the path ``slid`` → ``dlid`` (what OpenSM returns for an unsplit SL)."""
+        if not (0 < slid < len(self.src_row) and 0 < dlid < len(self.dst_col)):
+            return self.default
+        r, c = int(self.src_row[slid]), int(self.dst_col[dlid])
+        if r < 0 or c < 0:
+            return self.default
+        if self.same_switch_sl is not None and r == c:
+            return self.same_switch_sl
+        v = int(self.table[r, c])
+        return self.default if v == 255 else v
+
+    def sl_choices(self, slid: int, dlid: int) -> range:
+        """Every SL OpenSM may answer for this path (dfsssp's balancing spreads a base SL)."""
+        base = self.sl(slid, dlid)
+        return range(base, base + max(1, int(self.split[base])))
+
+    def sls(self, slids: np.ndarray, dlids: np.ndarray) -> np.ndarray:
+        """Vectorised :meth:`sl` over arrays of LIDs."""
+        slids = np.asarray(slids, np.int64)
+        dlids = np.asarray(dlids, np.int64)
+        ok = (slids > 0) & (slids < len(self.src_row)) & (dlids > 0) & (dlids < len(self.dst_col))
+        r = np.where(ok, self.src_row[np.where(ok, slids, 0)], -1)
+        c = np.where(ok, self.dst_col[np.where(ok, dlids, 0)], -1)
+        have = (r >= 0) & (c >= 0)
+        out = np.full(len(slids), self.default, np.int64)
+        v = self.table[r[have], c[have]].astype(np.int64)
+        if self.same_switch_sl is not None:
+            v = np.where(r[have] == c[have], self.same_switch_sl, v)
+        out[have] = np.where(v == 255, self.default, v)
+        return out
+
+    def counts(self) -> dict[int, int]:
+        """Routed (row, column) entries per base SL — ``path_sl`` in ``route --json``."""
+        t = self.table
+        if self.same_switch_sl is not None and t.shape[0] == t.shape[1]:
+            t = t.copy()
+            np.fill_diagonal(t, self.same_switch_sl)
+        vals, cnt = np.unique(t[t != 255], return_counts=True)
+        return {int(v): int(n) for v, n in zip(vals.tolist(), cnt.tolist())}
