@@ -536,12 +536,18 @@ def credit_loop(ctx: LintContext) -> Iterator[Finding]:
     if r is None:
         return
     from ..ib.creditloops import find_credit_loops
-    for loop in find_credit_loops(r):
+    from ..ib.qos_meta import design_qos
+    try:
+        sl2vl = design_qos(ctx.f.meta)       # the VL of SL0 on each port (QoS on), else VL0
+    except FabricError:
+        sl2vl = None
+    for loop in find_credit_loops(r, sl2vl=sl2vl):
         ports = [ctx.f.port_id(ch) for ch in loop.channels]
-        ring = " -> ".join(loop.channels + loop.channels[:1])
+        ring = " -> ".join(loop.hop_names() + loop.hop_names()[:1])
         yield ctx.finding("credit-loop", "error",
-                          f"credit loop in minhop routing over {len(loop.channels)} channels ({ring}), from routes "
-                          f"to {len(loop.destinations)} LID(s): can deadlock under load; route with updn or ftree",
+                          f"credit loop in minhop routing over {len(loop.channels)} channels ({ring}) on "
+                          f"{loop.vl_text()}, from routes to {len(loop.destinations)} LID(s): can deadlock "
+                          "under load; route with updn, ftree, dfsssp or lash",
                           ports=ports, where=loop.channels[0].rsplit(":", 1)[0])
 
 

@@ -110,6 +110,7 @@ class WindowActions:
         self.action_partition_marks.setCheckable(True)
         self.action_partition_marks.setChecked(bool(self.settings.value(MARKS_SETTING, False, type=bool)))
         self.partition_marks.set_on(self.action_partition_marks.isChecked())
+        self._build_vl_actions()
         self.action_find = self._act("action_find", "&Find Device…", self.find_device, K.Find,
                                      tip="find a device by name, GUID or LID; centre and select it")
         self.action_reset_layout = self._act("action_reset_layout", "Reset &Layout", lambda: layout.reset(self),
@@ -152,7 +153,7 @@ class WindowActions:
         m.setObjectName("view_menu")
         m.addActions([self.action_zoom_in, self.action_zoom_out, self.action_fit, self.action_fit_selection,
                       self.action_snap, self.action_minimap, self.action_semantic_zoom,
-                      self.action_partition_marks])
+                      self.action_partition_marks, self.action_vl_layers, self.action_vl_usage])
         from fabricviz.ui.canvas.overlays.bundled import bundle_colour_menu
         self.bundle_colour = bundle_colour_menu(self, m, self.settings, self.scene)   # View ▸ Bundle Colour
         m.addSeparator()
@@ -213,6 +214,31 @@ class WindowActions:
         self.cable_type_box.currentTextChanged.connect(self._cable_settings)
         self.cable_length_box.valueChanged.connect(self._cable_settings)
         self._update_recent()
+
+    def _build_vl_actions(self) -> None:
+        """View ▸ VL Layers and View ▸ VL Usage: their canvas overlays and checkable actions (kept in
+        the settings)."""
+        from fabricviz.ui.canvas.overlays import vl_layers, vl_usage
+
+        def say(text: str) -> None:
+            self.statusBar().showMessage(text, 8000)
+        self.vl_layers = vl_layers.VlLayers(self.document, self.scene, say)
+        self.vl_usage = vl_usage.VlUsage(self.document, self.scene, self.traffic_dock, say)
+        for attr, overlay, key, text, tip in (
+                ("action_vl_layers", self.vl_layers, vl_layers.SETTING, "&VL Layers",
+                 "InfiniBand cables coloured by the virtual lanes the routed paths use on them (the SM's "
+                 "routing: its SLs through the design's SL2VL tables); several VLs striped"),
+                ("action_vl_usage", self.vl_usage, vl_usage.SETTING, "VL &Usage",
+                 "cables coloured by the VL carrying most of their traffic in the last traffic run, paler "
+                 "as the VL mix grows")):
+            def slot(on: bool, overlay=overlay, key=key) -> None:
+                self.settings.setValue(key, bool(on))
+                overlay.set_on(bool(on))
+            a = self._act(attr, text, slot, tip=tip)
+            a.setCheckable(True)
+            a.setChecked(bool(self.settings.value(key, False, type=bool)))
+            setattr(self, attr, a)
+            overlay.set_on(a.isChecked())
 
 
 __all__ = ["WindowActions"]

@@ -42,7 +42,7 @@ def test_step_through_to_subnet_up(dock, qtbot):
     subnet_ports = set(ref.events[-2].ports)                 # "64 ports set ACTIVE"
     switches = set(ref.routing.subnet.switches.tolist())
     assert len(subnet_ports) == 64 and len(switches) == 8
-    assert len(d.timeline) == len(ref.events) == 67
+    assert len(d.timeline) == len(ref.events) == 67 + 16      # a PortInfo per switch port facing a CA
     assert d.index == 0 and d.overlay.port_colour(min(subnet_ports)) is None
     assert set(d.overlay.drawn["undiscovered"].tolist()) >= switches
     discovery_done = None
@@ -57,7 +57,7 @@ def test_step_through_to_subnet_up(dock, qtbot):
     text = d.narration_text()
     up = ref.events[-1].data
     assert text.rstrip().endswith(f"\u25b6 SUBNET UP after {up['smps']:,} SMPs and {up['t_us'] / 1000:.3f} ms")
-    assert up["smps"] == 417
+    assert up["smps"] == 417 + 16
     assert "Discovery wave 2: 5 switches and 4 CAs found" in text
     assert "SUBNET UP" in d.status.text()
     assert {p for p in subnet_ports if d.overlay.port_colour(p) == "ACTIVE"} == subnet_ports
@@ -90,7 +90,9 @@ def test_step_phase_and_keys(dock, qtbot):
     qtbot.keyClick(d.slider, QtCore.Qt.Key.Key_Right, QtCore.Qt.KeyboardModifier.ShiftModifier)
     assert d.index == starts[2] and d.timeline.events[d.index].phase == "pkeys"
     qtbot.keyClick(d.slider, QtCore.Qt.Key.Key_Right)
-    assert d.index == starts[3] and d.timeline.events[d.index].phase == "sm_lid"   # P_Keys: one banner
+    assert d.index == starts[2] + 1 and d.timeline.events[d.index].kind == "pkey_enforce"   # PortInfo SMPs
+    qtbot.keyClick(d.slider, QtCore.Qt.Key.Key_Right, QtCore.Qt.KeyboardModifier.ShiftModifier)
+    assert d.index == starts[3] and d.timeline.events[d.index].phase == "sm_lid"
     qtbot.keyClick(d.slider, QtCore.Qt.Key.Key_Right)
     assert d.index == starts[3] + 1
     qtbot.keyClick(d.slider, QtCore.Qt.Key.Key_Space)
@@ -159,7 +161,7 @@ def test_overlay_removed_on_close_and_replace(dock, qtbot):
     from fabricviz.build import fat_tree
     with qtbot.waitSignal(d.ready, timeout=WAIT):
         w.apply_generated(fat_tree(levels=2, radix=4, hosts=4))
-    assert len(d.timeline) == 35 and d.index == 0
+    assert len(d.timeline) == 39 and d.index == 0
     assert sum(i.scene() is w.scene for i in w.scene.items() if i.data(2) == "sweep_overlay") == len(d.overlay.items)
 
 
@@ -267,7 +269,7 @@ def test_credit_loops_on_a_ring_and_the_updn_fallback_reason(dock, qtbot):
     assert {f.port(f"sw{i}:1").cable.id for i in range(5)} in (set(first),
                                                                {f.port(f"sw{i}:2").cable.id for i in range(5)})
     text = d.narration_text()
-    assert "2 credit loop(s) in the minhop LFTs" in text
+    assert "2 credit loop(s) on VL0 (minhop, 1 VL) — the first one highlighted in red" in text
     for lp in ref:
         assert " -> ".join(lp.channels + lp.channels[:1]) in text
     # up/down refuses a ring (no root) and OpenSM falls back to minhop: the dock says why

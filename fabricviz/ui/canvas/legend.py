@@ -34,6 +34,7 @@ KIND_NAMES = {"ib_switch": "InfiniBand switch", "eth_switch": "Ethernet switch",
               "gpu": "GPU", "nic": "NIC"}
 SWEEP_KIND = "sweep_overlay"      # data(ROLE_KIND) of the sweep overlay's items
 VEIL_LABEL = "not yet discovered by the SM (dimmed)"
+VL_ROLES = ("vl_layers", "vl_usage")   # data(ROLE_KIND) of the VL overlays' items (data(3): their legend text)
 
 
 def device_rows(fabric: Fabric, scene) -> list[Row]:
@@ -103,6 +104,7 @@ def overlay_rows(items: Iterable[QtWidgets.QGraphicsItem], scene=None) -> list[R
     words = {QtGui.QColor(color).name(): (text, style) for text, color, style in LEGEND}
     rows: list[Row] = []
     sweep: list[Row] = []
+    vl_rows: dict[tuple[str, str], Row] = {}
     for item in items:
         if not item.isVisible():
             continue
@@ -110,6 +112,10 @@ def overlay_rows(items: Iterable[QtWidgets.QGraphicsItem], scene=None) -> list[R
             ov = item.overlay
             if ov.scale is not None and (ov.drawn_paths() or bundle_owner(scene) == "traffic"):
                 rows += heat_rows(ov.scale, *_heat_marks(ov))
+        elif item.data(2) in VL_ROLES and isinstance(item, QtWidgets.QGraphicsPathItem) \
+                and not item.path().isEmpty():         # VL layers / VL usage: the item names its colour
+            vl_rows.setdefault((str(item.data(3)), item.pen().color().name()),
+                               (str(item.data(3)), item.pen().color(), "line"))
         elif item.data(2) == SWEEP_KIND and isinstance(item, QtWidgets.QGraphicsPathItem) \
                 and not item.path().isEmpty():
             if item.pen().style() == QtCore.Qt.PenStyle.NoPen:
@@ -120,7 +126,8 @@ def overlay_rows(items: Iterable[QtWidgets.QGraphicsItem], scene=None) -> list[R
             text, style = words.get(color.name(), ("SM sweep", "line"))
             sweep.append((text, QtGui.QColor(color), style))
     unique = {(label, color.name(), style): (label, color, style) for label, color, style in sweep}
-    return rows + sorted(unique.values(), key=lambda r: _SWEEP_ORDER.get(r[2], 9))
+    return rows + sorted(vl_rows.values(), key=lambda r: r[0]) + \
+        sorted(unique.values(), key=lambda r: _SWEEP_ORDER.get(r[2], 9))
 
 
 def _heat_marks(ov) -> tuple[bool, bool]:
@@ -148,7 +155,7 @@ def bundle_owner(scene) -> str:
 
 
 OWNER_WORDS = {"sweep": "the SM sweep", "lesson": "the lesson", "traffic": "the traffic run",
-               "loads": "routes per port"}
+               "loads": "routes per port", "vl_layers": "VL layers", "vl_usage": "VL usage"}
 
 
 def semantic_rows(scene) -> list[Row]:

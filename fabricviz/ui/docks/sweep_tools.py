@@ -183,7 +183,8 @@ class SweepToolsMixin:
     def show_credit_loops(self) -> None:
         """Find credit loops in the current LFTs in a worker (the CDG of a big fabric takes
         seconds); ``loops_found`` fires when the first is highlighted and all are listed."""
-        from fabricviz.ib.creditloops import find_credit_loops
+        from fabricviz.ib.creditloops import check_credit_loops
+        from fabricviz.ib.vl_layers import design_sl2vl
         tl = self.timeline
         if tl is None:
             return
@@ -191,7 +192,10 @@ class SweepToolsMixin:
         self.loops_button.setEnabled(False)
         self.status.setText(f"looking for credit loops in the {routing.routed_by} LFTs…")
 
-        self.document.jobs.submit("sweep-loops", lambda _progress: find_credit_loops(routing),
+        def check(_progress: Any) -> Any:
+            return check_credit_loops(routing, sl2vl=design_sl2vl(routing))
+
+        self.document.jobs.submit("sweep-loops", check,
                                   on_done=self._loops_done, on_error=self._loops_failed,
                                   on_stale=self._enable)
 
@@ -199,9 +203,11 @@ class SweepToolsMixin:
         self._enable()
         self.status.setText(f"credit loops: {error}")
 
-    def _loops_done(self, loops: Any) -> None:
-        """The loops of the shown LFTs (a result for an older design is dropped by the job runner)."""
+    def _loops_done(self, check: Any) -> None:
+        """The loops of the shown LFTs, per VL with the engine's SLs and the design's SL2VL (a
+        result for an older design is dropped by the job runner)."""
         self._enable()
+        loops = check.loops
         tl = self.timeline
         if tl is None:
             return
@@ -213,8 +219,7 @@ class SweepToolsMixin:
                 cables.append(c)
         self._loop = tuple(cables)
         self.overlay.set_loop(self._loop)
-        self.loop_lines = [f"{len(loops)} credit loop(s) in the {tl.sweep.routing.routed_by} LFTs"
-                           + (" (first one highlighted in red)" if loops else " — deadlock-free on VL0")]
+        self.loop_lines = [check.summary() + (" — the first one highlighted in red" if loops else "")]
         self.loop_lines += [lp.format().replace("\n", " —") for lp in loops]
         self._show(self.index)
         self.loops_found.emit(loops)
