@@ -18,7 +18,7 @@ from ..sim.units import ParamError
 
 #: The flag of each engine parameter, for error messages.
 FLAGS = {"routing": "--routing", "model": "--model", "workload": "--workload", "over": "--over",
-         "duration": "--duration", "engine": "--engine"}
+         "duration": "--duration", "engine": "--engine", "sl": "--sl"}
 
 
 @contextmanager
@@ -43,17 +43,26 @@ def left_out_warning(res) -> str:
     return f"warning: {line}"
 
 
+def _sl(sl: int | None) -> int | None:
+    if sl is not None and not 0 <= sl <= 15:
+        raise ParamError("sl", sl, "is not a service level 0..15")
+    return sl
+
+
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p = sub.add_parser("simulate", help="run a workload: per-flow rates, link load, queues, pauses")
     p.add_argument("file", help="design file (native JSON or ibnetdiscover)")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--workload", help="ring[:SIZE], alltoall[:SIZE], permutation, shift[:K], incast[:N]")
-    src.add_argument("--flows", help="flow CSV: src,dst[,bytes,rate_gbps,start_us,step]")
+    src.add_argument("--flows", help="flow CSV: src,dst[,bytes,rate_gbps,start_us,step,sl]")
+    p.add_argument("--sl", type=int, metavar="N",
+                   help="InfiniBand service level 0..15 of every flow (a flow CSV's sl column overrides it "
+                        "per flow); default 0, or each path's SL when the routing engine gives one (dfsssp, lash)")
     p.add_argument("--over", choices=("auto", "gpu", "nic"), default="auto",
                    help="ranks of a --workload: GPUs (via PCIe and their NIC) or NICs")
     p.add_argument("--routing", choices=("static", "adaptive", "ecmp", "spray"),
                    help="default: static on InfiniBand, ecmp on RoCE")
-    p.add_argument("--engine", choices=("minhop", "updn", "ftree", "dmodk"), default="minhop",
+    p.add_argument("--engine", choices=("minhop", "updn", "ftree", "dfsssp", "lash", "dmodk"), default="minhop",
                    help="InfiniBand static routes: the subnet manager's LFTs from this engine "
                         "(default minhop, as OpenSM), or dmodk for the built-in D-mod-k walk")
     p.add_argument("--same-hash", action="store_true",
@@ -64,7 +73,7 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p.add_argument("--partition", help="InfiniBand: run in this partition of the design's partitions.conf "
                    "(name or P_Key, default the Default partition 0x7fff); hosts outside it are left out, "
                    "flows between two limited members refused")
-    p.add_argument("--out-flows", help="write per-flow CSV (src,dst,rate_gbps,latency_ns)")
+    p.add_argument("--out-flows", help="write per-flow CSV (src,dst,sl,rate_gbps,latency_ns)")
     p.add_argument("--out-links", help="write per-link CSV (link,from,to,utilization,queue_bytes,latency_ns)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run)
@@ -84,8 +93,8 @@ def run(args: argparse.Namespace) -> int:
         duration = parse_duration(args.duration)
         fabric = load_any(args.file)
         reach = partition_reach(fabric, args.partition) or host_reach(fabric)
-        flows = load_flows(fabric, args.flows) if args.flows else \
-            make_workload(fabric, args.workload, seed=args.seed, over=args.over, reach=reach)
+        flows = load_flows(fabric, args.flows, sl=_sl(args.sl)) if args.flows else \
+            make_workload(fabric, args.workload, seed=args.seed, over=args.over, reach=reach, sl=args.sl)
         res = run_workload(fabric, flows, args.model, duration, args.seed, args.routing, args.engine,
                            text_progress() if args.model == "fluid" else None,
                            same_seed=args.same_hash, reach=reach)

@@ -61,7 +61,8 @@ def run_workload(fabric: Fabric, flows: Flows, model: str, duration_s: float, se
         provider = sm_paths(sm)
         reach = host_reach(fabric, tech, subnet=sm.subnet) if reach is None else reach
     return simulate(fabric, flows, routing, model, duration_s, seed, same_seed, provider=provider,
-                    progress=progress if model == "fluid" else None, fluid=fluid, reach=reach)
+                    progress=progress if model == "fluid" else None, fluid=fluid, reach=reach,
+                    sm=sm if provider is not None else None)
 
 
 def map_flows(flows: Flows, src: Fabric, dst: Fabric) -> Flows:
@@ -76,7 +77,7 @@ def map_flows(flows: Flows, src: Fabric, dst: Fabric) -> Flows:
         table[d] = other
     look = np.vectorize(table.__getitem__, otypes=[np.int64])
     return Flows(look(flows.src) if len(flows) else flows.src, look(flows.dst) if len(flows) else flows.dst,
-                 flows.bytes, flows.rate_gbps, flows.start_s, flows.step)
+                 flows.bytes, flows.rate_gbps, flows.start_s, flows.step).with_sl(flows.sl, flows.sl_given)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,11 @@ credit flow control and no end-to-end CC; RoCE runs ECMP, PFC and DCQCN.
 A run goes over the reachable part of the design (:mod:`.reach`): flows to or
 from a host nobody can reach are left out, and the result names those hosts
 with the reason (``SimResult.left_out``) instead of the whole run failing.
+
+On InfiniBand every flow runs on its SL (given, or the path SL of a deadlock-free
+routing engine, else 0) and each hop on the VL the egress port's SL→VL table picks;
+when the flows use more than one SL, links are shared among their VLs by VL
+arbitration (:mod:`.vlarb`). ``SimResult.link_vl_gbps`` is the load per link per VL.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from .maxmin import maxmin
 from .paths import MODES, PathProvider, Routes, route
 from .reach import Reach, Unreachable, fabric_tech, host_reach
 from .units import ParamError
+from .vlarb import (NUM_VLS, FlowVl, LinkArb, entry_vls, link_arb, link_sl2vl, one_class_vl, qos_options,
+                    starved_vls, vl_maxmin)
 from .workloads import Flows
 
 MODELS = ("maxmin", "fluid")
@@ -45,6 +52,9 @@ class SimResult:
     dropped_flows: int = 0                   # flows given that touched one of them
     refused: tuple[Any, ...] = ()            # flows the run's partition refused (:class:`~.partitioned.RefusedFlow`)
     partition: str = ""                      # the partition the run went in ("": no partitions)
+    link_vl_gbps: np.ndarray | None = None   # [len(links), 16] Gb/s per link per VL (fluid: steady mean;
+    #                                          PCIe rows 0); None on Ethernet (no VLs)
+    flow_vl: FlowVl | None = None            # SL per flow, VL per hop, starved VLs (InfiniBand)
 
     @property
     def last(self) -> Frame:
@@ -105,6 +115,8 @@ class SimResult:
         if self.refused:
             out["refused_flows"] = [{"src": fabric.name_of(r.src), "dst": fabric.name_of(r.dst),
                                      "reason": r.reason} for r in self.refused]
+        if self.link_vl_gbps is not None and self.flow_vl is not None:
+            out.update(self._vl_summary(fabric, rate))
         if self.fluid is not None:
             fl = self.fluid
             out["steady_from_s"] = float(self.frames[-1].time_s / 2)
@@ -128,6 +140,26 @@ class SimResult:
         return out
 
 
+    def _vl_summary(self, fabric: Fabric, rate: np.ndarray) -> dict:
+        """Per-VL link totals, per-SL flow counts and rates, starved VLs."""
+        assert self.link_vl_gbps is not None and self.flow_vl is not None
+        fv = self.flow_vl
+        tot = self.link_vl_gbps.sum(0)
+        sls = np.asarray(fv.sl)
+        out: dict = {"sl_source": fv.source,
+                     "vl_link_gbps": {str(v): round(float(tot[v]), 6) for v in range(NUM_VLS) if tot[v] > 0},
+                     "sl_flows": {str(int(s)): {"flows": int((sls == s).sum()),
+                                                "rate_gbps": round(float(rate[sls == s].sum()), 6)}
+                                  for s in np.unique(sls).tolist()}}
+        if fv.arbitrated and self.fluid is None:       # max-min: rounds to the fixed point
+            out["vl_arbitration"] = {"rounds": fv.rounds, "converged": fv.converged}
+        if fv.starved:
+            name = lambda l: " -> ".join(self.links.name(fabric, int(l)))   # noqa: E731
+            out["starved_vls"] = [{"link": name(s.link), "vl": s.vl, "flows": s.flows, "reason": s.reason}
+                                  for s in fv.starved]
+        return out
+
+
 def _line_gbps(links: LinkTable, routes: Routes) -> np.ndarray:
     fp = np.searchsorted(routes.flow, np.arange(routes.n_flows))
     start = routes.indptr[np.minimum(fp, max(routes.n_paths - 1, 0))]
@@ -139,26 +171,70 @@ def _line_gbps(links: LinkTable, routes: Routes) -> np.ndarray:
 def steady_state(links: LinkTable, flows: Flows, routes: Routes,
                  latency: LatencyParams = LatencyParams()) -> Frame:
     """Max-min fair rates as one frame (queues 0: the flow model has none)."""
-    A = routes.incidence()
-    res = maxmin(A, links.gbps, flows.rate_gbps)
-    util = np.where(links.gbps > 0, res.link_load / np.where(links.gbps > 0, links.gbps, 1), 0.0)
+    res = maxmin(routes.incidence(), links.gbps, flows.rate_gbps)
+    return _frame(links, routes, res.rate, res.link_load, latency)
+
+
+def _frame(links: LinkTable, routes: Routes, rate: np.ndarray, link_load: np.ndarray,
+           latency: LatencyParams = LatencyParams()) -> Frame:
+    util = np.where(links.gbps > 0, link_load / np.where(links.gbps > 0, links.gbps, 1), 0.0)
     lat = link_latency(links, latency)
     tx, rx = flow_nic_ns(links, routes, latency)
     flow_lat = flow_latency_ns(links, routes, np.where(np.isfinite(lat.total), lat.total, 0.0), (tx, rx))
     z = np.zeros(links.n)
-    return Frame.make(0.0, util, z, lat.total, z.astype(bool), z, res.rate, flow_lat)
+    return Frame.make(0.0, util, z, lat.total, z.astype(bool), z, rate, flow_lat)
+
+
+@dataclass(frozen=True)
+class _VlPlan:
+    """How a run's flows map onto VLs: one class (``arb`` None, each link's one VL) or arbitrated."""
+    flows: Flows
+    flow_vl: FlowVl
+    arb: LinkArb | None
+    vl_of_link: np.ndarray | None
+
+
+def _lid_of_port(sm: Any) -> np.ndarray:
+    sn = sm.subnet
+    lids = np.zeros(sn.fabric.ports_t.n, np.int64)
+    lids[np.asarray(sn.ca_ports, np.int64)] = np.asarray(sm.lids.ca_lid, np.int64)
+    return lids
+
+
+def _vl_plan(fabric: Fabric, links: LinkTable, flows: Flows, routes: Routes, sm: Any) -> _VlPlan:
+    """SLs (given, else the routing's path SL, else 0) and the VL of every hop (see :mod:`.vlarb`)."""
+    source = "flows" if flows.sl_given else "default"
+    path_sl = sm.info.get("path_sl") if sm is not None else None
+    if not flows.sl_given and path_sl is not None:
+        from .paths import resolve_ends
+        ends = resolve_ends(fabric, links, flows)
+        lids = _lid_of_port(sm)
+        flows = flows.with_sl(path_sl.sls(lids[ends.src_port], lids[ends.dst_port]), given=False)
+        source = "path"
+    opts = qos_options(fabric)
+    sl = flows.sl
+    if len(sl) and bool(np.all(sl == sl[0])):        # one SL: one class per link, as without VLs
+        sl2vl = link_sl2vl(fabric, links, opts)
+        evl = entry_vls(routes, sl, sl2vl)
+        if not np.any(evl == NUM_VLS - 1):
+            return _VlPlan(flows, FlowVl(sl, evl, source, False), None, sl2vl[:, int(sl[0])])
+    arb = link_arb(fabric, links, opts, sm.subnet if sm is not None else None)
+    return _VlPlan(flows, FlowVl(sl, entry_vls(routes, sl, arb.sl2vl), source, True), arb, None)
 
 
 def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: str = "maxmin",
              duration_s: float = 10e-3, seed: int = 0, same_seed: bool = False,
              fluid: FluidParams | None = None, provider: PathProvider | None = None,
-             progress: Callable[[float], None] | None = None, reach: Reach | None = None) -> SimResult:
+             progress: Callable[[float], None] | None = None, reach: Reach | None = None,
+             sm: Any = None) -> SimResult:
     """Route ``flows`` and share the fabric out (see module doc).
 
     ``maxmin`` keeps only the flows that run together at t=0 (the first step of
     a ring, flows with start 0); ``fluid`` runs every flow in time. ``reach``: who
     the run can reach (default :func:`~.reach.host_reach` of the fabric); flows
-    touching a host left out are dropped and counted.
+    touching a host left out are dropped and counted. ``sm``: the subnet manager's
+    ``fabricviz.ib`` Routing the paths come from (its subnet's QoS tables; its
+    ``info["path_sl"]`` gives flows without an SL of their own their path's SL).
     """
     tech = fabric_tech(fabric)
     routing = routing or ("static" if tech == "ib" else "ecmp")
@@ -193,12 +269,41 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
         flows = flows.concurrent()
     links = link_table(fabric)
     routes = route(fabric, links, flows, routing, seed=seed, same_seed=same_seed, provider=provider)
+    plan = _vl_plan(fabric, links, flows, routes, sm) if tech == "ib" else None
+    flows = plan.flows if plan is not None else flows
     if model == "maxmin":
-        return SimResult(tech, routing, model, links, flows, routes,
-                         (steady_state(links, flows, routes),), None, reach.left_out, dropped, refused, part)
+        link_vl, flow_vl = None, None
+        if plan is None or plan.arb is None:
+            res = maxmin(routes.incidence(), links.gbps, flows.rate_gbps)
+            rate, load = res.rate, res.link_load
+            if plan is not None:
+                assert plan.vl_of_link is not None
+                link_vl, flow_vl = one_class_vl(links, load, plan.vl_of_link), plan.flow_vl
+        else:
+            vres = vl_maxmin(routes, links.gbps, flows.rate_gbps, plan.flow_vl.entry_vl, plan.arb)
+            rate, load, link_vl = vres.rate, vres.link_load, vres.link_vl
+            link_vl[links.pcie] = 0.0
+            flow_vl = plan.flow_vl.with_result(rounds=vres.rounds, converged=vres.converged,
+                                               starved=vres.starved)
+        return SimResult(tech, routing, model, links, flows, routes, (_frame(links, routes, rate, load),),
+                         None, reach.left_out, dropped, refused, part, link_vl, flow_vl)
     prm = fluid or FluidParams(cc="none" if tech == "ib" else "dcqcn",
                                flow_control="credit" if tech == "ib" else "pfc")
     prm = replace(prm, duration_s=duration_s)
-    res = simulate_fluid(links, flows, routes, prm, progress)
-    return SimResult(tech, routing, model, links, flows, routes, res.frames, res, reach.left_out, dropped,
-                     refused, part)
+    arb = plan.arb if plan is not None else None
+    fres = simulate_fluid(links, flows, routes, prm, progress,
+                          vl=(plan.flow_vl.entry_vl, arb) if plan is not None and arb is not None else None)
+    out = SimResult(tech, routing, model, links, flows, routes, fres.frames, fres, reach.left_out, dropped,
+                    refused, part)
+    if plan is None:
+        return out
+    if arb is None:
+        assert plan.vl_of_link is not None
+        return replace(out, link_vl_gbps=one_class_vl(links, out.steady("link_util") * links.gbps,
+                                                         plan.vl_of_link), flow_vl=plan.flow_vl)
+    assert fres.link_vl_gbps is not None
+    evl = plan.flow_vl.entry_vl
+    present = np.zeros((links.n, NUM_VLS), bool)
+    present[routes.links, evl] = True
+    starved = starved_vls(present, fres.link_vl_gbps, links.gbps, arb, routes, evl, np.ones(len(flows), bool))
+    return replace(out, link_vl_gbps=fres.link_vl_gbps, flow_vl=plan.flow_vl.with_result(starved=starved))

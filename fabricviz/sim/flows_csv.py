@@ -1,7 +1,8 @@
-"""Flow lists as CSV: ``src,dst[,bytes][,rate_gbps][,start_us][,step]`` with a header row.
+"""Flow lists as CSV: ``src,dst[,bytes][,rate_gbps][,start_us][,step][,sl]`` with a header row.
 
 ``src``/``dst`` are device names (a GPU such as ``node001/gpu0`` or a NIC such
-as ``node001/mlx5_0``); empty ``bytes``/``rate_gbps`` mean unbounded. A bad
+as ``node001/mlx5_0``); empty ``bytes``/``rate_gbps`` mean unbounded; ``sl`` is the
+InfiniBand service level 0..15 (an empty cell: the workload's SL, see :func:`load_flows`). A bad
 row raises ``FabricError("FILE:LINE: …")`` and nothing is loaded. Result CSVs
 (per flow and per link) are written by :func:`save_flow_results` and
 :func:`save_link_results`. Every CSV is written atomically (the old file or the
@@ -23,7 +24,7 @@ from ..model.atomic import write_atomic
 from ..model import Fabric, FabricError
 from .workloads import Flows
 
-COLUMNS = ("src", "dst", "bytes", "rate_gbps", "start_us", "step")
+COLUMNS = ("src", "dst", "bytes", "rate_gbps", "start_us", "step", "sl")
 REQUIRED = ("src", "dst")
 
 
@@ -53,8 +54,23 @@ def _step(text: str, where: str) -> int:
     return v
 
 
-def load_flows(fabric: Fabric, path: str | Path) -> Flows:
-    """Read a flow CSV; one-line errors name the file and line."""
+def _sl(text: str, where: str, default: int | None) -> int | None:
+    t = (text or "").strip()
+    if not t:
+        return default
+    try:
+        v = int(t)
+    except ValueError:
+        raise FabricError(f"{where}: sl {t!r} is not an integer (a service level 0..15)") from None
+    if not 0 <= v <= 15:
+        raise FabricError(f"{where}: sl must be 0..15, got {v}")
+    return v
+
+
+def load_flows(fabric: Fabric, path: str | Path, sl: int | None = None) -> Flows:
+    """Read a flow CSV; one-line errors name the file and line. ``sl``: the SL of flows whose
+    ``sl`` cell is empty or absent (None: not given — SL 0, or the routing's path SL when no
+    row gives one either)."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -74,6 +90,7 @@ def load_flows(fabric: Fabric, path: str | Path) -> Flows:
         raise FabricError(f"{p}:1: unknown column {unknown[0]!r} (use {','.join(COLUMNS)})")
     idx = {h: i for i, h in enumerate(header)}
     out: dict[str, list[float]] = {c: [] for c in COLUMNS}     # device ids and steps are ints
+    sls: list[int | None] = []
     for ln, row in enumerate(rows[1:], start=2):
         if not row or all(not c.strip() for c in row) or row[0].lstrip().startswith("#"):
             continue
@@ -96,10 +113,13 @@ def load_flows(fabric: Fabric, path: str | Path) -> Flows:
         out["rate_gbps"].append(_num(get("rate_gbps"), where, "rate_gbps", math.inf))
         out["start_us"].append(_num(get("start_us"), where, "start_us", 0.0))
         out["step"].append(_step(get("step"), where))
+        sls.append(_sl(get("sl"), where, sl))
     if not out["src"]:
         raise FabricError(f"{p}: no flows")
+    given = any(v is not None for v in sls)
     return Flows(np.array(out["src"]), np.array(out["dst"]), np.array(out["bytes"]),
-                 np.array(out["rate_gbps"]), np.array(out["start_us"]) * 1e-6, np.array(out["step"]))
+                 np.array(out["rate_gbps"]), np.array(out["start_us"]) * 1e-6, np.array(out["step"]),
+                 np.array([0 if v is None else v for v in sls]) if given else None)
 
 
 class _csv_file:
@@ -119,24 +139,28 @@ class _csv_file:
 
 
 def save_flows(fabric: Fabric, flows: Flows, path: str | Path) -> None:
-    """Write a flow list that :func:`load_flows` reads back identically."""
+    """Write a flow list that :func:`load_flows` reads back identically (the ``sl`` column only
+    when the flows' SLs were given)."""
+    cols = COLUMNS if flows.sl_given else COLUMNS[:-1]
     with _csv_file(path) as w:
-        w.writerow(COLUMNS)
+        w.writerow(cols)
         for i in range(len(flows)):
             b, r = flows.bytes[i], flows.rate_gbps[i]
             w.writerow([fabric.name_of(int(flows.src[i])), fabric.name_of(int(flows.dst[i])),
                         "" if not np.isfinite(b) else repr(float(b)),
                         "" if not np.isfinite(r) else repr(float(r)),
-                        repr(float(flows.start_s[i] * 1e6)), int(flows.step[i])])
+                        repr(float(flows.start_s[i] * 1e6)), int(flows.step[i])]
+                       + ([int(flows.sl[i])] if flows.sl_given else []))
 
 
 def save_flow_results(fabric: Fabric, flows: Flows, rate_gbps: np.ndarray, latency_ns: np.ndarray,
                       path: str | Path) -> None:
+    """Per flow: its ends, the SL it ran on, its rate and latency."""
     with _csv_file(path) as w:
-        w.writerow(["flow", "src", "dst", "rate_gbps", "latency_ns"])
+        w.writerow(["flow", "src", "dst", "sl", "rate_gbps", "latency_ns"])
         for i in range(len(flows)):
             w.writerow([i, fabric.name_of(int(flows.src[i])), fabric.name_of(int(flows.dst[i])),
-                        f"{float(rate_gbps[i]):.6g}", f"{float(latency_ns[i]):.1f}"])
+                        int(flows.sl[i]), f"{float(rate_gbps[i]):.6g}", f"{float(latency_ns[i]):.1f}"])
 
 
 def save_link_results(fabric: Fabric, links, util: np.ndarray, queue: np.ndarray,

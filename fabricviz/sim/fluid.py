@@ -19,6 +19,11 @@ egress queue of that link. Per tick of ``dt``:
 5. egress queues mark ECN (RED), paths combine marks, and DCQCN updates each
    sender with the marking and rate seen τ* ago.
 
+On InfiniBand with flows on more than one VL (``vl=`` entry VLs + :class:`~.vlarb.LinkArb`),
+step 2 first shares each link among its VLs by VL arbitration (:mod:`.vlarb`), then
+round-robin over ingress ports within each VL, and credits are per (link, VL): a VL
+out of credits waits while the link's other VLs go on.
+
 Nothing is ever dropped: ``injected = delivered + in flight`` holds to rounding
 and is checked. Output: immutable :class:`~fabricviz.sim.frames.Frame` objects
 (averages over each frame interval) plus per-flow and per-link totals.
@@ -41,6 +46,7 @@ from .frames import Frame
 from .latency import LatencyParams, flow_latency_ns, flow_nic_ns, link_latency
 from .links import LinkTable
 from .paths import Routes
+from .vlarb import NUM_VLS, FluidVl, LinkArb
 from .workloads import Flows
 
 
@@ -78,6 +84,7 @@ class FluidResult:
     begin_s: np.ndarray | None = None      # per flow: when it first sent (nan: never)
     end_s: float = 0.0                     # time at the end of the run
     max_queue_s: np.ndarray | None = None  # per link: when its queue peaked
+    link_vl_gbps: np.ndarray | None = None  # [L, 16] steady-part mean Gb/s per link per VL (VL runs only)
 
     @property
     def achieved_gbps(self) -> np.ndarray:
@@ -124,7 +131,8 @@ class FluidSim:
     """Stateful fluid run; :meth:`step` advances one tick, :meth:`run` to the end."""
 
     def __init__(self, links: LinkTable, flows: Flows, routes: Routes,
-                 params: FluidParams = FluidParams()) -> None:
+                 params: FluidParams = FluidParams(),
+                 vl: tuple[np.ndarray, LinkArb] | None = None) -> None:
         if params.cc not in ("dcqcn", "none"):
             raise FabricError(f"congestion control {params.cc!r}: use dcqcn or none")
         if params.flow_control not in ("pfc", "credit"):
@@ -149,6 +157,14 @@ class FluidSim:
         key = self.e_link.astype(np.int64) * (L + F + 1) + ingress
         ukey, self.gid = np.unique(key, return_inverse=True)
         self.g_link = (ukey // (L + F + 1)).astype(np.int64)
+        self.vl: FluidVl | None = None
+        if vl is not None:                   # groups are (link, VL, ingress); credits per (link, VL)
+            self.vl = FluidVl(routes, vl[0], vl[1], self.prev_link, ~is_first)
+            self.gid, self.g_vlink = self.vl.groups(ingress, L + F + 1)
+            self.g_link = self.g_vlink // NUM_VLS
+            self.credit_vl = np.full((L, NUM_VLS), np.inf)
+        self.steady_after = int(round(params.duration_s / params.dt_s))   # run() sets it: ticks / 2
+        self._boundary: tuple[float, np.ndarray, int] | None = None
         self.cap_bytes = links.gbps * 1e9 / 8 * params.dt_s
         self.P_inc = routes.path_incidence()
         # per-flow line rate: the first fabric link of its first sub-path
@@ -228,11 +244,23 @@ class FluidSim:
         arr[self.first] += inj
         avail = self.q + arr
         # link service this tick
+        vlf = self.vl
         cap = np.where(self.paused, 0.0, self.cap_bytes)
         if prm.flow_control == "credit":
-            cap = np.minimum(cap, self.credit)
+            cap = self.cap_bytes if vlf is not None else np.minimum(cap, self.credit)
         gdem = np.bincount(self.gid, weights=avail, minlength=len(self.g_link))
-        if prm.port_fair:
+        if vlf is not None:
+            vdem = np.bincount(self.g_vlink, weights=gdem, minlength=L * NUM_VLS).reshape(L, NUM_VLS)
+            credit = self.credit_vl if prm.flow_control == "credit" else np.full((L, NUM_VLS), np.inf)
+            vcap = vlf.caps(vdem, cap, credit, prm.pfc.mtu)
+            if prm.port_fair:
+                gserve = _waterfill(self.g_vlink, gdem, vcap, L * NUM_VLS)
+            else:
+                tot = np.bincount(self.g_vlink, weights=gdem, minlength=L * NUM_VLS)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    frac = np.where(tot > 0, np.minimum(1.0, vcap / tot), 0.0)
+                gserve = gdem * frac[self.g_vlink]
+        elif prm.port_fair:
             gserve = _waterfill(self.g_link, gdem, cap, L)
         else:
             tot = np.bincount(self.g_link, weights=gdem, minlength=L)
@@ -266,6 +294,9 @@ class FluidSim:
             xoff = dynamic_xoff(self.xoff, held[dst], prm.pfc)
             self.paused = pfc_update(self.paused, ingress, xoff, prm.pfc)
             self.headroom_exceeded |= ingress > self.xoff + self.headroom
+        elif vlf is not None:
+            self.credit_vl = credit_limit(vlf.held(self.q + self.arrive), prm.pfc)
+            self.paused = ((self.credit_vl < prm.pfc.mtu) & vlf.present).any(1)   # a VL in use waits
         else:
             self.credit = credit_limit(ingress, prm.pfc)
             self.paused = self.credit < prm.pfc.mtu
@@ -293,6 +324,8 @@ class FluidSim:
         self.t += dt
         self.ticks += 1
         self.acc_served += served_link
+        if vlf is not None:
+            vlf.acc += np.bincount(vlf.vlink, weights=serve, minlength=L * NUM_VLS)
         self.acc_delivered += got
         self.acc_ticks += 1
         self._q_link = q_link
@@ -316,6 +349,13 @@ class FluidSim:
         fr = Frame.make(self.t, util, q_link, total, self.acc_paused | self.paused, self.p_link, rate,
                         flow_lat, cc)
         self.acc_paused = np.zeros(self.L, bool)
+        if self.vl is not None:               # the steady part: frames after half the run (as SimResult.steady)
+            if 2 * self.ticks > self.steady_after:
+                self.vl.steady += self.vl.acc
+                self.vl.steady_ticks += self.acc_ticks
+            elif 2 * self.ticks == self.steady_after:
+                self._boundary = (self.t, self.vl.acc.copy(), self.acc_ticks)
+            self.vl.acc = np.zeros_like(self.vl.acc)
         self.acc_served[:] = 0
         self.acc_delivered[:] = 0
         self.acc_ticks = 0
@@ -329,6 +369,7 @@ class FluidSim:
         count = int(min(200, max(10, FRAME_BUDGET_BYTES // max(per_frame, 1))))
         every_s = prm.frame_every_s or max(prm.duration_s / count, prm.dt_s)
         every = max(1, int(round(every_s / prm.dt_s)))
+        self.steady_after = total
         for i in range(total):
             self.step()
             if self.ticks % every == 0 or i == total - 1:
@@ -340,16 +381,25 @@ class FluidSim:
     def result(self) -> FluidResult:
         in_flight = np.bincount(self.routes.flow, weights=np.bincount(
             self.e_path, weights=self.q + self.arrive, minlength=self.P), minlength=self.F)
+        link_vl = None
+        if self.vl is not None:
+            if self._boundary is not None and self.frames and self._boundary[0] > self.frames[-1].time_s / 2:
+                self.vl.steady += self._boundary[1]
+                self.vl.steady_ticks += self._boundary[2]
+                self._boundary = None
+            link_vl = self.vl.result(self.prm.dt_s, self.links.pcie)
         return FluidResult(tuple(self.frames), self.injected.copy(), self.delivered.copy(), in_flight,
                            self.finish.copy(), self.max_queue.copy(), self.max_ingress.copy(),
                            self.paused_ticks / max(self.ticks, 1), self.headroom_exceeded.copy(),
-                           self.ticks, self.begin.copy(), self.t, self.max_queue_s.copy())
+                           self.ticks, self.begin.copy(), self.t, self.max_queue_s.copy(), link_vl)
 
 
 def simulate_fluid(links: LinkTable, flows: Flows, routes: Routes, params: FluidParams = FluidParams(),
-                   progress: Callable[[float], None] | None = None) -> FluidResult:
-    """Run the fluid model for ``params.duration_s``; see module doc."""
-    return FluidSim(links, flows, routes, params).run(progress)
+                   progress: Callable[[float], None] | None = None,
+                   vl: tuple[np.ndarray, LinkArb] | None = None) -> FluidResult:
+    """Run the fluid model for ``params.duration_s``; see module doc (``vl``: VL per route entry and
+    the links' arbitration tables, for a run over several VLs)."""
+    return FluidSim(links, flows, routes, params, vl).run(progress)
 
 
 def text_progress(stream=None) -> Callable[[float], None] | None:

@@ -3,8 +3,11 @@
 A :class:`Flows` is a struct of numpy arrays, one row per flow: source and
 destination device ids (a GPU reaches the fabric through its bound NIC, a NIC
 directly), size in bytes (``inf`` = long-lived), a demand cap in Gb/s
-(``inf`` = as fast as the path allows), a start time and a ring ``step``
-(-1 = not part of a stepped collective; step s+1 starts when step s is done).
+(``inf`` = as fast as the path allows), a start time, a ring ``step``
+(-1 = not part of a stepped collective; step s+1 starts when step s is done) and the
+InfiniBand service level ``sl`` (0..15; what the application asks the SA for, see
+:mod:`.vlarb`). ``sl_given`` says whether the SLs were given (per flow or for the whole
+workload) or are the default 0, which a deadlock-free engine's path SL may replace.
 
 Patterns (all deterministic for a seed):
 
@@ -34,8 +37,9 @@ from .units import ParamError
 class Flows:
     """Flow list; every array has one entry per flow.
 
-    ``bytes``, ``rate_gbps``, ``start_s`` and ``step`` may be omitted (``None``): they
-    default to ``inf``, ``inf``, ``0.0`` and ``-1`` for every flow.
+    ``bytes``, ``rate_gbps``, ``start_s``, ``step`` and ``sl`` may be omitted (``None``): they
+    default to ``inf``, ``inf``, ``0.0``, ``-1`` and SL 0 for every flow (``sl`` may be one
+    number for all).
     """
 
     src: np.ndarray
@@ -44,13 +48,29 @@ class Flows:
     rate_gbps: np.ndarray
     start_s: np.ndarray
     step: np.ndarray
+    sl: np.ndarray
+    sl_given: bool
 
     def __init__(self, src: ArrayLike, dst: ArrayLike, bytes: ArrayLike | None = None,
                  rate_gbps: ArrayLike | None = None, start_s: ArrayLike | None = None,
-                 step: ArrayLike | None = None) -> None:
+                 step: ArrayLike | None = None, sl: ArrayLike | None = None) -> None:
         for name, v in (("src", src), ("dst", dst), ("bytes", bytes), ("rate_gbps", rate_gbps),
                         ("start_s", start_s), ("step", step)):
             object.__setattr__(self, name, v)
+        object.__setattr__(self, "sl_given", sl is not None)
+        n = len(self.src)
+        if sl is None:
+            arr = np.zeros(n, np.uint8)
+        else:
+            raw = np.asarray(sl)
+            raw = np.full(n, raw) if raw.ndim == 0 else raw
+            if raw.shape != (n,):
+                raise FabricError(f"flows: sl has {raw.shape} entries, expected ({n},)")
+            whole = raw.dtype.kind in "iu" or (raw.dtype.kind == "f" and bool(np.all(raw == np.round(raw))))
+            if n and (not whole or raw.min() < 0 or raw.max() > 15):
+                raise FabricError(f"flows: SL must be an integer 0..15, got {raw[(raw < 0) | (raw > 15)][:1]}")
+            arr = raw.astype(np.uint8)
+        object.__setattr__(self, "sl", arr)
         self.__post_init__()
 
     def __post_init__(self) -> None:
@@ -72,8 +92,17 @@ class Flows:
         return len(self.src)
 
     def select(self, mask: np.ndarray) -> "Flows":
-        return Flows(self.src[mask], self.dst[mask], self.bytes[mask], self.rate_gbps[mask],
-                     self.start_s[mask], self.step[mask])
+        out = Flows(self.src[mask], self.dst[mask], self.bytes[mask], self.rate_gbps[mask],
+                    self.start_s[mask], self.step[mask], self.sl[mask])
+        object.__setattr__(out, "sl_given", self.sl_given)
+        return out
+
+    def with_sl(self, sl: ArrayLike, given: bool = True) -> "Flows":
+        """The same flows with service level(s) ``sl`` (one for all, or one per flow);
+        ``given=False`` keeps them replaceable (the path SL a routing engine hands out)."""
+        out = Flows(self.src, self.dst, self.bytes, self.rate_gbps, self.start_s, self.step, sl)
+        object.__setattr__(out, "sl_given", given)
+        return out
 
     def concurrent(self) -> "Flows":
         """The flows that run at the same time at t=0 (first ring step; steady state)."""
@@ -192,9 +221,17 @@ def reachable_endpoints(fabric: Fabric, over: str = "auto", reach: Reach | None 
 
 
 def make_workload(fabric: Fabric, spec: str, seed: int = 0, over: str = "auto",
-                  reach: Reach | None = None) -> Flows:
+                  reach: Reach | None = None, sl: int | None = None) -> Flows:
     """Flows for ``NAME[:ARG]``: ring[:SIZE], alltoall[:SIZE], permutation, shift[:K], incast[:N],
-    over the ranks a run can reach (``reach``: :func:`~.reach.host_reach` of the fabric by default)."""
+    over the ranks a run can reach (``reach``: :func:`~.reach.host_reach` of the fabric by default);
+    ``sl``: the service level of every flow (None: not given, SL 0 or the routing's path SL)."""
+    if sl is not None and not (isinstance(sl, (int, np.integer)) and 0 <= sl <= 15):
+        raise ParamError("sl", sl, "is not a service level 0..15")
+    flows = _pattern(fabric, spec, seed, over, reach)
+    return flows if sl is None else flows.with_sl(int(sl))
+
+
+def _pattern(fabric: Fabric, spec: str, seed: int, over: str, reach: Reach | None) -> Flows:
     name, _, arg = spec.partition(":")
     name = name.strip().lower().replace("-", "").replace("_", "")
     ranks = reachable_endpoints(fabric, over, reach)

@@ -31,7 +31,7 @@ stepped, the Traffic dock raised).
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Iterator
 
 import numpy as np
@@ -42,44 +42,13 @@ from fabricviz.ui.widgets.playback import play_controls, show_playing
 from fabricviz.sim.partitioned import refused_line
 from fabricviz.sim.reach import left_out_line
 from fabricviz.ui.docks.traffic_partition import PartitionPicker
+from fabricviz.ui.docks.traffic_sl import SlPicker, vl_note
 from fabricviz.sim.run import run_traffic
 from fabricviz.ui.document.document import Document
 from fabricviz.ui.canvas.overlays.traffic import METRICS, ColorScale, LegendBar, scale_for
 
-WORKLOADS = ("permutation", "incast", "ring", "alltoall", "shift")
-ROUTINGS = ("default", "static", "adaptive", "ecmp", "spray")
-IB_ENGINES = ("minhop", "updn", "ftree", "dmodk")
-#: Playback frame interval (ms): 30 fps.
-PLAY_MS = 33
-#: Left-out hosts listed one per row (past it a last row says how many more).
-LEFT_OUT_ROWS = 200
-
-
-@dataclass(frozen=True)
-class RunChoice:
-    """What a run was asked for: ``run_traffic``'s arguments without the design."""
-
-    spec: str
-    model: str
-    routing: str          # a ROUTINGS entry ("default" included)
-    engine: str
-    duration_s: float
-    seed: int
-    partition: str = ""   # InfiniBand partition name ("": the Default partition)
-
-    def args(self, fabric: Fabric) -> tuple:
-        """``run_traffic``'s positional arguments; :meth:`kwargs` has the rest (the partition)."""
-        return (fabric, self.spec, self.model, None if self.routing == "default" else self.routing,
-                self.engine, self.duration_s, self.seed)
-
-    def kwargs(self) -> dict[str, Any]:
-        """``run_traffic``'s keyword arguments of the choice: the InfiniBand partition."""
-        return {"partition": self.partition or None}
-
-    def route_label(self, tech: str) -> str:
-        """The routing that runs: default resolved; on InfiniBand static routes, the SM engine."""
-        r = self.routing if self.routing != "default" else ("static" if tech == "ib" else "ecmp")
-        return f"static ({self.engine})" if tech == "ib" and r == "static" else r
+from fabricviz.ui.docks.traffic_choice import (IB_ENGINES, LEFT_OUT_ROWS, PLAY_MS, ROUTINGS,  # noqa: F401
+                                               WORKLOADS, RunChoice)
 
 
 class TrafficDock(QtWidgets.QDockWidget):
@@ -157,6 +126,10 @@ class TrafficDock(QtWidgets.QDockWidget):
         form.addRow("Partition", self.partition_box)
         self.partition_box.label = form.labelForField(self.partition_box)
         self.partition_box.refresh(document.fabric)
+        self.sl_box = SlPicker(body)
+        form.addRow("Service level", self.sl_box)
+        self.sl_box.label = form.labelForField(self.sl_box)
+        self.sl_box.refresh(document.fabric)
         lay.addLayout(form)
 
         row = QtWidgets.QHBoxLayout()
@@ -250,15 +223,21 @@ class TrafficDock(QtWidgets.QDockWidget):
 
     def configure(self, workload: str | None = None, arg: str | None = None, model: str | None = None,
                   routing: str | None = None, engine: str | None = None, duration: str | None = None,
-                  seed: int | None = None) -> None:
+                  seed: int | None = None, partition: str | None = None, sl: int | str | None = None) -> None:
         """Set the controls (scripts, lessons, tests) without a live re-run; an unknown choice
-        raises FabricError and changes nothing."""
+        raises FabricError and changes nothing. ``partition``: a name of the design's ("": the
+        Default); ``sl``: ``"sm"`` (the SM's SLs) or 0..15."""
         boxes = ((self.workload_box, workload, "workload"), (self.model_box, model, "model"),
                  (self.routing_box, routing, "routing"), (self.engine_box, engine, "engine"))
         for box, value, what in boxes:
             if value is not None and box.findText(value) < 0:
                 raise FabricError(f"traffic {what} {value!r}: use "
                                   + ", ".join(box.itemText(k) for k in range(box.count())))
+        if partition is not None:
+            self.partition_box.refresh(self.fabric)
+            if not self.partition_box.has(partition):
+                self.partition_box.set_value(partition)          # raises, naming the choices
+        sl_choice = self.sl_box.sl_of(sl) if sl is not None else None
         was, self._quiet = self._quiet, True
         try:
             for box, value, _ in boxes:
@@ -270,6 +249,10 @@ class TrafficDock(QtWidgets.QDockWidget):
                 self.duration_edit.setText(duration)
             if seed is not None:
                 self.seed_box.setValue(int(seed))
+            if partition is not None:
+                self.partition_box.set_value(partition)
+            if sl is not None:
+                self.sl_box.set_value(sl_choice)
         finally:
             self._quiet = was
 
@@ -286,6 +269,7 @@ class TrafficDock(QtWidgets.QDockWidget):
 
     def _changed(self, _event: Any) -> None:
         self.partition_box.refresh(self.fabric)
+        self.sl_box.refresh(self.fabric)
         if self.result is not None and self.result_fabric is not None:
             self._note("changed", "the design changed since: run again")
 
@@ -296,7 +280,7 @@ class TrafficDock(QtWidgets.QDockWidget):
         model = self.model_box.currentText()     # max-min is one steady-state frame: duration unread
         duration = parse_duration(self.duration_edit.text()) if model == "fluid" else 10e-3
         return RunChoice(self.spec(), model, self.routing_box.currentText(), self.engine_box.currentText(),
-                         duration, self.seed_box.value(), self.partition_box.value())
+                         duration, self.seed_box.value(), self.partition_box.value(), self.sl_box.value())
 
     def run(self) -> bool:
         """Start a run in the worker with the current controls (False when one is running or
@@ -464,6 +448,7 @@ class TrafficDock(QtWidgets.QDockWidget):
             text += f" · {s['paused_link_count']} link(s) paused"
         if getattr(res, "refused", ()):         # flows the partition does not allow
             text += f" · {refused_line(res.refused, f)}"
+        text += vl_note(res)
         left = left_out_line(getattr(res, "left_out", ()))
         if left:                               # the run covers the reachable part; say who is not in it
             text += f" · {left}"
@@ -485,16 +470,20 @@ class TrafficDock(QtWidgets.QDockWidget):
         return {"workload": self.workload_box.currentText(), "arg": self.arg_edit.text(),
                 "model": self.model_box.currentText(), "routing": self.routing_box.currentText(),
                 "engine": self.engine_box.currentText(), "duration": self.duration_edit.text(),
-                "seed": self.seed_box.value()}
+                "seed": self.seed_box.value(), "partition": self.partition_box.value(), "sl": self.sl_box.choice()}
 
     def clear(self) -> None:
         """Forget the run (the window opened another design); controls a lesson set (adopt)
         go back to the user's own."""
         own, self._own_controls = self._own_controls, None
         if own is not None:
+            self.partition_box.refresh(self.fabric)
+            if not self.partition_box.has(own.get("partition", "")):
+                own.pop("partition")                 # the user's partition is not in this design
             self.configure(**own)
         self.set_playing(False)
         self.partition_box.refresh(self.fabric)
+        self.sl_box.refresh(self.fabric)
         self.result = self.result_fabric = self._shown = None
         self._pending = False
         self.scale = None

@@ -69,8 +69,20 @@ class PartitionPicker(QtWidgets.QComboBox):
         """The partition name for the run ('' = Default, or no partitions)."""
         return str(self.currentData() or "") if self.count() else ""
 
-    def set_value(self, name: str) -> None:
+    def _find(self, name: str) -> int:
+        """The entry of a partition by name or by its label (``storage (0x8001)``, as runs say it)."""
         k = self.findData(name or "")
+        return k if k >= 0 else self.findText(name or "")
+
+    def has(self, name: str) -> bool:
+        """True when ``name`` can be chosen ("" — the Default — also when the design has none)."""
+        return self._find(name) >= 0 or (not name and not self.count())
+
+    def set_value(self, name: str) -> None:
+        """Choose a partition by name or label."""
+        if not name and not self.count():
+            return                        # no partitions: every run is in the Default one
+        k = self._find(name)
         if k < 0:
             raise FabricError(f"traffic partition {name!r}: use "
                               + ", ".join(self.itemText(i) for i in range(self.count())))
