@@ -137,17 +137,18 @@ def _trace(run: Run, p: dict) -> tuple[list[str], Fields]:
 
 
 def _check_loops(run: Run, p: dict) -> tuple[list[str], Fields]:
-    from ..ib.creditloops import find_credit_loops
-    r = run.routing_for(p.get("engine"), p.get("roots"))
-    loops = find_credit_loops(r)
-    lines, info = route_info(r)
-    if loops:
-        lines += loops[0].format().splitlines()
-    lines.append(f"{len(loops)} credit loop(s)" if loops else "no credit loops")
-    f = r.subnet.fabric
-    cables = tuple(int(f.ports_t.cable[f.port(ch).id]) for ch in (loops[0].channels if loops else ())
-                   if int(f.ports_t.cable[f.port(ch).id]) >= 0)
-    return lines, {"route": info, "routing": r, "loops": len(loops), "loop_cables": cables}
+    from .lesson_layers import check_loops_action
+    return check_loops_action(run, p)
+
+
+def _layers(run: Run, p: dict) -> tuple[list[str], Fields]:
+    from .lesson_layers import layers_action
+    return layers_action(run, p)
+
+
+def _path_lengths(run: Run, p: dict) -> tuple[list[str], Fields]:
+    from .lesson_layers import path_lengths_action
+    return path_lengths_action(run, p)
 
 
 def _port(fabric: Fabric, name: str):
@@ -239,7 +240,11 @@ def _sim(fabric: Fabric, p: dict, routing: str | None = None) -> TrafficRun:
         fluid = FluidParams(cc=p.get("cc", "none" if tech == "ib" else "dcqcn"),
                             flow_control=p.get("flow_control", "credit" if tech == "ib" else "pfc"))
     duration_ms, seed, engine = float(p.get("duration_ms", 10)), int(p.get("seed", 0)), p.get("engine", "minhop")
-    res = run_workload(fabric, flows, model, duration_ms * 1e-3, seed, routing, engine, fluid=fluid)
+    reach = None
+    if p.get("partition") is not None:            # hosts outside it left out, limited pairs refused
+        from ..sim.run import partition_reach
+        reach = partition_reach(fabric, p["partition"])
+    res = run_workload(fabric, flows, model, duration_ms * 1e-3, seed, routing, engine, fluid=fluid, reach=reach)
     wl = p["workload"]
     paused: tuple[int, ...] = ()
     if res.fluid is not None and len(res.fluid.paused_fraction):
@@ -247,7 +252,7 @@ def _sim(fabric: Fabric, p: dict, routing: str | None = None) -> TrafficRun:
         paused = tuple(sorted({int(x) // 2 for x in links if fabric.cables_t.exists(int(x) // 2)}))
     return TrafficRun(res, res.summary(fabric), wl if isinstance(wl, str) else "",
                       () if isinstance(wl, str) else tuple((str(a), str(b)) for a, b in wl),
-                      model, routing, engine, duration_ms, seed, paused_cables=paused)
+                      model, routing, engine, duration_ms, seed, paused_cables=paused, partition=res.partition)
 
 
 def _simulate(run: Run, p: dict) -> tuple[list[str], Fields]:
@@ -260,6 +265,19 @@ def _simulate(run: Run, p: dict) -> tuple[list[str], Fields]:
     lines = format_summary(dict(tr.summary)).splitlines()
     if res.fluid is not None:
         lines[0] += f", cc {p.get('cc', 'default')}"
+    if res.partition:
+        from ..sim.partitioned import refused_line
+        lines.append(f"in partition {res.partition}")
+        asked = _flows(f, p)                      # the hosts the step's flows name, left out or not
+        ends = np.unique(np.concatenate([asked.src, asked.dst]))
+        ends = np.union1d(ends, f.devices_t.parent[ends][f.devices_t.parent[ends] >= 0])
+        named = [u for u in res.left_out if u.device in ends]
+        lines += [f"{u.name} left out: {u.reason}" for u in named]
+        if len(res.left_out) > len(named):
+            n = len(res.left_out) - len(named)
+            lines.append(f"{n} other host{'s' if n != 1 else ''} outside the partition")
+        if res.refused:
+            lines.append(refused_line(res.refused, f))
     rates = res.flow_rates()
     shown: dict[int, ShownFlow] = {}
     for k in p.get("show_flows", []):
@@ -365,8 +383,19 @@ def _compare(run: Run, p: dict) -> tuple[list[str], Fields]:
     return lines, out
 
 
+def _partitions(run: Run, p: dict) -> tuple[list[str], Fields]:
+    from .lesson_partitions import partitions_action
+    return partitions_action(run, p)
+
+
+def _reach(run: Run, p: dict) -> tuple[list[str], Fields]:
+    from .lesson_partitions import reach_action
+    return reach_action(run, p)
+
+
 ACTION_RUNNERS: dict[str, Callable[[Run, dict], tuple[list[str], Fields]]] = {
     "sweep": _sweep, "route": _route, "trace": _trace, "check_loops": _check_loops, "pull_cable": _pull_cable,
-    "rewire": _rewire, "simulate": _simulate, "latency": _latency, "compare": _compare}
+    "rewire": _rewire, "simulate": _simulate, "latency": _latency, "compare": _compare,
+    "partitions": _partitions, "reach": _reach, "layers": _layers, "path_lengths": _path_lengths}
 
 __all__ = ["ACTION_RUNNERS", "Run", "route_info", "uplink_balance"]

@@ -101,6 +101,7 @@ class TrafficRun:
     flows: Mapping[int, ShownFlow] = field(default_factory=dict)
     #: cables with a directed link the run paused (PFC XOFF / no credits) at any time
     paused_cables: tuple[int, ...] = ()
+    partition: str = ""               # the InfiniBand partition the run went in ("": none asked)
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,70 @@ class PathLatency:
     nic: float
     switches: int
     path: TracedPath
+
+
+@dataclass(frozen=True)
+class PartitionRow:
+    """One partition as OpenSM's partition manager resolved it: members by name (a host, or a
+    switch for its port 0)."""
+
+    name: str
+    pkey: int                          # without the full bit
+    full: tuple[str, ...]
+    limited: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TalkVerdict:
+    """Whether ``src`` may talk to ``dst`` by the P_Key rule, and why."""
+
+    src: str
+    dst: str
+    allowed: bool
+    why: str                           # "over storage (0x8001)" | "both limited members of …" | …
+
+
+@dataclass(frozen=True)
+class PartitionReach:
+    """Whom a host can talk to over the P_Key tables the SM programs."""
+
+    src: str
+    peers: tuple[str, ...]             # the hosts it can talk to, by name
+    hosts: int                         # hosts it was checked against (all but itself)
+    through: tuple[str, ...]           # the partitions that let it talk to one (labels)
+    verdicts: tuple[TalkVerdict, ...] = ()
+
+
+@dataclass(frozen=True)
+class VlLayerMap:
+    """The virtual lanes a routing's paths use (:mod:`fabricviz.ib.vl_layers`), as the canvas
+    colours them: each used cable's VL bit mask, and the engine's own VL counts."""
+
+    engine: str                        # routed_by
+    vls: tuple[int, ...]               # VLs used on switch-to-switch channels
+    cables: tuple[int, ...]            # cables some path uses …
+    masks: tuple[int, ...]             # … and the VLs on each (bit v: VL v), both directions
+    vls_needed: int | None = None      # layers the engine needed (dfsssp, lash)
+    vls_avail: int | None = None       # VLs the switch ports allow it
+    paths_per_vl: tuple[int, ...] = ()  # dfsssp: paths per layer before balancing
+    paths_after: tuple[int, ...] = ()   # dfsssp: paths per SL after balancing (OpenSM's approximation)
+    sl_paths: Mapping[int, int] = field(default_factory=dict)   # routed LID pairs per base SL (PathSL.counts)
+    routing: Any = None
+
+    def cables_on(self, vl: int) -> int:
+        """Cables carrying VL ``vl`` (either direction)."""
+        return sum(1 for m in self.masks if m >> vl & 1)
+
+
+@dataclass(frozen=True)
+class PathLengths:
+    """Cables per host-to-host route of each engine (all pairs of the fabric's hosts)."""
+
+    engines: tuple[str, ...]
+    routes: int                                   # host pairs
+    mean: Mapping[str, float]
+    longest: Mapping[str, int]
+    longer: Mapping[str, int]                     # routes longer than the first engine's
 
 
 @dataclass(frozen=True)
@@ -140,11 +205,17 @@ class StepResult:
     lft_blocks_sent: int | None = None            # pull_cable
     loops: int | None = None                      # check_loops: how many credit loops
     loop_cables: tuple[int, ...] = ()             # check_loops: the first loop's cables
+    loop_vls: tuple[int, ...] = ()                # check_loops: the VLs the first loop is on
+    vls: tuple[int, ...] = ()                     # check_loops: VLs used on switch-to-switch channels
+    layers: VlLayerMap | None = None              # layers; check_loops of a layered routing (dfsssp)
+    lengths: PathLengths | None = None            # path_lengths
     trace_ok: bool | None = None                  # trace
     traffic: TrafficRun | None = None             # simulate; compare routings: the first
     traffic_by: Mapping[str, TrafficRun] = field(default_factory=dict)  # compare routings
     latency: PathLatency | None = None            # latency
     latency_by: Mapping[str, PathLatency] = field(default_factory=dict)  # compare techs
+    partitions: tuple[PartitionRow, ...] = ()     # partitions
+    reach: PartitionReach | None = None           # reach
 
     def narration(self) -> list[str]:
         return [f"[{self.index}] {self.title}", *(f"  {w}" for w in _wrap(self.say)),
@@ -156,5 +227,6 @@ def _wrap(text: str, width: int = 96) -> list[str]:
     return textwrap.wrap(text, width) or [""]
 
 
-__all__ = ["Balance", "CableChange", "PathLatency", "RouteInfo", "ShownFlow", "StepResult", "SweepCounts",
-           "SweepPlay", "TracedPath", "TrafficRun"]
+__all__ = ["Balance", "CableChange", "PartitionReach", "PartitionRow", "PathLatency", "PathLengths", "RouteInfo",
+           "ShownFlow", "StepResult", "SweepCounts", "SweepPlay", "TalkVerdict", "TracedPath", "TrafficRun",
+           "VlLayerMap"]

@@ -11,9 +11,13 @@ A lesson is one JSON file (``assets/lessons/N-name.json``)::
 
 Actions: ``sweep`` (the SM's heavy sweep, phase by phase up to ``until``),
 ``route``, ``trace``, ``check_loops``, ``pull_cable``, ``rewire`` (move a
-cable to build a miswired tree), ``simulate``, ``latency`` and ``compare``
-(engines, routing modes, or InfiniBand vs RoCE). The explanation text carries
-no numbers of its own: every number a step prints comes from the engines, so
+cable to build a miswired tree), ``simulate`` (``partition``: in one InfiniBand
+partition), ``latency``, ``compare`` (engines, routing modes, or InfiniBand vs
+RoCE), ``partitions`` (put a partitions.conf into the design), ``reach`` (whom
+a host can talk to by the P_Key rule; :mod:`.lesson_partitions`), ``layers`` (the virtual lanes
+a routing's paths use: how many dfsssp needed, paths per VL) and ``path_lengths`` (route lengths
+of engines over every host pair; :mod:`.lesson_layers`). ``check_loops`` looks on every VL.
+The explanation text carries no numbers of its own: every number a step prints comes from the engines, so
 a lesson stays true when an engine changes. Qt-free; the GUI and ``fabricviz
 demo`` both drive :func:`run_lesson`.
 """
@@ -30,9 +34,9 @@ from ..resources import asset_path
 from .lesson_results import Balance, StepResult
 
 LESSON_DIR = asset_path("lessons")
-GENERATORS = ("fat_tree", "k_ary_fat_tree", "leaf_spine", "rail_optimized")
-SWEEP_PHASES = ("election", "discovery", "sm_lid", "lids", "routing", "lft", "links", "up")
-ENGINES = ("minhop", "updn", "ftree")
+GENERATORS = ("fat_tree", "k_ary_fat_tree", "leaf_spine", "rail_optimized", "torus", "ring", "dragonfly")
+SWEEP_PHASES = ("election", "discovery", "pkeys", "sm_lid", "lids", "routing", "lft", "links", "up")
+ENGINES = ("minhop", "updn", "ftree", "dfsssp", "lash", "sssp")   # fabricviz.ib.routing.ENGINES
 
 # action → (required fields, optional fields) besides action/title/say
 ACTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -43,8 +47,12 @@ ACTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "pull_cable": (("port",), ()),
     "rewire": (("port", "to"), ("length_m",)),
     "simulate": (("workload",), ("model", "routing", "engine", "duration_ms", "cc", "flow_control", "over",
-                                 "seed", "show_flows")),
+                                 "seed", "show_flows", "partition")),
+    "partitions": ((), ("conf", "partitions")),
+    "reach": (("src",), ("to",)),
     "latency": (("src", "dst"), ("bytes",)),
+    "layers": ((), ("engine",)),
+    "path_lengths": (("engines",), ()),
     "compare": (("what",), ("engines", "routings", "techs", "src", "dst", "workload", "model", "over", "seed",
                                   "bytes")),
 }
@@ -153,6 +161,11 @@ def _parse_step(s: Any, where: str, at: str) -> Step:
             raise _fail(where, f"{at}.src", f"comparing {what} needs src and dst")
         if what == "routings" and "workload" not in params:
             raise _fail(where, f"{at}.workload", "comparing routings needs a workload")
+    if action == "path_lengths" and not (isinstance(params["engines"], list) and len(params["engines"]) >= 2
+                                         and all(e in ENGINES for e in params["engines"])):
+        raise _fail(where, f"{at}.engines", f"list at least two engines of {', '.join(ENGINES)}")
+    if action == "partitions" and ("conf" in params) == ("partitions" in params):
+        raise _fail(where, f"{at}.conf", "give either conf (partitions.conf text) or partitions (a list)")
     if action == "simulate":
         wl = params["workload"]
         if not (isinstance(wl, str) or (isinstance(wl, list) and wl and all(

@@ -126,7 +126,7 @@ def peer_table(ca_table: list[int], capacity: int) -> tuple[list[int], bool]:
     entries = [pk for pk in ca_table
                if _base(pk) and not (not pk & FULL_BIT and (pk | FULL_BIT) in present)]
     room = (capacity + BLOCK - 1) // BLOCK * BLOCK
-    enforce = len(entries) < room
+    enforce = len(entries) < room and len(entries) <= capacity    # else ERR 0507 / table full
     kept = entries[:min(room, capacity)]
     return kept + [0] * (capacity - len(kept)), enforce
 

@@ -52,7 +52,8 @@ class SweepEvent:
 
     t_us: float
     phase: str                 # trap | discovery | sm_lid | lids | routing | lft | links | up
-    kind: str                  # banner | trap | node | wave | lid | route | lft_block | port_state
+    kind: str                  # banner | trap | node | wave | pkey_block | pkey_enforce | lid | route |
+                               # lft_block | port_state
     text: str
     devices: tuple[int, ...] = ()
     ports: tuple[int, ...] = ()
@@ -143,6 +144,7 @@ def heavy_sweep(fabric: Fabric, engine: str = "minhop", sm: int | str | None = N
     ev.append(SweepEvent(clk.t, "routing", "route", text,
                          data={"engine": r.engine, "routed_by": r.routed_by,
                                "fallback_reason": r.fallback_reason}))
+    _layers(r, ev, clk)
     _lft_blocks(f, r, ev, clk, previous)
     _qos(f, r, ev, clk, qos)
     ev.append(SweepEvent(clk.t, ev[-1].phase, "banner", BANNERS["unicast"]))   # after QoS when it ran
@@ -150,6 +152,23 @@ def heavy_sweep(fabric: Fabric, engine: str = "minhop", sm: int | str | None = N
     ev.append(SweepEvent(clk.t, "up", "banner", BANNERS["up"],
                          data={"smps": clk.smps, "t_us": clk.t}))
     return Sweep(ev, r)
+
+
+def _layers(r: Routing, ev: list[SweepEvent], clk: _Clock) -> None:
+    """dfsssp/lash: how the engine spread the paths over virtual lanes to break credit loops
+    (one event: the lanes needed and the paths each SL carries, from the engine's own result)."""
+    psl = r.info.get("path_sl")
+    if psl is None or r.routed_by != r.engine:
+        return
+    counts = psl.counts()
+    vls = int(r.info.get("vls_used", psl.vls_needed))
+    per = ", ".join(f"SL{sl}: {n:,}" for sl, n in sorted(counts.items()))
+    unit = "switch pairs" if psl.engine == "lash" else "paths"
+    ev.append(SweepEvent(clk.t, "routing", "layers",
+                         f"{r.routed_by}: {vls} virtual lane{'s' if vls != 1 else ''} needed to be free of "
+                         f"credit loops ({unit} per SL — {per})",
+                         data={"vls_used": vls, "path_sl": dict(sorted(counts.items())),
+                               "log": list(r.info.get("log", ()))}))
 
 
 def _discovery(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock) -> None:
@@ -213,20 +232,25 @@ def _discovery(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock) -> None
 
 def _pkeys(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, previous: Routing | None,
            conf: Any) -> None:
-    """The P_Key manager: one event per PKeyTable block sent (:mod:`.sweep_pkeys`)."""
+    """The P_Key manager: one event per PKeyTable block and per switch port's enforcement
+    (PortInfo), in OpenSM's order (:mod:`.sweep_pkeys`)."""
     from .pkeys import design_tables
-    from .sweep_pkeys import pkey_sends, send_text
+    from .sweep_pkeys import PKEY_BLOCK, pkey_smps
     tables = design_tables(r.subnet, conf)
     before = previous.info.get("pkey_tables") if previous is not None else None
-    sends = pkey_sends(r, tables, before)
-    for dev, port, block, entries, hops in sends:
-        clk.batch(1, hops)
-        ev.append(SweepEvent(clk.t, "pkeys", "pkey_block", send_text(f, dev, port, block, entries),
-                             devices=(dev,), ports=(port,) if port >= 0 else (),
-                             data={"block": block, "entries": tuple(entries)}))
+    steps = pkey_smps(r, tables, before)
+    for s in steps:
+        if s.smp:
+            clk.batch(1, s.hops)
+        ev.append(SweepEvent(clk.t, "pkeys", s.kind, s.text, devices=(s.device,),
+                             ports=(s.port,) if s.port >= 0 else (), data=s.data()))
+    blocks = sum(1 for s in steps if s.kind == PKEY_BLOCK)
+    port_infos = sum(1 for s in steps if s.kind != PKEY_BLOCK and s.smp)
     r.info["pkey_tables"] = tables
-    r.info["pkey_blocks_sent"] = len(sends)
-    ev.append(SweepEvent(clk.t, "pkeys", "banner", BANNERS["pkeys"], data={"blocks": len(sends)}))
+    r.info["pkey_blocks_sent"] = blocks
+    r.info["pkey_port_infos_sent"] = port_infos
+    ev.append(SweepEvent(clk.t, "pkeys", "banner", BANNERS["pkeys"], data={"blocks": blocks,
+                                                                          "port_infos": port_infos}))
 
 
 def _qos(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, options: Any) -> None:

@@ -37,7 +37,7 @@ def _step(runs, num, title):
 
 
 def test_every_bundled_lesson_loads_and_runs_to_its_end(runs):
-    assert sorted(runs) == [1, 2, 3, 4, 5, 6]
+    assert sorted(runs) == [1, 2, 3, 4, 5, 6, 7, 8]
     for num, (les, res) in runs.items():
         assert [r.index for r in res] == list(range(1, len(les.steps) + 1))
         assert all(r.lines and r.say for r in res), f"lesson {num}: a step printed nothing"
@@ -78,13 +78,13 @@ def test_lesson2_ftree_refuses_the_miswired_tree(runs):
 def test_lesson3_credit_loop_with_minhop_none_with_updn_root(runs):
     loops = _step(runs, 3, "The channel dependency graph")
     assert loops.route.routed_by == "minhop" and loops.loops == 2   # one per direction
-    assert loops.lines[-1] == "2 credit loop(s)"
+    assert loops.lines[-1] == "2 credit loop(s) on VL0 (minhop, 1 VL)"
     auto = _step(runs, 3, "updn needs a root")
     assert auto.route.routed_by == "minhop"
     assert auto.route.fallback_reason.startswith("updn: no root switches found")
     fixed = _step(runs, 3, "No cycle left")
     assert fixed.route.routed_by == "updn" and fixed.route.roots == ("sw0",)
-    assert fixed.loops == 0 and fixed.loop_cables == () and fixed.lines[-1] == "no credit loops"
+    assert fixed.loops == 0 and fixed.loop_cables == () and fixed.lines[-1] == "no credit loops on any VL (updn, 1 VL)"
 
 
 def test_lesson4_ecmp_collides_spray_does_not(runs):
@@ -176,7 +176,7 @@ def _lesson(**over):
     ({"steps": [{"action": "trace", "title": "x", "say": "y", "src": "a"}]}, "t.json: steps[0].dst: required"),
     ({"steps": [{"action": "sweep", "title": "x", "say": "y", "until": "dawn"}]}, "t.json: steps[0].until: unknown sweep"),
     ({"steps": [{"action": "route", "title": "x", "say": "y", "colour": 1}]}, "t.json: steps[0].colour: not a field"),
-    ({"fabric": {"generator": "torus"}}, "t.json: fabric.generator: unknown generator 'torus'"),
+    ({"fabric": {"generator": "hypercube"}}, "t.json: fabric.generator: unknown generator 'hypercube'"),
     ({"steps": []}, "t.json: steps: missing or empty"),
     ({"format": "x"}, "t.json: format: must be"),
 ])
@@ -208,7 +208,7 @@ def test_cli_demo_prints_the_narration(capsys, tmp_path):
     assert "routed by minhop: LFTs for 6 switches, 14 LIDs" in capsys.readouterr().out
     assert main(["demo", "--list"]) == 0
     listed = capsys.readouterr().out.splitlines()
-    assert len(listed) == 6 and listed[0].startswith("1  sm-bringup")
+    assert len(listed) == 8 and listed[0].startswith("1  sm-bringup")
 
 
 def test_cli_demo_refuses_an_unknown_lesson(capsys):

@@ -34,15 +34,18 @@ def last_of(tl, phase):
 
 
 def test_phases_and_lengths(tl):
-    assert len(tl) == 35
+    assert len(tl) == 39
     assert [tl.events[i].phase for i in tl.phase_starts()] == \
         ["election", "discovery", "pkeys", "sm_lid", "lids", "routing", "lft", "links", "up"]
-    assert tl.phase_starts() == [0, 1, 16, 17, 19, 27, 28, 30, 34]
+    assert tl.phase_starts() == [0, 1, 16, 21, 23, 31, 32, 34, 38]
     assert tl.next_phase_index(0) == 1
     assert tl.next_phase_index(5) == 16
-    assert tl.next_phase_index(16) == 17          # no partitions.conf: only the P_Key banner
-    assert tl.next_phase_index(33) == 34
-    assert tl.next_phase_index(34) == 34          # nothing after SUBNET UP
+    # no partitions.conf: no P_Key table to send, but a PortInfo turning partition enforcement
+    # on for each of the 4 switch ports facing a CA, then the banner
+    assert [tl.events[i].kind for i in range(16, 21)] == ["pkey_enforce"] * 4 + ["banner"]
+    assert tl.next_phase_index(16) == 21
+    assert tl.next_phase_index(37) == 38
+    assert tl.next_phase_index(38) == 38          # nothing after SUBNET UP
 
 
 def test_after_discovery_every_switch_and_ca_found_ports_init(tl):
@@ -105,17 +108,17 @@ def test_index_at_time(tl):
     assert tl.index_at_time(81.4) == 4
     assert tl.index_at_time(81.5) == 8
     assert tl.index_at_time(1e9) == len(tl) - 1
-    assert tl.duration_us == pytest.approx(754.072)
+    assert tl.duration_us == pytest.approx(754.072 + 4 * 20.5)     # 4 PortInfo SMPs of one hop
 
 
 def test_keyframes_smaller_than_plain_copies():
     from fabricviz.build import k_ary_fat_tree
     t = SweepTimeline(heavy_sweep(k_ary_fat_tree(8), "ftree"))
-    assert len(t) == 440
+    assert len(t) == 440 + 128                    # 128 PortInfo SMPs: one per switch port facing a host
     assert t.nbytes() * 10 < t.plain_copies_nbytes()
     # every frame rebuilt from a keyframe equals the one built by replaying from the start
     full = [t.state(i).port_state.copy() for i in range(len(t))]
-    for i in (439, 0, 200, 63, 64, 65, 438):
+    for i in (567, 0, 200, 63, 64, 65, 566):
         assert np.array_equal(t.state(i).port_state, full[i])
 
 
@@ -123,13 +126,16 @@ def test_narration_names_the_phase():
     f = fat_tree(levels=2, radix=4, hosts=4)
     e = heavy_sweep(f).events
     assert narrate(e[4]).startswith("Heavy sweep discovery: switch leaf01 found at hop 1")
-    assert narrate(e[16]) == "P_Key manager (pkey_mgr): PKEY setup completed - STARTING SM LID CONFIG"
-    assert narrate(e[17]) == "SM LID assignment: SM port node01/mlx5_0:1 takes LID 1"
+    assert narrate(e[16]) == ("P_Key manager (pkey_mgr): PortInfo → leaf01 port 1: partition enforcement "
+                              "inbound+outbound on")
+    assert narrate(e[20]) == "P_Key manager (pkey_mgr): PKEY setup completed - STARTING SM LID CONFIG"
+    assert narrate(e[21]) == "SM LID assignment: SM port node01/mlx5_0:1 takes LID 1"
 
 
 def test_pkey_tables_sent_as_smps_and_narrated():
     """With a partitions.conf, the P_Key manager sends each changed 32-entry block: the CA port's
-    table and the table of the switch port facing it (enforcement), then the banner."""
+    table and the table of the switch port facing it, then that port's enforcement (PortInfo; one
+    per switch port facing a CA), then the banner."""
     from fabricviz.build import k_ary_fat_tree
     from fabricviz.formats.partitions_conf import loads
     from fabricviz.ib.partitions import to_meta
@@ -139,18 +145,24 @@ def test_pkey_tables_sent_as_smps_and_narrated():
     f.meta["partitions"] = to_meta(loads(f"Default=0x7fff: ALL=full;\ncompute=0x8001: 0x{guid:x}=full;\n", "p"))
     sw = heavy_sweep(f)
     pk = [e for e in sw.events if e.phase == "pkeys"]
-    assert [narrate(e) for e in pk] == [
+    blocks = [i for i, e in enumerate(pk) if e.kind == "pkey_block"]
+    assert [narrate(pk[i]) for i in blocks + [blocks[-1] + 1]] == [
         "P_Key manager (pkey_mgr): P_Key table block 0 → node07/mlx5_0 port 1: 0xffff 0x8001",
         f"P_Key manager (pkey_mgr): P_Key table block 0 → {port.peer.device.name} port {port.peer.num}: "
         "0xffff 0x8001",
-        "P_Key manager (pkey_mgr): PKEY setup completed - STARTING SM LID CONFIG"]
-    assert pk[0].ports == (port.id,) and pk[0].data["entries"][:2] == (0xFFFF, 0x8001)
-    assert sw.routing.info["pkey_blocks_sent"] == 2
+        f"P_Key manager (pkey_mgr): PortInfo → {port.peer.device.name} port {port.peer.num}: "
+        "partition enforcement inbound+outbound on"]
+    assert blocks[1] == blocks[0] + 1
+    assert [e.kind for e in pk].count("pkey_enforce") == 16 and pk[-1].kind == "banner"
+    assert narrate(pk[-1]) == "P_Key manager (pkey_mgr): PKEY setup completed - STARTING SM LID CONFIG"
+    b0 = pk[blocks[0]]
+    assert b0.ports == (port.id,) and b0.data["entries"][:2] == (0xFFFF, 0x8001)
+    assert sw.routing.info["pkey_blocks_sent"] == 2 and sw.routing.info["pkey_port_infos_sent"] == 16
     # the phase sits between discovery and the SM's LID, as in OpenSM's do_sweep()
     phases = [e.phase for e in sw.events]
     assert phases.index("pkeys") > max(i for i, p in enumerate(phases) if p == "discovery")
     assert phases.index("sm_lid") > max(i for i, p in enumerate(phases) if p == "pkeys")
-    # a re-sweep with the same partitions sends nothing
+    # a re-sweep with the same partitions sends nothing (the enforcement bits are on already)
     again = heavy_sweep(f, previous=sw.routing)
     assert [e.kind for e in again.events if e.phase == "pkeys"] == ["banner"]
 

@@ -33,7 +33,7 @@ def test_menu_lists_every_bundled_lesson(make_window):
     got = [a.text() for a in w.lessons_menu.actions() if a.objectName().startswith("action_lesson_")
            and a.objectName()[len("action_lesson_"):].isdigit()]
     assert got == [f"{n} · {load_lesson(p, n).title}" for n, _, p in bundled()]
-    assert len(got) == 6 and dock.objectName() == "lesson" and not dock.isVisible()
+    assert len(got) == 8 and dock.objectName() == "lesson" and not dock.isVisible()
 
 
 def test_lesson_3_opens_from_menu_and_steps_to_end(qtbot, make_window):
@@ -55,14 +55,14 @@ def test_lesson_3_opens_from_menu_and_steps_to_end(qtbot, make_window):
         assert dock.say.text() == res.say
         assert dock.lines.toPlainText() == "\n".join(res.lines)
         if res.action == "check_loops" and k == 1:
-            assert "2 credit loop(s)" in dock.lines.toPlainText().splitlines()
+            assert "2 credit loop(s) on VL0 (minhop, 1 VL)" in dock.lines.toPlainText().splitlines()
         assert dock.next_button.isEnabled() == (k < n - 1)
         qtbot.mouseClick(dock.next_button, QtCore.Qt.MouseButton.LeftButton)
     assert dock.position.text() == f"step {n} of {n}"
     assert dock.lines.toPlainText().splitlines()[-1] == "4 switch hop(s)"
     qtbot.mouseClick(dock.prev_button, QtCore.Qt.MouseButton.LeftButton)
     assert dock.position.text() == f"step {n - 1} of {n}"
-    assert dock.lines.toPlainText().splitlines()[-1] == "no credit loops"
+    assert dock.lines.toPlainText().splitlines()[-1] == "no credit loops on any VL (updn, 1 VL)"
 
 
 def test_unsaved_changes_cancel_keeps_the_design(qtbot, make_window, monkeypatch):

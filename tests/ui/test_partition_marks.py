@@ -129,15 +129,7 @@ def test_undo_of_the_import_and_the_toggle_remove_the_marks(window):
     assert _marks(w) == [] and w.settings.value(SETTING, type=bool) is False
 
 
-def test_far_zoom_draws_nothing(window, monkeypatch):
-    w = window
-    _action(w).trigger()
-    monkeypatch.setattr(w.scene.semantic, "level", "middle")
-    w.partition_marks.refresh()
-    assert _marks(w) == []
-    monkeypatch.setattr(w.scene.semantic, "level", "near")
-    w.partition_marks.refresh()
-    assert len(_marks(w)) == 4
+# zoomed out (hosts in group boxes and host blocks): tests/ui/test_partition_groups.py
 
 
 def test_an_ethernet_design_draws_nothing(make_window):

@@ -14,8 +14,14 @@ left (a copy when it pulled or moved a cable), and what to show:
   moved cable (a red dashed ghost with a cross), the new cable, and the first
   credit loop, in :class:`LessonOverlay`;
 * route and credit-loop steps: routes per port (:mod:`fabricviz.ui.canvas.overlays.loads`);
+* VL steps (``layers``, a credit-loop check of dfsssp's routing): the VL layers
+  (:mod:`fabricviz.ui.canvas.overlays.vl_layers`, whatever View ▸ VL Layers says), each cable
+  in the colours of the VLs its paths use, instead of the routes per port;
+* partition steps (``partitions``, ``reach``, a run in a partition): the partition marks
+  (:mod:`fabricviz.ui.canvas.overlays.partitions`, shown whatever View ▸ Partition Marks says)
+  with whom a reach step's host can talk;
 * simulate steps: the Traffic dock adopts the run (heatmap, legend, charts) with its
-  controls set to the step's workload, model, routing, duration and seed; fluid runs
+  controls set to the step's workload, model, routing, duration, seed and partition; fluid runs
   play their frames. Once the frames reach the run's steady part, every cable the run
   paused (what the step's summary lists as paused links) carries the heatmap's paused
   mark, also where the frame's instantaneous sample misses it.
@@ -223,6 +229,10 @@ class LessonStage(QtCore.QObject):
         self.overlay = LessonOverlay(scene)
         from fabricviz.ui.canvas.overlays.loads import LoadOverlay
         self.loads = LoadOverlay(scene)      # route / check_loops steps: routes per port
+        from fabricviz.ui.canvas.overlays.partitions import PartitionMarks, marks_of
+        self.marks = marks_of(scene) or PartitionMarks(document, scene, status)   # partition steps
+        self.scene = scene
+        self._vl: Any = None                   # VL layer steps: the window's VL layers (vl_layers)
         self.owned: Fabric | None = None       # the design the stage put on the canvas
         self.shown = -1
         self.sweep_seconds = SWEEP_SECONDS
@@ -258,6 +268,9 @@ class LessonStage(QtCore.QObject):
         self.owned, self.shown = None, -1
         self.overlay.clear()
         self.loads.clear()
+        self.marks.unpin()
+        if self._vl is not None:
+            self._vl.unpin()
         if self.sweep.pinned:
             self.sweep.release()
         if self._traffic_result is not None and self.traffic.result is self._traffic_result:
@@ -270,6 +283,9 @@ class LessonStage(QtCore.QObject):
         if owner and owner != "lesson" and not self._driving:
             self.overlay.clear()
             self.loads.clear()
+            self.marks.unpin()
+            if self._vl is not None:
+                self._vl.unpin()
 
     # ------------------------------------------------------------------ steps
     def _ready(self) -> None:
@@ -308,7 +324,9 @@ class LessonStage(QtCore.QObject):
         finally:
             self._driving = False
         self._show_marks(results, k, fab)
-        if step.action in ("route", "check_loops") and step.routing is not None:
+        self._show_partitions(step, fab)
+        self._show_layers(step)
+        if step.action in ("route", "check_loops") and step.routing is not None and step.layers is None:
             self.loads.show(fab, step.routing)
         else:
             self.loads.clear()
@@ -354,6 +372,30 @@ class LessonStage(QtCore.QObject):
                           before=ch.before if ch is not None else None, ghosts=ch.removed if ch is not None else (),
                           added=(ch.added,) if ch is not None and ch.added is not None else (),
                           loop=r.loop_cables)
+
+    @property
+    def vl_layers(self) -> Any:
+        """The window's VL layers overlay (made here when the scene has none)."""
+        if self._vl is None:
+            from fabricviz.ui.canvas.overlays.vl_layers import VlLayers, layers_of
+            self._vl = layers_of(self.scene) or VlLayers(self.document, self.scene, self.status)
+        return self._vl
+
+    def _show_layers(self, step: StepResult) -> None:
+        """VL steps: the VLs each cable carries, as the step's engines found them."""
+        m = step.layers
+        if m is not None:
+            self.vl_layers.pin(m.cables, m.masks, m.engine)
+        elif self._vl is not None:
+            self._vl.unpin()
+
+    def _show_partitions(self, step: StepResult, fab: Fabric) -> None:
+        """Partition steps: the partition marks, with whom a reach step's host can talk."""
+        run = step.traffic
+        if step.partitions or step.reach is not None or (run is not None and run.partition):
+            self.marks.pin(fab.find(step.reach.src) if step.reach is not None else None)
+        else:
+            self.marks.unpin()
 
     def _show_traffic(self, step: StepResult, fab: Fabric, animate: bool) -> None:
         traffic = self.traffic
@@ -414,12 +456,17 @@ class LessonStage(QtCore.QObject):
             if r.old_path is not None:
                 rows.append((r.old_path.label, QtGui.QColor(OLD_PATH_COLOR), "dash"))
             if self.overlay.drawn.get("loop"):
-                rows.append(("credit loop", QtGui.QColor(LOOP_COLOR), "line"))
+                on = " on " + ", ".join(f"VL{v}" for v in r.loop_vls) if r.loop_vls else ""
+                rows.append((f"credit loop{on}", QtGui.QColor(LOOP_COLOR), "line"))
             if self.overlay.drawn.get("ghosts"):
                 rows.append(("pulled / unplugged cable", QtGui.QColor(GHOST_COLOR), "dash"))
             if self.overlay.drawn.get("added"):
                 rows.append(("new cable", QtGui.QColor(ADDED_COLOR), "line"))
             rows += self.loads.legend_rows()
+            if self._vl is not None and self._vl.pinned:
+                rows += self._vl.legend_rows()
+            if self.marks.pinned:
+                rows += self.marks.legend_rows()
         sweep = self.sweep
         if sweep.pinned and sweep.overlay.active:
             from fabricviz.ui.canvas.overlays.sweep import DISCOVERED_COLOR, STATE_COLORS
@@ -437,7 +484,8 @@ def traffic_controls(run: TrafficRun) -> dict[str, Any]:
     explicit flow list has no workload name there: the argument is emptied, the name kept."""
     from fabricviz.ui.docks.traffic import IB_ENGINES, ROUTINGS, WORKLOADS
     out: dict[str, Any] = {"model": run.model, "duration": f"{run.duration_ms:g}ms", "seed": run.seed,
-                           "routing": run.routing if run.routing in ROUTINGS else "default", "arg": ""}
+                           "routing": run.routing if run.routing in ROUTINGS else "default", "arg": "",
+                           "partition": run.partition, "sl": "sm"}     # a lesson's flows: the SM's SLs
     if run.engine in IB_ENGINES:
         out["engine"] = run.engine
     name, _, arg = run.workload.partition(":")
