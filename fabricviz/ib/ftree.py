@@ -2,8 +2,8 @@
 
 The result must equal OpenSM 3.3's ``osm_ucast_ftree.c`` LFT for LFT, so this
 module follows its construction step by step (the routing walk is at the end,
-:func:`route_tree_reference`, as OpenSM writes it; :mod:`.ftree_route` runs a
-faster walk proven equal to it):
+:func:`route_tree_reference`, as OpenSM writes it; :mod:`.ftree_route` runs the
+same walk compiled):
 
 1. refuse LMC > 0, fewer than 2 switches or 2 CA nodes;
 2. rank: every switch with a CA gets reversed rank 0, BFS over switch links,
@@ -361,8 +361,8 @@ def _validate(ft: FatTree, sw_ref) -> None:
 
 def route_tree_reference(ft: FatTree, lids: Lids) -> tuple[np.ndarray, list]:
     """OpenSM's ``do_routing`` walk as written, one port group at a time (it re-sorts
-    ``ft``'s group arrays in place): the specification the fast walk in
-    :mod:`.ftree_route` must equal, and its fallback; see that module's notes."""
+    ``ft``'s group arrays in place): the specification the compiled walk in
+    :mod:`.ftree_route` must equal (tests compare the two); see that module's notes."""
     S = len(ft.rank)
     rank, up, down, sib = ft.rank, ft.up, ft.down, ft.sib
     g_remote, g_ports = ft.g_remote, ft.g_ports

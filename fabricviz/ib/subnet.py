@@ -199,22 +199,18 @@ def discover(f: Fabric, sm: int | str | None = None) -> Subnet:
 
 
 def switch_distances(sn: Subnet) -> np.ndarray:
-    """Hop distances between switches over switch-to-switch links, [S, S] (255 = none)."""
+    """Hop distances between switches over switch-to-switch links, [S, S] uint8 (255 = none).
+
+    OpenSM's min-hop matrix between switches; one bit-parallel breadth-first search for all
+    sources (:func:`~.kernels.all_pairs_hops`, compiled, GIL released).
+    """
     from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import shortest_path
+    from .kernels import all_pairs_hops
     S = sn.num_switches
     rows, cols = np.nonzero(sn.nbr_sw >= 0)
     dst = sn.nbr_sw[rows, cols]
     keep = dst != rows
-    g = coo_matrix((np.ones(int(keep.sum())), (rows[keep], dst[keep])), shape=(S, S)).tocsr()
-    out = np.empty((S, S), np.uint8)
-    # BFS from CHUNK sources per call: scipy holds the GIL for a whole call, so a GUI routing
-    # in a worker thread would freeze for the full k=32 all-pairs run (~0.2 s) in one piece
-    for lo in range(0, S, DISTANCE_CHUNK):
-        d = shortest_path(g, directed=False, unweighted=True, indices=np.arange(lo, min(lo + DISTANCE_CHUNK, S)))
-        out[lo:lo + len(d)] = np.where(np.isfinite(d), d, NO_PATH)
-    return out
-
-
-#: Source switches per shortest_path call in :func:`switch_distances`.
-DISTANCE_CHUNK = 64
+    a, b = rows[keep], dst[keep]
+    g = coo_matrix((np.ones(2 * len(a), np.int8), (np.concatenate([a, b]), np.concatenate([b, a]))),
+                   shape=(S, S)).tocsr()
+    return all_pairs_hops(g.indptr.astype(np.int64), g.indices.astype(np.int64), S)

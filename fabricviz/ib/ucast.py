@@ -8,8 +8,10 @@ goes out of the least-hop port that has carried the fewest CA routes so far,
 the lowest port number winning ties (``osm_switch_recommend_path``: strict <).
 Routes to switch LIDs are chosen the same way but not counted.
 
-The work is vectorised across switches: one step per destination LID updates
-all switches' tables at once.
+Each switch's choices depend only on its own counters, so at LMC 0 the compiled
+kernels (:mod:`.kernels`) take the destinations to one target switch as a run and
+reuse its candidate ports for every switch; LMC > 0 keeps the vectorised numpy
+walk (one step per destination LID for all switches at once).
 """
 
 from __future__ import annotations
@@ -64,7 +66,75 @@ def build_lfts(sn: Subnet, lids: Lids, least: Callable[[int], np.ndarray], cand:
     ``old_lft`` (same shape or narrower, 255 where unknown): the tables the switches
     already hold; an old entry is kept while its port is still a least-hop port
     with a live link, as OpenSM does on a re-sweep, so only what changed moves.
+    LMC 0 runs compiled (:mod:`.kernels`; with ``cand`` a :class:`HopCandidates`, straight
+    from its hop matrix); LMC > 0 takes the vectorised numpy walk.
     """
+    if lids.lmc == 0:
+        return _build_lfts_lmc0(sn, lids, least, cand, progress, old_lft)
+    return _build_lfts_lmc(sn, lids, least, cand, progress, old_lft)
+
+
+#: Destinations per compiled call of :func:`build_lfts`: progress is reported between calls.
+LFT_CHUNK = 4096
+
+
+def destinations(sn: Subnet, lids: Lids) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The LMC-0 destinations in OpenSM's port order as arrays: (LID, target switch, counted
+    (a CA port: its routes load the ports), egress port on the target switch itself). CA
+    ports without a LID or a switch are left out (their LFT column stays NO_PATH)."""
+    order = port_order(sn)
+    kind = np.fromiter((k == "ca" for k, _ in order), bool, len(order))
+    idx = np.fromiter((i for _, i in order), np.int64, len(order))
+    ca = np.where(kind, idx, 0)
+    sw = np.where(kind, 0, idx)
+    lid = np.where(kind, lids.ca_lid[ca] if len(lids.ca_lid) else 0, lids.sw_lid[sw]).astype(np.int64)
+    t = np.where(kind, sn.ca_sw[ca] if len(sn.ca_sw) else -1, sw).astype(np.int64)
+    own = np.where(kind, sn.ca_sw_port[ca] if len(sn.ca_sw_port) else 0, 0).astype(np.int64)
+    keep = (lid > 0) & (t >= 0)
+    return lid[keep], t[keep], kind[keep], own[keep]
+
+
+def _build_lfts_lmc0(sn: Subnet, lids: Lids, least: Callable[[int], np.ndarray], cand: CandidateFn,
+                     progress: Callable[[int, int], None] | None,
+                     old_lft: np.ndarray | None) -> np.ndarray:
+    from . import kernels
+    S = sn.num_switches
+    P1 = sn.nbr_dev.shape[1]
+    lft = np.full((S, lids.max_lid + 1), NO_PATH, np.uint8)
+    counts = np.zeros((S, P1), np.int64)
+    old = np.zeros((0, 0), np.uint8) if old_lft is None else np.ascontiguousarray(old_lft, np.uint8)
+    d_lid, d_t, d_counted, d_own = destinations(sn, lids)
+    n = len(d_lid)
+    if isinstance(cand, HopCandidates):
+        for lo in range(0, n, LFT_CHUNK):
+            hi = min(lo + LFT_CHUNK, n)
+            kernels.minhop_hop_table(cand.to, cand.legal, cand.nbr, cand.step_down, cand.down_ok,
+                                     d_lid[lo:hi], d_t[lo:hi], d_counted[lo:hi], d_own[lo:hi],
+                                     counts, lft, old)
+            if progress is not None:
+                progress(hi, n)
+        return lft
+    runs = np.flatnonzero(np.diff(d_t)) + 1
+    starts = np.concatenate([[0], runs]).tolist()
+    ends = np.concatenate([runs, [n]]).tolist()
+    done = 0
+    for lo, hi in zip(starts, ends):
+        t = int(d_t[lo])
+        c = np.ascontiguousarray(cand(t), np.bool_)
+        ls = np.ascontiguousarray(least(t), np.uint8)
+        kernels.minhop_candidates_given(c, ls, t, d_lid[lo:hi], d_counted[lo:hi], d_own[lo:hi],
+                                        counts, lft, old)
+        if progress is not None and hi - done >= 512:
+            done = hi
+            progress(hi, n)
+    return lft
+
+
+def _build_lfts_lmc(sn: Subnet, lids: Lids, least: Callable[[int], np.ndarray], cand: CandidateFn,
+                    progress: Callable[[int, int], None] | None = None,
+                    old_lft: np.ndarray | None = None) -> np.ndarray:
+    """:func:`build_lfts` for LMC > 0: one vectorised step per destination LID across all
+    switches, with OpenSM's LMC-aware port choice (:func:`_lmc_pick`)."""
     S = sn.num_switches
     P1 = sn.nbr_dev.shape[1]
     lft = np.full((S, lids.max_lid + 1), NO_PATH, np.uint8)
@@ -207,19 +277,46 @@ def _rotate_rows(a: np.ndarray, start: np.ndarray) -> np.ndarray:
     return np.take_along_axis(a, idx, axis=1)
 
 
-def minhop_candidates(sn: Subnet, dist: np.ndarray) -> tuple[Callable, CandidateFn]:
-    """least(t) and cand(t) for plain min-hop over switch distances ``dist`` [S, S]."""
+class HopCandidates:
+    """``cand(t)`` from a hop matrix: port p of switch s leads toward target switch t when its
+    neighbour y is one hop nearer t. ``to[t, y]``: hops from y to t (uint8, 255 = none);
+    ``legal[s, p]``: a usable switch link; with up/down rules, a step down (``step_down``)
+    also needs ``down_ok[t, y]`` (y reaches t going down only). Callable like any
+    :data:`CandidateFn`; :func:`build_lfts` reads the arrays directly (compiled)."""
+
+    def __init__(self, to: np.ndarray, legal: np.ndarray, nbr: np.ndarray,
+                 step_down: np.ndarray | None = None, down_ok: np.ndarray | None = None) -> None:
+        self.to = np.ascontiguousarray(to, np.uint8)
+        self.legal = np.ascontiguousarray(legal, np.bool_)
+        self.nbr = np.ascontiguousarray(np.where(self.legal, nbr, 0), np.int64)
+        self.step_down = (np.zeros_like(self.legal) if step_down is None
+                          else np.ascontiguousarray(step_down & self.legal, np.bool_))
+        self.down_ok = (np.ones((1, 1), np.bool_) if down_ok is None
+                        else np.ascontiguousarray(down_ok, np.bool_))
+
+    def least(self, t: int) -> np.ndarray:
+        """Each switch's least hop count to switch t (255 = none)."""
+        return self.to[t]
+
+    def __call__(self, t: int) -> np.ndarray:
+        via = self.to[t][self.nbr].astype(np.int64)
+        d = self.to[t].astype(np.int64)[:, None]
+        ok = self.legal & (via != NO_PATH) & (via + 1 == d) & (d != NO_PATH)
+        if self.step_down.any():
+            ok &= ~self.step_down | self.down_ok[t][self.nbr]
+        return ok
+
+
+def switch_links(sn: Subnet) -> np.ndarray:
+    """[S, P+1] bool: port p of switch s is cabled to another switch (port 0 and loopbacks not)."""
     nbr = sn.nbr_sw
     has = nbr >= 0
     has[:, 0] = False
     has &= nbr != np.arange(sn.num_switches)[:, None]       # loopback cables do not count
-    safe = np.where(has, nbr, 0)
+    return has
 
-    def least(t: int) -> np.ndarray:
-        return dist[:, t]
 
-    def cand(t: int) -> np.ndarray:
-        via = dist[safe, t].astype(np.int64) + 1
-        d = dist[:, t].astype(np.int64)
-        return has & (via == d[:, None]) & (d[:, None] != NO_PATH)
-    return least, cand
+def minhop_candidates(sn: Subnet, dist: np.ndarray) -> tuple[Callable, CandidateFn]:
+    """least(t) and cand(t) for plain min-hop over switch distances ``dist`` [S, S] (symmetric)."""
+    hc = HopCandidates(dist, switch_links(sn), sn.nbr_sw)
+    return hc.least, hc

@@ -21,6 +21,7 @@ import numpy as np
 
 from .lids import Lids
 from .subnet import NO_PATH, Subnet
+from .ucast import HopCandidates, switch_links
 
 UP, DOWN = 0, 1
 
@@ -33,15 +34,14 @@ def find_roots(sn: Subnet, lids: Lids, dist: np.ndarray) -> np.ndarray:
     np.add.at(cas, on_sw, 1)
     n = int(cas.sum())
     thd1, thd2 = n * 0.9, n * 0.05
-    roots = []
-    for s in range(S):
-        hist = np.zeros(256, np.int64)
-        d = dist[s]
-        ok = (cas > 0) & (d < 64)
-        np.add.at(hist, d[ok].astype(np.int64), cas[ok])
-        if int((hist > thd1).sum()) == 1 and int((hist > thd2).sum()) == 1:
-            roots.append(s)
-    return np.array(roots, np.int64)
+    # per switch, a histogram of the CAs by hop distance (< 64), all switches in one bincount
+    on = np.flatnonzero(cas > 0)
+    d = dist[:, on].astype(np.int64)
+    ok = d < 64
+    idx = (np.arange(S)[:, None] * 64 + d)[ok]
+    w = np.broadcast_to(cas[on], d.shape)[ok]
+    hist = np.bincount(idx, weights=w, minlength=S * 64).reshape(S, 64)
+    return np.flatnonzero(((hist > thd1).sum(axis=1) == 1) & ((hist > thd2).sum(axis=1) == 1)).astype(np.int64)
 
 
 def rank_from_roots(sn: Subnet, roots: np.ndarray) -> np.ndarray:
@@ -187,19 +187,14 @@ class LayeredUpDownHops:
         np.fill_diagonal(self.dn_ok, True)
         self.u = np.where(np.isfinite(u), np.minimum(u, NO_PATH), NO_PATH).astype(np.int64)
         nbr = sn.nbr_sw
-        self.has = (nbr >= 0) & (nbr != np.arange(S)[:, None])
-        self.has[:, 0] = False
+        self.has = switch_links(sn)
         self.safe = np.where(self.has, nbr, 0)
         self.step_down = self.has & (rank[self.safe] > rank[:, None])
+        # the compiled LFT builder reads hops *to* each target row by row
+        self.cand = HopCandidates(self.u.T, self.has, nbr, self.step_down, self.dn_ok.T)
 
     def least(self, t: int) -> np.ndarray:
         return self.u[:, t].astype(np.uint8)
-
-    def cand(self, t: int) -> np.ndarray:
-        uy = self.u[self.safe, t]
-        legal = self.has & (uy != NO_PATH) & (~self.step_down | self.dn_ok[self.safe, t])
-        least = self.u[:, t]
-        return legal & (uy + 1 == least[:, None]) & (least[:, None] != NO_PATH)
 
     def tables(self, t: int) -> tuple[np.ndarray, np.ndarray]:
         uy = self.u[self.safe, t]

@@ -1,0 +1,103 @@
+"""The compiled routing kernels (issue 14 "Speed") compute exactly what the numpy code did.
+
+Behaviour only: the bit-parallel all-pairs BFS against known distances and scipy's BFS, the
+compiled minhop/updn LFT builder against the vectorised numpy walk it replaced (every engine's
+candidates, a re-sweep keeping old entries), progress reported to the end. Timing lives in
+bench/route.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import shortest_path
+
+from fabricviz.build import fat_tree, k_ary_fat_tree, leaf_spine
+from fabricviz.ib import kernels, ucast
+from fabricviz.ib.lids import assign_lids
+from fabricviz.ib.routing import route
+from fabricviz.ib.subnet import NO_PATH, discover, switch_distances
+from fabricviz.ib.updn import LayeredUpDownHops, UpDownHops, find_roots, rank_from_roots
+
+
+def _csr(n: int, edges: list[tuple[int, int]]):
+    a = np.array([u for u, v in edges] + [v for u, v in edges])
+    b = np.array([v for u, v in edges] + [u for u, v in edges])
+    g = coo_matrix((np.ones(len(a), np.int8), (a, b)), shape=(n, n)).tocsr()
+    return g.indptr.astype(np.int64), g.indices.astype(np.int64)
+
+
+def test_all_pairs_hops_ring_of_70_spans_two_bit_words_and_an_isolated_node():
+    n = 71                                   # ring 0..69, node 70 alone
+    ptr, idx = _csr(n, [(i, (i + 1) % 70) for i in range(70)])
+    d = kernels.all_pairs_hops(ptr, idx, n)
+    assert d.dtype == np.uint8 and d.shape == (71, 71)
+    assert d[0, 35] == 35 and d[0, 36] == 34 and d[3, 69] == 4 and d[64, 63] == 1 and d[5, 5] == 0
+    i, j = np.meshgrid(np.arange(70), np.arange(70), indexing="ij")
+    assert np.array_equal(d[:70, :70], np.minimum(abs(i - j), 70 - abs(i - j)))
+    assert (d[70, :70] == NO_PATH).all() and (d[:70, 70] == NO_PATH).all() and d[70, 70] == 0
+
+
+@pytest.mark.parametrize("build", [
+    lambda: k_ary_fat_tree(4),
+    lambda: fat_tree(levels=3, radix=4, parallel=2),
+    lambda: leaf_spine(leaves=5, spines=3, hosts_per_leaf=2, fabric="ib"),
+], ids=["k4", "fat3-par2", "leaf-spine"])
+def test_switch_distances_equal_scipy_bfs(build):
+    sn = discover(build())
+    S = sn.num_switches
+    rows, cols = np.nonzero(sn.nbr_sw >= 0)
+    dst = sn.nbr_sw[rows, cols]
+    keep = dst != rows
+    g = coo_matrix((np.ones(int(keep.sum())), (rows[keep], dst[keep])), shape=(S, S)).tocsr()
+    ref = shortest_path(g, directed=False, unweighted=True)
+    assert np.array_equal(switch_distances(sn), np.where(np.isfinite(ref), ref, NO_PATH).astype(np.uint8))
+
+
+def _engines(sn, lids, dist):
+    """(name, least, cand) of every candidate source build_lfts is given in route()."""
+    least, cand = ucast.minhop_candidates(sn, dist)
+    yield "minhop", least, cand
+    rank = rank_from_roots(sn, find_roots(sn, lids, dist))
+    layered = LayeredUpDownHops(sn, rank)
+    yield "updn-layered", layered.least, layered.cand
+    bfs = UpDownHops(sn, rank)                      # a plain callable: the per-target kernel
+    yield "updn-bfs", bfs.least, bfs.cand
+
+
+@pytest.mark.parametrize("build", [
+    lambda: k_ary_fat_tree(4),
+    lambda: fat_tree(levels=3, radix=4, parallel=2),
+    lambda: fat_tree(levels=2, radix=8, hosts=11),
+], ids=["k4", "fat3-par2", "fat2-h11"])
+def test_compiled_lfts_equal_the_numpy_walk(build):
+    sn = discover(build())
+    lids = assign_lids(sn)
+    dist = switch_distances(sn)
+    for name, least, cand in _engines(sn, lids, dist):
+        fast = ucast.build_lfts(sn, lids, least, cand)
+        ref = ucast._build_lfts_lmc(sn, lids, least, cand)
+        assert np.array_equal(fast, ref), name
+        assert (fast[:, lids.ca_lid] != NO_PATH).all(), name
+
+
+def test_compiled_resweep_keeps_old_entries_like_the_numpy_walk():
+    sn = discover(k_ary_fat_tree(4))
+    lids = assign_lids(sn)
+    least, cand = ucast.minhop_candidates(sn, switch_distances(sn))
+    old = ucast.build_lfts(sn, lids, least, cand)
+    # an earlier sweep that spread differently: every uplink choice rotated by one port
+    old = np.where(old > 2, np.where(old == 4, 3, old + 1), old).astype(np.uint8)
+    old[:, -1:] = NO_PATH
+    fast = ucast.build_lfts(sn, lids, least, cand, old_lft=old)
+    assert np.array_equal(fast, ucast._build_lfts_lmc(sn, lids, least, cand, old_lft=old))
+    moved = int((fast != ucast.build_lfts(sn, lids, least, cand)).sum())
+    assert moved > 0                         # the old entries were kept, not recomputed
+
+
+def test_progress_reaches_every_destination():
+    seen: list[tuple[int, int]] = []
+    r = route(k_ary_fat_tree(4), "minhop", progress=lambda done, total: seen.append((done, total)))
+    n = r.subnet.num_switches + len(r.subnet.ca_ports)
+    assert seen and seen[-1] == (n, n) == (36, 36)
