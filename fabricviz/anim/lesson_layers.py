@@ -26,19 +26,26 @@ if TYPE_CHECKING:
 def layer_map(routing: Any, walk: Any = None) -> VlLayerMap:
     """The VLs of ``routing``'s paths per cable (``walk``: a :class:`~fabricviz.ib.vl_layers.VlWalk`
     already made for it) and the engine's VL counts."""
-    from ..ib.vl_layers import cable_vls, design_sl2vl, walk_vls
+    from ..ib.vl_layers import cable_vls, design_sl2vl, engine_layers, layer_masks, walk_vls
+    sl2vl = design_sl2vl(routing)
     if walk is None:
-        walk = walk_vls(routing, sl2vl=design_sl2vl(routing))
+        walk = walk_vls(routing, sl2vl=sl2vl)
     cables, masks = cable_vls(routing, walk)
     info = routing.info
     psl = info.get("path_sl")
+    layers = engine_layers(routing) if sl2vl.identity else None   # a VL is its SL: layers readable
+    by_layer: tuple[int, ...] = ()
+    names: tuple[str, ...] = ()
+    if layers is not None:
+        by_layer = tuple(int(m) for m in layer_masks(masks, layers[0]).tolist())
+        names = layers[1]
     return VlLayerMap(str(routing.routed_by), walk.vls_used(), tuple(int(c) for c in cables.tolist()),
                       tuple(int(m) for m in masks.tolist()),
                       int(info["vls_used"]) if psl is not None and "vls_used" in info else None,
                       int(info["vls_avail"]) if "vls_avail" in info else None,
                       tuple(int(x) for x in info.get("paths_per_vl", ())),
                       tuple(int(x) for x in info.get("paths_after", ())),
-                      psl.counts() if psl is not None else {}, routing)
+                      psl.counts() if psl is not None else {}, routing, by_layer, names)
 
 
 def _listing(counts: Any, what: str) -> str:
@@ -63,6 +70,9 @@ def layer_lines(m: VlLayerMap) -> list[str]:
                  + ", ".join(f"VL{v} {m.cables_on(v)}" for v in m.vls))
     several = sum(1 for x in m.masks if x & (x - 1))
     lines.append(f"{several} of {len(m.cables)} routed cables carry several VLs")
+    if m.layer_names:
+        lines.append("the engine's layers (what broke the loops; the canvas colours them), cables carrying each: "
+                     + ", ".join(f"{name} {m.cables_in_layer(k)}" for k, name in enumerate(m.layer_names)))
     return lines
 
 

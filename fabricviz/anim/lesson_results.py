@@ -165,6 +165,12 @@ class VlLayerMap:
     paths_after: tuple[int, ...] = ()   # dfsssp: paths per SL after balancing (OpenSM's approximation)
     sl_paths: Mapping[int, int] = field(default_factory=dict)   # routed LID pairs per base SL (PathSL.counts)
     routing: Any = None
+    layer_masks: tuple[int, ...] = ()  # per cable: the engine's layers on it (bit k: layer k), when SL = VL
+    layer_names: tuple[str, ...] = ()  # "layer 0 (SL0–5)", … (what the canvas legend says)
+
+    def cables_in_layer(self, k: int) -> int:
+        """Cables carrying paths of layer ``k`` (either direction)."""
+        return sum(1 for m in self.layer_masks if m >> k & 1)
 
     def cables_on(self, vl: int) -> int:
         """Cables carrying VL ``vl`` (either direction)."""

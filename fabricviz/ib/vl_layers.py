@@ -344,10 +344,50 @@ def cable_vls(routing: "Routing", walk: VlWalk) -> tuple[np.ndarray, np.ndarray]
     return cables, out
 
 
+def engine_layers(routing: "Routing") -> tuple[np.ndarray, tuple[str, ...]] | None:
+    """The deadlock-free engine's layers as SL → layer index (-1: no layer) and one name per
+    layer (``layer 1 (SL6)``, ``layer 0 (SL0–5)``), or None when the engine made none.
+
+    dfsssp finds ``vls_needed`` layers, then balancing spreads a busy layer over several SLs
+    (``vl_split``: each layer's SLs start at its block, OpenSM's ``vl_split_count``); lash's
+    layers are its SLs from ``lash_start_vl`` on. The layer is what broke the credit loops; the
+    SLs within one layer only share its load."""
+    psl = routing.info.get("path_sl")
+    if psl is None:
+        return None
+    of = np.full(NUM_VLS, -1, np.int64)
+    names: list[str] = []
+    split = routing.info.get("vl_split")
+    if split is not None:
+        sl = 0
+        for start, n in enumerate(np.asarray(split, np.int64).tolist()):
+            if n > 0 and start >= sl:
+                of[start:start + n] = len(names)
+                names.append(f"layer {len(names)} (SL{start}" + (f"–{start + n - 1})" if n > 1 else ")"))
+                sl = start + n
+        return of, tuple(names)
+    used = sorted(psl.counts())
+    for k, sl in enumerate(used):
+        of[sl] = k
+        names.append(f"layer {k} (SL{sl})")
+    return of, tuple(names)
+
+
+def layer_masks(masks: np.ndarray, layer_of: np.ndarray) -> np.ndarray:
+    """VL bit masks → layer bit masks, reading a VL as the SL it carries (identity SL2VL)."""
+    masks = np.asarray(masks, np.int64)
+    out = np.zeros(len(masks), np.int64)
+    for v in range(NUM_VLS):
+        if layer_of[v] >= 0:
+            out |= np.where(masks >> v & 1, 1 << int(layer_of[v]), 0)
+    return out
+
+
 def mask_vls(mask: int) -> tuple[int, ...]:
     """The VLs of a bit mask, ascending."""
     return tuple(v for v in range(NUM_VLS) if int(mask) >> v & 1)
 
 
 __all__ = ["MGMT_VL", "NUM_VLS", "SL2VL", "VlWalk", "cable_vls", "design_sl2vl", "destination_lids",
-           "identity_sl2vl", "mask_vls", "sl2vl_of", "switch_port_cables", "walk_vls"]
+           "engine_layers", "identity_sl2vl", "layer_masks", "mask_vls", "sl2vl_of", "switch_port_cables",
+           "walk_vls"]

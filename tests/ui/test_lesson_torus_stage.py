@@ -48,17 +48,22 @@ def test_the_stage_draws_the_loop_then_the_vl_layers(qtbot, make_window, shared_
     stage.finish()
     m = dock.results[dock.k].layers
     assert layers.pinned and stage.vl_layers is layers and layers.engine == "dfsssp"
-    assert layers.cables.tolist() == list(m.cables) and layers.masks.tolist() == list(m.masks)
-    want = {(v, k, len(vls)) for vls in {tuple(b for b in range(16) if x >> b & 1) for x in m.masks}
+    # by the engine's layers (what broke the loop), not by every SL balancing spread them over
+    assert m.layer_names and len(m.layer_names) == m.vls_needed
+    assert layers.cables.tolist() == list(m.cables) and layers.masks.tolist() == list(m.layer_masks)
+    assert layers.names == m.layer_names
+    want = {(v, k, len(vls)) for vls in {tuple(b for b in range(16) if x >> b & 1) for x in m.layer_masks}
             for k, v in enumerate(vls)}
+    assert {v for v, _k, _n in want} == set(range(m.vls_needed))
     assert set(layers.items) == want
     for (v, _k, _n), item in layers.items.items():
         assert item.pen().color() == QtGui.QColor(PALETTE[v]) and item.scene() is w.scene
     assert len(_vl_items(w)) == len(want)
     assert _lesson_items(w, LOOP_COLOR) == [] and not stage.loads.active      # no loop, no routes per port
     labels = [row[0] for row in stage.legend_rows()]
-    assert [x for x in labels if x.startswith("VL")] == [f"VL{v} ({m.cables_on(v)} cables)" for v in m.vls]
-    assert layers.status_text.startswith("VL layers (dfsssp): VL0 on ")
+    assert [x for x in labels if x.startswith("layer")] == [f"{name} ({m.cables_in_layer(k)} cables)"
+                                                             for k, name in enumerate(m.layer_names)]
+    assert layers.status_text.startswith(f"VL layers (dfsssp): {m.layer_names[0]} on ")
     # the check of dfsssp's routing keeps the layers: no loop on any VL
     dock.next()
     stage.finish()

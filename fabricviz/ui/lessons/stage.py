@@ -384,7 +384,9 @@ class LessonStage(QtCore.QObject):
     def _show_layers(self, step: StepResult) -> None:
         """VL steps: the VLs each cable carries, as the step's engines found them."""
         m = step.layers
-        if m is not None:
+        if m is not None and m.layer_names:        # the engine's layers: a few colours, not every SL
+            self.vl_layers.pin(m.cables, m.layer_masks, m.engine, names=m.layer_names)
+        elif m is not None:
             self.vl_layers.pin(m.cables, m.masks, m.engine)
         elif self._vl is not None:
             self._vl.unpin()

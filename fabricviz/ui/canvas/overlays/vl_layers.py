@@ -100,6 +100,7 @@ class VlLayers:
         self.status_text = ""
         self._routing: Any = None
         self.pinned = False                   # a lesson step's layers are drawn
+        self.names: tuple[str, ...] | None = None   # pinned by layer: each bit's name
         if layers_of(scene) is None:
             scene._vl_layers = self           # type: ignore[attr-defined]  # (layers_of)
         document.changed.connect(lambda _e: self.refresh())
@@ -110,11 +111,13 @@ class VlLayers:
         self.on = bool(on)
         self.refresh()
 
-    def pin(self, cables: Any, masks: Any, engine: str) -> None:
-        """Draw these layers (a lesson step's: cable ids, VL masks) whatever View ▸ VL Layers says."""
+    def pin(self, cables: Any, masks: Any, engine: str, names: tuple[str, ...] | None = None) -> None:
+        """Draw these layers (a lesson step's: cable ids, VL masks) whatever View ▸ VL Layers says;
+        ``names``: the masks' bits are the engine's layers, named so (legend, status), not VLs."""
         if self.pinned or not self.on:
             self.clear()
         self.pinned = True
+        self.names = tuple(names) if names else None
         self._routing = None
         self.cables = np.asarray(cables, np.int64)
         self.masks = np.asarray(masks, np.int64)
@@ -130,6 +133,7 @@ class VlLayers:
         """Back to what View ▸ VL Layers says (the design's own routing, or nothing)."""
         if self.pinned:
             self.pinned = False
+            self.names = None
             self.clear()
             self.refresh()
 
@@ -189,10 +193,17 @@ class VlLayers:
         counts = self.vl_counts()
         if not counts:
             return f"VL layers ({self.engine}): no routed paths"
-        parts = [f"VL{v} on {n:,} cable{'s' if n != 1 else ''}" for v, n in counts.items()]
+        parts = [f"{self._name(v)} on {n:,} cable{'s' if n != 1 else ''}" for v, n in counts.items()]
         mixed = int(np.count_nonzero(self.masks & (self.masks - 1)))
+        what = "layers" if self.names else "VLs"
         return f"VL layers ({self.engine}): " + ", ".join(parts) + \
-            (f"; {mixed:,} cable{'s' if mixed != 1 else ''} carry several VLs (striped)" if mixed else "")
+            (f"; {mixed:,} cable{'s' if mixed != 1 else ''} carry several {what} (striped)" if mixed else "")
+
+    def _name(self, bit: int) -> str:
+        """``VL3``, or the engine layer's name when pinned by layer."""
+        if self.names and bit < len(self.names):
+            return self.names[bit]
+        return f"VL{bit}"
 
     def vl_counts(self) -> dict[int, int]:
         """VL → cables it is on (a cable with several VLs counts for each)."""
@@ -240,7 +251,8 @@ class VlLayers:
         item.setZValue(Z + vl * 1e-3)
         item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
         item.setData(2, ROLE)
-        item.setData(3, f"VL{vl}" + (" (striped: a cable with several VLs)" if stripes > 1 else ""))
+        what = "layers" if self.names else "VLs"
+        item.setData(3, self._name(vl) + (f" (striped: a cable with several {what})" if stripes > 1 else ""))
         self.scene.addItem(item)
         return item
 
@@ -267,10 +279,11 @@ class VlLayers:
     def legend_rows(self) -> list[tuple[str, QtGui.QColor, str]]:
         """One row per VL in use (cables it is on), and one for bundles with several VLs."""
         rows: list[tuple[str, QtGui.QColor, str]] = [
-            (f"VL{v} ({n:,} cable{'s' if n != 1 else ''})", QtGui.QColor(PALETTE[v]), "line")
+            (f"{self._name(v)} ({n:,} cable{'s' if n != 1 else ''})", QtGui.QColor(PALETTE[v]), "line")
             for v, n in self.vl_counts().items()]
         if np.count_nonzero(self.masks & (self.masks - 1)):
-            rows.append(("several VLs on one cable: striped (bundles: dark)", QtGui.QColor(MIXED), "dash"))
+            what = "layers" if self.names else "VLs"
+            rows.append((f"several {what} on one cable: striped (bundles: dark)", QtGui.QColor(MIXED), "dash"))
         return rows
 
 
