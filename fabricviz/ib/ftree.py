@@ -94,9 +94,13 @@ def tuple_str(t: tuple[int, ...]) -> str:
 
 def route_ftree(sn: Subnet, lids: Lids, dist: np.ndarray) -> tuple[np.ndarray, dict]:
     """OpenSM ftree LFTs [S, max_lid+1] (255 = none) and info; raises EngineRefused."""
-    from .ftree_route import route_tree
+    from .ucast import compiled
     ft = build_ftree(sn, lids, dist)
-    lft, ca_order = route_tree(ft, lids)
+    if compiled(sn, lids):
+        from .ftree_route import route_tree
+        lft, ca_order = route_tree(ft, lids)
+    else:                                 # small: the reference walk is done before numba loads
+        lft, ca_order = route_tree_reference(ft, lids)
     names = [sn.switch_name(s) for s in range(sn.num_switches)]
     info = {
         "ranks": np.asarray(ft.rank, np.int64),

@@ -16,8 +16,8 @@ import numpy as np
 
 from ..model import Fabric, FabricError
 from .lids import LidEntries, Lids, check_lmc, lids_of, plan_lids, subnet_entries
-from .subnet import NO_PATH, Subnet, default_sm_port, discover, switch_distances
-from .ucast import build_lfts, minhop_candidates
+from .subnet import COMPILED_FROM_SWITCHES, NO_PATH, Subnet, default_sm_port, discover, switch_distances
+from .ucast import build_lfts, compiled, minhop_candidates
 
 ENGINES = ("minhop", "updn", "ftree", "dfsssp", "lash", "sssp")
 
@@ -118,10 +118,12 @@ def route(fabric: Fabric, engine: str = "minhop", sm: int | str | None = None, l
     if sn.undiscovered:
         few = ", ".join(sn.undiscovered[:5]) + (" …" if len(sn.undiscovered) > 5 else "")
         warnings.append(f"{len(sn.undiscovered)} InfiniBand device(s) not reachable from the SM: {few}")
-    from .kernels import warm_up
-    warm_up(engine)                  # the compiled kernels' one-off load is start-up, not routing
+    if engine in ("dfsssp", "sssp") or compiled(sn, lids) or sn.num_switches >= COMPILED_FROM_SWITCHES:
+        from .kernels import warm_up
+        warm_up(engine)              # the compiled kernels' one-off load is start-up, not routing
     t0 = time.perf_counter()
-    dist = switch_distances(sn)
+    own_paths = engine in ("dfsssp", "sssp")   # no hop table (nor OpenSM's); minhop's fallback makes one
+    dist = np.zeros((0, 0), np.uint8) if own_paths else switch_distances(sn)
     reason = None
     routed_by = engine
     info: dict = {}
@@ -146,7 +148,7 @@ def route(fabric: Fabric, engine: str = "minhop", sm: int | str | None = None, l
         routed_by = "minhop"
         lft = None
     if lft is None:
-        least, cand = minhop_candidates(sn, dist)
+        least, cand = minhop_candidates(sn, switch_distances(sn) if own_paths else dist)
         lft = build_lfts(sn, lids, least, cand, progress, old)
         routed_by = "minhop"
     seconds = time.perf_counter() - t0

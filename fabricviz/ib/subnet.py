@@ -202,10 +202,10 @@ def switch_distances(sn: Subnet) -> np.ndarray:
     """Hop distances between switches over switch-to-switch links, [S, S] uint8 (255 = none).
 
     OpenSM's min-hop matrix between switches; one bit-parallel breadth-first search for all
-    sources (:func:`~.kernels.all_pairs_hops`, compiled, GIL released).
+    sources (:func:`~.kernels.all_pairs_hops`, compiled, GIL released) from
+    :data:`COMPILED_FROM_SWITCHES` switches on, scipy's BFS below.
     """
     from scipy.sparse import coo_matrix
-    from .kernels import all_pairs_hops
     S = sn.num_switches
     rows, cols = np.nonzero(sn.nbr_sw >= 0)
     dst = sn.nbr_sw[rows, cols]
@@ -213,4 +213,13 @@ def switch_distances(sn: Subnet) -> np.ndarray:
     a, b = rows[keep], dst[keep]
     g = coo_matrix((np.ones(2 * len(a), np.int8), (np.concatenate([a, b]), np.concatenate([b, a]))),
                    shape=(S, S)).tocsr()
+    if S < COMPILED_FROM_SWITCHES:         # scipy's BFS before numba would have loaded
+        from scipy.sparse.csgraph import shortest_path
+        d = shortest_path(g, unweighted=True, directed=False)
+        return np.where(np.isfinite(d), d, NO_PATH).astype(np.uint8)
+    from .kernels import all_pairs_hops
     return all_pairs_hops(g.indptr.astype(np.int64), g.indices.astype(np.int64), S)
+
+
+#: Switches from which :func:`switch_distances` runs the compiled BFS (numba loads once per process).
+COMPILED_FROM_SWITCHES = 256

@@ -66,12 +66,24 @@ def build_lfts(sn: Subnet, lids: Lids, least: Callable[[int], np.ndarray], cand:
     ``old_lft`` (same shape or narrower, 255 where unknown): the tables the switches
     already hold; an old entry is kept while its port is still a least-hop port
     with a live link, as OpenSM does on a re-sweep, so only what changed moves.
-    LMC 0 runs compiled (:mod:`.kernels`; with ``cand`` a :class:`HopCandidates`, straight
-    from its hop matrix); LMC > 0 takes the vectorised numpy walk.
+    LMC 0 on a subnet big enough to pay for loading numba (:func:`compiled`) runs compiled
+    (:mod:`.kernels`; with ``cand`` a :class:`HopCandidates`, straight from its hop matrix);
+    otherwise the vectorised numpy walk (LMC-aware), which gives the same tables.
     """
-    if lids.lmc == 0:
+    if lids.lmc == 0 and compiled(sn, lids):
         return _build_lfts_lmc0(sn, lids, least, cand, progress, old_lft)
     return _build_lfts_lmc(sn, lids, least, cand, progress, old_lft)
+
+
+#: LFT entries (switches × (max LID + 1)) from which the compiled kernels route: below it the
+#: numpy walk finishes before numba would have loaded (~0.3–0.5 s once per process; k=8 fat tree:
+#: 17 k entries, 3 ms by numpy), so small designs and one-shot CLI calls never load it.
+COMPILED_FROM_ENTRIES = 100_000
+
+
+def compiled(sn: Subnet, lids: Lids) -> bool:
+    """Whether routing this subnet runs the compiled kernels (:data:`COMPILED_FROM_ENTRIES`)."""
+    return sn.num_switches * (lids.max_lid + 1) >= COMPILED_FROM_ENTRIES
 
 
 #: Destinations per compiled call of :func:`build_lfts`: progress is reported between calls.

@@ -39,6 +39,31 @@ def test_all_pairs_hops_ring_of_70_spans_two_bit_words_and_an_isolated_node():
     assert (d[70, :70] == NO_PATH).all() and (d[:70, 70] == NO_PATH).all() and d[70, 70] == 0
 
 
+@pytest.fixture(autouse=True)
+def compiled_always(monkeypatch):
+    """These small fabrics would route by numpy (numba is loaded only for big subnets): force the
+    compiled kernels so they are what is checked."""
+    from fabricviz.ib import subnet
+    monkeypatch.setattr(ucast, "COMPILED_FROM_ENTRIES", 0)
+    monkeypatch.setattr(subnet, "COMPILED_FROM_SWITCHES", 0)
+
+
+def test_small_subnets_route_without_loading_numba(tmp_path):
+    """A one-shot CLI call on a small design never pays numba's load (~0.3–0.5 s); a big one uses it."""
+    import subprocess
+    import sys
+    code = ("import sys\n"
+            "from fabricviz.build import k_ary_fat_tree\n"
+            "from fabricviz.ib.routing import route, subnet_and_lids\n"
+            "from fabricviz.ib.ucast import compiled\n"
+            "for e in ('minhop', 'updn', 'ftree'):\n"
+            "    route(k_ary_fat_tree(8), e)\n"
+            "print('numba' in sys.modules)\n"
+            "print(compiled(*subnet_and_lids(k_ary_fat_tree(16))))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "True"]
+
+
 @pytest.mark.parametrize("build", [
     lambda: k_ary_fat_tree(4),
     lambda: fat_tree(levels=3, radix=4, parallel=2),
