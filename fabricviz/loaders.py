@@ -29,10 +29,11 @@ FORMATS: dict[str, tuple[str, tuple[str, ...], bool]] = {
 def detect_format(text: str, name: str = "") -> str | None:
     """``"native"``, ``"netjson"``, ``"graphml"``, ``"gml"``, ``"dot"``, ``"clab"``,
     ``"ibnetdiscover"``, ``"ibsim"`` (net file) or None, from the content."""
-    from .formats import clab, dot, gml, graphml, netjson
     lead = _LEAD_SPACE.match(text).end()
-    if text.startswith("{", lead):
+    if text.startswith("{", lead):      # JSON: only the NetJSON sniffer (the others load networkx)
+        from .formats import netjson
         return "netjson" if netjson.sniff(text) else "native"
+    from .formats import clab, dot, gml, graphml
     if graphml.sniff(text):
         return "graphml"
     if gml.sniff(_head_without_comments(text, ("#",))):

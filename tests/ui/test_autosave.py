@@ -282,6 +282,9 @@ from fabricviz.ui.main_window import MainWindow
 app = QtWidgets.QApplication(["fabricviz"])
 
 def drive():                                          # a failure ends the app, saying why
+    if not [x for x in app.topLevelWidgets() if isinstance(x, MainWindow) and hasattr(x, "autosave")]:
+        QtCore.QTimer.singleShot(20, drive)           # opening the file ran an event loop: not up yet
+        return
     try:
         user()
     except BaseException:
