@@ -209,3 +209,6 @@ def warm_up(engine: str) -> None:
     if engine == "ftree":
         from .ftree_route import warm_up as warm_ftree
         warm_ftree()
+    if engine in ("dfsssp", "sssp"):
+        from .dfsssp import warm_up as warm_dfsssp
+        warm_dfsssp()

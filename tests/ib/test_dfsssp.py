@@ -8,8 +8,9 @@ import pytest
 
 from fabricviz.formats.ibnetdiscover import loads, sniff
 from fabricviz.ib import qos_meta
-from fabricviz.ib.dfsssp import _Dijkstra, build_graph, port_order, route_sssp
-from fabricviz.ib.dfsssp_vl import Cdg, subnet_vls
+from fabricviz.ib import dfsssp_kernels as K
+from fabricviz.ib.dfsssp import build_graph, destinations, port_order, route_sssp, run_dijkstra
+from fabricviz.ib.dfsssp_vl import subnet_vls
 from fabricviz.ib.qos import QosOptions
 from fabricviz.ib.routing import route, subnet_and_lids
 from fabricviz.ib.subnet import switch_distances
@@ -33,43 +34,86 @@ def test_first_tree_follows_the_4ary_heap():
     g = build_graph(sn, lids)
     names = [sn.switch_name(s) for s in range(sn.num_switches)]
     assert names == ["sw2", "sw1", "sw4", "sw3"]              # OpenSM's adj_list[1..4]
-    assert g.num_hca[1:] == [2, 2, 2, 2] and set(g.weight[:-1]) == {64}
-    kind, j = port_order(sn)[0]
-    assert kind == "ca" and sn.ca_sw[j] == 0                  # "Processing Hca" on sw2 first
-    dij = _Dijkstra(g)
-    dij.set_ca_source(int(sn.ca_sw[j]), int(sn.ca_sw_port[j]))
-    used = dij.route(0)
-    weights = [[g.weight[k] for k in g.adj[v]] for v in range(1, 5)]
+    assert g.num_hca[1:].tolist() == [2, 2, 2, 2] and set(g.weight[:-1].tolist()) == {64}
+    d = destinations(sn, lids, port_order(sn))
+    assert d.src[0] == 0 and d.sw[0] == 0                     # "Processing Hca" on sw2 first
+    lft = np.full((4, lids.max_lid + 1), 255, np.uint8)
+    run_dijkstra(g, d, lft, 0, 1)
+    weights = [g.weight[g.adj_link[g.adj_ptr[v]:g.adj_ptr[v + 1]]].tolist() for v in range(1, 5)]
     assert weights == [[68, 66], [64, 64], [64, 64], [66, 64]]
-    assert [names[g.frm[used[v]] - 1] if g.frm[used[v]] else "host" for v in range(1, 5)] == [
-        "host", "sw2", "sw3", "sw2"]
+    lid = int(d.lid[0])
+    toward = [int(sn.nbr_sw[s, lft[s, lid]]) for s in range(4)]
+    assert [names[t] if t >= 0 else "host" for t in toward] == ["host", "sw2", "sw3", "sw2"]
+
+
+class _Cdg:
+    """One VL's CDG in the kernels' arrays, channels 0..9, for driving them by hand."""
+
+    def __init__(self) -> None:
+        self.N = K.new_nodes(1, 10)
+        self.root = np.full(1, -1, np.int64)
+        self.E = np.empty((64, 6), np.int64)
+        self.G = np.empty((64, 3), np.int64)
+        self.tops = np.zeros(2, np.int64)
+        self.P: list[int] = []
+        self.scan = np.zeros(1, np.int64)
+
+    def add_path(self, chans: list[int], pairs: list[int]) -> None:
+        c = np.array(chans, np.int64)
+        K.add_path(self.N, self.root, self.E, self.G, self.tops, 0, 10, c, 0, len(c), len(self.P), len(pairs))
+        self.P += pairs
+
+    def remove_path(self, chans: list[int]) -> None:
+        c = np.array(chans, np.int64)
+        K.remove_path(self.N, self.E, 0, c, 0, len(c))
+
+    def find_cycle(self, start: int) -> int:
+        order, self.place = K.pre_order(self.N, int(self.root[0]))
+        return K.find_cycle(self.N, self.E, start, order, self.scan)
+
+    def cut(self, cycle: int) -> int:
+        return K.cut_weakest(self.N, self.E, cycle, self.place, self.scan)
+
+    def edges(self, node: int) -> list[int]:
+        out, e = [], self.N[node, K.N_HEAD]
+        while e >= 0:
+            out.append(int(e))
+            e = self.E[e, K.E_NEXT]
+        return out
+
+    def pairs(self, e: int) -> list[int]:
+        out, g = [], self.E[e, K.E_SH]
+        while g >= 0:
+            out += self.P[self.G[g, K.G_START]:self.G[g, K.G_START] + self.G[g, K.G_LEN]]
+            g = self.G[g, K.G_NEXT]
+        return out
 
 
 def test_cdg_cuts_the_edge_with_fewest_pairs():
     """A 3-cycle of channels 1->2->3->1 carrying 3, 1 and 2 paths: the 2->3 edge goes."""
-    g = Cdg()
+    g = _Cdg()
     g.add_path([1, 2], [10, 11, 12])
     g.add_path([2, 3], [20])
     g.add_path([3, 1], [30, 31])
-    cycle = g.find_cycle(g.root)
-    assert cycle is g.nodes[1]
-    weak = Cdg.cut_weakest(cycle)
-    assert weak.node.key == 3 and weak.pairs == [20]
-    assert [e.node.key for e in g.nodes[2].edges] == []
-    assert g.find_cycle(g.nodes[1]) is None
+    cycle = g.find_cycle(int(g.root[0]))
+    assert cycle == 1
+    weak = g.cut(cycle)
+    assert g.E[weak, K.E_TO] == 3 and g.pairs(weak) == [20]
+    assert g.edges(2) == []
+    assert g.find_cycle(1) == -1
 
 
 def test_removed_paths_count_against_an_edge():
     """remove_path marks pairs removed, so a heavier edge whose paths moved away is weaker."""
-    g = Cdg()
+    g = _Cdg()
     g.add_path([1, 2, 3], [1, 2, 3])
     g.add_path([3, 1], [4, 5])
     g.remove_path([1, 2, 3])
     g.remove_path([1, 2, 3])
-    e12, e23 = g.nodes[1].edges[0], g.nodes[2].edges[0]
-    assert (len(e12.pairs), e12.removed, len(e23.pairs), e23.removed) == (3, 2, 3, 2)
-    weak = Cdg.cut_weakest(g.find_cycle(g.root))
-    assert weak is e12                       # 1 left; the first of the equal edges met
+    (e12,), (e23,) = g.edges(1), g.edges(2)
+    assert (len(g.pairs(e12)), g.E[e12, K.E_REM], len(g.pairs(e23)), g.E[e23, K.E_REM]) == (3, 2, 3, 2)
+    weak = g.cut(g.find_cycle(int(g.root[0])))
+    assert weak == e12                       # 1 left; the first of the equal edges met
 
 
 @pytest.mark.parametrize("mop,vls", [(1, 1), (2, 2), (3, 4), (4, 8), (5, 8)])
