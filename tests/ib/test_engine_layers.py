@@ -27,3 +27,19 @@ def test_dfsssp_layers_are_its_vls_needed_with_balancing_blocks():
 
 def test_engines_without_layers_have_none():
     assert engine_layers(route(torus((4, 4)), "minhop")) is None
+
+
+def test_the_sweep_narrates_dfsssps_layers_between_routing_and_the_lft_blocks():
+    from fabricviz.ib.sweep import heavy_sweep
+    sw = heavy_sweep(torus((4, 4)), "dfsssp")
+    r = sw.routing
+    kinds = [e.kind for e in sw.events]
+    (i,) = [k for k, e in enumerate(sw.events) if e.kind == "layers"]
+    assert kinds[i - 1] == "route" and sw.events[i].phase == "routing"
+    e = sw.events[i]
+    counts = r.info["path_sl"].counts()
+    assert e.data["vls_used"] == r.info["vls_used"] == 3 and e.data["path_sl"] == dict(sorted(counts.items()))
+    assert e.text.startswith("dfsssp: 3 virtual lanes needed to be free of credit loops (paths per SL — SL0: ")
+    assert e.data["log"] == list(r.info["log"])
+    # minhop has no layers to narrate
+    assert "layers" not in [x.kind for x in heavy_sweep(torus((4, 4)), "minhop").events]

@@ -102,10 +102,11 @@ def _compare(ours: dict, theirs: dict) -> tuple[int, int, list]:
     return len(set(ours) | set(theirs)), entries, diff
 
 
-def run_case(conf_text: str | None, tmp_path: Path, sm_node: str | None = None):
-    """Route the exported k=4 tree with ``route --dump-tables`` and read back OpenSM's tables.
-    ``sm_node``: a design node to run the SM on (exported first, where ibsim puts the SM)."""
-    f = k_ary_fat_tree(4)
+def run_case(conf_text: str | None, tmp_path: Path, sm_node: str | None = None, fabric=None):
+    """Route the exported k=4 tree (or ``fabric``) with ``route --dump-tables`` and read back
+    OpenSM's tables. ``sm_node``: a design node to run the SM on (exported first, where ibsim
+    puts the SM)."""
+    f = k_ary_fat_tree(4) if fabric is None else fabric
     if sm_node:
         f.meta["sm_node"] = sm_node
     text = export_ibnetdiscover(f)
@@ -150,6 +151,16 @@ def test_pkey_tables_match_opensm(live, case, tmp_path):
         assert ours[(sm_guid, None)][0] == 0xFFFF
     ports, entries, diff = _compare(ours, theirs)
     assert ports == 16 + 20 + 16          # CA ports, switch ports 0, switch ports facing CAs
+    assert diff == [], f"{len(diff)}/{ports} tables differ: {diff[:4]}"
+    assert entries >= ports
+
+
+def test_pkey_tables_of_a_torus_match_opensm(live, tmp_path):
+    """The same partitions on a 4×4 torus (16 switches, each with wrap-around links and a host)."""
+    from fabricviz.build.direct import torus
+    ours, theirs, _, sn = run_case("mixed", tmp_path, fabric=torus((4, 4)))
+    ports, entries, diff = _compare(ours, theirs)
+    assert ports == 16 + 16 + 16          # CA ports, switch ports 0, switch ports facing CAs
     assert diff == [], f"{len(diff)}/{ports} tables differ: {diff[:4]}"
     assert entries >= ports
 

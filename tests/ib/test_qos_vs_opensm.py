@@ -63,6 +63,8 @@ CASES = {
     "ring4": lambda: topologies.ring(4).text(),
     "k4-esp0": lambda: export_ibnetdiscover(k_ary_fat_tree(4)),          # enhanced port 0 everywhere
     "fat2-failed": lambda: topologies.failed_link(topologies.two_level(), "leaf1", 3).text(),  # down ports
+    "torus44": lambda: topologies.torus_2d(4, 4).text(),                 # wrap-around links, 4 ports a switch
+    "dragonfly": lambda: topologies.dragonfly(3, 3, 1).text(),           # all-to-all groups + global links
 }
 
 
