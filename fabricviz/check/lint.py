@@ -239,3 +239,5 @@ __all__ = ["Finding", "LintContext", "LintReport", "Rule", "RULES", "ROUTE_LIMIT
 
 from . import lint_rules  # noqa: E402,F401  (registers the rules)
 from . import lint_partitions  # noqa: E402,F401  (partition rules)
+from . import lint_pfc  # noqa: E402,F401  (PFC deadlock rule)
+from . import lint_roce  # noqa: E402,F401  (lossless RoCE rules)

@@ -5,6 +5,7 @@ returns the exit status and raises FabricError for user errors (the CLI turns
 them into one line on stderr and status 2). Add new commands to COMMANDS.
 """
 
-COMMANDS: tuple[str, ...] = ("generate", "info", "route", "trace", "check-loops", "simulate", "latency", "render",
+COMMANDS: tuple[str, ...] = ("generate", "info", "route", "trace", "check-loops", "check-pfc-deadlock",
+                             "simulate", "latency", "render",
                              "lint", "bom", "convert", "replay", "demo", "compare-tech",
-                             "partitions", "record")
+                             "partitions", "record", "headroom")

@@ -3,6 +3,8 @@
 Bundled parts (``assets/catalog/*.json``) plus the user's parts file (adds or overrides by
 id). Cable price and power are per link (a twin-port OSFP carrying two links counts half). Figures
 that are not datasheet values are flagged ``*_estimate`` and explained in each part's ``notes``.
+An Ethernet switch's shared packet buffer (``buffer_bytes``, for PFC headroom budgets) comes
+with ``buffer_estimated`` (not a published figure) and ``buffer_source`` saying where it is from.
 A ``hypothetical`` part is no product (a radix-16 model of a 64-port switch for a textbook tree):
 it has no price of its own, and the BOM leaves it unpriced until the user sets one.
 """
@@ -33,7 +35,7 @@ _COMMON = ("id", "kind", "name", "vendor", "power_w", "price_usd", "price_estima
            "hypothetical")
 _SWITCH = ("ports", "port", "latency_ns", "latency_estimate", "asic", "rack_units")
 _KIND_FIELDS: dict[str, tuple[str, ...]] = {
-    "ib_switch": _SWITCH, "eth_switch": _SWITCH,
+    "ib_switch": _SWITCH, "eth_switch": _SWITCH + ("buffer_bytes", "buffer_estimated", "buffer_source"),
     "nic": ("ports", "port", "port_modes", "latency_ns", "latency_estimate", "pcie"),
     "gpu": ("memory_gb", "pcie_gbps", "pcie", "pcie_latency_ns", "latency_estimate", "nvlink_gbps"),
     "server": ("gpus", "nics", "nic_part", "gpu_part", "rack_units"),
@@ -41,11 +43,11 @@ _KIND_FIELDS: dict[str, tuple[str, ...]] = {
 }
 #: How many leading fields of _KIND_FIELDS each kind requires.
 _REQUIRED = {"ib_switch": 2, "eth_switch": 2, "nic": 1, "gpu": 2, "server": 3, "cable": 4}
-_TEXT = {"vendor", "source", "notes", "asic", "pcie"}
+_TEXT = {"vendor", "source", "notes", "asic", "pcie", "buffer_source"}
 _INTS = {"ports": 1, "gpus": 0, "nics": 1, "rack_units": 0}          # field -> minimum
 _NUMS = {"power_w", "price_usd", "latency_ns", "memory_gb", "pcie_gbps", "pcie_latency_ns",
-         "nvlink_gbps", "reach_m"}
-_BOOLS = {"price_estimate", "latency_estimate", "hypothetical"}
+         "nvlink_gbps", "reach_m", "buffer_bytes"}
+_BOOLS = {"price_estimate", "latency_estimate", "hypothetical", "buffer_estimated"}
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,47}$")
 
 
@@ -69,6 +71,9 @@ class Part:
     latency_estimate: bool = False
     asic: str | None = None
     rack_units: int = 0
+    buffer_bytes: float = 0.0        # Ethernet switch: shared packet buffer (0: unknown)
+    buffer_estimated: bool = True    # … not a published figure (explained in buffer_source)
+    buffer_source: str = ""
     pcie: str | None = None
     memory_gb: float = 0.0
     pcie_gbps: float = 0.0

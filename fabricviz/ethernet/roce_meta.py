@@ -1,0 +1,120 @@
+"""The design's RoCE settings, ``fabric.meta["roce"]``: read, checked, defaulted.
+
+``meta["roce"]`` is a plain JSON object (all keys optional)::
+
+    {"mtu": 9216, "priorities": [3], "method": "ieee", "dcqcn": "nvidia",
+     "ecn": {"kmin": 150000, "kmax": 1500000, "pmax": 0.1}}
+
+* ``mtu``: the largest frame on a lossless port, bytes (the switch port MTU; 1500 … 9216);
+* ``priorities``: the lossless 802.1p priorities (PFC enabled), distinct, 0 … 7;
+* ``method``: headroom sizing, ``ieee`` (802.1Qbb/802.3 worst case) or ``nvidia`` (rule of thumb);
+* ``dcqcn``: the DCQCN parameter preset, ``nvidia`` (ConnectX firmware defaults) or ``paper``;
+* ``ecn``: an override of the per-speed RED thresholds (bytes, bytes, probability 0 … 1).
+
+Explicit arguments (the CLI's ``--mtu`` …) win over the design's values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+MTU_MIN, MTU_MAX = 1500, 9216
+DEFAULT_MTU = 9216
+DEFAULT_PRIORITIES: tuple[int, ...] = (3,)
+DEFAULT_METHOD = "ieee"
+DEFAULT_DCQCN = "nvidia"
+METHODS = ("ieee", "nvidia")
+DCQCN_PRESETS = ("nvidia", "paper")
+KEYS = ("mtu", "priorities", "method", "dcqcn", "ecn")
+ECN_KEYS = ("kmin", "kmax", "pmax")
+
+
+@dataclass(frozen=True)
+class RoceSettings:
+    """Checked RoCE settings of a design (see the module docstring)."""
+
+    mtu: int = DEFAULT_MTU
+    priorities: tuple[int, ...] = DEFAULT_PRIORITIES
+    method: str = DEFAULT_METHOD
+    dcqcn: str = DEFAULT_DCQCN
+    ecn: dict[str, float] = field(default_factory=dict)
+
+
+def check_mtu(mtu: Any) -> int:
+    if isinstance(mtu, bool) or not isinstance(mtu, int) or not MTU_MIN <= mtu <= MTU_MAX:
+        raise ValueError(f"mtu {mtu!r}: a whole number of bytes, {MTU_MIN} … {MTU_MAX}")
+    return mtu
+
+
+def check_priorities(prios: Any) -> tuple[int, ...]:
+    if isinstance(prios, int) and not isinstance(prios, bool):
+        prios = (prios,)
+    if not isinstance(prios, (list, tuple)) or not prios:
+        raise ValueError(f"priorities {prios!r}: a non-empty list of 802.1p priorities 0 … 7")
+    for p in prios:
+        if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= 7:
+            raise ValueError(f"priority {p!r}: an 802.1p priority 0 … 7")
+    if len(set(prios)) != len(prios):
+        raise ValueError(f"priorities {list(prios)}: each at most once")
+    return tuple(sorted(prios))
+
+
+def check_method(method: Any) -> str:
+    if method not in METHODS:
+        raise ValueError(f"headroom method {method!r}: one of {', '.join(METHODS)}")
+    return str(method)
+
+
+def check_ecn(ecn: Any) -> dict[str, float]:
+    if not isinstance(ecn, Mapping):
+        raise ValueError(f"ecn {ecn!r}: an object with kmin, kmax (bytes) and/or pmax")
+    out: dict[str, float] = {}
+    for k, v in ecn.items():
+        if k not in ECN_KEYS:
+            raise ValueError(f"ecn: unknown key {k!r} (known: {', '.join(ECN_KEYS)})")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+            raise ValueError(f"ecn {k} {v!r}: a number ≥ 0")
+        out[k] = float(v)
+    if out.get("pmax", 0.0) > 1:
+        raise ValueError(f"ecn pmax {out['pmax']:g}: a probability 0 … 1")
+    if "kmin" in out and "kmax" in out and out["kmin"] > out["kmax"]:
+        raise ValueError(f"ecn kmin {out['kmin']:g} above kmax {out['kmax']:g}")
+    return out
+
+
+def check_roce(value: Any) -> RoceSettings:
+    """Check a ``meta["roce"]`` value (None: all defaults); ``ValueError`` names the bad field."""
+    if value is None:
+        return RoceSettings()
+    if not isinstance(value, Mapping):
+        raise ValueError(f"meta roce {value!r}: an object")
+    unknown = sorted(set(value) - set(KEYS))
+    if unknown:
+        raise ValueError(f"meta roce: unknown key {unknown[0]!r} (known: {', '.join(KEYS)})")
+    dcqcn = value.get("dcqcn", DEFAULT_DCQCN)
+    if dcqcn not in DCQCN_PRESETS:
+        raise ValueError(f"dcqcn preset {dcqcn!r}: one of {', '.join(DCQCN_PRESETS)}")
+    return RoceSettings(mtu=check_mtu(value.get("mtu", DEFAULT_MTU)),
+                        priorities=check_priorities(value.get("priorities", DEFAULT_PRIORITIES)),
+                        method=check_method(value.get("method", DEFAULT_METHOD)),
+                        dcqcn=str(dcqcn), ecn=check_ecn(value.get("ecn", {})))
+
+
+def roce_settings(meta: Mapping[str, Any], *, mtu: int | None = None, method: str | None = None,
+                  priorities: tuple[int, ...] | None = None) -> RoceSettings:
+    """The design's settings from ``meta["roce"]`` with explicit arguments winning."""
+    s = check_roce(meta.get("roce"))
+    return RoceSettings(mtu=s.mtu if mtu is None else check_mtu(mtu),
+                        priorities=s.priorities if priorities is None else check_priorities(priorities),
+                        method=s.method if method is None else check_method(method),
+                        dcqcn=s.dcqcn, ecn=s.ecn)
+
+
+def to_meta(s: RoceSettings) -> dict[str, Any]:
+    """``RoceSettings`` as the plain JSON a design file keeps (for ``set_meta("roce", …)``)."""
+    out: dict[str, Any] = {"mtu": s.mtu, "priorities": list(s.priorities), "method": s.method,
+                           "dcqcn": s.dcqcn}
+    if s.ecn:
+        out["ecn"] = dict(s.ecn)
+    return out
