@@ -128,6 +128,11 @@ class WindowActions:
         self.action_qos_settings = self._act(
             "action_qos_settings", "&QoS Settings…", lambda: self.qos_settings(),
             tip="OpenSM's QoS options for the design: SL→VL, VL arbitration, operational VLs (undoable)")
+        from fabricviz.ui.canvas.overlays.pfc_cycle import pfc_check
+        self.action_pfc_deadlock = self._act(
+            "action_pfc_deadlock", "&PFC Deadlock Check", lambda: pfc_check(self),
+            tip="cycles of PFC buffer dependencies in the RoCE routes, drawn on the canvas (selected "
+                "cables: as if they had failed — bounce routes)")
         self.action_layout_force = self._act("action_layout_force", "&Force Layout", self.layout_force,
                                              "Ctrl+Shift+L")
         mb = self.menuBar()
@@ -177,6 +182,7 @@ class WindowActions:
         m.addActions([self.action_generate, self.action_layout_auto, self.action_layout_force])
         m.addSeparator()
         m.addAction(self.action_qos_settings)
+        m.addAction(self.action_pfc_deadlock)
         m = self.lessons_menu = mb.addMenu("&Lessons")
         m.setObjectName("lessons_menu")
         from fabricviz.ui.lessons.dock import lesson_actions

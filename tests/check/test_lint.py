@@ -53,7 +53,7 @@ def test_every_rule_is_registered_with_a_severity():
                           "lid-space", "oversubscription", "spof-host", "spof-leaf", "rail-crossed",
                           "unbalanced-links", "ftree-refused", "credit-loop", "ib-unreachable",
                           "partition-unknown-guid", "partition-default-only", "partition-limited-only",
-                          "partition-pkey-capacity"}
+                          "partition-pkey-capacity", "pfc-deadlock", "roce-headroom"}
     assert {r.id for r in RULES.values() if r.routing} == {"ftree-refused", "credit-loop", "ib-unreachable"}
 
 

@@ -1,0 +1,563 @@
+"""PFC deadlock: cyclic buffer dependencies (CBD) among the lossless priorities of an Ethernet fabric.
+
+With PFC a packet held in the ingress buffer ``a`` of switch ``u`` (the port it came in on) waits
+for the egress toward the next switch ``v``, whose ingress buffer ``b`` pauses ``u`` once it is
+above XOFF: ``a`` depends on ``b``. The nodes of the buffer dependency graph are (switch ingress
+port, priority); a route adds ``a → b`` for every two consecutive switch-to-switch hops. A cycle
+can deadlock the priority under load: every buffer on it above XOFF, nothing drains, ever. Each
+lossless priority (``fabric.meta["roce"]["priorities"]``, default 3) has its own buffers, and RoCE
+keeps a packet on its priority end to end, so every priority sees the same graph.
+
+Routing: per-switch L3 ECMP over min-hop next hops, as :mod:`fabricviz.sim.paths` walks them (a
+switch's equal-cost egress links are those whose far end is one hop closer to the destination
+switch). **Every** equal-cost path counts: any flow may hash onto it. Hosts are the NIC ports
+cabled to Ethernet switches; a flow's destination is the switch its NIC hangs on.
+
+Failed links (``failed=`` cables, and cables with a port in state ``disabled``):
+
+* ``routing="converged"`` — every switch recomputes its ECMP around the failure. This is what
+  fabricviz's own routing does after a cable is pulled (the sim walks live links only): on a
+  leaf-spine it never bounces, the leaves simply stop using the spine that lost the link.
+* ``routing="bounce"`` (default) — the standard transient (and, with route aggregation, lasting)
+  case: the switches keep their pre-failure ECMP groups, minus members over a failed link of their
+  own; a switch left with no member (a spine that lost its downlink to the destination leaf)
+  forwards over its post-failure shortest paths — down to another leaf, which sends the packet up
+  a spine that still reaches the destination (a down-up "bounce"), and from there the packet
+  follows post-failure routes. Micro-loops (a leaf sending the bounced packet back up the same
+  spine) are not modelled.
+
+On a two-tier leaf-spine one failure gives bounce routes but no cycle: each down-up turn sits under
+a spine that lost a downlink, and a cycle needs two such turns under two different spines. Two
+failures under two spines (spine2–leaf3, spine1–leaf4) close ``leaf1 → spine2 → leaf2 → spine1 →
+leaf1``. Cycles are the strong components of the graph (scipy), each reported with one shortest
+witness cycle (networkx), the (source, destination) switch pairs whose routes add its dependencies
+and the host flows that close it; :func:`closing_flows` gives one concrete path per dependency for a
+fluid run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Sequence
+
+import networkx as nx
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components, shortest_path
+
+from ..model import Fabric, FabricError
+from ..model.cabling import PORT_DISABLED
+from ..model.fabric import KIND_CODE
+
+ROUTINGS = ("bounce", "converged")
+#: Cells (destinations × links or link pairs) worked on at once.
+CHUNK_CELLS = 4_000_000
+#: Flow names a cycle's text shows before "… (+N more)".
+SHOW_FLOWS = 4
+#: Buffers of a strong component tried as the start of its witness cycle.
+WITNESS_STARTS = 64
+_FAR = -5                       # distance code of an unreachable switch (never one hop from anything)
+Progress = Callable[[float], None]
+
+
+def _no_progress(_x: float) -> None:
+    return None
+
+
+# ----------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class BufferCycle:
+    """One cycle of ingress buffers on one lossless priority, in cycle order."""
+
+    priority: int
+    links: tuple[int, ...]          # directed cable links entering each buffer (2c: a→b, 2c+1: b→a)
+    ports: tuple[int, ...]          # the ingress ports (the buffers)
+    cables: tuple[int, ...]
+    hops: tuple[str, ...]           # the switch each link leaves: leaf01, spine02, …
+    buffers: tuple[str, ...]        # port names of the buffers: spine02:1, …
+    size: int                       # buffers in its strong component
+    routes: tuple[tuple[int, int], ...] = ()   # (source switch, destination switch) device ids
+    flows: tuple[tuple[int, int], ...] = ()    # (source NIC, destination NIC) device ids
+    flow_names: tuple[str, ...] = ()
+
+    def ring(self) -> str:
+        """``leaf01 → spine02 → leaf02 → spine01 → leaf01``."""
+        return " → ".join(self.hops + self.hops[:1])
+
+    def flows_text(self) -> str:
+        shown = ", ".join(self.flow_names[:SHOW_FLOWS])
+        more = len(self.flow_names) - SHOW_FLOWS
+        return shown + (f" … (+{more} more)" if more > 0 else "")
+
+    def format(self) -> str:
+        return (f"PFC deadlock possible on priority {self.priority}: {self.ring()} "
+                f"({len(self.ports)} buffers: {', '.join(self.buffers)}; {self.size} in its component)\n"
+                f"  closed by {len(self.flows)} flow(s): {self.flows_text()}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"priority": self.priority, "ring": list(self.hops), "buffers": list(self.buffers),
+                "ports": list(self.ports), "cables": list(self.cables), "links": list(self.links),
+                "size": self.size, "routes": [list(r) for r in self.routes],
+                "flows": [{"src": a, "dst": b, "name": n} for (a, b), n in zip(self.flows, self.flow_names)]}
+
+
+@dataclass(frozen=True)
+class PfcCheck:
+    """The buffer dependency graph's cycles per lossless priority, and what was assumed."""
+
+    cycles: list[BufferCycle]
+    priorities: tuple[int, ...]
+    routing: str
+    failed: tuple[int, ...]                    # cable ids taken as down
+    failed_names: tuple[str, ...]
+    detours: tuple[tuple[int, int], ...]       # (switch, destination switch) that bounce traffic
+    dependencies: int                          # edges of the graph (one priority)
+    buffers: int                               # ingress buffers in it (one priority)
+    switches: int = 0
+    names: dict[int, str] = field(default_factory=dict, repr=False)
+
+    def after_text(self) -> str:
+        """``after leaf03:3 – spine02:3, leaf04:2 – spine01:4 went down (bounce routes)`` or ""."""
+        if not self.failed:
+            return ""
+        return f"after {', '.join(self.failed_names)} went down ({self.routing} routes)"
+
+    def summary(self) -> str:
+        bounce = ""
+        if self.failed and self.routing == "bounce":
+            sw = sorted({self.names.get(s, str(s)) for s, _t in self.detours})
+            bounce = f"; {len(self.detours)} bounce detour(s)" + (f" at {', '.join(sw)}" if sw else "")
+        prios = ", ".join(map(str, self.priorities))
+        head = (f"{len(self.cycles)} PFC deadlock cycle(s)" if self.cycles
+                else "no cyclic buffer dependency")
+        after = f" {self.after_text()}" if self.failed else ""
+        return (f"{head} on lossless priority {prios}{after}: {self.buffers} ingress buffers, "
+                f"{self.dependencies} dependencies over {self.switches} Ethernet switches{bounce}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"priorities": list(self.priorities), "routing": self.routing,
+                "failed": [{"cable": c, "name": n} for c, n in zip(self.failed, self.failed_names)],
+                "detours": [{"switch": self.names.get(s, str(s)), "destination": self.names.get(t, str(t))}
+                            for s, t in self.detours],
+                "dependencies": self.dependencies, "buffers": self.buffers, "switches": self.switches,
+                "deadlock": bool(self.cycles), "cycles": [c.to_dict() for c in self.cycles]}
+
+
+# ----------------------------------------------------------------------------- topology
+@dataclass(frozen=True)
+class _Topo:
+    switches: np.ndarray      # switch index → device id
+    link: np.ndarray          # directed cable link id of each switch-to-switch link
+    src: np.ndarray           # switch index the link leaves
+    dst: np.ndarray           # switch index it enters
+    in_port: np.ndarray       # the ingress buffer's port
+    failed: np.ndarray        # bool per link
+    host_nic: np.ndarray      # NIC device of each host port
+    host_sw: np.ndarray       # switch index it hangs on
+    host_up: np.ndarray       # directed link NIC → switch
+    host_down: np.ndarray     # directed link switch → NIC
+    out_of: sp.csr_matrix     # (L, S): link → the switch it leaves
+    into: sp.csr_matrix       # (L, S): link → the switch it enters
+    pair_in: np.ndarray       # adjacent link pairs (in, out) at the switch between them
+    pair_out: np.ndarray
+    dests: np.ndarray         # switch indices with hosts (the destinations)
+    dist0: np.ndarray         # (len(dests), S) min hops before the failures
+    dist1: np.ndarray         # after them
+
+
+def cable_of(fabric: Fabric, ref: str | int) -> int:
+    """A cable by id, by one of its ports (``leaf01:3``) or by its label (``leaf01:3 – spine02:1``)."""
+    if isinstance(ref, (int, np.integer)):
+        fabric.cable(int(ref))
+        return int(ref)
+    text = str(ref).strip()
+    for sep in (" – ", " - ", " -- ", "–"):
+        if sep in text:
+            a, b = (fabric.port_id(x.strip()) for x in text.split(sep, 1))
+            c = int(fabric.ports_t.cable[a])
+            if c < 0 or c != int(fabric.ports_t.cable[b]):
+                raise FabricError(f"{text}: no cable joins {fabric.port_name(a)} and {fabric.port_name(b)}")
+            return c
+    p = fabric.port_id(text)
+    c = int(fabric.ports_t.cable[p])
+    if c < 0:
+        raise FabricError(f"{fabric.port_name(p)}: no cable on this port")
+    return c
+
+
+def failed_cables(fabric: Fabric, failed: Sequence[str | int] = ()) -> np.ndarray:
+    """The cables taken as down: those given (ids, ports or labels) and those with a disabled port."""
+    ct, pt = fabric.cables_t, fabric.ports_t
+    live = ct.live_ids().astype(np.int64)
+    off = (pt.state[ct.port_a[live]] == PORT_DISABLED) | (pt.state[ct.port_b[live]] == PORT_DISABLED)
+    given = [cable_of(fabric, r) for r in failed]
+    return np.unique(np.concatenate([live[off], np.asarray(given, np.int64)])).astype(np.int64)
+
+
+def _topology(fabric: Fabric, failed: np.ndarray) -> _Topo:
+    t, pt, ct = fabric.devices_t, fabric.ports_t, fabric.cables_t
+    sw = np.flatnonzero(t.alive & (t.kind == KIND_CODE["eth_switch"]))
+    if not len(sw):
+        raise FabricError(f"{fabric.name}: no Ethernet switches (PFC deadlocks are a RoCE matter; "
+                          "check-loops finds InfiniBand credit loops)")
+    index = np.full(t.n, -1, np.int64)
+    index[sw] = np.arange(len(sw))
+    cids = ct.live_ids().astype(np.int64)
+    pa, pb = ct.port_a[cids].astype(np.int64), ct.port_b[cids].astype(np.int64)
+    da, db = pt.device[pa].astype(np.int64), pt.device[pb].astype(np.int64)
+    down = np.isin(cids, failed)
+    both = (index[da] >= 0) & (index[db] >= 0)
+    c = cids[both]
+    link = np.concatenate([2 * c, 2 * c + 1])
+    src = np.concatenate([index[da[both]], index[db[both]]])
+    dst = np.concatenate([index[db[both]], index[da[both]]])
+    in_port = np.concatenate([pb[both], pa[both]])
+    dead = np.concatenate([down[both], down[both]])
+    order = np.lexsort((link, src))
+    link, src, dst, in_port, dead = link[order], src[order], dst[order], in_port[order], dead[order]
+    # hosts: NIC ports cabled (over a live cable) to an Ethernet switch
+    nic = t.kind == KIND_CODE["nic"]
+    hosts = []
+    for ends in ((pa, pb, da, db, 0), (pb, pa, db, da, 1)):
+        p_nic, _p_sw, d_nic, d_sw, side = ends
+        ok = nic[d_nic] & (index[d_sw] >= 0) & ~down
+        cc = cids[ok]
+        hosts.append((d_nic[ok], index[d_sw[ok]], 2 * cc + side, 2 * cc + (1 - side)))
+    host_nic = np.concatenate([h[0] for h in hosts])
+    host_sw = np.concatenate([h[1] for h in hosts])
+    host_up = np.concatenate([h[2] for h in hosts])
+    host_down = np.concatenate([h[3] for h in hosts])
+    ho = np.lexsort((host_up, host_nic))
+    host_nic, host_sw, host_up, host_down = host_nic[ho], host_sw[ho], host_up[ho], host_down[ho]
+    n_s, n_l = len(sw), len(link)
+    ones = np.ones(n_l, np.float32)
+    out_of = sp.csr_matrix((ones, (np.arange(n_l), src)), shape=(n_l, n_s))
+    into = sp.csr_matrix((ones, (np.arange(n_l), dst)), shape=(n_l, n_s))
+    # adjacent pairs: every link into u with every link out of u
+    starts = np.searchsorted(src, np.arange(n_s + 1))
+    deg_out = np.diff(starts)
+    rep = deg_out[dst]
+    pair_in = np.repeat(np.arange(n_l), rep)
+    offs = np.arange(len(pair_in)) - np.repeat(np.cumsum(rep) - rep, rep)
+    pair_out = starts[dst[pair_in]] + offs
+    dests = np.unique(host_sw)
+
+    def dist(keep: np.ndarray) -> np.ndarray:
+        adj = sp.csr_matrix((np.ones(int(keep.sum())), (src[keep], dst[keep])), shape=(n_s, n_s))
+        d = shortest_path(adj, unweighted=True, directed=True, indices=dests) if len(dests) \
+            else np.zeros((0, n_s))
+        return np.where(np.isfinite(d), d, _FAR).astype(np.int64).reshape(len(dests), n_s)
+    return _Topo(sw, link, src, dst, in_port, dead, host_nic, host_sw, host_up, host_down, out_of, into,
+                 pair_in, pair_out, dests, dist(np.ones(n_l, bool)), dist(~dead))
+
+
+# ----------------------------------------------------------------------------- forwarding
+@dataclass(frozen=True)
+class _Reach:
+    """Per row (a destination, or a source towards a destination): the out-links of the stale
+    (phase 0) and post-failure (phase 1) states, and the links taken arriving in each phase."""
+
+    out0: np.ndarray
+    out1: np.ndarray
+    stay: np.ndarray          # (rows, L): out0 link arrives in phase 0
+    used0: np.ndarray
+    used1: np.ndarray
+    detour: np.ndarray        # (rows, S): a stale state with no live next hop was reached
+
+
+def _per_switch(x: np.ndarray, m: sp.csr_matrix) -> np.ndarray:
+    """(rows, L) booleans → (rows, S): any link of the switch (``m`` maps links to switches)."""
+    return np.asarray((m.T @ x.T.astype(np.float32)).T) > 0
+
+
+def _reach(tp: _Topo, rows: np.ndarray, init: np.ndarray, routing: str) -> _Reach:
+    """Follow every equal-cost route towards ``tp.dests[rows]`` from the switches ``init`` (rows × S)."""
+    d0, d1 = tp.dist0[rows], tp.dist1[rows]
+    s, d = tp.src, tp.dst
+    live0 = (d0[:, d] == d0[:, s] - 1) & ~tp.failed
+    nh1 = (d1[:, d] == d1[:, s] - 1) & ~tp.failed
+    if routing == "converged":
+        keep = np.zeros((len(rows), len(tp.switches)), bool)
+    else:
+        keep = _per_switch(live0, tp.out_of)
+    stay = keep[:, s]
+    out0 = np.where(stay, live0, nh1)
+    r0 = init.copy() if routing != "converged" else np.zeros_like(init)
+    r1 = np.zeros_like(init) if routing != "converged" else init.copy()
+    while True:
+        f0 = r0[:, s] & out0
+        a0 = f0 & stay
+        a1 = (f0 & ~stay) | (r1[:, s] & nh1)
+        n0 = r0 | _per_switch(a0, tp.into)
+        n1 = r1 | _per_switch(a1, tp.into)
+        if np.array_equal(n0, r0) and np.array_equal(n1, r1):
+            break
+        r0, r1 = n0, n1
+    here = tp.dests[rows]
+    detour = r0 & ~keep
+    detour[np.arange(len(rows)), here] = False
+    return _Reach(out0, nh1, stay, a0, a1, detour)
+
+
+def _sources(tp: _Topo, rows: np.ndarray) -> np.ndarray:
+    """(rows, S): the switches with hosts, but the destination itself."""
+    init = np.zeros((len(rows), len(tp.switches)), bool)
+    init[:, tp.dests] = True
+    init[np.arange(len(rows)), tp.dests[rows]] = False
+    return init
+
+
+def _chunks(tp: _Topo, width: int) -> list[np.ndarray]:
+    n = len(tp.dests)
+    step = max(1, CHUNK_CELLS // max(width, 1))
+    return [np.arange(i, min(n, i + step)) for i in range(0, n, step)]
+
+
+def _pair_hits(tp: _Topo, r: _Reach, pairs: np.ndarray) -> np.ndarray:
+    """(rows, len(pairs)): the dependency in → out of each pair is added by the row's routes."""
+    i, o = tp.pair_in[pairs], tp.pair_out[pairs]
+    return (r.used0[:, i] & r.out0[:, o]) | (r.used1[:, i] & r.out1[:, o])
+
+
+# ----------------------------------------------------------------------------- the check
+def check_pfc_deadlock(fabric: Fabric, *, failed: Sequence[str | int] = (), routing: str = "bounce",
+                       priorities: Sequence[int] | None = None, max_cycles: int = 50,
+                       progress: Progress = _no_progress) -> PfcCheck:
+    """Cycles of the buffer dependency graph per lossless priority (see the module doc).
+
+    ``failed``: cables taken as down (ids, ports or labels), besides those with a disabled port;
+    ``priorities``: the lossless priorities (default: the design's ``meta["roce"]``, else 3).
+    """
+    if routing not in ROUTINGS:
+        raise FabricError(f"routing {routing!r}: one of {', '.join(ROUTINGS)}")
+    prios = _priorities(fabric, priorities)
+    down = failed_cables(fabric, failed)
+    tp = _topology(fabric, down)
+    n_l = len(tp.link)
+    edge = np.zeros(len(tp.pair_in), bool)
+    detours: set[tuple[int, int]] = set()
+    chunks = _chunks(tp, max(len(tp.pair_in), n_l))
+    for k, rows in enumerate(chunks):
+        r = _reach(tp, rows, _sources(tp, rows), routing)
+        edge |= _pair_hits(tp, r, np.arange(len(tp.pair_in))).any(axis=0)
+        for row, s_ in zip(*np.nonzero(r.detour)):
+            detours.add((int(tp.switches[s_]), int(tp.switches[tp.dests[rows[row]]])))
+        progress(0.8 * (k + 1) / len(chunks))
+    ei, eo = tp.pair_in[edge], tp.pair_out[edge]
+    cycles = _cycles(fabric, tp, ei, eo, max_cycles)
+    found = []
+    for j, (cyc, size) in enumerate(cycles):
+        found.append(_explain(fabric, tp, cyc, size, routing))
+        progress(0.8 + 0.2 * (j + 1) / len(cycles))
+    per_prio = [replace(c, priority=p) for p in prios for c in found]
+    nodes = np.unique(np.concatenate([ei, eo])) if len(ei) else np.zeros(0, np.int64)
+    names = {int(d): fabric.name_of(int(d)) for d in tp.switches.tolist()}
+    return PfcCheck(per_prio, prios, routing, tuple(int(c) for c in down),
+                    tuple(fabric.cable(int(c)).label for c in down), tuple(sorted(detours)),
+                    int(edge.sum()), int(len(nodes)), int(len(tp.switches)), names)
+
+
+def _priorities(fabric: Fabric, priorities: Sequence[int] | None) -> tuple[int, ...]:
+    from .roce_meta import roce_settings
+    try:
+        s = roce_settings(fabric.meta or {}, priorities=tuple(priorities) if priorities is not None else None)
+    except ValueError as exc:
+        raise FabricError(f"{fabric.name}: {exc}") from None
+    return s.priorities
+
+
+def _cycles(fabric: Fabric, tp: _Topo, ei: np.ndarray, eo: np.ndarray,
+            max_cycles: int) -> list[tuple[list[int], int]]:
+    """One shortest witness cycle (link indices, in order) per strong component with a cycle, with
+    the component's size."""
+    if not len(ei):
+        return []
+    n_l = len(tp.link)
+    g = sp.csr_matrix((np.ones(len(ei), np.int8), (ei, eo)), shape=(n_l, n_l))
+    _n, label = connected_components(g, directed=True, connection="strong")
+    sizes = np.bincount(label, minlength=1)
+    inside = label[ei] == label[eo]
+    comps = np.unique(label[ei[inside]])
+    if not len(comps):
+        return []
+    dg = nx.DiGraph()
+    dg.add_edges_from(zip(ei[inside].tolist(), eo[inside].tolist()))
+    port_name = fabric.port_name
+
+    def key(li: int) -> tuple[str, int]:                # the cycle starts at its first switch by name
+        return (fabric.name_of(int(tp.switches[tp.src[li]])), int(tp.link[li]))
+    out: list[tuple[list[int], int]] = []
+    for c in comps.tolist():
+        members = sorted(np.flatnonzero(label == c).tolist(), key=key)
+        sub = dg.subgraph(members)
+        best: list[int] | None = None
+        for start in members[:WITNESS_STARTS]:
+            back = nx.shortest_path(sub, target=start)   # every member's shortest path to start
+            for v in sub.successors(start):
+                cyc = [start] + back[v][:-1]
+                if best is None or _better(tp, cyc, best):
+                    best = cyc
+        assert best is not None
+        first = best.index(min(best, key=key))
+        out.append((best[first:] + best[:first], int(sizes[c])))
+    out.sort(key=lambda cs: (len(cs[0]), [port_name(int(tp.in_port[li])) for li in cs[0]]))
+    return out[:max_cycles]
+
+
+def _better(tp: _Topo, a: list[int], b: list[int]) -> bool:
+    """Witness order: shorter, then through more distinct switches (the textbook picture)."""
+    return (len(a), -len(set(tp.src[a].tolist()))) < (len(b), -len(set(tp.src[b].tolist())))
+
+
+def _explain(fabric: Fabric, tp: _Topo, cyc: list[int], size: int, routing: str) -> BufferCycle:
+    """The cycle's names and the (source, destination) switch pairs and host flows closing it."""
+    n_l = len(tp.link)
+    pairs = _cycle_pairs(tp, cyc)
+    routes: set[tuple[int, int]] = set()
+    for rows in _chunks(tp, n_l):
+        hit = _pair_hits(tp, _reach(tp, rows, _sources(tp, rows), routing), pairs).any(axis=1)
+        for row in rows[hit].tolist():
+            srcs = np.setdiff1d(tp.dests, [tp.dests[row]])
+            init = np.zeros((len(srcs), len(tp.switches)), bool)
+            init[np.arange(len(srcs)), srcs] = True
+            rr = _reach(tp, np.full(len(srcs), row), init, routing)
+            for s_ in srcs[_pair_hits(tp, rr, pairs).any(axis=1)].tolist():
+                routes.add((int(s_), int(tp.dests[row])))
+    flows = []
+    for s_, t_ in sorted(routes):
+        for a in np.unique(tp.host_nic[tp.host_sw == s_]).tolist():
+            for b in np.unique(tp.host_nic[tp.host_sw == t_]).tolist():
+                if a != b:
+                    flows.append((int(a), int(b)))
+    flows = sorted(set(flows))
+    ports = tuple(int(tp.in_port[li]) for li in cyc)
+    links = tuple(int(tp.link[li]) for li in cyc)
+    return BufferCycle(0, links, ports, tuple(x // 2 for x in links),
+                       tuple(fabric.name_of(int(tp.switches[tp.src[li]])) for li in cyc),
+                       tuple(fabric.port_name(p) for p in ports), size,
+                       tuple((int(tp.switches[a]), int(tp.switches[b])) for a, b in sorted(routes)),
+                       tuple(flows), tuple(f"{fabric.name_of(a)} → {fabric.name_of(b)}" for a, b in flows))
+
+
+def _cycle_pairs(tp: _Topo, cyc: list[int]) -> np.ndarray:
+    """Indices into the adjacent pairs of the cycle's dependencies, in cycle order."""
+    want = [(cyc[k], cyc[(k + 1) % len(cyc)]) for k in range(len(cyc))]
+    key = tp.pair_in.astype(np.int64) * (len(tp.link) + 1) + tp.pair_out
+    return np.array([int(np.flatnonzero(key == a * (len(tp.link) + 1) + b)[0]) for a, b in want], np.int64)
+
+
+# ----------------------------------------------------------------------------- flows for a fluid run
+@dataclass(frozen=True)
+class ClosingFlows:
+    """Flows that together add every dependency of one cycle, each with its concrete path.
+
+    ``paths[i]`` lists the directed cable links (``2c``: port_a → port_b, ``2c + 1``: back; the
+    link-id scheme of :mod:`fabricviz.sim.links`) from the NIC port ``src_port[i]`` to
+    ``dst_port[i]``. :meth:`provider` hands them to the sim's ``route(..., provider=…)`` so a fluid
+    run puts the flows on exactly the cycle (ECMP hashing might not)."""
+
+    src: np.ndarray
+    dst: np.ndarray
+    src_port: np.ndarray
+    dst_port: np.ndarray
+    paths: tuple[np.ndarray, ...]
+
+    def __len__(self) -> int:
+        return len(self.src)
+
+    def provider(self) -> Callable[..., list[np.ndarray]]:
+        """A path provider: the path of each (source port, destination port) asked for."""
+        by_ports = {(int(a), int(b)): p for a, b, p in zip(self.src_port, self.dst_port, self.paths)}
+
+        def paths(_fabric: Any, _links: Any, src_ports: np.ndarray, dst_ports: np.ndarray) -> list[np.ndarray]:
+            try:
+                return [by_ports[(int(a), int(b))] for a, b in zip(src_ports, dst_ports)]
+            except KeyError as exc:
+                raise FabricError(f"no closing path between ports {exc.args[0]}") from None
+        return paths
+
+
+def closing_flows(fabric: Fabric, cycle: BufferCycle, *, failed: Sequence[str | int] = (),
+                  routing: str = "bounce") -> ClosingFlows:
+    """One flow (host pair and path) per dependency of ``cycle`` not yet added by an earlier one,
+    under the same failures and routing as the check that found it."""
+    tp = _topology(fabric, failed_cables(fabric, failed))
+    where = {int(x): i for i, x in enumerate(tp.link.tolist())}
+    cyc = [where[int(x)] for x in cycle.links]
+    pairs = _cycle_pairs(tp, cyc)
+    row_of = {int(tp.switches[d]): i for i, d in enumerate(tp.dests.tolist())}
+    index = {int(d): i for i, d in enumerate(tp.switches.tolist())}
+    done = np.zeros(len(pairs), bool)
+    out: list[tuple[int, int, int, int, np.ndarray]] = []
+    for k in range(len(pairs)):
+        if done[k]:
+            continue
+        for s_dev, t_dev in cycle.routes:
+            row, s_ = row_of[t_dev], index[s_dev]
+            init = np.zeros((1, len(tp.switches)), bool)
+            init[0, s_] = True
+            r = _reach(tp, np.array([row]), init, routing)
+            if not _pair_hits(tp, r, pairs[k:k + 1])[0, 0]:
+                continue
+            hops = _path_through(tp, r, s_, int(tp.dests[row]), int(tp.pair_in[pairs[k]]),
+                                 int(tp.pair_out[pairs[k]]))
+            a, b = (int(np.flatnonzero(tp.host_sw == x)[0]) for x in (s_, tp.dests[row]))
+            links = np.array([tp.host_up[a], *tp.link[hops].tolist(), tp.host_down[b]], np.int64)
+            out.append((int(tp.host_nic[a]), int(tp.host_nic[b]), _port_of(fabric, tp.host_up[a]),
+                        _port_of(fabric, tp.host_down[b], enter=True), links))
+            on = set(zip(hops[:-1], hops[1:]))
+            done |= np.array([(int(tp.pair_in[q]), int(tp.pair_out[q])) in on for q in pairs])
+            break
+    cols = list(zip(*out)) if out else [(), (), (), (), ()]
+    return ClosingFlows(np.array(cols[0], np.int64), np.array(cols[1], np.int64), np.array(cols[2], np.int64),
+                        np.array(cols[3], np.int64), tuple(cols[4]))
+
+
+def _port_of(fabric: Fabric, link: int, enter: bool = False) -> int:
+    """The port a directed cable link leaves (or, ``enter``, arrives at)."""
+    c, back = divmod(int(link), 2)
+    a, b = int(fabric.cables_t.port_a[c]), int(fabric.cables_t.port_b[c])
+    first, second = (b, a) if back else (a, b)
+    return second if enter else first
+
+
+def _path_through(tp: _Topo, r: _Reach, s: int, t: int, li: int, lo: int) -> list[int]:
+    """Links (indices) of one route from switch ``s`` to ``t`` that takes ``li`` then ``lo``."""
+    def steps(u: int, ph: int) -> list[tuple[int, int]]:
+        ls = np.flatnonzero(tp.src == u)
+        if ph == 0:
+            return [(int(x), 0 if r.stay[0, x] else 1) for x in ls[r.out0[0, ls]]]
+        return [(int(x), 1) for x in ls[r.out1[0, ls]]]
+    prev: dict[tuple[int, int], tuple[tuple[int, int], int] | None] = {(s, 0): None}
+    queue, goal = [(s, 0)], None
+    while queue and goal is None:
+        u, ph = queue.pop(0)
+        for x, nph in steps(u, ph):
+            state = (int(tp.dst[x]), nph)
+            if x == li and any(y == lo for y, _ in steps(*state)):
+                prev.setdefault(state, ((u, ph), x))
+                goal = state
+                break
+            if state not in prev:
+                prev[state] = ((u, ph), x)
+                queue.append(state)
+    assert goal is not None, "the route was found by _reach"
+    back: list[int] = []
+    step = prev[goal]
+    while step is not None:
+        here, x = step
+        back.append(x)
+        step = prev[here]
+    path = back[::-1]
+    state = goal
+    nxt = [y for y in steps(*state) if y[0] == lo][0]
+    while True:
+        path.append(nxt[0])
+        state = (int(tp.dst[nxt[0]]), nxt[1])
+        if state[0] == t:
+            return path
+        nxt = steps(*state)[0]
+
+
+__all__ = ["BufferCycle", "ClosingFlows", "PfcCheck", "ROUTINGS", "cable_of", "check_pfc_deadlock",
+           "closing_flows", "failed_cables"]
