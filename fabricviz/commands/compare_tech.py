@@ -21,6 +21,9 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p.add_argument("--engine", choices=("minhop", "updn", "ftree", "dmodk"), default="minhop",
                    help="InfiniBand side: the subnet manager engine whose LFTs route the flows")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--dcqcn", choices=("paper", "nvidia"),
+                   help="RoCE side's DCQCN parameters (default: the RoCE design's roce.dcqcn setting, "
+                        "else nvidia, the ConnectX firmware defaults)")
     p.add_argument("--save-twin", metavar="PATH", help="also write the twin design (native JSON)")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
     p.set_defaults(func=run)
@@ -36,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         duration = parse_duration(args.duration)
         fabric = load_any(args.file)
         c = compare_techs(fabric, args.workload, args.model, duration, args.seed, engine=args.engine,
-                          over=args.over)
+                          over=args.over, dcqcn=args.dcqcn)
     given = c.roce if c.ib.is_twin else c.ib
     warning = left_out_warning(given.result)
     if warning:

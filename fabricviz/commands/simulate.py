@@ -18,7 +18,8 @@ from ..sim.units import ParamError
 
 #: The flag of each engine parameter, for error messages.
 FLAGS = {"routing": "--routing", "model": "--model", "workload": "--workload", "over": "--over",
-         "duration": "--duration", "engine": "--engine", "sl": "--sl"}
+         "duration": "--duration", "engine": "--engine", "sl": "--sl", "dcqcn": "--dcqcn",
+         "flow_control": "--flow-control"}
 
 
 @contextmanager
@@ -49,6 +50,26 @@ def _sl(sl: int | None) -> int | None:
     return sl
 
 
+def fluid_params(fabric, args: argparse.Namespace):
+    """The fluid model's parameters from ``--dcqcn`` / ``--flow-control`` (None: the engine's
+    defaults for the design's technology)."""
+    dcqcn, fc = getattr(args, "dcqcn", None), getattr(args, "flow_control", None)
+    if args.model != "fluid" or (dcqcn is None and fc is None):
+        return None
+    from ..sim.engine import roce_fluid
+    from ..sim.fluid import FluidParams
+    from ..sim.reach import fabric_tech
+    if fabric_tech(fabric) == "ib":
+        if dcqcn is not None:
+            raise ParamError("dcqcn", dcqcn, "applies to RoCE designs (InfiniBand runs no DCQCN)")
+        if fc != "credit":
+            raise ParamError("flow_control", fc, "is not InfiniBand's: its links use credits")
+        return FluidParams(cc="none", flow_control="credit")
+    if fc == "credit":
+        raise ParamError("flow_control", fc, "is InfiniBand's: RoCE runs pfc or lossy")
+    return roce_fluid(fabric, dcqcn, fc or "pfc")
+
+
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p = sub.add_parser("simulate", help="run a workload: per-flow rates, link load, queues, pauses")
     p.add_argument("file", help="design file (native JSON or ibnetdiscover)")
@@ -69,6 +90,12 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
                    help="ECMP: same hash seed on every switch (shows polarization)")
     p.add_argument("--model", choices=("maxmin", "fluid"), default="maxmin")
     p.add_argument("--duration", default="10ms", help="fluid run length (default 10ms)")
+    p.add_argument("--dcqcn", choices=("paper", "nvidia"),
+                   help="RoCE fluid runs: DCQCN parameters, the SIGCOMM'15 paper's or the ConnectX firmware "
+                        "defaults (default: the design's roce.dcqcn setting, else nvidia)")
+    p.add_argument("--flow-control", choices=("pfc", "credit", "lossy"),
+                   help="fluid runs: PFC pauses (RoCE default), credits (InfiniBand default) or lossy "
+                        "(no PFC: full queues drop, go-back-N resends)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--partition", help="InfiniBand: run in this partition of the design's partitions.conf "
                    "(name or P_Key, default the Default partition 0x7fff); hosts outside it are left out, "
@@ -97,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
             make_workload(fabric, args.workload, seed=args.seed, over=args.over, reach=reach, sl=args.sl)
         res = run_workload(fabric, flows, args.model, duration, args.seed, args.routing, args.engine,
                            text_progress() if args.model == "fluid" else None,
-                           same_seed=args.same_hash, reach=reach)
+                           same_seed=args.same_hash, reach=reach, fluid=fluid_params(fabric, args))
     warning = left_out_warning(res)
     if warning:
         print(warning, file=sys.stderr)
@@ -118,4 +145,10 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(summary, indent=2))
     else:
         print(format_summary(summary))
+        if "dcqcn_preset" in summary:
+            print(f"DCQCN: {summary['dcqcn_preset']} preset")
+        if "dropped_bytes" in summary:
+            print(f"lossy (no PFC): {summary['dropped_bytes']:,.0f} bytes dropped at "
+                  f"{summary['dropping_links']} link(s), {summary['retransmitted_bytes']:,.0f} bytes "
+                  f"retransmitted (go-back-N), {summary['discarded_bytes']:,.0f} out-of-order bytes discarded")
     return 0

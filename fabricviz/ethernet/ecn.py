@@ -62,3 +62,26 @@ def path_marking(path_incidence, p_link: np.ndarray) -> np.ndarray:
     """Probability a packet is marked somewhere on each path: 1 − Π(1 − p_l)."""
     logs = np.log1p(-np.minimum(p_link, 1 - 1e-12))
     return -np.expm1(path_incidence @ logs)
+
+
+def _per_link(values, port: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A per-port plan array read at each link's port: (values, set) — set where the port
+    exists and the plan gives a positive finite value."""
+    v = np.asarray(values, float)
+    ok = (port >= 0) & (port < len(v))
+    out = np.full(len(port), np.nan)
+    out[ok] = v[port[ok]]
+    has = np.isfinite(out) & (out > 0)
+    return np.where(has, out, 0.0), has
+
+
+def plan_ecn(plan, egress_port: np.ndarray, kmin: np.ndarray, kmax: np.ndarray,
+             pmax: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(Kmin, Kmax, Pmax) per link from a lossless plan (``ecn_kmin_bytes`` … per model port,
+    read at the port each link leaves: the egress queue that marks); the given defaults
+    where the plan has nothing for that port."""
+    out = []
+    for name, dflt in (("ecn_kmin_bytes", kmin), ("ecn_kmax_bytes", kmax), ("ecn_pmax", pmax)):
+        v, has = _per_link(getattr(plan, name), egress_port)
+        out.append(np.where(has, v, dflt))
+    return out[0], out[1], out[2]

@@ -42,7 +42,7 @@ class LosslessPlan:
     method: str
     priorities: tuple[int, ...]
     lossless: np.ndarray          # bool per port: a cabled Ethernet switch port
-    gbps: np.ndarray              # port speed (Gb/s), 0 elsewhere
+    gbps: np.ndarray              # link rate of the port's cable (Gb/s), 0 elsewhere
     cable_m: np.ndarray           # cable length (m), 0 elsewhere
     medium: np.ndarray            # "dac" | "mmf" | "smf" | "" per port
     headroom_bytes: np.ndarray    # per port and lossless priority
@@ -95,8 +95,10 @@ def lossless_plan(fabric: "Fabric", *, mtu: int | None = None, method: str | Non
     cable_m = np.zeros(n)
     medium = np.full(n, "", dtype=object)
     if len(ids):
-        gbps[ids] = rates_gbps(pt.tech[ids], pt.speed[ids], pt.width[ids])
         cab = pt.cable[ids].astype(np.int64)
+        # the link's rate (what both ends negotiated, as the cable carries it and the sim uses),
+        # not the port's top speed: an 800G port cabled to a 400G NIC runs, and fills, at 400G
+        gbps[ids] = rates_gbps(ct.tech[cab], ct.speed[cab], ct.width[cab])
         cable_m[ids] = ct.length[cab].astype(float)
         medium[ids] = cable_media(fabric, cab)
     parts = headroom_terms(s.method, gbps[ids], cable_m[ids], medium[ids].astype(str), s.mtu)

@@ -67,13 +67,29 @@ def headroom_bytes(gbps: np.ndarray, prop_ns: np.ndarray, mtu: float = 4096.0,
 
 
 def pfc_update(paused: np.ndarray, ingress_bytes: np.ndarray, xoff: np.ndarray | float,
-               params: PfcParams) -> np.ndarray:
+               params: PfcParams, xon: np.ndarray | float | None = None) -> np.ndarray:
     """New pause state per link from its downstream ingress counter (hysteresis):
-    pause at XOFF, resume at XON (default XOFF − 2 MTU)."""
-    xon = xoff - 2 * params.mtu if params.xon is None else params.xon
+    pause at XOFF, resume at XON (``xon`` per link, else ``params.xon``, else XOFF − 2 MTU)."""
+    if xon is None:
+        xon = xoff - 2 * params.mtu if params.xon is None else params.xon
     return np.where(paused, ingress_bytes > xon, ingress_bytes >= xoff)
 
 
 def credit_limit(ingress_bytes: np.ndarray, params: PfcParams) -> np.ndarray:
     """Bytes an upstream transmitter may still send: the free space of the downstream buffer."""
     return np.maximum(params.credit_buffer - ingress_bytes, 0.0)
+
+
+def plan_pfc(plan, ingress_port: np.ndarray, xoff: np.ndarray, xon: np.ndarray,
+             headroom: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(XOFF, XON, headroom) per link from a lossless plan (``xoff_bytes``, ``xon_bytes``,
+    ``headroom_bytes`` per model port, read at the port each link enters: the ingress that
+    counts and pauses); the given defaults where the plan has nothing for that port. With
+    no XON in the plan the default gap (2 MTU) below its XOFF is kept."""
+    from .ecn import _per_link
+    xo, has_xo = _per_link(plan.xoff_bytes, ingress_port)
+    xn, has_xn = _per_link(plan.xon_bytes, ingress_port)
+    hr, has_hr = _per_link(plan.headroom_bytes, ingress_port)
+    new_xoff = np.where(has_xo, xo, xoff)
+    new_xon = np.where(has_xn, np.minimum(xn, new_xoff), new_xoff - (xoff - xon))
+    return new_xoff, new_xon, np.where(has_hr, hr, headroom)

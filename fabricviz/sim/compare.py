@@ -21,7 +21,7 @@ import numpy as np
 
 from ..model import SWITCH_KINDS, Fabric, FabricError, LinkRate
 from ..model.fabric import KIND_CODE
-from .engine import SimResult, fabric_tech, simulate
+from .engine import SimResult, fabric_tech, roce_fluid, simulate
 from .reach import Reach, host_reach
 from .workloads import Flows, make_workload
 
@@ -184,7 +184,9 @@ class TechComparison:
         side = lambda r: {"title": r.title, "fabric": r.fabric.name, "twin": r.is_twin,  # noqa: E731
                           **{k: r.value(k) for k, *_ in METRICS}, "max_queue_link": r.max_queue_link,
                           "summary": r.summary}
+        fl = self.roce.result.fluid
         return {"workload": self.workload, "model": self.model, "duration_s": self.duration_s,
+                "dcqcn_preset": fl.dcqcn_preset if fl is not None else None,
                 "seed": self.seed, "flows": int(len(self.ib.result.flows)),
                 "ib": side(self.ib), "roce": side(self.roce),
                 "difference": {k: self.difference(k) for k, *_ in METRICS}, "lines": list(self.lines)}
@@ -276,8 +278,11 @@ def explain(ib: TechRun, roce: TechRun) -> tuple[str, ...]:
 
 def compare_techs(fabric: Fabric, workload_spec: str, model: str, duration_s: float, seed: int = 0,
                   progress: Callable[[float], None] | None = None, engine: str = "minhop",
-                  over: str = "auto", other: Fabric | None = None) -> TechComparison:
+                  over: str = "auto", other: Fabric | None = None, dcqcn: str | None = None) -> TechComparison:
     """Run ``workload_spec`` on ``fabric`` and on its twin (see module doc).
+
+    ``dcqcn``: the RoCE side's DCQCN preset (paper | nvidia; None: the RoCE design's own
+    setting, else nvidia — ConnectX defaults, so the comparison is fair).
 
     ``other`` passes a twin built already (the GUI shows it while the runs go);
     ``progress(x)`` gets 0..1 over both runs.
@@ -291,10 +296,14 @@ def compare_techs(fabric: Fabric, workload_spec: str, model: str, duration_s: fl
 
     def part(lo: float) -> Callable[[float], None] | None:
         return None if progress is None else (lambda x: progress(lo + 0.5 * min(max(x, 0.0), 1.0)))
-    first = run_workload(fabric, flows, model, duration_s, seed, engine=engine, progress=part(0.0))
+    def fluid(f: Fabric):
+        return roce_fluid(f, dcqcn) if model == "fluid" and fabric_tech(f) != "ib" else None
+    first = run_workload(fabric, flows, model, duration_s, seed, engine=engine, progress=part(0.0),
+                         fluid=fluid(fabric))
     if progress is not None:
         progress(0.5)
-    second = run_workload(other, other_flows, model, duration_s, seed, engine=engine, progress=part(0.5))
+    second = run_workload(other, other_flows, model, duration_s, seed, engine=engine, progress=part(0.5),
+                          fluid=fluid(other))
     if progress is not None:
         progress(1.0)
     a = _side(given, fabric, first, False)
@@ -303,12 +312,17 @@ def compare_techs(fabric: Fabric, workload_spec: str, model: str, duration_s: fl
     return TechComparison(ib, roce, workload_spec, model, duration_s, seed, explain(ib, roce))
 
 
+def _preset_note(c: TechComparison) -> str:
+    fl = c.roce.result.fluid
+    return f"  (RoCE: DCQCN {fl.dcqcn_preset} preset)" if fl is not None and fl.dcqcn_preset else ""
+
+
 def format_comparison(c: TechComparison) -> str:
     """The table and the sentences as plain text (the CLI's output)."""
     n = len(c.ib.result.flows)
     when = f", {c.duration_s * 1e3:g} ms" if c.model == "fluid" else ""
     head = [f"{c.workload} ({n} flows), {c.model} model{when}, seed {c.seed}",
-            f"{c.ib.title}  vs  {c.roce.title}", ""]
+            f"{c.ib.title}  vs  {c.roce.title}" + _preset_note(c), ""]
     rows = [("", "InfiniBand", "RoCE", "RoCE vs IB")] + c.rows()
     w0 = max(len(r[0]) for r in rows)
     w = [max(len(r[k]) for r in rows) for k in (1, 2, 3)]

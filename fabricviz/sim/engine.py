@@ -136,6 +136,15 @@ class SimResult:
                 out["completion_s"] = float(fl.finish_s.max())
             out["lost_bytes"] = round(fl.lost_bytes, 3) + 0.0      # + 0.0 turns −0.0 into 0.0
             out["headroom_exceeded_links"] = int(fl.headroom_exceeded.sum())
+            if fl.dcqcn_preset:
+                out["dcqcn_preset"] = fl.dcqcn_preset
+            if fl.dropped_bytes is not None and fl.retransmitted_bytes is not None:
+                assert fl.discarded_bytes is not None and fl.link_dropped_bytes is not None
+                out["flow_control"] = "lossy"
+                out["dropped_bytes"] = float(fl.dropped_bytes.sum())
+                out["retransmitted_bytes"] = float(fl.retransmitted_bytes.sum())
+                out["discarded_bytes"] = float(fl.discarded_bytes.sum())
+                out["dropping_links"] = int((fl.link_dropped_bytes > 0).sum())
             out["duration_s"] = float(self.frames[-1].time_s)
         return out
 
@@ -222,6 +231,25 @@ def _vl_plan(fabric: Fabric, links: LinkTable, flows: Flows, routes: Routes, sm:
     return _VlPlan(flows, FlowVl(sl, entry_vls(routes, sl, arb.sl2vl), source, True), arb, None)
 
 
+def roce_fluid(fabric: Fabric, dcqcn: str | None = None, flow_control: str = "pfc",
+               cc: str = "dcqcn") -> FluidParams:
+    """The fluid model's parameters for a RoCE design: DCQCN preset ``dcqcn`` (None: the
+    design's ``meta["roce"]["dcqcn"]``, default ``nvidia``, the ConnectX defaults) and the
+    design's lossless plan (per-port XOFF/XON/headroom, ECN per egress queue: the numbers
+    the switch-config export writes)."""
+    from ..ethernet.dcqcn import PRESETS
+    from ..ethernet.lossless import lossless_plan
+    from ..ethernet.roce_meta import roce_settings
+    try:
+        preset = dcqcn or roce_settings(fabric.meta).dcqcn
+        plan = lossless_plan(fabric)
+    except ValueError as e:
+        raise FabricError(f"design roce settings: {e}") from None
+    if preset not in PRESETS:
+        raise ParamError("dcqcn", preset, f"is not one of {', '.join(PRESETS)}")
+    return FluidParams(cc=cc, flow_control=flow_control, dcqcn_preset=preset, plan=plan)
+
+
 def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: str = "maxmin",
              duration_s: float = 10e-3, seed: int = 0, same_seed: bool = False,
              fluid: FluidParams | None = None, provider: PathProvider | None = None,
@@ -287,8 +315,7 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
                                                starved=vres.starved)
         return SimResult(tech, routing, model, links, flows, routes, (_frame(links, routes, rate, load),),
                          None, reach.left_out, dropped, refused, part, link_vl, flow_vl)
-    prm = fluid or FluidParams(cc="none" if tech == "ib" else "dcqcn",
-                               flow_control="credit" if tech == "ib" else "pfc")
+    prm = fluid or (FluidParams(cc="none", flow_control="credit") if tech == "ib" else roce_fluid(fabric))
     prm = replace(prm, duration_s=duration_s)
     arb = plan.arb if plan is not None else None
     fres = simulate_fluid(links, flows, routes, prm, progress,

@@ -24,23 +24,33 @@ step 2 first shares each link among its VLs by VL arbitration (:mod:`.vlarb`), t
 round-robin over ingress ports within each VL, and credits are per (link, VL): a VL
 out of credits waits while the link's other VLs go on.
 
-Nothing is ever dropped: ``injected = delivered + in flight`` holds to rounding
-and is checked. Output: immutable :class:`~fabricviz.sim.frames.Frame` objects
-(averages over each frame interval) plus per-flow and per-link totals.
+With PFC or credits nothing is ever dropped: ``injected = delivered + in flight`` holds to
+rounding and is checked. ``flow_control="lossy"`` (RoCE without PFC) tail-drops at full
+switch egress queues and recovers by go-back-N (:mod:`fabricviz.ethernet.lossy`); then
+``injected = delivered + discarded + dropped + in flight``, retransmitted bytes counted.
+
+``dcqcn_preset`` picks DCQCN's parameters (paper | nvidia, :mod:`fabricviz.ethernet.dcqcn`;
+None: ``dcqcn`` as given). ``plan`` (a :class:`~fabricviz.ethernet.lossless.LosslessPlan`)
+gives each ingress port its XOFF/XON/headroom and each egress queue its ECN thresholds,
+the very numbers the switch-config export writes; ports the plan leaves out keep the defaults.
+
+Output: immutable :class:`~fabricviz.sim.frames.Frame` objects (averages over each frame
+interval) plus per-flow and per-link totals.
 """
 
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
-from ..ethernet.dcqcn import DcqcnParams, dcqcn_step
-from ..ethernet.ecn import EcnParams, ecn_thresholds, path_marking, red_probability
+from ..ethernet.dcqcn import DcqcnParams, dcqcn_preset, dcqcn_step
+from ..ethernet.ecn import EcnParams, ecn_thresholds, path_marking, plan_ecn, red_probability
+from ..ethernet.lossy import GoBackN, suffix_sums, tail_drop
 from ..ethernet.pfc import (PfcParams, credit_limit, dynamic_xoff, headroom_bytes, pause_response_s,
-                            pfc_update, xoff_levels)
+                            pfc_update, plan_pfc, xoff_levels)
 from ..model import FabricError
 from .frames import Frame
 from .latency import LatencyParams, flow_latency_ns, flow_nic_ns, link_latency
@@ -58,7 +68,7 @@ class FluidParams:
     duration_s: float = 10e-3
     dt_s: float = 1e-6
     cc: str = "dcqcn"                 # dcqcn | none
-    flow_control: str = "pfc"         # pfc | credit
+    flow_control: str = "pfc"         # pfc | credit | lossy
     port_fair: bool = True            # round-robin over ingress ports at each egress
     pfc: PfcParams = field(default_factory=PfcParams)
     ecn: EcnParams = field(default_factory=EcnParams)
@@ -67,6 +77,10 @@ class FluidParams:
     frame_every_s: float | None = None   # None: 200 frames per run (fewer on big fabrics)
     init_gbps: np.ndarray | None = None  # per-flow starting rate (default line rate)
     latency: LatencyParams = field(default_factory=LatencyParams)
+    dcqcn_preset: str | None = None      # paper | nvidia; None: ``dcqcn`` as given
+    plan: Any = None                     # LosslessPlan: per-port XOFF/XON/headroom and ECN
+    drop_queue_bytes: float | None = None  # lossy: egress queue limit; None: α · free shared buffer
+    nak_delay_s: float | None = None     # lossy: loss → sender rewinds; None: queue delay + τ*
 
 
 @dataclass(frozen=True)
@@ -85,6 +99,11 @@ class FluidResult:
     end_s: float = 0.0                     # time at the end of the run
     max_queue_s: np.ndarray | None = None  # per link: when its queue peaked
     link_vl_gbps: np.ndarray | None = None  # [L, 16] steady-part mean Gb/s per link per VL (VL runs only)
+    dcqcn_preset: str = ""                  # the DCQCN parameters the run used
+    dropped_bytes: np.ndarray | None = None        # per flow: lost at full queues (lossy)
+    discarded_bytes: np.ndarray | None = None      # per flow: arrived out of order, thrown away (lossy)
+    retransmitted_bytes: np.ndarray | None = None  # per flow: sent again by go-back-N (lossy)
+    link_dropped_bytes: np.ndarray | None = None   # per link (lossy)
 
     @property
     def achieved_gbps(self) -> np.ndarray:
@@ -99,8 +118,11 @@ class FluidResult:
 
     @property
     def lost_bytes(self) -> float:
-        """injected − delivered − in flight; float rounding (≤ 1e-9 of what was injected) reads 0."""
+        """injected − delivered − in flight (− dropped − discarded when lossy): what the model lost
+        track of; float rounding (≤ 1e-9 of what was injected) reads 0."""
         lost = float(np.sum(self.injected_bytes - self.delivered_bytes - self.in_flight_bytes))
+        for extra in (self.dropped_bytes, self.discarded_bytes):
+            lost -= float(np.sum(extra)) if extra is not None else 0.0
         return 0.0 if abs(lost) <= 1e-9 * max(float(np.sum(self.injected_bytes)), 1.0) else lost
 
 
@@ -135,8 +157,12 @@ class FluidSim:
                  vl: tuple[np.ndarray, LinkArb] | None = None) -> None:
         if params.cc not in ("dcqcn", "none"):
             raise FabricError(f"congestion control {params.cc!r}: use dcqcn or none")
-        if params.flow_control not in ("pfc", "credit"):
-            raise FabricError(f"flow control {params.flow_control!r}: use pfc or credit")
+        if params.flow_control not in ("pfc", "credit", "lossy"):
+            raise FabricError(f"flow control {params.flow_control!r}: use pfc, credit or lossy")
+        try:
+            self.dcqcn = dcqcn_preset(params.dcqcn_preset) if params.dcqcn_preset else params.dcqcn
+        except ValueError as e:
+            raise FabricError(str(e)) from None
         if not params.dt_s > 0 or not params.duration_s > 0:
             raise FabricError("fluid model: dt and duration must be positive")
         self.links, self.flows, self.routes, self.prm = links, flows, routes, params
@@ -145,6 +171,7 @@ class FluidSim:
         hops = routes.hops()
         self.e_path = np.repeat(np.arange(P), hops)
         self.e_link = routes.links
+        self.e_flow = routes.flow[self.e_path]
         self.first = routes.indptr[:-1]
         self.last = routes.indptr[1:] - 1
         E = len(self.e_link)
@@ -180,6 +207,19 @@ class FluidSim:
         react = np.maximum(pause_response_s(links.gbps), params.dt_s)
         self.headroom = headroom_bytes(links.gbps, links.prop_ns, params.pfc.mtu, react)
         self.xoff = xoff_levels(params.pfc, self.kmax)
+        self.xon = self.xoff - 2 * params.pfc.mtu if params.pfc.xon is None else np.full(L, params.pfc.xon)
+        if params.plan is not None:
+            self.kmin, self.kmax, self.pmax = plan_ecn(params.plan, links.src_port, self.kmin, self.kmax,
+                                                       self.pmax)
+            self.xoff, self.xon, self.headroom = plan_pfc(params.plan, links.dst_port, self.xoff, self.xon,
+                                                          self.headroom)
+        self.gbn: GoBackN | None = None
+        if params.flow_control == "lossy":
+            self.gbn = GoBackN(F)
+            # switch egress queues drop; a NIC's own queue (first hop, or after its PCIe hop) never does
+            self.droppable = self.has_prev & ~links.pcie[self.e_link] & \
+                ~links.pcie[np.where(self.has_prev, self.prev_link, 0)]
+            self.link_dropped = np.zeros(L)
         self.nic_tx, self.nic_rx = flow_nic_ns(links, routes, params.latency)
         # per-run constants the ticks reuse
         self.stepped = flows.step >= 0
@@ -198,13 +238,14 @@ class FluidSim:
         init = self.line_gbps.copy() if params.init_gbps is None else \
             np.minimum(np.asarray(params.init_gbps, float), self.line_gbps)
         self.rc, self.rt = init.copy(), init.copy()
-        self.alpha = np.full(F, params.dcqcn.alpha0)
-        k = max(1, int(round(params.dcqcn.feedback_s / params.dt_s)))
+        self.alpha = np.full(F, self.dcqcn.alpha0)
+        k = max(1, int(round(self.dcqcn.feedback_s / params.dt_s)))
         self.hist_rc = np.tile(self.rc, (k, 1))
         self.hist_p = np.zeros((k, F))
         self.p_flow: np.ndarray = np.zeros(F)          # per flow: ECN marking probability
         self.p_link = np.zeros(L)
         self.injected = np.zeros(F)
+        self.seq = np.zeros(F)               # bytes of the message sent (go-back-N rewinds it)
         self.delivered = np.zeros(F)
         self.finish = np.full(F, np.nan)
         self.begin = np.full(F, np.nan)
@@ -231,7 +272,7 @@ class FluidSim:
             active &= ~stepped | (fl.step == cur)
         rate = self.rc if prm.cc == "dcqcn" else self.demand
         rate = np.minimum(rate, self.demand)
-        left = np.maximum(fl.bytes - self.injected, 0.0)
+        left = np.maximum(fl.bytes - self.seq, 0.0)
         rate = np.minimum(rate, left * 8 / 1e9 / prm.dt_s)
         return np.where(active, rate, 0.0)
 
@@ -243,6 +284,8 @@ class FluidSim:
         arr = self.arrive.copy()
         arr[self.first] += inj
         avail = self.q + arr
+        if self.gbn is not None:
+            avail = self._tail_drop(arr, avail)
         # link service this tick
         vlf = self.vl
         cap = np.where(self.paused, 0.0, self.cap_bytes)
@@ -275,13 +318,17 @@ class FluidSim:
         excess = np.minimum(excess, inj)
         q[self.first] -= excess
         pulled = inj - excess
-        self.injected += np.bincount(self.routes.flow, weights=pulled, minlength=self.F)
+        pulled_f = np.bincount(self.routes.flow, weights=pulled, minlength=self.F)
+        self.injected += pulled_f
+        self.seq = self.seq + pulled_f if self.gbn is None else self.gbn.sent(self.seq, pulled_f)
         self.q = np.maximum(q, 0.0)
         nxt = np.zeros_like(serve)
         nxt[1:] = serve[:-1]
         nxt[self.first] = 0.0
         self.arrive = nxt
         got = np.bincount(self.routes.flow, weights=serve[self.last], minlength=self.F)
+        if self.gbn is not None:
+            got = self.gbn.deliver(got)          # in order only: goodput
         self.delivered += got
         served_link = np.bincount(self.e_link, weights=serve, minlength=L)
         # backpressure for the next tick
@@ -292,8 +339,10 @@ class FluidSim:
             dst = self.links.dst_dev
             held = np.bincount(dst, weights=ingress, minlength=self.n_dev)
             xoff = dynamic_xoff(self.xoff, held[dst], prm.pfc)
-            self.paused = pfc_update(self.paused, ingress, xoff, prm.pfc)
+            self.paused = pfc_update(self.paused, ingress, xoff, prm.pfc, xoff - (self.xoff - self.xon))
             self.headroom_exceeded |= ingress > self.xoff + self.headroom
+        elif prm.flow_control == "lossy":
+            pass                                 # no pauses: full queues drop instead
         elif vlf is not None:
             self.credit_vl = credit_limit(vlf.held(self.q + self.arrive), prm.pfc)
             self.paused = ((self.credit_vl < prm.pfc.mtu) & vlf.present).any(1)   # a VL in use waits
@@ -316,7 +365,10 @@ class FluidSim:
             rc_late, p_late = self.hist_rc[k].copy(), self.hist_p[k].copy()
             self.hist_rc[k], self.hist_p[k] = self.rc, self.p_flow
             self.rc, self.rt, self.alpha = dcqcn_step(self.rc, self.rt, self.alpha, rc_late, p_late,
-                                                      self.line_gbps, dt, prm.dcqcn)
+                                                      self.line_gbps, dt, self.dcqcn)
+        if self.gbn is not None and self.gbn.recovering.any():      # NAKs in: go back N
+            infl = np.bincount(self.e_flow, weights=self.q + self.arrive, minlength=self.F)
+            self.seq = self.gbn.rewind(self.t + dt, self.delivered, self.seq, infl)
         # completions
         done = np.isnan(self.finish) & self.finite & \
             (self.delivered >= self.flows.bytes * (1 - 1e-9))
@@ -329,6 +381,39 @@ class FluidSim:
         self.acc_delivered += got
         self.acc_ticks += 1
         self._q_link = q_link
+
+    def _tail_drop(self, arr: np.ndarray, avail: np.ndarray) -> np.ndarray:
+        """Lossy: drop what arrives at a full switch egress queue; tell go-back-N who lost what."""
+        prm, L = self.prm, self.L
+        src = self.links.src_dev
+        q_link = np.bincount(self.e_link, weights=self.q, minlength=L)
+        if prm.drop_queue_bytes is not None:
+            limit = np.full(L, float(prm.drop_queue_bytes))
+        else:                               # the egress dynamic threshold: α · free shared buffer
+            held = np.bincount(src, weights=q_link, minlength=self.n_dev)
+            limit = dynamic_xoff(np.full(L, np.inf), held[src], prm.pfc)
+        drop = tail_drop(q_link, arr, self.e_link, self.droppable, limit)
+        hit = drop > 0
+        if not hit.any():
+            return avail
+        assert self.gbn is not None
+        avail = avail - drop
+        self.link_dropped += np.bincount(self.e_link, weights=drop, minlength=L)
+        lost = np.bincount(self.e_flow, weights=drop, minlength=self.F)
+        ahead_e = suffix_sums(avail, self.routes.indptr)      # bytes at or past the dropping hop
+        ahead = np.full(self.F, np.inf)
+        np.minimum.at(ahead, self.e_flow[hit], ahead_e[hit])
+        if prm.nak_delay_s is not None:
+            wait = np.full(self.F, prm.nak_delay_s)
+        else:                               # the next packet crosses the dropping queue, then τ* back
+            q_after = np.bincount(self.e_link, weights=avail, minlength=L)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                drain = np.where(self.links.gbps > 0, q_after / (self.links.gbps * 1e9 / 8), 0.0)
+            wait = np.zeros(self.F)
+            np.maximum.at(wait, self.e_flow[hit], drain[self.e_link[hit]])
+            wait += self.dcqcn.feedback_s
+        self.gbn.lose(lost, ahead, self.t + prm.dt_s + wait)
+        return avail
 
     # ------------------------------------------------------------------ frames
     def frame(self) -> Frame:
@@ -391,7 +476,16 @@ class FluidSim:
         return FluidResult(tuple(self.frames), self.injected.copy(), self.delivered.copy(), in_flight,
                            self.finish.copy(), self.max_queue.copy(), self.max_ingress.copy(),
                            self.paused_ticks / max(self.ticks, 1), self.headroom_exceeded.copy(),
-                           self.ticks, self.begin.copy(), self.t, self.max_queue_s.copy(), link_vl)
+                           self.ticks, self.begin.copy(), self.t, self.max_queue_s.copy(), link_vl,
+                           self.dcqcn.preset if self.prm.cc == "dcqcn" else "", **self._loss())
+
+    def _loss(self) -> dict[str, np.ndarray | None]:
+        """The lossy run's per-flow drops, discards, retransmissions and per-link drops."""
+        g = self.gbn
+        if g is None:
+            return {}
+        return {"dropped_bytes": g.dropped.copy(), "discarded_bytes": g.discarded.copy(),
+                "retransmitted_bytes": g.retransmitted.copy(), "link_dropped_bytes": self.link_dropped.copy()}
 
 
 def simulate_fluid(links: LinkTable, flows: Flows, routes: Routes, params: FluidParams = FluidParams(),

@@ -215,3 +215,27 @@ def test_roce_meta_defaults_overrides_and_refusals():
                           ({"ecn": {"pmax": 2}}, "pmax 2"), ([], "an object")]:
         with pytest.raises(ValueError, match=fragment):
             check_roce(bad)
+
+
+def test_headroom_is_sized_at_the_links_rate_not_the_ports_top_speed():
+    """An SN5600 (800G ports) cabled to a 400G NIC fills its headroom at 400G: the plan takes the
+    cable's negotiated rate, as the simulator does, not the switch port's top speed."""
+    import numpy as np
+    from fabricviz.ethernet.headroom import headroom_terms
+    from fabricviz.ethernet.lossless import lossless_plan
+    from fabricviz.model import Fabric
+    from fabricviz.model.tech import rates_gbps
+    f = Fabric(name="one-link")
+    f.add_device("eth_switch", "SN5600", name="sw")
+    f.add_device("nic", "CX7-1P", name="nic", mode="400GbE")
+    sw_port = "sw:1"
+    f.add_cable(sw_port, "nic:1", 3.0)
+    plan = lossless_plan(f)
+    pt, ct = f.ports_t, f.cables_t
+    p = f.port(sw_port).id
+    assert plan.lossless[p]
+    link = float(rates_gbps(ct.tech[[pt.cable[p]]], ct.speed[[pt.cable[p]]], ct.width[[pt.cable[p]]])[0])
+    top = float(rates_gbps(pt.tech[[p]], pt.speed[[p]], pt.width[[p]])[0])
+    assert (link, top) == (400.0, 800.0) and plan.gbps[p] == link
+    want = headroom_terms("ieee", np.array([link]), np.array([3.0]), np.array([str(plan.medium[p])]), plan.mtu)
+    assert plan.headroom_bytes[p] == np.ceil(sum(float(v[0]) for v in want.values()))

@@ -65,7 +65,8 @@ def test_incast_fluid_numbers_equal_the_direct_runs(tree, fluid):
     assert rows["Aggregate throughput (Gb/s)"][:2] == (f"{c.ib.throughput_gbps:,.1f}", f"{c.roce.throughput_gbps:,.1f}")
     assert rows["Paused links"] == (str(c.ib.paused_links), str(c.roce.paused_links),
                                     f"{c.roce.paused_links - c.ib.paused_links:+d}")
-    assert c.lines[0].startswith(f"RoCE: {c.roce.paused_links} links paused by PFC, p99 latency ")
+    n = c.roce.paused_links
+    assert c.lines[0].startswith(f"RoCE: {n} link{'s' if n != 1 else ''} paused by PFC, p99 latency ")
     assert f"InfiniBand {c.ib.throughput_gbps:,.1f} Gb/s, RoCE {c.roce.throughput_gbps:,.1f} Gb/s" in c.lines[1]
     # progress covers both runs, in order, ending at 1
     assert seen[-1] == 1.0 and 0.5 in seen and seen == sorted(seen)

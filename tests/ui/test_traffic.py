@@ -61,6 +61,9 @@ def test_color_scale_bins():
 def test_incast_fluid_heatmap_pauses_scrub_and_charts(make_window, qtbot):
     w = make_window()
     f = leaf_spine(4, 2, 8)
+    # the DCQCN paper's parameters (not ConnectX's, the RoCE default): the incast overruns the
+    # receiver's port long enough for PFC to pause the senders — the picture this test checks
+    f.meta["roce"] = {"dcqcn": "paper"}
     open_fabric(w, f)
     assert w.traffic_dock.objectName() == "traffic"
     assert len([d for d in w.findChildren(TrafficDock)]) == 1

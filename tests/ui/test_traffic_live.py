@@ -87,7 +87,8 @@ def test_fluid_rerun_keeps_frame_and_playing(make_window, qtbot):
     assert dock.frame_label.text().startswith("38/200")
     assert dock.timer.isActive() and dock.play_button.isChecked() and dock.play_button.text() == "⏸"
     share = ref.summary(f)["rate_share"]["mean"]
-    assert dock.status.text().startswith(f"ecmp → adaptive: rate/line mean 0.656 → {share:.3f} (min ")
+    before = run_traffic(f, "permutation", "fluid", "ecmp", "minhop", 0.2e-3, 0).summary(f)["rate_share"]["mean"]
+    assert dock.status.text().startswith(f"ecmp → adaptive: rate/line mean {before:.3f} → {share:.3f} (min ")
     # the charts keep the user's link and flow, now with the adaptive run's values
     assert (charts.link, charts.flow) == (link, flow)
     assert np.array_equal(charts.curve_data("util")[1],

@@ -1,0 +1,98 @@
+"""Lossy RoCE (no PFC): tail drop at full egress queues and go-back-N retransmission.
+
+Without PFC a switch egress queue that is full drops what arrives (tail drop). The queue
+limit is the given bytes per egress queue, or the switch's dynamic threshold α · (free
+shared buffer), the same α and buffer as PFC's XOFF. RoCE NICs recover with go-back-N:
+
+* the receiver takes bytes in order; once a byte is lost, everything behind it that
+  arrives is out of sequence and thrown away (``discarded``);
+* the receiver NAKs the first packet after the gap; the NAK reaches the sender after the
+  queueing delay at the dropping hop plus the feedback delay τ* (``nak_delay_s`` overrides);
+  a tail loss, with nothing behind it to trigger a NAK, is taken as NAKed the same way;
+* the sender then rewinds to the first lost byte and sends everything from there again:
+  those bytes are counted as retransmitted and count against goodput.
+
+Bytes behind the loss that were already ahead of it (queued at or past the dropping hop)
+still arrive in order, so the rewind point is what has arrived in order plus those bytes.
+Per flow, ``injected = delivered + discarded + dropped + in flight`` holds throughout.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def tail_drop(q_link: np.ndarray, arr: np.ndarray, e_link: np.ndarray, droppable: np.ndarray,
+              limit: np.ndarray) -> np.ndarray:
+    """Bytes dropped per entry: what arrives at an egress queue beyond ``limit`` (per link),
+    taken from this tick's arrivals in proportion (``q_link``: queue before they arrive)."""
+    n = len(q_link)
+    a = np.where(droppable, arr, 0.0)
+    arr_link = np.bincount(e_link, weights=a, minlength=n)
+    drop_link = np.minimum(np.maximum(q_link + arr_link - limit, 0.0), arr_link)
+    frac = np.divide(drop_link, arr_link, out=np.zeros(n), where=arr_link > 0)
+    return a * frac[e_link]
+
+
+def suffix_sums(x: np.ndarray, indptr: np.ndarray) -> np.ndarray:
+    """Per entry: the sum of ``x`` from that entry to its path's last entry."""
+    c = np.concatenate([[0.0], np.cumsum(x)])
+    ends = np.repeat(indptr[1:], np.diff(indptr))
+    return c[ends] - c[:-1]
+
+
+class GoBackN:
+    """Per-flow receiver and sender state of go-back-N (see module doc)."""
+
+    def __init__(self, n_flows: int) -> None:
+        self.good_quota = np.zeros(n_flows)    # bytes ahead of the first loss, still in order
+        self.discard = np.zeros(n_flows)       # stale bytes in flight the receiver will throw away
+        self.recovering = np.zeros(n_flows, bool)
+        self.nak_at = np.full(n_flows, np.inf)
+        self.dropped = np.zeros(n_flows)
+        self.discarded = np.zeros(n_flows)
+        self.retransmitted = np.zeros(n_flows)
+        self.high = np.zeros(n_flows)          # highest byte sent so far
+
+    def deliver(self, got: np.ndarray) -> np.ndarray:
+        """Bytes arriving at each receiver → the in-order part (goodput); the rest is discarded."""
+        good = np.minimum(got, self.good_quota)
+        self.good_quota -= good
+        rest = got - good
+        stale = np.where(self.recovering, rest, np.minimum(rest, self.discard))
+        self.discard = np.maximum(self.discard - np.where(self.recovering, 0.0, stale), 0.0)
+        self.discarded += stale
+        return good + rest - stale
+
+    def lose(self, dropped: np.ndarray, ahead: np.ndarray, nak_at: np.ndarray) -> None:
+        """Flows that lost ``dropped`` bytes this tick; ``ahead``: their bytes still in flight at or
+        past the dropping hop; ``nak_at``: when the sender would hear of it."""
+        hit = dropped > 0
+        if not hit.any():
+            return
+        self.dropped += dropped
+        from_stale = np.minimum(dropped, self.discard)       # stale bytes lost: fewer to throw away
+        self.discard -= np.where(self.recovering, 0.0, from_stale)
+        fresh = hit & ~self.recovering & (dropped > from_stale)
+        clean = fresh & (self.discard <= 0)                  # nothing stale ahead: trust what is ahead
+        self.good_quota = np.where(clean, np.maximum(self.good_quota, ahead), self.good_quota)
+        self.good_quota = np.where(hit, np.minimum(self.good_quota, ahead), self.good_quota)
+        self.nak_at = np.where(fresh, nak_at, self.nak_at)
+        self.recovering |= fresh
+
+    def rewind(self, t: float, delivered: np.ndarray, seq: np.ndarray, in_flight: np.ndarray) -> np.ndarray:
+        """Senders whose NAK has arrived go back to the first lost byte; returns the new ``seq``."""
+        due = self.recovering & (self.nak_at <= t + 1e-15)
+        if not due.any():
+            return seq
+        self.recovering &= ~due
+        self.nak_at[due] = np.inf
+        self.discard = np.where(due, np.maximum(in_flight - self.good_quota, 0.0), self.discard)
+        return np.where(due, np.minimum(delivered + self.good_quota, seq), seq)
+
+    def sent(self, seq: np.ndarray, pulled: np.ndarray) -> np.ndarray:
+        """Count the resent part of ``pulled`` (below the highest byte sent); returns the new ``seq``."""
+        self.retransmitted += np.minimum(pulled, np.maximum(self.high - seq, 0.0))
+        seq = seq + pulled
+        self.high = np.maximum(self.high, seq)
+        return seq
