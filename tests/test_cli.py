@@ -127,6 +127,7 @@ COMMANDS = {
     "route": ["route", "{f}"],
     "replay": ["replay", "{f}", str(DUMP)],
     "simulate": ["simulate", "{f}", "--workload", "ring"],
+    "export-switch-config": ["export-switch-config", "{f}", "--os", "sonic", "-o", "out"],
 }
 
 

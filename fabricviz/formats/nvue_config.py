@@ -1,0 +1,114 @@
+"""NVIDIA Cumulus Linux (NVUE) lossless RoCE configuration of one switch: startup YAML and
+the equivalent ``nv set`` commands.
+
+Commands as Cumulus Linux's Quality of Service / RoCE pages document them:
+
+* ``nv set qos roce mode lossless`` (PFC + ECN on the RoCE priority, trust, ETS, pools);
+* ``nv set qos mapping default-global trust l3`` and ``… dscp <d> switch-priority <p>`` for the
+  RoCE DSCP and the CNP DSCP 48 → 6; ``nv set qos egress-queue-mapping default-global
+  switch-priority <p> traffic-class <p>``;
+* one PFC profile per (link speed, cable length) — ``nv set qos pfc <profile> switch-priority``,
+  ``cable-length`` (metres, rounded up), ``port-buffer`` (the PFC headroom: the reserved
+  buffer of the port), ``xoff-threshold`` (the plan's XOFF), ``xon-threshold`` (NVUE's
+  "bytes below xoff": XOFF − XON), ``tx``/``rx enable`` — applied with
+  ``nv set interface swp<n> qos pfc profile <profile>``;
+* one ECN profile per link speed — ``nv set qos congestion-control <profile> traffic-class <p>
+  ecn enable``, ``min-threshold`` / ``max-threshold`` (bytes, the plan's Kmin/Kmax),
+  ``probability`` (percent, Pmax), ``red disable`` (mark, never drop) — applied with
+  ``nv set interface swp<n> qos congestion-control profile <profile>``.
+
+The startup YAML is the same tree (``- set: {qos: …, interface: …}``) as NVUE keeps it in
+``/etc/nvue.d/startup.yaml``; a set of values (``switch-priority``) is a mapping of each value
+to ``{}``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import yaml
+
+from .switch_config import CNP_DSCP, CNP_PRIORITY, ExportSettings, PortConfig, SwitchConfig
+
+
+def cable_metres(p: PortConfig) -> int:
+    """NVUE's ``cable-length``: whole metres 1-100000, rounded up."""
+    return min(max(int(math.ceil(p.cable_m - 1e-9)), 1), 100000)
+
+
+def pfc_profile(p: PortConfig) -> str:
+    return f"roce-pfc-{p.speed_mbps // 1000}g-{cable_metres(p)}m"
+
+
+def ecn_profile(p: PortConfig) -> str:
+    return f"roce-ecn-{p.speed_mbps // 1000}g"
+
+
+def tree(sw: SwitchConfig, s: ExportSettings) -> dict[str, Any]:
+    """The ``set`` tree of switch ``sw`` (see the module docstring)."""
+    prio = s.priority
+    pfc: dict[str, dict[str, Any]] = {}
+    ecn: dict[str, dict[str, Any]] = {}
+    iface: dict[str, Any] = {}
+    for p in sw.ports:
+        name = pfc_profile(p)
+        old = pfc.get(name)
+        port_buffer = max(p.headroom, old["port-buffer"] if old else 0)
+        pfc[name] = {"switch-priority": {str(prio): {}}, "cable-length": cable_metres(p),
+                     "port-buffer": port_buffer, "xoff-threshold": p.xoff, "xon-threshold": p.xoff - p.xon,
+                     "tx": "enable", "rx": "enable"}
+        ecn[ecn_profile(p)] = {"traffic-class": {str(prio): {
+            "ecn": "enable", "red": "disable", "min-threshold": p.ecn_kmin, "max-threshold": p.ecn_kmax,
+            "probability": int(round(100 * p.ecn_pmax))}}}
+        iface[p.cumulus_name] = {"qos": {"pfc": {"profile": name},
+                                         "congestion-control": {"profile": ecn_profile(p)}}}
+    qos = {
+        "roce": {"enable": "on", "mode": "lossless"},
+        "mapping": {"default-global": {"trust": "l3", "dscp": {
+            str(s.dscp): {"switch-priority": prio}, str(CNP_DSCP): {"switch-priority": CNP_PRIORITY}}}},
+        "egress-queue-mapping": {"default-global": {"switch-priority": {
+            str(prio): {"traffic-class": prio}, str(CNP_PRIORITY): {"traffic-class": CNP_PRIORITY}}}},
+        "pfc": dict(sorted(pfc.items())),
+        "congestion-control": dict(sorted(ecn.items())),
+    }
+    return {"qos": qos, "interface": iface}
+
+
+def startup_yaml(sw: SwitchConfig, s: ExportSettings) -> str:
+    head = (f"# NVUE startup configuration of {sw.name} ({sw.part}): lossless RoCE on priority "
+            f"{s.priority}, DSCP {s.dscp}, MTU {s.mtu}, headroom by the {s.method} method (fabricviz)\n")
+    return head + yaml.safe_dump([{"set": tree(sw, s)}], sort_keys=False, default_flow_style=False)
+
+
+def commands(sw: SwitchConfig, s: ExportSettings) -> list[str]:
+    """The ``nv set`` commands of the same configuration, ending with ``nv config apply``."""
+    t = tree(sw, s)
+    q = t["qos"]
+    out = ["nv set qos roce mode lossless", "nv set qos mapping default-global trust l3"]
+    for d, v in q["mapping"]["default-global"]["dscp"].items():
+        out.append(f"nv set qos mapping default-global dscp {d} switch-priority {v['switch-priority']}")
+    for sp, v in q["egress-queue-mapping"]["default-global"]["switch-priority"].items():
+        out.append(f"nv set qos egress-queue-mapping default-global switch-priority {sp} "
+                   f"traffic-class {v['traffic-class']}")
+    for name, v in q["pfc"].items():
+        for sp in v["switch-priority"]:
+            out.append(f"nv set qos pfc {name} switch-priority {sp}")
+        for key in ("cable-length", "port-buffer", "xoff-threshold", "xon-threshold", "tx", "rx"):
+            out.append(f"nv set qos pfc {name} {key} {v[key]}")
+    for name, v in q["congestion-control"].items():
+        for tc, w in v["traffic-class"].items():
+            for key in ("ecn", "red", "min-threshold", "max-threshold", "probability"):
+                out.append(f"nv set qos congestion-control {name} traffic-class {tc} {key} {w[key]}")
+    for ifname, v in t["interface"].items():
+        out.append(f"nv set interface {ifname} qos pfc profile {v['qos']['pfc']['profile']}")
+        out.append(f"nv set interface {ifname} qos congestion-control profile "
+                   f"{v['qos']['congestion-control']['profile']}")
+    out.append("nv config apply")
+    return out
+
+
+def nv_script(sw: SwitchConfig, s: ExportSettings) -> str:
+    return ("#!/bin/sh\n"
+            f"# NVUE commands for {sw.name} ({sw.part}): lossless RoCE on priority {s.priority}, "
+            f"DSCP {s.dscp} (fabricviz)\nset -e\n" + "\n".join(commands(sw, s)) + "\n")

@@ -1,0 +1,274 @@
+"""Switch and NIC configuration for a lossless RoCE design, from its :class:`LosslessPlan`.
+
+One front for the three writers (:mod:`.sonic_config`, :mod:`.nvue_config`, :mod:`.nic_config`):
+:func:`switch_views` gathers, per Ethernet switch, the cabled lossless ports with the plan's
+numbers (headroom, XOFF/XON, ECN) and their names on the switch OS; :func:`write_switch_configs`
+renders every file first and writes them only when all of them could be made, so a refusal
+(bad argument, no RoCE switch, a buffer budget that does not fit) writes nothing.
+
+Traffic classes follow NVIDIA's RoCE defaults (Cumulus ``qos roce``, ConnectX ``mlnx_qos``):
+RoCE data on DSCP ``dscp`` → switch priority = traffic class = PG = queue ``priority``
+(lossless, PFC), CNPs on DSCP 48 → priority/queue 6 (strict), everything else on 0.
+
+Port names:
+
+* SONiC names a port by its first SerDes lane, ``Ethernet<(n − 1) × lanes>``, with the
+  lanes per port of the part's SONiC ``port_config.ini`` (:data:`SONIC_LANES`: SN5600,
+  SN5400, SN4700 8 lanes; SN3700, SN2700 4); other parts: 8 lanes for 400G+ native
+  ports (QSFP-DD/OSFP cages), 4 below (QSFP28/QSFP56);
+* Cumulus Linux names front-panel port ``n`` ``swp<n>``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from ..model import FabricError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..ethernet.lossless import LosslessPlan
+    from ..model.fabric import Fabric
+
+OSES = ("sonic", "cumulus")
+CNP_DSCP = 48                   # NVIDIA's default DSCP (and priority 6) of RoCE CNPs
+CNP_PRIORITY = 6
+#: SerDes lanes per front-panel port in SONiC's port_config.ini of each part's default SKU.
+SONIC_LANES = {"SN5600": 8, "SN5400": 8, "SN4700": 8, "SN4600C": 4, "SN3700": 4, "SN3700C": 4,
+               "SN2700": 4}
+#: Cable lengths SONiC's buffer tables know (pg_profile_lookup.ini), metres; longer runs
+#: are named by their length rounded up to a whole metre.
+SONIC_LENGTHS_M = (5, 40, 300)
+
+
+class BufferBudgetExceeded(FabricError):
+    """The headroom and reserves of one or more switches do not fit their buffer."""
+
+    def __init__(self, message: str, switches: Sequence[str]) -> None:
+        super().__init__(message)
+        self.switches = tuple(switches)
+
+
+class NotRoceDesign(FabricError):
+    """The design has no cabled Ethernet switch port to configure."""
+
+
+@dataclass(frozen=True)
+class PortConfig:
+    """One lossless switch port with the plan's numbers (bytes)."""
+
+    port: int                   # model port id
+    num: int                    # front-panel number (1-based)
+    sonic_name: str             # Ethernet<n>
+    cumulus_name: str           # swp<n>
+    speed_gbps: float           # the link's rate (the cable's negotiated speed)
+    cable_m: float
+    cable_length: str           # the SONiC CABLE_LENGTH value, e.g. "5m"
+    headroom: int
+    xoff: int
+    xon: int
+    ecn_kmin: int
+    ecn_kmax: int
+    ecn_pmax: float
+    peer: str                   # the device at the cable's other end
+
+    @property
+    def speed_mbps(self) -> int:
+        return int(round(self.speed_gbps * 1000))
+
+
+@dataclass(frozen=True)
+class SwitchConfig:
+    """One switch: its ports and the budget numbers the export writes."""
+
+    name: str
+    part: str
+    ports: tuple[PortConfig, ...]
+    buffer_bytes: float         # NaN: unknown
+    shared_pool: float          # NaN: unknown
+    dynamic_th: int
+
+
+@dataclass(frozen=True)
+class NicPort:
+    """One RoCE NIC cabled to a lossless switch port."""
+
+    host: str                   # the server (or the NIC itself when it has no server)
+    rdma_dev: str               # mlx5_<n>
+    switch: str
+    switch_port: str
+    cable_m: float
+
+
+@dataclass(frozen=True)
+class ExportSettings:
+    priority: int
+    dscp: int
+    mtu: int
+    method: str
+
+
+def sonic_lanes(part_id: str, native_gbps: float) -> int:
+    """Lanes per port of ``part_id`` in SONiC's naming (see the module docstring)."""
+    if part_id in SONIC_LANES:
+        return SONIC_LANES[part_id]
+    return 8 if native_gbps >= 400 else 4
+
+
+def sonic_cable_length(metres: float) -> str:
+    """The CABLE_LENGTH value for a run of ``metres``: the next SONiC length up."""
+    for m in SONIC_LENGTHS_M:
+        if metres <= m:
+            return f"{m}m"
+    return f"{int(math.ceil(metres - 1e-9))}m"
+
+
+def check_settings(priority: int, dscp: int) -> None:
+    """Refuse a priority or DSCP the export cannot use (ValueError, one line)."""
+    if isinstance(priority, bool) or not isinstance(priority, int) or not 0 <= priority <= 7:
+        raise ValueError(f"priority {priority!r}: an 802.1p priority 0-7")
+    if priority in (0, CNP_PRIORITY):
+        raise ValueError(f"priority {priority}: taken ({'best effort' if priority == 0 else 'CNPs'}); "
+                         "use 1-5 or 7 (RoCE's usual: 3)")
+    if isinstance(dscp, bool) or not isinstance(dscp, int) or not 0 <= dscp <= 63:
+        raise ValueError(f"dscp {dscp!r}: a DSCP value 0-63")
+    if dscp == CNP_DSCP:
+        raise ValueError(f"dscp {dscp}: taken by CNPs; use another (RoCE's usual: 26)")
+
+
+def switch_views(fabric: "Fabric", plan: "LosslessPlan") -> list[SwitchConfig]:
+    """Per Ethernet switch with lossless ports, in name order, its ports in port order."""
+    from ..model.tech import rates_gbps
+    pt, ct = fabric.ports_t, fabric.cables_t
+    out = []
+    for d, b in plan.switches.items():
+        part = fabric.part_of(d)
+        native = part.rate.gbps if part is not None and part.rate is not None else 0.0
+        lanes = sonic_lanes(part.id if part is not None else "", native)
+        ports = []
+        for p in plan.ports[pt.device[plan.ports] == d].tolist():
+            num = int(pt.num[p])
+            c = int(pt.cable[p])
+            link = float(rates_gbps(ct.tech[c:c + 1], ct.speed[c:c + 1], ct.width[c:c + 1])[0])
+            other = int(ct.port_b[c]) if int(ct.port_a[c]) == p else int(ct.port_a[c])
+            ports.append(PortConfig(
+                port=p, num=num, sonic_name=f"Ethernet{(num - 1) * lanes}", cumulus_name=f"swp{num}",
+                speed_gbps=link, cable_m=float(plan.cable_m[p]),
+                cable_length=sonic_cable_length(float(plan.cable_m[p])),
+                headroom=int(plan.headroom_bytes[p]), xoff=int(plan.xoff_bytes[p]),
+                xon=int(plan.xon_bytes[p]), ecn_kmin=int(plan.ecn_kmin_bytes[p]),
+                ecn_kmax=int(plan.ecn_kmax_bytes[p]), ecn_pmax=float(plan.ecn_pmax[p]),
+                peer=fabric.name_of(int(pt.device[other]))))
+        out.append(SwitchConfig(name=fabric.name_of(d), part=b.part, ports=tuple(ports),
+                                buffer_bytes=b.buffer_bytes, shared_pool=b.shared_pool,
+                                dynamic_th=b.dynamic_th))
+    return sorted(out, key=lambda s: s.name)
+
+
+def nic_ports(fabric: "Fabric", plan: "LosslessPlan") -> list[NicPort]:
+    """Every NIC port cabled to a lossless switch port, by host then RDMA device."""
+    from ..model.fabric import KIND_CODE, NIC
+    pt, ct, dt = fabric.ports_t, fabric.cables_t, fabric.devices_t
+    out = []
+    for p in plan.ports.tolist():
+        c = int(pt.cable[p])
+        other = int(ct.port_b[c]) if int(ct.port_a[c]) == p else int(ct.port_a[c])
+        nic = int(pt.device[other])
+        if dt.kind[nic] != KIND_CODE[NIC]:
+            continue
+        parent = int(dt.parent[nic])
+        host = fabric.name_of(parent) if parent >= 0 else fabric.name_of(nic)
+        local = fabric.name_of(nic).rpartition("/")[2]
+        dev = local if local.startswith("mlx5_") else "mlx5_0"
+        if int(dt.nports[nic]) > 1:       # a dual-port card: one RDMA device per port
+            base = int(local[5:]) if local.startswith("mlx5_") and local[5:].isdigit() else 0
+            dev = f"mlx5_{base * int(dt.nports[nic]) + int(pt.num[other]) - 1}"
+        out.append(NicPort(host=host, rdma_dev=dev, switch=fabric.name_of(int(pt.device[p])),
+                           switch_port=fabric.port_name(p), cable_m=float(plan.cable_m[p])))
+    return sorted(set(out), key=lambda n: (n.host, n.rdma_dev))
+
+
+def render(fabric: "Fabric", os: str, *, priority: int = 3, dscp: int = 26, mtu: int | None = None,
+           method: str | None = None) -> dict[str, str]:
+    """File name → text of every file the export writes (nothing written).
+
+    Raises ``FabricError`` for a bad argument or a design without lossless Ethernet switch
+    ports, :class:`BufferBudgetExceeded` when a switch's headroom does not fit its buffer."""
+    from ..ethernet.lossless import lossless_plan
+    if os not in OSES:
+        raise FabricError(f"--os {os!r}: one of {', '.join(OSES)}")
+    try:
+        check_settings(priority, dscp)
+        plan = lossless_plan(fabric, mtu=mtu, method=method, priorities=(priority,))
+    except ValueError as e:
+        raise FabricError(str(e)) from None
+    if not plan.switches:
+        raise NotRoceDesign("not a RoCE design (no cabled Ethernet switch port)")
+    if plan.overflowing:
+        bad = sorted(fabric.name_of(d) for d in plan.overflowing)
+        worst = [plan.switches[d] for d in plan.overflowing]
+        over = max(-b.shared_pool for b in worst)
+        raise BufferBudgetExceeded(
+            f"headroom does not fit the buffer of {', '.join(bad)} (over by up to {over:,.0f} B); "
+            "nothing written (see `fabricviz headroom`)", bad)
+    settings = ExportSettings(priority=priority, dscp=dscp, mtu=plan.mtu, method=plan.method)
+    files: dict[str, str] = {}
+    views = switch_views(fabric, plan)
+    if os == "sonic":
+        from .sonic_config import config_db_text
+        for sw in views:
+            files[f"{sw.name}.config_db.json"] = config_db_text(sw, settings)
+    else:
+        from .nvue_config import nv_script, startup_yaml
+        for sw in views:
+            files[f"{sw.name}.nvue.yaml"] = startup_yaml(sw, settings)
+            files[f"{sw.name}.nv.sh"] = nv_script(sw, settings)
+    from .nic_config import nic_script
+    nics = nic_ports(fabric, plan)
+    for host in sorted({n.host for n in nics}):
+        files[f"{host}.nic.sh"] = nic_script(host, [n for n in nics if n.host == host], settings)
+    for name in files:
+        if "/" in name or name.startswith("."):
+            raise FabricError(f"device name {name.rsplit('.', 2)[0]!r} cannot name a file")
+    return files
+
+
+def write_switch_configs(fabric: "Fabric", os: str, out_dir: str | Path, *, priority: int = 3,
+                         dscp: int = 26, mtu: int | None = None,
+                         method: str | None = None) -> list[Path]:
+    """Write the ``os`` (sonic | cumulus) configuration of every RoCE switch and the NIC
+    script of every host into ``out_dir`` (created if missing); return the paths written.
+
+    Every file is rendered before the first is written (each write atomic), so a refusal
+    (see :func:`render`) leaves ``out_dir`` untouched."""
+    from ..model.atomic import write_atomic
+    files = render(fabric, os, priority=priority, dscp=dscp, mtu=mtu, method=method)
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise FabricError(f"{out}: cannot create the folder ({e.strerror or e})") from None
+    paths = []
+    for name, text in files.items():
+        path = out / name
+        write_atomic(path, text)
+        if name.endswith(".sh"):
+            path.chmod(path.stat().st_mode | 0o111)
+        paths.append(path)
+    return paths
+
+
+def ranges(values: Sequence[int]) -> list[str]:
+    """``[0, 1, 2, 4, 5, 7]`` → ``["0-2", "4-5", "7"]`` (SONiC's queue/PG ranges)."""
+    out: list[str] = []
+    vals = sorted(set(int(v) for v in values))
+    if not vals:
+        return out
+    runs = np.split(np.array(vals), np.flatnonzero(np.diff(vals) > 1) + 1)
+    for r in runs:
+        out.append(f"{r[0]}" if len(r) == 1 else f"{r[0]}-{r[-1]}")
+    return out
