@@ -55,6 +55,10 @@ class WindowActions:
         self.action_export_partitions = self._act(
             "action_export_partitions", "Export P&artitions…", lambda: self.export_partitions(),
             tip="write the design's partitions as an OpenSM partitions.conf")
+        from fabricviz.ui.dialogs.export_switch_config import open_export_switch_config
+        self.action_export_switch_config = self._act(
+            "action_export_switch_config", "Export S&witch Config…", lambda: open_export_switch_config(self),
+            tip="the design's PFC/ECN/buffer settings as SONiC config_db.json or Cumulus NVUE YAML per switch")
         self.action_quit = self._act("action_quit", "&Quit", self.close, K.Quit,
                                      tip="close the window (running jobs are cancelled)")
         self.action_undo = self.editor.stack.createUndoAction(self, "&Undo")
@@ -128,6 +132,10 @@ class WindowActions:
         self.action_qos_settings = self._act(
             "action_qos_settings", "&QoS Settings…", lambda: self.qos_settings(),
             tip="OpenSM's QoS options for the design: SL→VL, VL arbitration, operational VLs (undoable)")
+        from fabricviz.ui.dialogs.roce_settings import open_roce_settings
+        self.action_roce_settings = self._act(
+            "action_roce_settings", "Ro&CE Settings…", lambda: open_roce_settings(self),
+            tip="MTU, lossless priorities, headroom method, DCQCN preset, ECN thresholds (undoable)")
         from fabricviz.ui.canvas.overlays.pfc_cycle import pfc_check
         self.action_pfc_deadlock = self._act(
             "action_pfc_deadlock", "&PFC Deadlock Check", lambda: pfc_check(self),
@@ -145,6 +153,7 @@ class WindowActions:
         m.addActions([self.action_export_image, self.action_record])
         m.addSeparator()
         m.addActions([self.action_import_partitions, self.action_export_partitions])
+        m.addAction(self.action_export_switch_config)
         m.addSeparator()
         m.addAction(self.action_quit)
         m = mb.addMenu("&Edit")
@@ -169,6 +178,7 @@ class WindowActions:
                                 (self.sweep_dock, "action_sweep", "Ctrl+Shift+U"),
                                 (self.traffic_dock, "action_traffic", "Ctrl+Shift+T"),
                                 (self.partitions_dock, "action_partitions_dock", None),
+                                (self.lossless_dock, "action_lossless_dock", None),
                                 (self.charts_dock, "action_charts", "Ctrl+Shift+J")):
             act = dock.toggleViewAction()
             act.setObjectName(name)
@@ -182,6 +192,7 @@ class WindowActions:
         m.addActions([self.action_generate, self.action_layout_auto, self.action_layout_force])
         m.addSeparator()
         m.addAction(self.action_qos_settings)
+        m.addAction(self.action_roce_settings)
         m.addAction(self.action_pfc_deadlock)
         m = self.lessons_menu = mb.addMenu("&Lessons")
         m.setObjectName("lessons_menu")

@@ -141,6 +141,10 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
             lambda devs: select_on_canvas(self.editor.fabric, self.scene, self.view, devs, []))
         self.charts_dock = ChartsDock(self)
         self.partitions_dock = PartitionsDock(doc, self, selection=self.scene.selected_device_ids)
+        from fabricviz.ui.docks.lossless import LosslessDock          # View ▸ Lossless (RoCE)
+        self.lossless_dock = LosslessDock(doc, self, selection=self.scene.selected_device_ids,
+                                          traffic=self.traffic_dock)
+        self.scene.selectionChanged.connect(self.lossless_dock.selection_changed)
         from fabricviz.ui.canvas.overlays.partitions import PartitionMarks   # View ▸ Partition Marks
         self.partition_marks = PartitionMarks(doc, self.scene, lambda text: self.statusBar().showMessage(text, 8000))
         self.traffic_view = TrafficView(doc, self.scene, self.traffic_dock, self.charts_dock)
