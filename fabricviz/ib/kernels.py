@@ -212,3 +212,21 @@ def warm_up(engine: str) -> None:
     if engine in ("dfsssp", "sssp"):
         from .dfsssp import warm_up as warm_dfsssp
         warm_dfsssp()
+    if engine == "lash":
+        from .lash_kernels import warm_up as warm_lash
+        warm_lash()
+
+
+def warm_all() -> float:
+    """Compile (first run: ~20–40 s on 2 cores) or load every engine's kernels into numba's disk
+    cache; returns the seconds it took. ``make setup`` runs it (``python -m fabricviz.ib.kernels``)
+    so no routing, test or GUI session pays the compile."""
+    import time
+    t = time.perf_counter()
+    for engine in ("minhop", "ftree", "dfsssp", "lash"):
+        warm_up(engine)
+    return time.perf_counter() - t
+
+
+if __name__ == "__main__":
+    print(f"fabricviz: subnet manager kernels ready in {warm_all():.1f} s (numba cache)")

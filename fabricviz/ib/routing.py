@@ -118,7 +118,7 @@ def route(fabric: Fabric, engine: str = "minhop", sm: int | str | None = None, l
     if sn.undiscovered:
         few = ", ".join(sn.undiscovered[:5]) + (" …" if len(sn.undiscovered) > 5 else "")
         warnings.append(f"{len(sn.undiscovered)} InfiniBand device(s) not reachable from the SM: {few}")
-    if engine in ("dfsssp", "sssp") or compiled(sn, lids) or sn.num_switches >= COMPILED_FROM_SWITCHES:
+    if engine in ("dfsssp", "sssp", "lash") or compiled(sn, lids) or sn.num_switches >= COMPILED_FROM_SWITCHES:
         from .kernels import warm_up
         warm_up(engine)              # the compiled kernels' one-off load is start-up, not routing
     t0 = time.perf_counter()

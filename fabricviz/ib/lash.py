@@ -1,0 +1,279 @@
+"""LASH routing (LAyered SHortest path) as OpenSM 3.3.23 computes it (``osm_ucast_lash.c``).
+
+Every switch pair gets one shortest path each way, from breadth-first trees (root by root in
+OpenSM's switch order, the first tree that covers a (switch, destination) entry decides it);
+pairs are then put on virtual layers so that no layer's channel dependency graph has a cycle
+(:mod:`.lash_cdg`), and the layers are balanced. A path's SL is its pair's layer plus
+``lash_start_vl``; paths between ports on one switch get ``lash_start_vl``.
+
+What OpenSM does that this reproduces: the layers available are the smallest operational VL
+count of any linked switch port (at routing time; on the first sweep that is what the port came
+up with — its VLCap under ibsim — so ``max_op_vls`` does not limit it yet) minus the start VL,
+at most 15; ERR 4D03 when the start VL is not below it, ERR 4D02 when the pairs need more
+layers; either refusal makes OpenSM route with minhop (and hand out SL 0). The LFTs send each
+LID toward its port's switch over the tree link (the first cable to that neighbour; no mesh
+analysis, OpenSM's default ``do_mesh_analysis FALSE``).
+
+The layer work runs compiled (:mod:`.lash_kernels`); :mod:`.lash_cdg` is the same in Python,
+kept as the readable reference and the fallback when a compiled array bound is hit.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Callable, Mapping
+
+import numpy as np
+
+from .lash_cdg import GlibcRandom, Layers, NotEnoughLanes, assign_layers, balance
+from .lids import Lids
+from .path_sl import PathSL
+from .qos import IB_PORT_CAPS, MAX_OP_VLS_DEFAULT, VL_CODE, PortCaps
+from .routing import EngineRefused
+from .subnet import NO_PATH, Subnet
+
+MAX_LASH_VLS = 15
+
+
+def route_lash(sn: Subnet, lids: Lids, dist: np.ndarray | None = None,
+               progress: Callable[[int, int], None] | None = None, *, start_vl: int = 0,
+               first_sweep: bool = True, max_op_vls: int | None = None,
+               caps: PortCaps = IB_PORT_CAPS, caps_by_guid: Mapping[int, PortCaps] | None = None,
+               seed: int = 1, literal_search: bool = False, compiled: bool = True) -> tuple[np.ndarray, dict]:
+    """LFTs [S, max_lid+1] and info (``path_sl``, ``vls_used``, ``log``, layer counts) of LASH.
+
+    ``start_vl``: OpenSM's ``lash_start_vl``. ``first_sweep``: the ports' operational VLs are
+    what they came up with (their VLCap, as in OpenSM's first sweep under ibsim); False: what
+    OpenSM has set since (min of both ends' VLCap, capped by ``max_op_vls``, default the
+    design's QoS option or 5). ``seed``: glibc ``srandom`` seed behind balancing: OpenSM's ``scatter_ports``
+    when set (it seeds with it before routing), else 1 (never seeded).
+    ``literal_search``: OpenSM's own depth-first cycle search in every layer (slow; it checks
+    the ordered one); ``compiled=False``: the Python layers (:mod:`.lash_cdg`) instead of
+    :mod:`.lash_kernels` (the same steps). EngineRefused: ERR 4D03 / 4D02 with OpenSM's text.
+    """
+    S = sn.num_switches
+    log: list[str] = []
+    links = switch_links(sn)
+    vl_min = min_operational_vls(sn, first_sweep, max_op_vls, caps, caps_by_guid)
+    if start_vl >= vl_min:
+        raise EngineRefused(f"ERR 4D03: Start VL({start_vl}) too high for min operational vl({vl_min})")
+    avail = vl_min - start_vl
+    log.append(f"min operational vl({avail}) start vl({start_vl}) max_switches({S})")
+    out_link = tree_routes(S, links)
+    nxt = np.full((S, S), -1, np.int64)
+    for s in range(S):
+        row = out_link[s]
+        ok = row >= 0
+        nxt[s, ok] = np.array([t for t, _ in links[s]], np.int64)[row[ok]] if links[s] else []
+    got = _layers_compiled(S, avail, nxt, links, seed) if compiled and not literal_search else None
+    if got is None:
+        paths = _PathCache(nxt)
+        layers = Layers(S, avail, paths.get, literal_search)
+        try:
+            lane, needed, counts, vloc = assign_layers(layers, avail, progress)
+        except NotEnoughLanes as e:
+            raise _not_enough(log, e.needed, avail, start_vl) from None
+        before = counts[:needed]
+        counts = list(counts)
+        calls = balance(layers, lane, needed, counts, vloc, GlibcRandom(seed))
+        zombies, events = layers.zombies, layers.zombie_events
+    else:
+        status, lane_a, needed, before_a, counts_a, calls, zombies, events = got
+        if status == 2:
+            raise _not_enough(log, needed, avail, start_vl)
+        lane = lane_a.tolist()
+        before, counts = before_a[:needed].tolist(), counts_a.tolist()
+    log += [f"Lanes in layer {i}: {n}" for i, n in enumerate(before)]
+    log.append(f"Lanes needed: {needed}, Balancing")
+    log += [f"Lanes in layer {i}: {n}" for i, n in enumerate(counts[:needed])]
+    lid_sw, local_port = lid_switches(sn, lids)
+    lft = build_lft(S, links, out_link, lid_sw, local_port)
+    table = np.asarray(lane, np.int64) + start_vl
+    np.fill_diagonal(table, start_vl)
+    path_sl = PathSL("lash", lid_sw.astype(np.int32), lid_sw.astype(np.int32), table.astype(np.uint8),
+                     np.ones(16, np.uint8), needed, same_switch_sl=start_vl, default=0)
+    info = {"path_sl": path_sl, "vls_used": needed, "log": log, "start_vl": start_vl,
+            "vl_min": vl_min, "lanes_in_layer": counts[:needed], "lanes_before_balancing": before,
+            "rand_calls": calls, "zombies": int(zombies),
+            "zombie_events": int(events)}
+    return lft, info
+
+
+def _not_enough(log: list[str], needed: int, avail: int, start_vl: int) -> EngineRefused:
+    return EngineRefused("; ".join(log) + f"; ERR 4D02: Lane requirements ({needed}) exceed available "
+                         f"lanes ({avail}) with starting lane ({start_vl})")
+
+
+def _layers_compiled(S: int, avail: int, nxt: np.ndarray, links: list[list[tuple[int, int]]], seed: int):
+    """:mod:`.lash_kernels`'s run of the layers, or None when it hit an array bound (then the
+    Python version runs): (status, lane, needed, counts before, after, rand calls, zombies, events)."""
+    from .lash_kernels import build_paths, run_layers
+    ptr, pa, pb = build_paths(nxt)
+    state = np.array([*GlibcRandom(seed)._r, 0], np.int64)
+    channels = sum(len({t for t, _ in row if t != a}) for a, row in enumerate(links))
+    dcap = max((len({t for t, _ in row}) for row in links), default=0) + 1
+    got = run_layers(S, avail, ptr, pa, pb, state, False, max(avail, 1) * channels * 2 + 1024, dcap)
+    return None if got[0] == 1 else got
+
+
+def switch_links(sn: Subnet) -> list[list[tuple[int, int]]]:
+    """Per switch, its links in port order: (switch across, port). Every cable is its own link,
+    a cable back to the switch itself included (osm_lash_process_switch without mesh analysis)."""
+    out: list[list[tuple[int, int]]] = []
+    for s in range(sn.num_switches):
+        row = sn.nbr_sw[s]
+        out.append([(int(row[p]), p) for p in range(1, int(sn.sw_nports[s]) + 1) if row[p] >= 0])
+    return out
+
+
+def min_operational_vls(sn: Subnet, first_sweep: bool = True, max_op_vls: int | None = None,
+                        caps: PortCaps = IB_PORT_CAPS,
+                        caps_by_guid: Mapping[int, PortCaps] | None = None) -> int:
+    """discover_network_properties: data VLs of the switch port with the fewest operational VLs
+    among linked switch ports (2^(code-1), at most 15; 15 when there is none)."""
+    by_guid = caps_by_guid or {}
+    f = sn.fabric
+    if max_op_vls is None:
+        from .qos_meta import design_qos
+        opts = design_qos(f.meta)
+        max_op_vls = opts.max_op_vls if opts is not None else MAX_OP_VLS_DEFAULT
+    guid = f.devices_t.guid
+    code = 5
+    for s in range(sn.num_switches):
+        own = by_guid.get(int(sn.sw_guid[s]), caps)
+        for p in range(1, int(sn.sw_nports[s]) + 1):
+            nd = int(sn.nbr_dev[s, p])
+            if nd < 0:
+                continue
+            c = VL_CODE[own.vl_cap]
+            if not first_sweep:
+                peer = by_guid.get(int(guid[nd]), caps)
+                c = max(1, min(c, VL_CODE[peer.vl_cap], max_op_vls))
+            code = min(code, c)
+    return min(1 << (code - 1), MAX_LASH_VLS)
+
+
+def tree_routes(S: int, links: list[list[tuple[int, int]]]) -> np.ndarray:
+    """out_link[s, d]: index into links[s] of the first hop from switch s toward d (-1: s == d).
+
+    shortest_path + generate_routing_func_for_mst for each root r in order: a breadth-first tree
+    over the links in port order; every switch on the tree path to d that has no entry for d yet
+    takes the link to its tree child (the first cable to that neighbour)."""
+    first = np.full((S, S), -1, np.int64)
+    for s in range(S):
+        for k in range(len(links[s]) - 1, -1, -1):
+            first[s, links[s][k][0]] = k
+    if S < SMALL_TREES:
+        return _tree_routes_small(S, links, first.tolist())
+    out = np.full((S, S), -1, np.int64)
+    for r in range(S):
+        parent, order = _bfs(r, S, links)
+        if not order:
+            continue
+        par = np.array(parent, np.int64)
+        dcol = np.array(order, np.int64)
+        cur = dcol.copy()
+        while len(cur):
+            p = par[cur]
+            take = out[p, dcol] < 0
+            out[p[take], dcol[take]] = first[p[take], cur[take]]
+            keep = p != r
+            cur, dcol = p[keep], dcol[keep]
+    return out
+
+
+#: below this many switches :func:`tree_routes` walks the trees in plain Python (numpy's per-call
+#: cost is more than the work)
+SMALL_TREES = 48
+
+
+def _bfs(r: int, S: int, links: list[list[tuple[int, int]]]) -> tuple[list[int], list[int]]:
+    """Breadth-first tree from r over the links in port order: (parent per switch, visit order)."""
+    parent = [-1] * S
+    seen = [False] * S
+    seen[r] = True
+    q = deque([r])
+    order = []
+    while q:
+        u = q.popleft()
+        for t, _p in links[u]:
+            if not seen[t]:
+                seen[t] = True
+                parent[t] = u
+                q.append(t)
+                order.append(t)
+    return parent, order
+
+
+def _tree_routes_small(S: int, links: list[list[tuple[int, int]]], first: list[list[int]]) -> np.ndarray:
+    out = [[-1] * S for _ in range(S)]
+    for r in range(S):
+        parent, order = _bfs(r, S, links)
+        for d in order:
+            cur = d
+            while cur != r:
+                p = parent[cur]
+                row = out[p]
+                if row[d] < 0:
+                    row[d] = first[p][cur]
+                cur = p
+    return np.array(out, np.int64).reshape(S, S)
+
+
+class _PathCache:
+    """Channel lists (a, b) of the path s → d along ``nxt``, built once per pair."""
+
+    def __init__(self, nxt: np.ndarray) -> None:
+        self.nxt = nxt.tolist()
+        self.cache: dict[tuple[int, int], list[tuple[int, int]]] = {}
+
+    def get(self, s: int, d: int) -> list[tuple[int, int]]:
+        key = (s, d)
+        got = self.cache.get(key)
+        if got is None:
+            got = []
+            nxt = self.nxt
+            a = s
+            while a != d:
+                b = nxt[a][d]
+                if b < 0:
+                    raise RuntimeError(f"LASH: no path from switch {s} to {d}")
+                got.append((a, b))
+                a = b
+            self.cache[key] = got
+        return got
+
+
+def lid_switches(sn: Subnet, lids: Lids) -> tuple[np.ndarray, np.ndarray]:
+    """Per LID: the switch its port is on (-1: no such port, or a CA not cabled to a switch) and
+    the egress there (0 for a switch's own LID, the CA's switch port)."""
+    lid_sw = np.full(lids.max_lid + 1, -1, np.int64)
+    local = np.zeros(lids.max_lid + 1, np.int64)
+    ok = lids.sw_lid > 0
+    lid_sw[lids.sw_lid[ok]] = np.flatnonzero(ok)
+    has = (lids.ca_lid > 0) & (sn.ca_sw >= 0)
+    for off in range(lids.lids_per_ca_port):
+        at = lids.ca_lid[has] + off
+        lid_sw[at] = sn.ca_sw[has]
+        local[at] = sn.ca_sw_port[has]
+    return lid_sw, local
+
+
+def build_lft(S: int, links: list[list[tuple[int, int]]], out_link: np.ndarray, lid_sw: np.ndarray,
+              local_port: np.ndarray) -> np.ndarray:
+    """populate_fwd_tbls: each LID out of the link toward its switch; on that switch, port 0
+    (its own LID) or the CA's port."""
+    L = max((len(x) for x in links), default=0)
+    port = np.full((S, max(L, 1)), NO_PATH, np.int64)
+    for s in range(S):
+        for k, (_t, p) in enumerate(links[s]):
+            port[s, k] = p
+    lft = np.full((S, len(lid_sw)), NO_PATH, np.uint8)
+    have = np.flatnonzero(lid_sw >= 0)
+    dst = lid_sw[have]
+    for s in range(S):
+        k = out_link[s, dst]
+        row = np.where(k >= 0, port[s, np.maximum(k, 0)], NO_PATH)
+        row = np.where(dst == s, local_port[have], row)
+        lft[s, have] = row
+    return lft

@@ -1,0 +1,487 @@
+"""LASH's layer assignment and balancing compiled (numba): :mod:`.lash_cdg` in flat arrays.
+
+The same steps, counters and quirks as :class:`~.lash_cdg.Layers` (which says what each does
+and why), with vertices as integer ids: per vertex its dependency slots ``dv``/``dn`` and
+counters, per layer a channel -> vertex table and a topological order with holes. A freed
+vertex no slot names is recycled; a zombie (still named) keeps its id and data and switches its
+layer to OpenSM's literal search. :func:`run_layers` returns status 1 when an array bound is
+hit (then the caller uses the Python version) and 2 for ERR 4D02.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+FREED_SEEN = 0x5A5A5A5A
+BALANCE_LIMIT = 6
+
+
+@njit(cache=True, nogil=True)
+def _rand(st: np.ndarray) -> int:
+    """glibc random(): st[0..33] the last 34 words, st[34] the ring head."""
+    h = st[34]
+    v = (st[(h + 3) % 34] + st[(h + 31) % 34]) & 0xFFFFFFFF
+    st[h] = v
+    st[34] = (h + 1) % 34
+    return v >> 1
+
+
+@njit(cache=True, nogil=True)
+def build_paths(nxt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """All switch paths along nxt as CSR: (ptr [S*S+1], channel from, channel to)."""
+    S = nxt.shape[0]
+    ptr = np.zeros(S * S + 1, np.int64)
+    for s in range(S):
+        for d in range(S):
+            n = 0
+            a = s
+            while a != d:
+                a = nxt[a, d]
+                n += 1
+            ptr[s * S + d + 1] = ptr[s * S + d] + n
+    pa = np.empty(ptr[-1], np.int32)
+    pb = np.empty(ptr[-1], np.int32)
+    for s in range(S):
+        for d in range(S):
+            k = ptr[s * S + d]
+            a = s
+            while a != d:
+                b = nxt[a, d]
+                pa[k] = a
+                pb[k] = b
+                k += 1
+                a = b
+    return ptr, pa, pb
+
+
+# per-vertex fields of V (one row per vertex id)
+TEMP = 0
+NTEMP = 1
+USING = 2
+ND = 3
+FREED = 4
+ORD = 5
+INDEG = 6
+VISIT = 7
+SEEN = 8
+EPOCH = 9
+STAMP = 10
+NFIELDS = 11
+
+# sc: 0 next new id, 1 free stack size, 2 epoch, 3 stamp, 4 zombies, 5 zombie events, 6 overflow
+
+
+@njit(cache=True, nogil=True)
+def _compact(st, lane_i):
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
+    n = 0
+    for i in range(olen[lane_i]):
+        v = order[lane_i, i]
+        if v >= 0:
+            order[lane_i, n] = v
+            V[v, ORD] = n
+            n += 1
+    for i in range(n, olen[lane_i]):
+        order[lane_i, i] = -1
+    olen[lane_i] = n
+
+
+@njit(cache=True, nogil=True)
+def _new_vertex(st, lane_i, a, b):
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
+    if sc[1] > 0:
+        sc[1] -= 1
+        v = free[sc[1]]
+    else:
+        if sc[0] >= V.shape[0]:
+            sc[6] = 1
+            return -1
+        v = sc[0]
+        sc[0] += 1
+    V[v, :] = 0
+    V[v, TEMP] = 1
+    dn[v, :] = 0
+    if olen[lane_i] >= order.shape[1]:
+        _compact(st, lane_i)
+    V[v, ORD] = olen[lane_i]
+    order[lane_i, olen[lane_i]] = v
+    olen[lane_i] += 1
+    vid[lane_i, a, b] = v
+    return v
+
+
+@njit(cache=True, nogil=True)
+def _free_vertex(st, lane_i, v):
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
+    V[v, FREED] = 1
+    if V[v, EPOCH] != sc[2]:
+        V[v, VISIT] = 0
+    V[v, SEEN] = FREED_SEEN
+    o = V[v, ORD]
+    if o < olen[lane_i] and order[lane_i, o] == v:
+        order[lane_i, o] = -1
+    if V[v, INDEG] > 0:
+        sc[4] += 1
+        literal[lane_i] = True
+    else:
+        for i in range(V[v, ND]):
+            V[dv[v, i], INDEG] -= 1
+        free[sc[1]] = v
+        sc[1] += 1
+
+
+@njit(cache=True, nogil=True)
+def _reorder(st, lane_i, x, y):
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
+    sc[3] += 1
+    stp = sc[3]
+    ub = V[x, ORD]
+    V[y, STAMP] = stp
+    nf = 1
+    found[0] = y
+    stack_v[0] = y
+    top = 1
+    while top > 0:
+        top -= 1
+        n = stack_v[top]
+        for j in range(V[n, ND]):
+            w = dv[n, j]
+            if w == x:
+                return True
+            if V[w, ORD] < ub and V[w, STAMP] != stp:
+                V[w, STAMP] = stp
+                found[nf] = w
+                nf += 1
+                stack_v[top] = w
+                top += 1
+    lo = V[y, ORD]
+    fs = found[:nf].copy()
+    keys = np.empty(nf, np.int64)
+    for i in range(nf):
+        keys[i] = V[fs[i], ORD]
+    fs = fs[np.argsort(keys)]
+    k = lo
+    for i in range(lo, ub + 1):
+        v = order[lane_i, i]
+        if v >= 0 and V[v, STAMP] != stp:
+            order[lane_i, k] = v
+            V[v, ORD] = k
+            k += 1
+    for i in range(nf):
+        order[lane_i, k] = fs[i]
+        V[fs[i], ORD] = k
+        k += 1
+    for i in range(k, ub + 1):
+        order[lane_i, i] = -1
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _add_temp(st, paths, s, d, lane_i, cyc):
+    """generate_cdg_for_sp; returns (first vertex or -1 on overflow, cycle flag)."""
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
+    ptr, pa, pb, S = paths
+    keep = not literal[lane_i]
+    prev = -1
+    first = -1
+    base = s * S + d
+    for k in range(ptr[base], ptr[base + 1]):
+        a = pa[k]
+        b = pb[k]
+        v = vid[lane_i, a, b]
+        if v < 0:
+            v = _new_vertex(st, lane_i, a, b)
+            if v < 0:
+                return -1, cyc
+        V[v, USING] += 1
+        if prev < 0:
+            first = v
+            prev = v
+            continue
+        n = V[prev, ND]
+        j = -1
+        for i in range(n):
+            if dv[prev, i] == v:
+                j = i
+                break
+        if j >= 0:
+            dn[prev, j] += 1
+        else:
+            if n >= dv.shape[1]:
+                sc[6] = 1
+                return -1, cyc
+            dv[prev, n] = v
+            dn[prev, n] += 1
+            V[prev, ND] = n + 1
+            V[v, INDEG] += 1
+            if V[prev, TEMP] == 0:
+                V[prev, NTEMP] += 1
+            if keep and not cyc and V[prev, ORD] > V[v, ORD]:
+                cyc = _reorder(st, lane_i, prev, v)
+        prev = v
+    return first, cyc
+
+
+@njit(cache=True, nogil=True)
+def _make_permanent(st, paths, s, d, lane_i):
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
+    ptr, pa, pb, S = paths
+    base = s * S + d
+    for k in range(ptr[base], ptr[base + 1]):
+        v = vid[lane_i, pa[k], pb[k]]
+        if V[v, TEMP] == 1:
+            V[v, TEMP] = 0
+        else:
+            V[v, NTEMP] = 0
+
+
+@njit(cache=True, nogil=True)
+def _remove_temp(st, paths, s, d, lane_i):
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
+    ptr, pa, pb, S = paths
+    base = s * S + d
+    for k in range(ptr[base], ptr[base + 1]):
+        v = vid[lane_i, pa[k], pb[k]]
+        if V[v, TEMP] == 1:
+            vid[lane_i, pa[k], pb[k]] = -1
+            _free_vertex(st, lane_i, v)
+        else:
+            new_nd = V[v, ND] - V[v, NTEMP]
+            for i in range(new_nd, V[v, ND]):
+                V[dv[v, i], INDEG] -= 1
+            V[v, ND] = new_nd
+            V[v, NTEMP] = 0
+            V[v, USING] -= 1
+            for i in range(new_nd, dn.shape[1]):
+                dn[v, i] = 0
+
+
+@njit(cache=True, nogil=True)
+def _remove_path(st, paths, s, d, lane_i):
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
+    ptr, pa, pb, S = paths
+    base = s * S + d
+    lo, hi = ptr[base], ptr[base + 1]
+    depend = 0
+    for k in range(lo, hi):
+        v = vid[lane_i, pa[k], pb[k]]
+        if V[v, USING] == 1:
+            vid[lane_i, pa[k], pb[k]] = -1
+            _free_vertex(st, lane_i, v)
+            continue
+        V[v, USING] -= 1
+        if k + 1 == hi:
+            continue
+        w = vid[lane_i, pa[k + 1], pb[k + 1]]
+        for i in range(V[v, ND]):
+            if dv[v, i] == w:
+                depend = i
+                break
+        if dn[v, depend] == 1:
+            V[dv[v, depend], INDEG] -= 1
+            for i in range(depend, V[v, ND] - 1):
+                dv[v, i] = dv[v, i + 1]
+                dn[v, i] = dn[v, i + 1]
+            V[v, ND] -= 1
+        else:
+            dn[v, depend] -= 1
+
+
+@njit(cache=True, nogil=True)
+def _cycle_from(st, start):
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
+    ep = sc[2]
+    if V[start, EPOCH] != ep:
+        V[start, EPOCH] = ep
+        V[start, SEEN] = 0
+    V[start, VISIT] = 1
+    stack_v[0] = start
+    stack_i[0] = 0
+    top = 1
+    while top > 0:
+        cur = stack_v[top - 1]
+        i = stack_i[top - 1]
+        if i < V[cur, ND]:
+            stack_i[top - 1] = i + 1
+            w = dv[cur, i]
+            marks = V[w, FREED] == 1 or V[w, EPOCH] == ep
+            vw = V[w, VISIT] if marks else 0
+            if vw > 0:
+                sw = V[w, SEEN] if marks else 0
+                if top + 1 > vw and sw == 0:
+                    for f in range(top):
+                        V[stack_v[f], SEEN] = 1
+                    return True
+                continue
+            if V[w, FREED] == 1:
+                sc[5] += 1
+            else:
+                V[w, EPOCH] = ep
+                V[w, SEEN] = 0
+            V[w, VISIT] = top + 1
+            if top >= stack_v.shape[0]:
+                sc[6] = 1
+                return False
+            stack_v[top] = w
+            stack_i[top] = 0
+            top += 1
+        else:
+            V[cur, SEEN] = 1
+            top -= 1
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _trial_cycle(st, lane_i, a, b, cyc):
+    literal, sc = st[6], st[7]
+    if not literal[lane_i]:
+        return cyc
+    sc[2] += 1
+    c1 = _cycle_from(st, a)
+    c2 = _cycle_from(st, b)
+    sc[2] += 1
+    return c1 or c2
+
+
+
+@njit(cache=True, nogil=True)
+def run_layers(S: int, avail: int, ptr: np.ndarray, pa: np.ndarray, pb: np.ndarray, state: np.ndarray,
+               literal0: bool, cap: int, dcap: int):
+    """assign_layers + balance. Returns (status, lane [S,S], needed, counts before, counts after,
+    rand calls, zombies, zombie events)."""
+    L = max(avail, 1)
+    V = np.zeros((cap, NFIELDS), np.int64)
+    dv = np.zeros((cap, dcap), np.int32)
+    dn = np.zeros((cap, dcap), np.int32)
+    vid = np.full((L, S, S), -1, np.int32)
+    order = np.full((L, 4 * cap + 64), -1, np.int32)
+    olen = np.zeros(L, np.int64)
+    literal = np.full(L, literal0)
+    sc = np.zeros(8, np.int64)
+    sc[2] = 1
+    free = np.empty(cap, np.int32)
+    stack_v = np.zeros(cap + 1, np.int32)
+    stack_i = np.zeros(cap + 1, np.int32)
+    found = np.zeros(cap, np.int32)
+    st = (V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found)
+    paths = (ptr, pa, pb, S)
+    vloc = np.zeros((L, S, S), np.int8)
+    marked = np.zeros((L, S * S), np.int32)
+    nmarked = np.zeros(L, np.int64)
+    lane = np.full((S, S), -1, np.int64)
+    counts = np.zeros(L, np.int64)
+    # ---- lash_core: first fit
+    needed = 1
+    before = np.zeros(L, np.int64)
+    for i in range(S):
+        for d in range(i + 1, S):
+            v = 0
+            cycle = False
+            while v < needed:
+                a, cy = _add_temp(st, paths, i, d, v, False)
+                b, cy = _add_temp(st, paths, d, i, v, cy)
+                if a < 0 or b < 0:
+                    return 1, lane, needed, before, counts, 0, sc[4], sc[5]
+                cycle = _trial_cycle(st, v, a, b, cy)
+                if cycle:
+                    _remove_temp(st, paths, i, d, v)
+                    _remove_temp(st, paths, d, i, v)
+                    v += 1
+                else:
+                    _make_permanent(st, paths, i, d, v)
+                    _make_permanent(st, paths, d, i, v)
+                    counts[v] += 2
+                    break
+            lane[i, d] = v
+            lane[d, i] = v
+            if cycle:
+                needed += 1
+                if needed > avail:
+                    return 2, lane, needed, before, counts, 0, sc[4], sc[5]
+                a, cy = _add_temp(st, paths, i, d, v, False)
+                b, cy = _add_temp(st, paths, d, i, v, cy)
+                if a < 0 or b < 0:
+                    return 1, lane, needed, before, counts, 0, sc[4], sc[5]
+                _make_permanent(st, paths, i, d, v)
+                _make_permanent(st, paths, d, i, v)
+                counts[v] += 2
+            vloc[v, i, d] = 1
+            vloc[v, d, i] = 1
+    before[:] = counts
+    # ---- balance_virtual_lanes
+    calls = 0
+    if needed == 1 or sc[6]:
+        return int(sc[6]), lane, needed, before, counts, calls, sc[4], sc[5]
+    max_l = 0
+    min_l = needed - 1
+    trials = counts[max_l]
+    while True:
+        src = _rand(state) % S
+        dest = _rand(state) % S
+        calls += 2
+        while vloc[max_l, src, dest] != 1:
+            start = dest
+            dest = 0 if dest == S - 1 else dest + 1
+            while dest != start and vloc[max_l, src, dest] != 1:
+                dest = 0 if dest == S - 1 else dest + 1
+            if vloc[max_l, src, dest] != 1:
+                src = 0 if src == S - 1 else src + 1
+        a, cy = _add_temp(st, paths, src, dest, min_l, False)
+        b, cy = _add_temp(st, paths, dest, src, min_l, cy)
+        if a < 0 or b < 0:
+            return 1, lane, needed, before, counts, calls, sc[4], sc[5]
+        if _trial_cycle(st, min_l, a, b, cy):
+            _remove_temp(st, paths, src, dest, min_l)
+            _remove_temp(st, paths, dest, src, min_l)
+            vloc[max_l, src, dest] = 2
+            vloc[max_l, dest, src] = 2
+            marked[max_l, nmarked[max_l]] = src * S + dest
+            marked[max_l, nmarked[max_l] + 1] = dest * S + src
+            nmarked[max_l] += 2
+            trials -= 2
+        else:
+            _make_permanent(st, paths, src, dest, min_l)
+            _make_permanent(st, paths, dest, src, min_l)
+            counts[max_l] -= 2
+            counts[min_l] += 2
+            _remove_path(st, paths, src, dest, max_l)
+            _remove_path(st, paths, dest, src, max_l)
+            vloc[max_l, src, dest] = 0
+            vloc[max_l, dest, src] = 0
+            vloc[min_l, src, dest] = 1
+            vloc[min_l, dest, src] = 1
+            lane[src, dest] = min_l
+            lane[dest, src] = min_l
+        if sc[6]:
+            return 1, lane, needed, before, counts, calls, sc[4], sc[5]
+        if trials == 0 or counts[max_l] - counts[min_l] < BALANCE_LIMIT:
+            return 0, lane, needed, before, counts, calls, sc[4], sc[5]
+        old_min = min_l
+        old_max = max_l
+        lo = 9999
+        hi = 0
+        for k in range(needed):
+            if counts[k] < lo:
+                lo = counts[k]
+                min_l = k
+            if counts[k] > hi:
+                hi = counts[k]
+                max_l = k
+        for step in range(2):
+            ln = max_l if step == 0 else old_max
+            if (old_min != min_l) if step == 0 else (old_max != max_l):
+                trials = counts[max_l]
+                for m in range(nmarked[ln]):
+                    f = marked[ln, m]
+                    if vloc[ln, f // S, f % S] == 2:
+                        vloc[ln, f // S, f % S] = 1
+                nmarked[ln] = 0
+
+
+def warm_up() -> None:
+    """Load (first run: compile) the kernels with a two-switch fabric, so that one-off cost is
+    not routing time (for :func:`~.kernels.warm_up`'s ``"lash"`` entry)."""
+    nxt = np.array([[-1, 1], [0, -1]], np.int64)
+    ptr, pa, pb = build_paths(nxt)
+    run_layers(2, 8, ptr, pa, pb, np.zeros(35, np.int64), False, 64, 2)
