@@ -40,7 +40,7 @@ def test_filter_by_id_description_and_kind_as_you_type(qtbot, palette):
     type_filter(qtbot, palette, "ConnectX-7")                 # description (the part's name)
     assert palette.visible_parts() == ["NODE-1G-NDR", "CX7-1P", "CX7-2P"]
     type_filter(qtbot, palette, "ethernet SWITCH")            # kind: every word must match
-    assert palette.visible_parts() == ["SN4700", "SN5400", "SN5600"]
+    assert palette.visible_parts() == ["SN3700", "SN4700", "SN5400", "SN5600"]
     type_filter(qtbot, palette, "no such part")
     assert palette.visible_parts() == [] and groups(palette) == []
     palette.filter.clear()
