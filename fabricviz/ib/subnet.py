@@ -13,6 +13,7 @@ byte-swapped GUID. LID assignment and routing both walk those maps, so every
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -213,7 +214,7 @@ def switch_distances(sn: Subnet) -> np.ndarray:
     a, b = rows[keep], dst[keep]
     g = coo_matrix((np.ones(2 * len(a), np.int8), (np.concatenate([a, b]), np.concatenate([b, a]))),
                    shape=(S, S)).tocsr()
-    if S < COMPILED_FROM_SWITCHES:         # scipy's BFS before numba would have loaded
+    if S < COMPILED_FROM_SWITCHES and "numba" not in sys.modules:   # scipy's BFS: done before numba loads
         from scipy.sparse.csgraph import shortest_path
         d = shortest_path(g, unweighted=True, directed=False)
         return np.where(np.isfinite(d), d, NO_PATH).astype(np.uint8)

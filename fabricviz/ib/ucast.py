@@ -82,8 +82,16 @@ COMPILED_FROM_ENTRIES = 100_000
 
 
 def compiled(sn: Subnet, lids: Lids) -> bool:
-    """Whether routing this subnet runs the compiled kernels (:data:`COMPILED_FROM_ENTRIES`)."""
-    return sn.num_switches * (lids.max_lid + 1) >= COMPILED_FROM_ENTRIES
+    """Whether routing this subnet runs the compiled kernels: when it is big enough to pay for
+    loading numba (:data:`COMPILED_FROM_ENTRIES`), or once numba is loaded anyway (a GUI session
+    after a big route, dfsssp/lash, a benchmark) — both paths give the same tables."""
+    return sn.num_switches * (lids.max_lid + 1) >= COMPILED_FROM_ENTRIES or numba_loaded()
+
+
+def numba_loaded() -> bool:
+    """numba is imported in this process already (its ~0.3–0.5 s load is paid)."""
+    import sys
+    return "numba" in sys.modules
 
 
 #: Destinations per compiled call of :func:`build_lfts`: progress is reported between calls.
