@@ -393,9 +393,20 @@ def _reach(run: Run, p: dict) -> tuple[list[str], Fields]:
     return reach_action(run, p)
 
 
+def _pfc_deadlock(run: Run, p: dict) -> tuple[list[str], Fields]:
+    from .lesson_roce import pfc_deadlock_action
+    return pfc_deadlock_action(run, p)
+
+
+def _pfc_run(run: Run, p: dict) -> tuple[list[str], Fields]:
+    from .lesson_roce import pfc_run_action
+    return pfc_run_action(run, p)
+
+
 ACTION_RUNNERS: dict[str, Callable[[Run, dict], tuple[list[str], Fields]]] = {
     "sweep": _sweep, "route": _route, "trace": _trace, "check_loops": _check_loops, "pull_cable": _pull_cable,
     "rewire": _rewire, "simulate": _simulate, "latency": _latency, "compare": _compare,
-    "partitions": _partitions, "reach": _reach, "layers": _layers, "path_lengths": _path_lengths}
+    "partitions": _partitions, "reach": _reach, "layers": _layers, "path_lengths": _path_lengths,
+    "pfc_deadlock": _pfc_deadlock, "pfc_run": _pfc_run}
 
 __all__ = ["ACTION_RUNNERS", "Run", "route_info", "uplink_balance"]

@@ -17,6 +17,8 @@ RoCE), ``partitions`` (put a partitions.conf into the design), ``reach`` (whom
 a host can talk to by the P_Key rule; :mod:`.lesson_partitions`), ``layers`` (the virtual lanes
 a routing's paths use: how many dfsssp needed, paths per VL) and ``path_lengths`` (route lengths
 of engines over every host pair; :mod:`.lesson_layers`). ``check_loops`` looks on every VL.
+``pfc_deadlock`` (PFC cycles after failed links) and ``pfc_run`` (the flows closing one, deadlocking;
+the PFC watchdog) are :mod:`.lesson_roce`'s.
 The explanation text carries no numbers of its own: every number a step prints comes from the engines, so
 a lesson stays true when an engine changes. Qt-free; the GUI and ``fabricviz
 demo`` both drive :func:`run_lesson`.
@@ -53,6 +55,8 @@ ACTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "latency": (("src", "dst"), ("bytes",)),
     "layers": ((), ("engine",)),
     "path_lengths": (("engines",), ()),
+    "pfc_deadlock": ((), ("fail", "routing")),
+    "pfc_run": ((), ("cc", "dcqcn", "duration_ms", "watchdog_us", "watchdog_action")),
     "compare": (("what",), ("engines", "routings", "techs", "src", "dst", "workload", "model", "over", "seed",
                                   "bytes")),
 }

@@ -19,7 +19,8 @@ from ..sim.units import ParamError
 #: The flag of each engine parameter, for error messages.
 FLAGS = {"routing": "--routing", "model": "--model", "workload": "--workload", "over": "--over",
          "duration": "--duration", "engine": "--engine", "sl": "--sl", "dcqcn": "--dcqcn",
-         "flow_control": "--flow-control"}
+         "flow_control": "--flow-control", "pfc_watchdog": "--pfc-watchdog", "cc": "--cc",
+         "fail": "--fail"}
 
 
 @contextmanager
@@ -54,7 +55,10 @@ def fluid_params(fabric, args: argparse.Namespace):
     """The fluid model's parameters from ``--dcqcn`` / ``--flow-control`` (None: the engine's
     defaults for the design's technology)."""
     dcqcn, fc = getattr(args, "dcqcn", None), getattr(args, "flow_control", None)
-    if args.model != "fluid" or (dcqcn is None and fc is None):
+    wd, cc = getattr(args, "pfc_watchdog", None), getattr(args, "cc", None)
+    if args.model != "fluid" and wd is not None:
+        raise ParamError("pfc_watchdog", wd, "applies to fluid runs (--model fluid)")
+    if args.model != "fluid" or (dcqcn is None and fc is None and wd is None and cc is None):
         return None
     from ..sim.engine import roce_fluid
     from ..sim.fluid import FluidParams
@@ -67,14 +71,42 @@ def fluid_params(fabric, args: argparse.Namespace):
         return FluidParams(cc="none", flow_control="credit")
     if fc == "credit":
         raise ParamError("flow_control", fc, "is InfiniBand's: RoCE runs pfc or lossy")
-    return roce_fluid(fabric, dcqcn, fc or "pfc")
+    prm = roce_fluid(fabric, dcqcn, fc or "pfc", cc or "dcqcn")
+    if wd is None:
+        return prm
+    if (fc or "pfc") != "pfc":
+        raise ParamError("pfc_watchdog", wd, "watches PFC pauses: it needs --flow-control pfc")
+    from dataclasses import replace
+    from ..sim.units import parse_duration
+
+    def dur(text: str) -> float:
+        try:
+            return parse_duration(text)
+        except ParamError as e:
+            raise ParamError("pfc_watchdog", text, e.problem) from None
+    restore = getattr(args, "pfc_watchdog_restore", None)
+    return replace(prm, pfc_watchdog_s=dur(wd), pfc_watchdog_restore_s=dur(restore) if restore else None,
+                   pfc_watchdog_action=getattr(args, "pfc_watchdog_action", "drop"))
+
+
+def _pfc_cycle(fabric, args: argparse.Namespace, duration: float, progress):
+    """The flows loading the first PFC cycle after ``--fail`` (bounce routes), forced onto their paths."""
+    from ..ethernet.pfc_watchdog import cycle_load
+    from ..sim.engine import simulate
+    from ..sim.workloads import Flows
+    cyc, cf = cycle_load(fabric, failed=args.fail)
+    print(f"loading {cyc.ring()} with {len(cf)} flows", file=sys.stderr)
+    return simulate(fabric, Flows(cf.src, cf.dst), args.routing, args.model, duration, args.seed,
+                    provider=cf.provider(), progress=progress, fluid=fluid_params(fabric, args))
 
 
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p = sub.add_parser("simulate", help="run a workload: per-flow rates, link load, queues, pauses")
     p.add_argument("file", help="design file (native JSON or ibnetdiscover)")
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--workload", help="ring[:SIZE], alltoall[:SIZE], permutation, shift[:K], incast[:N]")
+    src.add_argument("--workload", help="ring[:SIZE], alltoall[:SIZE], permutation, shift[:K], incast[:N], "
+                     "or pfc-cycle: the flows that load the first PFC cycle check-pfc-deadlock finds "
+                     "(with --fail), on its paths")
     src.add_argument("--flows", help="flow CSV: src,dst[,bytes,rate_gbps,start_us,step,sl]")
     p.add_argument("--sl", type=int, metavar="N",
                    help="InfiniBand service level 0..15 of every flow (a flow CSV's sl column overrides it "
@@ -96,6 +128,18 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p.add_argument("--flow-control", choices=("pfc", "credit", "lossy"),
                    help="fluid runs: PFC pauses (RoCE default), credits (InfiniBand default) or lossy "
                         "(no PFC: full queues drop, go-back-N resends)")
+    p.add_argument("--cc", choices=("dcqcn", "none"),
+                   help="RoCE fluid runs: congestion control (default dcqcn; none: PFC only)")
+    p.add_argument("--fail", action="append", default=[], metavar="CABLE",
+                   help="--workload pfc-cycle: a cable taken as down (as check-pfc-deadlock --fail); repeatable")
+    p.add_argument("--pfc-watchdog", metavar="TIME",
+                   help="RoCE fluid runs: PFC watchdog detection time (e.g. 100us, SONiC pfcwd): a switch queue "
+                        "paused that long is a storm")
+    p.add_argument("--pfc-watchdog-restore", metavar="TIME",
+                   help="the watchdog's restoration time: a storm ends once no pause came for this long "
+                        "(default the detection time)")
+    p.add_argument("--pfc-watchdog-action", choices=("drop", "forward"), default="drop",
+                   help="in a storm: drop the queue's packets, or forward them ignoring pauses (default drop)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--partition", help="InfiniBand: run in this partition of the design's partitions.conf "
                    "(name or P_Key, default the Default partition 0x7fff); hosts outside it are left out, "
@@ -120,11 +164,16 @@ def run(args: argparse.Namespace) -> int:
         duration = parse_duration(args.duration)
         fabric = load_any(args.file)
         reach = partition_reach(fabric, args.partition) or host_reach(fabric)
-        flows = load_flows(fabric, args.flows, sl=_sl(args.sl)) if args.flows else \
-            make_workload(fabric, args.workload, seed=args.seed, over=args.over, reach=reach, sl=args.sl)
-        res = run_workload(fabric, flows, args.model, duration, args.seed, args.routing, args.engine,
-                           text_progress() if args.model == "fluid" else None,
-                           same_seed=args.same_hash, reach=reach, fluid=fluid_params(fabric, args))
+        progress = text_progress() if args.model == "fluid" else None
+        if args.workload == "pfc-cycle":
+            res = _pfc_cycle(fabric, args, duration, progress)
+        else:
+            if args.fail:
+                raise ParamError("fail", args.fail[0], "applies to --workload pfc-cycle")
+            flows = load_flows(fabric, args.flows, sl=_sl(args.sl)) if args.flows else \
+                make_workload(fabric, args.workload, seed=args.seed, over=args.over, reach=reach, sl=args.sl)
+            res = run_workload(fabric, flows, args.model, duration, args.seed, args.routing, args.engine,
+                               progress, same_seed=args.same_hash, reach=reach, fluid=fluid_params(fabric, args))
     warning = left_out_warning(res)
     if warning:
         print(warning, file=sys.stderr)
@@ -147,6 +196,9 @@ def run(args: argparse.Namespace) -> int:
         print(format_summary(summary))
         if "dcqcn_preset" in summary:
             print(f"DCQCN: {summary['dcqcn_preset']} preset")
+        from ..ethernet.pfc_watchdog import pfc_lines
+        for line in pfc_lines(summary):
+            print(line)
         if "dropped_bytes" in summary:
             print(f"lossy (no PFC): {summary['dropped_bytes']:,.0f} bytes dropped at "
                   f"{summary['dropping_links']} link(s), {summary['retransmitted_bytes']:,.0f} bytes "

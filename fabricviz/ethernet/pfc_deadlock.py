@@ -480,7 +480,9 @@ class ClosingFlows:
 def closing_flows(fabric: Fabric, cycle: BufferCycle, *, failed: Sequence[str | int] = (),
                   routing: str = "bounce") -> ClosingFlows:
     """One flow (host pair and path) per dependency of ``cycle`` not yet added by an earlier one,
-    under the same failures and routing as the check that found it."""
+    under the same failures and routing as the check that found it. Flows leaving (entering) the
+    same switch take its hosts in turn, so that where a switch has several hosts the flows are not
+    held back by one NIC and can load the cycle."""
     tp = _topology(fabric, failed_cables(fabric, failed))
     where = {int(x): i for i, x in enumerate(tp.link.tolist())}
     cyc = [where[int(x)] for x in cycle.links]
@@ -489,6 +491,14 @@ def closing_flows(fabric: Fabric, cycle: BufferCycle, *, failed: Sequence[str | 
     index = {int(d): i for i, d in enumerate(tp.switches.tolist())}
     done = np.zeros(len(pairs), bool)
     out: list[tuple[int, int, int, int, np.ndarray]] = []
+    turn: dict[tuple[int, int], int] = {}          # (0 source | 1 destination, switch) → flows so far
+
+    def host(side: int, x: int) -> int:
+        mine = np.flatnonzero(tp.host_sw == x)
+        mine = mine[np.unique(tp.host_nic[mine], return_index=True)[1]]     # one port per NIC
+        k = turn.get((side, x), 0)
+        turn[(side, x)] = k + 1
+        return int(mine[k % len(mine)])
     for k in range(len(pairs)):
         if done[k]:
             continue
@@ -501,7 +511,7 @@ def closing_flows(fabric: Fabric, cycle: BufferCycle, *, failed: Sequence[str | 
                 continue
             hops = _path_through(tp, r, s_, int(tp.dests[row]), int(tp.pair_in[pairs[k]]),
                                  int(tp.pair_out[pairs[k]]))
-            a, b = (int(np.flatnonzero(tp.host_sw == x)[0]) for x in (s_, tp.dests[row]))
+            a, b = host(0, s_), host(1, int(tp.dests[row]))
             links = np.array([tp.host_up[a], *tp.link[hops].tolist(), tp.host_down[b]], np.int64)
             out.append((int(tp.host_nic[a]), int(tp.host_nic[b]), _port_of(fabric, tp.host_up[a]),
                         _port_of(fabric, tp.host_down[b], enter=True), links))

@@ -146,6 +146,7 @@ class SimResult:
                 out["discarded_bytes"] = float(fl.discarded_bytes.sum())
                 out["dropping_links"] = int((fl.link_dropped_bytes > 0).sum())
             out["duration_s"] = float(self.frames[-1].time_s)
+            out.update(_pfc_summary(fl, name))
         return out
 
 
@@ -167,6 +168,22 @@ class SimResult:
             out["starved_vls"] = [{"link": name(s.link), "vl": s.vl, "flows": s.flows, "reason": s.reason}
                                   for s in fv.starved]
         return out
+
+
+def _pfc_summary(fl: FluidResult, name: Callable[[int], tuple[str, str]]) -> dict:
+    """A PFC run's deadlock (when it set in, was broken, the links paused for good) and watchdog."""
+    out: dict = {}
+    if fl.deadlock_links is not None and fl.deadlocked:
+        assert fl.deadlock_flows is not None
+        out["deadlock"] = {"since_s": fl.deadlock_s,
+                           "cleared_s": None if np.isnan(fl.deadlock_cleared_s) else fl.deadlock_cleared_s,
+                           "links": [" -> ".join(name(int(x))) for x in np.flatnonzero(fl.deadlock_links)],
+                           "flows": int(fl.deadlock_flows.sum())}
+    if fl.watchdog_storms is not None and fl.watchdog_dropped_bytes is not None:
+        out["pfc_watchdog"] = {"storms": int(fl.watchdog_storms.sum()),
+                               "storm_links": int((fl.watchdog_storms > 0).sum()),
+                               "dropped_bytes": float(fl.watchdog_dropped_bytes.sum())}
+    return out
 
 
 def _line_gbps(links: LinkTable, routes: Routes) -> np.ndarray:

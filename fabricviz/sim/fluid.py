@@ -49,6 +49,7 @@ import numpy as np
 from ..ethernet.dcqcn import DcqcnParams, dcqcn_preset, dcqcn_step
 from ..ethernet.ecn import EcnParams, ecn_thresholds, path_marking, plan_ecn, red_probability
 from ..ethernet.lossy import GoBackN, suffix_sums, tail_drop
+from ..ethernet.pfc_watchdog import DeadlockLog, PfcWatchdog, WatchdogParams
 from ..ethernet.pfc import (PfcParams, credit_limit, dynamic_xoff, headroom_bytes, pause_response_s,
                             pfc_update, plan_pfc, xoff_levels)
 from ..model import FabricError
@@ -81,6 +82,9 @@ class FluidParams:
     plan: Any = None                     # LosslessPlan: per-port XOFF/XON/headroom and ECN
     drop_queue_bytes: float | None = None  # lossy: egress queue limit; None: α · free shared buffer
     nak_delay_s: float | None = None     # lossy: loss → sender rewinds; None: queue delay + τ*
+    pfc_watchdog_s: float | None = None  # PFC watchdog detection time (SONiC pfcwd); None: off
+    pfc_watchdog_restore_s: float | None = None  # its restoration time; None: the detection time
+    pfc_watchdog_action: str = "drop"    # drop | forward
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,18 @@ class FluidResult:
     discarded_bytes: np.ndarray | None = None      # per flow: arrived out of order, thrown away (lossy)
     retransmitted_bytes: np.ndarray | None = None  # per flow: sent again by go-back-N (lossy)
     link_dropped_bytes: np.ndarray | None = None   # per link (lossy)
+    deadlock_s: float = float("nan")               # when a PFC deadlock first set in (nan: never)
+    deadlock_cleared_s: float = float("nan")       # when the last one was broken (nan: none, or it lasts)
+    deadlock_links: np.ndarray | None = None       # per link: paused for good at some tick (PFC runs)
+    deadlock_flows: np.ndarray | None = None       # per flow: had bytes frozen on such a link
+    watchdog_storms: np.ndarray | None = None      # per link: PFC storms the watchdog detected
+    watchdog_dropped_bytes: np.ndarray | None = None       # per flow: dropped by the watchdog
+    link_watchdog_dropped_bytes: np.ndarray | None = None  # per link
+
+    @property
+    def deadlocked(self) -> bool:
+        """A PFC deadlock set in during the run."""
+        return not np.isnan(self.deadlock_s)
 
     @property
     def achieved_gbps(self) -> np.ndarray:
@@ -121,7 +137,7 @@ class FluidResult:
         """injected − delivered − in flight (− dropped − discarded when lossy): what the model lost
         track of; float rounding (≤ 1e-9 of what was injected) reads 0."""
         lost = float(np.sum(self.injected_bytes - self.delivered_bytes - self.in_flight_bytes))
-        for extra in (self.dropped_bytes, self.discarded_bytes):
+        for extra in (self.dropped_bytes, self.discarded_bytes, self.watchdog_dropped_bytes):
             lost -= float(np.sum(extra)) if extra is not None else 0.0
         return 0.0 if abs(lost) <= 1e-9 * max(float(np.sum(self.injected_bytes)), 1.0) else lost
 
@@ -147,6 +163,17 @@ def _waterfill(gid_link: np.ndarray, demand: np.ndarray, cap: np.ndarray, n_link
             return alloc
     alloc[open_] = np.maximum(level[gid_link][open_], 0)
     return alloc
+
+
+def _watchdog(params: FluidParams, watched: np.ndarray) -> PfcWatchdog | None:
+    """The PFC watchdog of a PFC run with ``pfc_watchdog_s`` set (None otherwise)."""
+    if params.pfc_watchdog_s is None or params.flow_control != "pfc":
+        return None
+    restore = params.pfc_watchdog_restore_s or params.pfc_watchdog_s
+    try:
+        return PfcWatchdog(WatchdogParams(params.pfc_watchdog_s, restore, params.pfc_watchdog_action), watched)
+    except ValueError as e:
+        raise FabricError(str(e)) from None
 
 
 class FluidSim:
@@ -220,6 +247,15 @@ class FluidSim:
             self.droppable = self.has_prev & ~links.pcie[self.e_link] & \
                 ~links.pcie[np.where(self.has_prev, self.prev_link, 0)]
             self.link_dropped = np.zeros(L)
+        # the watchdog watches switch egress queues (not a NIC's own, nor one behind its PCIe hop)
+        self.wd_entries = self.has_prev & ~links.pcie[self.e_link] & \
+            ~links.pcie[np.where(self.has_prev, self.prev_link, 0)]
+        self.wd = _watchdog(params, np.bincount(self.e_link, weights=self.wd_entries, minlength=L) > 0)
+        self.wd_dropped, self.wd_link_dropped = np.zeros(F), np.zeros(L)
+        self.dl = DeadlockLog(self.e_link, self.e_flow, self.prev_link, self.has_prev, links.dst_dev, self.xoff,
+                              self.xon, lambda x, h: dynamic_xoff(x, h, params.pfc), F) \
+            if params.flow_control == "pfc" else None
+        self.tx_paused = np.zeros(L, bool)
         self.nic_tx, self.nic_rx = flow_nic_ns(links, routes, params.latency)
         # per-run constants the ticks reuse
         self.stepped = flows.step >= 0
@@ -288,7 +324,10 @@ class FluidSim:
             avail = self._tail_drop(arr, avail)
         # link service this tick
         vlf = self.vl
-        cap = np.where(self.paused, 0.0, self.cap_bytes)
+        if self.wd is not None and self.wd.dropping.any():
+            avail = self._watchdog_drop(avail)
+        tx_paused = self.paused if self.wd is None else self.paused & ~self.wd.storm
+        cap = np.where(tx_paused, 0.0, self.cap_bytes)
         if prm.flow_control == "credit":
             cap = self.cap_bytes if vlf is not None else np.minimum(cap, self.credit)
         gdem = np.bincount(self.gid, weights=avail, minlength=len(self.g_link))
@@ -349,8 +388,17 @@ class FluidSim:
         else:
             self.credit = credit_limit(ingress, prm.pfc)
             self.paused = self.credit < prm.pfc.mtu
-        self.paused_ticks += self.paused
-        self.acc_paused |= self.paused          # a frame shows a link paused if it paused since the last
+        if self.wd is not None:
+            held = np.bincount(self.e_link, weights=self.q + self.arrive, minlength=L)
+            self.wd.update(self.paused, held > 0, self.t + dt, dt)
+            tx_paused = self.paused & ~self.wd.storm
+        else:
+            tx_paused = self.paused
+        if self.dl is not None:
+            self.dl.tick(tx_paused, self.q + self.arrive, self.t + dt)
+        self.tx_paused = tx_paused
+        self.paused_ticks += tx_paused
+        self.acc_paused |= tx_paused            # a frame shows a link paused if it paused since the last
         q_link = np.bincount(self.e_link, weights=self.q, minlength=L)
         peak = q_link > self.max_queue
         self.max_queue[peak] = q_link[peak]
@@ -415,6 +463,15 @@ class FluidSim:
         self.gbn.lose(lost, ahead, self.t + prm.dt_s + wait)
         return avail
 
+    def _watchdog_drop(self, avail: np.ndarray) -> np.ndarray:
+        """Drop action: a queue in a PFC storm loses what it holds and what arrives."""
+        assert self.wd is not None
+        hit = self.wd.dropping[self.e_link] & self.wd_entries
+        drop = np.where(hit, avail, 0.0)
+        self.wd_dropped += np.bincount(self.e_flow, weights=drop, minlength=self.F)
+        self.wd_link_dropped += np.bincount(self.e_link, weights=drop, minlength=self.L)
+        return avail - drop
+
     # ------------------------------------------------------------------ frames
     def frame(self) -> Frame:
         """Snapshot averaged since the previous frame."""
@@ -431,7 +488,7 @@ class FluidSim:
         cc = self.rc if self.prm.cc == "dcqcn" else None     # Rc is in Gb/s, at this instant
         # like utilisation (averaged over the frame), pausing is over the frame: a link that paused
         # at any tick since the previous frame is drawn paused (PFC pauses come and go in µs)
-        fr = Frame.make(self.t, util, q_link, total, self.acc_paused | self.paused, self.p_link, rate,
+        fr = Frame.make(self.t, util, q_link, total, self.acc_paused | self.tx_paused, self.p_link, rate,
                         flow_lat, cc)
         self.acc_paused = np.zeros(self.L, bool)
         if self.vl is not None:               # the steady part: frames after half the run (as SimResult.steady)
@@ -477,9 +534,20 @@ class FluidSim:
                            self.finish.copy(), self.max_queue.copy(), self.max_ingress.copy(),
                            self.paused_ticks / max(self.ticks, 1), self.headroom_exceeded.copy(),
                            self.ticks, self.begin.copy(), self.t, self.max_queue_s.copy(), link_vl,
-                           self.dcqcn.preset if self.prm.cc == "dcqcn" else "", **self._loss())
+                           self.dcqcn.preset if self.prm.cc == "dcqcn" else "", **self._loss(), **self._pfc_log())
 
-    def _loss(self) -> dict[str, np.ndarray | None]:
+    def _pfc_log(self) -> dict[str, Any]:
+        """The PFC run's deadlocks and, with the watchdog, its storms and drops."""
+        out: dict[str, Any] = {}
+        if self.dl is not None:
+            out.update(deadlock_s=self.dl.since_s, deadlock_cleared_s=self.dl.cleared_s,
+                       deadlock_links=self.dl.links.copy(), deadlock_flows=self.dl.flows.copy())
+        if self.wd is not None:
+            out.update(watchdog_storms=self.wd.storms.copy(), watchdog_dropped_bytes=self.wd_dropped.copy(),
+                       link_watchdog_dropped_bytes=self.wd_link_dropped.copy())
+        return out
+
+    def _loss(self) -> dict[str, Any]:
         """The lossy run's per-flow drops, discards, retransmissions and per-link drops."""
         g = self.gbn
         if g is None:
