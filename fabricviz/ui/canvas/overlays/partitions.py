@@ -38,6 +38,7 @@ import numpy as np
 import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from fabricviz.ui.canvas.overlays import remove_from_scene
 from fabricviz.ib.partitions import DEFAULT_PKEY, Resolution
 from fabricviz.model import FabricError
 from fabricviz.model.fabric import KIND_CODE
@@ -354,13 +355,7 @@ class PartitionMarks:
         self.scene.addItem(item)
         return item
 
-    @staticmethod
-    def _drop(item: QtWidgets.QGraphicsItem | None) -> None:
-        if item is None or not shiboken6.isValid(item):
-            return
-        scene = item.scene()
-        if scene is not None and shiboken6.isValid(scene):
-            scene.removeItem(item)
+    _drop = staticmethod(remove_from_scene)
 
     def clear(self) -> None:
         for item in list(self.items.values()) + list(self.badges.values()):

@@ -24,6 +24,7 @@ import numpy as np
 import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from fabricviz.ui.canvas.overlays import remove_from_scene
 from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
 from fabricviz.ui.canvas.overlays.bundled import (alone, bundle_of, bundled, by_cable, colours_of, follow_levels,
                                                   semantic_of)
@@ -256,13 +257,7 @@ class VlLayers:
         self.scene.addItem(item)
         return item
 
-    @staticmethod
-    def _drop(item: QtWidgets.QGraphicsItem | None) -> None:
-        if item is None or not shiboken6.isValid(item):
-            return
-        scene = item.scene()
-        if scene is not None and shiboken6.isValid(scene):
-            scene.removeItem(item)
+    _drop = staticmethod(remove_from_scene)
 
     def clear(self) -> None:
         for item in self.items.values():
