@@ -374,6 +374,7 @@ class FluidSim:
         ingress = np.bincount(self.prev_has, weights=self.q[self.has_prev]
                               + self.arrive[self.has_prev], minlength=L)
         self.max_ingress = np.maximum(self.max_ingress, ingress)
+        self._ingress = ingress
         if prm.flow_control == "pfc":
             dst = self.links.dst_dev
             held = np.bincount(dst, weights=ingress, minlength=self.n_dev)
@@ -489,7 +490,7 @@ class FluidSim:
         # like utilisation (averaged over the frame), pausing is over the frame: a link that paused
         # at any tick since the previous frame is drawn paused (PFC pauses come and go in µs)
         fr = Frame.make(self.t, util, q_link, total, self.acc_paused | self.tx_paused, self.p_link, rate,
-                        flow_lat, cc)
+                        flow_lat, cc, getattr(self, "_ingress", np.zeros(self.L)))
         self.acc_paused = np.zeros(self.L, bool)
         if self.vl is not None:               # the steady part: frames after half the run (as SimResult.steady)
             if 2 * self.ticks > self.steady_after:
@@ -507,7 +508,7 @@ class FluidSim:
         prm = self.prm
         total = int(round(prm.duration_s / prm.dt_s))
         # default: 200 frames, fewer on big fabrics so a run's frames stay within ~64 MB
-        per_frame = self.L * 17 + self.F * (12 if prm.cc == "dcqcn" else 8)   # + DCQCN Rc per flow
+        per_frame = self.L * 21 + self.F * (12 if prm.cc == "dcqcn" else 8)   # + DCQCN Rc per flow
         count = int(min(200, max(10, FRAME_BUDGET_BYTES // max(per_frame, 1))))
         every_s = prm.frame_every_s or max(prm.duration_s / count, prm.dt_s)
         every = max(1, int(round(every_s / prm.dt_s)))

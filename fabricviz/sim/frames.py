@@ -39,14 +39,17 @@ class Frame:
     flow_rate_gbps: np.ndarray   # delivered rate
     flow_latency_ns: np.ndarray  # one-way path latency incl. NIC overheads and queueing
     flow_cc_rate_gbps: np.ndarray = field(default_factory=_none)  # DCQCN Rc; empty: no rate CC
+    link_ingress: np.ndarray = field(default_factory=_none)  # bytes the link's far end holds (PFC's
+    #   ingress counter, what XOFF is compared with); empty: not a fluid run
 
     @staticmethod
     def make(time_s: float, link_util, link_queue, link_latency_ns, link_paused, link_ecn,
-             flow_rate_gbps, flow_latency_ns, flow_cc_rate_gbps=None) -> "Frame":
+             flow_rate_gbps, flow_latency_ns, flow_cc_rate_gbps=None, link_ingress=None) -> "Frame":
         cc = _none() if flow_cc_rate_gbps is None else _frozen(flow_cc_rate_gbps)
+        ing = _none() if link_ingress is None else _frozen(link_ingress)
         return Frame(float(time_s), _frozen(link_util), _frozen(link_queue), _frozen(link_latency_ns),
                      _frozen(link_paused, bool), _frozen(link_ecn), _frozen(flow_rate_gbps),
-                     _frozen(flow_latency_ns), cc)
+                     _frozen(flow_latency_ns), cc, ing)
 
     @property
     def has_cc_rate(self) -> bool:

@@ -77,3 +77,17 @@ def test_a_custom_xoff_pauses_at_exactly_it_and_resumes_at_its_xon(bed):
     assert (sim.kmin[rx], sim.kmax[rx], sim.pmax[rx]) == (20e3, 120e3, 0.05)
     assert red_probability(q, sim.kmin[rx:rx + 1], sim.kmax[rx:rx + 1], sim.pmax[rx:rx + 1])[0] == \
         pytest.approx(0.05 * 40 / 100)
+
+
+def test_frames_carry_the_ingress_counter_pfc_compares_with_xoff():
+    """Each fluid frame keeps the bytes held downstream of every link at its instant (what XOFF is
+    compared with); the run's peak is their maximum over every tick, so no frame exceeds it."""
+    import numpy as np
+    from fabricviz.build import leaf_spine
+    from fabricviz.sim.run import run_traffic
+    f = leaf_spine(4, 2, 8)
+    res = run_traffic(f, "incast:8", "fluid", None, "minhop", 0.5e-3, 0)
+    ing = np.array([fr.link_ingress for fr in res.frames])
+    assert ing.shape == (len(res.frames), len(res.frames[0].link_queue))
+    assert (ing >= 0).all() and ing.max() > 0
+    assert (ing <= res.fluid.max_ingress_bytes[None, :] * (1 + 1e-6) + 1).all()    # float32 frames

@@ -181,8 +181,11 @@ def test_live_buffer_use_follows_the_fluid_frame(make_window, qtbot):
         leave = 2 * c + (0 if int(f.cables_t.port_a[c]) == r.port else 1)
         i = d.model.rows.index(r)
         assert d.model.text(r, 11) == f"{float(res.frames[k].link_queue[leave]):,.0f}"
+        held = float(res.frames[k].link_ingress[leave ^ 1])          # PFC's ingress counter at the frame
+        assert d.model.text(r, 13) == f"{held:,.0f} ({100 * held / 4e6:.0f} %)"      # of XOFF 4,000,000 B
         peak = float(res.fluid.max_ingress_bytes[leave ^ 1])
-        assert d.model.text(r, 13) == f"{peak:,.0f} ({100 * peak / 4e6:.0f} %)"      # of XOFF 4,000,000 B
+        assert d.model.text(r, 14) == f"{peak:,.0f} ({100 * peak / 4e6:.0f} %)"
+        assert held <= peak
         assert d.model.text(r, 12) == ("pausing upstream" if res.frames[k].link_paused[leave ^ 1] else ""), i
     assert rows
     tr.set_frame(0)                                     # another frame: the bar follows it

@@ -8,7 +8,8 @@ design's method in bold, every term in the tooltip and under the table), XOFF/XO
 (RED) thresholds. All numbers are :func:`fabricviz.ethernet.lossless.lossless_plan`'s, the
 ones the fluid model runs with and the switch-config export writes. While the Traffic dock
 shows a fluid run of this design, the bar carries the switch's queued bytes at the shown frame
-and the table each port's egress queue, PFC state and peak ingress against XOFF
+and the table each port's egress queue, PFC state, the bytes its ingress holds at that frame and
+its peak over the run, both against XOFF
 (:mod:`.lossless_model`). InfiniBand designs have no PFC: the dock says so.
 """
 
@@ -27,8 +28,8 @@ from fabricviz.ui.widgets.table_model import ColumnsModel
 NOT_ROCE = "Not a RoCE design: PFC headroom and buffer budgets are for Ethernet switch ports (none is cabled here)."
 DISPLAY = QtCore.Qt.ItemDataRole.DisplayRole
 COLUMNS = ("Port", "Gb/s", "Cable m", "Cable", "IEEE B", "NVIDIA B", "XOFF B", "XON B", "ECN Kmin B",
-           "ECN Kmax B", "ECN Pmax", "Queue B", "PFC", "Peak ingress B")
-LIVE_COLUMNS = (11, 12, 13)
+           "ECN Kmax B", "ECN Pmax", "Queue B", "PFC", "Ingress B", "Peak ingress B")
+LIVE_COLUMNS = (11, 12, 13, 14)
 METHOD_COLUMN = {"ieee": 4, "nvidia": 5}
 STATE_TEXT = {"fits": "fits", "near": "fits, near the limit", "over": "DOES NOT FIT", "unknown": "buffer unknown"}
 
@@ -67,6 +68,11 @@ class PortsModel(ColumnsModel):
             return "" if q is None else f"{q:,.0f}"
         if col == 12:
             return "pausing upstream" if lv.port_pausing.get(r.port) else ""
+        held = lv.port_ingress.get(r.port)
+        if col == 13:                    # held in this port's ingress at the frame, against XOFF
+            if held is None:
+                return ""
+            return f"{held:,.0f}" + (f" ({100 * held / r.xoff:.0f} %)" if r.xoff > 0 else "")
         peak = lv.port_peak_ingress.get(r.port)
         if peak is None:
             return ""
@@ -80,6 +86,8 @@ class PortsModel(ColumnsModel):
             return self.text(r, col)
         if role == QtCore.Qt.ItemDataRole.ToolTipRole:
             if col == 13:
+                return "bytes this ingress holds at the shown frame — PFC's counter (% of its XOFF)"
+            if col == 14:
                 return "the most bytes held downstream of this ingress during the run (% of its XOFF)"
             return terms_text(r, self.method)
         if role == QtCore.Qt.ItemDataRole.FontRole and col == METHOD_COLUMN.get(self.method):

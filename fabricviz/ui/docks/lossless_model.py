@@ -11,7 +11,7 @@ upstream paused (it is over XOFF) and the peak over the whole run is set against
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -115,6 +115,7 @@ class LiveUse:
     port_queue: dict[int, float]       # port → egress queue bytes at the frame
     port_pausing: dict[int, bool]      # port → it holds its upstream paused (over XOFF) at the frame
     port_peak_ingress: dict[int, float]  # port → peak bytes held downstream of it over the run
+    port_ingress: dict[int, float] = field(default_factory=dict)  # port → bytes held at the frame
 
 
 def fluid_run(result: Any, result_fabric: Any, fabric: Fabric) -> bool:
@@ -133,6 +134,8 @@ def live_use(f: Fabric, result: Any, k: int, switch: int, ports: np.ndarray) -> 
     pq, paused, peak = {}, {}, {}
     ct = f.cables_t
     max_in = result.fluid.max_ingress_bytes
+    now = np.asarray(getattr(fr, "link_ingress", ()), float)
+    held: dict[int, float] = {}
     for p in ports.tolist():
         c = int(f.ports_t.cable[p])
         leave = 2 * c + (0 if int(ct.port_a[c]) == p else 1)
@@ -142,7 +145,9 @@ def live_use(f: Fabric, result: Any, k: int, switch: int, ports: np.ndarray) -> 
         if enter < n:
             paused[p] = bool(fr.link_paused[enter])
             peak[p] = float(max_in[enter]) if enter < len(max_in) else 0.0
-    return LiveUse(fr.time_s, queue, pq, paused, peak)
+            if enter < len(now):
+                held[p] = float(now[enter])
+    return LiveUse(fr.time_s, queue, pq, paused, peak, held)
 
 
 def mib(v: float) -> str:
