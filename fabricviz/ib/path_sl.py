@@ -65,10 +65,30 @@ class PathSL:
         return out
 
     def counts(self) -> dict[int, int]:
-        """Routed (row, column) entries per base SL — ``path_sl`` in ``route --json``."""
+        """Routed (SLID, DLID) pairs per base SL (SLID ≠ DLID) — ``path_sl`` in ``route --json``,
+        in the same unit for both engines: dfsssp's table is per LID pair already; a LASH cell
+        (source switch, destination switch) stands for every LID pair between the two switches."""
         t = self.table
-        if self.same_switch_sl is not None and t.shape[0] == t.shape[1]:
-            t = t.copy()
-            np.fill_diagonal(t, self.same_switch_sl)
-        vals, cnt = np.unique(t[t != 255], return_counts=True)
-        return {int(v): int(n) for v, n in zip(vals.tolist(), cnt.tolist())}
+        if self.same_switch_sl is None:           # per LID pair: the diagonal-free table as it is
+            ok = (t != 255)
+            rows = np.flatnonzero(self.src_row >= 0)
+            cols = np.flatnonzero(self.dst_col >= 0)
+            same = np.intersect1d(rows, cols)     # a LID to itself is no path
+            w = ok.astype(np.int64)
+            if len(same):
+                w[self.src_row[same], self.dst_col[same]] = 0
+            vals, cnt = np.unique(t[w > 0], return_counts=True)
+            return {int(v): int(n) for v, n in zip(vals.tolist(), cnt.tolist())}
+        n_src = np.bincount(self.src_row[self.src_row >= 0], minlength=t.shape[0]).astype(np.int64)
+        n_dst = np.bincount(self.dst_col[self.dst_col >= 0], minlength=t.shape[1]).astype(np.int64)
+        pairs = n_src[:, None] * n_dst[None, :]
+        sl = t.astype(np.int64)
+        if t.shape[0] == t.shape[1]:
+            k = np.arange(t.shape[0])
+            pairs[k, k] = n_src * (n_dst - 1).clip(min=0)    # within one switch: all but LID to itself
+            sl[k, k] = self.same_switch_sl
+        keep = (sl != 255) & (pairs > 0)
+        out: dict[int, int] = {}
+        for v, n in zip(sl[keep].tolist(), pairs[keep].tolist()):
+            out[int(v)] = out.get(int(v), 0) + int(n)
+        return dict(sorted(out.items()))

@@ -163,10 +163,9 @@ def _layers(r: Routing, ev: list[SweepEvent], clk: _Clock) -> None:
     counts = psl.counts()
     vls = int(r.info.get("vls_used", psl.vls_needed))
     per = ", ".join(f"SL{sl}: {n:,}" for sl, n in sorted(counts.items()))
-    unit = "switch pairs" if psl.engine == "lash" else "paths"
     ev.append(SweepEvent(clk.t, "routing", "layers",
                          f"{r.routed_by}: {vls} virtual lane{'s' if vls != 1 else ''} needed to be free of "
-                         f"credit loops ({unit} per SL — {per})",
+                         f"credit loops (paths per SL — {per})",
                          data={"vls_used": vls, "path_sl": dict(sorted(counts.items())),
                                "log": list(r.info.get("log", ()))}))
 

@@ -135,7 +135,10 @@ def test_ring6_layers_balancing_and_sls():
     ps = info["path_sl"]
     assert ps.table.tolist() == [[0, 0, 0, 0, 1, 0], [0, 0, 1, 1, 2, 2], [0, 1, 0, 1, 0, 0],
                                  [0, 1, 1, 0, 2, 1], [1, 2, 0, 2, 0, 2], [0, 2, 0, 1, 2, 0]]
-    assert ps.counts() == {0: 18, 1: 10, 2: 8}
+    # per (SLID, DLID) pair, like dfsssp: each switch has 2 LIDs (its own, its host's), so an
+    # off-diagonal cell is 4 pairs and a diagonal one 2 (SL0 = lash_start_vl): 12 LIDs, 132 pairs
+    assert ps.counts() == {0: 12 * 4 + 6 * 2, 1: 10 * 4, 2: 8 * 4}
+    assert sum(ps.counts().values()) == 12 * 11
     # a path between two ports of one switch (here a switch and its own host) gets lash_start_vl
     host = int(lids.ca_lid[np.flatnonzero(sn.ca_sw == 1)[0]])
     assert ps.sl(int(lids.sw_lid[1]), host) == 0
