@@ -49,7 +49,7 @@ def _run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float = 120) -
 def _expected_lesson_lines() -> list[tuple[str, str, str, int]]:
     """(number, name, title, steps) of every bundled lesson, read from assets/lessons."""
     out = []
-    for p in sorted((ASSETS / "lessons").glob("*.json")):
+    for p in sorted((ASSETS / "lessons").glob("*.json"), key=lambda p: int(p.name.split("-", 1)[0])):
         doc = json.loads(p.read_text(encoding="utf-8"))
         out.append((p.name.split("-", 1)[0], doc["name"], doc["title"], len(doc["steps"])))
     return out
@@ -112,7 +112,7 @@ def test_wheel_installs_and_finds_assets(tmp_path):
     cli = str(venv / "bin" / "fabricviz")
     listing = _run([cli, "demo", "--list"], tmp_path, env).splitlines()
     expected = _expected_lesson_lines()
-    assert len(listing) == len(expected) == 8
+    assert len(listing) == len(expected) == 10
     for line, (num, name, title, steps) in zip(listing, expected):
         assert line.split()[:2] == [num, name] and line.endswith(f"{title} ({steps} steps)"), line
 

@@ -227,7 +227,7 @@ def _flows(fabric: Fabric, p: dict):
     return Flows(ids_a[:, 0], ids_a[:, 1])
 
 
-def _sim(fabric: Fabric, p: dict, routing: str | None = None) -> TrafficRun:
+def _sim(fabric: Fabric, p: dict, routing: str | None = None, fluid: Any = None) -> TrafficRun:
     from ..sim.compare import run_workload
     from ..sim.engine import fabric_tech
     from ..sim.fluid import FluidParams
@@ -235,8 +235,7 @@ def _sim(fabric: Fabric, p: dict, routing: str | None = None) -> TrafficRun:
     model = p.get("model", "maxmin")
     tech = fabric_tech(fabric)
     routing = routing or p.get("routing")
-    fluid = None
-    if model == "fluid":
+    if model == "fluid" and fluid is None:      # (``fluid``: the caller's FluidParams, e.g. roce_run's)
         fluid = FluidParams(cc=p.get("cc", "none" if tech == "ib" else "dcqcn"),
                             flow_control=p.get("flow_control", "credit" if tech == "ib" else "pfc"))
     duration_ms, seed, engine = float(p.get("duration_ms", 10)), int(p.get("seed", 0)), p.get("engine", "minhop")
@@ -255,12 +254,12 @@ def _sim(fabric: Fabric, p: dict, routing: str | None = None) -> TrafficRun:
                       model, routing, engine, duration_ms, seed, paused_cables=paused, partition=res.partition)
 
 
-def _simulate(run: Run, p: dict) -> tuple[list[str], Fields]:
+def _simulate(run: Run, p: dict, fluid: Any = None) -> tuple[list[str], Fields]:
     from dataclasses import replace
 
     from ..sim.summary import format_summary
     f = run.fabric
-    tr = _sim(f, p)
+    tr = _sim(f, p, fluid=fluid)
     res = tr.result
     lines = format_summary(dict(tr.summary)).splitlines()
     if res.fluid is not None:
@@ -403,10 +402,20 @@ def _pfc_run(run: Run, p: dict) -> tuple[list[str], Fields]:
     return pfc_run_action(run, p)
 
 
+def _headroom(run: Run, p: dict) -> tuple[list[str], Fields]:
+    from .lesson_roce import headroom_action
+    return headroom_action(run, p)
+
+
+def _roce_run(run: Run, p: dict) -> tuple[list[str], Fields]:
+    from .lesson_roce import roce_run_action
+    return roce_run_action(run, p)
+
+
 ACTION_RUNNERS: dict[str, Callable[[Run, dict], tuple[list[str], Fields]]] = {
     "sweep": _sweep, "route": _route, "trace": _trace, "check_loops": _check_loops, "pull_cable": _pull_cable,
     "rewire": _rewire, "simulate": _simulate, "latency": _latency, "compare": _compare,
     "partitions": _partitions, "reach": _reach, "layers": _layers, "path_lengths": _path_lengths,
-    "pfc_deadlock": _pfc_deadlock, "pfc_run": _pfc_run}
+    "pfc_deadlock": _pfc_deadlock, "pfc_run": _pfc_run, "headroom": _headroom, "roce_run": _roce_run}
 
 __all__ = ["ACTION_RUNNERS", "Run", "route_info", "uplink_balance"]

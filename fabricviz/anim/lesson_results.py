@@ -189,6 +189,34 @@ class PathLengths:
 
 
 @dataclass(frozen=True)
+class PortHeadroom:
+    """One lossless port's PFC headroom as the plan sized it (bytes), with every term of the sum."""
+
+    name: str                          # "leaf01:5"
+    port: int
+    gbps: float
+    cable_m: float
+    medium: str                        # dac | mmf | smf
+    headroom: float
+    terms: Mapping[str, float]
+    xoff: float
+    xon: float
+
+
+@dataclass(frozen=True)
+class SwitchHeadroom:
+    """A headroom step: one switch's ports (the step's, in its order) and its buffer budget."""
+
+    switch: str
+    device: int
+    method: str
+    mtu: int
+    ports: tuple[PortHeadroom, ...]
+    budget: Any                        # fabricviz.ethernet.buffers.SwitchBudget
+    cable: int | None = None           # the first port's cable (drawn on the canvas)
+
+
+@dataclass(frozen=True)
 class StepResult:
     """One step's narration and numbers. ``fabric`` is the fabric as the step left it: a step that
     pulls or moves a cable works on a copy, so earlier steps keep theirs."""
@@ -222,6 +250,7 @@ class StepResult:
     latency_by: Mapping[str, PathLatency] = field(default_factory=dict)  # compare techs
     partitions: tuple[PartitionRow, ...] = ()     # partitions
     reach: PartitionReach | None = None           # reach
+    headroom: SwitchHeadroom | None = None        # headroom
 
     def narration(self) -> list[str]:
         return [f"[{self.index}] {self.title}", *(f"  {w}" for w in _wrap(self.say)),
@@ -233,6 +262,6 @@ def _wrap(text: str, width: int = 96) -> list[str]:
     return textwrap.wrap(text, width) or [""]
 
 
-__all__ = ["Balance", "CableChange", "PartitionReach", "PartitionRow", "PathLatency", "PathLengths", "RouteInfo",
-           "ShownFlow", "StepResult", "SweepCounts", "SweepPlay", "TalkVerdict", "TracedPath", "TrafficRun",
-           "VlLayerMap"]
+__all__ = ["Balance", "CableChange", "PartitionReach", "PartitionRow", "PathLatency", "PathLengths", "PortHeadroom",
+           "RouteInfo", "ShownFlow", "StepResult", "SweepCounts", "SweepPlay", "SwitchHeadroom", "TalkVerdict",
+           "TracedPath", "TrafficRun", "VlLayerMap"]

@@ -7,6 +7,13 @@ buffer dependency graph; the first is drawn like a credit loop (``loop_cables``)
 (``cc`` default none, ``duration_ms``, ``watchdog_us``, ``watchdog_action``) runs the flows that load
 the first cycle, on their paths, through the fluid model with the design's lossless plan; the
 cables paused for good are the run's paused cables.
+
+``headroom`` (``ports``: switch ports, e.g. a long optical uplink and a short DAC port; ``method``)
+prints each port's PFC headroom with every term of its sum, XOFF/XON, and the buffer budget of the
+first port's switch, all from :func:`~fabricviz.ethernet.lossless.lossless_plan`. ``roce_run`` is a
+``simulate`` step on the fluid model run as deployed: PFC with the design's lossless plan
+(XOFF/XON/headroom and ECN per port) and a DCQCN preset (``dcqcn``: paper | nvidia, default the
+design's; ``cc`` dcqcn | none), through :func:`~fabricviz.sim.engine.roce_fluid`.
 """
 
 from __future__ import annotations
@@ -16,7 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from .lesson_results import TrafficRun
+from ..model import FabricError
+from .lesson_results import PortHeadroom, SwitchHeadroom, TracedPath, TrafficRun
 
 Fields = dict[str, Any]
 
@@ -67,4 +75,68 @@ def pfc_run_action(run: Any, p: dict) -> tuple[list[str], Fields]:
     return lines, {"traffic": tr, "loops": 1, "loop_cables": tuple(int(c) for c in cyc.cables)}
 
 
-__all__ = ["pfc_deadlock_action", "pfc_run_action"]
+def _term_name(key: str) -> str:
+    return key.replace("_", " ")
+
+
+def headroom_action(run: Any, p: dict) -> tuple[list[str], Fields]:
+    from ..ethernet.lossless import lossless_plan
+    f = run.fabric
+    try:
+        plan = lossless_plan(f, method=p.get("method"))
+    except ValueError as e:
+        raise FabricError(f"method: {e}") from None
+    rows = []
+    for name in p["ports"]:
+        try:
+            q = int(f.port(name).id)
+        except (FabricError, KeyError, ValueError) as e:
+            raise FabricError(f"ports: {name!r}: {e}") from None
+        if not plan.lossless[q]:
+            raise FabricError(f"ports: {name}: not a cabled Ethernet switch port (it has no PFC headroom)")
+        rows.append(PortHeadroom(name, q, float(plan.gbps[q]), float(plan.cable_m[q]), str(plan.medium[q]),
+                                 float(plan.headroom_bytes[q]), plan.terms(q), float(plan.xoff_bytes[q]),
+                                 float(plan.xon_bytes[q])))
+    how = "IEEE 802.1Qbb worst case" if plan.method == "ieee" else "NVIDIA rule of thumb"
+    lines = [f"PFC headroom per lossless priority ({how}, MTU {plan.mtu} B):"]
+    for r in rows:
+        lines.append(f"{r.name}: {r.gbps:g} Gb/s, {r.cable_m:g} m {r.medium} cable: headroom {r.headroom:,.0f} B "
+                     f"(XOFF {r.xoff:,.0f} B, XON {r.xon:,.0f} B)")
+        lines.append("  = " + " + ".join(f"{_term_name(k)} {v:,.0f}" for k, v in r.terms.items()))
+    if len(rows) > 1:
+        a, b = rows[0], rows[1]
+        diff = {k: a.terms[k] - b.terms.get(k, 0.0) for k in a.terms if abs(a.terms[k] - b.terms.get(k, 0.0)) > 0.5}
+        lines.append(f"{a.name} needs {a.headroom - b.headroom:+,.0f} B against {b.name}: "
+                     + (", ".join(f"{_term_name(k)} {v:+,.1f} B" for k, v in diff.items()) or "no term differs")
+                     + " (the sum is rounded up to whole bytes)")
+    dev = int(f.ports_t.device[rows[0].port])
+    bud = plan.switches[dev]
+    buf = (f"buffer {bud.buffer_bytes / 2 ** 20:g} MiB ({'an estimate' if bud.estimated else 'published'})"
+           if bud.known else "buffer unknown")
+    prios = len(plan.priorities)
+    lines.append(f"{f.name_of(dev)} ({bud.part}): {buf}; headroom {bud.headroom_total:,.0f} B over {bud.ports} "
+                 f"lossless ports × {prios} priorit{'y' if prios == 1 else 'ies'}, reserved {bud.reserved:,.0f} B, "
+                 f"shared pool {bud.shared_pool:,.0f} B (dynamic threshold α {bud.alpha:g})")
+    if bud.known:
+        lines.append(f"headroom and reserves hold {bud.use:.1%} of the buffer: "
+                     + ("it fits" if bud.fits else "it DOES NOT FIT (a pause can come with no headroom left)"))
+    cab = int(f.ports_t.cable[rows[0].port])
+    first = rows[0]
+    view = SwitchHeadroom(f.name_of(dev), dev, plan.method, plan.mtu, tuple(rows), bud, cab)
+    mark = TracedPath(f"{first.name}: {first.cable_m:g} m {first.medium}, headroom {first.headroom:,.0f} B", (cab,))
+    return lines, {"headroom": view, "paths": (mark,)}
+
+
+def roce_run_action(run: Any, p: dict) -> tuple[list[str], Fields]:
+    from ..sim.engine import roce_fluid
+    from .lesson_actions import _simulate
+    cc = p.get("cc", "dcqcn")
+    prm = roce_fluid(run.fabric, p.get("dcqcn"), "pfc", cc)
+    lines, fields = _simulate(run, {**p, "model": "fluid", "cc": cc}, fluid=prm)
+    preset = fields["traffic"].summary.get("dcqcn_preset")
+    if cc == "dcqcn" and preset:
+        lines[0] += f", DCQCN {preset} preset"
+    return lines, fields
+
+
+__all__ = ["headroom_action", "pfc_deadlock_action", "pfc_run_action", "roce_run_action"]

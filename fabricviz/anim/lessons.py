@@ -6,6 +6,8 @@ A lesson is one JSON file (``assets/lessons/N-name.json``)::
      "summary": "...",
      "fabric": {"generator": "fat_tree", "args": {"levels": 2, "radix": 8, "hosts": 16}}
                | {"design": {...native fabricviz design...}},
+               (either may add "cables": [{"port": "leaf01:5", "length_m": 100, "part": "400G-DR4"}]:
+                the cable on that port re-made after the fabric is built, e.g. a long optical run),
      "steps": [{"action": "sweep", "engine": "minhop", "until": "discovery",
                 "title": "...", "say": "what the instructor says"}, ...]}
 
@@ -18,7 +20,9 @@ a host can talk to by the P_Key rule; :mod:`.lesson_partitions`), ``layers`` (th
 a routing's paths use: how many dfsssp needed, paths per VL) and ``path_lengths`` (route lengths
 of engines over every host pair; :mod:`.lesson_layers`). ``check_loops`` looks on every VL.
 ``pfc_deadlock`` (PFC cycles after failed links) and ``pfc_run`` (the flows closing one, deadlocking;
-the PFC watchdog) are :mod:`.lesson_roce`'s.
+the PFC watchdog), ``headroom`` (a switch's PFC headroom per port with every term, and its buffer
+budget) and ``roce_run`` (a fluid run with the design's lossless plan and a DCQCN preset) are
+:mod:`.lesson_roce`'s.
 The explanation text carries no numbers of its own: every number a step prints comes from the engines, so
 a lesson stays true when an engine changes. Qt-free; the GUI and ``fabricviz
 demo`` both drive :func:`run_lesson`.
@@ -57,10 +61,13 @@ ACTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "path_lengths": (("engines",), ()),
     "pfc_deadlock": ((), ("fail", "routing")),
     "pfc_run": ((), ("cc", "dcqcn", "duration_ms", "watchdog_us", "watchdog_action")),
+    "headroom": (("ports",), ("method",)),
+    "roce_run": (("workload",), ("cc", "dcqcn", "duration_ms", "seed", "show_flows")),
     "compare": (("what",), ("engines", "routings", "techs", "src", "dst", "workload", "model", "over", "seed",
                                   "bytes")),
 }
 COMPARE = ("engines", "routings", "techs")
+CABLE_FIELDS = ("port", "length_m", "type", "part")     # a lesson fabric's "cables" entries
 
 
 @dataclass(frozen=True)
@@ -90,13 +97,24 @@ class Lesson:
             if tech is not None:
                 args["fabric"] = tech
             try:
-                return getattr(build, spec["generator"])(**args)
+                f = getattr(build, spec["generator"])(**args)
             except TypeError as e:
                 raise FabricError(f"{self.path}: fabric.args: {e}") from None
-        if tech is not None:
+        elif tech is not None:
             raise FabricError(f"{self.path}: fabric: comparing InfiniBand with RoCE needs a generator fabric")
-        from ..formats.native import fabric_from_dict
-        return fabric_from_dict(spec["design"], where=f"{self.path}: fabric.design")
+        else:
+            from ..formats.native import fabric_from_dict
+            f = fabric_from_dict(spec["design"], where=f"{self.path}: fabric.design")
+        for i, c in enumerate(spec.get("cables", [])):     # re-made cables: a long optical uplink, ...
+            try:
+                port = f.port(c["port"])
+                if port.cable is None:
+                    raise FabricError(f"port {c['port']}: no cable there")
+                f.set_cable(int(port.cable.id), length_m=c.get("length_m"), ctype=c.get("type"),
+                            part=c.get("part"))
+            except (FabricError, KeyError, ValueError) as e:
+                raise FabricError(f"{self.path}: fabric.cables[{i}]: {e}") from None
+        return f
 
 
 # ------------------------------------------------------------------ loading
@@ -126,11 +144,33 @@ def parse_lesson(data: Any, where: str = "<lesson>", number: int | None = None) 
             raise _fail(where, "fabric.args", "must be an object of generator arguments")
     elif not isinstance(fab["design"], dict):
         raise _fail(where, "fabric.design", "must be a native fabricviz design object")
+    _check_cables(fab.get("cables", []), where)
     steps = data.get("steps")
     if not isinstance(steps, list) or not steps:
         raise _fail(where, "steps", "missing or empty list")
     out = [_parse_step(s, where, f"steps[{i}]") for i, s in enumerate(steps)]
     return Lesson(data["name"], data["title"], str(data.get("summary", "")), fab, tuple(out), where, number)
+
+
+def _check_cables(cables: Any, where: str) -> None:
+    """A lesson fabric's ``cables``: a list of {port, and length_m / type / part to change}."""
+    if not isinstance(cables, list):
+        raise _fail(where, "fabric.cables", "must be a list of {\"port\": ..., \"length_m\": ...} objects")
+    for i, c in enumerate(cables):
+        at = f"fabric.cables[{i}]"
+        if not isinstance(c, dict) or not isinstance(c.get("port"), str):
+            raise _fail(where, at, "an object with a \"port\" (e.g. \"leaf01:5\")")
+        extra = sorted(set(c) - set(CABLE_FIELDS))
+        if extra:
+            raise _fail(where, f"{at}.{extra[0]}", f"not a cable field (use {', '.join(CABLE_FIELDS)})")
+        if len(c) == 1:
+            raise _fail(where, at, "give length_m, type or part to change")
+        m = c.get("length_m", 1.0)
+        if isinstance(m, bool) or not isinstance(m, (int, float)) or not m > 0:
+            raise _fail(where, f"{at}.length_m", f"{m!r}: a length in metres above 0")
+        for key in ("type", "part"):
+            if key in c and not isinstance(c[key], str):
+                raise _fail(where, f"{at}.{key}", "must be a string")
 
 
 def _parse_step(s: Any, where: str, at: str) -> Step:
@@ -170,7 +210,10 @@ def _parse_step(s: Any, where: str, at: str) -> Step:
         raise _fail(where, f"{at}.engines", f"list at least two engines of {', '.join(ENGINES)}")
     if action == "partitions" and ("conf" in params) == ("partitions" in params):
         raise _fail(where, f"{at}.conf", "give either conf (partitions.conf text) or partitions (a list)")
-    if action == "simulate":
+    if action == "headroom" and not (isinstance(params["ports"], list) and params["ports"]
+                                     and all(isinstance(x, str) for x in params["ports"])):
+        raise _fail(where, f"{at}.ports", "a list of switch ports (\"leaf01:5\"), the first one's switch shown")
+    if action in ("simulate", "roce_run"):
         wl = params["workload"]
         if not (isinstance(wl, str) or (isinstance(wl, list) and wl and all(
                 isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in wl))):

@@ -20,6 +20,8 @@ left (a copy when it pulled or moved a cable), and what to show:
 * partition steps (``partitions``, ``reach``, a run in a partition): the partition marks
   (:mod:`fabricviz.ui.canvas.overlays.partitions`, shown whatever View ▸ Partition Marks says)
   with whom a reach step's host can talk;
+* headroom steps: the port's cable as a traced path, and its switch selected on the canvas (so the
+  Lossless dock, which follows the selection, shows that switch's headroom and buffer budget);
 * simulate steps: the Traffic dock adopts the run (heatmap, legend, charts) with its
   controls set to the step's workload, model, routing, duration, seed and partition; fluid runs
   play their frames. Once the frames reach the run's steady part, every cable the run
@@ -324,6 +326,8 @@ class LessonStage(QtCore.QObject):
         finally:
             self._driving = False
         self._show_marks(results, k, fab)
+        if step.headroom is not None:              # the Lossless dock follows the canvas selection
+            self.scene.select_devices([step.headroom.device])
         self._show_partitions(step, fab)
         self._show_layers(step)
         if step.action in ("route", "check_loops") and step.routing is not None and step.layers is None:
