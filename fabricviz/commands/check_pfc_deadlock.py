@@ -19,16 +19,27 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p.add_argument("--routing", choices=("bounce", "converged"), default="bounce",
                    help="after a failure: bounce = switches keep their ECMP groups and one that lost every "
                         "next hop detours over another leaf (down-up); converged = ECMP recomputed (default bounce)")
-    p.add_argument("--priority", type=int, action="append", metavar="P",
-                   help="a lossless priority (default: the design's roce priorities, else 3); repeatable")
+    p.add_argument("--priority", action="append", metavar="P",
+                   help="lossless priorities, e.g. 3 or 3,4 (default: the design's roce priorities, else 3); "
+                        "repeatable")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..ethernet.pfc_deadlock import check_pfc_deadlock
+    from ..ethernet.roce_meta import RoceMetaError, design_error, parse_priorities, roce_settings
+    from ..model import FabricError
+    try:
+        prios = parse_priorities(args.priority, "--priority")
+    except ValueError as e:
+        raise FabricError(str(e)) from None
     fabric = load_any(args.file)
-    check = check_pfc_deadlock(fabric, failed=args.fail, routing=args.routing, priorities=args.priority)
+    try:
+        roce_settings(fabric.meta or {})
+    except RoceMetaError as e:
+        raise FabricError(design_error(args.file, e)) from None
+    check = check_pfc_deadlock(fabric, failed=args.fail, routing=args.routing, priorities=prios)
     if args.json:
         print(json.dumps({"file": args.file, **check.to_dict()}, indent=2, ensure_ascii=False))
     else:

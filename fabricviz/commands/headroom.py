@@ -21,14 +21,13 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p.set_defaults(func=run)
 
 
-def _priorities(text: str | None) -> tuple[int, ...] | None:
+def _priorities(texts: str | None) -> tuple[int, ...] | None:
+    from ..ethernet.roce_meta import parse_priorities
     from ..model import FabricError
-    if text is None:
-        return None
     try:
-        return tuple(int(t) for t in text.split(","))
-    except ValueError:
-        raise FabricError(f"--priorities {text!r}: 802.1p priorities 0-7, comma-separated") from None
+        return parse_priorities(texts, "--priorities")
+    except ValueError as e:
+        raise FabricError(str(e)) from None
 
 
 def _num(v: float) -> float | None:
@@ -94,12 +93,15 @@ def run(args: argparse.Namespace) -> int:
     from ..ethernet.lossless import lossless_plan
     from ..loaders import load_any
     from ..model import FabricError
+    from ..ethernet.roce_meta import RoceMetaError, design_error
     prios = _priorities(args.priorities)
     fabric = load_any(args.file)
     try:
         plan = lossless_plan(fabric, mtu=args.mtu, method=args.method, priorities=prios)
         other = lossless_plan(fabric, mtu=plan.mtu, method="nvidia" if plan.method == "ieee" else "ieee",
                               priorities=plan.priorities)
+    except RoceMetaError as e:
+        raise FabricError(design_error(args.file, e)) from None
     except ValueError as e:
         raise FabricError(str(e)) from None
     if not plan.switches:

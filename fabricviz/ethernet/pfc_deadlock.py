@@ -113,8 +113,10 @@ class PfcCheck:
     detours: tuple[tuple[int, int], ...]       # (switch, destination switch) that bounce traffic
     dependencies: int                          # edges of the graph (one priority)
     buffers: int                               # ingress buffers in it (one priority)
-    switches: int = 0
+    switches: int = 0                          # switches with a live switch-to-switch link
     names: dict[int, str] = field(default_factory=dict, repr=False)
+    unreachable: tuple[tuple[int, int], ...] = ()   # (source, destination switch) with no live path
+    cut_off: tuple[int, ...] = ()              # host switches outside the largest live part
 
     def after_text(self) -> str:
         """``after leaf03:3 – spine02:3, leaf04:2 – spine01:4 went down (bounce routes)`` or ""."""
@@ -127,6 +129,10 @@ class PfcCheck:
         if self.failed and self.routing == "bounce":
             sw = sorted({self.names.get(s, str(s)) for s, _t in self.detours})
             bounce = f"; {len(self.detours)} bounce detour(s)" + (f" at {', '.join(sw)}" if sw else "")
+        if self.unreachable:
+            cut = ", ".join(sorted(self.names.get(s, str(s)) for s in self.cut_off))
+            bounce += f"; {len(self.unreachable)} unreachable (source, destination) switch pair(s)" + (
+                f", {cut} cut off" if cut else "")
         prios = ", ".join(map(str, self.priorities))
         head = (f"{len(self.cycles)} PFC deadlock cycle(s)" if self.cycles
                 else "no cyclic buffer dependency")
@@ -139,6 +145,9 @@ class PfcCheck:
                 "failed": [{"cable": c, "name": n} for c, n in zip(self.failed, self.failed_names)],
                 "detours": [{"switch": self.names.get(s, str(s)), "destination": self.names.get(t, str(t))}
                             for s, t in self.detours],
+                "unreachable": [{"switch": self.names.get(s, str(s)), "destination": self.names.get(t, str(t))}
+                                for s, t in self.unreachable],
+                "cut_off": sorted(self.names.get(s, str(s)) for s in self.cut_off),
                 "dependencies": self.dependencies, "buffers": self.buffers, "switches": self.switches,
                 "deadlock": bool(self.cycles), "cycles": [c.to_dict() for c in self.cycles]}
 
@@ -294,7 +303,7 @@ def _reach(tp: _Topo, rows: np.ndarray, init: np.ndarray, routing: str) -> _Reac
             break
         r0, r1 = n0, n1
     here = tp.dests[rows]
-    detour = r0 & ~keep
+    detour = r0 & ~keep & (d1 != _FAR)         # no live path at all: unreachable, not a detour
     detour[np.arange(len(rows)), here] = False
     return _Reach(out0, nh1, stay, a0, a1, detour)
 
@@ -352,15 +361,33 @@ def check_pfc_deadlock(fabric: Fabric, *, failed: Sequence[str | int] = (), rout
     per_prio = [replace(c, priority=p) for p in prios for c in found]
     nodes = np.unique(np.concatenate([ei, eo])) if len(ei) else np.zeros(0, np.int64)
     names = {int(d): fabric.name_of(int(d)) for d in tp.switches.tolist()}
+    live = np.unique(tp.src[~tp.failed])          # every live link runs both ways
     return PfcCheck(per_prio, prios, routing, tuple(int(c) for c in down),
                     tuple(fabric.cable(int(c)).label for c in down), tuple(sorted(detours)),
-                    int(edge.sum()), int(len(nodes)), int(len(tp.switches)), names)
+                    int(edge.sum()), int(len(nodes)), int(len(live)), names, *_unreachable(tp))
+
+
+def _unreachable(tp: _Topo) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
+    """(source, destination) host switches with no live path between them (device ids), and the
+    host switches outside the live part holding the most of them (cut off by the failures)."""
+    far, live = tp.dist1 == _FAR, ~tp.failed
+    pairs = sorted((int(tp.switches[s]), int(tp.switches[t]))
+                   for i, t in enumerate(tp.dests.tolist()) for s in tp.dests[far[i, tp.dests]].tolist())
+    if not pairs:
+        return (), ()
+    adj = sp.csr_matrix((np.ones(int(live.sum())), (tp.src[live], tp.dst[live])), shape=(len(tp.switches),) * 2)
+    _n, label = connected_components(adj, directed=False)
+    main = np.bincount(label[tp.dests]).argmax()
+    cut = tp.dests[label[tp.dests] != main]
+    return tuple(pairs), tuple(sorted(int(tp.switches[s]) for s in cut.tolist()))
 
 
 def _priorities(fabric: Fabric, priorities: Sequence[int] | None) -> tuple[int, ...]:
-    from .roce_meta import roce_settings
+    from .roce_meta import RoceMetaError, roce_settings
     try:
         s = roce_settings(fabric.meta or {}, priorities=tuple(priorities) if priorities is not None else None)
+    except RoceMetaError as exc:
+        raise FabricError(f"{fabric.name}: {exc.where}: {exc}") from None
     except ValueError as exc:
         raise FabricError(f"{fabric.name}: {exc}") from None
     return s.priorities

@@ -11,13 +11,15 @@
 * ``dcqcn``: the DCQCN parameter preset, ``nvidia`` (ConnectX firmware defaults) or ``paper``;
 * ``ecn``: an override of the per-speed RED thresholds (bytes, bytes, probability 0 … 1).
 
-Explicit arguments (the CLI's ``--mtu`` …) win over the design's values.
+Explicit arguments (the CLI's ``--mtu`` …) win over the design's values. A bad design value
+raises :class:`RoceMetaError`, which names its field (``meta.roce.priorities``) so a command can
+say which file and element to fix; a bad explicit argument raises a plain ``ValueError``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 MTU_MIN, MTU_MAX = 1500, 9216
 DEFAULT_MTU = 9216
@@ -28,6 +30,26 @@ METHODS = ("ieee", "nvidia")
 DCQCN_PRESETS = ("nvidia", "paper")
 KEYS = ("mtu", "priorities", "method", "dcqcn", "ecn")
 ECN_KEYS = ("kmin", "kmax", "pmax")
+
+
+class RoceMetaError(ValueError):
+    """A refused ``meta["roce"]`` value; ``where`` names the element (``meta.roce.mtu``)."""
+
+    def __init__(self, message: str, field_name: str = "") -> None:
+        super().__init__(message)
+        self.field_name = field_name
+
+    @property
+    def where(self) -> str:
+        return f"meta.roce.{self.field_name}" if self.field_name else "meta.roce"
+
+
+def _checked(field_name: str, check: Any, value: Any) -> Any:
+    """``check(value)`` with its ValueError re-raised as the RoceMetaError of ``field_name``."""
+    try:
+        return check(value)
+    except ValueError as e:
+        raise RoceMetaError(str(e), field_name) from None
 
 
 @dataclass(frozen=True)
@@ -60,6 +82,22 @@ def check_priorities(prios: Any) -> tuple[int, ...]:
     return tuple(sorted(prios))
 
 
+def parse_priorities(texts: str | Sequence[str | int] | None, option: str) -> tuple[int, ...] | None:
+    """Command-line priorities, ``3,4`` or the option given several times → checked tuple (None:
+    not given); the ValueError names the option (``--priorities 9: priority 9: …``)."""
+    if texts is None or not len(texts):
+        return None
+    text = texts if isinstance(texts, str) else ",".join(map(str, texts))
+    try:
+        values = tuple(int(t) for t in text.split(","))
+    except ValueError:
+        raise ValueError(f"{option} {text!r}: 802.1p priorities 0-7, comma-separated") from None
+    try:
+        return check_priorities(values)
+    except ValueError as e:
+        raise ValueError(f"{option} {text}: {e}") from None
+
+
 def check_method(method: Any) -> str:
     if method not in METHODS:
         raise ValueError(f"headroom method {method!r}: one of {', '.join(METHODS)}")
@@ -84,26 +122,29 @@ def check_ecn(ecn: Any) -> dict[str, float]:
 
 
 def check_roce(value: Any) -> RoceSettings:
-    """Check a ``meta["roce"]`` value (None: all defaults); ``ValueError`` names the bad field."""
+    """Check a ``meta["roce"]`` value (None: all defaults); :class:`RoceMetaError` names the
+    bad field."""
     if value is None:
         return RoceSettings()
     if not isinstance(value, Mapping):
-        raise ValueError(f"meta roce {value!r}: an object")
+        raise RoceMetaError(f"meta roce {value!r}: an object")
     unknown = sorted(set(value) - set(KEYS))
     if unknown:
-        raise ValueError(f"meta roce: unknown key {unknown[0]!r} (known: {', '.join(KEYS)})")
+        raise RoceMetaError(f"meta roce: unknown key {unknown[0]!r} (known: {', '.join(KEYS)})")
     dcqcn = value.get("dcqcn", DEFAULT_DCQCN)
     if dcqcn not in DCQCN_PRESETS:
-        raise ValueError(f"dcqcn preset {dcqcn!r}: one of {', '.join(DCQCN_PRESETS)}")
-    return RoceSettings(mtu=check_mtu(value.get("mtu", DEFAULT_MTU)),
-                        priorities=check_priorities(value.get("priorities", DEFAULT_PRIORITIES)),
-                        method=check_method(value.get("method", DEFAULT_METHOD)),
-                        dcqcn=str(dcqcn), ecn=check_ecn(value.get("ecn", {})))
+        raise RoceMetaError(f"dcqcn preset {dcqcn!r}: one of {', '.join(DCQCN_PRESETS)}", "dcqcn")
+    return RoceSettings(mtu=_checked("mtu", check_mtu, value.get("mtu", DEFAULT_MTU)),
+                        priorities=_checked("priorities", check_priorities,
+                                            value.get("priorities", DEFAULT_PRIORITIES)),
+                        method=_checked("method", check_method, value.get("method", DEFAULT_METHOD)),
+                        dcqcn=str(dcqcn), ecn=_checked("ecn", check_ecn, value.get("ecn", {})))
 
 
 def roce_settings(meta: Mapping[str, Any], *, mtu: int | None = None, method: str | None = None,
                   priorities: tuple[int, ...] | None = None) -> RoceSettings:
-    """The design's settings from ``meta["roce"]`` with explicit arguments winning."""
+    """The design's settings from ``meta["roce"]`` with explicit arguments winning
+    (:class:`RoceMetaError` for a bad design value, ``ValueError`` for a bad argument)."""
     s = check_roce(meta.get("roce"))
     return RoceSettings(mtu=s.mtu if mtu is None else check_mtu(mtu),
                         priorities=s.priorities if priorities is None else check_priorities(priorities),
@@ -118,3 +159,8 @@ def to_meta(s: RoceSettings) -> dict[str, Any]:
     if s.ecn:
         out["ecn"] = dict(s.ecn)
     return out
+
+
+def design_error(path: str, e: RoceMetaError) -> str:
+    """The one-line refusal of a bad design value: ``FILE: meta.roce.FIELD: reason``."""
+    return f"{path}: {e.where}: {e}"

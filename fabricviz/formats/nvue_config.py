@@ -5,7 +5,7 @@ Commands as Cumulus Linux's Quality of Service / RoCE pages document them:
 
 * ``nv set qos roce mode lossless`` (PFC + ECN on the RoCE priority, trust, ETS, pools);
 * ``nv set qos mapping default-global trust l3`` and ``… dscp <d> switch-priority <p>`` for the
-  RoCE DSCP and the CNP DSCP 48 → 6; ``nv set qos egress-queue-mapping default-global
+  DSCP of each lossless priority and the CNP DSCP 48 → 6; ``nv set qos egress-queue-mapping default-global
   switch-priority <p> traffic-class <p>``;
 * one PFC profile per (link speed, cable length) — ``nv set qos pfc <profile> switch-priority``,
   ``cable-length`` (metres, rounded up), ``port-buffer`` (the PFC headroom: the reserved
@@ -47,7 +47,7 @@ def ecn_profile(p: PortConfig) -> str:
 
 def tree(sw: SwitchConfig, s: ExportSettings) -> dict[str, Any]:
     """The ``set`` tree of switch ``sw`` (see the module docstring)."""
-    prio = s.priority
+    prios = s.priorities
     pfc: dict[str, dict[str, Any]] = {}
     ecn: dict[str, dict[str, Any]] = {}
     iface: dict[str, Any] = {}
@@ -55,20 +55,22 @@ def tree(sw: SwitchConfig, s: ExportSettings) -> dict[str, Any]:
         name = pfc_profile(p)
         old = pfc.get(name)
         port_buffer = max(p.headroom, old["port-buffer"] if old else 0)
-        pfc[name] = {"switch-priority": {str(prio): {}}, "cable-length": cable_metres(p),
+        pfc[name] = {"switch-priority": {str(q): {} for q in prios}, "cable-length": cable_metres(p),
                      "port-buffer": port_buffer, "xoff-threshold": p.xoff, "xon-threshold": p.xoff - p.xon,
                      "tx": "enable", "rx": "enable"}
-        ecn[ecn_profile(p)] = {"traffic-class": {str(prio): {
+        ecn[ecn_profile(p)] = {"traffic-class": {str(q): {
             "ecn": "enable", "red": "disable", "min-threshold": p.ecn_kmin, "max-threshold": p.ecn_kmax,
-            "probability": int(round(100 * p.ecn_pmax))}}}
+            "probability": int(round(100 * p.ecn_pmax))} for q in prios}}
         iface[p.cumulus_name] = {"qos": {"pfc": {"profile": name},
                                          "congestion-control": {"profile": ecn_profile(p)}}}
     qos = {
         "roce": {"enable": "on", "mode": "lossless"},
         "mapping": {"default-global": {"trust": "l3", "dscp": {
-            str(s.dscp): {"switch-priority": prio}, str(CNP_DSCP): {"switch-priority": CNP_PRIORITY}}}},
+            **{str(d): {"switch-priority": q} for q, d in s.dscp_of.items()},
+            str(CNP_DSCP): {"switch-priority": CNP_PRIORITY}}}},
         "egress-queue-mapping": {"default-global": {"switch-priority": {
-            str(prio): {"traffic-class": prio}, str(CNP_PRIORITY): {"traffic-class": CNP_PRIORITY}}}},
+            **{str(q): {"traffic-class": q} for q in prios},
+            str(CNP_PRIORITY): {"traffic-class": CNP_PRIORITY}}}},
         "pfc": dict(sorted(pfc.items())),
         "congestion-control": dict(sorted(ecn.items())),
     }
@@ -76,8 +78,8 @@ def tree(sw: SwitchConfig, s: ExportSettings) -> dict[str, Any]:
 
 
 def startup_yaml(sw: SwitchConfig, s: ExportSettings) -> str:
-    head = (f"# NVUE startup configuration of {sw.name} ({sw.part}): lossless RoCE on priority "
-            f"{s.priority}, DSCP {s.dscp}, MTU {s.mtu}, headroom by the {s.method} method (fabricviz)\n")
+    head = (f"# NVUE startup configuration of {sw.name} ({sw.part}): lossless RoCE on "
+            f"{s.text}, MTU {s.mtu}, headroom by the {s.method} method (fabricviz)\n")
     return head + yaml.safe_dump([{"set": tree(sw, s)}], sort_keys=False, default_flow_style=False)
 
 
@@ -110,5 +112,5 @@ def commands(sw: SwitchConfig, s: ExportSettings) -> list[str]:
 
 def nv_script(sw: SwitchConfig, s: ExportSettings) -> str:
     return ("#!/bin/sh\n"
-            f"# NVUE commands for {sw.name} ({sw.part}): lossless RoCE on priority {s.priority}, "
-            f"DSCP {s.dscp} (fabricviz)\nset -e\n" + "\n".join(commands(sw, s)) + "\n")
+            f"# NVUE commands for {sw.name} ({sw.part}): lossless RoCE on {s.text} "
+            "(fabricviz)\nset -e\n" + "\n".join(commands(sw, s)) + "\n")

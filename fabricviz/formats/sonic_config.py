@@ -14,13 +14,13 @@ CONFIG_DB:
   model uses ours instead of its lookup table): ``xoff`` = the PFC headroom (the largest of its
   ports), ``xon`` = the plan's XON hysteresis (XOFF − XON = 2 × MTU), ``size`` = xoff + xon,
   ``dynamic_th`` = log2 α; plus the lossy/egress profiles the templates define;
-* ``BUFFER_PG`` ``Ethernet<n>|<prio>`` → the lossless profile, ``|0`` → lossy;
-  ``BUFFER_QUEUE`` ``Ethernet<n>|<prio>`` → egress lossless, the other queues lossy;
-* ``DSCP_TO_TC_MAP`` / ``TC_TO_PRIORITY_GROUP_MAP`` / ``TC_TO_QUEUE_MAP`` ``ROCE`` and
-  ``PORT_QOS_MAP`` per port (``pfc_enable`` = the lossless priority);
+* ``BUFFER_PG`` ``Ethernet<n>|<prio>`` → the lossless profile for each lossless priority, ``|0``
+  → lossy; ``BUFFER_QUEUE`` ``Ethernet<n>|<prio>`` → egress lossless, the other queues lossy;
+* ``DSCP_TO_TC_MAP`` (each priority's DSCP) / ``TC_TO_PRIORITY_GROUP_MAP`` / ``TC_TO_QUEUE_MAP``
+  ``ROCE`` and ``PORT_QOS_MAP`` per port (``pfc_enable`` = the lossless priorities, ``3,4``);
 * ``WRED_PROFILE`` per distinct ECN threshold set (``ecn: ecn_all``, green/yellow/red min/max
   = the plan's Kmin/Kmax, drop probability = Pmax in percent), ``QUEUE`` ``Ethernet<n>|<q>``
-  → scheduler (+ wred_profile on the lossless queue), ``SCHEDULER`` DWRR 50/50, CNPs strict;
+  → scheduler (+ wred_profile on each lossless queue), ``SCHEDULER`` DWRR 50/50, CNPs strict;
 * ``CABLE_LENGTH`` ``AZURE`` (the list name SONiC's templates use) per port; ``PORT`` speed
   (Mb/s) and mtu.
 """
@@ -52,7 +52,7 @@ def _n(v: float) -> str:
 
 def config_db(sw: SwitchConfig, s: ExportSettings) -> dict[str, Any]:
     """The CONFIG_DB tables of switch ``sw`` (see the module docstring)."""
-    prio = s.priority
+    prios = s.priorities
     known = sw.buffer_bytes == sw.buffer_bytes          # not NaN
     pools: dict[str, dict[str, str]] = {}
     for name, kind in (("ingress_lossless_pool", "ingress"), ("ingress_lossy_pool", "ingress"),
@@ -76,7 +76,7 @@ def config_db(sw: SwitchConfig, s: ExportSettings) -> dict[str, Any]:
     for name in sorted(xoff):
         profiles[name] = {"pool": "ingress_lossless_pool", "xoff": str(xoff[name]), "xon": str(hyst[name]),
                           "size": str(xoff[name] + hyst[name]), "dynamic_th": str(sw.dynamic_th)}
-    lossy_q = ranges([q for q in QUEUES if q != prio])
+    lossy_q = ranges([q for q in QUEUES if q not in prios])
     pg: dict[str, dict[str, str]] = {}
     queue_buf: dict[str, dict[str, str]] = {}
     qos_map: dict[str, dict[str, str]] = {}
@@ -87,22 +87,24 @@ def config_db(sw: SwitchConfig, s: ExportSettings) -> dict[str, Any]:
     for p in sw.ports:
         e = p.sonic_name
         pg[f"{e}|0"] = {"profile": "ingress_lossy_profile"}
-        pg[f"{e}|{prio}"] = {"profile": lossless_profile_name(p)}
-        queue_buf[f"{e}|{prio}"] = {"profile": "egress_lossless_profile"}
+        for prio in prios:
+            pg[f"{e}|{prio}"] = {"profile": lossless_profile_name(p)}
+            queue_buf[f"{e}|{prio}"] = {"profile": "egress_lossless_profile"}
         for r in lossy_q:
             queue_buf[f"{e}|{r}"] = {"profile": "q_lossy_profile"}
         qos_map[e] = {"dscp_to_tc_map": MAP_NAME, "tc_to_pg_map": MAP_NAME, "tc_to_queue_map": MAP_NAME,
-                      "pfc_enable": str(prio)}
+                      "pfc_enable": ",".join(map(str, prios))}
         w = wred_name(p)
         wred[w] = _wred(p)
         for q in QUEUES:
-            if q == prio:
+            if q in prios:
                 queue[f"{e}|{q}"] = {"scheduler": SCHED_ROCE, "wred_profile": w}
             else:
                 queue[f"{e}|{q}"] = {"scheduler": SCHED_CNP if q == CNP_PRIORITY else SCHED_OTHER}
         cable[e] = p.cable_length
         port_t[e] = {"speed": str(p.speed_mbps), "mtu": str(s.mtu)}
-    dscp_tc = {str(d): str(prio if d == s.dscp else CNP_PRIORITY if d == CNP_DSCP else 0) for d in range(64)}
+    tc_of = {d: p for p, d in s.dscp_of.items()} | {CNP_DSCP: CNP_PRIORITY}
+    dscp_tc = {str(d): str(tc_of.get(d, 0)) for d in range(64)}
     identity = {str(t): str(t) for t in range(8)}
     return {
         "BUFFER_POOL": pools,

@@ -8,7 +8,10 @@ renders every file first and writes them only when all of them could be made, so
 
 Traffic classes follow NVIDIA's RoCE defaults (Cumulus ``qos roce``, ConnectX ``mlnx_qos``):
 RoCE data on DSCP ``dscp`` → switch priority = traffic class = PG = queue ``priority``
-(lossless, PFC), CNPs on DSCP 48 → priority/queue 6 (strict), everything else on 0.
+(lossless, PFC), CNPs on DSCP 48 → priority/queue 6 (strict), everything else on 0. Every
+lossless priority of the design (``meta.roce.priorities``, default 3) is configured; each has
+its own DSCP: ``dscp`` for the first (default 26, NVIDIA's), AF<p>1 = 8p + 2 for the others
+(34 for 4), unless given one per priority.
 
 Port names:
 
@@ -104,12 +107,29 @@ class NicPort:
     cable_m: float
 
 
+class DesignSettingsError(FabricError):
+    """The design's own RoCE settings (``meta.roce``) are refused; the message names the field."""
+
+
 @dataclass(frozen=True)
 class ExportSettings:
-    priority: int
-    dscp: int
+    """What every writer configures: the lossless priorities with their DSCPs (same order)."""
+
+    priorities: tuple[int, ...]
+    dscps: tuple[int, ...]
     mtu: int
     method: str
+
+    @property
+    def dscp_of(self) -> dict[int, int]:
+        return dict(zip(self.priorities, self.dscps))
+
+    @property
+    def text(self) -> str:
+        """``priority 3, DSCP 26`` or ``priorities 3,4, DSCP 26,34`` (file headers)."""
+        many = len(self.priorities) > 1
+        return (f"priorit{'ies' if many else 'y'} {','.join(map(str, self.priorities))}, "
+                f"DSCP {','.join(map(str, self.dscps))}")
 
 
 def sonic_lanes(part_id: str, native_gbps: float) -> int:
@@ -127,17 +147,39 @@ def sonic_cable_length(metres: float) -> str:
     return f"{int(math.ceil(metres - 1e-9))}m"
 
 
-def check_settings(priority: int, dscp: int) -> None:
-    """Refuse a priority or DSCP the export cannot use (ValueError, one line)."""
+def check_priority(priority: int) -> None:
+    """Refuse a lossless priority the export cannot use (ValueError, one line)."""
     if isinstance(priority, bool) or not isinstance(priority, int) or not 0 <= priority <= 7:
         raise ValueError(f"priority {priority!r}: an 802.1p priority 0-7")
     if priority in (0, CNP_PRIORITY):
         raise ValueError(f"priority {priority}: taken ({'best effort' if priority == 0 else 'CNPs'}); "
                          "use 1-5 or 7 (RoCE's usual: 3)")
+
+
+def check_dscp(dscp: int) -> None:
+    """Refuse a RoCE DSCP the export cannot use (ValueError, one line)."""
     if isinstance(dscp, bool) or not isinstance(dscp, int) or not 0 <= dscp <= 63:
         raise ValueError(f"dscp {dscp!r}: a DSCP value 0-63")
     if dscp == CNP_DSCP:
         raise ValueError(f"dscp {dscp}: taken by CNPs; use another (RoCE's usual: 26)")
+
+
+def export_dscps(priorities: Sequence[int], dscp: int | Sequence[int] | None) -> tuple[int, ...]:
+    """The DSCP of each lossless priority: ``dscp`` (one per priority, or one for the first;
+    default 26) and AF<p>1 = 8p + 2 for the rest (see the module docstring); ValueError when
+    two priorities would share one."""
+    given = [] if dscp is None else [dscp] if isinstance(dscp, int) else list(dscp)
+    if len(given) > 1 and len(given) != len(priorities):
+        raise ValueError(f"dscp {','.join(map(str, given))}: one DSCP per lossless priority "
+                         f"({','.join(map(str, priorities))})")
+    for d in given:
+        check_dscp(d)
+    out = given if len(given) > 1 else [given[0] if given else 26] + [8 * p + 2 for p in priorities[1:]]
+    for i, d in enumerate(out):
+        if d in out[:i]:
+            raise ValueError(f"dscp {d}: given to priorities {priorities[out.index(d)]} and {priorities[i]}; "
+                             "one DSCP per lossless priority")
+    return tuple(out)
 
 
 def switch_views(fabric: "Fabric", plan: "LosslessPlan") -> list[SwitchConfig]:
@@ -192,18 +234,37 @@ def nic_ports(fabric: "Fabric", plan: "LosslessPlan") -> list[NicPort]:
     return sorted(set(out), key=lambda n: (n.host, n.rdma_dev))
 
 
-def render(fabric: "Fabric", os: str, *, priority: int = 3, dscp: int = 26, mtu: int | None = None,
+def render(fabric: "Fabric", os: str, *, priority: int | Sequence[int] | None = None,
+           dscp: int | Sequence[int] | None = None, mtu: int | None = None,
            method: str | None = None) -> dict[str, str]:
-    """File name → text of every file the export writes (nothing written).
+    """File name → text of every file the export writes (nothing written). ``priority``: the
+    lossless priorities (None: the design's, ``meta.roce.priorities``, else 3); ``dscp``: see
+    :func:`export_dscps`.
 
     Raises ``FabricError`` for a bad argument or a design without lossless Ethernet switch
-    ports, :class:`BufferBudgetExceeded` when a switch's headroom does not fit its buffer."""
+    ports (:class:`DesignSettingsError` when the design's ``meta.roce`` is refused),
+    :class:`BufferBudgetExceeded` when a switch's headroom does not fit its buffer — the budget
+    of every lossless priority."""
     from ..ethernet.lossless import lossless_plan
+    from ..ethernet.roce_meta import RoceMetaError
     if os not in OSES:
         raise FabricError(f"--os {os!r}: one of {', '.join(OSES)}")
+    prios = None if priority is None else (priority,) if isinstance(priority, int) else tuple(priority)
     try:
-        check_settings(priority, dscp)
-        plan = lossless_plan(fabric, mtu=mtu, method=method, priorities=(priority,))
+        for p in prios or ():
+            check_priority(p)
+        plan = lossless_plan(fabric, mtu=mtu, method=method, priorities=prios)
+    except RoceMetaError as e:
+        raise DesignSettingsError(f"{e.where}: {e}") from None
+    except ValueError as e:
+        raise FabricError(str(e)) from None
+    try:
+        for p in plan.priorities if prios is None else ():
+            check_priority(p)
+    except ValueError as e:
+        raise DesignSettingsError(f"meta.roce.priorities: {e}") from None
+    try:
+        dscps = export_dscps(plan.priorities, dscp)
     except ValueError as e:
         raise FabricError(str(e)) from None
     if not plan.switches:
@@ -215,7 +276,7 @@ def render(fabric: "Fabric", os: str, *, priority: int = 3, dscp: int = 26, mtu:
         raise BufferBudgetExceeded(
             f"headroom does not fit the buffer of {', '.join(bad)} (over by up to {over:,.0f} B); "
             "nothing written (see `fabricviz headroom`)", bad)
-    settings = ExportSettings(priority=priority, dscp=dscp, mtu=plan.mtu, method=plan.method)
+    settings = ExportSettings(priorities=plan.priorities, dscps=dscps, mtu=plan.mtu, method=plan.method)
     files: dict[str, str] = {}
     views = switch_views(fabric, plan)
     if os == "sonic":
@@ -237,8 +298,9 @@ def render(fabric: "Fabric", os: str, *, priority: int = 3, dscp: int = 26, mtu:
     return files
 
 
-def write_switch_configs(fabric: "Fabric", os: str, out_dir: str | Path, *, priority: int = 3,
-                         dscp: int = 26, mtu: int | None = None,
+def write_switch_configs(fabric: "Fabric", os: str, out_dir: str | Path, *,
+                         priority: int | Sequence[int] | None = None,
+                         dscp: int | Sequence[int] | None = None, mtu: int | None = None,
                          method: str | None = None) -> list[Path]:
     """Write the ``os`` (sonic | cumulus) configuration of every RoCE switch and the NIC
     script of every host into ``out_dir`` (created if missing); return the paths written.

@@ -154,3 +154,17 @@ def test_lint_warns_with_the_ring_and_the_failed_links():
         f"{nic(1)} → {nic(2)}, ")
     assert w.ports == tuple(f.port_id(p) for p in CYCLE_BUFFERS)
     assert np.array_equal(sorted(w.ports), sorted(f.port_id(p) for p in CYCLE_BUFFERS))
+
+
+def test_a_cut_off_leaf_is_unreachable_not_a_bounce_detour():
+    """leaf01 loses both uplinks: its traffic has nowhere to go (6 leaf pairs unreachable), no
+    switch bounces it, and leaf01 no longer counts among the switches of the graph."""
+    f = leaf_spine(4, 2, 8)
+    c = check_pfc_deadlock(f, failed=["leaf01:9", "leaf01:10"])
+    assert (c.detours, c.switches, len(c.unreachable)) == ((), 5, 6)
+    assert c.summary().endswith("over 5 Ethernet switches; 0 bounce detour(s); "
+                                "6 unreachable (source, destination) switch pair(s), leaf01 cut off")
+    assert c.to_dict()["cut_off"] == ["leaf01"]
+    one = check_pfc_deadlock(f, failed=["leaf01:9"])           # still reachable over spine02: a detour
+    assert ([(f.name_of(s), f.name_of(t)) for s, t in one.detours], one.unreachable, one.switches) == (
+        [("spine01", "leaf01")], (), 6)

@@ -266,7 +266,7 @@ def test_cli_exit_codes(tmp_path, capsys, monkeypatch):
     rc, out, err = run(["export-switch-config", "rd.json", "--os", "eos", "-o", "o"], capsys)
     assert (rc, out) == (2, "") and err.count("\n") == 1 and "invalid choice: 'eos'" in err
     rc, out, err = run(["export-switch-config", "rd.json", "--os", "sonic", "-o", "o", "--priority", "0"], capsys)
-    assert (rc, out, err) == (2, "", "fabricviz: error: priority 0: taken (best effort); "
+    assert (rc, out, err) == (2, "", "fabricviz: error: --priority 0: priority 0: taken (best effort); "
                                      "use 1-5 or 7 (RoCE's usual: 3)\n")
     rc, out, err = run(["export-switch-config", "dci.json", "--os", "cumulus", "-o", "o"], capsys)
     assert (rc, out) == (1, "") and err.count("\n") == 1
@@ -281,3 +281,60 @@ def test_cli_exit_codes(tmp_path, capsys, monkeypatch):
     assert db["BUFFER_PROFILE"]["pg_lossless_400000_300m_profile"]["xoff"] == "58840"
     assert db["BUFFER_PROFILE"]["pg_lossless_400000_300m_profile"]["xon"] == "3000"
     assert db["PORT"]["Ethernet16"]["mtu"] == "1500"
+
+
+@pytest.mark.parametrize("prios, pfc, dscps", [([4], "4", {"26": "4"}), ([3, 4], "3,4", {"26": "3", "34": "4"})])
+def test_export_takes_the_designs_lossless_priorities(tmp_path, capsys, prios, pfc, dscps):
+    f = design()
+    f.meta["roce"] = {"priorities": prios, "mtu": 4200}
+    save_fabric(f, tmp_path / "rd.json")
+    rc, _out, err = run(["export-switch-config", str(tmp_path / "rd.json"), "--os", "sonic", "-o",
+                         str(tmp_path / "o")], capsys)
+    assert (rc, err) == (0, "")
+    db = json.loads((tmp_path / "o" / "leaf.config_db.json").read_text())
+    assert db["PORT_QOS_MAP"]["Ethernet0"]["pfc_enable"] == pfc and db["PORT"]["Ethernet0"]["mtu"] == "4200"
+    assert sorted(k for k in db["BUFFER_PG"] if k.startswith("Ethernet0|")) == ["Ethernet0|0"] + [
+        f"Ethernet0|{p}" for p in prios]
+    assert {d: t for d, t in db["DSCP_TO_TC_MAP"]["ROCE"].items() if t not in ("0", "6")} == dscps
+    assert [k for k, v in db["QUEUE"].items() if k.startswith("Ethernet0|") and "wred_profile" in v] == [
+        f"Ethernet0|{p}" for p in prios]
+    nic = (tmp_path / "o" / "h1.nic.sh").read_text().splitlines()
+    assert f'mlnx_qos -i "$IF" --pfc {",".join("1" if p in prios else "0" for p in range(8))}' in nic
+    assert [c for c in nic if "--dscp2prio" in c] == [f'mlnx_qos -i "$IF" --dscp2prio set,{d},{p}'
+                                                      for d, p in dscps.items()] + [
+        'mlnx_qos -i "$IF" --dscp2prio set,48,6']
+    (y,) = yaml.safe_load(render(f, "cumulus")["leaf.nvue.yaml"])
+    assert list(y["set"]["qos"]["pfc"]["roce-pfc-400g-3m"]["switch-priority"]) == [str(p) for p in prios]
+    assert list(y["set"]["qos"]["congestion-control"]["roce-ecn-400g"]["traffic-class"]) == [str(p) for p in prios]
+
+
+def test_budget_is_checked_for_every_lossless_priority():
+    """9 × 10 km at 400G: one priority's headroom fits the 64 MiB, two priorities' do not."""
+    f = Fabric(catalog(), name="dci")
+    f.add_device("eth_switch", "SN4700", name="siteA")
+    f.add_device("eth_switch", "SN4700", name="siteB")
+    for i in range(1, 10):
+        f.add_cable(f"siteA:{i}", f"siteB:{i}", 10000.0, part="T-400G-LR4")
+    assert len(render(f, "sonic")) == 2
+    f.meta["roce"] = {"priorities": [3, 4]}
+    with pytest.raises(BufferBudgetExceeded):
+        render(f, "sonic")
+    with pytest.raises(BufferBudgetExceeded):
+        render(f, "sonic", priority=[3, 4])
+
+
+def test_bad_design_priorities_name_the_file_and_field(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    f = design()
+    f.meta["roce"] = {"priorities": [9]}
+    save_fabric(f, "bad.json")
+    want = "fabricviz: error: bad.json: meta.roce.priorities: priority 9: an 802.1p priority 0 … 7\n"
+    for cmd in (["headroom", "bad.json"], ["export-switch-config", "bad.json", "--os", "sonic", "-o", "o"],
+                ["check-pfc-deadlock", "bad.json"]):
+        assert run(cmd, capsys) == (2, "", want)
+    save_fabric(design(), "ok.json")
+    assert run(["export-switch-config", "ok.json", "--os", "sonic", "-o", "o", "--priority", "3,9"], capsys) == (
+        2, "", "fabricviz: error: --priority 3,9: priority 9: an 802.1p priority 0 … 7\n")
+    assert run(["headroom", "ok.json", "--priorities", "9"], capsys) == (
+        2, "", "fabricviz: error: --priorities 9: priority 9: an 802.1p priority 0 … 7\n")
+    assert not (tmp_path / "o").exists()

@@ -1,7 +1,8 @@
 """File ▸ Export Switch Config: the design's lossless RoCE settings as configuration for real
 switch operating systems (SONiC ``config_db.json`` fragments, NVIDIA Cumulus NVUE YAML).
 
-The dialog takes the OS, the lossless priority, the DSCP of RoCE traffic and the output folder,
+The dialog takes the OS, the lossless priorities (default: the design's ``meta.roce``, as the
+CLI), the DSCP of RoCE traffic on the first of them and the output folder,
 then runs :func:`fabricviz.formats.switch_config.write_switch_configs` on a snapshot of the
 design in the document's job runner (progress, Cancel, the UI never waits). The status line
 says what was written; a refusal (an InfiniBand design, a priority that is not lossless, a
@@ -22,7 +23,22 @@ OS_TEXT = {"sonic": "SONiC (config_db.json per switch)", "cumulus": "NVIDIA Cumu
 JOB = "export-switch-config"
 
 
-def export_job(fabric: Any, os_name: str, out_dir: str, priority: int, dscp: int) -> list[Path]:
+class PriorityEdit(QtWidgets.QLineEdit):
+    """Lossless priorities as ``3`` or ``3,4``; ``value``/``setValue`` as a QSpinBox for one."""
+
+    def priorities(self) -> tuple[int, ...]:
+        """The priorities typed (ValueError, one line, when they are not numbers)."""
+        from fabricviz.ethernet.roce_meta import parse_priorities
+        return parse_priorities(self.text().replace(" ", ""), "priorities") or ()
+
+    def value(self) -> int:
+        return self.priorities()[0]
+
+    def setValue(self, priority: int) -> None:  # noqa: N802 (QSpinBox's name)
+        self.setText(str(priority))
+
+
+def export_job(fabric: Any, os_name: str, out_dir: str, priority: Any, dscp: int) -> list[Path]:
     """The job: write the files (a ValueError from the writer becomes its one-line refusal)."""
     from fabricviz.formats.switch_config import write_switch_configs
     try:
@@ -50,17 +66,16 @@ class ExportSwitchConfigDialog(QtWidgets.QDialog):
         for o in OSES:
             self.os_box.addItem(OS_TEXT[o], o)
         form.addRow("Switch OS", self.os_box)
-        self.priority = QtWidgets.QSpinBox(self)
+        self.priority = PriorityEdit(self._lossless_priorities(), self)
         self.priority.setObjectName("switch_config_priority")
-        self.priority.setRange(0, 7)
-        self.priority.setValue(self._lossless_priority())
-        self.priority.setToolTip("the 802.1p priority (traffic class) with PFC on for RoCE")
-        form.addRow("Lossless priority", self.priority)
+        self.priority.setToolTip("the 802.1p priorities (traffic classes) with PFC on for RoCE, e.g. 3 or 3,4")
+        form.addRow("Lossless priorities", self.priority)
         self.dscp = QtWidgets.QSpinBox(self)
         self.dscp.setObjectName("switch_config_dscp")
         self.dscp.setRange(0, 63)
         self.dscp.setValue(26)
-        self.dscp.setToolTip("the DSCP RoCE traffic is marked with (26: the NVIDIA default), mapped to the priority")
+        self.dscp.setToolTip("the DSCP RoCE traffic is marked with (26: the NVIDIA default), mapped to the first "
+                             "lossless priority; each other lossless priority p gets AF p1 = 8p+2")
         form.addRow("RoCE DSCP", self.dscp)
         row = QtWidgets.QHBoxLayout()
         self.folder = QtWidgets.QLineEdit(start_dir, self)
@@ -86,12 +101,13 @@ class ExportSwitchConfigDialog(QtWidgets.QDialog):
         buttons.rejected.connect(self.reject)
         lay.addWidget(buttons)
 
-    def _lossless_priority(self) -> int:
-        from fabricviz.ethernet.roce_meta import check_roce
+    def _lossless_priorities(self) -> str:
+        from fabricviz.ethernet.roce_meta import DEFAULT_PRIORITIES, check_roce
         try:
-            return check_roce(self.document.fabric.meta.get("roce")).priorities[0]
+            prios = check_roce(self.document.fabric.meta.get("roce")).priorities
         except ValueError:
-            return 3
+            prios = DEFAULT_PRIORITIES
+        return ",".join(map(str, prios))
 
     def _browse(self) -> None:
         path = QtWidgets.QFileDialog.getExistingDirectory(self, "Output folder", self.folder.text())
@@ -108,9 +124,14 @@ class ExportSwitchConfigDialog(QtWidgets.QDialog):
         if not out:
             self._say("choose an output folder first", False)
             return False
+        try:
+            prios = self.priority.priorities()
+        except ValueError as e:
+            self._say(f"refused: {e}", False)
+            return False
         os_name = str(self.os_box.currentData())
         design = self.document.snapshot()
-        args = (os_name, out, self.priority.value(), self.dscp.value())
+        args = (os_name, out, prios, self.dscp.value())
         self.export_button.setEnabled(False)
         self.progress.setVisible(True)
         self.status.setText(f"writing {os_name} configuration to {out}…")
