@@ -2,7 +2,8 @@
 
 The engines name parameters in words; this layer turns a :class:`~fabricviz.sim.units.ParamError`
 into the same line naming the flag (``--duration 'soon': …``). Hosts the run cannot reach are
-left out with one warning line on stderr; the run goes on over the rest.
+left out with one warning line on stderr; the run goes on over the rest. An option of the other
+technology (``--sl`` on RoCE, ``--pfc-watchdog`` on InfiniBand, …) is refused, never ignored.
 """
 
 from __future__ import annotations
@@ -20,7 +21,14 @@ from ..sim.units import ParamError
 FLAGS = {"routing": "--routing", "model": "--model", "workload": "--workload", "over": "--over",
          "duration": "--duration", "engine": "--engine", "sl": "--sl", "dcqcn": "--dcqcn",
          "flow_control": "--flow-control", "pfc_watchdog": "--pfc-watchdog", "cc": "--cc",
-         "fail": "--fail"}
+         "fail": "--fail", "pfc_watchdog_restore": "--pfc-watchdog-restore",
+         "pfc_watchdog_action": "--pfc-watchdog-action", "partition": "--partition"}
+
+#: RoCE-only options (refused on an InfiniBand design) and InfiniBand-only ones with what they are
+#: (refused on a RoCE design): a run never quietly ignores an option of the other technology.
+ROCE_ONLY = ("dcqcn", "cc", "pfc_watchdog", "pfc_watchdog_restore", "pfc_watchdog_action")
+IB_ONLY = {"sl": "service levels are InfiniBand's", "engine": "subnet manager routing engines are InfiniBand's",
+           "partition": "partitions (P_Keys) are InfiniBand's"}
 
 
 @contextmanager
@@ -43,6 +51,43 @@ def left_out_warning(res) -> str:
     if res.dropped_flows:
         line += f"; {res.dropped_flows:,} of the given flows touch them and were left out"
     return f"warning: {line}"
+
+
+def check_tech_options(fabric, args: argparse.Namespace) -> None:
+    """Refuse, in one line naming the flag, an option of the other technology than the design's
+    (DCQCN, PFC and its watchdog on InfiniBand; SLs, SM engines, partitions, credits on RoCE)."""
+    from ..sim.reach import fabric_tech
+    given = [d for d in (*ROCE_ONLY, *IB_ONLY) if getattr(args, d, None) is not None]
+    fc = getattr(args, "flow_control", None)
+    if fabric_tech(fabric) == "ib":
+        for d in given:
+            if d in ROCE_ONLY:
+                raise FabricError(f"{FLAGS[d]}: applies to RoCE (Ethernet) designs; {args.file} is InfiniBand")
+        if fc in ("pfc", "lossy"):
+            raise FabricError(f"--flow-control {fc}: applies to RoCE (Ethernet) designs; {args.file} is InfiniBand")
+        return
+    for d in given:
+        if d in IB_ONLY:
+            raise FabricError(f"{FLAGS[d]}: {IB_ONLY[d]}; {args.file} is a RoCE design")
+    if fc == "credit":
+        raise FabricError(f"--flow-control credit: credits are InfiniBand's; {args.file} is a RoCE design "
+                          "(use pfc or lossy)")
+    for d in ("pfc_watchdog_restore", "pfc_watchdog_action"):
+        if d in given and getattr(args, "pfc_watchdog", None) is None:
+            raise FabricError(f"{FLAGS[d]}: needs --pfc-watchdog (the detection time)")
+
+
+def check_csv_sl(flows, flows_path: str, args: argparse.Namespace) -> None:
+    """On a RoCE design, refuse a flow CSV giving an SL, at the first row that does (file:line)."""
+    import csv
+    from pathlib import Path
+    if not flows.sl_given:
+        return
+    rows = list(csv.reader(Path(flows_path).read_text(encoding="utf-8").splitlines()))
+    col = [h.strip().lower() for h in rows[0]].index("sl")
+    ln, cell = next((ln, r[col].strip()) for ln, r in enumerate(rows[1:], start=2)
+                    if len(r) > col and r[col].strip() and not r[0].lstrip().startswith("#"))
+    raise FabricError(f"{flows_path}:{ln}: sl {cell!r}: {IB_ONLY['sl']}; {args.file} is a RoCE design")
 
 
 def _sl(sl: int | None) -> int | None:
@@ -86,7 +131,7 @@ def fluid_params(fabric, args: argparse.Namespace):
             raise ParamError("pfc_watchdog", text, e.problem) from None
     restore = getattr(args, "pfc_watchdog_restore", None)
     return replace(prm, pfc_watchdog_s=dur(wd), pfc_watchdog_restore_s=dur(restore) if restore else None,
-                   pfc_watchdog_action=getattr(args, "pfc_watchdog_action", "drop"))
+                   pfc_watchdog_action=getattr(args, "pfc_watchdog_action", None) or "drop")
 
 
 def _pfc_cycle(fabric, args: argparse.Namespace, duration: float, progress):
@@ -115,7 +160,7 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
                    help="ranks of a --workload: GPUs (via PCIe and their NIC) or NICs")
     p.add_argument("--routing", choices=("static", "adaptive", "ecmp", "spray"),
                    help="default: static on InfiniBand, ecmp on RoCE")
-    p.add_argument("--engine", choices=("minhop", "updn", "ftree", "dfsssp", "lash", "dmodk"), default="minhop",
+    p.add_argument("--engine", choices=("minhop", "updn", "ftree", "dfsssp", "lash", "dmodk"),
                    help="InfiniBand static routes: the subnet manager's LFTs from this engine "
                         "(default minhop, as OpenSM), or dmodk for the built-in D-mod-k walk")
     p.add_argument("--same-hash", action="store_true",
@@ -138,7 +183,7 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p.add_argument("--pfc-watchdog-restore", metavar="TIME",
                    help="the watchdog's restoration time: a storm ends once no pause came for this long "
                         "(default the detection time)")
-    p.add_argument("--pfc-watchdog-action", choices=("drop", "forward"), default="drop",
+    p.add_argument("--pfc-watchdog-action", choices=("drop", "forward"),
                    help="in a storm: drop the queue's packets, or forward them ignoring pauses (default drop)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--partition", help="InfiniBand: run in this partition of the design's partitions.conf "
@@ -151,11 +196,20 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except FabricError as e:              # the design's own settings: name the file as well
+        if str(e).startswith("meta.roce"):
+            raise FabricError(f"{args.file}: {e}") from None
+        raise
+
+
+def _run(args: argparse.Namespace) -> int:
     from ..loaders import load_any
     from ..sim.compare import run_workload
     from ..sim.flows_csv import load_flows, save_flow_results, save_link_results
     from ..sim.fluid import text_progress
-    from ..sim.reach import host_reach
+    from ..sim.reach import fabric_tech, host_reach
     from ..sim.run import partition_reach
     from ..sim.summary import format_summary
     from ..sim.units import parse_duration
@@ -163,6 +217,7 @@ def run(args: argparse.Namespace) -> int:
     with flag_errors():
         duration = parse_duration(args.duration)
         fabric = load_any(args.file)
+        check_tech_options(fabric, args)
         reach = partition_reach(fabric, args.partition) or host_reach(fabric)
         progress = text_progress() if args.model == "fluid" else None
         if args.workload == "pfc-cycle":
@@ -172,7 +227,10 @@ def run(args: argparse.Namespace) -> int:
                 raise ParamError("fail", args.fail[0], "applies to --workload pfc-cycle")
             flows = load_flows(fabric, args.flows, sl=_sl(args.sl)) if args.flows else \
                 make_workload(fabric, args.workload, seed=args.seed, over=args.over, reach=reach, sl=args.sl)
-            res = run_workload(fabric, flows, args.model, duration, args.seed, args.routing, args.engine,
+            if args.flows and fabric_tech(fabric) != "ib":
+                check_csv_sl(flows, args.flows, args)
+            res = run_workload(fabric, flows, args.model, duration, args.seed, args.routing,
+                               args.engine or "minhop",
                                progress, same_seed=args.same_hash, reach=reach, fluid=fluid_params(fabric, args))
     warning = left_out_warning(res)
     if warning:

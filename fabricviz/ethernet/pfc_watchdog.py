@@ -3,10 +3,13 @@
 **Deadlock.** A paused link (its downstream ingress counter above XON) resumes only once that
 ingress drains, i.e. once the downstream switch's egress queues holding its bytes send them.
 Bytes sitting on egress links that are themselves paused for good never move. :func:`deadlocked`
-finds the largest set of paused links each of whose downstream ingress holds, on links of the
-set alone, more than the highest XON it could have (the dynamic threshold counting only those
-frozen bytes): nothing inside the set can ever drain, so it stays paused for ever (a cyclic
-buffer dependency with every buffer above XOFF).
+finds the largest set of paused links such that each one's downstream ingress holds, waiting on
+egress links of the set, more bytes than the highest XON it could have: the dynamic threshold
+of a switch holding only the frozen bytes, i.e. every byte it holds on the set's egress queues
+*whichever ingress brought it* (a sender's bytes queued behind a paused egress freeze as well,
+however slowly they came). Nothing inside the set can ever drain, so it stays paused for ever
+(a cyclic buffer dependency with every buffer above XOFF, no progress) — whatever the senders'
+rates: DCQCN throttling them to a trickle neither breaks nor hides the deadlock.
 
 **Watchdog**, as SONiC's ``pfcwd`` runs it per lossless queue: a queue that has bytes to send and
 has been paused continuously for the *detection time* is in a PFC storm; then, for as long as
@@ -98,9 +101,9 @@ def deadlocked(paused: np.ndarray, e_link: np.ndarray, prev_link: np.ndarray, ha
     b = held[has_prev]
     n_dev = int(dst_dev.max(initial=-1)) + 1
     while True:
-        frozen = np.bincount(ing, weights=np.where(dead[on], b, 0.0), minlength=n)
-        frozen = np.where(dead, frozen, 0.0)
-        in_switch = np.bincount(dst_dev, weights=frozen, minlength=n_dev)[dst_dev]
+        waiting = np.bincount(ing, weights=np.where(dead[on], b, 0.0), minlength=n)   # per ingress
+        in_switch = np.bincount(dst_dev, weights=waiting, minlength=n_dev)[dst_dev]
+        frozen = np.where(dead, waiting, 0.0)
         xon_max = xoff_at(xoff, in_switch) - (xoff - xon)
         keep = dead & (frozen > xon_max)
         if np.array_equal(keep, dead):

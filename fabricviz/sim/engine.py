@@ -89,7 +89,7 @@ class SimResult:
     def summary(self, fabric: Fabric, top: int = 5) -> dict:
         """Mean/min/max flow rate as a share of line rate, hottest links (utilisation over the
         same steady part as the rates), peak queue and when, paused links."""
-        rate = self.flow_rates()
+        rate = all_rate = self.flow_rates()
         line = _line_gbps(self.links, self.routes)
         share = np.where(line > 0, rate / line, 0.0)
         if self.fluid is not None and self.fluid.begin_s is not None:   # flows that never sent would skew the mean
@@ -116,7 +116,7 @@ class SimResult:
             out["refused_flows"] = [{"src": fabric.name_of(r.src), "dst": fabric.name_of(r.dst),
                                      "reason": r.reason} for r in self.refused]
         if self.link_vl_gbps is not None and self.flow_vl is not None:
-            out.update(self._vl_summary(fabric, rate))
+            out.update(self._vl_summary(fabric, all_rate))
         if self.fluid is not None:
             fl = self.fluid
             out["steady_from_s"] = float(self.frames[-1].time_s / 2)
@@ -134,7 +134,9 @@ class SimResult:
             out["finished_flows"] = int(np.isfinite(fl.finish_s).sum())
             if len(fl.finish_s) and np.all(np.isfinite(fl.finish_s)):
                 out["completion_s"] = float(fl.finish_s.max())
-            out["lost_bytes"] = round(fl.lost_bytes, 3) + 0.0      # + 0.0 turns −0.0 into 0.0
+            # lost: dropped (lossy tail drops, PFC watchdog drops) + any the model lost track of
+            dropped = sum(float(d.sum()) for d in (fl.dropped_bytes, fl.watchdog_dropped_bytes) if d is not None)
+            out["lost_bytes"] = round(fl.lost_bytes + dropped, 3) + 0.0      # + 0.0 turns −0.0 into 0.0
             out["headroom_exceeded_links"] = int(fl.headroom_exceeded.sum())
             if fl.dcqcn_preset:
                 out["dcqcn_preset"] = fl.dcqcn_preset
@@ -260,8 +262,8 @@ def roce_fluid(fabric: Fabric, dcqcn: str | None = None, flow_control: str = "pf
     try:
         preset = dcqcn or roce_settings(fabric.meta).dcqcn
         plan = lossless_plan(fabric)
-    except ValueError as e:
-        raise FabricError(f"design roce settings: {e}") from None
+    except ValueError as e:                 # a bad meta["roce"]: the element it names
+        raise FabricError(f"{getattr(e, 'where', 'meta.roce')}: {e}") from None
     if preset not in PRESETS:
         raise ParamError("dcqcn", preset, f"is not one of {', '.join(PRESETS)}")
     return FluidParams(cc=cc, flow_control=flow_control, dcqcn_preset=preset, plan=plan)

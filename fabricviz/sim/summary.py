@@ -26,7 +26,10 @@ def format_summary(s: dict) -> str:
         lines.append(f"flows: {s['active_flows']} sent, {s['finished_flows']} finished"
                      + (f", all done at {s['completion_s'] * 1e3:.3f} ms" if "completion_s" in s else ""))
         lost = s["lost_bytes"]
-        lines.append(f"bytes lost: {lost:g}" + (" (lossless)" if lost == 0 else "")
+        why = (" (dropped by the PFC watchdog)" if s.get("pfc_watchdog", {}).get("dropped_bytes") else
+               " (dropped at full queues, no PFC)" if s.get("dropped_bytes") else "")
+        lines.append((f"bytes lost: {lost:,.0f}{why}" if lost >= 1 else f"bytes lost: {lost:g}")
+                     + (" (lossless)" if lost == 0 else "")
                      + (f"; headroom exceeded on {s['headroom_exceeded_links']} links (a real switch would drop)"
                         if s.get("headroom_exceeded_links") else ""))
     return "\n".join(lines)

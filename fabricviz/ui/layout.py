@@ -65,7 +65,10 @@ def reveal(w: Any, dock: QtWidgets.QDockWidget) -> None:
     was_hidden = not dock.isVisible()
     dock.show()
     dock.raise_()
-    if was_hidden and w.dockWidgetArea(dock) == Area.BottomDockWidgetArea and not dock.isFloating():
+    # resizeDocks on a window never shown (a headless screenshot's) leaves Qt's dock layout
+    # inconsistent: the next saveState() crashed (signal 11); a hidden window has no height to share
+    if was_hidden and w.isVisible() and w.dockWidgetArea(dock) == Area.BottomDockWidgetArea \
+            and not dock.isFloating():
         w.resizeDocks([dock], [BOTTOM_HEIGHT], QtCore.Qt.Orientation.Vertical)
 
 

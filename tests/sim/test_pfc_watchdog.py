@@ -182,6 +182,13 @@ def test_cli_pfc_cycle_workload_and_watchdog(fab, load, stuck, tmp_path, capsys)
     assert (f"PFC watchdog: {int(wd.watchdog_storms.sum())} storm(s) on {int((wd.watchdog_storms > 0).sum())} "
             f"link(s), {wd.watchdog_dropped_bytes.sum():,.0f} bytes dropped") in text
     assert f"broken at {wd.deadlock_cleared_s * 1e3:.3f} ms" in text
+    # what the watchdog dropped is lost: on the summary's line, never "(lossless)"; the JSON agrees
+    lost = wd.watchdog_dropped_bytes.sum()
+    assert lost > 1e6 and f"bytes lost: {lost:,.0f} (dropped by the PFC watchdog)\n" in text
+    assert "lossless" not in text
+    assert main(base + ["--pfc-watchdog", "100us", "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["lost_bytes"] == round(lost, 3) and s["pfc_watchdog"]["dropped_bytes"] == lost
     assert main(base[:8] + ["--model", "fluid", "--pfc-watchdog", "soon"]) == 2
     assert "--pfc-watchdog 'soon'" in capsys.readouterr().err
     assert main(["simulate", str(path), "--workload", "incast:2", "--fail", FAIL[0]]) == 2
