@@ -40,8 +40,8 @@ def test_lists_the_parts_of_the_fabric_technology(qtbot, dialog):
     assert dialog.ft_radix.value() == 64 and dialog.part_note.text() == "Switches: QM9700"
     # RoCE: the Ethernet switches; the 64-port SN5400 keeps the radix of the QM9700 chosen before
     pick(qtbot, dialog.ft_fabric, "roce")
-    assert items(dialog.ft_switch) == ["SN4700 — 32 × 400G", "SN5400 — 64 × 400G", "SN5600 — 64 × 800G",
-                                       CUSTOM_RADIX]
+    assert items(dialog.ft_switch) == ["SN3700 — 32 × 200G", "SN4700 — 32 × 400G", "SN5400 — 64 × 400G",
+                                       "SN5600 — 64 × 800G", CUSTOM_RADIX]
     assert dialog.ft_switch.currentText() == "SN5400 — 64 × 400G" and dialog.ft_radix.value() == 64
 
 
