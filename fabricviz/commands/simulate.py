@@ -135,13 +135,21 @@ def fluid_params(fabric, args: argparse.Namespace):
 
 
 def _pfc_cycle(fabric, args: argparse.Namespace, duration: float, progress):
-    """The flows loading the first PFC cycle after ``--fail`` (bounce routes), forced onto their paths."""
+    """The flows loading the first PFC cycle after ``--fail`` (bounce routes), forced onto their
+    paths; ``pfc-cycle:SIZE`` gives each that size."""
+    import numpy as np
     from ..ethernet.pfc_watchdog import cycle_load
     from ..sim.engine import simulate
-    from ..sim.workloads import Flows
+    from ..sim.workloads import Flows, parse_size
+    _, _, arg = args.workload.partition(":")
+    try:
+        size = parse_size(arg) if arg else np.inf
+    except FabricError as e:
+        raise ParamError("workload", args.workload, str(e)) from None
     cyc, cf = cycle_load(fabric, failed=args.fail)
     print(f"loading {cyc.ring()} with {len(cf)} flows", file=sys.stderr)
-    return simulate(fabric, Flows(cf.src, cf.dst), args.routing, args.model, duration, args.seed,
+    flows = Flows(cf.src, cf.dst, np.full(len(cf.src), size))
+    return simulate(fabric, flows, args.routing, args.model, duration, args.seed,
                     provider=cf.provider(), progress=progress, fluid=fluid_params(fabric, args))
 
 
@@ -149,9 +157,12 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p = sub.add_parser("simulate", help="run a workload: per-flow rates, link load, queues, pauses")
     p.add_argument("file", help="design file (native JSON or ibnetdiscover)")
     src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--workload", help="ring[:SIZE], alltoall[:SIZE], permutation, shift[:K], incast[:N], "
-                     "or pfc-cycle: the flows that load the first PFC cycle check-pfc-deadlock finds "
-                     "(with --fail), on its paths")
+    src.add_argument("--workload", help="ring[:SIZE], alltoall[:SIZE] (SIZE per rank, default 1GB; a bare "
+                     "number is bytes), permutation[:SEED][:SIZE], shift[:K][:SIZE], incast[:N][:SIZE] (SIZE per "
+                     "flow, with a unit: permutation:4MB, incast:8:1MB; default long-lived), or pfc-cycle[:SIZE]: "
+                     "the flows that load the first PFC cycle check-pfc-deadlock finds (with --fail), on its "
+                     "paths. Sizes: B, KB, MB, GB, TB decimal; KiB, MiB, GiB, TiB binary. Sized flows run to "
+                     "completion: the summary gives their completion times (FCT)")
     src.add_argument("--flows", help="flow CSV: src,dst[,bytes,rate_gbps,start_us,step,sl]")
     p.add_argument("--sl", type=int, metavar="N",
                    help="InfiniBand service level 0..15 of every flow (a flow CSV's sl column overrides it "
@@ -189,7 +200,8 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p.add_argument("--partition", help="InfiniBand: run in this partition of the design's partitions.conf "
                    "(name or P_Key, default the Default partition 0x7fff); hosts outside it are left out, "
                    "flows between two limited members refused")
-    p.add_argument("--out-flows", help="write per-flow CSV (src,dst,sl,rate_gbps,latency_ns)")
+    p.add_argument("--out-flows", help="write per-flow CSV (flow,src,dst,sl,bytes,start_us,finish_us,fct_us,"
+                   "rate_gbps,latency_ns; rate of a finished sized flow: bytes*8/FCT)")
     p.add_argument("--out-links", help="write per-link CSV (link,from,to,utilization,queue_bytes,latency_ns)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run)
@@ -220,7 +232,7 @@ def _run(args: argparse.Namespace) -> int:
         check_tech_options(fabric, args)
         reach = partition_reach(fabric, args.partition) or host_reach(fabric)
         progress = text_progress() if args.model == "fluid" else None
-        if args.workload == "pfc-cycle":
+        if (args.workload or "").partition(":")[0].strip().lower() == "pfc-cycle":
             res = _pfc_cycle(fabric, args, duration, progress)
         else:
             if args.fail:
@@ -241,7 +253,8 @@ def _run(args: argparse.Namespace) -> int:
     rate = res.flow_rates()
     lat = res.steady("flow_latency_ns")
     if args.out_flows:
-        save_flow_results(fabric, res.flows, rate, lat, args.out_flows)
+        from ..sim.fct import flow_times
+        save_flow_results(fabric, res.flows, rate, lat, args.out_flows, flow_times(res))
     if args.out_links:
         util = res.steady("link_util")
         last = res.last

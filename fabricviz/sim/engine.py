@@ -23,6 +23,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..model import Fabric, FabricError
+from .fct import Completion, completion_times, fct_summary, maxmin_solver
 from .fluid import FluidParams, FluidResult, simulate_fluid
 from .frames import Frame
 from .latency import LatencyParams, flow_latency_ns, flow_nic_ns, link_latency
@@ -55,6 +56,7 @@ class SimResult:
     link_vl_gbps: np.ndarray | None = None   # [len(links), 16] Gb/s per link per VL (fluid: steady mean;
     #                                          PCIe rows 0); None on Ethernet (no VLs)
     flow_vl: FlowVl | None = None            # SL per flow, VL per hop, starved VLs (InfiniBand)
+    completion: Completion | None = None     # max-min with sized flows: progressive completion (:mod:`.fct`)
 
     @property
     def last(self) -> Frame:
@@ -149,6 +151,7 @@ class SimResult:
                 out["dropping_links"] = int((fl.link_dropped_bytes > 0).sum())
             out["duration_s"] = float(self.frames[-1].time_s)
             out.update(_pfc_summary(fl, name))
+        out.update(fct_summary(self, fabric))
         return out
 
 
@@ -321,8 +324,10 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
     if model == "maxmin":
         link_vl, flow_vl = None, None
         if plan is None or plan.arb is None:
-            res = maxmin(routes.incidence(), links.gbps, flows.rate_gbps)
+            A = routes.incidence()
+            res = maxmin(A, links.gbps, flows.rate_gbps)
             rate, load = res.rate, res.link_load
+            solve = maxmin_solver(A, links.gbps, flows.rate_gbps)
             if plan is not None:
                 assert plan.vl_of_link is not None
                 link_vl, flow_vl = one_class_vl(links, load, plan.vl_of_link), plan.flow_vl
@@ -332,8 +337,13 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
             link_vl[links.pcie] = 0.0
             flow_vl = plan.flow_vl.with_result(rounds=vres.rounds, converged=vres.converged,
                                                starved=vres.starved)
+            evl, vl_arb = plan.flow_vl.entry_vl, plan.arb
+            solve = lambda run: vl_maxmin(routes, links.gbps, np.where(run, flows.rate_gbps, 0.0),  # noqa: E731
+                                          evl, vl_arb).rate
+        done = completion_times(solve, flows.bytes, rate, len(routes.links)) \
+            if np.isfinite(flows.bytes).any() else None
         return SimResult(tech, routing, model, links, flows, routes, (_frame(links, routes, rate, load),),
-                         None, reach.left_out, dropped, refused, part, link_vl, flow_vl)
+                         None, reach.left_out, dropped, refused, part, link_vl, flow_vl, done)
     prm = fluid or (FluidParams(cc="none", flow_control="credit") if tech == "ib" else roce_fluid(fabric))
     prm = replace(prm, duration_s=duration_s)
     arb = plan.arb if plan is not None else None

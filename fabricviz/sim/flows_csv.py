@@ -22,6 +22,7 @@ import numpy as np
 
 from ..model.atomic import write_atomic
 from ..model import Fabric, FabricError
+from .fct import FlowTimes
 from .workloads import Flows
 
 COLUMNS = ("src", "dst", "bytes", "rate_gbps", "start_us", "step", "sl")
@@ -154,13 +155,26 @@ def save_flows(fabric: Fabric, flows: Flows, path: str | Path) -> None:
 
 
 def save_flow_results(fabric: Fabric, flows: Flows, rate_gbps: np.ndarray, latency_ns: np.ndarray,
-                      path: str | Path) -> None:
-    """Per flow: its ends, the SL it ran on, its rate and latency."""
+                      path: str | Path, times: FlowTimes | None = None) -> None:
+    """Per flow: its ends, the SL it ran on, its size, start, finish and completion time (µs;
+    empty for a long-lived or unfinished flow), its rate and latency. ``times`` (:mod:`.fct`):
+    a finished sized flow's rate is its mean over its life, bytes × 8 / FCT."""
+    def us(v: float) -> str:
+        return f"{v * 1e6:.3f}" if math.isfinite(v) else ""
     with _csv_file(path) as w:
-        w.writerow(["flow", "src", "dst", "sl", "rate_gbps", "latency_ns"])
+        w.writerow(["flow", "src", "dst", "sl", "bytes", "start_us", "finish_us", "fct_us", "rate_gbps",
+                    "latency_ns"])
         for i in range(len(flows)):
+            b = float(flows.bytes[i])
+            start = finish = fct = math.nan
+            rate = float(rate_gbps[i])
+            if times is not None and math.isfinite(b):
+                start, finish, fct = (float(times.start_s[i]), float(times.finish_s[i]), float(times.fct_s[i]))
+                if math.isfinite(times.rate_gbps[i]):
+                    rate = float(times.rate_gbps[i])
             w.writerow([i, fabric.name_of(int(flows.src[i])), fabric.name_of(int(flows.dst[i])),
-                        int(flows.sl[i]), f"{float(rate_gbps[i]):.6g}", f"{float(latency_ns[i]):.1f}"])
+                        int(flows.sl[i]), f"{b:.15g}" if math.isfinite(b) else "", us(start), us(finish), us(fct),
+                        f"{rate:.6g}", f"{float(latency_ns[i]):.1f}"])
 
 
 def save_link_results(fabric: Fabric, links, util: np.ndarray, queue: np.ndarray,

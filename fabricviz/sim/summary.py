@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .fct import fct_lines
+
 
 def format_summary(s: dict) -> str:
     """A run's :meth:`~fabricviz.sim.engine.SimResult.summary` as the lines the CLI and lessons print."""
@@ -32,6 +34,7 @@ def format_summary(s: dict) -> str:
                      + (" (lossless)" if lost == 0 else "")
                      + (f"; headroom exceeded on {s['headroom_exceeded_links']} links (a real switch would drop)"
                         if s.get("headroom_exceeded_links") else ""))
+    lines += fct_lines(s)
     return "\n".join(lines)
 
 

@@ -17,10 +17,15 @@ Patterns (all deterministic for a seed):
 * ``permutation`` — a random derangement (no rank sends to itself);
 * ``shift`` — rank i sends to rank (i+k) mod N;
 * ``incast`` — ranks 1..N send to rank 0.
+
+Every spec can give sizes (:data:`SPEC_HELP`): finite flows run to completion, and the run
+reports their flow completion times (:mod:`.fct`).
 """
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -192,25 +197,39 @@ def incast(ranks: np.ndarray, n: int | None = None, size_bytes: float = np.inf) 
 
 WORKLOADS = ("ring", "alltoall", "permutation", "shift", "incast")
 
+#: Size units (case-insensitive): decimal B, KB, MB, GB, TB and binary KiB, MiB, GiB, TiB.
+SIZE_UNITS = {"b": 1.0, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
+              "kib": 2.0 ** 10, "mib": 2.0 ** 20, "gib": 2.0 ** 30, "tib": 2.0 ** 40}
+_SIZE = re.compile(r"^\s*((?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)\s*([a-z]*)\s*$", re.I)
+#: How a workload's size is written, for error messages.
+SIZE_HELP = "use e.g. 4096B, 64MB, 1GiB: B/KB/MB/GB/TB decimal, KiB/MiB/GiB/TiB binary"
+
+
+def has_unit(text: str) -> bool:
+    """Whether a spec field is a size with a unit (``4MB``) rather than a bare number (``8``)."""
+    m = _SIZE.match(text)
+    return bool(m and m.group(2))
+
 
 def parse_size(text: str) -> float:
-    """``1GB``, ``64MiB``, ``4096`` → bytes."""
-    s = text.strip().upper().replace("IB", "I")
-    mult = {"KI": 1024, "MI": 1024 ** 2, "GI": 1024 ** 3, "K": 1e3, "M": 1e6, "G": 1e9,
-            "KB": 1e3, "MB": 1e6, "GB": 1e9, "B": 1}
-    for suffix in sorted(mult, key=len, reverse=True):
-        if s.endswith(suffix):
-            num, m = s[: -len(suffix)], mult[suffix]
-            break
-    else:
-        num, m = s, 1
-    try:
-        v = float(num) * m
-    except ValueError:
-        raise FabricError(f"bad size {text!r} (use e.g. 4096, 64MB, 1GiB)") from None
-    if not v > 0:
-        raise FabricError(f"bad size {text!r}: must be positive")
+    """``1GB``, ``64MiB``, ``4096`` (no unit: bytes) → bytes; finite and positive."""
+    m = _SIZE.match(text)
+    unit = m.group(2).lower() if m else ""
+    if m is None or unit not in SIZE_UNITS and unit:
+        raise FabricError(f"bad size {text!r} ({SIZE_HELP})")
+    v = float(m.group(1)) * SIZE_UNITS.get(unit, 1.0)
+    if not (v > 0 and math.isfinite(v)):
+        raise FabricError(f"bad size {text!r}: must be positive and finite")
     return v
+
+
+def _size(spec: str, text: str) -> float:
+    try:
+        return parse_size(text)
+    except ParamError:
+        raise
+    except FabricError as e:
+        raise ParamError("workload", spec, str(e)) from None
 
 
 def reachable_endpoints(fabric: Fabric, over: str = "auto", reach: Reach | None = None) -> np.ndarray:
@@ -222,35 +241,63 @@ def reachable_endpoints(fabric: Fabric, over: str = "auto", reach: Reach | None 
 
 def make_workload(fabric: Fabric, spec: str, seed: int = 0, over: str = "auto",
                   reach: Reach | None = None, sl: int | None = None) -> Flows:
-    """Flows for ``NAME[:ARG]``: ring[:SIZE], alltoall[:SIZE], permutation, shift[:K], incast[:N],
-    over the ranks a run can reach (``reach``: :func:`~.reach.host_reach` of the fabric by default);
-    ``sl``: the service level of every flow (None: not given, SL 0 or the routing's path SL)."""
+    """Flows for a spec (:data:`SPEC_HELP`) over the ranks a run can reach (``reach``:
+    :func:`~.reach.host_reach` of the fabric by default); ``sl``: the service level of every flow
+    (None: not given, SL 0 or the routing's path SL)."""
     if sl is not None and not (isinstance(sl, (int, np.integer)) and 0 <= sl <= 15):
         raise ParamError("sl", sl, "is not a service level 0..15")
     flows = _pattern(fabric, spec, seed, over, reach)
     return flows if sl is None else flows.with_sl(int(sl))
 
 
+#: The workload grammar, as the CLI help and the README give it.
+SPEC_HELP = ("ring[:SIZE] and alltoall[:SIZE] (SIZE per rank, default 1GB; a bare number is bytes); "
+             "permutation[:SEED][:SIZE], shift[:K][:SIZE], incast[:N][:SIZE] (SIZE per flow, with a unit: "
+             "permutation:4MB, incast:8:1MB; default long-lived); B/KB/MB/GB decimal, KiB/MiB/GiB binary")
+
+
+def split_spec(spec: str, what: str, example: str) -> tuple[str, float]:
+    """``ARG[:SIZE]`` of a pattern with an integer argument: (the argument text, '' when absent;
+    the size in bytes, inf when absent). A field with a unit is the size; it comes last."""
+    _, _, rest = spec.partition(":")
+    fields = [f.strip() for f in rest.split(":")] if rest else []
+    size = np.inf
+    if fields and has_unit(fields[-1]):
+        size = _size(spec, fields.pop())
+    if len(fields) > 1 or (fields and has_unit(fields[0])):
+        raise ParamError("workload", spec, f"{what} (e.g. {example})")
+    return (fields[0] if fields else ""), size
+
+
 def _pattern(fabric: Fabric, spec: str, seed: int, over: str, reach: Reach | None) -> Flows:
     name, _, arg = spec.partition(":")
     name = name.strip().lower().replace("-", "").replace("_", "")
+    if name in ("ring", "allreduce", "ringallreduce", "alltoall", "a2a") and ":" in arg:
+        raise ParamError("workload", spec, f"{name} takes one SIZE per rank (e.g. {name}:1GB)")
+    size_of = lambda: _size(spec, arg) if arg else 1e9   # noqa: E731
     ranks = reachable_endpoints(fabric, over, reach)
     if name in ("ring", "allreduce", "ringallreduce"):
-        return ring_allreduce(ranks, parse_size(arg) if arg else 1e9)
+        return ring_allreduce(ranks, size_of())
     if name in ("alltoall", "a2a"):
-        return all_to_all(ranks, parse_size(arg) if arg else 1e9)
+        return all_to_all(ranks, size_of())
     if name in ("permutation", "perm"):
-        return permutation(ranks, seed=int(arg) if arg else seed)
-    if name in ("shift", "shiftk"):
+        a, size = split_spec(spec, "permutation takes [:SEED][:SIZE]", "permutation:4MB, permutation:3:4MB")
         try:
-            k = int(arg) if arg else 1
+            return permutation(ranks, seed=int(a) if a else seed, size_bytes=size)
+        except ValueError:
+            raise ParamError("workload", spec, "permutation takes an integer SEED (permutation:3:4MB)") from None
+    if name in ("shift", "shiftk"):
+        a, size = split_spec(spec, "shift takes an integer K (shift:4)", "shift:4:1MB")
+        try:
+            k = int(a) if a else 1
         except ValueError:
             raise ParamError("workload", spec, "shift takes an integer K (shift:4)") from None
-        return shift(ranks, k)
+        return shift(ranks, k, size)
     if name == "incast":
+        a, size = split_spec(spec, "incast takes a sender count (incast:8)", "incast:8:1MB")
         try:
-            n = int(arg) if arg else None
+            n = int(a) if a else None
         except ValueError:
             raise ParamError("workload", spec, "incast takes a sender count (incast:8)") from None
-        return incast(ranks, n)
+        return incast(ranks, n, size)
     raise ParamError("workload", spec, f"unknown pattern (use {', '.join(WORKLOADS)})")
