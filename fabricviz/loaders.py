@@ -10,8 +10,12 @@ import importlib
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .model import Fabric, FabricError
+from .model import FabricError
+
+if TYPE_CHECKING:
+    from .model import Fabric
 
 #: format name -> (module under fabricviz.formats, output name endings, can read)
 FORMATS: dict[str, tuple[str, tuple[str, ...], bool]] = {

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..model.atomic import write_atomic
 from ..loaders import load_any
 
 
@@ -20,6 +19,7 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..check.bom import bill_of_materials, load_prices
+    from ..model.atomic import write_atomic
     prices = load_prices(args.prices) if args.prices else None
     bom = bill_of_materials(load_any(args.file), prices)
     if args.csv:

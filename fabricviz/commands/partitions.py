@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..loaders import load_any
-from ..model import Fabric, FabricError
+from ..model import FabricError
+
+if TYPE_CHECKING:
+    from ..model import Fabric
 
 
 def conf_for(path: str | None, fabric: Fabric):

@@ -19,7 +19,6 @@ import sys
 from pathlib import Path
 
 from ..anim.picture_options import offscreen_env
-from ..anim.recording import DEFAULT_FPS, DEFAULT_WIDTH, check_options
 from .render import exit_text
 from ..model import FabricError
 
@@ -60,6 +59,7 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
 
 def child_argv(args: argparse.Namespace) -> list[str]:
     """The arguments of ``python -m fabricviz.ui.canvas.record`` for checked ``args``."""
+    from ..anim.recording import DEFAULT_FPS, DEFAULT_WIDTH
     suffix = Path(args.output).suffix.lower()
     argv = [args.file] if args.file else []
     if args.lesson:
@@ -81,6 +81,7 @@ def child_argv(args: argparse.Namespace) -> list[str]:
 
 def check(args: argparse.Namespace) -> None:
     """Every argument, before any Qt loads; FabricError names the option."""
+    from ..anim.recording import DEFAULT_FPS, DEFAULT_WIDTH, check_options
     suffix = Path(args.output).suffix.lower()
     fps = args.fps if args.fps is not None else DEFAULT_FPS.get(suffix, 30)
     width = args.width if args.width is not None else DEFAULT_WIDTH.get(suffix, 1920)

@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 from ..anim.picture_options import FLAGS, FORMATS, PictureOptions, check_options, offscreen_env
-from ..formats.limits import one_line
 from ..model import FabricError
 
 
@@ -74,6 +73,7 @@ def qt_child(module: str, argv: list[str], what: str) -> None:
         if err:
             raise FabricError(err[-1][len("fabricviz: error: "):])
         last = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+        from ..formats.limits import one_line
         raise FabricError(one_line(f"{what} failed ({exit_text(proc.returncode)})"
                                    + (f": {last[-1].strip()[:300]}" if last else "")))
 
