@@ -1,4 +1,5 @@
-"""``fabricviz latency FILE SRC DST``: every hop of the path with its latency components."""
+"""``fabricviz latency FILE SRC DST``: every hop of the path with its forwarding mode
+(cut-through / store-and-forward), the bytes it serializes and its latency components."""
 
 from __future__ import annotations
 
@@ -49,11 +50,15 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"hops": rows, "nic_tx_ns": tx, "nic_rx_ns": rx, "total_ns": total}, indent=2))
         return 0
     print(f"{args.src} -> {args.dst}: {len(rows)} hops, {args.bytes} B packets, {mode} route")
-    print(f"{'from':<24} {'to':<24} {'Gb/s':>6} {'serial':>8} {'prop':>8} {'switch':>8} {'total ns':>9}")
-    print(f"{'NIC tx':<24} {'':<24} {'':>6} {'':>8} {'':>8} {'':>8} {tx:>9.1f}")
+    print(f"{'from':<24} {'to':<24} {'Gb/s':>6} {'forwarding':<17} {'bytes':>6} {'serial':>8} {'prop':>8} "
+          f"{'switch':>8} {'total ns':>9}")
+    blank = f"{'':<24} {'':>6} {'':<17} {'':>6} {'':>8} {'':>8} {'':>8}"
+    print(f"{'NIC tx':<24} {blank} {tx:>9.1f}")
     for h in rows:
-        print(f"{h['from']:<24} {h['to']:<24} {h['gbps']:>6g} {h['serialization_ns']:>8.1f} "
-              f"{h['propagation_ns']:>8.1f} {h['switch_ns']:>8.1f} {h['total_ns']:>9.1f}")
-    print(f"{'NIC rx':<24} {'':<24} {'':>6} {'':>8} {'':>8} {'':>8} {rx:>9.1f}")
-    print(f"total one-way: {total:.1f} ns ({total / 1000:.3f} µs)")
+        print(f"{h['from']:<24} {h['to']:<24} {h['gbps']:>6g} {h['mode']:<17} {h['bytes_serialized']:>6g} "
+              f"{h['serialization_ns']:>8.1f} {h['propagation_ns']:>8.1f} {h['switch_ns']:>8.1f} "
+              f"{h['total_ns']:>9.1f}")
+    print(f"{'NIC rx':<24} {blank} {rx:>9.1f}")
+    print(f"total one-way: {total:.1f} ns ({total / 1000:.3f} µs); a cut-through hop serializes "
+          f"only the {prm.header_bytes:g} B header")
     return 0

@@ -5,6 +5,7 @@ id). Cable price and power are per link (a twin-port OSFP carrying two links cou
 that are not datasheet values are flagged ``*_estimate`` and explained in each part's ``notes``.
 An Ethernet switch's shared packet buffer (``buffer_bytes``, for PFC headroom budgets) comes
 with ``buffer_estimated`` (not a published figure) and ``buffer_source`` saying where it is from.
+A NIC's ``ooo_placement`` says whether it places reordered RoCE packets (no go-back-N on reordering).
 A ``hypothetical`` part is no product (a radix-16 model of a 64-port switch for a textbook tree):
 it has no price of its own, and the BOM leaves it unpriced until the user sets one.
 """
@@ -30,13 +31,15 @@ VERSION = 1
 PART_KINDS: tuple[str, ...] = ("ib_switch", "eth_switch", "nic", "gpu", "server", "cable")
 #: Cable types in order of preference; active copper (ACC/LACC) is a ``dac`` with power and latency.
 CABLE_TYPES: tuple[str, ...] = ("dac", "aoc", "transceiver")
+#: How a switch forwards: start on the egress once the header is in, or after the whole packet.
+FORWARDING: tuple[str, ...] = ("cut-through", "store-and-forward")
 
 _COMMON = ("id", "kind", "name", "vendor", "power_w", "price_usd", "price_estimate", "source", "notes",
            "hypothetical")
-_SWITCH = ("ports", "port", "latency_ns", "latency_estimate", "asic", "rack_units")
+_SWITCH = ("ports", "port", "latency_ns", "latency_estimate", "asic", "rack_units", "forwarding")
 _KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "ib_switch": _SWITCH, "eth_switch": _SWITCH + ("buffer_bytes", "buffer_estimated", "buffer_source"),
-    "nic": ("ports", "port", "port_modes", "latency_ns", "latency_estimate", "pcie"),
+    "nic": ("ports", "port", "port_modes", "latency_ns", "latency_estimate", "pcie", "ooo_placement"),
     "gpu": ("memory_gb", "pcie_gbps", "pcie", "pcie_latency_ns", "latency_estimate", "nvlink_gbps"),
     "server": ("gpus", "nics", "nic_part", "gpu_part", "rack_units"),
     "cable": ("cable_type", "tech", "max_rate", "reach_m", "lengths_m", "latency_ns", "latency_estimate"),
@@ -47,7 +50,7 @@ _TEXT = {"vendor", "source", "notes", "asic", "pcie", "buffer_source"}
 _INTS = {"ports": 1, "gpus": 0, "nics": 1, "rack_units": 0}          # field -> minimum
 _NUMS = {"power_w", "price_usd", "latency_ns", "memory_gb", "pcie_gbps", "pcie_latency_ns",
          "nvlink_gbps", "reach_m", "buffer_bytes"}
-_BOOLS = {"price_estimate", "latency_estimate", "hypothetical", "buffer_estimated"}
+_BOOLS = {"price_estimate", "latency_estimate", "hypothetical", "buffer_estimated", "ooo_placement"}
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,47}$")
 
 
@@ -71,10 +74,12 @@ class Part:
     latency_estimate: bool = False
     asic: str | None = None
     rack_units: int = 0
+    forwarding: str = "cut-through"  # switch: cut-through (Quantum, Spectrum) or store-and-forward
     buffer_bytes: float = 0.0        # Ethernet switch: shared packet buffer (0: unknown)
     buffer_estimated: bool = True    # … not a published figure (explained in buffer_source)
     buffer_source: str = ""
     pcie: str | None = None
+    ooo_placement: bool = False      # NIC: places RoCE packets out of order (no go-back-N on reordering)
     memory_gb: float = 0.0
     pcie_gbps: float = 0.0
     pcie_latency_ns: float = 0.0
@@ -176,6 +181,8 @@ def _check(key: str, v: Any, where: str) -> Any:
         return tuple(sorted(v))
     elif key == "cable_type" and v not in CABLE_TYPES:
         raise CatalogError(f"{where}: unknown cable type {v!r} (use {', '.join(CABLE_TYPES)})")
+    elif key == "forwarding" and v not in FORWARDING:
+        raise CatalogError(f"{where}: unknown forwarding {v!r} (use {' or '.join(FORWARDING)})")
     elif key == "tech" and v not in (IB, ETH):
         raise CatalogError(f"{where}: unknown tech {v!r} (use ib or eth)")
     elif not isinstance(v, str) or (key not in _TEXT and not v.strip()):

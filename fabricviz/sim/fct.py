@@ -106,8 +106,9 @@ def maxmin_solver(A: sp.csr_matrix, cap: np.ndarray, demand: np.ndarray) -> Call
 def base_latency_ns(links: LinkTable, routes: Routes) -> np.ndarray:
     """Per flow: one packet's latency along its path with empty queues, NICs included (the
     max-min frame's flow latency)."""
-    total = link_latency(links).total
-    return flow_latency_ns(links, routes, np.where(np.isfinite(total), total, 0.0), flow_nic_ns(links, routes))
+    lat = link_latency(links)
+    return flow_latency_ns(links, routes, np.where(np.isfinite(lat.total), lat.total, 0.0),
+                           flow_nic_ns(links, routes), lat)
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,8 @@ class LinkTable:
     n_cable_links: int
     pcie_gpu: np.ndarray     # GPU device id of PCIe pair i
     nic_ns: np.ndarray = field(repr=False)  # per device: NIC overhead (0 otherwise)
+    #: per link: it leaves a cut-through switch (the part's ``forwarding``); empty: none does
+    cut_through: np.ndarray = field(default_factory=lambda: np.zeros(0, bool), repr=False)
 
     @property
     def n(self) -> int:
@@ -102,14 +104,18 @@ def link_table(fabric: Fabric) -> LinkTable:
 
     # device latencies: switch pipeline and NIC overhead from the parts catalog
     dev_lat = np.zeros(dt.n)
+    dev_ct = np.ones(dt.n, bool)
     cache: dict[int, float] = {}
+    ct_cache: dict[int, bool] = {}
     for d in np.flatnonzero(dt.alive):
         pid = int(dt.part[d])
         if pid not in cache:
             part = fabric.catalog.get(fabric._part_ids[pid]) if pid >= 0 and \
                 fabric._part_ids[pid] in fabric.catalog else None
             cache[pid] = float(part.latency_ns) if part is not None else 0.0
+            ct_cache[pid] = part is None or part.forwarding == "cut-through"
         dev_lat[d] = cache[pid]
+        dev_ct[d] = ct_cache[pid]
     is_switch = np.isin(dt.kind, SWITCH_CODES)
     nic_ns = np.where(dt.kind == KIND_CODE["nic"], dev_lat, 0.0)
     switch_ns = np.where(is_switch[src_dev], dev_lat[src_dev], 0.0) if nc else np.zeros(0)
@@ -139,4 +145,6 @@ def link_table(fabric: Fabric) -> LinkTable:
         length_m=np.concatenate([lens, np.zeros(2 * np_)]),
         alive=np.concatenate([alive, np.ones(2 * np_, bool)]),
         pcie=np.concatenate([np.zeros(2 * nc, bool), np.ones(2 * np_, bool)]),
-        n_cable_links=2 * nc, pcie_gpu=gpus.astype(np.int64), nic_ns=nic_ns)
+        n_cable_links=2 * nc, pcie_gpu=gpus.astype(np.int64), nic_ns=nic_ns,
+        cut_through=np.concatenate([(is_switch & dev_ct)[src_dev] if nc else np.zeros(0, bool),
+                                    np.zeros(2 * np_, bool)]))
