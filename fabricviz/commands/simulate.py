@@ -22,7 +22,7 @@ FLAGS = {"routing": "--routing", "model": "--model", "workload": "--workload", "
          "duration": "--duration", "engine": "--engine", "sl": "--sl", "dcqcn": "--dcqcn",
          "flow_control": "--flow-control", "pfc_watchdog": "--pfc-watchdog", "cc": "--cc",
          "fail": "--fail", "pfc_watchdog_restore": "--pfc-watchdog-restore",
-         "pfc_watchdog_action": "--pfc-watchdog-action", "partition": "--partition"}
+         "pfc_watchdog_action": "--pfc-watchdog-action", "partition": "--partition", "transport": "--transport"}
 
 #: RoCE-only options (refused on an InfiniBand design) and InfiniBand-only ones with what they are
 #: (refused on a RoCE design): a run never quietly ignores an option of the other technology.
@@ -186,6 +186,10 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
                         "(no PFC: full queues drop, go-back-N resends)")
     p.add_argument("--cc", choices=("dcqcn", "none"),
                    help="RoCE fluid runs: congestion control (default dcqcn; none: PFC only)")
+    p.add_argument("--transport", choices=("ib", "roce-gbn", "roce-ooo"),
+                   help="how the NICs take reordered packets: ib (InfiniBand), roce-ooo (out-of-order placement, "
+                        "no cost) or roce-gbn (go-back-N: adaptive/spray routing resends); default from the "
+                        "design: ib, else roce-ooo when every NIC part has ooo_placement, else roce-gbn")
     p.add_argument("--fail", action="append", default=[], metavar="CABLE",
                    help="--workload pfc-cycle: a cable taken as down (as check-pfc-deadlock --fail); repeatable")
     p.add_argument("--pfc-watchdog", metavar="TIME",
@@ -243,7 +247,8 @@ def _run(args: argparse.Namespace) -> int:
                 check_csv_sl(flows, args.flows, args)
             res = run_workload(fabric, flows, args.model, duration, args.seed, args.routing,
                                args.engine or "minhop",
-                               progress, same_seed=args.same_hash, reach=reach, fluid=fluid_params(fabric, args))
+                               progress, same_seed=args.same_hash, reach=reach, fluid=fluid_params(fabric, args),
+                               transport=args.transport)
     warning = left_out_warning(res)
     if warning:
         print(warning, file=sys.stderr)

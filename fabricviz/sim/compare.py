@@ -43,7 +43,8 @@ METRICS: tuple[tuple[str, str, str, str], ...] = (
 def run_workload(fabric: Fabric, flows: Flows, model: str, duration_s: float, seed: int,
                  routing: str | None = None, engine: str = "minhop",
                  progress: Callable[[float], None] | None = None, fluid=None,
-                 same_seed: bool = False, reach: Reach | None = None, sm: Any = None) -> SimResult:
+                 same_seed: bool = False, reach: Reach | None = None, sm: Any = None,
+                 transport: str | None = None) -> SimResult:
     """``flows`` over ``fabric`` as ``fabricviz simulate`` runs them: on InfiniBand with
     static routing the subnet manager's LFTs from ``engine`` (``dmodk``: the built-in walk);
     ``fluid`` (FluidParams) overrides the fluid model's defaults; ``same_seed``: one ECMP hash
@@ -62,7 +63,7 @@ def run_workload(fabric: Fabric, flows: Flows, model: str, duration_s: float, se
         reach = host_reach(fabric, tech, subnet=sm.subnet) if reach is None else reach
     return simulate(fabric, flows, routing, model, duration_s, seed, same_seed, provider=provider,
                     progress=progress if model == "fluid" else None, fluid=fluid, reach=reach,
-                    sm=sm if provider is not None else None)
+                    sm=sm if provider is not None else None, transport=transport)
 
 
 def map_flows(flows: Flows, src: Fabric, dst: Fabric) -> Flows:

@@ -57,6 +57,7 @@ class SimResult:
     #                                          PCIe rows 0); None on Ethernet (no VLs)
     flow_vl: FlowVl | None = None            # SL per flow, VL per hop, starved VLs (InfiniBand)
     completion: Completion | None = None     # max-min with sized flows: progressive completion (:mod:`.fct`)
+    transport: Any = None                    # :class:`~.transport.TransportEffect` (reordering cost)
 
     @property
     def last(self) -> Frame:
@@ -152,6 +153,9 @@ class SimResult:
             out["duration_s"] = float(self.frames[-1].time_s)
             out.update(_pfc_summary(fl, name))
         out.update(fct_summary(self, fabric))
+        if self.transport is not None:
+            resent = self.fluid.reorder_resent_bytes if self.fluid is not None else None
+            out.update(self.transport.summary(all_rate, float(resent.sum()) if resent is not None else None))
         return out
 
 
@@ -211,7 +215,7 @@ def _frame(links: LinkTable, routes: Routes, rate: np.ndarray, link_load: np.nda
     util = np.where(links.gbps > 0, link_load / np.where(links.gbps > 0, links.gbps, 1), 0.0)
     lat = link_latency(links, latency)
     tx, rx = flow_nic_ns(links, routes, latency)
-    flow_lat = flow_latency_ns(links, routes, np.where(np.isfinite(lat.total), lat.total, 0.0), (tx, rx))
+    flow_lat = flow_latency_ns(links, routes, np.where(np.isfinite(lat.total), lat.total, 0.0), (tx, rx), lat)
     z = np.zeros(links.n)
     return Frame.make(0.0, util, z, lat.total, z.astype(bool), z, rate, flow_lat)
 
@@ -276,7 +280,7 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
              duration_s: float = 10e-3, seed: int = 0, same_seed: bool = False,
              fluid: FluidParams | None = None, provider: PathProvider | None = None,
              progress: Callable[[float], None] | None = None, reach: Reach | None = None,
-             sm: Any = None) -> SimResult:
+             sm: Any = None, transport: str | None = None) -> SimResult:
     """Route ``flows`` and share the fabric out (see module doc).
 
     ``maxmin`` keeps only the flows that run together at t=0 (the first step of
@@ -284,7 +288,8 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
     the run can reach (default :func:`~.reach.host_reach` of the fabric); flows
     touching a host left out are dropped and counted. ``sm``: the subnet manager's
     ``fabricviz.ib`` Routing the paths come from (its subnet's QoS tables; its
-    ``info["path_sl"]`` gives flows without an SL of their own their path's SL).
+    ``info["path_sl"]`` gives flows without an SL of their own their path's SL). ``transport``:
+    ib | roce-gbn | roce-ooo (None: the design's, :func:`~.transport.default_transport`).
     """
     tech = fabric_tech(fabric)
     routing = routing or ("static" if tech == "ib" else "ecmp")
@@ -319,15 +324,18 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
         flows = flows.concurrent()
     links = link_table(fabric)
     routes = route(fabric, links, flows, routing, seed=seed, same_seed=same_seed, provider=provider)
+    from .transport import check_transport, transport_effect
+    eff = transport_effect(links, routes, routing, check_transport(fabric, transport))
     plan = _vl_plan(fabric, links, flows, routes, sm) if tech == "ib" else None
     flows = plan.flows if plan is not None else flows
     if model == "maxmin":
         link_vl, flow_vl = None, None
         if plan is None or plan.arb is None:
             A = routes.incidence()
-            res = maxmin(A, links.gbps, flows.rate_gbps)
-            rate, load = res.rate, res.link_load
-            solve = maxmin_solver(A, links.gbps, flows.rate_gbps)
+            res = maxmin(A, links.gbps, flows.rate_gbps / eff.eta)   # wire rate: resent bytes load links
+            rate, load = res.rate * eff.eta, res.link_load
+            wire = maxmin_solver(A, links.gbps, flows.rate_gbps / eff.eta)
+            solve = wire if not eff.costly else (lambda run: wire(run) * eff.eta)   # noqa: E731
             if plan is not None:
                 assert plan.vl_of_link is not None
                 link_vl, flow_vl = one_class_vl(links, load, plan.vl_of_link), plan.flow_vl
@@ -343,14 +351,14 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
         done = completion_times(solve, flows.bytes, rate, len(routes.links)) \
             if np.isfinite(flows.bytes).any() else None
         return SimResult(tech, routing, model, links, flows, routes, (_frame(links, routes, rate, load),),
-                         None, reach.left_out, dropped, refused, part, link_vl, flow_vl, done)
+                         None, reach.left_out, dropped, refused, part, link_vl, flow_vl, done, eff)
     prm = fluid or (FluidParams(cc="none", flow_control="credit") if tech == "ib" else roce_fluid(fabric))
-    prm = replace(prm, duration_s=duration_s)
+    prm = replace(prm, duration_s=duration_s, eta=eff.eta if eff.costly else None)
     arb = plan.arb if plan is not None else None
     fres = simulate_fluid(links, flows, routes, prm, progress,
                           vl=(plan.flow_vl.entry_vl, arb) if plan is not None and arb is not None else None)
     out = SimResult(tech, routing, model, links, flows, routes, fres.frames, fres, reach.left_out, dropped,
-                    refused, part)
+                    refused, part, transport=eff)
     if plan is None:
         return out
     if arb is None:

@@ -85,6 +85,7 @@ class FluidParams:
     pfc_watchdog_s: float | None = None  # PFC watchdog detection time (SONiC pfcwd); None: off
     pfc_watchdog_restore_s: float | None = None  # its restoration time; None: the detection time
     pfc_watchdog_action: str = "drop"    # drop | forward
+    eta: np.ndarray | None = None        # per flow: goodput share of what arrives (:mod:`.transport`)
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,7 @@ class FluidResult:
     watchdog_storms: np.ndarray | None = None      # per link: PFC storms the watchdog detected
     watchdog_dropped_bytes: np.ndarray | None = None       # per flow: dropped by the watchdog
     link_watchdog_dropped_bytes: np.ndarray | None = None  # per link
+    reorder_resent_bytes: np.ndarray | None = None  # per flow: arrived but resent by go-back-N on reordering
 
     @property
     def deadlocked(self) -> bool:
@@ -137,7 +139,8 @@ class FluidResult:
         """injected − delivered − in flight (− dropped − discarded when lossy): what the model lost
         track of; float rounding (≤ 1e-9 of what was injected) reads 0."""
         lost = float(np.sum(self.injected_bytes - self.delivered_bytes - self.in_flight_bytes))
-        for extra in (self.dropped_bytes, self.discarded_bytes, self.watchdog_dropped_bytes):
+        for extra in (self.dropped_bytes, self.discarded_bytes, self.watchdog_dropped_bytes,
+                      self.reorder_resent_bytes):
             lost -= float(np.sum(extra)) if extra is not None else 0.0
         return 0.0 if abs(lost) <= 1e-9 * max(float(np.sum(self.injected_bytes)), 1.0) else lost
 
@@ -186,6 +189,8 @@ class FluidSim:
             raise FabricError(f"congestion control {params.cc!r}: use dcqcn or none")
         if params.flow_control not in ("pfc", "credit", "lossy"):
             raise FabricError(f"flow control {params.flow_control!r}: use pfc, credit or lossy")
+        if params.eta is not None and params.flow_control == "lossy":
+            raise FabricError("go-back-N reordering cost with lossy flow control is not modelled: use pfc")
         try:
             self.dcqcn = dcqcn_preset(params.dcqcn_preset) if params.dcqcn_preset else params.dcqcn
         except ValueError as e:
@@ -283,6 +288,7 @@ class FluidSim:
         self.injected = np.zeros(F)
         self.seq = np.zeros(F)               # bytes of the message sent (go-back-N rewinds it)
         self.delivered = np.zeros(F)
+        self.resent = np.zeros(F)
         self.finish = np.full(F, np.nan)
         self.begin = np.full(F, np.nan)
         self.max_queue = np.zeros(L)
@@ -359,7 +365,8 @@ class FluidSim:
         pulled = inj - excess
         pulled_f = np.bincount(self.routes.flow, weights=pulled, minlength=self.F)
         self.injected += pulled_f
-        self.seq = self.seq + pulled_f if self.gbn is None else self.gbn.sent(self.seq, pulled_f)
+        eta = 1.0 if prm.eta is None else prm.eta       # a reordering resend: 1/η bytes on the wire per byte
+        self.seq = self.seq + pulled_f * eta if self.gbn is None else self.gbn.sent(self.seq, pulled_f)
         self.q = np.maximum(q, 0.0)
         nxt = np.zeros_like(serve)
         nxt[1:] = serve[:-1]
@@ -368,6 +375,9 @@ class FluidSim:
         got = np.bincount(self.routes.flow, weights=serve[self.last], minlength=self.F)
         if self.gbn is not None:
             got = self.gbn.deliver(got)          # in order only: goodput
+        elif prm.eta is not None:
+            self.resent += got * (1 - eta)
+            got = got * eta
         self.delivered += got
         served_link = np.bincount(self.e_link, weights=serve, minlength=L)
         # backpressure for the next tick
@@ -484,7 +494,7 @@ class FluidSim:
         lat = link_latency(self.links, self.prm.latency, q_link)
         total = lat.total
         flow_lat = flow_latency_ns(self.links, self.routes, np.where(np.isfinite(total), total, 0.0),
-                                   (self.nic_tx, self.nic_rx))
+                                   (self.nic_tx, self.nic_rx), latency=lat)
         rate = self.acc_delivered * 8 / 1e9 / (n * dt)
         cc = self.rc if self.prm.cc == "dcqcn" else None     # Rc is in Gb/s, at this instant
         # like utilisation (averaged over the frame), pausing is over the frame: a link that paused
@@ -535,7 +545,8 @@ class FluidSim:
                            self.finish.copy(), self.max_queue.copy(), self.max_ingress.copy(),
                            self.paused_ticks / max(self.ticks, 1), self.headroom_exceeded.copy(),
                            self.ticks, self.begin.copy(), self.t, self.max_queue_s.copy(), link_vl,
-                           self.dcqcn.preset if self.prm.cc == "dcqcn" else "", **self._loss(), **self._pfc_log())
+                           self.dcqcn.preset if self.prm.cc == "dcqcn" else "", **self._loss(), **self._pfc_log(),
+                           reorder_resent_bytes=self.resent.copy() if self.prm.eta is not None else None)
 
     def _pfc_log(self) -> dict[str, Any]:
         """The PFC run's deadlocks and, with the watchdog, its storms and drops."""
