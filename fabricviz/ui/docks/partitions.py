@@ -256,7 +256,9 @@ class PartitionsDock(QtWidgets.QDockWidget):
             return
         keep = self.selected_pkey()
         conf = self.config()
-        self.resolution = self._resolution()
+        # no partitions.conf: nothing to resolve (every port is a full Default member) — and no
+        # subnet discovery on every edit of a design that has none
+        self.resolution = self._resolution() if conf is not None else None
         counts = self.resolution.by_pkey() if self.resolution is not None else {}
         rows = []
         for p in conf.merged() if conf is not None else []:
