@@ -136,9 +136,12 @@ class WindowActions:
         self.action_roce_settings = self._act(
             "action_roce_settings", "Ro&CE Settings…", lambda: open_roce_settings(self),
             tip="MTU, lossless priorities, headroom method, DCQCN preset, ECN thresholds (undoable)")
-        from fabricviz.ui.canvas.overlays.pfc_cycle import pfc_check
+        from fabricviz.ui.canvas.overlays.pfc_cycle import PfcCycles
+        self.pfc_cycles = PfcCycles(self.document, self.scene,
+                                    lambda text: self.statusBar().showMessage(text, 15000))
         self.action_pfc_deadlock = self._act(
-            "action_pfc_deadlock", "&PFC Deadlock Check", lambda: pfc_check(self),
+            "action_pfc_deadlock", "&PFC Deadlock Check",
+            lambda: self.pfc_cycles.run(tuple(self.scene.selected_cables)),
             tip="cycles of PFC buffer dependencies in the RoCE routes, drawn on the canvas (selected "
                 "cables: as if they had failed — bounce routes)")
         self.action_layout_force = self._act("action_layout_force", "&Force Layout", self.layout_force,

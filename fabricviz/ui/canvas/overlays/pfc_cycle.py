@@ -18,6 +18,7 @@ import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.ui.canvas.items.cables import cable_anchors
+from fabricviz.ui.canvas.overlays import remove_from_scene
 from fabricviz.ui.canvas.overlays.bundled import follow_levels, semantic_of
 from fabricviz.ui.canvas.overlays.sweep import LOOP_COLOR, _pen
 
@@ -119,8 +120,7 @@ class PfcCycles:
 
     def _drop(self) -> None:
         for item in self.items:
-            if shiboken6.isValid(item) and item.scene() is not None:
-                item.scene().removeItem(item)
+            remove_from_scene(item)
         self.items = []
 
     def clear(self) -> None:
@@ -130,16 +130,4 @@ class PfcCycles:
         self._drop()
 
 
-def pfc_check(window: Any) -> PfcCycles:
-    """Design ▸ PFC Deadlock Check: the window's overlay (made on first use) checks the design with
-    the selected cables as failed links."""
-    overlay = getattr(window, "pfc_cycles", None)
-    if not isinstance(overlay, PfcCycles):
-        overlay = PfcCycles(window.document, window.scene,
-                            lambda text: window.statusBar().showMessage(text, 15000))
-        window.pfc_cycles = overlay
-    overlay.run(tuple(window.scene.selected_cables))
-    return overlay
-
-
-__all__ = ["JOB", "PfcCycles", "check_job", "cycle_path", "pfc_check"]
+__all__ = ["JOB", "PfcCycles", "check_job", "cycle_path"]
