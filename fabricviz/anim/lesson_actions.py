@@ -136,21 +136,6 @@ def _trace(run: Run, p: dict) -> tuple[list[str], Fields]:
                                      "paths": (_path(r, t, f"{p['src']} → {p['dst']}"),)}
 
 
-def _check_loops(run: Run, p: dict) -> tuple[list[str], Fields]:
-    from .lesson_layers import check_loops_action
-    return check_loops_action(run, p)
-
-
-def _layers(run: Run, p: dict) -> tuple[list[str], Fields]:
-    from .lesson_layers import layers_action
-    return layers_action(run, p)
-
-
-def _path_lengths(run: Run, p: dict) -> tuple[list[str], Fields]:
-    from .lesson_layers import path_lengths_action
-    return path_lengths_action(run, p)
-
-
 def _port(fabric: Fabric, name: str):
     try:
         return fabric.port(name)
@@ -382,40 +367,24 @@ def _compare(run: Run, p: dict) -> tuple[list[str], Fields]:
     return lines, out
 
 
-def _partitions(run: Run, p: dict) -> tuple[list[str], Fields]:
-    from .lesson_partitions import partitions_action
-    return partitions_action(run, p)
+Runner = Callable[[Run, dict], tuple[list[str], Fields]]
 
 
-def _reach(run: Run, p: dict) -> tuple[list[str], Fields]:
-    from .lesson_partitions import reach_action
-    return reach_action(run, p)
+def _elsewhere(module: str, name: str) -> Runner:
+    """An action whose runner lives in ``module`` (lesson_layers, lesson_partitions, lesson_roce:
+    they import this module, so theirs is imported when the action first runs)."""
+    def runner(run: Run, p: dict) -> tuple[list[str], Fields]:
+        import importlib
+        return getattr(importlib.import_module(f".{module}", __package__), name)(run, p)
+    return runner
 
 
-def _pfc_deadlock(run: Run, p: dict) -> tuple[list[str], Fields]:
-    from .lesson_roce import pfc_deadlock_action
-    return pfc_deadlock_action(run, p)
-
-
-def _pfc_run(run: Run, p: dict) -> tuple[list[str], Fields]:
-    from .lesson_roce import pfc_run_action
-    return pfc_run_action(run, p)
-
-
-def _headroom(run: Run, p: dict) -> tuple[list[str], Fields]:
-    from .lesson_roce import headroom_action
-    return headroom_action(run, p)
-
-
-def _roce_run(run: Run, p: dict) -> tuple[list[str], Fields]:
-    from .lesson_roce import roce_run_action
-    return roce_run_action(run, p)
-
-
-ACTION_RUNNERS: dict[str, Callable[[Run, dict], tuple[list[str], Fields]]] = {
-    "sweep": _sweep, "route": _route, "trace": _trace, "check_loops": _check_loops, "pull_cable": _pull_cable,
+ACTION_RUNNERS: dict[str, Runner] = {
+    "sweep": _sweep, "route": _route, "trace": _trace, "pull_cable": _pull_cable,
     "rewire": _rewire, "simulate": _simulate, "latency": _latency, "compare": _compare,
-    "partitions": _partitions, "reach": _reach, "layers": _layers, "path_lengths": _path_lengths,
-    "pfc_deadlock": _pfc_deadlock, "pfc_run": _pfc_run, "headroom": _headroom, "roce_run": _roce_run}
+    **{action: _elsewhere(module, f"{action}_action") for module, actions in (
+        ("lesson_layers", ("check_loops", "layers", "path_lengths")),
+        ("lesson_partitions", ("partitions", "reach")),
+        ("lesson_roce", ("pfc_deadlock", "pfc_run", "headroom", "roce_run"))) for action in actions}}
 
 __all__ = ["ACTION_RUNNERS", "Run", "route_info", "uplink_balance"]
