@@ -98,18 +98,7 @@ def run_lash(topology_text: str, workdir: Path, *, conf_text: str = "", extra_ar
     ``saquery -p --src-to-dst SLID:DLID`` per pair of :func:`query_pairs` (``query=False``: none),
     ``batch`` at a time; everything in ``workdir``. ``force_log_flush`` is added to the options
     so the log shows SUBNET UP when it happens."""
-    reason = oracle.opensm_available()
-    if reason:
-        raise oracle.OracleError(reason)
-    workdir = Path(workdir).resolve()
-    if workdir.exists():
-        if any(workdir.iterdir()) and not (workdir / "topology.net").exists():
-            raise oracle.OracleError(f"{workdir}: not empty and not an earlier run directory")
-        shutil.rmtree(workdir)
-    workdir.mkdir(parents=True)
-    net = workdir / "topology.net"
-    net.write_text(topology_text)
-    (workdir / "opensm.conf").write_text(conf_text + "\nforce_log_flush TRUE\n")
+    workdir, net = oracle.fresh_run_dir(workdir, topology_text, conf_text + "\nforce_log_flush TRUE\n")
     log = workdir / "osm.log"
     sock = f"fvzl{os.getpid()}x{next(_RUN_IDS)}"
     env = {k: v for k, v in os.environ.items() if k not in ("SIM_HOST", "LD_PRELOAD")}

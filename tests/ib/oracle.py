@@ -178,19 +178,13 @@ def _wait_opensm(osm: subprocess.Popen, log: Path, deadline: float, run_dir: Pat
 QUERY_TIMEOUT = 30.0
 
 
-def _opensm_once(topology_text: str, engine: str, workdir: Path, timeout: float, log_flags: int,
-                 sm_node: str | None, extra_args: Sequence[str], conf_text: str,
-                 queries: Sequence[Sequence[str]] | Callable[[OracleResult], Sequence[Sequence[str]]] | None,
-                 batch: int) -> tuple[OracleResult, list[str]]:
-    """The one harness: ibsim on the topology, ``opensm -o`` once (options file ``conf_text``),
-    the run directory read back; then, while ibsim still runs, each query under ``ibsim-run``
-    (``queries`` may be a callable of the result: LIDs are known only after the sweep), ``batch``
-    at a time; ibsim and OpenSM stopped (their process groups) whatever happens."""
+def fresh_run_dir(workdir: Path, topology_text: str, conf_text: str) -> tuple[Path, Path]:
+    """(run directory, its topology.net) for one OpenSM run: OpenSM and ibsim usable (else
+    OracleError with the reason), the directory emptied (only an earlier run directory: anything
+    else is refused), the topology and the options file ``conf_text`` written."""
     reason = opensm_available()
     if reason:
         raise OracleError(reason)
-    if not log_flags & 0x40:
-        raise ValueError("log_flags needs 0x40 (OSM_LOG_ROUTING) or OpenSM writes no LFT dump")
     workdir = Path(workdir).resolve()
     if workdir.exists():
         if any(workdir.iterdir()) and not (workdir / "topology.net").exists():
@@ -200,6 +194,20 @@ def _opensm_once(topology_text: str, engine: str, workdir: Path, timeout: float,
     net = workdir / "topology.net"
     net.write_text(topology_text)
     (workdir / "opensm.conf").write_text(conf_text)
+    return workdir, net
+
+
+def _opensm_once(topology_text: str, engine: str, workdir: Path, timeout: float, log_flags: int,
+                 sm_node: str | None, extra_args: Sequence[str], conf_text: str,
+                 queries: Sequence[Sequence[str]] | Callable[[OracleResult], Sequence[Sequence[str]]] | None,
+                 batch: int) -> tuple[OracleResult, list[str]]:
+    """The one harness: ibsim on the topology, ``opensm -o`` once (options file ``conf_text``),
+    the run directory read back; then, while ibsim still runs, each query under ``ibsim-run``
+    (``queries`` may be a callable of the result: LIDs are known only after the sweep), ``batch``
+    at a time; ibsim and OpenSM stopped (their process groups) whatever happens."""
+    if not log_flags & 0x40:
+        raise ValueError("log_flags needs 0x40 (OSM_LOG_ROUTING) or OpenSM writes no LFT dump")
+    workdir, net = fresh_run_dir(workdir, topology_text, conf_text)
     log = workdir / "osm.log"
 
     sock = f"fvz{os.getpid()}x{next(_RUN_IDS)}"

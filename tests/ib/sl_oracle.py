@@ -151,20 +151,8 @@ def run_sl_resweep(topology_text: str, engine: str, workdir: Path, *, conf_text:
     import subprocess
     import time
 
-    reason = oracle.opensm_available()
-    if reason:
-        raise oracle.OracleError(reason)
-    workdir = Path(workdir).resolve()
-    if workdir.exists():
-        if any(workdir.iterdir()) and not (workdir / "topology.net").exists():
-            raise oracle.OracleError(f"{workdir}: not empty and not an earlier run directory")
-        import shutil
-        shutil.rmtree(workdir)
-    workdir.mkdir(parents=True)
-    net = workdir / "topology.net"
-    net.write_text(topology_text)
+    workdir, net = oracle.fresh_run_dir(workdir, topology_text, RESWEEP_CONF + conf_text)
     conf = workdir / "opensm.conf"
-    conf.write_text(RESWEEP_CONF + conf_text)
     log = workdir / "osm.log"
     sock = f"fvzsl{os.getpid()}x{time.monotonic_ns() % 10**9}"
     env = {k: v for k, v in os.environ.items() if k not in ("SIM_HOST", "LD_PRELOAD")}
