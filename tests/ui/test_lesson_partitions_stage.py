@@ -6,23 +6,9 @@ from __future__ import annotations
 
 from PySide6 import QtGui, QtWidgets
 
-from fabricviz.ui.canvas.overlays.partitions import GAP, PALETTE, REACH_COLOUR, SQUARE
+from fabricviz.ui.canvas.overlays.partitions import PALETTE, REACH_COLOUR
 from tests.ui.lesson_helpers import open_lesson
-
-
-def _frame(w, name):
-    item = w.scene.items_by_id[w.editor.fabric.device_id(name)]
-    return item.mapRectToScene(item.rect())
-
-
-def _rects(item):
-    return sorted((r.x(), r.y(), r.width(), r.height())
-                  for r in (p.boundingRect() for p in item.path().toSubpathPolygons()))
-
-
-def _mark(w, name, slot):
-    fr = _frame(w, name)
-    return (fr.left() + GAP + slot * (SQUARE + GAP), fr.top() - SQUARE / 2, SQUARE, SQUARE)
+from tests.ui.partition_helpers import frame as _frame, mark_rect as _mark, rects as _rects
 
 
 def _box(w, name):

@@ -7,7 +7,8 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.build import k_ary_fat_tree
-from fabricviz.ui.canvas.overlays.partitions import GAP, PALETTE, REACH_COLOUR, SETTING, SQUARE
+from fabricviz.ui.canvas.overlays.partitions import PALETTE, REACH_COLOUR, SETTING
+from tests.ui.partition_helpers import frame as _frame, mark_rect as _expected, rects as _rects
 
 
 def _guid(f, name):
@@ -32,21 +33,6 @@ def window(make_window, tmp_path):
 
 def _action(w):
     return w.findChild(QtGui.QAction, "action_partition_marks")
-
-
-def _frame(w, name):
-    item = w.scene.items_by_id[w.editor.fabric.device_id(name)]
-    return item.mapRectToScene(item.rect())
-
-
-def _rects(item):
-    return sorted((r.x(), r.y(), r.width(), r.height())
-                  for r in (p.boundingRect() for p in item.path().toSubpathPolygons()))
-
-
-def _expected(w, name, slot):
-    fr = _frame(w, name)
-    return (fr.left() + GAP + slot * (SQUARE + GAP), fr.top() - SQUARE / 2, SQUARE, SQUARE)
 
 
 def _marks(w):
