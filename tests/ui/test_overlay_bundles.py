@@ -23,6 +23,7 @@ from fabricviz.ui.canvas.overlays.loads import COLORS as LOAD_COLORS
 from fabricviz.ui.canvas.overlays.loads import level_of
 from fabricviz.ui.canvas.overlays.sweep import DISCOVERY_STEPS, TRACE_COLOR
 from fabricviz.ui.canvas.overlays.traffic import COLORS, PAUSED_COLOR, ColorScale
+from tests.ui.zoom_helpers import far_view
 
 WAIT = 15_000
 UTIL = ColorScale("utilisation", 0.0, 1.0)
@@ -35,16 +36,8 @@ RUN = dict(workload="incast", arg="16", model="fluid", duration="0.5ms", seed=0)
 def far(make_window):
     """(window, fabric, semantic layer): radix-8 fat tree at 1920×1080 zoomed out to far."""
     w = make_window()
-    w.resize(1920, 1080)
-    QtWidgets.QApplication.processEvents()
     f = k_ary_fat_tree(8)
-    w.editor.set_fabric(f)
-    QtWidgets.QApplication.processEvents()
-    w.view.fit_all()
-    w.view.zoom_by(0.5)
-    QtWidgets.QApplication.processEvents()
-    sem = w.scene.semantic
-    sem.refresh()
+    sem = far_view(w, f)
     assert sem.level == "far" and len(sem.bundles) == 8
     assert sem.bundles.count.tolist() == [16] * 8
     return w, f, sem

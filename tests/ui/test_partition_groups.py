@@ -18,6 +18,7 @@ from fabricviz.build import k_ary_fat_tree
 from fabricviz.formats.partitions_conf import loads
 from fabricviz.ib.partitions import to_meta
 from fabricviz.ui.canvas.overlays.partitions import GroupBadge
+from tests.ui.zoom_helpers import far_view
 
 
 def _host(i):
@@ -27,21 +28,13 @@ def _host(i):
 @pytest.fixture
 def far(make_window):
     w = make_window()
-    w.resize(1920, 1080)
-    QtWidgets.QApplication.processEvents()
     f = k_ary_fat_tree(8)
     guid = {i: int(f.ports_t.guid[f.port(f"{_host(i)}/mlx5_0:1").id]) for i in range(1, 33)}
     conf = ("storage=0x8001 : " + ", ".join(f"0x{guid[i]:x}=full" for i in range(1, 5)) + ", "
             + ", ".join(f"0x{guid[i]:x}" for i in range(5, 33)) + " ;\n"
             "compute=0x8002 : " + ", ".join(f"0x{guid[i]:x}=full" for i in range(17, 33)) + " ;\n")
     f.meta["partitions"] = to_meta(loads(conf, "p"))
-    w.editor.set_fabric(f)
-    QtWidgets.QApplication.processEvents()
-    w.view.fit_all()
-    w.view.zoom_by(0.5)
-    QtWidgets.QApplication.processEvents()
-    sem = w.scene.semantic
-    sem.refresh()
+    sem = far_view(w, f)
     assert sem.level == "far"
     w.action_partition_marks.trigger()
     return w, w.editor.fabric, sem

@@ -22,6 +22,7 @@ from fabricviz.ui.canvas.overlays.bundled import colours_of
 from fabricviz.ui.canvas.overlays.vl_layers import MIXED, PALETTE
 from fabricviz.ui.canvas.overlays.vl_usage import usage_colour
 from tests.ib.topologies import ring
+from tests.ui.zoom_helpers import far_view
 
 WAIT = 15_000
 HOSTS = ("h1", "h2", "h3", "h4")
@@ -114,15 +115,8 @@ def test_vl_layers_default_routing_is_all_vl0_and_follows_edits(ring4, qtbot):
 
 def test_vl_layers_colour_the_bundles_zoomed_out(make_window, qtbot):
     w = make_window()
-    w.resize(1920, 1080)
     f = k_ary_fat_tree(8)
-    w.editor.set_fabric(f)
-    QtWidgets.QApplication.processEvents()
-    w.view.fit_all()
-    w.view.zoom_by(0.5)
-    QtWidgets.QApplication.processEvents()
-    sem = w.scene.semantic
-    sem.refresh()
+    sem = far_view(w, f)
     assert sem.level == "far" and len(sem.bundles) == 8
     r = route(f, "ftree")
     r.info["path_sl"] = lid_path_sl(r, lambda j, k: 1)          # every path on SL1
