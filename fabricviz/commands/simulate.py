@@ -77,19 +77,6 @@ def check_tech_options(fabric, args: argparse.Namespace) -> None:
             raise FabricError(f"{FLAGS[d]}: needs --pfc-watchdog (the detection time)")
 
 
-def check_csv_sl(flows, flows_path: str, args: argparse.Namespace) -> None:
-    """On a RoCE design, refuse a flow CSV giving an SL, at the first row that does (file:line)."""
-    import csv
-    from pathlib import Path
-    if not flows.sl_given:
-        return
-    rows = list(csv.reader(Path(flows_path).read_text(encoding="utf-8").splitlines()))
-    col = [h.strip().lower() for h in rows[0]].index("sl")
-    ln, cell = next((ln, r[col].strip()) for ln, r in enumerate(rows[1:], start=2)
-                    if len(r) > col and r[col].strip() and not r[0].lstrip().startswith("#"))
-    raise FabricError(f"{flows_path}:{ln}: sl {cell!r}: {IB_ONLY['sl']}; {args.file} is a RoCE design")
-
-
 def _sl(sl: int | None) -> int | None:
     if sl is not None and not 0 <= sl <= 15:
         raise ParamError("sl", sl, "is not a service level 0..15")
@@ -98,7 +85,8 @@ def _sl(sl: int | None) -> int | None:
 
 def fluid_params(fabric, args: argparse.Namespace):
     """The fluid model's parameters from ``--dcqcn`` / ``--flow-control`` (None: the engine's
-    defaults for the design's technology)."""
+    defaults for the design's technology); the options were checked against the design's
+    technology first (:func:`check_tech_options`)."""
     dcqcn, fc = getattr(args, "dcqcn", None), getattr(args, "flow_control", None)
     wd, cc = getattr(args, "pfc_watchdog", None), getattr(args, "cc", None)
     if args.model != "fluid" and wd is not None:
@@ -108,14 +96,8 @@ def fluid_params(fabric, args: argparse.Namespace):
     from ..sim.engine import roce_fluid
     from ..sim.fluid import FluidParams
     from ..sim.reach import fabric_tech
-    if fabric_tech(fabric) == "ib":
-        if dcqcn is not None:
-            raise ParamError("dcqcn", dcqcn, "applies to RoCE designs (InfiniBand runs no DCQCN)")
-        if fc != "credit":
-            raise ParamError("flow_control", fc, "is not InfiniBand's: its links use credits")
+    if fabric_tech(fabric) == "ib":          # the other technology's options: check_tech_options refused
         return FluidParams(cc="none", flow_control="credit")
-    if fc == "credit":
-        raise ParamError("flow_control", fc, "is InfiniBand's: RoCE runs pfc or lossy")
     prm = roce_fluid(fabric, dcqcn, fc or "pfc", cc or "dcqcn")
     if wd is None:
         return prm
@@ -241,10 +223,9 @@ def _run(args: argparse.Namespace) -> int:
         else:
             if args.fail:
                 raise ParamError("fail", args.fail[0], "applies to --workload pfc-cycle")
-            flows = load_flows(fabric, args.flows, sl=_sl(args.sl)) if args.flows else \
+            no_sl = None if fabric_tech(fabric) == "ib" else f"{IB_ONLY['sl']}; {args.file} is a RoCE design"
+            flows = load_flows(fabric, args.flows, sl=_sl(args.sl), no_sl=no_sl) if args.flows else \
                 make_workload(fabric, args.workload, seed=args.seed, over=args.over, reach=reach, sl=args.sl)
-            if args.flows and fabric_tech(fabric) != "ib":
-                check_csv_sl(flows, args.flows, args)
             res = run_workload(fabric, flows, args.model, duration, args.seed, args.routing,
                                args.engine or "minhop",
                                progress, same_seed=args.same_hash, reach=reach, fluid=fluid_params(fabric, args),

@@ -68,10 +68,11 @@ def _sl(text: str, where: str, default: int | None) -> int | None:
     return v
 
 
-def load_flows(fabric: Fabric, path: str | Path, sl: int | None = None) -> Flows:
+def load_flows(fabric: Fabric, path: str | Path, sl: int | None = None, *, no_sl: str | None = None) -> Flows:
     """Read a flow CSV; one-line errors name the file and line. ``sl``: the SL of flows whose
     ``sl`` cell is empty or absent (None: not given — SL 0, or the routing's path SL when no
-    row gives one either)."""
+    row gives one either). ``no_sl``: the design takes no SLs (RoCE) — a row giving one is refused
+    at its line with this reason."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -114,7 +115,10 @@ def load_flows(fabric: Fabric, path: str | Path, sl: int | None = None) -> Flows
         out["rate_gbps"].append(_num(get("rate_gbps"), where, "rate_gbps", math.inf))
         out["start_us"].append(_num(get("start_us"), where, "start_us", 0.0))
         out["step"].append(_step(get("step"), where))
-        sls.append(_sl(get("sl"), where, sl))
+        cell = _sl(get("sl"), where, None)
+        if cell is not None and no_sl is not None:
+            raise FabricError(f"{where}: sl {get('sl').strip()!r}: {no_sl}")
+        sls.append(sl if cell is None else cell)
     if not out["src"]:
         raise FabricError(f"{p}: no flows")
     given = any(v is not None for v in sls)
