@@ -214,7 +214,7 @@ def switch_distances(sn: Subnet) -> np.ndarray:
     a, b = rows[keep], dst[keep]
     g = coo_matrix((np.ones(2 * len(a), np.int8), (np.concatenate([a, b]), np.concatenate([b, a]))),
                    shape=(S, S)).tocsr()
-    if S < COMPILED_FROM_SWITCHES and "numba" not in sys.modules:   # scipy's BFS: done before numba loads
+    if S < COMPILED_FROM_SWITCHES and not numba_loaded():   # scipy's BFS: done before numba loads
         from scipy.sparse.csgraph import shortest_path
         d = shortest_path(g, unweighted=True, directed=False)
         return np.where(np.isfinite(d), d, NO_PATH).astype(np.uint8)
@@ -224,3 +224,8 @@ def switch_distances(sn: Subnet) -> np.ndarray:
 
 #: Switches from which :func:`switch_distances` runs the compiled BFS (numba loads once per process).
 COMPILED_FROM_SWITCHES = 256
+
+
+def numba_loaded() -> bool:
+    """numba is imported in this process already (its ~0.3–0.5 s load is paid)."""
+    return "numba" in sys.modules

@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 
 from .lids import Lids
-from .subnet import NO_PATH, Subnet
+from .subnet import NO_PATH, Subnet, numba_loaded
 
 #: cand(t) -> bool [S, P+1]: least-hop ports toward target switch t on every switch
 CandidateFn = Callable[[int], np.ndarray]
@@ -87,11 +87,6 @@ def compiled(sn: Subnet, lids: Lids) -> bool:
     after a big route, dfsssp/lash, a benchmark) — both paths give the same tables."""
     return sn.num_switches * (lids.max_lid + 1) >= COMPILED_FROM_ENTRIES or numba_loaded()
 
-
-def numba_loaded() -> bool:
-    """numba is imported in this process already (its ~0.3–0.5 s load is paid)."""
-    import sys
-    return "numba" in sys.modules
 
 
 #: Destinations per compiled call of :func:`build_lfts`: progress is reported between calls.
