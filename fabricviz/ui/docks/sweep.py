@@ -32,6 +32,7 @@ from typing import Any, Iterator
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.anim.sweep_timeline import PHASE_TITLES, SweepStep, SweepTimeline
+from fabricviz.ui.docks.sweep_narration import narration_html
 from fabricviz.ib.lft_diff import lft_changes
 from fabricviz.ib.routing import ENGINES
 from fabricviz.model import Fabric
@@ -48,10 +49,6 @@ TICK_MS = 33
 SPEED_TIP = (f"1× = {EVENTS_PER_SECOND:g} SM events per second, a pace a class can follow (with "
              "\"Pause at phase end\" the clock stops after each OpenSM phase); 5×–1000× for the impatient "
              "and for big fabrics. The status line shows the SM's own model time of each step.")
-#: Narration lines kept in the panel (the latest ones).
-NARRATION_LINES = 300
-
-
 
 
 class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
@@ -559,33 +556,7 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.narration.scrollToAnchor("current")
 
     def _narration_html(self, i: int) -> str:
-        tl = self.timeline
-        lo = max(0, i - NARRATION_LINES + 1)
-        out = []
-        if lo:
-            out.append(f"<p style='color:gray'>… {lo:,} earlier steps</p>")
-        prev = tl.events[lo - 1].phase if lo else None
-        for j in range(lo, i + 1):
-            e = tl.events[j]
-            if e.phase != prev:
-                out.append(f"<p><b>{html.escape(PHASE_TITLES.get(e.phase, e.phase))}</b></p>")
-                prev = e.phase
-            text = html.escape(tl.narration[j])
-            if e.kind == "banner":
-                text = f"<b>{text}</b>"
-            if j == i:
-                out.append(f"<p style='background-color:#fff3bf;color:#000'><a name='current'></a>&#9654; {text}</p>")
-            else:
-                out.append(f"<p>{text}</p>")
-        notable = self.fact_lines if len(self.fact_lines) > 1 else []    # a fallback or a re-sweep
-        for title, lines in (("Routing", notable), ("Credit loops", self.loop_lines)):
-            if lines:
-                out.append(f"<p><b>{title}</b></p>")
-                out.extend(f"<p>{html.escape(s)}</p>" for s in lines)
-        if self.trace_lines:
-            out.append("<p><b>Path</b></p>")
-            out.extend(f"<p><tt>{html.escape(s)}</tt></p>" for s in self.trace_lines)
-        return "\n".join(out)
+        return narration_html(self.timeline, i, self.fact_lines, self.loop_lines, self.trace_lines)
 
     def narration_text(self) -> str:
         return self.narration.toPlainText()
@@ -596,7 +567,6 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.loads.clear()
         self.document.session.release("sweep")
         super().closeEvent(event)
-
 
 
 __all__ = ["EVENTS_PER_SECOND", "SPEEDS", "STATE_COLORS", "SweepDock", "SweepOverlay"]
