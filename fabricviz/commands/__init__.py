@@ -8,4 +8,4 @@ them into one line on stderr and status 2). Add new commands to COMMANDS.
 COMMANDS: tuple[str, ...] = ("generate", "info", "route", "trace", "check-loops", "check-pfc-deadlock",
                              "simulate", "latency", "render",
                              "lint", "bom", "convert", "replay", "demo", "compare-tech",
-                             "partitions", "record", "headroom", "export-switch-config")
+                             "partitions", "record", "headroom", "export-switch-config", "export-htsim")
