@@ -40,7 +40,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
-import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components, shortest_path
@@ -407,6 +406,7 @@ def _cycles(fabric: Fabric, tp: _Topo, ei: np.ndarray, eo: np.ndarray,
     comps = np.unique(label[ei[inside]])
     if not len(comps):
         return []
+    import networkx as nx                              # only with a cycle to show: ~0.1 s to load
     dg = nx.DiGraph()
     dg.add_edges_from(zip(ei[inside].tolist(), eo[inside].tolist()))
     port_name = fabric.port_name

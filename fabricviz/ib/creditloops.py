@@ -22,10 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import networkx as nx
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from .path_sl import PathSL
 from .routing import Routing
@@ -130,6 +127,8 @@ def _loops(routing: Routing, w: VlWalk, max_loops: int) -> list[CreditLoop]:
     a, b, d = w.dep_a, w.dep_b, w.dep_dlid
     if len(a) == 0:
         return []
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
     key = a * _SHIFT + b
     uniq = np.unique(key)
     ua, ub = uniq // _SHIFT, uniq % _SHIFT
@@ -145,6 +144,7 @@ def _loops(routing: Routing, w: VlWalk, max_loops: int) -> list[CreditLoop]:
     comps = np.unique(label[np.flatnonzero(cyclic)])
     if not len(comps):
         return []
+    import networkx as nx                      # only with a loop to show: ~0.1 s to load
     # the components in order of their lowest node (nodes ascend, so the first member is the lowest)
     first = np.array([np.flatnonzero(label == c)[0] for c in comps.tolist()])
     order = comps[np.argsort(first)]

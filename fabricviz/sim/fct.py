@@ -24,12 +24,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
-import scipy.sparse as sp
 
 from .latency import flow_latency_ns, flow_nic_ns, link_latency
 from .maxmin import maxmin
 
 if TYPE_CHECKING:
+    import scipy.sparse as sp
+
     from ..model import Fabric
     from .engine import SimResult
     from .links import LinkTable
@@ -94,6 +95,7 @@ def completion_times(solve: Callable[[np.ndarray], np.ndarray], size_bytes: np.n
 
 def maxmin_solver(A: sp.csr_matrix, cap: np.ndarray, demand: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
     """``solve(running)`` for :func:`completion_times`: max-min over the running flows' rows."""
+    import scipy.sparse as sp
     A = sp.csr_matrix(A)
 
     def solve(running: np.ndarray) -> np.ndarray:

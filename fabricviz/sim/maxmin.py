@@ -18,9 +18,12 @@ for none) and optional weights (weighted max-min: rate_f = w_f · level).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 #: Relative tolerance when comparing fair-share levels.
 TOL = 1e-12
@@ -47,6 +50,7 @@ def _segment_min(values: np.ndarray, indptr: np.ndarray, empty: float = np.inf) 
 def maxmin(A: sp.csr_matrix, cap: np.ndarray, demand: np.ndarray | None = None,
            weight: np.ndarray | None = None) -> MaxMinResult:
     """Exact (weighted) max-min fair rates; see module doc."""
+    import scipy.sparse as sp
     A = sp.csr_matrix(A, dtype=float)
     A.sum_duplicates()
     F, L = A.shape

@@ -26,11 +26,9 @@ min-hop walk: give it as ``provider=`` to :func:`route`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import shortest_path
 
 from ..model import Fabric, FabricError
 from ..model.fabric import KIND_CODE
@@ -40,9 +38,16 @@ from .reach import nic_ports
 from .units import ParamError
 from .workloads import Flows
 
+if TYPE_CHECKING:                   # scipy loads on first use: ~60–150 ms of a small `simulate`
+    import scipy.sparse as sp
+
 MODES = ("static", "adaptive", "ecmp", "spray")
 #: Refuse multipath expansions beyond this many sub-paths (memory guard).
 MAX_SUBPATHS = 5_000_000
+#: :meth:`SwitchGraph.hops_to` searches in numpy up to this many (target, switch, port) cells
+#: (a few ms at most: a ring of 128 switches, 64 levels), scipy's BFS beyond: scipy.sparse.csgraph
+#: costs ~70 ms to load, more than a small design's whole walk.
+NUMPY_BFS_CELLS = 1 << 15
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,7 @@ class Routes:
 
     def incidence(self) -> sp.csr_matrix:
         """Flow × link matrix of rate shares (1 on a single path; split fractions otherwise)."""
+        import scipy.sparse as sp
         rows = np.repeat(self.flow, self.hops())
         vals = np.repeat(self.frac, self.hops())
         m = sp.coo_matrix((vals, (rows, self.links)), shape=(self.n_flows, self.n_links)).tocsr()
@@ -77,6 +83,7 @@ class Routes:
 
     def path_incidence(self) -> sp.csr_matrix:
         """Sub-path × link 0/1 matrix."""
+        import scipy.sparse as sp
         rows = np.repeat(np.arange(self.n_paths), self.hops())
         return sp.csr_matrix((np.ones(len(self.links)), (rows, self.links)),
                              shape=(self.n_paths, self.n_links))
@@ -156,7 +163,30 @@ class SwitchGraph:
     devices: np.ndarray     # switch index → device id
     nbr_link: np.ndarray    # (S, D) egress links to other switches, by port number; -1 pad
     nbr_sw: np.ndarray      # (S, D) switch index at the far end; -1 pad
-    adj: sp.csr_matrix
+
+    def hops_to(self, targets: np.ndarray) -> np.ndarray:
+        """Min-hop count from every switch to each of ``targets`` (switch indices) along the
+        directed switch links: (targets, S) int32, -1 where there is no path."""
+        n_sw = len(self.devices)
+        if n_sw == 0:
+            return np.zeros((len(targets), 1), np.int32)
+        targets = np.asarray(targets, np.int64)
+        if len(targets) * self.nbr_sw.size <= NUMPY_BFS_CELLS:     # level by level, all targets at once
+            dist = np.full((len(targets), n_sw), -1, np.int32)
+            dist[np.arange(len(targets)), targets] = 0
+            has, nbr = self.nbr_sw >= 0, np.maximum(self.nbr_sw, 0)
+            for level in range(n_sw):
+                new = (dist < 0) & ((dist[:, nbr] == level) & has).any(axis=2)
+                if not new.any():
+                    break
+                dist[new] = level + 1
+            return dist
+        import scipy.sparse as sp
+        from scipy.sparse.csgraph import shortest_path
+        s, c = np.nonzero(self.nbr_sw >= 0)
+        rev = sp.csr_matrix((np.ones(len(s)), (self.nbr_sw[s, c], s)), shape=(n_sw, n_sw))
+        d = shortest_path(rev, unweighted=True, directed=True, indices=targets)
+        return np.where(np.isfinite(d), d, -1).astype(np.int32)
 
 
 def switch_graph(fabric: Fabric, links: LinkTable) -> SwitchGraph:
@@ -179,8 +209,7 @@ def switch_graph(fabric: Fabric, links: LinkTable) -> SwitchGraph:
     nbr_sw = np.full((len(sw), width), -1, np.int64)
     nbr_link[si, col] = lid
     nbr_sw[si, col] = index[d[lid]]
-    adj = sp.csr_matrix((np.ones(len(lid)), (si, index[d[lid]])), shape=(len(sw), len(sw)))
-    return SwitchGraph(index, sw, nbr_link, nbr_sw, adj)
+    return SwitchGraph(index, sw, nbr_link, nbr_sw)
 
 
 def _walk(fabric: Fabric, links: LinkTable, ends: Ends, mode: str, seed: int,
@@ -202,9 +231,7 @@ def _walk(fabric: Fabric, links: LinkTable, ends: Ends, mode: str, seed: int,
         raise FabricError(f"flow {i}: {fabric.port_name(int(ends.src_port[i]))} and "
                           f"{fabric.port_name(int(ends.dst_port[i]))} do not both reach a switch")
     uniq, trow = np.unique(np.where(direct, 0, tgt), return_inverse=True)
-    dist = shortest_path(g.adj.T.tocsr(), unweighted=True, directed=True, indices=uniq) \
-        if len(g.devices) else np.zeros((len(uniq), 1))
-    dist = np.where(np.isfinite(dist), dist, -1).astype(np.int32)
+    dist = g.hops_to(uniq)
     cur_c = np.where(direct, 0, cur)
     unreachable = ~direct & (dist[trow, cur_c] < 0)
     if np.any(unreachable):

@@ -23,8 +23,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from ..ib.sharp import sharp_mask
 from ..model import Fabric
@@ -115,6 +113,8 @@ def _sm_reached(fabric: Fabric, ports: np.ndarray, subnet) -> np.ndarray:
 
 def _main_island(fabric: Fabric, nics: np.ndarray, ports: np.ndarray) -> np.ndarray:
     """Mask of cabled ``nics`` on the switch island with the most NICs (ties: lowest NIC id)."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
     t, pt, ct = fabric.devices_t, fabric.ports_t, fabric.cables_t
     live = np.flatnonzero(ct.alive)
     a = pt.device[ct.port_a[live]].astype(np.int64)

@@ -41,7 +41,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..ib.qos import QosOptions, compute_qos, port_sl2vl
 from ..ib.qos_meta import design_qos
@@ -240,6 +239,7 @@ def _present(routes: Routes, evl: np.ndarray, L: int) -> tuple[np.ndarray, np.nd
 def vl_maxmin(routes: Routes, cap: np.ndarray, demand: np.ndarray, evl: np.ndarray, arb: LinkArb,
               max_rounds: int = MAX_ROUNDS) -> VlMaxMin:
     """Weighted hierarchical max-min over (link, VL) (see module doc); ``evl``: VL per route entry."""
+    import scipy.sparse as sp
     L, F = len(cap), routes.n_flows
     cap = np.asarray(cap, float)
     col, present = _present(routes, evl, L)
