@@ -24,6 +24,10 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p.add_argument("--dcqcn", choices=("paper", "nvidia"),
                    help="RoCE side's DCQCN parameters (default: the RoCE design's roce.dcqcn setting, "
                         "else nvidia, the ConnectX firmware defaults)")
+    p.add_argument("--transport", choices=("ib", "roce-gbn", "roce-ooo"),
+                   help="how the NICs take reordered packets, on the side of its technology (as simulate "
+                        "--transport); the other side runs its own default: ib on InfiniBand, on RoCE "
+                        "roce-ooo when every NIC part has ooo_placement, else roce-gbn")
     p.add_argument("--save-twin", metavar="PATH", help="also write the twin design (native JSON)")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
     p.set_defaults(func=run)
@@ -39,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         duration = parse_duration(args.duration)
         fabric = load_any(args.file)
         c = compare_techs(fabric, args.workload, args.model, duration, args.seed, engine=args.engine,
-                          over=args.over, dcqcn=args.dcqcn)
+                          over=args.over, dcqcn=args.dcqcn, transport=args.transport)
     given = c.roce if c.ib.is_twin else c.ib
     warning = left_out_warning(given.result)
     if warning:

@@ -21,15 +21,26 @@ from .workloads import make_workload
 
 def run_traffic(fabric: Fabric, spec: str, model: str, routing: str | None, engine: str,
                 duration_s: float, seed: int, progress: Callable[[float], None] | None = None,
-                sm: Any = None, partition: str | int | None = None, sl: int | None = None) -> SimResult:
+                sm: Any = None, partition: str | int | None = None, sl: int | None = None,
+                transport: str | None = None, cc: str | None = None) -> SimResult:
     """Workload ``spec`` + routes + ``model`` (maxmin | fluid) on ``fabric``: a pure function of
     its arguments (``seed`` makes the permutation and the ECMP hashes; ``progress(fraction)``
     is called by the fluid model; ``sm``: the SM's routing of ``fabric`` already computed;
     ``partition``: the InfiniBand partition the run goes in, see :mod:`.partitioned`; ``sl``:
-    the service level of every flow, None: SL 0 or the routing engine's path SL)."""
+    the service level of every flow, None: SL 0 or the routing engine's path SL; ``transport``: ib |
+    roce-gbn | roce-ooo, None: the design's; ``cc``: a RoCE fluid run's congestion control, dcqcn |
+    none — PFC only, as ``simulate --transport`` / ``--cc``)."""
     reach = partition_reach(fabric, partition, sm.subnet if sm is not None else None)
+    fluid = None
+    if cc is not None and model == "fluid":          # as simulate's fluid_params for --cc
+        from .engine import roce_fluid
+        from .reach import fabric_tech
+        from .units import ParamError
+        if fabric_tech(fabric) == "ib":
+            raise ParamError("cc", cc, "applies to RoCE (Ethernet) designs")
+        fluid = roce_fluid(fabric, None, "pfc", cc)
     return run_workload(fabric, make_workload(fabric, spec, seed=seed, reach=reach, sl=sl), model, duration_s,
-                        seed, routing, engine, progress, sm=sm, reach=reach)
+                        seed, routing, engine, progress, sm=sm, reach=reach, fluid=fluid, transport=transport)
 
 
 def partition_reach(fabric: Fabric, partition: str | int | None, subnet: Any = None) -> Reach | None:

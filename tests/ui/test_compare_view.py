@@ -63,7 +63,7 @@ def test_window_shows_the_comparison_on_one_scale(qtbot, tree, ref):
     c = dlg.comparison
     assert c.ib.fabric is not tree and c.ib.fabric.name == tree.name      # a snapshot of the design
     # the table is compare_techs' table, cell for cell, with the numbers behind each cell
-    assert dlg.table.rowCount() == len(ref.rows()) == 8
+    assert dlg.table.rowCount() == len(ref.rows()) == 9            # 8 metrics, then the transports
     for i, row in enumerate(ref.rows()):
         assert dlg.table.verticalHeaderItem(i).text() == row[0]
         assert [dlg.table.item(i, j).text() for j in range(3)] == list(row[1:])

@@ -21,6 +21,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric, FabricError
 from fabricviz.sim.compare import METRICS as ROWS
+from fabricviz.sim.compare import TRANSPORT_ROW
 from fabricviz.ui.document.editor import Editor
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.docks.traffic import IB_ENGINES, PLAY_MS, WORKLOADS
@@ -166,8 +167,17 @@ class TechCompareWindow(QtWidgets.QDialog):
         self.seed_box.setRange(0, 2**31 - 1)
         self.engine_box = self._combo("compare_engine", IB_ENGINES, "minhop")
         self.engine_box.setToolTip("InfiniBand side: the subnet manager engine whose LFTs route the flows")
+        self.transport_box = QtWidgets.QComboBox(self)
+        self.transport_box.setObjectName("compare_transport")
+        for text, value in (("Default (NICs)", None), ("RoCE go-back-N", "roce-gbn"),
+                            ("RoCE out-of-order placement", "roce-ooo")):
+            self.transport_box.addItem(text, value)
+        self.transport_box.setToolTip("RoCE side: how its NICs take reordered packets (Default: what its NIC parts "
+                                      "do); the InfiniBand side is always ib. Under ECMP each flow keeps one path, "
+                                      "so no transport pays for reordering")
         for label, w in (("Workload", self.workload_box), ("", self.arg_edit), ("Model", self.model_box),
-                         ("Duration", self.duration_edit), ("Seed", self.seed_box), ("IB routing", self.engine_box)):
+                         ("Duration", self.duration_edit), ("Seed", self.seed_box), ("IB routing", self.engine_box),
+                         ("RoCE transport", self.transport_box)):
             if label:
                 row.addWidget(QtWidgets.QLabel(label, self))
             row.addWidget(w)
@@ -256,7 +266,7 @@ class TechCompareWindow(QtWidgets.QDialog):
         row.addWidget(scroll, 2)
         lay.addLayout(row)
         self._fill_rows([(f"{label} ({unit})" if unit and unit != "%" else label, "–", "–", "–")
-                         for _, label, unit, _ in ROWS], [None] * len(ROWS))
+                         for _, label, unit, _ in ROWS] + [(TRANSPORT_ROW, "–", "–", "–")], [None] * (len(ROWS) + 1))
         return box
 
     # ------------------------------------------------------------------ state
@@ -302,7 +312,8 @@ class TechCompareWindow(QtWidgets.QDialog):
         self.set_playing(False)
         design = self.document.snapshot()  # a snapshot: edits in the main window do not race the worker
         args = {"workload_spec": self.spec(), "model": model, "duration_s": duration,
-                "seed": self.seed_box.value(), "engine": self.engine_box.currentText()}
+                "seed": self.seed_box.value(), "engine": self.engine_box.currentText(),
+                "transport": self.transport_box.currentData()}
         self._running = True
         self.run_button.setEnabled(False)
         self.run_button.setText("Running…")
@@ -376,6 +387,7 @@ class TechCompareWindow(QtWidgets.QDialog):
 
     def _fill_table(self, c: Any) -> None:
         values = [(c.ib.value(key), c.roce.value(key), c.difference(key)) for key, *_ in ROWS]
+        values.append((c.ib.transport, c.roce.transport, None))
         self._fill_rows(c.rows(), values)
         self.summary.setText("\n".join(f"• {line}" for line in c.lines))
 

@@ -4,7 +4,9 @@ What ``fabricviz simulate`` does, inside the editor: pick a workload
 (ring all-reduce, all-to-all, permutation, shift:K, incast:N), a model
 (max-min steady state or the fluid model with queues, PFC/credits and
 DCQCN), a routing mode and, on InfiniBand with static routes, the subnet
-manager's engine whose LFTs carry the flows. The engine runs in a worker
+manager's engine whose LFTs carry the flows; the NICs' transport (``--transport``) and, for RoCE
+fluid runs, the congestion control (``--cc``) beside the model (:mod:`.traffic_transport`); the
+status line says which transport the run assumed and what reordering cost it. The engine runs in a worker
 thread (one run at a time, progress shown); the design is read in place, and a
 result computed while it changed is thrown away. Frames are kept: the slider
 and play/pause scrub them; ``frame_changed(k)`` tells the overlay and the
@@ -41,8 +43,10 @@ from fabricviz.model import Fabric, FabricError
 from fabricviz.ui.widgets.playback import play_controls, show_playing
 from fabricviz.sim.partitioned import refused_line
 from fabricviz.sim.reach import left_out_line
+from fabricviz.ui.docks.traffic_left_out import LeftOutList
 from fabricviz.ui.docks.traffic_partition import PartitionPicker
 from fabricviz.ui.docks.traffic_sl import SlPicker, vl_note
+from fabricviz.ui.docks.traffic_transport import CcPicker, TransportPicker, needs_refresh, transport_line
 from fabricviz.sim.run import run_traffic
 from fabricviz.ui.document.document import Document
 from fabricviz.ui.canvas.overlays.traffic import METRICS, ColorScale, LegendBar, scale_for
@@ -98,7 +102,11 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.model_box = self._combo("traffic_model", ("maxmin", "fluid"))
         self.model_box.setToolTip("maxmin: steady-state fair shares (one frame); fluid: queues, "
                                   "PFC/credits and DCQCN over time (many frames)")
-        form.addRow("Model", self.model_box)
+        self.cc_box = CcPicker(body)          # RoCE: the fluid model's congestion control, beside it
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(self.model_box)
+        row.addWidget(self.cc_box)
+        form.addRow("Model", row)
         row = QtWidgets.QHBoxLayout()
         self.routing_box = self._combo("traffic_routing", ROUTINGS)
         self.routing_box.setToolTip("default: static on InfiniBand, ecmp on RoCE; changing it "
@@ -129,7 +137,10 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.sl_box = SlPicker(body)
         form.addRow("Service level", self.sl_box)
         self.sl_box.label = form.labelForField(self.sl_box)
-        self.sl_box.refresh(document.fabric)
+        self.transport_box = TransportPicker(body)
+        form.addRow("Transport", self.transport_box)
+        self.model_box.currentIndexChanged.connect(lambda: self.cc_box.refresh(None, self.model_box.currentText()))
+        self._refresh_pickers()
         lay.addLayout(form)
 
         row = QtWidgets.QHBoxLayout()
@@ -155,14 +166,8 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.status.setObjectName("traffic_status")
         self.status.setWordWrap(True)
         lay.addWidget(self.status)
-        self.left_out_list = QtWidgets.QListWidget(body)
-        self.left_out_list.setObjectName("traffic_left_out")
-        self.left_out_list.setToolTip("hosts the run could not reach, and why: click to select "
-                                      "them on the canvas")
-        self.left_out_list.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.left_out_list.setMaximumHeight(6 * self.left_out_list.fontMetrics().height() + 8)
-        self.left_out_list.itemSelectionChanged.connect(self._left_out_picked)
-        self.left_out_list.hide()
+        self.left_out_list = LeftOutList(body)
+        self.left_out_list.picked.connect(self.select_hosts)
         lay.addWidget(self.left_out_list)
 
         row = QtWidgets.QHBoxLayout()
@@ -223,10 +228,12 @@ class TrafficDock(QtWidgets.QDockWidget):
 
     def configure(self, workload: str | None = None, arg: str | None = None, model: str | None = None,
                   routing: str | None = None, engine: str | None = None, duration: str | None = None,
-                  seed: int | None = None, partition: str | None = None, sl: int | str | None = None) -> None:
+                  seed: int | None = None, partition: str | None = None, sl: int | str | None = None,
+                  transport: str | None = None, cc: str | None = None) -> None:
         """Set the controls (scripts, lessons, tests) without a live re-run; an unknown choice
         raises FabricError and changes nothing. ``partition``: a name of the design's ("": the
-        Default); ``sl``: ``"sm"`` (the SM's SLs) or 0..15."""
+        Default); ``sl``: ``"sm"`` (the SM's SLs) or 0..15; ``transport``: ``"default"`` (the NICs')
+        or one of the design's technology; ``cc``: dcqcn | none (RoCE fluid runs)."""
         boxes = ((self.workload_box, workload, "workload"), (self.model_box, model, "model"),
                  (self.routing_box, routing, "routing"), (self.engine_box, engine, "engine"))
         for box, value, what in boxes:
@@ -238,6 +245,8 @@ class TrafficDock(QtWidgets.QDockWidget):
             if not self.partition_box.has(partition):
                 self.partition_box.set_value(partition)          # raises, naming the choices
         sl_choice = self.sl_box.sl_of(sl) if sl is not None else None
+        self.transport_box.normal(transport)
+        self.cc_box.normal(cc)
         was, self._quiet = self._quiet, True
         try:
             for box, value, _ in boxes:
@@ -253,6 +262,10 @@ class TrafficDock(QtWidgets.QDockWidget):
                 self.partition_box.set_value(partition)
             if sl is not None:
                 self.sl_box.set_value(sl_choice)
+            if transport is not None:
+                self.transport_box.set_value(transport)
+            if cc is not None:
+                self.cc_box.set_value(cc)
         finally:
             self._quiet = was
 
@@ -267,9 +280,15 @@ class TrafficDock(QtWidgets.QDockWidget):
         self._status_notes[key] = text
         self.status.setText(" · ".join([self._status_main, *self._status_notes.values()]))
 
-    def _changed(self, _event: Any) -> None:
-        self.partition_box.refresh(self.fabric)
-        self.sl_box.refresh(self.fabric)
+    def _refresh_pickers(self) -> None:
+        """The design-dependent choices follow the design (partitions, SLs, transport, CC)."""
+        for box in (self.partition_box, self.sl_box, self.transport_box):
+            box.refresh(self.fabric)
+        self.cc_box.refresh(self.fabric, self.model_box.currentText())
+
+    def _changed(self, event: Any) -> None:
+        if needs_refresh(event):
+            self._refresh_pickers()
         if self.result is not None and self.result_fabric is not None:
             self._note("changed", "the design changed since: run again")
 
@@ -280,7 +299,8 @@ class TrafficDock(QtWidgets.QDockWidget):
         model = self.model_box.currentText()     # max-min is one steady-state frame: duration unread
         duration = parse_duration(self.duration_edit.text()) if model == "fluid" else 10e-3
         return RunChoice(self.spec(), model, self.routing_box.currentText(), self.engine_box.currentText(),
-                         duration, self.seed_box.value(), self.partition_box.value(), self.sl_box.value())
+                         duration, self.seed_box.value(), self.partition_box.value(), self.sl_box.value(),
+                         self.transport_box.value(), self.cc_box.value())
 
     def run(self) -> bool:
         """Start a run in the worker with the current controls (False when one is running or
@@ -414,7 +434,7 @@ class TrafficDock(QtWidgets.QDockWidget):
             raise FabricError("traffic: adopt needs a run with frames")
         if self._own_controls is None:          # the user's settings come back after the lesson
             self._own_controls = self.controls()
-        self.configure(**{**controls, "model": result.model})
+        self.configure(**{"transport": "default", **controls, "model": result.model})
         if self._running is not None:          # its result is ignored when it arrives
             self.document.jobs.cancel("traffic")
             self._finish()
@@ -448,7 +468,7 @@ class TrafficDock(QtWidgets.QDockWidget):
             text += f" · {s['paused_link_count']} link(s) paused"
         if getattr(res, "refused", ()):         # flows the partition does not allow
             text += f" · {refused_line(res.refused, f)}"
-        text += vl_note(res)
+        text += vl_note(res) + (f" · {transport_line(s)}" if "transport" in s else "")
         left = left_out_line(getattr(res, "left_out", ()))
         if left:                               # the run covers the reachable part; say who is not in it
             text += f" · {left}"
@@ -470,7 +490,8 @@ class TrafficDock(QtWidgets.QDockWidget):
         return {"workload": self.workload_box.currentText(), "arg": self.arg_edit.text(),
                 "model": self.model_box.currentText(), "routing": self.routing_box.currentText(),
                 "engine": self.engine_box.currentText(), "duration": self.duration_edit.text(),
-                "seed": self.seed_box.value(), "partition": self.partition_box.value(), "sl": self.sl_box.choice()}
+                "seed": self.seed_box.value(), "partition": self.partition_box.value(), "sl": self.sl_box.choice(),
+                "transport": self.transport_box.value() or "default", "cc": self.cc_box.currentData()}
 
     def clear(self) -> None:
         """Forget the run (the window opened another design); controls a lesson set (adopt)
@@ -478,12 +499,14 @@ class TrafficDock(QtWidgets.QDockWidget):
         own, self._own_controls = self._own_controls, None
         if own is not None:
             self.partition_box.refresh(self.fabric)
+            self.transport_box.refresh(self.fabric)
             if not self.partition_box.has(own.get("partition", "")):
                 own.pop("partition")                 # the user's partition is not in this design
+            if not self.transport_box.fits(own.get("transport")):
+                own.pop("transport")                 # the other technology's transport
             self.configure(**own)
         self.set_playing(False)
-        self.partition_box.refresh(self.fabric)
-        self.sl_box.refresh(self.fabric)
+        self._refresh_pickers()
         self.result = self.result_fabric = self._shown = None
         self._pending = False
         self.scale = None
@@ -500,30 +523,11 @@ class TrafficDock(QtWidgets.QDockWidget):
     # ------------------------------------------------------------------ left-out hosts
     def _list_left_out(self, left_out) -> None:
         """One row per host left out of the run (hidden when none)."""
-        box = self.left_out_list
-        box.blockSignals(True)
-        box.clear()
-        items = list(left_out)
-        for u in items[:LEFT_OUT_ROWS]:
-            row = QtWidgets.QListWidgetItem(f"{u.name} — {u.reason}")
-            row.setData(QtCore.Qt.ItemDataRole.UserRole, int(u.device))
-            box.addItem(row)
-        if len(items) > LEFT_OUT_ROWS:
-            more = QtWidgets.QListWidgetItem(f"… and {len(items) - LEFT_OUT_ROWS:,} more")
-            more.setFlags(QtCore.Qt.ItemFlag.NoItemFlags)
-            box.addItem(more)
-        box.blockSignals(False)
-        box.setVisible(bool(items))
+        self.left_out_list.show_hosts(left_out)
 
     def left_out_rows(self) -> list[str]:
         """The left-out list's rows as shown."""
-        return [self.left_out_list.item(k).text() for k in range(self.left_out_list.count())]
-
-    def _left_out_picked(self) -> None:
-        ids = [int(it.data(QtCore.Qt.ItemDataRole.UserRole)) for it in self.left_out_list.selectedItems()
-               if it.data(QtCore.Qt.ItemDataRole.UserRole) is not None]
-        if ids:
-            self.select_hosts.emit(sorted(ids))
+        return self.left_out_list.rows()
 
     # ------------------------------------------------------------------ frames
     def set_frame(self, k: int) -> None:

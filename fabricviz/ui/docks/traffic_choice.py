@@ -32,6 +32,8 @@ class RunChoice:
     seed: int
     partition: str = ""   # InfiniBand partition name ("": the Default partition)
     sl: int | None = None  # every flow's SL (None: the SM's path SL)
+    transport: str | None = None  # ib | roce-gbn | roce-ooo (None: the NICs' default)
+    cc: str | None = None  # a RoCE fluid run's congestion control, dcqcn | none (None: the default, DCQCN)
 
     def args(self, fabric: Fabric) -> tuple:
         """``run_traffic``'s positional arguments; :meth:`kwargs` has the rest (the partition)."""
@@ -39,8 +41,8 @@ class RunChoice:
                 self.engine, self.duration_s, self.seed)
 
     def kwargs(self) -> dict[str, Any]:
-        """``run_traffic``'s keyword arguments of the choice: the InfiniBand partition and SL."""
-        return {"partition": self.partition or None, "sl": self.sl}
+        """``run_traffic``'s keyword arguments of the choice: InfiniBand partition and SL, transport, CC."""
+        return {"partition": self.partition or None, "sl": self.sl, "transport": self.transport, "cc": self.cc}
 
     def route_label(self, tech: str) -> str:
         """The routing that runs: default resolved; on InfiniBand static routes, the SM engine."""
