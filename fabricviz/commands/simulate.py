@@ -159,7 +159,9 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p.add_argument("--same-hash", action="store_true",
                    help="ECMP: same hash seed on every switch (shows polarization)")
     p.add_argument("--model", choices=("maxmin", "fluid"), default="maxmin")
-    p.add_argument("--duration", default="10ms", help="fluid run length (default 10ms)")
+    p.add_argument("--duration", default="10ms",
+                   help="fluid run length (default 10ms); a run whose flows all have sizes ends when the last "
+                        "one finishes")
     p.add_argument("--dcqcn", choices=("paper", "nvidia"),
                    help="RoCE fluid runs: DCQCN parameters, the SIGCOMM'15 paper's or the ConnectX firmware "
                         "defaults (default: the design's roce.dcqcn setting, else nvidia)")
@@ -206,7 +208,7 @@ def _run(args: argparse.Namespace) -> int:
     from ..loaders import load_any
     from ..sim.compare import run_workload
     from ..sim.flows_csv import load_flows, save_flow_results, save_link_results
-    from ..sim.fluid import text_progress
+    from ..sim.progress import text_progress
     from ..sim.reach import fabric_tech, host_reach
     from ..sim.run import partition_reach
     from ..sim.summary import format_summary
@@ -229,7 +231,7 @@ def _run(args: argparse.Namespace) -> int:
             res = run_workload(fabric, flows, args.model, duration, args.seed, args.routing,
                                args.engine or "minhop",
                                progress, same_seed=args.same_hash, reach=reach, fluid=fluid_params(fabric, args),
-                               transport=args.transport)
+                               transport=args.transport, stop_when_done=True)
     warning = left_out_warning(res)
     if warning:
         print(warning, file=sys.stderr)

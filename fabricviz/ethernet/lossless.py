@@ -126,6 +126,9 @@ def lossless_plan(fabric: "Fabric", *, mtu: int | None = None, method: str | Non
         share = b.alpha * max(b.shared_pool, 0.0) / (1 + b.alpha) if b.known else np.inf
         xoff[sel] = np.minimum(1.25 * kmax[sel], share)
     xon = np.where(mask, np.maximum(xoff - 2 * s.mtu, 0.0), 0.0)
+    if s.pfc:                                  # the design's fixed thresholds (meta.roce.pfc)
+        xoff = np.where(mask, s.pfc["xoff"], 0.0)
+        xon = np.where(mask, s.pfc.get("xon", max(s.pfc["xoff"] - 2 * s.mtu, 0.0)), 0.0)
     return LosslessPlan(mtu=s.mtu, method=s.method, priorities=s.priorities, lossless=mask,
                         gbps=gbps, cable_m=cable_m, medium=medium, headroom_bytes=head,
                         xoff_bytes=xoff, xon_bytes=xon, ecn_kmin_bytes=kmin, ecn_kmax_bytes=kmax,

@@ -54,15 +54,20 @@ class GoBackN:
         self.retransmitted = np.zeros(n_flows)
         self.high = np.zeros(n_flows)          # highest byte sent so far
 
-    def deliver(self, got: np.ndarray) -> np.ndarray:
-        """Bytes arriving at each receiver → the in-order part (goodput); the rest is discarded."""
+    def _split(self, got: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Arriving bytes → (in order ahead of a gap, stale behind it, the rest)."""
         good = np.minimum(got, self.good_quota)
         self.good_quota -= good
         rest = got - good
         stale = np.where(self.recovering, rest, np.minimum(rest, self.discard))
         self.discard = np.maximum(self.discard - np.where(self.recovering, 0.0, stale), 0.0)
+        return good, stale, rest - stale
+
+    def deliver(self, got: np.ndarray) -> np.ndarray:
+        """Bytes arriving at each receiver → the in-order part (goodput); the rest is discarded."""
+        good, stale, rest = self._split(got)
         self.discarded += stale
-        return good + rest - stale
+        return good + rest
 
     def lose(self, dropped: np.ndarray, ahead: np.ndarray, nak_at: np.ndarray) -> None:
         """Flows that lost ``dropped`` bytes this tick; ``ahead``: their bytes still in flight at or
@@ -77,6 +82,17 @@ class GoBackN:
         clean = fresh & (self.discard <= 0)                  # nothing stale ahead: trust what is ahead
         self.good_quota = np.where(clean, np.maximum(self.good_quota, ahead), self.good_quota)
         self.good_quota = np.where(hit, np.minimum(self.good_quota, ahead), self.good_quota)
+        self.nak_at = np.where(fresh, nak_at, self.nak_at)
+        self.recovering |= fresh
+
+    def reorder(self, hit: np.ndarray, ahead: np.ndarray, nak_at: np.ndarray) -> None:
+        """Flows whose packets now overtake their own (a multipath move): only ``ahead`` bytes (the
+        old path's, still in flight) arrive in order; what overtakes them is thrown away until the
+        sender, told at ``nak_at``, goes back. Nothing is lost on the wire."""
+        fresh = hit & ~self.recovering
+        if not fresh.any():
+            return
+        self.good_quota = np.where(fresh, np.where(self.discard <= 0, ahead, 0.0), self.good_quota)
         self.nak_at = np.where(fresh, nak_at, self.nak_at)
         self.recovering |= fresh
 
@@ -96,3 +112,66 @@ class GoBackN:
         seq = seq + pulled
         self.high = np.maximum(self.high, seq)
         return seq
+
+
+class GoBackNEveryNak(GoBackN):
+    """Go-back-N whose receiver NAKs every out-of-sequence packet (htsim_roce's RoceSink), where
+    :class:`GoBackN`'s NAKs once per sequence error: each NAK that reaches the sender rewinds it
+    again, so the resent bytes already in flight become duplicates the receiver throws away.
+
+    Bytes are counted, not numbered: a duplicate and the copy it repeats are interchangeable,
+    so at each rewind every resent byte in flight counts as the duplicate (``dup``) and what the
+    sender sends next as the copy that lands. Duplicates trigger no NAK (they are behind the
+    receiver's expected sequence number); stale bytes (``discard``, sent past the gap before the
+    first rewind) do. The caller schedules the NAKs (:meth:`schedule`) with each flow's delay back
+    to its sender, in ticks; :meth:`rewind_due` applies those due at a tick."""
+
+    def __init__(self, n_flows: int, ring_ticks: int = 4096) -> None:
+        super().__init__(n_flows)
+        self.dup = np.zeros(n_flows)
+        self.naks = np.zeros(n_flows, bool)             # NAKed this tick
+        self.ring = np.zeros((ring_ticks, n_flows), bool)
+        self.nak_count = np.zeros(n_flows, np.int64)
+        self.stale_bytes = np.zeros(n_flows)           # thrown away past a gap (each one NAKed)
+        self.dup_bytes = np.zeros(n_flows)             # thrown away as copies of what had arrived
+
+    def deliver(self, got: np.ndarray) -> np.ndarray:
+        good, stale, rest = self._split(got)
+        dup = np.minimum(rest, self.dup)
+        self.dup -= dup
+        self.discarded += stale + dup
+        self.stale_bytes += stale
+        self.dup_bytes += dup
+        self.naks = stale > 0
+        self.nak_count += self.naks
+        return rest - dup + good
+
+    def schedule(self, tick: int, flows: np.ndarray, delay_ticks: np.ndarray) -> None:
+        """The NAKs of ``flows`` (this tick's, :attr:`naks`) reach their senders ``delay_ticks``
+        (≥ 1 each) later."""
+        d = np.clip(np.asarray(delay_ticks), 1, len(self.ring) - 1).astype(np.int64)
+        self.ring[(tick + d) % len(self.ring), flows] = True
+
+    def rewind_due(self, tick: int, t: float, delivered: np.ndarray, seq: np.ndarray,
+                   in_flight: np.ndarray) -> np.ndarray:
+        """Senders with a NAK arriving now go back to what arrived in order (+ what is still coming
+        in order); returns the new ``seq``."""
+        # the counters describe bytes in flight: never more than there are
+        over = np.maximum(self.good_quota + self.discard + self.dup - in_flight, 0.0)
+        cut = np.minimum(over, self.dup)
+        self.dup -= cut
+        cut2 = np.minimum(over - cut, self.discard)
+        self.discard -= cut2
+        self.good_quota = np.maximum(self.good_quota - (over - cut - cut2), 0.0)
+        slot = tick % len(self.ring)
+        first = self.recovering & (self.nak_at <= t + 1e-15)
+        again = self.ring[slot] & ~self.recovering
+        self.ring[slot] = False
+        if not (first.any() or again.any()):
+            return seq
+        self.recovering &= ~first
+        self.nak_at[first] = np.inf
+        rest = np.maximum(in_flight - self.good_quota, 0.0)
+        self.discard = np.where(first, rest, self.discard)
+        self.dup = np.where(first, 0.0, np.where(again, np.maximum(rest - self.discard, 0.0), self.dup))
+        return np.where(first | again, np.minimum(delivered + self.good_quota, seq), seq)

@@ -49,10 +49,18 @@ def pause_response_s(gbps: np.ndarray) -> np.ndarray:
         return np.where(g > 0, bt / (g * 1e9), 0.0)
 
 
-def dynamic_xoff(xoff: np.ndarray, held_in_switch: np.ndarray, params: PfcParams) -> np.ndarray:
+def dynamic_xoff(xoff: np.ndarray, held_in_switch: np.ndarray, params: PfcParams,
+                 pool: np.ndarray | None = None, alpha: np.ndarray | None = None) -> np.ndarray:
     """Broadcom-style dynamic threshold (HPCC-ns3's MMU): an ingress pauses at
     min(XOFF, α · free shared buffer), so many congested ingress ports of one switch
-    share its buffer instead of each holding a full XOFF."""
+    share its buffer instead of each holding a full XOFF. ``pool``/``alpha`` per element (the
+    switch's own shared pool and α, from the lossless plan) replace ``params``' where given
+    (NaN: the params' value)."""
+    if pool is not None and alpha is not None:
+        base = np.inf if params.shared_buffer is None else params.shared_buffer
+        p = np.where(np.isnan(pool), base, pool)
+        a = np.where(np.isnan(alpha), params.alpha, alpha)
+        return np.minimum(xoff, np.where(np.isfinite(p), a * np.maximum(p - held_in_switch, 0.0), np.inf))
     if params.shared_buffer is None:
         return xoff
     return np.minimum(xoff, params.alpha * np.maximum(params.shared_buffer - held_in_switch, 0.0))

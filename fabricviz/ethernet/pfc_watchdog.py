@@ -88,17 +88,24 @@ class PfcWatchdog:
 
 def deadlocked(paused: np.ndarray, e_link: np.ndarray, prev_link: np.ndarray, has_prev: np.ndarray,
                held: np.ndarray, xoff: np.ndarray, xon: np.ndarray, dst_dev: np.ndarray,
-               xoff_at: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+               xoff_at: Callable[[np.ndarray, np.ndarray], np.ndarray],
+               by_link: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Per link: paused for ever (see module doc). ``held``: bytes of each route entry at its
     egress (queued + arriving); ``xoff``/``xon``: the static levels per link (of the ingress it
-    enters); ``xoff_at(xoff, bytes held in the switch)``: the dynamic XOFF."""
+    enters); ``xoff_at(xoff, bytes held in the switch)``: the dynamic XOFF; ``by_link``: the
+    entries with a previous hop sorted by link and each link's start in that order (faster)."""
     n = len(paused)
     dead = paused.copy()
     if not dead.any():
         return dead
-    ing = prev_link[has_prev]
-    on = e_link[has_prev]
-    b = held[has_prev]
+    if by_link is None:                                  # only entries on paused links can be frozen
+        sel = np.flatnonzero(has_prev & dead[e_link])
+    else:
+        order, ptr = by_link
+        lk = np.flatnonzero(dead)
+        cnt = ptr[lk + 1] - ptr[lk]
+        sel = order[np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt) + np.repeat(ptr[lk], cnt)]
+    ing, on, b = prev_link[sel], e_link[sel], held[sel]
     n_dev = int(dst_dev.max(initial=-1)) + 1
     while True:
         waiting = np.bincount(ing, weights=np.where(dead[on], b, 0.0), minlength=n)   # per ingress
@@ -111,6 +118,22 @@ def deadlocked(paused: np.ndarray, e_link: np.ndarray, prev_link: np.ndarray, ha
         dead = keep
 
 
+def _has_cycle(src: np.ndarray, dst: np.ndarray, n: int) -> bool:
+    """Whether the directed graph of edges src → dst on n nodes has a cycle (Kahn's peeling)."""
+    keep = src != dst
+    if not keep.all():
+        return True
+    indeg = np.bincount(dst, minlength=n)
+    alive = np.ones(len(src), bool)
+    while True:
+        free = indeg[src] == 0
+        gone = alive & free
+        if not gone.any():
+            return bool(alive.any())
+        alive &= ~gone
+        indeg = np.bincount(dst[alive], minlength=n)
+
+
 class DeadlockLog:
     """What a fluid run records of PFC deadlocks: when one set in, when it was broken, the links
     paused for good and the flows with bytes frozen on them."""
@@ -121,6 +144,11 @@ class DeadlockLog:
         self.e_link, self.e_flow, self.prev_link, self.has_prev = e_link, e_flow, prev_link, has_prev
         self.dst_dev, self.xoff, self.xon, self.xoff_at = dst_dev, xoff, xon, xoff_at
         self.links = np.zeros(len(xoff), bool)
+        hp = np.flatnonzero(has_prev)
+        order = hp[np.argsort(e_link[hp], kind="stable")]
+        self.by_link = (order, np.concatenate([[0], np.cumsum(np.bincount(e_link[order], minlength=len(xoff)))]))
+        # a pause can only last for ever around a cycle of buffer dependencies (link → next link)
+        self.possible = _has_cycle(prev_link[hp], e_link[hp], len(xoff))
         self.flows = np.zeros(n_flows, bool)
         self.since_s = np.nan
         self.cleared_s = np.nan
@@ -129,7 +157,8 @@ class DeadlockLog:
     def tick(self, paused: np.ndarray, held: np.ndarray, t: float) -> None:
         """After a tick ending at ``t``: ``paused`` transmitters, ``held`` bytes per route entry."""
         dead = deadlocked(paused, self.e_link, self.prev_link, self.has_prev, held, self.xoff, self.xon,
-                          self.dst_dev, self.xoff_at) if paused.any() else paused
+                          self.dst_dev, self.xoff_at, self.by_link) if self.possible and paused.any() \
+            else np.zeros_like(paused)
         now = bool(dead.any())
         if now:
             self.links |= dead

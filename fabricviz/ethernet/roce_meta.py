@@ -3,13 +3,17 @@
 ``meta["roce"]`` is a plain JSON object (all keys optional)::
 
     {"mtu": 9216, "priorities": [3], "method": "ieee", "dcqcn": "nvidia",
-     "ecn": {"kmin": 150000, "kmax": 1500000, "pmax": 0.1}}
+     "ecn": {"kmin": 150000, "kmax": 1500000, "pmax": 0.1}, "pfc": {"xoff": 144000, "xon": 99000}}
 
 * ``mtu``: the largest frame on a lossless port, bytes (the switch port MTU; 1500 … 9216);
 * ``priorities``: the lossless 802.1p priorities (PFC enabled), distinct, 0 … 7;
 * ``method``: headroom sizing, ``ieee`` (802.1Qbb/802.3 worst case) or ``nvidia`` (rule of thumb);
 * ``dcqcn``: the DCQCN parameter preset, ``nvidia`` (ConnectX firmware defaults) or ``paper``;
-* ``ecn``: an override of the per-speed RED thresholds (bytes, bytes, probability 0 … 1).
+* ``ecn``: an override of the per-speed RED thresholds (bytes, bytes, probability 0 … 1);
+* ``pfc``: fixed PFC thresholds for every lossless port and priority, bytes held at the ingress:
+  pause at ``xoff``, resume at ``xon`` (default XOFF − 2 MTU) — a switch configured with static
+  thresholds, or another simulator's queues (htsim: 15 packets); without it the plan derives them
+  from the switch part's buffer.
 
 Explicit arguments (the CLI's ``--mtu`` …) win over the design's values. A bad design value
 raises :class:`RoceMetaError`, which names its field (``meta.roce.priorities``) so a command can
@@ -28,7 +32,8 @@ DEFAULT_METHOD = "ieee"
 DEFAULT_DCQCN = "nvidia"
 METHODS = ("ieee", "nvidia")
 DCQCN_PRESETS = ("nvidia", "paper")
-KEYS = ("mtu", "priorities", "method", "dcqcn", "ecn")
+KEYS = ("mtu", "priorities", "method", "dcqcn", "ecn", "pfc")
+PFC_KEYS = ("xoff", "xon")
 ECN_KEYS = ("kmin", "kmax", "pmax")
 
 
@@ -61,6 +66,7 @@ class RoceSettings:
     method: str = DEFAULT_METHOD
     dcqcn: str = DEFAULT_DCQCN
     ecn: dict[str, float] = field(default_factory=dict)
+    pfc: dict[str, float] = field(default_factory=dict)
 
 
 def check_mtu(mtu: Any) -> int:
@@ -121,6 +127,21 @@ def check_ecn(ecn: Any) -> dict[str, float]:
     return out
 
 
+def check_pfc(pfc: Any) -> dict[str, float]:
+    if not isinstance(pfc, Mapping) or "xoff" not in pfc:
+        raise ValueError(f"pfc {pfc!r}: an object with xoff and optionally xon (bytes)")
+    out: dict[str, float] = {}
+    for k, v in pfc.items():
+        if k not in PFC_KEYS:
+            raise ValueError(f"pfc: unknown key {k!r} (known: {', '.join(PFC_KEYS)})")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+            raise ValueError(f"pfc {k} {v!r}: a number of bytes > 0")
+        out[k] = float(v)
+    if "xon" in out and out["xon"] >= out["xoff"]:
+        raise ValueError(f"pfc xon {out['xon']:g} not below xoff {out['xoff']:g}")
+    return out
+
+
 def check_roce(value: Any) -> RoceSettings:
     """Check a ``meta["roce"]`` value (None: all defaults); :class:`RoceMetaError` names the
     bad field."""
@@ -138,7 +159,8 @@ def check_roce(value: Any) -> RoceSettings:
                         priorities=_checked("priorities", check_priorities,
                                             value.get("priorities", DEFAULT_PRIORITIES)),
                         method=_checked("method", check_method, value.get("method", DEFAULT_METHOD)),
-                        dcqcn=str(dcqcn), ecn=_checked("ecn", check_ecn, value.get("ecn", {})))
+                        dcqcn=str(dcqcn), ecn=_checked("ecn", check_ecn, value.get("ecn", {})),
+                        pfc=_checked("pfc", check_pfc, value["pfc"]) if "pfc" in value else {})
 
 
 def roce_settings(meta: Mapping[str, Any], *, mtu: int | None = None, method: str | None = None,
@@ -149,7 +171,7 @@ def roce_settings(meta: Mapping[str, Any], *, mtu: int | None = None, method: st
     return RoceSettings(mtu=s.mtu if mtu is None else check_mtu(mtu),
                         priorities=s.priorities if priorities is None else check_priorities(priorities),
                         method=s.method if method is None else check_method(method),
-                        dcqcn=s.dcqcn, ecn=s.ecn)
+                        dcqcn=s.dcqcn, ecn=s.ecn, pfc=s.pfc)
 
 
 def to_meta(s: RoceSettings) -> dict[str, Any]:
@@ -158,6 +180,8 @@ def to_meta(s: RoceSettings) -> dict[str, Any]:
                            "dcqcn": s.dcqcn}
     if s.ecn:
         out["ecn"] = dict(s.ecn)
+    if s.pfc:
+        out["pfc"] = dict(s.pfc)
     return out
 
 

@@ -23,6 +23,7 @@ from ..model import SWITCH_KINDS, Fabric, FabricError, LinkRate
 from ..model.fabric import KIND_CODE
 from .engine import SimResult, fabric_tech, roce_fluid, simulate
 from .reach import Reach, host_reach
+from .units import ParamError
 from .workloads import Flows, make_workload
 
 TECH_TITLES = {"ib": "InfiniBand", "roce": "RoCE"}
@@ -38,20 +39,23 @@ METRICS: tuple[tuple[str, str, str, str], ...] = (
     ("max_paused_fraction", "Max paused fraction", "%", "delta"),
     ("max_queue_bytes", "Max queue", "KB", "ratio"),
 )
+#: The table's last row: each side's transport (:mod:`.transport`), e.g. ``ib | roce-gbn``.
+TRANSPORT_ROW = "Transport"
 
 
 def run_workload(fabric: Fabric, flows: Flows, model: str, duration_s: float, seed: int,
                  routing: str | None = None, engine: str = "minhop",
                  progress: Callable[[float], None] | None = None, fluid=None,
                  same_seed: bool = False, reach: Reach | None = None, sm: Any = None,
-                 transport: str | None = None) -> SimResult:
+                 transport: str | None = None, stop_when_done: bool = False) -> SimResult:
     """``flows`` over ``fabric`` as ``fabricviz simulate`` runs them: on InfiniBand with
     static routing the subnet manager's LFTs from ``engine`` (``dmodk``: the built-in walk);
     ``fluid`` (FluidParams) overrides the fluid model's defaults; ``same_seed``: one ECMP hash
     seed on every switch. Hosts out of reach are left out (``reach``: default, who the
     subnet manager's sweep, or the main Ethernet island, reaches). ``sm``: the SM's routing
     of this very fabric with ``engine`` when the caller already has it (the GUI's routing
-    cache), instead of routing again."""
+    cache), instead of routing again. ``stop_when_done``: a fluid run of sized flows ends with
+    the last one."""
     provider = None
     tech = fabric_tech(fabric)
     if tech == "ib" and routing in (None, "static") and engine != "dmodk":
@@ -63,7 +67,7 @@ def run_workload(fabric: Fabric, flows: Flows, model: str, duration_s: float, se
         reach = host_reach(fabric, tech, subnet=sm.subnet) if reach is None else reach
     return simulate(fabric, flows, routing, model, duration_s, seed, same_seed, provider=provider,
                     progress=progress if model == "fluid" else None, fluid=fluid, reach=reach,
-                    sm=sm if provider is not None else None, transport=transport)
+                    sm=sm if provider is not None else None, transport=transport, stop_when_done=stop_when_done)
 
 
 def map_flows(flows: Flows, src: Fabric, dst: Fabric) -> Flows:
@@ -107,6 +111,11 @@ class TechRun:
 
     def value(self, key: str) -> float | int | None:
         return getattr(self, key)
+
+    @property
+    def transport(self) -> str:
+        """The transport the run assumed (ib | roce-gbn | roce-ooo)."""
+        return self.result.transport.transport if self.result.transport is not None else ""
 
 
 def parts_label(fabric: Fabric, most: int = 2) -> str:
@@ -173,17 +182,18 @@ class TechComparison:
         return b / a if a else None
 
     def rows(self) -> list[tuple[str, str, str, str]]:
-        """(label with unit, InfiniBand, RoCE, difference) as display text."""
+        """(label with unit, InfiniBand, RoCE, difference) as display text; the transports last."""
         out = []
         for key, label, unit, kind in METRICS:
             a, b, d = self.ib.value(key), self.roce.value(key), self.difference(key)
             head = f"{label} ({unit})" if unit and unit != "%" else label
             out.append((head, _fmt(key, a), _fmt(key, b), _fmt_diff(key, kind, d)))
-        return out
+        return out + [(TRANSPORT_ROW, self.ib.transport, self.roce.transport, "–")]
 
     def to_dict(self) -> dict[str, Any]:
         side = lambda r: {"title": r.title, "fabric": r.fabric.name, "twin": r.is_twin,  # noqa: E731
                           **{k: r.value(k) for k, *_ in METRICS}, "max_queue_link": r.max_queue_link,
+                          "transport": r.transport,
                           "summary": r.summary}
         fl = self.roce.result.fluid
         return {"workload": self.workload, "model": self.model, "duration_s": self.duration_s,
@@ -279,16 +289,22 @@ def explain(ib: TechRun, roce: TechRun) -> tuple[str, ...]:
 
 def compare_techs(fabric: Fabric, workload_spec: str, model: str, duration_s: float, seed: int = 0,
                   progress: Callable[[float], None] | None = None, engine: str = "minhop",
-                  over: str = "auto", other: Fabric | None = None, dcqcn: str | None = None) -> TechComparison:
+                  over: str = "auto", other: Fabric | None = None, dcqcn: str | None = None,
+                  transport: str | None = None) -> TechComparison:
     """Run ``workload_spec`` on ``fabric`` and on its twin (see module doc).
 
     ``dcqcn``: the RoCE side's DCQCN preset (paper | nvidia; None: the RoCE design's own
-    setting, else nvidia — ConnectX defaults, so the comparison is fair).
+    setting, else nvidia — ConnectX defaults, so the comparison is fair). ``transport``
+    (ib | roce-gbn | roce-ooo) applies to the side of its technology; the other side, or both
+    when None, runs its own default (InfiniBand ``ib``, RoCE what its NIC parts give).
 
     ``other`` passes a twin built already (the GUI shows it while the runs go);
     ``progress(x)`` gets 0..1 over both runs.
     """
+    from .transport import TRANSPORTS
     from .twin import twin
+    if transport is not None and transport not in TRANSPORTS:
+        raise ParamError("transport", transport, f"is not one of {', '.join(TRANSPORTS)}")
     given = "ib" if fabric_tech(fabric) == "ib" else "roce"
     flows = make_workload(fabric, workload_spec, seed=seed, over=over)
     if other is None:
@@ -299,12 +315,15 @@ def compare_techs(fabric: Fabric, workload_spec: str, model: str, duration_s: fl
         return None if progress is None else (lambda x: progress(lo + 0.5 * min(max(x, 0.0), 1.0)))
     def fluid(f: Fabric):
         return roce_fluid(f, dcqcn) if model == "fluid" and fabric_tech(f) != "ib" else None
+
+    def own(f: Fabric) -> str | None:          # the transport asked for, on its technology's side
+        return transport if transport is not None and (transport == "ib") == (fabric_tech(f) == "ib") else None
     first = run_workload(fabric, flows, model, duration_s, seed, engine=engine, progress=part(0.0),
-                         fluid=fluid(fabric))
+                         fluid=fluid(fabric), transport=own(fabric))
     if progress is not None:
         progress(0.5)
     second = run_workload(other, other_flows, model, duration_s, seed, engine=engine, progress=part(0.5),
-                          fluid=fluid(other))
+                          fluid=fluid(other), transport=own(other))
     if progress is not None:
         progress(1.0)
     a = _side(given, fabric, first, False)
@@ -331,5 +350,5 @@ def format_comparison(c: TechComparison) -> str:
     return "\n".join(head + table + [""] + [f"- {line}" for line in c.lines])
 
 
-__all__ = ["METRICS", "TECH_TITLES", "TechComparison", "TechRun", "compare_techs", "explain",
+__all__ = ["METRICS", "TECH_TITLES", "TRANSPORT_ROW", "TechComparison", "TechRun", "compare_techs", "explain",
            "format_comparison", "map_flows", "parts_label", "run_workload"]

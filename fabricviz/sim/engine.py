@@ -24,7 +24,8 @@ import numpy as np
 
 from ..model import Fabric, FabricError
 from .fct import Completion, completion_times, fct_summary, maxmin_solver
-from .fluid import FluidParams, FluidResult, simulate_fluid
+from .fluid import FluidParams, simulate_fluid
+from .fluid_result import FluidResult
 from .frames import Frame
 from .latency import LatencyParams, flow_latency_ns, flow_nic_ns, link_latency
 from .links import LinkTable, link_table
@@ -273,14 +274,15 @@ def roce_fluid(fabric: Fabric, dcqcn: str | None = None, flow_control: str = "pf
         raise FabricError(f"{getattr(e, 'where', 'meta.roce')}: {e}") from None
     if preset not in PRESETS:
         raise ParamError("dcqcn", preset, f"is not one of {', '.join(PRESETS)}")
-    return FluidParams(cc=cc, flow_control=flow_control, dcqcn_preset=preset, plan=plan)
+    from ..ethernet.pfc import PfcParams
+    return FluidParams(cc=cc, flow_control=flow_control, dcqcn_preset=preset, plan=plan, pfc=PfcParams(mtu=plan.mtu))
 
 
 def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: str = "maxmin",
              duration_s: float = 10e-3, seed: int = 0, same_seed: bool = False,
              fluid: FluidParams | None = None, provider: PathProvider | None = None,
              progress: Callable[[float], None] | None = None, reach: Reach | None = None,
-             sm: Any = None, transport: str | None = None) -> SimResult:
+             sm: Any = None, transport: str | None = None, stop_when_done: bool = False) -> SimResult:
     """Route ``flows`` and share the fabric out (see module doc).
 
     ``maxmin`` keeps only the flows that run together at t=0 (the first step of
@@ -290,6 +292,7 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
     ``fabricviz.ib`` Routing the paths come from (its subnet's QoS tables; its
     ``info["path_sl"]`` gives flows without an SL of their own their path's SL). ``transport``:
     ib | roce-gbn | roce-ooo (None: the design's, :func:`~.transport.default_transport`).
+    ``stop_when_done``: a fluid run of sized flows ends once the last one has finished.
     """
     tech = fabric_tech(fabric)
     routing = routing or ("static" if tech == "ib" else "ecmp")
@@ -353,7 +356,13 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
         return SimResult(tech, routing, model, links, flows, routes, (_frame(links, routes, rate, load),),
                          None, reach.left_out, dropped, refused, part, link_vl, flow_vl, done, eff)
     prm = fluid or (FluidParams(cc="none", flow_control="credit") if tech == "ib" else roce_fluid(fabric))
-    prm = replace(prm, duration_s=duration_s, eta=eff.eta if eff.costly else None)
+    prm = replace(prm, stop_when_done=stop_when_done)
+    if routing == "adaptive" and eff.transport == "roce-gbn":     # flowlets, reordering as it happens
+        from .flowlets import FlowletParams
+        prm = replace(prm, duration_s=duration_s, eta=None,
+                      flowlets=prm.flowlets or FlowletParams(seed=seed, mtu_bytes=prm.pfc.mtu))
+    else:
+        prm = replace(prm, duration_s=duration_s, eta=eff.eta if eff.costly else None)
     arb = plan.arb if plan is not None else None
     fres = simulate_fluid(links, flows, routes, prm, progress,
                           vl=(plan.flow_vl.entry_vl, arb) if plan is not None and arb is not None else None)

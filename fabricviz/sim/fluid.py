@@ -14,7 +14,8 @@ egress queue of that link. Per tick of ``dt``:
    queue (FIFO coupling — the source of HOL blocking and victim flows);
 3. what a hop serves arrives at the next hop one tick later;
 4. per (ingress link) the bytes held downstream set PFC XOFF/XON (hysteresis;
-   XOFF shrinks as the switch's shared buffer fills) or the credit limit for the
+   XOFF shrinks as the switch's shared buffer fills; the pause or resume frame reaches
+   the upstream a tick later, crossing the link like data) or the credit limit for the
    next tick, so pauses spread hop by hop;
 5. egress queues mark ECN (RED), paths combine marks, and DCQCN updates each
    sender with the marking and rate seen τ* ago.
@@ -32,7 +33,10 @@ switch egress queues and recovers by go-back-N (:mod:`fabricviz.ethernet.lossy`)
 ``dcqcn_preset`` picks DCQCN's parameters (paper | nvidia, :mod:`fabricviz.ethernet.dcqcn`;
 None: ``dcqcn`` as given). ``plan`` (a :class:`~fabricviz.ethernet.lossless.LosslessPlan`)
 gives each ingress port its XOFF/XON/headroom and each egress queue its ECN thresholds,
-the very numbers the switch-config export writes; ports the plan leaves out keep the defaults.
+the very numbers the switch-config export writes, and each switch with a known buffer its own
+shared pool and α for the dynamic threshold; ports the plan leaves out keep the defaults.
+``flowlets`` (go-back-N with adaptive routing) runs :mod:`.flowlets`: one sub-path per flow at a
+time, moves at idle gaps, reordering, every NAK.
 
 Output: immutable :class:`~fabricviz.sim.frames.Frame` objects (averages over each frame
 interval) plus per-flow and per-link totals.
@@ -40,7 +44,6 @@ interval) plus per-flow and per-link totals.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -48,11 +51,13 @@ import numpy as np
 
 from ..ethernet.dcqcn import DcqcnParams, dcqcn_preset, dcqcn_step
 from ..ethernet.ecn import EcnParams, ecn_thresholds, path_marking, plan_ecn, red_probability
-from ..ethernet.lossy import GoBackN, suffix_sums, tail_drop
+from ..ethernet.lossy import GoBackN, GoBackNEveryNak, suffix_sums, tail_drop
 from ..ethernet.pfc_watchdog import DeadlockLog, PfcWatchdog, WatchdogParams
 from ..ethernet.pfc import (PfcParams, credit_limit, dynamic_xoff, headroom_bytes, pause_response_s,
                             pfc_update, plan_pfc, xoff_levels)
 from ..model import FabricError
+from .flowlets import FlowletParams, Flowlets
+from .fluid_result import FluidResult
 from .frames import Frame
 from .latency import LatencyParams, flow_latency_ns, flow_nic_ns, link_latency
 from .links import LinkTable
@@ -86,68 +91,17 @@ class FluidParams:
     pfc_watchdog_restore_s: float | None = None  # its restoration time; None: the detection time
     pfc_watchdog_action: str = "drop"    # drop | forward
     eta: np.ndarray | None = None        # per flow: goodput share of what arrives (:mod:`.transport`)
-
-
-@dataclass(frozen=True)
-class FluidResult:
-    frames: tuple[Frame, ...]
-    injected_bytes: np.ndarray      # per flow
-    delivered_bytes: np.ndarray     # per flow
-    in_flight_bytes: np.ndarray     # per flow, at the end
-    finish_s: np.ndarray            # per flow (nan: not finished)
-    max_queue_bytes: np.ndarray     # per link
-    max_ingress_bytes: np.ndarray   # per link: peak bytes held downstream of it
-    paused_fraction: np.ndarray     # per link
-    headroom_exceeded: np.ndarray   # per link (PFC): would have dropped
-    ticks: int
-    begin_s: np.ndarray | None = None      # per flow: when it first sent (nan: never)
-    end_s: float = 0.0                     # time at the end of the run
-    max_queue_s: np.ndarray | None = None  # per link: when its queue peaked
-    link_vl_gbps: np.ndarray | None = None  # [L, 16] steady-part mean Gb/s per link per VL (VL runs only)
-    dcqcn_preset: str = ""                  # the DCQCN parameters the run used
-    dropped_bytes: np.ndarray | None = None        # per flow: lost at full queues (lossy)
-    discarded_bytes: np.ndarray | None = None      # per flow: arrived out of order, thrown away (lossy)
-    retransmitted_bytes: np.ndarray | None = None  # per flow: sent again by go-back-N (lossy)
-    link_dropped_bytes: np.ndarray | None = None   # per link (lossy)
-    deadlock_s: float = float("nan")               # when a PFC deadlock first set in (nan: never)
-    deadlock_cleared_s: float = float("nan")       # when the last one was broken (nan: none, or it lasts)
-    deadlock_links: np.ndarray | None = None       # per link: paused for good at some tick (PFC runs)
-    deadlock_flows: np.ndarray | None = None       # per flow: had bytes frozen on such a link
-    watchdog_storms: np.ndarray | None = None      # per link: PFC storms the watchdog detected
-    watchdog_dropped_bytes: np.ndarray | None = None       # per flow: dropped by the watchdog
-    link_watchdog_dropped_bytes: np.ndarray | None = None  # per link
-    reorder_resent_bytes: np.ndarray | None = None  # per flow: arrived but resent by go-back-N on reordering
-
-    @property
-    def deadlocked(self) -> bool:
-        """A PFC deadlock set in during the run."""
-        return not np.isnan(self.deadlock_s)
-
-    @property
-    def achieved_gbps(self) -> np.ndarray:
-        """Per flow: bytes delivered / time from its first byte sent to its finish (or the run's end)."""
-        if self.begin_s is None:
-            raise ValueError("achieved_gbps needs begin_s (when each flow first sent)")
-        end = np.where(np.isnan(self.finish_s), self.end_s, self.finish_s)
-        span = end - self.begin_s
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r = np.where(span > 0, self.delivered_bytes * 8 / 1e9 / span, 0.0)
-        return np.nan_to_num(r)
-
-    @property
-    def lost_bytes(self) -> float:
-        """injected − delivered − in flight (− dropped − discarded when lossy): what the model lost
-        track of; float rounding (≤ 1e-9 of what was injected) reads 0."""
-        lost = float(np.sum(self.injected_bytes - self.delivered_bytes - self.in_flight_bytes))
-        for extra in (self.dropped_bytes, self.discarded_bytes, self.watchdog_dropped_bytes,
-                      self.reorder_resent_bytes):
-            lost -= float(np.sum(extra)) if extra is not None else 0.0
-        return 0.0 if abs(lost) <= 1e-9 * max(float(np.sum(self.injected_bytes)), 1.0) else lost
+    stop_when_done: bool = False         # end the run once every flow (all sized) has finished
+    flowlets: FlowletParams | None = None  # go-back-N + flowlet adaptive routing (:mod:`.flowlets`)
 
 
 def _waterfill(gid_link: np.ndarray, demand: np.ndarray, cap: np.ndarray, n_links: int) -> np.ndarray:
     """Serve groups of each link round-robin: allocation min(demand, level) with Σ ≤ cap."""
     alloc = np.zeros_like(demand)
+    busy = np.flatnonzero(demand > 0)          # only groups with something to send take part
+    if len(busy) < len(demand) // 2:
+        alloc[busy] = _waterfill(gid_link[busy], demand[busy], cap, n_links)
+        return alloc
     open_ = demand > 0
     rem = cap.copy()
     level = np.zeros(n_links)
@@ -166,6 +120,20 @@ def _waterfill(gid_link: np.ndarray, demand: np.ndarray, cap: np.ndarray, n_link
             return alloc
     alloc[open_] = np.maximum(level[gid_link][open_], 0)
     return alloc
+
+
+def _switch_pools(plan: Any, links: LinkTable) -> tuple[np.ndarray | None, ...]:
+    """Per link, the shared pool and α of the switch it enters (the ingress that pauses) and of the
+    one it leaves (the egress that drops, lossy): the part's own from the lossless plan, NaN where
+    it has none (the PfcParams' then); all None without a plan."""
+    if plan is None:
+        return None, None, None, None
+    n = int(max(links.dst_dev.max(initial=-1), links.src_dev.max(initial=-1))) + 1
+    pool, alpha = np.full(n, np.nan), np.full(n, np.nan)
+    for d, b in plan.switches.items():
+        if b.known and d < n:
+            pool[d], alpha[d] = max(b.shared_pool, 0.0), b.alpha
+    return pool[links.dst_dev], alpha[links.dst_dev], pool[links.src_dev], alpha[links.src_dev]
 
 
 def _watchdog(params: FluidParams, watched: np.ndarray) -> PfcWatchdog | None:
@@ -245,20 +213,34 @@ class FluidSim:
                                                        self.pmax)
             self.xoff, self.xon, self.headroom = plan_pfc(params.plan, links.dst_port, self.xoff, self.xon,
                                                           self.headroom)
-        self.gbn: GoBackN | None = None
+        self.pool_in, self.alpha_in, self.pool_out, self.alpha_out = _switch_pools(params.plan, links)
+        # a NIC fetches from GPU memory only what its transmit queue has room for (a credit, not a
+        # pause): what it keeps queued plus what its port sends in a tick
+        self.pcie_in = links.pcie & (params.flow_control == "pfc")
+        nxt_cap = np.zeros(L)
+        np.maximum.at(nxt_cap, np.where(self.has_prev, self.prev_link, 0)[self.has_prev],
+                      self.cap_bytes[self.e_link[self.has_prev]])
+        self.pcie_room = params.nic_queue_bytes + nxt_cap
+        self.pcie_in &= nxt_cap > 0               # into a NIC that sends on (not the receiver's own hop)
+        self.gbn: GoBackN | None = GoBackN(F) if params.flow_control == "lossy" else None
+        self.fl: Flowlets | None = None
+        if params.flowlets is not None:          # every hop takes a tick here: that is its base delay
+            nic = self.first + links.pcie[self.e_link[self.first]]      # the NIC link's entry
+            self.gbn = GoBackNEveryNak(F, ring_ticks=int(hops.max(initial=1)) + 2)   # a NAK: a tick per hop
+            queue = np.maximum(self.xoff - params.pfc.mtu, params.pfc.mtu)     # held before the pause
+            self.fl = Flowlets(routes, nic, params.dt_s, links.gbps * 1e9 / 8, queue, params.flowlets)
+        self.link_dropped = np.zeros(L)
         if params.flow_control == "lossy":
-            self.gbn = GoBackN(F)
             # switch egress queues drop; a NIC's own queue (first hop, or after its PCIe hop) never does
             self.droppable = self.has_prev & ~links.pcie[self.e_link] & \
                 ~links.pcie[np.where(self.has_prev, self.prev_link, 0)]
-            self.link_dropped = np.zeros(L)
         # the watchdog watches switch egress queues (not a NIC's own, nor one behind its PCIe hop)
         self.wd_entries = self.has_prev & ~links.pcie[self.e_link] & \
             ~links.pcie[np.where(self.has_prev, self.prev_link, 0)]
         self.wd = _watchdog(params, np.bincount(self.e_link, weights=self.wd_entries, minlength=L) > 0)
         self.wd_dropped, self.wd_link_dropped = np.zeros(F), np.zeros(L)
         self.dl = DeadlockLog(self.e_link, self.e_flow, self.prev_link, self.has_prev, links.dst_dev, self.xoff,
-                              self.xon, lambda x, h: dynamic_xoff(x, h, params.pfc), F) \
+                              self.xon, lambda x, h: dynamic_xoff(x, h, params.pfc, self.pool_in, self.alpha_in), F) \
             if params.flow_control == "pfc" else None
         self.tx_paused = np.zeros(L, bool)
         self.nic_tx, self.nic_rx = flow_nic_ns(links, routes, params.latency)
@@ -268,12 +250,14 @@ class FluidSim:
         self.finite = np.isfinite(flows.bytes)
         self.n_dev = int(links.dst_dev.max(initial=-1)) + 1
         self.prev_has = self.prev_link[self.has_prev]
+        self.prev_bin = np.where(self.has_prev, self.prev_link, L)   # first hops count in a spare bin
         # state
         self.t = 0.0
         self.ticks = 0
         self.q = np.zeros(E)
         self.arrive = np.zeros(E)            # bytes arriving at each entry next tick
         self.paused = np.zeros(L, bool)
+        self.pfc_sent = np.zeros(L, bool)       # the pause state each downstream last sent
         self.acc_paused = np.zeros(L, bool)     # paused at any tick since the last frame
         self.credit = np.full(L, np.inf)
         init = self.line_gbps.copy() if params.init_gbps is None else \
@@ -322,11 +306,12 @@ class FluidSim:
         prm, L, dt = self.prm, self.L, self.prm.dt_s
         offer = self._offer()
         self.begin[np.isnan(self.begin) & (offer > 0)] = self.t
-        inj = offer[self.routes.flow] * self.routes.frac * 1e9 / 8 * dt        # bytes per sub-path
+        split = self.routes.frac if self.fl is None else self.fl.weights()
+        inj = offer[self.routes.flow] * split * 1e9 / 8 * dt        # bytes per sub-path
         arr = self.arrive.copy()
         arr[self.first] += inj
         avail = self.q + arr
-        if self.gbn is not None:
+        if prm.flow_control == "lossy":
             avail = self._tail_drop(arr, avail)
         # link service this tick
         vlf = self.vl
@@ -334,6 +319,9 @@ class FluidSim:
             avail = self._watchdog_drop(avail)
         tx_paused = self.paused if self.wd is None else self.paused & ~self.wd.storm
         cap = np.where(tx_paused, 0.0, self.cap_bytes)
+        if self.pcie_in.any():
+            room = np.maximum(self.pcie_room - getattr(self, "_ingress", np.zeros(L)), 0.0)
+            cap = np.where(self.pcie_in, np.minimum(cap, room), cap)
         if prm.flow_control == "credit":
             cap = self.cap_bytes if vlf is not None else np.minimum(cap, self.credit)
         gdem = np.bincount(self.gid, weights=avail, minlength=len(self.g_link))
@@ -381,32 +369,34 @@ class FluidSim:
         self.delivered += got
         served_link = np.bincount(self.e_link, weights=serve, minlength=L)
         # backpressure for the next tick
-        ingress = np.bincount(self.prev_has, weights=self.q[self.has_prev]
-                              + self.arrive[self.has_prev], minlength=L)
+        held_e = self.q + self.arrive                  # bytes of each entry still in the fabric
+        ingress = np.bincount(self.prev_bin, weights=held_e, minlength=L + 1)[:L]
         self.max_ingress = np.maximum(self.max_ingress, ingress)
         self._ingress = ingress
         if prm.flow_control == "pfc":
             dst = self.links.dst_dev
             held = np.bincount(dst, weights=ingress, minlength=self.n_dev)
-            xoff = dynamic_xoff(self.xoff, held[dst], prm.pfc)
-            self.paused = pfc_update(self.paused, ingress, xoff, prm.pfc, xoff - (self.xoff - self.xon))
+            xoff = dynamic_xoff(self.xoff, held[dst], prm.pfc, self.pool_in, self.alpha_in)
+            sent = pfc_update(self.pfc_sent, ingress, xoff, prm.pfc, xoff - (self.xoff - self.xon))
+            # a pause (or resume) frame crosses the link like data, a tick per hop
+            self.paused, self.pfc_sent = self.pfc_sent, sent
             self.headroom_exceeded |= ingress > self.xoff + self.headroom
         elif prm.flow_control == "lossy":
             pass                                 # no pauses: full queues drop instead
         elif vlf is not None:
-            self.credit_vl = credit_limit(vlf.held(self.q + self.arrive), prm.pfc)
+            self.credit_vl = credit_limit(vlf.held(held_e), prm.pfc)
             self.paused = ((self.credit_vl < prm.pfc.mtu) & vlf.present).any(1)   # a VL in use waits
         else:
             self.credit = credit_limit(ingress, prm.pfc)
             self.paused = self.credit < prm.pfc.mtu
         if self.wd is not None:
-            held = np.bincount(self.e_link, weights=self.q + self.arrive, minlength=L)
+            held = np.bincount(self.e_link, weights=held_e, minlength=L)
             self.wd.update(self.paused, held > 0, self.t + dt, dt)
             tx_paused = self.paused & ~self.wd.storm
         else:
             tx_paused = self.paused
         if self.dl is not None:
-            self.dl.tick(tx_paused, self.q + self.arrive, self.t + dt)
+            self.dl.tick(tx_paused, held_e, self.t + dt)
         self.tx_paused = tx_paused
         self.paused_ticks += tx_paused
         self.acc_paused |= tx_paused            # a frame shows a link paused if it paused since the last
@@ -425,8 +415,17 @@ class FluidSim:
             self.hist_rc[k], self.hist_p[k] = self.rc, self.p_flow
             self.rc, self.rt, self.alpha = dcqcn_step(self.rc, self.rt, self.alpha, rc_late, p_late,
                                                       self.line_gbps, dt, self.dcqcn)
-        if self.gbn is not None and self.gbn.recovering.any():      # NAKs in: go back N
-            infl = np.bincount(self.e_flow, weights=self.q + self.arrive, minlength=self.F)
+        if self.fl is not None:                  # flowlet moves, the reorderings, every NAK back
+            g = self.gbn
+            assert isinstance(g, GoBackNEveryNak)
+            g.reorder(*self.fl.tick(self.t + dt, serve, held_e, q_link))
+            nak = np.flatnonzero(g.naks)
+            g.schedule(self.ticks, nak, self.fl.back_ticks(q_link, nak))
+            # in flight = put on the wire − delivered − thrown away (no pass over the entries)
+            infl = np.maximum(self.injected - self.delivered - g.discarded - g.dropped - self.wd_dropped, 0.0)
+            self.seq = g.rewind_due(self.ticks, self.t + dt, self.delivered, self.seq, infl)
+        elif self.gbn is not None and self.gbn.recovering.any():      # NAKs in: go back N
+            infl = np.bincount(self.e_flow, weights=held_e, minlength=self.F)
             self.seq = self.gbn.rewind(self.t + dt, self.delivered, self.seq, infl)
         # completions
         done = np.isnan(self.finish) & self.finite & \
@@ -450,7 +449,7 @@ class FluidSim:
             limit = np.full(L, float(prm.drop_queue_bytes))
         else:                               # the egress dynamic threshold: α · free shared buffer
             held = np.bincount(src, weights=q_link, minlength=self.n_dev)
-            limit = dynamic_xoff(np.full(L, np.inf), held[src], prm.pfc)
+            limit = dynamic_xoff(np.full(L, np.inf), held[src], prm.pfc, self.pool_out, self.alpha_out)
         drop = tail_drop(q_link, arr, self.e_link, self.droppable, limit)
         hit = drop > 0
         if not hit.any():
@@ -523,12 +522,16 @@ class FluidSim:
         every_s = prm.frame_every_s or max(prm.duration_s / count, prm.dt_s)
         every = max(1, int(round(every_s / prm.dt_s)))
         self.steady_after = total
+        sized = prm.stop_when_done and bool(self.finite.all()) and self.F > 0
         for i in range(total):
             self.step()
-            if self.ticks % every == 0 or i == total - 1:
+            done = sized and not np.isnan(self.finish).any()      # every sized flow has finished
+            if self.ticks % every == 0 or i == total - 1 or done:
                 self.frames.append(self.frame())
                 if progress is not None:
-                    progress((i + 1) / total)
+                    progress(1.0 if done else (i + 1) / total)
+            if done:
+                break
         return self.result()
 
     def result(self) -> FluidResult:
@@ -574,23 +577,3 @@ def simulate_fluid(links: LinkTable, flows: Flows, routes: Routes, params: Fluid
     """Run the fluid model for ``params.duration_s``; see module doc (``vl``: VL per route entry and
     the links' arbitration tables, for a run over several VLs)."""
     return FluidSim(links, flows, routes, params, vl).run(progress)
-
-
-def text_progress(stream=None) -> Callable[[float], None] | None:
-    """A plain one-line progress bar on ``stream`` (stderr) when it is a terminal, else None."""
-    stream = sys.stderr if stream is None else stream
-    if not getattr(stream, "isatty", lambda: False)():
-        return None
-    state = {"last": -1}
-
-    def show(frac: float) -> None:
-        pct = int(frac * 100)
-        if pct == state["last"]:
-            return
-        state["last"] = pct
-        bar = "#" * (pct // 4)
-        stream.write(f"\r[{bar:<25}] {pct:3d}%")
-        if pct >= 100:
-            stream.write("\n")
-        stream.flush()
-    return show

@@ -88,7 +88,7 @@ def test_latency_command(files, capsys):
 def test_duration_parsing_and_progress_bar():
     import io
 
-    from fabricviz.sim.fluid import text_progress
+    from fabricviz.sim.progress import text_progress
     from fabricviz.sim.units import ParamError, parse_duration
     assert parse_duration("10ms") == pytest.approx(0.01)
     assert parse_duration("250us") == pytest.approx(250e-6)

@@ -70,7 +70,7 @@ def test_the_cycle_deadlocks_and_stays_deadlocked(fab, load, stuck):
     dead = np.flatnonzero(fl.deadlock_links)
     assert set(ring) <= set(dead.tolist()) and len(dead) == 8
     after = [f for f in stuck.frames if f.time_s > fl.deadlock_s + 10e-6]
-    assert len(after) > 50
+    assert len(after) > 30                    # the last ~0.3 ms of the run (7.5 µs frames)
     for f in after:                           # nothing moves on the cycle, nothing arrives
         assert np.all(f.link_util[ring] == 0) and np.all(f.flow_rate_gbps == 0)
         assert f.link_paused[dead].all()

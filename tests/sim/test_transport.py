@@ -71,14 +71,14 @@ def test_fluid_resends_and_counts_only_goodput(tree):
     f, flows = tree
     from fabricviz.sim.workloads import Flows
     sized = Flows(flows.src[:4], flows.dst[:4], np.full(4, 200e3))
-    res = simulate(f, sized, "adaptive", "fluid", 0.2e-3, transport="roce-gbn")
+    res = simulate(f, sized, "spray", "fluid", 2e-3, transport="roce-gbn")     # adaptive: flowlets
     fl = res.fluid
     eta = res.transport.eta
     assert np.all(np.isfinite(fl.finish_s)) and fl.lost_bytes == 0.0
     np.testing.assert_allclose(fl.delivered_bytes, 200e3, rtol=1e-9)
     np.testing.assert_allclose(fl.reorder_resent_bytes, 200e3 * (1 / eta - 1), rtol=1e-6)
     np.testing.assert_allclose(fl.injected_bytes, 200e3 / eta, rtol=1e-6)
-    ooo = simulate(f, sized, "adaptive", "fluid", 0.2e-3, transport="roce-ooo").fluid
+    ooo = simulate(f, sized, "spray", "fluid", 2e-3, transport="roce-ooo").fluid
     assert ooo.reorder_resent_bytes is None and fl.finish_s.max() > ooo.finish_s.max()
 
 
@@ -87,5 +87,5 @@ def test_transport_of_the_other_technology_is_refused(tree):
     with pytest.raises(Exception, match="InfiniBand"):
         simulate(f, flows, "ecmp", "maxmin", transport="ib")
     with pytest.raises(FabricError):
-        simulate(f, flows, "adaptive", "fluid", 1e-5, transport="roce-gbn",
+        simulate(f, flows, "spray", "fluid", 1e-5, transport="roce-gbn",
                  fluid=__import__("fabricviz.sim.engine", fromlist=["roce_fluid"]).roce_fluid(f, None, "lossy"))

@@ -82,3 +82,33 @@ def test_a_refused_field_is_named_and_changes_nothing(make_window):
         dlg.accept()
         assert dlg.isVisible() and dlg.problem.text() == problem
         assert json.dumps(f.meta) == before and w.editor.stack.count() == steps
+
+
+def test_fixed_pfc_thresholds_reach_the_plan_and_undo_takes_them_back(make_window):
+    """PFC XOFF/XON fields: stored as meta.roce.pfc (one undo step), every lossless port of the plan
+    pauses there (XON defaults to XOFF − 2 MTU), a bad pair is named and changes nothing."""
+    w = roce_window(make_window)
+    f = w.editor.fabric
+    before, steps = json.dumps(f.meta), w.editor.stack.count()
+    derived = lossless_plan(f).xoff_bytes.copy()
+    w.findChild(QtGui.QAction, "action_roce_settings").trigger()
+    dlg = [x for x in w.findChildren(QtWidgets.QDialog, "roce_settings_dialog") if x.isVisible()][0]
+    assert dlg.pfc["xoff"].text() == "" and dlg.pfc["xon"].text() == ""
+    for fields, problem in (({"xoff": "144000", "xon": "200000"}, "pfc xon 200000 not below xoff 144000"),
+                            ({"xoff": "lots"}, "pfc xoff 'lots': a number"),
+                            ({"xon": "99000"}, "pfc {'xon': 99000}: an object with xoff and optionally xon (bytes)")):
+        dlg.show_settings(RoceSettings())
+        for name, text in fields.items():
+            dlg.pfc[name].setText(text)
+        dlg.accept()
+        assert dlg.isVisible() and dlg.problem.text() == problem
+        assert json.dumps(f.meta) == before and w.editor.stack.count() == steps
+    dlg.show_settings(RoceSettings())
+    dlg.pfc["xoff"].setText("144,000")
+    dlg.accept()
+    assert w.editor.stack.count() == steps + 1 and f.meta["roce"]["pfc"] == {"xoff": 144000.0}
+    plan = lossless_plan(f)
+    on = plan.lossless
+    assert on.any() and set(plan.xoff_bytes[on]) == {144000.0} and set(plan.xon_bytes[on]) == {144000.0 - 2 * 9216}
+    w.editor.stack.undo()
+    assert json.dumps(f.meta) == before and (lossless_plan(f).xoff_bytes == derived).all()

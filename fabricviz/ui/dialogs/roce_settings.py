@@ -1,5 +1,5 @@
 """Design ▸ RoCE Settings: the design's ``meta["roce"]`` — MTU, lossless priorities, headroom
-method, DCQCN preset and an ECN (RED) threshold override.
+method, DCQCN preset, an ECN (RED) threshold override and fixed PFC thresholds.
 
 Fields are checked by :mod:`fabricviz.ethernet.roce_meta`'s own rules (the ones the CLI, the
 fluid model and the export read the design with); a refused field is named and nothing
@@ -19,14 +19,14 @@ METHOD_TEXT = {"ieee": "IEEE 802.1Qbb / 802.3 worst case", "nvidia": "NVIDIA rul
 DCQCN_TEXT = {"nvidia": "nvidia (ConnectX firmware defaults)", "paper": "paper (Zhu et al., SIGCOMM 2015)"}
 
 
-def _number(text: str, name: str) -> float | int | None:
+def _number(text: str, name: str, what: str = "ecn") -> float | int | None:
     t = text.strip().replace(",", "").replace("_", "")
     if not t:
         return None
     try:
         v = float(t)
     except ValueError:
-        raise ValueError(f"ecn {name} {text.strip()!r}: a number") from None
+        raise ValueError(f"{what} {name} {text.strip()!r}: a number") from None
     return int(v) if v.is_integer() and name != "pmax" else v
 
 
@@ -70,16 +70,14 @@ class RoceSettingsDialog(QtWidgets.QDialog):
         for p in rm.DCQCN_PRESETS:
             self.dcqcn.addItem(DCQCN_TEXT[p], p)
         form.addRow("DCQCN preset", self.dcqcn)
-        self.ecn: dict[str, QtWidgets.QLineEdit] = {}
-        for key, label, tip in (("kmin", "ECN Kmin (bytes)", "RED minimum threshold: marking starts"),
-                                ("kmax", "ECN Kmax (bytes)", "RED maximum threshold: marking at Pmax"),
-                                ("pmax", "ECN Pmax", "marking probability at Kmax, 0 … 1")):
-            e = QtWidgets.QLineEdit(self)
-            e.setObjectName(f"roce_ecn_{key}")
-            e.setPlaceholderText("per-speed default")
-            e.setToolTip(tip + " (empty: the per-speed default)")
-            self.ecn[key] = e
-            form.addRow(label, e)
+        self.ecn = self._fields(form, "ecn", "per-speed default", " (empty: the per-speed default)", (
+            ("kmin", "ECN Kmin (bytes)", "RED minimum threshold: marking starts"),
+            ("kmax", "ECN Kmax (bytes)", "RED maximum threshold: marking at Pmax"),
+            ("pmax", "ECN Pmax", "marking probability at Kmax, 0 … 1")))
+        self.pfc = self._fields(form, "pfc", "from the switch buffer",
+                                "; both empty: derived from the switch part's buffer and ECN", (
+            ("xoff", "PFC XOFF (bytes)", "pause when the ingress holds this much"),
+            ("xon", "PFC XON (bytes)", "resume when it is down to this (empty: XOFF − 2 MTU)")))
         lay.addLayout(form)
         lay.addWidget(self.problem)
         buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Ok
@@ -89,6 +87,19 @@ class RoceSettingsDialog(QtWidgets.QDialog):
         lay.addWidget(buttons)
         self.show_settings(base)
 
+    def _fields(self, form: QtWidgets.QFormLayout, group: str, placeholder: str, tip_tail: str,
+                specs: tuple[tuple[str, str, str], ...]) -> dict[str, QtWidgets.QLineEdit]:
+        """One line edit per (key, label, tip), named ``roce_<group>_<key>``."""
+        out: dict[str, QtWidgets.QLineEdit] = {}
+        for key, label, tip in specs:
+            e = QtWidgets.QLineEdit(self)
+            e.setObjectName(f"roce_{group}_{key}")
+            e.setPlaceholderText(placeholder)
+            e.setToolTip(tip + tip_tail)
+            out[key] = e
+            form.addRow(label, e)
+        return out
+
     def show_settings(self, s: rm.RoceSettings) -> None:
         self.mtu.setValue(s.mtu)
         self.priorities.setText(",".join(map(str, s.priorities)))
@@ -97,6 +108,9 @@ class RoceSettingsDialog(QtWidgets.QDialog):
         for key, e in self.ecn.items():
             v = s.ecn.get(key)
             e.setText("" if v is None else f"{v:g}" if key == "pmax" else f"{v:.0f}")
+        for key, e in self.pfc.items():
+            v = s.pfc.get(key)
+            e.setText("" if v is None else f"{v:.0f}")
 
     def value(self) -> dict[str, Any]:
         """The fields as a checked ``meta["roce"]`` value; ValueError naming the bad field."""
@@ -111,6 +125,9 @@ class RoceSettingsDialog(QtWidgets.QDialog):
                                "dcqcn": self.dcqcn.currentData()}
         if ecn:
             raw["ecn"] = ecn
+        pfc = {k: v for k, v in ((k, _number(e.text(), k, "pfc")) for k, e in self.pfc.items()) if v is not None}
+        if pfc:
+            raw["pfc"] = pfc
         return rm.to_meta(rm.check_roce(raw))
 
     def apply(self) -> bool:

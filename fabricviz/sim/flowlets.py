@@ -1,0 +1,186 @@
+"""Flowlet adaptive routing over a go-back-N RoCE transport, tick by tick in the fluid model.
+
+What htsim_roce's ``ecmp_ar`` does, and a RoCE NIC without out-of-order placement pays for
+(the mechanism, nothing fitted):
+
+* a flow sends on **one** of its equal-cost sub-paths at a time; the first is a random pick
+  (every queue is empty at the start: the least-loaded choice is a tie);
+* each switch where the flow's sub-paths part decides on its own. A **flowlet** boundary there
+  is an idle gap — none of the flow's bytes arrived at that switch for ``gap_s`` (under PFC
+  without congestion control, mostly a pause upstream). At a boundary the switch re-routes
+  with chance ``move_chance`` (htsim: one in two), to the egress whose queue is in the lowest
+  **grade** — grades at ``grades`` × the queue's size, what it holds before the ingress it feeds
+  pauses (XOFF less the packet that crosses it; htsim: 5 %, 10 %, 20 % of its 15-packet queues;
+  a switch's AR likewise compares coarse port-load grades) — if strictly lower than the
+  current egress's, ties broken at random; the switches after it pick their egress the same
+  way, as a new flowlet;
+* a move **reorders** when the new path's first byte would reach the receiver before the
+  last byte still queued on the old path (each hop takes a tick here, plus its queue ahead).
+  The go-back-N receiver throws away what overtook and NAKs
+  (:class:`fabricviz.ethernet.lossy.GoBackNEveryNak`: htsim's receiver NAKs every
+  out-of-sequence packet, each NAK rewinds the sender); NAKs take as long back as the path
+  takes forward.
+
+InfiniBand and RoCE NICs that place packets out of order take adaptive routing per packet
+(the even split over the equal-cost paths the max-min and fluid models use without this
+module); it runs only for ``--transport roce-gbn`` with ``--routing adaptive``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .paths import Routes
+
+
+@dataclass(frozen=True)
+class FlowletParams:
+    gap_s: float = 10e-6          # idle gap that opens a flowlet (htsim's ar_sticky_delta, 10 µs)
+    move_chance: float = 0.5      # chance a flowlet boundary re-routes at all (htsim: random() % 2)
+    seed: int = 0
+    grades: tuple[float, ...] = (0.05, 0.1, 0.2)
+    mtu_bytes: float = 9000.0     # a packet: less than this arriving over a gap is an idle gap
+
+
+class Flowlets:
+    """Per flow: the sub-path it sends on; flowlet moves and the reorderings they cause."""
+
+    def __init__(self, routes: Routes, first_fabric: np.ndarray, hop_s: float, rate_bytes_s: np.ndarray,
+                 queue_bytes: np.ndarray, prm: FlowletParams) -> None:
+        """``first_fabric``: per sub-path, the entry of its NIC link (decisions start at the switch
+        it enters); ``hop_s``: the model's time per hop; ``rate_bytes_s``: per link, bytes/s;
+        ``queue_bytes``: per link, the queue size its grades are fractions of."""
+        self.routes, self.prm, self.hop_s = routes, prm, hop_s
+        self.rng = np.random.default_rng(prm.seed)
+        F, P = routes.n_flows, routes.n_paths
+        self.start = np.searchsorted(routes.flow, np.arange(F))
+        self.count = np.bincount(routes.flow, minlength=F)
+        self.cur = self.start + np.minimum((self.rng.random(F) * self.count).astype(np.int64),
+                                           np.maximum(self.count - 1, 0))
+        hops = routes.hops()
+        self.e_path = np.repeat(np.arange(P), hops)
+        self.e_flow = routes.flow[self.e_path]
+        self.rate = np.where(rate_bytes_s > 0, rate_bytes_s, np.inf)
+        self.thresholds = np.asarray(queue_bytes, float)[:, None] * np.asarray(prm.grades, float)[None, :]
+        # the sub-paths as a dense [P, H] table of links (-1 past the end), from the NIC link on
+        skip = (first_fabric - routes.indptr[:-1]).astype(np.int64)
+        self.H = int((hops - skip).max(initial=0))
+        self.PL = np.full((P, self.H), -1, np.int64)
+        for h in range(self.H):
+            has = hops - skip > h
+            self.PL[has, h] = routes.links[routes.indptr[:-1][has] + skip[has] + h]
+        self.first = first_fabric
+        # bytes of the flow reaching hop h's switch in each of the last gap_s / dt ticks
+        self.G = max(1, int(round(prm.gap_s / hop_s)))
+        self.window = np.zeros((self.G, F, self.H), np.float32)
+        self.seen = np.zeros((F, self.H), bool)          # bytes of the flow ever reached hop h's switch
+        self.k = 0
+        self.moves = np.zeros(F, np.int64)
+        self.boundaries = np.zeros(self.H, np.int64)      # flowlet boundaries seen per hop
+        self.reorders = np.zeros(F, np.int64)
+        self.multi = self.count > 1
+
+    def weights(self) -> np.ndarray:
+        """Per sub-path: 1 on the one its flow sends on, else 0 (the injection split)."""
+        w = np.zeros(self.routes.n_paths)
+        w[self.cur] = 1.0
+        return w
+
+    def _grade(self, q_link: np.ndarray, links: np.ndarray) -> np.ndarray:
+        lk = np.maximum(links, 0)
+        g = (q_link[lk][..., None] >= self.thresholds[lk]).sum(axis=-1)
+        return np.where(links >= 0, g, 0)
+
+    def _hop_delays(self, paths: np.ndarray, q_link: np.ndarray) -> np.ndarray:
+        """[len(paths), H]: each hop's time (a tick + its queue ahead), from the NIC link on."""
+        pl = self.PL[paths]
+        lk = np.maximum(pl, 0)
+        return np.where(pl >= 0, q_link[lk] / self.rate[lk] + self.hop_s, 0.0)
+
+    def back_ticks(self, q_link: np.ndarray, flows: np.ndarray) -> np.ndarray:
+        """Per flow of ``flows``: ticks a NAK takes back to the sender — a tick per hop of its
+        current path (a NAK is one small packet; the way back is not queued behind this flow)."""
+        return np.maximum((self.PL[self.cur[flows]] >= 0).sum(axis=1), 1).astype(np.int64)
+
+    def _pick(self, flows: np.ndarray, h: int, q_link: np.ndarray) -> np.ndarray:
+        """New sub-path per flow in ``flows`` re-routed at its hop-``h`` switch: among its sub-paths
+        sharing the current one's first ``h`` links, the lowest grade at hop h, then at each later
+        hop in turn, ties at random; -1 where nothing is strictly better at hop h."""
+        r, F = self.routes, self.routes.n_flows
+        n = self.count[flows]                                # the deciding flows' sub-paths, in order
+        off = np.repeat(np.cumsum(n) - n, n)
+        cand = np.arange(int(n.sum())) - off + np.repeat(self.start[flows], n)
+        cur = np.repeat(self.cur[flows], n)
+        same = np.all(self.PL[cand, :h] == self.PL[cur, :h], axis=1) & (self.PL[cand, h] >= 0)
+        cand, cur = cand[same], cur[same]
+        grade = self._grade(q_link, self.PL[cand, h:])       # [n, H - h]
+        base = len(self.prm.grades) + 1
+        score = np.zeros(len(cand))
+        for k in range(grade.shape[1]):
+            score = score * base + grade[:, k]
+        score = score + self.rng.random(len(cand)) * 0.5
+        best = np.full(F, np.inf)
+        np.minimum.at(best, r.flow[cand], score)
+        chosen = np.full(F, -1, np.int64)
+        hit = score == best[r.flow[cand]]
+        chosen[r.flow[cand[hit]]] = cand[hit]
+        now = np.full(F, 10 ** 6)
+        now[flows] = self._grade(q_link, self.PL[self.cur[flows], h])
+        top = np.full(F, 10 ** 6)
+        np.minimum.at(top, r.flow[cand], grade[:, 0])
+        return np.where(top < now, chosen, -1)[flows]
+
+    def tick(self, t: float, serve: np.ndarray, held: np.ndarray, q_link: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """After a tick ending at ``t``: ``serve`` bytes each entry sent, ``held`` bytes each entry
+        still holds, ``q_link`` queued bytes per link. Moves the flows at a flowlet boundary;
+        returns (reordered flows, their old paths' bytes still in flight, when their NAK reaches
+        the sender)."""
+        F = self.routes.n_flows
+        old = self.cur.copy()
+        recent = self.window.sum(axis=0)                  # [F, H] over the last gap_s
+        slot = self.k % self.G
+        self.k += 1
+        self.window[slot] = 0.0
+        for h in range(1, self.H):           # the NIC has one link: no choice before the first switch
+            # bytes of the flow reaching the hop-h switch: what its hop h-1 link (current path) sent
+            ok = self.PL[self.cur, h - 1] >= 0
+            got = np.where(ok, serve[np.where(ok, self.first[self.cur] + h - 1, 0)], 0.0)
+            self.window[slot, :, h] = got
+            arrived = got > 0
+            # a packet arriving after less than a packet came in gap_s: an idle gap before it
+            gap = arrived & self.seen[:, h] & (recent[:, h] < self.prm.mtu_bytes)
+            self.seen[:, h] |= arrived
+            gap &= self.multi & (self.PL[self.cur, h] >= 0)
+            self.boundaries[h] += int(gap.sum())
+            gap &= self.rng.random(F) < self.prm.move_chance
+            if not gap.any():
+                continue
+            flows = np.flatnonzero(gap)
+            new = self._pick(flows, h, q_link)
+            moved = flows[new >= 0]
+            self.cur[moved] = new[new >= 0]
+        better = self.cur != old
+        if not better.any():
+            return np.zeros(F, bool), np.zeros(F), np.zeros(F)
+        self.moves += better
+        mv = np.flatnonzero(better)
+        # the old path: its bytes still held, and the time from the farthest-back of them to the end
+        po = old[mv]
+        from_hop = np.cumsum(self._hop_delays(po, q_link)[:, ::-1], axis=1)[:, ::-1]
+        ent = self.first[po][:, None] + np.arange(self.H)[None, :]
+        valid = self.PL[po] >= 0
+        b = np.where(valid, held[np.where(valid, ent, 0)], 0.0)
+        remain = np.where(b > 0, from_hop, 0.0).max(axis=1, initial=0.0)
+        ahead = np.zeros(F)
+        ahead[mv] = b.sum(axis=1)
+        new_delay = np.full(F, np.inf)
+        new_delay[mv] = self._hop_delays(self.cur[mv], q_link).sum(axis=1)
+        reorder = np.zeros(F, bool)
+        reorder[mv] = (ahead[mv] > 0) & (new_delay[mv] < remain)
+        self.reorders += reorder
+        back = np.zeros(F)
+        back[mv] = (self.PL[self.cur[mv]] >= 0).sum(axis=1) * self.hop_s
+        return reorder, ahead, t + new_delay + back

@@ -1,0 +1,89 @@
+"""Flowlet adaptive routing over go-back-N, the mechanism piece by piece (fabricviz/sim/flowlets.py,
+GoBackNEveryNak in fabricviz/ethernet/lossy.py): exact numbers on hand-made cases."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fabricviz.ethernet.lossy import GoBackNEveryNak
+from fabricviz.sim.flowlets import FlowletParams, Flowlets
+from fabricviz.sim.paths import Routes
+
+
+def test_every_out_of_sequence_arrival_naks_and_each_nak_rewinds():
+    """One flow: a move leaves 3,000 B on the old path; what overtakes is stale and NAKed; the first
+    NAK rewinds to what arrived in order and makes everything in flight stale; a later NAK rewinds
+    again and turns the resent bytes in flight into duplicates, thrown away without a NAK."""
+    g = GoBackNEveryNak(1, ring_ticks=8)
+    g.reorder(np.array([True]), np.array([3000.0]), np.array([5e-6]))
+    assert g.recovering[0] and g.good_quota[0] == 3000
+    assert g.deliver(np.array([1000.0]))[0] == 1000 and not g.naks[0]       # the old path's, in order
+    assert g.deliver(np.array([4000.0]))[0] == 2000 and g.naks[0]           # 2,000 overtook: stale
+    g.schedule(2, np.array([0]), np.array([3]))                             # that NAK lands at tick 5
+    seq = g.rewind_due(5, 5e-6, np.array([3000.0]), np.array([10000.0]), np.array([4000.0]))
+    assert seq[0] == 3000 and not g.recovering[0]                           # back to what arrived
+    assert (g.discard[0], g.dup[0]) == (4000, 0)                            # all in flight is stale
+    assert g.deliver(np.array([1500.0]))[0] == 0 and g.naks[0]
+    g.schedule(6, np.array([0]), np.array([1]))
+    assert g.rewind_due(6, 6e-6, np.array([3000.0]), np.array([5000.0]), np.array([4500.0]))[0] == 5000
+    seq = g.rewind_due(7, 7e-6, np.array([3000.0]), np.array([5000.0]), np.array([4500.0]))
+    assert seq[0] == 3000 and (g.discard[0], g.dup[0]) == (2500, 2000)      # the resent 2,000: duplicates
+    assert g.deliver(np.array([3000.0]))[0] == 0 and g.naks[0]              # 2,500 stale, 500 duplicate
+    assert g.deliver(np.array([2000.0]))[0] == 500 and not g.naks[0]        # 1,500 duplicate, 500 new
+    assert (g.stale_bytes[0], g.dup_bytes[0], g.discarded[0]) == (6000, 2000, 8000)
+    assert g.nak_count[0] == 3
+
+
+def test_counters_never_describe_more_than_is_in_flight():
+    g = GoBackNEveryNak(2)
+    g.good_quota[:] = [500.0, 0.0]
+    g.discard[:] = [700.0, 300.0]
+    g.dup[:] = [400.0, 900.0]
+    g.rewind_due(0, 0.0, np.zeros(2), np.zeros(2), np.array([1000.0, 0.0]))
+    assert list(g.good_quota) == [500, 0] and list(g.discard) == [500, 0] and list(g.dup) == [0, 0]
+
+
+def _two_paths() -> Routes:
+    """One flow, two sub-paths: NIC link 0, then 1 → 3 (path A) or 2 → 4 (path B)."""
+    return Routes(flow=np.array([0, 0]), frac=np.array([0.5, 0.5]), indptr=np.array([0, 3, 6]),
+                  links=np.array([0, 1, 3, 0, 2, 4]), n_flows=1, n_links=5)
+
+
+def test_a_gap_moves_the_flow_to_the_lower_grade_and_the_move_reorders():
+    r = _two_paths()
+    rate = np.full(5, 12.5e9)                                       # 100 Gb/s
+    prm = FlowletParams(gap_s=3e-6, move_chance=1.0, seed=0, mtu_bytes=9000.0)
+    fl = Flowlets(r, np.array([0, 3]), 1e-6, rate, np.full(5, 135e3), prm)
+    fl.cur[:] = 0                                                   # on path A
+    q = np.zeros(5)
+    q[1] = 60e3                                                     # A's spine uplink: grade 3 (≥ 27 KB)
+    serve = np.zeros(6)
+    held = np.zeros(6)
+    serve[0] = 12.5e3                                               # a tick's worth reaches the ToR
+    assert not fl.tick(1e-6, serve, held, q)[0].any()               # first bytes: no gap
+    quiet = np.zeros(6)
+    for k in range(2, 6):                                           # paused: nothing for 4 µs
+        assert not fl.tick(k * 1e-6, quiet, held, q)[0].any()
+    held[1] = 60e3                                                  # A still holds 60 KB at its uplink
+    reorder, ahead, nak_at = fl.tick(6e-6, serve, held, q)
+    assert fl.cur[0] == 1 and fl.moves[0] == 1                      # moved to B (grade 0)
+    # B's first byte needs 3 hops (3 µs, empty queues): before A's 60 KB (4.8 µs + 2 hops) is through;
+    # its NAK comes back a tick per hop
+    assert reorder[0] and ahead[0] == 60e3 and nak_at[0] == 6e-6 + 3e-6 + 3e-6
+    assert fl.boundaries[1] == 1 and fl.reorders[0] == 1
+    w = fl.weights()
+    assert list(w) == [0.0, 1.0]
+
+
+def test_no_move_without_a_strictly_lower_grade_nor_without_a_gap():
+    r = _two_paths()
+    prm = FlowletParams(gap_s=3e-6, move_chance=1.0, seed=0, mtu_bytes=9000.0)
+    fl = Flowlets(r, np.array([0, 3]), 1e-6, np.full(5, 12.5e9), np.full(5, 135e3), prm)
+    fl.cur[:] = 0
+    q = np.zeros(5)
+    q[1], q[2] = 30e3, 40e3                                         # both grade 3: no better egress
+    serve = np.zeros(6)
+    serve[0] = 12.5e3
+    for k in range(1, 12):                                          # steady arrivals: no gap either
+        fl.tick(k * 1e-6, serve if k in (1, 6, 11) else np.zeros(6), np.zeros(6), q)
+    assert fl.cur[0] == 0 and fl.moves[0] == 0 and fl.boundaries[1] == 2
