@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
             flows, where = load_flows(fabric, args.flows, no_sl=no_sl), args.flows
         else:
             flows = make_workload(fabric, args.workload, seed=args.seed, over=args.over, reach=host_reach(fabric))
-            where = f"--workload {args.workload}"
+            where = f"--workload {args.workload} --seed {args.seed} --over {args.over}"
         paths = export_htsim(fabric, flows, args.output, design=args.file, flows_from=where,
                              routing=args.routing, seed=args.seed)
     for path in paths:

@@ -53,6 +53,7 @@ class LosslessPlan:
     ecn_pmax: np.ndarray
     switches: dict[int, SwitchBudget] = field(default_factory=dict)
     term_arrays: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    fixed_pfc: bool = False       # XOFF/XON fixed by the design (meta.roce.pfc): no dynamic threshold
 
     def terms(self, port: int) -> dict[str, float]:
         """Every term (bytes) of port ``port``'s headroom sum, in the order they add up."""
@@ -132,4 +133,4 @@ def lossless_plan(fabric: "Fabric", *, mtu: int | None = None, method: str | Non
     return LosslessPlan(mtu=s.mtu, method=s.method, priorities=s.priorities, lossless=mask,
                         gbps=gbps, cable_m=cable_m, medium=medium, headroom_bytes=head,
                         xoff_bytes=xoff, xon_bytes=xon, ecn_kmin_bytes=kmin, ecn_kmax_bytes=kmax,
-                        ecn_pmax=pmax, switches=switches, term_arrays=term_arrays)
+                        ecn_pmax=pmax, switches=switches, term_arrays=term_arrays, fixed_pfc=bool(s.pfc))

@@ -92,7 +92,9 @@ class GoBackN:
         fresh = hit & ~self.recovering
         if not fresh.any():
             return
-        self.good_quota = np.where(fresh, np.where(self.discard <= 0, ahead, 0.0), self.good_quota)
+        # duplicates still in flight arrive first and are thrown away: they are not in order
+        good = np.maximum(ahead - getattr(self, "dup", 0.0), 0.0)
+        self.good_quota = np.where(fresh, np.where(self.discard <= 0, good, 0.0), self.good_quota)
         self.nak_at = np.where(fresh, nak_at, self.nak_at)
         self.recovering |= fresh
 

@@ -134,12 +134,23 @@ def check_pfc(pfc: Any) -> dict[str, float]:
     for k, v in pfc.items():
         if k not in PFC_KEYS:
             raise ValueError(f"pfc: unknown key {k!r} (known: {', '.join(PFC_KEYS)})")
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < 2 ** 40:
             raise ValueError(f"pfc {k} {v!r}: a number of bytes > 0")
         out[k] = float(v)
     if "xon" in out and out["xon"] >= out["xoff"]:
         raise ValueError(f"pfc xon {out['xon']:g} not below xoff {out['xoff']:g}")
     return out
+
+
+def _pfc_of(value: Mapping[str, Any]) -> dict[str, float]:
+    """meta roce's pfc, checked, with XOFF at least one frame of the design's MTU."""
+    if "pfc" not in value:
+        return {}
+    pfc = _checked("pfc", check_pfc, value["pfc"])
+    mtu = _checked("mtu", check_mtu, value.get("mtu", DEFAULT_MTU))
+    if pfc["xoff"] < mtu:
+        raise RoceMetaError(f"pfc xoff {pfc['xoff']:g} below one frame (mtu {mtu})", "pfc")
+    return pfc
 
 
 def check_roce(value: Any) -> RoceSettings:
@@ -160,7 +171,7 @@ def check_roce(value: Any) -> RoceSettings:
                                             value.get("priorities", DEFAULT_PRIORITIES)),
                         method=_checked("method", check_method, value.get("method", DEFAULT_METHOD)),
                         dcqcn=str(dcqcn), ecn=_checked("ecn", check_ecn, value.get("ecn", {})),
-                        pfc=_checked("pfc", check_pfc, value["pfc"]) if "pfc" in value else {})
+                        pfc=_pfc_of(value))
 
 
 def roce_settings(meta: Mapping[str, Any], *, mtu: int | None = None, method: str | None = None,

@@ -144,7 +144,7 @@ class SimResult:
             out["headroom_exceeded_links"] = int(fl.headroom_exceeded.sum())
             if fl.dcqcn_preset:
                 out["dcqcn_preset"] = fl.dcqcn_preset
-            if fl.dropped_bytes is not None and fl.retransmitted_bytes is not None:
+            if fl.flow_control == "lossy" and fl.dropped_bytes is not None and fl.retransmitted_bytes is not None:
                 assert fl.discarded_bytes is not None and fl.link_dropped_bytes is not None
                 out["flow_control"] = "lossy"
                 out["dropped_bytes"] = float(fl.dropped_bytes.sum())
@@ -156,6 +156,8 @@ class SimResult:
         out.update(fct_summary(self, fabric))
         if self.transport is not None:
             resent = self.fluid.reorder_resent_bytes if self.fluid is not None else None
+            if self.fluid is not None and resent is None and self.fluid.flow_control != "lossy":
+                resent = self.fluid.retransmitted_bytes            # flowlets: what go-back-N resent
             out.update(self.transport.summary(all_rate, float(resent.sum()) if resent is not None else None))
         return out
 
@@ -256,6 +258,18 @@ def _vl_plan(fabric: Fabric, links: LinkTable, flows: Flows, routes: Routes, sm:
             return _VlPlan(flows, FlowVl(sl, evl, source, False), None, sl2vl[:, int(sl[0])])
     arb = link_arb(fabric, links, opts, sm.subnet if sm is not None else None)
     return _VlPlan(flows, FlowVl(sl, entry_vls(routes, sl, arb.sl2vl), source, True), arb, None)
+
+
+def _run_effect(eff: Any, fres: FluidResult) -> Any:
+    """A flowlet run's transport effect from what it did: goodput share of what arrived, bytes
+    resent per byte delivered."""
+    from .transport import TransportEffect
+    got, lost = fres.delivered_bytes, fres.discarded_bytes
+    assert lost is not None and fres.retransmitted_bytes is not None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eta = np.where(got + lost > 0, got / (got + lost), 1.0)
+        resent = np.where(got > 0, fres.retransmitted_bytes / got, 0.0)
+    return TransportEffect(eff.transport, eff.routing, eta, resent)
 
 
 def roce_fluid(fabric: Fabric, dcqcn: str | None = None, flow_control: str = "pfc",
@@ -366,6 +380,8 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
     arb = plan.arb if plan is not None else None
     fres = simulate_fluid(links, flows, routes, prm, progress,
                           vl=(plan.flow_vl.entry_vl, arb) if plan is not None and arb is not None else None)
+    if prm.flowlets is not None:              # the run's own resends, not the estimate
+        eff = _run_effect(eff, fres)
     out = SimResult(tech, routing, model, links, flows, routes, fres.frames, fres, reach.left_out, dropped,
                     refused, part, transport=eff)
     if plan is None:

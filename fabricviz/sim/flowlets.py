@@ -60,8 +60,6 @@ class Flowlets:
         self.cur = self.start + np.minimum((self.rng.random(F) * self.count).astype(np.int64),
                                            np.maximum(self.count - 1, 0))
         hops = routes.hops()
-        self.e_path = np.repeat(np.arange(P), hops)
-        self.e_flow = routes.flow[self.e_path]
         self.rate = np.where(rate_bytes_s > 0, rate_bytes_s, np.inf)
         self.thresholds = np.asarray(queue_bytes, float)[:, None] * np.asarray(prm.grades, float)[None, :]
         # the sub-paths as a dense [P, H] table of links (-1 past the end), from the NIC link on
@@ -75,6 +73,7 @@ class Flowlets:
         # bytes of the flow reaching hop h's switch in each of the last gap_s / dt ticks
         self.G = max(1, int(round(prm.gap_s / hop_s)))
         self.window = np.zeros((self.G, F, self.H), np.float32)
+        self.recent = np.zeros((F, self.H))               # Σ window: what arrived over the last gap_s
         self.seen = np.zeros((F, self.H), bool)          # bytes of the flow ever reached hop h's switch
         self.k = 0
         self.moves = np.zeros(F, np.int64)
@@ -92,6 +91,18 @@ class Flowlets:
         lk = np.maximum(links, 0)
         g = (q_link[lk][..., None] >= self.thresholds[lk]).sum(axis=-1)
         return np.where(links >= 0, g, 0)
+
+    def _carry(self, old: np.ndarray, new: np.ndarray, at: np.ndarray,
+               state: tuple[np.ndarray, np.ndarray]) -> None:
+        """Move each moved flow's bytes on the entries before its deciding switch (leading PCIe hop,
+        hops < ``at``) from the old sub-path to the same entries of the new one."""
+        start = self.routes.indptr[:-1]
+        n = self.first[old] - start[old] + at                 # shared entries per moved flow
+        k = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+        src, dst = np.repeat(start[old], n) + k, np.repeat(start[new], n) + k
+        for arr in state:
+            np.add.at(arr, dst, arr[src])
+            arr[src] = 0.0
 
     def _hop_delays(self, paths: np.ndarray, q_link: np.ndarray) -> np.ndarray:
         """[len(paths), H]: each hop's time (a tick + its queue ahead), from the NIC link on."""
@@ -132,23 +143,29 @@ class Flowlets:
         np.minimum.at(top, r.flow[cand], grade[:, 0])
         return np.where(top < now, chosen, -1)[flows]
 
-    def tick(self, t: float, serve: np.ndarray, held: np.ndarray, q_link: np.ndarray
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def tick(self, t: float, serve: np.ndarray, held: np.ndarray, q_link: np.ndarray,
+             state: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """After a tick ending at ``t``: ``serve`` bytes each entry sent, ``held`` bytes each entry
-        still holds, ``q_link`` queued bytes per link. Moves the flows at a flowlet boundary;
+        still holds, ``q_link`` queued bytes per link; ``state``: the model's per-entry (queued,
+        arriving) arrays — a flow re-routed at its hop-h switch takes the bytes still before that
+        switch (its PCIe hop, its NIC queue, hops < h: the links both sub-paths share) to the new
+        sub-path, as the switch will send them the new way. Moves the flows at a flowlet boundary;
         returns (reordered flows, their old paths' bytes still in flight, when their NAK reaches
         the sender)."""
         F = self.routes.n_flows
         old = self.cur.copy()
-        recent = self.window.sum(axis=0)                  # [F, H] over the last gap_s
+        recent = self.recent.copy()                       # [F, H] over the last gap_s
         slot = self.k % self.G
         self.k += 1
+        self.recent -= self.window[slot]
         self.window[slot] = 0.0
+        at = np.full(F, self.H)                           # the hop at which each flow moved first
         for h in range(1, self.H):           # the NIC has one link: no choice before the first switch
             # bytes of the flow reaching the hop-h switch: what its hop h-1 link (current path) sent
             ok = self.PL[self.cur, h - 1] >= 0
-            got = np.where(ok, serve[np.where(ok, self.first[self.cur] + h - 1, 0)], 0.0)
+            got = np.where(ok, serve[np.where(ok, self.first[self.cur] + h - 1, 0)], 0.0).astype(np.float32)
             self.window[slot, :, h] = got
+            self.recent[:, h] += got
             arrived = got > 0
             # a packet arriving after less than a packet came in gap_s: an idle gap before it
             gap = arrived & self.seen[:, h] & (recent[:, h] < self.prm.mtu_bytes)
@@ -162,13 +179,17 @@ class Flowlets:
             new = self._pick(flows, h, q_link)
             moved = flows[new >= 0]
             self.cur[moved] = new[new >= 0]
+            at[moved] = np.minimum(at[moved], h)
         better = self.cur != old
         if not better.any():
             return np.zeros(F, bool), np.zeros(F), np.zeros(F)
         self.moves += better
         mv = np.flatnonzero(better)
-        # the old path: its bytes still held, and the time from the farthest-back of them to the end
         po = old[mv]
+        if state is not None:
+            self._carry(po, self.cur[mv], at[mv], state)
+            held = state[0] + state[1]
+        # the old path: its bytes still held, and the time from the farthest-back of them to the end
         from_hop = np.cumsum(self._hop_delays(po, q_link)[:, ::-1], axis=1)[:, ::-1]
         ent = self.first[po][:, None] + np.arange(self.H)[None, :]
         valid = self.PL[po] >= 0

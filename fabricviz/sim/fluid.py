@@ -122,18 +122,20 @@ def _waterfill(gid_link: np.ndarray, demand: np.ndarray, cap: np.ndarray, n_link
     return alloc
 
 
-def _switch_pools(plan: Any, links: LinkTable) -> tuple[np.ndarray | None, ...]:
-    """Per link, the shared pool and α of the switch it enters (the ingress that pauses) and of the
-    one it leaves (the egress that drops, lossy): the part's own from the lossless plan, NaN where
-    it has none (the PfcParams' then); all None without a plan."""
+def _switch_pools(plan: Any, links: LinkTable) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Per link, the shared pool and α of the switch it enters (the ingress that pauses): the part's
+    own from the lossless plan, NaN where it has none (the PfcParams' then), inf — no dynamic
+    threshold — when the design fixes its PFC thresholds (``meta.roce.pfc``); None without a plan."""
     if plan is None:
-        return None, None, None, None
+        return None, None
     n = int(max(links.dst_dev.max(initial=-1), links.src_dev.max(initial=-1))) + 1
     pool, alpha = np.full(n, np.nan), np.full(n, np.nan)
     for d, b in plan.switches.items():
-        if b.known and d < n:
+        if d < n and getattr(plan, "fixed_pfc", False):
+            pool[d], alpha[d] = np.inf, 1.0
+        elif b.known and d < n:
             pool[d], alpha[d] = max(b.shared_pool, 0.0), b.alpha
-    return pool[links.dst_dev], alpha[links.dst_dev], pool[links.src_dev], alpha[links.src_dev]
+    return pool[links.dst_dev], alpha[links.dst_dev]
 
 
 def _watchdog(params: FluidParams, watched: np.ndarray) -> PfcWatchdog | None:
@@ -157,7 +159,7 @@ class FluidSim:
             raise FabricError(f"congestion control {params.cc!r}: use dcqcn or none")
         if params.flow_control not in ("pfc", "credit", "lossy"):
             raise FabricError(f"flow control {params.flow_control!r}: use pfc, credit or lossy")
-        if params.eta is not None and params.flow_control == "lossy":
+        if (params.eta is not None or params.flowlets is not None) and params.flow_control == "lossy":
             raise FabricError("go-back-N reordering cost with lossy flow control is not modelled: use pfc")
         try:
             self.dcqcn = dcqcn_preset(params.dcqcn_preset) if params.dcqcn_preset else params.dcqcn
@@ -202,9 +204,9 @@ class FluidSim:
         self.line_gbps = np.where(links.pcie[l0], links.gbps[l1], links.gbps[l0]) if P else np.zeros(F)
         self.demand = np.minimum(flows.rate_gbps, self.line_gbps)
         self.kmin, self.kmax, self.pmax = ecn_thresholds(links.gbps, params.ecn)
-        # a pause here takes effect on the next tick, so the upstream reacts after
-        # max(802.1Qbb response, dt): the headroom check allows for whichever is longer
-        react = np.maximum(pause_response_s(links.gbps), params.dt_s)
+        # a pause here reaches the upstream a tick later and stops it the tick after, so the upstream
+        # reacts after max(802.1Qbb response, 2 dt): the headroom check allows for whichever is longer
+        react = np.maximum(pause_response_s(links.gbps), 2 * params.dt_s)
         self.headroom = headroom_bytes(links.gbps, links.prop_ns, params.pfc.mtu, react)
         self.xoff = xoff_levels(params.pfc, self.kmax)
         self.xon = self.xoff - 2 * params.pfc.mtu if params.pfc.xon is None else np.full(L, params.pfc.xon)
@@ -213,7 +215,7 @@ class FluidSim:
                                                        self.pmax)
             self.xoff, self.xon, self.headroom = plan_pfc(params.plan, links.dst_port, self.xoff, self.xon,
                                                           self.headroom)
-        self.pool_in, self.alpha_in, self.pool_out, self.alpha_out = _switch_pools(params.plan, links)
+        self.pool_in, self.alpha_in = _switch_pools(params.plan, links)
         # a NIC fetches from GPU memory only what its transmit queue has room for (a credit, not a
         # pause): what it keeps queued plus what its port sends in a tick
         self.pcie_in = links.pcie & (params.flow_control == "pfc")
@@ -408,8 +410,7 @@ class FluidSim:
         if prm.cc == "dcqcn":
             self.p_link = red_probability(q_link, self.kmin, self.kmax, self.pmax)
             p_path = path_marking(self.P_inc, self.p_link)
-            self.p_flow = np.bincount(self.routes.flow, weights=p_path * self.routes.frac,
-                                      minlength=self.F)
+            self.p_flow = np.bincount(self.routes.flow, weights=p_path * split, minlength=self.F)
             k = self.ticks % len(self.hist_rc)
             rc_late, p_late = self.hist_rc[k].copy(), self.hist_p[k].copy()
             self.hist_rc[k], self.hist_p[k] = self.rc, self.p_flow
@@ -418,7 +419,7 @@ class FluidSim:
         if self.fl is not None:                  # flowlet moves, the reorderings, every NAK back
             g = self.gbn
             assert isinstance(g, GoBackNEveryNak)
-            g.reorder(*self.fl.tick(self.t + dt, serve, held_e, q_link))
+            g.reorder(*self.fl.tick(self.t + dt, serve, held_e, q_link, (self.q, self.arrive)))
             nak = np.flatnonzero(g.naks)
             g.schedule(self.ticks, nak, self.fl.back_ticks(q_link, nak))
             # in flight = put on the wire − delivered − thrown away (no pass over the entries)
@@ -449,7 +450,7 @@ class FluidSim:
             limit = np.full(L, float(prm.drop_queue_bytes))
         else:                               # the egress dynamic threshold: α · free shared buffer
             held = np.bincount(src, weights=q_link, minlength=self.n_dev)
-            limit = dynamic_xoff(np.full(L, np.inf), held[src], prm.pfc, self.pool_out, self.alpha_out)
+            limit = dynamic_xoff(np.full(L, np.inf), held[src], prm.pfc)
         drop = tail_drop(q_link, arr, self.e_link, self.droppable, limit)
         hit = drop > 0
         if not hit.any():
@@ -522,7 +523,7 @@ class FluidSim:
         every_s = prm.frame_every_s or max(prm.duration_s / count, prm.dt_s)
         every = max(1, int(round(every_s / prm.dt_s)))
         self.steady_after = total
-        sized = prm.stop_when_done and bool(self.finite.all()) and self.F > 0
+        sized = prm.stop_when_done and bool(self.finite.all()) and self.F > 0 and self.vl is None
         for i in range(total):
             self.step()
             done = sized and not np.isnan(self.finish).any()      # every sized flow has finished
@@ -549,7 +550,8 @@ class FluidSim:
                            self.paused_ticks / max(self.ticks, 1), self.headroom_exceeded.copy(),
                            self.ticks, self.begin.copy(), self.t, self.max_queue_s.copy(), link_vl,
                            self.dcqcn.preset if self.prm.cc == "dcqcn" else "", **self._loss(), **self._pfc_log(),
-                           reorder_resent_bytes=self.resent.copy() if self.prm.eta is not None else None)
+                           reorder_resent_bytes=self.resent.copy() if self.prm.eta is not None else None,
+                           flow_control=self.prm.flow_control)
 
     def _pfc_log(self) -> dict[str, Any]:
         """The PFC run's deadlocks and, with the watchdog, its storms and drops."""
@@ -567,6 +569,8 @@ class FluidSim:
         g = self.gbn
         if g is None:
             return {}
+        if self.prm.flow_control != "lossy":      # go-back-N on reordering only (flowlets): nothing dropped
+            return {"discarded_bytes": g.discarded.copy(), "retransmitted_bytes": g.retransmitted.copy()}
         return {"dropped_bytes": g.dropped.copy(), "discarded_bytes": g.discarded.copy(),
                 "retransmitted_bytes": g.retransmitted.copy(), "link_dropped_bytes": self.link_dropped.copy()}
 

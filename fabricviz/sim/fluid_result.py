@@ -38,6 +38,7 @@ class FluidResult:
     watchdog_dropped_bytes: np.ndarray | None = None       # per flow: dropped by the watchdog
     link_watchdog_dropped_bytes: np.ndarray | None = None  # per link
     reorder_resent_bytes: np.ndarray | None = None  # per flow: arrived but resent by go-back-N on reordering
+    flow_control: str = "pfc"                       # pfc | credit | lossy
 
     @property
     def deadlocked(self) -> bool:

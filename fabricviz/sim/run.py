@@ -40,7 +40,8 @@ def run_traffic(fabric: Fabric, spec: str, model: str, routing: str | None, engi
             raise ParamError("cc", cc, "applies to RoCE (Ethernet) designs")
         fluid = roce_fluid(fabric, None, "pfc", cc)
     return run_workload(fabric, make_workload(fabric, spec, seed=seed, reach=reach, sl=sl), model, duration_s,
-                        seed, routing, engine, progress, sm=sm, reach=reach, fluid=fluid, transport=transport)
+                        seed, routing, engine, progress, sm=sm, reach=reach, fluid=fluid, transport=transport,
+                        stop_when_done=True)     # as simulate: sized flows end the run when all have finished
 
 
 def partition_reach(fabric: Fabric, partition: str | int | None, subnet: Any = None) -> Reach | None:

@@ -75,6 +75,27 @@ def test_a_gap_moves_the_flow_to_the_lower_grade_and_the_move_reorders():
     assert list(w) == [0.0, 1.0]
 
 
+def test_a_move_takes_the_bytes_before_the_deciding_switch_along():
+    """Re-routed at the ToR (hop 1), the bytes still in the NIC queue (entry 0 of path A) go the new
+    way (entry 3, path B's NIC entry); those past the ToR stay on A and count as ahead."""
+    r = _two_paths()
+    prm = FlowletParams(gap_s=3e-6, move_chance=1.0, seed=0, mtu_bytes=9000.0)
+    fl = Flowlets(r, np.array([0, 3]), 1e-6, np.full(5, 12.5e9), np.full(5, 135e3), prm)
+    fl.cur[:] = 0
+    q_link = np.zeros(5)
+    q_link[1] = 60e3
+    serve = np.zeros(6)
+    serve[0] = 12.5e3
+    fl.tick(1e-6, serve, np.zeros(6), q_link)
+    for k in range(2, 6):
+        fl.tick(k * 1e-6, np.zeros(6), np.zeros(6), q_link)
+    q, arrive = np.zeros(6), np.zeros(6)
+    q[0], arrive[0], q[1], arrive[2] = 8e3, 1e3, 60e3, 2e3
+    reorder, ahead, _ = fl.tick(6e-6, serve, q + arrive, q_link, (q, arrive))
+    assert fl.cur[0] == 1 and list(q) == [0, 60e3, 0, 8e3, 0, 0] and list(arrive) == [0, 0, 2e3, 1e3, 0, 0]
+    assert reorder[0] and ahead[0] == 62e3
+
+
 def test_no_move_without_a_strictly_lower_grade_nor_without_a_gap():
     r = _two_paths()
     prm = FlowletParams(gap_s=3e-6, move_chance=1.0, seed=0, mtu_bytes=9000.0)
