@@ -1,0 +1,139 @@
+"""``fabricviz collective FILE --op OP``: nccl-tests style time, algbw and busbw per message size
+on a design (:mod:`fabricviz.sim.collective` has the model); ``--csv``, ``--plot`` (busbw vs size,
+log x, a PNG drawn with Pillow and written by imageio: no window, no Qt), ``--json``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..model import FabricError
+
+FLAGS = {"op": "--op", "algo": "--algo", "sizes": "--sizes", "gpus": "--gpus", "transport": "--transport",
+         "routing": "--routing"}
+#: The columns nccl-tests prints (out-of-place half), and the CSV header.
+CSV_HEADER = "size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps"
+
+
+def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
+    p = sub.add_parser("collective", help="nccl-tests style collective performance: time, algbw, busbw per size")
+    p.add_argument("file", help="design file (native JSON or ibnetdiscover)")
+    p.add_argument("--op", required=True, help="allreduce, allgather, reducescatter, alltoall or broadcast")
+    p.add_argument("--algo", default="ring", help="ring (default) or tree (all-reduce only)")
+    p.add_argument("--sizes", default="8B:8GB:x2",
+                   help="buffer sizes: START:STOP:xK geometric (default 8B:8GB:x2), or SIZE[,SIZE…]; "
+                        "B/KB/MB/GB decimal, KiB/MiB/GiB binary")
+    p.add_argument("--gpus", default="all",
+                   help="all (default), N (the first N in ring order) or NAME,NAME,… (ranks in that order)")
+    p.add_argument("--routing", choices=("static", "adaptive", "ecmp", "spray"),
+                   help="default: the SM's LFTs (static) on InfiniBand, ecmp on RoCE")
+    p.add_argument("--transport", choices=("ib", "roce-gbn", "roce-ooo"),
+                   help="as simulate --transport (default from the design)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--csv", metavar="OUT", help="write one row per size")
+    p.add_argument("--plot", metavar="OUT.png", help="busbw vs size (log x) as a PNG")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=run)
+
+
+def _redop_root(op: str) -> tuple[str, int]:
+    return ("sum" if op in ("allreduce", "reducescatter") else "none"), (0 if op == "broadcast" else -1)
+
+
+def table(res, design: str) -> str:
+    """The result as nccl-tests prints it."""
+    redop, root = _redop_root(res.op)
+    lines = [f"# fabricviz collective: {res.op} ({res.algo}) over {res.n} GPUs on {res.servers} servers, "
+             f"{res.channels} channel(s), {design}",
+             "#",
+             f"# {'size':>12} {'count':>12} {'type':>6} {'redop':>6} {'root':>6} {'time':>10} {'algbw':>8} "
+             f"{'busbw':>8}",
+             f"# {'(B)':>12} {'(elements)':>12} {'':>6} {'':>6} {'':>6} {'(us)':>10} {'(GB/s)':>8} {'(GB/s)':>8}"]
+    for r in res.rows:
+        lines.append(f"  {r.size:>12.0f} {r.count:>12d} {'float':>6} {redop:>6} {root:>6} {r.time_us:>10.2f} "
+                     f"{r.algbw:>8.2f} {r.busbw:>8.2f}")
+    avg = sum(r.busbw for r in res.rows) / len(res.rows)
+    lines.append(f"# Avg bus bandwidth    : {avg:g}")
+    return "\n".join(lines)
+
+
+def as_json(res, design: str) -> dict:
+    from ..sim.collective import MTU_BYTES, NVLINK_LATENCY_NS, STEP_OVERHEAD_NS
+    redop, root = _redop_root(res.op)
+    return {"design": design, "op": res.op, "algo": res.algo, "gpus": res.n, "servers": res.servers,
+            "channels": res.channels, "fabric": res.tech,
+            "model": {"step_overhead_us": STEP_OVERHEAD_NS / 1e3, "nvlink_latency_us": NVLINK_LATENCY_NS / 1e3,
+                      "mtu_bytes": MTU_BYTES},
+            "rows": [{"size_bytes": r.size, "count": r.count, "type": "float", "redop": redop, "root": root,
+                      "time_us": r.time_us, "algbw_GBps": r.algbw, "busbw_GBps": r.busbw} for r in res.rows]}
+
+
+def write_csv(res, path: str) -> None:
+    redop, root = _redop_root(res.op)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(CSV_HEADER + "\n")
+        for r in res.rows:
+            fh.write(f"{r.size:.0f},{r.count},float,{redop},{root},{r.time_us:.6f},{r.algbw:.6f},{r.busbw:.6f}\n")
+
+
+def write_plot(res, path: str, title: str, width: int = 800, height: int = 500) -> None:
+    """busbw (GB/s) against size (log₂ x) as a PNG: Pillow draws, imageio writes."""
+    import imageio.v3 as iio
+    import numpy as np
+    from PIL import Image, ImageDraw
+    from ..sim.units import ParamError
+    if not path.lower().endswith(".png"):
+        raise ParamError("plot", path, "writes a PNG (OUT.png)")
+    img = Image.new("RGB", (width, height), "white")
+    d = ImageDraw.Draw(img)
+    left, right, top, bottom = 70, width - 20, 40, height - 50
+    x = np.log2([r.size for r in res.rows])
+    y = np.array([r.busbw for r in res.rows])
+    x0, x1 = float(x.min()), float(max(x.max(), x.min() + 1))
+    y1 = float(y.max()) * 1.1 or 1.0
+    px = left + (x - x0) / (x1 - x0) * (right - left)
+    py = bottom - y / y1 * (bottom - top)
+    d.rectangle([left, top, right, bottom], outline="black")
+    for k in range(5):                                    # y grid and labels
+        v = y1 * k / 4
+        yy = bottom - v / y1 * (bottom - top)
+        d.line([left, yy, right, yy], fill=(220, 220, 220))
+        d.text((5, yy - 6), f"{v:.1f}", fill="black")
+    for e in range(int(np.ceil(x0)), int(x1) + 1, max(1, int(x1 - x0) // 8)):   # x ticks, powers of 2
+        xx = left + (e - x0) / (x1 - x0) * (right - left)
+        d.line([xx, bottom, xx, bottom + 5], fill="black")
+        d.text((xx - 14, bottom + 8), _size_label(2.0 ** e), fill="black")
+    d.line(list(zip(px.tolist(), py.tolist())), fill=(31, 119, 180), width=2)
+    for a, b in zip(px.tolist(), py.tolist()):
+        d.ellipse([a - 3, b - 3, a + 3, b + 3], fill=(31, 119, 180))
+    d.text((left, 10), title, fill="black")
+    d.text((width // 2 - 40, height - 20), "message size", fill="black")
+    d.text((5, top - 20), "busbw GB/s", fill="black")
+    iio.imwrite(path, np.asarray(img))
+
+
+def _size_label(v: float) -> str:
+    for unit, k in (("G", 2 ** 30), ("M", 2 ** 20), ("K", 2 ** 10)):
+        if v >= k:
+            return f"{v / k:g}{unit}"
+    return f"{v:g}"
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..loaders import load_any
+    from ..sim.collective import collective, parse_sizes
+    from ..sim.units import ParamError
+    try:
+        sizes = parse_sizes(args.sizes)
+        fabric = load_any(args.file)
+        res = collective(fabric, args.op.strip().lower(), sizes, args.algo.strip().lower(), args.gpus,
+                         args.routing, args.transport, args.seed)
+        if args.plot:
+            write_plot(res, args.plot, f"{res.op} ({res.algo}), {res.n} GPUs: {fabric.name}")
+    except ParamError as e:
+        flag = FLAGS.get(e.param, f"--{e.param}")
+        raise FabricError(e.with_flag(flag)) from None
+    if args.csv:
+        write_csv(res, args.csv)
+    print(json.dumps(as_json(res, fabric.name), indent=2) if args.json else table(res, fabric.name))
+    return 0

@@ -1,0 +1,487 @@
+"""NCCL-style collective performance of a design: time, algbw and busbw per message size.
+
+``collective(fabric, "allreduce", sizes)`` answers what nccl-tests would print on the built
+cluster, from the design's own paths. The numbers follow nccl-tests' PERFORMANCE.md:
+algbw = size / time; busbw = algbw × 2(n−1)/n for all-reduce, × (n−1)/n for all-gather,
+reduce-scatter and all-to-all, × 1 for broadcast (n GPUs, ``size`` the buffer nccl-tests names).
+
+The model (simplified where NCCL is complex; each simplification said here):
+
+* **Ranks** are the design's GPUs bound to a NIC (:func:`~.workloads.endpoints`), in NCCL's ring
+  order: the GPUs of one server consecutive (by local index), servers in device order.
+* **An algorithm is a list of steps**; a step is a set of concurrent point-to-point transfers
+  (src GPU → dst GPU, bytes). Ring all-reduce: 2(n−1) steps of size/n to the ring neighbour;
+  all-gather and reduce-scatter: n−1 such steps; all-to-all: one step of n(n−1) transfers of
+  size/n; broadcast (ring, pipelined): one step of the n−1 chain transfers of the whole buffer,
+  with the chain's n−1 hop latencies (NCCL's chunked pipeline taken as perfect: the bandwidth
+  term is the buffer at the slowest link's rate). Tree all-reduce: NCCL's double binary tree
+  simplified to one tree (a chain inside each server, a binary heap over the servers' first GPUs),
+  reduce up and broadcast down pipelined as one step: every edge carries the buffer both ways,
+  latency 2 × depth hops.
+* **Channels** (rings ops, several servers): NCCL runs one ring per NIC, each entering and
+  leaving a server by the same NIC (its graph search and PXN keep the hop on a rail). Here a
+  server of g GPUs, each with its own NIC, gives g channels of size/g each: channel c's
+  inter-server hop goes GPU c → GPU c of the next server (over GPU c's NIC), and its ring inside
+  the server covers every NVLink edge j → j+1 (the channels' shares of one edge are one transfer).
+  Otherwise one ring, hop by hop in rank order.
+* **Step time** = (h − 1)·(o + α_max) + o + max over transfers of (α + β): ``o`` the per-step
+  software cost :data:`STEP_OVERHEAD_NS`, ``h`` the step's hop count (1, or the pipeline depth),
+  α the one-way latency of the transfer's path for a packet of min(bytes, :data:`MTU_BYTES`)
+  (:mod:`.latency`, as ``fabricviz latency``), β = bytes / the transfer's max-min rate with all
+  the step's transfers on the fabric at once (:func:`~.engine.simulate`, ``maxmin``, over the
+  design's routing: the SM's LFTs on InfiniBand, ECMP on RoCE; a GPU's traffic leaves by its
+  own NIC over PCIe). No protocol overhead is taken off the line rate.
+* **Inside a server** a transfer between two GPUs whose part has ``nvlink_gbps`` goes over
+  NVLink/NVSwitch, which the engine does not model: each GPU has one NVLink egress and one
+  ingress at the part's ``nvlink_gbps`` (the NVSwitch non-blocking), shared max-min here;
+  latency :data:`NVLINK_LATENCY_NS` + the packet at NVLink rate. Without NVLink the transfer
+  takes the engine's path (PCIe, NIC, leaf).
+* The collective's time is the sum of its steps; steps with the same transfer pattern are
+  solved once (a ring's 2(n−1) steps are one pattern). Deterministic for a seed.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ..model import Fabric, FabricError
+from ..model.fabric import KIND_CODE
+from .units import ParamError
+from .workloads import Flows, endpoints, parse_size
+
+OPS = ("allreduce", "allgather", "reducescatter", "alltoall", "broadcast")
+ALGOS = ("ring", "tree")
+#: Per-step software cost (kernel step, proxy hand-off): an assumption of 1 µs, the order of
+#: nccl-tests' small-message all-reduce on one 8-GPU server (some 10–20 µs over 2(n−1) = 14 steps).
+STEP_OVERHEAD_NS = 1000.0
+#: One NVLink/NVSwitch hop, GPU to GPU: an estimate (assumption), before serialization.
+NVLINK_LATENCY_NS = 500.0
+#: The largest packet whose serialization enters α (InfiniBand's 4 KiB MTU).
+MTU_BYTES = 4096.0
+#: nccl-tests' element type of the table.
+DTYPE, DTYPE_BYTES = "float", 4
+
+
+def bus_factor(op: str, n: int) -> float:
+    """busbw / algbw of ``op`` on ``n`` ranks (nccl-tests' PERFORMANCE.md)."""
+    if op == "allreduce":
+        return 2.0 * (n - 1) / n
+    if op in ("allgather", "reducescatter", "alltoall"):
+        return (n - 1) / n
+    if op == "broadcast":
+        return 1.0
+    raise ParamError("op", op, f"is not one of {', '.join(OPS)}")
+
+
+_SWEEP = re.compile(r"^([^:]+):([^:]+):x(\d+(?:\.\d+)?)$", re.I)
+
+
+def parse_sizes(text: str) -> np.ndarray:
+    """``8B:8GB:x2`` (geometric, ×2 from 8 B up to at most 8 GB), ``1MB,1GB`` or ``64MiB`` → bytes.
+
+    Sizes as the simulate workloads write them (:func:`~.workloads.parse_size`)."""
+    try:
+        m = _SWEEP.match(text.strip())
+        if m:
+            lo, hi, k = parse_size(m.group(1)), parse_size(m.group(2)), float(m.group(3))
+            if k <= 1:
+                raise FabricError(f"factor x{m.group(3)} must be above 1")
+            if hi < lo:
+                raise FabricError(f"{m.group(2)} is below {m.group(1)}")
+            n = int(math.floor(math.log(hi / lo, k) + 1e-9)) + 1
+            return lo * k ** np.arange(n)
+        out = np.array([parse_size(p) for p in text.split(",")])
+    except FabricError as e:
+        raise ParamError("sizes", text, f"{e} (e.g. 8B:8GB:x2 or 1MB,1GB)") from None
+    return out
+
+
+def ring_order(fabric: Fabric, gpus: np.ndarray) -> np.ndarray:
+    """GPUs in NCCL's ring order: a server's GPUs together (by local index), servers in order."""
+    t = fabric.devices_t
+    gpus = np.asarray(gpus, np.int64)
+    server = np.where(t.parent[gpus] >= 0, t.parent[gpus], gpus).astype(np.int64)
+    return gpus[np.lexsort((gpus, t.local[gpus], server))]
+
+
+def select_gpus(fabric: Fabric, spec: str | int | None = "all") -> np.ndarray:
+    """The ranks: ``all`` GPUs bound to a NIC or the first ``N``, in ring order; or names ``a,b,…``
+    in the order given (a launcher's rank placement, run as written: a topology-unaware ring)."""
+    try:
+        every = ring_order(fabric, endpoints(fabric, "gpu"))
+    except ParamError:
+        raise FabricError(f"{fabric.name}: no GPU bound to a NIC (a collective runs over GPUs)") from None
+    text = "all" if spec is None else str(spec).strip()
+    if text.lower() == "all":
+        chosen = every
+    elif text.isdigit():
+        k = int(text)
+        if not 2 <= k <= len(every):
+            raise ParamError("gpus", text, f"needs 2 to {len(every)} GPUs (the design has {len(every)})")
+        chosen = every[:k]
+    else:
+        ids, known = [], set(every.tolist())
+        for name in (p.strip() for p in text.split(",")):
+            d = fabric.find(name)
+            if d is None or d not in known:
+                raise ParamError("gpus", text, f"{name!r} is not a GPU bound to a NIC in this design")
+            ids.append(d)
+        if len(set(ids)) != len(ids):
+            raise ParamError("gpus", text, "names a GPU twice")
+        chosen = np.array(ids, np.int64)
+    if len(chosen) < 2:
+        raise ParamError("gpus", text, "a collective needs at least 2 GPUs")
+    return chosen
+
+
+@dataclass(frozen=True)
+class Step:
+    """Concurrent transfers; ``frac``: each transfer's bytes as a share of the buffer size;
+    ``repeat``: how many such steps run one after the other; ``hops``: latencies in series
+    (pipeline depth; 1 for a plain step)."""
+
+    src: np.ndarray
+    dst: np.ndarray
+    frac: np.ndarray
+    repeat: int = 1
+    hops: int = 1
+
+    @property
+    def key(self) -> tuple:
+        return (self.src.tobytes(), self.dst.tobytes())
+
+
+def _servers(fabric: Fabric, ranks: np.ndarray) -> list[np.ndarray]:
+    t = fabric.devices_t
+    server = np.where(t.parent[ranks] >= 0, t.parent[ranks], ranks)
+    cut = np.flatnonzero(np.diff(server)) + 1
+    return np.split(ranks, cut)
+
+
+def channels(fabric: Fabric, ranks: np.ndarray) -> int:
+    """NCCL-style channels of the ring: g when every server has g > 1 ranks, each with its own NIC
+    (and there are several servers), else 1."""
+    groups = _servers(fabric, ranks)
+    g = len(groups[0])
+    bound = fabric.devices_t.bound
+    if len(groups) < 2 or g < 2 or any(len(s) != g or len(set(bound[s].tolist())) != g for s in groups):
+        return 1
+    return g
+
+
+def _ring_step(fabric: Fabric, ranks: np.ndarray, repeat: int) -> Step:
+    n = len(ranks)
+    c = channels(fabric, ranks)
+    if c == 1:
+        return Step(ranks, np.roll(ranks, -1), np.full(n, 1.0 / n), repeat)
+    groups = np.array(_servers(fabric, ranks))                  # (servers, g)
+    intra_src, intra_dst = groups.ravel(), np.roll(groups, -1, axis=1).ravel()
+    net_src, net_dst = groups.ravel(), np.roll(groups, -1, axis=0).ravel()
+    src = np.concatenate([intra_src, net_src])
+    dst = np.concatenate([intra_dst, net_dst])
+    frac = np.concatenate([np.full(n, 1.0 / n), np.full(n, 1.0 / (n * c))])
+    return Step(src, dst, frac, repeat)
+
+
+def _tree_step(fabric: Fabric, ranks: np.ndarray) -> Step:
+    groups = _servers(fabric, ranks)
+    child, parent = [], []
+    for s in groups:                                            # chain towards the server's first GPU
+        child += s[1:].tolist()
+        parent += s[:-1].tolist()
+    leaders = [int(s[0]) for s in groups]
+    for i in range(1, len(leaders)):                            # binary heap over the servers
+        child.append(leaders[i])
+        parent.append(leaders[(i - 1) // 2])
+    depth = max(len(s) for s in groups) - 1 + int(math.floor(math.log2(len(groups))))
+    up, down = np.array(child, np.int64), np.array(parent, np.int64)
+    return Step(np.concatenate([up, down]), np.concatenate([down, up]), np.ones(2 * len(up)),
+                hops=2 * max(depth, 1))
+
+
+def plan(fabric: Fabric, op: str, algo: str, ranks: np.ndarray) -> list[Step]:
+    """The steps of ``op`` with ``algo`` over ``ranks`` (see the module doc)."""
+    n = len(ranks)
+    if op not in OPS:
+        raise ParamError("op", op, f"is not one of {', '.join(OPS)}")
+    if algo not in ALGOS:
+        raise ParamError("algo", algo, f"is not one of {', '.join(ALGOS)}")
+    if algo == "tree" and op != "allreduce":
+        raise ParamError("algo", algo, f"NCCL's tree runs all-reduce only; {op} runs ring")
+    if op == "allreduce":
+        return [_tree_step(fabric, ranks)] if algo == "tree" else [_ring_step(fabric, ranks, 2 * (n - 1))]
+    if op in ("allgather", "reducescatter"):
+        return [_ring_step(fabric, ranks, n - 1)]
+    if op == "broadcast":
+        return [Step(ranks[:-1], ranks[1:], np.ones(n - 1), hops=n - 1)]
+    i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    off = i != j
+    return [Step(ranks[i[off]], ranks[j[off]], np.full(int(off.sum()), 1.0 / n))]
+
+
+@dataclass(frozen=True)
+class Solved:
+    """One step pattern on the fabric: max-min rate per transfer (Gb/s) and α per packet size."""
+
+    rate_gbps: np.ndarray
+    alpha_ns: Callable[[float], np.ndarray]
+    nvlink: np.ndarray                       # transfers over NVLink
+    run: Any = field(default=None, repr=False, compare=False)   # the fabric transfers' max-min run
+
+
+@dataclass
+class Solver:
+    """Solves step patterns once each over one routing of the fabric (see the module doc)."""
+
+    fabric: Fabric
+    routing: str | None = None
+    transport: str | None = None
+    seed: int = 0
+    engine: str = "minhop"
+    _sm: Any = None
+    _cache: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        from .reach import fabric_tech
+        self.tech = fabric_tech(self.fabric)
+        if self.tech == "ib" and self.routing in (None, "static"):
+            from ..ib.routing import route
+            self._sm = route(self.fabric, self.engine)
+        t = self.fabric.devices_t
+        self._nvl = np.zeros(t.n)
+        for g in np.flatnonzero(t.alive & (t.kind == KIND_CODE["gpu"])):
+            part = self.fabric.part_of(int(g))
+            self._nvl[g] = part.nvlink_gbps if part is not None else 0.0
+
+    def solve(self, step: Step) -> Solved:
+        hit = self._cache.get(step.key)
+        if hit is None:
+            hit = self._cache[step.key] = self._solve(step)
+        return hit
+
+    def _solve(self, step: Step) -> Solved:
+        t = self.fabric.devices_t
+        par = t.parent
+        nvl = (par[step.src] >= 0) & (par[step.src] == par[step.dst]) & \
+            (self._nvl[step.src] > 0) & (self._nvl[step.dst] > 0)
+        rate = np.zeros(len(step.src))
+        alpha_parts: list[tuple[np.ndarray, Callable[[float], np.ndarray]]] = []
+        if nvl.any():
+            rate[nvl] = _nvlink_rates(step.src[nvl], step.dst[nvl], self._nvl)
+            cap = np.minimum(self._nvl[step.src[nvl]], self._nvl[step.dst[nvl]])
+
+            def nvlink_alpha(pkt: float, c: np.ndarray = cap) -> np.ndarray:
+                return NVLINK_LATENCY_NS + pkt * 8.0 / c
+            alpha_parts.append((nvl, nvlink_alpha))
+        fab = ~nvl
+        run = None
+        if fab.any():
+            r, lat, run = self._fabric(step.src[fab], step.dst[fab])
+            rate[fab] = r
+            alpha_parts.append((fab, lat))
+
+        def alpha(pkt: float) -> np.ndarray:
+            out = np.zeros(len(step.src))
+            for mask, fn in alpha_parts:
+                out[mask] = fn(pkt)
+            return out
+        return Solved(rate, alpha, nvl, run)
+
+    def _fabric(self, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, Callable[[float], np.ndarray], Any]:
+        from .compare import run_workload
+        from .latency import LatencyParams, flow_latency_ns, flow_nic_ns, link_latency
+        res = run_workload(self.fabric, Flows(src, dst), "maxmin", 1e-3, self.seed, self.routing,
+                           self.engine, sm=self._sm, transport=self.transport)
+        if res.dropped_flows or res.refused:
+            names = ", ".join(u.name for u in res.left_out[:3])
+            raise FabricError(f"the collective's GPUs are not all reachable ({names or 'partition'})")
+        links, routes = res.links, res.routes
+        memo: dict[float, np.ndarray] = {}
+
+        def lat(pkt: float) -> np.ndarray:
+            if pkt not in memo:
+                prm = LatencyParams(bytes=pkt)
+                ll = link_latency(links, prm)
+                total = np.where(np.isfinite(ll.total), ll.total, 0.0)
+                memo[pkt] = flow_latency_ns(links, routes, total, flow_nic_ns(links, routes, prm), ll)
+            return memo[pkt]
+        return res.flow_rates(), lat, res
+
+
+def _nvlink_rates(src: np.ndarray, dst: np.ndarray, nvl: np.ndarray) -> np.ndarray:
+    """Max-min rates of transfers over per-GPU NVLink egress and ingress ports."""
+    import scipy.sparse as sp
+    from .maxmin import maxmin
+    gpus, inv = np.unique(np.concatenate([src, dst]), return_inverse=True)
+    k, f = len(gpus), len(src)
+    rows = np.repeat(np.arange(f), 2)
+    cols = np.column_stack([inv[:f], k + inv[f:]]).ravel()
+    A = sp.csr_matrix((np.ones(2 * f), (rows, cols)), shape=(f, 2 * k))
+    return maxmin(A, np.concatenate([nvl[gpus], nvl[gpus]])).rate
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the nccl-tests table."""
+
+    size: float
+    time_us: float
+    algbw: float                 # GB/s
+    busbw: float                 # GB/s
+
+    @property
+    def count(self) -> int:
+        return int(self.size // DTYPE_BYTES)
+
+
+@dataclass(frozen=True)
+class CollectiveResult:
+    op: str
+    algo: str
+    ranks: np.ndarray
+    servers: int
+    channels: int
+    tech: str
+    rows: tuple[Row, ...]
+
+    @property
+    def n(self) -> int:
+        return len(self.ranks)
+
+
+def step_time_ns(step: Step, solved: Solved, size: float) -> float:
+    """One step's time for a ``size``-byte buffer (see the module doc)."""
+    b = step.frac * size
+    alpha = solved.alpha_ns(float(min(b.max(), MTU_BYTES)))
+    beta = b * 8.0 / solved.rate_gbps                 # bits / (Gb/s) = ns
+    return (step.hops - 1) * (STEP_OVERHEAD_NS + float(alpha.max())) + STEP_OVERHEAD_NS + float((alpha + beta).max())
+
+
+def collective(fabric: Fabric, op: str, sizes: np.ndarray, algo: str = "ring", gpus: str | int | None = "all",
+               routing: str | None = None, transport: str | None = None, seed: int = 0,
+               solver: Solver | None = None) -> CollectiveResult:
+    """time, algbw and busbw of ``op`` per buffer size over the design (see the module doc)."""
+    from .transport import check_transport
+    check_transport(fabric, transport)
+    ranks = select_gpus(fabric, gpus)
+    steps = plan(fabric, op, algo, ranks)
+    solver = solver or Solver(fabric, routing, transport, seed)
+    solved = [solver.solve(s) for s in steps]
+    factor = bus_factor(op, len(ranks))
+    rows = []
+    for size in np.asarray(sizes, float).tolist():
+        ns = sum(s.repeat * step_time_ns(s, v, size) for s, v in zip(steps, solved))
+        algbw = size / ns                               # bytes/ns = GB/s
+        rows.append(Row(size, ns / 1e3, algbw, algbw * factor))
+    return CollectiveResult(op, algo, ranks, len(_servers(fabric, ranks)),
+                            channels(fabric, ranks) if algo == "ring" and op not in ("alltoall", "broadcast")
+                            else 1, solver.tech, tuple(rows))
+
+
+#: What one transfer of each plan's step is, in the words the GUI shows.
+STEP_KINDS = {"ring": "ring hop", "tree": "tree edge", "alltoall": "all-to-all transfer",
+              "broadcast": "broadcast chain hop"}
+#: Utilisation at or above 1 − this counts as full (the water-filling's rounding).
+FULL = 1e-6
+
+
+@dataclass(frozen=True)
+class Bottleneck:
+    """The slowest step of a collective at one size and the fabric links that bound it.
+
+    ``transfers``: the step's slowest transfers (α + β within 1e-9 of the step's largest);
+    ``links``: the directed links (:mod:`.links` ids) at full utilisation on their paths where
+    they get the largest max-min share of the link — their max-min bottlenecks; ``cables``: the
+    cables of those links (PCIe hops have none). NVLink transfers have no fabric link."""
+
+    step: int
+    kind: str
+    size: float
+    time_ns: float
+    src: np.ndarray
+    dst: np.ndarray
+    rate_gbps: float
+    nvlink: bool
+    links: np.ndarray
+    link_names: tuple[tuple[str, str], ...]
+    cables: np.ndarray
+
+    def describe(self, fabric: Fabric, most: int = 2) -> str:
+        """``ring hop gpu03 → gpu04 at 400 Gb/s over leaf01→spine02, spine02→leaf03 (+2 more)``."""
+        k = len(self.src)
+        who = f"{fabric.name_of(int(self.src[0]))} → {fabric.name_of(int(self.dst[0]))}" + \
+            (f" (and {k - 1} more like it)" if k > 1 else "")
+        head = f"{self.kind} {who} at {self.rate_gbps:.4g} Gb/s"
+        if self.nvlink:
+            return f"{head} over NVLink"
+        names = [f"{a}→{b}" for a, b in self.link_names]
+        more = f" (+{len(names) - most} more)" if len(names) > most else ""
+        return f"{head} over {', '.join(names[:most])}{more}" if names else head
+
+
+def _full_links(run: Any, flows: np.ndarray) -> np.ndarray:
+    """Links at full utilisation where one of ``flows`` has the largest rate of the link."""
+    routes = run.routes
+    rate = run.flow_rates()
+    hop_flow = np.repeat(routes.flow, routes.hops())
+    top = np.zeros(routes.n_links)
+    np.maximum.at(top, routes.links, rate[hop_flow])
+    util = run.last.link_util
+    mine = np.isin(hop_flow, flows)
+    lk = routes.links[mine]
+    keep = (util[lk] >= 1.0 - FULL) & (rate[hop_flow[mine]] >= top[lk] * (1.0 - FULL))
+    return np.unique(lk[keep])
+
+
+def slowest_step(fabric: Fabric, result: CollectiveResult, solver: Solver, size: float | None = None) -> Bottleneck:
+    """The step of ``result``'s plan that takes longest at ``size`` (default: the largest size of the
+    result) and its bottleneck links (see :class:`Bottleneck`); ``solver`` the one that ran it
+    (its solved steps are reused)."""
+    size = float(max(r.size for r in result.rows)) if size is None else float(size)
+    steps = plan(fabric, result.op, result.algo, result.ranks)
+    times = []
+    for s in steps:
+        times.append(step_time_ns(s, solver.solve(s), size))
+    k = int(np.argmax(times))
+    step, solved = steps[k], solver.solve(steps[k])
+    b = step.frac * size
+    each = solved.alpha_ns(float(min(b.max(), MTU_BYTES))) + b * 8.0 / solved.rate_gbps
+    slow = np.flatnonzero(each >= each.max() * (1.0 - 1e-9))
+    nvl = bool(solved.nvlink[slow].all())
+    fab = slow[~solved.nvlink[slow]]
+    links = np.zeros(0, np.int64)
+    if len(fab) and solved.run is not None:
+        in_run = np.cumsum(~solved.nvlink) - 1                 # transfer → flow of the fabric run
+        links = _full_links(solved.run, in_run[fab]).astype(np.int64)
+    table = solved.run.links if solved.run is not None else None
+    if table is not None and len(links):                       # switch-to-switch links named first
+        sw = np.isin(fabric.devices_t.kind, [KIND_CODE["ib_switch"], KIND_CODE["eth_switch"]])
+        links = links[np.lexsort((links, ~(sw[table.src_dev[links]] & sw[table.dst_dev[links]])))]
+    names = tuple((fabric.name_of(int(table.src_dev[x])), fabric.name_of(int(table.dst_dev[x]))) for x in links) \
+        if table is not None else ()
+    cables = np.unique(links[links < table.n_cable_links] // 2) if table is not None else np.zeros(0, np.int64)
+    kind = STEP_KINDS[result.algo if result.op not in ("alltoall", "broadcast") else result.op]
+    return Bottleneck(k, kind, size, float(times[k]), step.src[slow], step.dst[slow],
+                      float(solved.rate_gbps[slow].min()), nvl, links, names, cables.astype(np.int64))
+
+
+#: The columns nccl-tests prints (out-of-place half): the CSV header ``fabricviz collective --csv`` writes.
+CSV_HEADER = "size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps"
+
+
+def redop_root(op: str) -> tuple[str, int]:
+    """nccl-tests' redop and root columns for ``op``."""
+    return ("sum" if op in ("allreduce", "reducescatter") else "none"), (0 if op == "broadcast" else -1)
+
+
+def csv_text(result: CollectiveResult) -> str:
+    """``result`` as the CSV ``fabricviz collective --csv`` writes (one row per size)."""
+    redop, root = redop_root(result.op)
+    rows = [f"{r.size:.0f},{r.count},{DTYPE},{redop},{root},{r.time_us:.6f},{r.algbw:.6f},{r.busbw:.6f}"
+            for r in result.rows]
+    return "\n".join([CSV_HEADER, *rows]) + "\n"
