@@ -1,0 +1,53 @@
+"""Failure what-if speed (issue 17): 1,000 single-cable-failure trials, serial, one worker.
+
+A radix-16 three-level fat tree (1,024 hosts, 320 switches, 3,072 cables), RoCE (ECMP re-hash
+over the surviving graph) and InfiniBand (a fresh minhop sweep per trial), permutation metric.
+Prints the median time per trial, the total, and where a trial's time goes (its peer: the
+intact run measured in the same process). Issue target: <= 60 s for 1,000 trials with 2 workers
+on a 2-core machine, so <= ~120 s serial.
+
+Run: .venv/bin/python bench/whatif.py [trials] [ib|roce|both]
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+
+from fabricviz.build.fattree import fat_tree
+from fabricviz.sim.whatif import failed_fabric, measure, parse_fail, prepare, run_trial
+
+
+def bench(fabric_kind: str, trials: int) -> None:
+    f = fat_tree(levels=3, radix=16, fabric=fabric_kind)
+    t0 = time.perf_counter()
+    sh = prepare(f, parse_fail("cables:1"), trials=trials, seed=0)
+    prep = time.perf_counter() - t0
+    times = []
+    t0 = time.perf_counter()
+    for j in range(len(sh.trials)):
+        t = time.perf_counter()
+        run_trial(sh, j)
+        times.append(time.perf_counter() - t)
+    total = time.perf_counter() - t0
+    # where a trial's time goes: the failed copy, and routing + max-min on it; the intact run as peer
+    copy_t = statistics.median(_time(lambda j=j: failed_fabric(sh, j)) for j in range(20))
+    intact = statistics.median(_time(lambda: measure(sh, f)) for _ in range(10))
+    med = statistics.median(times)
+    print(f"{fabric_kind:5} {f.name}: {trials:,} trials  median {med * 1e3:7.2f} ms/trial  total {total:6.1f} s  "
+          f"(prepare {prep:.2f} s; copy + cable down {copy_t * 1e3:.2f} ms; intact route + max-min "
+          f"{intact * 1e3:.2f} ms; trial / intact {med / intact:.2f})")
+
+
+def _time(fn) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+if __name__ == "__main__":
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
+    which = sys.argv[2] if len(sys.argv) > 2 else "both"
+    for kind in (("roce", "ib") if which == "both" else (which,)):
+        bench(kind, n)

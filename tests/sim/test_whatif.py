@@ -1,0 +1,181 @@
+"""Failure what-if (issue 17): trials re-route a failed copy and measure max-min as simulate does.
+
+The small design throughout: a RoCE leaf-spine of 2 leaves × 2 spines × 2 hosts per leaf, every link
+400G. The permutation (seed 0) sends node01→node04, node02→node03, node03→node02, node04→node01: all
+four flows cross between the leaves. Intact, ECMP puts leaf01's two flows on one spine (200 Gb/s
+each) and spreads leaf02's (400 each): mean 300. With one spine (or one leaf-spine cable) down, each
+leaf's two flows share one 400G uplink: 200 each, metric exactly 200 = 2/3 of intact. A host cable
+down cuts that host off: its two flows are left out, the other two run alone at 400 each.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+
+import numpy as np
+import pytest
+
+from fabricviz.build.fattree import fat_tree
+from fabricviz.build.leafspine import leaf_spine
+from fabricviz.cli import main
+from fabricviz.formats.native import save_fabric
+from fabricviz.sim.compare import run_workload
+from fabricviz.sim.whatif import (elements, failed_fabric, parse_fail, per_k, prepare, ranked, run_trial,
+                                  run_trials, stats)
+
+
+@pytest.fixture(scope="module")
+def ls():
+    return leaf_spine(2, 2, 2)
+
+
+def test_spine_failure_halves_cross_leaf_capacity_as_a_direct_simulate(ls):
+    sh = prepare(ls, parse_fail("switches:1"), worst=True)
+    assert sh.names == ("leaf01", "leaf02", "spine01", "spine02")
+    direct = ls.copy()
+    direct.remove_devices([direct.device_id("spine01")])
+    res = run_workload(direct, sh.flows, "maxmin", 1e-3, 0)
+    assert res.flow_rates().tolist() == [200.0, 200.0, 200.0, 200.0]
+    assert sh.intact_gbps == run_workload(ls, sh.flows, "maxmin", 1e-3, 0).flow_rates().mean() == 300.0
+    r = run_trial(sh, 2)
+    assert (r.failed, r.metric_gbps, r.relative, r.disconnected, r.dropped_flows) == (("spine01",), 200.0,
+                                                                                      2 / 3, (), 0)
+    assert len(ls.cable_ids()) == 8 and ls.cables_t.alive.sum() == 8     # the user's design is untouched
+    # a leaf down cuts both its hosts off: every flow touches one, none is left to run
+    r = run_trial(sh, 0)
+    assert (r.metric_gbps, r.disconnected, r.dropped_flows, r.delivered) == (0.0, ("node01", "node02"), 4, 0.0)
+
+
+def test_worst_ranks_spine_links_above_host_links_and_counts_cut_off_hosts(ls):
+    """A leaf-spine cable: 200 × 4 flows, delivered 800/1200; a host cable: 400 × 2, delivered 800/1200
+    as well, so the tie goes to the lower mean per-flow rate (2/3 against 4/3): spine links first."""
+    sh = prepare(ls, parse_fail("cables:1"), worst=True)
+    rows = ranked(run_trials(sh))
+    assert [r.failed[0] for r in rows] == [
+        "leaf01:3 – spine01:1", "leaf01:4 – spine02:1", "leaf02:3 – spine01:2", "leaf02:4 – spine02:2",
+        "node01/mlx5_0:1 – leaf01:1", "node02/mlx5_0:1 – leaf01:2", "node03/mlx5_0:1 – leaf02:1",
+        "node04/mlx5_0:1 – leaf02:2"]
+    assert [r.metric_gbps for r in rows] == [200.0] * 4 + [400.0] * 4
+    assert [r.disconnected for r in rows[4:]] == [("node01",), ("node02",), ("node03",), ("node04",)]
+    assert [r.dropped_flows for r in rows] == [0] * 4 + [2] * 4
+    assert [r.delivered for r in rows] == pytest.approx([2 / 3] * 8, abs=0)
+
+
+def test_tiers_pick_their_cables(ls):
+    names = lambda t: elements(ls, parse_fail(f"links-of:{t}:1"))[1]   # noqa: E731
+    assert names("host") == ("node01/mlx5_0:1 – leaf01:1", "node02/mlx5_0:1 – leaf01:2",
+                             "node03/mlx5_0:1 – leaf02:1", "node04/mlx5_0:1 – leaf02:2")
+    assert len(names("leaf-spine")) == 4 and names("spine-core") == ()
+
+
+def test_same_seed_same_trials_in_any_order(ls):
+    sh = prepare(ls, parse_fail("cables:1,2,3"), trials=6, seed=5)
+    base = run_trials(sh)
+    order = list(range(len(sh.trials)))
+    random.Random(1).shuffle(order)
+    assert run_trials(sh, order=order) == base
+    assert run_trials(prepare(ls, parse_fail("cables:1,2,3"), trials=6, seed=5)) == base
+    # K=2's draws do not depend on which other K values were asked for
+    assert [r for r in base if r.k == 2] == run_trials(prepare(ls, parse_fail("cables:2"), trials=6, seed=5))
+    assert {len(r.failed) for r in base} == {1, 2, 3}
+
+
+def test_per_k_distribution():
+    assert stats(np.arange(21.0)) == {"min": 0.0, "p5": 1.0, "median": 10.0, "p95": 19.0, "max": 20.0}
+
+
+def test_ib_minhop_rerouting_after_a_spine_failure_equals_routing_the_failed_design():
+    """The trial's copy (spine03's 4 cables down) and the design with spine03 deleted get the same
+    minhop LFT paths; the metric is the direct run's (275 Gb/s mean: minhop on the intact k=4 tree
+    gives 237.5, the re-sweep after this failure happens to spread the permutation better)."""
+    from fabricviz.ib.routing import route
+    from fabricviz.sim.paths import Routes, sm_paths
+    from fabricviz.sim.paths import route as paths_route
+    from fabricviz.sim.links import link_table
+    ft = fat_tree(levels=3, radix=4, fabric="ib")           # k=4: 16 hosts, 8 leaves, 8 spines, 4 cores
+    sh = prepare(ft, parse_fail("switches:1"), worst=True)
+    j = sh.names.index("spine03")
+    failed = failed_fabric(sh, j)
+    direct = ft.copy()
+    direct.remove_devices([direct.device_id("spine03")])
+
+    def paths(fab) -> Routes:
+        return paths_route(fab, link_table(fab), sh.flows, "static", provider=sm_paths(route(fab, "minhop")))
+    a, b = paths(failed), paths(direct)
+    assert np.array_equal(a.links, b.links) and np.array_equal(a.indptr, b.indptr)
+    assert len(sh.cables[j]) == 4 and not np.isin(a.links // 2, sh.cables[j]).any()   # no path meets spine03
+    r = run_trial(sh, j)
+    assert r.metric_gbps == run_workload(direct, sh.flows, "maxmin", 1e-3, 0).flow_rates().mean() == 275.0
+
+
+@pytest.fixture()
+def design(tmp_path, ls):
+    p = tmp_path / "ls.json"
+    save_fabric(ls, p)
+    return p
+
+
+def test_cli_table_json_csv_plot(design, tmp_path, capsys):
+    out_csv, png = tmp_path / "t.csv", tmp_path / "c.png"
+    assert main(["whatif", str(design), "--fail", "cables:1,2", "--trials", "4", "--csv", str(out_csv),
+                 "--plot", str(png), "--quiet"]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert text[0] == ("leaf-spine-2x2: fail cables, metric permutation (4 flows), intact 300.00 Gb/s mean "
+                       "per flow, seed 0")
+    assert text[1].split() == ["K", "trials", "min", "p5", "median", "p95", "max", "delivered",
+                               "disconnected", "hosts", "(mean", "/", "max)"]
+    assert [ln.split()[:2] for ln in text[2:4]] == [["1", "4"], ["2", "4"]]
+    rows = list(csv.DictReader(out_csv.open()))
+    assert len(rows) == 8 and [r["k"] for r in rows] == ["1"] * 4 + ["2"] * 4
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    import imageio.v3 as iio
+    assert iio.imread(png).shape[1] == 800
+    assert main(["whatif", str(design), "--fail", "cables:1,2", "--trials", "4", "--json"]) == 0
+    first = capsys.readouterr().out
+    assert main(["whatif", str(design), "--fail", "cables:1,2", "--trials", "4", "--json"]) == 0
+    assert capsys.readouterr().out == first
+    doc = json.loads(first)
+    assert doc["intact"]["metric_gbps"] == 300.0 and len(doc["trials"]) == 8
+    sh = prepare(leaf_spine(2, 2, 2), parse_fail("cables:1,2"), trials=4)
+    assert doc["per_k"] == json.loads(json.dumps(per_k(run_trials(sh))))
+    assert [len(t["failed"]) for t in doc["trials"]] == [1] * 4 + [2] * 4
+
+
+def test_cli_worst_prints_the_ranking(design, capsys):
+    assert main(["whatif", str(design), "--fail", "links-of:leaf-spine:1", "--worst"]) == 0
+    lines = capsys.readouterr().out.splitlines()[1:]
+    assert lines[0].split() == ["rank", "delivered", "relative", "cut", "off", "failed"]
+    assert lines[1].split() == ["1", "0.667", "0.667", "0", "leaf01:3", "–", "spine01:1"]
+    assert len(lines) == 5
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["--fail", "cables:9"], "--fail 'cables:9': K=9 but the design has 8 cables"),
+    (["--fail", "links-of:core:1"], "--fail 'links-of:core:1': unknown tier 'core' (use host, leaf-spine, spine-core)"),
+    (["--fail", "switches:1", "--trials", "0"], "--trials 0: must be at least 1"),
+    (["--fail", "pods:1"], "--fail 'pods:1': use cables:K, switches:K or links-of:TIER:K"),
+    (["--fail", "cables:1", "--metric", "allreduce:1XB"], "--metric 'allreduce:1XB': bad size '1XB' (use e.g. 4096B, "
+     "64MB, 1GiB: B/KB/MB/GB/TB decimal, KiB/MiB/GiB/TiB binary)"),
+    (["--fail", "cables:1", "--engine", "ftree"],
+     "--engine: subnet manager routing engines are InfiniBand's; {f} is a RoCE design"),
+])
+def test_cli_refusals(design, capsys, argv, line):
+    assert main(["whatif", str(design), *argv]) == 2
+    assert capsys.readouterr().err.strip() == "fabricviz: error: " + line.format(f=design)
+
+
+def test_allreduce_metric_is_the_collectives_busbw_on_the_failed_design(ls):
+    """The ring node01→02→03→04→01 crosses between the leaves once each way: one spine carries it,
+    so losing a spine costs nothing (relative exactly 1); busbw is fabricviz collective's."""
+    from fabricviz.sim.collective import collective
+    sh = prepare(ls, parse_fail("switches:1"), metric="allreduce:1e+09", worst=True)
+    direct = ls.copy()
+    direct.remove_devices([direct.device_id("spine01")])
+    want = collective(direct, "allreduce", np.array([1e9])).rows[0].busbw
+    r = run_trial(sh, 2)
+    assert (r.failed, r.metric_gbps, r.relative, r.dropped_flows) == (("spine01",), want, 1.0, 0)
+    assert sh.intact_gbps == collective(ls, "allreduce", np.array([1e9])).rows[0].busbw
+    r = run_trial(sh, 0)                  # leaf01 down: the ring runs over node03, node04 only
+    assert (r.disconnected, r.dropped_flows) == (("node01", "node02"), 2)
