@@ -6,6 +6,6 @@ them into one line on stderr and status 2). Add new commands to COMMANDS.
 """
 
 COMMANDS: tuple[str, ...] = ("generate", "info", "route", "trace", "check-loops", "check-pfc-deadlock",
-                             "simulate", "latency", "render",
+                             "simulate", "latency", "collective", "render",
                              "lint", "bom", "convert", "replay", "demo", "compare-tech",
-                             "partitions", "record", "headroom", "export-switch-config", "export-htsim")
+                             "partitions", "record", "headroom", "export-switch-config", "export-htsim", "whatif")

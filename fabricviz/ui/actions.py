@@ -182,6 +182,8 @@ class WindowActions:
                                 (self.traffic_dock, "action_traffic", "Ctrl+Shift+T"),
                                 (self.partitions_dock, "action_partitions_dock", None),
                                 (self.lossless_dock, "action_lossless_dock", None),
+                                (self.collectives_dock, "action_collectives_dock", None),
+                                (self.whatif_dock, "action_whatif_dock", None),
                                 (self.charts_dock, "action_charts", "Ctrl+Shift+J")):
             act = dock.toggleViewAction()
             act.setObjectName(name)

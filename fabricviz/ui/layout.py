@@ -18,7 +18,7 @@ from typing import Any
 from PySide6 import QtCore, QtWidgets
 
 #: Bumped when the dock set changes, so an older saved layout is not restored onto it.
-LAYOUT_VERSION = 6
+LAYOUT_VERSION = 7
 GEOMETRY_KEY = "window/geometry"
 STATE_KEY = "window/state"
 #: Dock widths (px) on the left and the right of the canvas at first start.
@@ -42,12 +42,16 @@ def arrange(w: Any) -> None:
     w.tabifyDockWidget(w.inspector, w.traffic_dock)
     w.addDockWidget(Area.RightDockWidgetArea, w.partitions_dock)   # View ▸ Partitions: a tab beside traffic
     w.tabifyDockWidget(w.traffic_dock, w.partitions_dock)
+    w.addDockWidget(Area.RightDockWidgetArea, w.collectives_dock)  # View ▸ Collectives: a tab beside traffic
+    w.tabifyDockWidget(w.traffic_dock, w.collectives_dock)
+    w.addDockWidget(Area.RightDockWidgetArea, w.whatif_dock)       # View ▸ What-if: a tab beside traffic
+    w.tabifyDockWidget(w.traffic_dock, w.whatif_dock)
     bottom = (w.findings_dock, w.bom_dock, w.sweep_dock, w.charts_dock, w.lossless_dock)
     w.addDockWidget(Area.BottomDockWidgetArea, bottom[0])
     for d in bottom[1:]:
         w.addDockWidget(Area.BottomDockWidgetArea, d)
         w.tabifyDockWidget(bottom[0], d)
-    for d in (w.lesson_dock, w.traffic_dock, w.partitions_dock, *bottom):
+    for d in (w.lesson_dock, w.traffic_dock, w.partitions_dock, w.collectives_dock, w.whatif_dock, *bottom):
         d.hide()
     w.inspector.raise_()
     w.resizeDocks([w.palette_dock, w.inspector], [LEFT_WIDTH, RIGHT_WIDTH], QtCore.Qt.Orientation.Horizontal)

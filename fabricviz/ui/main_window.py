@@ -145,6 +145,12 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         self.lossless_dock = LosslessDock(doc, self, selection=self.scene.selected_device_ids,
                                           traffic=self.traffic_dock)
         self.scene.selectionChanged.connect(self.lossless_dock.selection_changed)
+        from fabricviz.ui.docks.whatif import WhatifDock                # View ▸ What-if (failures)
+        self.whatif_dock = WhatifDock(doc, self.scene, self)
+        from fabricviz.ui.docks.collectives import CollectivesDock      # View ▸ Collectives (busbw)
+        self.collectives_dock = CollectivesDock(doc, self)
+        self.collectives_dock.select_links.connect(
+            lambda cabs: select_on_canvas(self.editor.fabric, self.scene, self.view, [], cabs))
         from fabricviz.ui.canvas.overlays.partitions import PartitionMarks   # View ▸ Partition Marks
         self.partition_marks = PartitionMarks(doc, self.scene, lambda text: self.statusBar().showMessage(text, 8000))
         self.traffic_view = TrafficView(doc, self.scene, self.traffic_dock, self.charts_dock)

@@ -35,6 +35,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric, FabricError
 from fabricviz.ui.widgets.plots import fit_axis_width, grid_columns, tick_font
+from .export_path import ask_export_path
 
 #: Links and flows offered in the choosers.
 HOT_LINKS = 24
@@ -510,13 +511,9 @@ class ChartsDock(QtWidgets.QDockWidget):
         if self.result is None:
             return None
         stem = (getattr(self.fabric, "name", "") or "charts") + f"-{self.result.model}-{self.result.routing}"
-        filt = "PNG image (*.png)" if kind == "png" else "CSV (*.csv)"
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, f"Export charts ({kind.upper()})",
-                                                        f"{stem}.{kind}", f"{filt};;All files (*)")
-        if not path:
+        path = ask_export_path(self, "charts", stem, kind)
+        if path is None:
             return None
-        if not Path(path).suffix:
-            path += f".{kind}"
         try:
             what = self.export_png(path) if kind == "png" else self.export_csv(path)
         except FabricError as exc:

@@ -1,0 +1,501 @@
+"""The What-if dock: what losing K cables, switches or links of a tier costs the design.
+
+What ``fabricviz whatif`` does, inside the editor, with the same engine calls
+(:func:`~fabricviz.sim.whatif.prepare`, :func:`~fabricviz.sim.whatif.run_trials`,
+:func:`~fabricviz.sim.whatif.per_k`, :func:`~fabricviz.sim.whatif.ranked`): pick what fails, the K
+values, trials per K, the metric and the seed, or "worst single failures" to rank every single
+failure of that kind. The trials run on a snapshot in the document's job runner (progress per
+trial, the UI never waits); Cancel stops between trials and **keeps the trials that finished**
+(the plot and table show them, the status line says how many of how many).
+
+The degradation plot (:mod:`.whatif_plot`) and a table of trials follow. Clicking a row or a
+trial's point shows its failed cables on the canvas: they are selected (the canvas's own
+highlight) and drawn over with a dashed grey line, and the dock says which, e.g. "trial 7 (K=1):
+spine03 down; 2 hosts cut off". A what-if never edits the design: no undo step, no revision.
+Opening another design clears the dock. PNG (pyqtgraph's ImageExporter) and CSV (the CLI's
+``--csv`` columns, :func:`~fabricviz.sim.whatif.csv_text`) export what is shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import shiboken6
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from fabricviz.model import FabricError
+from fabricviz.sim.whatif import (TIERS, Shared, TrialResult, csv_text, parse_fail, parse_metric, per_k, prepare,
+                                  ranked, run_trial, run_trials, trial_elements)
+from fabricviz.ui.canvas.items.cables import cable_anchors
+from fabricviz.ui.canvas.overlays import remove_from_scene
+from fabricviz.ui.canvas.overlays.bundled import follow_levels, semantic_of
+from fabricviz.ui.docks.whatif_plot import DegradationPlot
+from fabricviz.ui.widgets.table_model import ColumnsModel
+from .export_path import ask_export_path
+
+JOB = "whatif"
+#: The failure kinds offered: (value for parse_fail, text shown).
+FAIL_KINDS = (("cables", "cables"), ("switches", "switches"),
+              *((f"links-of:{t}", f"{t} links") for t in TIERS))
+METRIC_CHOICES = ("permutation", "alltoall", "allreduce:1GB")
+TRIAL_COLUMNS = ("K", "trial", "relative", "cut off", "failed")      # the long one last
+WORST_COLUMNS = ("rank", "delivered", "relative", "cut off", "failed")
+ROLE = "whatif_failed"
+Z = 5.3
+FAILED_PEN = (150, 150, 150)
+#: Failed elements named in the one-line description before "… and N more".
+NAMED = 3
+
+
+@dataclass
+class WhatifRun:
+    """One run of the dock: its engine input, the trials done, the rows shown, where it stands."""
+
+    shared: Shared | None = None
+    results: list[TrialResult] = field(default_factory=list)
+    worst: bool = False
+    revision: int = 0
+    total: int = 0
+    cancelled: bool = False
+
+    def rows(self) -> list[TrialResult]:
+        return ranked(self.results) if self.worst else list(self.results)
+
+
+def whatif_job(fabric: Any, fail: str, metric: str, trials: int, seed: int, worst: bool,
+               run: WhatifRun) -> Callable[[Callable[[float], None]], WhatifRun]:
+    """The worker's function: prepare on ``fabric`` (a snapshot), then every trial, each appended
+    to ``run.results`` as it finishes (so a cancelled run keeps them) with one progress report."""
+    def work(progress: Callable[[float], None]) -> WhatifRun:
+        progress(0.0)
+        shared = prepare(fabric, parse_fail(fail), parse_metric(metric), trials, seed, "minhop", worst)
+        run.shared, run.total = shared, len(shared.trials)
+
+        def trial(sh: Shared, j: int) -> TrialResult:
+            r = run_trial(sh, j)
+            run.results.append(r)
+            return r
+        run_trials(shared, progress=progress, trial=trial)
+        return run
+    return work
+
+
+def trial_cables(shared: Shared, result: TrialResult) -> list[int]:
+    """The cables trial ``result`` took down (a failed switch's every cable), sorted."""
+    j = result.index if shared.worst else shared.trials.index((result.k, result.index))
+    pick = trial_elements(shared, j).tolist()
+    return sorted({int(c) for p in pick for c in shared.cables[p].tolist()})
+
+
+def describe(result: TrialResult, rank: int | None = None) -> str:
+    """``trial 7 (K=1): spine03 down; 2 hosts cut off`` (``#3: …`` for a ranked failure)."""
+    names = list(result.failed[:NAMED])
+    more = len(result.failed) - len(names)
+    what = ", ".join(names) + (f" and {more} more" if more else "")
+    cut = len(result.disconnected)
+    head = f"#{rank}" if rank is not None else f"trial {result.index} (K={result.k})"
+    return f"{head}: {what} down; {cut} host{'s' if cut != 1 else ''} cut off"
+
+
+class TrialsModel(ColumnsModel):
+    """The trials (or ranked failures) of the run shown."""
+
+    def __init__(self, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(TRIAL_COLUMNS, parent)
+        self.rows: list[TrialResult] = []
+        self.worst = False
+
+    def items(self) -> Sequence[Any]:
+        return self.rows
+
+    def set_rows(self, rows: list[TrialResult], worst: bool) -> None:
+        self.beginResetModel()
+        self.rows, self.worst = rows, worst
+        self.columns = WORST_COLUMNS if worst else TRIAL_COLUMNS
+        self.endResetModel()
+
+    def data(self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        r, c = self.rows[index.row()], index.column()
+        if role == QtCore.Qt.ItemDataRole.ToolTipRole:
+            return (f"{', '.join(r.failed)}\nmetric {r.metric_gbps:.4g} (relative {r.relative:.3f}), "
+                    f"delivered {r.delivered:.3f}\ncut off: {', '.join(r.disconnected) or 'none'}")
+        if role == QtCore.Qt.ItemDataRole.TextAlignmentRole and self.columns[c] != "failed":
+            return int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+        if role != QtCore.Qt.ItemDataRole.DisplayRole:
+            return None
+        if self.worst:
+            return (str(index.row() + 1), f"{r.delivered:.3f}", f"{r.relative:.3f}", str(len(r.disconnected)),
+                    ", ".join(r.failed))[c]
+        return (str(r.k), str(r.index), f"{r.relative:.3f}", str(len(r.disconnected)), ", ".join(r.failed))[c]
+
+
+class FailedCables:
+    """A trial's failed cables drawn over the canvas as a dashed grey line each (where they are
+    drawn now: their anchors, or their bundles' ends zoomed out)."""
+
+    def __init__(self, document: Any, scene: QtWidgets.QGraphicsScene) -> None:
+        self.document, self.scene = document, scene
+        self.cables: list[int] = []
+        self.item: QtWidgets.QGraphicsPathItem | None = None
+        follow_levels(scene, self._draw)
+
+    def show(self, cables: list[int]) -> None:
+        self.cables = list(cables)
+        self._draw()
+
+    def clear(self) -> None:
+        self.cables = []
+        self._draw()
+
+    def _draw(self) -> None:
+        remove_from_scene(self.item)
+        self.item = None
+        f = self.document.fabric
+        cids = np.array([c for c in self.cables if f.cables_t.exists(c)], np.int64)
+        if not len(cids) or not shiboken6.isValid(self.scene):
+            return
+        sem = semantic_of(self.scene)
+        ends = sem.cable_ends(cids) if sem is not None else np.vstack(cable_anchors(f, cids))
+        path = QtGui.QPainterPath()
+        for ax, ay, bx, by in ends.T.tolist():
+            if np.isfinite([ax, ay, bx, by]).all():
+                path.moveTo(ax, ay)
+                path.lineTo(bx, by)
+        pen = QtGui.QPen(QtGui.QColor(*FAILED_PEN), 5.0, QtCore.Qt.PenStyle.DashLine)
+        pen.setCosmetic(True)
+        pen.setCapStyle(QtCore.Qt.PenCapStyle.FlatCap)
+        self.item = QtWidgets.QGraphicsPathItem(path)
+        self.item.setPen(pen)
+        self.item.setZValue(Z)
+        self.item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
+        self.item.setData(2, ROLE)
+        self.scene.addItem(self.item)
+
+
+class WhatifDock(QtWidgets.QDockWidget):
+    """Failure what-if controls, the degradation plot and the trials; see the module doc."""
+
+    finished = QtCore.Signal(str)          # "done" | "cancelled" | "error" | "stale"
+    trial_shown = QtCore.Signal(int)       # the row shown on the canvas
+
+    def __init__(self, document: Any, scene: QtWidgets.QGraphicsScene,
+                 parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__("What-if", parent)
+        self.setObjectName("whatif")
+        self.document, self.scene = document, scene
+        self.run: WhatifRun | None = None
+        self.shown: WhatifRun | None = None
+        self.failed_cables = FailedCables(document, scene)
+        document.opened.connect(self.clear)
+        document.replaced.connect(self.clear)
+        document.changed.connect(self._changed)
+
+        body = QtWidgets.QWidget(self)
+        lay = QtWidgets.QVBoxLayout(body)
+        lay.setContentsMargins(4, 4, 4, 4)
+        form = QtWidgets.QFormLayout()
+        form.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        row = QtWidgets.QHBoxLayout()
+        self.kind_box = QtWidgets.QComboBox(body)
+        self.kind_box.setObjectName("whatif_kind")
+        for value, text in FAIL_KINDS:
+            self.kind_box.addItem(text, value)
+        self.kind_box.setToolTip("what fails: random cables, whole switches (every cable), or the links "
+                                 "of one tier")
+        self.ks_edit = QtWidgets.QLineEdit("1,2,4,8", body)
+        self.ks_edit.setObjectName("whatif_ks")
+        self.ks_edit.setToolTip("K: how many fail at once, a list runs each (1,2,4,8)")
+        row.addWidget(self.kind_box, 3)
+        row.addWidget(QtWidgets.QLabel("K", body))
+        row.addWidget(self.ks_edit, 2)
+        form.addRow("Fail", row)
+        row = QtWidgets.QHBoxLayout()
+        self.metric_box = QtWidgets.QComboBox(body)
+        self.metric_box.setObjectName("whatif_metric")
+        self.metric_box.setEditable(True)
+        self.metric_box.addItems(METRIC_CHOICES)
+        self.metric_box.setToolTip("permutation / alltoall: mean per-flow max-min rate of that seeded "
+                                   "workload; allreduce:SIZE: ring all-reduce busbw")
+        row.addWidget(self.metric_box, 1)
+        form.addRow("Metric", row)
+        row = QtWidgets.QHBoxLayout()
+        self.trials_box = QtWidgets.QSpinBox(body)
+        self.trials_box.setObjectName("whatif_trials")
+        self.trials_box.setRange(1, 100_000)
+        self.trials_box.setValue(20)
+        self.trials_box.setToolTip("random failure sets per K")
+        self.seed_box = QtWidgets.QSpinBox(body)
+        self.seed_box.setObjectName("whatif_seed")
+        self.seed_box.setRange(0, 2**31 - 1)
+        self.seed_box.setToolTip("seeds the failures, the workload and ECMP (same seed, same numbers)")
+        row.addWidget(self.trials_box, 1)
+        row.addWidget(QtWidgets.QLabel("seed", body))
+        row.addWidget(self.seed_box, 1)
+        form.addRow("Trials", row)
+        self.worst_box = QtWidgets.QCheckBox("Worst single failures", body)
+        self.worst_box.setObjectName("whatif_worst")
+        self.worst_box.setToolTip("fail each element of that kind alone and rank them by cost "
+                                  "(K and trials are not used)")
+        self.worst_box.toggled.connect(self._mode_toggled)
+        form.addRow("", self.worst_box)
+        lay.addLayout(form)
+
+        row = QtWidgets.QHBoxLayout()
+        self.run_button = QtWidgets.QPushButton("Run", body)
+        self.run_button.setObjectName("whatif_run")
+        self.run_button.clicked.connect(self.start)
+        self.cancel_button = QtWidgets.QPushButton("Cancel", body)
+        self.cancel_button.setObjectName("whatif_cancel")
+        self.cancel_button.setToolTip("stop after the trial running now; the trials done are kept")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QtWidgets.QProgressBar(body)
+        self.progress.setObjectName("whatif_progress")
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumHeight(14)
+        self.export_button = QtWidgets.QToolButton(body)
+        self.export_button.setObjectName("whatif_export")
+        self.export_button.setText("Export")
+        self.export_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QtWidgets.QMenu(self.export_button)
+        menu.addAction("Plot picture (PNG)…", lambda: self.export_dialog("png"))
+        menu.addAction("Trials (CSV)…", lambda: self.export_dialog("csv"))
+        self.export_button.setMenu(menu)
+        self.export_button.setEnabled(False)
+        row.addWidget(self.run_button)
+        row.addWidget(self.cancel_button)
+        row.addWidget(self.progress, 1)
+        row.addWidget(self.export_button)
+        lay.addLayout(row)
+        self.status = QtWidgets.QLabel("", body)
+        self.status.setObjectName("whatif_status")
+        self.status.setWordWrap(True)
+        lay.addWidget(self.status)
+
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical, body)
+        self.plot = DegradationPlot(split)
+        self.plot.trial_clicked.connect(self.show_row)
+        self.model = TrialsModel(self)
+        self.table = QtWidgets.QTableView(split)
+        self.table.setObjectName("whatif_table")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(20)
+        hh = self.table.horizontalHeader()
+        hh.setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        hh.setStretchLastSection(True)
+        self.table.setWordWrap(False)
+        self.table.clicked.connect(lambda ix: self.show_row(ix.row()))
+        split.addWidget(self.plot)
+        split.addWidget(self.table)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setSizes([320, 220])
+        lay.addWidget(split, 1)
+        self.trial_line = QtWidgets.QLabel("", body)
+        self.trial_line.setObjectName("whatif_trial")
+        self.trial_line.setWordWrap(True)
+        lay.addWidget(self.trial_line)
+        self.message = QtWidgets.QLabel("", body)       # the last export's outcome
+        self.message.setObjectName("whatif_message")
+        lay.addWidget(self.message)
+        body.setMinimumWidth(0)
+        self.setWidget(body)
+        self.shown_row: int | None = None
+
+    # ------------------------------------------------------------------ running
+    def fail_text(self) -> str:
+        """The ``--fail`` value of the controls: ``cables:1,2,4`` (K 1 in worst mode)."""
+        ks = "1" if self.worst_box.isChecked() else self.ks_edit.text().strip().replace(" ", "")
+        return f"{self.kind_box.currentData()}:{ks}"
+
+    def start(self) -> None:
+        """Run the what-if of the controls on a snapshot of the design, off the UI thread."""
+        self.document.jobs.cancel(JOB)
+        try:                                    # refused in one line before any work
+            parse_fail(self.fail_text())
+            parse_metric(self.metric_box.currentText())
+        except FabricError as exc:
+            self.status.setText(f"refused: {exc}")
+            return
+        worst = self.worst_box.isChecked()
+        run = self.run = WhatifRun(worst=worst, revision=self.document.revision)
+        fn = whatif_job(self.document.snapshot(), self.fail_text(), self.metric_box.currentText(),
+                        self.trials_box.value(), self.seed_box.value(), worst, run)
+        self.progress.setValue(0)
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.status.setText("measuring the intact design…")
+        self.document.jobs.submit(JOB, fn, on_done=self._done, on_error=self._error,
+                                  on_progress=lambda x, run=run: self._progressed(run, x), on_stale=self._stale)
+
+    def running(self) -> bool:
+        return self.document.jobs.running(JOB)
+
+    def _progressed(self, run: WhatifRun, fraction: float) -> None:
+        if run is not self.run or not shiboken6.isValid(self.progress):
+            return
+        self.progress.setValue(int(round(fraction * 1000)))
+        if run.total:
+            self.status.setText(f"trial {len(run.results):,} of {run.total:,}…")
+
+    def cancel(self) -> None:
+        """Stop between trials; the trials that finished are shown (none: the dock is as before)."""
+        run = self.run
+        if run is None or not self.running():
+            return
+        self.document.jobs.cancel(JOB)
+        self.run = None
+        kept = WhatifRun(run.shared, list(run.results), run.worst, run.revision, run.total, cancelled=True)
+        self._idle()
+        if kept.shared is not None and kept.results:
+            self._show(kept)
+        else:
+            self.status.setText("cancelled before any trial finished")
+        self.finished.emit("cancelled")
+
+    def _idle(self) -> None:
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+
+    def _done(self, run: WhatifRun) -> None:
+        if run is not self.run:
+            return
+        self.run = None
+        self._idle()
+        self.progress.setValue(1000)
+        self._show(run)
+        self.finished.emit("done")
+
+    def _error(self, text: str) -> None:
+        self.run = None
+        self._idle()
+        self.status.setText(f"refused: {text}")
+        self.finished.emit("error")
+
+    def _stale(self) -> None:
+        self.run = None
+        self._idle()
+        self.status.setText("dropped: the design changed while the trials ran; run again")
+        self.finished.emit("stale")
+
+    # ------------------------------------------------------------------ showing
+    def _show(self, run: WhatifRun) -> None:
+        self.shown = run
+        rows = run.rows()
+        self.model.set_rows(rows, run.worst)
+        if run.worst:
+            self.plot.show_ranking(rows)
+        else:
+            self.plot.show_per_k(per_k(run.results), rows)
+        self.export_button.setEnabled(bool(rows))
+        self.show_row(None)
+        self.status.setText(self.summary_line(run))
+
+    def summary_line(self, run: WhatifRun) -> str:
+        sh = run.shared
+        assert sh is not None
+        unit = "GB/s busbw" if sh.metric.startswith("allreduce:") else "Gb/s per flow"
+        what = "single failures ranked" if run.worst else "trials"
+        head = f"{len(run.results):,} {what}"
+        if run.cancelled:
+            head = f"cancelled: {len(run.results):,} of {run.total:,} trials kept"
+        return f"{head} · {sh.spec.what} · {sh.metric}, intact {sh.intact_gbps:.4g} {unit}"
+
+    def show_row(self, row: int | None) -> None:
+        """Show row ``row`` of the table (None: none) on the canvas and say which it is."""
+        run = self.shown
+        if row is None or run is None or run.shared is None or not 0 <= row < len(self.model.rows):
+            self.shown_row = None
+            self.failed_cables.clear()
+            self.trial_line.setText("")
+            return
+        self.shown_row = row
+        r = self.model.rows[row]
+        cables = trial_cables(run.shared, r)
+        f = self.document.fabric
+        live = [c for c in cables if f.cables_t.exists(c)]
+        self.scene.set_selected_cables(set(live))
+        self.failed_cables.show(live)
+        ix = self.model.index(row, 0)
+        if self.table.currentIndex().row() != row:
+            self.table.setCurrentIndex(ix)
+        self.table.scrollTo(ix)
+        text = describe(r, row + 1 if run.worst else None)
+        if self.document.revision != run.revision:
+            text += " (the design was edited since this run)"
+        self.trial_line.setText(text)
+        self.trial_shown.emit(row)
+
+    def clear(self) -> None:
+        """Another design: no run, no plot, no table, nothing on the canvas."""
+        self.document.jobs.cancel(JOB)
+        self.run = self.shown = None
+        self._idle()
+        self.progress.setValue(0)
+        self.model.set_rows([], self.worst_box.isChecked())
+        self.plot.clear_plot()
+        self.failed_cables.clear()
+        self.shown_row = None
+        self.status.setText("")
+        self.trial_line.setText("")
+        self.message.setText("")
+        self.export_button.setEnabled(False)
+
+    def _changed(self, _event: Any) -> None:
+        """An edit (the what-if made none): the failed cables follow their devices."""
+        if self.failed_cables.cables:
+            self.failed_cables.show(self.failed_cables.cables)
+
+    def _mode_toggled(self, worst: bool) -> None:
+        self.ks_edit.setEnabled(not worst)
+        self.trials_box.setEnabled(not worst)
+
+    # ------------------------------------------------------------------ export
+    def export_csv(self, path: str | Path) -> int:
+        """The rows shown as ``fabricviz whatif --csv`` writes them; returns the row count."""
+        from fabricviz.ui.docks.charts import save_atomic
+        if self.shown is None:
+            raise FabricError("what-if: no run to export")
+        rows = self.shown.rows()
+        data = csv_text(rows, self.shown.worst).encode("utf-8")
+        save_atomic(path, lambda out: out.write(data) == len(data))
+        return len(rows)
+
+    def export_png(self, path: str | Path) -> tuple[int, int]:
+        """The plots as a PNG (atomic); returns its (width, height)."""
+        from fabricviz.ui.docks.charts import save_atomic
+        if self.shown is None:
+            raise FabricError("what-if: no run to export")
+        img = self.plot.picture()
+        save_atomic(path, lambda out: img.save(out, "PNG"))
+        return img.width(), img.height()
+
+    def export_dialog(self, kind: str) -> str | None:
+        if self.shown is None or self.shown.shared is None:
+            return None
+        stem = f"{self.document.fabric.name or 'design'}-whatif"
+        path = ask_export_path(self, "what-if", stem, kind)
+        if path is None:
+            return None
+        try:
+            what = self.export_png(path) if kind == "png" else self.export_csv(path)
+        except (FabricError, OSError) as exc:
+            self.message.setText(f"could not save: {exc}")
+            return None
+        self.message.setText(f"saved {Path(path).name} ("
+                             + (f"{what[0]}×{what[1]} px)" if isinstance(what, tuple) else f"{what} rows)"))
+        self.message.setToolTip(path)
+        return path
+
+
+__all__ = ["FAIL_KINDS", "JOB", "METRIC_CHOICES", "WhatifDock", "WhatifRun", "describe", "trial_cables",
+           "whatif_job"]

@@ -1,0 +1,192 @@
+"""The What-if dock (issue 17) on a RoCE leaf-spine of 2 leaves × 2 spines × 2 hosts per leaf.
+
+Expected numbers come from the engine called directly (:mod:`fabricviz.sim.whatif`) on the same
+design, and the worst list from ``fabricviz whatif --worst --csv`` itself. The design (see
+tests/sim/test_whatif.py): intact permutation mean 300 Gb/s; a leaf-spine cable down → 200 × 4 flows;
+a host cable down → that host cut off; leaf01 down → node01 and node02 cut off, nothing runs.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from fabricviz.build.leafspine import leaf_spine
+from fabricviz.cli import main
+from fabricviz.formats.native import save_fabric
+from fabricviz.sim.whatif import parse_fail, per_k, prepare, ranked, run_trials
+from fabricviz.ui.docks import whatif as whatif_mod
+from fabricviz.ui.layout import Area
+
+WAIT = 10_000
+LEFT = QtCore.Qt.MouseButton.LeftButton
+
+
+@pytest.fixture
+def design(tmp_path):
+    p = tmp_path / "ls.json"
+    save_fabric(leaf_spine(2, 2, 2), p)
+    return p
+
+
+@pytest.fixture
+def window(make_window, design):
+    """(window, What-if dock) opened from View ▸ What-if on the leaf-spine."""
+    w = make_window(design)
+    w.findChild(QtGui.QAction, "action_whatif_dock").trigger()
+    QtWidgets.QApplication.processEvents()
+    return w, w.whatif_dock
+
+
+def _set(d, kind="cables", ks="1,2", trials=6, seed=3, metric="permutation", worst=False):
+    d.kind_box.setCurrentIndex(d.kind_box.findData(kind))
+    d.ks_edit.setText(ks)
+    d.trials_box.setValue(trials)
+    d.seed_box.setValue(seed)
+    d.metric_box.setCurrentText(metric)
+    d.worst_box.setChecked(worst)
+
+
+def _run(qtbot, d, expect="done"):
+    with qtbot.waitSignal(d.finished, timeout=WAIT) as sig:
+        qtbot.mouseClick(d.run_button, LEFT)
+    assert sig.args == [expect]
+
+
+def _click_row(qtbot, d, row):
+    ix = d.model.index(row, 0)
+    d.table.scrollTo(ix)
+    qtbot.mouseClick(d.table.viewport(), LEFT, pos=d.table.visualRect(ix).center())
+
+
+def test_dock_is_a_hidden_tab_beside_traffic_opened_from_the_view_menu(make_window, design):
+    w = make_window(design)
+    d = w.whatif_dock
+    assert not d.isVisible() and w.dockWidgetArea(d) == Area.RightDockWidgetArea
+    w.findChild(QtGui.QAction, "action_whatif_dock").trigger()
+    assert d.isVisible() and not d.visibleRegion().isEmpty()
+    assert d in w.tabifiedDockWidgets(w.inspector)          # a tab of the right-hand group, not a new column
+
+
+def test_run_shows_the_engines_per_k_statistics_and_a_click_shows_the_trial_changing_nothing(window, qtbot):
+    w, d = window
+    f, stack, doc = w.editor.fabric, w.editor.stack, w.document
+    rev, count, clean = doc.revision, stack.count(), stack.isClean()
+    expected = run_trials(prepare(f.copy(), parse_fail("cables:1,2"), "permutation", 6, 3))
+    _set(d)
+    _run(qtbot, d)
+    assert d.shown.results == expected and d.progress.value() == 1000
+    summary = per_k(expected)
+    assert d.model.rowCount() == 12 and d.model.columns == ("K", "trial", "relative", "cut off", "failed")
+    # the plot draws exactly the engine's per-K numbers
+    px = d.plot
+    rel = {x: [s["relative"][x] for s in summary] for x in ("min", "p5", "median", "p95", "max")}
+    for name in ("p5", "median", "p95"):
+        x, y = px.curve(name)
+        assert x.tolist() == [1.0, 2.0] and y.tolist() == rel[name]
+    lo, hi = px.whisker_ends()
+    assert lo.tolist() == pytest.approx(rel["min"], abs=1e-12) and hi.tolist() == pytest.approx(rel["max"], abs=1e-12)
+    bx, bh = px.cut_bars()
+    assert bx.tolist() == [1.0, 2.0] and bh.tolist() == [s["disconnected_hosts"]["mean"] for s in summary]
+    assert px.curve("cut_max")[1].tolist() == [s["disconnected_hosts"]["max"] for s in summary]
+    assert d.status.text().startswith("12 trials · cables · permutation, intact 300 Gb/s per flow")
+    # a K=2 trial clicked in the table: its two cables selected and drawn as failed
+    row = 8
+    r = expected[row]
+    _click_row(qtbot, d, row)
+    assert d.shown_row == row
+    assert sorted(f.cable(c).label for c in w.scene.selected_cables) == sorted(r.failed) and len(r.failed) == 2
+    assert d.failed_cables.cables == sorted(w.scene.selected_cables)
+    drawn = [i for i in w.scene.items() if i.data(2) == whatif_mod.ROLE]
+    assert len(drawn) == 1 and drawn[0].path().elementCount() == 4        # two segments
+    cut = len(r.disconnected)
+    assert [d.model.index(row, c).data() for c in range(5)] == ["2", "2", f"{r.relative:.3f}", str(cut),
+                                                                ", ".join(r.failed)]
+    assert d.trial_line.text() == (f"trial 2 (K=2): {r.failed[0]}, {r.failed[1]} down; "
+                                   f"{cut} host{'s' if cut != 1 else ''} cut off")
+    # a trial's point in the plot shows that trial too
+    pt = [p for p in px.points.points() if p.data() == 3][0]
+    px.points.sigClicked.emit(px.points, [pt], None)
+    assert d.shown_row == 3 and sorted(f.cable(c).label for c in w.scene.selected_cables) == list(expected[3].failed)
+    # the what-if edited nothing
+    assert (doc.revision, stack.count(), stack.isClean()) == (rev, count, clean)
+    assert len(f.cable_ids()) == 8 and not w.isWindowModified()
+    # opening another design clears the dock and the canvas
+    w.document.open(leaf_spine(2, 2, 1), None, "other")
+    assert d.shown is None and d.model.rowCount() == 0 and px.mode == "" and px.curve("median")[0].size == 0
+    assert not [i for i in w.scene.items() if i.data(2) == whatif_mod.ROLE] and d.trial_line.text() == ""
+
+
+def test_worst_single_failures_equal_the_cli_ranking_and_export(window, qtbot, design, tmp_path, capsys):
+    w, d = window
+    _set(d, kind="cables", worst=True)
+    _run(qtbot, d)
+    cli_csv, dock_csv = tmp_path / "cli.csv", tmp_path / "dock.csv"
+    assert main(["whatif", str(design), "--fail", "cables:1", "--worst", "--seed", "3", "--csv", str(cli_csv),
+                 "--quiet"]) == 0
+    capsys.readouterr()
+    assert d.export_csv(dock_csv) == 8
+    assert dock_csv.read_text() == cli_csv.read_text()
+    assert [d.model.index(i, 4).data() for i in range(8)] == [
+        "leaf01:3 – spine01:1", "leaf01:4 – spine02:1", "leaf02:3 – spine01:2", "leaf02:4 – spine02:2",
+        "node01/mlx5_0:1 – leaf01:1", "node02/mlx5_0:1 – leaf01:2", "node03/mlx5_0:1 – leaf02:1",
+        "node04/mlx5_0:1 – leaf02:2"]
+    assert d.plot.mode == "ranking" and d.plot.curve("median")[1].tolist() == pytest.approx([2 / 3] * 8, abs=1e-12)
+    png = tmp_path / "plot.png"
+    size = d.export_png(png)
+    img = QtGui.QImage(str(png))
+    assert (img.width(), img.height()) == size and size[0] >= 900
+    # a failed switch: every one of its cables is shown
+    _set(d, kind="switches", worst=True)
+    _run(qtbot, d)
+    f = w.editor.fabric
+    expected = ranked(run_trials(prepare(f.copy(), parse_fail("switches:1"), worst=True, seed=3)))
+    assert d.shown.rows() == expected and expected[0].failed == ("leaf01",)
+    _click_row(qtbot, d, 0)
+    leaf = f.device_id("leaf01")
+    pt = f.ports_t
+    own = {int(c) for c in pt.cable[(pt.device == leaf) & (pt.cable >= 0)]}
+    assert w.scene.selected_cables == own and len(own) == 4
+    assert d.trial_line.text() == "#1: leaf01 down; 2 hosts cut off"
+
+
+def test_cancel_mid_run_keeps_the_finished_trials_and_the_dock_runs_again(window, qtbot, monkeypatch):
+    w, d = window
+    real = whatif_mod.run_trial
+    reached, release = threading.Event(), threading.Event()
+
+    def held(sh, j):                 # the 4th trial waits until the test has pressed Cancel
+        if j == 3 and not release.is_set():
+            reached.set()
+            release.wait(WAIT / 1000)
+        return real(sh, j)
+    monkeypatch.setattr(whatif_mod, "run_trial", held)
+    _set(d)
+    expected = run_trials(prepare(w.editor.fabric.copy(), parse_fail("cables:1,2"), "permutation", 6, 3))
+    qtbot.mouseClick(d.run_button, LEFT)
+    assert reached.wait(WAIT / 1000)
+    qtbot.waitUntil(lambda: d.progress.value() == 250, timeout=WAIT)       # 3 of 12 trials, one report each
+    assert d.running() and not d.run_button.isEnabled() and d.cancel_button.isEnabled()
+    with qtbot.waitSignal(d.finished, timeout=WAIT) as sig:
+        qtbot.mouseClick(d.cancel_button, LEFT)
+    release.set()
+    assert sig.args == ["cancelled"]
+    assert d.shown.results == expected[:3] and d.model.rowCount() == 3
+    assert d.status.text().startswith("cancelled: 3 of 12 trials kept")
+    assert d.run_button.isEnabled() and not d.cancel_button.isEnabled()
+    _run(qtbot, d)
+    assert d.shown.results == expected and not d.shown.cancelled
+
+
+def test_refusals_are_one_line_and_start_nothing(window, qtbot):
+    _w, d = window
+    _set(d, ks="1,99")
+    _run(qtbot, d, expect="error")
+    assert d.status.text() == "refused: fail 'cables:1,99': K=99 but the design has 8 cables"
+    _set(d, ks="x")
+    qtbot.mouseClick(d.run_button, LEFT)
+    assert not d.running() and d.status.text().startswith("refused: fail 'cables:x'")
+    assert np.isclose(d.progress.value(), 0)
