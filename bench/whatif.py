@@ -1,10 +1,13 @@
-"""Failure what-if speed (issue 17): 1,000 single-cable-failure trials, serial, one worker.
+"""Failure what-if speed (issue 17): 1,000 single-cable-failure trials, serial and on 2 Dask workers.
 
 A radix-16 three-level fat tree (1,024 hosts, 320 switches, 3,072 cables), RoCE (ECMP re-hash
 over the surviving graph) and InfiniBand (a fresh minhop sweep per trial), permutation metric.
 Prints the median time per trial, the total, and where a trial's time goes (its peer: the
 intact run measured in the same process). Issue target: <= 60 s for 1,000 trials with 2 workers
 on a 2-core machine, so <= ~120 s serial.
+
+Then the same trials on a local Dask cluster of 2 workers (sim/fanout.py, as `whatif --workers 2`),
+checked equal to the serial results, with the speedup 1 → 2 workers.
 
 Run: .venv/bin/python bench/whatif.py [trials] [ib|roce|both]
 """
@@ -16,6 +19,7 @@ import sys
 import time
 
 from fabricviz.build.fattree import fat_tree
+from fabricviz.sim.fanout import FanOut
 from fabricviz.sim.whatif import failed_fabric, measure, parse_fail, prepare, run_trial
 
 
@@ -24,13 +28,18 @@ def bench(fabric_kind: str, trials: int) -> None:
     t0 = time.perf_counter()
     sh = prepare(f, parse_fail("cables:1"), trials=trials, seed=0)
     prep = time.perf_counter() - t0
-    times = []
+    times, serial = [], []
     t0 = time.perf_counter()
     for j in range(len(sh.trials)):
         t = time.perf_counter()
-        run_trial(sh, j)
+        serial.append(run_trial(sh, j))
         times.append(time.perf_counter() - t)
     total = time.perf_counter() - t0
+    with FanOut(2) as fo:                         # the cluster's start-up outside the timing
+        t0 = time.perf_counter()
+        two = fo.map(run_trial, sh, range(len(sh.trials)))
+        total2 = time.perf_counter() - t0
+    assert two == serial, "2 workers must give the serial trials"
     # where a trial's time goes: the failed copy, and routing + max-min on it; the intact run as peer
     copy_t = statistics.median(_time(lambda j=j: failed_fabric(sh, j)) for j in range(20))
     intact = statistics.median(_time(lambda: measure(sh, f)) for _ in range(10))
@@ -38,6 +47,7 @@ def bench(fabric_kind: str, trials: int) -> None:
     print(f"{fabric_kind:5} {f.name}: {trials:,} trials  median {med * 1e3:7.2f} ms/trial  total {total:6.1f} s  "
           f"(prepare {prep:.2f} s; copy + cable down {copy_t * 1e3:.2f} ms; intact route + max-min "
           f"{intact * 1e3:.2f} ms; trial / intact {med / intact:.2f})")
+    print(f"      2 Dask workers: total {total2:6.1f} s, speedup 1 -> 2 workers {total / total2:.2f}x (same trials)")
 
 
 def _time(fn) -> float:
