@@ -249,7 +249,7 @@ class Solver:
     def __post_init__(self) -> None:
         from .reach import fabric_tech
         self.tech = fabric_tech(self.fabric)
-        if self.tech == "ib" and self.routing in (None, "static"):
+        if self.tech == "ib" and self.routing in (None, "static") and self.engine != "dmodk":
             from ..ib.routing import route
             self._sm = route(self.fabric, self.engine)
         t = self.fabric.devices_t

@@ -93,7 +93,7 @@ def parse_metric(text: str) -> str:
         size = parse_size(arg) if arg else 1e9
     except FabricError as e:
         raise ParamError("metric", text, str(e)) from None
-    return f"allreduce:{size:g}"
+    return f"allreduce:{int(size) if float(size).is_integer() else size!r}"
 
 
 def elements(fabric: Fabric, spec: FailSpec) -> tuple[np.ndarray, tuple[str, ...], tuple[np.ndarray, ...]]:
@@ -192,14 +192,16 @@ def measure(shared: Shared, fab: Fabric) -> tuple[float, tuple[str, ...], int]:
 
 
 def _allreduce(shared: Shared, fab: Fabric) -> tuple[float, tuple[str, ...], int]:
-    """(ring all-reduce busbw in GB/s, left-out hosts, GPUs left out) over the GPUs still reachable
-    (``shared.flows``: the ring's neighbour transfers, ``src`` the ranks in ring order)."""
+    """(ring all-reduce busbw in GB/s, left-out hosts, GPUs left out) over the intact design's ranks
+    (``shared.flows``: the ring's neighbour transfers, ``src`` the ranks in ring order). A job whose
+    rank lost its fabric fails — NCCL needs every rank — so any GPU cut off scores 0, never a
+    smaller collective's busbw (not comparable with the intact one's)."""
     from .collective import Solver, collective
     from .reach import host_reach
     reach = host_reach(fab)
     ranks = shared.flows.src[reach.keep(shared.flows.src)]
     left = tuple(u.name for u in reach.left_out)
-    if len(ranks) < 2:
+    if len(ranks) < max(len(shared.flows), 2):
         return 0.0, left, len(shared.flows) - len(ranks)
     size = float(shared.metric.partition(":")[2])
     res = collective(fab, "allreduce", np.array([size]), gpus=",".join(fab.name_of(int(g)) for g in ranks),

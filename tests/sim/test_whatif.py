@@ -179,3 +179,20 @@ def test_allreduce_metric_is_the_collectives_busbw_on_the_failed_design(ls):
     assert sh.intact_gbps == collective(ls, "allreduce", np.array([1e9])).rows[0].busbw
     r = run_trial(sh, 0)                  # leaf01 down: the ring runs over node03, node04 only
     assert (r.disconnected, r.dropped_flows) == (("node01", "node02"), 2)
+
+
+def test_an_allreduce_with_a_rank_cut_off_fails_and_dmodk_routes_it():
+    """2-level radix-8 IB tree, one GPU per server, --engine dmodk: losing a spine costs the ring
+    nothing (it crosses each leaf once: one uplink of the three left is enough, 49.72 GB/s as intact);
+    losing a leaf cuts 4 ranks off and the job fails (0), never the busbw of a smaller collective."""
+    from fabricviz.sim.whatif import parse_fail, parse_metric, prepare, ranked, run_trials
+    assert parse_metric("allreduce:1GiB") == "allreduce:1073741824"
+    sh = prepare(fat_tree(2, 8, fabric="ib"), parse_fail("switches:1"), parse_metric("allreduce:1GB"),
+                 engine="dmodk", worst=True)
+    res = run_trials(sh)
+    spines = [r for r in res if r.failed[0].startswith("spine")]
+    leaves = [r for r in res if r.failed[0].startswith("leaf")]
+    assert len(spines) == 4 and len(leaves) == 8
+    assert all(r.metric_gbps == 0.0 and len(r.disconnected) == 4 for r in leaves)
+    assert all(r.relative == 1.0 and r.metric_gbps == pytest.approx(49.7196049, rel=1e-8) for r in spines)
+    assert [r.failed[0][:5] for r in ranked(res)[:8]] == ["leaf0"] * 8
