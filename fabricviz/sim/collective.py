@@ -55,6 +55,8 @@ from .units import ParamError
 from .workloads import Flows, endpoints, parse_size
 
 OPS = ("allreduce", "allgather", "reducescatter", "alltoall", "broadcast")
+#: ops whose nccl-tests count column is per rank (count / nranks)
+PER_RANK_COUNT = ("allgather", "reducescatter", "alltoall")
 ALGOS = ("ring", "tree")
 #: Per-step software cost (kernel step, proxy hand-off): an assumption of 1 µs, the order of
 #: nccl-tests' small-message all-reduce on one 8-GPU server (some 10–20 µs over 2(n−1) = 14 steps).
@@ -333,10 +335,13 @@ class Row:
     time_us: float
     algbw: float                 # GB/s
     busbw: float                 # GB/s
+    per: int = 1                 # ranks the buffer is split over in nccl-tests' count column
 
     @property
     def count(self) -> int:
-        return int(self.size // DTYPE_BYTES)
+        """nccl-tests' count: elements of the buffer, per rank for all-gather, reduce-scatter and
+        all-to-all (its ``paramcount``)."""
+        return int(self.size // DTYPE_BYTES // self.per)
 
 
 @dataclass(frozen=True)
@@ -377,7 +382,7 @@ def collective(fabric: Fabric, op: str, sizes: np.ndarray, algo: str = "ring", g
     for size in np.asarray(sizes, float).tolist():
         ns = sum(s.repeat * step_time_ns(s, v, size) for s, v in zip(steps, solved))
         algbw = size / ns                               # bytes/ns = GB/s
-        rows.append(Row(size, ns / 1e3, algbw, algbw * factor))
+        rows.append(Row(size, ns / 1e3, algbw, algbw * factor, len(ranks) if op in PER_RANK_COUNT else 1))
     return CollectiveResult(op, algo, ranks, len(_servers(fabric, ranks)),
                             channels(fabric, ranks) if algo == "ring" and op not in ("alltoall", "broadcast")
                             else 1, solver.tech, tuple(rows))

@@ -113,6 +113,7 @@ def test_alltoall_busbw_from_the_definition(ft32):
     t = 1000 + alpha4k + 1e9 / 32 * 8 / (400 / 31)
     assert r.time_us == pytest.approx(t / 1e3, rel=1e-8)      # the water-filling's rounding
     assert r.busbw == pytest.approx(1e9 / t * 31 / 32, rel=1e-8)
+    assert r.count == 1e9 // 4 // 32 == 7_812_500            # nccl-tests' count: per rank for all-to-all
 
 
 @pytest.fixture(scope="module")
