@@ -11,8 +11,6 @@ from ..model import FabricError
 
 FLAGS = {"op": "--op", "algo": "--algo", "sizes": "--sizes", "gpus": "--gpus", "transport": "--transport",
          "routing": "--routing"}
-#: The columns nccl-tests prints (out-of-place half), and the CSV header.
-CSV_HEADER = "size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps"
 
 
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
@@ -36,13 +34,10 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p.set_defaults(func=run)
 
 
-def _redop_root(op: str) -> tuple[str, int]:
-    return ("sum" if op in ("allreduce", "reducescatter") else "none"), (0 if op == "broadcast" else -1)
-
-
 def table(res, design: str) -> str:
     """The result as nccl-tests prints it."""
-    redop, root = _redop_root(res.op)
+    from ..sim.collective import redop_root
+    redop, root = redop_root(res.op)
     lines = [f"# fabricviz collective: {res.op} ({res.algo}) over {res.n} GPUs on {res.servers} servers, "
              f"{res.channels} channel(s), {design}",
              "#",
@@ -58,8 +53,8 @@ def table(res, design: str) -> str:
 
 
 def as_json(res, design: str) -> dict:
-    from ..sim.collective import MTU_BYTES, NVLINK_LATENCY_NS, STEP_OVERHEAD_NS
-    redop, root = _redop_root(res.op)
+    from ..sim.collective import MTU_BYTES, NVLINK_LATENCY_NS, STEP_OVERHEAD_NS, redop_root
+    redop, root = redop_root(res.op)
     return {"design": design, "op": res.op, "algo": res.algo, "gpus": res.n, "servers": res.servers,
             "channels": res.channels, "fabric": res.tech,
             "model": {"step_overhead_us": STEP_OVERHEAD_NS / 1e3, "nvlink_latency_us": NVLINK_LATENCY_NS / 1e3,
@@ -69,11 +64,10 @@ def as_json(res, design: str) -> dict:
 
 
 def write_csv(res, path: str) -> None:
-    redop, root = _redop_root(res.op)
+    """The engine's CSV (:func:`~fabricviz.sim.collective.csv_text`, the Collectives dock's too)."""
+    from ..sim.collective import csv_text
     with open(path, "w", encoding="utf-8") as fh:
-        fh.write(CSV_HEADER + "\n")
-        for r in res.rows:
-            fh.write(f"{r.size:.0f},{r.count},float,{redop},{root},{r.time_us:.6f},{r.algbw:.6f},{r.busbw:.6f}\n")
+        fh.write(csv_text(res))
 
 
 def write_plot(res, path: str, title: str, width: int = 800, height: int = 500) -> None:
