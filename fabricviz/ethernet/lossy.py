@@ -53,6 +53,7 @@ class GoBackN:
         self.discarded = np.zeros(n_flows)
         self.retransmitted = np.zeros(n_flows)
         self.high = np.zeros(n_flows)          # highest byte sent so far
+        self.dup = np.zeros(n_flows)           # resent copies in flight of bytes that arrived (GoBackNEveryNak)
 
     def _split(self, got: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Arriving bytes → (in order ahead of a gap, stale behind it, the rest)."""
@@ -93,7 +94,7 @@ class GoBackN:
         if not fresh.any():
             return
         # duplicates still in flight arrive first and are thrown away: they are not in order
-        good = np.maximum(ahead - getattr(self, "dup", 0.0), 0.0)
+        good = np.maximum(ahead - self.dup, 0.0)
         self.good_quota = np.where(fresh, np.where(self.discard <= 0, good, 0.0), self.good_quota)
         self.nak_at = np.where(fresh, nak_at, self.nak_at)
         self.recovering |= fresh
@@ -130,7 +131,6 @@ class GoBackNEveryNak(GoBackN):
 
     def __init__(self, n_flows: int, ring_ticks: int = 4096) -> None:
         super().__init__(n_flows)
-        self.dup = np.zeros(n_flows)
         self.naks = np.zeros(n_flows, bool)             # NAKed this tick
         self.ring = np.zeros((ring_ticks, n_flows), bool)
         self.nak_count = np.zeros(n_flows, np.int64)

@@ -280,6 +280,8 @@ class FluidSim:
         self.max_queue = np.zeros(L)
         self.max_queue_s = np.zeros(L)
         self.max_ingress = np.zeros(L)
+        self._ingress: np.ndarray = np.zeros(L)   # bytes held downstream of each link, as of the last tick
+        self._q_link: np.ndarray = np.zeros(L)    # bytes queued at each link's egress, as of the last tick
         self.paused_ticks = np.zeros(L)
         self.headroom_exceeded = np.zeros(L, bool)
         # frame accumulators
@@ -322,7 +324,7 @@ class FluidSim:
         tx_paused = self.paused if self.wd is None else self.paused & ~self.wd.storm
         cap = np.where(tx_paused, 0.0, self.cap_bytes)
         if self.pcie_in.any():
-            room = np.maximum(self.pcie_room - getattr(self, "_ingress", np.zeros(L)), 0.0)
+            room = np.maximum(self.pcie_room - self._ingress, 0.0)
             cap = np.where(self.pcie_in, np.minimum(cap, room), cap)
         if prm.flow_control == "credit":
             cap = self.cap_bytes if vlf is not None else np.minimum(cap, self.credit)
@@ -490,7 +492,7 @@ class FluidSim:
         dt = self.prm.dt_s
         with np.errstate(divide="ignore", invalid="ignore"):
             util = np.where(self.cap_bytes > 0, self.acc_served / (n * self.cap_bytes), 0.0)
-        q_link = getattr(self, "_q_link", np.zeros(self.L))
+        q_link = self._q_link
         lat = link_latency(self.links, self.prm.latency, q_link)
         total = lat.total
         flow_lat = flow_latency_ns(self.links, self.routes, np.where(np.isfinite(total), total, 0.0),
@@ -500,7 +502,7 @@ class FluidSim:
         # like utilisation (averaged over the frame), pausing is over the frame: a link that paused
         # at any tick since the previous frame is drawn paused (PFC pauses come and go in µs)
         fr = Frame.make(self.t, util, q_link, total, self.acc_paused | self.tx_paused, self.p_link, rate,
-                        flow_lat, cc, getattr(self, "_ingress", np.zeros(self.L)))
+                        flow_lat, cc, self._ingress)
         self.acc_paused = np.zeros(self.L, bool)
         if self.vl is not None:               # the steady part: frames after half the run (as SimResult.steady)
             if 2 * self.ticks > self.steady_after:
