@@ -29,7 +29,7 @@ from .fluid_result import FluidResult
 from .frames import Frame
 from .latency import LatencyParams, flow_latency_ns, flow_nic_ns, link_latency
 from .links import LinkTable, link_table
-from .maxmin import maxmin
+from .maxmin import maxmin, maxmin_paths
 from .paths import MODES, PathProvider, Routes, route
 from .reach import Reach, Unreachable, fabric_tech, host_reach
 from .units import ParamError
@@ -199,11 +199,30 @@ def _pfc_summary(fl: FluidResult, name: Callable[[int], tuple[str, str]]) -> dic
 
 
 def _line_gbps(links: LinkTable, routes: Routes) -> np.ndarray:
+    """Per flow: the rate of its first fabric link (a piece of flows at a time)."""
+    parts = routes.split()
+    if len(parts) > 1:
+        out = np.empty(routes.n_flows)
+        for lo, hi, sub in parts:
+            out[lo:hi] = _line_gbps(links, sub)
+        return out
     fp = np.searchsorted(routes.flow, np.arange(routes.n_flows))
     start = routes.indptr[np.minimum(fp, max(routes.n_paths - 1, 0))]
     l0 = routes.links[start]
     l1 = routes.links[np.minimum(start + 1, len(routes.links) - 1)]
     return np.where(links.pcie[l0], links.gbps[l1], links.gbps[l0])
+
+
+def _paths_solver(routes: Routes, cap: np.ndarray, demand: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """``solve(running)`` for :func:`~.fct.completion_times` over single-path routes (as
+    :func:`~.fct.maxmin_solver` over their incidence matrix, without it)."""
+    def solve(running: np.ndarray) -> np.ndarray:
+        return maxmin_paths(routes.indptr, routes.links, cap, demand, rows=running).rate
+    return solve
+
+
+def _no_solver(running: np.ndarray) -> np.ndarray:
+    raise AssertionError("a run without sized flows re-solves nothing")
 
 
 def steady_state(links: LinkTable, flows: Flows, routes: Routes,
@@ -217,8 +236,10 @@ def _frame(links: LinkTable, routes: Routes, rate: np.ndarray, link_load: np.nda
            latency: LatencyParams = LatencyParams()) -> Frame:
     util = np.where(links.gbps > 0, link_load / np.where(links.gbps > 0, links.gbps, 1), 0.0)
     lat = link_latency(links, latency)
-    tx, rx = flow_nic_ns(links, routes, latency)
-    flow_lat = flow_latency_ns(links, routes, np.where(np.isfinite(lat.total), lat.total, 0.0), (tx, rx), lat)
+    total = np.where(np.isfinite(lat.total), lat.total, 0.0)
+    flow_lat = np.empty(routes.n_flows, np.float32)       # the frame's dtype, a piece of flows at a time
+    for lo, hi, sub in routes.split():
+        flow_lat[lo:hi] = flow_latency_ns(links, sub, total, flow_nic_ns(links, sub, latency), lat)
     z = np.zeros(links.n)
     return Frame.make(0.0, util, z, lat.total, z.astype(bool), z, rate, flow_lat)
 
@@ -253,8 +274,9 @@ def _vl_plan(fabric: Fabric, links: LinkTable, flows: Flows, routes: Routes, sm:
     sl = flows.sl
     if len(sl) and bool(np.all(sl == sl[0])):        # one SL: one class per link, as without VLs
         sl2vl = link_sl2vl(fabric, links, opts)
-        evl = entry_vls(routes, sl, sl2vl)
-        if not np.any(evl == NUM_VLS - 1):
+        evl = sl2vl[:, int(sl[0])][routes.links]        # entry_vls for one SL, one byte an entry
+        top = int(evl.max()) if len(evl) else 0
+        if top < NUM_VLS - 1 or (top > NUM_VLS - 1 and not np.any(evl == NUM_VLS - 1)):
             return _VlPlan(flows, FlowVl(sl, evl, source, False), None, sl2vl[:, int(sl[0])])
     arb = link_arb(fabric, links, opts, sm.subnet if sm is not None else None)
     return _VlPlan(flows, FlowVl(sl, entry_vls(routes, sl, arb.sl2vl), source, True), arb, None)
@@ -338,7 +360,8 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
         flows = flows.select(~bad)
     part = scope.label if scope is not None else ""
     if model == "maxmin":        # steady state: only the flows running together at t=0
-        flows = flows.concurrent()
+        first = (flows.step <= 0) & (flows.start_s <= 0)
+        flows = flows if first.all() else flows.concurrent()    # all of them: no copy of the list
     links = link_table(fabric)
     routes = route(fabric, links, flows, routing, seed=seed, same_seed=same_seed, provider=provider)
     from .transport import check_transport, transport_effect
@@ -348,10 +371,19 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
     if model == "maxmin":
         link_vl, flow_vl = None, None
         if plan is None or plan.arb is None:
-            A = routes.incidence()
-            res = maxmin(A, links.gbps, flows.rate_gbps / eff.eta)   # wire rate: resent bytes load links
-            rate, load = res.rate * eff.eta, res.link_load
-            wire = maxmin_solver(A, links.gbps, flows.rate_gbps / eff.eta)
+            whole = bool(np.all(eff.eta == 1.0))          # x / 1 and x · 1 are x: no per-flow copies
+            demand = flows.rate_gbps if whole else flows.rate_gbps / eff.eta   # wire rate: resent bytes load links
+            sized = bool(np.isfinite(flows.bytes).any())
+            if routes.single():                            # the paths are the matrix's rows: none built
+                res = maxmin_paths(routes.indptr, routes.links, links.gbps, demand)
+                wire = _paths_solver(routes, links.gbps, demand)
+            else:
+                A = routes.incidence()
+                res = maxmin(A, links.gbps, demand)
+                wire = maxmin_solver(A, links.gbps, demand) if sized else _no_solver
+                del A
+            rate, load = (res.rate if whole else res.rate * eff.eta), res.link_load
+            del res
             solve = wire if not eff.costly else (lambda run: wire(run) * eff.eta)   # noqa: E731
             if plan is not None:
                 assert plan.vl_of_link is not None

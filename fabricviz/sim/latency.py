@@ -181,13 +181,25 @@ def bdp_bytes(links: LinkTable, path: np.ndarray, params: LatencyParams = Latenc
     return base_rtt_ns(links, path, params) * 1e-9 * float(links.gbps[fab[0]]) * 1e9 / 8
 
 
+def _piece(x: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    return x[lo:hi] if np.ndim(x) else x
+
+
 def flow_latency_ns(links: LinkTable, routes: Routes, link_total_ns: np.ndarray,
                     nic_ns: tuple[np.ndarray, np.ndarray] | None = None,
                     latency: LinkLatency | None = None) -> np.ndarray:
     """Per-flow one-way latency: share-weighted mean over its sub-paths, plus NIC overheads.
 
     With ``latency`` (the :func:`link_latency` behind ``link_total_ns``), each cut-through hop
-    also pays the speed change from the hop before it (:func:`ingress_fix`)."""
+    also pays the speed change from the hop before it (:func:`ingress_fix`). A big run goes a piece
+    of flows at a time (:meth:`~.paths.Routes.split`: the same sums, bounded temporaries)."""
+    parts = routes.split()
+    if len(parts) > 1:
+        whole = np.empty(routes.n_flows)
+        for lo, hi, sub in parts:
+            whole[lo:hi] = flow_latency_ns(links, sub, link_total_ns, None if nic_ns is None else
+                                           (_piece(nic_ns[0], lo, hi), _piece(nic_ns[1], lo, hi)), latency)
+        return whole
     per_path = routes.path_incidence() @ link_total_ns
     if latency is not None and len(latency.cut_through) and len(routes.links) > 1:
         cur = np.arange(1, len(routes.links))
@@ -206,7 +218,13 @@ def flow_latency_ns(links: LinkTable, routes: Routes, link_total_ns: np.ndarray,
 
 def flow_nic_ns(links: LinkTable, routes: Routes, params: LatencyParams = LatencyParams()
                 ) -> tuple[np.ndarray, np.ndarray]:
-    """(tx, rx) NIC overhead of every flow (from its first sub-path)."""
+    """(tx, rx) NIC overhead of every flow (from its first sub-path); a piece of flows at a time."""
+    parts = routes.split()
+    if len(parts) > 1:
+        tx, rx = np.empty(routes.n_flows), np.empty(routes.n_flows)
+        for lo, hi, sub in parts:
+            tx[lo:hi], rx[lo:hi] = flow_nic_ns(links, sub, params)
+        return tx, rx
     first = np.searchsorted(routes.flow, np.arange(routes.n_flows))
     tx = np.zeros(routes.n_flows)
     rx = np.zeros(routes.n_flows)

@@ -26,7 +26,7 @@ min-hop walk: give it as ``provider=`` to :func:`route`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, Sequence
+from typing import TYPE_CHECKING, Iterator, Protocol, Sequence
 
 import numpy as np
 
@@ -44,6 +44,11 @@ if TYPE_CHECKING:                   # scipy loads on first use: ~60–150 ms of 
 MODES = ("static", "adaptive", "ecmp", "spray")
 #: Refuse multipath expansions beyond this many sub-paths (memory guard).
 MAX_SUBPATHS = 5_000_000
+#: Flows routed at a time (the walk's frontier and hop matrix are this many rows at most; the result
+#: is the compact concatenation): bounds a big run's temporaries.
+BATCH_FLOWS = 1 << 15
+#: Route entries per piece of :meth:`Routes.split` (per-flow sums over a big run, a piece at a time).
+SPLIT_ENTRIES = 1 << 17
 #: :meth:`SwitchGraph.hops_to` searches in numpy up to this many (target, switch, port) cells
 #: (a few ms at most: a ring of 128 switches, 64 levels), scipy's BFS beyond: scipy.sparse.csgraph
 #: costs ~70 ms to load, more than a small design's whole walk.
@@ -53,7 +58,8 @@ NUMPY_BFS_CELLS = 1 << 15
 @dataclass(frozen=True)
 class Routes:
     """Sub-paths of flows: sub-path ``i`` carries ``frac[i]`` of flow ``flow[i]``
-    over links ``links[indptr[i]:indptr[i+1]]`` in hop order."""
+    over links ``links[indptr[i]:indptr[i+1]]`` in hop order. Arrays are read as given (a single-path
+    routing's ``frac`` is a read-only broadcast of 1.0)."""
 
     flow: np.ndarray
     frac: np.ndarray
@@ -72,14 +78,60 @@ class Routes:
     def hops(self) -> np.ndarray:
         return np.diff(self.indptr)
 
+    def split(self, max_entries: int = SPLIT_ENTRIES) -> list[tuple[int, int, Routes]]:
+        """The routes as pieces ``(lo, hi, sub)`` of about ``max_entries`` entries: ``sub`` holds flows
+        ``lo..hi-1`` (renumbered from 0) with all their sub-paths, so per-flow results of the pieces
+        concatenate to the whole's. One piece (``self``) when small."""
+        nnz = len(self.links)
+        if nnz <= max_entries or self.n_flows <= 1:
+            return [(0, self.n_flows, self)]
+        at = np.searchsorted(self.indptr, np.arange(max_entries // 2, nnz, max(max_entries // 2, 1)), side="right") - 1
+        cuts = np.unique(np.concatenate([[0], self.flow[np.minimum(at, self.n_paths - 1)], [self.n_flows]]))
+        starts = np.searchsorted(self.flow, cuts)
+        out = []
+        for lo, hi, p0, p1 in zip(cuts[:-1].tolist(), cuts[1:].tolist(), starts[:-1].tolist(), starts[1:].tolist()):
+            e0, e1 = int(self.indptr[p0]), int(self.indptr[p1])
+            out.append((lo, hi, Routes(self.flow[p0:p1] - lo, self.frac[p0:p1], self.indptr[p0:p1 + 1] - e0,
+                                       self.links[e0:e1], hi - lo, self.n_links)))
+        return out
+
+    def single(self) -> bool:
+        """True when every flow has one sub-path of share 1 over distinct links: the rows of
+        :meth:`incidence` are then the paths themselves (``indptr``, ``links``; entries in hop order)."""
+        if self.n_paths != self.n_flows or not bool(np.all(self.frac == 1.0)):
+            return False
+        for _, _, sub in self.split():
+            hops = sub.hops()
+            if len(sub.flow) and not (sub.flow[0] == 0 and bool(np.all(np.diff(sub.flow) == 1))):
+                return False
+            width = int(hops.max()) if len(hops) else 0
+            if width < 2:
+                continue
+            row = np.repeat(np.arange(sub.n_paths), hops)
+            if width > 32:                                 # long paths: sort (row, link) keys
+                key = np.sort(row * np.int64(self.n_links) + sub.links)
+                if bool(np.any(key[1:] == key[:-1])):
+                    return False
+                continue
+            pad = np.tile(-1 - np.arange(width), (sub.n_paths, 1))        # distinct pads: no false repeat
+            pad[row, np.arange(len(sub.links)) - sub.indptr[:-1][row]] = sub.links
+            pad.sort(axis=1)
+            if bool(np.any(pad[:, 1:] == pad[:, :-1])):
+                return False
+        return True
+
     def incidence(self) -> sp.csr_matrix:
-        """Flow × link matrix of rate shares (1 on a single path; split fractions otherwise)."""
+        """Flow × link matrix of rate shares (1 on a single path; split fractions otherwise); built a
+        piece of flows at a time (:meth:`split`), the same matrix as in one go."""
         import scipy.sparse as sp
-        rows = np.repeat(self.flow, self.hops())
-        vals = np.repeat(self.frac, self.hops())
-        m = sp.coo_matrix((vals, (rows, self.links)), shape=(self.n_flows, self.n_links)).tocsr()
-        m.sum_duplicates()
-        return m
+        parts = []
+        for _, _, sub in self.split():
+            rows = np.repeat(sub.flow, sub.hops())
+            vals = np.repeat(sub.frac, sub.hops())
+            m = sp.coo_matrix((vals, (rows, sub.links)), shape=(sub.n_flows, self.n_links)).tocsr()
+            m.sum_duplicates()
+            parts.append(m)
+        return parts[0] if len(parts) == 1 else sp.vstack(parts, format="csr")
 
     def path_incidence(self) -> sp.csr_matrix:
         """Sub-path × link 0/1 matrix."""
@@ -91,7 +143,9 @@ class Routes:
 
 class PathProvider(Protocol):
     """Fabric paths between NIC ports: one sequence of directed link ids per pair,
-    from the link leaving ``src_ports[i]`` to the link entering ``dst_ports[i]``."""
+    from the link leaving ``src_ports[i]`` to the link entering ``dst_ports[i]``. A provider may
+    also carry ``hop_matrix`` (same arguments, one row of link ids per pair, -1 after the last
+    hop): :func:`route` then asks it a batch of flows at a time (as :func:`lft_paths` does)."""
 
     def __call__(self, fabric: Fabric, links: LinkTable, src_ports: np.ndarray,
                  dst_ports: np.ndarray, /) -> Sequence[Sequence[int] | np.ndarray]: ...
@@ -108,9 +162,18 @@ class Ends:
 
 def resolve_ends(fabric: Fabric, links: LinkTable, flows: Flows) -> Ends:
     """Map flow endpoints (GPU or NIC ids) to NIC ports and PCIe hops; one-line errors."""
+    _check_ends(fabric, flows.src, flows.dst)
+    ports = nic_ports(fabric)
+    pre, sp_ = _side(fabric, links, ports, flows.src, True)
+    post, dp = _side(fabric, links, ports, flows.dst, False)
+    return Ends(pre, sp_, dp, post)
+
+
+def _check_ends(fabric: Fabric, src: np.ndarray, dst: np.ndarray) -> None:
+    """The endpoint errors of :func:`resolve_ends` but its NIC ports' (no such device, not a GPU or
+    NIC, an unbound GPU, a flow to itself), the first one of each kind."""
     t = fabric.devices_t
     gpu, nic = KIND_CODE["gpu"], KIND_CODE["nic"]
-    src, dst = flows.src, flows.dst
     for ends in (src, dst):
         bad = (ends < 0) | (ends >= t.n)
         bad[~bad] = ~t.alive[ends[~bad]]
@@ -130,22 +193,31 @@ def resolve_ends(fabric: Fabric, links: LinkTable, flows: Flows) -> Ends:
     if same.any():
         i = int(np.flatnonzero(same)[0])
         raise FabricError(f"flow {i}: {fabric.name_of(int(src[i]))} sends to itself")
-    ports = nic_ports(fabric)
 
-    def side(ends: np.ndarray, up: bool) -> tuple[np.ndarray, np.ndarray]:
-        is_gpu = t.kind[ends] == gpu
-        nic_dev = np.where(is_gpu, t.bound[ends], ends).astype(np.int64)
-        p = ports[nic_dev]
+
+def _side(fabric: Fabric, links: LinkTable, ports: np.ndarray, ends: np.ndarray,
+          up: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(PCIe hop or -1, NIC port) of one end of each flow (``up``: the source end)."""
+    t = fabric.devices_t
+    is_gpu = t.kind[ends] == KIND_CODE["gpu"]
+    nic_dev = np.where(is_gpu, t.bound[ends], ends).astype(np.int64)
+    p = ports[nic_dev]
+    if np.any(p < 0):
+        d = int(ends[p < 0][0])
+        raise FabricError(f"{fabric.name_of(d)}: its NIC has no cabled port")
+    i = np.searchsorted(links.pcie_gpu, ends)
+    base = links.n_cable_links + 2 * i + (0 if up else 1)
+    return np.where(is_gpu, base, -1), p
+
+
+def _check_ports(fabric: Fabric, ports: np.ndarray, ends: np.ndarray) -> None:
+    """:func:`_side`'s error (a NIC without a cabled port) for all ``ends``, a batch at a time."""
+    t = fabric.devices_t
+    for lo in range(0, len(ends), BATCH_FLOWS):
+        e = ends[lo: lo + BATCH_FLOWS]
+        p = ports[np.where(t.kind[e] == KIND_CODE["gpu"], t.bound[e], e).astype(np.int64)]
         if np.any(p < 0):
-            d = int(ends[p < 0][0])
-            raise FabricError(f"{fabric.name_of(d)}: its NIC has no cabled port")
-        i = np.searchsorted(links.pcie_gpu, ends)
-        base = links.n_cable_links + 2 * i + (0 if up else 1)
-        return np.where(is_gpu, base, -1), p
-
-    pre, sp_ = side(src, True)
-    post, dp = side(dst, False)
-    return Ends(pre, sp_, dp, post)
+            raise FabricError(f"{fabric.name_of(int(e[p < 0][0]))}: its NIC has no cabled port")
 
 
 def cable_links(fabric: Fabric, ports: np.ndarray) -> np.ndarray:
@@ -213,9 +285,10 @@ def switch_graph(fabric: Fabric, links: LinkTable) -> SwitchGraph:
 
 
 def _walk(fabric: Fabric, links: LinkTable, ends: Ends, mode: str, seed: int,
-          same_seed: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Min-hop walk for every flow; returns (flow, frac, hop matrix) of sub-paths
-    (one row of link ids per sub-path, -1 where there is no hop)."""
+          same_seed: bool) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Min-hop walk for every flow, :data:`BATCH_FLOWS` flows at a time; yields per batch (flow,
+    frac, hop matrix) of its sub-paths (one row of link ids per sub-path, -1 where there is no
+    hop), flows in order."""
     n = len(ends.src_port)
     g = switch_graph(fabric, links)
     ls = cable_links(fabric, ends.src_port)
@@ -225,6 +298,7 @@ def _walk(fabric: Fabric, links: LinkTable, ends: Ends, mode: str, seed: int,
     direct = first_sw == links.dst_dev[ld]          # NIC cabled straight to the other NIC
     cur = g.index[first_sw]
     tgt = g.index[last_sw]
+    del first_sw, last_sw
     bad = ~direct & ((cur < 0) | (tgt < 0))
     if np.any(bad):
         i = int(np.flatnonzero(bad)[0])
@@ -233,6 +307,7 @@ def _walk(fabric: Fabric, links: LinkTable, ends: Ends, mode: str, seed: int,
     uniq, trow = np.unique(np.where(direct, 0, tgt), return_inverse=True)
     dist = g.hops_to(uniq)
     cur_c = np.where(direct, 0, cur)
+    del cur
     unreachable = ~direct & (dist[trow, cur_c] < 0)
     if np.any(unreachable):
         i = int(np.flatnonzero(unreachable)[0])
@@ -242,85 +317,165 @@ def _walk(fabric: Fabric, links: LinkTable, ends: Ends, mode: str, seed: int,
     dkey = np.searchsorted(np.unique(ends.dst_port), ends.dst_port).astype(np.int64)
     sports = flow_sports(n, seed)
     sw_seed = switch_seeds(g.devices, seed, same_seed)
-    # frontier: one row per (sub-path), hop matrix grows by one column per step
-    row_flow = np.arange(n)
-    row_frac = np.ones(n)
-    row_cur = cur_c.copy()
-    row_div = np.ones(n, np.int64)
-    hops = [ls]
     max_steps = int(dist.max()) + 1 if dist.size else 1
-    for _ in range(max_steps):
-        moving = ~direct[row_flow] & (row_cur != tgt[row_flow])
-        if not moving.any():
-            break
-        cand_sw = g.nbr_sw[row_cur]                                  # (R, D)
-        here = dist[trow[row_flow], row_cur]
-        ok = (cand_sw >= 0) & (dist[trow[row_flow][:, None], np.maximum(cand_sw, 0)] == here[:, None] - 1)
-        ok &= moving[:, None]
-        cnt = ok.sum(1)
-        if mode in ("adaptive", "spray"):
-            rep = np.where(moving, cnt, 1)
-            if int(rep.sum()) > MAX_SUBPATHS:
-                raise FabricError(f"{mode} routing would need over {MAX_SUBPATHS:,} sub-paths; "
-                                  "use static or ecmp for this many flows")
-            idx = np.repeat(np.arange(len(row_flow)), rep)
-            k = np.arange(len(idx)) - np.repeat(np.cumsum(rep) - rep, rep)   # k-th choice
-            cols = np.argsort(~ok, axis=1, kind="stable")                   # valid columns first
-            pick_col = cols[idx, np.minimum(k, cols.shape[1] - 1)]
-            link = np.where(moving[idx], g.nbr_link[row_cur[idx], pick_col], -1)
-            nxt = np.where(moving[idx], g.nbr_sw[row_cur[idx], pick_col], row_cur[idx])
-            row_flow, row_cur, row_div = row_flow[idx], nxt, row_div[idx]
-            row_frac = row_frac[idx] / np.where(moving[idx], cnt[idx], 1)
-            hops = [h[idx] for h in hops] + [link]
-            continue
-        if mode == "ecmp":
-            h = hash5(ends.src_port[row_flow], ends.dst_port[row_flow], sports[row_flow],
-                      sw_seed[row_cur])
-            choice = (h % np.maximum(cnt, 1).astype(np.uint64)).astype(np.int64)
-        else:  # static, D-mod-k
-            choice = (dkey[row_flow] // row_div) % np.maximum(cnt, 1)
-            row_div = row_div * np.maximum(cnt, 1)
-        # column of the choice-th valid entry
-        csum = np.cumsum(ok, axis=1)
-        pick_col = np.argmax(csum > choice[:, None], axis=1)
-        link = np.where(moving, g.nbr_link[row_cur, pick_col], -1)
-        row_cur = np.where(moving, g.nbr_sw[row_cur, pick_col], row_cur)
-        hops.append(link)
-    hops.append(np.where(direct[row_flow], -1, ld[row_flow]))
-    mat = np.column_stack([ends.pre[row_flow]] + hops + [ends.post[row_flow]])
-    return row_flow, row_frac, mat
+    paths = 0                                        # sub-paths of the batches before this one
+    for lo in range(0, n, BATCH_FLOWS):
+        hi = min(n, lo + BATCH_FLOWS)
+        # frontier: one row per (sub-path), hop matrix grows by one column per step
+        row_flow = np.arange(lo, hi)
+        row_frac = np.ones(hi - lo)
+        row_cur = cur_c[lo:hi].copy()
+        row_div = np.ones(hi - lo, np.int64)
+        hops = [ls[lo:hi]]
+        for _ in range(max_steps):
+            moving = ~direct[row_flow] & (row_cur != tgt[row_flow])
+            if not moving.any():
+                break
+            cand_sw = g.nbr_sw[row_cur]                                  # (R, D)
+            here = dist[trow[row_flow], row_cur]
+            ok = (cand_sw >= 0) & (dist[trow[row_flow][:, None], np.maximum(cand_sw, 0)] == here[:, None] - 1)
+            ok &= moving[:, None]
+            cnt = ok.sum(1)
+            if mode in ("adaptive", "spray"):
+                rep = np.where(moving, cnt, 1)
+                if paths + int(rep.sum()) > MAX_SUBPATHS:
+                    raise FabricError(f"{mode} routing would need over {MAX_SUBPATHS:,} sub-paths; "
+                                      "use static or ecmp for this many flows")
+                idx = np.repeat(np.arange(len(row_flow)), rep)
+                k = np.arange(len(idx)) - np.repeat(np.cumsum(rep) - rep, rep)   # k-th choice
+                cols = np.argsort(~ok, axis=1, kind="stable")                   # valid columns first
+                pick_col = cols[idx, np.minimum(k, cols.shape[1] - 1)]
+                link = np.where(moving[idx], g.nbr_link[row_cur[idx], pick_col], -1)
+                nxt = np.where(moving[idx], g.nbr_sw[row_cur[idx], pick_col], row_cur[idx])
+                row_flow, row_cur, row_div = row_flow[idx], nxt, row_div[idx]
+                row_frac = row_frac[idx] / np.where(moving[idx], cnt[idx], 1)
+                hops = [h[idx] for h in hops] + [link]
+                continue
+            if mode == "ecmp":
+                h = hash5(ends.src_port[row_flow], ends.dst_port[row_flow], sports[row_flow],
+                          sw_seed[row_cur])
+                choice = (h % np.maximum(cnt, 1).astype(np.uint64)).astype(np.int64)
+            else:  # static, D-mod-k
+                choice = (dkey[row_flow] // row_div) % np.maximum(cnt, 1)
+                row_div = row_div * np.maximum(cnt, 1)
+            # column of the choice-th valid entry
+            csum = np.cumsum(ok, axis=1)
+            pick_col = np.argmax(csum > choice[:, None], axis=1)
+            link = np.where(moving, g.nbr_link[row_cur, pick_col], -1)
+            row_cur = np.where(moving, g.nbr_sw[row_cur, pick_col], row_cur)
+            hops.append(link)
+        hops.append(np.where(direct[row_flow], -1, ld[row_flow]))
+        paths += len(row_flow)
+        yield row_flow, row_frac, np.column_stack([ends.pre[row_flow]] + hops + [ends.post[row_flow]])
 
 
-def _pack(row_flow: np.ndarray, row_frac: np.ndarray, mat: np.ndarray, n_flows: int,
-          n_links: int) -> Routes:
-    keep = mat >= 0
-    order = np.lexsort((np.arange(len(row_flow)), row_flow))
-    keep, mat = keep[order], mat[order]
-    counts = keep.sum(1)
-    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    return Routes(row_flow[order].astype(np.int64), row_frac[order], indptr,
-                  mat[keep].astype(np.int64), n_flows, n_links)
+def _index_dtype(n: int) -> type:
+    return np.int32 if n < 2 ** 31 else np.int64
+
+
+class _Grow:
+    """A growing array (amortised doubling in place, ``ndarray.resize``): a big run's routes are
+    written batch by batch into one buffer, never kept as pieces and joined (which would hold them
+    twice and leave the pieces' holes in the heap)."""
+
+    def __init__(self, dtype: type, size: int) -> None:
+        self.buf: np.ndarray = np.empty(max(size, 16), dtype)
+        self.n = 0
+
+    def add(self, x: np.ndarray) -> None:
+        need = self.n + len(x)
+        if need > len(self.buf):
+            self.buf.resize(max(need, 2 * len(self.buf)), refcheck=False)
+        self.buf[self.n: need] = x
+        self.n = need
+
+    def done(self) -> np.ndarray:
+        self.buf.resize(self.n, refcheck=False)
+        return self.buf
+
+
+class _Out:
+    """The routes being written: sub-path flow, share (``unit``: 1 for every sub-path, kept as a
+    read-only broadcast of 1.0), hop counts and links."""
+
+    def __init__(self, n_flows: int, n_links: int, width: int, unit: bool) -> None:
+        self.flow = _Grow(_index_dtype(n_flows), n_flows)
+        self.frac = None if unit else _Grow(np.float64, n_flows)
+        self.indptr = _Grow(np.int32, n_flows + 1)
+        self.indptr.add(np.zeros(1, np.int32))
+        self.links = _Grow(_index_dtype(n_links), n_flows * width)
+        self.n_flows, self.n_links = n_flows, n_links
+
+    def add(self, row_flow: np.ndarray, row_frac: np.ndarray, mat: np.ndarray) -> None:
+        keep = mat >= 0
+        self.flow.add(row_flow)
+        if self.frac is not None:
+            self.frac.add(row_frac)
+        ends = self.links.n + np.cumsum(keep.sum(1))
+        if len(ends) and ends[-1] >= 2 ** 31 and self.indptr.buf.dtype == np.int32:
+            self.indptr.buf = self.indptr.buf.astype(np.int64)
+        self.indptr.add(ends)
+        self.links.add(mat[keep])
+
+    def routes(self) -> Routes:
+        flow, indptr, links = self.flow.done(), self.indptr.done(), self.links.done()
+        if self.frac is None:
+            frac = np.broadcast_to(np.float64(1.0), (len(flow),))
+        else:
+            frac = self.frac.done()
+        if len(flow) > 1 and bool(np.any(flow[1:] < flow[:-1])):     # rows out of flow order: stable sort
+            order = np.argsort(flow, kind="stable")
+            hops = np.diff(indptr)[order]
+            start = np.repeat(indptr[:-1][order], hops)
+            links = links[start + np.arange(len(links)) - np.repeat(np.cumsum(hops) - hops, hops)]
+            flow, frac = flow[order], frac[order]
+            indptr = np.concatenate([[0], np.cumsum(hops)]).astype(indptr.dtype)
+        return Routes(flow, frac, indptr, links, self.n_flows, self.n_links)
 
 
 def route(fabric: Fabric, links: LinkTable, flows: Flows, mode: str = "static", seed: int = 0,
           same_seed: bool = False, provider: PathProvider | None = None) -> Routes:
-    """Route every flow (see module doc for the modes); ``provider`` overrides the fabric paths."""
+    """Route every flow (see module doc for the modes); ``provider`` overrides the fabric paths.
+
+    Flows go :data:`BATCH_FLOWS` at a time; the result's index arrays are int32 where they fit."""
     if mode not in MODES:
         raise ParamError("routing", mode, f"is not one of {', '.join(MODES)}")
-    ends = resolve_ends(fabric, links, flows)
-    n = len(flows)
-    if provider is not None:
-        paths = provider(fabric, links, ends.src_port, ends.dst_port)
+    n, L = len(flows), links.n
+    if provider is None:
+        ends = resolve_ends(fabric, links, flows)
+        out = None
+        for row_flow, row_frac, mat in _walk(fabric, links, ends, mode, seed, same_seed):
+            out = out or _Out(n, L, mat.shape[1], mode in ("static", "ecmp"))
+            out.add(row_flow, row_frac, mat)
+        return (out or _Out(n, L, 1, True)).routes()
+    _check_ends(fabric, flows.src, flows.dst)
+    ports = nic_ports(fabric)
+    _check_ports(fabric, ports, flows.src)
+    _check_ports(fabric, ports, flows.dst)
+    hop_matrix = getattr(provider, "hop_matrix", None)
+    paths = None
+    if hop_matrix is None:                        # any provider: its paths for all flows at once
+        paths = provider(fabric, links, _side(fabric, links, ports, flows.src, True)[1],
+                         _side(fabric, links, ports, flows.dst, False)[1])
         if len(paths) != n:
             raise FabricError(f"path provider returned {len(paths)} paths for {n} flows")
-        width = max((len(p) for p in paths), default=0)
-        mid = np.full((n, max(width, 1)), -1, np.int64)
-        for i, p in enumerate(paths):
-            mid[i, : len(p)] = p
-        mat = np.column_stack([ends.pre, mid, ends.post])
-        return _pack(np.arange(n), np.ones(n), mat, n, links.n)
-    row_flow, row_frac, mat = _walk(fabric, links, ends, mode, seed, same_seed)
-    return _pack(row_flow, row_frac, mat, n, links.n)
+    out = None
+    for lo in range(0, n, BATCH_FLOWS):
+        hi = min(n, lo + BATCH_FLOWS)
+        pre, sp_ = _side(fabric, links, ports, flows.src[lo:hi], True)
+        post, dp = _side(fabric, links, ports, flows.dst[lo:hi], False)
+        if hop_matrix is not None:
+            mid = hop_matrix(fabric, links, sp_, dp)
+        else:
+            assert paths is not None
+            width = max((len(p) for p in paths[lo:hi]), default=0)
+            mid = np.full((hi - lo, max(width, 1)), -1, np.int64)
+            for i, p in enumerate(paths[lo:hi]):
+                mid[i, : len(p)] = p
+        mat = np.column_stack([pre, mid, post])
+        out = out or _Out(n, L, mat.shape[1], True)
+        out.add(np.arange(lo, hi), np.ones(hi - lo), mat)
+    return (out or _Out(n, L, 1, True)).routes()
 
 
 def lft_paths(fabric: Fabric, lfts: dict[int, np.ndarray] | np.ndarray, lids: np.ndarray,
@@ -349,12 +504,11 @@ def lft_paths(fabric: Fabric, lfts: dict[int, np.ndarray] | np.ndarray, lids: np
         switches = np.asarray(switches, np.int64)
     lids = np.asarray(lids, np.int64)
 
-    def provider(fab: Fabric, links: LinkTable, src_ports: np.ndarray,
-                 dst_ports: np.ndarray) -> list[np.ndarray]:
+    def hop_matrix(fab: Fabric, links: LinkTable, src_ports: np.ndarray, dst_ports: np.ndarray) -> np.ndarray:
+        """The paths as one row of link ids per pair, -1 after the last hop."""
         t = fab.devices_t
         row = np.full(t.n, -1, np.int64)
         row[switches] = np.arange(len(switches))
-        n = len(src_ports)
         dlid = lids[np.asarray(dst_ports)]
         target = fab.ports_t.device[np.asarray(dst_ports)].astype(np.int64)
         hops = [cable_links(fab, np.asarray(src_ports))]
@@ -382,8 +536,13 @@ def lft_paths(fabric: Fabric, lfts: dict[int, np.ndarray] | np.ndarray, lids: np
         else:
             i = int(np.flatnonzero(cur != target)[0])
             raise FabricError(f"LFT loop towards LID {int(dlid[i])} at {fab.name_of(int(cur[i]))}")
-        mat = np.column_stack(hops)
-        return [r_[r_ >= 0] for r_ in mat] if n else []
+        return np.column_stack(hops)
+
+    def provider(fab: Fabric, links: LinkTable, src_ports: np.ndarray,
+                 dst_ports: np.ndarray) -> list[np.ndarray]:
+        mat = hop_matrix(fab, links, src_ports, dst_ports)
+        return [r_[r_ >= 0] for r_ in mat] if len(src_ports) else []
+    provider.hop_matrix = hop_matrix            # type: ignore[attr-defined]  # route()'s batch by batch way
     return provider
 
 
