@@ -9,33 +9,55 @@ The model (simplified where NCCL is complex; each simplification said here):
 
 * **Ranks** are the design's GPUs bound to a NIC (:func:`~.workloads.endpoints`), in NCCL's ring
   order: the GPUs of one server consecutive (by local index), servers in device order.
-* **An algorithm is a list of steps**; a step is a set of concurrent point-to-point transfers
-  (src GPU → dst GPU, bytes). Ring all-reduce: 2(n−1) steps of size/n to the ring neighbour;
-  all-gather and reduce-scatter: n−1 such steps; all-to-all: one step of n(n−1) transfers of
-  size/n; broadcast (ring, pipelined): one step of the n−1 chain transfers of the whole buffer,
-  with the chain's n−1 hop latencies (NCCL's chunked pipeline taken as perfect: the bandwidth
-  term is the buffer at the slowest link's rate). Tree all-reduce: NCCL's double binary tree
-  simplified to one tree (a chain inside each server, a binary heap over the servers' first GPUs),
-  reduce up and broadcast down pipelined as one step: every edge carries the buffer both ways,
-  latency 2 × depth hops.
-* **Channels** (rings ops, several servers): NCCL runs one ring per NIC, each entering and
-  leaving a server by the same NIC (its graph search and PXN keep the hop on a rail). Here a
-  server of g GPUs, each with its own NIC, gives g channels of size/g each: channel c's
-  inter-server hop goes GPU c → GPU c of the next server (over GPU c's NIC), and its ring inside
-  the server covers every NVLink edge j → j+1 (the channels' shares of one edge are one transfer).
-  Otherwise one ring, hop by hop in rank order.
+* **An algorithm is a list of steps** (built by :mod:`.collective_plan`); a step is a set of
+  concurrent point-to-point transfers (src GPU → dst GPU, bytes). Ring all-reduce: 2(n−1) steps of
+  size/n to the ring neighbour; all-gather and reduce-scatter: n−1 such steps; all-to-all: one step
+  of n(n−1) transfers of size/n; broadcast (ring, pipelined): one step of the chain transfers of the
+  whole buffer, with the chain's hop latencies (NCCL's chunked pipeline taken as perfect: the
+  bandwidth term is the buffer at the slowest link's rate).
+* **Channels** (several servers, each of g GPUs with a NIC each): NCCL runs one ring per NIC,
+  entering and leaving a server by the same NIC (its graph search and PXN keep the hop on a rail):
+  g channels of size/g each. Ring: channel c's inter-server hop goes GPU c → GPU c of the next
+  server (over GPU c's NIC), its ring inside the server covers every NVLink edge j → j+1 (the
+  channels' shares of one edge are one transfer). Broadcast: channel c goes GPU c → GPU c from
+  server to server, inside a server a chain from where it enters (the root in the first server,
+  GPU c after): 2(g−1) + servers − 1 hops. Otherwise one ring (one chain), hop by hop in rank order.
+* **Tree all-reduce**: NCCL's double binary tree (:mod:`.collective_plan` says how the two trees are
+  built: mirrored for an even server count, shifted by one for an odd one), one pair per channel:
+  channel c's trees join the servers' GPU c (over NIC c), each tree carrying half of the channel's
+  size/g; inside each server a chain from GPU c over all its GPUs carries the channel both ways.
+  Reduce up and broadcast down pipelined as one step: every tree edge carries its tree's share both
+  ways at once; pipeline depth = the deeper tree's depth + the chain (hops: 2 × that). The two
+  trees' transfers over one (src, dst) stay two transfers (two connections, two max-min shares:
+  one merged transfer of two shares would get one share of its NIC); the chains' shares of one
+  NVLink edge are one transfer. One server: the chain only. Bandwidth, by hand: a server is inner
+  (up to two children) in one tree and a leaf in the other, so its NIC c sends at most 4 shares of
+  size/(2g): 2·size/g at the NIC's B. algbw = g·B/2, busbw = g·B·(N−1)/N (N GPUs), against the
+  ring's g·B: the same NIC bound, close at many GPUs (4 × DGX H100: 385.1 against 397.5 GB/s of
+  payload, less latency). At small sizes the tree's 2·(log₂ servers + g − 1) hops beat the ring's 2(N−1) steps.
+  Not modelled: NCCL's split of a node's tree up/down over two NICs, its per-size protocol choice
+  (LL, LL128, Simple) and chunking of the pipeline.
 * **Step time** = (h − 1)·(o + α_max) + o + max over transfers of (α + β): ``o`` the per-step
   software cost :data:`STEP_OVERHEAD_NS`, ``h`` the step's hop count (1, or the pipeline depth),
   α the one-way latency of the transfer's path for a packet of min(bytes, :data:`MTU_BYTES`)
   (:mod:`.latency`, as ``fabricviz latency``), β = bytes / the transfer's max-min rate with all
   the step's transfers on the fabric at once (:func:`~.engine.simulate`, ``maxmin``, over the
   design's routing: the SM's LFTs on InfiniBand, ECMP on RoCE; a GPU's traffic leaves by its
-  own NIC over PCIe). No protocol overhead is taken off the line rate.
+  own NIC over PCIe). The fabric's rate is goodput: each :data:`MTU_BYTES` payload travels with
+  its packet's headers, :data:`IB_PACKET_OVERHEAD` bytes on InfiniBand (LRH 8, BTH 12, ICRC 4,
+  VCRC 2; no GRH inside a subnet) and :data:`ROCE_PACKET_OVERHEAD` on RoCEv2 (Ethernet 14, IPv4
+  20, UDP 8, BTH 12, ICRC 4, FCS 4, preamble 8 and inter-frame gap 12), so a 400 Gb/s NIC moves at
+  most 49.68 GB/s of payload on InfiniBand and 49.02 GB/s on RoCE (:func:`wire_efficiency`; the
+  RDMA path MTU is 4 KiB on both, whatever the Ethernet MTU). NVLink's own framing is not taken.
 * **Inside a server** a transfer between two GPUs whose part has ``nvlink_gbps`` goes over
   NVLink/NVSwitch, which the engine does not model: each GPU has one NVLink egress and one
   ingress at the part's ``nvlink_gbps`` (the NVSwitch non-blocking), shared max-min here;
   latency :data:`NVLINK_LATENCY_NS` + the packet at NVLink rate. Without NVLink the transfer
   takes the engine's path (PCIe, NIC, leaf).
+* **Fabric transfers run NIC to NIC** when every rank has its own NIC and its PCIe links are no
+  slower than that NIC's: the PCIe hops then carry exactly the NIC links' flows with at least their
+  capacity, so the max-min rates are the same without them, and their latency is added back to α
+  (:mod:`.collective_nic`): two hops fewer a flow, an all-to-all's n(n−1) flows the largest run.
 * The collective's time is the sum of its steps; steps with the same transfer pattern are
   solved once (a ring's 2(n−1) steps are one pattern). Deterministic for a seed.
 """
@@ -51,13 +73,14 @@ import numpy as np
 
 from ..model import Fabric, FabricError
 from ..model.fabric import KIND_CODE
+from .collective_plan import ALGOS as ALGOS  # noqa: F401  (re-exported: the plans' names)
+from .collective_plan import OPS, Step, channels, plan
+from .collective_plan import server_groups as _servers
 from .units import ParamError
 from .workloads import Flows, endpoints, parse_size
 
-OPS = ("allreduce", "allgather", "reducescatter", "alltoall", "broadcast")
 #: ops whose nccl-tests count column is per rank (count / nranks)
 PER_RANK_COUNT = ("allgather", "reducescatter", "alltoall")
-ALGOS = ("ring", "tree")
 #: Per-step software cost (kernel step, proxy hand-off): an assumption of 1 µs, the order of
 #: nccl-tests' small-message all-reduce on one 8-GPU server (some 10–20 µs over 2(n−1) = 14 steps).
 STEP_OVERHEAD_NS = 1000.0
@@ -65,8 +88,17 @@ STEP_OVERHEAD_NS = 1000.0
 NVLINK_LATENCY_NS = 500.0
 #: The largest packet whose serialization enters α (InfiniBand's 4 KiB MTU).
 MTU_BYTES = 4096.0
+#: Header bytes that travel with each payload packet (see the module doc).
+IB_PACKET_OVERHEAD = 8 + 12 + 4 + 2
+ROCE_PACKET_OVERHEAD = 14 + 20 + 8 + 12 + 4 + 4 + 8 + 12
 #: nccl-tests' element type of the table.
 DTYPE, DTYPE_BYTES = "float", 4
+
+
+def wire_efficiency(tech: str) -> float:
+    """Payload share of the bytes on the wire for full :data:`MTU_BYTES` packets (``ib`` or Ethernet)."""
+    head = IB_PACKET_OVERHEAD if tech == "ib" else ROCE_PACKET_OVERHEAD
+    return MTU_BYTES / (MTU_BYTES + head)
 
 
 def bus_factor(op: str, n: int) -> float:
@@ -142,98 +174,15 @@ def select_gpus(fabric: Fabric, spec: str | int | None = "all") -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class Step:
-    """Concurrent transfers; ``frac``: each transfer's bytes as a share of the buffer size;
-    ``repeat``: how many such steps run one after the other; ``hops``: latencies in series
-    (pipeline depth; 1 for a plain step)."""
-
-    src: np.ndarray
-    dst: np.ndarray
-    frac: np.ndarray
-    repeat: int = 1
-    hops: int = 1
-
-    @property
-    def key(self) -> tuple:
-        return (self.src.tobytes(), self.dst.tobytes())
-
-
-def _servers(fabric: Fabric, ranks: np.ndarray) -> list[np.ndarray]:
-    t = fabric.devices_t
-    server = np.where(t.parent[ranks] >= 0, t.parent[ranks], ranks)
-    cut = np.flatnonzero(np.diff(server)) + 1
-    return np.split(ranks, cut)
-
-
-def channels(fabric: Fabric, ranks: np.ndarray) -> int:
-    """NCCL-style channels of the ring: g when every server has g > 1 ranks, each with its own NIC
-    (and there are several servers), else 1."""
-    groups = _servers(fabric, ranks)
-    g = len(groups[0])
-    bound = fabric.devices_t.bound
-    if len(groups) < 2 or g < 2 or any(len(s) != g or len(set(bound[s].tolist())) != g for s in groups):
-        return 1
-    return g
-
-
-def _ring_step(fabric: Fabric, ranks: np.ndarray, repeat: int) -> Step:
-    n = len(ranks)
-    c = channels(fabric, ranks)
-    if c == 1:
-        return Step(ranks, np.roll(ranks, -1), np.full(n, 1.0 / n), repeat)
-    groups = np.array(_servers(fabric, ranks))                  # (servers, g)
-    intra_src, intra_dst = groups.ravel(), np.roll(groups, -1, axis=1).ravel()
-    net_src, net_dst = groups.ravel(), np.roll(groups, -1, axis=0).ravel()
-    src = np.concatenate([intra_src, net_src])
-    dst = np.concatenate([intra_dst, net_dst])
-    frac = np.concatenate([np.full(n, 1.0 / n), np.full(n, 1.0 / (n * c))])
-    return Step(src, dst, frac, repeat)
-
-
-def _tree_step(fabric: Fabric, ranks: np.ndarray) -> Step:
-    groups = _servers(fabric, ranks)
-    child, parent = [], []
-    for s in groups:                                            # chain towards the server's first GPU
-        child += s[1:].tolist()
-        parent += s[:-1].tolist()
-    leaders = [int(s[0]) for s in groups]
-    for i in range(1, len(leaders)):                            # binary heap over the servers
-        child.append(leaders[i])
-        parent.append(leaders[(i - 1) // 2])
-    depth = max(len(s) for s in groups) - 1 + int(math.floor(math.log2(len(groups))))
-    up, down = np.array(child, np.int64), np.array(parent, np.int64)
-    return Step(np.concatenate([up, down]), np.concatenate([down, up]), np.ones(2 * len(up)),
-                hops=2 * max(depth, 1))
-
-
-def plan(fabric: Fabric, op: str, algo: str, ranks: np.ndarray) -> list[Step]:
-    """The steps of ``op`` with ``algo`` over ``ranks`` (see the module doc)."""
-    n = len(ranks)
-    if op not in OPS:
-        raise ParamError("op", op, f"is not one of {', '.join(OPS)}")
-    if algo not in ALGOS:
-        raise ParamError("algo", algo, f"is not one of {', '.join(ALGOS)}")
-    if algo == "tree" and op != "allreduce":
-        raise ParamError("algo", algo, f"NCCL's tree runs all-reduce only; {op} runs ring")
-    if op == "allreduce":
-        return [_tree_step(fabric, ranks)] if algo == "tree" else [_ring_step(fabric, ranks, 2 * (n - 1))]
-    if op in ("allgather", "reducescatter"):
-        return [_ring_step(fabric, ranks, n - 1)]
-    if op == "broadcast":
-        return [Step(ranks[:-1], ranks[1:], np.ones(n - 1), hops=n - 1)]
-    i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
-    off = i != j
-    return [Step(ranks[i[off]], ranks[j[off]], np.full(int(off.sum()), 1.0 / n))]
-
-
-@dataclass(frozen=True)
 class Solved:
-    """One step pattern on the fabric: max-min rate per transfer (Gb/s) and α per packet size."""
+    """One step pattern on the fabric: max-min rate per transfer (Gb/s, the wire's), α per packet
+    size and the payload share of those bits (:func:`wire_efficiency`; 1 over NVLink)."""
 
     rate_gbps: np.ndarray
     alpha_ns: Callable[[float], np.ndarray]
     nvlink: np.ndarray                       # transfers over NVLink
     run: Any = field(default=None, repr=False, compare=False)   # the fabric transfers' max-min run
+    goodput: Any = 1.0                       # per transfer: payload bits / wire bits
 
 
 @dataclass
@@ -245,6 +194,8 @@ class Solver:
     transport: str | None = None
     seed: int = 0
     engine: str = "minhop"
+    #: run GPU transfers NIC to NIC where that leaves the rates as they are (:mod:`.collective_nic`)
+    nic_to_nic: bool = True
     _sm: Any = None
     _cache: dict = field(default_factory=dict)
 
@@ -292,12 +243,17 @@ class Solver:
             for mask, fn in alpha_parts:
                 out[mask] = fn(pkt)
             return out
-        return Solved(rate, alpha, nvl, run)
+        goodput = np.where(nvl, 1.0, wire_efficiency(self.tech))     # the packets' headers ride along
+        return Solved(rate, alpha, nvl, run, goodput)
 
     def _fabric(self, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, Callable[[float], np.ndarray], Any]:
+        from .collective_nic import nic_ends, pcie_ns
         from .compare import run_workload
         from .latency import LatencyParams, flow_latency_ns, flow_nic_ns, link_latency
-        res = run_workload(self.fabric, Flows(src, dst), "maxmin", 1e-3, self.seed, self.routing,
+        from .links import link_table
+        ends = nic_ends(self.fabric, link_table(self.fabric), src, dst) if self.nic_to_nic else None
+        flows = Flows(src, dst) if ends is None else Flows(ends[0], ends[1])
+        res = run_workload(self.fabric, flows, "maxmin", 1e-3, self.seed, self.routing,
                            self.engine, sm=self._sm, transport=self.transport)
         if res.dropped_flows or res.refused:
             names = ", ".join(u.name for u in res.left_out[:3])
@@ -311,6 +267,8 @@ class Solver:
                 ll = link_latency(links, prm)
                 total = np.where(np.isfinite(ll.total), ll.total, 0.0)
                 memo[pkt] = flow_latency_ns(links, routes, total, flow_nic_ns(links, routes, prm), ll)
+                if ends is not None:
+                    memo[pkt] += pcie_ns(links, routes, ll, total, ends[2], ends[3])
             return memo[pkt]
         return res.flow_rates(), lat, res
 
@@ -353,6 +311,7 @@ class CollectiveResult:
     channels: int
     tech: str
     rows: tuple[Row, ...]
+    engine: str | None = None          # the SM's routing engine the paths came from (None: not the SM's)
 
     @property
     def n(self) -> int:
@@ -363,19 +322,21 @@ def step_time_ns(step: Step, solved: Solved, size: float) -> float:
     """One step's time for a ``size``-byte buffer (see the module doc)."""
     b = step.frac * size
     alpha = solved.alpha_ns(float(min(b.max(), MTU_BYTES)))
-    beta = b * 8.0 / solved.rate_gbps                 # bits / (Gb/s) = ns
+    beta = b * 8.0 / (solved.rate_gbps * solved.goodput)     # payload bits / (Gb/s) = ns
     return (step.hops - 1) * (STEP_OVERHEAD_NS + float(alpha.max())) + STEP_OVERHEAD_NS + float((alpha + beta).max())
 
 
 def collective(fabric: Fabric, op: str, sizes: np.ndarray, algo: str = "ring", gpus: str | int | None = "all",
                routing: str | None = None, transport: str | None = None, seed: int = 0,
-               solver: Solver | None = None) -> CollectiveResult:
-    """time, algbw and busbw of ``op`` per buffer size over the design (see the module doc)."""
+               solver: Solver | None = None, engine: str = "minhop") -> CollectiveResult:
+    """time, algbw and busbw of ``op`` per buffer size over the design (see the module doc); ``engine``:
+    the InfiniBand SM's routing engine of static routes (``dmodk``: the built-in D-mod-k walk), unless
+    ``solver`` is given (then its own)."""
     from .transport import check_transport
     check_transport(fabric, transport)
     ranks = select_gpus(fabric, gpus)
     steps = plan(fabric, op, algo, ranks)
-    solver = solver or Solver(fabric, routing, transport, seed)
+    solver = solver or Solver(fabric, routing, transport, seed, engine)
     solved = [solver.solve(s) for s in steps]
     factor = bus_factor(op, len(ranks))
     rows = []
@@ -384,8 +345,8 @@ def collective(fabric: Fabric, op: str, sizes: np.ndarray, algo: str = "ring", g
         algbw = size / ns                               # bytes/ns = GB/s
         rows.append(Row(size, ns / 1e3, algbw, algbw * factor, len(ranks) if op in PER_RANK_COUNT else 1))
     return CollectiveResult(op, algo, ranks, len(_servers(fabric, ranks)),
-                            channels(fabric, ranks) if algo == "ring" and op not in ("alltoall", "broadcast")
-                            else 1, solver.tech, tuple(rows))
+                            channels(fabric, ranks) if op != "alltoall" else 1, solver.tech, tuple(rows),
+                            solver.engine if solver.tech == "ib" and solver.routing in (None, "static") else None)
 
 
 #: What one transfer of each plan's step is, in the words the GUI shows.
@@ -455,7 +416,7 @@ def slowest_step(fabric: Fabric, result: CollectiveResult, solver: Solver, size:
     k = int(np.argmax(times))
     step, solved = steps[k], solver.solve(steps[k])
     b = step.frac * size
-    each = solved.alpha_ns(float(min(b.max(), MTU_BYTES))) + b * 8.0 / solved.rate_gbps
+    each = solved.alpha_ns(float(min(b.max(), MTU_BYTES))) + b * 8.0 / (solved.rate_gbps * solved.goodput)
     slow = np.flatnonzero(each >= each.max() * (1.0 - 1e-9))
     nvl = bool(solved.nvlink[slow].all())
     fab = slow[~solved.nvlink[slow]]

@@ -14,20 +14,19 @@ def ft32():
     return fat_tree(levels=2, radix=8, fabric="ib")
 
 
-def test_tree_allreduce_is_bound_by_the_three_crowded_uplinks(ft32):
-    """As test_collective's tree case derives: four heap edges on each of leaf02:7 → spine03,
-    leaf03:5 → spine01 and leaf04:7 → spine03, 100 Gb/s each — those three links and nothing else."""
+def test_tree_allreduce_names_the_full_nic_and_uplink_links(ft32):
+    """As test_collective's tree case derives: all 124 tree transfers at 100 Gb/s, bound at the
+    NICs of servers sending four halves and at the uplinks the LFTs give four transfers."""
     s = Solver(ft32)
     res = collective(ft32, "allreduce", [8.0, 1e9], algo="tree", solver=s)
     b = slowest_step(ft32, res, s)
-    ct = ft32.cables_t
-    ports = sorted((ft32.port_name(int(ct.port_a[c])), ft32.port_name(int(ct.port_b[c]))) for c in b.cables)
-    assert ports == [("leaf02:7", "spine03:2"), ("leaf03:5", "spine01:3"), ("leaf04:7", "spine03:4")]
-    assert b.link_names == (("leaf02", "spine03"), ("leaf03", "spine01"), ("leaf04", "spine03"))
-    assert (b.kind, b.size, b.rate_gbps, len(b.src), b.nvlink) == ("tree edge", 1e9, 100.0, 12, False)
+    assert (b.kind, b.size, b.rate_gbps, len(b.src), b.nvlink) == ("tree edge", 1e9, 100.0, 44, False)
+    assert b.link_names[:6] == (("leaf02", "spine04"), ("leaf03", "spine01"), ("leaf04", "spine04"),
+                                ("leaf05", "spine01"), ("leaf06", "spine04"), ("leaf07", "spine01"))
+    assert len(b.links) == 50 and len(b.cables) == 28
     assert b.time_ns == pytest.approx(res.rows[1].time_us * 1e3, rel=1e-12)      # the one step
-    assert b.describe(ft32) == ("tree edge node06/gpu0 → node03/gpu0 (and 11 more like it) at 100 Gb/s "
-                                "over leaf02→spine03, leaf03→spine01 (+1 more)")
+    assert b.describe(ft32) == ("tree edge node03/gpu0 → node05/gpu0 (and 43 more like it) at 100 Gb/s "
+                                "over leaf02→spine04, leaf03→spine01 (+48 more)")
 
 
 def test_csv_text_is_the_clis_csv(ft32, tmp_path):
