@@ -15,22 +15,30 @@ FLAGS = {"op": "--op", "algo": "--algo", "sizes": "--sizes", "gpus": "--gpus", "
 
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p = sub.add_parser("collective", help="nccl-tests style collective performance: time, algbw, busbw per size")
-    p.add_argument("file", help="design file (native JSON or ibnetdiscover)")
-    p.add_argument("--op", required=True, help="allreduce, allgather, reducescatter, alltoall or broadcast")
+    p.add_argument("file", nargs="+", metavar="FILE",
+                   help="design file(s) (native JSON or ibnetdiscover); several: one case per design")
+    p.add_argument("--op", required=True, help="allreduce, allgather, reducescatter, alltoall or broadcast; "
+                   "a list OP,OP,… runs one case per op")
     p.add_argument("--algo", default="ring", help="ring (default) or tree (all-reduce only)")
     p.add_argument("--sizes", default="8B:8GB:x2",
                    help="buffer sizes: START:STOP:xK geometric (default 8B:8GB:x2), or SIZE[,SIZE…]; "
                         "B/KB/MB/GB decimal, KiB/MiB/GiB binary")
     p.add_argument("--gpus", default="all",
-                   help="all (default), N (the first N in ring order) or NAME,NAME,… (ranks in that order)")
+                   help="all (default), N (the first N in ring order) or NAME,NAME,… (ranks in that order); "
+                        "a list of counts N1,N2,… (or all) is a scaling sweep, one case each")
     p.add_argument("--routing", choices=("static", "adaptive", "ecmp", "spray"),
                    help="default: the SM's LFTs (static) on InfiniBand, ecmp on RoCE")
     p.add_argument("--transport", choices=("ib", "roce-gbn", "roce-ooo"),
                    help="as simulate --transport (default from the design)")
+    p.add_argument("--engine", choices=("minhop", "updn", "ftree", "dfsssp", "lash", "sssp", "dmodk"),
+                   default="minhop", help="InfiniBand static routes: the subnet manager's LFTs from this engine "
+                                          "(default minhop, as OpenSM), or dmodk for the built-in D-mod-k walk")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--csv", metavar="OUT", help="write one row per size")
     p.add_argument("--plot", metavar="OUT.png", help="busbw vs size (log x) as a PNG")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    from ..sim.fanout import add_fanout_args
+    add_fanout_args(p)                   # several cases: --workers N, --scheduler ADDRESS, --quiet
     p.set_defaults(func=run)
 
 
@@ -53,12 +61,12 @@ def table(res, design: str) -> str:
 
 
 def as_json(res, design: str) -> dict:
-    from ..sim.collective import MTU_BYTES, NVLINK_LATENCY_NS, STEP_OVERHEAD_NS, redop_root
+    from ..sim.collective import MTU_BYTES, NVLINK_LATENCY_NS, STEP_OVERHEAD_NS, redop_root, wire_efficiency
     redop, root = redop_root(res.op)
     return {"design": design, "op": res.op, "algo": res.algo, "gpus": res.n, "servers": res.servers,
-            "channels": res.channels, "fabric": res.tech,
+            "channels": res.channels, "fabric": res.tech, "engine": res.engine,
             "model": {"step_overhead_us": STEP_OVERHEAD_NS / 1e3, "nvlink_latency_us": NVLINK_LATENCY_NS / 1e3,
-                      "mtu_bytes": MTU_BYTES},
+                      "mtu_bytes": MTU_BYTES, "wire_efficiency": wire_efficiency(res.tech)},
             "rows": [{"size_bytes": r.size, "count": r.count, "type": "float", "redop": redop, "root": root,
                       "time_us": r.time_us, "algbw_GBps": r.algbw, "busbw_GBps": r.busbw} for r in res.rows]}
 
@@ -114,6 +122,9 @@ def _size_label(v: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .collective_sweep import one_case, run_sweep
+    if not one_case(args):                # designs × ops × GPU counts: cases fanned out
+        return run_sweep(args)
     from ..loaders import load_any
     from ..sim.collective import collective, parse_sizes
     from ..sim.units import ParamError
@@ -121,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         sizes = parse_sizes(args.sizes)
         fabric = load_any(args.file)
         res = collective(fabric, args.op.strip().lower(), sizes, args.algo.strip().lower(), args.gpus,
-                         args.routing, args.transport, args.seed)
+                         args.routing, args.transport, args.seed, engine=args.engine)
         if args.plot:
             write_plot(res, args.plot, f"{res.op} ({res.algo}), {res.n} GPUs: {fabric.name}")
     except ParamError as e:

@@ -1,9 +1,11 @@
-"""``fabricviz whatif DESIGN --fail cables:K|switches:K|links-of:TIER:K``: what failures cost.
+"""``fabricviz whatif DESIGN… --fail cables:K|switches:K|switches-of:TIER:K|links-of:TIER:K``: what failures cost.
 
 Per K, ``--trials`` random failure sets (seeded), each re-routed and measured by
 :mod:`fabricviz.sim.whatif`; prints the distribution of the metric relative to the intact
-design and the hosts cut off. ``--worst`` ranks every single failure of that kind instead.
-``--plot`` draws the degradation curve to a PNG with Pillow (no Qt, no window).
+design, the hosts cut off and those degraded (some NICs cut off). ``--worst`` ranks every single
+failure of that kind instead. ``--plot`` draws the degradation curve to a PNG with Pillow (no Qt,
+no window). Several designs get the same failures, metric, trials and seed, all their trials in
+one fan-out (:class:`~fabricviz.sim.whatif.Batch`), and a comparison table after their own tables.
 """
 
 from __future__ import annotations
@@ -19,10 +21,14 @@ TOP = 20
 
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p = sub.add_parser("whatif", help="failure what-if: the metric's distribution after K random failures")
-    p.add_argument("file", help="design file (native JSON or ibnetdiscover)")
+    p.add_argument("file", nargs="+", metavar="FILE",
+                   help="design file(s) (native JSON or ibnetdiscover); several are compared under the same "
+                        "failures, metric, trials and seed")
     p.add_argument("--fail", required=True, metavar="KIND:K",
-                   help="cables:K, switches:K or links-of:TIER:K (TIER: host, leaf-spine, spine-core); "
-                        "K may be a list: cables:1,2,4,8. A failed switch loses every cable")
+                   help="cables:K, switches:K (of any tier), switches-of:TIER:K (TIER: leaf, spine, core; a "
+                        "two-level tree's top tier is spine; K drawn from that tier's switches) or "
+                        "links-of:TIER:K (TIER: host, leaf-spine, spine-core); K may be a list: cables:1,2,4,8. "
+                        "A failed switch loses every cable")
     p.add_argument("--trials", type=int, default=100, help="random failure sets per K (default 100)")
     p.add_argument("--metric", default="permutation",
                    help="permutation (default) or alltoall: mean per-flow max-min rate of that seeded "
@@ -35,22 +41,25 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p.add_argument("--worst", action="store_true",
                    help="every single failure of that kind ranked by its cost (top 20 printed, all in --csv)")
     p.add_argument("--csv", metavar="OUT", help="one row per trial (or per ranked failure with --worst)")
-    p.add_argument("--plot", metavar="OUT.png", help="the degradation curve: median with the p5–p95 band vs K")
-    p.add_argument("--json", action="store_true", help="print every trial as JSON")
+    p.add_argument("--plot", metavar="OUT.png", help="the degradation curve: median with the p5–p95 band vs K "
+                   "(one curve per design)")
+    p.add_argument("--json", action="store_true", help="print every trial as JSON (a list: one per design)")
     from ..sim.fanout import add_fanout_args
     add_fanout_args(p)                   # --workers N, --scheduler ADDRESS, --quiet
     p.set_defaults(func=run)
 
 
+FLAGS = {"fail": "--fail", "trials": "--trials", "metric": "--metric", "seed": "--seed"}
+
+
 def run(args: argparse.Namespace) -> int:
-    from ..loaders import load_any
     from ..sim.fanout import fanout_from_args
-    from ..sim.progress import text_progress
-    from ..sim.reach import fabric_tech
     from ..sim.units import ParamError
-    from ..sim.whatif import parse_fail, parse_metric, per_k, prepare, ranked, run_trial, run_trials
+    from ..sim.whatif import Batch, parse_fail, parse_metric, run_batch_trial
     from .simulate import flag_errors
-    flags = {"fail": "--fail", "trials": "--trials", "metric": "--metric", "seed": "--seed"}
+    files = list(args.file)
+    if len(files) == 1:
+        args.file = files[0]                 # the CLI names a one-design refusal by args.file
     try:
         with flag_errors():
             spec = parse_fail(args.fail)
@@ -59,67 +68,158 @@ def run(args: argparse.Namespace) -> int:
                 raise ParamError("trials", args.trials, "must be at least 1")
             if args.plot and args.worst:
                 raise ParamError("fail", args.fail, "--plot draws the curve over K; --worst has no K")
-            fabric = load_any(args.file)
+        batch = Batch(tuple(_prepare(path, spec, metric, args, len(files) > 1) for path in files))
+        runner = fanout_from_args(args)      # every design's trials in one map: one cluster
+        flat = runner.map(run_batch_trial, batch, batch.items())
+    except ParamError as e:
+        if e.param in FLAGS:
+            raise FabricError(e.with_flag(FLAGS[e.param])) from None
+        raise
+    parts, at = [], 0
+    for sh in batch.designs:
+        parts.append(flat[at:at + len(sh.trials)])
+        at += len(sh.trials)
+    if len(files) == 1:
+        return _report(args, spec, metric, batch.designs[0], parts[0])
+    return _report_batch(args, spec, metric, batch.designs, parts, _labels(files, batch.designs))
+
+
+def _prepare(path: str, spec, metric: str, args: argparse.Namespace, name_file: bool):
+    """One design's shared input; a refusal (load, --engine, K) names ``path`` when several are run."""
+    from ..loaders import load_any
+    from ..sim.reach import fabric_tech
+    from ..sim.units import ParamError
+    from ..sim.whatif import prepare
+    try:
+        try:
+            fabric = load_any(path)
             if args.engine is not None and fabric_tech(fabric) != "ib":
                 raise FabricError(f"--engine: subnet manager routing engines are InfiniBand's; "
-                                  f"{args.file} is a RoCE design")
-            shared = prepare(fabric, spec, metric, args.trials, args.seed, args.engine or "minhop", args.worst)
-            runner = fanout_from_args(args)
-            if runner.workers == 1 and runner.scheduler is None:
-                progress = None if args.quiet else text_progress()
-                results = run_trials(shared, progress=progress)
-            else:                            # the same pure trials, on Dask workers, in index order
-                results = runner.map(run_trial, shared, range(len(shared.trials)))
-    except ParamError as e:
-        if e.param in flags:
-            raise FabricError(e.with_flag(flags[e.param])) from None
-        raise
+                                  f"{path} is a RoCE design")
+            return prepare(fabric, spec, metric, args.trials, args.seed, args.engine or "minhop", args.worst)
+        except ParamError as e:
+            if e.param not in FLAGS:
+                raise
+            raise FabricError(e.with_flag(FLAGS[e.param])) from None
+    except FabricError as e:
+        if not name_file or path in str(e):
+            raise
+        raise FabricError(f"{path}: {e}") from None
+
+
+def _labels(files: list[str], designs) -> list[str]:
+    """The designs' names, or their files when two share a name."""
+    names = [sh.fabric.name for sh in designs]
+    return names if len(set(names)) == len(names) else list(files)
+
+
+def _doc(args, spec, metric: str, shared, results, rows) -> dict:
+    from ..sim.whatif import per_k
+    doc = {"design": shared.fabric.name, "fail": spec.label, "metric": metric, "seed": args.seed,
+           "engine": args.engine, "flows": len(shared.flows),
+           "intact": {"metric_gbps": shared.intact_gbps, "left_out": sorted(shared.intact_out)},
+           "per_k": per_k(results), "trials": [r.to_dict() for r in results]}
+    if args.worst:
+        doc["worst"] = [dict(r.to_dict(), rank=i) for i, r in enumerate(rows, 1)]
+    return doc
+
+
+def _header(args, spec, metric: str, shared) -> str:
+    if metric.startswith("allreduce:"):
+        what = f"{args.metric} ({len(shared.flows):,} GPUs), intact {shared.intact_gbps:.2f} GB/s busbw"
+    else:
+        what = f"{metric} ({len(shared.flows):,} flows), intact {shared.intact_gbps:.2f} Gb/s mean per flow"
+    return f"{shared.fabric.name}: fail {spec.what}, metric {what}, seed {args.seed}"
+
+
+def _report(args, spec, metric: str, shared, results) -> int:
+    """One design: its table (or ranking), --csv, --plot, --json."""
+    from ..sim.whatif import per_k, ranked
     rows = ranked(results) if args.worst else results
     if args.csv:
         _write_csv(args.csv, rows, args.worst)
     summary = per_k(results)
     if args.plot:
-        _plot(args.plot, summary, shared)
+        _plot(args.plot, [("", summary)], f"{shared.fabric.name}: {shared.spec.noun} failed, {shared.metric}")
     if args.json:
-        doc = {"design": fabric.name, "fail": spec.label, "metric": metric, "seed": args.seed,
-               "engine": args.engine, "flows": len(shared.flows),
-               "intact": {"metric_gbps": shared.intact_gbps, "left_out": sorted(shared.intact_out)},
-               "per_k": summary, "trials": [r.to_dict() for r in results]}
-        if args.worst:
-            doc["worst"] = [dict(r.to_dict(), rank=i) for i, r in enumerate(rows, 1)]
-        print(json.dumps(doc, indent=2))
+        print(json.dumps(_doc(args, spec, metric, shared, results, rows), indent=2))
         return 0
-    if metric.startswith("allreduce:"):
-        what = f"{args.metric} ({len(shared.flows):,} GPUs), intact {shared.intact_gbps:.2f} GB/s busbw"
-    else:
-        what = f"{metric} ({len(shared.flows):,} flows), intact {shared.intact_gbps:.2f} Gb/s mean per flow"
-    print(f"{fabric.name}: fail {spec.what}, metric {what}, seed {args.seed}")
+    print(_header(args, spec, metric, shared))
     print(worst_table(rows[:TOP], len(rows)) if args.worst else k_table(summary))
     return 0
 
 
+def _report_batch(args, spec, metric: str, designs, parts, labels: list[str]) -> int:
+    """Several designs: each one's table, then the comparison; --csv with a design column, --json a list."""
+    from ..model.atomic import write_atomic
+    from ..sim.whatif import csv_text, per_k, ranked
+    rows = [ranked(r) if args.worst else r for r in parts]
+    summaries = [per_k(r) for r in parts]
+    if args.csv:
+        write_atomic(args.csv, csv_text((), args.worst, list(zip(labels, rows))))
+    if args.plot:
+        _plot(args.plot, list(zip(labels, summaries)), f"{spec.noun} failed, {metric}")
+    if args.json:
+        print(json.dumps([_doc(args, spec, metric, sh, res, rw) for sh, res, rw in zip(designs, parts, rows)],
+                         indent=2))
+        return 0
+    for sh, rw, summary in zip(designs, rows, summaries):
+        print(_header(args, spec, metric, sh))
+        print(worst_table(rw[:TOP], len(rw)) if args.worst else k_table(summary))
+        print()
+    print(f"comparison of {len(designs)} designs:")
+    print(worst_compare(labels, rows) if args.worst else k_compare(labels, summaries))
+    return 0
+
+
+def k_compare(labels: list[str], summaries: list[list[dict]]) -> str:
+    """Design × K: the median and p5 relative metric and the hosts cut off (disconnected, degraded: mean)."""
+    w = max(6, *(len(x) for x in labels))
+    lines = [f"{'design':<{w}}  {'K':>4}  {'median':>6}  {'p5':>6}  {'disconnected':>12}  {'degraded':>8}"]
+    for label, summary in zip(labels, summaries):
+        for s in summary:
+            lines.append(f"{label:<{w}}  {s['k']:>4}  {s['relative']['median']:>6.3f}  {s['relative']['p5']:>6.3f}  "
+                         f"{s['disconnected_hosts']['mean']:>12.2f}  {s['degraded_hosts']['mean']:>8.2f}")
+    lines.append("disconnected, degraded: hosts, mean over the trials")
+    return "\n".join(lines)
+
+
+def worst_compare(labels: list[str], rows: list[list]) -> str:
+    """Per design: its costliest single failure."""
+    w = max(6, *(len(x) for x in labels))
+    lines = [f"{'design':<{w}}  {'failures':>8}  {'delivered':>9}  {'relative':>8}  {'cut off':>7}  "
+             f"{'degraded':>8}  costliest"]
+    for label, rw in zip(labels, rows):
+        r = rw[0]
+        lines.append(f"{label:<{w}}  {len(rw):>8}  {r.delivered:>9.3f}  {r.relative:>8.3f}  {len(r.disconnected):>7}  "
+                     f"{len(r.degraded):>8}  {', '.join(r.failed)}")
+    return "\n".join(lines)
+
+
 def k_table(summary: list[dict]) -> str:
-    """Per K: the metric relative to the intact design (min p5 median p95 max), delivered, cut-off hosts."""
+    """Per K: the metric relative to the intact design (min p5 median p95 max), delivered, cut-off
+    hosts and degraded hosts (some of their NICs cut off)."""
     head = f"{'K':>4}  {'trials':>6}  {'min':>6}  {'p5':>6}  {'median':>6}  {'p95':>6}  {'max':>6}  " \
-           f"{'delivered':>9}  disconnected hosts (mean / max)"
+           f"{'delivered':>9}  disconnected hosts (mean / max)  degraded hosts (mean / max)"
     lines = [head]
     for s in summary:
         r = s["relative"]
         lines.append(f"{s['k']:>4}  {s['trials']:>6}  " + "  ".join(f"{r[x]:>6.3f}" for x in
                                                                     ("min", "p5", "median", "p95", "max"))
                      + f"  {s['delivered']['median']:>9.3f}  "
-                     f"{s['disconnected_hosts']['mean']:.2f} / {s['disconnected_hosts']['max']}")
+                     + f"{s['disconnected_hosts']['mean']:.2f} / {s['disconnected_hosts']['max']}".ljust(31)
+                     + f"  {s['degraded_hosts']['mean']:.2f} / {s['degraded_hosts']['max']}")
     lines.append("relative: the metric / the intact design's (flows of cut-off hosts left out); "
-                 "delivered: median of relative x surviving share")
+                 "delivered: median of relative x surviving share; degraded: some NICs cut off")
     return "\n".join(lines)
 
 
 def worst_table(rows, total: int) -> str:
     """The costliest single failures, most costly first."""
-    lines = [f"{'rank':>4}  {'delivered':>9}  {'relative':>8}  {'cut off':>7}  failed"]
+    lines = [f"{'rank':>4}  {'delivered':>9}  {'relative':>8}  {'cut off':>7}  {'degraded':>8}  failed"]
     for i, r in enumerate(rows, 1):
         lines.append(f"{i:>4}  {r.delivered:>9.3f}  {r.relative:>8.3f}  {len(r.disconnected):>7}  "
-                     f"{', '.join(r.failed)}")
+                     f"{len(r.degraded):>8}  {', '.join(r.failed)}")
     if total > len(rows):
         lines.append(f"… {total - len(rows):,} more (all in --csv)")
     return "\n".join(lines)
@@ -131,8 +231,9 @@ def _write_csv(path: str, rows, worst: bool) -> None:
     write_atomic(path, csv_text(rows, worst))
 
 
-def _plot(path: str, summary: list[dict], shared) -> None:
-    """The degradation curve as a PNG: the median relative metric vs K over the p5–p95 band.
+def _plot(path: str, curves: list[tuple[str, list[dict]]], title: str) -> None:
+    """The degradation curve(s) as a PNG: the median relative metric vs K over the p5–p95 band,
+    one curve per ``(label, per_k summary)``.
 
     Drawn with Pillow (imageio's image library, already a dependency) so the CLI loads no Qt:
     pictures of the canvas need Qt (``fabricviz render``), a line chart does not."""
@@ -140,9 +241,9 @@ def _plot(path: str, summary: list[dict], shared) -> None:
         raise FabricError(f"--plot {path}: writes a PNG (OUT.png)")
     from ..model.atomic import write_atomic
     import io
-    img = degradation_image([s["k"] for s in summary], *([s["relative"][x] for s in summary]
-                                                         for x in ("p5", "median", "p95")),
-                            title=f"{shared.fabric.name}: {shared.spec.what} failed, {shared.metric}")
+    img = curves_image([(label, [s["k"] for s in summary],
+                         *([s["relative"][x] for s in summary] for x in ("p5", "median", "p95")))
+                        for label, summary in curves], title=title)
     buf = io.BytesIO()
     img.save(buf, format="PNG")
     write_atomic(path, buf.getvalue())
@@ -150,8 +251,21 @@ def _plot(path: str, summary: list[dict], shared) -> None:
 
 def degradation_image(ks: list[int], p5: list[float], median: list[float], p95: list[float], title: str,
                       size: tuple[int, int] = (800, 500)):
-    """A Pillow image of the curve: x = K (ticks at the K values), y = metric / intact from 0."""
+    """A Pillow image of one design's curve (see :func:`curves_image`)."""
+    return curves_image([("", ks, p5, median, p95)], title, size)
+
+
+#: Line colours of the curves, the first one's band fill and outline.
+COLOURS = ((20, 50, 150), (200, 90, 20), (30, 140, 60), (160, 30, 140), (120, 120, 20), (20, 140, 160))
+BAND = ((200, 212, 240), (70, 110, 200))
+
+
+def curves_image(curves: list[tuple], title: str, size: tuple[int, int] = (800, 500)):
+    """A Pillow image of ``(label, ks, p5, median, p95)`` curves: x = K (ticks at the K values), y =
+    metric / intact from 0. One curve: its band filled; several: each band outlined in its colour, a legend."""
     from PIL import Image, ImageDraw, ImageFont
+    ks = sorted({k for c in curves for k in c[1]})
+    p95 = [v for c in curves for v in c[4]]
     w, h = size
     left, right, top, bottom = 70, 30, 40, 55
     img = Image.new("RGB", size, "white")
@@ -173,18 +287,30 @@ def degradation_image(ks: list[int], p5: list[float], median: list[float], p95: 
         x, _ = xy(k, 0)
         d.line([(x, top), (x, h - bottom)], fill=(235, 235, 235))
         d.text((x, h - bottom + 8), str(k), fill="black", font=font, anchor="mt")
-    band = [xy(k, v) for k, v in zip(ks, p5)] + [xy(k, v) for k, v in reversed(list(zip(ks, p95)))]
-    if len(ks) > 1:
-        d.polygon(band, fill=(200, 212, 240), outline=(70, 110, 200))
-    else:
-        d.line([xy(ks[0], p5[0]), xy(ks[0], p95[0])], fill=(70, 110, 200), width=8)
+    one = len(curves) == 1
+    for i, (label, cks, p5, median, c95) in enumerate(curves):
+        colour = COLOURS[i % len(COLOURS)]
+        band = [xy(k, v) for k, v in zip(cks, p5)] + [xy(k, v) for k, v in reversed(list(zip(cks, c95)))]
+        if len(cks) > 1:
+            d.polygon(band, fill=BAND[0] if one else None, outline=BAND[1] if one else colour)
+        else:
+            d.line([xy(cks[0], p5[0]), xy(cks[0], c95[0])], fill=BAND[1] if one else colour, width=8 if one else 2)
     _, y1 = xy(lo_k, 1.0)
     d.line([(left, y1), (w - right, y1)], fill=(130, 130, 130), width=1)        # the intact design
-    pts = [xy(k, v) for k, v in zip(ks, median)]
-    if len(pts) > 1:
-        d.line(pts, fill=(20, 50, 150), width=3)
-    for x, y in pts:
-        d.ellipse([x - 4, y - 4, x + 4, y + 4], fill=(20, 50, 150))
+    for i, (label, cks, p5, median, c95) in enumerate(curves):
+        colour = COLOURS[i % len(COLOURS)]
+        pts = [xy(k, v) for k, v in zip(cks, median)]
+        if len(pts) > 1:
+            d.line(pts, fill=colour, width=3)
+        for x, y in pts:
+            d.ellipse([x - 4, y - 4, x + 4, y + 4], fill=colour)
+        if not one:                                           # the legend, top left inside the frame
+            if i == 0:
+                wide = max(d.textlength(c[0], font=font) for c in curves)
+                d.rectangle([left + 4, top + 4, left + 48 + wide, top + 24 + 18 * (len(curves) - 1)],
+                            fill="white", outline=(180, 180, 180))
+            d.line([(left + 10, top + 14 + 18 * i), (left + 34, top + 14 + 18 * i)], fill=colour, width=3)
+            d.text((left + 40, top + 14 + 18 * i), label, fill="black", font=font, anchor="lm")
     d.rectangle([left, top, w - right, h - bottom], outline="black")
     d.text((w / 2, 12), title, fill="black", font=font, anchor="mt")
     d.text((w / 2, h - 18), "failed elements K  (line: median, band: p5 to p95, grey: intact)", fill="black", font=font,

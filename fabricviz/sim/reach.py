@@ -14,7 +14,8 @@ a workload on the rest. Per NIC (SHARP aggregation nodes aside):
 A GPU is reachable when its bound NIC is. A host (a server, or a NIC outside
 any server) is reported once when none of its NICs is reachable; when only
 some are, each unreachable NIC that a GPU sends through, or that sits on an
-island, is reported by its own name (an uncabled spare NIC is no rank anyway).
+island, is reported by its own name (an uncabled spare NIC is no rank anyway, so it is not
+named, but it is out: flows given to it, e.g. a workload made before its cable was pulled, drop).
 """
 
 from __future__ import annotations
@@ -172,7 +173,7 @@ def host_reach(fabric: Fabric, tech: str | None = None, subnet=None) -> Reach:
     name_host = bad & whole[h] & first
     name_nic = bad & ~whole[h] & (cabled | bound[nics])
     out = np.zeros(t.n, bool)
-    out[nics[(bad & whole[h]) | name_nic]] = True
+    out[nics[bad]] = True            # every unreachable NIC, named or not: flows given to it drop
     out[gpus] = out[t.bound[gpus]]
     left = [Unreachable(int(host[i]), fabric.name_of(int(host[i])), island if any_cabled[h[i]] else NOT_CABLED)
             for i in np.flatnonzero(name_host).tolist()]

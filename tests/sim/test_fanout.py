@@ -283,3 +283,41 @@ def test_whatif_trials_on_a_real_cluster_and_a_local_one_equal_the_serial_run(da
     assert capsys.readouterr().out == serial
     assert main(base + ["--workers", "2"]) == 0
     assert capsys.readouterr().out == serial
+
+
+def test_a_whatif_batch_on_a_real_cluster_equals_the_serial_run(dask_cluster, tmp_path, capsys):
+    """`fabricviz whatif A.json B.json`: both designs' trials in one map, the same JSON byte for byte
+    serially and on the real scheduler + 2 workers; one trial per task gives each design's own trials."""
+    from fabricviz.build import leaf_spine, rail_optimized
+    from fabricviz.cli import main
+    from fabricviz.formats.native import save_fabric
+    from fabricviz.sim.whatif import Batch, parse_fail, prepare, run_batch_trial, run_trials
+    a, b = tmp_path / "ls.json", tmp_path / "rail.json"
+    save_fabric(leaf_spine(2, 2, 2), a)
+    save_fabric(rail_optimized(1, "roce", nodes_per_unit=4), b)
+    base = ["whatif", str(a), str(b), "--fail", "switches:1,2", "--trials", "4", "--seed", "3", "--json", "--quiet"]
+    assert main(base) == 0
+    serial = capsys.readouterr().out
+    assert main(base + ["--scheduler", dask_cluster]) == 0
+    assert capsys.readouterr().out == serial
+    alone = [prepare(f, parse_fail("switches:1,2"), trials=4, seed=3)
+             for f in (leaf_spine(2, 2, 2), rail_optimized(1, "roce", nodes_per_unit=4))]
+    batch = Batch(tuple(alone))
+    got = FanOut(scheduler=dask_cluster, chunk=1).map(run_batch_trial, batch, batch.items())
+    assert got == run_trials(alone[0]) + run_trials(alone[1])
+
+
+def test_a_collective_sweep_on_a_real_cluster_equals_the_serial_run(dask_cluster, tmp_path, capsys):
+    from fabricviz.build import fat_tree
+    from fabricviz.cli import main
+    from fabricviz.formats.native import save_fabric
+    a, b = tmp_path / "ft8.json", tmp_path / "ft4.json"
+    save_fabric(fat_tree(levels=2, radix=8, fabric="ib"), a)
+    save_fabric(fat_tree(levels=2, radix=4, fabric="ib"), b)
+    base = ["collective", str(a), str(b), "--op", "allreduce,alltoall", "--gpus", "4,8", "--sizes", "1MB,1GB",
+            "--quiet"]
+    assert main(base) == 0
+    serial = capsys.readouterr().out
+    assert serial.count("## ") == 8
+    assert main(base + ["--scheduler", dask_cluster]) == 0
+    assert capsys.readouterr().out == serial

@@ -105,6 +105,25 @@ def test_one_uncabled_nic_of_a_dgx_is_named_alone():
     assert len(res.flows) == 15 * 14 and res.left_out == r.left_out
 
 
+def test_a_spare_nic_that_lost_its_cable_drops_the_flows_given_to_it():
+    """A NIC-only server (no GPUs) with two NICs: a workload made before one NIC's cable is
+    pulled still names that NIC; the run drops its flows, the host keeps its other NIC."""
+    f = fat_tree(levels=2, radix=8, hosts=16)
+    a, b = f.find("node01/mlx5_0"), f.find("node02/mlx5_0")
+    extra = f.add_devices("nic", 1, f.part_id_of(a), ["node01/mlx5_1"], 0.0, 0.0)
+    f.devices_t.parent[extra] = f.devices_t.parent[a]
+    free = [int(p) for s in f.device_ids("ib_switch").tolist() for p in f.device(int(s)).port_ids.tolist()
+            if f.ports_t.cable[p] < 0]
+    f.add_cables(np.array([int(f.devices_t.first_port[int(extra[0])])]), np.array([free[0]]), 1.0)
+    flows = Flows([int(extra[0]), a], [b, b])
+    assert run_workload(f, flows, "maxmin", 0.0, 0).dropped_flows == 0
+    f.remove_cables([int(f.ports_t.cable[int(f.devices_t.first_port[int(extra[0])])])])
+    r = host_reach(f)
+    assert r.out[int(extra[0])] and not r.out[a] and r.left_out == ()
+    res = run_workload(f, flows, "maxmin", 0.0, 0)
+    assert res.dropped_flows == 1 and res.flows.src.tolist() == [a]
+
+
 def test_left_out_line_is_truncated():
     many = tuple(Unreachable(i, f"srv{i:02d}", NOT_CABLED) for i in range(7))
     assert left_out_line(many) == ("7 hosts unreachable, left out of the run: srv00 (not cabled), "

@@ -125,7 +125,8 @@ def test_cli_table_json_csv_plot(design, tmp_path, capsys):
     assert text[0] == ("leaf-spine-2x2: fail cables, metric permutation (4 flows), intact 300.00 Gb/s mean "
                        "per flow, seed 0")
     assert text[1].split() == ["K", "trials", "min", "p5", "median", "p95", "max", "delivered",
-                               "disconnected", "hosts", "(mean", "/", "max)"]
+                               "disconnected", "hosts", "(mean", "/", "max)", "degraded", "hosts", "(mean", "/",
+                               "max)"]
     assert [ln.split()[:2] for ln in text[2:4]] == [["1", "4"], ["2", "4"]]
     rows = list(csv.DictReader(out_csv.open()))
     assert len(rows) == 8 and [r["k"] for r in rows] == ["1"] * 4 + ["2"] * 4
@@ -146,8 +147,8 @@ def test_cli_table_json_csv_plot(design, tmp_path, capsys):
 def test_cli_worst_prints_the_ranking(design, capsys):
     assert main(["whatif", str(design), "--fail", "links-of:leaf-spine:1", "--worst"]) == 0
     lines = capsys.readouterr().out.splitlines()[1:]
-    assert lines[0].split() == ["rank", "delivered", "relative", "cut", "off", "failed"]
-    assert lines[1].split() == ["1", "0.667", "0.667", "0", "leaf01:3", "–", "spine01:1"]
+    assert lines[0].split() == ["rank", "delivered", "relative", "cut", "off", "degraded", "failed"]
+    assert lines[1].split() == ["1", "0.667", "0.667", "0", "0", "leaf01:3", "–", "spine01:1"]
     assert len(lines) == 5
 
 
@@ -155,7 +156,11 @@ def test_cli_worst_prints_the_ranking(design, capsys):
     (["--fail", "cables:9"], "--fail 'cables:9': K=9 but the design has 8 cables"),
     (["--fail", "links-of:core:1"], "--fail 'links-of:core:1': unknown tier 'core' (use host, leaf-spine, spine-core)"),
     (["--fail", "switches:1", "--trials", "0"], "--trials 0: must be at least 1"),
-    (["--fail", "pods:1"], "--fail 'pods:1': use cables:K, switches:K or links-of:TIER:K"),
+    (["--fail", "pods:1"], "--fail 'pods:1': use cables:K, switches:K, switches-of:TIER:K or links-of:TIER:K"),
+    (["--fail", "switches-of:core:1"],
+     "--fail 'switches-of:core:1': the design has no core switches (its switch tiers: leaf, spine)"),
+    (["--fail", "switches-of:spine:3"], "--fail 'switches-of:spine:3': K=3 but the design has 2 spine switches"),
+    (["--fail", "switches-of:pod:1"], "--fail 'switches-of:pod:1': unknown tier 'pod' (use leaf, spine, core)"),
     (["--fail", "cables:1", "--metric", "allreduce:1XB"], "--metric 'allreduce:1XB': bad size '1XB' (use e.g. 4096B, "
      "64MB, 1GiB: B/KB/MB/GB/TB decimal, KiB/MiB/GiB/TiB binary)"),
     (["--fail", "cables:1", "--engine", "ftree"],
@@ -183,7 +188,7 @@ def test_allreduce_metric_is_the_collectives_busbw_on_the_failed_design(ls):
 
 def test_an_allreduce_with_a_rank_cut_off_fails_and_dmodk_routes_it():
     """2-level radix-8 IB tree, one GPU per server, --engine dmodk: losing a spine costs the ring
-    nothing (it crosses each leaf once: one uplink of the three left is enough, 49.72 GB/s as intact);
+    nothing (it crosses each leaf once: one uplink of the three left is enough, 49.41 GB/s as intact);
     losing a leaf cuts 4 ranks off and the job fails (0), never the busbw of a smaller collective."""
     from fabricviz.sim.whatif import parse_fail, parse_metric, prepare, ranked, run_trials
     assert parse_metric("allreduce:1GiB") == "allreduce:1073741824"
@@ -194,5 +199,72 @@ def test_an_allreduce_with_a_rank_cut_off_fails_and_dmodk_routes_it():
     leaves = [r for r in res if r.failed[0].startswith("leaf")]
     assert len(spines) == 4 and len(leaves) == 8
     assert all(r.metric_gbps == 0.0 and len(r.disconnected) == 4 for r in leaves)
-    assert all(r.relative == 1.0 and r.metric_gbps == pytest.approx(49.7196049, rel=1e-8) for r in spines)
+    assert all(r.relative == 1.0 and r.metric_gbps == pytest.approx(49.4077403, rel=1e-8) for r in spines)
     assert [r.failed[0][:5] for r in ranked(res)[:8]] == ["leaf0"] * 8
+
+
+# ---------------------------------------------------------------- switches-of:TIER:K
+@pytest.fixture(scope="module")
+def tree8():
+    """Lesson 12's design: a two-level InfiniBand fat tree of radix-8 switches (8 leaves, 4 spines, 32 hosts)."""
+    return fat_tree(levels=2, radix=8)
+
+
+def test_switches_of_a_tier_parse_name_and_count():
+    from fabricviz.build import k_ary_fat_tree
+    from fabricviz.sim.whatif import FailSpec, switch_tiers
+    spec = parse_fail(" Switches-of:Spine:2,1,2 ")
+    assert spec == FailSpec("switches-of", "spine", (1, 2))
+    assert (spec.what, spec.label, spec.noun) == ("switches-of:spine", "switches-of:spine:1,2", "spine switches")
+    assert parse_fail("links-of:leaf-spine:1").noun == "leaf-spine links" and parse_fail("switches:1").noun == "switches"
+    ft = k_ary_fat_tree(4)                                     # three levels: 8 leaves, 8 spines, 4 cores
+    assert switch_tiers(ft) == ("leaf", "spine", "core")
+    assert elements(ft, parse_fail("switches-of:core:1"))[1] == ("core01", "core02", "core03", "core04")
+    assert len(elements(ft, parse_fail("switches-of:spine:1"))[0]) == 8
+    assert switch_tiers(leaf_spine(2, 2, 2)) == ("leaf", "spine")      # two levels: the top tier is spine
+
+
+def test_switches_of_spine_gives_lesson_12s_curve(tree8):
+    """One to four of the four spines down, 20 trials each, seed 0 (what lesson 12's first step quotes):
+    medians 0.660, 0.562, 0.365 of intact, and 0 with all four gone, 28 of the 32 hosts cut off."""
+    sh = prepare(tree8, parse_fail("switches-of:spine:1,2,3,4"), trials=20, seed=0)
+    assert sh.names == ("spine01", "spine02", "spine03", "spine04") and round(sh.intact_gbps, 3) == 300.0
+    rows = per_k(run_trials(sh))
+    assert [round(r["relative"]["median"], 3) for r in rows] == [0.660, 0.562, 0.365, 0.0]
+    assert [r["disconnected_hosts"]["max"] for r in rows] == [0, 0, 0, 28]
+    assert all(r["relative"]["min"] == r["relative"]["max"] for r in rows)      # symmetric: every draw the same
+
+
+def test_switches_of_draws_are_those_of_switches_restricted_to_the_tier(tree8):
+    """K of the tier's switches in id order, from SeedSequence(seed, spawn_key=(K, trial)): the trials
+    of switches:K with its candidates narrowed to the spines, draw for draw."""
+    from dataclasses import replace
+    from fabricviz.sim.whatif import trial_elements
+    sh = prepare(tree8, parse_fail("switches-of:spine:1,3"), trials=3, seed=7)
+    every = prepare(tree8, parse_fail("switches:1,3"), trials=3, seed=7)
+    keep = [j for j, n in enumerate(every.names) if n.startswith("spine")]
+    narrowed = replace(every, ids=every.ids[keep], names=tuple(every.names[j] for j in keep),
+                       cables=tuple(every.cables[j] for j in keep))
+    assert np.array_equal(sh.ids, narrowed.ids) and sh.trials == narrowed.trials
+    assert run_trials(sh) == run_trials(narrowed)
+    for j, (k, i) in enumerate(sh.trials):
+        rng = np.random.default_rng(np.random.SeedSequence(7, spawn_key=(k, i)))
+        assert trial_elements(sh, j).tolist() == sorted(rng.choice(4, size=k, replace=False).tolist())
+
+
+def test_a_failed_leaf_cuts_its_hosts_off(tree8):
+    res = run_trials(prepare(tree8, parse_fail("switches-of:leaf:1"), trials=3, seed=0))
+    assert [r.failed for r in res] == [("leaf04",), ("leaf04",), ("leaf06",)]
+    for r in res:
+        n = int(r.failed[0][4:])
+        assert r.disconnected == tuple(f"node{4 * (n - 1) + h:02d}" for h in (1, 2, 3, 4)) and r.dropped_flows == 8
+
+
+def test_worst_ranks_every_spine(tree8, tmp_path, capsys):
+    p = tmp_path / "tree8.json"
+    save_fabric(tree8, p)
+    assert main(["whatif", str(p), "--fail", "switches-of:spine:1", "--worst", "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("fat-tree-2l-r8-32h: fail switches-of:spine, metric permutation")
+    assert [ln.split()[-1] for ln in lines[2:]] == ["spine01", "spine02", "spine03", "spine04"]
+    assert {tuple(ln.split()[1:5]) for ln in lines[2:]} == {("0.660", "0.660", "0", "0")}
