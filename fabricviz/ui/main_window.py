@@ -146,7 +146,7 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
                                           traffic=self.traffic_dock)
         self.scene.selectionChanged.connect(self.lossless_dock.selection_changed)
         from fabricviz.ui.docks.whatif import WhatifDock                # View ▸ What-if (failures)
-        self.whatif_dock = WhatifDock(doc, self.scene, self)
+        self.whatif_dock = WhatifDock(doc, self.scene, self, settings=self.settings)
         from fabricviz.ui.docks.collectives import CollectivesDock      # View ▸ Collectives (busbw)
         self.collectives_dock = CollectivesDock(doc, self)
         self.collectives_dock.select_links.connect(
@@ -161,7 +161,8 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         self.action_presentation = self.presentation.action
         self.lesson_stage = LessonStage(doc, self.scene, self.lesson_dock, self.sweep_dock, self.traffic_dock,
                                         self.charts_dock, self.presentation,
-                                        lambda text: self.statusBar().showMessage(text, 8000))
+                                        lambda text: self.statusBar().showMessage(text, 8000),
+                                        collectives=self.collectives_dock, whatif=self.whatif_dock)
         self.compare_window: TechCompareWindow | None = None
         self.record_dialog: Any = None            # File ▸ Record Animation… while it is open
         layout.arrange(self)
@@ -511,6 +512,11 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         if event.type() in (QtCore.QEvent.Type.PaletteChange, QtCore.QEvent.Type.ApplicationPaletteChange):
             self._apply_theme()
         super().changeEvent(event)
+
+    def closeEvent(self, event: QtGui.QCloseEvent) -> None:  # noqa: N802
+        super().closeEvent(event)               # FileActions: Save / Discard / Cancel
+        if event.isAccepted():
+            self.whatif_dock.shutdown()         # its Dask workers, if a run started any, go too
 
     def showEvent(self, event: QtGui.QShowEvent) -> None:  # noqa: N802
         super().showEvent(event)

@@ -1,86 +1,64 @@
-"""The What-if dock: what losing K cables, switches or links of a tier costs the design.
+"""The What-if dock: what losing K cables, switches, a tier's switches or a tier's links costs the design.
 
 What ``fabricviz whatif`` does, inside the editor, with the same engine calls
 (:func:`~fabricviz.sim.whatif.prepare`, :func:`~fabricviz.sim.whatif.run_trials`,
-:func:`~fabricviz.sim.whatif.per_k`, :func:`~fabricviz.sim.whatif.ranked`): pick what fails, the K
-values, trials per K, the metric and the seed, or "worst single failures" to rank every single
-failure of that kind. The trials run on a snapshot in the document's job runner (progress per
-trial, the UI never waits); Cancel stops between trials and **keeps the trials that finished**
-(the plot and table show them, the status line says how many of how many).
+:func:`~fabricviz.sim.whatif.per_k`, :func:`~fabricviz.sim.whatif.ranked`): pick what fails (the
+"spine / leaf / core switches" kinds offered are the switch tiers the design has), the K values,
+trials per K, the metric and the seed, or "worst single failures" to rank every single failure of
+that kind. The trials run on a snapshot in the document's job runner (progress per
+trial, the UI never waits), in this process or, with "Workers" N > 1 or a "Dask scheduler" address,
+on Dask workers (:mod:`.whatif_runner`: the same numbers; a local cluster is started once and kept
+for the session). Cancel stops promptly and **keeps the trials that finished** (the plot and table
+show them, the status line says how many of how many).
 
-The degradation plot (:mod:`.whatif_plot`) and a table of trials follow. Clicking a row or a
+The degradation plot (:mod:`.whatif_plot`) and a table of trials follow (what failed first, stretched
+to the dock's width and elided in the middle; the row's tooltip lists it all). Clicking a row or a
 trial's point shows its failed cables on the canvas: they are selected (the canvas's own
 highlight) and drawn over with a dashed grey line, and the dock says which, e.g. "trial 7 (K=1):
-spine03 down; 2 hosts cut off". A what-if never edits the design: no undo step, no revision.
-Opening another design clears the dock. PNG (pyqtgraph's ImageExporter) and CSV (the CLI's
-``--csv`` columns, :func:`~fabricviz.sim.whatif.csv_text`) export what is shown.
+spine03 down; 0 hosts cut off, 4 degraded (4 NICs)" (degraded: hosts that lost some of their NICs).
+A what-if never edits the design: no undo step, no revision. Opening another design clears the
+dock. PNG (pyqtgraph's ImageExporter) and CSV (the CLI's ``--csv`` columns,
+:func:`~fabricviz.sim.whatif.csv_text`) export what is shown.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import FabricError
-from fabricviz.sim.whatif import (TIERS, Shared, TrialResult, csv_text, parse_fail, parse_metric, per_k, prepare,
-                                  ranked, run_trial, run_trials, trial_elements)
-from fabricviz.ui.canvas.items.cables import cable_anchors
+from fabricviz.sim.whatif import (TIERS, Shared, TrialResult, csv_text, parse_fail, parse_metric, per_k,
+                                  switch_tiers, trial_elements)
+from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
+from fabricviz.ui.canvas.items.semantic_queries import NEAR
 from fabricviz.ui.canvas.overlays import remove_from_scene
-from fabricviz.ui.canvas.overlays.bundled import follow_levels, semantic_of
+from fabricviz.ui.canvas.overlays.bundled import colours_of, follow_levels, semantic_of
 from fabricviz.ui.docks.whatif_plot import DegradationPlot
-from fabricviz.ui.widgets.table_model import ColumnsModel
+from fabricviz.ui.docks.whatif_runner import SCHEDULER_KEY, WORKERS_KEY, DaskWorkers, WhatifRun, whatif_job, where_of
+from fabricviz.ui.docks.whatif_table import TrialsModel, describe
 from .export_path import ask_export_path
 
 JOB = "whatif"
-#: The failure kinds offered: (value for parse_fail, text shown).
+#: The failure kinds offered: (value for parse_fail, text shown); "… switches" only for the design's tiers.
 FAIL_KINDS = (("cables", "cables"), ("switches", "switches"),
+              *((f"switches-of:{t}", f"{t} switches") for t in ("spine", "leaf", "core")),
               *((f"links-of:{t}", f"{t} links") for t in TIERS))
 METRIC_CHOICES = ("permutation", "alltoall", "allreduce:1GB")
-TRIAL_COLUMNS = ("K", "trial", "relative", "cut off", "failed")      # the long one last
-WORST_COLUMNS = ("rank", "delivered", "relative", "cut off", "failed")
 ROLE = "whatif_failed"
 Z = 5.3
 FAILED_PEN = (150, 150, 150)
-#: Failed elements named in the one-line description before "… and N more".
-NAMED = 3
 
 
-@dataclass
-class WhatifRun:
-    """One run of the dock: its engine input, the trials done, the rows shown, where it stands."""
-
-    shared: Shared | None = None
-    results: list[TrialResult] = field(default_factory=list)
-    worst: bool = False
-    revision: int = 0
-    total: int = 0
-    cancelled: bool = False
-
-    def rows(self) -> list[TrialResult]:
-        return ranked(self.results) if self.worst else list(self.results)
-
-
-def whatif_job(fabric: Any, fail: str, metric: str, trials: int, seed: int, worst: bool,
-               run: WhatifRun) -> Callable[[Callable[[float], None]], WhatifRun]:
-    """The worker's function: prepare on ``fabric`` (a snapshot), then every trial, each appended
-    to ``run.results`` as it finishes (so a cancelled run keeps them) with one progress report."""
-    def work(progress: Callable[[float], None]) -> WhatifRun:
-        progress(0.0)
-        shared = prepare(fabric, parse_fail(fail), parse_metric(metric), trials, seed, "minhop", worst)
-        run.shared, run.total = shared, len(shared.trials)
-
-        def trial(sh: Shared, j: int) -> TrialResult:
-            r = run_trial(sh, j)
-            run.results.append(r)
-            return r
-        run_trials(shared, progress=progress, trial=trial)
-        return run
-    return work
+def fail_kinds(tiers: Sequence[str]) -> list[tuple[str, str]]:
+    """:data:`FAIL_KINDS` for a design whose switch tiers are ``tiers`` (:func:`~fabricviz.sim.whatif.switch_tiers`):
+    the switches of a tier it lacks are not offered."""
+    return [(v, t) for v, t in FAIL_KINDS if not v.startswith("switches-of:") or v.partition(":")[2] in tiers]
 
 
 def trial_cables(shared: Shared, result: TrialResult) -> list[int]:
@@ -90,53 +68,10 @@ def trial_cables(shared: Shared, result: TrialResult) -> list[int]:
     return sorted({int(c) for p in pick for c in shared.cables[p].tolist()})
 
 
-def describe(result: TrialResult, rank: int | None = None) -> str:
-    """``trial 7 (K=1): spine03 down; 2 hosts cut off`` (``#3: …`` for a ranked failure)."""
-    names = list(result.failed[:NAMED])
-    more = len(result.failed) - len(names)
-    what = ", ".join(names) + (f" and {more} more" if more else "")
-    cut = len(result.disconnected)
-    head = f"#{rank}" if rank is not None else f"trial {result.index} (K={result.k})"
-    return f"{head}: {what} down; {cut} host{'s' if cut != 1 else ''} cut off"
-
-
-class TrialsModel(ColumnsModel):
-    """The trials (or ranked failures) of the run shown."""
-
-    def __init__(self, parent: QtCore.QObject | None = None) -> None:
-        super().__init__(TRIAL_COLUMNS, parent)
-        self.rows: list[TrialResult] = []
-        self.worst = False
-
-    def items(self) -> Sequence[Any]:
-        return self.rows
-
-    def set_rows(self, rows: list[TrialResult], worst: bool) -> None:
-        self.beginResetModel()
-        self.rows, self.worst = rows, worst
-        self.columns = WORST_COLUMNS if worst else TRIAL_COLUMNS
-        self.endResetModel()
-
-    def data(self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        r, c = self.rows[index.row()], index.column()
-        if role == QtCore.Qt.ItemDataRole.ToolTipRole:
-            return (f"{', '.join(r.failed)}\nmetric {r.metric_gbps:.4g} (relative {r.relative:.3f}), "
-                    f"delivered {r.delivered:.3f}\ncut off: {', '.join(r.disconnected) or 'none'}")
-        if role == QtCore.Qt.ItemDataRole.TextAlignmentRole and self.columns[c] != "failed":
-            return int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
-        if role != QtCore.Qt.ItemDataRole.DisplayRole:
-            return None
-        if self.worst:
-            return (str(index.row() + 1), f"{r.delivered:.3f}", f"{r.relative:.3f}", str(len(r.disconnected)),
-                    ", ".join(r.failed))[c]
-        return (str(r.k), str(r.index), f"{r.relative:.3f}", str(len(r.disconnected)), ", ".join(r.failed))[c]
-
-
 class FailedCables:
-    """A trial's failed cables drawn over the canvas as a dashed grey line each (where they are
-    drawn now: their anchors, or their bundles' ends zoomed out)."""
+    """A trial's failed cables drawn over the canvas as a dashed grey line each, where they are
+    drawn now: between their anchors near, along their bundles' routes zoomed out (the semantic
+    layer's traced path, as the sweep's trace is drawn)."""
 
     def __init__(self, document: Any, scene: QtWidgets.QGraphicsScene) -> None:
         self.document, self.scene = document, scene
@@ -152,25 +87,29 @@ class FailedCables:
         self.cables = []
         self._draw()
 
-    def _draw(self) -> None:
-        remove_from_scene(self.item)
-        self.item = None
-        f = self.document.fabric
-        cids = np.array([c for c in self.cables if f.cables_t.exists(c)], np.int64)
-        if not len(cids) or not shiboken6.isValid(self.scene):
-            return
-        sem = semantic_of(self.scene)
-        ends = sem.cable_ends(cids) if sem is not None else np.vstack(cable_anchors(f, cids))
-        path = QtGui.QPainterPath()
-        for ax, ay, bx, by in ends.T.tolist():
-            if np.isfinite([ax, ay, bx, by]).all():
-                path.moveTo(ax, ay)
-                path.lineTo(bx, by)
+    @staticmethod
+    def pen() -> QtGui.QPen:
         pen = QtGui.QPen(QtGui.QColor(*FAILED_PEN), 5.0, QtCore.Qt.PenStyle.DashLine)
         pen.setCosmetic(True)
         pen.setCapStyle(QtCore.Qt.PenCapStyle.FlatCap)
-        self.item = QtWidgets.QGraphicsPathItem(path)
-        self.item.setPen(pen)
+        return pen
+
+    def _draw(self) -> None:
+        remove_from_scene(self.item)
+        self.item = None
+        if not shiboken6.isValid(self.scene):
+            return
+        f = self.document.fabric
+        cids = np.array([c for c in self.cables if f.cables_t.exists(c)], np.int64)
+        sem, colours = semantic_of(self.scene), colours_of(self.scene)
+        zoomed_out = sem is not None and colours is not None and sem.level != NEAR
+        if colours is not None:
+            colours.set_top(JOB, cids if zoomed_out and len(cids) else None, self.pen())
+        if zoomed_out or not len(cids):
+            return
+        ax, ay, bx, by = cable_anchors(f, cids)
+        self.item = QtWidgets.QGraphicsPathItem(path_pairs(ax, ay, bx, by))
+        self.item.setPen(self.pen())
         self.item.setZValue(Z)
         self.item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
         self.item.setData(2, ROLE)
@@ -183,17 +122,29 @@ class WhatifDock(QtWidgets.QDockWidget):
     finished = QtCore.Signal(str)          # "done" | "cancelled" | "error" | "stale"
     trial_shown = QtCore.Signal(int)       # the row shown on the canvas
 
+    _said = QtCore.Signal(object, str)    # (run, text) from the job's thread: the status line
+
     def __init__(self, document: Any, scene: QtWidgets.QGraphicsScene,
-                 parent: QtWidgets.QWidget | None = None) -> None:
+                 parent: QtWidgets.QWidget | None = None, settings: QtCore.QSettings | None = None) -> None:
         super().__init__("What-if", parent)
         self.setObjectName("whatif")
-        self.document, self.scene = document, scene
+        self.document, self.scene, self.settings = document, scene, settings
+        self.workers = DaskWorkers()         # the session's Dask cluster, if a run asks for one
+        self._said.connect(self._status_said)
+        app = QtCore.QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.shutdown)
+        self.destroyed.connect(lambda *_a, w=self.workers: w.close())
         self.run: WhatifRun | None = None
         self.shown: WhatifRun | None = None
         self.failed_cables = FailedCables(document, scene)
         document.opened.connect(self.clear)
         document.replaced.connect(self.clear)
         document.changed.connect(self._changed)
+        self._kinds_timer = QtCore.QTimer(self)          # edits: the tiers offered, once per burst of edits
+        self._kinds_timer.setSingleShot(True)
+        self._kinds_timer.setInterval(0)
+        self._kinds_timer.timeout.connect(self.refresh_kinds)
 
         body = QtWidgets.QWidget(self)
         lay = QtWidgets.QVBoxLayout(body)
@@ -203,10 +154,9 @@ class WhatifDock(QtWidgets.QDockWidget):
         row = QtWidgets.QHBoxLayout()
         self.kind_box = QtWidgets.QComboBox(body)
         self.kind_box.setObjectName("whatif_kind")
-        for value, text in FAIL_KINDS:
-            self.kind_box.addItem(text, value)
-        self.kind_box.setToolTip("what fails: random cables, whole switches (every cable), or the links "
-                                 "of one tier")
+        self.kind_box.setToolTip("what fails: random cables, whole switches (every cable; of any tier or of "
+                                 "one: spine, leaf, core), or the links between two tiers")
+        self.refresh_kinds()
         self.ks_edit = QtWidgets.QLineEdit("1,2,4,8", body)
         self.ks_edit.setObjectName("whatif_ks")
         self.ks_edit.setToolTip("K: how many fail at once, a list runs each (1,2,4,8)")
@@ -243,7 +193,24 @@ class WhatifDock(QtWidgets.QDockWidget):
                                   "(K and trials are not used)")
         self.worst_box.toggled.connect(self._mode_toggled)
         form.addRow("", self.worst_box)
+        row = QtWidgets.QHBoxLayout()
+        self.workers_box = QtWidgets.QSpinBox(body)
+        self.workers_box.setObjectName("whatif_workers")
+        self.workers_box.setRange(1, max(1, os.cpu_count() or 1))
+        self.workers_box.setToolTip("1 runs the trials in this process; N starts a local Dask cluster of N "
+                                    "worker processes, kept for the session")
+        self.scheduler_edit = QtWidgets.QLineEdit(body)
+        self.scheduler_edit.setObjectName("whatif_scheduler")
+        self.scheduler_edit.setPlaceholderText("Dask scheduler tcp://HOST:8786")
+        self.scheduler_edit.setClearButtonEnabled(True)
+        self.scheduler_edit.setToolTip("run on an existing Dask cluster (the address `dask scheduler` prints); "
+                                       "empty: the workers to the left")
+        row.addWidget(self.workers_box)
+        row.addWidget(self.scheduler_edit, 1)
+        form.addRow("Workers", row)
+        self.scheduler_edit.textChanged.connect(lambda t: self.workers_box.setEnabled(not t.strip()))
         lay.addLayout(form)
+        self._restore_where()
 
         row = QtWidgets.QHBoxLayout()
         self.run_button = QtWidgets.QPushButton("Run", body)
@@ -251,7 +218,8 @@ class WhatifDock(QtWidgets.QDockWidget):
         self.run_button.clicked.connect(self.start)
         self.cancel_button = QtWidgets.QPushButton("Cancel", body)
         self.cancel_button.setObjectName("whatif_cancel")
-        self.cancel_button.setToolTip("stop after the trial running now; the trials done are kept")
+        self.cancel_button.setToolTip("stop after the trial running now; the trials done are kept "
+                                      "(on Dask workers: those of the batches done)")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
         self.progress = QtWidgets.QProgressBar(body)
@@ -291,8 +259,11 @@ class WhatifDock(QtWidgets.QDockWidget):
         self.table.verticalHeader().setDefaultSectionSize(20)
         hh = self.table.horizontalHeader()
         hh.setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
-        hh.setStretchLastSection(True)
+        hh.setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)      # "failed": the width left
+        hh.setStretchLastSection(False)
+        hh.setMinimumSectionSize(24)
         self.table.setWordWrap(False)
+        self.table.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)         # a cable keeps both ends
         self.table.clicked.connect(lambda ix: self.show_row(ix.row()))
         split.addWidget(self.plot)
         split.addWidget(self.table)
@@ -323,13 +294,16 @@ class WhatifDock(QtWidgets.QDockWidget):
         try:                                    # refused in one line before any work
             parse_fail(self.fail_text())
             parse_metric(self.metric_box.currentText())
+            where = where_of(self.workers_box.value(), self.scheduler_edit.text())
         except FabricError as exc:
             self.status.setText(f"refused: {exc}")
             return
+        self._save_where()
         worst = self.worst_box.isChecked()
-        run = self.run = WhatifRun(worst=worst, revision=self.document.revision)
+        run = self.run = WhatifRun(worst=worst, revision=self.document.revision, where=where)
         fn = whatif_job(self.document.snapshot(), self.fail_text(), self.metric_box.currentText(),
-                        self.trials_box.value(), self.seed_box.value(), worst, run)
+                        self.trials_box.value(), self.seed_box.value(), worst, run, where, self.workers,
+                        lambda text, run=run: self._say(run, text))
         self.progress.setValue(0)
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
@@ -340,12 +314,48 @@ class WhatifDock(QtWidgets.QDockWidget):
     def running(self) -> bool:
         return self.document.jobs.running(JOB)
 
+    def _say(self, run: WhatifRun, text: str) -> None:
+        """From the job's thread: ``text`` goes to the status line (queued to the UI thread)."""
+        try:
+            self._said.emit(run, text)
+        except RuntimeError:          # the dock is gone
+            pass
+
+    def _status_said(self, run: WhatifRun, text: str) -> None:
+        if run is self.run:
+            self.status.setText(text)
+
+    def _restore_where(self) -> None:
+        """The Workers / Dask scheduler choice of the last session (QSettings)."""
+        s = self.settings
+        if s is None:
+            return
+        try:
+            n = int(s.value(WORKERS_KEY, 1))
+        except (TypeError, ValueError):
+            n = 1
+        self.workers_box.setValue(n)                     # the spin box clamps to this machine's CPUs
+        self.scheduler_edit.setText(str(s.value(SCHEDULER_KEY, "") or ""))
+        self.workers_box.valueChanged.connect(self._save_where)
+        self.scheduler_edit.editingFinished.connect(self._save_where)
+
+    def _save_where(self) -> None:
+        if self.settings is not None:
+            self.settings.setValue(WORKERS_KEY, self.workers_box.value())
+            self.settings.setValue(SCHEDULER_KEY, self.scheduler_edit.text().strip())
+
+    def shutdown(self) -> None:
+        """The window closes or the application quits: stop the run, shut the Dask workers down."""
+        self.workers.close()
+        if shiboken6.isValid(self.document):
+            self.document.jobs.cancel(JOB)
+
     def _progressed(self, run: WhatifRun, fraction: float) -> None:
         if run is not self.run or not shiboken6.isValid(self.progress):
             return
         self.progress.setValue(int(round(fraction * 1000)))
-        if run.total:
-            self.status.setText(f"trial {len(run.results):,} of {run.total:,}…")
+        if run.total and run.done:
+            self.status.setText(f"trial {run.done:,} of {run.total:,}…")
 
     def cancel(self) -> None:
         """Stop between trials; the trials that finished are shown (none: the dock is as before)."""
@@ -354,7 +364,7 @@ class WhatifDock(QtWidgets.QDockWidget):
             return
         self.document.jobs.cancel(JOB)
         self.run = None
-        kept = WhatifRun(run.shared, list(run.results), run.worst, run.revision, run.total, cancelled=True)
+        kept = replace(run, results=list(run.results), cancelled=True)
         self._idle()
         if kept.shared is not None and kept.results:
             self._show(kept)
@@ -388,6 +398,16 @@ class WhatifDock(QtWidgets.QDockWidget):
         self.finished.emit("stale")
 
     # ------------------------------------------------------------------ showing
+    def show_run(self, run: WhatifRun) -> None:
+        """A what-if computed elsewhere (a lesson step): shown as a finished run of the dock's own;
+        a run of the dock's is stopped first. Nothing is submitted."""
+        if self.run is not None:
+            self.document.jobs.cancel(JOB)
+            self.run = None
+        self._idle()
+        self.progress.setValue(1000)
+        self._show(run)
+
     def _show(self, run: WhatifRun) -> None:
         self.shown = run
         rows = run.rows()
@@ -408,7 +428,9 @@ class WhatifDock(QtWidgets.QDockWidget):
         head = f"{len(run.results):,} {what}"
         if run.cancelled:
             head = f"cancelled: {len(run.results):,} of {run.total:,} trials kept"
-        return f"{head} · {sh.spec.what} · {sh.metric}, intact {sh.intact_gbps:.4g} {unit}"
+        on = run.where
+        at = "" if on.serial else f" · on {on.scheduler}" if on.scheduler else f" · on {on.workers} Dask workers"
+        return f"{head} · {sh.spec.noun} · {sh.metric}, intact {sh.intact_gbps:.4g} {unit}{at}"
 
     def show_row(self, row: int | None) -> None:
         """Show row ``row`` of the table (None: none) on the canvas and say which it is."""
@@ -435,8 +457,22 @@ class WhatifDock(QtWidgets.QDockWidget):
         self.trial_line.setText(text)
         self.trial_shown.emit(row)
 
+    def refresh_kinds(self) -> None:
+        """Offer the failure kinds of the design's switch tiers (:func:`fail_kinds`), keeping the choice
+        when it is still offered."""
+        kinds = fail_kinds(switch_tiers(self.document.fabric))
+        box = self.kind_box
+        if [box.itemData(i) for i in range(box.count())] == [v for v, _ in kinds]:
+            return
+        was = box.currentData()
+        box.clear()
+        for value, text in kinds:
+            box.addItem(text, value)
+        box.setCurrentIndex(max(box.findData(was), 0))
+
     def clear(self) -> None:
         """Another design: no run, no plot, no table, nothing on the canvas."""
+        self.refresh_kinds()
         self.document.jobs.cancel(JOB)
         self.run = self.shown = None
         self._idle()
@@ -450,8 +486,11 @@ class WhatifDock(QtWidgets.QDockWidget):
         self.message.setText("")
         self.export_button.setEnabled(False)
 
-    def _changed(self, _event: Any) -> None:
-        """An edit (the what-if made none): the failed cables follow their devices."""
+    def _changed(self, event: Any) -> None:
+        """An edit (the what-if made none): the failed cables follow their devices; the tiers offered
+        are looked at again (after the burst of edits)."""
+        if event is not None:
+            self._kinds_timer.start()
         if self.failed_cables.cables:
             self.failed_cables.show(self.failed_cables.cables)
 
@@ -497,5 +536,5 @@ class WhatifDock(QtWidgets.QDockWidget):
         return path
 
 
-__all__ = ["FAIL_KINDS", "JOB", "METRIC_CHOICES", "WhatifDock", "WhatifRun", "describe", "trial_cables",
-           "whatif_job"]
+__all__ = ["FAIL_KINDS", "JOB", "METRIC_CHOICES", "WhatifDock", "WhatifRun", "describe", "fail_kinds",
+           "trial_cables", "whatif_job"]

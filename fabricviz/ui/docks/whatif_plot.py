@@ -5,7 +5,8 @@ whiskers and every trial as a small point (click one to show that trial), over a
 1.0 (the intact design). Bottom, on the same K axis: the hosts cut off per K, the mean as a bar
 and the worst trial as a mark. In "worst single failures" mode the top plot draws the ranked
 failures' delivered share and the bottom one their cut-off hosts, by rank.
-The numbers drawn are :func:`fabricviz.sim.whatif.per_k`'s, unchanged.
+The numbers drawn are :func:`fabricviz.sim.whatif.per_k`'s, unchanged. White with dark axes, as
+the Collectives dock's plot beside it (:mod:`.collectives_plot`), in colours that read on white.
 """
 
 from __future__ import annotations
@@ -19,11 +20,14 @@ from PySide6 import QtCore, QtGui
 
 from fabricviz.ui.widgets.plots import tick_font
 
-BAND = (70, 110, 200, 90)
-MEDIAN = (120, 170, 255)
-WHISKER = (170, 170, 170)
-POINT = (230, 190, 90, 160)
-CUT = (220, 110, 90)
+#: The background and the axes' pen and text (the Collectives plot's).
+BACKGROUND, AXIS, TEXT = "w", "#404040", "#202020"
+BAND = (31, 119, 180, 55)           # p5–p95: a light blue fill, its edges in the median's blue
+MEDIAN = (20, 70, 150)
+WHISKER = (110, 110, 110)
+POINT = (230, 110, 0, 170)          # the trials: orange dots beside the blue median
+INTACT = (120, 120, 120)
+CUT = (200, 50, 40)
 #: Trials' points sit this share of the K spacing right of their K (beside the whiskers).
 POINT_SHIFT = 0.12
 #: The picture exported is at least this size (the dock may be narrow).
@@ -40,6 +44,7 @@ class DegradationPlot(pg.GraphicsLayoutWidget):
         super().__init__(parent)
         self.setObjectName("whatif_plot")
         self.setMinimumHeight(200)
+        self.setBackground(BACKGROUND)
         self.top = self.addPlot(row=0, col=0)
         self.bottom = self.addPlot(row=1, col=0)
         self.ci.layout.setRowStretchFactor(0, 3)
@@ -50,15 +55,19 @@ class DegradationPlot(pg.GraphicsLayoutWidget):
             p.setMenuEnabled(False)
             p.hideButtons()
             for name in ("left", "bottom"):
-                p.getAxis(name).setStyle(tickFont=tick_font())
-        self.top.setLabel("left", "relative")
-        self.bottom.setLabel("left", "cut off")
-        self.bottom.setLabel("bottom", "failed elements K")
-        self.intact = pg.InfiniteLine(pos=1.0, angle=0, pen=pg.mkPen((150, 150, 150), width=1,
+                ax = p.getAxis(name)
+                ax.setStyle(tickFont=tick_font())
+                ax.enableAutoSIPrefix(False)       # K and host counts, never "(x0.001)"
+                ax.setPen(AXIS)
+                ax.setTextPen(TEXT)
+        self._label(self.top, "left", "relative")
+        self._label(self.bottom, "left", "cut off")
+        self._label(self.bottom, "bottom", "failed elements K")
+        self.intact = pg.InfiniteLine(pos=1.0, angle=0, pen=pg.mkPen(INTACT, width=1,
                                                                      style=QtCore.Qt.PenStyle.DashLine))
         self.top.addItem(self.intact)
-        self.p5 = pg.PlotDataItem(pen=pg.mkPen(BAND[:3]))
-        self.p95 = pg.PlotDataItem(pen=pg.mkPen(BAND[:3]))
+        self.p5 = pg.PlotDataItem(pen=pg.mkPen((*BAND[:3], 160)))
+        self.p95 = pg.PlotDataItem(pen=pg.mkPen((*BAND[:3], 160)))
         self.band = pg.FillBetweenItem(self.p5, self.p95, brush=pg.mkBrush(*BAND))
         self.whiskers = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), pen=pg.mkPen(WHISKER), beam=0.15)
         self.median = pg.PlotDataItem(pen=pg.mkPen(MEDIAN, width=2), symbol="o", symbolSize=7,
@@ -68,13 +77,18 @@ class DegradationPlot(pg.GraphicsLayoutWidget):
         self.points.sigClicked.connect(self._clicked)
         for item in (self.band, self.p5, self.p95, self.whiskers, self.points, self.median):
             self.top.addItem(item)
-        self.cut_mean = pg.BarGraphItem(x=[], height=[], width=0.4, brush=pg.mkBrush(*CUT, 150), pen=None)
+        self.cut_mean = pg.BarGraphItem(x=[], height=[], width=0.4, brush=pg.mkBrush(*CUT, 130), pen=None)
         self.cut_max = pg.PlotDataItem(pen=None, symbol="t1", symbolSize=8, symbolBrush=pg.mkBrush(CUT),
                                        symbolPen=None)
         self.bottom.addItem(self.cut_mean)
         self.bottom.addItem(self.cut_max)
         self.mode = ""                      # "per_k" | "ranking" | "" (nothing shown)
         self.ks: np.ndarray = np.zeros(0)
+        self.clear_plot()
+
+    @staticmethod
+    def _label(plot: Any, side: str, text: str) -> None:
+        plot.setLabel(side, text, color=TEXT)
 
     # ------------------------------------------------------------------ showing
     def clear_plot(self) -> None:
@@ -84,8 +98,13 @@ class DegradationPlot(pg.GraphicsLayoutWidget):
         self.whiskers.setData(x=empty, y=empty, top=empty, bottom=empty)
         self.points.setData([], [])
         self.cut_mean.setOpts(x=empty, height=empty)
+        self.band.setVisible(False)        # emptied curves keep their last path: the fill would stay
         self.mode = ""
         self.ks = empty
+        for p in (self.top, self.bottom):         # empty: 0–1 axes, not autorange's ±0.4 of nothing
+            p.getAxis("bottom").setTicks(None)
+            p.setYRange(0.0, 1.05 if p is self.top else 1.0, padding=0)
+        self.top.setXRange(0.0, 1.0, padding=0)
 
     def show_per_k(self, summary: Sequence[dict], results: Sequence[Any]) -> None:
         """``summary``: :func:`~fabricviz.sim.whatif.per_k` of ``results`` (the trials)."""
@@ -98,6 +117,7 @@ class DegradationPlot(pg.GraphicsLayoutWidget):
         self.ks = ks
         self.p5.setData(ks, col["p5"])
         self.p95.setData(ks, col["p95"])
+        self.band.setVisible(True)
         self.median.setData(ks, col["median"])
         self.whiskers.setData(x=ks, y=col["median"], top=col["max"] - col["median"],
                               bottom=col["median"] - col["min"], beam=0.15 * _step(ks))
@@ -106,8 +126,8 @@ class DegradationPlot(pg.GraphicsLayoutWidget):
         self.cut_mean.setOpts(x=ks, height=np.array([s["disconnected_hosts"]["mean"] for s in summary]),
                               width=0.4 * _step(ks))
         self.cut_max.setData(ks, np.array([s["disconnected_hosts"]["max"] for s in summary], float))
-        self.top.setLabel("left", "relative")
-        self.bottom.setLabel("bottom", "failed elements K")
+        self._label(self.top, "left", "relative")
+        self._label(self.bottom, "bottom", "failed elements K")
         ticks = [[(float(k), str(int(k))) for k in ks]]
         self.top.getAxis("bottom").setTicks(ticks)
         self.bottom.getAxis("bottom").setTicks(ticks)
@@ -126,8 +146,8 @@ class DegradationPlot(pg.GraphicsLayoutWidget):
         self.points.setData(x=rank, y=np.array([r.relative for r in rows]), data=list(range(len(rows))))
         cut = np.array([len(r.disconnected) for r in rows], float)
         self.cut_mean.setOpts(x=rank, height=cut, width=0.6)
-        self.top.setLabel("left", "delivered · relative")
-        self.bottom.setLabel("bottom", "rank (costliest first)")
+        self._label(self.top, "left", "delivered · relative")
+        self._label(self.bottom, "bottom", "rank (costliest first)")
         self.top.getAxis("bottom").setTicks(None)
         self.bottom.getAxis("bottom").setTicks(None)
         self._ranges(rank, max(1.05, float(max(delivered.max(), max(r.relative for r in rows))) * 1.05),
