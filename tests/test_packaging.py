@@ -112,7 +112,7 @@ def test_wheel_installs_and_finds_assets(tmp_path):
     cli = str(venv / "bin" / "fabricviz")
     listing = _run([cli, "demo", "--list"], tmp_path, env).splitlines()
     expected = _expected_lesson_lines()
-    assert len(listing) == len(expected) == 10
+    assert len(listing) == len(expected) == 12
     for line, (num, name, title, steps) in zip(listing, expected):
         assert line.split()[:2] == [num, name] and line.endswith(f"{title} ({steps} steps)"), line
 

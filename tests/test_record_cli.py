@@ -114,7 +114,8 @@ def test_plan_traffic_one_video_frame_per_run_frame():
     (["{f}", "--workload", "ring", "-o", "x.gif", "--sim-duration", "soon"], "--sim-duration 'soon': use e.g. 10ms, 250us, 0.5s"),
     (["--lesson", "99", "-o", "x.mp4"], "--lesson 99: no such lesson (bundled: 1 (sm-bringup), 2 (routing-engines), "
                                         "3 (credit-loop), 4 (ecmp-vs-spray), 5 (roce-incast), 6 (ib-vs-roce-latency), 7 (partitions), 8 (torus-deadlock), "
-                                        "9 (roce-done-right), 10 (pfc-deadlock); "
+                                        "9 (roce-done-right), 10 (pfc-deadlock), 11 (rails-and-allreduce), "
+                                        "12 (failed-spine); "
                                         "or give a lesson file)"),
     (["{f}", "--lesson", "1", "-o", "x.mp4"], "--lesson 1: a lesson records its own fabric; give no FILE ({f})"),
     (["--sweep", "-o", "x.mp4"], "record: give a design FILE with --sweep or --workload W (or --lesson N)"),

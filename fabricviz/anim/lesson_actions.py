@@ -33,6 +33,10 @@ class Run:
         self.shown = -1           # last timeline step narrated
         self.last_trace: tuple[str, str] | None = None
 
+    def use_fabric(self, fabric: Fabric) -> None:
+        """A step's own fabric: the steps from here on run on it (no routing, sweep or trace yet)."""
+        self.fabric, self.routing, self.timeline, self.shown, self.last_trace = fabric, None, None, -1, None
+
     def routing_for(self, engine: str | None = None, roots: list[str] | None = None):
         from ..ib.routing import route
         if engine is None and roots is None and self.routing is not None:
@@ -371,7 +375,7 @@ Runner = Callable[[Run, dict], tuple[list[str], Fields]]
 
 
 def _elsewhere(module: str, name: str) -> Runner:
-    """An action whose runner lives in ``module`` (lesson_layers, lesson_partitions, lesson_roce:
+    """An action whose runner lives in ``module`` (lesson_layers, lesson_partitions, lesson_roce, …:
     they import this module, so theirs is imported when the action first runs)."""
     def runner(run: Run, p: dict) -> tuple[list[str], Fields]:
         import importlib
@@ -385,6 +389,7 @@ ACTION_RUNNERS: dict[str, Runner] = {
     **{action: _elsewhere(module, f"{action}_action") for module, actions in (
         ("lesson_layers", ("check_loops", "layers", "path_lengths")),
         ("lesson_partitions", ("partitions", "reach")),
-        ("lesson_roce", ("pfc_deadlock", "pfc_run", "headroom", "roce_run"))) for action in actions}}
+        ("lesson_roce", ("pfc_deadlock", "pfc_run", "headroom", "roce_run")),
+        ("lesson_collective", ("collective",)), ("lesson_whatif", ("whatif",))) for action in actions}}
 
 __all__ = ["ACTION_RUNNERS", "Run", "route_info", "uplink_balance"]

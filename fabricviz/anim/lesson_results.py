@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 if TYPE_CHECKING:
     from ..model import Fabric
+    from .lesson_collective import CollectiveCurve
+    from .lesson_whatif import WhatifStep
     from .sweep_timeline import SweepTimeline
 
 
@@ -251,6 +253,8 @@ class StepResult:
     partitions: tuple[PartitionRow, ...] = ()     # partitions
     reach: PartitionReach | None = None           # reach
     headroom: SwitchHeadroom | None = None        # headroom
+    collectives: tuple[CollectiveCurve, ...] = ()  # collective: the step's fabric's curve first, then versus
+    whatif: WhatifStep | None = None              # whatif
 
     def narration(self) -> list[str]:
         return [f"[{self.index}] {self.title}", *(f"  {w}" for w in _wrap(self.say)),

@@ -11,6 +11,9 @@ A lesson is one JSON file (``assets/lessons/N-name.json``)::
      "steps": [{"action": "sweep", "engine": "minhop", "until": "discovery",
                 "title": "...", "say": "what the instructor says"}, ...]}
 
+Any step may carry its own ``"fabric"`` (the same form): that step and the ones after it run on
+it (earlier steps keep theirs), e.g. the same servers cabled as another design.
+
 Actions: ``sweep`` (the SM's heavy sweep, phase by phase up to ``until``),
 ``route``, ``trace``, ``check_loops``, ``pull_cable``, ``rewire`` (move a
 cable to build a miswired tree), ``simulate`` (``partition``: in one InfiniBand
@@ -19,12 +22,16 @@ RoCE), ``partitions`` (put a partitions.conf into the design), ``reach`` (whom
 a host can talk to by the P_Key rule; :mod:`.lesson_partitions`), ``layers`` (the virtual lanes
 a routing's paths use: how many dfsssp needed, paths per VL) and ``path_lengths`` (route lengths
 of engines over every host pair; :mod:`.lesson_layers`). ``check_loops`` looks on every VL.
+``collective`` (nccl-tests style busbw vs size of a collective, ``versus`` another fabric or the
+lesson's own; :mod:`.lesson_collective`) and ``whatif`` (failure trials or the worst single
+failures; :mod:`.lesson_whatif`).
 ``pfc_deadlock`` (PFC cycles after failed links) and ``pfc_run`` (the flows closing one, deadlocking;
 the PFC watchdog), ``headroom`` (a switch's PFC headroom per port with every term, and its buffer
 budget) and ``roce_run`` (a fluid run with the design's lossless plan and a DCQCN preset) are
 :mod:`.lesson_roce`'s.
 The explanation text carries no numbers of its own: every number a step prints comes from the engines, so
-a lesson stays true when an engine changes. Qt-free; the GUI and ``fabricviz
+a lesson stays true when an engine changes (where a text quotes the engines' numbers, as lessons 11 and 12
+do, a test pins each quote to the engine's value). Qt-free; the GUI and ``fabricviz
 demo`` both drive :func:`run_lesson`.
 """
 
@@ -63,11 +70,14 @@ ACTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "pfc_run": ((), ("cc", "dcqcn", "duration_ms", "watchdog_us", "watchdog_action")),
     "headroom": (("ports",), ("method",)),
     "roce_run": (("workload",), ("cc", "dcqcn", "duration_ms", "seed", "show_flows")),
+    "collective": ((), ("op", "algo", "sizes", "gpus", "versus", "at")),
+    "whatif": (("fail",), ("metric", "trials", "seed", "worst")),
     "compare": (("what",), ("engines", "routings", "techs", "src", "dst", "workload", "model", "over", "seed",
                                   "bytes")),
 }
 COMPARE = ("engines", "routings", "techs")
 CABLE_FIELDS = ("port", "length_m", "type", "part")     # a lesson fabric's "cables" entries
+STEP_KEYS = ("action", "title", "say", "fabric")          # every step's fields besides its action's
 
 
 @dataclass(frozen=True)
@@ -76,6 +86,7 @@ class Step:
     title: str
     say: str
     params: dict[str, Any]
+    fabric: dict[str, Any] | None = None   # the step's own fabric (it and later steps run on it)
 
 
 @dataclass(frozen=True)
@@ -90,31 +101,35 @@ class Lesson:
 
     def build_fabric(self, tech: str | None = None) -> Fabric:
         """A fresh copy of the lesson's fabric (``tech`` rebuilds a generator fabric as ib/roce)."""
-        spec = self.fabric
-        if "generator" in spec:
-            from .. import build
-            args = dict(spec.get("args", {}))
-            if tech is not None:
-                args["fabric"] = tech
-            try:
-                f = getattr(build, spec["generator"])(**args)
-            except TypeError as e:
-                raise FabricError(f"{self.path}: fabric.args: {e}") from None
-        elif tech is not None:
-            raise FabricError(f"{self.path}: fabric: comparing InfiniBand with RoCE needs a generator fabric")
-        else:
-            from ..formats.native import fabric_from_dict
-            f = fabric_from_dict(spec["design"], where=f"{self.path}: fabric.design")
-        for i, c in enumerate(spec.get("cables", [])):     # re-made cables: a long optical uplink, ...
-            try:
-                port = f.port(c["port"])
-                if port.cable is None:
-                    raise FabricError(f"port {c['port']}: no cable there")
-                f.set_cable(int(port.cable.id), length_m=c.get("length_m"), ctype=c.get("type"),
-                            part=c.get("part"))
-            except (FabricError, KeyError, ValueError) as e:
-                raise FabricError(f"{self.path}: fabric.cables[{i}]: {e}") from None
-        return f
+        return build_spec(self.fabric, self.path, tech)
+
+
+def build_spec(spec: dict[str, Any], path: str = "<lesson>", tech: str | None = None) -> Fabric:
+    """A fresh fabric from a lesson's (or a step's) fabric spec (see the module doc)."""
+    if "generator" in spec:
+        from .. import build
+        args = dict(spec.get("args", {}))
+        if tech is not None:
+            args["fabric"] = tech
+        try:
+            f = getattr(build, spec["generator"])(**args)
+        except TypeError as e:
+            raise FabricError(f"{path}: fabric.args: {e}") from None
+    elif tech is not None:
+        raise FabricError(f"{path}: fabric: comparing InfiniBand with RoCE needs a generator fabric")
+    else:
+        from ..formats.native import fabric_from_dict
+        f = fabric_from_dict(spec["design"], where=f"{path}: fabric.design")
+    for i, c in enumerate(spec.get("cables", [])):     # re-made cables: a long optical uplink, ...
+        try:
+            port = f.port(c["port"])
+            if port.cable is None:
+                raise FabricError(f"port {c['port']}: no cable there")
+            f.set_cable(int(port.cable.id), length_m=c.get("length_m"), ctype=c.get("type"),
+                        part=c.get("part"))
+        except (FabricError, KeyError, ValueError) as e:
+            raise FabricError(f"{path}: fabric.cables[{i}]: {e}") from None
+    return f
 
 
 # ------------------------------------------------------------------ loading
@@ -134,17 +149,7 @@ def parse_lesson(data: Any, where: str = "<lesson>", number: int | None = None) 
         if not isinstance(data.get(key), str) or not data[key].strip():
             raise _fail(where, key, "missing or not a non-empty string")
     fab = data.get("fabric")
-    if not isinstance(fab, dict) or ("generator" in fab) == ("design" in fab):
-        raise _fail(where, "fabric", "give either {\"generator\": ..., \"args\": {...}} or {\"design\": {...}}")
-    if "generator" in fab:
-        if fab["generator"] not in GENERATORS:
-            raise _fail(where, "fabric.generator", f"unknown generator {fab['generator']!r} "
-                                                   f"(use {', '.join(GENERATORS)})")
-        if not isinstance(fab.get("args", {}), dict):
-            raise _fail(where, "fabric.args", "must be an object of generator arguments")
-    elif not isinstance(fab["design"], dict):
-        raise _fail(where, "fabric.design", "must be a native fabricviz design object")
-    _check_cables(fab.get("cables", []), where)
+    check_fabric_spec(fab, where)
     steps = data.get("steps")
     if not isinstance(steps, list) or not steps:
         raise _fail(where, "steps", "missing or empty list")
@@ -152,12 +157,27 @@ def parse_lesson(data: Any, where: str = "<lesson>", number: int | None = None) 
     return Lesson(data["name"], data["title"], str(data.get("summary", "")), fab, tuple(out), where, number)
 
 
-def _check_cables(cables: Any, where: str) -> None:
+def check_fabric_spec(fab: Any, where: str, at: str = "fabric") -> None:
+    """A lesson's (or step's, ``at``) fabric: a generator with its args or a native design."""
+    if not isinstance(fab, dict) or ("generator" in fab) == ("design" in fab):
+        raise _fail(where, at, "give either {\"generator\": ..., \"args\": {...}} or {\"design\": {...}}")
+    if "generator" in fab:
+        if fab["generator"] not in GENERATORS:
+            raise _fail(where, f"{at}.generator", f"unknown generator {fab['generator']!r} "
+                                                  f"(use {', '.join(GENERATORS)})")
+        if not isinstance(fab.get("args", {}), dict):
+            raise _fail(where, f"{at}.args", "must be an object of generator arguments")
+    elif not isinstance(fab["design"], dict):
+        raise _fail(where, f"{at}.design", "must be a native fabricviz design object")
+    _check_cables(fab.get("cables", []), where, at)
+
+
+def _check_cables(cables: Any, where: str, at_fabric: str = "fabric") -> None:
     """A lesson fabric's ``cables``: a list of {port, and length_m / type / part to change}."""
     if not isinstance(cables, list):
-        raise _fail(where, "fabric.cables", "must be a list of {\"port\": ..., \"length_m\": ...} objects")
+        raise _fail(where, f"{at_fabric}.cables", "must be a list of {\"port\": ..., \"length_m\": ...} objects")
     for i, c in enumerate(cables):
-        at = f"fabric.cables[{i}]"
+        at = f"{at_fabric}.cables[{i}]"
         if not isinstance(c, dict) or not isinstance(c.get("port"), str):
             raise _fail(where, at, "an object with a \"port\" (e.g. \"leaf01:5\")")
         extra = sorted(set(c) - set(CABLE_FIELDS))
@@ -186,10 +206,12 @@ def _parse_step(s: Any, where: str, at: str) -> Step:
     for key in need:
         if key not in s:
             raise _fail(where, f"{at}.{key}", f"required by action {action!r}")
-    extra = sorted(set(s) - set(need) - set(opt) - {"action", "title", "say"})
+    extra = sorted(set(s) - set(need) - set(opt) - set(STEP_KEYS))
     if extra:
         raise _fail(where, f"{at}.{extra[0]}", f"not a field of action {action!r}")
-    params = {k: v for k, v in s.items() if k not in ("action", "title", "say")}
+    if "fabric" in s:
+        check_fabric_spec(s["fabric"], where, f"{at}.fabric")
+    params = {k: v for k, v in s.items() if k not in STEP_KEYS}
     for key in ("engine",):
         if key in params and params[key] not in ENGINES:
             raise _fail(where, f"{at}.engine", f"unknown engine {params[key]!r} (use {', '.join(ENGINES)})")
@@ -218,7 +240,10 @@ def _parse_step(s: Any, where: str, at: str) -> Step:
         if not (isinstance(wl, str) or (isinstance(wl, list) and wl and all(
                 isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in wl))):
             raise _fail(where, f"{at}.workload", "a workload spec (\"permutation\") or a list of [src, dst] pairs")
-    return Step(action, s["title"], s["say"], params)
+    if action in ("collective", "whatif"):       # checked by the module that runs them
+        import importlib
+        importlib.import_module(f".lesson_{action}", __package__).check_params(params, where, at)
+    return Step(action, s["title"], s["say"], params, s.get("fabric"))
 
 
 def load_lesson(path: str | Path, number: int | None = None) -> Lesson:
@@ -265,6 +290,8 @@ def run_lesson(lesson: Lesson, until: int | None = None) -> list[StepResult]:
     out = []
     for i, step in enumerate(lesson.steps[:stop], 1):
         where = f"{lesson.path}: steps[{i - 1}] ({step.action})"
+        if step.fabric is not None:                  # the step's own fabric, from here on
+            run.use_fabric(build_spec(step.fabric, f"{lesson.path}: steps[{i - 1}]"))
         try:
             lines, fields = ACTION_RUNNERS[step.action](run, step.params)
         except FabricError as e:
@@ -300,5 +327,5 @@ def uplink_balance(r) -> Balance | None:
     return balance(r)
 
 
-__all__ = ["ACTIONS", "LESSON_DIR", "Lesson", "Step", "StepResult", "bundled", "final_fabric", "find_lesson",
-           "load_lesson", "parse_lesson", "resolve_until", "run_lesson", "uplink_balance"]
+__all__ = ["ACTIONS", "LESSON_DIR", "Lesson", "Step", "StepResult", "build_spec", "bundled", "final_fabric",
+           "find_lesson", "load_lesson", "parse_lesson", "resolve_until", "run_lesson", "uplink_balance"]

@@ -37,7 +37,7 @@ def _step(runs, num, title):
 
 
 def test_every_bundled_lesson_loads_and_runs_to_its_end(runs):
-    assert sorted(runs) == list(range(1, 11))
+    assert sorted(runs) == list(range(1, 13))
     for num, (les, res) in runs.items():
         assert [r.index for r in res] == list(range(1, len(les.steps) + 1))
         assert all(r.lines and r.say for r in res), f"lesson {num}: a step printed nothing"
@@ -208,7 +208,7 @@ def test_cli_demo_prints_the_narration(capsys, tmp_path):
     assert "routed by minhop: LFTs for 6 switches, 14 LIDs" in capsys.readouterr().out
     assert main(["demo", "--list"]) == 0
     listed = capsys.readouterr().out.splitlines()
-    assert len(listed) == 10 and listed[0].startswith("1  sm-bringup")
+    assert len(listed) == 12 and listed[0].startswith("1  sm-bringup")
 
 
 def test_cli_demo_refuses_an_unknown_lesson(capsys):

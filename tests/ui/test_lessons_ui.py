@@ -33,7 +33,7 @@ def test_menu_lists_every_bundled_lesson(make_window):
     got = [a.text() for a in w.lessons_menu.actions() if a.objectName().startswith("action_lesson_")
            and a.objectName()[len("action_lesson_"):].isdigit()]
     assert got == [f"{n} · {load_lesson(p, n).title}" for n, _, p in bundled()]
-    assert len(got) == 10 and dock.objectName() == "lesson" and not dock.isVisible()
+    assert len(got) == 12 and dock.objectName() == "lesson" and not dock.isVisible()
 
 
 def test_lesson_3_opens_from_menu_and_steps_to_end(qtbot, make_window):

@@ -341,19 +341,39 @@ class CollectivesDock(QtWidgets.QDockWidget):
         if not shiboken6.isValid(self):
             return
         self._busy(False)
+        self._add(run)
+        self._show_table(run)
+        self._say_slowest(run)
+        self._buttons()
+        self.finished.emit(run)
+
+    def _add(self, run: CollectiveRun) -> None:
         self.runs.append(run)
         res = run.result
         self.plot.add_curve([r.size for r in res.rows], [r.busbw for r in res.rows], run.label)
-        self._show_table(run)
-        neck = run.bottleneck
+
+    def _say_slowest(self, run: CollectiveRun) -> None:
+        """Name the slowest step; on the design itself (not a twin) its cables are selected."""
         from fabricviz.ui.docks.collectives_plot import size_label
+        neck = run.bottleneck
         where = "on the twin" if run.twin else "highlighted"
         self._say(f"slowest step at {size_label(neck.size)} ({where}): {neck.describe(run.fabric)}")
         self.message.setToolTip("\n".join(f"{a}→{b}" for a, b in neck.link_names[:40]))
         if not run.twin:
             self.select_links.emit([int(c) for c in neck.cables])
+
+    def show_runs(self, runs: list[CollectiveRun]) -> None:
+        """Runs computed elsewhere (a lesson step): the plot holds exactly their curves, the table and
+        the slowest step are the first run's (the design on the canvas: ``twin`` False), the others
+        are compared only. Nothing runs."""
+        self.cancel()
+        self.clear()
+        for run in runs:
+            self._add(run)
+        if runs:
+            self._show_table(runs[0])
+            self._say_slowest(runs[0])
         self._buttons()
-        self.finished.emit(run)
 
     def _show_table(self, run: CollectiveRun) -> None:
         res = run.result

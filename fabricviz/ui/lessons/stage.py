@@ -26,7 +26,9 @@ left (a copy when it pulled or moved a cable), and what to show:
   controls set to the step's workload, model, routing, duration, seed and partition; fluid runs
   play their frames. Once the frames reach the run's steady part, every cable the run
   paused (what the step's summary lists as paused links) carries the heatmap's paused
-  mark, also where the frame's instantaneous sample misses it.
+  mark, also where the frame's instantaneous sample misses it;
+* collective and what-if steps: the Collectives and What-if docks show the step's curves and
+  trials (:mod:`.stage_docks`).
 
 The stage claims the canvas (``session.claim("lesson")``) for each step it shows, then
 drives the docks (which claim it for their sweep or heatmap, drawn under the lesson's
@@ -223,7 +225,7 @@ class LessonStage(QtCore.QObject):
 
     def __init__(self, document: Document, scene: FabricScene, dock: LessonDock, sweep: SweepDock,
                  traffic: TrafficDock, charts: QtWidgets.QDockWidget, presentation: Presentation,
-                 status: Callable[[str], None]) -> None:
+                 status: Callable[[str], None], collectives: Any = None, whatif: Any = None) -> None:
         super().__init__(dock)
         self.document, self.editor, self.dock = document, document.editor, dock
         self.sweep, self.traffic, self.charts, self.presentation = sweep, traffic, charts, presentation
@@ -234,6 +236,9 @@ class LessonStage(QtCore.QObject):
         from fabricviz.ui.canvas.overlays.partitions import PartitionMarks, marks_of
         self.marks = marks_of(scene) or PartitionMarks(document, scene, status)   # partition steps
         self.scene = scene
+        from fabricviz.ui.lessons.stage_docks import LessonDocks
+        self.docks = LessonDocks(document, scene, collectives, whatif, presentation) \
+            if collectives is not None and whatif is not None else None   # collective / whatif steps
         self._vl: Any = None                   # VL layer steps: the window's VL layers (vl_layers)
         self.owned: Fabric | None = None       # the design the stage put on the canvas
         self.shown = -1
@@ -273,6 +278,8 @@ class LessonStage(QtCore.QObject):
         self.marks.unpin()
         if self._vl is not None:
             self._vl.unpin()
+        if self.docks is not None:
+            self.docks.leave()
         if self.sweep.pinned:
             self.sweep.release()
         if self._traffic_result is not None and self.traffic.result is self._traffic_result:
@@ -330,6 +337,8 @@ class LessonStage(QtCore.QObject):
             self.scene.select_devices([step.headroom.device])
         self._show_partitions(step, fab)
         self._show_layers(step)
+        if self.docks is not None:
+            self.docks.show(step)
         if step.action in ("route", "check_loops") and step.routing is not None and step.layers is None:
             self.loads.show(fab, step.routing)
         else:
@@ -473,6 +482,8 @@ class LessonStage(QtCore.QObject):
                 rows += self._vl.legend_rows()
             if self.marks.pinned:
                 rows += self.marks.legend_rows()
+            if self.docks is not None:
+                rows += self.docks.legend_rows()
         sweep = self.sweep
         if sweep.pinned and sweep.overlay.active:
             from fabricviz.ui.canvas.overlays.sweep import DISCOVERED_COLOR, STATE_COLORS
