@@ -2,7 +2,7 @@
 #   make run    set up (Debian packages, .venv) and open the GUI on the demo fabric
 #   make test   set up and run the whole test suite offscreen (no display needed)
 #
-# Extras: make run ARGS="path/to/fabric.json"   make test PYTEST_ARGS="-k layering -x"
+# Extras: make run ARGS="path/to/fabric.json"   make test PYTEST_ARGS="-k layering -x"   PYTEST_WORKERS=0
 #         make setup / make setup-gui / make lint / make clean
 #         (make test includes the static checks: tests/test_static.py)
 #
@@ -14,6 +14,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 ARGS ?=
 PYTEST_ARGS ?=
+# test files spread over this many processes (pytest-xdist, a file's tests stay together); 0: one process
+PYTEST_WORKERS ?= 2
 
 export VENV
 
@@ -38,7 +40,7 @@ run: setup-gui
 # pytest's own exit code is kept (make itself would turn any failure into 2);
 # .ci/run reads it from $$PYTEST_RC_FILE to tell "no tests collected" (5) apart.
 test: setup
-	@rc=0; $(PY) -m pytest $(PYTEST_ARGS) || rc=$$?; \
+	@rc=0; $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS) || rc=$$?; \
 	if [ -n "$${PYTEST_RC_FILE:-}" ]; then echo "$$rc" > "$$PYTEST_RC_FILE"; fi; \
 	if [ "$$rc" -eq 5 ]; then echo "make test: pytest collected no tests (exit code 5)" >&2; fi; \
 	exit $$rc

@@ -214,7 +214,9 @@ def test_a_k16_fat_tree_switch_fills_from_a_worker_while_the_ui_thread_keeps_tic
     (t0, t1, thread), = spans
     assert thread is not threading.main_thread()
     during = [t for t in ticks if t0 <= t <= t1]
-    assert len(during) >= 2, (len(during), t1 - t0)  # the UI thread ran its timer while minhop routed
+    # the UI thread ran its timer while minhop routed (on the UI thread no tick could fall inside the
+    # routing; a loaded machine may give the UI thread one turn only)
+    assert len(during) >= 1, (len(during), t1 - t0)
     want = engine_rows(route(f), "leaf001")
     assert len(want) == 1024 + 320                   # every HCA and switch LID has a route from a leaf
     assert table_rows(insp) == want

@@ -18,6 +18,7 @@ def _slow(progress):
     for i in range(10):
         time.sleep(0.08)
         progress(i / 10)          # raises Cancelled once the job is cancelled
+    progress(1.0)                 # a cancel during the last sleep (a loaded machine) stops it here
     ENDED.append(True)
     return "done"
 

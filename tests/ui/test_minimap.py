@@ -292,3 +292,14 @@ def test_a_canvas_resize_calls_nothing_of_the_view_until_the_event_loop_runs(win
     QtWidgets.QApplication.processEvents()
     vp, g = w.view.viewport().geometry(), m.geometry()
     assert not m.isHidden() and (g.right(), g.bottom()) == (vp.right() - mm.MARGIN, vp.bottom() - mm.MARGIN)
+
+
+def test_a_view_whose_scene_went_first_gets_no_redraw(win):
+    """Closing a window deletes its scene before its view (``fabricviz demo --screenshot`` printed
+    an AttributeError traceback from the minimap's redraw then): with no scene it draws nothing."""
+    m = win.minimap
+    m._pixmap = None
+    win.view.setScene(None)
+    m._sync()
+    m.refresh()
+    assert m._pixmap is None

@@ -259,6 +259,8 @@ class Minimap(QtWidgets.QWidget):
 
     def _sync(self, *_args: object) -> None:
         """After a pan, zoom or resize: show or hide, keep to the corner, move the rectangle."""
+        if self.view.scene() is None:     # the window is closing: its scene went first
+            return
         if not self.wanted():
             self.hide()
             return
@@ -279,6 +281,8 @@ class Minimap(QtWidgets.QWidget):
     def refresh(self) -> None:
         """Take the design's bounds again and redraw it (when shown; else when next shown)."""
         self._timer.stop()
+        if self.view.scene() is None:
+            return
         c = self.view.fscene.content_rect()
         # a design refused for a non-finite position is on show for a moment: nothing to draw
         self._content = c if np.isfinite([c.x(), c.y(), c.width(), c.height()]).all() else QtCore.QRectF()
@@ -309,6 +313,8 @@ class Minimap(QtWidgets.QWidget):
         self.renders += 1
 
     def paintEvent(self, event: QtGui.QPaintEvent) -> None:  # noqa: N802
+        if self.view.scene() is None:
+            return
         theme = self.view.fscene.theme
         p = QtGui.QPainter(self)
         p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
