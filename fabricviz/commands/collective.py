@@ -78,36 +78,51 @@ def write_csv(res, path: str) -> None:
         fh.write(csv_text(res))
 
 
-def write_plot(res, path: str, title: str, width: int = 800, height: int = 500) -> None:
-    """busbw (GB/s) against size (log₂ x) as a PNG: Pillow draws, imageio writes."""
+#: Curve colours (matplotlib's first ten).
+COLOURS = ((31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189), (140, 86, 75),
+           (227, 119, 194), (127, 127, 127), (188, 189, 34), (23, 190, 207))
+
+
+def write_plot(results, path: str, title: str, labels: list[str] | None = None, width: int = 800,
+               height: int = 500) -> None:
+    """busbw (GB/s) against size (log₂ x) as a PNG, one curve per result (one result, or a list of
+    them with ``labels`` for a legend): Pillow draws, imageio writes."""
     import imageio.v3 as iio
     import numpy as np
     from PIL import Image, ImageDraw
     from ..sim.units import ParamError
     if not path.lower().endswith(".png"):
         raise ParamError("plot", path, "writes a PNG (OUT.png)")
+    results = results if isinstance(results, (list, tuple)) else [results]
     img = Image.new("RGB", (width, height), "white")
     d = ImageDraw.Draw(img)
     left, right, top, bottom = 70, width - 20, 40, height - 50
-    x = np.log2([r.size for r in res.rows])
-    y = np.array([r.busbw for r in res.rows])
-    x0, x1 = float(x.min()), float(max(x.max(), x.min() + 1))
-    y1 = float(y.max()) * 1.1 or 1.0
-    px = left + (x - x0) / (x1 - x0) * (right - left)
-    py = bottom - y / y1 * (bottom - top)
+    xs = [np.log2([r.size for r in res.rows]) for res in results]
+    ys = [np.array([r.busbw for r in res.rows]) for res in results]
+    x0 = float(min(x.min() for x in xs))
+    x1 = float(max(max(x.max() for x in xs), x0 + 1))
+    y1 = float(max(y.max() for y in ys)) * 1.1 or 1.0
     d.rectangle([left, top, right, bottom], outline="black")
     for k in range(5):                                    # y grid and labels
-        v = y1 * k / 4
-        yy = bottom - v / y1 * (bottom - top)
+        yy = bottom - k / 4 * (bottom - top)
         d.line([left, yy, right, yy], fill=(220, 220, 220))
-        d.text((5, yy - 6), f"{v:.1f}", fill="black")
+        d.text((5, yy - 6), f"{y1 * k / 4:.1f}", fill="black")
     for e in range(int(np.ceil(x0)), int(x1) + 1, max(1, int(x1 - x0) // 8)):   # x ticks, powers of 2
         xx = left + (e - x0) / (x1 - x0) * (right - left)
         d.line([xx, bottom, xx, bottom + 5], fill="black")
         d.text((xx - 14, bottom + 8), _size_label(2.0 ** e), fill="black")
-    d.line(list(zip(px.tolist(), py.tolist())), fill=(31, 119, 180), width=2)
-    for a, b in zip(px.tolist(), py.tolist()):
-        d.ellipse([a - 3, b - 3, a + 3, b + 3], fill=(31, 119, 180))
+    for i, (x, y) in enumerate(zip(xs, ys)):
+        c = COLOURS[i % len(COLOURS)]
+        px = (left + (x - x0) / (x1 - x0) * (right - left)).tolist()
+        py = (bottom - y / y1 * (bottom - top)).tolist()
+        if len(px) > 1:
+            d.line(list(zip(px, py)), fill=c, width=2)
+        for a, b in zip(px, py):
+            d.ellipse([a - 3, b - 3, a + 3, b + 3], fill=c)
+        if labels:
+            ly = top + 10 + 14 * i                        # the legend, top left inside the frame
+            d.line([left + 8, ly + 5, left + 28, ly + 5], fill=c, width=3)
+            d.text((left + 34, ly), labels[i], fill="black")
     d.text((left, 10), title, fill="black")
     d.text((width // 2 - 40, height - 20), "message size", fill="black")
     d.text((5, top - 20), "busbw GB/s", fill="black")
