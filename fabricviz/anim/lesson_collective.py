@@ -54,11 +54,9 @@ class CollectiveCurve:
 
 
 def size_text(size: float) -> str:
-    """nccl-tests' binary units: ``8B``, ``8K``, ``8M``, ``8G``."""
-    for unit, k in (("G", 2 ** 30), ("M", 2 ** 20), ("K", 2 ** 10)):
-        if size >= k:
-            return f"{size / k:g}{unit}"
-    return f"{size:g}B"
+    """The engine's :func:`~fabricviz.sim.collective.size_label` (``8B``, ``8K``, ``8M``, ``8G``)."""
+    from ..sim.collective import size_label
+    return size_label(size)
 
 
 def check_params(p: dict, where: str, at: str) -> None:

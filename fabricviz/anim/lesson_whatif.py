@@ -61,8 +61,8 @@ def check_params(p: dict, where: str, at: str) -> None:
 
 def trial_cables(shared: Any, index: int) -> tuple[int, ...]:
     """The cables trial ``index`` (into ``shared.trials``) takes down, sorted."""
-    from ..sim.whatif import trial_elements
-    return tuple(sorted({int(c) for j in trial_elements(shared, index).tolist() for c in shared.cables[j].tolist()}))
+    from ..sim.whatif import failed_cables
+    return failed_cables(shared, index)
 
 
 def whatif_action(run: Any, p: dict) -> tuple[list[str], Fields]:

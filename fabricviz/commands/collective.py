@@ -72,10 +72,10 @@ def as_json(res, design: str) -> dict:
 
 
 def write_csv(res, path: str) -> None:
-    """The engine's CSV (:func:`~fabricviz.sim.collective.csv_text`, the Collectives dock's too)."""
+    """The engine's CSV (:func:`~fabricviz.sim.collective.csv_text`, the Collectives dock's too), atomically."""
+    from ..model.atomic import write_atomic
     from ..sim.collective import csv_text
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(csv_text(res))
+    write_atomic(path, csv_text(res))
 
 
 #: Curve colours (matplotlib's first ten).
@@ -90,6 +90,7 @@ def write_plot(results, path: str, title: str, labels: list[str] | None = None, 
     import imageio.v3 as iio
     import numpy as np
     from PIL import Image, ImageDraw
+    from ..sim.collective import size_label
     from ..sim.units import ParamError
     if not path.lower().endswith(".png"):
         raise ParamError("plot", path, "writes a PNG (OUT.png)")
@@ -110,7 +111,7 @@ def write_plot(results, path: str, title: str, labels: list[str] | None = None, 
     for e in range(int(np.ceil(x0)), int(x1) + 1, max(1, int(x1 - x0) // 8)):   # x ticks, powers of 2
         xx = left + (e - x0) / (x1 - x0) * (right - left)
         d.line([xx, bottom, xx, bottom + 5], fill="black")
-        d.text((xx - 14, bottom + 8), _size_label(2.0 ** e), fill="black")
+        d.text((xx - 14, bottom + 8), size_label(2.0 ** e), fill="black")
     for i, (x, y) in enumerate(zip(xs, ys)):
         c = COLOURS[i % len(COLOURS)]
         px = (left + (x - x0) / (x1 - x0) * (right - left)).tolist()
@@ -126,14 +127,15 @@ def write_plot(results, path: str, title: str, labels: list[str] | None = None, 
     d.text((left, 10), title, fill="black")
     d.text((width // 2 - 40, height - 20), "message size", fill="black")
     d.text((5, top - 20), "busbw GB/s", fill="black")
-    iio.imwrite(path, np.asarray(img))
+    from ..model.atomic import write_atomic
+    write_atomic(path, iio.imwrite("<bytes>", np.asarray(img), extension=".png"))
 
 
-def _size_label(v: float) -> str:
-    for unit, k in (("G", 2 ** 30), ("M", 2 ** 20), ("K", 2 ** 10)):
-        if v >= k:
-            return f"{v / k:g}{unit}"
-    return f"{v:g}"
+def check_engine(fabric, engine: str | None, path: str) -> None:
+    """``--engine`` picks the InfiniBand subnet manager's routing: refused on a RoCE design."""
+    from ..sim.reach import fabric_tech
+    if engine is not None and fabric_tech(fabric) != "ib":
+        raise FabricError(f"--engine: subnet manager routing engines are InfiniBand's; {path} is a RoCE design")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -146,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         sizes = parse_sizes(args.sizes)
         fabric = load_any(args.file)
+        check_engine(fabric, args.engine, args.file)
         res = collective(fabric, args.op.strip().lower(), sizes, args.algo.strip().lower(), args.gpus,
                          args.routing, args.transport, args.seed, engine=args.engine)
         if args.plot:

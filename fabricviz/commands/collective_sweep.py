@@ -40,7 +40,7 @@ def one_case(args: argparse.Namespace) -> bool:
 def run_sweep(args: argparse.Namespace) -> int:
     from ..sim.collective import parse_sizes
     from ..sim.collective_sweep import Sweep, cases, parse_gpus, parse_ops, run_case
-    from ..sim.fanout import fanout_from_args
+    from ..sim.fanout import TaskRefused, fanout_from_args
     from ..sim.units import ParamError
     from .collective import FLAGS
     files = list(args.file)
@@ -49,12 +49,16 @@ def run_sweep(args: argparse.Namespace) -> int:
         ops, gpus = parse_ops(args.op), parse_gpus(args.gpus)
         if args.plot and not args.plot.lower().endswith(".png"):
             raise ParamError("plot", args.plot, "writes a PNG (OUT.png)")
-        sweep = Sweep(tuple(_load(p, len(files) > 1) for p in files), sizes, args.algo.strip().lower(),
-                      args.routing, args.transport, args.seed, getattr(args, "engine", None) or "minhop")
+        engine = getattr(args, "engine", None)
+        sweep = Sweep(tuple(_load(p, len(files) > 1, engine) for p in files), sizes, args.algo.strip().lower(),
+                      args.routing, args.transport, args.seed, engine or "minhop")
         todo = cases(len(files), ops, gpus)
         for case in todo:
             _check(sweep, case, files[case.design], len(files) > 1)
         results = fanout_from_args(args).map(run_case, sweep, todo)
+    except TaskRefused as e:                 # a case refused as it ran: name its file, op and GPUs
+        c = e.item
+        raise FabricError(f"{files[c.design]}: {c.op}, --gpus {c.gpus}: {e.error}") from None
     except ParamError as e:
         raise FabricError(e.with_flag(FLAGS.get(e.param, f"--{e.param}"))) from None
     names = [f.name for f in sweep.fabrics]
@@ -78,10 +82,13 @@ def run_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load(path: str, name_file: bool):
+def _load(path: str, name_file: bool, engine: str | None = None):
     from ..loaders import load_any
+    from .collective import check_engine
     try:
-        return load_any(path)
+        fabric = load_any(path)
+        check_engine(fabric, engine, path)
+        return fabric
     except FabricError as e:
         if not name_file or path in str(e):
             raise
@@ -106,6 +113,7 @@ def _check(sweep, case, path: str, name_file: bool) -> None:
 
 def summary(results: list, designs: list[str]) -> str:
     """Case → busbw (GB/s) at the largest size, and at 1 MB (or 1 MiB) when every case has it."""
+    from ..sim.collective import size_label as _size
     from ..sim.collective_sweep import busbw_at
     big = max(r.rows[-1].size for r in results)
     mb = next((s for s in ONE_MB if all(busbw_at(r, s) is not None for r in results)), None)
@@ -120,13 +128,6 @@ def summary(results: list, designs: list[str]) -> str:
             line += f"  {busbw_at(r, mb):>14.2f}"
         lines.append(line)
     return "\n".join(lines)
-
-
-def _size(v: float) -> str:
-    for unit, k in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if v >= k and float(v / k).is_integer():
-            return f"{v / k:g}{unit}"
-    return f"{v:g}B"
 
 
 def write_csv(path: str, results: list, designs: list[str]) -> None:

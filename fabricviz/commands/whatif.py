@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p.add_argument("--metric", default="permutation",
                    help="permutation (default) or alltoall: mean per-flow max-min rate of that seeded "
                         "workload, made on the intact design; allreduce:SIZE: ring all-reduce busbw "
-                        "(fabricviz collective) over the GPUs still reachable")
+                        "(fabricviz collective) over every GPU, 0 when a failure cuts one off (the job fails)")
     p.add_argument("--engine", choices=("minhop", "updn", "ftree", "dfsssp", "lash", "dmodk"),
                    help="InfiniBand: the subnet manager's routing engine re-run after each failure "
                         "(default minhop); RoCE designs re-hash ECMP over the surviving graph")
@@ -53,7 +53,7 @@ FLAGS = {"fail": "--fail", "trials": "--trials", "metric": "--metric", "seed": "
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..sim.fanout import fanout_from_args
+    from ..sim.fanout import TaskRefused, fanout_from_args
     from ..sim.units import ParamError
     from ..sim.whatif import Batch, parse_fail, parse_metric, run_batch_trial
     from .simulate import flag_errors
@@ -71,6 +71,10 @@ def run(args: argparse.Namespace) -> int:
         batch = Batch(tuple(_prepare(path, spec, metric, args, len(files) > 1) for path in files))
         runner = fanout_from_args(args)      # every design's trials in one map: one cluster
         flat = runner.map(run_batch_trial, batch, batch.items())
+    except TaskRefused as e:                 # a trial refused: name the design's file and the trial
+        d, j = e.item
+        k, i = batch.designs[d].trials[j]
+        raise FabricError(f"{files[d]}: K={k} trial {i}: {e.error}") from None
     except ParamError as e:
         if e.param in FLAGS:
             raise FabricError(e.with_flag(FLAGS[e.param])) from None

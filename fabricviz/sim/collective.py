@@ -95,6 +95,18 @@ ROCE_PACKET_OVERHEAD = 14 + 20 + 8 + 12 + 4 + 4 + 8 + 12
 DTYPE, DTYPE_BYTES = "float", 4
 
 
+def size_label(size: float) -> str:
+    """A buffer size in the largest unit it is a whole number of: nccl-tests' binary units (``8B``,
+    ``64K``, ``512M``, ``2G``) or decimal ones (``64MB``, ``8GB``); else binary, rounded."""
+    for unit, k in (("G", 2 ** 30), ("GB", 1e9), ("M", 2 ** 20), ("MB", 1e6), ("K", 2 ** 10), ("KB", 1e3)):
+        if size >= k and float(size / k).is_integer():
+            return f"{size / k:g}{unit}"
+    for unit, k in (("G", 2 ** 30), ("M", 2 ** 20), ("K", 2 ** 10)):
+        if size >= k:
+            return f"{size / k:.4g}{unit}"
+    return f"{size:g}B"
+
+
 def wire_efficiency(tech: str) -> float:
     """Payload share of the bytes on the wire for full :data:`MTU_BYTES` packets (``ib`` or Ethernet)."""
     head = IB_PACKET_OVERHEAD if tech == "ib" else ROCE_PACKET_OVERHEAD

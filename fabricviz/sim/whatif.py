@@ -6,8 +6,9 @@ failed switch loses every cable), re-routes the copy as ``fabricviz simulate`` w
 InfiniBand a fresh sweep of the subnet manager with the routing engine — new LIDs and LFTs
 on the surviving subnet; on RoCE ECMP over the surviving graph) and runs max-min on one
 fixed, seeded workload made on the intact design. The metric is the mean per-flow max-min
-rate (``allreduce:SIZE``: the ring all-reduce busbw of :mod:`.collective` over the GPUs still
-reachable, in GB/s); flows touching a host that lost every path (:mod:`.reach`) are left out and counted,
+rate (``allreduce:SIZE``: the ring all-reduce busbw of :mod:`.collective` over every GPU, in GB/s;
+0 when a failure cuts a rank off, as NCCL's job fails then); flows touching a host that lost every
+path (:mod:`.reach`) are left out and counted,
 and those hosts are the trial's disconnected hosts. A host that lost some of its NICs' paths but not
 all (a DGX losing one rail's leaf) is *degraded*, not disconnected; ``nics_cut`` counts the NICs cut off.
 
@@ -40,6 +41,8 @@ SWITCH_TIERS = {"leaf": 1, "spine": 2, "core": 3}
 METRICS = ("permutation", "alltoall", "allreduce")
 ALLREDUCE_REFUSED = "allreduce metric: needs fabricviz collective (not yet)"
 STATS = ("min", "p5", "median", "p95", "max")
+#: Trials per K at most (the trial list is built up front; 10⁶ trials are hours of re-routing).
+MAX_TRIALS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -211,6 +214,13 @@ def with_cables_down(fabric: Fabric, cables: np.ndarray) -> Fabric:
     return fab
 
 
+def failed_cables(shared: Shared, trial_index: int) -> tuple[int, ...]:
+    """The cables trial ``trial_index`` (into ``shared.trials``) takes down (a failed switch's every
+    cable), sorted: what the GUI draws dashed."""
+    pick = trial_elements(shared, trial_index).tolist()
+    return tuple(sorted({int(c) for j in pick for c in shared.cables[j].tolist()}))
+
+
 def failed_fabric(shared: Shared, trial_index: int) -> Fabric:
     """The design as trial ``trial_index`` runs it: its failed elements' cables down, on a copy."""
     pick = trial_elements(shared, trial_index).tolist()
@@ -326,8 +336,8 @@ def prepare(fabric: Fabric, spec: FailSpec, metric: str = "permutation", trials:
     """The shared input of a what-if run (with the intact design's metric measured); refuses
     K larger than the elements of that kind and trials < 1 in one line."""
     from .workloads import make_workload
-    if trials < 1:
-        raise ParamError("trials", trials, "must be at least 1")
+    if not 1 <= trials <= MAX_TRIALS:
+        raise ParamError("trials", trials, f"must be 1 to {MAX_TRIALS:,} per K")
     if seed < 0:
         raise ParamError("seed", seed, "must be 0 or more")
     ids, names, cables = elements(fabric, spec)
@@ -350,6 +360,10 @@ def prepare(fabric: Fabric, spec: FailSpec, metric: str = "permutation", trials:
         tuple((k, i) for k in spec.ks for i in range(trials))
     sh = Shared(fabric, spec, ids, names, cables, flows, metric, engine, seed, plan, worst)
     value, out, _ = measure(sh, fabric)
+    if value <= 0 and metric.startswith("allreduce:") and out:
+        from .reach import left_out_line
+        raise FabricError(f"{fabric.name}: an all-reduce needs every GPU, and the intact design already cuts "
+                          f"some off ({left_out_line(out)})")
     if value <= 0:
         raise FabricError(f"{fabric.name}: the intact design carries no {metric} traffic")
     from dataclasses import replace
@@ -434,6 +448,6 @@ def ranked(results: Sequence[TrialResult]) -> list[TrialResult]:
 
 
 __all__ = ["ALLREDUCE_REFUSED", "Batch", "CSV_COLUMNS", "FailSpec", "KINDS", "SWITCH_TIERS", "Shared", "TIERS",
-           "TrialResult", "csv_text", "elements", "failed_fabric", "hosts_cut", "measure", "parse_fail",
-           "parse_metric", "per_k", "prepare", "ranked", "run_batch_trial", "run_trial", "run_trials", "stats",
-           "switch_tiers", "trial_elements", "with_cables_down"]
+           "TrialResult", "csv_text", "elements", "failed_cables", "failed_fabric", "hosts_cut", "measure",
+           "parse_fail", "parse_metric", "per_k", "prepare", "ranked", "run_batch_trial", "run_trial", "run_trials",
+           "stats", "switch_tiers", "trial_elements", "with_cables_down"]

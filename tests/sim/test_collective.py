@@ -238,3 +238,9 @@ def test_tree_allreduce_pipelines_up_and_down_the_double_binary_tree(ft32):
     assert r.time_us == pytest.approx(t / 1e3, rel=1e-8)
     assert r.busbw == pytest.approx(1e9 / t * 62 / 32, rel=1e-8)
     assert round(r.busbw, 4) == 48.0899
+
+
+def test_size_labels_are_whole_units_binary_first_then_decimal():
+    from fabricviz.sim.collective import size_label
+    assert [size_label(v) for v in (8, 1024, 2 ** 20, 2 ** 33, 64e6, 8e9, 1e6, 1536, 1e6 + 1)] == \
+        ["8B", "1K", "1M", "8G", "64MB", "8GB", "1MB", "1.5K", "976.6K"]

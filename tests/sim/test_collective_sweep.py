@@ -63,7 +63,7 @@ def test_a_sweep_prints_each_case_as_run_alone_then_the_summary(designs, tmp_pat
         assert body == table
     summary = blocks[-1].splitlines()
     assert summary[:2] == ["# summary (busbw GB/s)",
-                           "design              op             algo   gpus     busbw @4MiB     busbw @1MiB"]
+                           "design              op             algo   gpus       busbw @4M       busbw @1M"]
     for line, doc in zip(summary[2:], alone):
         bus = {r["size_bytes"]: r["busbw_GBps"] for r in doc["rows"]}
         assert line.split() == [doc["design"], doc["op"], "ring", str(doc["gpus"]), f"{bus[4 * 2 ** 20]:.2f}",
@@ -96,3 +96,31 @@ def test_a_sweep_refuses_a_case_in_one_line_naming_the_file_before_any_runs(desi
     assert main(["collective", a, "--op", "allreduce,allgather", "--algo", "tree"]) == 2
     assert capsys.readouterr().err.splitlines() == [
         "fabricviz: error: --algo 'tree': NCCL's tree runs all-reduce only; allgather runs ring"]
+
+
+def test_a_case_refused_as_it_runs_and_bad_outputs_are_one_line(designs, tmp_path, capsys):
+    """A design whose GPU lost its cable passes the up-front checks but its case refuses as it runs:
+    the line names the file (not the fan-out's item); --engine on RoCE, an unwritable --csv or
+    --plot are one line too, for one case and for a sweep."""
+    from fabricviz.sim.twin import twin
+    a, _ = designs
+    f = fat_tree(levels=2, radix=8, fabric="ib")
+    nic = f.find("node01/mlx5_0")
+    f.remove_cables([int(f.ports_t.cable[int(f.devices_t.first_port[nic])])])
+    cut, roce = tmp_path / "cut.json", tmp_path / "roce.json"
+    save_fabric(f, cut)
+    save_fabric(twin(fat_tree(levels=2, radix=4, fabric="ib"), "roce"), roce)
+    assert main(["collective", str(cut), a, "--op", "allreduce", "--sizes", "1MB"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"fabricviz: error: {cut}: allreduce, --gpus all: the collective's GPUs are not all reachable (node01)"]
+    for argv in ([str(roce)], [str(roce), a]):
+        assert main(["collective", *argv, "--op", "allreduce", "--sizes", "1MB", "--engine", "ftree"]) == 2
+        assert capsys.readouterr().err.splitlines() == [
+            f"fabricviz: error: --engine: subnet manager routing engines are InfiniBand's; {roce} is a RoCE design"]
+    missing = tmp_path / "no" / "such"
+    for argv in ([a], [a, "--gpus", "4,8"]):
+        for flag, name in (("--csv", "x.csv"), ("--plot", "x.png")):
+            out = missing / name
+            assert main(["collective", *argv, "--op", "allreduce", "--sizes", "1MB", flag, str(out)]) == 2
+            assert capsys.readouterr().err.splitlines() == [
+                f"fabricviz: error: {out}: cannot save: No such file or directory"]

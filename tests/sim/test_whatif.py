@@ -156,6 +156,7 @@ def test_cli_worst_prints_the_ranking(design, capsys):
     (["--fail", "cables:9"], "--fail 'cables:9': K=9 but the design has 8 cables"),
     (["--fail", "links-of:core:1"], "--fail 'links-of:core:1': unknown tier 'core' (use host, leaf-spine, spine-core)"),
     (["--fail", "switches:1", "--trials", "0"], "--trials 0: must be at least 1"),
+    (["--fail", "switches:1", "--trials", "2000000"], "--trials 2000000: must be 1 to 1,000,000 per K"),
     (["--fail", "pods:1"], "--fail 'pods:1': use cables:K, switches:K, switches-of:TIER:K or links-of:TIER:K"),
     (["--fail", "switches-of:core:1"],
      "--fail 'switches-of:core:1': the design has no core switches (its switch tiers: leaf, spine)"),
@@ -268,3 +269,16 @@ def test_worst_ranks_every_spine(tree8, tmp_path, capsys):
     assert lines[0].startswith("fat-tree-2l-r8-32h: fail switches-of:spine, metric permutation")
     assert [ln.split()[-1] for ln in lines[2:]] == ["spine01", "spine02", "spine03", "spine04"]
     assert {tuple(ln.split()[1:5]) for ln in lines[2:]} == {("0.660", "0.660", "0", "0")}
+
+
+def test_an_allreduce_whose_intact_design_already_cuts_a_gpu_off_is_refused_naming_it(tmp_path, capsys):
+    """NCCL needs every rank: the intact design scores 0 then, and the line says why."""
+    f = fat_tree(2, 8, fabric="ib")
+    nic = f.find("node01/mlx5_0")
+    f.remove_cables([int(f.ports_t.cable[int(f.devices_t.first_port[nic])])])
+    p = tmp_path / "cut.json"
+    save_fabric(f, p)
+    assert main(["whatif", str(p), "--fail", "cables:1", "--trials", "2", "--metric", "allreduce"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"fabricviz: error: {f.name}: an all-reduce needs every GPU, and the intact design already cuts some off "
+        "(1 host unreachable, left out of the run: node01 (not cabled))")

@@ -17,6 +17,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from fabricviz.sim.collective import size_label
 from fabricviz.ui.widgets.plots import tick_font
 
 #: Labelled x ticks at most (a 340 px dock reads about six size labels).
@@ -28,14 +29,6 @@ PICTURE_MIN = (900, 560)
 #: The key under the plot scrolls past this height (px): about three two-line entries.
 KEY_MAX_HEIGHT = 96
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
-
-
-def size_label(size: float) -> str:
-    """nccl-tests style sizes in binary units: ``8B``, ``64K``, ``512M``, ``2G``."""
-    for unit, k in (("G", 2 ** 30), ("M", 2 ** 20), ("K", 2 ** 10)):
-        if size >= k:
-            return f"{size / k:g}{unit}"
-    return f"{size:g}B"
 
 
 def size_ticks(lo: float, hi: float) -> list[list[tuple[float, str]]]:

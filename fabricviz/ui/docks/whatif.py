@@ -33,8 +33,8 @@ import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import FabricError
-from fabricviz.sim.whatif import (TIERS, Shared, TrialResult, csv_text, parse_fail, parse_metric, per_k,
-                                  switch_tiers, trial_elements)
+from fabricviz.sim.whatif import (TIERS, Shared, TrialResult, csv_text, failed_cables, parse_fail, parse_metric,
+                                  per_k, switch_tiers)
 from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
 from fabricviz.ui.canvas.items.semantic_queries import NEAR
 from fabricviz.ui.canvas.overlays import remove_from_scene
@@ -64,8 +64,7 @@ def fail_kinds(tiers: Sequence[str]) -> list[tuple[str, str]]:
 def trial_cables(shared: Shared, result: TrialResult) -> list[int]:
     """The cables trial ``result`` took down (a failed switch's every cable), sorted."""
     j = result.index if shared.worst else shared.trials.index((result.k, result.index))
-    pick = trial_elements(shared, j).tolist()
-    return sorted({int(c) for p in pick for c in shared.cables[p].tolist()})
+    return list(failed_cables(shared, j))
 
 
 class FailedCables:
