@@ -209,10 +209,11 @@ def run_sequence(w, start_text: str, seed: int) -> str | None:
     done: list[str] = []
     try:
         for _ in range(rng.randint(10, 20)):
-            before = (dumps(w.fabric), ed.stack.index(), ed.stack.count())
+            # a copy, not the bytes: serialised only when the edit was refused (most are taken)
+            was, before = w.fabric.copy(), (ed.stack.index(), ed.stack.count())
             label, ok = storm.step()
             done.append(label + ("" if ok else " (refused)"))
-            if not ok and (dumps(w.fabric), ed.stack.index(), ed.stack.count()) != before:
+            if not ok and (dumps(w.fabric), ed.stack.index(), ed.stack.count()) != (dumps(was), *before):
                 return f"seed {seed}: refused edit changed the design or the stack: {done}"
         end = dumps(w.fabric)
         if dumps(loads(end)) != end:
