@@ -131,13 +131,6 @@ def write_plot(results, path: str, title: str, labels: list[str] | None = None, 
     write_atomic(path, iio.imwrite("<bytes>", np.asarray(img), extension=".png"))
 
 
-def check_engine(fabric, engine: str | None, path: str) -> None:
-    """``--engine`` picks the InfiniBand subnet manager's routing: refused on a RoCE design."""
-    from ..sim.reach import fabric_tech
-    if engine is not None and fabric_tech(fabric) != "ib":
-        raise FabricError(f"--engine: subnet manager routing engines are InfiniBand's; {path} is a RoCE design")
-
-
 def run(args: argparse.Namespace) -> int:
     from .collective_sweep import one_case, run_sweep
     if not one_case(args):                # designs × ops × GPU counts: cases fanned out
@@ -145,10 +138,11 @@ def run(args: argparse.Namespace) -> int:
     from ..loaders import load_any
     from ..sim.collective import collective, parse_sizes
     from ..sim.units import ParamError
+    from .simulate import check_tech_options
     try:
         sizes = parse_sizes(args.sizes)
         fabric = load_any(args.file)
-        check_engine(fabric, args.engine, args.file)
+        check_tech_options(fabric, args)          # --engine is InfiniBand's
         res = collective(fabric, args.op.strip().lower(), sizes, args.algo.strip().lower(), args.gpus,
                          args.routing, args.transport, args.seed, engine=args.engine)
         if args.plot:

@@ -49,9 +49,8 @@ def run_sweep(args: argparse.Namespace) -> int:
         ops, gpus = parse_ops(args.op), parse_gpus(args.gpus)
         if args.plot and not args.plot.lower().endswith(".png"):
             raise ParamError("plot", args.plot, "writes a PNG (OUT.png)")
-        engine = getattr(args, "engine", None)
-        sweep = Sweep(tuple(_load(p, len(files) > 1, engine) for p in files), sizes, args.algo.strip().lower(),
-                      args.routing, args.transport, args.seed, engine or "minhop")
+        sweep = Sweep(tuple(_load(p, len(files) > 1, args) for p in files), sizes, args.algo.strip().lower(),
+                      args.routing, args.transport, args.seed, getattr(args, "engine", None) or "minhop")
         todo = cases(len(files), ops, gpus)
         for case in todo:
             _check(sweep, case, files[case.design], len(files) > 1)
@@ -82,12 +81,12 @@ def run_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load(path: str, name_file: bool, engine: str | None = None):
+def _load(path: str, name_file: bool, args: argparse.Namespace):
     from ..loaders import load_any
-    from .collective import check_engine
+    from .simulate import check_tech_options
     try:
         fabric = load_any(path)
-        check_engine(fabric, engine, path)
+        check_tech_options(fabric, args, path)    # --engine is InfiniBand's
         return fabric
     except FabricError as e:
         if not name_file or path in str(e):

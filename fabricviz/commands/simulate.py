@@ -53,24 +53,26 @@ def left_out_warning(res) -> str:
     return f"warning: {line}"
 
 
-def check_tech_options(fabric, args: argparse.Namespace) -> None:
+def check_tech_options(fabric, args: argparse.Namespace, path: str | None = None) -> None:
     """Refuse, in one line naming the flag, an option of the other technology than the design's
-    (DCQCN, PFC and its watchdog on InfiniBand; SLs, SM engines, partitions, credits on RoCE)."""
+    (DCQCN, PFC and its watchdog on InfiniBand; SLs, SM engines, partitions, credits on RoCE).
+    ``path``: the design's file as the line names it (default ``args.file``; several designs: each one's)."""
     from ..sim.reach import fabric_tech
+    path = args.file if path is None else path
     given = [d for d in (*ROCE_ONLY, *IB_ONLY) if getattr(args, d, None) is not None]
     fc = getattr(args, "flow_control", None)
     if fabric_tech(fabric) == "ib":
         for d in given:
             if d in ROCE_ONLY:
-                raise FabricError(f"{FLAGS[d]}: applies to RoCE (Ethernet) designs; {args.file} is InfiniBand")
+                raise FabricError(f"{FLAGS[d]}: applies to RoCE (Ethernet) designs; {path} is InfiniBand")
         if fc in ("pfc", "lossy"):
-            raise FabricError(f"--flow-control {fc}: applies to RoCE (Ethernet) designs; {args.file} is InfiniBand")
+            raise FabricError(f"--flow-control {fc}: applies to RoCE (Ethernet) designs; {path} is InfiniBand")
         return
     for d in given:
         if d in IB_ONLY:
-            raise FabricError(f"{FLAGS[d]}: {IB_ONLY[d]}; {args.file} is a RoCE design")
+            raise FabricError(f"{FLAGS[d]}: {IB_ONLY[d]}; {path} is a RoCE design")
     if fc == "credit":
-        raise FabricError(f"--flow-control credit: credits are InfiniBand's; {args.file} is a RoCE design "
+        raise FabricError(f"--flow-control credit: credits are InfiniBand's; {path} is a RoCE design "
                           "(use pfc or lossy)")
     for d in ("pfc_watchdog_restore", "pfc_watchdog_action"):
         if d in given and getattr(args, "pfc_watchdog", None) is None:

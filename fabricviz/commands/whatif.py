@@ -91,15 +91,13 @@ def run(args: argparse.Namespace) -> int:
 def _prepare(path: str, spec, metric: str, args: argparse.Namespace, name_file: bool):
     """One design's shared input; a refusal (load, --engine, K) names ``path`` when several are run."""
     from ..loaders import load_any
-    from ..sim.reach import fabric_tech
     from ..sim.units import ParamError
     from ..sim.whatif import prepare
+    from .simulate import check_tech_options
     try:
         try:
             fabric = load_any(path)
-            if args.engine is not None and fabric_tech(fabric) != "ib":
-                raise FabricError(f"--engine: subnet manager routing engines are InfiniBand's; "
-                                  f"{path} is a RoCE design")
+            check_tech_options(fabric, args, path)    # --engine is InfiniBand's
             return prepare(fabric, spec, metric, args.trials, args.seed, args.engine or "minhop", args.worst)
         except ParamError as e:
             if e.param not in FLAGS:

@@ -18,13 +18,13 @@ import socket
 import subprocess
 import sys
 
-import psutil
 import pytest
 
 from fabricviz.build import k_ary_fat_tree
 from fabricviz.model import FabricError
 from fabricviz.sim.fanout import (Cancelled, FanOut, TaskError, TaskRefused, add_fanout_args, fanout_from_args,
                                   progress_bar)
+from tests.processes import cluster_children
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DASK = os.path.join(os.path.dirname(sys.executable), "dask")
@@ -117,19 +117,6 @@ def dask_cluster():
                 p.wait()
 
 
-def _cluster_children() -> set[int]:
-    """This process's descendants, less the interpreter-wide multiprocessing resource tracker
-    (spawned on first use, it lives as long as this process and is no part of a cluster)."""
-    out = set()
-    for p in psutil.Process().children(recursive=True):
-        try:
-            if not any("resource_tracker" in a for a in p.cmdline()):
-                out.add(p.pid)
-        except psutil.NoSuchProcess:
-            pass
-    return out
-
-
 def test_serial_run_and_the_cli_options_import_no_dask(serial):
     probe = ("import argparse, json, sys\n"
              "from fabricviz.build import k_ary_fat_tree\n"
@@ -158,18 +145,18 @@ def test_local_cluster_gives_the_serial_numbers_in_order(fabric, serial):
 
 
 def test_process_cluster_matches_serial_then_cancel_shuts_it_down(fabric, serial):
-    before = _cluster_children()
+    before = cluster_children()
     seen: list[int] = []
     with pytest.raises(Cancelled) as exc:
         with FanOut(2, chunk=1) as fo:
-            assert len(_cluster_children() - before) == 2       # the two worker processes
+            assert len(cluster_children() - before) == 2       # the two worker processes
             assert fo.map(mean_rate, fabric, SEEDS) == serial
             fo.map(mean_rate, fabric, SEEDS, progress=lambda d, t: seen.append(d), cancelled=lambda: len(seen) >= 3)
     assert (exc.value.done, exc.value.total) == (3, 12)
     assert str(exc.value) == "cancelled after 3 of 12"
     assert seen == [1, 2, 3]
     assert fo.client is None
-    assert _cluster_children() - before == set()
+    assert cluster_children() - before == set()
 
 
 def test_existing_cluster_gives_the_serial_numbers_and_stays_up(dask_cluster, fabric, serial):

@@ -21,6 +21,7 @@ from fabricviz.sim.whatif import parse_fail, per_k, prepare, ranked, run_trials
 from fabricviz.ui.docks import whatif as whatif_mod
 from fabricviz.ui.docks import whatif_runner
 from fabricviz.ui.layout import Area
+from tests.ui.whatif_helpers import run_dock, set_controls
 
 WAIT = 10_000
 LEFT = QtCore.Qt.MouseButton.LeftButton
@@ -42,19 +43,11 @@ def window(make_window, design):
     return w, w.whatif_dock
 
 
-def _set(d, kind="cables", ks="1,2", trials=6, seed=3, metric="permutation", worst=False):
-    d.kind_box.setCurrentIndex(d.kind_box.findData(kind))
-    d.ks_edit.setText(ks)
-    d.trials_box.setValue(trials)
-    d.seed_box.setValue(seed)
-    d.metric_box.setCurrentText(metric)
-    d.worst_box.setChecked(worst)
+_set = set_controls
 
 
 def _run(qtbot, d, expect="done"):
-    with qtbot.waitSignal(d.finished, timeout=WAIT) as sig:
-        qtbot.mouseClick(d.run_button, LEFT)
-    assert sig.args == [expect]
+    run_dock(qtbot, d, expect, WAIT)
 
 
 def _click_row(qtbot, d, row):

@@ -12,7 +12,6 @@ import os
 import socket
 import threading
 
-import psutil
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -24,6 +23,8 @@ from fabricviz.ui.docks.whatif import WhatifDock
 from fabricviz.ui.docks import whatif_runner
 from fabricviz.ui.docks.whatif_runner import FIRST_BATCH, Where
 from fabricviz.ui.main_window import settings
+from tests.processes import cluster_children
+from tests.ui.whatif_helpers import run_dock, set_controls
 
 WAIT = 20_000
 LEFT = QtCore.Qt.MouseButton.LeftButton
@@ -68,20 +69,13 @@ def open_dock(make_window, design, monkeypatch):
 
 
 def _set(d, ks="1,2", trials=10, worst=False, workers=2, scheduler=""):
-    d.kind_box.setCurrentIndex(d.kind_box.findData("cables"))
-    d.ks_edit.setText(ks)
-    d.trials_box.setValue(trials)
-    d.seed_box.setValue(3)
-    d.metric_box.setCurrentText("permutation")
-    d.worst_box.setChecked(worst)
+    set_controls(d, ks=ks, trials=trials, worst=worst)
     d.workers_box.setValue(workers)
     d.scheduler_edit.setText(scheduler)
 
 
 def _run(qtbot, d, expect="done"):
-    with qtbot.waitSignal(d.finished, timeout=WAIT) as sig:
-        qtbot.mouseClick(d.run_button, LEFT)
-    assert sig.args == [expect]
+    run_dock(qtbot, d, expect, WAIT)
 
 
 def _said(d):
@@ -89,19 +83,6 @@ def _said(d):
     seen: list[str] = []
     d._said.connect(lambda _run, text: seen.append(text))
     return seen
-
-
-def _workers() -> set[int]:
-    """This process's descendants, less the multiprocessing resource tracker (it lives as long as
-    this process, no part of a cluster)."""
-    out = set()
-    for p in psutil.Process().children(recursive=True):
-        try:
-            if not any("resource_tracker" in a for a in p.cmdline()):
-                out.add(p.pid)
-        except psutil.NoSuchProcess:
-            pass
-    return out
 
 
 def test_two_dask_workers_give_the_serial_trials_and_the_cluster_serves_the_next_runs(open_dock, qtbot, expected):
@@ -244,13 +225,13 @@ def test_a_dock_destroyed_shuts_its_cluster_down(make_window, design, qtbot, exp
 def test_two_worker_processes_start_once_and_none_is_left_when_the_window_closes(open_dock, qtbot):
     w, d = open_dock(processes=True)
     serial = run_trials(prepare(leaf_spine(2, 2, 2), parse_fail("cables:1"), "permutation", 4, 3))
-    before = _workers()
+    before = cluster_children()
     _set(d, ks="1", trials=4)
     _run(qtbot, d)
     assert d.shown.results == serial
-    kids = _workers() - before
+    kids = cluster_children() - before
     assert len(kids) == 2                            # the two worker processes, kept for the session
     _run(qtbot, d)
-    assert d.shown.results == serial and _workers() - before == kids
+    assert d.shown.results == serial and cluster_children() - before == kids
     w.close()
-    assert _workers() - before == set()
+    assert cluster_children() - before == set()
