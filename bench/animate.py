@@ -34,7 +34,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import numpy as np  # noqa: E402
 from PySide6 import QtWidgets  # noqa: E402
 
-from fabricviz.build import k_ary_fat_tree  # noqa: E402
+from fabricviz.generate import k_ary_fat_tree  # noqa: E402
 from fabricviz.sim.frames import Frame  # noqa: E402
 from fabricviz.ui import MainWindow  # noqa: E402
 from fabricviz.sim.run import run_traffic  # noqa: E402

@@ -23,7 +23,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6 import QtWidgets  # noqa: E402
 
-from fabricviz.build import k_ary_fat_tree  # noqa: E402
+from fabricviz.generate import k_ary_fat_tree  # noqa: E402
 from fabricviz.formats.native import save_fabric  # noqa: E402
 from fabricviz.loaders import load_any  # noqa: E402
 from fabricviz.ui import MainWindow  # noqa: E402

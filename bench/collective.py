@@ -7,7 +7,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from fabricviz.build import rail_optimized
+from fabricviz.generate import rail_optimized
 from fabricviz.sim.collective import Solver, collective, parse_sizes
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 COLLECTIVE = """
 import resource, sys, time
-from fabricviz.build import fat_tree
+from fabricviz.generate import fat_tree
 from fabricviz.sim.collective import Solver, collective
 f = fat_tree(levels=3, radix=16, hosts=int(sys.argv[1]), fabric="ib")
 t = time.perf_counter()
@@ -61,7 +61,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--hosts", type=int, nargs="*", default=[256, 1024])
     args = ap.parse_args()
-    from fabricviz.build import fat_tree
+    from fabricviz.generate import fat_tree
     from fabricviz.formats.native import save_fabric
     with tempfile.TemporaryDirectory() as tmp:
         for hosts in args.hosts:

@@ -41,7 +41,7 @@ def reference() -> list[dict[str, str]]:
 
 
 def design(hosts: int):
-    from fabricviz.build import fat_tree
+    from fabricviz.generate import fat_tree
     f = fat_tree(levels=3, radix=RADIX[hosts], fabric="roce", switch="SN4700", speed="100GbE")
     f.set_meta("roce", ROCE)
     return f

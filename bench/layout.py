@@ -16,9 +16,9 @@ from timing import median_ms as _median_ms  # noqa: E402  (bench/timing.py)
 
 import numpy as np
 
-from fabricviz.build import fat_tree, leaf_spine, rail_optimized
-from fabricviz.build.autolayout import auto_layout, device_rects
-from fabricviz.build.groups import find_groups
+from fabricviz.generate import fat_tree, leaf_spine, rail_optimized
+from fabricviz.generate.autolayout import auto_layout, device_rects
+from fabricviz.generate.groups import find_groups
 
 DESIGNS = {
     "fat-tree 3l r16": lambda: fat_tree(3, 16),

@@ -9,7 +9,7 @@ import statistics
 import sys
 import time
 
-from fabricviz.build.fattree import k_ary_fat_tree
+from fabricviz.generate.fattree import k_ary_fat_tree
 from fabricviz.check.lint import ROUTE_LIMIT, LintContext, lint
 
 

@@ -19,7 +19,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6 import QtCore, QtGui, QtWidgets  # noqa: E402
 
-from fabricviz.build import k_ary_fat_tree  # noqa: E402
+from fabricviz.generate import k_ary_fat_tree  # noqa: E402
 from fabricviz.ui import MainWindow  # noqa: E402
 
 

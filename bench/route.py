@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "ib"))
 
-from fabricviz.build import fat_tree, k_ary_fat_tree  # noqa: E402
+from fabricviz.generate import fat_tree, k_ary_fat_tree  # noqa: E402
 from fabricviz.ib.routing import route  # noqa: E402
 
 ENGINES = ("minhop", "updn", "ftree")

@@ -20,7 +20,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6 import QtWidgets  # noqa: E402
 
-from fabricviz.build import k_ary_fat_tree  # noqa: E402
+from fabricviz.generate import k_ary_fat_tree  # noqa: E402
 from fabricviz.model import Fabric  # noqa: E402
 from fabricviz.ui.canvas.items.semantic import FAR_SWITCH_PX, MIDDLE_SERVER_PX, drawn_primitives  # noqa: E402
 from fabricviz.ui.canvas.scene import FabricScene  # noqa: E402

@@ -20,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from fabricviz.build import k_ary_fat_tree  # noqa: E402
+from fabricviz.generate import k_ary_fat_tree  # noqa: E402
 from fabricviz.sim.fluid import FluidParams, FluidSim  # noqa: E402
 from fabricviz.sim.links import link_table  # noqa: E402
 from fabricviz.sim.maxmin import maxmin  # noqa: E402

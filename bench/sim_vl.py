@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from timing import median_ms  # noqa: E402
 
-from fabricviz.build import k_ary_fat_tree  # noqa: E402
+from fabricviz.generate import k_ary_fat_tree  # noqa: E402
 from fabricviz.ib.qos import QosOptions, QosSet  # noqa: E402
 from fabricviz.ib.qos_meta import to_meta  # noqa: E402
 from fabricviz.sim import engine  # noqa: E402

@@ -23,8 +23,8 @@ import statistics
 import sys
 import time
 
-from fabricviz.build.fattree import fat_tree
-from fabricviz.build.rail import rail_optimized
+from fabricviz.generate.fattree import fat_tree
+from fabricviz.generate.rail import rail_optimized
 from fabricviz.sim.fanout import FanOut
 from fabricviz.sim.whatif import Batch, failed_fabric, measure, parse_fail, prepare, run_batch_trial, run_trial
 

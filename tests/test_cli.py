@@ -91,7 +91,7 @@ def test_python_dash_m_entry_point(tmp_path):
 
 
 def test_bundled_demo_matches_generator():
-    from fabricviz.build import fat_tree
+    from fabricviz.generate import fat_tree
     from fabricviz.resources import asset_path
     demo = load_fabric(asset_path("demo", "demo-fat-tree.json"))
     made = fat_tree(levels=2, radix=8, hosts=16, name="demo: 2-level NDR fat tree")

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from fabricviz.anim.recording import MAX_DEFAULT_S, SWEEP_EVENTS_PER_S, plan, sweep_clip, traffic_clip
-from fabricviz.build import fat_tree
+from fabricviz.generate import fat_tree
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
 

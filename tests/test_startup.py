@@ -151,7 +151,7 @@ def test_numpy_hop_search_counts_directed_hops_and_no_path():
 
 @pytest.mark.parametrize("build", ["ring", "mesh", "torus", "fat_tree", "leaf_spine"])
 def test_numpy_hop_search_equals_scipys(build, monkeypatch):
-    from fabricviz.build import k_ary_fat_tree, leaf_spine, ring, torus
+    from fabricviz.generate import k_ary_fat_tree, leaf_spine, ring, torus
     from fabricviz.sim import paths
     from fabricviz.sim.links import link_table
     f = {"ring": lambda: ring(9, fabric="roce"), "mesh": lambda: ring(5, wrap=False, fabric="roce"),

@@ -107,12 +107,12 @@ class Lesson:
 def build_spec(spec: dict[str, Any], path: str = "<lesson>", tech: str | None = None) -> Fabric:
     """A fresh fabric from a lesson's (or a step's) fabric spec (see the module doc)."""
     if "generator" in spec:
-        from .. import build
+        from .. import generate
         args = dict(spec.get("args", {}))
         if tech is not None:
             args["fabric"] = tech
         try:
-            f = getattr(build, spec["generator"])(**args)
+            f = getattr(generate, spec["generator"])(**args)
         except TypeError as e:
             raise FabricError(f"{path}: fabric.args: {e}") from None
     elif tech is not None:

@@ -51,7 +51,7 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
 
 
 def _register_direct(gsub: argparse._SubParsersAction) -> None:
-    """``torus``, ``ring`` and ``dragonfly`` (:mod:`fabricviz.build.direct`)."""
+    """``torus``, ``ring`` and ``dragonfly`` (:mod:`fabricviz.generate.direct`)."""
     to = gsub.add_parser("torus", help="2-D or 3-D torus (or mesh) of switches, hosts on every switch")
     to.add_argument("--dims", required=True, help="switches per dimension, e.g. 4x4 or 4x4x4")
     rg = gsub.add_parser("ring", help="ring of switches (a 1-D torus), hosts on every switch")
@@ -76,7 +76,7 @@ def _register_direct(gsub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..build import fat_tree, leaf_spine, rail_optimized
+    from ..generate import fat_tree, leaf_spine, rail_optimized
     from ..formats.native import save_fabric
     if args.topology == "fat-tree":
         f = fat_tree(levels=args.levels, radix=args.radix, hosts=args.hosts, blocking=args.blocking,
@@ -88,13 +88,13 @@ def run(args: argparse.Namespace) -> int:
                        super_spines=args.super_spines, pods=args.pods, servers=args.servers,
                        switch=args.switch, name=args.name)
     elif args.topology in ("torus", "ring"):
-        from ..build import torus
+        from ..generate import torus
         dims = args.dims if args.topology == "torus" else (args.switches,)
         f = torus(dims, args.hosts_per_switch, args.links_per_neighbour, wrap=not args.mesh,
                   speed=args.speed, fabric=args.fabric, switch=args.switch, servers=args.servers,
                   name=args.name)
     elif args.topology == "dragonfly":
-        from ..build import dragonfly
+        from ..generate import dragonfly
         f = dragonfly(args.groups, args.routers, args.hosts, args.global_links, balanced=args.balanced,
                       speed=args.speed, fabric=args.fabric, switch=args.switch, servers=args.servers,
                       name=args.name)

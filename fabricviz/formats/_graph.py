@@ -153,7 +153,7 @@ def from_graph(g: Graph, where: str) -> Fabric:
     except FabricError as e:
         raise FileFormatError(one_line(str(e))) from None
     if not any("x" in n.attrs or "y" in n.attrs for n in g.nodes if not n.attrs.get("parent")):
-        from ..build.autolayout import apply_auto_layout
+        from ..generate.autolayout import apply_auto_layout
         apply_auto_layout(f)        # a file with no positions at all: pods in a grid, not a pile at (0, 0)
     return f
 

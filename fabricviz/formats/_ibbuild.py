@@ -17,8 +17,8 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import shortest_path
 
-from ..build.autolayout import apply_auto_layout
-from ..build.common import finish, lid_space_problem
+from ..generate.autolayout import apply_auto_layout
+from ..generate.common import finish, lid_space_problem
 from ..model import UNICAST_LIDS, Catalog, Fabric, FabricError, LinkRate, Part
 from ..model.fabric import IB_SWITCH, KIND_CODE, NIC
 from ..model.guid import format_guid
@@ -214,7 +214,7 @@ def _file_lids(topo: Topology) -> tuple[dict[str, int], int]:
 
 def _layout(f: Fabric, dev: np.ndarray, pa: np.ndarray, pb: np.ndarray, an: np.ndarray) -> None:
     """Tiers (hosts 0, switches 1 + hops from a switch with hosts), then the auto layout (pods in a
-    grid, hosts under their leaves: :func:`fabricviz.build.autolayout.auto_layout`).
+    grid, hosts under their leaves: :func:`fabricviz.generate.autolayout.auto_layout`).
 
     SHARP aggregation nodes are not hosts: they take their switch's tier and sit just above it.
     """

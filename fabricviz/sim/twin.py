@@ -6,7 +6,7 @@ binding and cable (port for port, same length) and swaps the technology:
 * a switch becomes a catalog switch of the other technology with at least as
   many ports whose ports run at the same speed class (4xNDR ↔ 400GbE,
   4xHDR ↔ 200GbE, 4xXDR ↔ 800GbE), chosen by the generators' own
-  :func:`~fabricviz.build.common.pick_switch`; a textbook radix model
+  :func:`~fabricviz.generate.common.pick_switch`; a textbook radix model
   (``QM9700-R8``) becomes the radix model the generator would build
   (``SN4700-R8``). When no switch of that speed exists the smallest one whose
   ports can run slower is used in that mode (QM8700 40×HDR → SN5400 at 200GbE);
@@ -35,7 +35,7 @@ from ..model import Catalog, Fabric, FabricError, LinkRate, Part
 from ..model.catalog import CatalogError
 from ..model.fabric import IB_SWITCH, ETH_SWITCH, KIND_CODE, NIC, SWITCH_KINDS
 from ..model.tech import ETH, ETH_SPEEDS, IB, IB_SPEEDS, tech_name
-from ..build.common import check_lid_space, finish, pick_switch, radix_model
+from ..generate.common import check_lid_space, finish, pick_switch, radix_model
 
 #: ``twin()``'s technology names → model technology.
 TWIN_TECHS = {"ib": IB, "roce": ETH}

@@ -438,7 +438,7 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
 
     def layout_auto(self) -> None:
         """Design ▸ Auto Layout: pods in a grid filling the screen, hosts under their leaves."""
-        from fabricviz.build.layout import auto_layout
+        from fabricviz.generate.layout import auto_layout
         self._layout("Auto layout", auto_layout)
 
     def qos_settings(self) -> Any:
@@ -449,7 +449,7 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         return dlg
 
     def layout_force(self) -> None:
-        from fabricviz.build.layout import force_layout
+        from fabricviz.generate.layout import force_layout
         self._layout("Force layout", force_layout)
 
     def export_image(self) -> None:

@@ -69,8 +69,8 @@ def results9():
 def _lesson9_fabric():
     """Lesson 9's fabric built by hand: the generator's leaf-spine, leaf01:5's uplink re-made as
     100 m of 400G-DR4 single-mode optics."""
-    from fabricviz import build
-    f = build.leaf_spine(leaves=2, spines=2, hosts_per_leaf=4)
+    from fabricviz import generate
+    f = generate.leaf_spine(leaves=2, spines=2, hosts_per_leaf=4)
     f.set_cable(int(f.port("leaf01:5").cable.id), length_m=100, part="400G-DR4")
     return f
 

@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 
-from fabricviz import build
+from fabricviz import generate
 from fabricviz.anim.lessons import find_lesson, parse_lesson
 from fabricviz.cli import main
 from fabricviz.ib.creditloops import check_credit_loops
@@ -32,7 +32,7 @@ def lesson():
 @pytest.fixture(scope="module")
 def torus():
     """The lesson's fabric built here, and both engines' routings and credit checks of it."""
-    f = build.torus(dims=[4, 4], hosts_per_switch=1)
+    f = generate.torus(dims=[4, 4], hosts_per_switch=1)
     out = {}
     for eng in ("minhop", "dfsssp"):
         r = route(f, eng)

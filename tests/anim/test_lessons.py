@@ -10,7 +10,7 @@ from fabricviz.anim.lesson_results import CableChange, StepResult, SweepPlay, Tr
 from fabricviz.anim.lessons import (bundled, final_fabric, find_lesson, load_lesson, parse_lesson, resolve_until,
                                     run_lesson)
 from fabricviz.anim.sweep_timeline import narrate
-from fabricviz.build import fat_tree
+from fabricviz.generate import fat_tree
 from fabricviz.cli import main
 from fabricviz.ib.sweep import heavy_sweep
 from fabricviz.model import FabricError

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from fabricviz.anim.sweep_timeline import ACTIVE, INIT, SweepTimeline, narrate
-from fabricviz.build import fat_tree
+from fabricviz.generate import fat_tree
 from fabricviz.ib.sweep import heavy_sweep
 
 SWITCHES = [12, 13, 14, 15]
@@ -112,7 +112,7 @@ def test_index_at_time(tl):
 
 
 def test_keyframes_smaller_than_plain_copies():
-    from fabricviz.build import k_ary_fat_tree
+    from fabricviz.generate import k_ary_fat_tree
     t = SweepTimeline(heavy_sweep(k_ary_fat_tree(8), "ftree"))
     assert len(t) == 440 + 128                    # 128 PortInfo SMPs: one per switch port facing a host
     assert t.nbytes() * 10 < t.plain_copies_nbytes()
@@ -136,7 +136,7 @@ def test_pkey_tables_sent_as_smps_and_narrated():
     """With a partitions.conf, the P_Key manager sends each changed 32-entry block: the CA port's
     table and the table of the switch port facing it, then that port's enforcement (PortInfo; one
     per switch port facing a CA), then the banner."""
-    from fabricviz.build import k_ary_fat_tree
+    from fabricviz.generate import k_ary_fat_tree
     from fabricviz.formats.partitions_conf import loads
     from fabricviz.ib.partitions import to_meta
     f = k_ary_fat_tree(4)
@@ -170,7 +170,7 @@ def test_pkey_tables_sent_as_smps_and_narrated():
 def test_resweep_keeps_live_links_active_and_arms_only_a_returning_link():
     """On Trap 128 OpenSM re-sweeps but does not bounce ACTIVE links; a cable put back goes
     INIT -> ARMED -> ACTIVE alone."""
-    from fabricviz.build import fat_tree
+    from fabricviz.generate import fat_tree
     from fabricviz.ib.routing import route
     from fabricviz.ib.sweep import cable_pull, heavy_sweep
     from fabricviz.anim.sweep_timeline import ACTIVE, SweepTimeline

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 import fabricviz.check.lint as lint_mod
-from fabricviz.build.fattree import fat_tree, k_ary_fat_tree
-from fabricviz.build.leafspine import leaf_spine
-from fabricviz.build.rail import rail_optimized
+from fabricviz.generate.fattree import fat_tree, k_ary_fat_tree
+from fabricviz.generate.leafspine import leaf_spine
+from fabricviz.generate.rail import rail_optimized
 from fabricviz.check.lint import RULES, lint
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
@@ -180,7 +180,7 @@ def big2():
 
 @pytest.mark.parametrize("lmc,severity,need", [(4, None, 0), (5, "warning", 47199), (6, "error", 93390)])
 def test_lid_space(big2, lmc, severity, need):
-    from fabricviz.build.common import lid_space_problem
+    from fabricviz.generate.common import lid_space_problem
     from fabricviz.ib.routing import subnet_and_lids
     big2.meta["lmc"] = lmc
     found = only(lint(big2, ["lid-space"]), "lid-space")

@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 
-from fabricviz.build import leaf_spine
+from fabricviz.generate import leaf_spine
 from fabricviz.ethernet.dcqcn import NVIDIA, PAPER, DcqcnParams, dcqcn_preset, dcqcn_step
 from fabricviz.sim.compare import compare_techs
 

@@ -14,7 +14,7 @@ import json
 import numpy as np
 import pytest
 
-from fabricviz.build import leaf_spine, ring
+from fabricviz.generate import leaf_spine, ring
 from fabricviz.check.lint import lint
 from fabricviz.cli import main
 from fabricviz.ethernet.pfc_deadlock import cable_of, check_pfc_deadlock, closing_flows

@@ -61,7 +61,7 @@ class Seed:
 
 
 def _fabrics():
-    from fabricviz.build import fat_tree, leaf_spine
+    from fabricviz.generate import fat_tree, leaf_spine
     return {"ft2-r4": fat_tree(levels=2, radix=4), "ft2-r8": fat_tree(levels=2, radix=8),
             "ft2-r4-dgx": fat_tree(levels=2, radix=4, servers="dgx"),
             "ls-2x2": leaf_spine(2, 2, 2)}

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricviz.build import fat_tree, leaf_spine
+from fabricviz.generate import fat_tree, leaf_spine
 from fabricviz.cli import main
 from fabricviz.formats import _graph, _yaml, clab, dot, gml, graphml, netjson, slurm
 from fabricviz.formats.ibnetdiscover import export_ibnetdiscover

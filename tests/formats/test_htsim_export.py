@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricviz.build import fat_tree, leaf_spine
+from fabricviz.generate import fat_tree, leaf_spine
 from fabricviz.cli import main
 from fabricviz.formats.htsim import parse_connection_matrix
 from fabricviz.formats.native import save_fabric

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricviz.build.common import lid_space_problem
+from fabricviz.generate.common import lid_space_problem
 from fabricviz.cli import main
 from fabricviz.formats._ibbuild import prescan
 from fabricviz.formats.ibnetdiscover import check_ibnetdiscover, loads

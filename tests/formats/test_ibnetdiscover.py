@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from fabricviz.build import k_ary_fat_tree, leaf_spine
+from fabricviz.generate import k_ary_fat_tree, leaf_spine
 from fabricviz.formats.ibnetdiscover import (check_ibnetdiscover, export_ibnetdiscover, load, loads,
                                              save_ibnetdiscover)
 from fabricviz.formats.native import save_fabric

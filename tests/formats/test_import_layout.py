@@ -7,8 +7,8 @@ import re
 
 import numpy as np
 
-from fabricviz.build import k_ary_fat_tree
-from fabricviz.build.autolayout import auto_layout
+from fabricviz.generate import k_ary_fat_tree
+from fabricviz.generate.autolayout import auto_layout
 from fabricviz.formats import graphml
 from fabricviz.ib.tiers import device_tiers
 

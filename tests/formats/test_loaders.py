@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fabricviz.build import fat_tree
+from fabricviz.generate import fat_tree
 from fabricviz.loaders import FORMATS, detect_format, load_any, save_as
 from fabricviz.model import Fabric, FabricError
 

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from fabricviz.build import fat_tree, rail_optimized
+from fabricviz.generate import fat_tree, rail_optimized
 from fabricviz.formats import native
 from fabricviz.formats.limits import parse_json
 from fabricviz.formats.native_bulk import load_columns

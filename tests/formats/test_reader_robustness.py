@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fabricviz.build import fat_tree
-from fabricviz.build.autolayout import with_children
+from fabricviz.generate import fat_tree
+from fabricviz.generate.autolayout import with_children
 from fabricviz.cli import main
 from fabricviz.formats import clab, dot, gml, graphml, native, netjson
 from fabricviz.loaders import load_any

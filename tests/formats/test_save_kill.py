@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.model import atomic
 from fabricviz.formats.native import dumps, save_fabric, save_text_atomic
 from fabricviz.loaders import load_any

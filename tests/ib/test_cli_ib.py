@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from fabricviz.build import fat_tree
+from fabricviz.generate import fat_tree
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
 from fabricviz.model import Fabric

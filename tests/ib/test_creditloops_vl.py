@@ -7,7 +7,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.formats.ibnetdiscover import loads
 from fabricviz.ib.creditloops import check_credit_loops, find_credit_loops
 from fabricviz.ib.path_sl import PathSL

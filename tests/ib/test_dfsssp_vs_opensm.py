@@ -97,7 +97,7 @@ def live():
 
 
 def _k8_export() -> str:
-    from fabricviz.build import k_ary_fat_tree
+    from fabricviz.generate import k_ary_fat_tree
     return export_ibnetdiscover(k_ary_fat_tree(8))
 
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from fabricviz.build.direct import torus
+from fabricviz.generate.direct import torus
 from fabricviz.ib.routing import route
 from fabricviz.ib.vl_layers import engine_layers, layer_masks
 

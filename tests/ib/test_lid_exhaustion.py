@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fabricviz.build import fat_tree
-from fabricviz.build.common import lid_space_problem
+from fabricviz.generate import fat_tree
+from fabricviz.generate.common import lid_space_problem
 from fabricviz.check.lint import LintContext, lint
 from fabricviz.check.lint_rules import lid_space_needs
 from fabricviz.cli import main

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.check.lint import lint
 from fabricviz.cli import main
 from fabricviz.formats.ibnetdiscover import export_ibnetdiscover, loads, sniff

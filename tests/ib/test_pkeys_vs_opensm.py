@@ -1,6 +1,6 @@
 """Differential test: P_Key tables from ``route --dump-tables`` against the real OpenSM.
 
-A k=4 fat tree (fabricviz.build) is exported to ibnetdiscover, run under ibsim
+A k=4 fat tree (fabricviz.generate) is exported to ibnetdiscover, run under ibsim
 with OpenSM 3.3.23 and a partitions.conf of our own, and every CA port's, every
 switch port 0's and every switch port facing a CA's P_Key table is read back
 with ``smpquery pkeys`` (tests/ib/pkey_oracle.py) and compared entry for entry
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.cli import main
 from fabricviz.formats.ibnetdiscover import export_ibnetdiscover, loads, sniff
 from fabricviz.formats.partitions_conf import loads as conf_loads
@@ -157,7 +157,7 @@ def test_pkey_tables_match_opensm(live, case, tmp_path):
 
 def test_pkey_tables_of_a_torus_match_opensm(live, tmp_path):
     """The same partitions on a 4×4 torus (16 switches, each with wrap-around links and a host)."""
-    from fabricviz.build.direct import torus
+    from fabricviz.generate.direct import torus
     ours, theirs, _, sn = run_case("mixed", tmp_path, fabric=torus((4, 4)))
     ports, entries, diff = _compare(ours, theirs)
     assert ports == 16 + 16 + 16          # CA ports, switch ports 0, switch ports facing CAs

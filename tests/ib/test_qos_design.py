@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from fabricviz.anim.sweep_timeline import narrate
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.formats.native import load_fabric, save_fabric
 from fabricviz.formats.opensm_conf import loads
 from fabricviz.ib.qos import compute_qos

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.formats import opensm_conf
 from fabricviz.formats.ibnetdiscover import export_ibnetdiscover, loads, sniff
 from fabricviz.ib.qos import compute_qos

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fabricviz.build import fat_tree
+from fabricviz.generate import fat_tree
 from fabricviz.cli import main
 from fabricviz.ib.creditloops import find_credit_loops
 from fabricviz.formats.opensm_lfts import lfts_dump_text

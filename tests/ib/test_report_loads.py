@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from fabricviz.build import fat_tree
+from fabricviz.generate import fat_tree
 from fabricviz.ib.report import cable_loads, port_loads
 from fabricviz.ib.routing import route
 

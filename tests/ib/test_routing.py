@@ -5,7 +5,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fabricviz.build import fat_tree, k_ary_fat_tree, leaf_spine
+from fabricviz.generate import fat_tree, k_ary_fat_tree, leaf_spine
 from fabricviz.ib.creditloops import find_credit_loops
 from fabricviz.ib.lids import assign_lids
 from fabricviz.ib.routing import route
@@ -222,7 +222,7 @@ def test_cable_pull_resweep_keeps_lids_and_moves_only_what_changed():
 @given(levels=st.sampled_from([2, 3]), radix=st.sampled_from([4, 6, 8]),
        fill=st.floats(0.2, 1.0), parallel=st.sampled_from([1, 2]), engine=st.sampled_from(["minhop", "updn"]))
 def test_property_random_fat_trees(levels, radix, fill, parallel, engine):
-    from fabricviz.build import plan_fat_tree
+    from fabricviz.generate import plan_fat_tree
     try:
         plan = plan_fat_tree(levels, radix, parallel=parallel)
     except FabricError:

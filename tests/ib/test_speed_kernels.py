@@ -13,7 +13,7 @@ import pytest
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import shortest_path
 
-from fabricviz.build import fat_tree, k_ary_fat_tree, leaf_spine
+from fabricviz.generate import fat_tree, k_ary_fat_tree, leaf_spine
 from fabricviz.ib import kernels, ucast
 from fabricviz.ib.lids import assign_lids
 from fabricviz.ib.routing import route
@@ -53,7 +53,7 @@ def test_small_subnets_route_without_loading_numba(tmp_path):
     import subprocess
     import sys
     code = ("import sys\n"
-            "from fabricviz.build import k_ary_fat_tree\n"
+            "from fabricviz.generate import k_ary_fat_tree\n"
             "from fabricviz.ib.routing import route, subnet_and_lids\n"
             "from fabricviz.ib.ucast import compiled\n"
             "for e in ('minhop', 'updn', 'ftree'):\n"

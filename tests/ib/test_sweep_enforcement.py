@@ -15,7 +15,7 @@ import re
 import pytest
 
 from fabricviz.anim.sweep_timeline import narrate
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.formats.partitions_conf import loads
 from fabricviz.ib.partitions import resolve, to_meta
 from fabricviz.ib.pkeys import IBSIM, PKeyCaps, compute_tables

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricviz.build import fat_tree, k_ary_fat_tree, leaf_spine
+from fabricviz.generate import fat_tree, k_ary_fat_tree, leaf_spine
 from fabricviz.formats.ibnetdiscover import export_ibnetdiscover, loads, sniff
 from fabricviz.ib.routing import route
 from fabricviz.ib.subnet import NO_PATH

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from fabricviz.build.common import pick_switch
-from fabricviz.build.fattree import fat_tree
+from fabricviz.generate.common import pick_switch
+from fabricviz.generate.fattree import fat_tree
 from fabricviz.formats.native import load_fabric, save_fabric
 from fabricviz.model.catalog import Catalog, Part
 from fabricviz.model.errors import CatalogError

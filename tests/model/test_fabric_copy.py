@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from fabricviz.build import fat_tree
+from fabricviz.generate import fat_tree
 
 
 def test_copy_is_independent_and_keeps_ids():

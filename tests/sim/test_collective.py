@@ -15,8 +15,8 @@ import imageio.v3 as iio
 import numpy as np
 import pytest
 
-from fabricviz.build import fat_tree, rail_optimized
-from fabricviz.build.common import add_hosts, add_switches, finish, pad_names, pick_switch, switch_ports
+from fabricviz.generate import fat_tree, rail_optimized
+from fabricviz.generate.common import add_hosts, add_switches, finish, pad_names, pick_switch, switch_ports
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
 from fabricviz.model import Fabric, LinkRate

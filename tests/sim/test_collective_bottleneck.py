@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fabricviz.build import fat_tree
+from fabricviz.generate import fat_tree
 from fabricviz.sim.collective import Solver, collective, csv_text, slowest_step
 
 

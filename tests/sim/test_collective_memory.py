@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fabricviz.build import fat_tree, rail_optimized
+from fabricviz.generate import fat_tree, rail_optimized
 from fabricviz.sim.collective import Solver, collective, parse_sizes
 from fabricviz.sim.collective_plan import plan
 

@@ -10,7 +10,7 @@ import json
 import imageio.v3 as iio
 import pytest
 
-from fabricviz.build import fat_tree
+from fabricviz.generate import fat_tree
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
 from fabricviz.sim.collective_sweep import Case, cases, parse_gpus, parse_ops

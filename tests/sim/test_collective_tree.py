@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fabricviz.build import fat_tree
-from fabricviz.build.common import add_hosts, add_switches, finish, pick_switch, switch_ports
+from fabricviz.generate import fat_tree
+from fabricviz.generate.common import add_hosts, add_switches, finish, pick_switch, switch_ports
 from fabricviz.model import Fabric, LinkRate
 from fabricviz.sim.collective import Solver, collective, parse_sizes, slowest_step, wire_efficiency
 from fabricviz.sim.collective_plan import btree_parents, dtree_parents, plan, tree_depth

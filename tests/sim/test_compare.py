@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from fabricviz.build import fat_tree
+from fabricviz.generate import fat_tree
 from fabricviz.sim.twin import twin
 from fabricviz.cli import main
 from fabricviz.formats.native import load_fabric, save_fabric

@@ -20,7 +20,7 @@ import sys
 
 import pytest
 
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.model import FabricError
 from fabricviz.sim.fanout import (Cancelled, FanOut, TaskError, TaskRefused, add_fanout_args, fanout_from_args,
                                   progress_bar)
@@ -119,7 +119,7 @@ def dask_cluster():
 
 def test_serial_run_and_the_cli_options_import_no_dask(serial):
     probe = ("import argparse, json, sys\n"
-             "from fabricviz.build import k_ary_fat_tree\n"
+             "from fabricviz.generate import k_ary_fat_tree\n"
              "from fabricviz.sim.fanout import FanOut, add_fanout_args\n"
              "from tests.sim.test_fanout import SEEDS, mean_rate\n"
              "add_fanout_args(argparse.ArgumentParser())\n"
@@ -258,7 +258,7 @@ def test_a_scheduler_nobody_runs_is_a_one_line_error_naming_the_flag():
 def test_whatif_trials_on_a_real_cluster_and_a_local_one_equal_the_serial_run(dask_cluster, tmp_path, capsys):
     """`fabricviz whatif` with --scheduler (the real scheduler + 2 workers above) and with --workers 2
     (a local cluster it starts itself): the same trials, byte for byte, as the serial run."""
-    from fabricviz.build import leaf_spine
+    from fabricviz.generate import leaf_spine
     from fabricviz.cli import main
     from fabricviz.formats.native import save_fabric
     design = tmp_path / "ls.json"
@@ -275,7 +275,7 @@ def test_whatif_trials_on_a_real_cluster_and_a_local_one_equal_the_serial_run(da
 def test_a_whatif_batch_on_a_real_cluster_equals_the_serial_run(dask_cluster, tmp_path, capsys):
     """`fabricviz whatif A.json B.json`: both designs' trials in one map, the same JSON byte for byte
     serially and on the real scheduler + 2 workers; one trial per task gives each design's own trials."""
-    from fabricviz.build import leaf_spine, rail_optimized
+    from fabricviz.generate import leaf_spine, rail_optimized
     from fabricviz.cli import main
     from fabricviz.formats.native import save_fabric
     from fabricviz.sim.whatif import Batch, parse_fail, prepare, run_batch_trial, run_trials
@@ -295,7 +295,7 @@ def test_a_whatif_batch_on_a_real_cluster_equals_the_serial_run(dask_cluster, tm
 
 
 def test_a_collective_sweep_on_a_real_cluster_equals_the_serial_run(dask_cluster, tmp_path, capsys):
-    from fabricviz.build import fat_tree
+    from fabricviz.generate import fat_tree
     from fabricviz.cli import main
     from fabricviz.formats.native import save_fabric
     a, b = tmp_path / "ft8.json", tmp_path / "ft4.json"

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from fabricviz.build import k_ary_fat_tree, leaf_spine
+from fabricviz.generate import k_ary_fat_tree, leaf_spine
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
 from fabricviz.model import FabricError

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from fabricviz.build import leaf_spine
+from fabricviz.generate import leaf_spine
 from fabricviz.sim.engine import simulate
 from fabricviz.sim.fluid import FluidParams, FluidSim
 from fabricviz.sim.frames import Frame

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fabricviz.build import fat_tree
+from fabricviz.generate import fat_tree
 from fabricviz.sim.engine import roce_fluid, simulate
 from fabricviz.sim.fct import flow_times
 from fabricviz.sim.workloads import Flows

@@ -4,7 +4,7 @@ and on a 2-level InfiniBand fat tree (credits). Conservation checked in every ca
 import numpy as np
 import pytest
 
-from fabricviz.build import fat_tree, leaf_spine
+from fabricviz.generate import fat_tree, leaf_spine
 from fabricviz.sim.summary import format_summary
 from fabricviz.ethernet.pfc import PfcParams, headroom_bytes, pause_response_s
 from fabricviz.sim.engine import simulate

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from fabricviz.build import fat_tree, k_ary_fat_tree, leaf_spine
+from fabricviz.generate import fat_tree, k_ary_fat_tree, leaf_spine
 from fabricviz.sim.latency import LatencyParams, base_rtt_ns, bdp_bytes, link_latency, path_hops
 from fabricviz.sim.links import link_table
 from fabricviz.sim.paths import route

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.sim.links import link_table
 
 

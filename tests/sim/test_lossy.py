@@ -59,7 +59,7 @@ def test_lossless_twin_finishes_sooner_without_loss(runs):
 
 
 def test_summary_reports_drops_and_retransmissions():
-    from fabricviz.build import leaf_spine
+    from fabricviz.generate import leaf_spine
     from fabricviz.sim.engine import roce_fluid, simulate
     from fabricviz.sim.workloads import make_workload
     f = leaf_spine(2, 2, 4)

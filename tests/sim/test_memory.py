@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fabricviz.build import fat_tree
+from fabricviz.generate import fat_tree
 from fabricviz.sim import maxmin as mm
 from fabricviz.sim import paths
 from fabricviz.sim.compare import run_workload

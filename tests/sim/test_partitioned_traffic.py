@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from fabricviz.build import k_ary_fat_tree, leaf_spine
+from fabricviz.generate import k_ary_fat_tree, leaf_spine
 from fabricviz.formats.partitions_conf import loads as conf_loads
 from fabricviz.formats.native import save_fabric
 from fabricviz.ib.partitions import to_meta

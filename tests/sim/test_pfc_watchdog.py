@@ -14,7 +14,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fabricviz.build import leaf_spine
+from fabricviz.generate import leaf_spine
 from fabricviz.cli import main
 from fabricviz.ethernet.pfc import PfcParams, dynamic_xoff
 from fabricviz.ethernet.pfc_watchdog import PfcWatchdog, WatchdogParams, cycle_load, deadlocked

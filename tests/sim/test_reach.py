@@ -5,7 +5,7 @@ the result names the two left out with the reason."""
 import numpy as np
 import pytest
 
-from fabricviz.build import fat_tree, leaf_spine
+from fabricviz.generate import fat_tree, leaf_spine
 from fabricviz.model import FabricError
 from fabricviz.sim.compare import run_workload
 from fabricviz.sim.reach import NO_PATH, NO_SM_ROUTE, NOT_CABLED, Unreachable, host_reach, left_out_line

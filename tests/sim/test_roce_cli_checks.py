@@ -12,7 +12,7 @@ import json
 import numpy as np
 import pytest
 
-from fabricviz.build import leaf_spine
+from fabricviz.generate import leaf_spine
 from fabricviz.cli import main
 from fabricviz.ethernet.pfc import PfcParams, dynamic_xoff
 from fabricviz.ethernet.pfc_watchdog import cycle_load, deadlocked

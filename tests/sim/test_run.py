@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fabricviz.build import fat_tree, leaf_spine
+from fabricviz.generate import fat_tree, leaf_spine
 from fabricviz.sim.engine import simulate
 from fabricviz.sim.run import run_traffic
 from fabricviz.sim.workloads import incast, permutation, reachable_endpoints

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.ib.routing import route as sm_route
 from fabricviz.ib.trace import trace
 from fabricviz.sim.links import link_table

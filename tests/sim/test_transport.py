@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from fabricviz.build import fat_tree, leaf_spine
+from fabricviz.generate import fat_tree, leaf_spine
 from fabricviz.model import FabricError
 from fabricviz.sim.engine import simulate
 from fabricviz.sim.links import link_table

@@ -6,7 +6,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from fabricviz.build import fat_tree, leaf_spine
+from fabricviz.generate import fat_tree, leaf_spine
 from fabricviz.sim.twin import twin
 from fabricviz.sim.twin import equivalent_rate
 from fabricviz.model import FabricError, LinkRate

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.cli import main
 from fabricviz.formats.native import load_fabric, save_fabric
 from fabricviz.ib.path_sl import PathSL

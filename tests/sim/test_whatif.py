@@ -17,8 +17,8 @@ import random
 import numpy as np
 import pytest
 
-from fabricviz.build.fattree import fat_tree
-from fabricviz.build.leafspine import leaf_spine
+from fabricviz.generate.fattree import fat_tree
+from fabricviz.generate.leafspine import leaf_spine
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
 from fabricviz.sim.compare import run_workload
@@ -212,7 +212,7 @@ def tree8():
 
 
 def test_switches_of_a_tier_parse_name_and_count():
-    from fabricviz.build import k_ary_fat_tree
+    from fabricviz.generate import k_ary_fat_tree
     from fabricviz.sim.whatif import FailSpec, switch_tiers
     spec = parse_fail(" Switches-of:Spine:2,1,2 ")
     assert spec == FailSpec("switches-of", "spine", (1, 2))

@@ -13,8 +13,8 @@ import json
 import imageio.v3 as iio
 import pytest
 
-from fabricviz.build.leafspine import leaf_spine
-from fabricviz.build.rail import rail_optimized
+from fabricviz.generate.leafspine import leaf_spine
+from fabricviz.generate.rail import rail_optimized
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
 from fabricviz.sim.fanout import FanOut

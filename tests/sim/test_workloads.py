@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.model import FabricError
 from fabricviz.sim.engine import simulate
 from fabricviz.sim.flows_csv import load_flows, save_flows

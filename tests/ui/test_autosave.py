@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from PySide6 import QtCore, QtWidgets
 
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.formats import native
 from fabricviz.model import atomic
 from fabricviz.formats.native import dumps, save_fabric

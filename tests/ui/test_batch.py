@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore
 
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 
 LEFT = QtCore.Qt.MouseButton.LeftButton
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.build import leaf_spine
+from fabricviz.generate import leaf_spine
 from fabricviz.sim.run import run_traffic
 from fabricviz.ui.docks.charts import PLOTS, STEADY_X, ChartsDock
 from fabricviz.ui.layout import BOTTOM_HEIGHT

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from PySide6 import QtCore, QtWidgets
 
-from fabricviz.build import fat_tree
+from fabricviz.generate import fat_tree
 from fabricviz.sim.compare import compare_techs
 from fabricviz.ui.dialogs.compare import ReadOnlyCanvas, TechCompareWindow
 from fabricviz.ui.document.document import Document

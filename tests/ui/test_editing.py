@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from fabricviz.build import fat_tree
-from fabricviz.build.layout import force_layout, tiered_layout
+from fabricviz.generate import fat_tree
+from fabricviz.generate.layout import force_layout, tiered_layout
 from fabricviz.formats.native import load_fabric
 from fabricviz.model.guid import format_guid
 

@@ -70,7 +70,7 @@ def test_selection_and_hover_are_left_out_and_kept(make_window, tmp_path):
 def test_selection_is_kept_when_exporting_zoomed_far_out(make_window, tmp_path):
     """At far zoom the semantic layer hides devices (group boxes): the selected ones are shown
     for their selection, and after a picture they are shown and selected again."""
-    from fabricviz.build import k_ary_fat_tree
+    from fabricviz.generate import k_ary_fat_tree
     from fabricviz.ui.canvas.items.semantic import FAR
     w = make_window()
     w.apply_generated(k_ary_fat_tree(8))                  # 128 hosts, 80 switches: far at 0.15

@@ -8,7 +8,7 @@ import json
 import pytest
 from PySide6 import QtGui, QtWidgets
 
-from fabricviz.build import k_ary_fat_tree, leaf_spine
+from fabricviz.generate import k_ary_fat_tree, leaf_spine
 from tests.ui.test_lossless_dock import _fabric
 
 switch_config = pytest.importorskip("fabricviz.formats.switch_config")

@@ -9,7 +9,7 @@ import pytest
 from PySide6 import QtWidgets
 
 from fabricviz import cli
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.model import atomic
 from fabricviz.formats.native import dumps, save_fabric
 from fabricviz.ui.app import start_windows

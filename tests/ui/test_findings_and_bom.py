@@ -17,8 +17,8 @@ from PySide6 import QtCore, QtWidgets
 
 import fabricviz.check.lint as lint_mod
 import fabricviz.ui.docks.findings as findings_mod
-from fabricviz.build.fattree import k_ary_fat_tree
-from fabricviz.build.leafspine import leaf_spine
+from fabricviz.generate.fattree import k_ary_fat_tree
+from fabricviz.generate.leafspine import leaf_spine
 from fabricviz.check.bom import bill_of_materials
 from fabricviz.check.lint import lint
 from fabricviz.ui.docks.bom import COLUMNS as BOM_COLUMNS, BomDock

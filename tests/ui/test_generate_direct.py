@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from PySide6 import QtCore
 
-from fabricviz.build import ring, torus
-from fabricviz.build.geometry import device_rects
+from fabricviz.generate import ring, torus
+from fabricviz.generate.geometry import device_rects
 from fabricviz.ui.canvas.items.cables import cable_anchors
 from fabricviz.ui.dialogs.generator import GeneratorDialog
 

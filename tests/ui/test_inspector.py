@@ -7,7 +7,7 @@ import threading
 
 from PySide6 import QtCore
 
-from fabricviz.build import fat_tree
+from fabricviz.generate import fat_tree
 from fabricviz.ib.routing import route
 from fabricviz.model.guid import format_guid
 from fabricviz.ui.docks.inspector import C_GUID, C_LID, C_PORT, C_STATE

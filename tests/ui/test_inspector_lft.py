@@ -13,7 +13,7 @@ import time
 
 from PySide6 import QtCore
 
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.ib import routing
 from fabricviz.ib.routing import route
 

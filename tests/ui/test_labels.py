@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.build import fat_tree, leaf_spine
+from fabricviz.generate import fat_tree, leaf_spine
 from fabricviz.model import Fabric
 from fabricviz.ui.canvas.items.devices import K_GPU, K_NIC
 from fabricviz.ui.canvas.items.labels import CELL_PX, SPACING_PX

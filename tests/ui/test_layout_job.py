@@ -9,8 +9,8 @@ import networkx as nx
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
-from fabricviz.build import k_ary_fat_tree
-from fabricviz.build import layout as build_layout
+from fabricviz.generate import k_ary_fat_tree
+from fabricviz.generate import layout as build_layout
 from fabricviz.ui.jobs import MODAL_DELAY_MS
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.build import k_ary_fat_tree, leaf_spine
+from fabricviz.generate import k_ary_fat_tree, leaf_spine
 from fabricviz.ethernet.lossless import lossless_plan
 from fabricviz.model.catalog import Catalog, Part
 from fabricviz.model.fabric import Fabric

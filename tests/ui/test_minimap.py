@@ -7,7 +7,7 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
 
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.ui.canvas import minimap as mm
 from fabricviz.ui.main_window import settings
 

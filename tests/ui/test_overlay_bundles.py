@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.model.fabric import KIND_CODE, SERVER
 from fabricviz.sim.run import run_traffic
 from fabricviz.ui.canvas.items.cables import cable_anchors

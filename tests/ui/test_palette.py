@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6 import QtCore
 
-from fabricviz.build.common import pick_switch, use_part
+from fabricviz.generate.common import pick_switch, use_part
 from fabricviz.model import Catalog, Fabric
 from fabricviz.ui.canvas.view import PART_MIME
 from fabricviz.ui.docks.palette import Palette

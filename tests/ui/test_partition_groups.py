@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtWidgets
 
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.formats.partitions_conf import loads
 from fabricviz.ib.partitions import to_meta
 from fabricviz.ui.canvas.overlays.partitions import GroupBadge

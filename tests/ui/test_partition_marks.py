@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.ui.canvas.overlays.partitions import PALETTE, REACH_COLOUR, SETTING
 from tests.ui.partition_helpers import frame as _frame, mark_rect as _expected, rects as _rects
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6 import QtWidgets
 
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.formats.native import fabric_to_dict
 from fabricviz.formats.opensm_conf import loads
 from fabricviz.ib.qos_meta import design_qos

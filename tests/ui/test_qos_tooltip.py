@@ -3,7 +3,7 @@ stored QoS options), checked against the whole-subnet computation."""
 
 from __future__ import annotations
 
-from fabricviz.build import k_ary_fat_tree, leaf_spine
+from fabricviz.generate import k_ary_fat_tree, leaf_spine
 from fabricviz.formats.opensm_conf import loads
 from fabricviz.ib.qos import compute_qos
 from fabricviz.ib.qos_meta import to_meta

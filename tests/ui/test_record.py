@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtWidgets
 
-from fabricviz.build import fat_tree
+from fabricviz.generate import fat_tree
 from fabricviz.formats.native import save_fabric
 
 

@@ -9,7 +9,7 @@ import time
 
 from PySide6 import QtWidgets
 
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.ui.canvas.items.devices import K_IBSW, K_SERVER
 from fabricviz.ui.main_window import DEMO_FABRIC
 

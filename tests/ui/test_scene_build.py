@@ -3,7 +3,7 @@ where the model has them, and each server's frame wraps them exactly as _fit_ser
 
 from __future__ import annotations
 
-from fabricviz.build import fat_tree
+from fabricviz.generate import fat_tree
 from fabricviz.ui.canvas.scene import FabricScene
 
 

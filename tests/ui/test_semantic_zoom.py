@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.build import k_ary_fat_tree, leaf_spine
-from fabricviz.build.groups import cable_tops
+from fabricviz.generate import k_ary_fat_tree, leaf_spine
+from fabricviz.generate.groups import cable_tops
 from fabricviz.model.tech import rates_gbps
 from fabricviz.ui.canvas.items.batch import device_rects
 from fabricviz.ui.canvas.items.cables import cable_anchors

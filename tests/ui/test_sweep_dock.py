@@ -158,7 +158,7 @@ def test_overlay_removed_on_close_and_replace(dock, qtbot):
     d.show()                                   # the frames are kept: no new sweep, same step
     qtbot.waitUntil(lambda: d.overlay.active, timeout=WAIT)
     assert d.index == len(d.timeline) - 1 and len(d.overlay.drawn["ACTIVE"]) == 64
-    from fabricviz.build import fat_tree
+    from fabricviz.generate import fat_tree
     with qtbot.waitSignal(d.ready, timeout=WAIT):
         w.apply_generated(fat_tree(levels=2, radix=4, hosts=4))
     assert len(d.timeline) == 39 and d.index == 0

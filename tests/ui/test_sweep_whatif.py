@@ -206,7 +206,7 @@ def test_the_inspector_follows_the_sweeps_step(dock, qtbot):
 def test_the_inspector_lft_fills_block_by_block_on_a_bigger_tree(make_window, qtbot):
     """A k=8 fat tree has more than 64 LIDs: at the step after LFT block 0, a switch holds only
     the LIDs 0..63, the final table only at the end."""
-    from fabricviz.build import k_ary_fat_tree
+    from fabricviz.generate import k_ary_fat_tree
     w = make_window()
     d, insp = w.sweep_dock, w.inspector
     w.apply_generated(k_ary_fat_tree(8))

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from PySide6 import QtWidgets
 
-from fabricviz.build import fat_tree, leaf_spine
+from fabricviz.generate import fat_tree, leaf_spine
 from fabricviz.model import FabricError
 from fabricviz.sim.run import run_traffic
 

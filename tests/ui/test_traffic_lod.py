@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.build import k_ary_fat_tree
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.sim.frames import Frame
 from fabricviz.ui.canvas.items.cables import cable_anchors
 from fabricviz.ui.canvas.overlays.traffic import BUCKETS, COLORS, LOD_CELL_PX, LOD_ZOOM, ColorScale, group_segments

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6 import QtWidgets
 
-from fabricviz.build import k_ary_fat_tree, leaf_spine
+from fabricviz.generate import k_ary_fat_tree, leaf_spine
 from fabricviz.formats.partitions_conf import loads as conf_loads
 from fabricviz.ib.partitions import to_meta
 from fabricviz.sim.reach import nic_ports

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from PySide6 import QtWidgets
 
-from fabricviz.build import leaf_spine
-from fabricviz.build.direct import torus
+from fabricviz.generate import leaf_spine
+from fabricviz.generate.direct import torus
 from fabricviz.ib.routing import route
 from fabricviz.ui.docks.traffic_sl import FROM_SM
 

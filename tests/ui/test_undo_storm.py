@@ -14,7 +14,7 @@ import random
 import numpy as np
 import pytest
 
-from fabricviz.build import fat_tree
+from fabricviz.generate import fat_tree
 from fabricviz.formats.native import dumps, loads
 from fabricviz.model import Fabric
 from fabricviz.model.tech import IB_SPEEDS

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.build.leafspine import leaf_spine
+from fabricviz.generate.leafspine import leaf_spine
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
 from fabricviz.sim.whatif import parse_fail, per_k, prepare, ranked, run_trials
@@ -188,7 +188,7 @@ def test_refusals_are_one_line_and_start_nothing(window, qtbot):
 
 def test_hosts_that_lost_some_nics_are_degraded_not_cut_off(make_window, tmp_path, qtbot):
     """Two DGX (8 NICs each, one per rail leaf): a rail leaf down costs each DGX one NIC of eight."""
-    from fabricviz.build.rail import rail_optimized
+    from fabricviz.generate.rail import rail_optimized
     p = tmp_path / "rail.json"
     save_fabric(rail_optimized(1, "roce", nodes_per_unit=2), p)
     w = make_window(p)
@@ -212,7 +212,7 @@ def test_zoomed_out_the_failed_cables_follow_their_bundles_routes(make_window, t
     """A radix-8 three-level fat tree (128 hosts) fits at the middle level on a 1920×1080 window: a
     failed cable from a lower-row pod's spine up to a core is drawn along the route its bundle takes
     round the upper pods (the selection's route), not straight across them."""
-    from fabricviz.build import k_ary_fat_tree
+    from fabricviz.generate import k_ary_fat_tree
     from fabricviz.ui.canvas.overlays.bundled import colours_of
     p = tmp_path / "ft8.json"
     save_fabric(k_ary_fat_tree(8), p)
@@ -247,7 +247,7 @@ def test_zoomed_out_the_failed_cables_follow_their_bundles_routes(make_window, t
 def test_the_fail_kinds_offered_are_the_designs_switch_tiers(window, qtbot):
     """A leaf-spine has leaf and spine switches; a three-level fat tree core switches too. Failing the
     spines runs the engine's switches-of:spine, and the status line says "spine switches"."""
-    from fabricviz.build import k_ary_fat_tree
+    from fabricviz.generate import k_ary_fat_tree
     w, d = window
     kinds = lambda: [d.kind_box.itemText(i) for i in range(d.kind_box.count())]   # noqa: E731
     assert kinds() == ["cables", "switches", "spine switches", "leaf switches", "host links", "leaf-spine links",

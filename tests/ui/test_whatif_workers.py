@@ -15,7 +15,7 @@ import threading
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.build.leafspine import leaf_spine
+from fabricviz.generate.leafspine import leaf_spine
 from fabricviz.formats.native import save_fabric
 from fabricviz.sim import whatif as engine
 from fabricviz.sim.whatif import parse_fail, prepare, ranked, run_trials

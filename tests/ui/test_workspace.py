@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets  # noqa: F401
 
-from fabricviz.build.fattree import k_ary_fat_tree
+from fabricviz.generate.fattree import k_ary_fat_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -253,7 +253,7 @@ def test_the_next_start_restores_the_window_and_its_docks(qtbot):
 
 def test_long_runs_can_be_cancelled_from_their_docks(make_window, qtbot):
     """A fluid run on a k=16 tree and the checks: Cancel stops them, nothing half-shown, Run again works."""
-    from fabricviz.build.fattree import fat_tree
+    from fabricviz.generate.fattree import fat_tree
     w = make_window()
     w.editor.set_fabric(fat_tree(levels=3, radix=8))
     dock = w.traffic_dock

@@ -10,9 +10,9 @@ from functools import lru_cache
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.build.geometry import CHILD_H as CHILD_H, CHILD_W as CHILD_W          # re-exported: the items'
-from fabricviz.build.geometry import EMPTY_SERVER as EMPTY_SERVER, SERVER_MARGIN as SERVER_MARGIN
-from fabricviz.build.geometry import SWITCH_H as SWITCH_H, switch_widths
+from fabricviz.generate.geometry import CHILD_H as CHILD_H, CHILD_W as CHILD_W          # re-exported: the items'
+from fabricviz.generate.geometry import EMPTY_SERVER as EMPTY_SERVER, SERVER_MARGIN as SERVER_MARGIN
+from fabricviz.generate.geometry import SWITCH_H as SWITCH_H, switch_widths
 from fabricviz.resources import asset_path
 
 ICONS = asset_path("icons")
@@ -36,7 +36,7 @@ SELECT_COLOR = "#ff9f1a"
 REFUSE_COLOR = "#d33a2c"
 
 # ---- geometry (scene units; the generators place hosts 34 apart and tiers 260 apart); device
-# sizes are fabricviz.build.geometry's, which the layouts and the batched drawing use too
+# sizes are fabricviz.generate.geometry's, which the layouts and the batched drawing use too
 PORT_R = 3.5
 PORT_PITCH = 10.0
 PORTS_PER_ROW = 16

@@ -1,6 +1,6 @@
 """Generator dialog: fat tree, leaf-spine, rail-optimized units, torus / ring, dragonfly, with live counts.
 
-The fat tree preview is :func:`fabricviz.build.plan_fat_tree` (and the LID
+The fat tree preview is :func:`fabricviz.generate.plan_fat_tree` (and the LID
 check), so the dialog refuses exactly what the generator refuses, inline, before
 anything is built. ``result`` holds the built Fabric after OK.
 
@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from fabricviz.build import fat_tree, leaf_spine, plan_fat_tree, rail_optimized
-from fabricviz.build.common import check_lid_space, pick_switch, tech_of
-from fabricviz.build.direct import dragonfly, dragonfly_part, plan_dragonfly, plan_torus, torus, torus_part
-from fabricviz.build.rail import NODES_PER_SU, RAILS
+from fabricviz.generate import fat_tree, leaf_spine, plan_fat_tree, rail_optimized
+from fabricviz.generate.common import check_lid_space, pick_switch, tech_of
+from fabricviz.generate.direct import dragonfly, dragonfly_part, plan_dragonfly, plan_torus, torus, torus_part
+from fabricviz.generate.rail import NODES_PER_SU, RAILS
 from fabricviz.model import Catalog, Fabric, FabricError, Part
 from fabricviz.model.catalog import CatalogError
 from fabricviz.model.tech import IB
@@ -173,7 +173,7 @@ class GeneratorDialog(QtWidgets.QDialog):
         self.update_preview()
 
     def _direct_tabs(self) -> None:
-        """The torus / ring / mesh and dragonfly tabs (:mod:`fabricviz.build.direct`)."""
+        """The torus / ring / mesh and dragonfly tabs (:mod:`fabricviz.generate.direct`)."""
         to = QtWidgets.QWidget()
         form = QtWidgets.QFormLayout(to)
         self.to_dims = QtWidgets.QLineEdit("4x4")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.build.geometry import device_rects
+from fabricviz.generate.geometry import device_rects
 from fabricviz.ui.canvas.items.devices import K_SERVER
 from fabricviz.model import KINDS
 

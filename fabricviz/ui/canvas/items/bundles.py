@@ -24,7 +24,7 @@ from fabricviz.ui.canvas.items.routes import Routes, clamp_points, facing_ends, 
 from fabricviz.ui.canvas.items.segments import SegmentPathItem
 
 if TYPE_CHECKING:  # pragma: no cover
-    from fabricviz.build.groups import Bundles, Grouping
+    from fabricviz.generate.groups import Bundles, Grouping
     from fabricviz.ui.canvas.scene import FabricScene
 
 #: Bundle line width on screen (px): 2 px for one 400G link, growing with log10 of the aggregate

@@ -42,7 +42,7 @@ between two groups share one), laid out again once the zoom moved :data:`REROUTE
 was laid out for (lanes are pixels apart). Hit tests and descriptions of what is drawn are in
 :mod:`~fabricviz.ui.canvas.items.semantic_queries`.
 
-Node ids (what :func:`~fabricviz.build.groups.bundle` groups by): group ``g`` is ``g``, host block
+Node ids (what :func:`~fabricviz.generate.groups.bundle` groups by): group ``g`` is ``g``, host block
 ``b`` is ``G + b``, a device drawn as itself is ``G + B + id`` (G groups, B blocks). Devices of open
 groups are drawn at near detail (their own items, their cables between them as themselves) at every
 level. The drawing is rebuilt from the model's arrays when the model or the level changed, on the
@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 from PySide6 import QtGui
 
-from fabricviz.build.groups import Bundles, Grouping, bundle, cable_tops, find_groups
+from fabricviz.generate.groups import Bundles, Grouping, bundle, cable_tops, find_groups
 from fabricviz.model import KINDS
 from fabricviz.model import events as ev
 from fabricviz.ui.canvas.items.bundles import (BOX_PAD, Label, SemanticItems, assign_nodes, bundle_width_px,

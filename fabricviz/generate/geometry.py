@@ -1,7 +1,7 @@
 """Drawn sizes of devices (scene units): the one place the layouts, the canvas items, the batched
 far drawing, labels, bundles and the minimap take a device's rectangle from.
 
-Qt-free, so :mod:`fabricviz.build` lays out with the sizes :mod:`fabricviz.ui.canvas.theme`
+Qt-free, so :mod:`fabricviz.generate` lays out with the sizes :mod:`fabricviz.ui.canvas.theme`
 draws (it imports these constants) and nothing can drift between two copies.
 """
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fabricviz.build import fat_tree, k_ary_fat_tree, leaf_spine, rail_optimized
-from fabricviz.build.groups import bundle, cable_gbps, cable_tops, find_groups
+from fabricviz.generate import fat_tree, k_ary_fat_tree, leaf_spine, rail_optimized
+from fabricviz.generate.groups import bundle, cable_gbps, cable_tops, find_groups
 from fabricviz.model import Fabric
 
 
@@ -110,7 +110,7 @@ def test_empty_and_switchless_designs():
 
 
 def test_imported_adapters_are_hosts_and_a_servers_adapters_one_block():
-    from fabricviz.build.groups import MAX_ADAPTERS, host_systems
+    from fabricviz.generate.groups import MAX_ADAPTERS, host_systems
     from fabricviz.formats.ibnetdiscover import loads
     from fabricviz.formats.ibnetdiscover_export import export_ibnetdiscover
     f = loads(export_ibnetdiscover(rail_optimized(4)), "rail4.ibnetdiscover")   # CAs "su1-dgx01 mlx5_0"
@@ -152,7 +152,7 @@ def test_default_hca_descriptions_are_not_one_server():
 
 
 def test_adapters_in_different_switch_islands_are_not_one_server():
-    from fabricviz.build.groups import host_systems, switch_components
+    from fabricviz.generate.groups import host_systems, switch_components
     f = Fabric()
     for s in ("swa", "swb"):
         f.add_device("ib_switch", "QM9700", name=s)

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy.spatial import cKDTree
 
-from fabricviz.build import fat_tree, leaf_spine, rail_optimized
-from fabricviz.build.autolayout import auto_layout, device_rects
-from fabricviz.build.groups import cable_tops, find_groups
+from fabricviz.generate import fat_tree, leaf_spine, rail_optimized
+from fabricviz.generate.autolayout import auto_layout, device_rects
+from fabricviz.generate.groups import cable_tops, find_groups
 from fabricviz.formats.ibnetdiscover import loads
 from fabricviz.formats.ibnetdiscover_export import export_ibnetdiscover
 from fabricviz.ib.tiers import switch_mask
@@ -157,7 +157,7 @@ def drawn_aspect(f: Fabric, ids: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> 
 def test_pods_form_a_grid(designs, name):
     """R rows of C pods (only the last may have fewer), C giving the drawing an aspect within
     [1/2.5, 2.5] and closest to 16:9 of the column counts tried that leave no more empty cells."""
-    from fabricviz.build.autolayout import ASPECT, _col_choices, _Plan, with_children
+    from fabricviz.generate.autolayout import ASPECT, _col_choices, _Plan, with_children
     f = designs(name)
     rows = pod_rows(f)
     cols, n = rows[0], sum(rows)
@@ -279,7 +279,7 @@ def item_rects(scene, ids: np.ndarray) -> np.ndarray:
 def test_one_rectangle_function_is_what_the_canvas_items_draw(qtbot):
     """Switches of several port counts, servers with and without GPUs/NICs (a DGX), GPUs and
     NICs on their own, and an imported fabric's adapters: the items' rects are device_rects'."""
-    from fabricviz.build.geometry import EMPTY_SERVER, switch_widths
+    from fabricviz.generate.geometry import EMPTY_SERVER, switch_widths
     from fabricviz.ui.canvas.items.batch import device_rects as batch_rects
     from fabricviz.ui.canvas.scene import FabricScene
     f = Fabric()

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from fabricviz.build import fat_tree, k_ary_fat_tree, leaf_spine, plan_fat_tree, rail_optimized
+from fabricviz.generate import fat_tree, k_ary_fat_tree, leaf_spine, plan_fat_tree, rail_optimized
 from fabricviz.check.info import fabric_info
 from fabricviz.model import FabricError
 

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from fabricviz.anim.lessons import parse_lesson
-from fabricviz.build import dragonfly, ring, torus
-from fabricviz.build.direct import plan_dragonfly, plan_torus
-from fabricviz.build.geometry import device_rects
-from fabricviz.build.groups import find_groups
+from fabricviz.generate import dragonfly, ring, torus
+from fabricviz.generate.direct import plan_dragonfly, plan_torus
+from fabricviz.generate.geometry import device_rects
+from fabricviz.generate.groups import find_groups
 from fabricviz.cli import main
 from fabricviz.formats.ibnetdiscover import loads as load_ibnetdiscover
 from fabricviz.formats.ibnetdiscover_export import export_ibnetdiscover

@@ -1,6 +1,6 @@
 """Auto layout: a design arranged to fill a screen-shaped (16:9) area, never one long row.
 
-Built on :func:`fabricviz.build.groups.find_groups`, so generated, hand-made and imported designs
+Built on :func:`fabricviz.generate.groups.find_groups`, so generated, hand-made and imported designs
 are laid out alike:
 
 * each pod / scalable unit / rack is a block: its leaves in a row (wrapped into a few rows of
@@ -13,7 +13,7 @@ are laid out alike:
 * SHARP aggregation nodes sit just above their switch; anything ungrouped gets a grid cell of
   its own.
 
-Sizes are the canvas's: :func:`fabricviz.build.geometry.device_rects` is what the canvas items
+Sizes are the canvas's: :func:`fabricviz.generate.geometry.device_rects` is what the canvas items
 are drawn from, so the bounding box here is the one the canvas fits. Pure numpy; a radix-48 fat tree
 (85k devices) takes well under a second.
 """
