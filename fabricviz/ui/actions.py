@@ -216,9 +216,11 @@ class ActionSet:
             self.actions[spec.id] = self._build(spec)
         bar = window.menuBar()
         for m in MENUS:
-            menu = self.menus[m.key] = bar.addMenu(m.title)
+            built = bar.addMenu(m.title)
+            assert built is not None
+            self.menus[m.key] = built
             if m.name:
-                menu.setObjectName(m.name)
+                built.setObjectName(m.name)
         for entry in specs:
             menu = self.menus[entry.menu] if entry.menu is not None else None
             if menu is None:

@@ -255,9 +255,12 @@ class MainWindow(QtWidgets.QMainWindow):
         self.recent_menu.clear()
         recent = self.files.recent_files()
         for r in recent:
-            a = self.recent_menu.addAction(Path(r).name, lambda r=r: self.files.open_path(r))
+            a = self.recent_menu.addAction(Path(r).name, self._opener(r))
             a.setToolTip(r)
         self.recent_menu.setEnabled(bool(recent))
+
+    def _opener(self, path: str) -> Callable[[], object]:
+        return lambda: self.files.open_path(path)
 
     # ------------------------------------------------------------------ the design and its canvas
     def _fabric_replaced(self) -> None:

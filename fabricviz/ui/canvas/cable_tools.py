@@ -41,9 +41,10 @@ class CableTools(QtCore.QObject):
         p = self.document.fabric.catalog.get(part)
         self.status.emit(f"new cables use {part} ({p.cable_type}, reach {p.reach_m:g} m); "
                          "pick 'auto' to let the catalog choose", 8000)
-        self.type_box.blockSignals(True)
-        self.type_box.setCurrentText(p.cable_type)
-        self.type_box.blockSignals(False)
+        if p.cable_type is not None:
+            self.type_box.blockSignals(True)
+            self.type_box.setCurrentText(p.cable_type)
+            self.type_box.blockSignals(False)
 
     def _settings(self) -> None:
         t = self.type_box.currentText()

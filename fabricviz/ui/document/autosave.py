@@ -259,7 +259,7 @@ def _setting_interval(settings: QtCore.QSettings | None) -> int:
         return INTERVAL_MS
     value = settings.value(INTERVAL_KEY, INTERVAL_MS)
     try:
-        return max(0, int(value))
+        return max(0, int(value)) if isinstance(value, (int, float, str)) else INTERVAL_MS
     except (TypeError, ValueError):
         return INTERVAL_MS
 

@@ -61,6 +61,7 @@ class FileController(QtCore.QObject):
     def load(self, path: Path, demo: bool = False) -> bool:
         """Open ``path``; on a refusal ``load_error`` is the CLI's one-line message and nothing
         changes (a window whose first load failed stays an empty untitled design)."""
+        msg: str | None
         try:
             f = self.document.jobs.run_modal(self.widget, f"Opening {path.name}…",
                                              lambda _progress: loaders.load_any(str(path)))
@@ -124,6 +125,7 @@ class FileController(QtCore.QObject):
 
     def save_to(self, path: Path) -> bool:
         """Write the native file (atomically: temp file + rename, done by the saver)."""
+        msg: str | None
         try:
             native.save_fabric(self.document.fabric, path)
         except FabricError as exc:     # one line naming the file; the edits stay unsaved
@@ -248,7 +250,7 @@ class FileController(QtCore.QObject):
         value = self.settings.value("recent", [])
         if isinstance(value, str):
             value = [value]
-        return [str(v) for v in (value or [])]
+        return [str(v) for v in value] if isinstance(value, (list, tuple)) else []
 
     def _add_recent(self, path: Path) -> None:
         p = str(Path(path).resolve())
