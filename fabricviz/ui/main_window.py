@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.generate.layout import auto_layout, force_layout
+from fabricviz.generate import layout as gen_layout
 from fabricviz.model import Fabric, FabricError
 from fabricviz.resources import asset_path
 from fabricviz.ui import layout
@@ -400,10 +400,10 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def layout_auto(self) -> None:
         """Design ▸ Auto Layout: pods in a grid filling the screen, hosts under their leaves."""
-        self._layout("Auto layout", auto_layout)
+        self._layout("Auto layout", gen_layout.auto_layout)
 
     def layout_force(self) -> None:
-        self._layout("Force layout", force_layout)
+        self._layout("Force layout", gen_layout.force_layout)
 
     def qos_settings(self) -> Any:
         """Design ▸ QoS Settings: edit the design's QoS options (OK stores them, one undo step)."""
