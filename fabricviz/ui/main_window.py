@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from fabricviz.anim.lessons import find_lesson
 from fabricviz.generate import layout as gen_layout
 from fabricviz.model import Fabric, FabricError
 from fabricviz.resources import asset_path
@@ -26,6 +27,7 @@ from fabricviz.ui.actions import ActionSet
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.cable_tools import CableTools
 from fabricviz.ui.canvas.describe import plural
+from fabricviz.ui.canvas.export import default_title, picture_suffix, render_scene
 from fabricviz.ui.canvas.minimap import Minimap
 from fabricviz.ui.canvas.overlays import vl_layers, vl_usage
 from fabricviz.ui.canvas.overlays.bundled import bundle_colour_menu
@@ -33,9 +35,13 @@ from fabricviz.ui.canvas.overlays.pfc_cycle import PfcCycles
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.canvas.selection import SelectionController
 from fabricviz.ui.canvas.view import CanvasView
+from fabricviz.ui.dialogs.export_image import ExportImageDialog, run_export
 from fabricviz.ui.dialogs.export_switch_config import open_export_switch_config
 from fabricviz.ui.dialogs.find import FindDialog
+from fabricviz.ui.dialogs.generator import GeneratorDialog
 from fabricviz.ui.dialogs.help import build_help_menu, with_shortcut_tooltips
+from fabricviz.ui.dialogs.qos import QosDialog
+from fabricviz.ui.dialogs.record import RecordDialog
 from fabricviz.ui.dialogs.roce_settings import open_roce_settings
 from fabricviz.ui.docks.findings import select_on_canvas
 from fabricviz.ui.docks.inspector import Inspector
@@ -45,7 +51,7 @@ from fabricviz.ui.document.document import Document
 from fabricviz.ui.document.files import FileController
 from fabricviz.ui.document.settings import settings
 from fabricviz.ui.jobs import Cancelled
-from fabricviz.ui.lessons.dock import lesson_actions
+from fabricviz.ui.lessons.dock import lesson_actions, lesson_display_name
 
 #: The fabric shown when the window is opened without a file.
 DEMO_FABRIC = asset_path("demo", "demo-fat-tree.json")
@@ -328,8 +334,6 @@ class MainWindow(QtWidgets.QMainWindow):
     # ------------------------------------------------------------------ lessons, comparison
     def open_lesson(self, ref: str) -> bool:
         """Open bundled lesson ``ref`` (number, name or file) like a file; False if refused or cancelled."""
-        from fabricviz.anim.lessons import find_lesson
-        from fabricviz.ui.lessons.dock import lesson_display_name
         try:
             lesson = find_lesson(ref)
             fabric = lesson.build_fabric()
@@ -363,7 +367,6 @@ class MainWindow(QtWidgets.QMainWindow):
 
     # ------------------------------------------------------------------ design actions
     def generate(self) -> None:
-        from fabricviz.ui.dialogs.generator import GeneratorDialog
         dlg = GeneratorDialog(self, catalog=self.editor.fabric.catalog)
         if dlg.exec() == QtWidgets.QDialog.DialogCode.Accepted and dlg.result is not None:
             self.apply_generated(dlg.result)
@@ -407,7 +410,6 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def qos_settings(self) -> Any:
         """Design ▸ QoS Settings: edit the design's QoS options (OK stores them, one undo step)."""
-        from fabricviz.ui.dialogs.qos import QosDialog
         dlg = QosDialog(self.editor, self)
         dlg.open()
         return dlg
@@ -427,8 +429,6 @@ class MainWindow(QtWidgets.QMainWindow):
                                                         "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)")
         if not path:
             return
-        from fabricviz.ui.canvas.export import default_title, picture_suffix
-        from fabricviz.ui.dialogs.export_image import ExportImageDialog, run_export
         try:
             picture_suffix(path)
             dlg = ExportImageDialog(path, default_title(self.editor.fabric), self.settings, self)
@@ -446,7 +446,6 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def record_animation(self) -> None:
         """File ▸ Record Animation…: the sweep, the Traffic dock's run or the open lesson as a video."""
-        from fabricviz.ui.dialogs.record import RecordDialog
         start = str(Path(self.files.last_dir()) / (Path(self.document.display_name).stem + ".mp4"))
         dlg = RecordDialog(self.document, traffic=self.traffic_dock, lesson=self.lesson_dock,
                            engine=self.sweep_dock.engine_box.currentText(), start=start, parent=self)
@@ -466,7 +465,6 @@ class MainWindow(QtWidgets.QMainWindow):
         a legend for every colour drawn, as PNG, SVG or PDF; ``options`` is a PictureOptions
         or a width. ``view``: only what the canvas shows (None: when it does not show it all);
         ``draw``: render_scene's progress and encode."""
-        from fabricviz.ui.canvas.export import render_scene
         rows = self.lesson_stage.legend_rows() if self.lesson_stage.following else []
         shown = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
         if view is None:
