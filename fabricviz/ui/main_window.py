@@ -27,7 +27,6 @@ from fabricviz.ui.actions import ActionSet
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.cable_tools import CableTools
 from fabricviz.ui.canvas.describe import plural
-from fabricviz.ui.canvas.export import default_title, picture_suffix, render_scene
 from fabricviz.ui.canvas.minimap import Minimap
 from fabricviz.ui.canvas.overlays import vl_layers, vl_usage
 from fabricviz.ui.canvas.overlays.bundled import bundle_colour_menu
@@ -35,13 +34,11 @@ from fabricviz.ui.canvas.overlays.pfc_cycle import PfcCycles
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.canvas.selection import SelectionController
 from fabricviz.ui.canvas.view import CanvasView
-from fabricviz.ui.dialogs.export_image import ExportImageDialog, run_export
 from fabricviz.ui.dialogs.export_switch_config import open_export_switch_config
 from fabricviz.ui.dialogs.find import FindDialog
 from fabricviz.ui.dialogs.generator import GeneratorDialog
 from fabricviz.ui.dialogs.help import build_help_menu, with_shortcut_tooltips
 from fabricviz.ui.dialogs.qos import QosDialog
-from fabricviz.ui.dialogs.record import RecordDialog
 from fabricviz.ui.dialogs.roce_settings import open_roce_settings
 from fabricviz.ui.docks.findings import select_on_canvas
 from fabricviz.ui.docks.inspector import Inspector
@@ -429,6 +426,10 @@ class MainWindow(QtWidgets.QMainWindow):
                                                         "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)")
         if not path:
             return
+        # canvas.export and canvas.record run as `python -m` children of the CLI: importing the
+        # package must not import them first (runpy would warn on the child's stderr)
+        from fabricviz.ui.canvas.export import default_title, picture_suffix
+        from fabricviz.ui.dialogs.export_image import ExportImageDialog, run_export
         try:
             picture_suffix(path)
             dlg = ExportImageDialog(path, default_title(self.editor.fabric), self.settings, self)
@@ -446,6 +447,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def record_animation(self) -> None:
         """File ▸ Record Animation…: the sweep, the Traffic dock's run or the open lesson as a video."""
+        from fabricviz.ui.dialogs.record import RecordDialog     # not at the top: see export_image
         start = str(Path(self.files.last_dir()) / (Path(self.document.display_name).stem + ".mp4"))
         dlg = RecordDialog(self.document, traffic=self.traffic_dock, lesson=self.lesson_dock,
                            engine=self.sweep_dock.engine_box.currentText(), start=start, parent=self)
@@ -465,6 +467,7 @@ class MainWindow(QtWidgets.QMainWindow):
         a legend for every colour drawn, as PNG, SVG or PDF; ``options`` is a PictureOptions
         or a width. ``view``: only what the canvas shows (None: when it does not show it all);
         ``draw``: render_scene's progress and encode."""
+        from fabricviz.ui.canvas.export import render_scene       # not at the top: see export_image
         rows = self.lesson_stage.legend_rows() if self.lesson_stage.following else []
         shown = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
         if view is None:
