@@ -106,10 +106,10 @@ def file_rows(w: MainWindow, ks: list[int], folder: Path) -> None:
             reads.append(median_ms(lambda: load_any(path), 1))
         for _ in range(3):
             w.editor.stack.setClean()       # no "save changes?" prompt
-            w.new_design()
+            w.files.new_design()
             app.processEvents()
             t0 = time.perf_counter()
-            w.open_path(path)
+            w.files.open_path(path)
             app.processEvents()             # what Qt does before its first paint (item polish, …)
             vp.repaint()
             opens.append((time.perf_counter() - t0) * 1000)
@@ -123,7 +123,7 @@ def main(ks: list[int]) -> None:
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     w = MainWindow()
     w.show()
-    w.new_design()
+    w.files.new_design()
     app.processEvents()
     empty = median_ms(w.view.viewport().repaint)
     print(f"empty view repaint: {empty:.2f} ms (window {w.width()}x{w.height()})")

@@ -32,7 +32,7 @@ def main(k: int) -> None:
     w = MainWindow()
     w.resize(1920, 1080)
     w.show()
-    w.new_design()
+    w.files.new_design()
     app.processEvents()
     view, vp = w.view, w.view.viewport()
     empty = median_ms(vp.repaint)

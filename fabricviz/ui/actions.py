@@ -1,266 +1,320 @@
-"""The main window's actions, menus and toolbar (File, Edit, View, Design, Lessons, Help).
-A mixin of :class:`~fabricviz.ui.main_window.MainWindow`: the slots are the window's own."""
+"""The main window's actions, menus and toolbar, as data: :data:`ACTIONS` is the table of every
+menu entry (its text, keys, tip, icon, where it goes and which controller method it calls),
+:data:`TOOLBAR` the main toolbar. :class:`ActionSet` builds the QActions of the table onto a
+window; the Help ▸ Keyboard Shortcuts listing reads them back from the window.
+
+A handler is a dotted path from the window to a controller's method (``"files.save"``: the
+window's file controller; ``"view.zoom_by"`` with ``args``). A checkable action calls its
+handler with its new state; with a ``setting`` the state is kept in the user's settings and
+given to the handler once when the window is built.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any, Callable, Union
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.model import CABLE_TYPES
-from fabricviz.ui import layout
 from fabricviz.ui.canvas import theme as th
+from fabricviz.ui.canvas.items.semantic import SEMANTIC_SETTING
+from fabricviz.ui.canvas.overlays import vl_layers, vl_usage
+from fabricviz.ui.canvas.overlays.partitions import SETTING as MARKS_SETTING
+
+K = QtGui.QKeySequence.StandardKey
+#: A key: a portable one (``K.Save``) or a key sequence's text (``"Ctrl+E"``).
+Key = Union[str, QtGui.QKeySequence.StandardKey]
 
 
-class WindowActions:
-    """Builds the window's QActions (with shortcuts and status tips), its menus and toolbar."""
+@dataclass(frozen=True)
+class ActionSpec:
+    """One action of the window (object name ``action_<id>``)."""
 
-    def _act(self, name: str, text: str, slot: Callable, shortcut: Any = None, icon: str | None = None,
-             tip: str | None = None) -> QtGui.QAction:
-        a = QtGui.QAction(text, self)
-        a.setObjectName(name)
-        if shortcut is not None:
-            if isinstance(shortcut, list):
-                a.setShortcuts(shortcut)
+    id: str
+    text: str
+    handler: str                        # dotted path from the window: "files.save", "view.zoom_by"
+    menu: str | None = None             # a key of MENUS; None: the window's own (keys only)
+    keys: tuple[Key, ...] = ()          # one: its shortcut; several: all of them
+    tip: str | None = None              # status tip (also the Keyboard Shortcuts listing's words)
+    icon: str | None = None             # a theme icon, or a QStyle standard pixmap name ("SP_…")
+    args: tuple[Any, ...] = ()          # given to the handler
+    sep: bool = False                   # a separator before it in its menu
+    checkable: bool = False
+    checked: bool = False               # the first state (or the setting's default)
+    setting: str | None = None          # the settings key keeping the checked state
+    initial: str | None = None          # dotted path to the first checked state ("minimap.on")
+    needs_selection: bool = False       # enabled only while something is selected
+    factory: str | None = None          # dotted path to ``f(parent, text) -> QAction`` (undo/redo)
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A place in a menu that the window fills itself (a submenu, the lessons); ``docks`` is
+    View ▸ the docks' own toggle actions (:data:`DOCK_TOGGLES`)."""
+
+    id: str
+    menu: str
+    sep: bool = False
+
+
+@dataclass(frozen=True)
+class MenuSpec:
+    key: str
+    title: str
+    name: str | None = None             # object name
+
+
+@dataclass(frozen=True)
+class DockToggle:
+    """View ▸ <dock>: the dock's own toggle action, named and given keys."""
+
+    dock: str                           # the window's attribute
+    id: str
+    key: str | None = None
+    text: str | None = None             # instead of the dock's title
+
+
+MENUS: tuple[MenuSpec, ...] = (
+    MenuSpec("file", "&File"),
+    MenuSpec("edit", "&Edit"),
+    MenuSpec("view", "&View", "view_menu"),
+    MenuSpec("design", "&Design"),
+    MenuSpec("lessons", "&Lessons", "lessons_menu"),
+)
+
+SP = "SP_"
+ACTIONS: tuple[ActionSpec | Slot, ...] = (
+    # File
+    ActionSpec("new", "&New", "files.new_design", "file", (K.New,), "an empty design", SP + "FileIcon"),
+    ActionSpec("open", "&Open…", "files.open_dialog", "file", (K.Open,),
+               "a fabricviz design, ibnetdiscover, ibsim, GraphML, GML, DOT, NetJSON, containerlab",
+               SP + "DialogOpenButton"),
+    Slot("recent", "file"),
+    ActionSpec("save", "&Save", "files.save", "file", (K.Save,), "save the design (fabricviz JSON)",
+               SP + "DialogSaveButton"),
+    ActionSpec("save_as", "Save &As…", "files.save_as", "file", (K.SaveAs,), "save the design under a new name"),
+    ActionSpec("export_image", "&Export Image…", "export_image", "file", ("Ctrl+E",),
+               "PNG, SVG or PDF with a legend", sep=True),
+    ActionSpec("record", "&Record Animation…", "record_animation", "file",
+               tip="the SM sweep, a traffic run or the open lesson as an MP4 or GIF video"),
+    ActionSpec("import_partitions", "Import &Partitions…", "files.import_partitions", "file",
+               tip="read an OpenSM partitions.conf into the design (P_Keys, full/limited members); undoable",
+               sep=True),
+    ActionSpec("export_partitions", "Export P&artitions…", "files.export_partitions", "file",
+               tip="write the design's partitions as an OpenSM partitions.conf"),
+    ActionSpec("export_switch_config", "Export S&witch Config…", "export_switch_config", "file",
+               tip="the design's PFC/ECN/buffer settings as SONiC config_db.json or Cumulus NVUE YAML per switch"),
+    ActionSpec("quit", "&Quit", "close", "file", (K.Quit,), "close the window (running jobs are cancelled)",
+               sep=True),
+    # Edit
+    ActionSpec("undo", "&Undo", "", "edit", ("Ctrl+Z",), "undo the last edit (the History dock lists them)",
+               SP + "ArrowBack", factory="editor.stack.createUndoAction"),   # not the keyboards' Undo/F14 keys
+    ActionSpec("redo", "&Redo", "", "edit", ("Ctrl+Shift+Z", "Ctrl+Y"), "do again the edit just taken back",
+               SP + "ArrowForward", factory="editor.stack.createRedoAction"),
+    ActionSpec("cut", "Cu&t", "selection.cut", "edit", (K.Cut,), "copy, then delete the selected devices",
+               sep=True, needs_selection=True),
+    ActionSpec("copy", "&Copy", "selection.copy", "edit", (K.Copy,),
+               "copy the selected devices and the cables between them", needs_selection=True),
+    ActionSpec("paste", "&Paste", "selection.paste", "edit", (K.Paste,),
+               "paste the copied devices at the pointer (new names)"),
+    ActionSpec("duplicate", "&Duplicate", "selection.duplicate", "edit", ("Ctrl+D",),
+               "a copy of the selected devices beside them", needs_selection=True),
+    ActionSpec("delete", "&Delete", "selection.delete", "edit", (K.Delete, "Backspace"), needs_selection=True),
+    ActionSpec("rename", "&Rename", "rename", "edit", ("F2",), "rename the selected device (in the inspector)"),
+    ActionSpec("select_all", "Select &All", "selection.select_all", "edit", (K.SelectAll,), "every device and cable"),
+    ActionSpec("find", "&Find Device…", "find_device", "edit", (K.Find,),
+               "find a device by name, GUID or LID; centre and select it", sep=True),
+    # View
+    ActionSpec("zoom_in", "Zoom &In", "view.zoom_by", "view", (K.ZoomIn,), args=(1.25,)),
+    ActionSpec("zoom_out", "Zoom &Out", "view.zoom_by", "view", (K.ZoomOut,), args=(0.8,)),
+    ActionSpec("fit", "&Fit to View", "fit", "view", ("Ctrl+0", "F"), icon=SP + "TitleBarMaxButton"),
+    ActionSpec("fit_selection", "Fit S&election", "selection.fit_selection", "view", ("Shift+F",),
+               "zoom to the selected devices and cables (nothing selected: the whole design)"),
+    ActionSpec("snap", "Snap to &Grid", "set_snap", "view", checkable=True, checked=True),
+    ActionSpec("minimap", "&Minimap", "minimap.set_on", "view",
+               tip="an overview in the canvas corner: click or drag it to move the view",
+               checkable=True, initial="minimap.on"),
+    ActionSpec("semantic_zoom", "&Semantic Zoom", "scene.semantic.set_enabled", "view",
+               tip="zoomed out, pods and tiers as boxes and the cables between them as bundles "
+                   "(off: every device and cable at every zoom)",
+               checkable=True, checked=True, setting=SEMANTIC_SETTING),
+    ActionSpec("partition_marks", "&Partition Marks", "partition_marks.set_on", "view",
+               tip="InfiniBand hosts marked by partition (filled: full, outlined: limited member); with one host "
+                   "selected, the hosts it can talk to",
+               checkable=True, setting=MARKS_SETTING),
+    ActionSpec("vl_layers", "&VL Layers", "vl_layers.set_on", "view",
+               tip="InfiniBand cables coloured by the virtual lanes the routed paths use on them (the SM's "
+                   "routing: its SLs through the design's SL2VL tables); several VLs striped",
+               checkable=True, setting=vl_layers.SETTING),
+    ActionSpec("vl_usage", "VL &Usage", "vl_usage.set_on", "view",
+               tip="cables coloured by the VL carrying most of their traffic in the last traffic run, paler "
+                   "as the VL mix grows",
+               checkable=True, setting=vl_usage.SETTING),
+    Slot("bundle_colour", "view"),
+    Slot("docks", "view", sep=True),
+    ActionSpec("compare_techs", "InfiniBand vs RoCE…", "open_compare", "view",
+               tip="the same workload on the design and on its InfiniBand/RoCE twin, side by side", sep=True),
+    ActionSpec("reset_layout", "Reset &Layout", "reset_layout", "view", tip="the docks as at the first start"),
+    # Design
+    ActionSpec("generate", "&Generate Fabric…", "generate", "design", ("Ctrl+G",),
+               "fat tree, leaf-spine or rail-optimized", "ib_switch"),
+    ActionSpec("layout_auto", "&Auto Layout", "layout_auto", "design", ("Ctrl+L",),
+               "pods in a grid filling the screen, hosts under their leaves"),
+    ActionSpec("layout_force", "&Force Layout", "layout_force", "design", ("Ctrl+Shift+L",)),
+    ActionSpec("qos_settings", "&QoS Settings…", "qos_settings", "design",
+               tip="OpenSM's QoS options for the design: SL→VL, VL arbitration, operational VLs (undoable)",
+               sep=True),
+    ActionSpec("roce_settings", "Ro&CE Settings…", "roce_settings", "design",
+               tip="MTU, lossless priorities, headroom method, DCQCN preset, ECN thresholds (undoable)"),
+    ActionSpec("pfc_deadlock", "&PFC Deadlock Check", "pfc_deadlock", "design",
+               tip="cycles of PFC buffer dependencies in the RoCE routes, drawn on the canvas (selected "
+                   "cables: as if they had failed — bounce routes)"),
+    # Lessons
+    Slot("lessons", "lessons"),
+    Slot("presentation", "lessons", sep=True),
+    Slot("lesson_dock", "lessons"),
+)
+
+#: View ▸ the docks, in this order.
+DOCK_TOGGLES: tuple[DockToggle, ...] = (
+    DockToggle("palette_dock", "palette"),
+    DockToggle("inspector", "inspector"),
+    DockToggle("history", "history"),
+    DockToggle("findings_dock", "findings", "Ctrl+Shift+K"),
+    DockToggle("bom_dock", "bom"),
+    DockToggle("sweep_dock", "sweep", "Ctrl+Shift+U", "&Subnet Manager Sweep"),
+    DockToggle("traffic_dock", "traffic", "Ctrl+Shift+T"),
+    DockToggle("partitions_dock", "partitions_dock"),
+    DockToggle("lossless_dock", "lossless_dock"),
+    DockToggle("collectives_dock", "collectives_dock"),
+    DockToggle("whatif_dock", "whatif_dock"),
+    DockToggle("charts_dock", "charts", "Ctrl+Shift+J"),
+)
+
+#: The main toolbar: action ids, "-" a separator, "@cable" the new-cable settings.
+TOOLBAR: tuple[str, ...] = ("new", "open", "save", "-", "undo", "redo", "-", "generate", "fit", "-", "@cable")
+
+
+def _sequence(key: Key) -> QtGui.QKeySequence:
+    return QtGui.QKeySequence(key)
+
+
+class ActionSet:
+    """The QActions and menus built from :data:`ACTIONS` onto ``window``; ``acts["save"]`` is
+    File ▸ Save (object name ``action_save``)."""
+
+    def __init__(self, window: QtWidgets.QMainWindow, settings: QtCore.QSettings,
+                 fill: Callable[[str, QtWidgets.QMenu], None],
+                 specs: tuple[ActionSpec | Slot, ...] = ACTIONS) -> None:
+        self.window = window
+        self.settings = settings
+        self.actions: dict[str, QtGui.QAction] = {}
+        self.menus: dict[str, QtWidgets.QMenu] = {}
+        self.specs = {s.id: s for s in specs if isinstance(s, ActionSpec)}
+        for spec in self.specs.values():
+            self.actions[spec.id] = self._build(spec)
+        bar = window.menuBar()
+        for m in MENUS:
+            built = bar.addMenu(m.title)
+            assert built is not None
+            self.menus[m.key] = built
+            if m.name:
+                built.setObjectName(m.name)
+        for entry in specs:
+            menu = self.menus[entry.menu] if entry.menu is not None else None
+            if menu is None:
+                continue
+            if entry.sep:
+                menu.addSeparator()
+            if isinstance(entry, Slot) and entry.id == "docks":
+                self.dock_toggles(menu)
+            elif isinstance(entry, Slot):
+                fill(entry.id, menu)
             else:
-                a.setShortcut(QtGui.QKeySequence(shortcut))
-        if icon:
-            a.setIcon(th.icon(icon) if (th.ICONS / f"{icon}.svg").is_file()
-                      else self.style().standardIcon(getattr(QtWidgets.QStyle.StandardPixmap, icon)))
-        if tip:
-            a.setStatusTip(tip)
-        a.triggered.connect(slot)
-        self.addAction(a)
+                menu.addAction(self.actions[entry.id])
+
+    def __getitem__(self, id: str) -> QtGui.QAction:
+        return self.actions[id]
+
+    def menu(self, key: str) -> QtWidgets.QMenu:
+        return self.menus[key]
+
+    def _build(self, spec: ActionSpec) -> QtGui.QAction:
+        w = self.window
+        if spec.factory is not None:
+            a: QtGui.QAction = attrgetter(spec.factory)(w)(w, spec.text)
+        else:
+            a = QtGui.QAction(spec.text, w)
+        a.setObjectName(f"action_{spec.id}")
+        if spec.factory is not None:
+            a.setShortcuts([_sequence(k) for k in spec.keys])
+        elif len(spec.keys) == 1:
+            a.setShortcut(_sequence(spec.keys[0]))
+        elif spec.keys:
+            a.setShortcuts([_sequence(k) for k in spec.keys])
+        if spec.tip:
+            a.setStatusTip(spec.tip)
+        if spec.icon:
+            a.setIcon(th.icon(spec.icon) if (th.ICONS / f"{spec.icon}.svg").is_file()
+                      else w.style().standardIcon(getattr(QtWidgets.QStyle.StandardPixmap, spec.icon)))
+        if spec.checkable:
+            a.setCheckable(True)
+            if spec.initial is not None:
+                a.setChecked(bool(attrgetter(spec.initial)(w)))
+            elif spec.setting is not None:
+                a.setChecked(bool(self.settings.value(spec.setting, spec.checked, type=bool)))
+            else:
+                a.setChecked(spec.checked)
+        if spec.handler:
+            handler = attrgetter(spec.handler)(w)
+            if spec.checkable:
+                a.triggered.connect(lambda on, h=handler, key=spec.setting: self._toggled(h, key, on))
+            else:
+                a.triggered.connect(lambda *_, h=handler, args=spec.args: h(*args))
+            if spec.setting is not None:
+                handler(a.isChecked())       # the kept state, applied
+        w.addAction(a)
         return a
 
-    def _build_actions(self) -> None:
-        K = QtGui.QKeySequence.StandardKey
-        sp = "SP_"
-        self.action_new = self._act("action_new", "&New", self.new_design, K.New, sp + "FileIcon",
-                                    "an empty design")
-        self.action_open = self._act("action_open", "&Open…", self.open_dialog, K.Open, sp + "DialogOpenButton",
-                                     "a fabricviz design, ibnetdiscover, ibsim, GraphML, GML, DOT, NetJSON, "
-                                     "containerlab")
-        self.action_save = self._act("action_save", "&Save", self.save, K.Save, sp + "DialogSaveButton",
-                                     "save the design (fabricviz JSON)")
-        self.action_save_as = self._act("action_save_as", "Save &As…", self.save_as, K.SaveAs,
-                                        tip="save the design under a new name")
-        self.action_export_image = self._act("action_export_image", "&Export Image…", self.export_image,
-                                             "Ctrl+E", tip="PNG, SVG or PDF with a legend")
-        self.action_record = self._act("action_record", "&Record Animation…", self.record_animation,
-                                       tip="the SM sweep, a traffic run or the open lesson as an MP4 or GIF video")
-        self.action_import_partitions = self._act(
-            "action_import_partitions", "Import &Partitions…", lambda: self.import_partitions(),
-            tip="read an OpenSM partitions.conf into the design (P_Keys, full/limited members); undoable")
-        self.action_export_partitions = self._act(
-            "action_export_partitions", "Export P&artitions…", lambda: self.export_partitions(),
-            tip="write the design's partitions as an OpenSM partitions.conf")
-        from fabricviz.ui.dialogs.export_switch_config import open_export_switch_config
-        self.action_export_switch_config = self._act(
-            "action_export_switch_config", "Export S&witch Config…", lambda: open_export_switch_config(self),
-            tip="the design's PFC/ECN/buffer settings as SONiC config_db.json or Cumulus NVUE YAML per switch")
-        self.action_quit = self._act("action_quit", "&Quit", self.close, K.Quit,
-                                     tip="close the window (running jobs are cancelled)")
-        self.action_undo = self.editor.stack.createUndoAction(self, "&Undo")
-        self.action_undo.setObjectName("action_undo")
-        self.action_undo.setShortcuts([QtGui.QKeySequence("Ctrl+Z")])   # not the keyboards' Undo/F14 keys
-        self.action_undo.setStatusTip("undo the last edit (the History dock lists them)")
-        self.action_undo.setIcon(self.style().standardIcon(QtWidgets.QStyle.StandardPixmap.SP_ArrowBack))
-        self.action_redo = self.editor.stack.createRedoAction(self, "&Redo")
-        self.action_redo.setObjectName("action_redo")
-        self.action_redo.setShortcuts([QtGui.QKeySequence("Ctrl+Shift+Z"), QtGui.QKeySequence("Ctrl+Y")])
-        self.action_redo.setStatusTip("do again the edit just taken back")
-        self.action_redo.setIcon(self.style().standardIcon(QtWidgets.QStyle.StandardPixmap.SP_ArrowForward))
-        self.addAction(self.action_undo)
-        self.addAction(self.action_redo)
-        self.action_copy = self._act("action_copy", "&Copy", self.copy, K.Copy,
-                                     tip="copy the selected devices and the cables between them")
-        self.action_paste = self._act("action_paste", "&Paste", self.paste, K.Paste,
-                                      tip="paste the copied devices at the pointer (new names)")
-        self.action_cut = self._act("action_cut", "Cu&t", self.cut, K.Cut, tip="copy, then delete the selected devices")
-        self.action_duplicate = self._act("action_duplicate", "&Duplicate", self.duplicate, "Ctrl+D",
-                                          tip="a copy of the selected devices beside them")
-        self.action_delete = self._act("action_delete", "&Delete", self.delete,
-                                       [QtGui.QKeySequence(K.Delete), QtGui.QKeySequence("Backspace")])
-        self.action_rename = self._act("action_rename", "&Rename", self.rename, "F2",
-                                       tip="rename the selected device (in the inspector)")
-        self.action_select_all = self._act("action_select_all", "Select &All", self.select_all, K.SelectAll,
-                                           tip="every device and cable")
-        self.action_zoom_in = self._act("action_zoom_in", "Zoom &In", lambda: self.view.zoom_by(1.25), K.ZoomIn)
-        self.action_zoom_out = self._act("action_zoom_out", "Zoom &Out", lambda: self.view.zoom_by(0.8), K.ZoomOut)
-        self.action_fit = self._act("action_fit", "&Fit to View", self.fit,
-                                    [QtGui.QKeySequence("Ctrl+0"), QtGui.QKeySequence("F")],
-                                    sp + "TitleBarMaxButton")
-        self.action_fit_selection = self._act("action_fit_selection", "Fit S&election", self.fit_selection,
-                                              "Shift+F", tip="zoom to the selected devices and cables "
-                                                             "(nothing selected: the whole design)")
-        self.action_minimap = self._act("action_minimap", "&Minimap", self.minimap.set_on,
-                                        tip="an overview in the canvas corner: click or drag it to move the view")
-        self.action_minimap.setCheckable(True)
-        self.action_minimap.setChecked(self.minimap.on)
-        from fabricviz.ui.canvas.items.semantic import SEMANTIC_SETTING
-        self.action_semantic_zoom = self._act(
-            "action_semantic_zoom", "&Semantic Zoom", self.set_semantic_zoom,
-            tip="zoomed out, pods and tiers as boxes and the cables between them as bundles "
-                "(off: every device and cable at every zoom)")
-        self.action_semantic_zoom.setCheckable(True)
-        self.action_semantic_zoom.setChecked(bool(self.settings.value(SEMANTIC_SETTING, True, type=bool)))
-        self.scene.semantic.set_enabled(self.action_semantic_zoom.isChecked())
-        from fabricviz.ui.canvas.overlays.partitions import SETTING as MARKS_SETTING
-        self.action_partition_marks = self._act(
-            "action_partition_marks", "&Partition Marks", self.set_partition_marks,
-            tip="InfiniBand hosts marked by partition (filled: full, outlined: limited member); with one host "
-                "selected, the hosts it can talk to")
-        self.action_partition_marks.setCheckable(True)
-        self.action_partition_marks.setChecked(bool(self.settings.value(MARKS_SETTING, False, type=bool)))
-        self.partition_marks.set_on(self.action_partition_marks.isChecked())
-        self._build_vl_actions()
-        self.action_find = self._act("action_find", "&Find Device…", self.find_device, K.Find,
-                                     tip="find a device by name, GUID or LID; centre and select it")
-        self.action_reset_layout = self._act("action_reset_layout", "Reset &Layout", lambda: layout.reset(self),
-                                             tip="the docks as at the first start")
-        self.action_compare_techs = self._act("action_compare_techs", "InfiniBand vs RoCE…", self.open_compare,
-                                              tip="the same workload on the design and on its "
-                                                  "InfiniBand/RoCE twin, side by side")
-        self.action_snap = self._act("action_snap", "Snap to &Grid", self._toggle_snap)
-        self.action_snap.setCheckable(True)
-        self.action_snap.setChecked(True)
-        self.action_generate = self._act("action_generate", "&Generate Fabric…", self.generate, "Ctrl+G",
-                                         "ib_switch", "fat tree, leaf-spine or rail-optimized")
-        self.action_layout_auto = self._act("action_layout_auto", "&Auto Layout", self.layout_auto, "Ctrl+L",
-                                            tip="pods in a grid filling the screen, hosts under their leaves")
-        self.action_qos_settings = self._act(
-            "action_qos_settings", "&QoS Settings…", lambda: self.qos_settings(),
-            tip="OpenSM's QoS options for the design: SL→VL, VL arbitration, operational VLs (undoable)")
-        from fabricviz.ui.dialogs.roce_settings import open_roce_settings
-        self.action_roce_settings = self._act(
-            "action_roce_settings", "Ro&CE Settings…", lambda: open_roce_settings(self),
-            tip="MTU, lossless priorities, headroom method, DCQCN preset, ECN thresholds (undoable)")
-        from fabricviz.ui.canvas.overlays.pfc_cycle import PfcCycles
-        self.pfc_cycles = PfcCycles(self.document, self.scene,
-                                    lambda text: self.statusBar().showMessage(text, 15000))
-        self.action_pfc_deadlock = self._act(
-            "action_pfc_deadlock", "&PFC Deadlock Check",
-            lambda: self.pfc_cycles.run(tuple(self.scene.selected_cables)),
-            tip="cycles of PFC buffer dependencies in the RoCE routes, drawn on the canvas (selected "
-                "cables: as if they had failed — bounce routes)")
-        self.action_layout_force = self._act("action_layout_force", "&Force Layout", self.layout_force,
-                                             "Ctrl+Shift+L")
-        mb = self.menuBar()
-        m = mb.addMenu("&File")
-        m.addActions([self.action_new, self.action_open])
-        self.recent_menu = m.addMenu("Open &Recent")
-        self.recent_menu.setObjectName("recent_menu")
-        m.addActions([self.action_save, self.action_save_as])
-        m.addSeparator()
-        m.addActions([self.action_export_image, self.action_record])
-        m.addSeparator()
-        m.addActions([self.action_import_partitions, self.action_export_partitions])
-        m.addAction(self.action_export_switch_config)
-        m.addSeparator()
-        m.addAction(self.action_quit)
-        m = mb.addMenu("&Edit")
-        m.addActions([self.action_undo, self.action_redo])
-        m.addSeparator()
-        m.addActions([self.action_cut, self.action_copy, self.action_paste, self.action_duplicate,
-                      self.action_delete, self.action_rename, self.action_select_all])
-        m.addSeparator()
-        m.addAction(self.action_find)
-        m = self.view_menu = mb.addMenu("&View")
-        m.setObjectName("view_menu")
-        m.addActions([self.action_zoom_in, self.action_zoom_out, self.action_fit, self.action_fit_selection,
-                      self.action_snap, self.action_minimap, self.action_semantic_zoom,
-                      self.action_partition_marks, self.action_vl_layers, self.action_vl_usage])
-        from fabricviz.ui.canvas.overlays.bundled import bundle_colour_menu
-        self.bundle_colour = bundle_colour_menu(self, m, self.settings, self.scene)   # View ▸ Bundle Colour
-        m.addSeparator()
-        for dock, name, key in ((self.palette_dock, "action_palette", None), (self.inspector, "action_inspector", None),
-                                (self.history, "action_history", None),
-                                (self.findings_dock, "action_findings", "Ctrl+Shift+K"),
-                                (self.bom_dock, "action_bom", None),
-                                (self.sweep_dock, "action_sweep", "Ctrl+Shift+U"),
-                                (self.traffic_dock, "action_traffic", "Ctrl+Shift+T"),
-                                (self.partitions_dock, "action_partitions_dock", None),
-                                (self.lossless_dock, "action_lossless_dock", None),
-                                (self.collectives_dock, "action_collectives_dock", None),
-                                (self.whatif_dock, "action_whatif_dock", None),
-                                (self.charts_dock, "action_charts", "Ctrl+Shift+J")):
-            act = dock.toggleViewAction()
-            act.setObjectName(name)
-            if key:
-                act.setShortcut(QtGui.QKeySequence(key))
-            m.addAction(act)
-        self.sweep_dock.toggleViewAction().setText("&Subnet Manager Sweep")
-        m.addSeparator()
-        m.addActions([self.action_compare_techs, self.action_reset_layout])
-        m = mb.addMenu("&Design")
-        m.addActions([self.action_generate, self.action_layout_auto, self.action_layout_force])
-        m.addSeparator()
-        m.addAction(self.action_qos_settings)
-        m.addAction(self.action_roce_settings)
-        m.addAction(self.action_pfc_deadlock)
-        m = self.lessons_menu = mb.addMenu("&Lessons")
-        m.setObjectName("lessons_menu")
-        from fabricviz.ui.lessons.dock import lesson_actions
-        m.addActions(lesson_actions(self, self.open_lesson))
-        m.addSeparator()
-        m.addAction(self.action_presentation)
-        act = self.lesson_dock.toggleViewAction()
-        act.setObjectName("action_lesson_dock")
-        m.addAction(act)
-        from fabricviz.ui.dialogs.help import build_help_menu, with_shortcut_tooltips
-        self.help_menu = build_help_menu(self)
-        with_shortcut_tooltips(self)
-        tb = self.addToolBar("Main")
+    def _toggled(self, handler: Callable[[bool], Any], setting: str | None, on: bool) -> None:
+        if setting is not None:
+            self.settings.setValue(setting, bool(on))
+        handler(bool(on))
+
+    def selection_changed(self, selected: bool) -> None:
+        """The actions on the selection are enabled while something is selected."""
+        for spec in self.specs.values():
+            if spec.needs_selection:
+                self.actions[spec.id].setEnabled(selected)
+
+    def dock_toggles(self, menu: QtWidgets.QMenu) -> None:
+        """View ▸ the docks (:data:`DOCK_TOGGLES`)."""
+        for t in DOCK_TOGGLES:
+            act = getattr(self.window, t.dock).toggleViewAction()
+            act.setObjectName(f"action_{t.id}")
+            if t.key:
+                act.setShortcut(QtGui.QKeySequence(t.key))
+            menu.addAction(act)
+        for t in DOCK_TOGGLES:
+            if t.text:
+                getattr(self.window, t.dock).toggleViewAction().setText(t.text)
+
+    def toolbar(self, items: tuple[str, ...] = TOOLBAR,
+                fill: Callable[[str, QtWidgets.QToolBar], None] | None = None) -> QtWidgets.QToolBar:
+        tb = self.window.addToolBar("Main")
         tb.setObjectName("main_toolbar")
         tb.setIconSize(QtCore.QSize(20, 20))
-        tb.addActions([self.action_new, self.action_open, self.action_save])
-        tb.addSeparator()
-        tb.addActions([self.action_undo, self.action_redo])
-        tb.addSeparator()
-        tb.addActions([self.action_generate, self.action_fit])
-        tb.addSeparator()
-        tb.addWidget(QtWidgets.QLabel(" New cable: "))
-        self.cable_type_box = QtWidgets.QComboBox(tb)
-        self.cable_type_box.setObjectName("cable_type_box")
-        self.cable_type_box.addItems(["auto"] + list(CABLE_TYPES))
-        self.cable_type_box.setToolTip("cable type for new cables (auto: cheapest that reaches)")
-        tb.addWidget(self.cable_type_box)
-        self.cable_length_box = QtWidgets.QDoubleSpinBox(tb)
-        self.cable_length_box.setObjectName("cable_length_box")
-        self.cable_length_box.setRange(0.1, 2000.0)
-        self.cable_length_box.setDecimals(1)
-        self.cable_length_box.setValue(self.view.cable_length)
-        self.cable_length_box.setSuffix(" m")
-        tb.addWidget(self.cable_length_box)
-        self.cable_type_box.currentTextChanged.connect(self._cable_settings)
-        self.cable_length_box.valueChanged.connect(self._cable_settings)
-        self._update_recent()
-
-    def _build_vl_actions(self) -> None:
-        """View ▸ VL Layers and View ▸ VL Usage: their canvas overlays and checkable actions (kept in
-        the settings)."""
-        from fabricviz.ui.canvas.overlays import vl_layers, vl_usage
-
-        def say(text: str) -> None:
-            self.statusBar().showMessage(text, 8000)
-        self.vl_layers = vl_layers.VlLayers(self.document, self.scene, say)
-        self.vl_usage = vl_usage.VlUsage(self.document, self.scene, self.traffic_dock, say)
-        for attr, overlay, key, text, tip in (
-                ("action_vl_layers", self.vl_layers, vl_layers.SETTING, "&VL Layers",
-                 "InfiniBand cables coloured by the virtual lanes the routed paths use on them (the SM's "
-                 "routing: its SLs through the design's SL2VL tables); several VLs striped"),
-                ("action_vl_usage", self.vl_usage, vl_usage.SETTING, "VL &Usage",
-                 "cables coloured by the VL carrying most of their traffic in the last traffic run, paler "
-                 "as the VL mix grows")):
-            def slot(on: bool, overlay=overlay, key=key) -> None:
-                self.settings.setValue(key, bool(on))
-                overlay.set_on(bool(on))
-            a = self._act(attr, text, slot, tip=tip)
-            a.setCheckable(True)
-            a.setChecked(bool(self.settings.value(key, False, type=bool)))
-            setattr(self, attr, a)
-            overlay.set_on(a.isChecked())
+        for item in items:
+            if item == "-":
+                tb.addSeparator()
+            elif item.startswith("@"):
+                if fill is not None:
+                    fill(item[1:], tb)
+            else:
+                tb.addAction(self.actions[item])
+        return tb
 
 
-__all__ = ["WindowActions"]
+__all__ = ["ACTIONS", "ActionSet", "ActionSpec", "DOCK_TOGGLES", "DockToggle", "MENUS", "MenuSpec", "Slot",
+           "TOOLBAR"]

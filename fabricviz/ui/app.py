@@ -53,6 +53,6 @@ def start_windows(path: str | None = None) -> list[MainWindow]:
     from fabricviz.ui.document.autosave import offer_recovery
     window = MainWindow(path)
     window.show()
-    if path is not None and window.load_error:
-        QtWidgets.QMessageBox.critical(window, "Open failed", window.load_error)
+    if path is not None and window.files.load_error:
+        QtWidgets.QMessageBox.critical(window, "Open failed", window.files.load_error)
     return [window, *offer_recovery(window)]

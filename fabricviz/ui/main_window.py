@@ -1,9 +1,12 @@
-"""The main window: canvas, palette, inspector, undo history, menus, files.
+"""The main window: a shell that builds one design's parts and lays them out.
 
-``MainWindow(path)`` opens ``path``; ``MainWindow()`` opens the bundled demo
-fabric (as an untitled copy: saving asks where). Every edit is an undo command
-(:mod:`fabricviz.ui.document.commands`) run by the :class:`~fabricviz.ui.document.editor.Editor`;
-the canvas follows the model's change events.
+``MainWindow(path)`` opens ``path``; ``MainWindow()`` opens the bundled demo fabric (as an
+untitled copy: saving asks where). The window holds the :class:`~fabricviz.ui.document.document.Document`
+(its editor runs every edit as an undo command; the canvas follows the model's change events),
+its :class:`~fabricviz.ui.document.files.FileController` (``files``: open, save, recent files,
+autosave), the canvas and its :class:`~fabricviz.ui.canvas.selection.SelectionController`
+(``selection``), the docks, and the menus and toolbar built from the table of actions in
+:mod:`fabricviz.ui.actions` (``acts["save"]``).
 """
 
 from __future__ import annotations
@@ -13,24 +16,39 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from fabricviz.anim.lessons import find_lesson
+from fabricviz.generate import layout as gen_layout
 from fabricviz.model import Fabric, FabricError
 from fabricviz.resources import asset_path
 from fabricviz.ui import layout
+from fabricviz.ui.actions import ActionSet
 from fabricviz.ui.canvas import theme as th
+from fabricviz.ui.canvas.cable_tools import CableTools
+from fabricviz.ui.canvas.describe import plural
+from fabricviz.ui.canvas.minimap import Minimap
+from fabricviz.ui.canvas.overlays import vl_layers, vl_usage
+from fabricviz.ui.canvas.overlays.bundled import bundle_colour_menu
+from fabricviz.ui.canvas.overlays.pfc_cycle import PfcCycles
 from fabricviz.ui.canvas.scene import FabricScene
-from fabricviz.ui.canvas.minimap import FIT_SELECTION_MAX, Minimap, selection_bounds
+from fabricviz.ui.canvas.selection import SelectionController
 from fabricviz.ui.canvas.view import CanvasView
+from fabricviz.ui.dialogs.export_switch_config import open_export_switch_config
+from fabricviz.ui.dialogs.find import FindDialog
+from fabricviz.ui.dialogs.generator import GeneratorDialog
+from fabricviz.ui.dialogs.help import build_help_menu, with_shortcut_tooltips
+from fabricviz.ui.dialogs.qos import QosDialog
+from fabricviz.ui.dialogs.roce_settings import open_roce_settings
 from fabricviz.ui.docks.findings import select_on_canvas
 from fabricviz.ui.docks.inspector import Inspector
-from fabricviz.ui.jobs import Cancelled
 from fabricviz.ui.docks.palette import Palette
 from fabricviz.ui.document.commands import HistoryView
 from fabricviz.ui.document.document import Document
-from fabricviz.ui.actions import WindowActions
-from fabricviz.ui.files import FileActions
+from fabricviz.ui.document.files import FileController
+from fabricviz.ui.document.settings import settings
+from fabricviz.ui.jobs import Cancelled
+from fabricviz.ui.lessons.dock import lesson_actions, lesson_display_name
 
 #: The fabric shown when the window is opened without a file.
 DEMO_FABRIC = asset_path("demo", "demo-fat-tree.json")
@@ -44,12 +62,7 @@ def zoom_text(scale: float) -> str:
     return f"{pct:.0f} %" if pct >= 10 else f"{pct:.2g} %"
 
 
-def settings() -> QtCore.QSettings:
-    return QtCore.QSettings(QtCore.QSettings.Format.IniFormat, QtCore.QSettings.Scope.UserScope,
-                            "fabricviz", "fabricviz")
-
-
-class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
+class MainWindow(QtWidgets.QMainWindow):
     """fabricviz's editor window."""
 
     def __init__(self, path: str | os.PathLike[str] | None = None,
@@ -57,57 +70,33 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         super().__init__(parent)
         self.setObjectName("main_window")
         self.setDockNestingEnabled(True)
-        self.load_error: str | None = None
         self.settings = settings()
         self.document = Document(Fabric(name="untitled"), self)
         self.editor = self.document.editor
+        self.files = FileController(self.document, self.settings, self)
         self.scene = FabricScene(self)
         self.document.changed.connect(self.scene.follow)       # the canvas first: docks read its items
         self.view = CanvasView(self.scene, self.editor, self)
         self.setCentralWidget(self.view)
         self.minimap = Minimap(self.view, self.document, self.settings)   # View ▸ Minimap
+        self.selection = SelectionController(self.document, self.scene, self.view, self.fit, self)
         self._build_status()
         self._build_docks()
-        self._build_actions()
-        self.document.replaced.connect(self._fabric_replaced)
-        self.document.message.connect(self._message)
-        self.document.session.cleared.connect(self._session_cleared)
-        self.editor.stack.cleanChanged.connect(self._update_title)
-        self.editor.stack.indexChanged.connect(self._update_counts)
-        self._stack_index = 0
-        self.editor.stack.indexChanged.connect(self._stack_moved)
-        self.view.zoom_changed.connect(lambda s: self.zoom_label.setText(zoom_text(s)))
-        self.view.zoom_changed.connect(self._user_moved_view)
-        self.view.horizontalScrollBar().actionTriggered.connect(self._user_moved_view)
-        self.view.verticalScrollBar().actionTriggered.connect(self._user_moved_view)
-        self.view.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
-        self.scene.selectionChanged.connect(self._selection_changed)
-        self._banding = False                # a rubber band is being dragged
-        self.view.rubberBandChanged.connect(self._rubber_band)
-        self.palette_dock.cable_part_chosen.connect(self._choose_cable_part)
+        self._build_overlays()
+        self.acts = ActionSet(self, self.settings, self._fill_menu)
+        self.help_menu = build_help_menu(self)
+        with_shortcut_tooltips(self)
+        self.acts.toolbar(fill=self._fill_toolbar)
+        self._connect()
         self._fitted = False
-        self._load(Path(path) if path is not None else DEMO_FABRIC, demo=path is None)
-        from fabricviz.ui.document.autosave import Autosave   # unsaved edits go to a recovery file
-        self.autosave = Autosave(self)
+        self.files.start(Path(path) if path is not None else DEMO_FABRIC, demo=path is None)
         self._apply_theme()
         self.default_layout = self.saveState()
         layout.restore(self)
 
     @property
-    def path(self) -> Path | None:
-        return self.document.path
-
-    @path.setter
-    def path(self, value: Path | None) -> None:
-        self.document.path = value
-
-    @property
-    def display_name(self) -> str:
-        return self.document.display_name
-
-    @display_name.setter
-    def display_name(self, value: str) -> None:
-        self.document.display_name = value
+    def fabric(self) -> Fabric:
+        return self.editor.fabric
 
     def _build_docks(self) -> None:
         """Every dock, given the document (and the canvas where it draws); see ui/layout.py."""
@@ -177,7 +166,106 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         sb.addPermanentWidget(self.count_label)
         sb.addPermanentWidget(self.zoom_label)
 
-    # ------------------------------------------------------------------ model <-> window
+    def _build_overlays(self) -> None:
+        """The canvas overlays the menus switch (View ▸ VL Layers / VL Usage, Design ▸ PFC Deadlock Check)."""
+        self.pfc_cycles = PfcCycles(self.document, self.scene, lambda text: self.say(text, 15000))
+        self.vl_layers = vl_layers.VlLayers(self.document, self.scene, self.say)
+        self.vl_usage = vl_usage.VlUsage(self.document, self.scene, self.traffic_dock, self.say)
+
+    def _fill_menu(self, slot: str, menu: QtWidgets.QMenu) -> None:
+        """The menus' entries that are not actions of the table (see ``Slot`` in ui/actions.py)."""
+        if slot == "recent":
+            self.recent_menu = menu.addMenu("Open &Recent")
+            self.recent_menu.setObjectName("recent_menu")
+            self._update_recent()
+        elif slot == "bundle_colour":
+            self.bundle_colour = bundle_colour_menu(self, menu, self.settings, self.scene)
+        elif slot == "lessons":
+            menu.addActions(lesson_actions(self, self.open_lesson))
+        elif slot == "presentation":
+            menu.addAction(self.presentation.action)
+        elif slot == "lesson_dock":
+            act = self.lesson_dock.toggleViewAction()
+            act.setObjectName("action_lesson_dock")
+            menu.addAction(act)
+        else:
+            raise ValueError(f"no menu slot {slot!r}")
+
+    def _fill_toolbar(self, slot: str, toolbar: QtWidgets.QToolBar) -> None:
+        if slot != "cable":
+            raise ValueError(f"no toolbar slot {slot!r}")
+        self.cable_tools = CableTools(self.document, self.view, toolbar)
+
+    def _connect(self) -> None:
+        """The parts' signals to the window (title, status bar, counts) and to each other."""
+        say = self.say
+        self.files.status.connect(say)
+        self.files.title_changed.connect(self._update_title)
+        self.files.recent_changed.connect(self._update_recent)
+        self.files.created.connect(self._new_design_view)
+        self.selection.status.connect(say)
+        self.selection.changed.connect(self.acts.selection_changed)
+        self.cable_tools.status.connect(say)
+        self.palette_dock.cable_part_chosen.connect(self.cable_tools.choose_part)
+        self.document.replaced.connect(self._fabric_replaced)
+        self.document.message.connect(self._message)
+        self.document.session.cleared.connect(self._session_cleared)
+        stack = self.editor.stack
+        stack.cleanChanged.connect(self._update_title)
+        stack.indexChanged.connect(self._update_counts)
+        self._stack_index = 0
+        stack.indexChanged.connect(self._stack_moved)
+        self.view.zoom_changed.connect(lambda s: self.zoom_label.setText(zoom_text(s)))
+        self.view.zoom_changed.connect(self._user_moved_view)
+        self.view.horizontalScrollBar().actionTriggered.connect(self._user_moved_view)
+        self.view.verticalScrollBar().actionTriggered.connect(self._user_moved_view)
+        self.view.status.connect(lambda text: say(text, 8000))
+
+    # ------------------------------------------------------------------ status bar, title
+    def say(self, text: str, ms: int = 8000) -> None:
+        """A status-bar message for ``ms`` milliseconds (0: until the next one)."""
+        self.statusBar().showMessage(text, ms)
+
+    def _message(self, text: str, refusal: bool) -> None:
+        self.say(("refused: " if refusal else "") + text, 10000)
+
+    def _update_title(self) -> None:
+        self.setWindowModified(not self.editor.stack.isClean())
+        self.setWindowTitle(f"{self.document.display_name}[*] \u2014 fabricviz")
+
+    def _update_counts(self) -> None:
+        c = self.editor.fabric.counts()
+        self.count_label.setText(" · ".join(
+            plural(n, w) for n, w in ((c["server"], "server"), (c["gpu"], "GPU"), (c["nic"], "NIC"),
+                                      (c["ib_switch"] + c["eth_switch"], "switch"), (c["cables"], "cable"))))
+        self._update_title()
+
+    def _stack_moved(self, index: int) -> None:
+        """The status bar says what happened last: the command just done, undone or redone."""
+        stack, last = self.editor.stack, self._stack_index
+        self._stack_index = index
+        if not stack.count() or index == last:
+            return
+        if self.editor.pushing:
+            text = stack.text(index - 1)
+        elif index < last:
+            text = "Undo: " + stack.text(index)
+        else:
+            text = "Redo: " + stack.text(index - 1)
+        self.say(text, 10000)
+
+    def _update_recent(self) -> None:
+        self.recent_menu.clear()
+        recent = self.files.recent_files()
+        for r in recent:
+            a = self.recent_menu.addAction(Path(r).name, self._opener(r))
+            a.setToolTip(r)
+        self.recent_menu.setEnabled(bool(recent))
+
+    def _opener(self, path: str) -> Callable[[], object]:
+        return lambda: self.files.open_path(path)
+
+    # ------------------------------------------------------------------ the design and its canvas
     def _fabric_replaced(self) -> None:
         f = self.editor.fabric
         n = len(f)
@@ -200,167 +288,56 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         if self.isVisible():
             self.fit()
 
-    @property
-    def fabric(self) -> Fabric:
-        return self.editor.fabric
+    def _new_design_view(self) -> None:
+        """File ▸ New: an empty canvas at 100 %, centred on the origin."""
+        self.view.resetTransform()
+        self.view.setSceneRect(QtCore.QRectF(-600, -400, 1200, 800))
+        self.view.centerOn(0, 0)
 
-    def _update_counts(self) -> None:
-        from fabricviz.ui.canvas.describe import plural
-        c = self.editor.fabric.counts()
-        self.count_label.setText(" · ".join(
-            plural(n, w) for n, w in ((c["server"], "server"), (c["gpu"], "GPU"), (c["nic"], "NIC"),
-                                      (c["ib_switch"] + c["eth_switch"], "switch"), (c["cables"], "cable"))))
-        self._update_title()
+    def _session_cleared(self) -> None:
+        """Another design was opened: no selection, no port panels, no half-drawn cable."""
+        self.view.cancel_interaction()           # a drag of the old design ends, changing nothing
+        self.scene.clearSelection()
+        self.scene.set_selected_cables(set())
+        self.view.ports.clear()
+        for dock in (self.lesson_dock, self.charts_dock):   # nothing of the last design's to show
+            dock.hide()
+        if self.compare_window is not None:
+            self.compare_window.close()
+            self.compare_window.deleteLater()
+            self.compare_window = None
 
-    def _stack_moved(self, index: int) -> None:
-        """The status bar says what happened last: the command just done, undone or redone."""
-        stack, last = self.editor.stack, self._stack_index
-        self._stack_index = index
-        if not stack.count() or index == last:
-            return
-        if self.editor.pushing:
-            text = stack.text(index - 1)
-        elif index < last:
-            text = "Undo: " + stack.text(index)
-        else:
-            text = "Redo: " + stack.text(index - 1)
-        self.statusBar().showMessage(text, 10000)
+    def set_snap(self, on: bool) -> None:
+        """View ▸ Snap to Grid."""
+        self.view.snap = bool(on)
 
-    def _update_title(self) -> None:
-        self.setWindowModified(not self.editor.stack.isClean())
-        self.setWindowTitle(f"{self.display_name}[*] \u2014 fabricviz")
-
-    def _message(self, text: str, refusal: bool) -> None:
-        self.statusBar().showMessage(("refused: " if refusal else "") + text, 10000)
-
-    def _selection_changed(self) -> None:
-        n = len(self.scene.selected_device_ids()) + len(self.scene.selected_cables)
-        for a in (self.action_copy, self.action_cut, self.action_delete, self.action_duplicate):
-            a.setEnabled(n > 0)
-
-    def _choose_cable_part(self, part: str) -> None:
-        self.view.cable_part = part
-        p = self.editor.fabric.catalog.get(part)
-        self.statusBar().showMessage(f"new cables use {part} ({p.cable_type}, reach {p.reach_m:g} m); "
-                                     "pick 'auto' to let the catalog choose", 8000)
-        self.cable_type_box.blockSignals(True)
-        self.cable_type_box.setCurrentText(p.cable_type)
-        self.cable_type_box.blockSignals(False)
-
-    def _cable_settings(self) -> None:
-        t = self.cable_type_box.currentText()
-        self.view.cable_type = None if t == "auto" else t
-        self.view.cable_part = None
-        self.view.cable_length = self.cable_length_box.value()
-
-    def _toggle_snap(self) -> None:
-        self.view.snap = self.action_snap.isChecked()
-
-    def set_partition_marks(self, on: bool) -> None:
-        """View ▸ Partition Marks (kept in the settings)."""
-        from fabricviz.ui.canvas.overlays.partitions import SETTING
-        self.settings.setValue(SETTING, bool(on))
-        self.partition_marks.set_on(bool(on))
-
-    def set_semantic_zoom(self, on: bool) -> None:
-        """View ▸ Semantic Zoom: groups and bundles when zoomed out, or every device at every zoom; remembered."""
-        from fabricviz.ui.canvas.items.semantic import SEMANTIC_SETTING
-        self.settings.setValue(SEMANTIC_SETTING, bool(on))
-        self.scene.semantic.set_enabled(bool(on))
-
-    # ------------------------------------------------------------------ edit actions
-    def copy(self) -> None:
-        data = self.editor.copy(self.scene.selected_device_ids())
-        if data:
-            self.statusBar().showMessage(f"copied {len(data['devices'])} devices and "
-                                         f"{len(data['cables'])} cables between them", 5000)
-
-    def cut(self) -> None:
-        ids = self.scene.selected_device_ids()
-        if self.editor.copy(ids):
-            self.editor.remove(ids, [])
-
-    def paste(self) -> None:
-        """Paste centred on the pointer when it is over the canvas, else shifted from the copies."""
-        ids = self.editor.paste(at=self.view.pointer_scene_pos())
-        if ids:
-            self.scene.select_devices(ids)
-
-    def duplicate(self) -> None:
-        ids = self.editor.duplicate(self.scene.selected_device_ids())
-        if ids:
-            self.scene.select_devices(ids)
-
-    def delete(self) -> None:
-        devs = self.scene.selected_device_ids()
-        t = self.editor.fabric.devices_t
-        devs = sorted({int(t.parent[d]) if t.parent[d] >= 0 else d for d in devs})
-        cabs = sorted(self.scene.selected_cables)
-        if self.editor.remove(devs, cabs):
-            self.scene.set_selected_cables(set())
+    def reset_layout(self) -> None:
+        layout.reset(self)
 
     def rename(self) -> None:
-        ids = self.scene.selected_device_ids()
-        if len(ids) != 1:
+        """Edit ▸ Rename: the inspector's name field, for the one selected device."""
+        if len(self.selection.device_ids()) != 1:
             return
         self.inspector.show()
         self.inspector.name.setFocus()
         self.inspector.name.selectAll()
 
-    def select_all(self) -> None:
-        """Every device and every cable (Delete then removes both)."""
-        for item in self.scene.items_by_id.values():
-            if item.parentItem() is None:
-                item.setSelected(True)
-        self.scene.set_selected_cables(set(int(c) for c in self.editor.fabric.cable_ids()))
-
-    def _rubber_band(self, rect: QtCore.QRect, start: QtCore.QPointF, end: QtCore.QPointF) -> None:
-        """When a rubber band ends, the cables between the devices it selected are selected too."""
-        if not rect.isNull():
-            self._banding = True
-            return
-        if not self._banding:
-            return
-        self._banding = False
-        f = self.editor.fabric
-        picked = np.zeros(f.devices_t.n, bool)
-        picked[np.asarray(self.scene.selected_device_ids(), np.int64)] = True
-        cabs = f.cable_ids()
-        pt, ct, t = f.ports_t, f.cables_t, f.devices_t
-        both = np.ones(len(cabs), bool)
-        for side in (ct.port_a, ct.port_b):
-            d = pt.device[side[cabs]].astype(np.int64)
-            both &= picked[np.where(t.parent[d] >= 0, t.parent[d], d)]
-        self.scene.set_selected_cables(set(self.scene.selected_cables) | {int(c) for c in cabs[both]})
-
     def find_device(self) -> None:
         """Edit ▸ Find Device: a name, GUID or LID; the device is centred and selected."""
-        from fabricviz.ui.dialogs.find import FindDialog
         dlg = FindDialog(self.document, self)
         if dlg.exec() == QtWidgets.QDialog.DialogCode.Accepted and dlg.found is not None:
-            self.show_device(dlg.found)
-
-    def show_device(self, d: int) -> None:
-        """Select device ``d`` and centre the canvas on it."""
-        f = self.editor.fabric
-        self.scene.set_selected_cables(set())
-        self.scene.select_devices([d], inner=True)
-        top = int(f.devices_t.parent[d]) if f.devices_t.parent[d] >= 0 else d
-        self.view.centerOn(float(f.devices_t.x[top]), float(f.devices_t.y[top]))
-        self.statusBar().showMessage(f"found {f.name_of(d)}", 5000)
+            self.selection.show_device(dlg.found)
 
     # ------------------------------------------------------------------ lessons, comparison
     def open_lesson(self, ref: str) -> bool:
         """Open bundled lesson ``ref`` (number, name or file) like a file; False if refused or cancelled."""
-        from fabricviz.anim.lessons import find_lesson
-        from fabricviz.ui.lessons.dock import lesson_display_name
         try:
             lesson = find_lesson(ref)
             fabric = lesson.build_fabric()
         except FabricError as exc:
-            self.statusBar().showMessage(f"refused: {exc}", 10000)
+            self.say(f"refused: {exc}", 10000)
             return False
-        if not self.maybe_save():
+        if not self.files.maybe_save():
             return False
         name = lesson_display_name(lesson)
         self.document.open(fabric, None, name)      # a new session: the last lesson, runs, overlays go
@@ -369,7 +346,7 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         dock.start(lesson)
         layout.reveal(self, dock)
         self._update_title()
-        self.statusBar().showMessage(f"opened {name}", 5000)
+        self.say(f"opened {name}", 5000)
         return True
 
     def open_compare(self) -> Any:
@@ -385,22 +362,8 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         dlg.activateWindow()
         return dlg
 
-    def _session_cleared(self) -> None:
-        """Another design was opened: no selection, no port panels, no half-drawn cable."""
-        self.view.cancel_interaction()           # a drag of the old design ends, changing nothing
-        self.scene.clearSelection()
-        self.scene.set_selected_cables(set())
-        self.view.ports.clear()
-        for dock in (self.lesson_dock, self.charts_dock):   # nothing of the last design's to show
-            dock.hide()
-        if self.compare_window is not None:
-            self.compare_window.close()
-            self.compare_window.deleteLater()
-            self.compare_window = None
-
     # ------------------------------------------------------------------ design actions
     def generate(self) -> None:
-        from fabricviz.ui.dialogs.generator import GeneratorDialog
         dlg = GeneratorDialog(self, catalog=self.editor.fabric.catalog)
         if dlg.exec() == QtWidgets.QDialog.DialogCode.Accepted and dlg.result is not None:
             self.apply_generated(dlg.result)
@@ -422,42 +385,49 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
             ids, xs, ys = self.document.jobs.run_modal(self, f"{name}…",
                                                        lambda progress: fn(design, progress=progress))
         except Cancelled:
-            self.statusBar().showMessage(f"{name} cancelled", 5000)
+            self.say(f"{name} cancelled", 5000)
             return
         except Exception as exc:  # a FabricError, or a bug in the layout: said, not raised
-            self.statusBar().showMessage(f"{name} failed", 5000)
+            self.say(f"{name} failed", 5000)
             QtWidgets.QMessageBox.critical(self, f"{name} failed", str(exc) or type(exc).__name__)
             return
         if self.document.revision != revision:     # the design moved on meanwhile: not its layout
-            self.statusBar().showMessage(f"{name} dropped: the design changed while it ran", 5000)
+            self.say(f"{name} dropped: the design changed while it ran", 5000)
             return
         self.editor.set_positions(name, ids, xs, ys)
         self.fit()
-        self.statusBar().showMessage(f"{name}: {len(ids):,} devices placed in "
-                                     f"{time.perf_counter() - t0:.2f} s", 5000)
+        self.say(f"{name}: {len(ids):,} devices placed in {time.perf_counter() - t0:.2f} s", 5000)
 
     def layout_auto(self) -> None:
         """Design ▸ Auto Layout: pods in a grid filling the screen, hosts under their leaves."""
-        from fabricviz.generate.layout import auto_layout
-        self._layout("Auto layout", auto_layout)
+        self._layout("Auto layout", gen_layout.auto_layout)
+
+    def layout_force(self) -> None:
+        self._layout("Force layout", gen_layout.force_layout)
 
     def qos_settings(self) -> Any:
         """Design ▸ QoS Settings: edit the design's QoS options (OK stores them, one undo step)."""
-        from fabricviz.ui.dialogs.qos import QosDialog
         dlg = QosDialog(self.editor, self)
         dlg.open()
         return dlg
 
-    def layout_force(self) -> None:
-        from fabricviz.generate.layout import force_layout
-        self._layout("Force layout", force_layout)
+    def roce_settings(self) -> Any:
+        """Design ▸ RoCE Settings (non-modal)."""
+        return open_roce_settings(self)
 
+    def pfc_deadlock(self) -> None:
+        """Design ▸ PFC Deadlock Check, the selected cables as failed."""
+        self.pfc_cycles.run(tuple(self.scene.selected_cables))
+
+    # ------------------------------------------------------------------ pictures
     def export_image(self) -> None:
-        start = str(Path(self._last_dir()) / (Path(self.display_name).stem + ".png"))
+        start = str(Path(self.files.last_dir()) / (Path(self.document.display_name).stem + ".png"))
         path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export image", start,
                                                         "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)")
         if not path:
             return
+        # canvas.export and canvas.record run as `python -m` children of the CLI: importing the
+        # package must not import them first (runpy would warn on the child's stderr)
         from fabricviz.ui.canvas.export import default_title, picture_suffix
         from fabricviz.ui.dialogs.export_image import ExportImageDialog, run_export
         try:
@@ -469,16 +439,20 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         except FabricError as exc:
             QtWidgets.QMessageBox.critical(self, "Export failed", str(exc))
             return
-        self.statusBar().showMessage(f"exported {out}" if out is not None else "export cancelled", 5000)
+        self.say(f"exported {out}" if out is not None else "export cancelled", 5000)
+
+    def export_switch_config(self) -> Any:
+        """File ▸ Export Switch Config… (non-modal)."""
+        return open_export_switch_config(self)
 
     def record_animation(self) -> None:
         """File ▸ Record Animation…: the sweep, the Traffic dock's run or the open lesson as a video."""
-        from fabricviz.ui.dialogs.record import RecordDialog
-        start = str(Path(self._last_dir()) / (Path(self.display_name).stem + ".mp4"))
+        from fabricviz.ui.dialogs.record import RecordDialog     # not at the top: see export_image
+        start = str(Path(self.files.last_dir()) / (Path(self.document.display_name).stem + ".mp4"))
         dlg = RecordDialog(self.document, traffic=self.traffic_dock, lesson=self.lesson_dock,
                            engine=self.sweep_dock.engine_box.currentText(), start=start, parent=self)
         dlg.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
-        dlg.recorded.connect(lambda path: self.statusBar().showMessage(f"recorded {path}", 8000))
+        dlg.recorded.connect(lambda path: self.say(f"recorded {path}", 8000))
         dlg.destroyed.connect(lambda *_: self._record_dialog_gone(dlg))
         self.record_dialog = dlg
         dlg.open()
@@ -493,7 +467,7 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         a legend for every colour drawn, as PNG, SVG or PDF; ``options`` is a PictureOptions
         or a width. ``view``: only what the canvas shows (None: when it does not show it all);
         ``draw``: render_scene's progress and encode."""
-        from fabricviz.ui.canvas.export import render_scene
+        from fabricviz.ui.canvas.export import render_scene       # not at the top: see export_image
         rows = self.lesson_stage.legend_rows() if self.lesson_stage.following else []
         shown = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
         if view is None:
@@ -514,9 +488,19 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         super().changeEvent(event)
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:  # noqa: N802
-        super().closeEvent(event)               # FileActions: Save / Discard / Cancel
-        if event.isAccepted():
-            self.whatif_dock.shutdown()         # its Dask workers, if a run started any, go too
+        """Save / Discard / Cancel; closing stops the recording, the jobs and the What-if workers."""
+        if not self.files.maybe_save():
+            event.ignore()
+            return
+        layout.save(self)
+        self.files.close()         # saved or discarded: the recovery file goes
+        if self.record_dialog is not None and self.record_dialog.busy:
+            self.record_dialog.cancel()        # a recording stops; its partial file goes
+        self.document.close()      # running jobs are cancelled, never waited for
+        if self.compare_window is not None:
+            self.compare_window.close()
+        event.accept()
+        self.whatif_dock.shutdown()         # its Dask workers, if a run started any, go too
 
     def showEvent(self, event: QtGui.QShowEvent) -> None:  # noqa: N802
         super().showEvent(event)
@@ -535,14 +519,6 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
             self._fitting = False
         self.keep_fitted = True
 
-    def fit_selection(self) -> None:
-        """View ▸ Fit Selection: the selected devices and cables fill the canvas; nothing selected: Fit."""
-        rect = selection_bounds(self.scene)
-        if rect is None:
-            self.fit()
-        else:
-            self.view.fit_rect(rect, max_scale=FIT_SELECTION_MAX)
-
     keep_fitted = False
     _fitting = False
 
@@ -554,3 +530,6 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         if event.type() == QtCore.QEvent.Type.Resize and obj is self.view.viewport() and self.keep_fitted:
             QtCore.QTimer.singleShot(0, self.view, lambda: self.fit() if self.keep_fitted else None)
         return super().eventFilter(obj, event)
+
+
+__all__ = ["DEMO_FABRIC", "MainWindow", "PROGRESS_DEVICES", "settings", "zoom_text"]

@@ -247,8 +247,8 @@ def test_auto_layout_is_one_undo_step_and_undo_restores_every_position(window):
     t = f.devices_t
     before = (t.x.tobytes(), t.y.tobytes())
     count = w.editor.stack.count()
-    action = w.findChild(type(w.action_layout_auto), "action_layout_auto")
-    assert action is w.action_layout_auto and action.text() == "&Auto Layout"
+    action = w.findChild(type(w.acts["layout_auto"]), "action_layout_auto")
+    assert action is w.acts["layout_auto"] and action.text() == "&Auto Layout"
     assert action in w.menuBar().actions()[[m.text() for m in w.menuBar().actions()].index("&Design")].menu().actions()
     ids, xs, ys = auto_layout(f)
     action.trigger()
@@ -261,7 +261,7 @@ def test_auto_layout_is_one_undo_step_and_undo_restores_every_position(window):
     # build's rectangles are the canvas items'
     tops = np.flatnonzero(t.alive & (t.parent < 0))
     assert np.array_equal(device_rects(f, tops), item_rects(w.scene, tops))
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     assert (t.x.tobytes(), t.y.tobytes()) == before
 
 

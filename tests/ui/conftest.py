@@ -57,5 +57,5 @@ def sweep_window(make_window, qtbot):
     w = make_window()
     d = w.sweep_dock
     with qtbot.waitSignal(d.ready, timeout=10_000):
-        w.findChild(type(w.action_fit), "action_sweep").trigger()   # View ▸ Subnet Manager Sweep
+        w.findChild(type(w.acts["fit"]), "action_sweep").trigger()   # View ▸ Subnet Manager Sweep
     return w, d

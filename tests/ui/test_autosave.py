@@ -51,7 +51,7 @@ def _dead_pid() -> int:
 
 def test_only_unsaved_changes_are_autosaved_and_saving_deletes_the_file(make_window, k8):
     w = make_window(str(k8))
-    a = w.autosave
+    a = w.files.autosave
     assert a.folder == autosave.recovery_dir() and a.folder.parent == Path(w.settings.fileName()).parent
     assert a.interval_ms == 60_000
     assert a.tick() is False and _files(a.folder) == []          # nothing to save: nothing written
@@ -70,24 +70,24 @@ def test_only_unsaved_changes_are_autosaved_and_saving_deletes_the_file(make_win
     assert a.tick() is True
     assert json.loads(a.path.read_text(encoding="utf-8"))["design"] == dumps(w.fabric)
     assert _files(a.folder) == [a.path.name]                     # one file per document, rewritten
-    assert w.save() is True
+    assert w.files.save() is True
     assert _files(a.folder) == [] and not w.isWindowModified()
     _edit(w, "leafB", "leafC")
     assert a.tick() is True and a.path.is_file()
-    w.new_design()                             # another document (the fixture answers Discard)
+    w.files.new_design()                             # another document (the fixture answers Discard)
     assert _files(a.folder) == [] and a.tick() is False
 
 
 def test_the_timer_autosaves_and_undo_to_the_saved_state_deletes_the_file(make_window, k8, qtbot):
     w = make_window(str(k8))
-    a = w.autosave
+    a = w.files.autosave
     a.set_interval(100)
     assert a.interval_ms == 100
     _edit(w)
     with qtbot.waitSignal(a.saved, timeout=10_000) as blocker:
         pass
     assert blocker.args == [str(a.path)] and a.path.is_file()
-    w.action_undo.trigger()                                      # back to the file on disk: clean
+    w.acts["undo"].trigger()                                      # back to the file on disk: clean
     assert not w.isWindowModified() and _files(a.folder) == []
     a.set_interval(0)
     assert a.interval_ms == 0 and not a.timer.isActive()
@@ -96,20 +96,20 @@ def test_the_timer_autosaves_and_undo_to_the_saved_state_deletes_the_file(make_w
 def test_interval_comes_from_the_settings(make_window, k8):
     w = make_window(str(k8))
     w.settings.setValue(autosave.INTERVAL_KEY, 250)
-    assert autosave.Autosave(w).interval_ms == 250
+    assert autosave.Autosave(w.document, w.settings).interval_ms == 250
     w.settings.setValue(autosave.INTERVAL_KEY, "soon")
-    assert autosave.Autosave(w).interval_ms == 60_000
+    assert autosave.Autosave(w.document, w.settings).interval_ms == 60_000
     w.settings.setValue(autosave.INTERVAL_KEY, 10 ** 12)
-    assert autosave.Autosave(w).interval_ms == 3600 * 1000 == autosave.MAX_INTERVAL_MS
+    assert autosave.Autosave(w.document, w.settings).interval_ms == 3600 * 1000 == autosave.MAX_INTERVAL_MS
     # a live window touches its file at least every MAX_INTERVAL_MS: another host waits far longer
     assert autosave.OTHER_HOST_AFTER_S == 24 * 3600 >= 2 * autosave.MAX_INTERVAL_MS / 1000
     w.settings.setValue(autosave.INTERVAL_KEY, 0)
-    assert autosave.Autosave(w).interval_ms == 0
+    assert autosave.Autosave(w.document, w.settings).interval_ms == 0
 
 
 def test_big_designs_are_written_by_a_worker_and_a_stale_result_is_dropped(make_window, k8, qtbot, monkeypatch):
     w = make_window(str(k8))
-    a = w.autosave
+    a = w.files.autosave
     a.thread_devices = 0                       # every design counts as big
     gate, started, threads = threading.Event(), threading.Event(), []
     real_dumps = native.dumps
@@ -127,7 +127,7 @@ def test_big_designs_are_written_by_a_worker_and_a_stale_result_is_dropped(make_
     edited = real_dumps(w.fabric)
     assert a.tick() is True and started.wait(10)
     assert a.tick() is False                   # one worker at a time
-    assert w.save() is True                    # saved while the worker serialises
+    assert w.files.save() is True                    # saved while the worker serialises
     gate.set()
     a.wait()
     qtbot.waitUntil(lambda: not a._busy, timeout=10_000)
@@ -145,17 +145,17 @@ def test_two_windows_keep_two_recovery_files(make_window, k8):
     w1, w2 = make_window(str(k8)), make_window()
     _edit(w1)
     _edit(w2, "spine01", "spineZ")
-    assert w1.autosave.tick() and w2.autosave.tick()
-    assert w1.autosave.path != w2.autosave.path
-    assert _files(w1.autosave.folder) == sorted([w1.autosave.path.name, w2.autosave.path.name])
+    assert w1.files.autosave.tick() and w2.files.autosave.tick()
+    assert w1.files.autosave.path != w2.files.autosave.path
+    assert _files(w1.files.autosave.folder) == sorted([w1.files.autosave.path.name, w2.files.autosave.path.name])
     docs = {json.loads(p.read_text(encoding="utf-8"))["name"]: json.loads(p.read_text(encoding="utf-8"))["design"]
-            for p in (w1.autosave.path, w2.autosave.path)}
+            for p in (w1.files.autosave.path, w2.files.autosave.path)}
     assert docs == {"k8.json": dumps(w1.fabric), "demo-fat-tree.json": dumps(w2.fabric)}
 
 
 def test_a_failed_autosave_is_reported_and_keeps_the_edits(make_window, k8, tmp_path):
     w = make_window(str(k8))
-    a = w.autosave
+    a = w.files.autosave
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("x")
     a.folder, a.path = blocker, blocker / "r.json"
@@ -169,7 +169,7 @@ def test_a_failed_autosave_is_reported_and_keeps_the_edits(make_window, k8, tmp_
 def test_turning_autosave_off_deletes_the_recovery_file_and_keeps_the_edits(make_window, k8):
     """Never touched again, the file would look abandoned to other hosts after a day."""
     w = make_window(str(k8))
-    a = w.autosave
+    a = w.files.autosave
     _edit(w)
     assert a.tick() is True and _files(a.folder) == [a.path.name]
     a.set_interval(0)
@@ -182,9 +182,9 @@ def test_turning_autosave_off_deletes_the_recovery_file_and_keeps_the_edits(make
 def test_closing_normally_after_discard_deletes_the_recovery_file(make_window, k8):
     w = make_window(str(k8))
     _edit(w)
-    assert w.autosave.tick() and w.autosave.path.is_file()
+    assert w.files.autosave.tick() and w.files.autosave.path.is_file()
     assert w.close() is True                                     # the fixture answers Discard
-    assert _files(w.autosave.folder) == []
+    assert _files(w.files.autosave.folder) == []
 
 
 def _write_recovery(folder: Path, stem: str, document: str | None, pid: int, design: str,
@@ -249,7 +249,7 @@ def test_start_up_offers_only_what_a_dead_process_left(start, monkeypatch, tmp_p
     assert asked == [f"Recover unsaved changes to untitled from {stamp}?"]
     assert not dead.exists() and live.exists() and junk.exists()          # Discard deletes it
     assert _files(folder) == ["b.json", "c.json"]
-    assert not w.isWindowModified() and w.display_name == "demo-fat-tree.json"
+    assert not w.isWindowModified() and w.document.display_name == "demo-fat-tree.json"
 
 
 def test_later_keeps_the_file_and_recover_of_untitled_saves_where_asked(start, monkeypatch, tmp_path):
@@ -263,12 +263,12 @@ def test_later_keeps_the_file_and_recover_of_untitled_saves_where_asked(start, m
     asked = _ask(monkeypatch, [True])
     (w,) = start()
     assert re.fullmatch(r"Recover unsaved changes to untitled from \d\d:\d\d\?", asked[0])
-    assert w.isWindowModified() and w.path is None and w.windowTitle() == "untitled[*] \u2014 fabricviz"
-    assert dumps(w.fabric) == design and w.autosave.path == rec
+    assert w.isWindowModified() and w.document.path is None and w.windowTitle() == "untitled[*] \u2014 fabricviz"
+    assert dumps(w.fabric) == design and w.files.autosave.path == rec
     assert rec.exists() and json.loads(rec.read_text(encoding="utf-8"))["pid"] == os.getpid()
     out = tmp_path / "saved.json"
     monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(out), "")))
-    assert w.save() is True
+    assert w.files.save() is True
     assert out.read_text(encoding="utf-8") == design and _files(folder) == []
 
 
@@ -282,7 +282,8 @@ from fabricviz.ui.main_window import MainWindow
 app = QtWidgets.QApplication(["fabricviz"])
 
 def drive():                                          # a failure ends the app, saying why
-    if not [x for x in app.topLevelWidgets() if isinstance(x, MainWindow) and hasattr(x, "autosave")]:
+    if not [x for x in app.topLevelWidgets() if isinstance(x, MainWindow) and hasattr(x, "files")
+            and x.files.autosave is not None]:
         QtCore.QTimer.singleShot(20, drive)           # opening the file ran an event loop: not up yet
         return
     try:
@@ -294,7 +295,7 @@ def drive():                                          # a failure ends the app, 
 
 def user():                                           # the user, once `fabricviz FILE` is up
     (w,) = [x for x in app.topLevelWidgets() if isinstance(x, MainWindow)]
-    a = w.autosave
+    a = w.files.autosave
     a.thread_devices = 0                              # the worker path, as for a big design
     assert a.interval_ms == 100, a.interval_ms        # from the fresh HOME's settings file
     ed, f = w.editor, w.editor.fabric
@@ -371,12 +372,12 @@ def test_sigkill_after_edits_then_start_again_recovers_the_edited_design(start, 
     (w,) = start(str(k8))
     assert asked == [f"Recover unsaved changes to k8.json from {saved_at.astimezone():%H:%M}?"]
     assert dumps(w.fabric) == edited                                     # byte for byte
-    assert w.isWindowModified() and w.windowTitle() == "k8.json[*] \u2014 fabricviz" and w.path == k8
-    w.action_undo.trigger()                                              # undo: the file on disk
+    assert w.isWindowModified() and w.windowTitle() == "k8.json[*] \u2014 fabricviz" and w.document.path == k8
+    w.acts["undo"].trigger()                                              # undo: the file on disk
     assert dumps(w.fabric) == original and not w.isWindowModified()
-    w.action_redo.trigger()
+    w.acts["redo"].trigger()
     assert dumps(w.fabric) == edited and w.isWindowModified()
-    assert w.save() is True                                              # to the original path
+    assert w.files.save() is True                                              # to the original path
     assert k8.read_text(encoding="utf-8") == edited and _files(folder) == []
 
 
@@ -426,9 +427,9 @@ def test_a_recovery_for_another_file_opens_its_own_window_and_a_broken_one_is_ke
     asked = _ask(monkeypatch, [True, True])
     main, w = start(str(other))
     assert len(asked) == 2 and asked[0].startswith("Recover unsaved changes to k8.json from 2020-01-15 ")
-    assert main.path == other and not main.isWindowModified()              # the file asked for stays
-    assert w.path == k8 and w.isWindowModified() and dumps(w.fabric) == dumps(edited)
-    assert w.editor.stack.count() == 1 and w.autosave.path == good
+    assert main.document.path == other and not main.isWindowModified()              # the file asked for stays
+    assert w.document.path == k8 and w.isWindowModified() and dumps(w.fabric) == dumps(edited)
+    assert w.editor.stack.count() == 1 and w.files.autosave.path == good
     assert len(shown) == 1 and shown[0][0] == "Recovery failed" and shown[0][1].startswith(f"{broken}: ")
     assert broken.exists() and good.exists()
 
@@ -456,10 +457,10 @@ def test_a_recovered_design_with_no_file_on_disk_is_never_clean(start, monkeypat
     rec = _write_recovery(folder, "a", doc, _dead_pid(), design)
     _ask(monkeypatch, [True])
     (w,) = start()
-    assert dumps(w.fabric) == design and w.isWindowModified() and w.autosave.path == rec
-    w.action_undo.trigger()
+    assert dumps(w.fabric) == design and w.isWindowModified() and w.files.autosave.path == rec
+    w.acts["undo"].trigger()
     assert w.isWindowModified() and not w.editor.stack.isClean() and rec.exists()
-    w.action_redo.trigger()
+    w.acts["redo"].trigger()
     assert dumps(w.fabric) == design and w.isWindowModified() and rec.exists()
     name = "deleted.json" if gone else "untitled"
     assert _asks_on_close(monkeypatch, w) == [f"{name} has unsaved changes. Save them?"]
@@ -563,7 +564,7 @@ def test_the_dialog_names_another_host(qtbot, tmp_path):
 
 def test_a_running_window_keeps_touching_its_recovery_file(make_window, k8):
     w = make_window(str(k8))
-    a = w.autosave
+    a = w.files.autosave
     _edit(w)
     assert a.tick() is True
     t = time.time() - 2 * autosave.OTHER_HOST_AFTER_S

@@ -35,7 +35,7 @@ def test_placed_as_a_hidden_tab_beside_traffic_no_wider(make_window):
     width = w.inspector.width()
     assert not d.isVisible()
     act = w.findChild(QtGui.QAction, "action_collectives_dock")
-    assert act in w.view_menu.actions() and act.text() == "Collectives"
+    assert act in w.acts.menu("view").actions() and act.text() == "Collectives"
     act.trigger()
     w.traffic_dock.toggleViewAction().trigger()
     QtWidgets.QApplication.processEvents()
@@ -165,7 +165,7 @@ def test_size_ticks_read_like_nccl_tests():
 def test_another_design_keeps_the_curves_by_name_and_errors_are_said(window, qtbot):
     d = window.collectives_dock
     _run(qtbot, d)
-    window.new_design()                                       # File ▸ New: an empty design
+    window.files.new_design()                                       # File ▸ New: an empty design
     assert d.plot.labels() == ["demo: 2-level NDR fat tree · all-reduce ring · InfiniBand"]
     assert d.message.text() == ""
     d.run_button.click()

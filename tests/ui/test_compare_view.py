@@ -151,9 +151,9 @@ def test_the_view_menu_opens_one_comparison_window_and_esc_closes_it(make_window
     f = fat_tree(levels=2, radix=8, hosts=16, fabric="roce")
     w.editor.set_fabric(f)
     QtWidgets.QApplication.processEvents()
-    act = w.action_compare_techs
+    act = w.acts["compare_techs"]
     assert act.objectName() == "action_compare_techs"
-    assert [a.text() for a in w.view_menu.actions()].count("InfiniBand vs RoCE…") == 1
+    assert [a.text() for a in w.acts.menu("view").actions()].count("InfiniBand vs RoCE…") == 1
     act.trigger()
     dlg = w.compare_window
     assert isinstance(dlg, TechCompareWindow) and dlg.isVisible() and not dlg.isModal()

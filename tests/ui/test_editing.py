@@ -70,11 +70,11 @@ def test_delete_action_removes_device_and_cables_in_one_step_with_same_ids(make_
     f = w.fabric
     sig, cables = f.signature(), set(f.cable_ids().tolist())
     w.scene.select_devices([f.find("leaf01"), f.find("node01")])
-    w.action_delete.trigger()
+    w.acts["delete"].trigger()
     assert f.find("leaf01") is None and f.find("node01/gpu0") is None
     assert f.counts()["cables"] == 32 - 8
     assert w.editor.stack.count() == 1
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     assert f.signature() == sig and set(f.cable_ids().tolist()) == cables
     w.scene.flush()
     assert sum(w.scene.cables.counts().values()) == 32
@@ -88,8 +88,8 @@ def test_copy_paste_keeps_the_cables_between_copied_devices(make_window):
     assert len(inside) == 4          # leaf01 to two spines and two of its hosts; node09 is on leaf03
     before = f.counts()
     w.scene.select_devices(picked)
-    w.action_copy.trigger()
-    w.action_paste.trigger()
+    w.acts["copy"].trigger()
+    w.acts["paste"].trigger()
     new = w.scene.selected_device_ids()
     assert len(new) == 6 and not set(new) & set(picked)
     after = f.counts()
@@ -103,9 +103,9 @@ def test_copy_paste_keeps_the_cables_between_copied_devices(make_window):
                                           "node09-2"}
     assert f.device("leaf01-2").x == f.device("leaf01").x + 40
     assert w.editor.stack.count() == 1
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     assert f.counts() == before
-    w.action_redo.trigger()
+    w.acts["redo"].trigger()
     assert f.counts() == after and sorted(f.find(f.name_of(d)) for d in new) == sorted(new)
 
 
@@ -133,12 +133,12 @@ def test_generator_dialog_previews_refuses_inline_and_builds_one_step(make_windo
     monkeypatch.setattr(GeneratorDialog, "exec", lambda self: (self.ft_levels.setValue(3),
                                                                self.ft_radix.setValue(8), self.accept(),
                                                                self.result is not None)[-1] and 1)
-    w.action_generate.trigger()
+    w.acts["generate"].trigger()
     assert w.fabric.counts() == {"server": 128, "gpu": 128, "nic": 128, "ib_switch": 80,
                                  "eth_switch": 0, "cables": 384}
     assert w.editor.stack.count() == 1
     assert w.count_label.text() == "128 servers · 128 GPUs · 128 NICs · 80 switches · 384 cables"
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     assert w.fabric.signature() == demo
     assert len(w.scene.items_by_id) == 56
 
@@ -150,15 +150,15 @@ def test_save_then_reopen_gives_the_same_design_and_title_tracks_changes(make_wi
     path = tmp_path / "mine.json"
     monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
                         staticmethod(lambda *a, **k: (str(tmp_path / "mine"), "")))
-    assert w.action_save.trigger() is None and w.path == path     # demo is untitled: Save asks where
+    assert w.acts["save"].trigger() is None and w.document.path == path     # demo is untitled: Save asks where
     assert not w.isWindowModified() and w.windowTitle() == "mine.json[*] \u2014 fabricviz"
-    assert w.recent_files() == [str(path.resolve())]
+    assert w.files.recent_files() == [str(path.resolve())]
     w2 = make_window(str(path))
     assert w2.fabric.signature() == w.fabric.signature() == load_fabric(path).signature()
     assert [a.text() for a in w2.recent_menu.actions()] == ["mine.json"]
     # Ctrl+S on a named file writes it without asking
     w.editor.rename(w.fabric.find("leaf01"), "leafX")
-    w.save()
+    w.files.save()
     assert load_fabric(path).find("leafX") is not None
 
 
@@ -184,9 +184,9 @@ def test_layouts_are_undoable_and_place_tiers(make_window):
     w = make_window()
     f = w.fabric
     sig = f.signature()
-    w.action_layout_force.trigger()
+    w.acts["layout_force"].trigger()
     assert w.editor.stack.count() == 1 and f.signature() != sig
-    w.action_layout_auto.trigger()
+    w.acts["layout_auto"].trigger()
     t = f.devices_t
     leaf_y = {float(t.y[f.find(f"leaf0{i}")]) for i in range(1, 5)}
     spine_y = {float(t.y[f.find(f"spine0{i}")]) for i in range(1, 5)}
@@ -195,8 +195,8 @@ def test_layouts_are_undoable_and_place_tiers(make_window):
     # a server's GPU keeps its place inside the server
     s, g = f.device("node03"), f.device("node03/gpu0")
     assert (g.x - s.x, g.y - s.y) == (0.0, 20.0)
-    w.action_undo.trigger()
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
+    w.acts["undo"].trigger()
     assert f.signature() == sig
 
 
@@ -242,5 +242,5 @@ def test_cable_click_selects_it_and_the_inspector_edits_it(make_window, qtbot):
     w.inspector.length.editingFinished.emit()
     # 60 m is beyond the multimode NDR optics' 50 m: the catalog picks single-mode optics
     assert (c.length_m, c.part_id) == (60.0, "NDR-DR4")
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     assert c.length_m == 15.0

@@ -323,10 +323,10 @@ def test_file_export_image_writes_what_the_dialog_chose(make_window, qtbot, tmp_
         d.dpi.setValue(144)
         (d.accept if accept else d.reject)()
     QtCore.QTimer.singleShot(0, lambda: answer(False))
-    w.action_export_image.trigger()
+    w.acts["export_image"].trigger()
     assert seen == ["export_image_dialog"] and not target.exists()
     QtCore.QTimer.singleShot(0, lambda: answer(True))
-    w.action_export_image.trigger()
+    w.acts["export_image"].trigger()
     img = QtGui.QImage(str(target))
     assert (img.width(), img.height()) == (900, 500) and round(img.dotsPerMeterX() * 0.0254) == 144
     assert w.statusBar().currentMessage() == f"exported {target}"
@@ -341,7 +341,7 @@ def test_lesson_screenshot_has_no_selection(make_window, tmp_path, shared_runs, 
 
     def finish_and_select() -> None:
         finish()
-        w.select_all()
+        w.selection.select_all()
     monkeypatch.setattr(w.lesson_stage, "finish", finish_and_select)
     out = shoot(w, "1", 7, tmp_path / "pull.png", 900)
     a = pixels(out)

@@ -278,7 +278,7 @@ def test_the_window_has_both_docks_and_a_click_selects_on_the_canvas(qtbot, make
     assert isinstance(bd, bom_view.BomDock)
     assert w.findChild(QtWidgets.QDockWidget, "findings") is fd is w.findings_dock
     assert w.findChild(QtWidgets.QDockWidget, "bom") is bd is w.bom_dock
-    names = [a.objectName() for a in w.view_menu.actions()]
+    names = [a.objectName() for a in w.acts.menu("view").actions()]
     assert "action_findings" in names and "action_bom" in names
     f = w.editor.fabric
     switch = int(f.device_ids("ib_switch")[0]) if len(f.device_ids("ib_switch")) else int(f.device_ids("eth_switch")[0])

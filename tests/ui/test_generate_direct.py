@@ -34,12 +34,12 @@ def test_torus_from_the_dialog_is_one_undo_step(make_window, qtbot, monkeypatch)
         return 1 if dlg.result is not None else 0
 
     monkeypatch.setattr(GeneratorDialog, "exec", run)
-    w.action_generate.trigger()
+    w.acts["generate"].trigger()
     f = w.fabric
     assert f.counts() == {"server": 16, "gpu": 16, "nic": 16, "ib_switch": 16, "eth_switch": 0, "cables": 48}
     assert f.meta["generator"] == "torus" and f.find("sw-3-3") is not None
     assert w.editor.stack.count() == 1
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     assert w.fabric.signature() == demo
 
 

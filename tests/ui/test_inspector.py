@@ -85,7 +85,7 @@ def test_lids_of_a_big_subnet_come_from_a_worker_and_refusals_read_no_lid(make_w
     t = w.inspector.ports
     assert {t.item(i, C_LID).text() for i in range(t.rowCount())} == {"6"}
     # no cabled IB port: the SM cannot run, the inspector says why instead of failing
-    w.new_design()
+    w.files.new_design()
     monkeypatch.setattr(inspector, "SYNC_SWITCHES", 2000)
     d = w.editor.add_part("QM9700", 0.0, 0.0)
     w.scene.select_devices([d])
@@ -114,8 +114,8 @@ def test_port_enable_disable_and_rate_edits_are_undoable_and_refusals_change_not
     qtbot.waitUntil(lambda: t.item(_rows(w)["leaf01:3"], C_STATE).text() == "disabled")
     t.item(_rows(w)["leaf01:3"], C_STATE).setCheckState(QtCore.Qt.CheckState.Checked)
     assert f.port("leaf01:3").state == "init"        # cabled InfiniBand: INIT until the SM sweeps
-    w.action_undo.trigger()
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
+    w.acts["undo"].trigger()
     assert f.port("leaf01:3").state == "init" and w.editor.stack.index() == count
     sig = f.signature()
     # rate: the part's rates in a box; pick 4xHDR from the popup
@@ -131,7 +131,7 @@ def test_port_enable_disable_and_rate_edits_are_undoable_and_refusals_change_not
     assert str(f.port("leaf01:3").cable.rate) == "4xHDR"            # the link renegotiated
     assert w.editor.stack.text(w.editor.stack.index() - 1) == "Set leaf01:3 to 4xHDR"
     assert w.statusBar().currentMessage() == "Set leaf01:3 to 4xHDR"
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     assert f.signature() == sig
     assert w.statusBar().currentMessage() == "Undo: Set leaf01:3 to 4xHDR"
     # a rate the part does not support, typed: the model's message, nothing changes
@@ -177,7 +177,7 @@ def test_switch_name_stays_visible_above_its_port_panel(make_window, qtbot):
 def test_counts_say_one_server_and_the_status_bar_says_what_happened_last(make_window, qtbot, monkeypatch):
     w = make_window()
     assert w.statusBar().currentMessage() == "opened demo-fat-tree.json"
-    w.new_design()
+    w.files.new_design()
     w.editor.add_part("NODE-1G-NDR", 0.0, 0.0)
     w.editor.add_part("QM9700", 0.0, -260.0)
     assert w.count_label.text() == "1 server · 1 GPU · 1 NIC · 1 switch · 0 cables"
@@ -192,7 +192,7 @@ def test_counts_say_one_server_and_the_status_bar_says_what_happened_last(make_w
     monkeypatch.setattr(GeneratorDialog, "exec", lambda self: (self.ft_levels.setValue(2),
                                                                self.ft_radix.setValue(8), self.accept(),
                                                                self.result is not None)[-1] and 1)
-    w.action_generate.trigger()
+    w.acts["generate"].trigger()
     text = w.editor.stack.text(w.editor.stack.count() - 1)
     assert text == "Generate fat-tree-2l-r8-32h (64 cables)"
     assert w.statusBar().currentMessage() == text
@@ -201,7 +201,7 @@ def test_counts_say_one_server_and_the_status_bar_says_what_happened_last(make_w
     w.scene.set_selected_cables({int(w.fabric.cable_ids()[0])})
     w.inspector.refresh()
     assert w.inspector.title.text() == "<b>1</b> device and <b>1</b> cable selected"
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     assert w.statusBar().currentMessage() == "Undo: " + text
-    w.action_redo.trigger()
+    w.acts["redo"].trigger()
     assert w.statusBar().currentMessage() == "Redo: " + text

@@ -69,7 +69,7 @@ def test_lft_follows_the_sweep_dock_and_edits(make_window, qtbot):
     f = w.editor.fabric
     d = w.sweep_dock
     with qtbot.waitSignal(d.ready, timeout=WAIT):
-        w.findChild(type(w.action_fit), "action_sweep").trigger()
+        w.findChild(type(w.acts["fit"]), "action_sweep").trigger()
     with qtbot.waitSignal(d.ready, timeout=WAIT):
         d.engine_box.setCurrentText("updn")
     d.show_step(len(d.timeline) - 1)                 # the sweep's end: every LFT block pushed
@@ -183,7 +183,7 @@ def test_an_edit_while_routing_throws_the_stale_result_away_and_routes_again(mak
     assert all(p != up for _l, p, _d in rows)        # nothing leaves on the disabled port any more
     assert dict((d, p) for _l, p, d in rows)["node16/mlx5_0:1"] != up
     # undo while nothing runs: routed again for the design as it is
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     qtbot.waitUntil(lambda: not insp.lft_pending and insp.lft.isVisible(), timeout=WAIT)
     assert len(gated.threads) == 3 and table_rows(insp) == engine_rows(route(f), "leaf01")
 

@@ -134,7 +134,7 @@ def test_cable_drawn_from_a_free_port_to_a_free_port_is_one_cable_in_one_undo_st
     assert {cab.port_a.name, cab.port_b.name} == {"spine01:5", "spine02:5"}
     assert _lines(w.scene) == [] and view.active_interaction is None
     assert w.statusBar().currentMessage() == f"cabled {cab.label} ({cab.type}, {cab.rate})"
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     assert f.signature() == sig and f.counts()["cables"] == 32
 
 
@@ -182,7 +182,7 @@ def test_moving_two_selected_devices_snaps_to_the_grid_in_one_undo_step(make_win
     assert w.scene.items_by_id[l1].pos() == QtCore.QPointF(100, -240)
     assert w.scene.selected_device_ids() == sorted([l1, l2])
     assert view.active_interaction is None
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     assert np.array_equal(t.x, x0) and np.array_equal(t.y, y0) and f.signature() == sig
     assert w.scene.items_by_id[l1].pos() == QtCore.QPointF(51, -260)
     assert w.scene.items_by_id[l2].pos() == QtCore.QPointF(187, -260)
@@ -265,5 +265,5 @@ def test_a_click_on_a_gpu_selects_it_and_dragging_it_moves_its_server(make_windo
     assert (t.x[server] - x0[server], t.y[server] - y0[server]) == (50, 20)   # (0, 0) -> (50, 20)
     assert np.allclose(t.x[kids] - x0[kids], 50) and np.allclose(t.y[kids] - y0[kids], 20)
     assert w.scene.selected_device_ids() == [server]     # a drag is not a click on the GPU
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     assert np.array_equal(t.x, x0) and np.array_equal(t.y, y0)

@@ -151,7 +151,7 @@ def test_a_lessons_run_shows_its_own_controls_not_the_users(qtbot, make_window):
     assert (traffic.arg_edit.text(), traffic.model_box.currentText(), traffic.routing_box.currentText(),
             traffic.duration_edit.text()) == ("", "fluid", "default", "6ms")
     assert traffic.result is dock5.results[1].traffic.result and len(traffic.result.frames) == 200
-    w.new_design()                                        # another design: the lesson ends
+    w.files.new_design()                                        # another design: the lesson ends
     assert traffic.result is None and stage5._traffic_result is None and not stage5.following
 
 

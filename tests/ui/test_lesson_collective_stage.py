@@ -42,7 +42,7 @@ def _row(curve, size):
 
 def test_the_lesson_list_shows_twelve_lessons(make_window):
     w = make_window()
-    names = [a.text() for a in w.lessons_menu.actions() if a.objectName().startswith("action_lesson_")
+    names = [a.text() for a in w.acts.menu("lessons").actions() if a.objectName().startswith("action_lesson_")
              and a.objectName()[len("action_lesson_"):].isdigit()]
     assert len(names) == len(bundled()) == 12
     assert names[10:] == ["11 · Rails and all-reduce", "12 · What a failed spine costs"]

@@ -18,7 +18,7 @@ def _box(w, name):
 
 def test_partition_steps_pin_the_marks_and_the_reach_of_their_host(qtbot, make_window, shared_runs):
     w = make_window()
-    assert not w.action_partition_marks.isChecked()          # the user's marks are off
+    assert not w.acts["partition_marks"].isChecked()          # the user's marks are off
     dock, stage = open_lesson(qtbot, w, 7)
     marks = w.partition_marks
     assert stage.marks is marks                             # the window's marks, not a second set

@@ -25,7 +25,7 @@ def _vl_items(w):
 
 def test_the_stage_draws_the_loop_then_the_vl_layers(qtbot, make_window, shared_runs):
     w = make_window()
-    assert not w.action_vl_layers.isChecked()                 # the user's VL layers are off
+    assert not w.acts["vl_layers"].isChecked()                 # the user's VL layers are off
     dock, stage = open_lesson(qtbot, w, 8)
     layers = w.vl_layers
     titles = [r.title for r in dock.results]
@@ -73,7 +73,7 @@ def test_the_stage_draws_the_loop_then_the_vl_layers(qtbot, make_window, shared_
     dock.next()
     stage.finish()
     assert not layers.pinned and layers.items == {} and _vl_items(w) == []
-    assert not w.action_vl_layers.isChecked()
+    assert not w.acts["vl_layers"].isChecked()
     # stepping back to minhop: the loop again, no layers
     dock.go(titles.index("A credit loop"))
     stage.finish()

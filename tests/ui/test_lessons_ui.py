@@ -30,7 +30,7 @@ def test_menu_lists_every_bundled_lesson(make_window):
     assert w.lesson_dock is dock
     menus = [a.text() for a in w.menuBar().actions()]
     assert menus.count("&Lessons") == 1
-    got = [a.text() for a in w.lessons_menu.actions() if a.objectName().startswith("action_lesson_")
+    got = [a.text() for a in w.acts.menu("lessons").actions() if a.objectName().startswith("action_lesson_")
            and a.objectName()[len("action_lesson_"):].isdigit()]
     assert got == [f"{n} · {load_lesson(p, n).title}" for n, _, p in bundled()]
     assert len(got) == 12 and dock.objectName() == "lesson" and not dock.isVisible()

@@ -50,7 +50,7 @@ def table(d):
 
 def test_dock_shows_the_plan_of_the_selected_switch(make_window):
     w = roce_window(make_window)
-    view_menu = w.view_menu
+    view_menu = w.acts.menu("view")
     assert w.findChild(QtGui.QAction, "action_lossless_dock") in view_menu.actions()
     d = open_dock(w)
     f = w.editor.fabric

@@ -150,8 +150,8 @@ def test_the_wheel_over_the_minimap_zooms_the_canvas_about_its_middle(win):
 def test_fit_hides_it_and_view_minimap_toggles_it_and_is_remembered(win, make_window):
     w, m = win, win.minimap
     act = w.findChild(QtGui.QAction, "action_minimap")
-    assert act is w.action_minimap and act.isCheckable() and act.isChecked()
-    assert act in w.view_menu.actions()
+    assert act is w.acts["minimap"] and act.isCheckable() and act.isChecked()
+    assert act in w.acts.menu("view").actions()
     w.fit()
     QtWidgets.QApplication.processEvents()
     assert m.isHidden()                                 # the whole design shows: nothing to navigate
@@ -160,7 +160,7 @@ def test_fit_hides_it_and_view_minimap_toggles_it_and_is_remembered(win, make_wi
     act.trigger()
     assert m.isHidden() and not act.isChecked() and settings().value(mm.SETTING, type=bool) is False
     w2 = make_window()
-    assert not w2.action_minimap.isChecked() and not w2.minimap.on
+    assert not w2.acts["minimap"].isChecked() and not w2.minimap.on
     w2.resize(1920, 1080)
     w2.apply_generated(k_ary_fat_tree(8))
     QtWidgets.QApplication.processEvents()
@@ -177,7 +177,7 @@ def _select(w, names: list[str]) -> None:
 def test_fit_selection_zooms_to_the_selected_leaves_and_without_a_selection_does_what_fit_does(win):
     w = win
     act = w.findChild(QtGui.QAction, "action_fit_selection")
-    assert act.shortcut() == QtGui.QKeySequence("Shift+F") and act in w.view_menu.actions()
+    assert act.shortcut() == QtGui.QKeySequence("Shift+F") and act in w.acts.menu("view").actions()
     clashes = [a.objectName() for a in w.findChildren(QtGui.QAction)
                if a is not act and QtGui.QKeySequence("Shift+F") in a.shortcuts()]
     assert clashes == []

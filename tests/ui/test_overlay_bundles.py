@@ -267,7 +267,7 @@ def test_a_traced_path_is_drawn_on_top_of_the_bundles_at_its_drawn_ends(far_swee
 def test_the_bundle_colour_choice_is_in_the_view_menu_and_kept_for_the_next_window(make_window):
     w = make_window()
     menu = w.findChild(QtWidgets.QMenu, "bundle_colour_menu")
-    assert menu.menuAction() in w.view_menu.actions()
+    assert menu.menuAction() in w.acts.menu("view").actions()
     assert [a.objectName() for a in menu.actions()] == ["action_bundle_max", "action_bundle_mean"]
     assert w.scene.semantic.reduce_how == "max" and action(w, "action_bundle_max").isChecked()
     action(w, "action_bundle_mean").trigger()

@@ -36,7 +36,7 @@ def far(make_window):
     f.meta["partitions"] = to_meta(loads(conf, "p"))
     sem = far_view(w, f)
     assert sem.level == "far"
-    w.action_partition_marks.trigger()
+    w.acts["partition_marks"].trigger()
     return w, w.editor.fabric, sem
 
 

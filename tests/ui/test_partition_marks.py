@@ -26,7 +26,7 @@ def window(make_window, tmp_path):
     conf.write_text("Default=0x7fff, ipoib : ALL=full ;\n"
                     f"storage=0x8001 : 0x{g['node01']:x}=full, 0x{g['node02']:x}=full, 0x{g['node03']:x}=limited ;\n"
                     f"compute=0x8002 : 0x{g['node03']:x}=full, 0x{g['node04']:x}=limited ;\n")
-    assert w.import_partitions(str(conf))
+    assert w.files.import_partitions(str(conf))
     QtWidgets.QApplication.processEvents()
     return w
 
@@ -42,7 +42,7 @@ def _marks(w):
 def test_marks_one_square_per_membership_filled_full_outlined_limited(window):
     w = window
     act = _action(w)
-    assert act in w.view_menu.actions() and act.isCheckable() and not act.isChecked()
+    assert act in w.acts.menu("view").actions() and act.isCheckable() and not act.isChecked()
     assert _marks(w) == []                         # off by default
     act.trigger()
     assert act.isChecked() and w.settings.value(SETTING, type=bool) is True

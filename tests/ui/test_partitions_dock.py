@@ -40,8 +40,8 @@ def test_view_menu_opens_the_dock_tabbed_with_traffic(window):
     w = window
     d = w.partitions_dock
     assert d.objectName() == "partitions" and not d.isVisible()
-    act = w.findChild(type(w.action_fit), "action_partitions_dock")
-    assert act in w.view_menu.actions() and act.text() == "Partitions"
+    act = w.findChild(type(w.acts["fit"]), "action_partitions_dock")
+    assert act in w.acts.menu("view").actions() and act.text() == "Partitions"
     act.trigger()
     QtWidgets.QApplication.processEvents()
     assert d.isVisible()
@@ -170,7 +170,7 @@ def test_the_dock_follows_imports_and_a_newly_opened_design(window, tmp_path):
     conf = tmp_path / "partitions.conf"
     conf.write_text(f"Default=0x7fff : ALL=full ;\ncompute=0x8003, ipoib : 0x{_guid(f, 'node04'):x}=full, "
                     f"0x{_guid(f, 'node05'):x} ;\n")
-    assert w.import_partitions(str(conf))
+    assert w.files.import_partitions(str(conf))
     assert _cells(d.model) == [["Default", "0x7fff", "", 36, 0], ["compute", "0x8003", "yes", 1, 1]]
     d.select_pkey(DEFAULT_PKEY)
     d.members.selectRow(0)

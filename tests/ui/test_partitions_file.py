@@ -37,7 +37,7 @@ def test_import_is_one_undo_step_that_gives_back_the_design_to_the_byte(window, 
     conf.write_text("Default=0x7fff, ipoib : ALL=full ;\n"
                     f"storage=0x8002 : 0x{_guid(f, 'node01'):x}=full, 0x{_guid(f, 'node02'):x} ;\n")
     steps = w.editor.stack.count()
-    assert w.import_partitions(str(conf))
+    assert w.files.import_partitions(str(conf))
     assert w.editor.stack.count() == steps + 1
     assert w.editor.stack.undoText() == "Import partitions from partitions.conf (2 partitions)"
     got = design_partitions(f.meta)
@@ -52,7 +52,7 @@ def test_import_is_one_undo_step_that_gives_back_the_design_to_the_byte(window, 
     assert design_partitions(f.meta).statements == got.statements
     # export writes what OpenSM reads back as the same partitions
     out = tmp_path / "out.conf"
-    assert w.export_partitions(str(out))
+    assert w.files.export_partitions(str(out))
     back = load_conf(out)
     assert [(p.name, p.pkey, p.members) for p in back.statements] == \
         [(p.name, p.pkey, p.members) for p in got.statements]
@@ -64,7 +64,7 @@ def test_a_refused_file_is_one_line_and_changes_nothing(window, tmp_path):
     before, steps = fabric_to_dict(f), w.editor.stack.count()
     bad = tmp_path / "bad.conf"
     bad.write_text("Default=0x7fff : ALL=full ;\nbroken=0x1ffff : ALL ;\n")
-    assert not w.import_partitions(str(bad))
+    assert not w.files.import_partitions(str(bad))
     kind, msg = w.shown[-1]
     assert kind == "critical" and msg.startswith(f"{bad}:2:") and "\n" not in msg
     assert fabric_to_dict(f) == before and w.editor.stack.count() == steps
@@ -73,7 +73,7 @@ def test_a_refused_file_is_one_line_and_changes_nothing(window, tmp_path):
 def test_export_without_partitions_says_so_and_writes_nothing(window, tmp_path):
     w = window
     out = tmp_path / "none.conf"
-    assert not w.export_partitions(str(out))
+    assert not w.files.export_partitions(str(out))
     assert not out.exists() and w.shown[-1][0] == "information"
     file_menu = w.menuBar().actions()[0].menu()
     assert [a.objectName() for a in file_menu.actions() if "partitions" in a.objectName()] == \

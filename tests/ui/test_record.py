@@ -21,7 +21,7 @@ def window(make_window, tmp_path):
 
 
 def open_dialog(w, out, what="sweep", fps=10, width=320, seconds=1.0):
-    w.findChild(type(w.action_fit), "action_record").trigger()          # File ▸ Record Animation…
+    w.findChild(type(w.acts["fit"]), "action_record").trigger()          # File ▸ Record Animation…
     dlg = w.record_dialog
     assert dlg.isVisible()
     dlg.what_box.setCurrentIndex(dlg.what_box.findData(what))

@@ -53,7 +53,7 @@ def _repaint_ms(view, n: int = 7) -> float:
 
 def test_20k_cable_design_repaints_within_a_budget_relative_to_an_empty_view(make_window):
     w = make_window()
-    w.new_design()
+    w.files.new_design()
     QtWidgets.QApplication.processEvents()
     empty = _repaint_ms(w.view)
     fabric = k_ary_fat_tree(30)                      # 6,750 hosts, 1,125 switches, 20,250 cables

@@ -330,10 +330,10 @@ def test_generate_undo_redo_and_delete_regroup(make_window):
     w.apply_generated(leaf_spine(16, 8, 16))
     zoom_to(view, 0.1)
     assert sem.grouping.n_groups == 17 and sem.grouping.names[0] == "rack leaf01" and len(sem.bundles) == 16
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     zoom_to(view, 0.1)
     assert w.fabric.name.startswith("fat-tree") and sem.grouping.n_groups == 9 and len(sem.bundles) == 8
-    w.action_redo.trigger()
+    w.acts["redo"].trigger()
     zoom_to(view, 0.1)
     assert sem.grouping.n_groups == 17 and set(sem.bundles.count.tolist()) == {8}
     # deleting a spine: the top tier loses it, every rack's bundle one cable; undo gives them back
@@ -341,7 +341,7 @@ def test_generate_undo_redo_and_delete_regroup(make_window):
     assert w.editor.remove([spine], [])
     QtWidgets.QApplication.processEvents()
     assert sem.grouping.names[-1] == "7 spines" and set(sem.bundles.count.tolist()) == {7}
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     QtWidgets.QApplication.processEvents()
     assert sem.grouping.names[-1] == "8 spines" and set(sem.bundles.count.tolist()) == {8}
 
@@ -353,7 +353,7 @@ def test_opening_another_design_closes_the_open_groups(make_window):
     sem = w.scene.semantic
     sem.expand(2)
     assert sem.expanded == {2} and w.view.breadcrumbs.isVisible()
-    w.new_design()
+    w.files.new_design()
     QtWidgets.QApplication.processEvents()
     assert sem.expanded == set() and not w.view.breadcrumbs.isVisible()
 
@@ -512,7 +512,7 @@ def test_pods_in_one_row_keep_straight_lines(qtbot):
 def test_view_menu_semantic_zoom_switches_it_off_and_on_and_is_remembered(make_window):
     w = make_window()
     act = w.findChild(QtGui.QAction, "action_semantic_zoom")
-    assert act is w.action_semantic_zoom and act in w.view_menu.actions()
+    assert act is w.acts["semantic_zoom"] and act in w.acts.menu("view").actions()
     assert act.isCheckable() and act.isChecked()
     w.apply_generated(k_ary_fat_tree(16))
     w.view.fit_all()
@@ -523,10 +523,10 @@ def test_view_menu_semantic_zoom_switches_it_off_and_on_and_is_remembered(make_w
     assert not act.isChecked() and sem.level == NEAR and w.scene.batch.on
     assert w.settings.value(SEMANTIC_SETTING, type=bool) is False
     w2 = make_window()
-    assert not w2.action_semantic_zoom.isChecked() and not w2.scene.semantic.enabled
+    assert not w2.acts["semantic_zoom"].isChecked() and not w2.scene.semantic.enabled
     w2.apply_generated(k_ary_fat_tree(16))
     w2.view.fit_all()
     QtWidgets.QApplication.processEvents()
     assert w2.scene.semantic.level == NEAR
-    w2.action_semantic_zoom.trigger()
+    w2.acts["semantic_zoom"].trigger()
     assert w2.scene.semantic.level == FAR and w2.settings.value(SEMANTIC_SETTING, type=bool) is True

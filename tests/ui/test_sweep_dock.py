@@ -27,7 +27,7 @@ LEFT = QtCore.Qt.MouseButton.LeftButton
 def dock(sweep_window):
     w, d = sweep_window
     assert d.objectName() == "sweep"
-    assert [a.objectName() for a in w.findChildren(type(w.action_fit)) if a.objectName() == "action_sweep"] \
+    assert [a.objectName() for a in w.findChildren(type(w.acts["fit"])) if a.objectName() == "action_sweep"] \
         == ["action_sweep"]
     return w, d
 

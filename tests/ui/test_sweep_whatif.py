@@ -211,7 +211,7 @@ def test_the_inspector_lft_fills_block_by_block_on_a_bigger_tree(make_window, qt
     d, insp = w.sweep_dock, w.inspector
     w.apply_generated(k_ary_fat_tree(8))
     with qtbot.waitSignal(d.ready, timeout=30_000):
-        w.findChild(type(w.action_fit), "action_sweep").trigger()
+        w.findChild(type(w.acts["fit"]), "action_sweep").trigger()
     f, tl = w.editor.fabric, d.timeline
     blocks = [i for i, e in enumerate(tl.events) if e.kind == "lft_block"]
     assert len(blocks) == 4                         # 208 LIDs (128 HCAs, 80 switches): 0-63 … 192-255

@@ -89,7 +89,7 @@ class Storm:
             return "delete nothing", False
         self.w.scene.select_devices([d])
         before = self.w.editor.stack.index()
-        self.w.delete()
+        self.w.selection.delete()
         return f"delete {d}", self.w.editor.stack.index() != before
 
     def cut(self):
@@ -98,7 +98,7 @@ class Storm:
             return "cut nothing", False
         self.w.scene.select_devices([d], inner=True)
         before = self.w.editor.stack.index()
-        self.w.cut()
+        self.w.selection.cut()
         return f"cut {d}", self.w.editor.stack.index() != before
 
     def cable_edit(self):
@@ -265,12 +265,12 @@ def test_cut_of_an_inner_nic_undoes_with_its_gpu_binding(make_window, demo_text)
     f, start = w.fabric, dumps(w.fabric)
     nic = f.find("node10/mlx5_0")
     w.scene.select_devices([nic], inner=True)
-    w.cut()
+    w.selection.cut()
     assert f.find("node10/mlx5_0") is None and f.device("node10/gpu0").nic is None
     end = dumps(f)
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     assert dumps(f) == start and f.device("node10/gpu0").nic.name == "node10/mlx5_0"
-    w.action_redo.trigger()
+    w.acts["redo"].trigger()
     assert dumps(f) == end
 
 
@@ -307,12 +307,12 @@ def test_an_undo_that_cannot_be_done_is_refused_before_the_stack_moves(make_wind
     assert ed.rename(sw, "core-a")
     f.rename(sw, "core-b")                  # an edit outside the undo history
     text = dumps(f)
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     assert dumps(f) == text and ed.stack.index() == 1 and ed.stack.count() == 1
     assert got == ["cannot undo Rename spine01 to core-a: the design changed since "
                    "(an edit outside the undo history)"]
     f.rename(sw, "core-a")                  # back to the state the command left: undo works again
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     assert ed.stack.index() == 0 and f.name_of(sw) == "spine01"
 
 
@@ -385,7 +385,7 @@ def test_the_undo_action_moves_the_history_selection(qtbot, make_window, demo_te
     ed = w.editor
     assert ed.rename(w.fabric.find("spine01"), "core-a")
     assert w.undo_view.currentIndex().row() == 1
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     assert ed.stack.index() == 0 and w.undo_view.currentIndex().row() == 0
     ed.stack.setIndex(1)                    # Python callers of setIndex go through the checks too
     assert ed.stack.index() == 1 and w.undo_view.currentIndex().row() == 1

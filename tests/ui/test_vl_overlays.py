@@ -53,7 +53,7 @@ def sweep_routing(w, r) -> None:
 
 def show_layers(w, qtbot) -> None:
     a = action(w, "action_vl_layers")
-    assert a.isCheckable() and not a.isChecked() and a in w.view_menu.actions()
+    assert a.isCheckable() and not a.isChecked() and a in w.acts.menu("view").actions()
     a.trigger()
     assert w.document.jobs.wait("vl-layers", 10)
     qtbot.waitUntil(lambda: len(w.vl_layers.cables) > 0, timeout=WAIT)

@@ -25,7 +25,7 @@ def test_window_shows_demo_with_docks_actions_and_every_device(make_window):
     assert isinstance(w.findChild(QtWidgets.QUndoView, "undo_view"), QtWidgets.QUndoView)
     for name in ACTIONS:
         assert isinstance(w.findChild(QtGui.QAction, name), QtGui.QAction), name
-    assert w.action_undo.shortcut() == QtGui.QKeySequence(QtGui.QKeySequence.StandardKey.Undo)
+    assert w.acts["undo"].shortcut() == QtGui.QKeySequence(QtGui.QKeySequence.StandardKey.Undo)
     assert w.scene.itemIndexMethod() == QtWidgets.QGraphicsScene.ItemIndexMethod.NoIndex
     assert w.fabric.signature() == demo.signature()
     assert set(w.scene.items_by_id) == set(demo.device_ids().tolist())
@@ -43,8 +43,8 @@ def test_window_shows_demo_with_docks_actions_and_every_device(make_window):
 
 def test_missing_file_leaves_an_empty_design_and_says_why(make_window, tmp_path):
     w = make_window(str(tmp_path / "no-such-fabric.json"))
-    assert w.load_error and "no-such-fabric.json" in w.load_error
-    assert w.statusBar().currentMessage() == w.load_error
+    assert w.files.load_error and "no-such-fabric.json" in w.files.load_error
+    assert w.statusBar().currentMessage() == w.files.load_error
     assert len(w.fabric) == 0 and w.scene.items_by_id == {}
 
 
@@ -66,7 +66,7 @@ def _drop(view, part: str, scene_pos: QtCore.QPointF, palette) -> None:
 
 def _empty(make_window):
     w = make_window()
-    w.new_design()
+    w.files.new_design()
     assert len(w.fabric) == 0
     return w
 
@@ -165,7 +165,7 @@ def test_refused_cables_show_the_reason_and_change_nothing(make_window, qtbot):
     # reach: a 10 m run with a 3 m NDR DAC picked in the palette
     item = w.palette_dock.part_item("NDR-DAC")
     w.palette_dock.tree.itemClicked.emit(item, 0)
-    w.cable_length_box.setValue(10.0)
+    w.cable_tools.length_box.setValue(10.0)
     w.view.cable_part = "NDR-DAC"        # the length box resets the part; pick it again
     _hover_and_drag_port(qtbot, w, a, 5, b, 6)
     assert msg.text() == f"{a}:5 – {b}:6: a 10 m DAC is too long: NDR-DAC reaches 3 m (use an AOC or optics)"
@@ -202,7 +202,7 @@ def test_dragging_many_devices_is_one_undo_step(make_window, qtbot):
     w.view.fit_all()
     f = w.fabric
     sig = f.signature()
-    w.select_all()
+    w.selection.select_all()
     tops = w.scene.selected_device_ids()
     assert len(tops) == 24
     t = f.devices_t
@@ -221,7 +221,7 @@ def test_dragging_many_devices_is_one_undo_step(make_window, qtbot):
     for d in tops:
         assert w.scene.items_by_id[d].pos() == QtCore.QPointF(float(t.x[d]), float(t.y[d]))
     assert w.isWindowModified()
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     assert f.signature() == sig and not w.isWindowModified()
 
 
@@ -238,7 +238,7 @@ def test_keyboard_nudges_merge_into_one_step_and_zoom_keys(make_window, qtbot):
     s = w.view.scale_factor()
     qtbot.keyClick(w.view, QtCore.Qt.Key.Key_Plus)
     assert abs(w.view.scale_factor() / s - 1.25) < 1e-6
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     assert f.signature() == sig
 
 
@@ -287,5 +287,5 @@ def test_inspector_shows_ports_and_peers_and_edits_through_undo(make_window, qtb
     w.inspector.name.editingFinished.emit()
     assert f.name_of(leaf) == "leafA"
     assert w.view.message.text() == "name 'spine01' is already used by another device"
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     assert f.name_of(leaf) == "leaf01"

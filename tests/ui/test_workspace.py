@@ -58,7 +58,7 @@ def test_opening_another_design_mid_lesson_resets_the_session(make_window, qtbot
     path = tmp_path / "k4.json"
     from fabricviz.formats.native import save_fabric
     save_fabric(k_ary_fat_tree(4), path)
-    assert w.open_path(str(path))
+    assert w.files.open_path(str(path))
     assert w.document.session.resets == resets + 1
     assert w.lesson_dock.lesson is None and not w.lesson_stage.following
     assert w.lesson_dock.lesson_title.text() == "No lesson open — pick one from the Lessons menu"
@@ -67,19 +67,19 @@ def test_opening_another_design_mid_lesson_resets_the_session(make_window, qtbot
     assert w.lesson_dock.say.text() == ""
     assert w.traffic_dock.result is None and w.sweep_dock.timeline is None
     assert w.scene.selected_cables == set() and w.scene.selected_device_ids() == []
-    assert w.display_name == "k4.json" and w.editor.stack.count() == 0
+    assert w.document.display_name == "k4.json" and w.editor.stack.count() == 0
 
 
 def test_select_all_takes_the_cables_too_and_delete_removes_everything(make_window):
     w = make_window()
     f = w.editor.fabric
-    w.action_select_all.trigger()
+    w.acts["select_all"].trigger()
     assert w.scene.selected_cables == {int(c) for c in f.cable_ids()} and len(f.cable_ids()) == 32
     tops = [int(d) for d in f.device_ids() if f.devices_t.parent[d] < 0]
     assert w.scene.selected_device_ids() == sorted(tops)
-    w.action_delete.trigger()
+    w.acts["delete"].trigger()
     assert len(f.cable_ids()) == 0 and len(f.device_ids()) == 0
-    w.action_undo.trigger()
+    w.acts["undo"].trigger()
     assert len(f.cable_ids()) == 32
 
 
@@ -88,11 +88,11 @@ def test_paste_lands_centred_on_the_pointer(make_window, qtbot):
     f = w.editor.fabric
     leaf = f.find("leaf01")
     w.scene.select_devices([leaf])
-    w.action_copy.trigger()
+    w.acts["copy"].trigger()
     target = w.view.viewport().rect().center() + QtCore.QPoint(37, 23)
     qtbot.mouseMove(w.view.viewport(), target)
     want = w.view.mapToScene(target)
-    w.action_paste.trigger()
+    w.acts["paste"].trigger()
     (new,) = w.scene.selected_device_ids()
     assert new != leaf and f.name_of(new) != "leaf01"
     assert (round(float(f.devices_t.x[new]), 3), round(float(f.devices_t.y[new]), 3)) == \
@@ -113,19 +113,19 @@ def test_find_by_name_guid_and_lid_centres_and_selects(make_window):
     assert find_device(doc, str(lid)) == (spine, f"LID {lid}")
     assert find_device(doc, "leaf")[0] is None and "4 devices match" in find_device(doc, "leaf")[1]
     assert find_device(doc, "nosuch") == (None, "no device named 'nosuch', and no LID or GUID nosuch")
-    w.show_device(spine)
+    w.selection.show_device(spine)
     assert w.scene.selected_device_ids() == [spine]
     c = w.view.mapToScene(w.view.viewport().rect().center())
     assert abs(c.x() - float(f.devices_t.x[spine])) < 2 and abs(c.y() - float(f.devices_t.y[spine])) < 2
-    assert QtGui.QKeySequence(QtGui.QKeySequence.StandardKey.Find) in w.action_find.shortcuts()
+    assert QtGui.QKeySequence(QtGui.QKeySequence.StandardKey.Find) in w.acts["find"].shortcuts()
 
 
 def test_f_and_ctrl_0_fit_and_a_dock_opened_from_the_view_menu_is_shown_in_front(make_window):
     w = make_window()
-    keys = {k.toString() for k in w.action_fit.shortcuts()}
+    keys = {k.toString() for k in w.acts["fit"].shortcuts()}
     assert keys == {"Ctrl+0", "F"}
     w.view.zoom_by(8.0)
-    w.action_fit.trigger()
+    w.acts["fit"].trigger()
     content = w.scene.content_rect()
     shown = w.view.mapToScene(w.view.viewport().rect()).boundingRect()
     assert shown.contains(content)
@@ -186,7 +186,7 @@ def test_quitting_with_a_job_running_never_waits_for_it(make_window):
     assert started.wait(10)
     worker = [t for t in threading.enumerate() if t.name == "fabricviz-slow"]
     assert len(worker) == 1 and worker[0].daemon
-    w.action_quit.trigger()
+    w.acts["quit"].trigger()
     assert not w.isVisible() and job.cancelled and not w.document.jobs.active
     gate.set()
     assert job.wait(10)
@@ -204,7 +204,7 @@ def test_after_a_lesson_the_traffic_controls_are_the_users_own_again(make_window
     qtbot.waitUntil(lambda: w.lesson_dock.results is not None, timeout=60_000)
     QtWidgets.QApplication.processEvents()
     assert dock.result is not None and dock.controls() != own        # the lesson's run and settings
-    w.new_design()
+    w.files.new_design()
     assert dock.result is None and dock.controls() == own
     assert not w.lesson_dock.isVisible() and not w.charts_dock.isVisible()
 
@@ -244,7 +244,7 @@ def test_the_next_start_restores_the_window_and_its_docks(qtbot):
     assert not again.isMaximized() and (again.width(), again.height()) == size
     assert sorted(d.objectName() for d in again.findChildren(QtWidgets.QDockWidget) if d.isVisible()) == shown
     assert "bom" in shown and "palette" not in shown
-    again.action_reset_layout.trigger()                  # View ▸ Reset Layout: the first-start docks
+    again.acts["reset_layout"].trigger()                  # View ▸ Reset Layout: the first-start docks
     QtWidgets.QApplication.processEvents()
     assert sorted(d.objectName() for d in again.findChildren(QtWidgets.QDockWidget) if d.isVisible()) == \
         ["history", "inspector", "palette"]

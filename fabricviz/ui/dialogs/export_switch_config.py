@@ -160,7 +160,7 @@ class ExportSwitchConfigDialog(QtWidgets.QDialog):
 
 def open_export_switch_config(window: Any) -> ExportSwitchConfigDialog:
     """File ▸ Export Switch Config… (non-modal; the window's status bar repeats the outcome)."""
-    start = str(Path(window._last_dir()) / "switch-config")
+    start = str(Path(window.files.last_dir()) / "switch-config")
     dlg = ExportSwitchConfigDialog(window.document, start, window)
     dlg.finished_export.connect(lambda text, _ok: window.statusBar().showMessage(text, 10000))
     dlg.open()

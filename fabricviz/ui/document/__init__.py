@@ -1,1 +1,2 @@
-"""One open design: editor (undo stack, model-event bridge, revision), commands, autosave, session."""
+"""One open design: editor (undo stack, model-event bridge, revision), commands, files (open,
+save, recent, autosave and recovery), session."""

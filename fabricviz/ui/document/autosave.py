@@ -45,12 +45,17 @@ import threading
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6 import QtCore, QtWidgets
 
 from fabricviz.model.atomic import MAX_PID, boot_id, process_alive, remove_stale_in, start_time, write_atomic
 from fabricviz.model import Fabric, FabricError
+from fabricviz.ui.document.document import Document
+from fabricviz.ui.document.settings import settings as user_settings
+
+if TYPE_CHECKING:       # the file controller holds an Autosave: only its type is needed here
+    from fabricviz.ui.document.files import FileController
 
 FORMAT = "fabricviz-recovery"
 VERSION = 1
@@ -69,8 +74,7 @@ OTHER_HOST_AFTER_S = 24 * 3600.0
 
 def recovery_dir() -> Path:
     """The ``recovery`` folder beside the settings file (honours HOME / XDG_CONFIG_HOME)."""
-    from fabricviz.ui.main_window import settings
-    return Path(settings().fileName()).parent / "recovery"
+    return Path(user_settings().fileName()).parent / "recovery"
 
 
 @dataclass
@@ -108,14 +112,16 @@ class Recovery:
 
 
 class Autosave(QtCore.QObject):
-    """Autosave of one window's design; see the module docstring."""
+    """Autosave of one document's design; see the module docstring. A failure is also said on
+    the document's ``message`` (the status bar)."""
 
     saved = QtCore.Signal(str)          # the recovery file just written
     failed = QtCore.Signal(str)         # one-line reason
 
-    def __init__(self, window: Any, interval_ms: int | None = None, folder: Path | None = None) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(self, document: Document, settings: QtCore.QSettings | None = None,
+                 interval_ms: int | None = None, folder: Path | None = None) -> None:
+        super().__init__(document)
+        self.document = document
         self.folder = Path(folder) if folder is not None else recovery_dir()
         self.thread_devices = THREAD_DEVICES
         self.path = self.folder / f"{uuid.uuid4().hex}.json"
@@ -125,14 +131,14 @@ class Autosave(QtCore.QObject):
         self._changes = 0               # bumped by every step on the undo stack
         self._written = -1              # _changes when the file was last written
         self._busy = False
-        stack = window.editor.stack
+        stack = document.stack
         stack.indexChanged.connect(self._changed)
         stack.cleanChanged.connect(self._clean_changed)
         self.timer = QtCore.QTimer(self)
         self.timer.setObjectName("autosave_timer")
         self.timer.timeout.connect(self.tick)
         if interval_ms is None:
-            interval_ms = _setting_interval(window)
+            interval_ms = _setting_interval(settings)
         self.set_interval(interval_ms)
 
     # ------------------------------------------------------------------ settings
@@ -176,25 +182,25 @@ class Autosave(QtCore.QObject):
 
     def wait(self, timeout: float = 30.0) -> None:
         """Wait for a running worker (tests, and closing)."""
-        self.window.document.jobs.wait("autosave", timeout)
+        self.document.jobs.wait("autosave", timeout)
 
     # ------------------------------------------------------------------ writing
     def tick(self) -> bool:
         """Write the recovery file now if the design has changes not yet autosaved.
 
         Returns True if a write was done or started."""
-        stack = self.window.editor.stack
+        stack = self.document.stack
         if stack.isClean() or self._busy:
             return False
         if self._changes == self._written:
             self._touch()             # still running: see the module docstring
             return False
-        fabric: Fabric = self.window.editor.fabric
+        fabric: Fabric = self.document.fabric
         snapshot = fabric.copy()
-        path = self.window.document.path
+        path = self.document.path
         header = {"format": FORMAT, "version": VERSION,
                   "document": str(Path(path).resolve()) if path is not None else None,
-                  "name": str(self.window.document.display_name),
+                  "name": str(self.document.display_name),
                   "saved_at": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
                   "pid": os.getpid(), "host": socket.gethostname(), "boot_id": boot_id(),
                   "started": start_time(os.getpid())}
@@ -203,7 +209,7 @@ class Autosave(QtCore.QObject):
             self._finish(self._write(gen, changes, snapshot, header))
             return True
         self._busy = True
-        self.window.document.jobs.submit(
+        self.document.jobs.submit(
             "autosave", lambda _progress: self._write(gen, changes, snapshot, header), keep_stale=True,
             on_done=self._finish, on_error=lambda error: self._finish((None, None, error, False)))
         return True
@@ -239,7 +245,7 @@ class Autosave(QtCore.QObject):
         gen, changes, error, written = result
         if error is not None:
             self.last_error = error
-            self.window.statusBar().showMessage(f"autosave failed: {error}", 10000)
+            self.document.message.emit(f"autosave failed: {error}", False)
             self.failed.emit(error)
             return
         if written and gen == self._generation:
@@ -248,13 +254,12 @@ class Autosave(QtCore.QObject):
             self.saved.emit(str(self.path))
 
 
-def _setting_interval(window: Any) -> int:
-    settings = window.settings
+def _setting_interval(settings: QtCore.QSettings | None) -> int:
     if settings is None:
         return INTERVAL_MS
     value = settings.value(INTERVAL_KEY, INTERVAL_MS)
     try:
-        return max(0, int(value))
+        return max(0, int(value)) if isinstance(value, (int, float, str)) else INTERVAL_MS
     except (TypeError, ValueError):
         return INTERVAL_MS
 
@@ -357,37 +362,20 @@ def ask_recover(parent: QtWidgets.QWidget | None, rec: Recovery) -> bool | None:
     return True if clicked is recover else False if clicked is discard else None
 
 
-def recover_into(window: Any, rec: Recovery, recovered: Fabric | None = None) -> bool:
-    """Open ``rec`` in ``window`` as a modified document: the file on disk (if any) is the clean
-    state, the recovered design one undo step on top of it; with no file on disk no state is
-    clean (the window stays modified). The recovery file is then this
-    window's own (deleted once saved). FabricError if the autosaved design cannot be read."""
-    if recovered is None:
-        recovered = rec.load()
-    doc = Path(rec.document) if rec.document is not None else None
-    on_disk = doc is not None and doc.is_file() and window._load(doc)
-    if not on_disk:
-        window.editor.stack.clear()
-        window.editor.set_fabric(Fabric(name=recovered.name))
-        window.path = doc
-        window.display_name = rec.name
-        window.load_error = None
-    window.editor.replace(recovered, f"Recover autosaved changes ({rec.stamp()})")
-    if not on_disk:
-        window.editor.stack.resetClean()   # no saved state: no undo makes it "clean" (and lost)
-    window._update_title()
-    auto = window.autosave
-    if auto is not None:       # the file is the only copy: it becomes this window's, rewritten now
-        auto.discard()
-        auto.path = rec.file
-        auto.tick()
-    window.statusBar().showMessage(f"recovered {rec.name} (autosaved {rec.stamp()})", 10000)
-    return True
+class RecoveryWindow(Protocol):
+    """What :func:`offer_recovery` needs of a window: its file controller, to be shown, and its
+    class (``type(window)()`` opens another)."""
+
+    @property
+    def files(self) -> FileController: ...
+
+    def show(self) -> None: ...
 
 
 def offer_recovery(window: Any, folder: Path | None = None) -> list[Any]:
     """At start-up: offer every pending recovery. The first one recovered goes into ``window``
-    when it shows the demo or the same file; others open in new windows (returned)."""
+    (a :class:`RecoveryWindow`) when it shows the demo or the same file; others open in new
+    windows (returned)."""
     opened: list[Any] = []
     used = False
     for rec in pending_recoveries(folder):
@@ -405,17 +393,18 @@ def offer_recovery(window: Any, folder: Path | None = None) -> list[Any]:
         except FabricError as e:     # the file stays: nothing is lost by refusing it
             QtWidgets.QMessageBox.critical(window, "Recovery failed", str(e))
             continue
-        target = window
-        same = rec.document is not None and window.path is not None \
-            and str(Path(window.path).resolve()) == rec.document
-        if used or not (window.path is None or same) or not window.editor.stack.isClean():
+        target: RecoveryWindow = window
+        doc = window.files.document
+        same = rec.document is not None and doc.path is not None \
+            and str(Path(doc.path).resolve()) == rec.document
+        if used or not (doc.path is None or same) or not doc.stack.isClean():
             target = type(window)()
             target.show()
             opened.append(target)
-        recover_into(target, rec, recovered)
+        target.files.recover(rec, recovered)
         used = used or target is window
     return opened
 
 
-__all__ = ["Autosave", "Recovery", "ask_recover", "offer_recovery", "pending_recoveries",
-           "read_recovery", "recover_into", "recovery_dir"]
+__all__ = ["Autosave", "Recovery", "RecoveryWindow", "ask_recover", "offer_recovery", "pending_recoveries",
+           "read_recovery", "recovery_dir"]
