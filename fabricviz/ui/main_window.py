@@ -26,6 +26,7 @@ from fabricviz.ui.canvas.view import CanvasView
 from fabricviz.ui.docks.findings import select_on_canvas
 from fabricviz.ui.docks.inspector import Inspector
 from fabricviz.ui.jobs import Cancelled
+from fabricviz.ui.settings import settings
 from fabricviz.ui.docks.palette import Palette
 from fabricviz.ui.document.commands import HistoryView
 from fabricviz.ui.document.document import Document
@@ -42,11 +43,6 @@ def zoom_text(scale: float) -> str:
     """``130 %``, ``15 %``, ``0.077 %``: a 30k-host design fits at well under 1 %."""
     pct = scale * 100
     return f"{pct:.0f} %" if pct >= 10 else f"{pct:.2g} %"
-
-
-def settings() -> QtCore.QSettings:
-    return QtCore.QSettings(QtCore.QSettings.Format.IniFormat, QtCore.QSettings.Scope.UserScope,
-                            "fabricviz", "fabricviz")
 
 
 class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
@@ -135,15 +131,15 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
             lambda devs, cabs: select_on_canvas(self.editor.fabric, self.scene, self.view, devs, cabs))
         self.bom_dock = BomDock(doc, self)
         self.sweep_dock = SweepDock(doc, self.scene, self.view, self)
-        self.sweep_dock.sweep_step.connect(self.inspector.show_sweep_step)   # the inspector at the sweep's step
         self.traffic_dock = TrafficDock(doc, self)
         self.traffic_dock.select_hosts.connect(
             lambda devs: select_on_canvas(self.editor.fabric, self.scene, self.view, devs, []))
-        self.charts_dock = ChartsDock(self)
+        self.charts_dock = ChartsDock(doc, self.scene, self)
         self.partitions_dock = PartitionsDock(doc, self, selection=self.scene.selected_device_ids)
         from fabricviz.ui.docks.lossless import LosslessDock          # View ▸ Lossless (RoCE)
-        self.lossless_dock = LosslessDock(doc, self, selection=self.scene.selected_device_ids,
-                                          traffic=self.traffic_dock)
+        self.lossless_dock = LosslessDock(doc, self, selection=self.scene.selected_device_ids)
+        from fabricviz.ui.dialogs.roce_settings import open_roce_settings
+        self.lossless_dock.settings_requested.connect(lambda: open_roce_settings(self))
         self.scene.selectionChanged.connect(self.lossless_dock.selection_changed)
         from fabricviz.ui.docks.whatif import WhatifDock                # View ▸ What-if (failures)
         self.whatif_dock = WhatifDock(doc, self.scene, self, settings=self.settings)
@@ -153,7 +149,7 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
             lambda cabs: select_on_canvas(self.editor.fabric, self.scene, self.view, [], cabs))
         from fabricviz.ui.canvas.overlays.partitions import PartitionMarks   # View ▸ Partition Marks
         self.partition_marks = PartitionMarks(doc, self.scene, lambda text: self.statusBar().showMessage(text, 8000))
-        self.traffic_view = TrafficView(doc, self.scene, self.traffic_dock, self.charts_dock)
+        self.traffic_view = TrafficView(doc, self.scene)
         self.traffic_dock.result_ready.connect(
             lambda res: layout.reveal(self, self.charts_dock) if res is not None else None)
         self.lesson_dock = LessonDock(doc, self)
@@ -476,7 +472,7 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         from fabricviz.ui.dialogs.record import RecordDialog
         start = str(Path(self._last_dir()) / (Path(self.display_name).stem + ".mp4"))
         dlg = RecordDialog(self.document, traffic=self.traffic_dock, lesson=self.lesson_dock,
-                           engine=self.sweep_dock.engine_box.currentText(), start=start, parent=self)
+                           engine=self.document.session.sweep.engine, start=start, parent=self)
         dlg.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.recorded.connect(lambda path: self.statusBar().showMessage(f"recorded {path}", 8000))
         dlg.destroyed.connect(lambda *_: self._record_dialog_gone(dlg))

@@ -51,7 +51,7 @@ from fabricviz.sim.run import run_traffic
 from fabricviz.ui.document.document import Document
 from fabricviz.ui.canvas.overlays.traffic import METRICS, ColorScale, LegendBar, scale_for
 
-from fabricviz.ui.docks.traffic_choice import (IB_ENGINES, LEFT_OUT_ROWS, PLAY_MS, ROUTINGS,  # noqa: F401
+from fabricviz.ui.document.traffic_choice import (IB_ENGINES, LEFT_OUT_ROWS, PLAY_MS, ROUTINGS,  # noqa: F401
                                                WORKLOADS, RunChoice)
 
 
@@ -195,6 +195,12 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.timer = QtCore.QTimer(self)
         self.timer.setInterval(PLAY_MS)
         self.timer.timeout.connect(self._tick)
+        shown = document.session.traffic              # what the heatmap, charts and lossless dock follow
+        self.result_ready.connect(lambda res: shown.show_run(res, self.result_fabric, self.scale))
+        self.frame_changed.connect(shown.show_frame)
+        self.scale_changed.connect(shown.set_scale)
+        self.visibilityChanged.connect(self._visible)
+        document.session.cleared.connect(self.clear)
 
     def _combo(self, name: str, items: tuple[str, ...]) -> QtWidgets.QComboBox:
         box = QtWidgets.QComboBox(self)
@@ -291,6 +297,13 @@ class TrafficDock(QtWidgets.QDockWidget):
             self._refresh_pickers()
         if self.result is not None and self.result_fabric is not None:
             self._note("changed", "the design changed since: run again")
+        if self.result is not None and (event is None or self.document.fabric is not self.result_fabric):
+            self.clear()                       # a new design: the run goes
+
+    def _visible(self, visible: bool) -> None:
+        """The dock came to the front with a run: its frame is shown again (the heatmap takes the canvas back)."""
+        if visible and self.result is not None and not self.document.session.owns("traffic"):
+            self.frame_changed.emit(self.frame)
 
     # ------------------------------------------------------------------ running
     def choice(self) -> RunChoice:

@@ -1,18 +1,92 @@
 """What the window shows of one design beyond the design itself: which overlay owns the canvas
-(SM sweep, traffic heatmap, lesson marks, port loads) and the reset when another design opens.
+(SM sweep, traffic heatmap, lesson marks, port loads), the sweep and the traffic run on show,
+and the reset when another design opens.
 
 Owners claim the canvas with :meth:`Session.claim`; everyone else hides theirs on
 ``overlay_changed`` (so a sweep's traced path never stays drawn over a traffic heatmap).
 :meth:`reset` (called by the document when another design is opened or created) emits
 ``cleared``: each dock drops its run, lesson, overlay and selection.
+
+What one dock shows that others follow is typed state here, with signals, so docks never hold
+each other:
+
+- :attr:`Session.sweep` (:class:`SweepShown`): the Subnet Manager dock's engine and the step of
+  the sweep it shows (the inspector follows the step, Record Animation starts at the engine);
+- :attr:`Session.traffic` (:class:`TrafficShown`): the Traffic dock's run on show, its design,
+  frame and colour scale (the heatmap, the Charts dock and the Lossless dock follow it).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6 import QtCore
+
+from fabricviz.anim.sweep_timeline import SweepStep
+from fabricviz.model import Fabric
 
 #: The canvas overlays, by owner.
 OVERLAYS = ("sweep", "traffic", "lesson", "loads")
+#: The SM engine before the Subnet Manager dock says otherwise.
+DEFAULT_ENGINE = "minhop"
+
+
+class SweepShown(QtCore.QObject):
+    """The SM sweep on show: the engine chosen in the Subnet Manager dock and the step it shows."""
+
+    engine_changed = QtCore.Signal(str)
+    step_changed = QtCore.Signal(object)      # SweepStep while a sweep shows, else None
+
+    def __init__(self, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.engine = DEFAULT_ENGINE
+        self.step: SweepStep | None = None
+
+    def set_engine(self, engine: str) -> None:
+        if engine != self.engine:
+            self.engine = engine
+            self.engine_changed.emit(engine)
+
+    def show_step(self, step: SweepStep | None) -> None:
+        """The sweep's step now on show (None: no sweep shows)."""
+        self.step = step
+        self.step_changed.emit(step)
+
+
+class TrafficShown(QtCore.QObject):
+    """The traffic run on show: a SimResult on its design, the frame shown and the colour scale."""
+
+    run_changed = QtCore.Signal(object)       # the SimResult (None: cleared)
+    frame_changed = QtCore.Signal(int)
+    scale_changed = QtCore.Signal(object)     # ColorScale
+
+    def __init__(self, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.result: Any = None
+        self.fabric: Fabric | None = None
+        self.frame = 0
+        self.scale: Any = None
+
+    def show_run(self, result: Any, fabric: Fabric | None, scale: Any = None) -> None:
+        """``result`` (run on ``fabric``) is on show now, or nothing (None)."""
+        self.result = result
+        self.fabric = fabric if result is not None else None
+        self.scale = scale if result is not None else None
+        self.frame = 0
+        self.run_changed.emit(result)
+
+    def show_frame(self, k: int) -> None:
+        """Frame ``k`` of the run is on show (told again when shown again)."""
+        self.frame = int(k)
+        self.frame_changed.emit(self.frame)
+
+    def set_scale(self, scale: Any) -> None:
+        self.scale = scale
+        self.scale_changed.emit(scale)
+
+    def current_frame(self) -> Any:
+        """The frame on show (None without a run)."""
+        return None if self.result is None else self.result.frames[self.frame]
 
 
 class Session(QtCore.QObject):
@@ -25,6 +99,8 @@ class Session(QtCore.QObject):
         super().__init__(parent)
         self.overlay = ""
         self.resets = 0
+        self.sweep = SweepShown(self)
+        self.traffic = TrafficShown(self)
 
     def claim(self, owner: str) -> None:
         """``owner`` draws on the canvas now; the others hide theirs."""
@@ -50,4 +126,4 @@ class Session(QtCore.QObject):
         self.overlay_changed.emit("")
 
 
-__all__ = ["OVERLAYS", "Session"]
+__all__ = ["DEFAULT_ENGINE", "OVERLAYS", "Session", "SweepShown", "TrafficShown"]
