@@ -238,7 +238,7 @@ class Inspector(QtWidgets.QDockWidget):
                 self.ports.hide()
                 if devs or cabs:       # zoomed out, one bundle's cables: what that bundle is
                     sem = getattr(self.scene, "semantic", None)
-                    bundle = sem.selection_text(cabs) if sem is not None and not devs else ""
+                    bundle = sem.queries.selection_text(cabs) if sem is not None and not devs else ""
                     self.title.setText(bundle or f"<b>{len(devs)}</b> {noun(len(devs), 'device')} and "
                                                  f"<b>{len(cabs)}</b> {noun(len(cabs), 'cable')} selected")
                 elif f is not None:
