@@ -245,7 +245,7 @@ class WindowActions:
         def say(text: str) -> None:
             self.statusBar().showMessage(text, 8000)
         self.vl_layers = vl_layers.VlLayers(self.document, self.scene, say)
-        self.vl_usage = vl_usage.VlUsage(self.document, self.scene, self.traffic_dock, say)
+        self.vl_usage = vl_usage.VlUsage(self.document, self.scene, say)
         for attr, overlay, key, text, tip in (
                 ("action_vl_layers", self.vl_layers, vl_layers.SETTING, "&VL Layers",
                  "InfiniBand cables coloured by the virtual lanes the routed paths use on them (the SM's "

@@ -471,8 +471,7 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         """File ▸ Record Animation…: the sweep, the Traffic dock's run or the open lesson as a video."""
         from fabricviz.ui.dialogs.record import RecordDialog
         start = str(Path(self._last_dir()) / (Path(self.display_name).stem + ".mp4"))
-        dlg = RecordDialog(self.document, traffic=self.traffic_dock, lesson=self.lesson_dock,
-                           engine=self.document.session.sweep.engine, start=start, parent=self)
+        dlg = RecordDialog(self.document, traffic=self.traffic_dock, start=start, parent=self)
         dlg.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.recorded.connect(lambda path: self.statusBar().showMessage(f"recorded {path}", 8000))
         dlg.destroyed.connect(lambda *_: self._record_dialog_gone(dlg))

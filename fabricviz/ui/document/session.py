@@ -13,7 +13,9 @@ each other:
 - :attr:`Session.sweep` (:class:`SweepShown`): the Subnet Manager dock's engine and the step of
   the sweep it shows (the inspector follows the step, Record Animation starts at the engine);
 - :attr:`Session.traffic` (:class:`TrafficShown`): the Traffic dock's run on show, its design,
-  frame and colour scale (the heatmap, the Charts dock and the Lossless dock follow it).
+  frame and colour scale (the heatmap, the Charts dock and the Lossless dock follow it);
+- :attr:`Session.lesson` (:class:`LessonShown`): the lesson open in the Lessons dock, its
+  results and the step shown (the lesson stage follows the step, Record Animation records it).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 from PySide6 import QtCore
 
+from fabricviz.anim.lesson_results import StepResult
 from fabricviz.anim.sweep_timeline import SweepStep
 from fabricviz.model import Fabric
 
@@ -89,6 +92,32 @@ class TrafficShown(QtCore.QObject):
         return None if self.result is None else self.result.frames[self.frame]
 
 
+class LessonShown(QtCore.QObject):
+    """The lesson open in the Lessons dock: the lesson, its engines' results (None while they
+    run) and the step shown (0-based)."""
+
+    ready = QtCore.Signal()                   # the engines finished (results, or none after an error)
+    step_changed = QtCore.Signal(int)
+
+    def __init__(self, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.lesson: Any = None                   # a fabricviz.anim.lessons.Lesson
+        self.results: list[StepResult] | None = None
+        self.step = 0
+
+    def open(self, lesson: Any) -> None:
+        """``lesson`` is open at its first step; its engines run (None: no lesson)."""
+        self.lesson, self.results, self.step = lesson, None, 0
+
+    def deliver(self, results: list[StepResult] | None) -> None:
+        self.results = results
+        self.ready.emit()
+
+    def show_step(self, k: int) -> None:
+        self.step = int(k)
+        self.step_changed.emit(self.step)
+
+
 class Session(QtCore.QObject):
     """The shown state of one document."""
 
@@ -101,6 +130,7 @@ class Session(QtCore.QObject):
         self.resets = 0
         self.sweep = SweepShown(self)
         self.traffic = TrafficShown(self)
+        self.lesson = LessonShown(self)
 
     def claim(self, owner: str) -> None:
         """``owner`` draws on the canvas now; the others hide theirs."""
@@ -126,4 +156,4 @@ class Session(QtCore.QObject):
         self.overlay_changed.emit("")
 
 
-__all__ = ["DEFAULT_ENGINE", "OVERLAYS", "Session", "SweepShown", "TrafficShown"]
+__all__ = ["DEFAULT_ENGINE", "LessonShown", "OVERLAYS", "Session", "SweepShown", "TrafficShown"]

@@ -47,6 +47,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.anim.lesson_results import StepResult, TracedPath, TrafficRun
 from fabricviz.model import Fabric
+from fabricviz.ui.canvas.legend import Row
 from fabricviz.ui.canvas.overlays.lesson import (ADDED_COLOR, GHOST_COLOR, LOOP_COLOR, OLD_PATH_COLOR,
                                                  PATH_COLORS, LessonOverlay)
 from fabricviz.ui.canvas.scene import FabricScene
@@ -89,12 +90,14 @@ class LessonStage(QtCore.QObject):
         self._traffic_run: TrafficRun | None = None
         self._setting = False
         self._driving = False                  # the stage is driving the sweep/traffic docks
-        dock.ready.connect(self._ready)
-        dock.step_changed.connect(self._step)
+        self.lesson = document.session.lesson     # the lesson, its results and the step on show
+        self.lesson.ready.connect(self._ready)
+        self.lesson.step_changed.connect(self._step)
         document.replaced.connect(self._replaced)
         document.session.cleared.connect(self.stop)
         document.session.overlay_changed.connect(self._overlay_changed)
-        traffic.frame_changed.connect(self._traffic_frame)
+        self.run_shown = document.session.traffic   # the Traffic dock's run on show
+        self.run_shown.frame_changed.connect(self._traffic_frame)
 
     # ------------------------------------------------------------------ ownership
     def begin(self, fabric: Fabric) -> None:
@@ -124,7 +127,7 @@ class LessonStage(QtCore.QObject):
             self.docks.leave()
         if self.sweep.pinned:
             self.sweep.release()
-        if self._traffic_result is not None and self.traffic.result is self._traffic_result:
+        if self._traffic_result is not None and self.run_shown.result is self._traffic_result:
             self.traffic.clear()
         self._traffic_result = self._traffic_run = None
         self.document.session.release("lesson")
@@ -140,15 +143,15 @@ class LessonStage(QtCore.QObject):
 
     # ------------------------------------------------------------------ steps
     def _ready(self) -> None:
-        if self.dock.results:
-            self.show(self.dock.k, animate=True)
+        if self.lesson.results:
+            self.show(self.lesson.step, animate=True)
 
     def _step(self, k: int) -> None:
         self.show(k, animate=k == self.shown + 1)
 
     def show(self, k: int, animate: bool = False) -> bool:
         """Show step ``k`` (0-based) on the canvas; False when the canvas no longer follows."""
-        results = self.dock.results
+        results = self.lesson.results
         if not results or not 0 <= k < len(results):
             return False
         if not self.following:
@@ -185,7 +188,7 @@ class LessonStage(QtCore.QObject):
             self.loads.show(fab, step.routing)
         else:
             self.loads.clear()
-        self._traffic_frame(self.traffic.frame)
+        self._traffic_frame(self.run_shown.frame)
         return True
 
     @staticmethod
@@ -258,13 +261,13 @@ class LessonStage(QtCore.QObject):
         traffic = self.traffic
         run = step.traffic
         if run is None:
-            if self._traffic_result is not None and traffic.result is self._traffic_result:
+            if self._traffic_result is not None and self.run_shown.result is self._traffic_result:
                 traffic.clear()
             self._traffic_result = self._traffic_run = None
             self.dock.legend.hide()
             return
         res = run.result
-        if traffic.result is not res:
+        if self.run_shown.result is not res:
             traffic.adopt(res, fab, **traffic_controls(run))
         if not self.presentation.active:        # its legend and frame slider, beside the lesson
             traffic.show()
@@ -273,7 +276,7 @@ class LessonStage(QtCore.QObject):
             traffic.hide()
             self.charts.hide()
         self._traffic_result, self._traffic_run = res, run
-        self.dock.legend.set_scale(traffic.scale)
+        self.dock.legend.set_scale(self.run_shown.scale)
         self.dock.legend.show()
         if len(res.frames) > 1 and animate:
             traffic.set_frame(0)
@@ -284,28 +287,28 @@ class LessonStage(QtCore.QObject):
 
     def _traffic_frame(self, k: int) -> None:
         """The Traffic dock shows frame ``k``: in the run's steady part, mark every cable the run paused."""
-        run, traffic = self._traffic_run, self.traffic
-        if run is None or traffic.result is not run.result or not self.overlay.drawn:
+        run, shown = self._traffic_run, self.run_shown
+        if run is None or shown.result is not run.result or not self.overlay.drawn:
             self.overlay.show_paused(None, ())
             return
         frames = run.result.frames
         steady = float(run.summary.get("steady_from_s", 0.0))
         on = bool(run.paused_cables) and 0 <= k < len(frames) and frames[k].time_s >= steady
         if on != bool(self.overlay.drawn.get("paused")):
-            self.overlay.show_paused(traffic.result_fabric if on else None, run.paused_cables if on else ())
+            self.overlay.show_paused(shown.fabric if on else None, run.paused_cables if on else ())
 
     def finish(self) -> None:
         """Jump every running animation to its end (screenshots, tests)."""
         self.sweep.finish_play()
-        traffic = self.traffic
-        if traffic.result is not None and traffic.result is self._traffic_result:
-            traffic.set_playing(False)
-            traffic.set_frame(len(traffic.result.frames) - 1)
+        res = self.run_shown.result
+        if res is not None and res is self._traffic_result:
+            self.traffic.set_playing(False)
+            self.traffic.set_frame(len(res.frames) - 1)
 
-    def legend_rows(self) -> list[tuple[str, QtGui.QColor, str]]:
+    def legend_rows(self) -> list[Row]:
         """Legend rows (label, colour, "line") for what the overlay draws now (pictures)."""
-        rows = []
-        results = self.dock.results or []
+        rows: list[Row] = []
+        results = self.lesson.results or []
         if 0 <= self.shown < len(results):
             r = results[self.shown]
             for i, p in enumerate(self._paths_of(results, self.shown, r.fabric)[:len(PATH_COLORS)]):
@@ -331,10 +334,10 @@ class LessonStage(QtCore.QObject):
             from fabricviz.ui.canvas.overlays.sweep import DISCOVERED_COLOR, STATE_COLORS
             rows.append(("discovered by the SM", QtGui.QColor(DISCOVERED_COLOR), "line"))
             rows += [(f"port {name}", QtGui.QColor(c), "rect") for name, c in STATE_COLORS.items()]
-        traffic = self.traffic
-        if traffic.result is not None and traffic.result is self._traffic_result:
+        shown = self.run_shown
+        if shown.result is not None and shown.result is self._traffic_result:
             from fabricviz.ui.canvas.export import heat_rows
-            rows += heat_rows(traffic.scale)
+            rows += heat_rows(shown.scale)
         return rows
 
 
