@@ -155,8 +155,7 @@ class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):
         self.lesson_dock = LessonDock(doc, self)
         self.presentation = Presentation(self, self.lesson_dock, self.fit)
         self.action_presentation = self.presentation.action
-        self.lesson_stage = LessonStage(doc, self.scene, self.lesson_dock, self.sweep_dock, self.traffic_dock,
-                                        self.charts_dock, self.presentation,
+        self.lesson_stage = LessonStage(doc, self.scene, self.lesson_dock, self.presentation,
                                         lambda text: self.statusBar().showMessage(text, 8000),
                                         collectives=self.collectives_dock, whatif=self.whatif_dock)
         self.compare_window: TechCompareWindow | None = None

@@ -209,10 +209,19 @@ class ChartsDock(QtWidgets.QDockWidget):
             self._fit(key)
         self.plots.installEventFilter(self)
         self._reflow()
-        shown = document.session.traffic               # the Traffic dock's run on show
-        shown.run_changed.connect(lambda res: self.set_result(res, shown.fabric))
-        shown.frame_changed.connect(self.set_frame)
+        self.shown = document.session.traffic          # the Traffic dock's run on show
+        self.shown.run_changed.connect(self._run_changed)
+        self.shown.frame_changed.connect(self.set_frame)
+        self.shown.present_requested.connect(self._present_run)
         scene.selectionChanged.connect(self._selection)
+
+    def _run_changed(self, result: Any) -> None:
+        self.set_result(result, self.shown.fabric)
+
+    def _present_run(self, on: bool) -> None:
+        """Presentation mode: the canvas and the lesson only."""
+        if not on:
+            self.hide()
 
     def _selection(self) -> None:
         """One cable selected on the canvas: chart its hotter direction."""

@@ -198,8 +198,8 @@ class LosslessDock(QtWidgets.QDockWidget):
         document.changed.connect(self._changed)
         document.routing.ready.connect(lambda key: self.refresh() if key == CACHE_KEY else None)
         self.visibilityChanged.connect(lambda on: self.refresh() if on and self._dirty else None)
-        self.traffic.run_changed.connect(lambda _res: self.update_live())
-        self.traffic.frame_changed.connect(lambda _k: self.update_live())
+        self.traffic.run_changed.connect(self._traffic_moved)
+        self.traffic.frame_changed.connect(self._traffic_moved)
         self.refresh()
 
     # ------------------------------------------------------------------ following the document
@@ -334,6 +334,10 @@ class LosslessDock(QtWidgets.QDockWidget):
         self.terms_label.setText(terms_text(self.model.rows[rows[0].row()], self.plans.plan.method))
 
     # ------------------------------------------------------------------ live buffer use
+    def _traffic_moved(self, _what: Any) -> None:
+        """Another run or frame on show."""
+        self.update_live()
+
     def update_live(self) -> None:
         """Follow the Traffic dock: a fluid run of this design at its shown frame, or nothing."""
         tr = self.traffic

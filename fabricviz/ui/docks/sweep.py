@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any, Iterator
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -74,7 +74,7 @@ class SweepDock(QtWidgets.QDockWidget):
         self._events: list[Any] = []          # model edits since the last sweep
         self.tools = SweepTools(self)         # what-if, credit loops, path trace, port loads
         self._pos = 0.0                       # the clock, in events (fractional between ticks)
-        self.pinned = False                   # a lesson's sweep: the overlay stays while the dock is hidden
+        self.pinned = False                   # (the session's) a lesson's sweep: the overlay stays while hidden
         self._stop_at: int | None = None      # play_until's target step
         self._rate: float | None = None       # play_until's speed (× real time), instead of the speed box
         self.overlay = SweepOverlay(scene)
@@ -85,15 +85,35 @@ class SweepDock(QtWidgets.QDockWidget):
         self.timer.timeout.connect(self._tick)
         self._wall = QtCore.QElapsedTimer()
         self._build()
-        self.sweep_step.connect(document.session.sweep.show_step)      # the inspector follows the step
-        self.engine_box.currentTextChanged.connect(document.session.sweep.set_engine)
-        document.session.sweep.set_engine(self.engine_box.currentText())
+        shown = document.session.sweep
+        self.sweep_step.connect(shown.show_step)      # the inspector follows the step
+        self.engine_box.currentTextChanged.connect(shown.set_engine)
+        shown.set_engine(self.engine_box.currentText())
+        shown.adopt_requested.connect(self.adopt)     # a lesson's sweeps
+        shown.play_requested.connect(self.play_until)
+        shown.finish_requested.connect(self.finish_play)
+        shown.drop_requested.connect(self.release)
+        self._holding: ExitStack | None = None
+        document.session.playback_held.connect(self._hold)   # pictures: the clock stands still
         self.visibilityChanged.connect(self._visibility)
         document.changed.connect(lambda e: self._fabric_replaced() if e is None else self._design_changed(e))
         document.session.cleared.connect(self.hide)
         document.session.overlay_changed.connect(self._overlay_changed)
         view.zoom_changed.connect(self.overlay.set_zoom)
         self.overlay.set_zoom(view.transform().m11())
+
+    @property
+    def pinned(self) -> bool:
+        """A lesson's sweep shows: the overlay stays while the dock is hidden (the session's ``sweep.pinned``)."""
+        return bool(self.document.session.sweep.pinned)
+
+    @pinned.setter
+    def pinned(self, on: bool) -> None:
+        self.document.session.sweep.pinned = bool(on)
+
+    def _remove_overlay(self) -> None:
+        self.overlay.remove()
+        self.document.session.sweep.drawn = False
 
     # ------------------------------------------------------------------ widgets
     def _build(self) -> None:
@@ -220,7 +240,7 @@ class SweepDock(QtWidgets.QDockWidget):
         engine = self.engine_box.currentText()
         self.timeline = None
         self._emit_step()
-        self.overlay.remove()
+        self._remove_overlay()
         self.loads.clear()
         self.busy = True
         self.enable()
@@ -274,7 +294,7 @@ class SweepDock(QtWidgets.QDockWidget):
         self.document.jobs.cancel("sweep")
         self.timeline = None
         self._emit_step()
-        self.overlay.remove()
+        self._remove_overlay()
         self.loads.clear()
         self.document.session.release("sweep")
         self.enable()
@@ -353,7 +373,7 @@ class SweepDock(QtWidgets.QDockWidget):
         self.slider.blockSignals(True)
         self.slider.setRange(0, len(timeline) - 1)
         self.slider.blockSignals(False)
-        self.overlay.remove()
+        self._remove_overlay()
         self.enable()
         self.index = -1
         self.show_step(index)
@@ -380,7 +400,7 @@ class SweepDock(QtWidgets.QDockWidget):
         self.pause()
         self.timeline = None
         self._emit_step()
-        self.overlay.remove()
+        self._remove_overlay()
         self.loads.clear()
         self._events.append(e)
         self.enable()
@@ -411,7 +431,7 @@ class SweepDock(QtWidgets.QDockWidget):
             self._emit_step()
             if not self.pinned:
                 self.pause()
-                self.overlay.remove()
+                self._remove_overlay()
                 self.loads.clear()
                 self.document.session.release("sweep")
             return
@@ -433,12 +453,13 @@ class SweepDock(QtWidgets.QDockWidget):
         self.overlay.set_loop(tools.loop)
         self.overlay.set_ghost((tools.whatif.cable,) if tools.whatif is not None else ())
         tools.show_loads()
+        self.document.session.sweep.drawn = self.overlay.active
 
     def _overlay_changed(self, owner: str) -> None:
         """Another overlay owns the canvas now: the sweep's items (path, loops, ghost) go."""
         if owner and owner != "sweep" and self.overlay.active:
             self.pause()
-            self.overlay.remove()
+            self._remove_overlay()
             self.loads.clear()
 
     def _emit_step(self) -> None:
@@ -475,6 +496,15 @@ class SweepDock(QtWidgets.QDockWidget):
         self._wall.start()
         self.timer.start()
         self.play_button.setText("Pause")
+
+    def _hold(self, on: bool) -> None:
+        """The session holds playback (``on``) or lets it go on (see :meth:`held`)."""
+        if on and self._holding is None:
+            self._holding = ExitStack()
+            self._holding.enter_context(self.held())
+        elif not on and self._holding is not None:
+            stack, self._holding = self._holding, None
+            stack.close()
 
     @contextmanager
     def held(self) -> Iterator[None]:
@@ -565,6 +595,7 @@ class SweepDock(QtWidgets.QDockWidget):
         self.slider.setValue(i)
         self.slider.blockSignals(False)
         self.overlay.show(st)
+        self.document.session.sweep.drawn = self.overlay.active
         n_sw = int(st.discovered[tl.switches].sum())
         self.status.setText(f"step {i + 1}/{len(tl)} · t = {st.t_us:,.1f} µs · "
                             f"{PHASE_TITLES.get(st.phase, st.phase)} · {n_sw}/{len(tl.switches)} switches found"
@@ -584,7 +615,7 @@ class SweepDock(QtWidgets.QDockWidget):
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:  # noqa: N802
         self.pause()
-        self.overlay.remove()
+        self._remove_overlay()
         self.loads.clear()
         self.document.session.release("sweep")
         super().closeEvent(event)

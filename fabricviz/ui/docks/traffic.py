@@ -32,7 +32,7 @@ stepped, the Traffic dock raised).
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from typing import Any, Iterator
 
@@ -201,6 +201,13 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.scale_changed.connect(shown.set_scale)
         self.visibilityChanged.connect(self._visible)
         document.session.cleared.connect(self.clear)
+        shown.adopt_requested.connect(self._adopt_requested)      # a lesson's runs
+        shown.drop_requested.connect(self.clear)
+        shown.seek_requested.connect(self.set_frame)
+        shown.play_requested.connect(self.set_playing)
+        shown.present_requested.connect(self._present_run)
+        self._holding: ExitStack | None = None
+        document.session.playback_held.connect(self._hold)   # pictures: the clock stands still
 
     def _combo(self, name: str, items: tuple[str, ...]) -> QtWidgets.QComboBox:
         box = QtWidgets.QComboBox(self)
@@ -299,6 +306,17 @@ class TrafficDock(QtWidgets.QDockWidget):
             self._note("changed", "the design changed since: run again")
         if self.result is not None and (event is None or self.document.fabric is not self.result_fabric):
             self.clear()                       # a new design: the run goes
+
+    def _adopt_requested(self, result: Any, fabric: Fabric, controls: dict[str, Any]) -> None:
+        self.adopt(result, fabric, **controls)
+
+    def _present_run(self, on: bool) -> None:
+        """In front beside a lesson (``on``), or hidden (presentation: the canvas and the lesson only)."""
+        if on:
+            self.show()
+            self.raise_()
+        else:
+            self.hide()
 
     def _visible(self, visible: bool) -> None:
         """The dock came to the front with a run: its frame is shown again (the heatmap takes the canvas back)."""
@@ -564,6 +582,15 @@ class TrafficDock(QtWidgets.QDockWidget):
         fr = self.result.frames[k]
         self.frame_label.setText(f"{k + 1}/{len(self.result.frames)} · {fr.time_s * 1e3:.3f} ms")
         self.frame_changed.emit(k)
+
+    def _hold(self, on: bool) -> None:
+        """The session holds playback (``on``) or lets it go on (see :meth:`held`)."""
+        if on and self._holding is None:
+            self._holding = ExitStack()
+            self._holding.enter_context(self.held())
+        elif not on and self._holding is not None:
+            stack, self._holding = self._holding, None
+            stack.close()
 
     @contextmanager
     def held(self) -> Iterator[None]:

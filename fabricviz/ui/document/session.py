@@ -20,7 +20,8 @@ each other:
 
 from __future__ import annotations
 
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from PySide6 import QtCore
 
@@ -35,15 +36,41 @@ DEFAULT_ENGINE = "minhop"
 
 
 class SweepShown(QtCore.QObject):
-    """The SM sweep on show: the engine chosen in the Subnet Manager dock and the step it shows."""
+    """The SM sweep on show: the engine chosen in the Subnet Manager dock, the step it shows,
+    whether it shows a sweep computed elsewhere (``pinned``: a lesson's) and whether its overlay
+    is on the canvas (``drawn``).
+
+    A lesson shows its sweeps through :meth:`adopt`, :meth:`play_until`, :meth:`finish_play` and
+    :meth:`drop`: the Subnet Manager dock does what they ask (``*_requested``)."""
 
     engine_changed = QtCore.Signal(str)
     step_changed = QtCore.Signal(object)      # SweepStep while a sweep shows, else None
+    adopt_requested = QtCore.Signal(object, int)    # a SweepTimeline computed elsewhere, the step
+    play_requested = QtCore.Signal(int, float)      # play on to step i in about s wall seconds
+    finish_requested = QtCore.Signal()
+    drop_requested = QtCore.Signal()
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.engine = DEFAULT_ENGINE
         self.step: SweepStep | None = None
+        self.pinned = False
+        self.drawn = False
+
+    def adopt(self, timeline: Any, index: int) -> None:
+        """Show ``timeline`` (a lesson's sweep) at step ``index``, as if the dock had run it."""
+        self.adopt_requested.emit(timeline, int(index))
+
+    def play_until(self, i: int, seconds: float) -> None:
+        self.play_requested.emit(int(i), float(seconds))
+
+    def finish_play(self) -> None:
+        """Jump a playing sweep to where it was going."""
+        self.finish_requested.emit()
+
+    def drop(self) -> None:
+        """Drop the adopted sweep."""
+        self.drop_requested.emit()
 
     def set_engine(self, engine: str) -> None:
         if engine != self.engine:
@@ -57,11 +84,20 @@ class SweepShown(QtCore.QObject):
 
 
 class TrafficShown(QtCore.QObject):
-    """The traffic run on show: a SimResult on its design, the frame shown and the colour scale."""
+    """The traffic run on show: a SimResult on its design, the frame shown and the colour scale.
+
+    The Traffic dock tells (:meth:`show_run`, :meth:`show_frame`, :meth:`set_scale`); a lesson
+    shows its runs through :meth:`adopt`, :meth:`drop`, :meth:`seek`, :meth:`play` and
+    :meth:`present`, which the Traffic (and Charts) dock do (``*_requested``)."""
 
     run_changed = QtCore.Signal(object)       # the SimResult (None: cleared)
     frame_changed = QtCore.Signal(int)
     scale_changed = QtCore.Signal(object)     # ColorScale
+    adopt_requested = QtCore.Signal(object, object, object)   # SimResult, its Fabric, the controls (dict)
+    drop_requested = QtCore.Signal()
+    seek_requested = QtCore.Signal(int)
+    play_requested = QtCore.Signal(bool)
+    present_requested = QtCore.Signal(bool)   # the run's docks in front (True) or hidden (presentation)
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
@@ -90,6 +126,24 @@ class TrafficShown(QtCore.QObject):
     def current_frame(self) -> Any:
         """The frame on show (None without a run)."""
         return None if self.result is None else self.result.frames[self.frame]
+
+    def adopt(self, result: Any, fabric: Fabric, controls: dict[str, Any]) -> None:
+        """Show ``result`` (a lesson's run on ``fabric``) as if the Traffic dock had run it with
+        ``controls`` (``TrafficDock.configure``'s keywords)."""
+        self.adopt_requested.emit(result, fabric, dict(controls))
+
+    def drop(self) -> None:
+        """Forget the run on show."""
+        self.drop_requested.emit()
+
+    def seek(self, k: int) -> None:
+        self.seek_requested.emit(int(k))
+
+    def play(self, on: bool) -> None:
+        self.play_requested.emit(bool(on))
+
+    def present(self, on: bool) -> None:
+        self.present_requested.emit(bool(on))
 
 
 class LessonShown(QtCore.QObject):
@@ -123,6 +177,7 @@ class Session(QtCore.QObject):
 
     overlay_changed = QtCore.Signal(str)    # the owner now drawing ("" for none)
     cleared = QtCore.Signal()
+    playback_held = QtCore.Signal(bool)     # True: clocks stand still (a picture is drawn); False: go on
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
@@ -147,6 +202,17 @@ class Session(QtCore.QObject):
 
     def owns(self, owner: str) -> bool:
         return self.overlay == owner
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Every dock's playback (the Traffic dock's frames, the Subnet Manager dock's sweep) stands
+        still inside while a picture is drawn (events run between its bands: a playing clock would
+        give its bands different frames), and plays on afterwards."""
+        self.playback_held.emit(True)
+        try:
+            yield
+        finally:
+            self.playback_held.emit(False)
 
     def reset(self) -> None:
         """Forget everything shown (another design was opened)."""

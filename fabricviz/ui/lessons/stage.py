@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtGui
 
 from fabricviz.anim.lesson_results import StepResult, TracedPath, TrafficRun
 from fabricviz.model import Fabric
@@ -57,21 +57,21 @@ from fabricviz.ui.document.document import Document
 SWEEP_SECONDS = 3.0
 
 if TYPE_CHECKING:
-    from fabricviz.ui.docks.sweep import SweepDock
-    from fabricviz.ui.docks.traffic import TrafficDock
     from fabricviz.ui.lessons.dock import LessonDock, Presentation
 
 class LessonStage(QtCore.QObject):
-    """Drives the canvas, the Subnet Manager dock and the Traffic dock from the lesson dock's step."""
+    """Drives the canvas, and through the session the Subnet Manager and Traffic docks, from the
+    lesson's step (the session's ``lesson``)."""
 
     following_changed = QtCore.Signal(bool)
 
-    def __init__(self, document: Document, scene: FabricScene, dock: LessonDock, sweep: SweepDock,
-                 traffic: TrafficDock, charts: QtWidgets.QDockWidget, presentation: Presentation,
+    def __init__(self, document: Document, scene: FabricScene, dock: LessonDock, presentation: Presentation,
                  status: Callable[[str], None], collectives: Any = None, whatif: Any = None) -> None:
         super().__init__(dock)
         self.document, self.editor, self.dock = document, document.editor, dock
-        self.sweep, self.traffic, self.charts, self.presentation = sweep, traffic, charts, presentation
+        self.presentation = presentation
+        self.sweep = document.session.sweep         # the sweep on show (the Subnet Manager dock's)
+        self.traffic = document.session.traffic     # the run on show (the Traffic dock's)
         self.status = status
         self.overlay = LessonOverlay(scene)
         from fabricviz.ui.canvas.overlays.loads import LoadOverlay
@@ -96,8 +96,7 @@ class LessonStage(QtCore.QObject):
         document.replaced.connect(self._replaced)
         document.session.cleared.connect(self.stop)
         document.session.overlay_changed.connect(self._overlay_changed)
-        self.run_shown = document.session.traffic   # the Traffic dock's run on show
-        self.run_shown.frame_changed.connect(self._traffic_frame)
+        self.traffic.frame_changed.connect(self._traffic_frame)
 
     # ------------------------------------------------------------------ ownership
     def begin(self, fabric: Fabric) -> None:
@@ -126,9 +125,9 @@ class LessonStage(QtCore.QObject):
         if self.docks is not None:
             self.docks.leave()
         if self.sweep.pinned:
-            self.sweep.release()
-        if self._traffic_result is not None and self.run_shown.result is self._traffic_result:
-            self.traffic.clear()
+            self.sweep.drop()
+        if self._traffic_result is not None and self.traffic.result is self._traffic_result:
+            self.traffic.drop()
         self._traffic_result = self._traffic_run = None
         self.document.session.release("lesson")
 
@@ -188,7 +187,7 @@ class LessonStage(QtCore.QObject):
             self.loads.show(fab, step.routing)
         else:
             self.loads.clear()
-        self._traffic_frame(self.run_shown.frame)
+        self._traffic_frame(self.traffic.frame)
         return True
 
     @staticmethod
@@ -205,7 +204,7 @@ class LessonStage(QtCore.QObject):
         r = self._latest(results, k, fab, lambda r: r.sweep is not None)
         if r is None or r.sweep is None:
             if sweep.pinned:
-                sweep.release()
+                sweep.drop()
             return
         play = r.sweep
         if r is results[k] and animate:
@@ -261,33 +260,31 @@ class LessonStage(QtCore.QObject):
         traffic = self.traffic
         run = step.traffic
         if run is None:
-            if self._traffic_result is not None and self.run_shown.result is self._traffic_result:
-                traffic.clear()
+            if self._traffic_result is not None and traffic.result is self._traffic_result:
+                traffic.drop()
             self._traffic_result = self._traffic_run = None
             self.dock.legend.hide()
             return
         res = run.result
-        if self.run_shown.result is not res:
-            traffic.adopt(res, fab, **traffic_controls(run))
+        if traffic.result is not res:
+            traffic.adopt(res, fab, traffic_controls(run))
         if not self.presentation.active:        # its legend and frame slider, beside the lesson
-            traffic.show()
-            traffic.raise_()
+            traffic.present(True)
         else:                     # presentation: the canvas and the lesson only (its own legend)
-            traffic.hide()
-            self.charts.hide()
+            traffic.present(False)
         self._traffic_result, self._traffic_run = res, run
-        self.dock.legend.set_scale(self.run_shown.scale)
+        self.dock.legend.set_scale(traffic.scale)
         self.dock.legend.show()
         if len(res.frames) > 1 and animate:
-            traffic.set_frame(0)
-            traffic.set_playing(True)
+            traffic.seek(0)
+            traffic.play(True)
         else:                     # (set_frame draws the frame again after the lesson's claim)
-            traffic.set_playing(False)
-            traffic.set_frame(len(res.frames) - 1)
+            traffic.play(False)
+            traffic.seek(len(res.frames) - 1)
 
     def _traffic_frame(self, k: int) -> None:
         """The Traffic dock shows frame ``k``: in the run's steady part, mark every cable the run paused."""
-        run, shown = self._traffic_run, self.run_shown
+        run, shown = self._traffic_run, self.traffic
         if run is None or shown.result is not run.result or not self.overlay.drawn:
             self.overlay.show_paused(None, ())
             return
@@ -300,10 +297,10 @@ class LessonStage(QtCore.QObject):
     def finish(self) -> None:
         """Jump every running animation to its end (screenshots, tests)."""
         self.sweep.finish_play()
-        res = self.run_shown.result
+        res = self.traffic.result
         if res is not None and res is self._traffic_result:
-            self.traffic.set_playing(False)
-            self.traffic.set_frame(len(res.frames) - 1)
+            self.traffic.play(False)
+            self.traffic.seek(len(res.frames) - 1)
 
     def legend_rows(self) -> list[Row]:
         """Legend rows (label, colour, "line") for what the overlay draws now (pictures)."""
@@ -330,11 +327,11 @@ class LessonStage(QtCore.QObject):
             if self.docks is not None:
                 rows += self.docks.legend_rows()
         sweep = self.sweep
-        if sweep.pinned and sweep.overlay.active:
+        if sweep.pinned and sweep.drawn:
             from fabricviz.ui.canvas.overlays.sweep import DISCOVERED_COLOR, STATE_COLORS
             rows.append(("discovered by the SM", QtGui.QColor(DISCOVERED_COLOR), "line"))
             rows += [(f"port {name}", QtGui.QColor(c), "rect") for name, c in STATE_COLORS.items()]
-        shown = self.run_shown
+        shown = self.traffic
         if shown.result is not None and shown.result is self._traffic_result:
             from fabricviz.ui.canvas.export import heat_rows
             rows += heat_rows(shown.scale)
