@@ -1,11 +1,11 @@
 """The core stays Qt-free: only fabricviz/ui may import a Qt binding or pyqtgraph.
 
-Statically (ast): every ``import`` / ``from ... import`` anywhere in a module,
-nested and lazy ones inside functions, ``try`` and ``if TYPE_CHECKING`` blocks
-included, plus ``__import__("x")`` / ``importlib.import_module("x")`` with a
-literal name. Outside fabricviz/ui, only the entry points (cli.py, __main__.py)
-may import fabricviz.ui, and the CLI must import it lazily (checked at run time:
-importing the non-ui modules must not load Qt).
+The static rule is import-linter's (pyproject.toml, run by tests/test_static.py): a forbidden
+contract keeps PySide6, shiboken6, pyqtgraph and fabricviz.ui out of every other package and
+module of fabricviz, lazy imports inside functions included. What a contract cannot say is
+checked here: that its list of source modules names every module outside fabricviz/ui (a new
+top-level module is not left unchecked), and, at run time, that importing the non-ui modules
+(the CLI included, which imports the GUI lazily) loads no Qt module.
 """
 
 from __future__ import annotations
@@ -14,16 +14,13 @@ import ast
 import json
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "fabricviz"
 FORBIDDEN_TOP = {"PySide6", "PySide2", "shiboken6", "shiboken2", "pyqtgraph", "qtpy"}
-ENTRY_POINTS = {"cli.py", "__main__.py"}
-
-
-def is_forbidden(module: str) -> bool:
-    top = module.split(".")[0]
-    return top in FORBIDDEN_TOP or top.startswith("PyQt")
+#: May import fabricviz.ui (lazily): the entry points.
+ENTRY_POINTS = {"fabricviz.cli", "fabricviz.__main__"}
 
 
 def _module_parts(rel: Path) -> list[str]:
@@ -32,72 +29,38 @@ def _module_parts(rel: Path) -> list[str]:
     return parts[:-1] if parts[-1] == "__init__" else parts
 
 
-def imported_modules(source: str, rel: Path = Path("x.py")) -> list[tuple[int, list[str]]]:
-    """(line, candidate absolute module names) for every import in ``source``.
-
-    ``rel`` is the file's path below fabricviz/, used to resolve relative imports.
-    ``from a.b import c`` gives ``["a.b", "a.b.c"]`` (c may be a submodule).
-    """
-    tree = ast.parse(source, filename=str(rel))
-    here = _module_parts(rel)
-    package = here if rel.name == "__init__.py" else here[:-1]
-    found: list[tuple[int, list[str]]] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found += [(node.lineno, [alias.name]) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package[: len(package) - (node.level - 1)]
-                mod = ".".join([*base, *([node.module] if node.module else [])])
-            else:
-                mod = node.module or ""
-            found.append((node.lineno, [mod] + [f"{mod}.{alias.name}" for alias in node.names
-                                                if alias.name != "*"]))
-        elif isinstance(node, ast.Call) and node.args:
-            func = node.func
-            name = func.id if isinstance(func, ast.Name) else (
-                func.attr if isinstance(func, ast.Attribute) else None)
-            arg = node.args[0]
-            if name in ("__import__", "import_module") and isinstance(arg, ast.Constant) \
-                    and isinstance(arg.value, str):
-                found.append((node.lineno, [arg.value]))
-    return sorted(found, key=lambda item: item[0])
-
-
-def _problem(mod: str, entry: bool) -> str | None:
-    if is_forbidden(mod):
-        return f"imports {mod} (Qt is allowed only in fabricviz/ui)"
-    if (mod == "fabricviz.ui" or mod.startswith("fabricviz.ui.")) and not entry:
-        return f"imports {mod} (only cli.py/__main__.py may import fabricviz.ui, lazily)"
-    return None
-
-
-def violations(source: str, rel: Path) -> list[str]:
-    """Messages ``fabricviz/<rel>:<line>: imports ...`` for every forbidden import."""
-    entry = rel.name in ENTRY_POINTS and len(rel.parts) == 1
-    out = []
-    for line, candidates in imported_modules(source, rel):
-        for mod in candidates:
-            problem = _problem(mod, entry)
-            if problem:
-                out.append(f"fabricviz/{rel.as_posix()}:{line}: {problem}")
-                break
-    return out
-
-
 def core_files() -> list[Path]:
     return sorted(p for p in PACKAGE.rglob("*.py")
                   if p.relative_to(PACKAGE).parts[0] != "ui")
 
 
-def test_core_modules_do_not_import_qt():
-    files = core_files()
-    assert PACKAGE / "__init__.py" in files, "layering check found no files: wrong path?"
-    problems = []
-    for path in files:
-        rel = path.relative_to(PACKAGE)
-        problems += violations(path.read_text(encoding="utf-8"), rel)
-    assert not problems, "Qt imported outside fabricviz/ui:\n" + "\n".join(problems)
+def qt_contract() -> dict:
+    config = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    lint = config["tool"]["importlinter"]
+    forbidden = [c for c in lint["contracts"] if c["type"] == "forbidden"
+                 and {"PySide6", "shiboken6", "pyqtgraph", "fabricviz.ui"} <= set(c["forbidden_modules"])]
+    assert len(forbidden) == 1, "no import-linter contract keeps Qt and fabricviz.ui out of the core"
+    assert lint["include_external_packages"] is True    # else the contract cannot see PySide6
+    return forbidden[0]
+
+
+def test_qt_contract_covers_every_core_module():
+    """Every top-level package and module but ui and the entry points is a source of the contract."""
+    tops = {".".join(_module_parts(p.relative_to(PACKAGE))[:2]) for p in core_files()}
+    tops -= {"fabricviz"} | ENTRY_POINTS
+    contract = qt_contract()
+    assert tops, "layering check found no modules: wrong path?"
+    assert sorted(tops - set(contract["source_modules"])) == [], "modules the Qt contract does not check"
+    assert not ENTRY_POINTS & set(contract["source_modules"])
+    assert contract.get("allow_indirect_imports", False) is False   # a chain to Qt counts too
+
+
+def test_package_init_imports_nothing():
+    """fabricviz/__init__.py (not a source of the contract: it would take in ui) imports no Qt or ui."""
+    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    imports = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+               and not (isinstance(n, ast.ImportFrom) and n.module == "__future__")]
+    assert imports == []
 
 
 def test_importing_core_does_not_load_qt():
@@ -129,59 +92,3 @@ def test_importing_core_does_not_load_qt():
     # alongside a Qt leak, where it may explain a partial picture.
     assert not result["qt"], (f"importing the core loaded Qt modules: {result['qt']}"
                               f"\n(modules that failed to import: {result['errors']})")
-
-
-# --- positive and negative controls for the checker itself -------------------
-
-OFFENDING = '''\
-"""Docstring mentioning PySide6 is fine."""
-import os
-import PySide6
-from PySide6.QtCore import Qt
-import numpy as np, pyqtgraph as pg
-
-
-def lazy():
-    from PyQt5 import QtWidgets
-    import shiboken6
-    return QtWidgets
-
-
-class Thing:
-    def method(self):
-        try:
-            import PyQt6.QtGui
-        except ImportError:
-            pass
-        import importlib
-        return importlib.import_module("PySide6.QtGui"), __import__("qtpy")
-'''
-
-
-def test_checker_flags_synthetic_offenders():
-    msgs = violations(OFFENDING, Path("model/bad.py"))
-    lines = sorted(int(m.split(":")[1]) for m in msgs)
-    assert lines == [3, 4, 5, 9, 10, 17, 21, 21], msgs
-    assert all(m.startswith("fabricviz/model/bad.py:") for m in msgs)
-    assert any("imports pyqtgraph" in m for m in msgs)
-    assert any("imports PyQt5" in m for m in msgs)
-
-
-def test_checker_flags_core_importing_ui():
-    src = "from ..ui import app\nfrom .. import ui\nimport fabricviz.ui.app\nfrom fabricviz import ui\n"
-    msgs = violations(src, Path("formats/native.py"))
-    assert [int(m.split(":")[1]) for m in msgs] == [1, 2, 3, 4], msgs
-
-
-def test_checker_accepts_clean_source():
-    src = (
-        "import numpy\nimport pyside_like\nfrom .ui_helpers import x\nfrom . import views\n"
-        "from ..model import Fabric\nimport networkx as nx\ns = 'import PySide6'\n"
-        "def f():\n    from fabricviz.ui_text import y\n"
-    )
-    assert violations(src, Path("build/fat_tree.py")) == []
-    # the CLI may import the GUI (lazily; enforced by the run-time test)
-    assert violations("def main():\n    from fabricviz.ui.app import run_gui\n",
-                      Path("cli.py")) == []
-    # ... but still not Qt itself
-    assert violations("def main():\n    import PySide6\n", Path("cli.py"))

@@ -59,5 +59,5 @@ def _screenshot(ref: str, step: int, out: str, width: int) -> None:
     if not 200 <= width <= 20000:
         raise FabricError(f"--width {width}: use 200 to 20000 pixels")
     from .render import qt_child
-    qt_child("fabricviz.ui.lessons.shot", [ref, "--step", str(step), "-o", str(out), "--width", str(width)],
+    qt_child("fabricviz.ui.shot", [ref, "--step", str(step), "-o", str(out), "--width", str(width)],
              "screenshot")

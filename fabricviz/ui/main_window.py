@@ -124,15 +124,14 @@ class MainWindow(QtWidgets.QMainWindow):
             lambda devs, cabs: select_on_canvas(self.editor.fabric, self.scene, self.view, devs, cabs))
         self.bom_dock = BomDock(doc, self)
         self.sweep_dock = SweepDock(doc, self.scene, self.view, self)
-        self.sweep_dock.sweep_step.connect(self.inspector.show_sweep_step)   # the inspector at the sweep's step
         self.traffic_dock = TrafficDock(doc, self)
         self.traffic_dock.select_hosts.connect(
             lambda devs: select_on_canvas(self.editor.fabric, self.scene, self.view, devs, []))
-        self.charts_dock = ChartsDock(self)
+        self.charts_dock = ChartsDock(doc, self.scene, self)
         self.partitions_dock = PartitionsDock(doc, self, selection=self.scene.selected_device_ids)
         from fabricviz.ui.docks.lossless import LosslessDock          # View ▸ Lossless (RoCE)
-        self.lossless_dock = LosslessDock(doc, self, selection=self.scene.selected_device_ids,
-                                          traffic=self.traffic_dock)
+        self.lossless_dock = LosslessDock(doc, self, selection=self.scene.selected_device_ids)
+        self.lossless_dock.settings_requested.connect(lambda: open_roce_settings(self))
         self.scene.selectionChanged.connect(self.lossless_dock.selection_changed)
         from fabricviz.ui.docks.whatif import WhatifDock                # View ▸ What-if (failures)
         self.whatif_dock = WhatifDock(doc, self.scene, self, settings=self.settings)
@@ -142,14 +141,13 @@ class MainWindow(QtWidgets.QMainWindow):
             lambda cabs: select_on_canvas(self.editor.fabric, self.scene, self.view, [], cabs))
         from fabricviz.ui.canvas.overlays.partitions import PartitionMarks   # View ▸ Partition Marks
         self.partition_marks = PartitionMarks(doc, self.scene, lambda text: self.statusBar().showMessage(text, 8000))
-        self.traffic_view = TrafficView(doc, self.scene, self.traffic_dock, self.charts_dock)
+        self.traffic_view = TrafficView(doc, self.scene)
         self.traffic_dock.result_ready.connect(
             lambda res: layout.reveal(self, self.charts_dock) if res is not None else None)
         self.lesson_dock = LessonDock(doc, self)
         self.presentation = Presentation(self, self.lesson_dock, self.fit)
         self.action_presentation = self.presentation.action
-        self.lesson_stage = LessonStage(doc, self.scene, self.lesson_dock, self.sweep_dock, self.traffic_dock,
-                                        self.charts_dock, self.presentation,
+        self.lesson_stage = LessonStage(doc, self.scene, self.lesson_dock, self.presentation,
                                         lambda text: self.statusBar().showMessage(text, 8000),
                                         collectives=self.collectives_dock, whatif=self.whatif_dock)
         self.compare_window: TechCompareWindow | None = None
@@ -170,7 +168,7 @@ class MainWindow(QtWidgets.QMainWindow):
         """The canvas overlays the menus switch (View ▸ VL Layers / VL Usage, Design ▸ PFC Deadlock Check)."""
         self.pfc_cycles = PfcCycles(self.document, self.scene, lambda text: self.say(text, 15000))
         self.vl_layers = vl_layers.VlLayers(self.document, self.scene, self.say)
-        self.vl_usage = vl_usage.VlUsage(self.document, self.scene, self.traffic_dock, self.say)
+        self.vl_usage = vl_usage.VlUsage(self.document, self.scene, self.say)
 
     def _fill_menu(self, slot: str, menu: QtWidgets.QMenu) -> None:
         """The menus' entries that are not actions of the table (see ``Slot`` in ui/actions.py)."""
@@ -449,8 +447,7 @@ class MainWindow(QtWidgets.QMainWindow):
         """File ▸ Record Animation…: the sweep, the Traffic dock's run or the open lesson as a video."""
         from fabricviz.ui.dialogs.record import RecordDialog     # not at the top: see export_image
         start = str(Path(self.files.last_dir()) / (Path(self.document.display_name).stem + ".mp4"))
-        dlg = RecordDialog(self.document, traffic=self.traffic_dock, lesson=self.lesson_dock,
-                           engine=self.sweep_dock.engine_box.currentText(), start=start, parent=self)
+        dlg = RecordDialog(self.document, traffic=self.traffic_dock, start=start, parent=self)
         dlg.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.recorded.connect(lambda path: self.say(f"recorded {path}", 8000))
         dlg.destroyed.connect(lambda *_: self._record_dialog_gone(dlg))

@@ -227,7 +227,7 @@ def test_cli_demo_screenshot_saves_what_the_canvas_shows_at_that_step(capsys, tm
     assert "  > cabled leaf01:8 to leaf04:8" in text and f"wrote {out}" in text
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     from PySide6 import QtGui
-    from fabricviz.ui.lessons.stage import ADDED_COLOR, GHOST_COLOR
+    from fabricviz.ui.canvas.overlays.lesson import ADDED_COLOR, GHOST_COLOR
     img = QtGui.QImage(str(out))        # what the canvas shows: the moved uplink, highlighted
     colours = {img.pixel(x, y) for x in range(0, img.width() - 240, 2) for y in range(40, img.height(), 2)}
     assert img.width() == 600

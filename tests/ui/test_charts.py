@@ -15,7 +15,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.generate import leaf_spine
 from fabricviz.sim.run import run_traffic
+from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.docks.charts import PLOTS, STEADY_X, ChartsDock
+from fabricviz.ui.document.document import Document
 from fabricviz.ui.layout import BOTTOM_HEIGHT
 from fabricviz.ui.widgets.plots import grid_columns, text_width, tick_labels
 
@@ -30,7 +32,7 @@ def strip(qtbot):
         windows.append(win)
         qtbot.addWidget(win)
         win.setCentralWidget(QtWidgets.QWidget())
-        dock = ChartsDock(win)
+        dock = ChartsDock(Document(), FabricScene(win), win)
         win.addDockWidget(QtCore.Qt.DockWidgetArea.BottomDockWidgetArea, dock)
         win.resize(width, 800)
         win.show()

@@ -335,7 +335,7 @@ def test_file_export_image_writes_what_the_dialog_chose(make_window, qtbot, tmp_
 def test_lesson_screenshot_has_no_selection(make_window, tmp_path, shared_runs, monkeypatch):
     """``fabricviz demo --screenshot`` draws through the same picture: a selection made on the
     lesson's canvas (here: Select All right before the shot) is not in it."""
-    from fabricviz.ui.lessons.shot import shoot
+    from fabricviz.ui.shot import shoot
     w = make_window()
     finish = w.lesson_stage.finish
 
@@ -347,7 +347,7 @@ def test_lesson_screenshot_has_no_selection(make_window, tmp_path, shared_runs, 
     a = pixels(out)
     assert a.shape[1] == 900
     assert w.scene.selected_cables and not np.any(a == rgb(th.SELECT_COLOR))
-    from fabricviz.ui.lessons.stage import GHOST_COLOR
+    from fabricviz.ui.canvas.overlays.lesson import GHOST_COLOR
     assert np.any(a == rgb(GHOST_COLOR))                 # the step's overlay is drawn
 
 

@@ -83,7 +83,7 @@ def test_lft_follows_the_sweep_dock_and_edits(make_window, qtbot):
     w.scene.set_selected_cables({c})
     before = dict((dst, port) for _l, port, dst in table_rows(insp))
     with qtbot.waitSignal(d.ready, timeout=WAIT):
-        d.pull_cable()                   # a what-if: the inspector shows it while it follows the sweep
+        d.tools.pull_cable()                   # a what-if: the inspector shows it while it follows the sweep
     d.show_step(len(d.timeline) - 1)
     w.scene.set_selected_cables(set())
     select(w, qtbot, "spine01")

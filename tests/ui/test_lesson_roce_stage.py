@@ -10,7 +10,7 @@ import pytest
 from PySide6 import QtGui, QtWidgets
 
 from fabricviz.ui.canvas.items.cables import cable_anchors
-from fabricviz.ui.lessons.stage import LOOP_COLOR, PATH_COLORS
+from fabricviz.ui.canvas.overlays.lesson import LOOP_COLOR, PATH_COLORS
 from tests.ui.lesson_helpers import open_lesson
 
 

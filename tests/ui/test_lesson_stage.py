@@ -8,7 +8,7 @@ from PySide6 import QtGui
 from fabricviz.anim.lessons import find_lesson
 from fabricviz.ib.report import cable_loads
 from fabricviz.ib.trace import path_cables, trace
-from fabricviz.ui.lessons.stage import ADDED_COLOR, GHOST_COLOR, LOOP_COLOR, PATH_COLORS
+from fabricviz.ui.canvas.overlays.lesson import ADDED_COLOR, GHOST_COLOR, LOOP_COLOR, PATH_COLORS
 from tests.ui.lesson_helpers import open_lesson
 
 
@@ -131,7 +131,7 @@ def test_lesson_3_credit_loop_and_lesson_2_rewire_are_drawn(qtbot, make_window, 
 
 
 def test_lesson_shot_draws_the_step_with_its_overlays(qtbot, make_window, tmp_path, shared_runs):
-    from fabricviz.ui.lessons.shot import shoot
+    from fabricviz.ui.shot import shoot
     w = make_window()
     out = shoot(w, "1", 7, tmp_path / "pull.png", 900)
     img = QtGui.QImage(str(out))

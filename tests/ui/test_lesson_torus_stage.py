@@ -10,7 +10,7 @@ from PySide6 import QtGui, QtWidgets
 
 from fabricviz.ui.canvas.items.cables import cable_anchors
 from fabricviz.ui.canvas.overlays.vl_layers import PALETTE, ROLE
-from fabricviz.ui.lessons.stage import LOOP_COLOR
+from fabricviz.ui.canvas.overlays.lesson import LOOP_COLOR
 from tests.ui.lesson_helpers import open_lesson
 
 

@@ -35,7 +35,8 @@ def test_settings_edit_replans_and_undo_restores_the_meta_exactly(make_window):
         (9216, "3", "ieee", "nvidia")                     # the defaults of a design without settings
     dlg.accept()                                          # unchanged: no step
     assert w.editor.stack.count() == steps and "roce" not in f.meta
-    dlg = d.open_settings()                               # the dock's button opens the same dialog
+    d.settings_button.click()                             # the dock's button opens the same dialog
+    dlg = [x for x in w.findChildren(QtWidgets.QDialog, "roce_settings_dialog") if x.isVisible()][0]
     dlg.mtu.setValue(4200)
     dlg.priorities.setText("3, 4")
     dlg.method.setCurrentIndex(dlg.method.findData("nvidia"))

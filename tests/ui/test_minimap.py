@@ -9,7 +9,7 @@ from PySide6.QtTest import QTest
 
 from fabricviz.generate import k_ary_fat_tree
 from fabricviz.ui.canvas import minimap as mm
-from fabricviz.ui.main_window import settings
+from fabricviz.ui.document.settings import settings
 
 LEFT = QtCore.Qt.MouseButton.LeftButton
 NOMOD = QtCore.Qt.KeyboardModifier.NoModifier

@@ -213,7 +213,7 @@ def test_click_on_a_bundle_selects_its_cables_and_a_box_its_devices(make_window,
     w.inspector.refresh()
     assert w.inspector.title.text() == "bundle <b>pod 2 ↔ 16 cores</b>: 16 × 400G (6.4 Tb/s), 16 cables"
     # a click in a pod's box selects its top-level devices (their items show, selected)
-    box = sem.group_rect(4)
+    box = sem.queries.group_rect(4)
     qtbot.mouseClick(view.viewport(), LEFT, pos=view.mapFromScene(box.center()))
     members = sem.grouping.members(4)
     assert scene.selected_device_ids() == sorted(members.tolist()) and scene.selected_cables == set()
@@ -225,11 +225,11 @@ def test_tooltips_and_rubber_bands_at_far(k16, qtbot):
     f = scene.fabric
     e = sem.bundle_ends[:, 1]
     mid = QtCore.QPointF((e[0] + e[2]) / 2, (e[1] + e[3]) / 2)
-    assert sem.tooltip_at(mid, 1.0) == "64 × 400G (25.6 Tb/s): pod 2 ↔ 64 cores"
-    assert sem.tooltip_at(sem.group_rect(2).center(), 1.0) == \
+    assert sem.queries.tooltip_at(mid, 1.0) == "64 × 400G (25.6 Tb/s): pod 2 ↔ 64 cores"
+    assert sem.queries.tooltip_at(sem.queries.group_rect(2).center(), 1.0) == \
         "pod 3: 80 devices; click selects its devices, double-click opens it"
     # a rubber band from empty canvas (left of every line) over part of pod 1 selects the devices it meets
-    box = sem.group_rect(0)
+    box = sem.queries.group_rect(0)
     left = min(box.left(), sem.bundle_segments[[0, 2]].min()) - 20 / view.scale_factor()
     start, end = QtCore.QPointF(left, box.top()), box.center()
     qtbot.mousePress(view.viewport(), LEFT, pos=view.mapFromScene(start))
@@ -246,13 +246,13 @@ def test_tooltips_and_rubber_bands_at_far(k16, qtbot):
 
 def _empty_point_in(view, sem, g):
     """A view point inside group ``g``'s frame over no device item and no bundle."""
-    r = sem.group_rect(g)
+    r = sem.queries.group_rect(g)
     tol = 4.0 / view.scale_factor()
     for fy in np.linspace(0.02, 0.98, 25):
         for fx in np.linspace(0.02, 0.98, 25):
             p = view.mapFromScene(QtCore.QPointF(r.left() + fx * r.width(), r.top() + fy * r.height()))
             sp = view.mapToScene(p)
-            if r.contains(sp) and view.fscene.device_item_at(sp) is None and sem.bundle_at(sp, tol) is None:
+            if r.contains(sp) and view.fscene.device_item_at(sp) is None and sem.queries.bundle_at(sp, tol) is None:
                 return p
     raise AssertionError("no empty point in the frame")
 
@@ -262,7 +262,7 @@ def test_double_click_opens_a_group_in_place_and_again_closes_it(k16, qtbot):
     f = scene.fabric
     before = (drawn_primitives(view), bundle_set(sem))
     g = 2                                                   # "pod 3"
-    qtbot.mouseDClick(view.viewport(), LEFT, pos=view.mapFromScene(sem.group_rect(g).center()))
+    qtbot.mouseDClick(view.viewport(), LEFT, pos=view.mapFromScene(sem.queries.group_rect(g).center()))
     assert sem.expanded == {g} and sem.level == FAR
     members = set(sem.grouping.members(g).tolist())
     assert visible_tops(scene) == members and len(members) == 16 + 64
@@ -308,7 +308,7 @@ def test_moving_a_device_at_near_moves_its_box_once_zoomed_out(k16):
     view, scene, sem = k16
     f = scene.fabric
     top = sem.grouping.n_groups - 1
-    before = sem.group_rect(top)
+    before = sem.queries.group_rect(top)
     zoom_to(view, 1.0)
     core = int(f.find("core01"))
     ed = view.editor
@@ -316,7 +316,7 @@ def test_moving_a_device_at_near_moves_its_box_once_zoomed_out(k16):
     QtWidgets.QApplication.processEvents()
     view.fit_all()
     QtWidgets.QApplication.processEvents()
-    after = sem.group_rect(top)
+    after = sem.queries.group_rect(top)
     assert sem.level == FAR and after.top() == pytest.approx(before.top() - 400.0)
     assert after.bottom() == pytest.approx(before.bottom())
 
@@ -375,7 +375,7 @@ def test_small_designs_and_the_switch_off_stay_near(qtbot):
 # ---------------------------------------------------------------------- routes round other boxes
 def group_boxes(sem):
     """[4, groups] scene rectangles of the group boxes."""
-    rects = [sem.group_rect(i) for i in range(sem.grouping.n_groups)]
+    rects = [sem.queries.group_rect(i) for i in range(sem.grouping.n_groups)]
     return np.array([[r.left(), r.top(), r.right(), r.bottom()] for r in rects]).T
 
 
@@ -469,7 +469,7 @@ def test_a_click_on_a_bundles_lane_selects_its_cables_and_the_inspector_says_whi
     seg = sem.bundle_segments[:, sem.segment_bundle == k]
     vertical = seg[:, np.isclose(seg[0], seg[2])]
     lane = vertical[:, np.argmax(np.abs(vertical[3] - vertical[1]))]             # down the gutter
-    assert sem.group_at(QtCore.QPointF(lane[0], (lane[1] + lane[3]) / 2)) is None
+    assert sem.queries.group_at(QtCore.QPointF(lane[0], (lane[1] + lane[3]) / 2)) is None
     qtbot.mouseClick(view.viewport(), LEFT, pos=view_point(view, lane[0], (lane[1] + lane[3]) / 2))
     assert scene.selected_cables == set(b.members(k).tolist()) and len(scene.selected_cables) == 64
     # drawn selected along the whole route

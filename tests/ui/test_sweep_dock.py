@@ -131,7 +131,7 @@ def test_trace_matches_cli(dock, qtbot, capsys):
     d.src_edit.setText("node01")
     d.dst_edit.setText("node16")
     qtbot.mouseClick(d.trace_button, LEFT)
-    assert [f"[{h.in_port}] {h.switch} [{h.out_port}]" for h in d.trace_hops] == cli_hops
+    assert [f"[{h.in_port}] {h.switch} [{h.out_port}]" for h in d.tools.trace_hops] == cli_hops
     text = d.narration_text()
     for line in cli_hops:
         assert line in text

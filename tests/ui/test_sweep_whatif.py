@@ -39,7 +39,7 @@ def test_pull_is_a_what_if_and_put_back_shows_the_designs_sweep(dock, qtbot):
     before = d.overlay.drawn["trace"].tolist()
     real_tl, real_routing = d.timeline, d.routing
     uplink = before[1]                                        # leaf01 → spine, the path's first uplink
-    leaf_port = f.port(f"{d.trace_hops[0].switch}:{d.trace_hops[0].out_port}")
+    leaf_port = f.port(f"{d.tools.trace_hops[0].switch}:{d.tools.trace_hops[0].out_port}")
     label = f"{f.port_name(int(f.cables_t.port_a[uplink]))} ↔ {f.port_name(int(f.cables_t.port_b[uplink]))}"
     rev, n_cables = doc.revision, len(f.cable_ids())
     assert stack.isClean() and not d.apply_button.isEnabled() and not d.back_button.isEnabled()
@@ -51,7 +51,7 @@ def test_pull_is_a_what_if_and_put_back_shows_the_designs_sweep(dock, qtbot):
     assert f.cables_t.exists(uplink) and len(f.cable_ids()) == n_cables
     assert not w.isWindowModified()
     # the sweep is the re-sweep of the copy: Trap 128 from the leaf's end, LIDs kept
-    copy = d.whatif.fabric
+    copy = d.tools.whatif.fabric
     assert copy is d.timeline.fabric and copy is not f and not copy.cables_t.exists(uplink)
     assert d.timeline.events[0].kind == "trap" and d.index == 0
     assert d.timeline.events[0].text.startswith(f"Trap 128 (link state change) from {leaf_port.name}")
@@ -75,7 +75,7 @@ def test_pull_is_a_what_if_and_put_back_shows_the_designs_sweep(dock, qtbot):
     assert doc.routing.get("lft:sweep") is real_routing
     # put back: the design's own sweep again, no ghost, the path back on the uplink
     qtbot.mouseClick(d.back_button, LEFT)
-    assert d.whatif is None and d.timeline is real_tl and d.routing is real_routing
+    assert d.tools.whatif is None and d.timeline is real_tl and d.routing is real_routing
     assert d.timeline.fabric is f and d.timeline.events[0].kind != "trap"
     assert not len(d.overlay.drawn["ghost"]) and d.overlay.items["ghost"].path().elementCount() == 0
     assert d.overlay.drawn["trace"].tolist() == before
@@ -92,12 +92,12 @@ def test_apply_to_design_is_one_undo_step_and_undo_restores_the_cable(dock, qtbo
     real_routing = d.routing
     w.scene.set_selected_cables({c})
     with qtbot.waitSignal(d.ready, timeout=WAIT):
-        d.pull_cable()
+        d.tools.pull_cable()
     whatif_lft = d.timeline.sweep.routing.lft.copy()
     with qtbot.waitSignal(d.ready, timeout=WAIT):
         qtbot.mouseClick(d.apply_button, LEFT)
     assert stack.count() == 1 and stack.undoText() == f"Pull cable {a} ↔ {b}" and not stack.isClean()
-    assert not f.cables_t.exists(c) and d.whatif is None
+    assert not f.cables_t.exists(c) and d.tools.whatif is None
     # the design's own re-sweep: Trap 128, the same LFTs as the what-if, shared with the inspector
     assert d.timeline.fabric is f and d.timeline.events[0].kind == "trap"
     assert np.array_equal(d.routing.lft, whatif_lft)
@@ -116,11 +116,11 @@ def test_an_edit_during_a_what_if_ends_it(dock, qtbot):
     c = f.port("leaf02:5").cable.id
     w.scene.set_selected_cables({c})
     with qtbot.waitSignal(d.ready, timeout=WAIT):
-        d.pull_cable()
+        d.tools.pull_cable()
     other = f.port("leaf03:5").cable.id
     with qtbot.waitSignal(d.ready, timeout=WAIT):
         assert w.editor.remove([], [other])
-    assert d.whatif is None and f.cables_t.exists(c) and not f.cables_t.exists(other)
+    assert d.tools.whatif is None and f.cables_t.exists(c) and not f.cables_t.exists(other)
     assert d.timeline.fabric is f and f.port_name(int(d.timeline.events[0].ports[0])) in ("leaf03:5",)
     assert not len(d.overlay.drawn["ghost"])
 
@@ -132,7 +132,7 @@ def test_the_sweep_owns_the_canvas_and_gives_it_up(dock, qtbot):
     _trace(qtbot, d)
     w.scene.set_selected_cables({d.overlay.drawn["trace"].tolist()[1]})
     with qtbot.waitSignal(d.ready, timeout=WAIT):
-        d.pull_cable()
+        d.tools.pull_cable()
     assert session.overlay == "sweep"
     items = list(d.overlay.items.values())
     trace_item = d.overlay.items["trace"]

@@ -22,7 +22,7 @@ from fabricviz.sim.whatif import parse_fail, prepare, ranked, run_trials
 from fabricviz.ui.docks.whatif import WhatifDock
 from fabricviz.ui.docks import whatif_runner
 from fabricviz.ui.docks.whatif_runner import FIRST_BATCH, Where
-from fabricviz.ui.main_window import settings
+from fabricviz.ui.document.settings import settings
 from tests.processes import cluster_children
 from tests.ui.whatif_helpers import run_dock, set_controls
 

@@ -270,7 +270,7 @@ class Pick(Interaction):
         sp = self.scene_pos(event)
         if scene.device_item_at(sp) is not None:
             return None
-        return scene.semantic.pick(sp, 4.0 / max(self.view.scale_factor(), 1e-9))
+        return scene.semantic.queries.pick(sp, 4.0 / max(self.view.scale_factor(), 1e-9))
 
     def _group_press(self, event: QtGui.QMouseEvent) -> bool:
         hit = self._hit(event)
@@ -288,12 +288,12 @@ class Pick(Interaction):
                 sel = cids
             scene.set_selected_cables(sel)
             if what == "bundle":
-                self.view.status.emit(f"{sem.bundles.label(i)}: {sem.describe_bundle(i)}")
+                self.view.status.emit(f"{sem.bundles.label(i)}: {sem.queries.describe_bundle(i)}")
         else:
             if what == "switch":
                 ids = [i]
             elif what == "block":
-                ids = sem.block_members(i).tolist()
+                ids = sem.queries.block_members(i).tolist()
             else:
                 ids = sem.grouping.members(i).tolist()
             keep = scene.selected_device_ids() if ctrl else []
@@ -312,7 +312,8 @@ class Pick(Interaction):
         if what == "frame":
             sem.collapse(i)
         else:
-            g = i if what == "group" else sem.group_of_block(i) if what == "block" else int(sem.grouping.group[i])
+            g = i if what == "group" else sem.queries.group_of_block(i) if what == "block" \
+                else int(sem.grouping.group[i])
             if g < 0:
                 return False
             scene.clearSelection()

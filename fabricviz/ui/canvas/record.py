@@ -115,7 +115,7 @@ class FramePainter:
         elif self._heat is not None:
             self._heat.clear()
         if self._marks is None and clip.marks is not None:
-            from fabricviz.ui.lessons.stage import LessonOverlay
+            from fabricviz.ui.canvas.overlays.lesson import LessonOverlay
             self._marks = LessonOverlay(self.scene)
         if self._marks is not None:
             m = clip.marks or Marks()
@@ -170,7 +170,7 @@ class FramePainter:
         """Legend rows of a lesson step's marks (the lesson stage names them the same way)."""
         if self._marks is None or not self._marks.drawn:
             return []
-        from fabricviz.ui.lessons import stage as st
+        from fabricviz.ui.canvas.overlays import lesson as st
         d = self._marks.drawn
         m = clip.marks or Marks()
         rows = [(p.label, QtGui.QColor(c), "line") for p, c in zip(m.paths, st.PATH_COLORS)]

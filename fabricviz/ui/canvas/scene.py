@@ -407,7 +407,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
         if not text and self.semantic.level != "near" and event.widget() is not None:
             view = event.widget().parentWidget()
             scale = view.transform().m11() if isinstance(view, QtWidgets.QGraphicsView) else 1.0
-            text = self.semantic.tooltip_at(event.scenePos(), 4.0 / max(scale, 1e-9))
+            text = self.semantic.queries.tooltip_at(event.scenePos(), 4.0 / max(scale, 1e-9))
         if text:
             QtWidgets.QToolTip.showText(event.screenPos(), text)
         else:

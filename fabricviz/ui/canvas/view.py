@@ -91,7 +91,7 @@ class CanvasView(QtWidgets.QGraphicsView):
         editor.message.connect(self._on_message)
         from fabricviz.ui.canvas.items.breadcrumbs import Breadcrumbs
         sem = scene.semantic        # open groups: "design › pod 3" at the top-left
-        self.breadcrumbs = Breadcrumbs(self, sem.collapse_all, lambda g: self.fit_rect(sem.group_rect(g)))
+        self.breadcrumbs = Breadcrumbs(self, sem.collapse_all, lambda g: self.fit_rect(sem.queries.group_rect(g)))
         sem.listeners.append(lambda: self.breadcrumbs.set_path(
             scene.fabric.name if scene.fabric is not None else "", sem.open_path()))
 
@@ -289,7 +289,7 @@ class CanvasView(QtWidgets.QGraphicsView):
         if not band.isEmpty() and (self.fscene.batch.on or self.fscene.semantic.level != "near"):
             # the rubber band only sees visible items: add the batched (or grouped) devices inside it
             rect = self.mapToScene(band).boundingRect()
-            more = self.fscene.batch.ids_in(rect) + self.fscene.semantic.ids_in(rect)
+            more = self.fscene.batch.ids_in(rect) + self.fscene.semantic.queries.ids_in(rect)
             if more:
                 self.fscene.select_devices(self.fscene.selected_device_ids() + more)
         if event.button() == QtCore.Qt.MouseButton.LeftButton:

@@ -10,9 +10,8 @@ transparent background; legend and title can be left out. The choices are rememb
 
 from __future__ import annotations
 
-from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
@@ -262,24 +261,13 @@ def run_export(window: Any, path: str, dialog: ExportImageDialog) -> Path | None
         progress.close()
         return jobs.run_modal(window, "Writing the PNG…", lambda _report: fn())
     try:
-        with paused_playback(window.traffic_dock, window.sweep_dock):
+        with window.document.session.held():     # the docks' clocks stand still while it is drawn
             return window.export_view(path, dialog.options(), view=dialog.extent() == "view",
                                       progress=progress, encode=encode)
     except (PictureCancelled, Cancelled):
         return None
     finally:
         progress.close()
-
-
-@contextmanager
-def paused_playback(*docks: Any) -> Iterator[None]:
-    """The docks' playback (the Traffic dock's frames, the Subnet Manager dock's sweep) stands still
-    while a picture is drawn (events run between its bands: a playing clock would give its bands
-    different frames), and plays on afterwards (each dock's ``held``)."""
-    with ExitStack() as stack:
-        for dock in docks:
-            stack.enter_context(dock.held())
-        yield
 
 
 def _int(value: object, default: int) -> int:
@@ -300,4 +288,4 @@ def _bool(value: object) -> bool:
     return value in (True, "true", "1", 1)
 
 
-__all__ = ["ExportImageDialog", "MODES", "PRESETS", "PaintProgress", "UNITS", "paused_playback", "run_export"]
+__all__ = ["ExportImageDialog", "MODES", "PRESETS", "PaintProgress", "UNITS", "run_export"]

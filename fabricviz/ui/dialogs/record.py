@@ -61,12 +61,15 @@ class RecordDialog(QtWidgets.QDialog):
 
     recorded = QtCore.Signal(str)              # the file written
 
-    def __init__(self, document: Document, traffic: Any = None, lesson: Any = None, engine: str = "minhop",
+    def __init__(self, document: Document, traffic: Any = None, engine: str | None = None,
                  start: str = "animation.mp4", parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Record Animation")
         self.setObjectName("record_dialog")
-        self.document, self.traffic, self.lesson = document, traffic, lesson
+        self.document, self.traffic = document, traffic
+        self.lesson = document.session.lesson     # the lesson open in the Lessons dock
+        if engine is None:
+            engine = document.session.sweep.engine   # the Subnet Manager dock's engine
         self.painter: FramePainter | None = None
         self.shots: list = []
         self.job = None                         # the encoding job (tests wait on it)

@@ -34,6 +34,8 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric, FabricError
+from fabricviz.ui.canvas.scene import FabricScene
+from fabricviz.ui.document.document import Document
 from fabricviz.ui.widgets.plots import fit_axis_width, grid_columns, tick_font
 from .export_path import ask_export_path
 
@@ -110,9 +112,10 @@ def hottest_links(frames, n: int = HOT_LINKS, alive: np.ndarray | None = None) -
 class ChartsDock(QtWidgets.QDockWidget):
     """Time series of the current run (see the module doc)."""
 
-    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+    def __init__(self, document: Document, scene: FabricScene, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__("Charts", parent)
         self.setObjectName("charts")
+        self.scene = scene
         self.result = None
         self.fabric: Fabric | None = None
         self.time_ms = np.zeros(0)
@@ -206,6 +209,25 @@ class ChartsDock(QtWidgets.QDockWidget):
             self._fit(key)
         self.plots.installEventFilter(self)
         self._reflow()
+        self.shown = document.session.traffic          # the Traffic dock's run on show
+        self.shown.run_changed.connect(self._run_changed)
+        self.shown.frame_changed.connect(self.set_frame)
+        self.shown.present_requested.connect(self._present_run)
+        scene.selectionChanged.connect(self._selection)
+
+    def _run_changed(self, result: Any) -> None:
+        self.set_result(result, self.shown.fabric)
+
+    def _present_run(self, on: bool) -> None:
+        """Presentation mode: the canvas and the lesson only."""
+        if not on:
+            self.hide()
+
+    def _selection(self) -> None:
+        """One cable selected on the canvas: chart its hotter direction."""
+        cabs = self.scene.selected_cables
+        if len(cabs) == 1 and self.result is not None:
+            self.show_cable(next(iter(cabs)))
 
     # ------------------------------------------------------------------ run
     @property

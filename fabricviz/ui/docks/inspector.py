@@ -4,7 +4,7 @@ A selected InfiniBand switch also shows its LFT, routed off the UI thread (see
 :class:`Inspector`) and shown through :class:`~fabricviz.ui.docks.lft_table.LftModel` so big tables fill at once.
 
 While the Subnet Manager dock shows a sweep, the inspector follows its step
-(:meth:`Inspector.show_sweep_step`, connected to the dock's ``sweep_step``): LIDs
+(:meth:`Inspector.show_sweep_step`, following the session's sweep step): LIDs
 assigned so far, port states as the SM set them, and only the LFT blocks pushed so far.
 """
 
@@ -164,6 +164,7 @@ class Inspector(QtWidgets.QDockWidget):
         scene.selectionChanged.connect(self.schedule)
         document.changed.connect(lambda _e: self.schedule())
         document.session.cleared.connect(self.schedule)
+        document.session.sweep.step_changed.connect(self.show_sweep_step)
         self.refresh()
 
     def schedule(self) -> None:
@@ -172,7 +173,7 @@ class Inspector(QtWidgets.QDockWidget):
     def show_sweep_step(self, step: SweepStep | None) -> None:
         """Follow the sweep's step shown by the Subnet Manager dock (None: the design's final state).
 
-        Connect the dock's ``sweep_step`` signal here (the main window does).
+        Connected to the session's ``sweep.step_changed`` (the Subnet Manager dock's step).
         """
         if step is None and self.sweep is None:
             return
@@ -237,7 +238,7 @@ class Inspector(QtWidgets.QDockWidget):
                 self.ports.hide()
                 if devs or cabs:       # zoomed out, one bundle's cables: what that bundle is
                     sem = getattr(self.scene, "semantic", None)
-                    bundle = sem.selection_text(cabs) if sem is not None and not devs else ""
+                    bundle = sem.queries.selection_text(cabs) if sem is not None and not devs else ""
                     self.title.setText(bundle or f"<b>{len(devs)}</b> {noun(len(devs), 'device')} and "
                                                  f"<b>{len(cabs)}</b> {noun(len(cabs), 'cable')} selected")
                 elif f is not None:

@@ -109,13 +109,15 @@ def _swatch(name: str, text: str) -> str:
 class LosslessDock(QtWidgets.QDockWidget):
     """View ▸ Lossless (RoCE): PFC headroom, XOFF/XON, ECN and the buffer budget of one switch."""
 
+    settings_requested = QtCore.Signal()       # "RoCE Settings…": the window opens Design ▸ RoCE Settings
+
     def __init__(self, document: Any, parent: QtWidgets.QWidget | None = None,
-                 selection: Callable[[], list[int]] | None = None, traffic: Any = None) -> None:
+                 selection: Callable[[], list[int]] | None = None) -> None:
         super().__init__("Lossless (RoCE)", parent)
         self.setObjectName("lossless")
         self.document = document
         self.selection = selection or (lambda: [])
-        self.traffic = traffic
+        self.traffic = document.session.traffic       # the Traffic dock's run on show
         self.plans: Plans | None = None
         self.switch: int | None = None
         self.live: LiveUse | None = None
@@ -143,7 +145,7 @@ class LosslessDock(QtWidgets.QDockWidget):
         self.settings_button = QtWidgets.QPushButton("RoCE Settings…", self.content)
         self.settings_button.setObjectName("lossless_settings_button")
         self.settings_button.setToolTip("MTU, lossless priorities, headroom method, DCQCN preset, ECN thresholds")
-        self.settings_button.clicked.connect(lambda: self.open_settings())
+        self.settings_button.clicked.connect(self.settings_requested)
         top.addWidget(self.settings_button)
         c.addLayout(top)
         self.budget_label = QtWidgets.QLabel(self.content)
@@ -196,9 +198,8 @@ class LosslessDock(QtWidgets.QDockWidget):
         document.changed.connect(self._changed)
         document.routing.ready.connect(lambda key: self.refresh() if key == CACHE_KEY else None)
         self.visibilityChanged.connect(lambda on: self.refresh() if on and self._dirty else None)
-        if traffic is not None:
-            traffic.result_ready.connect(lambda _res: self.update_live())
-            traffic.frame_changed.connect(lambda _k: self.update_live())
+        self.traffic.run_changed.connect(self._traffic_moved)
+        self.traffic.frame_changed.connect(self._traffic_moved)
         self.refresh()
 
     # ------------------------------------------------------------------ following the document
@@ -333,12 +334,16 @@ class LosslessDock(QtWidgets.QDockWidget):
         self.terms_label.setText(terms_text(self.model.rows[rows[0].row()], self.plans.plan.method))
 
     # ------------------------------------------------------------------ live buffer use
+    def _traffic_moved(self, _what: Any) -> None:
+        """Another run or frame on show."""
+        self.update_live()
+
     def update_live(self) -> None:
         """Follow the Traffic dock: a fluid run of this design at its shown frame, or nothing."""
         tr = self.traffic
         b = self.budget()
-        res = getattr(tr, "result", None)
-        on = b is not None and fluid_run(res, getattr(tr, "result_fabric", None), self.fabric)
+        res = tr.result
+        on = b is not None and fluid_run(res, tr.fabric, self.fabric)
         self.live = live_use(self.fabric, res, tr.frame, self.switch, switch_ports(self.plans.plan, self.fabric,
                                                                                    self.switch)) if on else None
         for col in LIVE_COLUMNS:
@@ -354,13 +359,6 @@ class LosslessDock(QtWidgets.QDockWidget):
         self.live_label.setText(f"Traffic run at {lv.time_s * 1e3:.3f} ms: {lv.queue_bytes:,.0f} B queued in "
                                 f"{self.fabric.name_of(self.switch)}{share} · {pausing} port(s) pausing upstream")
         self.live_label.setVisible(True)
-
-    # ------------------------------------------------------------------ settings
-    def open_settings(self) -> Any:
-        from fabricviz.ui.dialogs.roce_settings import RoceSettingsDialog
-        dlg = RoceSettingsDialog(self.document.editor, self)
-        dlg.open()
-        return dlg
 
 
 __all__ = ["LosslessDock", "NOT_ROCE", "PortsModel"]

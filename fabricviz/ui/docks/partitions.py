@@ -19,30 +19,20 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from fabricviz.ib.partitions import (DEFAULT_PKEY, META_KEY, Member, Partition, PartitionConfig, Resolution,
-                                     design_partitions, resolve, to_meta)
+                                     design_partitions, to_meta)
 from fabricviz.model import Fabric, FabricError
 from fabricviz.model.fabric import KIND_CODE
 from fabricviz.sim.partitioned import pkey_text
 from fabricviz.sim.reach import fabric_tech
+from fabricviz.ui.document.partitions import BACKGROUND_DEVICES, CACHE_KEY, host_port_guids, resolve_design
 from fabricviz.ui.widgets.table_model import ColumnsModel
 
-#: Routing-cache key of the resolved partitions (one per design state).
-CACHE_KEY = "partitions"
-#: Above this many devices the resolution runs off the UI thread.
-BACKGROUND_DEVICES = 5_000
 ETHERNET_NOTE = "Partitions (P_Keys) are InfiniBand's; this is an Ethernet design."
 NAME_RE = re.compile(r"[A-Za-z0-9_.\-]+")
 DISPLAY = QtCore.Qt.ItemDataRole.DisplayRole
 DECORATION = QtCore.Qt.ItemDataRole.DecorationRole
 #: OpenSM's stock first line, ``Default=0x7fff, ipoib : ALL=full ;``.
 STOCK_DEFAULT = Partition("Default", DEFAULT_PKEY, True, members=(Member("ALL", "full"),))
-
-
-def resolve_design(f: Fabric, progress: Callable[[int, int], None] | None = None) -> Resolution:
-    """The design's partitions on its discovered subnet (the routing cache's engine)."""
-    from fabricviz.ib.routing import default_sm
-    from fabricviz.ib.subnet import discover
-    return resolve(design_partitions(f.meta), discover(f, default_sm(f)))
 
 
 def parse_pkey(text: str) -> int:
@@ -69,23 +59,6 @@ def end_port_names(f: Fabric) -> dict[int, str]:
     sw = np.flatnonzero(t.alive & (t.kind == KIND_CODE["ib_switch"]))
     for d, g in zip(sw.tolist(), t.guid[sw].tolist()):
         out.setdefault(int(g), f.name_of(d))
-    return out
-
-
-def host_port_guids(f: Fabric, ids: Sequence[int], end_ports: dict[int, Any]) -> dict[int, list[int]]:
-    """Selected device id → the GUIDs of its IB NIC ports that are end ports of the subnet
-    (a server: its NICs' ports; a NIC: its own); devices with none are left out."""
-    t, pt = f.devices_t, f.ports_t
-    out: dict[int, list[int]] = {}
-    for d in ids:
-        kind = int(t.kind[d])
-        nics = [d] if kind == KIND_CODE["nic"] else \
-            [int(c) for c in f.children_ids(d) if int(t.kind[c]) == KIND_CODE["nic"]] if kind == KIND_CODE["server"] \
-            else []
-        ports = np.flatnonzero(np.isin(pt.device, np.asarray(nics, np.int64)) & (pt.cable >= 0)) if nics else []
-        guids = [int(g) for g in pt.guid[ports].tolist() if int(g) in end_ports]
-        if guids:
-            out[d] = guids
     return out
 
 

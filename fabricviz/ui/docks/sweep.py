@@ -13,7 +13,8 @@ selected cable (the design, its history and revision stay as they are) and the
 cable is drawn as a dashed ghost; "Put back" ends it, "Apply to design" removes
 the cable for real as one undo step. The dock claims the canvas for its overlay
 (``session.claim("sweep")``) and takes it off when another owner claims it;
-``sweep_step`` tells followers (the inspector) which step of which sweep shows.
+``sweep_step`` (and the session's :attr:`~fabricviz.ui.document.session.Session.sweep`) tells
+followers (the inspector) which step of which sweep shows.
 
 The canvas is not edited: :class:`SweepOverlay` adds its own path items on top
 of the scene (undiscovered IB nodes dimmed, discovered ones outlined, port
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any, Iterator
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -37,7 +38,7 @@ from fabricviz.ib.lft_diff import lft_changes
 from fabricviz.ib.routing import ENGINES
 from fabricviz.model import Fabric
 from fabricviz.ui.canvas.overlays.sweep import STATE_COLORS, SweepOverlay
-from fabricviz.ui.docks.sweep_tools import SweepToolsMixin, WhatIf, legend_strip
+from fabricviz.ui.docks.sweep_tools import SweepTools, legend_strip
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.canvas.view import CanvasView
 from fabricviz.ui.document.document import Document
@@ -51,7 +52,7 @@ SPEED_TIP = (f"1× = {EVENTS_PER_SECOND:g} SM events per second, a pace a class 
              "and for big fabrics. The status line shows the SM's own model time of each step.")
 
 
-class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
+class SweepDock(QtWidgets.QDockWidget):
     """Clock, controls and narration for replaying the SM's heavy sweep on the canvas."""
 
     ready = QtCore.Signal()                       # a new sweep is loaded
@@ -67,16 +68,13 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.timeline: SweepTimeline | None = None
         self.index = -1
         self.t_us = 0.0
-        self._busy = False
-        self.trace_lines: list[str] = []
+        self.busy = False
         self.fact_lines: list[str] = []       # routing facts: engine, fallback, re-sweep changes
-        self.loop_lines: list[str] = []       # credit loops found on demand
         self.routing = None                   # the last sweep's Routing (kept across edits: re-sweeps)
         self._events: list[Any] = []          # model edits since the last sweep
-        self._pulled: tuple[int, int] | None = None   # (cable, undo index after "Apply to design")
-        self.whatif: WhatIf | None = None     # a cable pulled on a copy of the design
+        self.tools = SweepTools(self)         # what-if, credit loops, path trace, port loads
         self._pos = 0.0                       # the clock, in events (fractional between ticks)
-        self.pinned = False                   # a lesson's sweep: the overlay stays while the dock is hidden
+        self.pinned = False                   # (the session's) a lesson's sweep: the overlay stays while hidden
         self._stop_at: int | None = None      # play_until's target step
         self._rate: float | None = None       # play_until's speed (× real time), instead of the speed box
         self.overlay = SweepOverlay(scene)
@@ -87,12 +85,35 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.timer.timeout.connect(self._tick)
         self._wall = QtCore.QElapsedTimer()
         self._build()
+        shown = document.session.sweep
+        self.sweep_step.connect(shown.show_step)      # the inspector follows the step
+        self.engine_box.currentTextChanged.connect(shown.set_engine)
+        shown.set_engine(self.engine_box.currentText())
+        shown.adopt_requested.connect(self.adopt)     # a lesson's sweeps
+        shown.play_requested.connect(self.play_until)
+        shown.finish_requested.connect(self.finish_play)
+        shown.drop_requested.connect(self.release)
+        self._holding: ExitStack | None = None
+        document.session.playback_held.connect(self._hold)   # pictures: the clock stands still
         self.visibilityChanged.connect(self._visibility)
         document.changed.connect(lambda e: self._fabric_replaced() if e is None else self._design_changed(e))
         document.session.cleared.connect(self.hide)
         document.session.overlay_changed.connect(self._overlay_changed)
         view.zoom_changed.connect(self.overlay.set_zoom)
         self.overlay.set_zoom(view.transform().m11())
+
+    @property
+    def pinned(self) -> bool:
+        """A lesson's sweep shows: the overlay stays while the dock is hidden (the session's ``sweep.pinned``)."""
+        return bool(self.document.session.sweep.pinned)
+
+    @pinned.setter
+    def pinned(self, on: bool) -> None:
+        self.document.session.sweep.pinned = bool(on)
+
+    def _remove_overlay(self) -> None:
+        self.overlay.remove()
+        self.document.session.sweep.drawn = False
 
     # ------------------------------------------------------------------ widgets
     def _build(self) -> None:
@@ -135,7 +156,7 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.loads_box = QtWidgets.QCheckBox("Port loads", w)
         self.loads_box.setObjectName("sweep_loads")
         self.loads_box.setToolTip("colour and thicken cables by how many destinations the LFTs route over them")
-        self.loads_box.toggled.connect(lambda _on: self._show_loads())
+        self.loads_box.toggled.connect(lambda _on: self.tools.show_loads())
         row.addWidget(self.loads_box)
         row.addStretch(1)
         lay.addLayout(row)
@@ -161,8 +182,8 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.dst_edit.setPlaceholderText("destination")
         self.trace_button = QtWidgets.QPushButton("Trace", w)
         self.trace_button.setObjectName("sweep_trace")
-        self.trace_button.clicked.connect(self.trace_path)
-        self.dst_edit.returnPressed.connect(self.trace_path)
+        self.trace_button.clicked.connect(self.tools.trace_path)
+        self.dst_edit.returnPressed.connect(self.tools.trace_path)
         for x in (self.src_edit, self.dst_edit, self.trace_button):
             trow.addWidget(x)
         lay.addLayout(trow)
@@ -175,13 +196,13 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         row = frow
         self.pull_button = button("sweep_pull", "Pull cable", "what if the cable selected on the canvas "
                                   "went down: Trap 128, re-sweep and reroute on a copy — the design is "
-                                  "not edited", self.pull_cable)
+                                  "not edited", self.tools.pull_cable)
         self.back_button = button("sweep_put_back", "Put back", "end the what-if (or undo an applied pull): "
-                                  "the sweep of the design again", self.put_back)
+                                  "the sweep of the design again", self.tools.put_back)
         self.apply_button = button("sweep_apply", "Apply to design", "remove the pulled cable from the "
-                                   "design for real (one undo step)", self.apply_pull)
+                                   "design for real (one undo step)", self.tools.apply_pull)
         self.loops_button = button("sweep_loops", "Credit loops", "find cycles in the channel dependency "
-                                   "graph of these LFTs and highlight the first", self.show_credit_loops)
+                                   "graph of these LFTs and highlight the first", self.tools.show_credit_loops)
         lay.addLayout(frow)
         self.setWidget(w)
         ctx = QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut
@@ -189,16 +210,17 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
             sc = QtGui.QShortcut(QtGui.QKeySequence(key), self)
             sc.setContext(ctx)
             sc.activated.connect(slot)
-        self._enable()
+        self.enable()
 
-    def _enable(self) -> None:
+    def enable(self) -> None:
         ok = self.timeline is not None
         for b in (self.play_button, self.step_button, self.phase_button, self.reset_button, self.slider,
                   self.trace_button, self.pull_button, self.loops_button):
             b.setEnabled(ok)
-        self.pull_button.setEnabled(ok and self.whatif is None)
-        self.back_button.setEnabled((self.whatif is not None or self._pulled is not None) and not self._busy)
-        self.apply_button.setEnabled(ok and self.whatif is not None)
+        whatif = self.tools.whatif
+        self.pull_button.setEnabled(ok and whatif is None)
+        self.back_button.setEnabled((whatif is not None or self.tools.pulled is not None) and not self.busy)
+        self.apply_button.setEnabled(ok and whatif is not None)
 
     # ------------------------------------------------------------------ computing
     def recompute(self, previous: Any = None, trap_port: int | None = None, came_up: bool = False,
@@ -213,15 +235,15 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.pause()
         self._events = []
         f: Fabric = fabric if fabric is not None else self.editor.fabric
-        if fabric is None and self.whatif is not None:       # another engine: the design's sweep
-            self._end_whatif()
+        if fabric is None and self.tools.whatif is not None:       # another engine: the design's sweep
+            self.tools.end_whatif()
         engine = self.engine_box.currentText()
         self.timeline = None
         self._emit_step()
-        self.overlay.remove()
+        self._remove_overlay()
         self.loads.clear()
-        self._busy = True
-        self._enable()
+        self.busy = True
+        self.enable()
         self.status.setText(f"running the subnet manager ({engine})…")
 
         def work() -> tuple:
@@ -243,7 +265,7 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         """
         self.pause()
         self.document.jobs.cancel("sweep")
-        self._busy = False
+        self.busy = False
         self._events = []
         self.timeline = timeline
         self.routing = r = timeline.sweep.routing
@@ -252,8 +274,8 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.engine_box.blockSignals(True)
         self.engine_box.setCurrentText(r.engine)
         self.engine_box.blockSignals(False)
-        self.trace_lines, self.loop_lines = [], []
-        self._trace, self._loop = (), ()
+        self.document.session.sweep.set_engine(self.engine_box.currentText())
+        self.tools.new_lfts(trace=True)
         self.fact_lines = [f"routed by {r.routed_by}" + (f" (asked for {r.engine})" if r.engine != r.routed_by
                                                           else "")] + list(facts or [])
         self.facts.setText(" · ".join(self.fact_lines))
@@ -261,7 +283,7 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.slider.blockSignals(True)
         self.slider.setRange(0, len(timeline) - 1)
         self.slider.blockSignals(False)
-        self._enable()
+        self.enable()
         self.index = -1
         self.show_step(len(timeline) - 1 if index is None else index)
 
@@ -272,10 +294,10 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.document.jobs.cancel("sweep")
         self.timeline = None
         self._emit_step()
-        self.overlay.remove()
+        self._remove_overlay()
         self.loads.clear()
         self.document.session.release("sweep")
-        self._enable()
+        self.enable()
         self.status.setText("")
         self.narration.setHtml("")
 
@@ -296,8 +318,8 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.play_button.setText("Pause")
 
     def _failed(self, error: str) -> None:
-        self._busy = False
-        self._enable()
+        self.busy = False
+        self.enable()
         self.status.setText(f"no sweep: {error}")
         self.narration.setHtml(f"<p>{html.escape(error)}</p>")
 
@@ -310,19 +332,18 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
 
     def _computed(self, result: Any) -> None:
         """The sweep of the current design (a stale one is dropped by the job runner)."""
-        self._busy = False
+        self.busy = False
         result, changed = result
         self.timeline = result
         self.routing = r = result.sweep.routing
         self._share(r)
-        self.trace_lines = []
-        self.loop_lines, self._loop = [], ()     # new LFTs: the old loop highlight goes
+        self.tools.new_lfts()                    # new LFTs: the old loop highlight goes
         self.fact_lines = [f"routed by {r.routed_by}" + (f" (asked for {r.engine})" if r.engine != r.routed_by
                                                           else "")]
         if r.fallback_reason:
             self.fact_lines.append(f"fallback: {r.fallback_reason}; routed with minhop instead")
-        if self.whatif is not None:
-            self.fact_lines.append(f"what-if: {self.whatif.label} pulled on a copy — the design is unchanged "
+        if self.tools.whatif is not None:
+            self.fact_lines.append(f"what-if: {self.tools.whatif.label} pulled on a copy — the design is unchanged "
                                    "(Put back ends it, Apply to design makes it real)")
         if changed is not None:
             first = result.events[0].text if result.events else ""
@@ -332,15 +353,31 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         if self.isVisible():
             self._draw(self.editor.fabric)
         else:
-            self._show_loads()
+            self.tools.show_loads()
         self.slider.blockSignals(True)
         self.slider.setRange(0, len(result) - 1)
         self.slider.blockSignals(False)
-        self._enable()
+        self.enable()
         self.index = -1
-        if self._trace_cables and self.src_edit.text().strip() and self.dst_edit.text().strip():
-            self.trace_path()          # the path follows the new LFTs
+        self.tools.retrace()           # the path follows the new LFTs
         self.show_step(0)
+        self.ready.emit()
+
+    def restore(self, timeline: Any, index: int, facts: list[str], routing: Any) -> None:
+        """Show a sweep the dock had before (the design's own, after a what-if) at step ``index``."""
+        self.pause()
+        self.busy = False
+        self.timeline, self.routing, self.fact_lines = timeline, routing, list(facts)
+        self.tools.loop_lines, self.tools.loop = [], ()
+        self.facts.setText(" · ".join(self.fact_lines))
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, len(timeline) - 1)
+        self.slider.blockSignals(False)
+        self._remove_overlay()
+        self.enable()
+        self.index = -1
+        self.show_step(index)
+        self.tools.retrace()           # the path follows the design's LFTs again
         self.ready.emit()
 
     def _share(self, routing: Any) -> None:
@@ -349,26 +386,24 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
             self.document.routing.put("lft:sweep", routing)
 
     def _fabric_replaced(self) -> None:
-        self._end_whatif()
+        self.tools.forget()
         self.routing = None
-        self._pulled = None
-        self._trace = ()
         self._design_changed(None)
 
     def _design_changed(self, e: Any = None) -> None:
-        if self.whatif is not None:           # a real edit ends the what-if; the design re-sweeps
-            self._end_whatif()
+        if self.tools.whatif is not None:     # a real edit ends the what-if; the design re-sweeps
+            self.tools.end_whatif()
         self.pinned = False
         self.document.jobs.cancel("sweep")
         self.document.jobs.cancel("sweep-loops")
-        self._busy = False
+        self.busy = False
         self.pause()
         self.timeline = None
         self._emit_step()
-        self.overlay.remove()
+        self._remove_overlay()
         self.loads.clear()
         self._events.append(e)
-        self._enable()
+        self.enable()
         self.status.setText("the design changed — the sweep runs again")
         if self.isVisible() and len(self._events) == 1:
             QtCore.QTimer.singleShot(0, self._recompute_if_idle)
@@ -387,8 +422,8 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         c = cables[0].id
         ends = [int(f.cables_t.port_a[c]), int(f.cables_t.port_b[c])]
         sw = [p for p in ends if f.device(int(f.ports_t.device[p])).is_switch]
-        if self._pulled is not None and self._pulled[0] == c and cables[0].kind == "added":
-            self._pulled = None
+        if self.tools.pulled is not None and self.tools.pulled[0] == c and cables[0].kind == "added":
+            self.tools.pulled = None
         self.recompute(previous=prev, trap_port=(sw or ends)[0], came_up=cables[0].kind == "added")
 
     def _visibility(self, visible: bool) -> None:
@@ -396,12 +431,12 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
             self._emit_step()
             if not self.pinned:
                 self.pause()
-                self.overlay.remove()
+                self._remove_overlay()
                 self.loads.clear()
                 self.document.session.release("sweep")
             return
         if self.timeline is None:
-            if not self._busy:
+            if not self.busy:
                 self.recompute()
         elif not self.overlay.active:
             self._draw(self.editor.fabric)
@@ -413,23 +448,26 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         """Put the overlay on the canvas for the loaded sweep (claiming it from other overlays)."""
         self.document.session.claim("sweep")
         self.overlay.set_context(fabric, self.timeline)
-        self.overlay.set_trace(self._trace_cables)
-        self.overlay.set_loop(getattr(self, "_loop", ()))
-        self.overlay.set_ghost((self.whatif.cable,) if self.whatif is not None else ())
-        self._show_loads()
+        tools = self.tools
+        self.overlay.set_trace(tools.trace)
+        self.overlay.set_loop(tools.loop)
+        self.overlay.set_ghost((tools.whatif.cable,) if tools.whatif is not None else ())
+        tools.show_loads()
+        self.document.session.sweep.drawn = self.overlay.active
 
     def _overlay_changed(self, owner: str) -> None:
         """Another overlay owns the canvas now: the sweep's items (path, loops, ghost) go."""
         if owner and owner != "sweep" and self.overlay.active:
             self.pause()
-            self.overlay.remove()
+            self._remove_overlay()
             self.loads.clear()
 
     def _emit_step(self) -> None:
         """Tell followers the step shown, or None while the dock shows no sweep."""
         tl = self.timeline
         if tl is not None and self.isVisible() and 0 <= self.index < len(tl):
-            self.sweep_step.emit(SweepStep(tl, self.index, self.whatif.label if self.whatif else ""))
+            whatif = self.tools.whatif
+            self.sweep_step.emit(SweepStep(tl, self.index, whatif.label if whatif else ""))
         else:
             self.sweep_step.emit(None)
 
@@ -458,6 +496,15 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self._wall.start()
         self.timer.start()
         self.play_button.setText("Pause")
+
+    def _hold(self, on: bool) -> None:
+        """The session holds playback (``on``) or lets it go on (see :meth:`held`)."""
+        if on and self._holding is None:
+            self._holding = ExitStack()
+            self._holding.enter_context(self.held())
+        elif not on and self._holding is not None:
+            stack, self._holding = self._holding, None
+            stack.close()
 
     @contextmanager
     def held(self) -> Iterator[None]:
@@ -548,6 +595,7 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.slider.setValue(i)
         self.slider.blockSignals(False)
         self.overlay.show(st)
+        self.document.session.sweep.drawn = self.overlay.active
         n_sw = int(st.discovered[tl.switches].sum())
         self.status.setText(f"step {i + 1}/{len(tl)} · t = {st.t_us:,.1f} µs · "
                             f"{PHASE_TITLES.get(st.phase, st.phase)} · {n_sw}/{len(tl.switches)} switches found"
@@ -555,15 +603,19 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
         self.narration.setHtml(self._narration_html(i))
         self.narration.scrollToAnchor("current")
 
+    def show_index(self) -> None:
+        """Show the current step again (status, overlay, narration)."""
+        self._show(self.index)
+
     def _narration_html(self, i: int) -> str:
-        return narration_html(self.timeline, i, self.fact_lines, self.loop_lines, self.trace_lines)
+        return narration_html(self.timeline, i, self.fact_lines, self.tools.loop_lines, self.tools.trace_lines)
 
     def narration_text(self) -> str:
         return self.narration.toPlainText()
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:  # noqa: N802
         self.pause()
-        self.overlay.remove()
+        self._remove_overlay()
         self.loads.clear()
         self.document.session.release("sweep")
         super().closeEvent(event)

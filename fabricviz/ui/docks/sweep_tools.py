@@ -1,19 +1,28 @@
 """The Subnet Manager dock's tools on a loaded sweep: pull a cable as a what-if / put it back /
-apply it to the design, credit loops, a traced path, port loads, and the colour legend. A mixin of
-:class:`~fabricviz.ui.docks.sweep.SweepDock` (it uses the dock's widgets, overlays and signals);
-kept apart so the dock module stays about the clock.
+apply it to the design, credit loops, a traced path, port loads, and the colour legend.
+
+:class:`SweepTools` is an object the :class:`~fabricviz.ui.docks.sweep.SweepDock` holds
+(``dock.tools``): it keeps the what-if, the traced path and the credit loops of the sweep on
+show, and works through the dock's clock, widgets and overlay; the dock module stays about the
+clock.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric, FabricError
 from fabricviz.ui.canvas.overlays.sweep import LEGEND
+from fabricviz.ui.canvas.overlays.loads import LoadOverlay
+from fabricviz.ui.canvas.overlays.sweep import SweepOverlay
+from fabricviz.ui.canvas.scene import FabricScene
+from fabricviz.ui.document.commands import RemoveCommand
+from fabricviz.ui.document.document import Document
+from fabricviz.ui.document.editor import Editor
 
 
 @dataclass
@@ -80,29 +89,90 @@ def legend_strip(parent: QtWidgets.QWidget) -> SweepLegend:
     return SweepLegend(parent)
 
 
-class SweepToolsMixin:
-    """What-if pull/put back/apply, credit loops, path trace and port loads for the SweepDock."""
+class SweepClock(Protocol):
+    """What the tools use of the dock that holds them (:class:`~fabricviz.ui.docks.sweep.SweepDock`)."""
 
-    def _show_loads(self) -> None:
+    document: Document
+    editor: Editor
+    scene: FabricScene
+    overlay: SweepOverlay
+    loads: LoadOverlay
+    timeline: Any
+    index: int
+    routing: Any
+    fact_lines: list[str]
+    busy: bool
+    status: QtWidgets.QLabel
+    loads_box: QtWidgets.QCheckBox
+    loops_button: QtWidgets.QPushButton
+    src_edit: QtWidgets.QLineEdit
+    dst_edit: QtWidgets.QLineEdit
+    loops_found: Any
+
+    def recompute(self, previous: Any = None, trap_port: int | None = None, came_up: bool = False,
+                  fabric: Fabric | None = None) -> None: ...
+
+    def restore(self, timeline: Any, index: int, facts: list[str], routing: Any) -> None: ...
+
+    def enable(self) -> None: ...
+
+    def show_index(self) -> None: ...
+
+
+class SweepTools:
+    """What-if pull/put back/apply, credit loops, path trace and port loads of one SweepDock."""
+
+    def __init__(self, dock: SweepClock) -> None:
+        self.dock = dock
+        self.whatif: WhatIf | None = None     # a cable pulled on a copy of the design
+        self.pulled: tuple[int, int] | None = None   # (cable, undo index after "Apply to design")
+        self.trace: tuple[int, ...] = ()      # the traced path's cables
+        self.loop: tuple[int, ...] = ()       # the first credit loop's cables
+        self.trace_lines: list[str] = []      # the traced path, for the narration
+        self.loop_lines: list[str] = []       # credit loops found on demand
+        self.trace_hops: Any = ()
+
+    def new_lfts(self, trace: bool = False) -> None:
+        """Other LFTs show: the loops found (and with ``trace`` the traced path) go."""
+        self.loop_lines, self.loop = [], ()
+        self.trace_lines = []
+        if trace:
+            self.trace = ()
+
+    def forget(self) -> None:
+        """Another design: no what-if, no applied pull, no traced path."""
+        self.end_whatif()
+        self.pulled = None
+        self.trace = ()
+
+    def retrace(self) -> None:
+        """The traced path follows the LFTs now shown (when a path was traced)."""
+        d = self.dock
+        if self.trace and d.src_edit.text().strip() and d.dst_edit.text().strip():
+            self.trace_path()
+
+    def show_loads(self) -> None:
         """Port loads of the sweep's routing while "Port loads" is ticked and the overlay is up."""
-        tl = self.timeline
-        if self.loads_box.isChecked() and tl is not None and self.overlay.active:
-            self.loads.show(tl.fabric, tl.sweep.routing)
+        d = self.dock
+        tl = d.timeline
+        if d.loads_box.isChecked() and tl is not None and d.overlay.active:
+            d.loads.show(tl.fabric, tl.sweep.routing)
         else:
-            self.loads.clear()
+            d.loads.clear()
 
     # ------------------------------------------------------------------ pull a cable (what-if)
     def pull_cable(self) -> bool:
         """What if the one cable selected on the canvas went down: Trap 128 from its switch end and
         a re-sweep keeping LIDs, run on a copy of the design. The design is not edited."""
-        f = self.editor.fabric
-        sel = [c for c in self.scene.selected_cables if f.cables_t.exists(c)]
+        d = self.dock
+        f = d.editor.fabric
+        sel = [c for c in d.scene.selected_cables if f.cables_t.exists(c)]
         if len(sel) != 1:
-            self.status.setText("pull cable: select one cable on the canvas first")
+            d.status.setText("pull cable: select one cable on the canvas first")
             return False
-        if self.whatif is not None or self.timeline is None or self._busy:
-            self.status.setText("pull cable: put the pulled cable back first" if self.whatif is not None
-                                else "pull cable: wait for the sweep")
+        if self.whatif is not None or d.timeline is None or d.busy:
+            d.status.setText("pull cable: put the pulled cable back first" if self.whatif is not None
+                             else "pull cable: wait for the sweep")
             return False
         c = int(sel[0])
         ends = [int(f.cables_t.port_a[c]), int(f.cables_t.port_b[c])]
@@ -112,103 +182,90 @@ class SweepToolsMixin:
         cids = f.cable_ids()
         if not (np.array_equal(g.device_ids(), f.device_ids()) and np.array_equal(g.cable_ids(), cids[cids != c])
                 and int(g.ports_t.n) == int(f.ports_t.n)):
-            self.status.setText("pull cable: the copy of the design has other ids — cannot draw it")
+            d.status.setText("pull cable: the copy of the design has other ids — cannot draw it")
             return False
         sw = [p for p in ends if f.device(int(f.ports_t.device[p])).is_switch]
-        self.whatif = WhatIf(c, label, g, (self.timeline, self.index, list(self.fact_lines), self.routing))
-        self.recompute(previous=self.routing, trap_port=(sw or ends)[0], fabric=g)
-        self.status.setText(f"what-if: {label} pulled — Trap 128, the SM sweeps a copy of the design")
+        self.whatif = WhatIf(c, label, g, (d.timeline, d.index, list(d.fact_lines), d.routing))
+        d.recompute(previous=d.routing, trap_port=(sw or ends)[0], fabric=g)
+        d.status.setText(f"what-if: {label} pulled — Trap 128, the SM sweeps a copy of the design")
         return True
 
-    def _end_whatif(self) -> WhatIf | None:
+    def end_whatif(self) -> WhatIf | None:
         """Forget the what-if (its ghost goes); the dock's routing is the design's again."""
         w, self.whatif = self.whatif, None
         if w is not None:
-            self.routing = w.saved[3]
-            self.overlay.set_ghost(())
+            self.dock.routing = w.saved[3]
+            self.dock.overlay.set_ghost(())
         return w
 
     def put_back(self) -> bool:
         """End the what-if (the design's own sweep shows again), or undo an applied pull while it
         is the last edit (which re-sweeps)."""
+        d = self.dock
         if self.whatif is not None:
-            self.document.jobs.cancel("sweep")
-            w = self._end_whatif()
-            self._restore(*w.saved)
-            self.status.setText(f"put back {w.label}: the what-if ended — the design's own sweep")
+            d.document.jobs.cancel("sweep")
+            w = self.end_whatif()
+            assert w is not None
+            d.restore(*w.saved)
+            d.status.setText(f"put back {w.label}: the what-if ended — the design's own sweep")
             return True
-        stack = self.editor.stack
-        if self._pulled is None:
+        stack = d.editor.stack
+        if self.pulled is None:
             return False
-        if stack.index() != self._pulled[1]:
-            self.status.setText("put back: other edits came after the pull — use Edit ▸ Undo")
+        if stack.index() != self.pulled[1]:
+            d.status.setText("put back: other edits came after the pull — use Edit ▸ Undo")
             return False
         stack.undo()
         return True
 
-    def _restore(self, timeline: Any, index: int, facts: list[str], routing: Any) -> None:
-        self.pause()
-        self._busy = False
-        self.timeline, self.routing, self.fact_lines = timeline, routing, list(facts)
-        self.loop_lines, self._loop = [], ()
-        self.facts.setText(" · ".join(self.fact_lines))
-        self.slider.blockSignals(True)
-        self.slider.setRange(0, len(timeline) - 1)
-        self.slider.blockSignals(False)
-        self.overlay.remove()
-        self._enable()
-        self.index = -1
-        self.show_step(index)
-        if self._trace_cables and self.src_edit.text().strip() and self.dst_edit.text().strip():
-            self.trace_path()          # the path follows the design's LFTs again
-        self.ready.emit()
-
     def apply_pull(self) -> bool:
         """Remove the what-if's cable from the design: one undo step "Pull cable a ↔ b"; the SM
         then re-sweeps the design (Trap 128), and Undo or Put back brings the cable back."""
-        from fabricviz.ui.document.commands import RemoveCommand
+        d = self.dock
         w = self.whatif
-        if w is None or not self.editor.fabric.cables_t.exists(w.cable):
+        if w is None or not d.editor.fabric.cables_t.exists(w.cable):
             return False
-        cmd = RemoveCommand(self.editor, [], [w.cable])
+        cmd = RemoveCommand(d.editor, [], [w.cable])
         cmd.setText(f"Pull cable {w.label}")
-        if not self.editor.run(cmd):         # the edit ends the what-if (_design_changed)
+        if not d.editor.run(cmd):            # the edit ends the what-if (the dock's _design_changed)
             return False
-        self._pulled = (w.cable, self.editor.stack.index())
-        self._enable()
-        self.status.setText(f"pulled {w.label} from the design: Trap 128, the SM sweeps again")
+        self.pulled = (w.cable, d.editor.stack.index())
+        d.enable()
+        d.status.setText(f"pulled {w.label} from the design: Trap 128, the SM sweeps again")
         return True
 
     # ------------------------------------------------------------------ credit loops
     def show_credit_loops(self) -> None:
         """Find credit loops in the current LFTs in a worker (the CDG of a big fabric takes
-        seconds); ``loops_found`` fires when the first is highlighted and all are listed."""
+        seconds); the dock's ``loops_found`` fires when the first is highlighted and all are listed."""
         from fabricviz.ib.creditloops import check_credit_loops
         from fabricviz.ib.vl_layers import design_sl2vl
-        tl = self.timeline
+        d = self.dock
+        tl = d.timeline
         if tl is None:
             return
         routing = tl.sweep.routing
-        self.loops_button.setEnabled(False)
-        self.status.setText(f"looking for credit loops in the {routing.routed_by} LFTs…")
+        d.loops_button.setEnabled(False)
+        d.status.setText(f"looking for credit loops in the {routing.routed_by} LFTs…")
 
         def check(_progress: Any) -> Any:
             return check_credit_loops(routing, sl2vl=design_sl2vl(routing))
 
-        self.document.jobs.submit("sweep-loops", check,
-                                  on_done=self._loops_done, on_error=self._loops_failed,
-                                  on_stale=self._enable)
+        d.document.jobs.submit("sweep-loops", check,
+                               on_done=self._loops_done, on_error=self._loops_failed,
+                               on_stale=d.enable)
 
     def _loops_failed(self, error: str) -> None:
-        self._enable()
-        self.status.setText(f"credit loops: {error}")
+        self.dock.enable()
+        self.dock.status.setText(f"credit loops: {error}")
 
     def _loops_done(self, check: Any) -> None:
         """The loops of the shown LFTs, per VL with the engine's SLs and the design's SL2VL (a
         result for an older design is dropped by the job runner)."""
-        self._enable()
+        d = self.dock
+        d.enable()
         loops = check.loops
-        tl = self.timeline
+        tl = d.timeline
         if tl is None:
             return
         f = tl.fabric
@@ -217,36 +274,33 @@ class SweepToolsMixin:
             c = int(f.ports_t.cable[f.port(ch).id])
             if c >= 0:
                 cables.append(c)
-        self._loop = tuple(cables)
-        self.overlay.set_loop(self._loop)
+        self.loop = tuple(cables)
+        d.overlay.set_loop(self.loop)
         self.loop_lines = [check.summary() + (" — the first one highlighted in red" if loops else "")]
         self.loop_lines += [lp.format().replace("\n", " —") for lp in loops]
-        self._show(self.index)
-        self.loops_found.emit(loops)
+        d.show_index()
+        d.loops_found.emit(loops)
 
     # ------------------------------------------------------------------ path trace
-    @property
-    def _trace_cables(self) -> tuple[int, ...]:
-        return getattr(self, "_trace", ())
-
     def trace_path(self) -> None:
         """Highlight the LFT path between the two names and list its hops in the narration."""
         from fabricviz.ib.trace import path_cables, trace
-        tl = self.timeline
+        d = self.dock
+        tl = d.timeline
         if tl is None:
             return
-        src, dst = self.src_edit.text().strip(), self.dst_edit.text().strip()
+        src, dst = d.src_edit.text().strip(), d.dst_edit.text().strip()
         try:
             if not src or not dst:
                 raise FabricError("trace: give a source and a destination")
             r = trace(tl.sweep.routing, src, dst)
         except (FabricError, KeyError, ValueError) as exc:
-            self.status.setText(f"trace: {exc}")
+            d.status.setText(f"trace: {exc}")
             return
-        self._trace = path_cables(tl.sweep.routing, r)
-        self.overlay.set_trace(self._trace)
+        self.trace = path_cables(tl.sweep.routing, r)
+        d.overlay.set_trace(self.trace)
         self.trace_lines = [f"{r.src} (LID {r.slid}) → {r.dst} (LID {r.dlid})"]
         self.trace_lines += [f"[{h.in_port}] {h.switch} [{h.out_port}]" for h in r.hops]
         self.trace_lines.append(f"{len(r.hops)} switch hop(s)" if r.ok else f"!! {r.problem}")
         self.trace_hops = r.hops
-        self._show(self.index)
+        d.show_index()

@@ -32,7 +32,7 @@ stepped, the Traffic dock raised).
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from typing import Any, Iterator
 
@@ -51,7 +51,7 @@ from fabricviz.sim.run import run_traffic
 from fabricviz.ui.document.document import Document
 from fabricviz.ui.canvas.overlays.traffic import METRICS, ColorScale, LegendBar, scale_for
 
-from fabricviz.ui.docks.traffic_choice import (IB_ENGINES, LEFT_OUT_ROWS, PLAY_MS, ROUTINGS,  # noqa: F401
+from fabricviz.ui.document.traffic_choice import (IB_ENGINES, LEFT_OUT_ROWS, PLAY_MS, ROUTINGS,  # noqa: F401
                                                WORKLOADS, RunChoice)
 
 
@@ -195,6 +195,19 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.timer = QtCore.QTimer(self)
         self.timer.setInterval(PLAY_MS)
         self.timer.timeout.connect(self._tick)
+        shown = document.session.traffic              # what the heatmap, charts and lossless dock follow
+        self.result_ready.connect(lambda res: shown.show_run(res, self.result_fabric, self.scale))
+        self.frame_changed.connect(shown.show_frame)
+        self.scale_changed.connect(shown.set_scale)
+        self.visibilityChanged.connect(self._visible)
+        document.session.cleared.connect(self.clear)
+        shown.adopt_requested.connect(self._adopt_requested)      # a lesson's runs
+        shown.drop_requested.connect(self.clear)
+        shown.seek_requested.connect(self.set_frame)
+        shown.play_requested.connect(self.set_playing)
+        shown.present_requested.connect(self._present_run)
+        self._holding: ExitStack | None = None
+        document.session.playback_held.connect(self._hold)   # pictures: the clock stands still
 
     def _combo(self, name: str, items: tuple[str, ...]) -> QtWidgets.QComboBox:
         box = QtWidgets.QComboBox(self)
@@ -291,6 +304,24 @@ class TrafficDock(QtWidgets.QDockWidget):
             self._refresh_pickers()
         if self.result is not None and self.result_fabric is not None:
             self._note("changed", "the design changed since: run again")
+        if self.result is not None and (event is None or self.document.fabric is not self.result_fabric):
+            self.clear()                       # a new design: the run goes
+
+    def _adopt_requested(self, result: Any, fabric: Fabric, controls: dict[str, Any]) -> None:
+        self.adopt(result, fabric, **controls)
+
+    def _present_run(self, on: bool) -> None:
+        """In front beside a lesson (``on``), or hidden (presentation: the canvas and the lesson only)."""
+        if on:
+            self.show()
+            self.raise_()
+        else:
+            self.hide()
+
+    def _visible(self, visible: bool) -> None:
+        """The dock came to the front with a run: its frame is shown again (the heatmap takes the canvas back)."""
+        if visible and self.result is not None and not self.document.session.owns("traffic"):
+            self.frame_changed.emit(self.frame)
 
     # ------------------------------------------------------------------ running
     def choice(self) -> RunChoice:
@@ -551,6 +582,15 @@ class TrafficDock(QtWidgets.QDockWidget):
         fr = self.result.frames[k]
         self.frame_label.setText(f"{k + 1}/{len(self.result.frames)} · {fr.time_s * 1e3:.3f} ms")
         self.frame_changed.emit(k)
+
+    def _hold(self, on: bool) -> None:
+        """The session holds playback (``on``) or lets it go on (see :meth:`held`)."""
+        if on and self._holding is None:
+            self._holding = ExitStack()
+            self._holding.enter_context(self.held())
+        elif not on and self._holding is not None:
+            stack, self._holding = self._holding, None
+            stack.close()
 
     @contextmanager
     def held(self) -> Iterator[None]:

@@ -11,7 +11,7 @@ from typing import Any, Iterable
 
 from PySide6 import QtCore, QtWidgets
 
-from fabricviz.ui.docks.traffic_choice import LEFT_OUT_ROWS
+from fabricviz.ui.document.traffic_choice import LEFT_OUT_ROWS
 
 
 class LeftOutList(QtWidgets.QListWidget):

@@ -113,6 +113,7 @@ class LessonDock(QtWidgets.QDockWidget):
         """Show ``lesson`` at step 1 and run its engines as a job (on the lesson's own fabrics,
         so an edit meanwhile does not make them stale; another lesson replaces the job)."""
         self.lesson, self.results, self.error, self.k = lesson, None, None, 0
+        self.document.session.lesson.open(lesson)
         self.document.jobs.submit("lesson", lambda _progress: run_lesson(lesson), keep_stale=True,
                                   on_done=lambda results: self._finished(results, None),
                                   on_error=lambda error: self._finished(None, error))
@@ -122,6 +123,7 @@ class LessonDock(QtWidgets.QDockWidget):
         """No lesson (another design was opened): the dock says how to pick one."""
         self.document.jobs.cancel("lesson")
         self.lesson, self.results, self.error, self.k = None, None, None, 0
+        self.document.session.lesson.open(None)
         self.legend.hide()
         self._render()
 
@@ -133,6 +135,7 @@ class LessonDock(QtWidgets.QDockWidget):
         self.results, self.error = results, error
         self._render()
         self.ready.emit()
+        self.document.session.lesson.deliver(results)       # the stage shows the step
 
     # ------------------------------------------------------------------ stepping
     @property
@@ -148,6 +151,7 @@ class LessonDock(QtWidgets.QDockWidget):
             self.k = k
             self._render()
             self.step_changed.emit(k)
+            self.document.session.lesson.show_step(k)
 
     def next(self) -> None:
         self.go(self.k + 1)

@@ -41,194 +41,37 @@ the design the canvas stops following (nothing they did is replaced).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable
 
-import numpy as np
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtGui
 
 from fabricviz.anim.lesson_results import StepResult, TracedPath, TrafficRun
 from fabricviz.model import Fabric
-from fabricviz.ui.canvas.items.cables import cable_anchors
+from fabricviz.ui.canvas.legend import Row
+from fabricviz.ui.canvas.overlays.lesson import (ADDED_COLOR, GHOST_COLOR, LOOP_COLOR, OLD_PATH_COLOR,
+                                                 PATH_COLORS, LessonOverlay)
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.document.document import Document
 
-if TYPE_CHECKING:
-    from fabricviz.ui.docks.sweep import SweepDock
-    from fabricviz.ui.docks.traffic import TrafficDock
-    from fabricviz.ui.lessons.dock import LessonDock, Presentation
-
-#: Traced path colours (first path on top); the first matches the sweep dock's trace.
-PATH_COLORS = ("#15aabf", "#f76707", "#ae3ec9")
-PATH_WIDTHS = (6.0, 10.0, 14.0)        # later paths wider and underneath, so shared cables show each colour
-OLD_PATH_COLOR = "#868e96"
-GHOST_COLOR = "#e03131"
-ADDED_COLOR = "#37b24d"
-LOOP_COLOR = "#fa5252"
 #: Wall seconds a sweep step takes to play on the canvas.
 SWEEP_SECONDS = 3.0
-Z = 6.0
 
-
-def _pen(color: str, width: float, style=QtCore.Qt.PenStyle.SolidLine) -> QtGui.QPen:
-    pen = QtGui.QPen(QtGui.QColor(color))
-    pen.setCosmetic(True)
-    pen.setWidthF(width)
-    pen.setStyle(style)
-    pen.setCapStyle(QtCore.Qt.PenCapStyle.RoundCap)
-    pen.setJoinStyle(QtCore.Qt.PenJoinStyle.RoundJoin)
-    return pen
-
-
-def _polyline(fabric: Fabric, cables: tuple[int, ...]) -> QtGui.QPainterPath:
-    """The cables in order, each walked from the end nearer the previous one."""
-    path = QtGui.QPainterPath()
-    ok = [int(c) for c in cables if fabric.cables_t.exists(int(c))]
-    if not ok:
-        return path
-    ax, ay, bx, by = cable_anchors(fabric, np.asarray(ok, np.int64))
-    last = None
-    for i in range(len(ok)):
-        a, b = QtCore.QPointF(ax[i], ay[i]), QtCore.QPointF(bx[i], by[i])
-        if last is not None and QtCore.QLineF(last, b).length() < QtCore.QLineF(last, a).length():
-            a, b = b, a
-        if last is None or QtCore.QLineF(last, a).length() > 1e-6:
-            path.moveTo(a) if last is None else path.lineTo(a)
-        path.lineTo(b)
-        last = b
-    return path
-
-
-class LessonOverlay:
-    """Path items and labels over the scene for one lesson step; ``drawn`` says what is shown."""
-
-    def __init__(self, scene: QtWidgets.QGraphicsScene) -> None:
-        self.scene = scene
-        self.items: list[QtWidgets.QGraphicsItem] = []
-        self.paused_items: list[QtWidgets.QGraphicsItem] = []
-        self.drawn: dict[str, Any] = {}
-
-    def clear(self) -> None:
-        for item in self.items + self.paused_items:
-            if item.scene() is not None:
-                item.scene().removeItem(item)
-        self.items, self.paused_items = [], []
-        self.drawn = {}
-
-    def show_paused(self, fabric: Fabric | None, cables: tuple[int, ...]) -> None:
-        """Draw the traffic heatmap's paused mark on ``cables`` of ``fabric`` (none: no marks)."""
-        for item in self.paused_items:
-            if item.scene() is not None:
-                item.scene().removeItem(item)
-        self.paused_items = []
-        if self.drawn:
-            self.drawn["paused"] = ()
-        if fabric is None or not cables:
-            return
-        from fabricviz.ui.canvas.overlays.traffic import paused_pens
-        path = _polyline_each(fabric, cables)
-        for z, pen in zip((0.05, 0.06), paused_pens()):
-            item = self._add_path(path, pen, z)
-            self.items.remove(item)
-            self.paused_items.append(item)
-        self.drawn["paused"] = tuple(int(c) for c in cables if fabric.cables_t.exists(int(c)))
-
-    def _add_path(self, path: QtGui.QPainterPath, pen: QtGui.QPen, z: float) -> QtWidgets.QGraphicsPathItem:
-        item = QtWidgets.QGraphicsPathItem(path)
-        item.setPen(pen)
-        item.setZValue(Z + z)
-        item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
-        item.setData(2, "lesson_overlay")
-        self.scene.addItem(item)
-        self.items.append(item)
-        return item
-
-    def _add_label(self, text: str, x: float, y: float, color: str,
-                   scale: float = 1.1) -> QtWidgets.QGraphicsSimpleTextItem:
-        t = QtWidgets.QGraphicsSimpleTextItem(text)
-        f = t.font()
-        f.setBold(True)
-        f.setPointSizeF(f.pointSizeF() * scale)
-        t.setFont(f)
-        t.setBrush(QtGui.QBrush(QtGui.QColor(color)))
-        t.setPen(_pen("#ffffff", 0.0))
-        t.setZValue(Z + 1.0)
-        t.setPos(x, y)
-        t.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
-        t.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
-        t.setData(2, "lesson_overlay")
-        self.scene.addItem(t)
-        self.items.append(t)
-        return t
-
-    def show(self, fabric: Fabric, paths: Sequence[TracedPath], old_path: TracedPath | None = None,
-             before: Fabric | None = None, ghosts: tuple[int, ...] = (), added: tuple[int, ...] = (),
-             loop: tuple[int, ...] = ()) -> None:
-        """Draw ``paths`` on ``fabric``; ``old_path`` and ``ghosts`` (cable ids) on ``before``
-        (the fabric before a cable was pulled or moved)."""
-        self.clear()
-        paths = list(paths)
-        self.drawn = {"paths": [tuple(p.cables) for p in paths], "old_path": (), "ghosts": tuple(ghosts),
-                      "added": tuple(added), "loop": tuple(loop), "labels": [], "paused": ()}
-        if old_path is not None and before is not None:
-            self.drawn["old_path"] = tuple(old_path.cables)
-            self._add_path(_polyline(before, tuple(old_path.cables)),
-                           _pen(OLD_PATH_COLOR, 4.0, QtCore.Qt.PenStyle.DashLine), 0.0)
-        for i, p in reversed(list(enumerate(paths[:len(PATH_COLORS)]))):
-            self._add_path(_polyline(fabric, tuple(p.cables)), _pen(PATH_COLORS[i], PATH_WIDTHS[i]), 0.3 - 0.1 * i)
-        self._hop_labels(fabric, paths[:len(PATH_COLORS)])
-        if loop:
-            path = _polyline(fabric, tuple(loop))
-            path.closeSubpath()
-            self._add_path(path, _pen(LOOP_COLOR, 7.0), 0.4)
-        if added:
-            self._add_path(_polyline_each(fabric, added), _pen(ADDED_COLOR, 7.0), 0.5)
-        if ghosts and before is not None:
-            self._add_path(_polyline_each(before, ghosts), _pen(GHOST_COLOR, 5.0, QtCore.Qt.PenStyle.DashLine), 0.6)
-            ax, ay, bx, by = cable_anchors(before, np.asarray(ghosts, np.int64))
-            for i in range(len(ghosts)):
-                self._add_label("✕", float(ax[i] + bx[i]) / 2 - 10, float(ay[i] + by[i]) / 2 - 16, GHOST_COLOR, 2.2)
-
-    def _hop_labels(self, fabric: Fabric, paths: list[TracedPath]) -> None:
-        """``[in]→[out]`` next to each switch of each path (stacked when paths share a switch)."""
-        seen: dict[str, int] = {}
-        for i, p in enumerate(paths):
-            for sw, pin, pout in p.hops:
-                d = fabric.find(sw)
-                if d is None:
-                    continue
-                k = seen.get(sw, 0)
-                seen[sw] = k + 1
-                n = max(int(fabric.devices_t.nports[d]), 1)
-                half = float(np.clip(n * 1.5, 48.0, 120.0)) / 2
-                text = f"[{pin}]→[{pout}]"
-                self._add_label(text, float(fabric.devices_t.x[d]) + half + 6,
-                                float(fabric.devices_t.y[d]) - 10 + 16 * k, PATH_COLORS[i])
-                self.drawn["labels"].append((sw, text))
-
-
-def _polyline_each(fabric: Fabric, cables: tuple[int, ...]) -> QtGui.QPainterPath:
-    """Each cable as its own segment (not joined)."""
-    path = QtGui.QPainterPath()
-    ok = [int(c) for c in cables if fabric.cables_t.exists(int(c))]
-    if ok:
-        ax, ay, bx, by = cable_anchors(fabric, np.asarray(ok, np.int64))
-        for i in range(len(ok)):
-            path.moveTo(ax[i], ay[i])
-            path.lineTo(bx[i], by[i])
-    return path
-
+if TYPE_CHECKING:
+    from fabricviz.ui.lessons.dock import LessonDock, Presentation
 
 class LessonStage(QtCore.QObject):
-    """Drives the canvas, the Subnet Manager dock and the Traffic dock from the lesson dock's step."""
+    """Drives the canvas, and through the session the Subnet Manager and Traffic docks, from the
+    lesson's step (the session's ``lesson``)."""
 
     following_changed = QtCore.Signal(bool)
 
-    def __init__(self, document: Document, scene: FabricScene, dock: LessonDock, sweep: SweepDock,
-                 traffic: TrafficDock, charts: QtWidgets.QDockWidget, presentation: Presentation,
+    def __init__(self, document: Document, scene: FabricScene, dock: LessonDock, presentation: Presentation,
                  status: Callable[[str], None], collectives: Any = None, whatif: Any = None) -> None:
         super().__init__(dock)
         self.document, self.editor, self.dock = document, document.editor, dock
-        self.sweep, self.traffic, self.charts, self.presentation = sweep, traffic, charts, presentation
+        self.presentation = presentation
+        self.sweep = document.session.sweep         # the sweep on show (the Subnet Manager dock's)
+        self.traffic = document.session.traffic     # the run on show (the Traffic dock's)
         self.status = status
         self.overlay = LessonOverlay(scene)
         from fabricviz.ui.canvas.overlays.loads import LoadOverlay
@@ -247,12 +90,13 @@ class LessonStage(QtCore.QObject):
         self._traffic_run: TrafficRun | None = None
         self._setting = False
         self._driving = False                  # the stage is driving the sweep/traffic docks
-        dock.ready.connect(self._ready)
-        dock.step_changed.connect(self._step)
+        self.lesson = document.session.lesson     # the lesson, its results and the step on show
+        self.lesson.ready.connect(self._ready)
+        self.lesson.step_changed.connect(self._step)
         document.replaced.connect(self._replaced)
         document.session.cleared.connect(self.stop)
         document.session.overlay_changed.connect(self._overlay_changed)
-        traffic.frame_changed.connect(self._traffic_frame)
+        self.traffic.frame_changed.connect(self._traffic_frame)
 
     # ------------------------------------------------------------------ ownership
     def begin(self, fabric: Fabric) -> None:
@@ -281,9 +125,9 @@ class LessonStage(QtCore.QObject):
         if self.docks is not None:
             self.docks.leave()
         if self.sweep.pinned:
-            self.sweep.release()
+            self.sweep.drop()
         if self._traffic_result is not None and self.traffic.result is self._traffic_result:
-            self.traffic.clear()
+            self.traffic.drop()
         self._traffic_result = self._traffic_run = None
         self.document.session.release("lesson")
 
@@ -298,15 +142,15 @@ class LessonStage(QtCore.QObject):
 
     # ------------------------------------------------------------------ steps
     def _ready(self) -> None:
-        if self.dock.results:
-            self.show(self.dock.k, animate=True)
+        if self.lesson.results:
+            self.show(self.lesson.step, animate=True)
 
     def _step(self, k: int) -> None:
         self.show(k, animate=k == self.shown + 1)
 
     def show(self, k: int, animate: bool = False) -> bool:
         """Show step ``k`` (0-based) on the canvas; False when the canvas no longer follows."""
-        results = self.dock.results
+        results = self.lesson.results
         if not results or not 0 <= k < len(results):
             return False
         if not self.following:
@@ -360,7 +204,7 @@ class LessonStage(QtCore.QObject):
         r = self._latest(results, k, fab, lambda r: r.sweep is not None)
         if r is None or r.sweep is None:
             if sweep.pinned:
-                sweep.release()
+                sweep.drop()
             return
         play = r.sweep
         if r is results[k] and animate:
@@ -417,53 +261,51 @@ class LessonStage(QtCore.QObject):
         run = step.traffic
         if run is None:
             if self._traffic_result is not None and traffic.result is self._traffic_result:
-                traffic.clear()
+                traffic.drop()
             self._traffic_result = self._traffic_run = None
             self.dock.legend.hide()
             return
         res = run.result
         if traffic.result is not res:
-            traffic.adopt(res, fab, **traffic_controls(run))
+            traffic.adopt(res, fab, traffic_controls(run))
         if not self.presentation.active:        # its legend and frame slider, beside the lesson
-            traffic.show()
-            traffic.raise_()
+            traffic.present(True)
         else:                     # presentation: the canvas and the lesson only (its own legend)
-            traffic.hide()
-            self.charts.hide()
+            traffic.present(False)
         self._traffic_result, self._traffic_run = res, run
         self.dock.legend.set_scale(traffic.scale)
         self.dock.legend.show()
         if len(res.frames) > 1 and animate:
-            traffic.set_frame(0)
-            traffic.set_playing(True)
+            traffic.seek(0)
+            traffic.play(True)
         else:                     # (set_frame draws the frame again after the lesson's claim)
-            traffic.set_playing(False)
-            traffic.set_frame(len(res.frames) - 1)
+            traffic.play(False)
+            traffic.seek(len(res.frames) - 1)
 
     def _traffic_frame(self, k: int) -> None:
         """The Traffic dock shows frame ``k``: in the run's steady part, mark every cable the run paused."""
-        run, traffic = self._traffic_run, self.traffic
-        if run is None or traffic.result is not run.result or not self.overlay.drawn:
+        run, shown = self._traffic_run, self.traffic
+        if run is None or shown.result is not run.result or not self.overlay.drawn:
             self.overlay.show_paused(None, ())
             return
         frames = run.result.frames
         steady = float(run.summary.get("steady_from_s", 0.0))
         on = bool(run.paused_cables) and 0 <= k < len(frames) and frames[k].time_s >= steady
         if on != bool(self.overlay.drawn.get("paused")):
-            self.overlay.show_paused(traffic.result_fabric if on else None, run.paused_cables if on else ())
+            self.overlay.show_paused(shown.fabric if on else None, run.paused_cables if on else ())
 
     def finish(self) -> None:
         """Jump every running animation to its end (screenshots, tests)."""
         self.sweep.finish_play()
-        traffic = self.traffic
-        if traffic.result is not None and traffic.result is self._traffic_result:
-            traffic.set_playing(False)
-            traffic.set_frame(len(traffic.result.frames) - 1)
+        res = self.traffic.result
+        if res is not None and res is self._traffic_result:
+            self.traffic.play(False)
+            self.traffic.seek(len(res.frames) - 1)
 
-    def legend_rows(self) -> list[tuple[str, QtGui.QColor, str]]:
+    def legend_rows(self) -> list[Row]:
         """Legend rows (label, colour, "line") for what the overlay draws now (pictures)."""
-        rows = []
-        results = self.dock.results or []
+        rows: list[Row] = []
+        results = self.lesson.results or []
         if 0 <= self.shown < len(results):
             r = results[self.shown]
             for i, p in enumerate(self._paths_of(results, self.shown, r.fabric)[:len(PATH_COLORS)]):
@@ -485,14 +327,14 @@ class LessonStage(QtCore.QObject):
             if self.docks is not None:
                 rows += self.docks.legend_rows()
         sweep = self.sweep
-        if sweep.pinned and sweep.overlay.active:
+        if sweep.pinned and sweep.drawn:
             from fabricviz.ui.canvas.overlays.sweep import DISCOVERED_COLOR, STATE_COLORS
             rows.append(("discovered by the SM", QtGui.QColor(DISCOVERED_COLOR), "line"))
             rows += [(f"port {name}", QtGui.QColor(c), "rect") for name, c in STATE_COLORS.items()]
-        traffic = self.traffic
-        if traffic.result is not None and traffic.result is self._traffic_result:
+        shown = self.traffic
+        if shown.result is not None and shown.result is self._traffic_result:
             from fabricviz.ui.canvas.export import heat_rows
-            rows += heat_rows(traffic.scale)
+            rows += heat_rows(shown.scale)
         return rows
 
 

@@ -39,8 +39,8 @@ Designs of at most :data:`SMALL_DESIGN` top-level devices (the lessons') are alw
 A line that would cross a box other than its own two groups' runs round it through the gutters
 (:mod:`~fabricviz.ui.canvas.items.routes`; far: each bundle in a lane of its own, middle: the lines
 between two groups share one), laid out again once the zoom moved :data:`REROUTE` from the zoom it
-was laid out for (lanes are pixels apart). Hit tests and descriptions of what is drawn are in
-:mod:`~fabricviz.ui.canvas.items.semantic_queries`.
+was laid out for (lanes are pixels apart). Hit tests and descriptions of what is drawn are the layer's ``queries``
+(:class:`~fabricviz.ui.canvas.items.semantic_queries.SemanticQueries`).
 
 Node ids (what :func:`~fabricviz.generate.groups.bundle` groups by): group ``g`` is ``g``, host block
 ``b`` is ``G + b``, a device drawn as itself is ``G + B + id`` (G groups, B blocks). Devices of open
@@ -95,7 +95,7 @@ REROUTE = {"far": 0.05, "middle": 0.25}
 MIDDLE_ROUTED = 32768
 
 
-class SemanticLayer(SemanticQueries):
+class SemanticLayer:
     """What the canvas draws for the zoom (see the module doc; created by the scene as
     ``scene.semantic``)."""
 
@@ -116,16 +116,17 @@ class SemanticLayer(SemanticQueries):
         self._groups = np.zeros((2, 0), np.int64)     # per bundle: the group of each end
         self._closed_opened: tuple[list[int], list[int]] = ([], [])
         self.draw = SemanticItems(scene)
+        self.queries = SemanticQueries(self)       # hit tests and descriptions of what is drawn
         self._grouping: Grouping | None = None
         self._expanded_names: dict[int, str] = {}
-        self._scale = 1.0
+        self.scale = 1.0
         self._stale = True
         self._sizes: tuple[float, float, int] | None = None   # median switch width, server width, tops
         self._node = np.zeros(0, np.int64)
-        self._near = np.zeros(0, bool)            # per device: drawn by its own item (open group)
+        self.near = np.zeros(0, bool)            # per device: drawn by its own item (open group)
         self._geom: dict[str, np.ndarray] | None = None
-        self._cable_pos = np.zeros(0, np.int64)   # cable id → column in bundles.cable_ids (-1: drawn as itself)
-        self._near_cids = np.zeros(0, np.int64)
+        self.cable_pos = np.zeros(0, np.int64)   # cable id → column in bundles.cable_ids (-1: drawn as itself)
+        self.near_cids = np.zeros(0, np.int64)
         self._width = np.zeros(0)
         self._values: np.ndarray | None = None
         self._colors: Callable[[np.ndarray], list[QtGui.QColor]] | None = None
@@ -156,13 +157,13 @@ class SemanticLayer(SemanticQueries):
         self._grouping = self._sizes = self._values = self._colors = self._top = None
         self.expanded, self._expanded_names, self._shown = set(), {}, set()
         self.level, self._stale = NEAR, True
-        self.scene.detail_for_scale(self._scale)
+        self.scene.detail_for_scale(self.scale)
 
     def set_enabled(self, on: bool) -> None:
         """Semantic zoom on (default) or off (always the near drawing, at every zoom)."""
         if on != self.enabled:
             self.enabled = on
-            self.scene.detail_for_scale(self._scale)
+            self.scene.detail_for_scale(self.scale)
 
     def invalidate(self) -> None:
         """Draw again now (the theme changed)."""
@@ -198,7 +199,7 @@ class SemanticLayer(SemanticQueries):
 
     def set_scale(self, scale: float) -> None:
         """The view's zoom changed (the scene's ``detail_for_scale``)."""
-        self._scale = scale
+        self.scale = scale
         level = self.level_for(scale)
         if level != self.level:
             self.level = level
@@ -271,7 +272,7 @@ class SemanticLayer(SemanticQueries):
             if alive.any():
                 out[:, alive] = np.vstack(cable_anchors(f, cids[alive]))
             return out
-        pos = np.where(alive, self._cable_pos[np.clip(cids, 0, len(self._cable_pos) - 1)], -2)
+        pos = np.where(alive, self.cable_pos[np.clip(cids, 0, len(self.cable_pos) - 1)], -2)
         own = pos == -1
         if own.any():
             out[:, own] = np.vstack(cable_anchors(f, cids[own]))
@@ -339,6 +340,16 @@ class SemanticLayer(SemanticQueries):
         return [QtGui.QColor.fromRgba(int(c)) for c in self.bundle_rgba().tolist()]
 
     # ------------------------------------------------------------------ building
+    @property
+    def bundle_segments(self) -> np.ndarray:
+        """The drawn bundle lines' segments (4 × n: ax, ay, bx, by)."""
+        return self.routes.seg
+
+    @property
+    def segment_bundle(self) -> np.ndarray:
+        """The bundle of each segment of :attr:`bundle_segments`."""
+        return self.routes.owner
+
     def refresh(self) -> None:
         """Bring nodes, bundles, geometry, drawing and item visibility up to date (no-op if nothing changed)."""
         if not self._stale:
@@ -360,15 +371,15 @@ class SemanticLayer(SemanticQueries):
             return
         self._drawn = self.level
         g = self.grouping
-        self._node, self._near = assign_nodes(f, g, self.level == FAR, self.expanded)
+        self._node, self.near = assign_nodes(f, g, self.level == FAR, self.expanded)
         cids = f.cable_ids()
         _, ta, tb = cable_tops(f, cids)
-        own = self._near[ta] & self._near[tb]
-        self._near_cids = cids[own]
+        own = self.near[ta] & self.near[tb]
+        self.near_cids = cids[own]
         self.bundles = bundle(f, self._node, cids[~own])
-        self._cable_pos = np.full(f.cables_t.n, -1, np.int64)
-        self._cable_pos[self.bundles.cable_ids] = np.arange(len(self.bundles.cable_ids))
-        geom = self._geometry()
+        self.cable_pos = np.full(f.cables_t.n, -1, np.int64)
+        self.cable_pos[self.bundles.cable_ids] = np.arange(len(self.bundles.cable_ids))
+        geom = self.geometry()
         b = self.bundles
         self._ra, self._rb = self._node_rects(b.a), self._node_rects(b.b)
         self._straight, self._spread_all = facing_ends(self._ra, self._rb), None
@@ -384,7 +395,7 @@ class SemanticLayer(SemanticQueries):
         line would cross another group's box (far: each bundle its own lane; middle: the lines
         between two groups share one, while there are at most :data:`MIDDLE_ROUTED` of them)."""
         b, g = self.bundles, self.grouping
-        self._route_scale = self._scale
+        self._route_scale = self.scale
         far = self.level == FAR
         groups = np.vstack([node_groups(g, b.a), node_groups(g, b.b)]) if len(b) else np.zeros((2, 0), np.int64)
         self._groups = groups
@@ -394,7 +405,7 @@ class SemanticLayer(SemanticQueries):
             self.routes = straight(self._spread_all, self._width)
         else:
             self.routes = route(self._straight, self._ra, self._rb, groups[0], groups[1], b.a < g.n_groups,
-                                b.b < g.n_groups, self._geometry()["box"], self._scale, self._width,
+                                b.b < g.n_groups, self.geometry()["box"], self.scale, self._width,
                                 share=not far, spread=self._spread)
         self.bundle_ends = self.routes.ends
 
@@ -405,16 +416,16 @@ class SemanticLayer(SemanticQueries):
         a_, b_, ra, rb = b.a[ks], b.b[ks], self._ra[:, ks], self._rb[:, ks]
         return spread_ends(self._straight[:, ks], a_, b_, ra, rb, a_ >= n, b_ >= n)
 
-    def _geometry(self) -> dict[str, np.ndarray] | None:
+    def geometry(self) -> dict[str, np.ndarray] | None:
         """Device rectangles, group boxes, block rectangles (built once per refresh)."""
         if self._geom is None and self.scene.fabric is not None:
             middle = self.level == MIDDLE and len(self._node) > 0
-            self._geom = layer_geometry(self.scene.fabric, self.grouping, self._near if middle else None)
+            self._geom = layer_geometry(self.scene.fabric, self.grouping, self.near if middle else None)
         return self._geom
 
     def _node_rects(self, nodes: np.ndarray) -> np.ndarray:
         g = self.grouping
-        return node_rects_of(self._geometry(), g.n_groups, g.n_blocks, nodes)
+        return node_rects_of(self.geometry(), g.n_groups, g.n_blocks, nodes)
 
     # ------------------------------------------------------------------ drawing
     def _draw(self, f, g: Grouping, geom: dict[str, np.ndarray]) -> None:
@@ -430,8 +441,8 @@ class SemanticLayer(SemanticQueries):
         d.set_frames(box[:, opened])
         d.set_switches(geom["sw_rects"], f.devices_t.kind[geom["sw_ids"]])
         d.set_blocks(geom["blk_rects"])
-        ne = np.vstack(cable_anchors(f, self._near_cids)) if len(self._near_cids) else np.zeros((4, 0))
-        d.set_near_cables(ne, f.cables_t.tech[self._near_cids], f.cables_t.ctype[self._near_cids])
+        ne = np.vstack(cable_anchors(f, self.near_cids)) if len(self.near_cids) else np.zeros((4, 0))
+        d.set_near_cables(ne, f.cables_t.tech[self.near_cids], f.cables_t.ctype[self.near_cids])
         self._closed_opened = closed, opened
         self._draw_routes()
 
@@ -439,7 +450,7 @@ class SemanticLayer(SemanticQueries):
         """What follows the routes: lines, labels, the selection and traced paths."""
         self._draw_lines()
         closed, opened = self._closed_opened
-        self._set_labels(level_labels(self.level == FAR, self.grouping, self._geometry(), closed, opened,
+        self._set_labels(level_labels(self.level == FAR, self.grouping, self.geometry(), closed, opened,
                                       self.bundles, self.routes, self._groups))
         self._draw_selection()
         self._draw_top()
@@ -473,8 +484,8 @@ class SemanticLayer(SemanticQueries):
         cids = np.asarray(cids, np.int64)
         k = np.full(len(cids), -1, np.int64)
         if self.level != NEAR and self.bundles is not None:
-            ok = (cids >= 0) & (cids < len(self._cable_pos))
-            pos = np.where(ok, self._cable_pos[np.where(ok, cids, 0)], -1)
+            ok = (cids >= 0) & (cids < len(self.cable_pos))
+            pos = np.where(ok, self.cable_pos[np.where(ok, cids, 0)], -1)
             k = np.where(pos >= 0, self.bundles.of_cable[np.maximum(pos, 0)], -1)
         ks = np.unique(k[k >= 0])
         e = self.cable_ends(cids[k < 0])
@@ -498,7 +509,7 @@ class SemanticLayer(SemanticQueries):
         if self.level == NEAR or self.scene.fabric is None:
             layer.set_device_filter(None)
         else:
-            mask = self._near.copy()
+            mask = self.near.copy()
             if self.level == MIDDLE:
                 kind = self.scene.fabric.devices_t.kind
                 mask |= (kind == K_IBSW) | (kind == K_ETHSW)
@@ -507,9 +518,9 @@ class SemanticLayer(SemanticQueries):
     def _place_labels(self) -> None:
         layer = getattr(self.scene, "label_layer", None)
         if layer is not None:
-            self._label_scale = self._scale
-            geom = self._geometry() if self.level == FAR else None       # far labels keep off other boxes
-            layer.set_extra(*place_labels(self._labels, self._scale, layer, geom["box"] if geom else None))
+            self._label_scale = self.scale
+            geom = self.geometry() if self.level == FAR else None       # far labels keep off other boxes
+            layer.set_extra(*place_labels(self._labels, self.scale, layer, geom["box"] if geom else None))
 
     # ------------------------------------------------------------------ items of the scene
     def _show_near(self) -> None:
@@ -528,7 +539,7 @@ class SemanticLayer(SemanticQueries):
         scene = self.scene
         f = scene.fabric
         items = scene.items_by_id
-        near = self._near
+        near = self.near
         self._shown = {d for d in self._shown if d in items and items[d].isSelected()}
         t = f.devices_t
         tops = np.flatnonzero(t.alive & (t.parent < 0))
@@ -558,7 +569,7 @@ class SemanticLayer(SemanticQueries):
         try:
             for d in [d for d in self._shown if d not in items or not items[d].isSelected()]:
                 self._shown.discard(d)
-                if d in items and d < len(self._near) and not self._near[d]:
+                if d in items and d < len(self.near) and not self.near[d]:
                     items[d].setVisible(False)
         except RuntimeError:          # the scene is being destroyed: its items are gone
             return
@@ -573,7 +584,7 @@ class SemanticLayer(SemanticQueries):
         boxes, host blocks, device rectangles (NaN rows for none)."""
         self.refresh()
         nodes = np.asarray(nodes, np.int64)
-        if self.grouping is None or self._geometry() is None:
+        if self.grouping is None or self.geometry() is None:
             return np.full((4, len(nodes)), np.nan)
         return self._node_rects(nodes)
 

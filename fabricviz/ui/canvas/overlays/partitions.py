@@ -25,7 +25,7 @@ A lesson step shows the marks whatever the View menu says (:meth:`PartitionMarks
 the host whose reach it shows); :func:`marks_of` finds the scene's marks.
 
 The membership comes from the Partitions dock's routing-cache entry
-(:func:`fabricviz.ui.docks.partitions.resolve_design`), one per design state. The marks are
+(:func:`fabricviz.ui.document.partitions.resolve_design`), one per design state. The marks are
 a few path items (one per colour and fill style, one veil, one outline) and one badge per box,
 never an item per host.
 """
@@ -44,6 +44,7 @@ from fabricviz.model import FabricError
 from fabricviz.model.fabric import KIND_CODE
 from fabricviz.sim.reach import fabric_tech
 from fabricviz.ui.canvas.overlays.bundled import drawn_alone_devices, follow_levels, semantic_of
+from fabricviz.ui.document.partitions import BACKGROUND_DEVICES, CACHE_KEY, host_port_guids, resolve_design
 
 #: One colour per partition, by its place among the design's non-Default partitions.
 PALETTE = ("#1c7ed6", "#e8590c", "#2f9e44", "#ae3ec9", "#f59f00", "#0c8599", "#d6336c", "#5c940d")
@@ -222,7 +223,6 @@ class PartitionMarks:
 
     @staticmethod
     def _key() -> str:
-        from fabricviz.ui.docks.partitions import CACHE_KEY
         return CACHE_KEY
 
     def set_on(self, on: bool) -> None:
@@ -242,7 +242,6 @@ class PartitionMarks:
 
     # ------------------------------------------------------------------ what to draw
     def _resolution(self) -> Resolution | None:
-        from fabricviz.ui.docks.partitions import BACKGROUND_DEVICES, resolve_design
         routing, f = self.document.routing, self.document.fabric
         if len(f) <= BACKGROUND_DEVICES:
             value = routing.compute(self._key(), resolve_design)
@@ -270,7 +269,6 @@ class PartitionMarks:
         if order is None or res is None:
             self.clear()
             return
-        from fabricviz.ui.docks.partitions import host_port_guids
         t = f.devices_t
         host = t.alive & (t.parent < 0) & ((t.kind == KIND_CODE["server"]) | (t.kind == KIND_CODE["nic"]))
         ids = [int(d) for d in host.nonzero()[0].tolist()]

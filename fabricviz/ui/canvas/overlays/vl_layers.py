@@ -143,7 +143,7 @@ class VlLayers:
         """The SM's routing of the design now: the sweep's, else the default (computed in the
         routing cache: at once for small designs, else requested and drawn when ready)."""
         from fabricviz.ui.document.routing import lft_engine
-        from fabricviz.ui.docks.partitions import BACKGROUND_DEVICES
+        from fabricviz.ui.document.partitions import BACKGROUND_DEVICES
         cache, f = self.document.routing, self.document.fabric
         for key in ("lft:sweep", "lft"):
             r = cache.get(key)

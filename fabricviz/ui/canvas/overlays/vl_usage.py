@@ -77,11 +77,13 @@ def dominant(gbps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 class VlUsage:
-    """The VL mix of the Traffic dock's last result on ``scene``; ``set_on`` shows or hides it."""
+    """The VL mix of the traffic run on show (the session's, from the Traffic dock) on ``scene``;
+    ``set_on`` shows or hides it."""
 
-    def __init__(self, document: Any, scene: QtWidgets.QGraphicsScene, traffic_dock: Any,
+    def __init__(self, document: Any, scene: QtWidgets.QGraphicsScene,
                  status: Callable[[str], None] | None = None) -> None:
-        self.document, self.scene, self.dock = document, scene, traffic_dock
+        self.document, self.scene = document, scene
+        self.shown = document.session.traffic
         self.status = status or (lambda _text: None)
         self.on = False
         self.items: dict[tuple[int, int], QtWidgets.QGraphicsPathItem] = {}     # (VL, level)
@@ -90,7 +92,7 @@ class VlUsage:
         self.vl = self.level = np.zeros(0, np.int64)
         self.fabric: Any = None
         self.status_text = ""
-        traffic_dock.result_ready.connect(lambda _res: self.refresh())
+        self.shown.run_changed.connect(lambda _res: self.refresh())
         follow_levels(scene, self._draw)
 
     def set_on(self, on: bool) -> None:
@@ -99,8 +101,7 @@ class VlUsage:
 
     def refresh(self) -> None:
         """Draw the last result's VL mix (or nothing: off, no result, no per-VL rates)."""
-        res = getattr(self.dock, "result", None)
-        f = getattr(self.dock, "result_fabric", None)
+        res, f = self.shown.result, self.shown.fabric
         per = cable_vl_gbps(res) if self.on and res is not None and f is not None else None
         if per is None:
             self.clear()

@@ -1,6 +1,6 @@
 """A lesson step as the canvas shows it, saved to PNG/SVG/PDF (``fabricviz demo --screenshot``).
 
-``python -m fabricviz.ui.lessons.shot LESSON --step K -o OUT [--width W]`` opens
+``python -m fabricviz.ui.shot LESSON --step K -o OUT [--width W]`` opens
 the lesson in a main window exactly as the Lessons menu does (offscreen when
 there is no display), goes to step ``K`` (1-based), lets its animation finish
 and writes the canvas with everything drawn on it (sweep state, traced paths,

@@ -1,0 +1,93 @@
+"""Docks share what they show through the document's Session, not through each other: the
+Traffic dock publishes its run (session.traffic), the Charts dock and the heatmap follow it, a
+lesson's run reaches the Traffic dock through the session; the Subnet Manager dock publishes its
+engine and does what session.sweep asks; the Lessons dock publishes the step."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6 import QtWidgets
+
+from fabricviz.generate import leaf_spine
+from fabricviz.sim.run import run_traffic
+from fabricviz.ui.canvas.scene import FabricScene
+from fabricviz.ui.docks.charts import ChartsDock
+from fabricviz.ui.docks.traffic import TrafficDock
+from fabricviz.ui.docks.traffic_view import TrafficView
+from fabricviz.ui.document.document import Document
+from fabricviz.ui.document.session import LessonShown, Session
+
+
+@pytest.fixture
+def parts(qtbot):
+    f = leaf_spine(2, 2, 4)
+    doc = Document(f)
+    win = QtWidgets.QMainWindow()
+    qtbot.addWidget(win)
+    scene = FabricScene(win)
+    scene.set_fabric(f, subscribe=False)
+    traffic = TrafficDock(doc, win)
+    charts = ChartsDock(doc, scene, win)
+    view = TrafficView(doc, scene)
+    yield f, doc, traffic, charts, view
+    win.close()                                     # (kept alive until here)
+
+
+def test_a_run_adopted_through_the_session_reaches_the_dock_the_charts_and_the_heatmap(parts):
+    f, doc, traffic, charts, view = parts
+    res = run_traffic(f, "incast:4", "fluid", None, "minhop", 0.1e-3, 0)
+    shown = doc.session.traffic
+    seen: list = []
+    shown.run_changed.connect(seen.append)
+    shown.adopt(res, f, {"workload": "incast", "arg": "4"})
+    assert traffic.result is res and traffic.result_fabric is f        # the dock did it
+    assert (shown.result, shown.fabric, shown.scale) == (res, f, traffic.scale) and seen == [res]
+    assert charts.result is res and charts.fabric is f
+    assert doc.session.owns("traffic") and view.overlay.drawn_count() > 0
+    last = len(res.frames) - 1
+    shown.seek(last)
+    assert traffic.frame == last == shown.frame and shown.current_frame() is res.frames[last]
+    shown.drop()
+    assert traffic.result is None and shown.result is None and charts.result is None
+    assert seen == [res, None] and not doc.session.owns("traffic")
+
+
+def test_the_dock_clears_its_run_when_another_design_opens(parts):
+    f, doc, traffic, charts, _view = parts
+    res = run_traffic(f, "incast:4", "maxmin", None, "minhop", 10e-3, 0)
+    doc.session.traffic.adopt(res, f, {})
+    doc.open(leaf_spine(2, 2, 2), None, "other")
+    assert traffic.result is None and doc.session.traffic.result is None and charts.result is None
+
+
+def test_session_state_defaults_and_lesson_step():
+    s = Session()
+    assert (s.sweep.engine, s.sweep.step, s.sweep.pinned, s.sweep.drawn) == ("minhop", None, False, False)
+    assert (s.traffic.result, s.traffic.fabric, s.traffic.current_frame()) == (None, None, None)
+    lesson = s.lesson
+    assert isinstance(lesson, LessonShown) and (lesson.lesson, lesson.results, lesson.step) == (None, None, 0)
+    engines, steps = [], []
+    s.sweep.engine_changed.connect(engines.append)
+    lesson.step_changed.connect(steps.append)
+    s.sweep.set_engine("ftree")
+    s.sweep.set_engine("ftree")                    # unchanged: said once
+    lesson.show_step(2)
+    assert engines == ["ftree"] and s.sweep.engine == "ftree" and steps == [2] and lesson.step == 2
+
+
+def test_pictures_hold_the_playback_of_every_dock(parts):
+    """session.held(): the Traffic dock's clock stands still inside and plays on after; a dock
+    not playing is not started."""
+    f, doc, traffic, _charts, _view = parts
+    res = run_traffic(f, "incast:4", "fluid", None, "minhop", 0.1e-3, 0)
+    assert len(res.frames) > 1
+    doc.session.traffic.adopt(res, f, {})
+    with doc.session.held():
+        assert not traffic.timer.isActive()
+    assert not traffic.timer.isActive()
+    doc.session.traffic.play(True)
+    assert traffic.timer.isActive()
+    with doc.session.held():
+        assert not traffic.timer.isActive()
+    assert traffic.timer.isActive()
+    doc.session.traffic.play(False)
