@@ -215,7 +215,7 @@ class Cable:
 
     @property
     def part_id(self) -> str:
-        return self.fabric._part_ids[int(self.fabric.cables_t.part[self.id])]
+        return self.fabric.parts.ids[int(self.fabric.cables_t.part[self.id])]
 
     @property
     def part(self) -> "Part":
