@@ -18,9 +18,9 @@ Observers follow changes through :meth:`Fabric.subscribe` (no Qt needed).
 
 The Fabric holds its parts, each an object with its own job: the three tables (``devices_t``,
 ``ports_t``, ``cables_t``), the device names (``names``) and part ids (``parts``), the GUIDs
-(``guids``), the cabling (``cabling``), removal and restore (``removal``) and the exact rows
-of an edit for its undo (``rows``). The methods the rest of the code calls most stay here
-as short delegations.
+(``guids``), the cabling (``cabling``), removal and restore (``removal``), the exact rows
+of an edit for its undo (``rows``) and the typed design settings (``settings``). The methods
+the rest of the code calls most stay here as short delegations.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from .limits import LOCAL_MAX, LOCAL_MIN, check_int_range, check_tier
 from .names import DeviceNames, PartIds
 from .removal import Removal, Removed  # noqa: F401  (re-exported)
 from .rows import RowEdits, Rows  # noqa: F401  (re-exported)
+from .settings import DesignSettings
 from .store import Table, check_fits, coords
 from .tech import IB, LinkRate
 from .views import Cable, Device, Port
@@ -58,7 +59,8 @@ CABLE_COLUMNS = {"port_a": "i4", "port_b": "i4", "ctype": "i1", "length": "f4", 
 
 
 class Fabric:
-    """A design: devices (with their ports) and cables, plus free-form ``meta``."""
+    """A design: devices (with their ports) and cables, plus ``meta`` (its settings as plain JSON,
+    read typed through ``settings``, :mod:`fabricviz.model.settings`)."""
 
     def __init__(self, catalog: Catalog | None = None, name: str = "untitled") -> None:
         self.catalog = catalog if catalog is not None else Catalog.default()
@@ -74,6 +76,7 @@ class Fabric:
         self.cabling = Cabling(self)
         self.removal = Removal(self)
         self.rows = RowEdits(self)
+        self.settings = DesignSettings(self)
 
     # ------------------------------------------------------------------ events
     def subscribe(self, listener: Callable[[ChangeEvent], None]) -> Callable[[], None]:
@@ -459,6 +462,7 @@ class Fabric:
             self.meta.pop(key, None)
         else:
             self.meta[key] = value
+        self.settings.forget(key)       # read again, even if the same object was edited in place
         self.events.emit(ChangeEvent(CHANGED, FABRIC, None, f"meta.{key}", old, value))
 
     def rename(self, d: int, name: str) -> None:

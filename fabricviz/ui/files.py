@@ -147,7 +147,7 @@ class FileActions:
         """File ▸ Export Partitions: the design's partitions as an OpenSM partitions.conf."""
         from fabricviz.formats.partitions_conf import dump
         from fabricviz.ib.partitions import design_partitions
-        conf = design_partitions(self.editor.fabric.meta)
+        conf = design_partitions(self.editor.fabric)
         if conf is None:
             QtWidgets.QMessageBox.information(self, "Export partitions", "The design has no partitions "
                                               "(OpenSM would run it all in the Default partition 0x7fff).")

@@ -42,7 +42,7 @@ def resolve_design(f: Fabric, progress: Callable[[int, int], None] | None = None
     """The design's partitions on its discovered subnet (the routing cache's engine)."""
     from fabricviz.ib.routing import default_sm
     from fabricviz.ib.subnet import discover
-    return resolve(design_partitions(f.meta), discover(f, default_sm(f)))
+    return resolve(design_partitions(f), discover(f, default_sm(f)))
 
 
 def parse_pkey(text: str) -> int:
@@ -234,7 +234,7 @@ class PartitionsDock(QtWidgets.QDockWidget):
     def config(self) -> PartitionConfig | None:
         """The design's partitions (None: none, or a stored entry fabricviz cannot read)."""
         try:
-            return design_partitions(self.fabric.meta)
+            return design_partitions(self.fabric)
         except FabricError:
             return None
 
