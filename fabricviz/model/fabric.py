@@ -25,6 +25,7 @@ the rest of the code calls most stay here as short delegations.
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -89,8 +90,7 @@ class Fabric:
         Lessons keep one per step so stepping back shows the fabric as it was
         before a cable was pulled or moved.
         """
-        import copy as _copy
-        return _copy.deepcopy(self, memo={id(self.catalog): self.catalog, id(self.events): EventHub()})
+        return copy.deepcopy(self, memo={id(self.catalog): self.catalog, id(self.events): EventHub()})
 
     # ------------------------------------------------------------------ lookups
     def device(self, ref: int | str) -> Device:
