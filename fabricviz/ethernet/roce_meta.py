@@ -43,7 +43,7 @@ def roce_settings(design: Fabric | Mapping[str, Any], *, mtu: int | None = None,
     return RoceSettings(mtu=s.mtu if mtu is None else check_mtu(mtu),
                         priorities=s.priorities if priorities is None else check_priorities(priorities),
                         method=s.method if method is None else check_method(method),
-                        dcqcn=s.dcqcn, ecn=s.ecn, pfc=s.pfc)
+                        dcqcn=s.dcqcn, ecn=s.ecn, pfc=s.pfc, given=s.given)
 
 
 def design_error(path: str, e: RoceMetaError) -> str:

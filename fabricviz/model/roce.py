@@ -68,6 +68,8 @@ class RoceSettings:
     dcqcn: str = DEFAULT_DCQCN
     ecn: dict[str, float] = field(default_factory=dict)
     pfc: dict[str, float] = field(default_factory=dict)
+    #: The keys the design set (the others are defaults); not part of equality.
+    given: frozenset[str] = field(default=frozenset(), compare=False)
 
 
 def check_mtu(mtu: Any) -> int:
@@ -156,7 +158,7 @@ def check_roce(value: Any) -> RoceSettings:
                                             value.get("priorities", DEFAULT_PRIORITIES)),
                         method=_checked("method", check_method, value.get("method", DEFAULT_METHOD)),
                         dcqcn=str(dcqcn), ecn=_checked("ecn", check_ecn, value.get("ecn", {})),
-                        pfc=_pfc_of(value))
+                        pfc=_pfc_of(value), given=frozenset(value))
 
 
 def to_meta(s: RoceSettings) -> dict[str, Any]:

@@ -80,3 +80,10 @@ def test_records_of_imports_and_twins_are_read_leniently():
     assert f.settings.file_lids == {"0x0000000000000001:0": 1} and f.settings.sm_node == "leaf1"
     f.meta.update(twin="ib", file_lids=[1], sm_node=7)
     assert f.settings.twin is None and f.settings.file_lids == {} and f.settings.sm_node is None
+
+
+def test_roce_knows_which_keys_the_design_set():
+    f = Fabric()
+    assert f.settings.roce.given == frozenset()
+    f.set_meta("roce", {"mtu": 4200})
+    assert f.settings.roce.given == {"mtu"} and f.settings.roce == RoceSettings(mtu=4200)
