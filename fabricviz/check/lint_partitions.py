@@ -29,7 +29,7 @@ def _state(ctx: LintContext) -> Any:
         return cached
     state: tuple = (None, {}, None)
     try:
-        conf = design_partitions(ctx.f.meta)
+        conf = design_partitions(ctx.f)
         if conf is not None:
             from ..ib.subnet import discover
             sn = discover(ctx.f)

@@ -298,7 +298,7 @@ def lid_space_needs(ctx: LintContext, every: bool = False) -> Iterator[tuple[str
     n_sw = np.bincount(label[sw], minlength=_count)
     n_ca = np.bincount(label[pt.device[ca]], minlength=_count)
     step = 1 << ctx.lmc
-    kept = bool(f.meta.get("file_lids"))
+    kept = bool(f.settings.file_lids)
     subnets = np.flatnonzero(n_sw > 0)
     for comp in subnets.tolist():
         n_s, n_c = int(n_sw[comp]), int(n_ca[comp])
@@ -538,7 +538,7 @@ def credit_loop(ctx: LintContext) -> Iterator[Finding]:
     from ..ib.creditloops import find_credit_loops
     from ..ib.qos_meta import design_qos
     try:
-        sl2vl = design_qos(ctx.f.meta)       # the VL of SL0 on each port (QoS on), else VL0
+        sl2vl = design_qos(ctx.f)       # the VL of SL0 on each port (QoS on), else VL0
     except FabricError:
         sl2vl = None
     for loop in find_credit_loops(r, sl2vl=sl2vl):

@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     r = routing_for(args)
     if options is None:
         from ..ib.qos_meta import design_qos
-        options = design_qos(r.subnet.fabric.meta)
+        options = design_qos(r.subnet.fabric)
     check = check_credit_loops(r, sl=args.sl, sl2vl=options)
     print(f"routed by {r.routed_by}" + (f" ({r.fallback_reason})" if r.fallback_reason else ""))
     if check.walk.dropped:

@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         raise FabricError(str(e)) from None
     fabric = load_any(args.file)
     try:
-        roce_settings(fabric.meta or {})
+        roce_settings(fabric)
     except RoceMetaError as e:
         raise FabricError(design_error(args.file, e)) from None
     check = check_pfc_deadlock(fabric, failed=args.fail, routing=args.routing, priorities=prios)

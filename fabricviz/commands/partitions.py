@@ -25,7 +25,7 @@ def conf_for(path: str | None, fabric: Fabric):
     if path:
         from ..formats.partitions_conf import load
         return load(path)
-    return design_partitions(fabric.meta)
+    return design_partitions(fabric)
 
 
 def store_meta(path: str, key: str, value: Any, flag: str = "--store") -> None:

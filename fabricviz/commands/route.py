@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     r = routing_for(args)
     if qos_options is None:              # the options the design carries (fabricviz route --store-qos)
         from ..ib.qos_meta import design_qos
-        qos_options = design_qos(r.subnet.fabric.meta)
+        qos_options = design_qos(r.subnet.fabric)
     s = summary(r)
     if args.dump_lfts:
         from ..formats.opensm_lfts import write_lfts

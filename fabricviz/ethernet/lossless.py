@@ -86,7 +86,7 @@ def lossless_plan(fabric: "Fabric", *, mtu: int | None = None, method: str | Non
     """The lossless plan of ``fabric``; arguments left None come from ``meta["roce"]``
     (defaults: MTU 9216, method ``ieee``, priorities (3,)). Raises ``ValueError`` for a bad
     method, MTU or priority."""
-    s = roce_settings(fabric.meta, mtu=mtu, method=method, priorities=priorities)
+    s = roce_settings(fabric, mtu=mtu, method=method, priorities=priorities)
     from ..model.tech import rates_gbps
     pt, ct = fabric.ports_t, fabric.cables_t
     n = pt.n

@@ -384,7 +384,7 @@ def _unreachable(tp: _Topo) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...
 def _priorities(fabric: Fabric, priorities: Sequence[int] | None) -> tuple[int, ...]:
     from .roce_meta import RoceMetaError, roce_settings
     try:
-        s = roce_settings(fabric.meta or {}, priorities=tuple(priorities) if priorities is not None else None)
+        s = roce_settings(fabric, priorities=tuple(priorities) if priorities is not None else None)
     except RoceMetaError as exc:
         raise FabricError(f"{fabric.name}: {exc.where}: {exc}") from None
     except ValueError as exc:

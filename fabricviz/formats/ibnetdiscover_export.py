@@ -54,7 +54,8 @@ def export_ibnetdiscover(fabric: Fabric, lids: Mapping[int, int] | None = None,
             if t.nports[d] and pt.tech[t.first_port[d]] == TECH_IB_CODE]
     exported = set(sw) | set(nics)
     desc = {d: _clean_desc(node_description(fabric, d), _verbatim(fabric, d)) for d in exported}
-    first = fabric.find(str(fabric.meta.get("sm_node", ""))) if fabric.meta.get("sm_node") else None
+    sm_node = fabric.settings.sm_node
+    first = fabric.find(sm_node) if sm_node is not None else None
     order = [d for d in sw + nics if d == first] + [d for d in sw + nics if d != first]
     is_sw = set(sw)
 

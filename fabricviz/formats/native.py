@@ -36,13 +36,13 @@ def fabric_to_dict(fabric: Fabric) -> dict[str, Any]:
     t, pt, ct = fabric.devices_t, fabric.ports_t, fabric.cables_t
     ids = fabric.device_ids()
     names = all_names(fabric)
-    part_ids = fabric._part_ids
+    part_ids = fabric.parts.ids
     xs = np.round(t.x.astype(np.float64), 3).tolist()
     ys = np.round(t.y.astype(np.float64), 3).tolist()
     kinds, parts, parents = t.kind.tolist(), t.part.tolist(), t.parent.tolist()
     tiers, bound, locs = t.tier.tolist(), t.bound.tolist(), t.local.tolist()
     guids, nports, first = t.guid.tolist(), t.nports.tolist(), t.first_port.tolist()
-    own = fabric._names
+    own = fabric.names.own
     devices: list[dict[str, Any]] = []
     for d in ids.tolist():
         rec: dict[str, Any] = {}
@@ -87,9 +87,9 @@ def fabric_to_dict(fabric: Fabric) -> dict[str, Any]:
 def all_names(fabric: Fabric) -> list[str]:
     """Name of every device id (dead ids get ""), derived child names included."""
     t = fabric.devices_t
-    out = [n if n is not None else "" for n in fabric._names]
+    out = [n if n is not None else "" for n in fabric.names.own]
     kinds, parents, locs = t.kind.tolist(), t.parent.tolist(), t.local.tolist()
-    for d, n in enumerate(fabric._names):
+    for d, n in enumerate(fabric.names.own):
         if n is None and parents[d] >= 0:
             out[d] = f"{out[parents[d]] or fabric.name_of(parents[d])}/{CHILD_PREFIX[KINDS[kinds[d]]]}{locs[d]}"
     return out
@@ -462,7 +462,7 @@ class _Loader:
         """Once every node and port GUID is set (checking each as it came would refuse two
         devices whose port GUIDs cross): no GUID may belong to two devices. The refusal names
         the port record that set it, else the second device record that has it."""
-        clash = f.guid_clash()
+        clash = f.guids.clash()
         if clash is None:
             return
         g, owners = clash

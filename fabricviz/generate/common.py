@@ -173,9 +173,9 @@ def add_switches(fabric: Fabric, part: Part, names: list[str], tier: int,
 
 def finish(fabric: Fabric) -> Fabric:
     """Send one bulk event for everything a generator built."""
-    from ..model.events import BULK_ADDED, ChangeEvent
+    from ..model.events import BULK_ADDED, FABRIC, ChangeEvent
     for table in (fabric.devices_t, fabric.ports_t, fabric.cables_t):
         table.trim()
-    fabric.events.emit(ChangeEvent(BULK_ADDED, "fabric", ids={
+    fabric.events.emit(ChangeEvent(BULK_ADDED, FABRIC, ids={
         "devices": fabric.device_ids(), "cables": fabric.cable_ids()}))
     return fabric

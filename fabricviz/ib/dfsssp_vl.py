@@ -40,7 +40,7 @@ def subnet_vls(sn: Subnet, max_op_vls: int | None = None) -> int:
     from .qos import IB_PORT_CAPS, MAX_OP_VLS_DEFAULT, VL_CODE
     if max_op_vls is None:
         from .qos_meta import design_qos
-        opts = design_qos(sn.fabric.meta)
+        opts = design_qos(sn.fabric)
         max_op_vls = opts.max_op_vls if opts is not None else MAX_OP_VLS_DEFAULT
     code = min(VL_CODE[IB_PORT_CAPS.vl_cap], int(max_op_vls))
     return min(15, max(1, 1 << (max(code, 1) - 1)))

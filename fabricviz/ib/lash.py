@@ -135,7 +135,7 @@ def min_operational_vls(sn: Subnet, first_sweep: bool = True, max_op_vls: int | 
     f = sn.fabric
     if max_op_vls is None:
         from .qos_meta import design_qos
-        opts = design_qos(f.meta)
+        opts = design_qos(f)
         max_op_vls = opts.max_op_vls if opts is not None else MAX_OP_VLS_DEFAULT
     guid = f.devices_t.guid
     code = 5

@@ -30,9 +30,12 @@ The stored form in a design (``fabric.meta["partitions"]``) is plain JSON:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ..model import FabricError
+
+if TYPE_CHECKING:
+    from ..model import Fabric
 
 DEFAULT_PKEY = 0x7FFF        # IB_DEFAULT_PARTIAL_PKEY: the default partition, without the full bit
 FULL_BIT = 0x8000            # membership bit of a P_Key table entry: set = full member
@@ -165,11 +168,18 @@ def from_meta(doc: Any, where: str = "meta.partitions") -> PartitionConfig:
     return PartitionConfig(out, where)
 
 
-def design_partitions(meta: dict[str, Any] | None) -> PartitionConfig | None:
-    """The partitions a design carries, or None."""
-    if not meta or META_KEY not in meta:
+def _design_partitions(raw: Any) -> PartitionConfig | None:
+    return None if raw is None else from_meta(raw)
+
+
+def design_partitions(design: Fabric | Mapping[str, Any] | None) -> PartitionConfig | None:
+    """The partitions a design carries, or None. ``design``: a Fabric (its ``meta["partitions"]``
+    is read once per value, through ``fabric.settings``), or a design's ``meta`` mapping."""
+    if design is None:
         return None
-    return from_meta(meta[META_KEY])
+    if isinstance(design, Mapping):
+        return from_meta(design[META_KEY]) if META_KEY in design else None
+    return design.settings.parsed(META_KEY, _design_partitions)
 
 
 # ------------------------------------------------------------------ resolution on a subnet

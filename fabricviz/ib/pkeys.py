@@ -193,7 +193,7 @@ def design_tables(subnet: Any, conf: Any = None, caps: PKeyCaps = HARDWARE) -> P
     design's own partitions.conf, else none (OpenSM with no partitions.conf: Default only)."""
     from .partitions import design_partitions, resolve
     if conf is None:
-        conf = design_partitions(subnet.fabric.meta)
+        conf = design_partitions(subnet.fabric)
     return compute_tables(subnet, resolve(conf, subnet), caps)
 
 

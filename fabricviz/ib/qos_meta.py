@@ -7,10 +7,13 @@ The options are the ones :class:`~fabricviz.ib.qos.QosOptions` holds (what an op
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ..model import FabricError
 from .qos import NUM_SLS, PORT_TYPES, VLARB_ENTRIES, QosOptions, QosSet
+
+if TYPE_CHECKING:
+    from ..model import Fabric
 
 META_KEY = "qos"
 META_VERSION = 1
@@ -93,11 +96,18 @@ def from_meta(doc: Any, where: str = "meta.qos") -> QosOptions:
                       use_optimized_slvl=opt, **kw)
 
 
-def design_qos(meta: dict[str, Any] | None) -> QosOptions | None:
-    """The QoS options a design carries, or None."""
-    if not meta or META_KEY not in meta:
+def _design_qos(raw: Any) -> QosOptions | None:
+    return None if raw is None else from_meta(raw)
+
+
+def design_qos(design: Fabric | Mapping[str, Any] | None) -> QosOptions | None:
+    """The QoS options a design carries, or None. ``design``: a Fabric (its ``meta["qos"]`` is
+    read once per value, through ``fabric.settings``), or a design's ``meta`` mapping."""
+    if design is None:
         return None
-    return from_meta(meta[META_KEY])
+    if isinstance(design, Mapping):
+        return from_meta(design[META_KEY]) if META_KEY in design else None
+    return design.settings.parsed(META_KEY, _design_qos)
 
 
 __all__ = ["META_KEY", "design_qos", "from_meta", "to_meta"]

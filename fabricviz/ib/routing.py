@@ -95,7 +95,7 @@ def sm_device(fabric: Fabric) -> int:
 def default_sm(fabric: Fabric) -> str | None:
     """The node the SM runs on when none is named: the elected master of ``meta["sms"]``, else
     None (:func:`~.subnet.discover`'s default)."""
-    if not fabric.meta.get("sms"):
+    if not fabric.settings.sms:
         return None
     from .sm import elect
     return elect(fabric).master.node
@@ -178,8 +178,8 @@ def file_lids(sn: Subnet) -> dict[int, int] | None:
     A real fabric (and ibsim, which loads them from the file) already has LIDs;
     OpenSM keeps each one that is free and aligned.
     """
-    raw = sn.fabric.meta.get("file_lids")
-    if not isinstance(raw, dict) or not raw:
+    raw = sn.fabric.settings.file_lids
+    if not raw:
         return None
     f = sn.fabric
     out: dict[int, int] = {}

@@ -47,23 +47,16 @@ class Election:
 
 def candidates(fabric: Fabric) -> list[SmCandidate]:
     """The SM-capable nodes the design lists (or the default SM alone)."""
-    raw = fabric.meta.get("sms")
+    sms = fabric.settings.sms
     out: list[SmCandidate] = []
-    if not raw:
+    if not sms:
         p = default_sm_port(fabric)
         d = int(fabric.ports_t.device[p])
         return [SmCandidate(fabric.name_of(d), 0, p, _port_guid(fabric, p))]
-    if not isinstance(raw, list):
-        raise FabricError('meta.sms: expected a list of {"node": NAME, "priority": N}')
-    for i, item in enumerate(raw):
-        if not isinstance(item, dict) or not isinstance(item.get("node"), str):
-            raise FabricError(f"meta.sms[{i}]: expected {{\"node\": NAME, \"priority\": N}}")
-        prio = item.get("priority", 0)
-        if not isinstance(prio, int) or not 0 <= prio <= 15:
-            raise FabricError(f"meta.sms[{i}].priority: SM priority is 0..15")
-        d = fabric.device_id(item["node"])
+    for sm in sms:
+        d = fabric.device_id(sm.node)
         p = sm_port_of(fabric, d)
-        out.append(SmCandidate(fabric.name_of(d), prio, p, _port_guid(fabric, p)))
+        out.append(SmCandidate(fabric.name_of(d), sm.priority, p, _port_guid(fabric, p)))
     return out
 
 

@@ -73,8 +73,8 @@ def _ib_link_ok(f: Fabric, p: int) -> bool:
 def default_sm_port(f: Fabric) -> int:
     """Where the SM sits unless told: ``meta["sm_node"]`` (imported files: the file's
     first node, where ibsim puts it), else the first cabled IB NIC port, else a switch."""
-    name = f.meta.get("sm_node")
-    found = f.find(name) if isinstance(name, str) else None
+    name = f.settings.sm_node
+    found = f.find(name) if name is not None else None
     if found is not None:
         return sm_port_of(f, found)
     t = f.devices_t

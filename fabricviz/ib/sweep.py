@@ -257,7 +257,7 @@ def _qos(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, options: Any)
     VLArbitration tables of its up ports, then per CA port its own; nothing with ``qos FALSE``."""
     from .qos import compute_qos
     from .qos_meta import design_qos
-    options = options if options is not None else design_qos(f.meta)
+    options = options if options is not None else design_qos(f)
     if options is None or not options.qos:
         return
     sn = r.subnet

@@ -131,7 +131,7 @@ def _from_qos(sn: Subnet, tables: "QosTables") -> SL2VL:
 def design_sl2vl(routing: "Routing") -> SL2VL:
     """The SL2VL tables of the design's QoS options (``fabric.meta["qos"]``), identity without them."""
     from .qos_meta import design_qos
-    return sl2vl_of(routing.subnet, design_qos(routing.subnet.fabric.meta))
+    return sl2vl_of(routing.subnet, design_qos(routing.subnet.fabric))
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Cabling: adding cables, negotiating their rate, choosing the cable part, editing them.
 
-Mixed into :class:`~fabricviz.model.fabric.Fabric`; kept apart so each module stays
-small. Every method checks all invariants before it changes anything.
+:class:`Cabling` is the part of a :class:`~fabricviz.model.fabric.Fabric` (``fabric.cabling``)
+that does it. Every method checks all invariants before it changes anything.
 """
 
 from __future__ import annotations
@@ -12,25 +12,19 @@ import numpy as np
 
 from .catalog import Part
 from .errors import FabricError
-from .events import ADDED, BULK_ADDED, CHANGED, ChangeEvent
+from .events import ADDED, BULK_ADDED, CABLE, CHANGED, DEVICE, PORT, ChangeEvent
+from .kinds import KIND_CODE, NIC
 from .limits import check_length
 from .store import check_fits
 from .tech import IB, TECH_IB_CODE, TECH_NONE_CODE, LinkRate, tech_name
 
 if TYPE_CHECKING:
-    from contextlib import contextmanager
-    from typing import Iterator
-
-    from .catalog import Catalog
-    from .events import EventHub
-    from .store import Table
-    from .views import Cable
+    from .fabric import Fabric
 
 CABLE_TYPES: tuple[str, ...] = ("dac", "aoc", "transceiver")
 PORT_STATES: tuple[str, ...] = ("down", "init", "armed", "active", "disabled")
 #: Codes of the ``state`` column of the port table: the index of each name in PORT_STATES.
 PORT_DOWN, PORT_INIT, PORT_ARMED, PORT_ACTIVE, PORT_DISABLED = range(len(PORT_STATES))
-_NIC = 2    # KIND_CODE["nic"] of fabric.py
 
 
 def _cable_rate(c: Part) -> LinkRate:
@@ -46,32 +40,20 @@ def _cable_type(c: Part) -> str:
     return c.cable_type
 
 
-class CablingMixin:
-    """Cable methods of the Fabric (uses its tables, catalog, names and events)."""
+class Cabling:
+    """The cabling of a Fabric: adding cables (rate, part, checks), editing them and port rates.
 
-    if TYPE_CHECKING:       # what this mixin uses of the Fabric (mypy checks Fabric against it)
-        catalog: Catalog
-        devices_t: Table
-        ports_t: Table
-        cables_t: Table
-        events: EventHub
-        _part_ids: list[str]
+    Holds no state of its own; every method checks all invariants before it changes anything.
+    """
 
-        def cable(self, cid: int) -> Cable: ...
-        def part_of(self, d: int) -> Part | None: ...
-        def port_id(self, ref: int | str, num: int | None = None) -> int: ...
-        def port_name(self, p: int) -> str: ...
-        def port_rate(self, p: int) -> LinkRate | None: ...
-        def _intern_part(self, part_id: str | None) -> int: ...
-        def _peer(self, p: int) -> int: ...
-        def _take_guids(self, count: int) -> np.ndarray: ...
-        @contextmanager
-        def adding(self) -> Iterator[None]: ...
+    def __init__(self, fabric: Fabric) -> None:
+        self.fabric = fabric
 
     def add_cable(self, a: int | str, b: int | str, length_m: float = 1.0,
                   ctype: str | None = None, part: str | None = None) -> int:
         """Cable port ``a`` to port ``b`` (ids or ``dev:port``); return the cable id."""
-        pa, pb = self.port_id(a), self.port_id(b)
+        f = self.fabric
+        pa, pb = f.port_id(a), f.port_id(b)
         ids = self.add_cables(np.array([pa]), np.array([pb]), length_m, ctype=ctype, part=part)
         return int(ids[0])
 
@@ -82,10 +64,12 @@ class CablingMixin:
         Without ``part`` each cable gets the cheapest catalog cable of ``ctype``
         (or any type) that carries the negotiated rate over the length.
         """
-        with self.adding():           # cable part ids interned for a refused batch go again
+        f = self.fabric
+        with f.removal.adding():           # cable part ids interned for a refused batch go again
             return self._add_cables(ports_a, ports_b, length_m, ctype, part, emit)
 
     def _add_cables(self, ports_a, ports_b, length_m, ctype, part, emit) -> np.ndarray:
+        f = self.fabric
         pa = np.asarray(ports_a, dtype=np.int64).ravel()
         pb = np.asarray(ports_b, dtype=np.int64).ravel()
         count = len(pa)
@@ -98,12 +82,12 @@ class CablingMixin:
         lengths = np.broadcast_to(lengths, (count,)).copy()
         if ctype is not None and ctype not in CABLE_TYPES:
             raise FabricError(f"unknown cable type {ctype!r} (use {', '.join(CABLE_TYPES)})")
-        pt = self.ports_t
+        pt = f.ports_t
         for arr in (pa, pb):
             bad = np.flatnonzero((arr < 0) | (arr >= pt.n))
             if len(bad):
                 raise FabricError(f"no port with id {int(arr[bad[0]])}")
-        devs_ok = self.devices_t.alive[pt.device[pa]] & self.devices_t.alive[pt.device[pb]]
+        devs_ok = f.devices_t.alive[pt.device[pa]] & f.devices_t.alive[pt.device[pb]]
         if not devs_ok.all():
             raise FabricError(f"no port with id {int(pa[np.flatnonzero(~devs_ok)[0]])}")
         self._check_cable_ends(pa, pb, lengths)
@@ -113,48 +97,50 @@ class CablingMixin:
         parts, types = self._choose_cables(pa, pb, ta, speed, width, lengths, ctype, part)
         speed = np.minimum(speed, parts[1])
         width = np.minimum(width, parts[2])
-        ct = self.cables_t
+        ct = f.cables_t
         ids = ct.allocate(count, {"port_a": pa, "port_b": pb, "ctype": types, "length": lengths,
                                   "part": parts[0], "tech": ta, "speed": speed, "width": width})
         pt.set("cable", pa, ids)
         pt.set("cable", pb, ids)
-        self._cabled_state(np.concatenate([pa, pb]))
+        self.cabled_state(np.concatenate([pa, pb]))
         if emit:
-            self.events.emit(ChangeEvent(BULK_ADDED, "cable", ids={"cables": ids})
-                             if count != 1 else ChangeEvent(ADDED, "cable", int(ids[0])))
+            f.events.emit(ChangeEvent(BULK_ADDED, CABLE, ids={"cables": ids})
+                          if count != 1 else ChangeEvent(ADDED, CABLE, int(ids[0])))
         return ids
 
     def _check_cable_ends(self, pa: np.ndarray, pb: np.ndarray, lengths: np.ndarray) -> None:
-        pt = self.ports_t
+        f = self.fabric
+        pt = f.ports_t
         both = np.concatenate([pa, pb])
         busy = np.flatnonzero(pt.cable[both] >= 0)
         if len(busy):
             p = int(both[busy[0]])
-            other = self._peer(p)
-            raise FabricError(f"{self.port_name(p)} is already cabled to {self.port_name(other)}")
+            other = f._peer(p)
+            raise FabricError(f"{f.port_name(p)} is already cabled to {f.port_name(other)}")
         uniq, counts = np.unique(both, return_counts=True)
         if (counts > 1).any():
             p = int(uniq[np.flatnonzero(counts > 1)[0]])
-            raise FabricError(f"{self.port_name(p)} would take two cables")
+            raise FabricError(f"{f.port_name(p)} would take two cables")
         same = np.flatnonzero(pt.device[pa] == pt.device[pb])
         if len(same):
             i = same[0]
-            raise FabricError(f"{self.port_name(int(pa[i]))} – {self.port_name(int(pb[i]))}: "
+            raise FabricError(f"{f.port_name(int(pa[i]))} – {f.port_name(int(pb[i]))}: "
                               "a cable must join two different devices")
         nolink = np.flatnonzero((pt.tech[pa] == TECH_NONE_CODE) | (pt.tech[pb] == TECH_NONE_CODE))
         if len(nolink):
-            raise FabricError(f"{self.port_name(int(pa[nolink[0]]))}: port has no link technology")
+            raise FabricError(f"{f.port_name(int(pa[nolink[0]]))}: port has no link technology")
         mixed = np.flatnonzero(pt.tech[pa] != pt.tech[pb])
         if len(mixed):
             i = mixed[0]
-            a, b = self.port_rate(int(pa[i])), self.port_rate(int(pb[i]))
+            a, b = f.port_rate(int(pa[i])), f.port_rate(int(pb[i]))
             assert a is not None and b is not None      # ports without a technology were refused above
-            raise FabricError(f"{self.port_name(int(pa[i]))} – {self.port_name(int(pb[i]))}: cannot cable "
+            raise FabricError(f"{f.port_name(int(pa[i]))} – {f.port_name(int(pb[i]))}: cannot cable "
                               f"{tech_name(a.tech)} ({a}) to {tech_name(b.tech)} ({b})")
-        check_length(lengths, lambda i: f"{self.port_name(int(pa[i]))} – {self.port_name(int(pb[i]))}")
+        check_length(lengths, lambda i: f"{f.port_name(int(pa[i]))} – {f.port_name(int(pb[i]))}")
 
     def _choose_cables(self, pa, pb, tech, speed, width, lengths, ctype, part):
         """Cable part index, max speed, max width and type code for each new cable."""
+        f = self.fabric
         count = len(pa)
         part_idx = np.empty(count, np.int32)
         max_speed = np.empty(count, np.int8)
@@ -169,10 +155,10 @@ class CablingMixin:
             i = int(rows[0])
             rate = LinkRate.decode(int(tc), int(sp), int(wd))
             length = float(lengths[i])
-            where = f"{self.port_name(int(pa[i]))} – {self.port_name(int(pb[i]))}"
+            where = f"{f.port_name(int(pa[i]))} – {f.port_name(int(pb[i]))}"
             c = self._cable_part(rate, length, ctype, part, where)
             crate = _cable_rate(c)
-            part_idx[rows] = self._intern_part(c.id)
+            part_idx[rows] = f.parts.intern(c.id)
             max_speed[rows] = crate.speed_rank if crate.tech == rate.tech else 0
             max_width[rows] = crate.width
             types[rows] = CABLE_TYPES.index(c.cable_type)
@@ -180,8 +166,9 @@ class CablingMixin:
 
     def _cable_part(self, rate: LinkRate, length: float, ctype: str | None,
                     part: str | None, where: str) -> Part:
+        f = self.fabric
         if part is not None:
-            c = self.catalog.get(part)
+            c = f.catalog.get(part)
             if c.kind != "cable":
                 raise FabricError(f"{where}: part {c.id} is a {c.kind}, not a cable")
             if c.tech != rate.tech:
@@ -195,7 +182,7 @@ class CablingMixin:
                 raise FabricError(f"{where}: a {length:g} m {_cable_type(c).upper()} is too long: "
                                   f"{c.id} reaches {c.reach_m:g} m{hint}")
             return c
-        candidates = [c for c in self.catalog.by_kind("cable")
+        candidates = [c for c in f.catalog.by_kind("cable")
                       if c.tech == rate.tech and (ctype is None or c.cable_type == ctype)
                       and _cable_rate(c).speed_rank >= rate.speed_rank and _cable_rate(c).width >= rate.width]
         if not candidates:
@@ -213,8 +200,9 @@ class CablingMixin:
         return min(fits, key=lambda c: (_cable_rate(c).speed_rank - rate.speed_rank, order[_cable_type(c)],
                                         c.price_usd or 0.0, c.id))
 
-    def _cabled_state(self, pids: np.ndarray) -> None:
-        pt = self.ports_t
+    def cabled_state(self, pids: np.ndarray) -> None:
+        f = self.fabric
+        pt = f.ports_t
         st = pt.state[pids]
         keep = st == PORT_DISABLED
         new = np.where(pt.tech[pids] == TECH_IB_CODE, PORT_INIT, PORT_ACTIVE)
@@ -222,53 +210,56 @@ class CablingMixin:
 
     def set_port_rate(self, p: int, rate: str | LinkRate) -> None:
         """Set a port's rate (within what its part supports); its cable renegotiates."""
-        p = self.port_id(p)
+        f = self.fabric
+        p = f.port_id(p)
         try:
             want = rate if isinstance(rate, LinkRate) else LinkRate.parse(rate)
         except FabricError as exc:
-            raise FabricError(f"{self.port_name(p)}: {exc}") from None
-        d = int(self.ports_t.device[p])
-        part = self.part_of(d)
+            raise FabricError(f"{f.port_name(p)}: {exc}") from None
+        d = int(f.ports_t.device[p])
+        part = f.part_of(d)
         modes = part.modes if part else ()
         if not any(m.tech == want.tech and want.speed_rank <= m.speed_rank and want.width <= m.width
                    for m in modes):
-            raise FabricError(f"{self.port_name(p)}: {part.id if part else 'port'} cannot run at {want} "
+            raise FabricError(f"{f.port_name(p)}: {part.id if part else 'port'} cannot run at {want} "
                               f"(supported: {', '.join(map(str, modes))})")
-        c = int(self.ports_t.cable[p])
-        peer = self._peer(p)
+        c = int(f.ports_t.cable[p])
+        peer = f._peer(p)
         peer_rate: LinkRate | None = None
         if c >= 0:
-            peer_rate = self.port_rate(peer)
+            peer_rate = f.port_rate(peer)
             assert peer_rate is not None, "a cabled port always has a link technology"
             if peer_rate.tech != want.tech:
-                raise FabricError(f"{self.port_name(p)}: cannot run at {want}: it is cabled to "
-                                  f"{self.port_name(peer)} ({peer_rate})")
-        old = self.port_rate(p)
-        crate = _cable_rate(self.catalog.get(self._part_ids[int(self.cables_t.part[c])])) if c >= 0 else None
-        t = self.devices_t
+                raise FabricError(f"{f.port_name(p)}: cannot run at {want}: it is cabled to "
+                                  f"{f.port_name(peer)} ({peer_rate})")
+        old = f.port_rate(p)
+        crate = _cable_rate(f.catalog.get(f.parts.ids[int(f.cables_t.part[c])])) if c >= 0 else None
+        t = f.devices_t
         # a NIC's first port decides whether it is an InfiniBand device, which has GUIDs
-        flip = int(t.kind[d]) == _NIC and int(t.first_port[d]) == p and old is not None and old.tech != want.tech
-        guid = (int(self._take_guids(1)[0]) if want.tech == IB else 0) if flip else None
-        self.ports_t.set("tech", p, want.encode()[0])
-        self.ports_t.set("speed", p, want.encode()[1])
-        self.ports_t.set("width", p, want.encode()[2])
+        flip = int(t.kind[d]) == KIND_CODE[NIC] and int(t.first_port[d]) == p \
+            and old is not None and old.tech != want.tech
+        guid = (int(f.guids.take(1)[0]) if want.tech == IB else 0) if flip else None
+        f.ports_t.set("tech", p, want.encode()[0])
+        f.ports_t.set("speed", p, want.encode()[1])
+        f.ports_t.set("width", p, want.encode()[2])
         if guid is not None:
             pids = np.arange(int(t.first_port[d]), int(t.first_port[d]) + int(t.nports[d]))
             t.set("guid", d, guid)
-            self.ports_t.set("guid", pids, np.uint64(guid) + np.arange(1, len(pids) + 1, dtype=np.uint64)
+            f.ports_t.set("guid", pids, np.uint64(guid) + np.arange(1, len(pids) + 1, dtype=np.uint64)
                              if guid else np.uint64(0))
         if peer_rate is not None and crate is not None:        # both set exactly when c >= 0
             neg = want.negotiate(peer_rate)
-            self.cables_t.set("speed", c, min(neg.speed_rank, crate.speed_rank))
-            self.cables_t.set("width", c, min(neg.width, crate.width))
-        self.events.emit(ChangeEvent(CHANGED, "port", p, "rate", str(old), str(want)))
+            f.cables_t.set("speed", c, min(neg.speed_rank, crate.speed_rank))
+            f.cables_t.set("width", c, min(neg.width, crate.width))
+        f.events.emit(ChangeEvent(CHANGED, PORT, p, "rate", str(old), str(want)))
         if guid is not None:
-            self.events.emit(ChangeEvent(CHANGED, "device", d, "guid", None, guid))
+            f.events.emit(ChangeEvent(CHANGED, DEVICE, d, "guid", None, guid))
 
     def set_cable(self, c: int, length_m: float | None = None, ctype: str | None = None,
                   part: str | None = None) -> None:
         """Change a cable's length, type or part; refused if the new cable cannot reach."""
-        cab = self.cable(c)
+        f = self.fabric
+        cab = f.cable(c)
         if length_m is not None:
             check_length(length_m, cab.label)
         length = cab.length_m if length_m is None else float(length_m)
@@ -278,17 +269,17 @@ class CablingMixin:
         assert rate_a is not None and rate_b is not None, "both ends of a cable have a link technology"
         ends = rate_a.negotiate(rate_b)
         if part is None and ctype is None:
-            keep = self.catalog.get(cab.part_id)
+            keep = f.catalog.get(cab.part_id)
             part = keep.id if keep.reach_m >= length else None
             ctype = keep.cable_type if part is None else None
         p = self._cable_part(ends, length, ctype, part, cab.label)
         old = (cab.length_m, cab.type, cab.part_id)
-        ct = self.cables_t
+        ct = f.cables_t
         ct.set("length", c, length)
-        ct.set("part", c, self._intern_part(p.id))
+        ct.set("part", c, f.parts.intern(p.id))
         ct.set("ctype", c, CABLE_TYPES.index(p.cable_type))
         prate = _cable_rate(p)
         ct.set("speed", c, min(ends.speed_rank, prate.speed_rank))
         ct.set("width", c, min(ends.width, prate.width))
-        self.events.emit(ChangeEvent(CHANGED, "cable", c, "cable", old, (length, p.cable_type, p.id)))
+        f.events.emit(ChangeEvent(CHANGED, CABLE, c, "cable", old, (length, p.cable_type, p.id)))
 

@@ -132,7 +132,7 @@ def paste_devices(f: Fabric, data: dict[str, Any], offset: float | tuple[float, 
         return f.port_id(kids[0], num)
 
     try:
-        with f.adding():
+        with f.removal.adding():
             for rec in data["devices"]:
                 name = free_name(f, rec["name"], taken)
                 x, y = rec["x"] + dx, rec["y"] + dy

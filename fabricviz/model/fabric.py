@@ -15,34 +15,40 @@ nothing when it refuses:
 * device names are unique.
 
 Observers follow changes through :meth:`Fabric.subscribe` (no Qt needed).
+
+The Fabric holds its parts, each an object with its own job: the three tables (``devices_t``,
+``ports_t``, ``cables_t``), the device names (``names``) and part ids (``parts``), the GUIDs
+(``guids``), the cabling (``cabling``), removal and restore (``removal``), the exact rows
+of an edit for its undo (``rows``) and the typed design settings (``settings``). The methods
+the rest of the code calls most stay here as short delegations.
 """
 
 from __future__ import annotations
 
+import copy
 import json
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from .cabling import CABLE_TYPES, PORT_STATES, CablingMixin  # noqa: F401  (re-exported)
+from .cabling import CABLE_TYPES, PORT_STATES, Cabling  # noqa: F401  (re-exported)
 from .catalog import Catalog, Part
 from .errors import FabricError
-from .events import ADDED, BULK_ADDED, CHANGED, ChangeEvent, EventHub
-from .guid import GuidMixin, guid_base
+from .events import ADDED, BULK_ADDED, CHANGED, DEVICE, FABRIC, PORT, ChangeEvent, EventHub
+from .guid import Guids
+from .kinds import (AUTO_PREFIX, CHILD_PREFIX, ETH_SWITCH, GPU, IB_SWITCH, KIND_CODE,  # noqa: F401
+                    KINDS, NIC, SERVER, SWITCH_KINDS)
 from .limits import LOCAL_MAX, LOCAL_MIN, check_int_range, check_tier
-from .removal import Removed, RemovalMixin  # noqa: F401  (re-exported)
+from .names import DeviceNames, PartIds
+from .removal import Removal, Removed  # noqa: F401  (re-exported)
+from .rows import RowEdits, Rows  # noqa: F401  (re-exported)
+from .settings import DesignSettings
 from .store import Table, check_fits, coords
 from .tech import IB, LinkRate
 from .views import Cable, Device, Port
 
-SERVER, GPU, NIC, IB_SWITCH, ETH_SWITCH = "server", "gpu", "nic", "ib_switch", "eth_switch"
-KINDS: tuple[str, ...] = (SERVER, GPU, NIC, IB_SWITCH, ETH_SWITCH)
-KIND_CODE = {k: i for i, k in enumerate(KINDS)}
-SWITCH_KINDS = (IB_SWITCH, ETH_SWITCH)
 #: A catalog part id of each kind, named in the message when a part is missing.
 _EXAMPLE_PART = {NIC: "CX7-1P", IB_SWITCH: "QM9700", ETH_SWITCH: "SN5600"}
-CHILD_PREFIX = {GPU: "gpu", NIC: "mlx5_"}
-AUTO_PREFIX = {SERVER: "node", GPU: "gpu", NIC: "nic", IB_SWITCH: "ibsw", ETH_SWITCH: "ethsw"}
 
 DEVICE_COLUMNS = {"kind": "i1", "part": "i4", "parent": "i4", "local": "i2", "bound": "i4",
                   "tier": "i1", "x": "f4", "y": "f4", "guid": "u8", "first_port": "i4",
@@ -53,8 +59,9 @@ CABLE_COLUMNS = {"port_a": "i4", "port_b": "i4", "ctype": "i1", "length": "f4", 
                  "tech": "i1", "speed": "i1", "width": "i1"}
 
 
-class Fabric(CablingMixin, RemovalMixin, GuidMixin):
-    """A design: devices (with their ports) and cables, plus free-form ``meta``."""
+class Fabric:
+    """A design: devices (with their ports) and cables, plus ``meta`` (its settings as plain JSON,
+    read typed through ``settings``, :mod:`fabricviz.model.settings`)."""
 
     def __init__(self, catalog: Catalog | None = None, name: str = "untitled") -> None:
         self.catalog = catalog if catalog is not None else Catalog.default()
@@ -63,15 +70,14 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
         self.devices_t = Table(DEVICE_COLUMNS)
         self.ports_t = Table(PORT_COLUMNS)
         self.cables_t = Table(CABLE_COLUMNS)
-        self._names: list[str | None] = []       # None: derived child name
-        self._by_name: dict[str, int] = {}
-        self._part_ids: list[str] = []
-        self._part_index: dict[str, int] = {}
-        self._auto: dict[str, int] = {}
-        self._next_guid = guid_base()
-        self._child_keys: tuple[np.ndarray, np.ndarray] | None = None
-        self._guids_cache = None                 # GuidIndex of the GUIDs in use (model/guid.py)
+        self.names = DeviceNames(self.devices_t)
+        self.parts = PartIds()
         self.events = EventHub()
+        self.guids = Guids(self)
+        self.cabling = Cabling(self)
+        self.removal = Removal(self)
+        self.rows = RowEdits(self)
+        self.settings = DesignSettings(self)
 
     # ------------------------------------------------------------------ events
     def subscribe(self, listener: Callable[[ChangeEvent], None]) -> Callable[[], None]:
@@ -84,8 +90,7 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
         Lessons keep one per step so stepping back shows the fabric as it was
         before a cable was pulled or moved.
         """
-        import copy as _copy
-        return _copy.deepcopy(self, memo={id(self.catalog): self.catalog, id(self.events): EventHub()})
+        return copy.deepcopy(self, memo={id(self.catalog): self.catalog, id(self.events): EventHub()})
 
     # ------------------------------------------------------------------ lookups
     def device(self, ref: int | str) -> Device:
@@ -104,38 +109,7 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
 
     def find(self, name: str) -> int | None:
         """Id of the device called ``name``, or None."""
-        i = self._by_name.get(name)
-        if i is not None:
-            return i
-        parent, sep, local = name.rpartition("/")
-        if not sep:
-            return None
-        p = self._by_name.get(parent) if "/" not in parent else self.find(parent)
-        if p is None:
-            return None
-        for kind, prefix in CHILD_PREFIX.items():
-            num = local[len(prefix):]
-            if local.startswith(prefix) and num.isascii() and num.isdigit() and str(int(num)) == num:
-                n = int(num)        # canonical numbers only: gpu03 and gpu٣ are not gpu3
-                return self._child_lookup(p, KIND_CODE[kind], n) if n < 1 << 15 else None
-        return None
-
-    def _child_lookup(self, parent: int, kind_code: int, local: int) -> int | None:
-        """Id of the child with a derived name (parent, kind, local), via a sorted key cache."""
-        if self._child_keys is None:
-            t = self.devices_t
-            derived = np.array([n is None for n in self._names], dtype=bool)
-            sel = np.flatnonzero(t.alive & (t.parent >= 0) & derived)
-            keys = (t.parent[sel].astype(np.int64) << 24) | (t.kind[sel].astype(np.int64) << 16) \
-                | t.local[sel].astype(np.int64)
-            order = np.argsort(keys, kind="stable")
-            self._child_keys = (keys[order], sel[order])
-        keys, ids = self._child_keys
-        key = (parent << 24) | (kind_code << 16) | local
-        i = int(np.searchsorted(keys, key))
-        if i < len(keys) and keys[i] == key:
-            return int(ids[i])
-        return None
+        return self.names.find(name)
 
     def _live_ids(self, ids: Any) -> np.ndarray:
         """``ids`` as an int64 array, FabricError naming the first that is not a live device."""
@@ -208,37 +182,17 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
         return np.flatnonzero(t.alive & (t.parent == d))
 
     def name_of(self, d: int) -> str:
-        name = self._names[d]
-        if name is not None:
-            return name
-        return f"{self.name_of(int(self.devices_t.parent[d]))}/{self._derived_local(d)}"
-
-    def _derived_local(self, d: int) -> str:
-        t = self.devices_t
-        return f"{CHILD_PREFIX[KINDS[t.kind[d]]]}{int(t.local[d])}"
-
-    @staticmethod
-    def _derived_local_of(rows: dict[str, np.ndarray], k: int) -> str:
-        return f"{CHILD_PREFIX[KINDS[int(rows['kind'][k])]]}{int(rows['local'][k])}"
+        return self.names.name_of(d)
 
     def port_name(self, p: int) -> str:
         return f"{self.name_of(int(self.ports_t.device[p]))}:{int(self.ports_t.num[p])}"
 
     def part_of(self, d: int) -> Part | None:
-        idx = int(self.devices_t.part[d])
-        return self.catalog.get(self._part_ids[idx]) if idx >= 0 else None
+        part_id = self.part_id_of(d)
+        return self.catalog.get(part_id) if part_id is not None else None
 
     def part_id_of(self, d: int) -> str | None:
-        idx = int(self.devices_t.part[d])
-        return self._part_ids[idx] if idx >= 0 else None
-
-    def _intern_part(self, part_id: str | None) -> int:
-        if part_id is None:
-            return -1
-        if part_id not in self._part_index:
-            self._part_index[part_id] = len(self._part_ids)
-            self._part_ids.append(part_id)
-        return self._part_index[part_id]
+        return self.parts.id_of(int(self.devices_t.part[d]))
 
     # ------------------------------------------------------------------ counts
     def __len__(self) -> int:
@@ -256,26 +210,9 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
         """Bytes used by the numpy tables (names and parts not included)."""
         return self.devices_t.nbytes() + self.ports_t.nbytes() + self.cables_t.nbytes()
 
-    # ------------------------------------------------------------------ names and GUIDs
-    def _auto_name(self, kind: str) -> str:
-        prefix = AUTO_PREFIX[kind]
-        n = self._auto.get(prefix, 0)
-        while True:
-            n += 1
-            name = f"{prefix}{n}"
-            if self.find(name) is None:
-                self._auto[prefix] = n
-                return name
-
     def check_name(self, name: str, exclude: int | None = None) -> str:
         """Return ``name`` stripped, or raise if it is empty or already used."""
-        clean = str(name).strip()
-        if not clean or any(c in clean for c in "\n\r\t\""):
-            raise FabricError(f"bad device name {name!r}: names must be non-empty, one line, no tabs or quotes")
-        other = self.find(clean)
-        if other is not None and other != exclude:
-            raise FabricError(f"name {clean!r} is already used by another device")
-        return clean
+        return self.names.check_name(name, exclude)
 
     # ------------------------------------------------------------------ adding devices
     def add_device(self, kind: str, part: str | None = None, name: str | None = None,
@@ -291,7 +228,7 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
             check_fits("u8", guid, names[0] if names else f"new {kind}", "GUID")
             if not guid:
                 raise FabricError(f"{names[0] if names else 'new ' + kind}: GUID must be non-zero")
-            self.check_guid(guid)
+            self.guids.check(guid)
         guids = np.array([guid], dtype=np.uint64) if guid is not None else None
         ids = self.add_devices(kind, 1, part, names, [x], [y], tier=tier, guids=guids, mode=mode)
         return int(ids[0])
@@ -313,7 +250,7 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
             raise FabricError(f"unknown device kind {kind!r} (use {', '.join(KINDS[1:])})")
         if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
             raise FabricError(f"add {kind}: count must be a whole number >= 0, not {count!r}")
-        with self.adding():
+        with self.removal.adding():
             return self._add_devices(kind, int(count), part, names, xs, ys, tier, guids, mode,
                                      parents, locals_, emit)
 
@@ -350,23 +287,20 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
                 seen.add(nm)
         with_guid = kind == IB_SWITCH or (kind == NIC and rate is not None and rate.tech == IB)
         if guids is None and with_guid:
-            guids = self._take_guids(count)
+            guids = self.guids.take(count)
         if names is None and parents is None:
-            names = [self._auto_name(kind) for _ in range(count)]
+            names = [self.names.auto_name(kind) for _ in range(count)]
         t = self.devices_t
-        key0 = self._guid_key()
-        ids = t.allocate(count, {"kind": KIND_CODE[kind], "part": self._intern_part(p.id if p else None),
+        key0 = self.guids.key()
+        ids = t.allocate(count, {"kind": KIND_CODE[kind], "part": self.parts.intern(p.id if p else None),
                                  "parent": -1, "bound": -1, "tier": tier, "x": xs, "y": ys,
                                  "nports": nports})
         if parents is not None:
-            self._child_keys = None
             t.set("parent", ids, parents)
             t.set("local", ids, locals_ if locals_ is not None else 0)
-            self._names.extend([None] * count)
+            self.names.append(ids, None)
         else:
-            self._names.extend(names)
-            for i, nm in zip(ids.tolist(), names):
-                self._by_name[nm] = i
+            self.names.append(ids, names)
         if guids is not None and with_guid:
             t.set("guid", ids, guids)
         if nports:
@@ -384,10 +318,10 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
                 pt.set("guid", pids, np.repeat(guids, nports) + np.tile(
                     np.arange(1, nports + 1, dtype=np.uint64), count))
         if guids is not None and with_guid:
-            self._note_guids(key0, [t.guid[ids], self.ports_t.guid[pids] if nports else ids[:0]])
+            self.guids.note(key0, [t.guid[ids], self.ports_t.guid[pids] if nports else ids[:0]])
         if emit:
-            self.events.emit(ChangeEvent(BULK_ADDED, "device", ids={"devices": ids})
-                             if count != 1 else ChangeEvent(ADDED, "device", int(ids[0])))
+            self.events.emit(ChangeEvent(BULK_ADDED, DEVICE, ids={"devices": ids})
+                             if count != 1 else ChangeEvent(ADDED, DEVICE, int(ids[0])))
         return ids
 
     def _port_rate(self, kind: str, p: Part | None, mode: str | None) -> tuple[LinkRate | None, int]:
@@ -426,21 +360,19 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
         if children and p.nics:
             assert p.nic_part is not None, f"server part {p.id} has no nic_part"     # required by the catalog
             self._port_rate(NIC, self.catalog.get(p.nic_part), mode)   # refuse a bad mode first
-        with self.adding():
+        with self.removal.adding():
             return self._add_servers(p, names, xs, ys, count, mode, tier, emit, children)
 
     def _add_servers(self, p, names, xs, ys, count, mode, tier, emit, children):
         if names is None:
-            names = [self._auto_name(SERVER) for _ in range(count)]
+            names = [self.names.auto_name(SERVER) for _ in range(count)]
         names = [self.check_name(n) for n in names]
         if len(set(names)) != len(names):
             raise FabricError("duplicate server names")
         t = self.devices_t
-        sids = t.allocate(count, {"kind": KIND_CODE[SERVER], "part": self._intern_part(p.id),
+        sids = t.allocate(count, {"kind": KIND_CODE[SERVER], "part": self.parts.intern(p.id),
                                   "parent": -1, "bound": -1, "tier": tier, "x": xs, "y": ys})
-        self._names.extend(names)
-        for i, nm in zip(sids.tolist(), names):
-            self._by_name[nm] = i
+        self.names.append(sids, names)
         if not children:
             return sids
         g, n = p.gpus, p.nics
@@ -459,7 +391,7 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
             nsel = nids.reshape(count, n)[:, :pairs].ravel()
             t.set("bound", gsel, nsel)
         if emit:
-            self.events.emit(ChangeEvent(BULK_ADDED, "device",
+            self.events.emit(ChangeEvent(BULK_ADDED, DEVICE,
                                          ids={"devices": np.concatenate([sids, gids, nids])}))
         return sids
 
@@ -480,6 +412,41 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
         assert rate is not None, "a cable always has a link technology (its ends share one)"
         return rate
 
+    # ------------------------------------------------------------------ delegations to the parts
+    def add_cable(self, a: int | str, b: int | str, length_m: float = 1.0,
+                  ctype: str | None = None, part: str | None = None) -> int:
+        """Cable port ``a`` to port ``b`` (ids or ``dev:port``); return the cable id (see :class:`Cabling`)."""
+        return self.cabling.add_cable(a, b, length_m, ctype, part)
+
+    def add_cables(self, ports_a: np.ndarray, ports_b: np.ndarray, length_m: Any = 1.0,
+                   ctype: str | None = None, part: str | None = None, emit: bool = True) -> np.ndarray:
+        """Add many cables at once after checking every invariant; return their ids."""
+        return self.cabling.add_cables(ports_a, ports_b, length_m, ctype, part, emit)
+
+    def set_port_rate(self, p: int, rate: str | LinkRate) -> None:
+        """Set a port's rate (within what its part supports); its cable renegotiates."""
+        self.cabling.set_port_rate(p, rate)
+
+    def set_cable(self, c: int, length_m: float | None = None, ctype: str | None = None,
+                  part: str | None = None) -> None:
+        """Change a cable's length, type or part; refused if the new cable cannot reach."""
+        self.cabling.set_cable(c, length_m, ctype, part)
+
+    def remove_devices(self, ids: Iterable[int]) -> Removed:
+        """Remove devices (a server takes its GPUs and NICs) and all their cables (see :class:`Removal`)."""
+        return self.removal.remove_devices(ids)
+
+    def remove_cables(self, ids: Iterable[int]) -> Removed:
+        return self.removal.remove_cables(ids)
+
+    def restore(self, removed: Removed) -> None:
+        """Undo a removal: the same devices, ports and cables come back with the same ids."""
+        self.removal.restore(removed)
+
+    def set_guid(self, d: int, guid: int) -> None:
+        """Set an InfiniBand device's node GUID (see :class:`Guids`)."""
+        self.guids.set_guid(d, guid)
+
     # ------------------------------------------------------------------ attribute edits
     def set_meta(self, key: str, value: Any) -> None:
         """Set (``value`` not None) or drop (None) one ``meta`` entry — partitions, QoS —, as a
@@ -495,19 +462,15 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
             self.meta.pop(key, None)
         else:
             self.meta[key] = value
-        self.events.emit(ChangeEvent(CHANGED, "fabric", None, f"meta.{key}", old, value))
+        self.settings.forget(key)       # read again, even if the same object was edited in place
+        self.events.emit(ChangeEvent(CHANGED, FABRIC, None, f"meta.{key}", old, value))
 
     def rename(self, d: int, name: str) -> None:
         d = self.device_id(d)
         old = self.name_of(d)
         new = self.check_name(name, exclude=d)
-        prev = self._names[d]
-        if prev is not None:
-            self._by_name.pop(prev, None)
-        self._names[d] = new
-        self._by_name[new] = d
-        self._child_keys = None
-        self.events.emit(ChangeEvent(CHANGED, "device", d, "name", old, new))
+        self.names.rename(d, new)
+        self.events.emit(ChangeEvent(CHANGED, DEVICE, d, "name", old, new))
 
     def move(self, ids: Sequence[int], dx: float, dy: float) -> None:
         """Move devices (and the GPUs/NICs of moved servers) by (dx, dy)."""
@@ -522,7 +485,7 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
         t.set("x", allids, t.x[allids] + np.float64(dx))
         t.set("y", allids, t.y[allids] + np.float64(dy))
         for i in allids.tolist():
-            self.events.emit(ChangeEvent(CHANGED, "device", int(i), "pos", None,
+            self.events.emit(ChangeEvent(CHANGED, DEVICE, int(i), "pos", None,
                                          (float(t.x[i]), float(t.y[i]))))
 
     def set_positions(self, ids: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> None:
@@ -534,7 +497,7 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
             check_fits("f4", v, lambda i: self.name_of(int(ids[i])), axis)
         t.set("x", ids, xs)
         t.set("y", ids, ys)
-        self.events.emit(ChangeEvent(CHANGED, "device", None, "pos", ids={"devices": np.asarray(ids)}))
+        self.events.emit(ChangeEvent(CHANGED, DEVICE, None, "pos", ids={"devices": np.asarray(ids)}))
 
     def bind(self, gpu: int, nic: int | None) -> None:
         """Bind a GPU to the NIC it reaches the fabric through (PCIe), or unbind it."""
@@ -549,13 +512,13 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
                 raise FabricError(f"{g.name}: {n.name} is a {n.kind}, not a NIC")
             new = n.id
         self.devices_t.set("bound", g.id, new)
-        self.events.emit(ChangeEvent(CHANGED, "device", g.id, "nic", old, new))
+        self.events.emit(ChangeEvent(CHANGED, DEVICE, g.id, "nic", old, new))
 
     def set_tier(self, ids: np.ndarray, tier: int) -> None:
         ids = self._live_ids(ids)
         check_tier(tier, self.name_of(int(ids[0])) if len(ids) else "tier")
         self.devices_t.set("tier", ids, tier)
-        self.events.emit(ChangeEvent(CHANGED, "device", None, "tier", None, tier,
+        self.events.emit(ChangeEvent(CHANGED, DEVICE, None, "tier", None, tier,
                                      ids={"devices": np.asarray(ids)}))
 
     def set_port_state(self, p: int, state: str) -> None:
@@ -565,7 +528,7 @@ class Fabric(CablingMixin, RemovalMixin, GuidMixin):
                               f"(use {', '.join(PORT_STATES)})")
         old = PORT_STATES[int(self.ports_t.state[p])]
         self.ports_t.set("state", p, PORT_STATES.index(state))
-        self.events.emit(ChangeEvent(CHANGED, "port", p, "state", old, state))
+        self.events.emit(ChangeEvent(CHANGED, PORT, p, "state", old, state))
 
     # ------------------------------------------------------------------ comparison
     def signature(self) -> tuple:

@@ -13,13 +13,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .errors import FabricError
-from .events import CHANGED, ChangeEvent
+from .events import CHANGED, DEVICE, PORT, ChangeEvent
+from .kinds import NIC
 from .store import check_fits
 
 if TYPE_CHECKING:
-    from .events import EventHub
-    from .store import Table
-    from .views import Device
+    from .fabric import Fabric
 
 #: Mellanox Technologies OUI used by ConnectX and Quantum devices.
 MELLANOX_OUI = 0xB83FD2
@@ -36,21 +35,28 @@ def format_guid(guid: int) -> str:
     return f"0x{guid:016x}"
 
 
-def parse_guid(text: str | int) -> int:
-    """Parse ``0x…``, ``…`` hex, or ``S-…``/``H-…`` ibnetdiscover ids into an int."""
+def parse_guid(text: str | int, *, typed: bool = False) -> int:
+    """Parse ``0x…``, ``…`` hex, or ``S-…``/``H-…`` ibnetdiscover ids into an int.
+
+    The one GUID parser of the package. A file's GUID must be a non-zero 64-bit value
+    (ValueError otherwise). ``typed=True`` reads a GUID as a person types it: colons between
+    groups are allowed (``248a:0703:00ab:cd01``, as ``ibstat`` prints it) and the value is not
+    range-checked (the model's setter says what is wrong with it); ValueError if it is not hex.
+    """
     if isinstance(text, int):
         value = text
     else:
         s = str(text).strip()
+        if typed:
+            s = s.lower().replace(":", "")
         if len(s) > 2 and s[1] == "-" and s[0] in "SHRshr":
             s = s[2:]
         value = int(s, 16)
-    if not 0 < value < 1 << 64:
+    if not typed and not 0 < value < 1 << 64:
         raise ValueError(f"GUID {text!r} is not a non-zero 64-bit value")
     return value
 
 
-NIC = "nic"
 #: Recent additions kept in a set before they are merged into the sorted array.
 _MERGE_AT = 4096
 
@@ -81,27 +87,22 @@ class GuidIndex:
             self.recent = set()
 
 
-class GuidMixin:
-    """GUID methods of the Fabric (uses its tables, names and events)."""
+class Guids:
+    """The node and port GUIDs of a Fabric: fresh ones, the index of those in use, checks, edits.
 
-    if TYPE_CHECKING:       # what this mixin uses of the Fabric (mypy checks Fabric against it)
-        devices_t: Table
-        ports_t: Table
-        events: EventHub
-        _next_guid: int
-        _guids_cache: GuidIndex | None
+    Holds the next GUID to hand out and the :class:`GuidIndex` cache; reads the fabric's tables.
+    """
 
-        def device(self, ref: int | str) -> Device: ...
-        def device_id(self, ref: int | str) -> int: ...
-        def name_of(self, d: int) -> str: ...
-        def port_id(self, ref: int | str, num: int | None = None) -> int: ...
-        def port_name(self, p: int) -> str: ...
+    def __init__(self, fabric: Fabric) -> None:
+        self.fabric = fabric
+        self.next = guid_base()
+        self._cache: GuidIndex | None = None
 
-    def _take_guids(self, count: int) -> np.ndarray:
+    def take(self, count: int) -> np.ndarray:
         """``count`` fresh node GUIDs, spaced to leave room for port GUIDs."""
-        used = self._guid_index()
+        used = self.index()
         out = np.empty(count, dtype=np.uint64)
-        g = self._next_guid
+        g = self.next
         got = 0
         while got < count:
             cand = g + GUID_STEP * np.arange(count - got, dtype=np.uint64) + np.uint64(GUID_STEP)
@@ -110,42 +111,46 @@ class GuidMixin:
             out[got: got + len(good)] = good
             got += len(good)
             g = int(cand[-1])
-        self._next_guid = int(out[-1]) if count else self._next_guid
+        self.next = int(out[-1]) if count else self.next
         return out
 
-    def _used_guids(self) -> np.ndarray:
+    def used(self) -> np.ndarray:
         """Every non-zero node and port GUID of the live devices (a GUID used twice comes twice)."""
-        d, p = self.devices_t, self.ports_t
+        d, p = self.fabric.devices_t, self.fabric.ports_t
         node = d.guid[d.alive & (d.guid != 0)]
         port_alive = d.alive[p.device] if p.n else np.zeros(0, bool)
         ports = p.guid[port_alive & (p.guid != 0)]
         return np.concatenate([node, ports])
 
-    def _guid_key(self) -> tuple[int, ...]:
+    def key(self) -> tuple[int, ...]:
         """Changes whenever a column that decides the used GUIDs is written (see Table.writes)."""
-        return self.devices_t.writes("guid", "alive") + self.ports_t.writes("guid", "device")
+        return self.fabric.devices_t.writes("guid", "alive") + self.fabric.ports_t.writes("guid", "device")
 
-    def _guid_index(self) -> "GuidIndex":
+    def index(self) -> GuidIndex:
         """The used GUIDs, rebuilt only when the tables changed since (additions are noted)."""
-        idx = self._guids_cache
-        key = self._guid_key()
+        idx = self._cache
+        key = self.key()
         if idx is None or idx.key != key:
-            idx = self._guids_cache = GuidIndex(self._used_guids(), key)
+            idx = self._cache = GuidIndex(self.used(), key)
         return idx
 
-    def _note_guids(self, key_before: tuple[int, ...], added: list[np.ndarray]) -> None:
+    def forget_index(self) -> None:
+        """Drop the index (the next use counts the GUIDs afresh)."""
+        self._cache = None
+
+    def note(self, key_before: tuple[int, ...], added: list[np.ndarray]) -> None:
         """After rows were added (and nothing else written since ``key_before``), add their
         GUIDs to the index instead of rebuilding it on the next use."""
-        idx = self._guids_cache
+        idx = self._cache
         if idx is not None and idx.key == key_before:
             for a in added:
                 idx.add(a[a != 0])
-            idx.key = self._guid_key()
+            idx.key = self.key()
 
-    def guid_clash(self) -> tuple[int, list[int]] | None:
+    def clash(self) -> tuple[int, list[int]] | None:
         """The first GUID (in value order) that two live devices use, with the devices using it
         (node or port GUID; a device may repeat its own), or None."""
-        d, p = self.devices_t, self.ports_t
+        d, p = self.fabric.devices_t, self.fabric.ports_t
         node_ids = np.flatnonzero(d.alive & (d.guid != 0))
         port_ids = np.flatnonzero(d.alive[p.device] & (p.guid != 0)) if p.n else np.zeros(0, np.int64)
         guids = np.concatenate([d.guid[node_ids], p.guid[port_ids]])
@@ -160,19 +165,21 @@ class GuidMixin:
         g = int(dup[0])
         return g, [int(x) for x in pairs[pairs[:, 0] == np.uint64(g), 1]]
 
-    def check_guid(self, guid: int, exclude: int | None = None) -> None:
+    def check(self, guid: int, exclude: int | None = None) -> None:
         """Raise if ``guid`` is already a node or port GUID of another device."""
-        d, p = self.devices_t, self.ports_t
+        d, p = self.fabric.devices_t, self.fabric.ports_t
         hit = [int(h) for h in np.flatnonzero(d.alive & (d.guid == np.uint64(guid))) if h != exclude]
         if not hit and p.n:
             ph = np.flatnonzero((p.guid == np.uint64(guid)) & d.alive[p.device])
             hit = [int(p.device[h]) for h in ph if int(p.device[h]) != exclude]
         if hit:
-            raise FabricError(f"GUID {format_guid(guid)} is already used by {self.name_of(hit[0])}")
+            raise FabricError(f"GUID {format_guid(guid)} is already used by {self.fabric.name_of(hit[0])}")
 
     def set_guid(self, d: int, guid: int) -> None:
-        d = self.device_id(d)
-        dev = self.device(d)
+        """Set an InfiniBand device's node GUID (a NIC's port GUIDs follow: node GUID + port number)."""
+        f = self.fabric
+        d = f.device_id(d)
+        dev = f.device(d)
         if not dev.is_ib:
             raise FabricError(f"{dev.name}: only InfiniBand devices have GUIDs")
         if isinstance(guid, bool) or not isinstance(guid, (int, np.integer)) \
@@ -181,21 +188,23 @@ class GuidMixin:
         guid = int(guid)
         try:
             for k in range(len(dev.port_ids) + 1 if dev.kind == NIC else 1):
-                self.check_guid(guid + k, exclude=d)     # the node GUID and a NIC's port GUIDs
+                self.check(guid + k, exclude=d)     # the node GUID and a NIC's port GUIDs
         except FabricError as exc:
             raise FabricError(f"{dev.name}: {exc}") from None
-        old = int(self.devices_t.guid[d])
-        self.devices_t.set("guid", d, guid)
+        old = int(f.devices_t.guid[d])
+        f.devices_t.set("guid", d, guid)
         if dev.kind == NIC:
             pids = dev.port_ids
-            self.ports_t.set("guid", pids, np.uint64(guid) + np.arange(1, len(pids) + 1, dtype=np.uint64))
-        self.events.emit(ChangeEvent(CHANGED, "device", d, "guid", old, guid))
+            f.ports_t.set("guid", pids, np.uint64(guid) + np.arange(1, len(pids) + 1, dtype=np.uint64))
+        f.events.emit(ChangeEvent(CHANGED, DEVICE, d, "guid", old, guid))
 
     def set_port_guid(self, p: int, guid: int) -> None:
-        p = self.port_id(p)
-        check_fits("u8", guid, self.port_name(p), "GUID")
-        dev = int(self.ports_t.device[p])
-        self.check_guid(guid, exclude=dev)
-        old = int(self.ports_t.guid[p])
-        self.ports_t.set("guid", p, guid)
-        self.events.emit(ChangeEvent(CHANGED, "port", p, "guid", old, guid))
+        """Set one port's GUID (checked against every other device's)."""
+        f = self.fabric
+        p = f.port_id(p)
+        check_fits("u8", guid, f.port_name(p), "GUID")
+        dev = int(f.ports_t.device[p])
+        self.check(guid, exclude=dev)
+        old = int(f.ports_t.guid[p])
+        f.ports_t.set("guid", p, guid)
+        f.events.emit(ChangeEvent(CHANGED, PORT, p, "guid", old, guid))

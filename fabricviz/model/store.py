@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from .errors import FabricError
+
 
 def misfit(dtype: Any, values: Any) -> int | None:
     """Index of the first of ``values`` (scalar or sequence) that ``dtype`` cannot hold, or None.
@@ -196,7 +198,6 @@ def check_fits(dtype: Any, values: Any, where: Any, what: str) -> None:
     i = misfit(dtype, values)
     if i is None:
         return
-    from .errors import FabricError
     if isinstance(values, (list, tuple, np.ndarray)):
         v = np.asarray(values, dtype=object).ravel()[i]
     else:
@@ -216,7 +217,6 @@ def check_fits(dtype: Any, values: Any, where: Any, what: str) -> None:
 
 def coords(xs: Any, ys: Any, count: int, where: str) -> tuple[np.ndarray, np.ndarray]:
     """x and y of ``count`` new devices as float64 arrays (each finite, within float32)."""
-    from .errors import FabricError
     out = []
     for v, axis in ((xs, "x"), (ys, "y")):
         check_fits("f4", v, where, axis)

@@ -280,7 +280,8 @@ def explain(ib: TechRun, roce: TechRun) -> tuple[str, ...]:
                      f"{rc.min():,.2f}); after the first burst's cuts DCQCN climbs back by additive and "
                      "hyper increase, so a longer run shows more of the recovery.")
     twin = ib if ib.is_twin else roce
-    changed = twin.fabric.meta.get("twin", {}).get("changed_rate_cables", 0)
+    record = twin.fabric.settings.twin
+    changed = record.changed_rate_cables if record is not None else 0
     if changed:
         lines.append(f"Note: {changed} cable(s) of the {TECH_TITLES[twin.tech]} twin run at another data rate "
                      "(a NIC without that speed in the other technology).")

@@ -304,7 +304,7 @@ def roce_fluid(fabric: Fabric, dcqcn: str | None = None, flow_control: str = "pf
     from ..ethernet.lossless import lossless_plan
     from ..ethernet.roce_meta import roce_settings
     try:
-        preset = dcqcn or roce_settings(fabric.meta).dcqcn
+        preset = dcqcn or roce_settings(fabric).dcqcn
         plan = lossless_plan(fabric)
     except ValueError as e:                 # a bad meta["roce"]: the element it names
         raise FabricError(f"{getattr(e, 'where', 'meta.roce')}: {e}") from None

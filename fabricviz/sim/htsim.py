@@ -112,8 +112,7 @@ def _switch_latency(fabric: Fabric) -> tuple[float, str]:
 
 
 def _has_mtu(fabric: Fabric) -> bool:
-    roce = fabric.meta.get("roce")
-    return isinstance(roce, dict) and "mtu" in roce
+    return "mtu" in fabric.settings.roce.given
 
 
 def _packets(nbytes: float, mtu: int) -> int:

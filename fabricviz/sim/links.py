@@ -85,9 +85,9 @@ def link_table(fabric: Fabric) -> LinkTable:
     pb = ct.port_b.astype(np.int64)
     alive_c = ct.alive.copy()
     gbps_c = np.where(alive_c, rates_gbps(ct.tech, ct.speed, ct.width), 0.0)
-    part_lat = np.zeros(len(fabric._part_ids) + 1)
+    part_lat = np.zeros(len(fabric.parts.ids) + 1)
     for pid in np.unique(ct.part[alive_c]):
-        part = fabric.catalog.get(fabric._part_ids[pid]) if pid >= 0 else None
+        part = fabric.catalog.get(fabric.parts.ids[pid]) if pid >= 0 else None
         part_lat[pid] = float(part.latency_ns) if part is not None else 0.0
     part_ns = np.where(alive_c & (ct.part >= 0), part_lat[ct.part], 0.0)
     length = ct.length.astype(np.float64)
@@ -110,8 +110,8 @@ def link_table(fabric: Fabric) -> LinkTable:
     for d in np.flatnonzero(dt.alive):
         pid = int(dt.part[d])
         if pid not in cache:
-            part = fabric.catalog.get(fabric._part_ids[pid]) if pid >= 0 and \
-                fabric._part_ids[pid] in fabric.catalog else None
+            part = fabric.catalog.get(fabric.parts.ids[pid]) if pid >= 0 and \
+                fabric.parts.ids[pid] in fabric.catalog else None
             cache[pid] = float(part.latency_ns) if part is not None else 0.0
             ct_cache[pid] = part is None or part.forwarding == "cut-through"
         dev_lat[d] = cache[pid]

@@ -86,7 +86,7 @@ def partition_scope(fabric: Fabric, partition: str | int | None = None, subnet=N
             return None
         raise FabricError(f"partition {partition!r}: partitions (P_Keys) are InfiniBand's; "
                           "this is an Ethernet design")
-    conf = design_partitions(fabric.meta)
+    conf = design_partitions(fabric)
     if conf is None or not conf.applies_default:
         if partition is None or _is_default(partition):
             return None

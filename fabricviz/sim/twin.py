@@ -35,6 +35,7 @@ from ..model import Catalog, Fabric, FabricError, LinkRate, Part
 from ..model.catalog import CatalogError
 from ..model.fabric import IB_SWITCH, ETH_SWITCH, KIND_CODE, NIC, SWITCH_KINDS
 from ..model.tech import ETH, ETH_SPEEDS, IB, IB_SPEEDS, tech_name
+from ..model.settings import TwinRecord
 from ..generate.common import check_lid_space, finish, pick_switch, radix_model
 
 #: ``twin()``'s technology names → model technology.
@@ -87,14 +88,14 @@ def _gbps_text(rate: LinkRate) -> str:
 class _Chooser:
     """Part and rate choices for one twin, cached per (part, rate)."""
 
-    def __init__(self, fabric: Fabric, target: str, record: dict[str, Any]) -> None:
+    def __init__(self, fabric: Fabric, target: str, record: TwinRecord | None) -> None:
         self.cat = fabric.catalog
         self.target = target
         self.kind = IB_SWITCH if target == IB else ETH_SWITCH
         self.new_parts: dict[str, Part] = {}
-        prefer = record if record.get("from") == ("ib" if target == IB else "roce") else {}
-        self.prefer_parts: dict[str, str] = dict(prefer.get("parts", {}))
-        self.prefer_rates: dict[str, str] = dict(prefer.get("rates", {}))
+        back = record is not None and record.source_tech == ("ib" if target == IB else "roce")
+        self.prefer_parts: dict[str, str] = dict(record.parts) if back and record else {}
+        self.prefer_rates: dict[str, str] = dict(record.rates) if back and record else {}
         self._cache: dict[tuple[str, LinkRate], tuple[Part, LinkRate]] = {}
         self._nic_cache: dict[tuple[str, LinkRate], LinkRate] = {}
         self.mapped: dict[str, str] = {}      # source switch part → twin part (first seen)
@@ -191,9 +192,7 @@ def twin(fabric: Fabric, tech: str) -> Fabric:
         check_lid_space(IB, nic_ports, int(np.isin(kinds, switch_codes).sum()))
     data = fabric_to_dict(fabric)
     names = all_names(fabric)
-    meta_twin = fabric.meta.get("twin")
-    record: dict[str, Any] = meta_twin if isinstance(meta_twin, dict) else {}
-    choose = _Chooser(fabric, target, record)
+    choose = _Chooser(fabric, target, fabric.settings.twin)
     # highest cabled port per device (a preferred part must keep those port numbers)
     cabled = np.flatnonzero(pt.cable >= 0)
     used = np.zeros(t.n, np.int64)

@@ -102,7 +102,7 @@ def _weights(entries) -> np.ndarray:
 def qos_options(fabric: Fabric) -> QosOptions:
     """The QoS options the subnet manager runs with: the design's (``fabric.meta["qos"]``), and
     with QoS off OpenSM's built-in default tables (what :mod:`fabricviz.ib.qos` resolves)."""
-    opts = design_qos(fabric.meta)
+    opts = design_qos(fabric)
     if opts is None:
         return QosOptions(qos=True)
     if not opts.qos:

@@ -38,7 +38,7 @@ def _live_columns(f: Fabric) -> dict:
                   "rate": [str(f.port_rate(int(p))) for p in ports], "state": pt.state[ports].tolist(),
                   "guid": pt.guid[ports].tolist(), "cable": c_(pt.cable[ports])},
         "cables": {"a": p_(ct.port_a[cab]), "b": p_(ct.port_b[cab]), "type": ct.ctype[cab].tolist(),
-                   "length": ct.length[cab].tolist(), "part": [f._part_ids[i] for i in ct.part[cab]],
+                   "length": ct.length[cab].tolist(), "part": [f.parts.ids[i] for i in ct.part[cab]],
                    "rate": [str(f.cable_rate(int(c))) for c in cab]},
     }
 
@@ -50,7 +50,7 @@ def _mm(xs) -> list[float]:
 
 def _rows(f: Fabric) -> list:
     """Every byte of the three tables and the name and part bookkeeping (exact equality)."""
-    out: list = [f._names, f._by_name, f._part_ids, f._auto, f._next_guid, f.name, f.meta]
+    out: list = [f.names.own, f.names.by_name, f.parts.ids, f.names.auto, f.guids.next, f.name, f.meta]
     for t in (f.devices_t, f.ports_t, f.cables_t):
         out.append({c: t.column(c).tobytes() for c in t._cols})
     return out

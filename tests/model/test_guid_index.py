@@ -9,17 +9,17 @@ import numpy as np
 
 from fabricviz.formats.native import loads
 from fabricviz.model import Fabric, FabricError
-from fabricviz.model.guid import GuidIndex
+from fabricviz.model.guid import GuidIndex, Guids
 
 
 def _fresh_take(f: Fabric, n: int) -> list[int]:
     g = f.copy()
-    g._guids_cache = None               # what the GUIDs would be with no index at all
-    return g._take_guids(n).tolist()
+    g.guids.forget_index()             # what the GUIDs would be with no index at all
+    return g.guids.take(n).tolist()
 
 
 def _cached_take(f: Fabric, n: int) -> list[int]:
-    return f.copy()._take_guids(n).tolist()
+    return f.copy().guids.take(n).tolist()
 
 
 def _edit(f: Fabric, rng: random.Random, removed: list) -> str:
@@ -35,7 +35,7 @@ def _edit(f: Fabric, rng: random.Random, removed: list) -> str:
         removed.append(f.remove_devices([rng.choice(ids)]))
     elif op == "restore" and removed:
         r = removed.pop(rng.randrange(len(removed)))
-        if f.restore_problem(r) is None:
+        if f.removal.restore_problem(r) is None:
             f.restore(r)
     elif op == "guid":
         ib = [d for d in ids if f.device(d).is_ib]
@@ -48,7 +48,7 @@ def _edit(f: Fabric, rng: random.Random, removed: list) -> str:
     elif op == "port_guid" and f.ports_t.n:
         p = rng.randrange(f.ports_t.n)
         try:
-            f.set_port_guid(p, _fresh_take(f, 2)[-1])
+            f.guids.set_port_guid(p, _fresh_take(f, 2)[-1])
         except FabricError:
             pass
     elif op == "flip":
@@ -60,7 +60,7 @@ def _edit(f: Fabric, rng: random.Random, removed: list) -> str:
                 f.set_port_rate(p, "200GbE" if d.is_ib else "2xNDR")
     elif op == "refused":
         try:
-            with f.adding():
+            with f.removal.adding():
                 f.add_devices("ib_switch", 2, "QM9700")
                 raise FabricError("taken back")
         except FabricError:
@@ -76,8 +76,8 @@ def test_the_index_gives_the_same_guids_as_a_fresh_count_after_any_edit():
         for step in range(60):
             op = _edit(f, rng, removed)
             assert _cached_take(f, 4) == _fresh_take(f, 4), f"seed {seed} step {step} after {op}"
-            used = np.unique(f._used_guids())
-            idx = f._guid_index()
+            used = np.unique(f.guids.used())
+            idx = f.guids.index()
             probe = np.concatenate([used, used + np.uint64(1), np.asarray(_fresh_take(f, 3), np.uint64)])
             assert (idx.has(probe) == np.isin(probe, used)).all(), f"seed {seed} step {step} after {op}"
 
@@ -94,11 +94,11 @@ def test_the_index_merges_its_recent_additions_exactly():
 def test_a_file_whose_devices_alternate_kinds_counts_used_guids_once(monkeypatch):
     """8,000 alternating devices without GUIDs took 8.9 s: every addition listed every GUID."""
     calls = []
-    real = Fabric._used_guids
-    monkeypatch.setattr(Fabric, "_used_guids", lambda self: calls.append(1) or real(self))
+    real = Guids.used
+    monkeypatch.setattr(Guids, "used", lambda self: calls.append(1) or real(self))
     devs = [{"name": f"d{i}", "kind": "ib_switch", "part": "QM9700", "x": i, "y": 0} if i % 2 else
             {"name": f"d{i}", "kind": "nic", "part": "CX7-1P", "x": i, "y": 0} for i in range(2000)]
     f = loads(json.dumps({"format": "fabricviz", "version": 1, "name": "alt", "devices": devs}))
     assert len(f) == 2000 and len(calls) <= 3
-    guids = f._used_guids()
+    guids = f.guids.used()
     assert len(np.unique(guids)) == len(guids) == 2000 + 1000      # nodes, and one port per CA

@@ -159,7 +159,7 @@ class ModelStorm:
             return f"set_guid{args}", lambda: f.set_guid(*args)
         if op == "set_port_guid":
             args = (self.port(), v(GUIDS))
-            return f"set_port_guid{args}", lambda: f.set_port_guid(*args)
+            return f"set_port_guid{args}", lambda: f.guids.set_port_guid(*args)
         if op == "bind":
             args = (self.dev(), a((None, self.dev())))
             return f"bind{args}", lambda: f.bind(*args)
@@ -190,13 +190,13 @@ class ModelStorm:
 
             def snap():
                 dev = f.device(d)
-                self.snaps.append(f.snapshot([d], dev.port_ids, [p.cable.id for p in dev.ports if p.cable]))
+                self.snaps.append(f.rows.snapshot([d], dev.port_ids, [p.cable.id for p in dev.ports if p.cable]))
             return f"snapshot({d})", snap
         if op == "put_back":
             if not self.snaps:
                 return "put_back(nothing)", lambda: None
             k = self.rng.randrange(len(self.snaps))
-            return f"put_back(#{k})", lambda: f.put_back(self.snaps[k])
+            return f"put_back(#{k})", lambda: f.rows.put_back(self.snaps[k])
         if not self.removed:
             return "restore(nothing)", lambda: None
         k = self.rng.randrange(len(self.removed))
@@ -207,8 +207,8 @@ def raw_state(f: Fabric) -> tuple:
     """Every row of every table (dead ones too), the names and the counters, as bytes."""
     cols = tuple(t.column(c).tobytes() for t in (f.devices_t, f.ports_t, f.cables_t)
                  for c in sorted(t._cols))
-    return cols, tuple(f._names), tuple(sorted(f._by_name.items())), tuple(f._part_ids), \
-        tuple(sorted(f._auto.items())), f._next_guid
+    return cols, tuple(f.names.own), tuple(sorted(f.names.by_name.items())), tuple(f.parts.ids), \
+        tuple(sorted(f.names.auto.items())), f.guids.next
 
 
 def storm(seed: int, calls: int) -> dict[str, int]:
@@ -305,14 +305,14 @@ def test_exact_rows_put_back_a_derived_child_name_and_a_zero_guid():
     nic = f.find("h2/mlx5_0")
     f.remove_cables([f.port("h2/mlx5_0:1").cable.id])
     text = dumps(f)
-    before = f.snapshot([nic], f.device(nic).port_ids)
+    before = f.rows.snapshot([nic], f.device(nic).port_ids)
     f.rename(nic, "fast0")
     f.set_port_rate(f.port_id("fast0:1"), "4xNDR")
     f.set_guid(nic, 0x248A070300ABCD00)
-    assert f.rows_problem(before) is None and not f.same_rows(before)
-    f.put_back(before)
-    assert dumps(f) == text and f.device(nic).guid == 0 and f._names[nic] is None
-    assert f.same_rows(before)
+    assert f.rows.rows_problem(before) is None and not f.rows.same_rows(before)
+    f.rows.put_back(before)
+    assert dumps(f) == text and f.device(nic).guid == 0 and f.names.own[nic] is None
+    assert f.rows.same_rows(before)
 
 
 def test_a_stale_restore_is_refused_before_anything_changes():

@@ -280,7 +280,7 @@ def test_renaming_a_gpu_undoes_to_its_derived_name(make_window, demo_text):
     gpu = f.find("node10/gpu0")
     assert w.editor.rename(gpu, "big-gpu") and '"name": "big-gpu"' in dumps(f)
     w.editor.stack.undo()
-    assert dumps(f) == start and f._names[gpu] is None and '"node10/gpu0"' not in dumps(f)
+    assert dumps(f) == start and f.names.own[gpu] is None and '"node10/gpu0"' not in dumps(f)
 
 
 def test_set_guid_after_a_nic_turns_infiniband_undoes_to_guid_zero(make_window, demo_text):

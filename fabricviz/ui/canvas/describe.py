@@ -68,7 +68,7 @@ def qos_line(f: Fabric, p: int) -> str:
     if int(f.ports_t.tech[p]) != TECH_IB_CODE:
         return ""
     try:
-        opts = design_qos(f.meta)
+        opts = design_qos(f)
     except FabricError:
         return ""
     kind = f.device(int(f.ports_t.device[p])).kind

@@ -203,14 +203,14 @@ class FabricScene(QtWidgets.QGraphicsScene):
     def _on_event(self, e: ev.ChangeEvent) -> None:
         f = self.fabric
         self.semantic.on_event(e)
-        if e.kind == ev.BULK_ADDED or e.what in ("device", "fabric"):
+        if e.kind == ev.BULK_ADDED or e.what in (ev.DEVICE, ev.FABRIC):
             self.label_layer.invalidate()        # names, positions or devices changed
         if e.kind == ev.BULK_ADDED:
             devs = e.ids.get("devices")
             if devs is not None and len(devs):
                 self._add_devices(devs)
             self.mark_cables()
-        elif e.what == "device":
+        elif e.what == ev.DEVICE:
             if e.kind == ev.ADDED:
                 self._add_devices(np.array([e.id]))
                 parent = int(f.devices_t.parent[e.id])
@@ -222,7 +222,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
                 ids = [e.id] if e.id is not None else e.ids.get("devices", np.zeros(0, np.int64)).tolist()
                 self.sync_positions(ids)
             self.mark_cables()
-        elif e.what in ("cable", "fabric") or (e.what == "port" and e.attr == "rate"):
+        elif e.what in (ev.CABLE, ev.FABRIC) or (e.what == ev.PORT and e.attr == "rate"):
             self.mark_cables()
 
     def _remove_item(self, d: int) -> None:

@@ -102,9 +102,9 @@ class ExportSwitchConfigDialog(QtWidgets.QDialog):
         lay.addWidget(buttons)
 
     def _lossless_priorities(self) -> str:
-        from fabricviz.ethernet.roce_meta import DEFAULT_PRIORITIES, check_roce
+        from fabricviz.ethernet.roce_meta import DEFAULT_PRIORITIES
         try:
-            prios = check_roce(self.document.fabric.meta.get("roce")).priorities
+            prios = self.document.fabric.settings.roce.priorities
         except ValueError:
             prios = DEFAULT_PRIORITIES
         return ",".join(map(str, prios))

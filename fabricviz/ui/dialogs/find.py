@@ -13,6 +13,7 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from fabricviz.model import Fabric
+from fabricviz.model.guid import parse_guid
 
 if TYPE_CHECKING:
     from fabricviz.ui.document.document import Document
@@ -52,10 +53,10 @@ def find_device(document: Document, text: str) -> tuple[int | None, str]:
 def _number(q: str) -> int | None:
     clean = q.lower().replace(":", "")
     try:
-        return int(clean, 16) if clean.startswith("0x") or len(clean) > 6 else int(clean, 10)
+        return parse_guid(q, typed=True) if clean.startswith("0x") or len(clean) > 6 else int(clean, 10)
     except ValueError:
         try:
-            return int(clean, 16)
+            return parse_guid(q, typed=True)
         except ValueError:
             return None
 

@@ -34,7 +34,7 @@ class QosDialog(QtWidgets.QDialog):
         self.setMinimumWidth(760)          # a 15-VL arbitration list reads whole
         self.editor = editor
         try:
-            self.base = design_qos(editor.fabric.meta) or QosOptions()
+            self.base = design_qos(editor.fabric) or QosOptions()
         except FabricError:
             self.base = QosOptions()
         lay = QtWidgets.QVBoxLayout(self)

@@ -45,7 +45,7 @@ class RoceSettingsDialog(QtWidgets.QDialog):
         self.problem.setWordWrap(True)
         self.problem.setStyleSheet("color: #b3261e;")
         try:
-            base = rm.check_roce(editor.fabric.meta.get("roce"))
+            base = editor.fabric.settings.roce
         except ValueError as e:
             base = rm.RoceSettings()
             self.problem.setText(f"the design's settings are refused ({e}); OK stores these instead")

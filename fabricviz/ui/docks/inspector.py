@@ -19,7 +19,7 @@ from fabricviz.anim.sweep_timeline import SweepStep
 from fabricviz.ib.lft_diff import lid_destinations
 from fabricviz.ib.subnet import NO_PATH
 from fabricviz.model import CABLE_TYPES
-from fabricviz.model.guid import format_guid
+from fabricviz.model.guid import format_guid, parse_guid
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.describe import KIND_NAMES, noun, part_text, plural, port_rows, rate_choices
 from fabricviz.ib.lid_table import UNKNOWN, LidTable, has_ib
@@ -27,12 +27,6 @@ from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.docks.lft_table import LFT_COLS, LftModel
 from fabricviz.ui.document.document import Document
 from fabricviz.ui.document.routing import lft_engine, lids_engine
-
-
-def parse_guid(text: str) -> int:
-    """``0x248a070300abcd01`` or ``248a:0703:00ab:cd01`` → int (ValueError if not hex)."""
-    clean = text.strip().lower().replace(":", "")
-    return int(clean, 16)
 
 
 #: Columns of the ports table.
@@ -531,7 +525,7 @@ class Inspector(QtWidgets.QDockWidget):
         if self.device is None:
             return
         try:
-            guid = parse_guid(self.guid.text())
+            guid = parse_guid(self.guid.text(), typed=True)
         except ValueError:
             self.editor.message.emit(f"GUID {self.guid.text()!r}: not a hexadecimal number", True)
             self.schedule()

@@ -244,9 +244,8 @@ class LosslessDock(QtWidgets.QDockWidget):
         for d in switches:
             self.switch_box.addItem(self.fabric.name_of(d), d)
         self.switch_box.blockSignals(False)
-        from fabricviz.ethernet.roce_meta import check_roce
         try:
-            dcqcn = check_roce(self.fabric.meta.get("roce")).dcqcn
+            dcqcn = self.fabric.settings.roce.dcqcn
         except ValueError:
             dcqcn = "?"
         method = "IEEE 802.1Qbb" if plan.method == "ieee" else "NVIDIA rule of thumb"

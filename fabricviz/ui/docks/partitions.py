@@ -207,7 +207,7 @@ class PartitionsDock(QtWidgets.QDockWidget):
     def config(self) -> PartitionConfig | None:
         """The design's partitions (None: none, or a stored entry fabricviz cannot read)."""
         try:
-            return design_partitions(self.fabric.meta)
+            return design_partitions(self.fabric)
         except FabricError:
             return None
 

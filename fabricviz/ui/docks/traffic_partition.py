@@ -24,7 +24,7 @@ def design_partition_names(fabric: Fabric) -> list[tuple[str, str]]:
     """(label, value passed to the run) per partition of ``fabric``; [] when none applies."""
     from fabricviz.ib.partitions import design_partitions
     try:
-        conf = design_partitions(fabric.meta)
+        conf = design_partitions(fabric)
     except FabricError:
         return []
     if conf is None or not conf.applies_default or fabric_tech(fabric) != "ib":

@@ -52,7 +52,7 @@ COSMETIC = ("pos", "name", "guid", "tier")
 
 def needs_refresh(event: Any) -> bool:
     """A change that can move the design's technology or NIC parts (not a device moved on the canvas)."""
-    return event is None or not (event.what == "device" and event.kind == ev.CHANGED and event.attr in COSMETIC)
+    return event is None or not (event.what == ev.DEVICE and event.kind == ev.CHANGED and event.attr in COSMETIC)
 
 
 class TransportPicker(QtWidgets.QComboBox):

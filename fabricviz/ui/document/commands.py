@@ -24,7 +24,7 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric, FabricError, Removed
-from fabricviz.model.removal import Rows
+from fabricviz.model.rows import Rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from fabricviz.ui.document.editor import Editor
@@ -211,7 +211,7 @@ class AddCommand(FabricCommand):
 
     def redo_problem(self) -> str | None:
         for r in self._removed:
-            why = self.fabric.restore_problem(r)
+            why = self.fabric.removal.restore_problem(r)
             if why is not None:
                 return why
         return None
@@ -244,7 +244,7 @@ class RemoveCommand(FabricCommand):
 
     def undo_problem(self) -> str | None:
         for r in reversed(self._removed):
-            why = self.fabric.restore_problem(r)
+            why = self.fabric.removal.restore_problem(r)
             if why is not None:
                 return why
         return None
@@ -324,21 +324,21 @@ class EditCommand(FabricCommand):
 
     def apply(self) -> None:
         if self.after is not None:
-            self.fabric.put_back(self.after)
+            self.fabric.rows.put_back(self.after)
             return
-        before = self.fabric.snapshot(*self._rows)
+        before = self.fabric.rows.snapshot(*self._rows)
         self._do(self.fabric)
-        self.before, self.after = before, self.fabric.snapshot(*self._rows)
+        self.before, self.after = before, self.fabric.rows.snapshot(*self._rows)
 
     def revert(self) -> None:
         assert self.before is not None
-        self.fabric.put_back(self.before)
+        self.fabric.rows.put_back(self.before)
 
     def _problem(self, expect: Rows | None, target: Rows | None) -> str | None:
         if expect is None or target is None:
             return None
-        why = self.fabric.rows_problem(target)
-        if why is None and not self.fabric.same_rows(expect):
+        why = self.fabric.rows.rows_problem(target)
+        if why is None and not self.fabric.rows.same_rows(expect):
             why = "the design changed since (an edit outside the undo history)"
         return why
 

@@ -187,7 +187,7 @@ class FileController(QtCore.QObject):
 
     def export_partitions(self, path: str | None = None) -> bool:
         """File ▸ Export Partitions: the design's partitions as an OpenSM partitions.conf."""
-        conf = design_partitions(self.document.fabric.meta)
+        conf = design_partitions(self.document.fabric)
         if conf is None:
             QtWidgets.QMessageBox.information(self.widget, "Export partitions", "The design has no partitions "
                                               "(OpenSM would run it all in the Default partition 0x7fff).")

@@ -21,7 +21,7 @@ BACKGROUND_DEVICES = 5_000
 
 def resolve_design(f: Fabric, progress: Callable[[int, int], None] | None = None) -> Resolution:
     """The design's partitions on its discovered subnet (the routing cache's engine)."""
-    return resolve(design_partitions(f.meta), discover(f, default_sm(f)))
+    return resolve(design_partitions(f), discover(f, default_sm(f)))
 
 
 def host_port_guids(f: Fabric, ids: Sequence[int], end_ports: dict[int, Any]) -> dict[int, list[int]]:

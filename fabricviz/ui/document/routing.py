@@ -46,7 +46,7 @@ class RoutingCache(QtCore.QObject):
         document.changed.connect(self._changed)
 
     def _changed(self, e: ev.ChangeEvent | None) -> None:
-        if e is not None and e.what == "device" and e.attr in ROUTE_NEUTRAL:
+        if e is not None and e.what == ev.DEVICE and e.attr in ROUTE_NEUTRAL:
             return
         self.revision += 1
         self._values.clear()

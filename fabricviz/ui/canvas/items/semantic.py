@@ -177,7 +177,7 @@ class SemanticLayer:
 
     def on_event(self, e: ev.ChangeEvent) -> None:
         """A model change: regroup on structural changes, redraw (next event-loop turn) on any."""
-        if e.kind in (ev.ADDED, ev.REMOVED, ev.BULK_ADDED, ev.RESET) or e.what == "fabric" or e.attr == "name":
+        if e.kind in (ev.ADDED, ev.REMOVED, ev.BULK_ADDED, ev.RESET) or e.what == ev.FABRIC or e.attr == "name":
             self._grouping = self._sizes = None
         self._stale = True
 

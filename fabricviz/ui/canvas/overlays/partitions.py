@@ -254,7 +254,7 @@ class PartitionMarks:
     def _order(self) -> list[int] | None:
         from fabricviz.ib.partitions import design_partitions
         try:
-            conf = design_partitions(self.document.fabric.meta)
+            conf = design_partitions(self.document.fabric)
         except FabricError:
             return None
         return [p.pkey for p in conf.merged()] if conf is not None else None
@@ -432,7 +432,7 @@ class PartitionMarks:
     def _partitions(self) -> list[Any]:
         from fabricviz.ib.partitions import design_partitions
         try:
-            conf = design_partitions(self.document.fabric.meta)
+            conf = design_partitions(self.document.fabric)
         except FabricError:
             return []
         return conf.merged() if conf is not None else []

@@ -1,0 +1,195 @@
+"""The model's interned strings: device names (:class:`DeviceNames`) and part ids (:class:`PartIds`).
+
+A device has its own name, or (a GPU or NIC of a server) a name derived from its server's
+(``node1/gpu0``), kept as None so renaming the server renames its children. Both objects
+can be marked and rolled back, so an addition that is refused leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from .errors import FabricError
+from .kinds import AUTO_PREFIX, CHILD_PREFIX, KIND_CODE, KINDS
+from .store import Table
+
+
+def derived_local_of(rows: dict[str, np.ndarray], k: int) -> str:
+    """The derived local name (``gpu0``) of row ``k`` of raw device ``rows``."""
+    return f"{CHILD_PREFIX[KINDS[int(rows['kind'][k])]]}{int(rows['local'][k])}"
+
+
+class DeviceNames:
+    """Names of the devices of one table: lookup both ways, checks, automatic names.
+
+    ``own[d]`` is device ``d``'s own name, or None for a derived child name; ``by_name`` maps
+    own names to ids; ``auto`` counts the automatic names given per prefix.
+    """
+
+    def __init__(self, devices: Table) -> None:
+        self.devices = devices
+        self.own: list[str | None] = []
+        self.by_name: dict[str, int] = {}
+        self.auto: dict[str, int] = {}
+        self._child_keys: tuple[np.ndarray, np.ndarray] | None = None
+
+    # ------------------------------------------------------------------ lookups
+    def find(self, name: str) -> int | None:
+        """Id of the device called ``name``, or None."""
+        i = self.by_name.get(name)
+        if i is not None:
+            return i
+        parent, sep, local = name.rpartition("/")
+        if not sep:
+            return None
+        p = self.by_name.get(parent) if "/" not in parent else self.find(parent)
+        if p is None:
+            return None
+        for kind, prefix in CHILD_PREFIX.items():
+            num = local[len(prefix):]
+            if local.startswith(prefix) and num.isascii() and num.isdigit() and str(int(num)) == num:
+                n = int(num)        # canonical numbers only: gpu03 and gpu٣ are not gpu3
+                return self._child_lookup(p, KIND_CODE[kind], n) if n < 1 << 15 else None
+        return None
+
+    def _child_lookup(self, parent: int, kind_code: int, local: int) -> int | None:
+        """Id of the child with a derived name (parent, kind, local), via a sorted key cache."""
+        if self._child_keys is None:
+            t = self.devices
+            derived = np.array([n is None for n in self.own], dtype=bool)
+            sel = np.flatnonzero(t.alive & (t.parent >= 0) & derived)
+            keys = (t.parent[sel].astype(np.int64) << 24) | (t.kind[sel].astype(np.int64) << 16) \
+                | t.local[sel].astype(np.int64)
+            order = np.argsort(keys, kind="stable")
+            self._child_keys = (keys[order], sel[order])
+        keys, ids = self._child_keys
+        key = (parent << 24) | (kind_code << 16) | local
+        i = int(np.searchsorted(keys, key))
+        if i < len(keys) and keys[i] == key:
+            return int(ids[i])
+        return None
+
+    def name_of(self, d: int) -> str:
+        name = self.own[d]
+        if name is not None:
+            return name
+        return f"{self.name_of(int(self.devices.parent[d]))}/{self.derived_local(d)}"
+
+    def derived_local(self, d: int) -> str:
+        t = self.devices
+        return f"{CHILD_PREFIX[KINDS[t.kind[d]]]}{int(t.local[d])}"
+
+    # ------------------------------------------------------------------ new names
+    def auto_name(self, kind: str) -> str:
+        """The next free automatic name of ``kind`` (``node7``)."""
+        prefix = AUTO_PREFIX[kind]
+        n = self.auto.get(prefix, 0)
+        while True:
+            n += 1
+            name = f"{prefix}{n}"
+            if self.find(name) is None:
+                self.auto[prefix] = n
+                return name
+
+    def check_name(self, name: str, exclude: int | None = None) -> str:
+        """Return ``name`` stripped, or raise if it is empty or already used."""
+        clean = str(name).strip()
+        if not clean or any(c in clean for c in "\n\r\t\""):
+            raise FabricError(f"bad device name {name!r}: names must be non-empty, one line, no tabs or quotes")
+        other = self.find(clean)
+        if other is not None and other != exclude:
+            raise FabricError(f"name {clean!r} is already used by another device")
+        return clean
+
+    # ------------------------------------------------------------------ changes
+    def append(self, ids: np.ndarray, names: Sequence[str] | None) -> None:
+        """Name new rows ``ids`` (allocated last): ``names``, or derived names (None)."""
+        if names is None:
+            self.changed()
+            self.own.extend([None] * len(ids))
+            return
+        self.own.extend(names)
+        for i, nm in zip(ids.tolist(), names):
+            self.by_name[nm] = i
+
+    def rename(self, d: int, name: str) -> None:
+        """Device ``d`` is called ``name`` (checked by the caller) from now on."""
+        prev = self.own[d]
+        if prev is not None:
+            self.by_name.pop(prev, None)
+        self.own[d] = name
+        self.by_name[name] = d
+        self.changed()
+
+    def put_back(self, ids: Sequence[int], names: Sequence[str | None]) -> None:
+        """Write the own names of live devices ``ids`` back exactly (an undo of property edits)."""
+        for d in ids:
+            cur = self.own[d]
+            if cur is not None and self.by_name.get(cur) == d:
+                del self.by_name[cur]
+        self.restore(ids, names)
+
+    def restore(self, ids: Sequence[int], names: Sequence[str | None]) -> None:
+        """Give devices ``ids`` (back) their own names ``names`` (None: derived)."""
+        for d, nm in zip(ids, names):
+            self.own[d] = nm
+            if nm is not None:
+                self.by_name[nm] = d
+        self.changed()
+
+    def drop(self, ids: np.ndarray) -> tuple[str | None, ...]:
+        """Forget the names of removed devices ``ids``; return their own names (for a restore)."""
+        names = tuple(self.own[int(i)] for i in ids)
+        for nm in names:
+            if nm is not None:
+                self.by_name.pop(nm, None)
+        self.changed()
+        return names
+
+    def changed(self) -> None:
+        """Devices' parents, kinds or liveness changed: the derived-name cache goes."""
+        self._child_keys = None
+
+    def mark(self) -> tuple[int, dict[str, int]]:
+        return len(self.own), dict(self.auto)
+
+    def rollback(self, mark: tuple[int, dict[str, int]]) -> None:
+        """Forget every name given since ``mark`` (rows from ``mark`` on are taken back)."""
+        n, auto = mark
+        for nm in [nm for nm, i in self.by_name.items() if i >= n]:
+            del self.by_name[nm]
+        del self.own[n:]
+        self.auto = auto
+        self.changed()
+
+
+class PartIds:
+    """The catalog part ids the tables refer to, by a small integer (the ``part`` columns)."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.index: dict[str, int] = {}
+
+    def intern(self, part_id: str | None) -> int:
+        """The number of ``part_id`` (-1 for None), added if new."""
+        if part_id is None:
+            return -1
+        if part_id not in self.index:
+            self.index[part_id] = len(self.ids)
+            self.ids.append(part_id)
+        return self.index[part_id]
+
+    def id_of(self, idx: int) -> str | None:
+        """The part id numbered ``idx`` (None for -1)."""
+        return self.ids[idx] if idx >= 0 else None
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def rollback(self, n: int) -> None:
+        """Forget the part ids interned after the first ``n``."""
+        for pid in self.ids[n:]:
+            self.index.pop(pid, None)
+        del self.ids[n:]
