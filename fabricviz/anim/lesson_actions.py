@@ -85,7 +85,7 @@ def route_info(r) -> tuple[list[str], RouteInfo]:
              + f": LFTs for {r.subnet.num_switches} switches, {r.lids.count()} LIDs"]
     if r.fallback_reason:
         lines.append(f"refused: {r.fallback_reason}")
-    roots = r.info.get("roots")
+    roots = r.info.roots
     if roots:
         lines.append("roots: " + ", ".join(roots))
     bal = uplink_balance(r)
@@ -165,7 +165,7 @@ def _pull_cable(run: Run, p: dict) -> tuple[list[str], Fields]:
     tl = SweepTimeline(sweep, run.fabric)
     lines = [f"pulled cable {label}"]
     lines += [e.text for e in sweep.events if e.kind in ("trap", "route")]
-    blocks = int(sweep.routing.info.get("lft_blocks_sent", 0))
+    blocks = int(sweep.routing.info.lft_blocks_sent or 0)
     lines.append(f"LFT blocks re-sent: {blocks}")
     out: Fields = {"lft_blocks_sent": blocks, "routing": sweep.routing, "sweep": SweepPlay(tl, 0, len(tl) - 1),
                    "change": CableChange(old_fabric, (pulled,))}

@@ -7,7 +7,7 @@ uses the table of the (in port, out port) pair the hop takes, so a path can chan
 where the tables differ per port. An SL mapped to VL15 (the management lane) is dropped by
 the port (IBA 7.6.6), so that path goes no further.
 
-The SL of a path: ``routing.info["path_sl"]`` (:class:`~.path_sl.PathSL`, set by dfsssp and
+The SL of a path: ``routing.info.path_sl`` (:class:`~.path_sl.PathSL`, set by dfsssp and
 lash) for every SL OpenSM may answer (``sl_choices``: dfsssp's balancing spreads a base SL),
 else the one SL the caller gives (default 0).
 
@@ -231,14 +231,14 @@ STATE_KEYS = 1 << 21
 def walk_vls(routing: "Routing", sl: int = 0, path_sl: PathSL | None = None, sl2vl: Any = None) -> VlWalk:
     """Follow every CA-to-CA-LID route of ``routing`` with its SL through the SL2VL tables.
 
-    ``path_sl``: the SL per path (None: ``routing.info["path_sl"]``, when there is none ``sl``
+    ``path_sl``: the SL per path (None: ``routing.info.path_sl``, when there is none ``sl``
     for every path); ``sl2vl``: anything :func:`sl2vl_of` takes (None: identity). See the module doc.
     """
     if not 0 <= int(sl) < NUM_VLS:
         raise ValueError(f"SL {sl}: an SL is 0..15")
     sn, lft = routing.subnet, routing.lft
     if path_sl is None:
-        path_sl = routing.info.get("path_sl")
+        path_sl = routing.info.path_sl
     table = sl2vl_of(sn, sl2vl)
     S, P1 = sn.num_switches, sn.nbr_dev.shape[1]
     port_vls = np.zeros((S, P1), np.uint16)
@@ -352,12 +352,12 @@ def engine_layers(routing: "Routing") -> tuple[np.ndarray, tuple[str, ...]] | No
     (``vl_split``: each layer's SLs start at its block, OpenSM's ``vl_split_count``); lash's
     layers are its SLs from ``lash_start_vl`` on. The layer is what broke the credit loops; the
     SLs within one layer only share its load."""
-    psl = routing.info.get("path_sl")
+    psl = routing.info.path_sl
     if psl is None:
         return None
     of = np.full(NUM_VLS, -1, np.int64)
     names: list[str] = []
-    split = routing.info.get("vl_split")
+    split = routing.info.vl_split
     if split is not None:
         sl = 0
         for start, n in enumerate(np.asarray(split, np.int64).tolist()):

@@ -263,7 +263,7 @@ def _lid_of_port(sm: Any) -> np.ndarray:
 def _vl_plan(fabric: Fabric, links: LinkTable, flows: Flows, routes: Routes, sm: Any) -> _VlPlan:
     """SLs (given, else the routing's path SL, else 0) and the VL of every hop (see :mod:`.vlarb`)."""
     source = "flows" if flows.sl_given else "default"
-    path_sl = sm.info.get("path_sl") if sm is not None else None
+    path_sl = sm.info.path_sl if sm is not None else None
     if not flows.sl_given and path_sl is not None:
         from .paths import resolve_ends
         ends = resolve_ends(fabric, links, flows)
@@ -326,7 +326,7 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
     the run can reach (default :func:`~.reach.host_reach` of the fabric); flows
     touching a host left out are dropped and counted. ``sm``: the subnet manager's
     ``fabricviz.ib`` Routing the paths come from (its subnet's QoS tables; its
-    ``info["path_sl"]`` gives flows without an SL of their own their path's SL). ``transport``:
+    ``info.path_sl`` gives flows without an SL of their own their path's SL). ``transport``:
     ib | roce-gbn | roce-ooo (None: the design's, :func:`~.transport.default_transport`).
     ``stop_when_done``: a fluid run of sized flows ends once the last one has finished.
     """
