@@ -19,7 +19,7 @@ import numpy as np
 from ..ib.partitions import DEFAULT_PKEY, design_partitions, resolve
 from ..ib.pkeys import CONNECTX_PKEYS
 from ..model import FabricError
-from .lint import Finding, LintContext, rule
+from .lint_core import Finding, LintContext, rule
 
 
 def _state(ctx: LintContext) -> Any:

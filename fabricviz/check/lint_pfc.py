@@ -15,7 +15,7 @@ import numpy as np
 
 from ..model import FabricError
 from ..model.fabric import KIND_CODE
-from .lint import Finding, LintContext, rule
+from .lint_core import Finding, LintContext, rule
 
 #: Work (switch-to-switch link pairs × destination switches) above which lint skips the rule.
 PFC_LIMIT = 50_000_000

@@ -23,7 +23,7 @@ from ..model.tech import (ETH_SPEEDS, IB_LANE_GBPS, IB_SPEEDS, TECH_ETH_CODE, TE
                           LinkRate, format_gbps)
 from ..ib.tiers import TIER_NAMES
 from .info import ratio_text
-from .lint import Finding, LintContext, rule
+from .lint_core import Finding, LintContext, rule
 
 TYPE_TEXT = {"dac": "DAC", "aoc": "AOC", "transceiver": "optical link"}
 LID_MARGIN = 0.05            # warn when a subnet is within 5 % of the unicast LIDs
