@@ -30,7 +30,7 @@ from .frames import Frame
 from .latency import LatencyParams, flow_latency_ns, flow_nic_ns, link_latency
 from .links import LinkTable, link_table
 from .maxmin import maxmin, maxmin_paths
-from .paths import MODES, PathProvider, Routes, route
+from .paths import MODES, PathProvider, Routes, line_gbps, route
 from .reach import Reach, Unreachable, fabric_tech, host_reach
 from .units import ParamError
 from .vlarb import (NUM_VLS, FlowVl, LinkArb, entry_vls, link_arb, link_sl2vl, one_class_vl, qos_options,
@@ -94,7 +94,7 @@ class SimResult:
         """Mean/min/max flow rate as a share of line rate, hottest links (utilisation over the
         same steady part as the rates), peak queue and when, paused links."""
         rate = all_rate = self.flow_rates()
-        line = _line_gbps(self.links, self.routes)
+        line = line_gbps(self.links, self.routes)
         share = np.where(line > 0, rate / line, 0.0)
         if self.fluid is not None and self.fluid.begin_s is not None:   # flows that never sent would skew the mean
             began = ~np.isnan(self.fluid.begin_s)
@@ -196,21 +196,6 @@ def _pfc_summary(fl: FluidResult, name: Callable[[int], tuple[str, str]]) -> dic
                                "storm_links": int((fl.watchdog_storms > 0).sum()),
                                "dropped_bytes": float(fl.watchdog_dropped_bytes.sum())}
     return out
-
-
-def _line_gbps(links: LinkTable, routes: Routes) -> np.ndarray:
-    """Per flow: the rate of its first fabric link (a piece of flows at a time)."""
-    parts = routes.split()
-    if len(parts) > 1:
-        out = np.empty(routes.n_flows)
-        for lo, hi, sub in parts:
-            out[lo:hi] = _line_gbps(links, sub)
-        return out
-    fp = np.searchsorted(routes.flow, np.arange(routes.n_flows))
-    start = routes.indptr[np.minimum(fp, max(routes.n_paths - 1, 0))]
-    l0 = routes.links[start]
-    l1 = routes.links[np.minimum(start + 1, len(routes.links) - 1)]
-    return np.where(links.pcie[l0], links.gbps[l1], links.gbps[l0])
 
 
 def _paths_solver(routes: Routes, cap: np.ndarray, demand: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
