@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..model import FabricError
+from ..ib.engines import ENGINES
+from .lesson_actions import route_info
 from .lesson_results import PathLengths, VlLayerMap
 
 if TYPE_CHECKING:
@@ -80,7 +82,6 @@ def check_loops_action(run: "Run", p: dict) -> tuple[list[str], "Fields"]:
     """Credit loops of the routing per VL; the first loop's cables for the canvas."""
     from ..ib.creditloops import check_credit_loops
     from ..ib.vl_layers import design_sl2vl
-    from .lesson_actions import route_info
     r = run.routing_for(p.get("engine"), p.get("roots"))
     check = check_credit_loops(r, sl2vl=design_sl2vl(r))
     loops = check.loops
@@ -102,7 +103,6 @@ def check_loops_action(run: "Run", p: dict) -> tuple[list[str], "Fields"]:
 def layers_action(run: "Run", p: dict) -> tuple[list[str], "Fields"]:
     """Route with ``engine`` (else the routing so far) and say which VLs its paths use."""
     from ..ib.routing import route
-    from .lesson_actions import route_info
     if "engine" in p:
         run.engine = p["engine"]
         run.routing = route(run.fabric, run.engine)
@@ -128,7 +128,6 @@ def route_lengths(fabric: Any, routing: Any) -> np.ndarray:
 def path_lengths_action(run: "Run", p: dict) -> tuple[list[str], "Fields"]:
     """Route lengths of each engine over every host pair; the first engine is the yardstick."""
     from ..ib.routing import route
-    from .lessons import ENGINES
     engines = list(p["engines"])
     if len(engines) < 2 or any(e not in ENGINES for e in engines):
         raise FabricError(f"engines: list two or more of {', '.join(ENGINES)}")
