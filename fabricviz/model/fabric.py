@@ -29,15 +29,13 @@ from .catalog import Catalog, Part
 from .errors import FabricError
 from .events import ADDED, BULK_ADDED, CHANGED, ChangeEvent, EventHub
 from .guid import GuidMixin, guid_base
+from .kinds import ETH_SWITCH, GPU, IB_SWITCH, KIND_CODE, KINDS, NIC, SERVER  # noqa: F401  (re-exported)
 from .limits import LOCAL_MAX, LOCAL_MIN, check_int_range, check_tier
 from .removal import Removed, RemovalMixin  # noqa: F401  (re-exported)
 from .store import Table, check_fits, coords
 from .tech import IB, LinkRate
 from .views import Cable, Device, Port
 
-SERVER, GPU, NIC, IB_SWITCH, ETH_SWITCH = "server", "gpu", "nic", "ib_switch", "eth_switch"
-KINDS: tuple[str, ...] = (SERVER, GPU, NIC, IB_SWITCH, ETH_SWITCH)
-KIND_CODE = {k: i for i, k in enumerate(KINDS)}
 SWITCH_KINDS = (IB_SWITCH, ETH_SWITCH)
 #: A catalog part id of each kind, named in the message when a part is missing.
 _EXAMPLE_PART = {NIC: "CX7-1P", IB_SWITCH: "QM9700", ETH_SWITCH: "SN5600"}

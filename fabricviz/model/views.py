@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
+from .cabling import CABLE_TYPES, PORT_STATES
+from .kinds import KINDS
 from .tech import IB, LinkRate
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -41,7 +43,6 @@ class Device:
 
     @property
     def kind(self) -> str:
-        from .fabric import KINDS
         return KINDS[int(self.fabric.devices_t.kind[self.id])]
 
     @property
@@ -154,7 +155,6 @@ class Port:
 
     @property
     def state(self) -> str:
-        from .fabric import PORT_STATES
         return PORT_STATES[int(self.fabric.ports_t.state[self.id])]
 
     @property
@@ -206,7 +206,6 @@ class Cable:
 
     @property
     def type(self) -> str:
-        from .fabric import CABLE_TYPES
         return CABLE_TYPES[int(self.fabric.cables_t.ctype[self.id])]
 
     @property
