@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from ..ib.lids import check_lmc
-from ..ib.routing import route
+from ..ib import routing as ib_routing
 from ..ib.sharp import sharp_mask  # SHARP aggregation nodes (NICs, not hosts)
 from ..ib.tiers import device_tiers, switch_mask
 from ..model import Fabric, FabricError, Part
@@ -143,7 +143,7 @@ class LintContext:
         """The SM's routing with ``engine`` (cached); None when the fabric cannot be routed."""
         if engine not in self._routes:
             try:
-                self._routes[engine] = route(self.f, engine, lmc=self.lmc)
+                self._routes[engine] = ib_routing.route(self.f, engine, lmc=self.lmc)   # looked up per call
             except FabricError:
                 self._routes[engine] = None
         return self._routes[engine]
