@@ -15,34 +15,24 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
-import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from fabricviz.ib.partitions import (DEFAULT_PKEY, META_KEY, Member, Partition, PartitionConfig, Resolution,
-                                     design_partitions, resolve, to_meta)
+                                     design_partitions, to_meta)
 from fabricviz.model import Fabric, FabricError
-from fabricviz.model.fabric import KIND_CODE
 from fabricviz.sim.partitioned import pkey_text
 from fabricviz.sim.reach import fabric_tech
+from fabricviz.ib.partition_design import end_port_names, host_port_guids, resolve_design
+from fabricviz.ui.canvas.overlays.partitions import BACKGROUND_DEVICES, CACHE_KEY, partition_colours
+from fabricviz.ui.document.routing import RoutingRefused
 from fabricviz.ui.widgets.table_model import ColumnsModel
 
-#: Routing-cache key of the resolved partitions (one per design state).
-CACHE_KEY = "partitions"
-#: Above this many devices the resolution runs off the UI thread.
-BACKGROUND_DEVICES = 5_000
 ETHERNET_NOTE = "Partitions (P_Keys) are InfiniBand's; this is an Ethernet design."
 NAME_RE = re.compile(r"[A-Za-z0-9_.\-]+")
 DISPLAY = QtCore.Qt.ItemDataRole.DisplayRole
 DECORATION = QtCore.Qt.ItemDataRole.DecorationRole
 #: OpenSM's stock first line, ``Default=0x7fff, ipoib : ALL=full ;``.
 STOCK_DEFAULT = Partition("Default", DEFAULT_PKEY, True, members=(Member("ALL", "full"),))
-
-
-def resolve_design(f: Fabric, progress: Callable[[int, int], None] | None = None) -> Resolution:
-    """The design's partitions on its discovered subnet (the routing cache's engine)."""
-    from fabricviz.ib.routing import default_sm
-    from fabricviz.ib.subnet import discover
-    return resolve(design_partitions(f.meta), discover(f, default_sm(f)))
 
 
 def parse_pkey(text: str) -> int:
@@ -56,37 +46,6 @@ def parse_pkey(text: str) -> int:
     if not 0 <= value <= 0xFFFF or not 0x0001 <= value & 0x7FFF <= 0x7FFE:
         raise FabricError(f"P_Key {text.strip()} is outside 0x0001–0x7ffe (0x7fff is the Default partition)")
     return value & 0x7FFF
-
-
-def end_port_names(f: Fabric) -> dict[int, str]:
-    """End-port GUID → what the members table shows: ``node01/mlx5_0:1`` for a CA port, the switch's name
-    for its port 0."""
-    t, pt = f.devices_t, f.ports_t
-    out: dict[int, str] = {}
-    ca = np.flatnonzero((pt.cable >= 0) & (t.kind[pt.device] == KIND_CODE["nic"]))
-    for p, g in zip(ca.tolist(), pt.guid[ca].tolist()):
-        out.setdefault(int(g), f.port_name(p))
-    sw = np.flatnonzero(t.alive & (t.kind == KIND_CODE["ib_switch"]))
-    for d, g in zip(sw.tolist(), t.guid[sw].tolist()):
-        out.setdefault(int(g), f.name_of(d))
-    return out
-
-
-def host_port_guids(f: Fabric, ids: Sequence[int], end_ports: dict[int, Any]) -> dict[int, list[int]]:
-    """Selected device id → the GUIDs of its IB NIC ports that are end ports of the subnet
-    (a server: its NICs' ports; a NIC: its own); devices with none are left out."""
-    t, pt = f.devices_t, f.ports_t
-    out: dict[int, list[int]] = {}
-    for d in ids:
-        kind = int(t.kind[d])
-        nics = [d] if kind == KIND_CODE["nic"] else \
-            [int(c) for c in f.children_ids(d) if int(t.kind[c]) == KIND_CODE["nic"]] if kind == KIND_CODE["server"] \
-            else []
-        ports = np.flatnonzero(np.isin(pt.device, np.asarray(nics, np.int64)) & (pt.cable >= 0)) if nics else []
-        guids = [int(g) for g in pt.guid[ports].tolist() if int(g) in end_ports]
-        if guids:
-            out[d] = guids
-    return out
 
 
 @dataclass(frozen=True)
@@ -110,7 +69,6 @@ class PartitionsModel(ColumnsModel):
         return self.rows
 
     def set_rows(self, rows: list[PartitionRow]) -> None:
-        from fabricviz.ui.canvas.overlays.partitions import partition_colours
         self.beginResetModel()
         self.rows = rows
         self.colours = partition_colours([r.pkey for r in rows])    # the canvas's partition-mark colours
@@ -277,13 +235,15 @@ class PartitionsDock(QtWidgets.QDockWidget):
 
     def _resolution(self) -> Resolution | None:
         routing = self.document.routing
-        if len(self.fabric) <= BACKGROUND_DEVICES:
-            value = routing.compute(CACHE_KEY, resolve_design)
-        else:
+        try:
+            if len(self.fabric) <= BACKGROUND_DEVICES:
+                return routing.compute(CACHE_KEY, resolve_design)
             value = routing.get(CACHE_KEY)
-            if value is None:
-                routing.request(CACHE_KEY, resolve_design)
-        return value if isinstance(value, Resolution) else None
+        except RoutingRefused:
+            return None
+        if value is None:
+            routing.request(CACHE_KEY, resolve_design)
+        return value
 
     def set_note(self, text: str) -> None:
         self.note.setText(text)
@@ -438,4 +398,4 @@ class PartitionsDock(QtWidgets.QDockWidget):
         return self._apply(f"Remove {port} from {name}", statements)
 
 
-__all__ = ["PartitionsDock", "end_port_names", "host_port_guids", "parse_pkey", "resolve_design"]
+__all__ = ["PartitionsDock", "parse_pkey"]

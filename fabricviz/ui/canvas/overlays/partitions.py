@@ -25,7 +25,7 @@ A lesson step shows the marks whatever the View menu says (:meth:`PartitionMarks
 the host whose reach it shows); :func:`marks_of` finds the scene's marks.
 
 The membership comes from the Partitions dock's routing-cache entry
-(:func:`fabricviz.ui.docks.partitions.resolve_design`), one per design state. The marks are
+(:func:`fabricviz.ib.partition_design.resolve_design`), one per design state. The marks are
 a few path items (one per colour and fill style, one veil, one outline) and one badge per box,
 never an item per host.
 """
@@ -43,9 +43,15 @@ from fabricviz.ib.partitions import DEFAULT_PKEY, Resolution
 from fabricviz.model import FabricError
 from fabricviz.model.fabric import KIND_CODE
 from fabricviz.sim.reach import fabric_tech
+from fabricviz.ib.partition_design import host_port_guids, resolve_design
 from fabricviz.ui.canvas.overlays.bundled import drawn_alone_devices, follow_levels, semantic_of
+from fabricviz.ui.document.routing import RoutingRefused
 
 #: One colour per partition, by its place among the design's non-Default partitions.
+#: Routing-cache key of the resolved partitions (one per design state).
+CACHE_KEY = "partitions"
+#: Above this many devices the resolution runs off the UI thread.
+BACKGROUND_DEVICES = 5_000
 PALETTE = ("#1c7ed6", "#e8590c", "#2f9e44", "#ae3ec9", "#f59f00", "#0c8599", "#d6336c", "#5c940d")
 SETTING = "canvas/partition_marks"
 SQUARE = 8.0          # side of a mark, scene units
@@ -222,7 +228,6 @@ class PartitionMarks:
 
     @staticmethod
     def _key() -> str:
-        from fabricviz.ui.docks.partitions import CACHE_KEY
         return CACHE_KEY
 
     def set_on(self, on: bool) -> None:
@@ -242,15 +247,16 @@ class PartitionMarks:
 
     # ------------------------------------------------------------------ what to draw
     def _resolution(self) -> Resolution | None:
-        from fabricviz.ui.docks.partitions import BACKGROUND_DEVICES, resolve_design
         routing, f = self.document.routing, self.document.fabric
-        if len(f) <= BACKGROUND_DEVICES:
-            value = routing.compute(self._key(), resolve_design)
-        else:
+        try:
+            if len(f) <= BACKGROUND_DEVICES:
+                return routing.compute(self._key(), resolve_design)
             value = routing.get(self._key())
-            if value is None:
-                routing.request(self._key(), resolve_design)      # drawn when it is ready
-        return value if isinstance(value, Resolution) else None
+        except RoutingRefused:
+            return None
+        if value is None:
+            routing.request(self._key(), resolve_design)      # drawn when it is ready
+        return value
 
     def _order(self) -> list[int] | None:
         from fabricviz.ib.partitions import design_partitions
@@ -270,7 +276,6 @@ class PartitionMarks:
         if order is None or res is None:
             self.clear()
             return
-        from fabricviz.ui.docks.partitions import host_port_guids
         t = f.devices_t
         host = t.alive & (t.parent < 0) & ((t.kind == KIND_CODE["server"]) | (t.kind == KIND_CODE["nic"]))
         ids = [int(d) for d in host.nonzero()[0].tolist()]
