@@ -31,6 +31,7 @@ from fabricviz.ui.document.commands import HistoryView
 from fabricviz.ui.document.document import Document
 from fabricviz.ui.actions import WindowActions
 from fabricviz.ui.files import FileActions
+from fabricviz.ui.settings import settings
 
 #: The fabric shown when the window is opened without a file.
 DEMO_FABRIC = asset_path("demo", "demo-fat-tree.json")
@@ -42,11 +43,6 @@ def zoom_text(scale: float) -> str:
     """``130 %``, ``15 %``, ``0.077 %``: a 30k-host design fits at well under 1 %."""
     pct = scale * 100
     return f"{pct:.0f} %" if pct >= 10 else f"{pct:.2g} %"
-
-
-def settings() -> QtCore.QSettings:
-    return QtCore.QSettings(QtCore.QSettings.Format.IniFormat, QtCore.QSettings.Scope.UserScope,
-                            "fabricviz", "fabricviz")
 
 
 class MainWindow(WindowActions, FileActions, QtWidgets.QMainWindow):

@@ -51,6 +51,7 @@ from PySide6 import QtCore, QtWidgets
 
 from fabricviz.model.atomic import MAX_PID, boot_id, process_alive, remove_stale_in, start_time, write_atomic
 from fabricviz.model import Fabric, FabricError
+from fabricviz.ui.settings import settings
 
 FORMAT = "fabricviz-recovery"
 VERSION = 1
@@ -69,7 +70,6 @@ OTHER_HOST_AFTER_S = 24 * 3600.0
 
 def recovery_dir() -> Path:
     """The ``recovery`` folder beside the settings file (honours HOME / XDG_CONFIG_HOME)."""
-    from fabricviz.ui.main_window import settings
     return Path(settings().fileName()).parent / "recovery"
 
 
