@@ -27,6 +27,7 @@ from ..model.tech import IB
 from ..ib.sharp import SHARP_PART
 from .ibnetdiscover_grammar import (HDR, LOCAL_LID, MAX_LMC, MAX_PORTS, PORT, SHARP_DESC, SHARP_NOTES, Node,
                                     Topology, dec, lines_of)
+from ..ib.lids import LidEntries, plan_lids
 
 #: Rate of a link whose file line gives none (ibsim's default: 4x SDR).
 DEFAULT_RATE = LinkRate(IB, "SDR", 4)
@@ -259,7 +260,6 @@ def check_lid_space(topo: Topology, links: list, where: str, problems: list[str]
     GUID, each cabled CA port by port GUID, the SM's entry (the file's first node, where the
     imported fabric's SM sits: a switch's port 0, a CA's lowest cabled port), the file's LIDs kept.
     Returns the need (the count when that alone is over)."""
-    from ..ib.lids import LidEntries, plan_lids
     cabled: dict[int, int] = {}
     for a, _pa, b, _pb, _rate in links:
         for n in (a, b):

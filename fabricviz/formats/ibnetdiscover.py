@@ -25,7 +25,6 @@ from pathlib import Path
 from ..ib.sharp import SHARP_PART
 from ..model import Fabric, FabricError, LinkRate
 from ..model.guid import format_guid
-from ._ibbuild import build_fabric, check_lid_space, prescan
 from .ibnetdiscover_grammar import (ASSIGN, GUID_KEYS, HDR, HDR_LOOSE, ID_GUID, LOCAL_LID, MAX_GUID, MAX_LID,
                                     MAX_LMC, MAX_PORTS, MAX_WIDTH, PORT, RATE, SHARP_DESC, SHARP_NOTES, SW_LID,
                                     UNSUPPORTED, Link, Node, Topology, dec, guid_value, hex_guid, lines_of, show)
@@ -303,7 +302,10 @@ def check_ibnetdiscover(text: str, where: str = "<text>", dialect: str = FORMAT)
 
 
 def _analyse(text: str, where: str, dialect: str):
-    early = prescan(text, where)      # port budget and LID space, before any record is built
+    # deliberately imported on use: _ibbuild lays the fabric out (generate.autolayout loads scipy),
+    # which sniff and parse never need
+    from . import _ibbuild
+    early = _ibbuild.prescan(text, where)      # port budget and LID space, before any record is built
     if early is not None:
         return Topology([], []), [], [early]
     topo, problems = parse(text, where)
@@ -313,7 +315,7 @@ def _analyse(text: str, where: str, dialect: str):
         _assign_file_guids(topo, where, problems)
     links = _resolve(topo, where, problems)
     if not problems:
-        check_lid_space(topo, links, where, problems)
+        _ibbuild.check_lid_space(topo, links, where, problems)
     if not topo.nodes and not problems:
         problems.append(f"{where}: no Switch, Ca or Hca block found (not an ibnetdiscover or ibsim file)")
     seen: dict[int, Node] = {}
@@ -343,7 +345,8 @@ def loads(text: str, where: str = "<text>", dialect: str = FORMAT, name: str | N
     topo, links, problems = _analyse(text, where, dialect)
     if problems:
         raise FabricError(problems[0])
-    f = build_fabric(topo, links, where, dialect, name or Path(where).stem)
+    from . import _ibbuild                     # on use, as in _analyse
+    f = _ibbuild.build_fabric(topo, links, where, dialect, name or Path(where).stem)
     keep_descriptions(f, topo)
     return f
 

@@ -34,6 +34,10 @@ from .nic_config import nic_script
 from .nvue_config import nv_script, startup_yaml
 from .sonic_config import config_db_text
 from .switch_types import CNP_DSCP, CNP_PRIORITY, ExportSettings, NicPort, PortConfig, SwitchConfig
+from ..model.tech import rates_gbps
+from ..model.fabric import KIND_CODE, NIC
+from ..ethernet.lossless import lossless_plan
+from ..ethernet.roce_meta import RoceMetaError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ethernet.lossless import LosslessPlan
@@ -116,7 +120,6 @@ def export_dscps(priorities: Sequence[int], dscp: int | Sequence[int] | None) ->
 
 def switch_views(fabric: "Fabric", plan: "LosslessPlan") -> list[SwitchConfig]:
     """Per Ethernet switch with lossless ports, in name order, its ports in port order."""
-    from ..model.tech import rates_gbps
     pt, ct = fabric.ports_t, fabric.cables_t
     out = []
     for d, b in plan.switches.items():
@@ -145,7 +148,6 @@ def switch_views(fabric: "Fabric", plan: "LosslessPlan") -> list[SwitchConfig]:
 
 def nic_ports(fabric: "Fabric", plan: "LosslessPlan") -> list[NicPort]:
     """Every NIC port cabled to a lossless switch port, by host then RDMA device."""
-    from ..model.fabric import KIND_CODE, NIC
     pt, ct, dt = fabric.ports_t, fabric.cables_t, fabric.devices_t
     out = []
     for p in plan.ports.tolist():
@@ -177,8 +179,6 @@ def render(fabric: "Fabric", os: str, *, priority: int | Sequence[int] | None = 
     ports (:class:`DesignSettingsError` when the design's ``meta.roce`` is refused),
     :class:`BufferBudgetExceeded` when a switch's headroom does not fit its buffer — the budget
     of every lossless priority."""
-    from ..ethernet.lossless import lossless_plan
-    from ..ethernet.roce_meta import RoceMetaError
     if os not in OSES:
         raise FabricError(f"--os {os!r}: one of {', '.join(OSES)}")
     prios = None if priority is None else (priority,) if isinstance(priority, int) else tuple(priority)

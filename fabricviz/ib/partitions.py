@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import FabricError
+from ..model.fabric import IB_SWITCH, KIND_CODE
 
 DEFAULT_PKEY = 0x7FFF        # IB_DEFAULT_PARTIAL_PKEY: the default partition, without the full bit
 FULL_BIT = 0x8000            # membership bit of a P_Key table entry: set = full member
@@ -230,7 +231,6 @@ def sm_port_guid(subnet: Any) -> int:
 
 
 def _switch_code() -> int:
-    from ..model.fabric import IB_SWITCH, KIND_CODE
     return KIND_CODE[IB_SWITCH]
 
 

@@ -8,6 +8,8 @@ import numpy as np
 
 from .routing import Routing
 from .subnet import NO_PATH
+from .tiers import TIER_NAMES
+from .tiers import device_tiers
 
 
 def port_loads(routing: Routing) -> np.ndarray:
@@ -40,9 +42,7 @@ def uplink_balance(routing: Routing) -> dict[str, Any]:
     t = sn.fabric.devices_t
     tier = t.tier[sn.switches].astype(np.int64)
     if (tier < 1).any():
-        from .tiers import device_tiers
         tier = device_tiers(sn.fabric)[sn.switches]
-    from .tiers import TIER_NAMES
     per_tier: dict[str, list[int]] = {}
     worst = None
     for s in range(sn.num_switches):

@@ -26,6 +26,11 @@ import numpy as np
 from ..model import Fabric
 from .routing import Routing, old_lft, route
 from .subnet import NO_PATH
+from .sm import elect
+from .pkeys import design_tables
+from .sweep_pkeys import PKEY_BLOCK, pkey_smps
+from .qos import compute_qos
+from .qos_meta import design_qos
 
 SMP_BASE_US = 20.0          # SM software + SMA processing per round trip (estimate)
 SMP_HOP_US = 0.5            # extra per directed-route hop (estimate)
@@ -103,7 +108,6 @@ def heavy_sweep(fabric: Fabric, engine: str = "minhop", sm: int | str | None = N
     P_Key manager (default: the design's partitions.conf; none: the Default partition);
     ``qos``: QosOptions for the QoS step (default: the design's; none or ``qos FALSE``: no QoS SMPs).
     """
-    from .sm import elect
     election = None
     if sm is None:
         election = elect(fabric)
@@ -233,8 +237,6 @@ def _pkeys(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, previous: R
            conf: Any) -> None:
     """The P_Key manager: one event per PKeyTable block and per switch port's enforcement
     (PortInfo), in OpenSM's order (:mod:`.sweep_pkeys`)."""
-    from .pkeys import design_tables
-    from .sweep_pkeys import PKEY_BLOCK, pkey_smps
     tables = design_tables(r.subnet, conf)
     before = previous.info.pkey_tables if previous is not None else None
     steps = pkey_smps(r, tables, before)
@@ -255,8 +257,6 @@ def _pkeys(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, previous: R
 def _qos(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, options: Any) -> None:
     """``osm_qos_setup``: per switch its SL2VL tables (one SMP per (in, out) port pair) and the
     VLArbitration tables of its up ports, then per CA port its own; nothing with ``qos FALSE``."""
-    from .qos import compute_qos
-    from .qos_meta import design_qos
     options = options if options is not None else design_qos(f.meta)
     if options is None or not options.qos:
         return

@@ -30,6 +30,8 @@ import numpy as np
 
 from .path_sl import PathSL
 from .subnet import NO_PATH, Subnet
+from .qos import QosOptions, QosTables, compute_qos
+from .qos_meta import design_qos
 
 if TYPE_CHECKING:
     from .qos import QosTables
@@ -81,7 +83,6 @@ def sl2vl_of(sn: Subnet, tables: Any = None) -> SL2VL:
     """The :class:`SL2VL` of ``tables``: None or QoS off (identity), a :class:`~.qos.QosTables`,
     :class:`~.qos.QosOptions` (computed here), one 16-entry table for every port, or arrays
     [S, P+1, 16] (by output port) / [S, P+1, P+1, 16] (by input and output port)."""
-    from .qos import QosOptions, QosTables, compute_qos
     if isinstance(tables, SL2VL):
         return tables
     if isinstance(tables, QosOptions):
@@ -130,7 +131,6 @@ def _from_qos(sn: Subnet, tables: "QosTables") -> SL2VL:
 
 def design_sl2vl(routing: "Routing") -> SL2VL:
     """The SL2VL tables of the design's QoS options (``fabric.meta["qos"]``), identity without them."""
-    from .qos_meta import design_qos
     return sl2vl_of(routing.subnet, design_qos(routing.subnet.fabric.meta))
 
 
