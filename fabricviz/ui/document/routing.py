@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from PySide6 import QtCore
 
-from fabricviz.ib.lid_table import LidTable, lid_table
+from fabricviz.ib import lid_table as ib_lid_table
+from fabricviz.ib.lid_table import LidTable
 from fabricviz.ib import routing as ib_routing
 from fabricviz.ib.routing import Routing
 from fabricviz.model import Fabric, FabricError
@@ -169,7 +170,7 @@ class RoutingCache(QtCore.QObject):
 
 
 def lids_engine(f: Fabric, progress: Callable[[int, int], None] | None = None) -> LidTable:
-    return lid_table(f)
+    return ib_lid_table.lid_table(f)   # looked up when called (tests stand in for it)
 
 
 def lft_engine(f: Fabric, progress: Callable[[int, int], None] | None = None) -> Routing:
