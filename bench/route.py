@@ -71,7 +71,7 @@ def opensm_seconds(fabric, engine: str, repeat: int) -> float | None:
 
 def warm_up_seconds(engines: list[str]) -> float:
     """The compiled kernels' one-off load in this process (numba import + disk cache)."""
-    from fabricviz.ib.kernels import warm_up
+    from fabricviz.ib.engines import warm_up
     t = time.perf_counter()
     for e in engines:
         warm_up(e)

@@ -54,7 +54,7 @@ def main() -> int:
         for _ in range(args.repeat):
             r = route(f, "dfsssp")
             ours.append(r.route_seconds)
-            vls = r.info.get("vls_used", 0)
+            vls = r.info.vls_used or 0
         assert r is not None
         theirs = None
         if not skip:

@@ -55,7 +55,7 @@ def ours(text: str, repeat: int) -> tuple[float, float, int, int]:
         t = time.perf_counter()
         _, info = route_lash(sn, lids, dist)
         alone.append(time.perf_counter() - t)
-    return statistics.median(total), statistics.median(alone), sn.num_switches, info["vls_used"]
+    return statistics.median(total), statistics.median(alone), sn.num_switches, int(info.vls_used or 0)
 
 
 def opensm_ms(text: str, repeat: int) -> tuple[float | None, int | None]:

@@ -212,4 +212,4 @@ fi
 # --- compiled kernels -----------------------------------------------------------
 # the subnet manager's inner loops are numba kernels cached on disk: compile them here, once
 # (~20-40 s on 2 cores the first time, a second after), so no route, test or GUI session does
-"$VENV/bin/python" -m fabricviz.ib.kernels || say "warning: could not prepare the compiled kernels (they compile on first use)"
+"$VENV/bin/python" -m fabricviz.ib.engines || say "warning: could not prepare the compiled kernels (they compile on first use)"

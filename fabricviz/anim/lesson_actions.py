@@ -8,15 +8,18 @@ the SM state, the last trace. Qt-free.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+from ..ib.engines import ENGINES
 from ..model import Fabric, FabricError
 from ..model.cabling import PORT_ACTIVE
 from .lesson_results import (Balance, CableChange, PathLatency, RouteInfo, ShownFlow, SweepCounts, SweepPlay,
                              TracedPath, TrafficRun)
-from .lessons import ENGINES, Lesson
+
+if TYPE_CHECKING:
+    from .lessons import Lesson
 
 Fields = dict[str, Any]
 
@@ -85,7 +88,7 @@ def route_info(r) -> tuple[list[str], RouteInfo]:
              + f": LFTs for {r.subnet.num_switches} switches, {r.lids.count()} LIDs"]
     if r.fallback_reason:
         lines.append(f"refused: {r.fallback_reason}")
-    roots = r.info.get("roots")
+    roots = r.info.roots
     if roots:
         lines.append("roots: " + ", ".join(roots))
     bal = uplink_balance(r)
@@ -165,7 +168,7 @@ def _pull_cable(run: Run, p: dict) -> tuple[list[str], Fields]:
     tl = SweepTimeline(sweep, run.fabric)
     lines = [f"pulled cable {label}"]
     lines += [e.text for e in sweep.events if e.kind in ("trap", "route")]
-    blocks = int(sweep.routing.info.get("lft_blocks_sent", 0))
+    blocks = int(sweep.routing.info.lft_blocks_sent or 0)
     lines.append(f"LFT blocks re-sent: {blocks}")
     out: Fields = {"lft_blocks_sent": blocks, "routing": sweep.routing, "sweep": SweepPlay(tl, 0, len(tl) - 1),
                    "change": CableChange(old_fabric, (pulled,))}
@@ -243,7 +246,7 @@ def _sim(fabric: Fabric, p: dict, routing: str | None = None, fluid: Any = None)
                       model, routing, engine, duration_ms, seed, paused_cables=paused, partition=res.partition)
 
 
-def _simulate(run: Run, p: dict, fluid: Any = None) -> tuple[list[str], Fields]:
+def simulate_action(run: Run, p: dict, fluid: Any = None) -> tuple[list[str], Fields]:
     from dataclasses import replace
 
     from ..sim.summary import format_summary
@@ -374,22 +377,9 @@ def _compare(run: Run, p: dict) -> tuple[list[str], Fields]:
 Runner = Callable[[Run, dict], tuple[list[str], Fields]]
 
 
-def _elsewhere(module: str, name: str) -> Runner:
-    """An action whose runner lives in ``module`` (lesson_layers, lesson_partitions, lesson_roce, …:
-    they import this module, so theirs is imported when the action first runs)."""
-    def runner(run: Run, p: dict) -> tuple[list[str], Fields]:
-        import importlib
-        return getattr(importlib.import_module(f".{module}", __package__), name)(run, p)
-    return runner
-
-
-ACTION_RUNNERS: dict[str, Runner] = {
+#: The actions this module runs (:mod:`.lesson_runners` adds the others').
+CORE_RUNNERS: dict[str, Runner] = {
     "sweep": _sweep, "route": _route, "trace": _trace, "pull_cable": _pull_cable,
-    "rewire": _rewire, "simulate": _simulate, "latency": _latency, "compare": _compare,
-    **{action: _elsewhere(module, f"{action}_action") for module, actions in (
-        ("lesson_layers", ("check_loops", "layers", "path_lengths")),
-        ("lesson_partitions", ("partitions", "reach")),
-        ("lesson_roce", ("pfc_deadlock", "pfc_run", "headroom", "roce_run")),
-        ("lesson_collective", ("collective",)), ("lesson_whatif", ("whatif",))) for action in actions}}
+    "rewire": _rewire, "simulate": simulate_action, "latency": _latency, "compare": _compare}
 
-__all__ = ["ACTION_RUNNERS", "Run", "route_info", "uplink_balance"]
+__all__ = ["CORE_RUNNERS", "Run", "Runner", "route_info", "simulate_action", "uplink_balance"]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import Fabric, FabricError
+from .lesson_spec import build_spec, check_fabric_spec
 
 Fields = dict[str, Any]
 DEFAULT_SIZES = "8B:8GiB:x2"
@@ -64,7 +65,6 @@ def check_params(p: dict, where: str, at: str) -> None:
     from ..sim.collective import ALGOS, OPS, parse_sizes
     from ..sim.units import ParamError
     from ..sim.workloads import parse_size
-    from .lessons import check_fabric_spec
 
     def bad(key: str, msg: str) -> FabricError:
         return FabricError(f"{where}: {at}.{key}: {msg}")
@@ -109,7 +109,6 @@ def _lines(c: CollectiveCurve) -> list[str]:
 
 
 def collective_action(run: Any, p: dict) -> tuple[list[str], Fields]:
-    from .lessons import build_spec
     curves = [_curve(run.fabric, p, own=True)]
     v = p.get("versus")
     if v is not None:

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..model import FabricError
+from ..ib.engines import ENGINES
+from .lesson_actions import route_info
 from .lesson_results import PathLengths, VlLayerMap
 
 if TYPE_CHECKING:
@@ -32,7 +34,7 @@ def layer_map(routing: Any, walk: Any = None) -> VlLayerMap:
         walk = walk_vls(routing, sl2vl=sl2vl)
     cables, masks = cable_vls(routing, walk)
     info = routing.info
-    psl = info.get("path_sl")
+    psl = info.path_sl
     layers = engine_layers(routing) if sl2vl.identity else None   # a VL is its SL: layers readable
     by_layer: tuple[int, ...] = ()
     names: tuple[str, ...] = ()
@@ -41,10 +43,10 @@ def layer_map(routing: Any, walk: Any = None) -> VlLayerMap:
         names = layers[1]
     return VlLayerMap(str(routing.routed_by), walk.vls_used(), tuple(int(c) for c in cables.tolist()),
                       tuple(int(m) for m in masks.tolist()),
-                      int(info["vls_used"]) if psl is not None and "vls_used" in info else None,
-                      int(info["vls_avail"]) if "vls_avail" in info else None,
-                      tuple(int(x) for x in info.get("paths_per_vl", ())),
-                      tuple(int(x) for x in info.get("paths_after", ())),
+                      int(info.vls_used) if psl is not None and info.vls_used is not None else None,
+                      int(info.vls_avail) if info.vls_avail is not None else None,
+                      tuple(int(x) for x in info.paths_per_vl or ()),
+                      tuple(int(x) for x in info.paths_after or ()),
                       psl.counts() if psl is not None else {}, routing, by_layer, names)
 
 
@@ -80,7 +82,6 @@ def check_loops_action(run: "Run", p: dict) -> tuple[list[str], "Fields"]:
     """Credit loops of the routing per VL; the first loop's cables for the canvas."""
     from ..ib.creditloops import check_credit_loops
     from ..ib.vl_layers import design_sl2vl
-    from .lesson_actions import route_info
     r = run.routing_for(p.get("engine"), p.get("roots"))
     check = check_credit_loops(r, sl2vl=design_sl2vl(r))
     loops = check.loops
@@ -94,7 +95,7 @@ def check_loops_action(run: "Run", p: dict) -> tuple[list[str], "Fields"]:
                    if int(f.ports_t.cable[f.port(ch).id]) >= 0)
     out: Fields = {"route": info, "routing": r, "loops": len(loops), "loop_cables": cables,
                    "loop_vls": first.layer if first else (), "vls": tuple(check.vls)}
-    if r.info.get("path_sl") is not None:        # a layered engine: the canvas keeps its VL colours
+    if r.info.path_sl is not None:        # a layered engine: the canvas keeps its VL colours
         out["layers"] = layer_map(r, check.walk)
     return lines, out
 
@@ -102,7 +103,6 @@ def check_loops_action(run: "Run", p: dict) -> tuple[list[str], "Fields"]:
 def layers_action(run: "Run", p: dict) -> tuple[list[str], "Fields"]:
     """Route with ``engine`` (else the routing so far) and say which VLs its paths use."""
     from ..ib.routing import route
-    from .lesson_actions import route_info
     if "engine" in p:
         run.engine = p["engine"]
         run.routing = route(run.fabric, run.engine)
@@ -128,7 +128,6 @@ def route_lengths(fabric: Any, routing: Any) -> np.ndarray:
 def path_lengths_action(run: "Run", p: dict) -> tuple[list[str], "Fields"]:
     """Route lengths of each engine over every host pair; the first engine is the yardstick."""
     from ..ib.routing import route
-    from .lessons import ENGINES
     engines = list(p["engines"])
     if len(engines) < 2 or any(e not in ENGINES for e in engines):
         raise FabricError(f"engines: list two or more of {', '.join(ENGINES)}")

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..model import FabricError
+from .lesson_actions import simulate_action
 from .lesson_results import PortHeadroom, SwitchHeadroom, TracedPath, TrafficRun
 
 Fields = dict[str, Any]
@@ -129,10 +130,9 @@ def headroom_action(run: Any, p: dict) -> tuple[list[str], Fields]:
 
 def roce_run_action(run: Any, p: dict) -> tuple[list[str], Fields]:
     from ..sim.engine import roce_fluid
-    from .lesson_actions import _simulate
     cc = p.get("cc", "dcqcn")
     prm = roce_fluid(run.fabric, p.get("dcqcn"), "pfc", cc)
-    lines, fields = _simulate(run, {**p, "model": "fluid", "cc": cc}, fluid=prm)
+    lines, fields = simulate_action(run, {**p, "model": "fluid", "cc": cc}, fluid=prm)
     preset = fields["traffic"].summary.get("dcqcn_preset")
     if cc == "dcqcn" and preset:
         lines[0] += f", DCQCN {preset} preset"

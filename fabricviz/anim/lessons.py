@@ -42,14 +42,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..ib.engines import ENGINES
 from ..model import Fabric, FabricError
 from ..resources import asset_path
-from .lesson_results import Balance, StepResult
+from .lesson_actions import Run, uplink_balance
+from .lesson_results import StepResult
+from .lesson_runners import ACTION_RUNNERS
+from .lesson_spec import build_spec, check_fabric_spec, fail as _fail
 
 LESSON_DIR = asset_path("lessons")
-GENERATORS = ("fat_tree", "k_ary_fat_tree", "leaf_spine", "rail_optimized", "torus", "ring", "dragonfly")
 SWEEP_PHASES = ("election", "discovery", "pkeys", "sm_lid", "lids", "routing", "lft", "links", "up")
-ENGINES = ("minhop", "updn", "ftree", "dfsssp", "lash", "sssp")   # fabricviz.ib.routing.ENGINES
 
 # action → (required fields, optional fields) besides action/title/say
 ACTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -76,7 +78,6 @@ ACTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                                   "bytes")),
 }
 COMPARE = ("engines", "routings", "techs")
-CABLE_FIELDS = ("port", "length_m", "type", "part")     # a lesson fabric's "cables" entries
 STEP_KEYS = ("action", "title", "say", "fabric")          # every step's fields besides its action's
 
 
@@ -104,39 +105,7 @@ class Lesson:
         return build_spec(self.fabric, self.path, tech)
 
 
-def build_spec(spec: dict[str, Any], path: str = "<lesson>", tech: str | None = None) -> Fabric:
-    """A fresh fabric from a lesson's (or a step's) fabric spec (see the module doc)."""
-    if "generator" in spec:
-        from .. import generate
-        args = dict(spec.get("args", {}))
-        if tech is not None:
-            args["fabric"] = tech
-        try:
-            f = getattr(generate, spec["generator"])(**args)
-        except TypeError as e:
-            raise FabricError(f"{path}: fabric.args: {e}") from None
-    elif tech is not None:
-        raise FabricError(f"{path}: fabric: comparing InfiniBand with RoCE needs a generator fabric")
-    else:
-        from ..formats.native import fabric_from_dict
-        f = fabric_from_dict(spec["design"], where=f"{path}: fabric.design")
-    for i, c in enumerate(spec.get("cables", [])):     # re-made cables: a long optical uplink, ...
-        try:
-            port = f.port(c["port"])
-            if port.cable is None:
-                raise FabricError(f"port {c['port']}: no cable there")
-            f.set_cable(int(port.cable.id), length_m=c.get("length_m"), ctype=c.get("type"),
-                        part=c.get("part"))
-        except (FabricError, KeyError, ValueError) as e:
-            raise FabricError(f"{path}: fabric.cables[{i}]: {e}") from None
-    return f
-
-
 # ------------------------------------------------------------------ loading
-def _fail(where: str, fld: str, msg: str) -> FabricError:
-    return FabricError(f"{where}: {fld}: {msg}")
-
-
 def parse_lesson(data: Any, where: str = "<lesson>", number: int | None = None) -> Lesson:
     """Validate a lesson dict; the first problem is one line naming file and field."""
     if not isinstance(data, dict):
@@ -155,42 +124,6 @@ def parse_lesson(data: Any, where: str = "<lesson>", number: int | None = None) 
         raise _fail(where, "steps", "missing or empty list")
     out = [_parse_step(s, where, f"steps[{i}]") for i, s in enumerate(steps)]
     return Lesson(data["name"], data["title"], str(data.get("summary", "")), fab, tuple(out), where, number)
-
-
-def check_fabric_spec(fab: Any, where: str, at: str = "fabric") -> None:
-    """A lesson's (or step's, ``at``) fabric: a generator with its args or a native design."""
-    if not isinstance(fab, dict) or ("generator" in fab) == ("design" in fab):
-        raise _fail(where, at, "give either {\"generator\": ..., \"args\": {...}} or {\"design\": {...}}")
-    if "generator" in fab:
-        if fab["generator"] not in GENERATORS:
-            raise _fail(where, f"{at}.generator", f"unknown generator {fab['generator']!r} "
-                                                  f"(use {', '.join(GENERATORS)})")
-        if not isinstance(fab.get("args", {}), dict):
-            raise _fail(where, f"{at}.args", "must be an object of generator arguments")
-    elif not isinstance(fab["design"], dict):
-        raise _fail(where, f"{at}.design", "must be a native fabricviz design object")
-    _check_cables(fab.get("cables", []), where, at)
-
-
-def _check_cables(cables: Any, where: str, at_fabric: str = "fabric") -> None:
-    """A lesson fabric's ``cables``: a list of {port, and length_m / type / part to change}."""
-    if not isinstance(cables, list):
-        raise _fail(where, f"{at_fabric}.cables", "must be a list of {\"port\": ..., \"length_m\": ...} objects")
-    for i, c in enumerate(cables):
-        at = f"{at_fabric}.cables[{i}]"
-        if not isinstance(c, dict) or not isinstance(c.get("port"), str):
-            raise _fail(where, at, "an object with a \"port\" (e.g. \"leaf01:5\")")
-        extra = sorted(set(c) - set(CABLE_FIELDS))
-        if extra:
-            raise _fail(where, f"{at}.{extra[0]}", f"not a cable field (use {', '.join(CABLE_FIELDS)})")
-        if len(c) == 1:
-            raise _fail(where, at, "give length_m, type or part to change")
-        m = c.get("length_m", 1.0)
-        if isinstance(m, bool) or not isinstance(m, (int, float)) or not m > 0:
-            raise _fail(where, f"{at}.length_m", f"{m!r}: a length in metres above 0")
-        for key in ("type", "part"):
-            if key in c and not isinstance(c[key], str):
-                raise _fail(where, f"{at}.{key}", "must be a string")
 
 
 def _parse_step(s: Any, where: str, at: str) -> Step:
@@ -281,7 +214,6 @@ def find_lesson(ref: str) -> Lesson:
 # ------------------------------------------------------------------ running
 def run_lesson(lesson: Lesson, until: int | None = None) -> list[StepResult]:
     """Run steps 1..``until`` (all when None) and return their narration and numbers."""
-    from .lesson_actions import ACTION_RUNNERS, Run
     n = len(lesson.steps)
     stop = n if until is None else until
     if not 1 <= stop <= n:
@@ -319,12 +251,6 @@ def resolve_until(lesson: Lesson, text: str | None) -> int | None:
         if s.title.lower().startswith(text.lower()):
             return i
     raise FabricError(f"step {text}: no step {text!r} in {lesson.name} (use 1..{len(lesson.steps)} or end)")
-
-
-def uplink_balance(r) -> Balance | None:
-    """How evenly the LFTs spread CA destinations over switch-to-switch egress ports."""
-    from .lesson_actions import uplink_balance as balance
-    return balance(r)
 
 
 __all__ = ["ACTIONS", "LESSON_DIR", "Lesson", "Step", "StepResult", "build_spec", "bundled", "final_fabric",

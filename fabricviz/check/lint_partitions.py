@@ -19,7 +19,8 @@ import numpy as np
 from ..ib.partitions import DEFAULT_PKEY, design_partitions, resolve
 from ..ib.pkeys import CONNECTX_PKEYS
 from ..model import FabricError
-from .lint import Finding, LintContext, rule
+from .lint_core import Finding, LintContext, rule
+from ..ib.subnet import discover
 
 
 def _state(ctx: LintContext) -> Any:
@@ -31,7 +32,6 @@ def _state(ctx: LintContext) -> Any:
     try:
         conf = design_partitions(ctx.f)
         if conf is not None:
-            from ..ib.subnet import discover
             sn = discover(ctx.f)
             state = (resolve(conf, sn), {int(g): int(p) for g, p in zip(sn.ca_guid.tolist(),
                                                                          sn.ca_ports.tolist())}, None)

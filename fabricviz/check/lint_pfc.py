@@ -15,7 +15,8 @@ import numpy as np
 
 from ..model import FabricError
 from ..model.fabric import KIND_CODE
-from .lint import Finding, LintContext, rule
+from .lint_core import Finding, LintContext, rule
+from ..ethernet.pfc_deadlock import check_pfc_deadlock
 
 #: Work (switch-to-switch link pairs × destination switches) above which lint skips the rule.
 PFC_LIMIT = 50_000_000
@@ -31,7 +32,6 @@ def pfc_deadlock(ctx: LintContext) -> Iterator[Finding]:
         yield ctx.finding("pfc-deadlock", "info", "PFC deadlocks not checked: the fabric is too large to "
                           "check quickly (lint --full, or fabricviz check-pfc-deadlock)", where=f.name)
         return
-    from ..ethernet.pfc_deadlock import check_pfc_deadlock
     try:
         check = check_pfc_deadlock(f)
     except FabricError as exc:

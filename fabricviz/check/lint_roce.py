@@ -14,7 +14,7 @@ from typing import Iterator
 
 from ..ethernet.buffers import WARN_USE
 from ..ethernet.lossless import lossless_plan
-from .lint import Finding, LintContext, rule
+from .lint_core import Finding, LintContext, rule
 
 
 def _mib(v: float) -> str:

@@ -23,7 +23,11 @@ from ..model.tech import (ETH_SPEEDS, IB_LANE_GBPS, IB_SPEEDS, TECH_ETH_CODE, TE
                           LinkRate, format_gbps)
 from ..ib.tiers import TIER_NAMES
 from .info import ratio_text
-from .lint import Finding, LintContext, rule
+from .lint_core import Finding, LintContext, rule
+from ..ib.lids import lid_space_problem, plan_lids
+from ..ib.routing import lid_entries, sm_device
+from ..ib.creditloops import find_credit_loops
+from ..ib.qos_meta import design_qos
 
 TYPE_TEXT = {"dac": "DAC", "aoc": "AOC", "transceiver": "optical link"}
 LID_MARGIN = 0.05            # warn when a subnet is within 5 % of the unicast LIDs
@@ -314,7 +318,6 @@ def lid_space_needs(ctx: LintContext, every: bool = False) -> Iterator[tuple[str
 def _subnet_sm(ctx: LintContext, label: np.ndarray, comp: int) -> int:
     """The SM device of subnet ``comp``: route's (:func:`~fabricviz.ib.routing.sm_device`) when it
     is in this subnet, else the subnet's first cabled IB NIC, else its first switch."""
-    from ..ib.routing import sm_device
     pt = ctx.f.ports_t
     try:
         sm_dev = sm_device(ctx.f)
@@ -336,8 +339,6 @@ def _subnet_need(ctx: LintContext, label: np.ndarray, comp: int, n_ca: int,
     """(CA ports, switches, LIDs needed, refusal or None) of one IB subnet: the entries route
     gives LIDs to (discovered from :func:`_subnet_sm`, file LIDs kept) through the one
     :func:`~fabricviz.ib.lids.plan_lids`; the component's count when the SM cannot discover it."""
-    from ..ib.lids import lid_space_problem, plan_lids
-    from ..ib.routing import lid_entries
     try:
         _sn, entries = lid_entries(ctx.f, _subnet_sm(ctx, label, comp))
     except FabricError:
@@ -535,8 +536,6 @@ def credit_loop(ctx: LintContext) -> Iterator[Finding]:
     r = ctx.routing("minhop")
     if r is None:
         return
-    from ..ib.creditloops import find_credit_loops
-    from ..ib.qos_meta import design_qos
     try:
         sl2vl = design_qos(ctx.f)       # the VL of SL0 on each port (QoS on), else VL0
     except FabricError:

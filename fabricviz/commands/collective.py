@@ -8,9 +8,9 @@ import argparse
 import json
 
 from ..model import FabricError
+from .collective_output import FLAGS, as_json, table, write_csv, write_plot
+from .collective_sweep import one_case, run_sweep
 
-FLAGS = {"op": "--op", "algo": "--algo", "sizes": "--sizes", "gpus": "--gpus", "transport": "--transport",
-         "routing": "--routing"}
 
 
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
@@ -42,97 +42,7 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p.set_defaults(func=run)
 
 
-def table(res, design: str) -> str:
-    """The result as nccl-tests prints it."""
-    from ..sim.collective import redop_root
-    redop, root = redop_root(res.op)
-    lines = [f"# fabricviz collective: {res.op} ({res.algo}) over {res.n} GPUs on {res.servers} servers, "
-             f"{res.channels} channel(s), {design}",
-             "#",
-             f"# {'size':>12} {'count':>12} {'type':>6} {'redop':>6} {'root':>6} {'time':>10} {'algbw':>8} "
-             f"{'busbw':>8}",
-             f"# {'(B)':>12} {'(elements)':>12} {'':>6} {'':>6} {'':>6} {'(us)':>10} {'(GB/s)':>8} {'(GB/s)':>8}"]
-    for r in res.rows:
-        lines.append(f"  {r.size:>12.0f} {r.count:>12d} {'float':>6} {redop:>6} {root:>6} {r.time_us:>10.2f} "
-                     f"{r.algbw:>8.2f} {r.busbw:>8.2f}")
-    avg = sum(r.busbw for r in res.rows) / len(res.rows)
-    lines.append(f"# Avg bus bandwidth    : {avg:g}")
-    return "\n".join(lines)
-
-
-def as_json(res, design: str) -> dict:
-    from ..sim.collective import MTU_BYTES, NVLINK_LATENCY_NS, STEP_OVERHEAD_NS, redop_root, wire_efficiency
-    redop, root = redop_root(res.op)
-    return {"design": design, "op": res.op, "algo": res.algo, "gpus": res.n, "servers": res.servers,
-            "channels": res.channels, "fabric": res.tech, "engine": res.engine,
-            "model": {"step_overhead_us": STEP_OVERHEAD_NS / 1e3, "nvlink_latency_us": NVLINK_LATENCY_NS / 1e3,
-                      "mtu_bytes": MTU_BYTES, "wire_efficiency": wire_efficiency(res.tech)},
-            "rows": [{"size_bytes": r.size, "count": r.count, "type": "float", "redop": redop, "root": root,
-                      "time_us": r.time_us, "algbw_GBps": r.algbw, "busbw_GBps": r.busbw} for r in res.rows]}
-
-
-def write_csv(res, path: str) -> None:
-    """The engine's CSV (:func:`~fabricviz.sim.collective.csv_text`, the Collectives dock's too), atomically."""
-    from ..model.atomic import write_atomic
-    from ..sim.collective import csv_text
-    write_atomic(path, csv_text(res))
-
-
-#: Curve colours (matplotlib's first ten).
-COLOURS = ((31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189), (140, 86, 75),
-           (227, 119, 194), (127, 127, 127), (188, 189, 34), (23, 190, 207))
-
-
-def write_plot(results, path: str, title: str, labels: list[str] | None = None, width: int = 800,
-               height: int = 500) -> None:
-    """busbw (GB/s) against size (log₂ x) as a PNG, one curve per result (one result, or a list of
-    them with ``labels`` for a legend): Pillow draws, imageio writes."""
-    import imageio.v3 as iio
-    import numpy as np
-    from PIL import Image, ImageDraw
-    from ..sim.collective import size_label
-    from ..sim.units import ParamError
-    if not path.lower().endswith(".png"):
-        raise ParamError("plot", path, "writes a PNG (OUT.png)")
-    results = results if isinstance(results, (list, tuple)) else [results]
-    img = Image.new("RGB", (width, height), "white")
-    d = ImageDraw.Draw(img)
-    left, right, top, bottom = 70, width - 20, 40, height - 50
-    xs = [np.log2([r.size for r in res.rows]) for res in results]
-    ys = [np.array([r.busbw for r in res.rows]) for res in results]
-    x0 = float(min(x.min() for x in xs))
-    x1 = float(max(max(x.max() for x in xs), x0 + 1))
-    y1 = float(max(y.max() for y in ys)) * 1.1 or 1.0
-    d.rectangle([left, top, right, bottom], outline="black")
-    for k in range(5):                                    # y grid and labels
-        yy = bottom - k / 4 * (bottom - top)
-        d.line([left, yy, right, yy], fill=(220, 220, 220))
-        d.text((5, yy - 6), f"{y1 * k / 4:.1f}", fill="black")
-    for e in range(int(np.ceil(x0)), int(x1) + 1, max(1, int(x1 - x0) // 8)):   # x ticks, powers of 2
-        xx = left + (e - x0) / (x1 - x0) * (right - left)
-        d.line([xx, bottom, xx, bottom + 5], fill="black")
-        d.text((xx - 14, bottom + 8), size_label(2.0 ** e), fill="black")
-    for i, (x, y) in enumerate(zip(xs, ys)):
-        c = COLOURS[i % len(COLOURS)]
-        px = (left + (x - x0) / (x1 - x0) * (right - left)).tolist()
-        py = (bottom - y / y1 * (bottom - top)).tolist()
-        if len(px) > 1:
-            d.line(list(zip(px, py)), fill=c, width=2)
-        for a, b in zip(px, py):
-            d.ellipse([a - 3, b - 3, a + 3, b + 3], fill=c)
-        if labels:
-            ly = top + 10 + 14 * i                        # the legend, top left inside the frame
-            d.line([left + 8, ly + 5, left + 28, ly + 5], fill=c, width=3)
-            d.text((left + 34, ly), labels[i], fill="black")
-    d.text((left, 10), title, fill="black")
-    d.text((width // 2 - 40, height - 20), "message size", fill="black")
-    d.text((5, top - 20), "busbw GB/s", fill="black")
-    from ..model.atomic import write_atomic
-    write_atomic(path, iio.imwrite("<bytes>", np.asarray(img), extension=".png"))
-
-
 def run(args: argparse.Namespace) -> int:
-    from .collective_sweep import one_case, run_sweep
     if not one_case(args):                # designs × ops × GPU counts: cases fanned out
         return run_sweep(args)
     from ..loaders import load_any
@@ -154,3 +64,6 @@ def run(args: argparse.Namespace) -> int:
         write_csv(res, args.csv)
     print(json.dumps(as_json(res, fabric.name), indent=2) if args.json else table(res, fabric.name))
     return 0
+
+
+__all__ = ["FLAGS", "as_json", "register", "run", "table", "write_csv", "write_plot"]

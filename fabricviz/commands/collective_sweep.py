@@ -14,6 +14,7 @@ import argparse
 import json
 
 from ..model import FabricError
+from .collective_output import FLAGS, as_json, table, write_plot
 
 #: The 1 MB buffer the summary quotes (decimal, then binary: the default 8B:8GB:x2 sweep has 1 MiB).
 ONE_MB = (1e6, 2.0 ** 20)
@@ -42,7 +43,6 @@ def run_sweep(args: argparse.Namespace) -> int:
     from ..sim.collective_sweep import Sweep, cases, parse_gpus, parse_ops, run_case
     from ..sim.fanout import TaskRefused, fanout_from_args
     from ..sim.units import ParamError
-    from .collective import FLAGS
     files = list(args.file)
     try:
         sizes = parse_sizes(args.sizes)
@@ -66,13 +66,10 @@ def run_sweep(args: argparse.Namespace) -> int:
     if args.csv:
         write_csv(args.csv, results, [labels[c.design] for c in todo])
     if args.plot:
-        from .collective import write_plot
         write_plot(results, args.plot, f"busbw of {len(results)} cases", titles)
     if args.json:
-        from .collective import as_json
         print(json.dumps([as_json(r, names[c.design]) for c, r in zip(todo, results)], indent=2))
         return 0
-    from .collective import table
     for c, r, title in zip(todo, results, titles):
         print(f"## {title}")
         print(table(r, names[c.design]))
@@ -98,7 +95,6 @@ def _check(sweep, case, path: str, name_file: bool) -> None:
     """Refuse a case before any runs; with several designs the line names the file."""
     from ..sim.collective_sweep import check_case
     from ..sim.units import ParamError
-    from .collective import FLAGS
     try:
         try:
             check_case(sweep, case)

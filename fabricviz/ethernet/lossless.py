@@ -27,6 +27,8 @@ from .buffers import SwitchBudget, switch_budget
 from .ecn import EcnParams, ecn_thresholds
 from .headroom import METHODS, cable_media, headroom_terms
 from .roce_meta import roce_settings
+from ..model.fabric import ETH_SWITCH, KIND_CODE
+from ..model.tech import TECH_ETH_CODE, rates_gbps
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model.fabric import Fabric
@@ -72,8 +74,6 @@ class LosslessPlan:
 
 def lossless_ports(fabric: "Fabric") -> np.ndarray:
     """Bool per port: cabled, Ethernet, on an Ethernet switch."""
-    from ..model.fabric import ETH_SWITCH, KIND_CODE
-    from ..model.tech import TECH_ETH_CODE
     pt, dt = fabric.ports_t, fabric.devices_t
     if pt.n == 0:
         return np.zeros(0, bool)
@@ -87,7 +87,6 @@ def lossless_plan(fabric: "Fabric", *, mtu: int | None = None, method: str | Non
     (defaults: MTU 9216, method ``ieee``, priorities (3,)). Raises ``ValueError`` for a bad
     method, MTU or priority."""
     s = roce_settings(fabric, mtu=mtu, method=method, priorities=priorities)
-    from ..model.tech import rates_gbps
     pt, ct = fabric.ports_t, fabric.cables_t
     n = pt.n
     mask = lossless_ports(fabric)

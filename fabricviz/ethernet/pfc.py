@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from .ecn import _per_link
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,6 @@ def plan_pfc(plan, ingress_port: np.ndarray, xoff: np.ndarray, xon: np.ndarray,
     ``headroom_bytes`` per model port, read at the port each link enters: the ingress that
     counts and pauses); the given defaults where the plan has nothing for that port. With
     no XON in the plan the default gap (2 MTU) below its XOFF is kept."""
-    from .ecn import _per_link
     xo, has_xo = _per_link(plan.xoff_bytes, ingress_port)
     xn, has_xn = _per_link(plan.xon_bytes, ingress_port)
     hr, has_hr = _per_link(plan.headroom_bytes, ingress_port)

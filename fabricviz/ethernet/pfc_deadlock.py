@@ -47,6 +47,7 @@ from scipy.sparse.csgraph import connected_components, shortest_path
 from ..model import Fabric, FabricError
 from ..model.cabling import PORT_DISABLED
 from ..model.fabric import KIND_CODE
+from .roce_meta import RoceMetaError, roce_settings
 
 ROUTINGS = ("bounce", "converged")
 #: Cells (destinations × links or link pairs) worked on at once.
@@ -382,7 +383,6 @@ def _unreachable(tp: _Topo) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...
 
 
 def _priorities(fabric: Fabric, priorities: Sequence[int] | None) -> tuple[int, ...]:
-    from .roce_meta import RoceMetaError, roce_settings
     try:
         s = roce_settings(fabric, priorities=tuple(priorities) if priorities is not None else None)
     except RoceMetaError as exc:

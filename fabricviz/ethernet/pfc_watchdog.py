@@ -32,6 +32,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..model import Fabric, FabricError
+from .pfc_deadlock import ClosingFlows, _port_of, _topology, check_pfc_deadlock, closing_flows, failed_cables
 
 ACTIONS = ("drop", "forward")
 
@@ -178,7 +179,6 @@ def cycle_load(fabric: Fabric, *, failed: Sequence[str | int] = (), routing: str
     flow's path (to the destination switch's hosts in turn), so each buffer of the cycle gets
     more than its egress can serve — the load that deadlocks it. Returns (BufferCycle,
     ClosingFlows)."""
-    from .pfc_deadlock import ClosingFlows, _port_of, _topology, check_pfc_deadlock, closing_flows, failed_cables
     found = check_pfc_deadlock(fabric, failed=failed, routing=routing).cycles
     if not found:
         raise FabricError(f"{fabric.name}: no PFC cycle to load" + (f" after {', '.join(map(str, failed))} went down"

@@ -24,8 +24,10 @@ from ..model.fabric import IB_SWITCH, KIND_CODE, NIC
 from ..model.guid import format_guid
 from ..model.limits import TIER_MAX
 from ..model.tech import IB
-from .ibnetdiscover import (_HDR, _LOCAL_LID, _PORT, MAX_LMC, MAX_PORTS, SHARP_DESC, SHARP_NOTES,
-                            SHARP_PART, Node, Topology, _dec, lines_of)
+from ..ib.sharp import SHARP_PART
+from .ibnetdiscover_grammar import (HDR, LOCAL_LID, MAX_LMC, MAX_PORTS, PORT, SHARP_DESC, SHARP_NOTES, Node,
+                                    Topology, dec, lines_of)
+from ..ib.lids import LidEntries, plan_lids
 
 #: Rate of a link whose file line gives none (ibsim's default: 4x SDR).
 DEFAULT_RATE = LinkRate(IB, "SDR", 4)
@@ -258,7 +260,6 @@ def check_lid_space(topo: Topology, links: list, where: str, problems: list[str]
     GUID, each cabled CA port by port GUID, the SM's entry (the file's first node, where the
     imported fabric's SM sits: a switch's port 0, a CA's lowest cabled port), the file's LIDs kept.
     Returns the need (the count when that alone is over)."""
-    from ..ib.lids import LidEntries, plan_lids
     cabled: dict[int, int] = {}
     for a, _pa, b, _pb, _rate in links:
         for n in (a, b):
@@ -303,7 +304,7 @@ def check_lid_space(topo: Topology, links: list, where: str, problems: list[str]
 #: port when ports are cabled and ~1.5 on a Quantum-3 switch with none cabled (its 5-line block for
 #: 144 ports); one port per character, with this floor for small files, refuses none of them.
 PORT_FLOOR = 1 << 18
-#: A switch header as :func:`~.ibnetdiscover.parse` reads one (a stripped line matching ``_HDR``).
+#: A switch header as :func:`~.ibnetdiscover.parse` reads one (a stripped line matching ``HDR``).
 _SWITCH_HDR = re.compile(r'^[^\S\n]*Switch[^\S\n]*(\d+)[^\S\n]+"([^"\n]*)"', re.M)
 
 
@@ -344,30 +345,30 @@ def _walk(text: str, where: str, switches: set[str] | None = None, step: int = 0
         if c == "[":
             if block is None:
                 continue
-            m = _PORT.match(line)
+            m = PORT.match(line)
             if m is None:
                 continue
-            port = _dec(m.group(1), MAX_PORTS)
+            port = dec(m.group(1), MAX_PORTS)
             if port is None or not 1 <= port <= nports or port in ports:
                 continue
             ports.add(port)
             if block == "ca":
                 out.units[-1] += 1
                 rest = m.group(6)
-                lm = _LOCAL_LID.match(rest[rest.find("#") + 1:]) if "#" in rest else None
-                v = _dec(lm.group(2), MAX_LMC) if lm is not None else None
+                lm = LOCAL_LID.match(rest[rest.find("#") + 1:]) if "#" in rest else None
+                v = dec(lm.group(2), MAX_LMC) if lm is not None else None
                 out.lmc = max(out.lmc, v or 0)
-            elif (m.group(4) is None or _dec(m.group(4), MAX_PORTS)) and (
+            elif (m.group(4) is None or dec(m.group(4), MAX_PORTS)) and (
                     switches is None or m.group(3) not in switches):
                 out.to_ca += 1
                 if step and out.over is None and out.switches + out.to_ca * step > UNICAST_LIDS:
                     out.over = lineno
             continue
         block = None
-        m = _HDR.match(line)
+        m = HDR.match(line)
         if m is None:
             continue                        # GUID assignments, banners, broken headers
-        n = _dec(m.group(2), MAX_PORTS)
+        n = dec(m.group(2), MAX_PORTS)
         if not n or not m.group(3):
             continue                        # refused by parse, nothing allocated for it
         declared += n
@@ -414,7 +415,7 @@ def prescan(text: str, where: str) -> str | None:
     step = 1 << first.lmc
     if first.switches + first.to_ca * step <= UNICAST_LIDS:
         return None                         # even if every switch port line led to a CA
-    names = {m.group(2) for m in _SWITCH_HDR.finditer(text) if m.group(2) and _dec(m.group(1), MAX_PORTS)}
+    names = {m.group(2) for m in _SWITCH_HDR.finditer(text) if m.group(2) and dec(m.group(1), MAX_PORTS)}
     second = _walk(text, where, names, step)
     if second.over is None:
         return None

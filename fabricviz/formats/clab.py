@@ -28,6 +28,7 @@ from ..model import Fabric
 from . import _graph, _yaml
 from .limits import MAX_PORTS, FileFormatError, one_line, strip_bom
 from .native import save_text_atomic
+from ..ib.tiers import TIER_NAMES
 
 FORMAT = "clab"
 SUFFIXES = (".clab.yml", ".clab.yaml")
@@ -54,7 +55,6 @@ def _clab_names(ids: list[str]) -> dict[str, str]:
 
 
 def to_dict(fabric: Fabric) -> dict[str, Any]:
-    from ..ib.tiers import TIER_NAMES
     g = _graph.to_graph(fabric)
     by_id, top = _graph.top_of(g)
     tops = [n for n in g.nodes if not n.attrs.get("parent")]

@@ -20,134 +20,23 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..ib.sharp import SHARP_PART
 from ..model import Fabric, FabricError, LinkRate
 from ..model.guid import format_guid
-from ..model.limits import MAX_PORTS as _MODEL_MAX_PORTS
+from .ibnetdiscover_grammar import (ASSIGN, GUID_KEYS, HDR, HDR_LOOSE, ID_GUID, LOCAL_LID, MAX_GUID, MAX_LID,
+                                    MAX_LMC, MAX_PORTS, MAX_WIDTH, PORT, RATE, SHARP_DESC, SHARP_NOTES, SW_LID,
+                                    UNSUPPORTED, Link, Node, Topology, dec, guid_value, hex_guid, lines_of, show)
+from .ibsim_guids import assign_ibsim_guids
 
 FORMAT = "ibnetdiscover"
 
-#: Part ids/notes of the end ports that are not compute hosts (SHARP_PART: see fabricviz.ib.sharp).
-SHARP_DESC = "Mellanox Technologies Aggregation Node"
-SHARP_NOTES = "SHARP aggregation node inside a Quantum switch; not a compute host"
-
-_HDR = re.compile(r'^(Switch|Ca|Hca|Rt)\s*(\d+)\s+"([^"]*)"(.*)$')
-_HDR_LOOSE = re.compile(r"^(Switch|Ca|Hca|Rt)\b")
-_PORT = re.compile(r'^\[(\d+)\](?:\[ext \d+\])?(?:\(([0-9a-fA-Fx]+)\))?\s*"([^"]*)"'
-                   r'(?:\[(\d+)\])?(?:\[ext \d+\])?\s*(?:\(([0-9a-fA-Fx]+)\))?(.*)$')
-_ASSIGN = re.compile(r"^(vendid|devid|sysimgguid|switchguid|hcaguids|caguid|rtguid|width|speed|"
-                     r"extspeed|module|include|pdebug|do)\b\s*([=+])?\s*(.*)$")
-_GUID_KEYS = {"switchguid": "Switch", "caguid": "Ca", "hcaguids": "Ca", "rtguid": "Rt"}
-_UNSUPPORTED = ("width", "speed", "extspeed", "module", "include", "do")
-_RATE = re.compile(r"\blid\s+(\d+)(?:\s+(\d+)x([A-Za-z0-9?]+))?")
-_LOCAL_LID = re.compile(r"^\s*lid\s+(\d+)\s+lmc\s+(\d+)")
-_SW_LID = re.compile(r"\blid\s+(\d+)(?:\s+lmc\s+(\d+))?")
-_ID_GUID = re.compile(r"^[SHR]-([0-9a-fA-F]{1,16})$")
-
-#: InfiniBand limits, checked on every number before anything is sized by it: NumPorts is a byte
-#: (a switch has ports 1-254 plus port 0; 255 means "no port"), unicast LIDs are 1-0xBFFF (0 = not
-#: assigned yet, as ibnetdiscover prints it), LMC is 0-7, GUIDs are 64 bits.
-MAX_PORTS = _MODEL_MAX_PORTS["ib"]
-MAX_LID = 0xBFFF
-MAX_LMC = 7
-MAX_GUID = (1 << 64) - 1
-MAX_WIDTH = 12
-
-
-@dataclass(slots=True)
-class Link:
-    """One ``[port] "remote"[port]`` line."""
-
-    line: int
-    port: int
-    rid: str
-    rport: int
-    port_guid: int | None = None     # (…) after the local port (CA lines)
-    rguid: int | None = None         # (…) after the remote port (remote is a CA)
-    lid: int | None = None           # local LID (CA lines: "# lid N lmc M")
-    lmc: int | None = None
-    rlid: int | None = None          # remote LID (switch: its port-0 LID)
-    rate: LinkRate | None = None
-    width_opt: int | None = None     # ibsim "w=N"
-
-
-@dataclass(slots=True)
-class Node:
-    """One ``Switch|Ca|Hca|Rt`` block."""
-
-    line: int
-    type: str                        # Switch | Ca | Rt
-    nports: int
-    id: str
-    desc: str
-    lid: int | None = None
-    lmc: int | None = None
-    raw_desc: str = ""               # the NodeDescription exactly as the file has it (spaces kept)
-    guid_line: int | None = None     # switchguid=/caguid= given just before (ibnetdiscover)
-    links: dict[int, Link] = field(default_factory=dict)
-    guid: int = 0
-    port_guids: dict[int, int] = field(default_factory=dict)
-    bad: bool = False                # header refused (port count): its links are not checked
-
-
-@dataclass
-class Topology:
-    """Everything a file says, before it becomes a Fabric."""
-
-    nodes: list[Node]
-    guid_events: list[tuple[int, str, int, bool]]  # (line, node type, value, relative) in order
-    uses_hca: bool = False
-
-
-# ---------------------------------------------------------------------------- parsing
-def _hex(text: str) -> int:
-    """A GUID in hex (``0x`` optional); ValueError when it is not hex or over 64 bits."""
-    digits = text[2:] if text[:2] in ("0x", "0X") else text
-    if not digits or len(digits.lstrip("0")) > 16:
-        raise ValueError(text)
-    return int(digits, 16)
-
-
-def _show(text: str) -> str:
-    """A number quoted in a message: at most 24 characters (a mutant may have thousands)."""
-    return text if len(text) <= 24 else text[:23] + "…"
-
-
-def _dec(text: str, hi: int) -> int | None:
-    """``int(text)`` (decimal digits) when it is at most ``hi``, else None; the length is checked
-    first, so a 100,000-digit number costs nothing."""
-    if len(text) > 9:
-        text = text.lstrip("0") or "0"
-        if len(text) > len(str(hi)):
-            return None
-    v = int(text)
-    return v if v <= hi else None
-
-
-def _guid_value(text: str) -> int | None:
-    """A GUID as ibsim's ``strtoull(s, 0)`` reads it (0x hex, leading-0 octal, decimal); None if
-    it is not a number or needs more than 64 bits."""
-    v: int | None
-    try:
-        if text[:2] in ("0x", "0X"):
-            return _hex(text)
-        if len(text) > 1 and text.startswith("0"):
-            v = int(text, 8) if len(text.lstrip("0")) <= 22 else MAX_GUID + 1
-        else:
-            v = _dec(text, MAX_GUID)
-    except ValueError:
-        return None
-    return v if v is not None and v <= MAX_GUID else None
-
-
 def _lid_problem(where: str, lineno: int, lid: str, lmc: str | None = None) -> str | None:
-    if _dec(lid, MAX_LID) is None:
-        return f"{where}:{lineno}: lid {_show(lid)} is not a unicast LID (0-{MAX_LID}, 0 = not assigned)"
-    if lmc is not None and _dec(lmc, MAX_LMC) is None:
-        return f"{where}:{lineno}: lmc {_show(lmc)} is out of range (0-{MAX_LMC})"
+    if dec(lid, MAX_LID) is None:
+        return f"{where}:{lineno}: lid {show(lid)} is not a unicast LID (0-{MAX_LID}, 0 = not assigned)"
+    if lmc is not None and dec(lmc, MAX_LMC) is None:
+        return f"{where}:{lineno}: lmc {show(lmc)} is out of range (0-{MAX_LMC})"
     return None
 
 
@@ -169,21 +58,21 @@ def _desc_and_rest(rest: str) -> tuple[str, str]:
 
 def _parse_link(m: re.Match, lineno: int, node: Node, where: str, problems: list[str]) -> Link | None:
     rid = m.group(3)
-    port = _dec(m.group(1), MAX_PORTS)
-    rport = _dec(m.group(4), MAX_PORTS) if m.group(4) is not None else 1
+    port = dec(m.group(1), MAX_PORTS)
+    rport = dec(m.group(4), MAX_PORTS) if m.group(4) is not None else 1
     if port is None or port < 1:
-        problems.append(f'{where}:{lineno}: port {_show(m.group(1))} of "{node.id}" is out of range '
+        problems.append(f'{where}:{lineno}: port {show(m.group(1))} of "{node.id}" is out of range '
                         f"1-{min(node.nports, MAX_PORTS)}")
         return None
     if rport is None or rport < 1:
-        problems.append(f'{where}:{lineno}: bad remote port {_show(m.group(4))} of "{rid}" (1-{MAX_PORTS})')
+        problems.append(f'{where}:{lineno}: bad remote port {show(m.group(4))} of "{rid}" (1-{MAX_PORTS})')
         return None
     link = Link(lineno, port, rid, rport)
     try:
         if m.group(2):
-            link.port_guid = _hex(m.group(2))
+            link.port_guid = hex_guid(m.group(2))
         if m.group(5):
-            link.rguid = _hex(m.group(5))
+            link.rguid = hex_guid(m.group(5))
     except ValueError:
         problems.append(f"{where}:{lineno}: bad port GUID (64-bit hex) in: {m.group(0).strip()[:120]}")
         return None
@@ -193,12 +82,12 @@ def _parse_link(m: re.Match, lineno: int, node: Node, where: str, problems: list
     w = re.search(r"\bw=(\d+)", opts)
     if w:
         # ibsim documents w=(1|4|12) as the link width; taken as a lane count here
-        link.width_opt = _dec(w.group(1), MAX_WIDTH)
+        link.width_opt = dec(w.group(1), MAX_WIDTH)
         if not link.width_opt:
-            problems.append(f"{where}:{lineno}: bad width w={_show(w.group(1))} (use 1, 4 or 12)")
+            problems.append(f"{where}:{lineno}: bad width w={show(w.group(1))} (use 1, 4 or 12)")
             return None
     if node.type != "Switch":
-        lm = _LOCAL_LID.match(comment)
+        lm = LOCAL_LID.match(comment)
         if lm:
             bad = _lid_problem(where, lineno, lm.group(1), lm.group(2))
             if bad:
@@ -207,7 +96,7 @@ def _parse_link(m: re.Match, lineno: int, node: Node, where: str, problems: list
             link.lid, link.lmc = int(lm.group(1)), int(lm.group(2))
     tail = comment[comment.rfind('"') + 1:] if '"' in comment else comment
     rm = None
-    for rm in _RATE.finditer(tail):
+    for rm in RATE.finditer(tail):
         pass
     if rm is not None and (node.type == "Switch" or link.lid is None or '"' in comment):
         bad = _lid_problem(where, lineno, rm.group(1))
@@ -237,18 +126,6 @@ def _parse_link(m: re.Match, lineno: int, node: Node, where: str, problems: list
     return link
 
 
-def lines_of(text: str):
-    """The lines of ``text`` split at "\\n" only (line numbers as editors count them), one at a time:
-    a big file is never copied into a list of lines."""
-    pos, end_all = 0, len(text)
-    while pos <= end_all:
-        end = text.find("\n", pos)
-        if end < 0:
-            end = end_all
-        yield text[pos:end]
-        pos = end + 1
-
-
 def parse(text: str, where: str = "<text>") -> tuple[Topology, list[str]]:
     """Read the node blocks of ibnetdiscover output or an ibsim net file; (topology, problems)."""
     problems: list[str] = []
@@ -267,7 +144,7 @@ def parse(text: str, where: str = "<text>") -> tuple[Topology, list[str]]:
         if line.startswith("#"):
             continue
         if line.startswith("["):
-            m = _PORT.match(line)
+            m = PORT.match(line)
             if node is None:
                 problems.append(f"{where}:{lineno}: port line outside a node block: {line[:120]}")
             elif node.bad:
@@ -282,11 +159,11 @@ def parse(text: str, where: str = "<text>") -> tuple[Topology, list[str]]:
         if line.startswith("@"):
             problems.append(f"{where}:{lineno}: ibsim port aliases (@) are not supported")
             continue
-        m = _HDR.match(line)
+        m = HDR.match(line)
         if m:
             kind = {"Hca": "Ca"}.get(m.group(1), m.group(1))
             uses_hca |= m.group(1) == "Hca"
-            nports = _dec(m.group(2), MAX_PORTS)
+            nports = dec(m.group(2), MAX_PORTS)
             desc, rest = _desc_and_rest(m.group(4))
             node = Node(lineno, kind, nports or 0, m.group(3), desc.strip(), raw_desc=desc)
             if kind in pending:
@@ -296,10 +173,10 @@ def parse(text: str, where: str = "<text>") -> tuple[Topology, list[str]]:
                 node.bad = True
             elif not nports:
                 # checked before anything is sized by it: "Hca 100000000" must cost nothing
-                problems.append(f"{where}:{lineno}: {kind} with {_show(m.group(2))} ports (1-{MAX_PORTS})")
+                problems.append(f"{where}:{lineno}: {kind} with {show(m.group(2))} ports (1-{MAX_PORTS})")
                 node.bad = True
             if kind == "Switch":
-                lm = _SW_LID.search(rest)
+                lm = SW_LID.search(rest)
                 if lm:
                     bad = _lid_problem(where, lineno, lm.group(1), lm.group(2))
                     if bad:
@@ -310,23 +187,23 @@ def parse(text: str, where: str = "<text>") -> tuple[Topology, list[str]]:
                         node.lmc = int(lm.group(2)) if lm.group(2) else None
             nodes.append(node)
             continue
-        if _HDR_LOOSE.match(line):
+        if HDR_LOOSE.match(line):
             problems.append(f'{where}:{lineno}: expected {line.split()[0]} <ports> "<id>", got: {line[:120]}')
             node = None
             continue
-        a = _ASSIGN.match(line)
+        a = ASSIGN.match(line)
         if a:
             key, op, value = a.groups()
-            if key in _UNSUPPORTED:
+            if key in UNSUPPORTED:
                 problems.append(f"{where}:{lineno}: ibsim '{key}' lines are not supported")
-            elif key in _GUID_KEYS:
+            elif key in GUID_KEYS:
                 vm = re.match(r"(0[xX][0-9a-fA-F]+|\d+)", value)
-                guid = _guid_value(vm.group(1)) if vm is not None else None
+                guid = guid_value(vm.group(1)) if vm is not None else None
                 if guid is None:
                     problems.append(f"{where}:{lineno}: bad GUID (a 64-bit number) in: {line[:120]}")
                 else:
-                    events.append((lineno, _GUID_KEYS[key], guid, op == "+"))
-                    pending[_GUID_KEYS[key]] = len(events) - 1
+                    events.append((lineno, GUID_KEYS[key], guid, op == "+"))
+                    pending[GUID_KEYS[key]] = len(events) - 1
             node = None
             continue
         node = None  # banners such as "Non-Chassis Nodes" end a block, as in ibsim
@@ -347,12 +224,12 @@ def _assign_file_guids(topo: Topology, where: str, problems: list[str]) -> None:
         if n.guid_line is not None:
             n.guid = topo.guid_events[n.guid_line][2]
         else:
-            m = _ID_GUID.match(n.id)
+            m = ID_GUID.match(n.id)
             if m is None:
                 problems.append(f'{where}:{n.line}: no GUID for "{n.id}" (add a '
                                 f"{'switchguid' if n.type == 'Switch' else n.type.lower() + 'guid'}= line)")
                 continue
-            n.guid = _hex(m.group(1))
+            n.guid = hex_guid(m.group(1))
         if n.guid == 0:
             # GUID 0 means "none" in InfiniBand (and in a saved design): no real node has it
             problems.append(f'{where}:{n.line if n.guid_line is None else topo.guid_events[n.guid_line][0]}: '
@@ -425,20 +302,20 @@ def check_ibnetdiscover(text: str, where: str = "<text>", dialect: str = FORMAT)
 
 
 def _analyse(text: str, where: str, dialect: str):
-    from ._ibbuild import prescan
-    early = prescan(text, where)      # port budget and LID space, before any record is built
+    # deliberately imported on use: _ibbuild lays the fabric out (generate.autolayout loads scipy),
+    # which sniff and parse never need
+    from . import _ibbuild
+    early = _ibbuild.prescan(text, where)      # port budget and LID space, before any record is built
     if early is not None:
         return Topology([], []), [], [early]
     topo, problems = parse(text, where)
     if dialect == "ibsim":
-        from .ibsim import assign_ibsim_guids
         assign_ibsim_guids(topo, where, problems)
     else:
         _assign_file_guids(topo, where, problems)
     links = _resolve(topo, where, problems)
     if not problems:
-        from ._ibbuild import check_lid_space
-        check_lid_space(topo, links, where, problems)
+        _ibbuild.check_lid_space(topo, links, where, problems)
     if not topo.nodes and not problems:
         problems.append(f"{where}: no Switch, Ca or Hca block found (not an ibnetdiscover or ibsim file)")
     seen: dict[int, Node] = {}
@@ -460,7 +337,7 @@ def _line_of(problem: str) -> int:
 # ---------------------------------------------------------------------------- loading
 def load(path: str | os.PathLike[str]) -> Fabric:
     """Load ibnetdiscover output; FabricError with the first problem (``file:line: why``)."""
-    return _load_path(path, FORMAT)
+    return load_path(path, FORMAT)
 
 
 def loads(text: str, where: str = "<text>", dialect: str = FORMAT, name: str | None = None) -> Fabric:
@@ -468,8 +345,8 @@ def loads(text: str, where: str = "<text>", dialect: str = FORMAT, name: str | N
     topo, links, problems = _analyse(text, where, dialect)
     if problems:
         raise FabricError(problems[0])
-    from ._ibbuild import build_fabric
-    f = build_fabric(topo, links, where, dialect, name or Path(where).stem)
+    from . import _ibbuild                     # on use, as in _analyse
+    f = _ibbuild.build_fabric(topo, links, where, dialect, name or Path(where).stem)
     keep_descriptions(f, topo)
     return f
 
@@ -489,7 +366,7 @@ def keep_descriptions(f: Fabric, topo: Topology) -> None:
         f.meta[DESCRIPTIONS_KEY] = kept
 
 
-def _load_path(path: str | os.PathLike[str], dialect: str) -> Fabric:
+def load_path(path: str | os.PathLike[str], dialect: str) -> Fabric:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8", errors="replace")
@@ -514,7 +391,7 @@ def sniff(text: str) -> str | None:
         line = raw.strip()
         if not line or line[0] in "#[@":
             continue
-        m = _HDR.match(line)
+        m = HDR.match(line)
         if m:
             found = True
             kind = {"Hca": "Ca"}.get(m.group(1), m.group(1))
@@ -522,16 +399,16 @@ def sniff(text: str) -> str | None:
                 return "ibsim"
             if kind in pending:
                 pending.discard(kind)
-            elif not _ID_GUID.match(m.group(3)):
+            elif not ID_GUID.match(m.group(3)):
                 return "ibsim"
             continue
-        if _HDR_LOOSE.match(line):
+        if HDR_LOOSE.match(line):
             continue
-        a = _ASSIGN.match(line)
-        if a and a.group(1) in _GUID_KEYS:
+        a = ASSIGN.match(line)
+        if a and a.group(1) in GUID_KEYS:
             vm = re.match(r"(0[xX][0-9a-fA-F]+|\d+)", a.group(3))
-            if vm is not None and _guid_value(vm.group(1)) is not None:
-                pending.add(_GUID_KEYS[a.group(1)])
+            if vm is not None and guid_value(vm.group(1)) is not None:
+                pending.add(GUID_KEYS[a.group(1)])
     return FORMAT if found else None
 
 

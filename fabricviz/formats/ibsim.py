@@ -23,46 +23,13 @@ from __future__ import annotations
 import os
 
 from ..model import Fabric
-from .ibnetdiscover import MAX_GUID, Topology, _load_path, check_ibnetdiscover, loads
+from .ibnetdiscover import check_ibnetdiscover, load_path, loads
+from .ibsim_guids import GUID_START, assign_ibsim_guids
 
 FORMAT = "ibsim"
-#: First GUID of each node type in ibsim (sim_net.c ``guids[]``).
-GUID_START = {"Ca": 0x100000, "Switch": 0x200000, "Rt": 0}
-
-
-def assign_ibsim_guids(topo: Topology, where: str, problems: list[str]) -> None:
-    """Give every node and CA port the GUID ibsim would (rules in the module docstring)."""
-    base = dict(GUID_START)
-    cur = dict(GUID_START)
-    events = sorted(((line, i) for i, (line, *_rest) in enumerate(topo.guid_events)))
-    items = sorted([(line, 0, i) for line, i in events] + [(n.line, 1, k) for k, n in enumerate(topo.nodes)])
-    for _line, is_node, i in items:
-        if not is_node:
-            _ln, kind, value, relative = topo.guid_events[i]
-            if relative:
-                cur[kind] = base[kind] + value
-            else:
-                base[kind] = cur[kind] = value
-            continue
-        n = topo.nodes[i]
-        n.guid = cur[n.type]
-        last = n.guid + (0 if n.type == "Switch" else n.nports)
-        if n.guid == 0 or last > MAX_GUID:
-            problems.append(f'{where}:{n.line}: ibsim would give "{n.id}" GUID {n.guid:#x}'
-                            f"{'' if n.guid <= MAX_GUID else ' (over 64 bits)'}"
-                            f"{' and its ports GUIDs over 64 bits' if n.guid <= MAX_GUID < last else ''}; add a "
-                            f"{'rtguid' if n.type == 'Rt' else 'guid'}= line before it")
-            n.guid = 0
-            cur[n.type] += 1 if n.type == "Switch" else n.nports + 1
-            continue
-        cur[n.type] += 1 if n.type == "Switch" else n.nports + 1
-        if n.type != "Switch":
-            n.port_guids = {p: n.guid + p for p in range(1, n.nports + 1)}
-
-
 def load_ibsim(path: str | os.PathLike[str]) -> Fabric:
     """Load an ibsim net file; FabricError with the first problem (``file:line: why``)."""
-    return _load_path(path, FORMAT)
+    return load_path(path, FORMAT)
 
 
 def loads_ibsim(text: str, where: str = "<text>") -> Fabric:
@@ -75,3 +42,5 @@ def check_ibsim(text: str, where: str = "<text>") -> list[str]:
 
 
 load = load_ibsim
+
+__all__ = ["FORMAT", "GUID_START", "assign_ibsim_guids", "check_ibsim", "load", "load_ibsim", "loads_ibsim"]

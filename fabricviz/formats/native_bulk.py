@@ -1,6 +1,6 @@
 """Reading a native design file by columns (issue 13: a radix-48 fat tree opens in well under a second).
 
-The record reader (:class:`fabricviz.formats.native._Loader`) checks each field of each record in
+The record reader (:class:`fabricviz.formats.native_records.RecordLoader`) checks each field of each record in
 turn and names the first problem, at a few microseconds a field and a name lookup per reference:
 two seconds for the 169k records of a radix-48 fat tree. This reader takes one field of all
 records at once into a list or numpy column, checks whole columns, resolves every reference
@@ -24,7 +24,7 @@ from ..model import CABLE_TYPES, Catalog, Fabric, FabricError
 from ..model.fabric import GPU, KIND_CODE, NIC, SERVER
 from ..model.guid import parse_guid
 from .limits import F32_MAX, LOCAL_MAX, LOCAL_MIN, MAX_DEPTH, MAX_LENGTH_M, TIER_MAX, TIER_MIN
-from .native import _DEVICE_KEYS, _Loader, all_names
+from .native_records import DEVICE_KEYS, RecordLoader, all_names
 
 _CABLE_KEYS = ("a", "b", "type", "length_m", "part")
 #: The top-level lists of records: checked field by field here (or by the record reader's port
@@ -128,7 +128,7 @@ def _absent(v: Any) -> Any:
     return None if v is _ABSENT else v
 
 
-class _ColumnLoader(_Loader):
+class _ColumnLoader(RecordLoader):
     """The record reader with its two big passes (devices, cables) done by columns; the header,
     parts and port overrides are read by the record reader's own code."""
 
@@ -138,7 +138,7 @@ class _ColumnLoader(_Loader):
         n = len(recs)
         if not n:
             return
-        _records(recs, _DEVICE_KEYS)
+        _records(recs, DEVICE_KEYS)
         kinds = _column(recs, "kind", (str,), True)
         parts = _column(recs, "part", (str,), False)
         modes = _column(recs, "mode", (str,), False)

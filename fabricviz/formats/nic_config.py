@@ -25,7 +25,7 @@ import math
 import shlex
 from typing import Sequence
 
-from .switch_config import CNP_DSCP, CNP_PRIORITY, ExportSettings, NicPort
+from .switch_types import CNP_DSCP, CNP_PRIORITY, ExportSettings, NicPort
 
 ECT0 = 2                        # the ECN field of an ECN-capable transport
 

@@ -29,7 +29,7 @@ from typing import Any
 
 import yaml
 
-from .switch_config import CNP_DSCP, CNP_PRIORITY, ExportSettings, PortConfig, SwitchConfig
+from .switch_types import CNP_DSCP, CNP_PRIORITY, ExportSettings, PortConfig, SwitchConfig
 
 
 def cable_metres(p: PortConfig) -> int:

@@ -16,7 +16,7 @@ import numpy as np
 from .opensm_dump import parse_lfts_dump
 from ..model import Fabric, FabricError
 from ..ib.lids import Lids
-from ..ib.routing import Routing
+from ..ib.routing import Routing, RoutingInfo
 from ..ib.subnet import NO_PATH, discover
 
 ROUTED_BY = "opensm dump"
@@ -106,7 +106,7 @@ def replay(fabric: Fabric, dump_text: str, where: str = "opensm-lfts.dump", sm: 
     if no_lid:
         warnings.append(f"{no_lid} CA port(s) of the topology have no LID in the dump")
     return Routing(sn, Lids(lmc, sw_lid, ca_lid, max_lid), ROUTED_BY, ROUTED_BY, None, lft, 0.0, warnings,
-                   {"dump": where})
+                   RoutingInfo(dump=where))
 
 
 def replay_files(topology: str, dump: str, sm: str | None = None) -> Routing:

@@ -19,6 +19,7 @@ import numpy as np
 from ..model import Fabric
 from ..model.fabric import ETH_SWITCH, IB_SWITCH, KIND_CODE
 from .native import save_text_atomic
+from ..ib.tiers import device_tiers
 
 FORMAT = "slurm"
 SUFFIXES = ("topology.conf",)
@@ -67,7 +68,6 @@ def hostlist(names: list[str]) -> str:
 
 
 def dumps(fabric: Fabric) -> str:
-    from ..ib.tiers import device_tiers
     t, ct, pt = fabric.devices_t, fabric.cables_t, fabric.ports_t
     tiers = device_tiers(fabric)
     sw = t.alive & np.isin(t.kind, [KIND_CODE[IB_SWITCH], KIND_CODE[ETH_SWITCH]])

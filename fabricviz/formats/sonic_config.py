@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .switch_config import CNP_DSCP, CNP_PRIORITY, ExportSettings, PortConfig, SwitchConfig, ranges
+from .switch_types import CNP_DSCP, CNP_PRIORITY, ExportSettings, PortConfig, SwitchConfig, ranges
 
 MAP_NAME = "ROCE"
 CABLE_LIST = "AZURE"

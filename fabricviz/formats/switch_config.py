@@ -25,21 +25,25 @@ Port names:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-import numpy as np
-
 from ..model import FabricError
+from ..model.atomic import write_atomic
+from .nic_config import nic_script
+from .nvue_config import nv_script, startup_yaml
+from .sonic_config import config_db_text
+from .switch_types import CNP_DSCP, CNP_PRIORITY, ExportSettings, NicPort, PortConfig, SwitchConfig
+from ..model.tech import rates_gbps
+from ..model.fabric import KIND_CODE, NIC
+from ..ethernet.lossless import lossless_plan
+from ..ethernet.roce_meta import RoceMetaError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ethernet.lossless import LosslessPlan
     from ..model.fabric import Fabric
 
 OSES = ("sonic", "cumulus")
-CNP_DSCP = 48                   # NVIDIA's default DSCP (and priority 6) of RoCE CNPs
-CNP_PRIORITY = 6
 #: SerDes lanes per front-panel port in SONiC's port_config.ini of each part's default SKU.
 SONIC_LANES = {"SN5600": 8, "SN5400": 8, "SN4700": 8, "SN4600C": 4, "SN3700": 4, "SN3700C": 4,
                "SN2700": 4}
@@ -60,76 +64,8 @@ class NotRoceDesign(FabricError):
     """The design has no cabled Ethernet switch port to configure."""
 
 
-@dataclass(frozen=True)
-class PortConfig:
-    """One lossless switch port with the plan's numbers (bytes)."""
-
-    port: int                   # model port id
-    num: int                    # front-panel number (1-based)
-    sonic_name: str             # Ethernet<n>
-    cumulus_name: str           # swp<n>
-    speed_gbps: float           # the link's rate (the cable's negotiated speed)
-    cable_m: float
-    cable_length: str           # the SONiC CABLE_LENGTH value, e.g. "5m"
-    headroom: int
-    xoff: int
-    xon: int
-    ecn_kmin: int
-    ecn_kmax: int
-    ecn_pmax: float
-    peer: str                   # the device at the cable's other end
-
-    @property
-    def speed_mbps(self) -> int:
-        return int(round(self.speed_gbps * 1000))
-
-
-@dataclass(frozen=True)
-class SwitchConfig:
-    """One switch: its ports and the budget numbers the export writes."""
-
-    name: str
-    part: str
-    ports: tuple[PortConfig, ...]
-    buffer_bytes: float         # NaN: unknown
-    shared_pool: float          # NaN: unknown
-    dynamic_th: int
-
-
-@dataclass(frozen=True)
-class NicPort:
-    """One RoCE NIC cabled to a lossless switch port."""
-
-    host: str                   # the server (or the NIC itself when it has no server)
-    rdma_dev: str               # mlx5_<n>
-    switch: str
-    switch_port: str
-    cable_m: float
-
-
 class DesignSettingsError(FabricError):
     """The design's own RoCE settings (``meta.roce``) are refused; the message names the field."""
-
-
-@dataclass(frozen=True)
-class ExportSettings:
-    """What every writer configures: the lossless priorities with their DSCPs (same order)."""
-
-    priorities: tuple[int, ...]
-    dscps: tuple[int, ...]
-    mtu: int
-    method: str
-
-    @property
-    def dscp_of(self) -> dict[int, int]:
-        return dict(zip(self.priorities, self.dscps))
-
-    @property
-    def text(self) -> str:
-        """``priority 3, DSCP 26`` or ``priorities 3,4, DSCP 26,34`` (file headers)."""
-        many = len(self.priorities) > 1
-        return (f"priorit{'ies' if many else 'y'} {','.join(map(str, self.priorities))}, "
-                f"DSCP {','.join(map(str, self.dscps))}")
 
 
 def sonic_lanes(part_id: str, native_gbps: float) -> int:
@@ -184,7 +120,6 @@ def export_dscps(priorities: Sequence[int], dscp: int | Sequence[int] | None) ->
 
 def switch_views(fabric: "Fabric", plan: "LosslessPlan") -> list[SwitchConfig]:
     """Per Ethernet switch with lossless ports, in name order, its ports in port order."""
-    from ..model.tech import rates_gbps
     pt, ct = fabric.ports_t, fabric.cables_t
     out = []
     for d, b in plan.switches.items():
@@ -213,7 +148,6 @@ def switch_views(fabric: "Fabric", plan: "LosslessPlan") -> list[SwitchConfig]:
 
 def nic_ports(fabric: "Fabric", plan: "LosslessPlan") -> list[NicPort]:
     """Every NIC port cabled to a lossless switch port, by host then RDMA device."""
-    from ..model.fabric import KIND_CODE, NIC
     pt, ct, dt = fabric.ports_t, fabric.cables_t, fabric.devices_t
     out = []
     for p in plan.ports.tolist():
@@ -245,8 +179,6 @@ def render(fabric: "Fabric", os: str, *, priority: int | Sequence[int] | None = 
     ports (:class:`DesignSettingsError` when the design's ``meta.roce`` is refused),
     :class:`BufferBudgetExceeded` when a switch's headroom does not fit its buffer — the budget
     of every lossless priority."""
-    from ..ethernet.lossless import lossless_plan
-    from ..ethernet.roce_meta import RoceMetaError
     if os not in OSES:
         raise FabricError(f"--os {os!r}: one of {', '.join(OSES)}")
     prios = None if priority is None else (priority,) if isinstance(priority, int) else tuple(priority)
@@ -280,15 +212,12 @@ def render(fabric: "Fabric", os: str, *, priority: int | Sequence[int] | None = 
     files: dict[str, str] = {}
     views = switch_views(fabric, plan)
     if os == "sonic":
-        from .sonic_config import config_db_text
         for sw in views:
             files[f"{sw.name}.config_db.json"] = config_db_text(sw, settings)
     else:
-        from .nvue_config import nv_script, startup_yaml
         for sw in views:
             files[f"{sw.name}.nvue.yaml"] = startup_yaml(sw, settings)
             files[f"{sw.name}.nv.sh"] = nv_script(sw, settings)
-    from .nic_config import nic_script
     nics = nic_ports(fabric, plan)
     for host in sorted({n.host for n in nics}):
         files[f"{host}.nic.sh"] = nic_script(host, [n for n in nics if n.host == host], settings)
@@ -307,7 +236,6 @@ def write_switch_configs(fabric: "Fabric", os: str, out_dir: str | Path, *,
 
     Every file is rendered before the first is written (each write atomic), so a refusal
     (see :func:`render`) leaves ``out_dir`` untouched."""
-    from ..model.atomic import write_atomic
     files = render(fabric, os, priority=priority, dscp=dscp, mtu=mtu, method=method)
     out = Path(out_dir)
     try:
@@ -323,14 +251,3 @@ def write_switch_configs(fabric: "Fabric", os: str, out_dir: str | Path, *,
         paths.append(path)
     return paths
 
-
-def ranges(values: Sequence[int]) -> list[str]:
-    """``[0, 1, 2, 4, 5, 7]`` → ``["0-2", "4-5", "7"]`` (SONiC's queue/PG ranges)."""
-    out: list[str] = []
-    vals = sorted(set(int(v) for v in values))
-    if not vals:
-        return out
-    runs = np.split(np.array(vals), np.flatnonzero(np.diff(vals) > 1) + 1)
-    for r in runs:
-        out.append(f"{r[0]}" if len(r) == 1 else f"{r[0]}-{r[-1]}")
-    return out

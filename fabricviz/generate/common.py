@@ -10,6 +10,7 @@ from ..ib.lids import lid_space_problem  # the one LID-space refusal (generators
 from ..model import Catalog, Fabric, FabricError, LinkRate, Part
 from ..model.fabric import KIND_CODE, NIC
 from ..model.tech import ETH, IB
+from ..model.events import BULK_ADDED, FABRIC, ChangeEvent
 
 #: Vertical distance between tiers in scene units (the tiered layout: hosts at y=0, spines above).
 TIER_GAP = 260.0
@@ -173,7 +174,6 @@ def add_switches(fabric: Fabric, part: Part, names: list[str], tier: int,
 
 def finish(fabric: Fabric) -> Fabric:
     """Send one bulk event for everything a generator built."""
-    from ..model.events import BULK_ADDED, FABRIC, ChangeEvent
     for table in (fabric.devices_t, fabric.ports_t, fabric.cables_t):
         table.trim()
     fabric.events.emit(ChangeEvent(BULK_ADDED, FABRIC, ids={

@@ -10,7 +10,7 @@ whose channels are all on one VL is a credit loop on that VL, and one crossing V
 tables that change VL hop by hop) is reported with each VL it uses.
 
 Every (CA source, CA destination LID) route of the LFTs is followed with its SL
-(``routing.info["path_sl"]`` from dfsssp or lash, else the SL the caller gives, default 0)
+(``routing.info.path_sl`` from dfsssp or lash, else the SL the caller gives, default 0)
 through the SL2VL tables (:mod:`.vl_layers`: the design's QoS tables when QoS is on, else
 SL n → VL n). With every path on SL0 — minhop, updn, ftree — the graph is the classic VL0
 CDG. Links to CAs cannot be in a cycle, so only switch-to-switch channels are kept (as LASH
@@ -103,14 +103,14 @@ def check_credit_loops(routing: Routing, max_loops: int = 100, *, sl: int = 0,
                        path_sl: PathSL | None | bool = None, sl2vl: Any = None) -> CreditCheck:
     """Credit loops per VL (see the module doc) and the VLs the routes use.
 
-    ``path_sl``: None takes ``routing.info["path_sl"]`` when the engine set one; False puts every
+    ``path_sl``: None takes ``routing.info.path_sl`` when the engine set one; False puts every
     path on ``sl``; or a :class:`PathSL`. ``sl2vl``: anything :func:`.vl_layers.sl2vl_of` takes
     (None: SL n → VL n on every port).
     """
     if path_sl is False:
         psl: PathSL | None = _no_layers(sl)
     else:
-        psl = path_sl if isinstance(path_sl, PathSL) else routing.info.get("path_sl")
+        psl = path_sl if isinstance(path_sl, PathSL) else routing.info.path_sl
     w = walk_vls(routing, sl, psl if psl is not None else _no_layers(sl), sl2vl)
     loops = _loops(routing, w, max_loops)
     return CreditCheck(loops, w.vls_used(), routing.routed_by, psl is not None and path_sl is not False, w)

@@ -29,6 +29,8 @@ from typing import Callable
 
 import numpy as np
 
+from .dfsssp_vl import assign_vls, subnet_vls
+from .engine_types import RoutingInfo
 from .lids import Lids
 from .subnet import NO_PATH, Subnet
 
@@ -151,33 +153,31 @@ def sssp_lfts(sn: Subnet, lids: Lids, progress: Callable[[int, int], None] | Non
 
 
 def route_sssp(sn: Subnet, lids: Lids, dist: np.ndarray,
-               progress: Callable[[int, int], None] | None = None) -> tuple[np.ndarray, dict]:
+               progress: Callable[[int, int], None] | None = None) -> tuple[np.ndarray, RoutingInfo]:
     """OpenSM's ``sssp``: the same routes as dfsssp, every path on VL 0 (``dist``: unused,
     dfsssp needs no hop table)."""
     lft, _ = sssp_lfts(sn, lids, progress)
     log = ["SSSP routing specified -> skipping deadlock removal thru dfsssp_remove_deadlocks(...)"]
-    return lft, {"vls_used": 1, "log": log}
+    return lft, RoutingInfo(vls_used=1, log=log)
 
 
 def route_dfsssp(sn: Subnet, lids: Lids, dist: np.ndarray,
                  progress: Callable[[int, int], None] | None = None, *,
-                 vls_avail: int | None = None) -> tuple[np.ndarray, dict]:
+                 vls_avail: int | None = None) -> tuple[np.ndarray, RoutingInfo]:
     """OpenSM's ``dfsssp``: SSSP routes, then VLs for deadlock freedom (:mod:`.dfsssp_vl`).
 
     ``vls_avail``: VLs to use instead of what the switch ports' operational VLs allow.
     Raises :class:`~.routing.EngineRefused` with OpenSM's ERR AD25 line when more are needed.
     """
-    from .dfsssp_vl import assign_vls, subnet_vls
     lft, dests = sssp_lfts(sn, lids, progress)
     avail = subnet_vls(sn) if vls_avail is None else vls_avail
     res = assign_vls(sn, lids, lft, dests, avail)
-    return lft, {"path_sl": res.path_sl, "vls_used": res.vls_needed, "vls_avail": avail,
-                 "paths_per_vl": res.paths_before, "paths_after": res.paths_after,
-                 "vl_split": res.split, "log": res.log}
+    return lft, RoutingInfo(path_sl=res.path_sl, vls_used=res.vls_needed, vls_avail=avail,
+                            paths_per_vl=res.paths_before, paths_after=res.paths_after,
+                            vl_split=res.split, log=res.log)
 
 
 def warm_up() -> None:
     """Load what dfsssp runs (its compiled kernels, the VL modules) before routing is timed."""
-    from . import dfsssp_vl, path_sl, qos, qos_meta  # noqa: F401
-    from .dfsssp_kernels import warm_up as warm_kernels
+    from .dfsssp_kernels import warm_up as warm_kernels   # numba on use
     warm_kernels()

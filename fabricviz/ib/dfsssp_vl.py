@@ -25,8 +25,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .engine_types import EngineRefused
 from .lids import Lids
 from .path_sl import PathSL
+from .qos import IB_PORT_CAPS, MAX_OP_VLS_DEFAULT, VL_CODE
+from .qos_meta import design_qos
 from .subnet import Subnet
 
 if TYPE_CHECKING:
@@ -37,9 +40,7 @@ def subnet_vls(sn: Subnet, max_op_vls: int | None = None) -> int:
     """get_avail_vl_in_subn: the fewest operational VLs of any linked switch external port,
     as a VL count (1, 2, 4, 8; 15 at most). Ports run min(VLCap, peer's VLCap, max_op_vls)
     (:mod:`.qos`); ``max_op_vls`` None: the design's QoS options, else OpenSM's default."""
-    from .qos import IB_PORT_CAPS, MAX_OP_VLS_DEFAULT, VL_CODE
     if max_op_vls is None:
-        from .qos_meta import design_qos
         opts = design_qos(sn.fabric)
         max_op_vls = opts.max_op_vls if opts is not None else MAX_OP_VLS_DEFAULT
     code = min(VL_CODE[IB_PORT_CAPS.vl_cap], int(max_op_vls))
@@ -60,8 +61,7 @@ def assign_vls(sn: Subnet, lids: Lids, lft: np.ndarray, dests: "Destinations",
                vls_avail: int) -> VlResult:
     """dfsssp_remove_deadlocks on the routes ``lft`` (destinations as :func:`.dfsssp.sssp_lfts`
     routed them: ports in dfsssp's order, each port's LIDs in a row)."""
-    from . import dfsssp_kernels as K
-    from .routing import EngineRefused
+    from . import dfsssp_kernels as K     # numba on use
     log = [f"Virtual Lanes available: {vls_avail}"]
     d_lid = dests.lid
     all_lids = np.sort(d_lid)

@@ -39,16 +39,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .engine_types import EngineRefused, RoutingInfo
 from .lids import Lids
 from .subnet import NO_PATH, Subnet, osm_order
+from .ucast import compiled
 
 MIN_RANK, MAX_RANK = 2, 8          # tree rank (switch levels) OpenSM accepts
 TUPLE_LEN = 8
 UNSET = 0xFF
 
 
-def _refused(msg: str):
-    from .routing import EngineRefused
+def _refused(msg: str) -> EngineRefused:
     return EngineRefused(msg)
 
 
@@ -92,25 +93,24 @@ def tuple_str(t: tuple[int, ...]) -> str:
     return ".".join(out)
 
 
-def route_ftree(sn: Subnet, lids: Lids, dist: np.ndarray) -> tuple[np.ndarray, dict]:
+def route_ftree(sn: Subnet, lids: Lids, dist: np.ndarray) -> tuple[np.ndarray, RoutingInfo]:
     """OpenSM ftree LFTs [S, max_lid+1] (255 = none) and info; raises EngineRefused."""
-    from .ucast import compiled
     ft = build_ftree(sn, lids, dist)
     if compiled(sn, lids):
-        from .ftree_route import route_tree
+        from .ftree_route import route_tree      # numba on use: loaded only for a big fabric
         lft, ca_order = route_tree(ft, lids)
     else:                                 # small: the reference walk is done before numba loads
         lft, ca_order = route_tree_reference(ft, lids)
     names = [sn.switch_name(s) for s in range(sn.num_switches)]
-    info = {
-        "ranks": np.asarray(ft.rank, np.int64),
-        "tree_rank": ft.leaf_rank + 1,
-        "roots": [names[s] for s in range(sn.num_switches) if ft.rank[s] == 0],
-        "leaf_switches": [names[s] for s in ft.leaf_switches],
-        "switch_index": {names[s]: tuple_str(ft.tuples[s]) for s in range(sn.num_switches)},
-        "max_cn_per_leaf": ft.max_cn_per_leaf,
-        "ca_order": ca_order,
-    }
+    info = RoutingInfo(
+        ranks=np.asarray(ft.rank, np.int64),
+        tree_rank=ft.leaf_rank + 1,
+        roots=[names[s] for s in range(sn.num_switches) if ft.rank[s] == 0],
+        leaf_switches=[names[s] for s in ft.leaf_switches],
+        switch_index={names[s]: tuple_str(ft.tuples[s]) for s in range(sn.num_switches)},
+        max_cn_per_leaf=ft.max_cn_per_leaf,
+        ca_order=ca_order,
+    )
     return lft, info
 
 

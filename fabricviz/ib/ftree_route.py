@@ -32,13 +32,17 @@ of frames. Exactness notes (OpenSM 3.3, same code since 2019):
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numba import njit
 
-from .ftree import FatTree
 from .kernels import scatter_columns
 from .lids import Lids
 from .subnet import NO_PATH
+
+if TYPE_CHECKING:
+    from .ftree import FatTree
 
 _UP, _DOWN = 0, 1          # frame kinds: upgoing (routes below s toward it), downgoing (climbs)
 

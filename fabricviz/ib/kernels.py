@@ -187,16 +187,16 @@ def scatter_columns(cols: np.ndarray, col_lid: np.ndarray, out: np.ndarray) -> N
                     out[s, col_lid[d]] = cols[d, s]
 
 
-_WARM: set[str] = set()
+_WARMED = False
 
 
-def warm_up(engine: str) -> None:
-    """Load the compiled kernels ``engine`` uses (numba's disk cache; compiled on the very first
-    run) with tiny inputs, once per process: that one-off load (~0.3 s) is program start-up, not
-    routing time, so :func:`~.routing.route` calls this before it starts timing."""
-    if engine in _WARM:
+def warm_up() -> None:
+    """Load the kernels every engine shares (numba's disk cache; compiled on the very first run)
+    with tiny inputs, once per process; :func:`~.engines.warm_up` adds each engine's own."""
+    global _WARMED
+    if _WARMED:
         return
-    _WARM.add(engine)
+    _WARMED = True
     i64, u8 = np.zeros(1, np.int64), np.zeros((1, 1), np.uint8)
     all_pairs_hops(np.zeros(2, np.int64), np.zeros(0, np.int64), 1)
     scatter_columns(u8, i64, np.zeros((1, 1), np.uint8))
@@ -206,27 +206,3 @@ def warm_up(engine: str) -> None:
                      np.zeros((1, 1), np.int64), np.zeros((1, 1), np.uint8), np.zeros((0, 0), np.uint8))
     minhop_candidates_given(yes, np.zeros(1, np.uint8), 0, no, np.zeros(0, np.bool_), no,
                             np.zeros((1, 1), np.int64), np.zeros((1, 1), np.uint8), np.zeros((0, 0), np.uint8))
-    if engine == "ftree":
-        from .ftree_route import warm_up as warm_ftree
-        warm_ftree()
-    if engine in ("dfsssp", "sssp"):
-        from .dfsssp import warm_up as warm_dfsssp
-        warm_dfsssp()
-    if engine == "lash":
-        from .lash_kernels import warm_up as warm_lash
-        warm_lash()
-
-
-def warm_all() -> float:
-    """Compile (first run: ~20–40 s on 2 cores) or load every engine's kernels into numba's disk
-    cache; returns the seconds it took. ``make setup`` runs it (``python -m fabricviz.ib.kernels``)
-    so no routing, test or GUI session pays the compile."""
-    import time
-    t = time.perf_counter()
-    for engine in ("minhop", "ftree", "dfsssp", "lash"):
-        warm_up(engine)
-    return time.perf_counter() - t
-
-
-if __name__ == "__main__":
-    print(f"fabricviz: subnet manager kernels ready in {warm_all():.1f} s (numba cache)")

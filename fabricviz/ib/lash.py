@@ -25,11 +25,12 @@ from typing import Callable, Mapping
 
 import numpy as np
 
+from .engine_types import EngineRefused, RoutingInfo
 from .lash_cdg import GlibcRandom, Layers, NotEnoughLanes, assign_layers, balance
 from .lids import Lids
 from .path_sl import PathSL
 from .qos import IB_PORT_CAPS, MAX_OP_VLS_DEFAULT, VL_CODE, PortCaps
-from .routing import EngineRefused
+from .qos_meta import design_qos
 from .subnet import NO_PATH, Subnet
 
 MAX_LASH_VLS = 15
@@ -39,7 +40,7 @@ def route_lash(sn: Subnet, lids: Lids, dist: np.ndarray | None = None,
                progress: Callable[[int, int], None] | None = None, *, start_vl: int = 0,
                first_sweep: bool = True, max_op_vls: int | None = None,
                caps: PortCaps = IB_PORT_CAPS, caps_by_guid: Mapping[int, PortCaps] | None = None,
-               seed: int = 1, literal_search: bool = False, compiled: bool = True) -> tuple[np.ndarray, dict]:
+               seed: int = 1, literal_search: bool = False, compiled: bool = True) -> tuple[np.ndarray, RoutingInfo]:
     """LFTs [S, max_lid+1] and info (``path_sl``, ``vls_used``, ``log``, layer counts) of LASH.
 
     ``start_vl``: OpenSM's ``lash_start_vl``. ``first_sweep``: the ports' operational VLs are
@@ -92,10 +93,10 @@ def route_lash(sn: Subnet, lids: Lids, dist: np.ndarray | None = None,
     np.fill_diagonal(table, start_vl)
     path_sl = PathSL("lash", lid_sw.astype(np.int32), lid_sw.astype(np.int32), table.astype(np.uint8),
                      np.ones(16, np.uint8), needed, same_switch_sl=start_vl, default=0)
-    info = {"path_sl": path_sl, "vls_used": needed, "log": log, "start_vl": start_vl,
-            "vl_min": vl_min, "lanes_in_layer": counts[:needed], "lanes_before_balancing": before,
-            "rand_calls": calls, "zombies": int(zombies),
-            "zombie_events": int(events)}
+    info = RoutingInfo(path_sl=path_sl, vls_used=needed, log=log, start_vl=start_vl,
+                       vl_min=vl_min, lanes_in_layer=counts[:needed], lanes_before_balancing=before,
+                       rand_calls=calls, zombies=int(zombies),
+                       zombie_events=int(events))
     return lft, info
 
 
@@ -134,7 +135,6 @@ def min_operational_vls(sn: Subnet, first_sweep: bool = True, max_op_vls: int | 
     by_guid = caps_by_guid or {}
     f = sn.fabric
     if max_op_vls is None:
-        from .qos_meta import design_qos
         opts = design_qos(f)
         max_op_vls = opts.max_op_vls if opts is not None else MAX_OP_VLS_DEFAULT
     guid = f.devices_t.guid

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fabricviz.ib.subnet import NO_PATH
+from fabricviz.ib.routing import old_lft
 
 if TYPE_CHECKING:
     from fabricviz.ib.routing import Routing
@@ -25,7 +26,6 @@ def lft_changes(new: "Routing", previous: "Routing | None") -> tuple[int, int] |
     """
     if previous is None:
         return None
-    from fabricviz.ib.routing import old_lft
     old = old_lft(new.subnet, previous)
     w = max(old.shape[1], new.lft.shape[1])
     a = np.full((new.lft.shape[0], w), NO_PATH, np.uint8)

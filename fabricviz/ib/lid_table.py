@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fabricviz.model import Fabric, FabricError
+from fabricviz.ib.lids import lid_of_ports
+from fabricviz.ib.routing import subnet_and_lids
 
 UNKNOWN = "—"
 
@@ -40,8 +42,6 @@ class LidTable:
 
 def lid_table(f: Fabric) -> LidTable:
     """The SM's LID assignment for ``f`` (LMC 0); a routing refusal becomes ``error``."""
-    from fabricviz.ib.lids import lid_of_ports
-    from fabricviz.ib.routing import subnet_and_lids
     try:
         sn, lids = subnet_and_lids(f)
     except FabricError as exc:

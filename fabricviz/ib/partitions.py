@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..model import FabricError
+from ..model.fabric import IB_SWITCH, KIND_CODE
 
 if TYPE_CHECKING:
     from ..model import Fabric
@@ -240,7 +241,6 @@ def sm_port_guid(subnet: Any) -> int:
 
 
 def _switch_code() -> int:
-    from ..model.fabric import IB_SWITCH, KIND_CODE
     return KIND_CODE[IB_SWITCH]
 
 

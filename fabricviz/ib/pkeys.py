@@ -41,7 +41,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from .partitions import DEFAULT_PKEY, FULL_BIT, PKEY_MASK, Resolution
+from .partitions import DEFAULT_PKEY, FULL_BIT, PKEY_MASK, Resolution, design_partitions, resolve
 
 BLOCK = 32                   # IB_NUM_PKEY_ELEMENTS_IN_BLOCK
 FACTORY_TABLE = (0xFFFF,)    # what a port holds before any SM programmed it
@@ -191,7 +191,6 @@ def compute_tables(subnet: Any, res: Resolution, caps: PKeyCaps = HARDWARE,
 def design_tables(subnet: Any, conf: Any = None, caps: PKeyCaps = HARDWARE) -> PKeyTables:
     """P_Key tables OpenSM programs on ``subnet`` with ``conf`` (a PartitionConfig), else the
     design's own partitions.conf, else none (OpenSM with no partitions.conf: Default only)."""
-    from .partitions import design_partitions, resolve
     if conf is None:
         conf = design_partitions(subnet.fabric)
     return compute_tables(subnet, resolve(conf, subnet), caps)

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Collection, Mapping
 
 import numpy as np
 
-from .subnet import Subnet
+from .subnet import Subnet, peer_ports
 
 if TYPE_CHECKING:
     from .routing import Routing
@@ -287,7 +287,6 @@ def port_sl2vl(options: QosOptions, port_type: str, linked: bool = True, caps: P
 
 
 def _ca_peer_guid(sn: Subnet, p: int) -> int | None:
-    from .subnet import peer_ports
     f = sn.fabric
     q = int(peer_ports(f)[p])
     if q < 0 or int(f.ports_t.cable[p]) < 0:

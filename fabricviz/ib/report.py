@@ -8,6 +8,8 @@ import numpy as np
 
 from .routing import Routing
 from .subnet import NO_PATH
+from .tiers import TIER_NAMES
+from .tiers import device_tiers
 
 
 def port_loads(routing: Routing) -> np.ndarray:
@@ -40,9 +42,7 @@ def uplink_balance(routing: Routing) -> dict[str, Any]:
     t = sn.fabric.devices_t
     tier = t.tier[sn.switches].astype(np.int64)
     if (tier < 1).any():
-        from .tiers import device_tiers
         tier = device_tiers(sn.fabric)[sn.switches]
-    from .tiers import TIER_NAMES
     per_tier: dict[str, list[int]] = {}
     worst = None
     for s in range(sn.num_switches):
@@ -85,23 +85,25 @@ def summary(routing: Routing) -> dict[str, Any]:
         "route_seconds": round(routing.route_seconds, 6),
         "uplink_routes": bal["per_tier"],
         "warnings": warnings,
-        **({"roots": routing.info["roots"]} if "roots" in routing.info else {}),
+        **({"roots": routing.info.roots} if routing.info.roots is not None else {}),
         **_layering(routing),
     }
 
 
 def _layering(routing: Routing) -> dict[str, Any]:
     """dfsssp/lash: the VLs (layers) the engine used and the routed paths per SL."""
-    psl = routing.info.get("path_sl")
+    info = routing.info
+    psl = info.path_sl
     if psl is None:
         return {}
-    info = routing.info
-    out: dict[str, Any] = {"vls_used": int(info.get("vls_used", psl.vls_needed)),
+    out: dict[str, Any] = {"vls_used": int(info.vls_used if info.vls_used is not None else psl.vls_needed),
                            "path_sl": {str(sl): n for sl, n in sorted(psl.counts().items())}}
-    for key in ("vls_avail", "paths_per_vl", "vl_split"):
-        if key in info:
-            v = info[key]
-            out[key] = [int(x) for x in v] if hasattr(v, "__len__") else int(v)
+    if info.vls_avail is not None:
+        out["vls_avail"] = int(info.vls_avail)
+    if info.paths_per_vl is not None:
+        out["paths_per_vl"] = [int(x) for x in info.paths_per_vl]
+    if info.vl_split is not None:
+        out["vl_split"] = [int(x) for x in info.vl_split]
     return out
 
 

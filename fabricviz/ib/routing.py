@@ -15,15 +15,12 @@ from typing import Callable
 import numpy as np
 
 from ..model import Fabric, FabricError
+from .engine_types import EngineRefused, RoutingInfo
+from .engines import ENGINES, REGISTRY, RouteRequest, warm_up
 from .lids import LidEntries, Lids, check_lmc, lids_of, plan_lids, subnet_entries
+from .sm import elect
 from .subnet import COMPILED_FROM_SWITCHES, NO_PATH, Subnet, default_sm_port, discover, switch_distances
 from .ucast import build_lfts, compiled, minhop_candidates
-
-ENGINES = ("minhop", "updn", "ftree", "dfsssp", "lash", "sssp")
-
-
-class EngineRefused(Exception):
-    """A routing engine cannot route this fabric; the message says which rule failed."""
 
 
 @dataclass
@@ -36,7 +33,7 @@ class Routing:
     lft: np.ndarray                # [S, max_lid+1] egress port per LID, 255 = none
     route_seconds: float           # OpenSM's routing phase: hop tables, engine (and fallback), LFTs
     warnings: list[str] = field(default_factory=list)
-    info: dict = field(default_factory=dict)
+    info: RoutingInfo = field(default_factory=RoutingInfo)
 
     def switch_lft(self, device: int | str) -> np.ndarray:
         """The LFT of one switch (by device id or name)."""
@@ -97,7 +94,6 @@ def default_sm(fabric: Fabric) -> str | None:
     None (:func:`~.subnet.discover`'s default)."""
     if not fabric.settings.sms:
         return None
-    from .sm import elect
     return elect(fabric).master.node
 
 
@@ -118,35 +114,23 @@ def route(fabric: Fabric, engine: str = "minhop", sm: int | str | None = None, l
     if sn.undiscovered:
         few = ", ".join(sn.undiscovered[:5]) + (" …" if len(sn.undiscovered) > 5 else "")
         warnings.append(f"{len(sn.undiscovered)} InfiniBand device(s) not reachable from the SM: {few}")
-    if engine in ("dfsssp", "sssp", "lash") or compiled(sn, lids) or sn.num_switches >= COMPILED_FROM_SWITCHES:
-        from .kernels import warm_up
+    eng = REGISTRY[engine]
+    if eng.always_compiled or compiled(sn, lids) or sn.num_switches >= COMPILED_FROM_SWITCHES:
         warm_up(engine)              # the compiled kernels' one-off load is start-up, not routing
     t0 = time.perf_counter()
-    own_paths = engine in ("dfsssp", "sssp")   # no hop table (nor OpenSM's); minhop's fallback makes one
+    own_paths = eng.own_paths       # no hop table (nor OpenSM's); minhop's fallback makes one
     dist = np.zeros((0, 0), np.uint8) if own_paths else switch_distances(sn)
     reason = None
     routed_by = engine
-    info: dict = {}
+    info = RoutingInfo()
     lft = None
-    try:
-        if engine == "updn":
-            lft, info = _updn(sn, lids, dist, roots, progress, old)
-        elif engine == "ftree":
-            from .ftree import route_ftree
-            lft, info = route_ftree(sn, lids, dist)
-        elif engine == "dfsssp":
-            from .dfsssp import route_dfsssp
-            lft, info = route_dfsssp(sn, lids, dist, progress)
-        elif engine == "sssp":
-            from .dfsssp import route_sssp
-            lft, info = route_sssp(sn, lids, dist, progress)
-        elif engine == "lash":
-            from .lash import route_lash
-            lft, info = route_lash(sn, lids, dist, progress)
-    except EngineRefused as e:
-        reason = f"{engine}: {e}"
-        routed_by = "minhop"
-        lft = None
+    if eng.run is not None:
+        try:
+            lft, info = eng.run(sn, lids, dist, RouteRequest(roots, progress, old))
+        except EngineRefused as e:
+            reason = f"{engine}: {e}"
+            routed_by = "minhop"
+            lft = None
     if lft is None:
         least, cand = minhop_candidates(sn, switch_distances(sn) if own_paths else dist)
         lft = build_lfts(sn, lids, least, cand, progress, old)
@@ -158,7 +142,7 @@ def route(fabric: Fabric, engine: str = "minhop", sm: int | str | None = None, l
     if ca_pairs:
         warnings.append(f"unreachable destinations: {ca_pairs:,} (switch, CA LID) pairs have no route")
     if sw_pairs:
-        info["unrouted_switch_lids"] = sw_pairs
+        info.unrouted_switch_lids = sw_pairs
         if routed_by == "minhop":
             warnings.append(f"{sw_pairs:,} (switch, switch LID) pairs have no route")
     return Routing(sn, lids, engine, routed_by, reason, lft, seconds, warnings, info)
@@ -205,35 +189,6 @@ def old_lft(sn: Subnet, previous: Routing) -> np.ndarray:
         if i is not None:
             out[s] = previous.lft[i]
     return out
-
-
-def _updn(sn: Subnet, lids: Lids, dist: np.ndarray, roots: list[str] | None,
-          progress: Callable[[int, int], None] | None,
-          old: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
-    from .updn import find_roots, rank_from_roots, updown_hops
-    if roots:
-        idx = []
-        for r in roots:
-            d = sn.fabric.device_id(r)
-            if d not in sn.sw_index:
-                # a CA GUID means "its switch", as in OpenSM's root file
-                p = sn.fabric.device(d).ports
-                peer = p[0].peer if p else None
-                if peer is None or peer.device.id not in sn.sw_index:
-                    raise FabricError(f"root switch {r}: not a switch of this subnet")
-                d = peer.device.id
-            idx.append(sn.sw_index[d])
-        root_idx = np.array(sorted(set(idx)), np.int64)
-    else:
-        root_idx = find_roots(sn, lids, dist)
-    if len(root_idx) == 0:
-        raise EngineRefused("no root switches found (no switch sees more than 90 % of the CAs "
-                            "at one hop distance); give roots explicitly")
-    rank = rank_from_roots(sn, root_idx)
-    hops = updown_hops(sn, rank, dist)
-    lft = build_lfts(sn, lids, hops.least, hops.cand, progress, old)
-    names = [sn.switch_name(int(s)) for s in root_idx]
-    return lft, {"roots": names, "rank": rank}
 
 
 def _unreachable(sn: Subnet, lids: Lids, lft: np.ndarray) -> tuple[int, int]:

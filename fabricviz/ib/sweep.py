@@ -26,6 +26,11 @@ import numpy as np
 from ..model import Fabric
 from .routing import Routing, old_lft, route
 from .subnet import NO_PATH
+from .sm import elect
+from .pkeys import design_tables
+from .sweep_pkeys import PKEY_BLOCK, pkey_smps
+from .qos import compute_qos
+from .qos_meta import design_qos
 
 SMP_BASE_US = 20.0          # SM software + SMA processing per round trip (estimate)
 SMP_HOP_US = 0.5            # extra per directed-route hop (estimate)
@@ -103,7 +108,6 @@ def heavy_sweep(fabric: Fabric, engine: str = "minhop", sm: int | str | None = N
     P_Key manager (default: the design's partitions.conf; none: the Default partition);
     ``qos``: QosOptions for the QoS step (default: the design's; none or ``qos FALSE``: no QoS SMPs).
     """
-    from .sm import elect
     election = None
     if sm is None:
         election = elect(fabric)
@@ -157,17 +161,17 @@ def heavy_sweep(fabric: Fabric, engine: str = "minhop", sm: int | str | None = N
 def _layers(r: Routing, ev: list[SweepEvent], clk: _Clock) -> None:
     """dfsssp/lash: how the engine spread the paths over virtual lanes to break credit loops
     (one event: the lanes needed and the paths each SL carries, from the engine's own result)."""
-    psl = r.info.get("path_sl")
+    psl = r.info.path_sl
     if psl is None or r.routed_by != r.engine:
         return
     counts = psl.counts()
-    vls = int(r.info.get("vls_used", psl.vls_needed))
+    vls = int(r.info.vls_used if r.info.vls_used is not None else psl.vls_needed)
     per = ", ".join(f"SL{sl}: {n:,}" for sl, n in sorted(counts.items()))
     ev.append(SweepEvent(clk.t, "routing", "layers",
                          f"{r.routed_by}: {vls} virtual lane{'s' if vls != 1 else ''} needed to be free of "
                          f"credit loops (paths per SL — {per})",
                          data={"vls_used": vls, "path_sl": dict(sorted(counts.items())),
-                               "log": list(r.info.get("log", ()))}))
+                               "log": list(r.info.log or ())}))
 
 
 def _discovery(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock) -> None:
@@ -233,10 +237,8 @@ def _pkeys(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, previous: R
            conf: Any) -> None:
     """The P_Key manager: one event per PKeyTable block and per switch port's enforcement
     (PortInfo), in OpenSM's order (:mod:`.sweep_pkeys`)."""
-    from .pkeys import design_tables
-    from .sweep_pkeys import PKEY_BLOCK, pkey_smps
     tables = design_tables(r.subnet, conf)
-    before = previous.info.get("pkey_tables") if previous is not None else None
+    before = previous.info.pkey_tables if previous is not None else None
     steps = pkey_smps(r, tables, before)
     for s in steps:
         if s.smp:
@@ -245,9 +247,9 @@ def _pkeys(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, previous: R
                              ports=(s.port,) if s.port >= 0 else (), data=s.data()))
     blocks = sum(1 for s in steps if s.kind == PKEY_BLOCK)
     port_infos = sum(1 for s in steps if s.kind != PKEY_BLOCK and s.smp)
-    r.info["pkey_tables"] = tables
-    r.info["pkey_blocks_sent"] = blocks
-    r.info["pkey_port_infos_sent"] = port_infos
+    r.info.pkey_tables = tables
+    r.info.pkey_blocks_sent = blocks
+    r.info.pkey_port_infos_sent = port_infos
     ev.append(SweepEvent(clk.t, "pkeys", "banner", BANNERS["pkeys"], data={"blocks": blocks,
                                                                           "port_infos": port_infos}))
 
@@ -255,14 +257,12 @@ def _pkeys(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, previous: R
 def _qos(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, options: Any) -> None:
     """``osm_qos_setup``: per switch its SL2VL tables (one SMP per (in, out) port pair) and the
     VLArbitration tables of its up ports, then per CA port its own; nothing with ``qos FALSE``."""
-    from .qos import compute_qos
-    from .qos_meta import design_qos
     options = options if options is not None else design_qos(f)
     if options is None or not options.qos:
         return
     sn = r.subnet
     tables = compute_qos(sn, options)
-    r.info["qos_tables"] = tables
+    r.info.qos_tables = tables
     by_node: dict[int, list[tuple[int, int, int]]] = {}
     for key in tables.sl2vl:
         by_node.setdefault(key[0], []).append(key)
@@ -296,7 +296,7 @@ def _qos(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, options: Any)
                              f"SL2VL + VLArb → {f.port_name(p)}: {q.oper_vls} data VLs, "
                              f"SL→VL {' '.join(str(v) for v in vls)}",
                              devices=(int(pt.device[p]),), ports=(p,), data={"smps": n}))
-    r.info["qos_smps_sent"] = sent
+    r.info.qos_smps_sent = sent
 
 
 def _vlarb_blocks(q: Any) -> int:
@@ -367,7 +367,7 @@ def _lft_blocks(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, previo
                              f"LFT block {b} (LIDs {lo}-{hi - 1}) sent to {len(idx)} switch(es)",
                              devices=tuple(int(sn.switches[s]) for s in idx.tolist()),
                              lids=(lo, hi - 1), data={"block": b, "switches": len(idx)}))
-    r.info["lft_blocks_sent"] = sent_total
+    r.info.lft_blocks_sent = sent_total
 
 
 def _was_active(previous: Routing) -> set[int]:

@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 
 from .lids import Lids
-from .subnet import NO_PATH, Subnet, numba_loaded
+from .subnet import NO_PATH, Subnet, numba_loaded, osm_order
 
 #: cand(t) -> bool [S, P+1]: least-hop ports toward target switch t on every switch
 CandidateFn = Callable[[int], np.ndarray]
@@ -47,7 +47,6 @@ def port_order(sn: Subnet) -> list[tuple[str, int]]:
             if j is not None and j not in flagged:
                 flagged.add(j)
                 order.append(("ca", j))
-    from .subnet import osm_order
     guids = np.concatenate([sn.sw_guid, sn.ca_guid]).astype(np.uint64)
     for k in osm_order(guids).tolist():
         if k < S:

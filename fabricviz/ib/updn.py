@@ -16,12 +16,15 @@
 from __future__ import annotations
 
 from collections import deque
+from typing import Callable
 
 import numpy as np
 
+from ..model import FabricError
+from .engine_types import EngineRefused, RoutingInfo
 from .lids import Lids
 from .subnet import NO_PATH, Subnet
-from .ucast import HopCandidates, switch_links
+from .ucast import HopCandidates, build_lfts, minhop_candidates, switch_links
 
 UP, DOWN = 0, 1
 
@@ -219,7 +222,6 @@ class _AllRoots:
     every switch sees more than 95 % of the CAs at one distance)."""
 
     def __init__(self, sn: Subnet, dist: np.ndarray) -> None:
-        from .ucast import minhop_candidates
         self.least, self.cand = minhop_candidates(sn, dist)
 
 
@@ -228,3 +230,33 @@ def updown_hops(sn: Subnet, rank: np.ndarray, dist: np.ndarray):
     if (rank == 0).all():
         return _AllRoots(sn, dist)
     return LayeredUpDownHops(sn, rank) if is_layered(sn, rank) else UpDownHops(sn, rank)
+
+
+def route_updn(sn: Subnet, lids: Lids, dist: np.ndarray, roots: list[str] | None,
+               progress: Callable[[int, int], None] | None,
+               old: np.ndarray | None = None) -> tuple[np.ndarray, RoutingInfo]:
+    """updn LFTs and info (``roots``, ``rank``); roots by name (a CA: its switch), else found
+    (:func:`find_roots`). EngineRefused: no roots."""
+    if roots:
+        idx = []
+        for r in roots:
+            d = sn.fabric.device_id(r)
+            if d not in sn.sw_index:
+                # a CA GUID means "its switch", as in OpenSM's root file
+                p = sn.fabric.device(d).ports
+                peer = p[0].peer if p else None
+                if peer is None or peer.device.id not in sn.sw_index:
+                    raise FabricError(f"root switch {r}: not a switch of this subnet")
+                d = peer.device.id
+            idx.append(sn.sw_index[d])
+        root_idx = np.array(sorted(set(idx)), np.int64)
+    else:
+        root_idx = find_roots(sn, lids, dist)
+    if len(root_idx) == 0:
+        raise EngineRefused("no root switches found (no switch sees more than 90 % of the CAs "
+                            "at one hop distance); give roots explicitly")
+    rank = rank_from_roots(sn, root_idx)
+    hops = updown_hops(sn, rank, dist)
+    lft = build_lfts(sn, lids, hops.least, hops.cand, progress, old)
+    names = [sn.switch_name(int(s)) for s in root_idx]
+    return lft, RoutingInfo(roots=names, rank=rank)

@@ -7,7 +7,7 @@ uses the table of the (in port, out port) pair the hop takes, so a path can chan
 where the tables differ per port. An SL mapped to VL15 (the management lane) is dropped by
 the port (IBA 7.6.6), so that path goes no further.
 
-The SL of a path: ``routing.info["path_sl"]`` (:class:`~.path_sl.PathSL`, set by dfsssp and
+The SL of a path: ``routing.info.path_sl`` (:class:`~.path_sl.PathSL`, set by dfsssp and
 lash) for every SL OpenSM may answer (``sl_choices``: dfsssp's balancing spreads a base SL),
 else the one SL the caller gives (default 0).
 
@@ -30,6 +30,8 @@ import numpy as np
 
 from .path_sl import PathSL
 from .subnet import NO_PATH, Subnet
+from .qos import QosOptions, QosTables, compute_qos
+from .qos_meta import design_qos
 
 if TYPE_CHECKING:
     from .qos import QosTables
@@ -81,7 +83,6 @@ def sl2vl_of(sn: Subnet, tables: Any = None) -> SL2VL:
     """The :class:`SL2VL` of ``tables``: None or QoS off (identity), a :class:`~.qos.QosTables`,
     :class:`~.qos.QosOptions` (computed here), one 16-entry table for every port, or arrays
     [S, P+1, 16] (by output port) / [S, P+1, P+1, 16] (by input and output port)."""
-    from .qos import QosOptions, QosTables, compute_qos
     if isinstance(tables, SL2VL):
         return tables
     if isinstance(tables, QosOptions):
@@ -130,7 +131,6 @@ def _from_qos(sn: Subnet, tables: "QosTables") -> SL2VL:
 
 def design_sl2vl(routing: "Routing") -> SL2VL:
     """The SL2VL tables of the design's QoS options (``fabric.meta["qos"]``), identity without them."""
-    from .qos_meta import design_qos
     return sl2vl_of(routing.subnet, design_qos(routing.subnet.fabric))
 
 
@@ -231,14 +231,14 @@ STATE_KEYS = 1 << 21
 def walk_vls(routing: "Routing", sl: int = 0, path_sl: PathSL | None = None, sl2vl: Any = None) -> VlWalk:
     """Follow every CA-to-CA-LID route of ``routing`` with its SL through the SL2VL tables.
 
-    ``path_sl``: the SL per path (None: ``routing.info["path_sl"]``, when there is none ``sl``
+    ``path_sl``: the SL per path (None: ``routing.info.path_sl``, when there is none ``sl``
     for every path); ``sl2vl``: anything :func:`sl2vl_of` takes (None: identity). See the module doc.
     """
     if not 0 <= int(sl) < NUM_VLS:
         raise ValueError(f"SL {sl}: an SL is 0..15")
     sn, lft = routing.subnet, routing.lft
     if path_sl is None:
-        path_sl = routing.info.get("path_sl")
+        path_sl = routing.info.path_sl
     table = sl2vl_of(sn, sl2vl)
     S, P1 = sn.num_switches, sn.nbr_dev.shape[1]
     port_vls = np.zeros((S, P1), np.uint16)
@@ -352,12 +352,12 @@ def engine_layers(routing: "Routing") -> tuple[np.ndarray, tuple[str, ...]] | No
     (``vl_split``: each layer's SLs start at its block, OpenSM's ``vl_split_count``); lash's
     layers are its SLs from ``lash_start_vl`` on. The layer is what broke the credit loops; the
     SLs within one layer only share its load."""
-    psl = routing.info.get("path_sl")
+    psl = routing.info.path_sl
     if psl is None:
         return None
     of = np.full(NUM_VLS, -1, np.int64)
     names: list[str] = []
-    split = routing.info.get("vl_split")
+    split = routing.info.vl_split
     if split is not None:
         sl = 0
         for start, n in enumerate(np.asarray(split, np.int64).tolist()):

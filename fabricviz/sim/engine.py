@@ -30,7 +30,7 @@ from .frames import Frame
 from .latency import LatencyParams, flow_latency_ns, flow_nic_ns, link_latency
 from .links import LinkTable, link_table
 from .maxmin import maxmin, maxmin_paths
-from .paths import MODES, PathProvider, Routes, route
+from .paths import MODES, PathProvider, Routes, line_gbps, route
 from .reach import Reach, Unreachable, fabric_tech, host_reach
 from .units import ParamError
 from .vlarb import (NUM_VLS, FlowVl, LinkArb, entry_vls, link_arb, link_sl2vl, one_class_vl, qos_options,
@@ -94,7 +94,7 @@ class SimResult:
         """Mean/min/max flow rate as a share of line rate, hottest links (utilisation over the
         same steady part as the rates), peak queue and when, paused links."""
         rate = all_rate = self.flow_rates()
-        line = _line_gbps(self.links, self.routes)
+        line = line_gbps(self.links, self.routes)
         share = np.where(line > 0, rate / line, 0.0)
         if self.fluid is not None and self.fluid.begin_s is not None:   # flows that never sent would skew the mean
             began = ~np.isnan(self.fluid.begin_s)
@@ -198,21 +198,6 @@ def _pfc_summary(fl: FluidResult, name: Callable[[int], tuple[str, str]]) -> dic
     return out
 
 
-def _line_gbps(links: LinkTable, routes: Routes) -> np.ndarray:
-    """Per flow: the rate of its first fabric link (a piece of flows at a time)."""
-    parts = routes.split()
-    if len(parts) > 1:
-        out = np.empty(routes.n_flows)
-        for lo, hi, sub in parts:
-            out[lo:hi] = _line_gbps(links, sub)
-        return out
-    fp = np.searchsorted(routes.flow, np.arange(routes.n_flows))
-    start = routes.indptr[np.minimum(fp, max(routes.n_paths - 1, 0))]
-    l0 = routes.links[start]
-    l1 = routes.links[np.minimum(start + 1, len(routes.links) - 1)]
-    return np.where(links.pcie[l0], links.gbps[l1], links.gbps[l0])
-
-
 def _paths_solver(routes: Routes, cap: np.ndarray, demand: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
     """``solve(running)`` for :func:`~.fct.completion_times` over single-path routes (as
     :func:`~.fct.maxmin_solver` over their incidence matrix, without it)."""
@@ -263,7 +248,7 @@ def _lid_of_port(sm: Any) -> np.ndarray:
 def _vl_plan(fabric: Fabric, links: LinkTable, flows: Flows, routes: Routes, sm: Any) -> _VlPlan:
     """SLs (given, else the routing's path SL, else 0) and the VL of every hop (see :mod:`.vlarb`)."""
     source = "flows" if flows.sl_given else "default"
-    path_sl = sm.info.get("path_sl") if sm is not None else None
+    path_sl = sm.info.path_sl if sm is not None else None
     if not flows.sl_given and path_sl is not None:
         from .paths import resolve_ends
         ends = resolve_ends(fabric, links, flows)
@@ -326,7 +311,7 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
     the run can reach (default :func:`~.reach.host_reach` of the fabric); flows
     touching a host left out are dropped and counted. ``sm``: the subnet manager's
     ``fabricviz.ib`` Routing the paths come from (its subnet's QoS tables; its
-    ``info["path_sl"]`` gives flows without an SL of their own their path's SL). ``transport``:
+    ``info.path_sl`` gives flows without an SL of their own their path's SL). ``transport``:
     ib | roce-gbn | roce-ooo (None: the design's, :func:`~.transport.default_transport`).
     ``stop_when_done``: a fluid run of sized flows ends once the last one has finished.
     """

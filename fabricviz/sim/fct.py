@@ -27,6 +27,7 @@ import numpy as np
 
 from .latency import flow_latency_ns, flow_nic_ns, link_latency
 from .maxmin import maxmin
+from .paths import line_gbps
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -137,13 +138,12 @@ class FlowTimes:
 
 def flow_times(res: SimResult) -> FlowTimes | None:
     """The run's FCTs (module doc); None when it has no finite flow."""
-    from .engine import _line_gbps
     fl = res.flows
     size = fl.bytes
     if not np.isfinite(size).any():
         return None
     base = base_latency_ns(res.links, res.routes)
-    line = _line_gbps(res.links, res.routes)
+    line = line_gbps(res.links, res.routes)
     with np.errstate(divide="ignore", invalid="ignore"):
         ideal = np.where(np.isfinite(size) & (line > 0), size * 8 / (line * 1e9), np.nan) + base * 1e-9
     if res.fluid is None:

@@ -552,3 +552,18 @@ def sm_paths(routing) -> PathProvider:
     lids = np.zeros(sn.fabric.ports_t.n, np.int64)
     lids[np.asarray(sn.ca_ports, np.int64)] = np.asarray(routing.lids.ca_lid, np.int64)
     return lft_paths(sn.fabric, routing.lft, lids, switches=sn.switches)
+
+
+def line_gbps(links: LinkTable, routes: Routes) -> np.ndarray:
+    """Per flow: the rate of its first fabric link (a piece of flows at a time)."""
+    parts = routes.split()
+    if len(parts) > 1:
+        out = np.empty(routes.n_flows)
+        for lo, hi, sub in parts:
+            out[lo:hi] = line_gbps(links, sub)
+        return out
+    fp = np.searchsorted(routes.flow, np.arange(routes.n_flows))
+    start = routes.indptr[np.minimum(fp, max(routes.n_paths - 1, 0))]
+    l0 = routes.links[start]
+    l1 = routes.links[np.minimum(start + 1, len(routes.links) - 1)]
+    return np.where(links.pcie[l0], links.gbps[l1], links.gbps[l0])

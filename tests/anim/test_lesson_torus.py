@@ -79,13 +79,13 @@ def test_dfsssp_layers_are_the_engines_numbers(lesson, torus):
     _les, res = lesson
     _f, got = torus
     r, check = got["dfsssp"]
-    info, psl = r.info, r.info["path_sl"]
+    info, psl = r.info, r.info.path_sl
     step = _step(res, "dfsssp: shortest paths on layers of VLs")
     m = step.layers
     assert step.routing.routed_by == m.engine == "dfsssp"
-    assert m.vls_needed == info["vls_used"] == psl.vls_needed and m.vls_needed > 1
-    assert m.vls_avail == info["vls_avail"]
-    assert list(m.paths_per_vl) == list(info["paths_per_vl"]) and list(m.paths_after) == list(info["paths_after"])
+    assert m.vls_needed == info.vls_used == psl.vls_needed and m.vls_needed > 1
+    assert m.vls_avail == info.vls_avail
+    assert list(m.paths_per_vl) == list(info.paths_per_vl) and list(m.paths_after) == list(info.paths_after)
     assert dict(m.sl_paths) == psl.counts()
     # every routed LID pair is on one layer before balancing, and on one base SL after it
     assert sum(m.paths_per_vl) == sum(psl.counts().values()) == int(np.count_nonzero(psl.table != 255))
@@ -97,9 +97,9 @@ def test_dfsssp_layers_are_the_engines_numbers(lesson, torus):
     assert len(m.cables) == s.counts()["cables"]                 # every cable carries some path
     needed = f"dfsssp needed {m.vls_needed} VLs of {m.vls_avail} available"
     before = "paths per VL before balancing: " + ", ".join(
-        f"VL{v} {n:,}" for v, n in enumerate(info["paths_per_vl"]) if n)
+        f"VL{v} {n:,}" for v, n in enumerate(info.paths_per_vl) if n)
     after = "paths per SL after balancing (approx.): " + ", ".join(
-        f"SL{v} {n:,}" for v, n in enumerate(info["paths_after"]) if n)
+        f"SL{v} {n:,}" for v, n in enumerate(info.paths_after) if n)
     assert needed in step.lines and before in step.lines and after in step.lines
     on = [f"VL{v} {sum(1 for x in masks.tolist() if x >> v & 1)}" for v in m.vls]
     assert any(ln.endswith(", ".join(on)) for ln in step.lines)

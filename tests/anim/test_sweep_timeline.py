@@ -157,7 +157,7 @@ def test_pkey_tables_sent_as_smps_and_narrated():
     assert narrate(pk[-1]) == "P_Key manager (pkey_mgr): PKEY setup completed - STARTING SM LID CONFIG"
     b0 = pk[blocks[0]]
     assert b0.ports == (port.id,) and b0.data["entries"][:2] == (0xFFFF, 0x8001)
-    assert sw.routing.info["pkey_blocks_sent"] == 2 and sw.routing.info["pkey_port_infos_sent"] == 16
+    assert sw.routing.info.pkey_blocks_sent == 2 and sw.routing.info.pkey_port_infos_sent == 16
     # the phase sits between discovery and the SM's LID, as in OpenSM's do_sweep()
     phases = [e.phase for e in sw.events]
     assert phases.index("pkeys") > max(i for i, p in enumerate(phases) if p == "discovery")

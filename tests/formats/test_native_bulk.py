@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from fabricviz.generate import fat_tree, rail_optimized
-from fabricviz.formats import native
+from fabricviz.formats import native, native_records
 from fabricviz.formats.limits import parse_json
 from fabricviz.formats.native_bulk import load_columns
 from fabricviz.model import Fabric
@@ -93,7 +93,7 @@ def test_columns_are_the_saved_design_and_the_record_readers(name):
     assert g.signature() == f.signature()
     assert _live_columns(g) == _live_columns(f)
     assert g.device_ids().tolist() == list(range(len(f)))      # renumbered densely, in file order
-    assert _rows(g) == _rows(native._Loader("mem", None).load(json.loads(text)))
+    assert _rows(g) == _rows(native_records.RecordLoader("mem", None).load(json.loads(text)))
     assert native.dumps(g) == text
     assert native.loads(native.dumps(g)).signature() == f.signature()
 
@@ -119,7 +119,7 @@ def _verdict(text: str):
     except Exception as e:                       # any refusal: its type and exact message
         new = (type(e).__name__, str(e))
     try:
-        old = ("accepted", _rows(native._Loader("W", None).load(parse_json(text, "W"))))
+        old = ("accepted", _rows(native_records.RecordLoader("W", None).load(parse_json(text, "W"))))
     except Exception as e:
         old = (type(e).__name__, str(e))
     assert new == old

@@ -127,11 +127,11 @@ def test_balancing_spreads_the_busiest_lane():
     """ring8: 224 paths on VL0, 16 moved to VL1; 8 VLs: VL0 is split 7 ways (SLs 0-6) and the
     VL1 paths are renumbered to SL 7 — OpenSM's "Approx. #paths per VL" 32 ×7, then 16."""
     r = route(_fabric(T.ring(8)), "dfsssp")
-    assert r.routed_by == "dfsssp" and r.info["vls_used"] == 2
-    assert r.info["paths_per_vl"] == [224, 16, 0, 0, 0, 0, 0, 0]
-    assert r.info["vl_split"] == [7, 0, 0, 0, 0, 0, 0, 1]
-    assert r.info["paths_after"] == [32] * 7 + [16]
-    psl = r.info["path_sl"]
+    assert r.routed_by == "dfsssp" and r.info.vls_used == 2
+    assert r.info.paths_per_vl == [224, 16, 0, 0, 0, 0, 0, 0]
+    assert r.info.vl_split == [7, 0, 0, 0, 0, 0, 0, 1]
+    assert r.info.paths_after == [32] * 7 + [16]
+    psl = r.info.path_sl
     assert psl.counts() == {0: 224, 7: 16}
     h1 = int(r.lids.ca_lid[0])
     others = [int(x) for x in r.lids.ca_lid[1:]]
@@ -149,7 +149,7 @@ def test_too_few_vls_falls_back_to_minhop_like_opensm():
     assert r.fallback_reason == ("dfsssp: ERR AD25: Not enough VLs available (avail=2, needed=3); "
                                  "Stopping dfsssp routing!")
     assert r.warnings[0].endswith("; routed with minhop instead")
-    assert "path_sl" not in r.info
+    assert r.info.path_sl is None
 
 
 def test_sssp_is_dfsssp_without_lanes():
@@ -157,8 +157,8 @@ def test_sssp_is_dfsssp_without_lanes():
     sn, lids = subnet_and_lids(f)
     lft, info = route_sssp(sn, lids, switch_distances(sn))
     r = route(f, "dfsssp")
-    assert np.array_equal(lft, r.lft) and info["vls_used"] == 1
-    assert r.info["vls_used"] == 3
+    assert np.array_equal(lft, r.lft) and info.vls_used == 1
+    assert r.info.vls_used == 3
 
 
 def test_every_lid_is_routed_on_every_switch():

@@ -49,12 +49,12 @@ def check(r, res: oracle.OracleResult, rep: sl_oracle.SlReport) -> tuple[int, in
         assert r.fallback_reason == f"dfsssp: {rep.errors[0]}"
         return compared, 0
     info = r.info
-    assert info["vls_used"] == rep.vls_needed
-    assert info["vls_avail"] == rep.vls_avail
-    assert info["paths_per_vl"] == rep.paths_before
-    assert info["paths_after"] == rep.paths_after
-    assert info["log"] == rep.lines
-    psl = info["path_sl"]
+    assert info.vls_used == rep.vls_needed
+    assert info.vls_avail == rep.vls_avail
+    assert info.paths_per_vl == rep.paths_before
+    assert info.paths_after == rep.paths_after
+    assert info.log == rep.lines
+    psl = info.path_sl
     bad = [(s, d, psl.sl(s, d), v) for (s, d), v in rep.vl.items() if psl.sl(s, d) != v]
     assert rep.vl and bad == [], f"{len(bad)}/{len(rep.vl)} path SLs differ: {bad[:5]}"
     return compared, len(rep.vl)
@@ -134,4 +134,4 @@ def test_sssp_matches_live_opensm(live, tmp_path):
     compared, diff, _, _ = agreement(r, res)
     assert compared == 512 and diff == []
     log = (tmp_path / "osm.log").read_text()
-    assert all(line in log for line in info["log"])
+    assert all(line in log for line in info.log)

@@ -163,11 +163,11 @@ def test_info_ranks_leaves_and_ca_order():
     f = fat_tree(levels=2, radix=8, hosts=11)       # 4 leaves x 4 hosts, last leaf has 3
     r = route(f, "ftree")
     info = r.info
-    assert r.routed_by == "ftree" and info["tree_rank"] == 2
-    assert sorted(info["roots"]) == [f"spine0{i}" for i in range(1, 5)]
-    assert len(info["leaf_switches"]) == 3 and info["max_cn_per_leaf"] == 4
-    assert len(info["ca_order"]) == 12 and info["ca_order"].count(None) == 1
-    assert sorted(x for x in info["ca_order"] if x is not None) == sorted(r.lids.ca_lid.tolist())
+    assert r.routed_by == "ftree" and info.tree_rank == 2
+    assert sorted(info.roots) == [f"spine0{i}" for i in range(1, 5)]
+    assert len(info.leaf_switches) == 3 and info.max_cn_per_leaf == 4
+    assert len(info.ca_order) == 12 and info.ca_order.count(None) == 1
+    assert sorted(x for x in info.ca_order if x is not None) == sorted(r.lids.ca_lid.tolist())
 
 
 # ------------------------------------------------------------------ fast walk = reference walk
@@ -216,7 +216,7 @@ def test_fast_walk_equals_reference_walk(build):
 
 def _check_updown(r) -> int:
     """Every CA LID is reached from every switch, up then down only. Returns routes walked."""
-    sn, rank = r.subnet, r.info["ranks"]
+    sn, rank = r.subnet, r.info.ranks
     walked = 0
     for j, lid in enumerate(r.lids.ca_lid.tolist()):
         target = int(sn.ca_sw[j])
@@ -231,7 +231,7 @@ def _check_updown(r) -> int:
                         r.subnet.fabric.ports_t.num[sn.ca_ports[j]])
                     break
                 path.append(nxt)
-                assert len(path) <= 2 * len(r.info["roots"]) + 16, "routing loop"
+                assert len(path) <= 2 * len(r.info.roots) + 16, "routing loop"
                 cur = nxt
             ranks = [int(rank[x]) for x in path]
             down = False

@@ -93,18 +93,18 @@ def test_matches_opensm_fixture(fixture):
         r = route(f, "lash", lmc=lmc)
         assert r.routed_by == "lash" and r.fallback_reason is None
         lft, info = r.lft, r.info
-        path_sl = info["path_sl"]
+        path_sl = info.path_sl
     else:
         lft, info = route_lash(sn, lids, switch_distances(sn), start_vl=start_vl, seed=seed)
-        path_sl = info["path_sl"]
+        path_sl = info.path_sl
     compared, diff = lft_differences(sn, lids, lft, res.run)
     assert compared > 0 and diff == [], f"{len(diff)}/{compared} LFT entries differ: {diff[:5]}"
     assert len(res.path_sl) > 0
     bad = sl_differences(path_sl, res)
     assert bad == [], f"{len(bad)}/{len(res.path_sl)} path SLs differ: {bad[:5]}"
     if path_sl is not None:
-        assert info["log"] == res.lash_log
-        assert info["vls_used"] == res.vls_needed == path_sl.vls_needed
+        assert info.log == res.lash_log
+        assert info.vls_used == res.vls_needed == path_sl.vls_needed
 
 
 def test_fixtures_cover_the_cases():
@@ -124,15 +124,15 @@ def _routed(case: str, **kw):
 
 def test_ring6_layers_balancing_and_sls():
     sn, lids, lft, info = _routed("ring6")
-    assert info["vls_used"] == 3
-    assert info["lanes_before_balancing"] == [24, 4, 2]
-    assert info["lanes_in_layer"] == [12, 10, 8]
-    assert info["rand_calls"] == 12                  # six rounds of glibc rand() from seed 1
-    assert info["log"] == ["min operational vl(8) start vl(0) max_switches(6)",
+    assert info.vls_used == 3
+    assert info.lanes_before_balancing == [24, 4, 2]
+    assert info.lanes_in_layer == [12, 10, 8]
+    assert info.rand_calls == 12                  # six rounds of glibc rand() from seed 1
+    assert info.log == ["min operational vl(8) start vl(0) max_switches(6)",
                            "Lanes in layer 0: 24", "Lanes in layer 1: 4", "Lanes in layer 2: 2",
                            "Lanes needed: 3, Balancing",
                            "Lanes in layer 0: 12", "Lanes in layer 1: 10", "Lanes in layer 2: 8"]
-    ps = info["path_sl"]
+    ps = info.path_sl
     assert ps.table.tolist() == [[0, 0, 0, 0, 1, 0], [0, 0, 1, 1, 2, 2], [0, 1, 0, 1, 0, 0],
                                  [0, 1, 1, 0, 2, 1], [1, 2, 0, 2, 0, 2], [0, 2, 0, 1, 2, 0]]
     # per (SLID, DLID) pair, like dfsssp: each switch has 2 LIDs (its own, its host's), so an
@@ -148,10 +148,10 @@ def test_ring6_layers_balancing_and_sls():
 def test_start_vl_shifts_every_sl():
     *_, base = _routed("ring8-2h")
     *_, shifted = _routed("ring8-2h", start_vl=2)
-    a, b = base["path_sl"], shifted["path_sl"]
+    a, b = base.path_sl, shifted.path_sl
     assert b.same_switch_sl == 2 and b.vls_needed == a.vls_needed == 4
     assert np.array_equal(b.table.astype(int), a.table.astype(int) + 2)
-    assert shifted["log"][0] == "min operational vl(6) start vl(2) max_switches(8)"
+    assert shifted.log[0] == "min operational vl(6) start vl(2) max_switches(8)"
 
 
 def test_refusals_say_what_opensm_logs():
@@ -185,11 +185,11 @@ def test_settled_operational_vls_follow_max_op_vls():
     f.meta["qos"] = to_meta(QosOptions(max_op_vls=2))
     sn, lids = subnet_and_lids(f)
     dist = switch_distances(sn)
-    assert route_lash(sn, lids, dist)[1]["vl_min"] == 8          # first sweep: the VLCap
+    assert route_lash(sn, lids, dist)[1].vl_min == 8          # first sweep: the VLCap
     with pytest.raises(EngineRefused, match=r"ERR 4D02: Lane requirements \(3\) exceed available lanes \(2\)"):
         route_lash(sn, lids, dist, first_sweep=False)
     _, info = route_lash(sn, lids, dist, first_sweep=False, max_op_vls=3)
-    assert info["log"][0] == "min operational vl(4) start vl(0) max_switches(6)" and info["vls_used"] == 3
+    assert info.log[0] == "min operational vl(4) start vl(0) max_switches(6)" and info.vls_used == 3
 
 
 def test_parallel_cables_use_the_first_one():
@@ -200,15 +200,15 @@ def test_parallel_cables_use_the_first_one():
             if t != s and (sn.nbr_sw[s] == t).any():
                 first = int(np.flatnonzero(sn.nbr_sw[s] == t)[0])
                 assert lft[s, int(lids.sw_lid[t])] == first
-    assert info["vls_used"] == 1 and info["lanes_in_layer"] == [30]
+    assert info.vls_used == 1 and info.lanes_in_layer == [30]
 
 
 def test_zombie_vertices_of_balancing_are_tracked():
     """Balancing frees channel vertices a stale dependency still names (OpenSM's use counts run
     high after failed trials); on the 4x4 torus three appear and no search ever reaches one."""
     *_, info = _routed("torus4x4")
-    assert (info["zombies"], info["zombie_events"]) == (3, 0)
-    assert info["lanes_before_balancing"] == [182, 54, 4] and info["lanes_in_layer"] == [82, 80, 78]
+    assert (info.zombies, info.zombie_events) == (3, 0)
+    assert info.lanes_before_balancing == [182, 54, 4] and info.lanes_in_layer == [82, 80, 78]
 
 
 @pytest.mark.parametrize("case", ["torus4x4", "k4", "dragonfly", "random12"])
@@ -219,9 +219,9 @@ def test_ordered_cycle_check_equals_opensms_search(case):
     for kw in ({"compiled": False}, {"literal_search": True}):
         _, _, lft_b, b = _routed(case, **kw)
         assert np.array_equal(lft_a, lft_b)
-        assert np.array_equal(a["path_sl"].table, b["path_sl"].table)
+        assert np.array_equal(a.path_sl.table, b.path_sl.table)
         for key in ("log", "rand_calls", "zombies", "zombie_events", "lanes_before_balancing"):
-            assert a[key] == b[key], (kw, key)
+            assert getattr(a, key) == getattr(b, key), (kw, key)
 
 
 def test_glibc_random_sequence():
@@ -256,5 +256,5 @@ def test_matches_live_opensm(live, tmp_path):
     assert r.routed_by == res.run.routed_by == "lash"
     compared, diff = lft_differences(r.subnet, r.lids, r.lft, res.run)
     assert compared > 0 and diff == []
-    assert len(res.path_sl) >= 90 and sl_differences(r.info["path_sl"], res) == []
-    assert r.info["log"] == res.lash_log
+    assert len(res.path_sl) >= 90 and sl_differences(r.info.path_sl, res) == []
+    assert r.info.log == res.lash_log

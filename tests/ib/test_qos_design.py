@@ -86,10 +86,10 @@ def test_sweep_sends_sl2vl_and_vlarb_after_the_lfts():
     qos = [e for e in sw.events if e.kind == "qos_tables"]
     switches, cas = [e for e in qos if not e.ports], [e for e in qos if e.ports]
     assert len(switches) == 20 and len(cas) == 16
-    tables = sw.routing.info["qos_tables"]
+    tables = sw.routing.info.qos_tables
     # every SL2VL table and every VLArbitration block counted once
     arb = sum((len(q.vlarb_high) + 31) // 32 + (len(q.vlarb_low) + 31) // 32 for q in tables.ports.values())
-    assert sw.routing.info["qos_smps_sent"] == len(tables.sl2vl) + arb
+    assert sw.routing.info.qos_smps_sent == len(tables.sl2vl) + arb
     assert sum(e.data["smps"] for e in qos) == len(tables.sl2vl) + arb
     assert narrate(cas[0]).startswith("QoS setup (SL2VL, VL arbitration): SL2VL + VLArb → node")
     assert narrate(cas[0]).endswith("4 data VLs, SL→VL 0 0 1 1 2 2 3 3 0 0 1 1 2 2 3 3")   # max_op_vls 3: VL0-3

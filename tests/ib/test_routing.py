@@ -121,16 +121,16 @@ def _check_routes(r, updown_rank=None, minimal=True, complete=True):
 def test_every_route_arrives_min_hop(engine, build):
     r = route(build(), engine)
     assert r.routed_by == engine and r.fallback_reason is None
-    _check_routes(r, r.info.get("rank") if engine == "updn" else None)
+    _check_routes(r, r.info.rank if engine == "updn" else None)
     assert find_credit_loops(r) == []
 
 
 def test_partial_tree_updn_roots_like_opensm():
     """104 hosts on a k=8 tree: the last pod's two leaves pass OpenSM's root test too."""
     r = route(fat_tree(levels=3, radix=8, hosts=104), "updn")
-    assert sorted(r.info["roots"]) == sorted([f"core{i:02d}" for i in range(1, 17)] + ["leaf25", "leaf26"])
+    assert sorted(r.info.roots) == sorted([f"core{i:02d}" for i in range(1, 17)] + ["leaf25", "leaf26"])
     assert "unreachable destinations: 712 (switch, CA LID) pairs have no route" in r.warnings
-    _check_routes(r, r.info["rank"], complete=False)
+    _check_routes(r, r.info.rank, complete=False)
 
 
 def test_minhop_balances_uplinks_on_k8():
@@ -152,7 +152,7 @@ def test_updn_refuses_ring_without_roots_and_minhop_ring_has_credit_loop():
     assert all(lp.destinations for lp in loops)
     up = route(f, "updn", roots=["sw0"])
     assert up.routed_by == "updn" and find_credit_loops(up) == []
-    _check_routes(up, up.info["rank"], minimal=False)
+    _check_routes(up, up.info.rank, minimal=False)
 
 
 def test_trace_matches_lfts_and_names_dead_ends():
@@ -235,7 +235,7 @@ def test_property_random_fat_trees(levels, radix, fill, parallel, engine):
         # > 90 % of the CAs at one distance); up/down then cannot reach everything, as in
         # OpenSM itself (checked against it), and fabricviz says so
         holes = any(w.startswith("unreachable destinations") for w in r.warnings)
-        _check_routes(r, r.info["rank"], complete=not holes)
+        _check_routes(r, r.info.rank, complete=not holes)
     else:
         _check_routes(r)
 

@@ -52,7 +52,7 @@ def test_without_partitions_one_portinfo_per_switch_port_facing_a_ca_in_port_gui
         f"P_Key manager (pkey_mgr): PortInfo → {p.device.name} port {p.num}: {ON}" for p in peers]
     assert [e.ports for e in pk[:-1]] == [(p.id,) for p in peers]
     assert all(e.data == {"enforce": True, "smp": True, "reason": ""} for e in pk[:-1])
-    assert sw.routing.info["pkey_port_infos_sent"] == 16 and sw.routing.info["pkey_blocks_sent"] == 0
+    assert sw.routing.info.pkey_port_infos_sent == 16 and sw.routing.info.pkey_blocks_sent == 0
     assert pk[-1].data == {"blocks": 0, "port_infos": 16}
     # each PortInfo is one SMP of one hop on the sweep's clock (20 µs + 0.5 µs per hop), one after another
     disc = [e for e in sw.events if e.phase == "discovery"][-1]

@@ -148,7 +148,7 @@ def test_path_sl_of_a_deadlock_free_engine_when_no_sl_is_given():
     sm = route(f, "minhop")
     h1_port = f.port_id(int(flows.src[0]), 1)
     j = sm.subnet.ca_ports.tolist().index(h1_port)
-    sm.info["path_sl"] = _path_sl_by_source(sm, {int(sm.lids.ca_lid[j]): 1})     # h1's paths on SL1
+    sm.info.path_sl = _path_sl_by_source(sm, {int(sm.lids.ca_lid[j]): 1})     # h1's paths on SL1
     res = run_workload(f, flows, "maxmin", 1e-3, 0, sm=sm)
     assert res.flow_vl.source == "path" and res.flows.sl.tolist() == [1, 0]
     np.testing.assert_allclose(res.flow_rates(), [75, 25], rtol=1e-6)

@@ -49,7 +49,7 @@ def test_dfsssp_paths_keep_their_sl_unless_one_is_chosen(window, qtbot):
     assert fv.source == "path"
     # every flow on the SL the SM's dfsssp gives its path (the SA's answer)
     r = route(window.document.fabric, "dfsssp")
-    psl = r.info["path_sl"]
+    psl = r.info.path_sl
     lid = {int(d): int(l) for d, l in zip(r.subnet.fabric.ports_t.device[r.subnet.ca_ports].tolist(),
                                            r.lids.ca_lid.tolist())}
     fab = window.document.fabric

@@ -70,7 +70,7 @@ def ring4(make_window):
     wraps = {(idx[a], idx[b]) for a in HOSTS for b in HOSTS
              if a != b and any(h.switch == "sw4" and h.out_port == 1 for h in trace(r, a, b).hops)}
     assert len(wraps) == 3
-    r.info["path_sl"] = lid_path_sl(r, lambda j, k: 1 if (j, k) in wraps else 0)
+    r.info.path_sl = lid_path_sl(r, lambda j, k: 1 if (j, k) in wraps else 0)
     return w, f, r
 
 
@@ -119,7 +119,7 @@ def test_vl_layers_colour_the_bundles_zoomed_out(make_window, qtbot):
     sem = far_view(w, f)
     assert sem.level == "far" and len(sem.bundles) == 8
     r = route(f, "ftree")
-    r.info["path_sl"] = lid_path_sl(r, lambda j, k: 1)          # every path on SL1
+    r.info.path_sl = lid_path_sl(r, lambda j, k: 1)          # every path on SL1
     sweep_routing(w, r)
     show_layers(w, qtbot)
     assert colours_of(w.scene).shown == "vl_layers"
@@ -128,7 +128,7 @@ def test_vl_layers_colour_the_bundles_zoomed_out(make_window, qtbot):
     assert ov.items == {} and len(ov.cables) == 128 + 256 and ov.vl_counts() == {1: 384}   # all in boxes / bundles
     # half the sources on SL0: every bundle carries both VLs → the mixed colour
     r2 = route(f, "ftree")
-    r2.info["path_sl"] = lid_path_sl(r2, lambda j, k: j % 2)
+    r2.info.path_sl = lid_path_sl(r2, lambda j, k: j % 2)
     sweep_routing(w, r2)
     assert w.document.jobs.wait("vl-layers", 10)
     qtbot.waitUntil(lambda: ov._routing is r2 and int(ov.masks.max()) == 0b11, timeout=WAIT)

@@ -77,11 +77,14 @@ def _by_guid(f: Fabric, guid: int) -> int | None:
 
 def _by_lid(document: Document, lid: int) -> int | None:
     from fabricviz.ib.lid_table import has_ib
-    from fabricviz.ui.document.routing import lids_engine
+    from fabricviz.ui.document.routing import RoutingRefused, lids_engine
     if not has_ib(document.fabric):
         return None
-    table = document.routing.compute("lids", lids_engine)
-    if isinstance(table, str) or table is None or table.error:
+    try:
+        table = document.routing.compute("lids", lids_engine)
+    except RoutingRefused:
+        return None
+    if table.error:
         return None
     f = document.fabric
     for port, base in table.lids.items():

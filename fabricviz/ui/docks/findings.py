@@ -220,9 +220,7 @@ class FindingsDock(QtWidgets.QDockWidget):
         self.cancel_button.setEnabled(True)
         self.status.setText(f"checking {f.name}…")
         full = self.full_box.isChecked()
-        cache = self.document.routing
-        routes = tuple(r for r in (cache.get("lft"), cache.get("lft:sweep"))
-                       if r is not None and not isinstance(r, str))
+        routes = self.document.routing.routings()
         self.document.jobs.submit("lint", lambda _progress: check(f, full, routes), on_done=self._done,
                                   on_error=self._failed, on_stale=self._stale_result)
 

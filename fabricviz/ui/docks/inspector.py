@@ -26,7 +26,7 @@ from fabricviz.ib.lid_table import UNKNOWN, LidTable, has_ib
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.docks.lft_table import LFT_COLS, LftModel
 from fabricviz.ui.document.document import Document
-from fabricviz.ui.document.routing import lft_engine, lids_engine
+from fabricviz.ui.document.routing import RoutingRefused, lft_engine, lids_engine
 
 
 #: Columns of the ports table.
@@ -196,10 +196,13 @@ class Inspector(QtWidgets.QDockWidget):
         f = self.editor.fabric
         if not has_ib(f):
             return None
-        if len(f.device_ids("ib_switch")) <= SYNC_SWITCHES:
-            return self.cache.compute("lids", lids_engine)
-        self.cache.request("lids", lids_engine)
-        return self.cache.get("lids")
+        try:
+            if len(f.device_ids("ib_switch")) <= SYNC_SWITCHES:
+                return self.cache.compute("lids", lids_engine)
+            self.cache.request("lids", lids_engine)
+            return self.cache.get("lids")
+        except RoutingRefused:
+            return None
 
     def _show_rows(self, *labels: str) -> None:
         for i in range(self.form.rowCount()):
@@ -289,15 +292,21 @@ class Inspector(QtWidgets.QDockWidget):
             r = self.sweep.timeline.sweep.routing
             what = f", what-if: {self.sweep.whatif} pulled" if self.sweep.whatif else ""
             return r, f"from the Subnet Manager sweep ({r.routed_by}{what})"
-        r = self.cache.get("lft:sweep")
-        if r is not None and not isinstance(r, str):
+        try:
+            r = self.cache.routing("lft:sweep")
+        except RoutingRefused:
+            r = None
+        if r is not None:
             return r, f"from the Subnet Manager sweep ({r.routed_by})"
-        got = self.cache.get("lft")
+        try:
+            got = self.cache.routing("lft")
+        except RoutingRefused as e:
+            return None, str(e)
         if got is None:
             if not self._idle.isActive():
                 self.cache.request("lft", lft_engine)   # once route-changing edits pause
             return None, f"routing {plural(len(f.device_ids('ib_switch')), 'switch')} with minhop…"
-        return (None, got) if isinstance(got, str) else (got, f"computed here ({got.routed_by})")
+        return got, f"computed here ({got.routed_by})"
 
     @property
     def routings(self) -> int:
@@ -314,7 +323,7 @@ class Inspector(QtWidgets.QDockWidget):
         """True while the LFTs of the current design are being computed here."""
         if self.sweep is not None:
             return False
-        return self.cache.get("lft:sweep") is None and self.cache.get("lft") is None
+        return not self.cache.has("lft:sweep") and not self.cache.has("lft")
 
     def _on_progress(self, key: str, done: int, total: int) -> None:
         if key == "lft":
@@ -323,7 +332,7 @@ class Inspector(QtWidgets.QDockWidget):
 
     def _routing_ready(self, key: str) -> None:
         if key in ("lft", "lft:sweep"):
-            if self.cache.get(key) is not None:
+            if self.cache.has(key):
                 self.lft_ready.emit()
             self._refresh_lft()             # fills the table, or starts over (once idle) if a switch waits
         elif key == "lids":

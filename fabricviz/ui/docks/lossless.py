@@ -21,6 +21,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric
 from fabricviz.ui.docks.lossless_budget import COLOURS, BudgetBar, budget_state
+from fabricviz.ui.document.routing import RoutingRefused
 from fabricviz.ui.docks.lossless_model import (BACKGROUND_PORTS, CACHE_KEY, LiveUse, Plans, PortRow, design_plans,
                                               fluid_run, live_use, mib, port_rows, switch_ports, terms_text)
 from fabricviz.ui.widgets.table_model import ColumnsModel
@@ -212,7 +213,8 @@ class LosslessDock(QtWidgets.QDockWidget):
             return                                  # a drag moves nothing the dock shows
         self.refresh()
 
-    def _plans(self) -> Plans | str | None:
+    def _plans(self) -> Plans | None:
+        """The plans of the current state, None while they are computed; RoutingRefused: why none."""
         routing = self.document.routing
         if self.fabric.ports_t.n <= BACKGROUND_PORTS:
             return routing.compute(CACHE_KEY, design_plans)
@@ -227,12 +229,13 @@ class LosslessDock(QtWidgets.QDockWidget):
             self._dirty = True
             return
         self._dirty = False
-        value = self._plans()
-        self.plans = value if isinstance(value, Plans) else None
-        if value is None:
+        try:
+            self.plans = self._plans()
+        except RoutingRefused as e:
+            self.plans = None
+            return self._empty(str(e))
+        if self.plans is None:
             return self._empty("Computing the lossless plan…")
-        if isinstance(value, str):
-            return self._empty(value)
         if not self.plans.plan.switches:
             return self._empty(NOT_ROCE)
         self.note.setVisible(False)

@@ -15,16 +15,17 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
-import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from fabricviz.ib.partitions import (DEFAULT_PKEY, META_KEY, Member, Partition, PartitionConfig, Resolution,
                                      design_partitions, to_meta)
 from fabricviz.model import Fabric, FabricError
-from fabricviz.model.fabric import KIND_CODE
 from fabricviz.sim.partitioned import pkey_text
 from fabricviz.sim.reach import fabric_tech
-from fabricviz.ui.document.partitions import BACKGROUND_DEVICES, CACHE_KEY, host_port_guids, resolve_design
+from fabricviz.ib.partition_design import end_port_names, host_port_guids, resolve_design
+from fabricviz.ui.canvas.overlays.partitions import partition_colours
+from fabricviz.ui.document.partitions import BACKGROUND_DEVICES, CACHE_KEY
+from fabricviz.ui.document.routing import RoutingRefused
 from fabricviz.ui.widgets.table_model import ColumnsModel
 
 ETHERNET_NOTE = "Partitions (P_Keys) are InfiniBand's; this is an Ethernet design."
@@ -48,20 +49,6 @@ def parse_pkey(text: str) -> int:
     return value & 0x7FFF
 
 
-def end_port_names(f: Fabric) -> dict[int, str]:
-    """End-port GUID → what the members table shows: ``node01/mlx5_0:1`` for a CA port, the switch's name
-    for its port 0."""
-    t, pt = f.devices_t, f.ports_t
-    out: dict[int, str] = {}
-    ca = np.flatnonzero((pt.cable >= 0) & (t.kind[pt.device] == KIND_CODE["nic"]))
-    for p, g in zip(ca.tolist(), pt.guid[ca].tolist()):
-        out.setdefault(int(g), f.port_name(p))
-    sw = np.flatnonzero(t.alive & (t.kind == KIND_CODE["ib_switch"]))
-    for d, g in zip(sw.tolist(), t.guid[sw].tolist()):
-        out.setdefault(int(g), f.name_of(d))
-    return out
-
-
 @dataclass(frozen=True)
 class PartitionRow:
     name: str
@@ -83,7 +70,6 @@ class PartitionsModel(ColumnsModel):
         return self.rows
 
     def set_rows(self, rows: list[PartitionRow]) -> None:
-        from fabricviz.ui.canvas.overlays.partitions import partition_colours
         self.beginResetModel()
         self.rows = rows
         self.colours = partition_colours([r.pkey for r in rows])    # the canvas's partition-mark colours
@@ -250,13 +236,15 @@ class PartitionsDock(QtWidgets.QDockWidget):
 
     def _resolution(self) -> Resolution | None:
         routing = self.document.routing
-        if len(self.fabric) <= BACKGROUND_DEVICES:
-            value = routing.compute(CACHE_KEY, resolve_design)
-        else:
+        try:
+            if len(self.fabric) <= BACKGROUND_DEVICES:
+                return routing.compute(CACHE_KEY, resolve_design)
             value = routing.get(CACHE_KEY)
-            if value is None:
-                routing.request(CACHE_KEY, resolve_design)
-        return value if isinstance(value, Resolution) else None
+        except RoutingRefused:
+            return None
+        if value is None:
+            routing.request(CACHE_KEY, resolve_design)
+        return value
 
     def set_note(self, text: str) -> None:
         self.note.setText(text)
@@ -411,4 +399,4 @@ class PartitionsDock(QtWidgets.QDockWidget):
         return self._apply(f"Remove {port} from {name}", statements)
 
 
-__all__ = ["PartitionsDock", "end_port_names", "host_port_guids", "parse_pkey", "resolve_design"]
+__all__ = ["PartitionsDock", "parse_pkey"]

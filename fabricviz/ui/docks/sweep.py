@@ -348,7 +348,7 @@ class SweepDock(QtWidgets.QDockWidget):
         if changed is not None:
             first = result.events[0].text if result.events else ""
             self.fact_lines.append(f"re-sweep ({first.split(':')[0]}): {changed[0]:,} LFT entries changed on "
-                                   f"{changed[1]} switch(es), {r.info.get('lft_blocks_sent', 0)} LFT block(s) sent")
+                                   f"{changed[1]} switch(es), {r.info.lft_blocks_sent or 0} LFT block(s) sent")
         self.facts.setText(" · ".join(self.fact_lines))
         if self.isVisible():
             self._draw(self.editor.fabric)

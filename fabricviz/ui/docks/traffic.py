@@ -370,10 +370,8 @@ class TrafficDock(QtWidgets.QDockWidget):
     def shared_routing(self, engine: str) -> Any:
         """The SM routing of this design with ``engine`` the document already has (the sweep's,
         or the inspector's minhop), so the run does not route again; None if there is none."""
-        cache = self.document.routing
-        for key in ("lft:sweep", "lft"):
-            r = cache.get(key)
-            if r is not None and not isinstance(r, str) and r.engine == engine and r.subnet.fabric is self.fabric:
+        for r in self.document.routing.routings():
+            if r.engine == engine and r.subnet.fabric is self.fabric:
                 return r
         return None
 

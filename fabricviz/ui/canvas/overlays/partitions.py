@@ -25,7 +25,7 @@ A lesson step shows the marks whatever the View menu says (:meth:`PartitionMarks
 the host whose reach it shows); :func:`marks_of` finds the scene's marks.
 
 The membership comes from the Partitions dock's routing-cache entry
-(:func:`fabricviz.ui.document.partitions.resolve_design`), one per design state. The marks are
+(:func:`fabricviz.ib.partition_design.resolve_design`), one per design state. The marks are
 a few path items (one per colour and fill style, one veil, one outline) and one badge per box,
 never an item per host.
 """
@@ -43,8 +43,10 @@ from fabricviz.ib.partitions import DEFAULT_PKEY, Resolution
 from fabricviz.model import FabricError
 from fabricviz.model.fabric import KIND_CODE
 from fabricviz.sim.reach import fabric_tech
+from fabricviz.ib.partition_design import host_port_guids, resolve_design
 from fabricviz.ui.canvas.overlays.bundled import drawn_alone_devices, follow_levels, semantic_of
-from fabricviz.ui.document.partitions import BACKGROUND_DEVICES, CACHE_KEY, host_port_guids, resolve_design
+from fabricviz.ui.document.partitions import BACKGROUND_DEVICES, CACHE_KEY
+from fabricviz.ui.document.routing import RoutingRefused
 
 #: One colour per partition, by its place among the design's non-Default partitions.
 PALETTE = ("#1c7ed6", "#e8590c", "#2f9e44", "#ae3ec9", "#f59f00", "#0c8599", "#d6336c", "#5c940d")
@@ -243,13 +245,15 @@ class PartitionMarks:
     # ------------------------------------------------------------------ what to draw
     def _resolution(self) -> Resolution | None:
         routing, f = self.document.routing, self.document.fabric
-        if len(f) <= BACKGROUND_DEVICES:
-            value = routing.compute(self._key(), resolve_design)
-        else:
+        try:
+            if len(f) <= BACKGROUND_DEVICES:
+                return routing.compute(self._key(), resolve_design)
             value = routing.get(self._key())
-            if value is None:
-                routing.request(self._key(), resolve_design)      # drawn when it is ready
-        return value if isinstance(value, Resolution) else None
+        except RoutingRefused:
+            return None
+        if value is None:
+            routing.request(self._key(), resolve_design)      # drawn when it is ready
+        return value
 
     def _order(self) -> list[int] | None:
         from fabricviz.ib.partitions import design_partitions

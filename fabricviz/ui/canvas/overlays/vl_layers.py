@@ -25,6 +25,8 @@ import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.ui.canvas.overlays import remove_from_scene
+from fabricviz.ui.document.partitions import BACKGROUND_DEVICES
+from fabricviz.ui.document.routing import RoutingRefused, lft_engine
 from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
 from fabricviz.ui.canvas.overlays.bundled import (alone, bundle_of, bundled, by_cable, colours_of, follow_levels,
                                                   semantic_of)
@@ -142,19 +144,17 @@ class VlLayers:
     def _routing_now(self) -> Any:
         """The SM's routing of the design now: the sweep's, else the default (computed in the
         routing cache: at once for small designs, else requested and drawn when ready)."""
-        from fabricviz.ui.document.routing import lft_engine
-        from fabricviz.ui.document.partitions import BACKGROUND_DEVICES
         cache, f = self.document.routing, self.document.fabric
-        for key in ("lft:sweep", "lft"):
-            r = cache.get(key)
-            if r is not None and not isinstance(r, str) and r.subnet.fabric is f:
+        for r in cache.routings():
+            if r.subnet.fabric is f:
                 return r
-        if len(f) <= BACKGROUND_DEVICES:
-            r = cache.compute("lft", lft_engine)
-        else:
+        if len(f) > BACKGROUND_DEVICES:
             cache.request("lft", lft_engine)
             return None
-        return r if r is not None and not isinstance(r, str) else None
+        try:
+            return cache.compute("lft", lft_engine)
+        except RoutingRefused:
+            return None
 
     def refresh(self) -> None:
         """Work out the VLs of the current routing (in the job runner) and draw them, or clear."""
