@@ -219,6 +219,7 @@ def test_cli_demo_refuses_an_unknown_lesson(capsys):
     assert capsys.readouterr().err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_cli_demo_screenshot_saves_what_the_canvas_shows_at_that_step(capsys, tmp_path):
     pytest.importorskip("PySide6")
     out = tmp_path / "lesson2.png"
@@ -236,6 +237,7 @@ def test_cli_demo_screenshot_saves_what_the_canvas_shows_at_that_step(capsys, tm
     assert "--screenshot" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_cli_demo_screenshot_of_a_traffic_step(capsys, tmp_path):
     """A traffic step opens the Charts dock in the (never shown) window of the screenshot child:
     sizing that dock there broke Qt's dock layout and the child died (signal 11) on closing."""

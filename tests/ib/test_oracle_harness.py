@@ -20,6 +20,8 @@ import pytest
 
 from tests.ib import oracle, topologies
 
+pytestmark = pytest.mark.oracle      # every test here runs OpenSM under ibsim
+
 _REASON = oracle.opensm_available()
 if _REASON:
     pytest.skip(_REASON, allow_module_level=True)
