@@ -151,6 +151,7 @@ def test_graph_mutator_edits_the_gml_graph():
     assert {"graph-attr", "graph-drop-node", "graph-add-node"} <= seen, seen
 
 
+@pytest.mark.slow
 def test_mutant_is_rebuilt_from_its_id_alone_in_another_process():
     m = mutant("gml", 7, 3)
     assert mutant("gml", 7, 3) == m and mutant("gml", 7, 4).data != m.data
@@ -163,6 +164,7 @@ def test_mutant_is_rebuilt_from_its_id_alone_in_another_process():
     assert r.stdout == f"{hashlib.sha256(m.data).hexdigest()} {m.seed.name} {'|'.join(m.steps)}", r.stderr
 
 
+@pytest.mark.slow
 def test_every_format_has_seeds_that_load_cleanly(tmp_path):
     """The unmutated seeds are accepted: otherwise the fuzzer measures nothing."""
     for fmt in FORMATS:
@@ -466,6 +468,7 @@ def test_a_valid_file_with_bom_or_crlf_refused_is_lost():
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.slow
 def test_bom_and_crlf_give_the_same_design(fmt, tmp_path):
     """Every seed with a UTF-8 BOM and CRLF line ends reads as the very same design (or tables)."""
     from fabricviz.formats.opensm_replay import replay_files

@@ -75,6 +75,7 @@ def test_null_resets_and_long_lines():
         opensm_conf.loads("sm_priority " + "1" * 1100, "x.conf")
 
 
+@pytest.mark.slow
 def test_size_guard_is_fast(tmp_path):
     """An oversized file is refused before it is read: the same work whatever its size; valid lines
     are read in work linear in their number (function calls counted, not timed)."""

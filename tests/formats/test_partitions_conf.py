@@ -162,6 +162,7 @@ def test_meta_round_trip():
     assert isinstance(back, PartitionConfig)
 
 
+@pytest.mark.slow
 def test_big_file_gets_a_verdict_fast(tmp_path):
     """A big file is read in work linear in its size: twice the statements make twice the function
     calls (a quadratic reader would make four times), counted, not timed (bench/readers.py times it);

@@ -61,6 +61,7 @@ def test_v3_dcqcn_two_flows_converge(v3):
 
 
 @pytest.mark.parametrize("n,gbps", [(3, 40), (7, 100)])
+@pytest.mark.slow
 def test_v4_pfc_victim_flow_without_cc(n, gbps):
     f, flows = victim(n, gbps)
     L, r, res = _run(f, flows, duration_s=6e-3, cc="none", flow_control="pfc")
