@@ -1,6 +1,7 @@
 # fabricviz -- the two commands of the README:
 #   make run    set up (Debian packages, .venv) and open the GUI on the demo fabric
 #   make test   set up and run the whole test suite offscreen (no display needed)
+#   make test-fast   the same, without the tests marked slow, oracle or gui (under a minute)
 #
 # Extras: make run ARGS="path/to/fabric.json"   make test PYTEST_ARGS="-k layering -x"   PYTEST_WORKERS=0
 #         make setup / make setup-gui / make lint / make clean
@@ -20,11 +21,12 @@ PYTEST_WORKERS ?= 2
 export VENV
 
 .DEFAULT_GOAL := help
-.PHONY: help run test lint setup setup-gui clean
+.PHONY: help run test test-fast lint setup setup-gui clean
 
 help:
 	@echo "make run    set up, then open the fabricviz GUI (ARGS='FILE' to open a fabric)"
 	@echo "make test   set up, then run the test suite offscreen (PYTEST_ARGS='...')"
+	@echo "make test-fast   set up, then the quick subset: -m 'not slow and not oracle and not gui'"
 	@echo "make lint   set up, then only the static checks (ruff, mypy, import-linter)"
 	@echo "make setup | setup-gui | clean"
 
@@ -44,6 +46,10 @@ test: setup
 	if [ -n "$${PYTEST_RC_FILE:-}" ]; then echo "$$rc" > "$$PYTEST_RC_FILE"; fi; \
 	if [ "$$rc" -eq 5 ]; then echo "make test: pytest collected no tests (exit code 5)" >&2; fi; \
 	exit $$rc
+
+# the quick subset: no test marked slow (over ~2 s alone), oracle (runs OpenSM/ibsim) or gui (a QApplication)
+test-fast:
+	@$(MAKE) --no-print-directory test PYTEST_ARGS='-m "not slow and not oracle and not gui" $(PYTEST_ARGS)'
 
 # the static checks alone, each tool's own report (make test runs them as tests/test_static.py)
 lint: setup

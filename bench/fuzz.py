@@ -3,7 +3,7 @@
 Run: python bench/fuzz.py [--formats native,gml,...] [--per-format 500] [--seed 0] [--timeout 5]
                           [--jobs 2] [--mem-gb 2.5] [--mem-ratio 16] [--mem-floor-mb 32] [--md FILE]
      python bench/fuzz.py --replay FORMAT:SEED:INDEX -o OUT      (write that mutant's bytes to OUT)
-Each mutant is read in a fork of a warmed-up worker (RLIMIT_AS cap, wall-clock timeout) the way
+Each mutant is read in a fork of a warmed-up worker (RLIMIT_AS cap, CPU time limit) the way
 the CLI reads it: load_any + a native dump, or for opensm_dump `replay` on its topology. Its memory is
 its own peak RSS rise (tests/formats/fuzz_pool.py); over the floor and over K times the input's bytes
 (the file, and a dump's topology) it is ``memory``
@@ -100,7 +100,7 @@ def main() -> int:
     ap.add_argument("--formats", default=",".join(FORMATS), help=f"comma-separated, of {', '.join(FORMATS)}")
     ap.add_argument("--per-format", type=int, default=500)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--timeout", type=float, default=5.0, help="seconds per mutant before it is a hang")
+    ap.add_argument("--timeout", type=float, default=5.0, help="CPU seconds per mutant before it is a hang")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--mem-gb", type=float, default=2.5, help="RLIMIT_AS of each worker (0: none)")
     ap.add_argument("--mem-ratio", type=float, default=16, metavar="K",
@@ -134,7 +134,7 @@ def main() -> int:
         runs = fuzz(formats, args.per_format, args.seed, runner,
                     progress=lambda f, n: print(f"{f}: {n} mutants done", file=sys.stderr, flush=True))
     head = [f"fabricviz fuzz: {len(formats)} formats x {args.per_format} mutants, seed {args.seed}, "
-            f"timeout {args.timeout:g} s, RLIMIT_AS {args.mem_gb:g} GB, {args.jobs} jobs, "
+            f"CPU time limit {args.timeout:g} s, RLIMIT_AS {args.mem_gb:g} GB, {args.jobs} jobs, "
             f"{time.perf_counter() - t0:.0f} s",
             f"memory verdict: a file's own peak RSS rise over {args.mem_floor_mb:g} MB and over "
             f"K = {args.mem_ratio:g} x its bytes (with a dump's topology)"]

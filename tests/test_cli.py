@@ -80,6 +80,7 @@ def test_corrupt_file_error_is_one_line(tmp_path, capsys):
     assert rc == 2 and err == f"fabricviz: error: {bad}: devices[0].name: missing\n"
 
 
+@pytest.mark.slow
 def test_python_dash_m_entry_point(tmp_path):
     out_file = tmp_path / "k4.json"
     r = subprocess.run([sys.executable, "-m", "fabricviz", "generate", "fat-tree", "--levels", "3",

@@ -77,6 +77,7 @@ def test_editable_install_finds_top_level_assets(tmp_path):
     assert Path(out.strip()).resolve() == ASSETS.resolve()
 
 
+@pytest.mark.slow
 def test_wheel_installs_and_finds_assets(tmp_path):
     pip = [sys.executable, "-m", "pip"]
     if subprocess.run([*pip, "--version"], capture_output=True).returncode != 0:

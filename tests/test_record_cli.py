@@ -16,6 +16,8 @@ from fabricviz.generate import fat_tree
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
 
+pytestmark = pytest.mark.slow     # each test records a picture or video in a child process
+
 
 @pytest.fixture
 def tiny(tmp_path):

@@ -19,6 +19,7 @@ def root(monkeypatch):
     return here
 
 
+@pytest.mark.slow
 def test_render_writes_the_size_dpi_and_title_asked(root, tmp_path, capsys):
     out = tmp_path / "slide.png"
     assert main(["render", DEMO, "-o", str(out), "--width", "640", "--height", "400", "--dpi", "144",

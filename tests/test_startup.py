@@ -18,6 +18,8 @@ import pytest
 
 from fabricviz.commands import COMMANDS
 
+pytestmark = pytest.mark.slow     # each test starts a fresh interpreter and counts what it imports
+
 HEAVY = ("numpy", "scipy", "networkx", "PySide6", "numba", "pyqtgraph")
 
 _PROBE = """

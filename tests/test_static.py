@@ -39,6 +39,7 @@ def test_ruff():
     assert r.returncode == 0, _report(r)
 
 
+@pytest.mark.slow
 def test_mypy():
     # the files to check come from [tool.mypy] files; no cache dir in the checkout
     r = _run([_tool("mypy"), "--cache-dir", "/dev/null", "--no-error-summary"])

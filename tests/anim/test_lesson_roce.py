@@ -14,6 +14,8 @@ from fabricviz.ethernet.pfc_watchdog import cycle_load
 from fabricviz.sim.engine import roce_fluid, simulate
 from fabricviz.sim.workloads import Flows
 
+pytestmark = pytest.mark.slow     # every test here shares runs of lessons 9 and 10 (~3 s idle to set up)
+
 
 @pytest.fixture(scope="module")
 def results():

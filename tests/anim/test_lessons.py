@@ -23,6 +23,7 @@ def runs():
     return {num: (les := load_lesson(p, num), shared_run(les)) for num, _name, p in bundled()}
 
 
+@pytest.mark.slow
 def test_shared_runs_are_the_engines_results_computed_once(runs):
     les, res = runs[3]
     assert shared_run(find_lesson("credit-loop")) is res            # the same results, no second run
@@ -36,6 +37,7 @@ def _step(runs, num, title):
     return next(r for r in res if r.title == title)
 
 
+@pytest.mark.slow
 def test_every_bundled_lesson_loads_and_runs_to_its_end(runs):
     assert sorted(runs) == list(range(1, 13))
     for num, (les, res) in runs.items():
@@ -44,6 +46,7 @@ def test_every_bundled_lesson_loads_and_runs_to_its_end(runs):
         assert res[-1].fabric is not None
 
 
+@pytest.mark.slow
 def test_lesson1_sm_bringup_numbers_are_the_sweeps(runs):
     events = heavy_sweep(fat_tree(levels=2, radix=8, hosts=16), "minhop").events
     ref, last_wave = events[-1], [e for e in events if e.kind == "wave"][-1]
@@ -63,6 +66,7 @@ def test_lesson1_sm_bringup_numbers_are_the_sweeps(runs):
     assert not any("spine04" in ln for ln in pull.lines if ln.startswith("path after"))
 
 
+@pytest.mark.slow
 def test_lesson2_ftree_refuses_the_miswired_tree(runs):
     healthy = _step(runs, 2, "Three engines, one tree")
     assert [healthy.routes[e].routed_by for e in ("minhop", "updn", "ftree")] == ["minhop", "updn", "ftree"]
@@ -75,6 +79,7 @@ def test_lesson2_ftree_refuses_the_miswired_tree(runs):
     assert _step(runs, 2, "updn still routes").route.routed_by == "updn"
 
 
+@pytest.mark.slow
 def test_lesson3_credit_loop_with_minhop_none_with_updn_root(runs):
     loops = _step(runs, 3, "The channel dependency graph")
     assert loops.route.routed_by == "minhop" and loops.loops == 2   # one per direction
@@ -87,6 +92,7 @@ def test_lesson3_credit_loop_with_minhop_none_with_updn_root(runs):
     assert fixed.loops == 0 and fixed.loop_cables == () and fixed.lines[-1] == "no credit loops on any VL (updn, 1 VL)"
 
 
+@pytest.mark.slow
 def test_lesson4_ecmp_collides_spray_does_not(runs):
     side = _step(runs, 4, "Side by side")
     assert side.traffic_by["ecmp"].summary["rate_share"]["min"] < 0.5
@@ -94,6 +100,7 @@ def test_lesson4_ecmp_collides_spray_does_not(runs):
         assert side.traffic_by[mode].summary["rate_share"]["min"] == pytest.approx(1.0)
 
 
+@pytest.mark.slow
 def test_lesson5_pfc_victim_then_dcqcn(runs):
     C, N = 40.0, 3
     ideal = _step(runs, 5, "What it should get").traffic.flows[-1]
@@ -106,6 +113,7 @@ def test_lesson5_pfc_victim_then_dcqcn(runs):
     assert dcqcn.summary["paused_link_count"] == 0 and dcqcn.paused_cables == ()
 
 
+@pytest.mark.slow
 def test_lesson6_latency_components_add_up(runs):
     step = _step(runs, 6, "The same path on RoCE")
     ib, roce = step.latency_by["ib"], step.latency_by["roce"]
@@ -119,6 +127,7 @@ def test_lesson6_latency_components_add_up(runs):
     assert first.latency.total == pytest.approx(ib.total)
 
 
+@pytest.mark.slow
 def test_lesson5_the_pfc_step_names_every_cable_the_run_paused(runs):
     les, res = runs[5]
     pfc = res[1].traffic
@@ -131,6 +140,7 @@ def test_lesson5_the_pfc_step_names_every_cable_the_run_paused(runs):
     assert pfc.pairs == (("h1", "r"), ("h2", "r"), ("h3", "r"), ("a", "r"), ("v", "r2"))
 
 
+@pytest.mark.slow
 def test_step_results_are_typed_frozen_data(runs):
     les, res = runs[1]
     assert all(isinstance(r, StepResult) and isinstance(r.lines, tuple) for r in res)
@@ -153,6 +163,7 @@ def test_step_results_are_typed_frozen_data(runs):
     assert not any(rewire.fabric.cables_t.exists(c) for c in rewire.change.removed)
 
 
+@pytest.mark.slow
 def test_until_stops_after_the_step(runs):
     les = find_lesson("sm-bringup")
     assert find_lesson("1").path == les.path
@@ -219,6 +230,7 @@ def test_cli_demo_refuses_an_unknown_lesson(capsys):
     assert capsys.readouterr().err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_cli_demo_screenshot_saves_what_the_canvas_shows_at_that_step(capsys, tmp_path):
     pytest.importorskip("PySide6")
     out = tmp_path / "lesson2.png"
@@ -236,6 +248,7 @@ def test_cli_demo_screenshot_saves_what_the_canvas_shows_at_that_step(capsys, tm
     assert "--screenshot" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_cli_demo_screenshot_of_a_traffic_step(capsys, tmp_path):
     """A traffic step opens the Charts dock in the (never shown) window of the screenshot child:
     sizing that dock there broke Qt's dock layout and the child died (signal 11) on closing."""

@@ -6,9 +6,11 @@ pytest-qt, is forked), warmed up once (every import and cache in place), and sen
 a time. A worker reads them in a fork of itself under an ``RLIMIT_AS`` cap: a fork reads up to
 ``PER_CHILD`` files, each with its own peak RSS (reset through /proc/self/clear_refs; where that is
 not allowed, one fork per file), and is replaced once it keeps more than ``RETAIN_KB`` of memory, so
-that nothing a file left behind hides the next one's rise. A fork that does not answer within the
-timeout is killed (``hang``), one that dies is ``memory``; the file's rise of the peak is ``mem_mb``,
-and over its bytes ``mem_ratio``. The verdicts are described in fuzzing.py.
+that nothing a file left behind hides the next one's rise. A fork that spends ``timeout`` seconds of
+CPU time on a file without an answer (work done, not wall time: a loaded machine only makes it take
+longer), or gives none within the generous wall-clock ``deadline`` (a reader blocked for good), is
+killed (``hang``); one that dies is ``memory``; the file's rise of the peak is ``mem_mb``, and over
+its bytes ``mem_ratio``. The verdicts are described in fuzzing.py.
 """
 
 from __future__ import annotations
@@ -101,8 +103,14 @@ def judge(reader: Callable, fmt: str, path: str, topology: str | None) -> dict:
 _PR_SET_PDEATHSIG = 1
 #: thread pools (OpenBLAS under numpy) that the workers must not start, so that they fork single-threaded
 _THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-#: how much longer than ``timeout`` the pool waits for a worker itself (which enforces the timeout)
+#: how much longer than ``deadline`` the pool waits for a worker itself (which enforces the limits)
 GRACE = 10.0
+#: a file that gets no answer within this many wall-clock seconds is a ``hang`` whatever CPU time it used
+#: (a reader blocked for good); generous, so that a loaded machine never makes a working reader one
+DEADLINE_S = 120.0
+#: how often the worker looks at its child's CPU time while it waits for an answer
+POLL_S = 0.05
+_CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 #: files one child reads (each peak measured alone: /proc/self/clear_refs resets it) before a new fork
 PER_CHILD = 50
 #: a child that holds this much more anonymous memory than it was forked with is replaced, so that
@@ -130,6 +138,17 @@ def _libc():
         return ctypes.CDLL(None, use_errno=True)
     except OSError:
         return None
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time the process ``pid`` has used (its threads included): the work it did,
+    whatever the machine's load; 0.0 where /proc does not tell."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()     # after the command name, which may hold spaces
+        return (int(fields[11]) + int(fields[12])) / _CLK_TCK  # utime, stime (fields 14, 15 of proc(5))
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def _reset_peak() -> bool:
@@ -178,10 +197,12 @@ def _child(ch, reader, limit: int, libc, parent: int, per_child: int) -> None:
 
 
 class _Reader:
-    """The worker's side of its current child: forks one when needed, enforces the timeout per file."""
+    """The worker's side of its current child: forks one when needed, enforces the CPU time limit
+    (``timeout``) and the wall-clock ``deadline`` per file."""
 
-    def __init__(self, conn, reader, limit: int, timeout: float, libc):
+    def __init__(self, conn, reader, limit: int, timeout: float, libc, deadline: float = DEADLINE_S):
         self.conn, self.reader, self.limit, self.timeout, self.libc = conn, reader, limit, timeout, libc
+        self.deadline = deadline
         self.per_child = PER_CHILD if _reset_peak() else 1
         self.pid = 0
 
@@ -220,16 +241,21 @@ class _Reader:
         size = sum(os.path.getsize(p) for p in task[1:] if p and os.path.exists(p))
         if not self.pid:
             self._fork()
-        t0 = time.monotonic()
+        t0, cpu0 = time.monotonic(), cpu_seconds(self.pid)
         base = res = None
-        hung = False
+        hung = ""
         try:
             self.ch.send(task)
             while res is None:
-                left = t0 + self.timeout - time.monotonic()
-                if left <= 0 or not self.ch.poll(left):
-                    hung = True
+                left = t0 + self.deadline - time.monotonic()
+                if left <= 0:
+                    hung = f"no answer within {self.deadline:g} s"
                     break
+                if not self.ch.poll(min(left, POLL_S)):
+                    if cpu_seconds(self.pid) - cpu0 >= self.timeout:     # the work counter: CPU time
+                        hung = f"no answer after {self.timeout:g} s of CPU time"
+                        break
+                    continue
                 msg = self.ch.recv()
                 if base is None:
                     base = msg
@@ -245,7 +271,7 @@ class _Reader:
         else:
             status, usage, raw = self._reap(kill=True)
             if hung:
-                res = {"outcome": "hang", "type": "timeout", "message": f"no answer within {self.timeout:g} s"}
+                res = {"outcome": "hang", "type": "timeout", "message": hung}
             else:
                 code = os.waitstatus_to_exitcode(status)
                 res = {"outcome": "memory", "type": "worker died",
@@ -256,7 +282,7 @@ class _Reader:
         return res
 
 
-def _worker(conn, reader, warm, mem_bytes: int, timeout: float) -> None:
+def _worker(conn, reader, warm, mem_bytes: int, timeout: float, deadline: float = DEADLINE_S) -> None:
     """A long-lived worker (started by a forkserver: no threads of the test process) that reads in forks."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if warm is not None:
@@ -264,7 +290,7 @@ def _worker(conn, reader, warm, mem_bytes: int, timeout: float) -> None:
     gc.collect()
     gc.freeze()             # a collection in a child then never writes to (copies) the worker's pages
     limit = max(mem_bytes, _vsz() + 2 ** 30) if mem_bytes else 0
-    forks = _Reader(conn, reader, limit, timeout, _libc())
+    forks = _Reader(conn, reader, limit, timeout, _libc(), deadline)
     conn.send("ready")
     while True:
         try:
@@ -304,7 +330,8 @@ class Runner:
 
     reader: Callable | None = None      # None: fuzzing.read_mutant, what fabricviz does with a file
     jobs: int = 2
-    timeout: float = 5.0
+    timeout: float = 5.0                # CPU seconds a file may take without an answer
+    deadline: float = DEADLINE_S        # wall-clock seconds a file may take (generous: a blocked reader)
     mem_gb: float = 2.5                 # RLIMIT_AS of each file's process (0: none)
     mem_floor_mb: float = 32            # a smaller rise is fixed cost (<= 6 MB measured), whatever the size
     mem_ratio: float = 16               # K: the rise may be up to K x the input's bytes
@@ -318,7 +345,8 @@ class Runner:
         ctx = _context()
         parent, child = ctx.Pipe()
         mem = int(self.mem_gb * 2 ** 30)
-        p = ctx.Process(target=_worker, args=(child, self.reader, self.warm, mem, self.timeout), daemon=True)
+        p = ctx.Process(target=_worker, args=(child, self.reader, self.warm, mem, self.timeout, self.deadline),
+                        daemon=True)
         p.start()
         child.close()
         return [p, parent, None, 0.0]      # process, pipe, current task key, start time
@@ -382,7 +410,7 @@ class Runner:
             busy = [w for w in self._workers if w[2] is not None]
             if not busy:
                 return results
-            limit = self.timeout + GRACE
+            limit = self.deadline + GRACE
             ready = wait([w[1] for w in busy], max(0.0, min(w[3] + limit for w in busy) - time.monotonic()))
             now = time.monotonic()
             for w in busy:

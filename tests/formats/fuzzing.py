@@ -4,7 +4,8 @@ Seeds are made at run time with the project's own generators and writers, plus t
 ``tests/data``. A mutant is named ``FORMAT:SEED:INDEX`` and is rebuilt from that alone
 (:func:`mutant`): ``random.Random("FORMAT:SEED:INDEX")`` picks the seed file and one to three
 mutations. :class:`Runner` reads every mutant in a fork of a warmed-up worker process (its peak RSS
-measured alone), under an ``RLIMIT_AS`` cap and a wall-clock timeout, and gives it one verdict:
+measured alone), under an ``RLIMIT_AS`` cap, a CPU time limit and a generous wall-clock deadline, and
+gives it one verdict:
 
 ``accepted``  loaded (and its native dump could be written and read back as the same design)
 ``refused``   a FabricError of one line that starts with the file (path or name) and a colon
@@ -12,7 +13,8 @@ measured alone), under an ``RLIMIT_AS`` cap and a wall-clock timeout, and gives 
 ``unnamed``   a FabricError of several lines, or one that does not start with the file
 ``crash``     any other exception (type, message, innermost frame), or a failed save / reload of an
               accepted load (message prefixed ``save:`` / ``reload:``)
-``hang``      no answer within the timeout (the worker is killed and replaced)
+``hang``      no answer after ``timeout`` seconds of CPU time, or none within the wall-clock
+              ``deadline`` (the fork is killed and replaced)
 ``memory``    MemoryError, the process died (RLIMIT_AS, a signal), or reading the file raised its
               process's peak RSS by more than a floor (32 MB) *and* by more than K (16) times the
               input's bytes (``Runner.mem_floor_mb``, ``Runner.mem_ratio``; ``mem_ratio`` of a Result

@@ -34,6 +34,7 @@ def fuzz_run():
         return fuzz(FORMATS, PER_FORMAT, SEED, runner)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_every_mutant_gets_a_clean_verdict(fuzz_run, fmt):
     results, _secs = fuzz_run[fmt]
@@ -49,6 +50,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
                           timeout=120, cwd=ROOT)
 
 
+@pytest.mark.slow
 def test_refused_mutants_exit_2_with_one_line(fuzz_run, tmp_path):
     """The CLI verdict of a few refused mutants: exit 2 and the one line, nothing else."""
     picked = []
@@ -149,6 +151,7 @@ def test_graph_mutator_edits_the_gml_graph():
     assert {"graph-attr", "graph-drop-node", "graph-add-node"} <= seen, seen
 
 
+@pytest.mark.slow
 def test_mutant_is_rebuilt_from_its_id_alone_in_another_process():
     m = mutant("gml", 7, 3)
     assert mutant("gml", 7, 3) == m and mutant("gml", 7, 4).data != m.data
@@ -161,6 +164,7 @@ def test_mutant_is_rebuilt_from_its_id_alone_in_another_process():
     assert r.stdout == f"{hashlib.sha256(m.data).hexdigest()} {m.seed.name} {'|'.join(m.steps)}", r.stderr
 
 
+@pytest.mark.slow
 def test_every_format_has_seeds_that_load_cleanly(tmp_path):
     """The unmutated seeds are accepted: otherwise the fuzzer measures nothing."""
     for fmt in FORMATS:
@@ -203,7 +207,16 @@ def r_crash(fmt, path, topo):
 
 
 def r_slow(fmt, path, topo):
-    time.sleep(60)
+    while True:                 # a reader in an endless loop: it spends CPU time and never answers
+        pass
+
+
+def r_blocked(fmt, path, topo):
+    time.sleep(600)             # a reader that waits for good: no CPU time, no answer
+
+
+def r_naps(fmt, path, topo):
+    time.sleep(1.5)             # wall time without work, as a loaded machine gives a working reader
 
 
 def r_memory(fmt, path, topo):
@@ -244,9 +257,11 @@ def r_by_name(fmt, path, topo):
 
 
 FAKES = {f.__name__: f for f in (r_ok, r_refuse_line, r_refuse_name, r_multiline, r_no_place, r_crash, r_slow,
-                                  r_memory, r_dies, r_noisy, r_prints, r_save_fails, r_greedy, r_c_prints)}
+                                  r_memory, r_dies, r_noisy, r_prints, r_save_fails, r_greedy, r_c_prints,
+                                  r_blocked, r_naps)}
 
 
+@pytest.mark.slow
 def test_classifier_verdicts(tmp_path):
     order = ["r_ok", "r_slow", "r_refuse_line", "r_dies", "r_refuse_name", "r_multiline", "r_no_place",
              "r_crash", "r_memory", "r_noisy", "r_prints", "r_save_fails", "r_ok", "r_greedy", "r_c_prints"]
@@ -255,7 +270,7 @@ def test_classifier_verdicts(tmp_path):
         p = tmp_path / f"{name}.txt"
         p.write_text("x")
         tasks.append((f"{i}:{name}", ("native", str(p), None)))
-    with Runner(reader=r_by_name, jobs=2, timeout=3.0, mem_gb=1.0) as runner:
+    with Runner(reader=r_by_name, jobs=2, timeout=2.0, mem_gb=1.0) as runner:
         res = runner.run(tasks)
         again = runner.run(tasks[:1])          # the pool still works after kills and deaths
     got = {k.split(":")[1] + ("#2" if k.startswith("12:") else ""): (v["outcome"], v["type"], bool(v["noise"]))
@@ -285,10 +300,37 @@ def test_classifier_verdicts(tmp_path):
     assert res["10:r_prints"]["noise"] == "loading..."
     assert res["14:r_c_prints"]["noise"] == "fd: libfoo: warning"
     assert again["0:r_ok"]["outcome"] == "accepted"
+    assert res["1:r_slow"]["message"] == "no answer after 2 s of CPU time"
     greedy = res["13:r_greedy"]
     assert greedy["size"] == 1 and 196 <= greedy["mem_mb"] < 240, greedy
     assert greedy["message"] == (f"peak RSS rose {greedy['mem_mb']:.0f} MB, {greedy['mem_ratio']:.0f}x the "
                                  "1-byte input (refused after that)")
+
+
+@pytest.mark.slow
+def test_hang_is_cpu_time_spent_or_the_wall_clock_deadline_not_a_slow_machine(tmp_path):
+    """A reader that sleeps past its CPU time limit (what a loaded machine does to a working one) is
+    accepted; one blocked for good is a ``hang`` at the wall-clock deadline; the pool goes on."""
+    tasks = []
+    for name in ("r_naps", "r_blocked", "r_ok"):
+        p = tmp_path / f"{name}.txt"
+        p.write_text("x")
+        tasks.append((name, ("native", str(p), None)))
+    with Runner(reader=r_by_name, jobs=1, timeout=0.5, deadline=4.0, mem_gb=1.0) as runner:
+        res = runner.run(tasks)
+    assert {k: (v["outcome"], v["type"]) for k, v in res.items()} == {
+        "r_naps": ("accepted", ""), "r_blocked": ("hang", "timeout"), "r_ok": ("accepted", "")}, res
+    assert res["r_naps"]["seconds"] >= 1.5 > 0.5         # past the CPU limit in wall time, and accepted
+    assert res["r_blocked"]["message"] == "no answer within 4 s"
+
+
+def test_cpu_seconds_counts_a_process_work(tmp_path):
+    from tests.formats.fuzz_pool import cpu_seconds
+    before, t = cpu_seconds(os.getpid()), time.process_time()
+    while time.process_time() - t < 0.3:
+        pass
+    assert cpu_seconds(os.getpid()) - before >= 0.25
+    assert cpu_seconds(2 ** 22 + 12345) == 0.0            # no such process: nothing known
 
 
 # ---------------------------------------------------------------- the memory verdict: each file's own peak
@@ -330,6 +372,7 @@ def _sized(tmp_path, name: str, size: int) -> str:
     return str(p)
 
 
+@pytest.mark.slow
 def test_memory_verdict_is_each_files_own_rise_against_its_size(tmp_path):
     """200 MB for a 1 KB file is ``memory``, every time (not only the first: the peak is per file); the
     same 200 MB for a 20 MB file is 10x, under K = 16; 20 MB for 1 KB is under the 32 MB floor; 200 MB
@@ -377,6 +420,7 @@ def r_mem_by_name(fmt, path, topo):
         name, r_objects if name.startswith("objects") else r_alloc)(fmt, path, topo)
 
 
+@pytest.mark.slow
 def test_mem_ratio_and_floor_are_options(tmp_path):
     """K and the floor decide: with K = 8 the 10x file is ``memory``; with a 256 MB floor no 200 MB rise is."""
     tasks = [("20m", ("native", _sized(tmp_path, "200mb-20m.txt", 20 * MB), None)),
@@ -424,6 +468,7 @@ def test_a_valid_file_with_bom_or_crlf_refused_is_lost():
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.slow
 def test_bom_and_crlf_give_the_same_design(fmt, tmp_path):
     """Every seed with a UTF-8 BOM and CRLF line ends reads as the very same design (or tables)."""
     from fabricviz.formats.opensm_replay import replay_files

@@ -116,6 +116,7 @@ def test_an_imported_design_records_the_file_name_not_its_path(tmp_path):
 
 
 # ---------------------------------------------------------------------------- sniffing
+@pytest.mark.slow
 def test_sniffing_a_big_file_copies_nothing():
     # the GML and DOT sniffers used to see a copy of the whole text without its comment lines
     text = "".join(f'switchguid=0x{0x200000 + i:x}\nSwitch\t36 "S-{0x200000 + i:016x}"\n\n'

@@ -177,6 +177,7 @@ def test_what_the_column_reader_gives_way_on_gets_the_record_readers_verdict(cha
     assert took_columns == by_columns and got.startswith(outcome)
 
 
+@pytest.mark.slow
 def test_mutants_get_the_same_verdict_and_design_from_both_readers():
     """Seeded mutants of the fuzzer's native seeds: the same refusal message, or the same rows."""
     seen = {True: 0, False: 0}

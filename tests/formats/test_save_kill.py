@@ -61,6 +61,7 @@ def _temps(folder: Path, name: str) -> list[str]:
     return sorted(p for p in os.listdir(folder) if p.startswith(f".{name}.") and p.endswith(".tmp"))
 
 
+@pytest.mark.slow
 def test_sigkill_during_save_leaves_old_or_new_file_whole(tmp_path):
     a, b = designs()
     text_a, text_b = dumps(a).encode(), dumps(b).encode()

@@ -73,6 +73,7 @@ def in_pod_boxes(g, tops: np.ndarray, r: np.ndarray) -> list[np.ndarray]:
 
 
 @pytest.mark.parametrize("name", list(DESIGNS))
+@pytest.mark.slow
 def test_layout_fills_a_screen_with_pods_hosts_under_leaves_and_tiers_above(designs, name):
     f = designs(name)
     g = find_groups(f)

@@ -55,6 +55,7 @@ def test_radix64_three_levels_counts_and_ib_refusal():
     assert "49,151 unicast LIDs" in str(e.value) and "70,656 LIDs" in str(e.value)
 
 
+@pytest.mark.slow
 def test_radix64_three_levels_roce_builds():
     f = fat_tree(levels=3, radix=64, fabric="roce")
     assert f.counts()["nic"] == 65536 and switches(f) == 5120

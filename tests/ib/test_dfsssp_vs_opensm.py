@@ -110,6 +110,7 @@ LIVE = {
 
 
 @pytest.mark.parametrize("case", sorted(LIVE))
+@pytest.mark.oracle
 def test_matches_live_opensm(live, case, tmp_path):
     make, lmc = LIVE[case]
     text = make()
@@ -118,6 +119,7 @@ def test_matches_live_opensm(live, case, tmp_path):
     check(r, res, rep)
 
 
+@pytest.mark.oracle
 def test_sssp_matches_live_opensm(live, tmp_path):
     """OpenSM's sssp is dfsssp without the VLs: the same LFTs, and it says so in its log."""
     from fabricviz.ib.dfsssp import route_sssp

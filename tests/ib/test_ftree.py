@@ -276,6 +276,7 @@ def test_property_generated_fat_trees(levels, radix, fill, parallel):
 
 
 @pytest.mark.parametrize("case", list(CASES) + list(LIVE_ONLY))
+@pytest.mark.oracle
 def test_live_opensm_matches_fixture_and_us(case, tmp_path):
     reason = oracle.opensm_available()
     if reason:

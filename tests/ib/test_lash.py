@@ -247,6 +247,7 @@ def live():
     return True
 
 
+@pytest.mark.oracle
 def test_matches_live_opensm(live, tmp_path):
     """An irregular fabric not among the saved ones: LFTs, SLs between every switch pair, log."""
     text = topologies.random_fabric(10, 6, 1, seed=3).text()

@@ -245,6 +245,7 @@ def ibnetdiscover_text(n_ca: int, per: int = 200, lmc: int = 0) -> str:
     return "\n".join(out)
 
 
+@pytest.mark.slow
 def test_ibnetdiscover_import_of_50000_cas_refuses(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     Path("big.ibnetdiscover").write_text(ibnetdiscover_text(50_000))

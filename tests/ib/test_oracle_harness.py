@@ -13,12 +13,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.ib import oracle, topologies
+
+pytestmark = pytest.mark.oracle      # every test here runs OpenSM under ibsim
 
 _REASON = oracle.opensm_available()
 if _REASON:
@@ -27,8 +28,7 @@ if _REASON:
 ENGINES = ("minhop", "updn", "ftree")
 CASES = topologies.cases()
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "opensm"
-RUN_TIMEOUT = 20.0   # one OpenSM run takes ~0.05 s (0.25 s for the lone CA)
-BUDGET = 50.0        # all runs of this module together
+RUN_TIMEOUT = 120.0  # a hang guard: one OpenSM run takes ~0.05 s (0.25 s for the lone CA) on an idle machine
 
 # case: (switches, CA ports) -- counted from the fabric definitions.
 SIZES = {
@@ -56,7 +56,6 @@ ALL = [(c, e) for c in CASES for e in ENGINES]
 ROUTED = [(c, e) for c, e in ALL if c != "sample-one-ca"]
 
 _runs: dict[tuple[str, str], oracle.OracleResult] = {}
-_spent = [0.0]
 
 
 @pytest.fixture(scope="module")
@@ -67,12 +66,8 @@ def workdir(tmp_path_factory):
 def run(workdir, case, engine) -> oracle.OracleResult:
     """One OpenSM run per (case, engine) per session."""
     if (case, engine) not in _runs:
-        if _spent[0] > BUDGET:
-            pytest.fail(f"OpenSM runs took {_spent[0]:.0f} s so far, over this module's {BUDGET:.0f} s budget")
-        t0 = time.monotonic()
         _runs[(case, engine)] = oracle.run_opensm(CASES[case], engine, workdir / f"{case}-{engine}",
                                                   timeout=RUN_TIMEOUT)
-        _spent[0] += time.monotonic() - t0
     return _runs[(case, engine)]
 
 
@@ -238,7 +233,7 @@ def test_no_process_left_when_python_is_killed(tmp_path):
         "import ctypes, os, subprocess, sys, time\n"
         "ctypes.CDLL(None).prctl(36, 1)\n"  # PR_SET_CHILD_SUBREAPER
         "print(subprocess.run([sys.executable, '-c', sys.argv[1], sys.argv[2]]).returncode)\n"
-        "end = time.monotonic() + 5\n"
+        "end = time.monotonic() + 60\n"      # generous: it stops as soon as nothing is left
         "while time.monotonic() < end:\n"
         "    try:\n"
         "        os.waitpid(-1, os.WNOHANG)\n"

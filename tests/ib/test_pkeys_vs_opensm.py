@@ -141,6 +141,7 @@ def run_case(conf_text: str | None, tmp_path: Path, sm_node: str | None = None, 
 
 
 @pytest.mark.parametrize("case", ["mixed", "no-file", "comments-only", "sm-on-host", "quirks"])
+@pytest.mark.oracle
 def test_pkey_tables_match_opensm(live, case, tmp_path):
     conf = {"mixed": "mixed", "no-file": None, "comments-only": "# nothing here\n\n",
             "sm-on-host": "mixed", "quirks": "quirks"}[case]
@@ -155,6 +156,7 @@ def test_pkey_tables_match_opensm(live, case, tmp_path):
     assert entries >= ports
 
 
+@pytest.mark.oracle
 def test_pkey_tables_of_a_torus_match_opensm(live, tmp_path):
     """The same partitions on a 4×4 torus (16 switches, each with wrap-around links and a host)."""
     from fabricviz.generate.direct import torus
@@ -165,6 +167,7 @@ def test_pkey_tables_of_a_torus_match_opensm(live, tmp_path):
     assert entries >= ports
 
 
+@pytest.mark.oracle
 def test_leading_semicolon_is_what_opensm_misreads(live, tmp_path):
     """Why the reader refuses a ';' opening a line: OpenSM reads the rest of that line as
     members of the open statement, fails ("bad PortGUID") and runs with everyone full."""
@@ -178,6 +181,7 @@ def test_leading_semicolon_is_what_opensm_misreads(live, tmp_path):
         conf_loads(conf, "p")
 
 
+@pytest.mark.oracle
 def test_pkey_table_overflow_matches_opensm(live, tmp_path):
     """70 partitions on one CA port: ibsim's tables hold 64 (OpenSM ERR 0512 drops the rest),
     and the switch port facing it is then full, so OpenSM clears its enforcement."""

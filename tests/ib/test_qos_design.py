@@ -107,6 +107,7 @@ def _cli(*args):
     return subprocess.run([sys.executable, "-m", "fabricviz", *args], capture_output=True, text=True)
 
 
+@pytest.mark.slow
 def test_route_stores_the_options_and_uses_them(tmp_path):
     f = k_ary_fat_tree(4)
     save_fabric(f, tmp_path / "d.json")

@@ -138,6 +138,7 @@ def compare(text: str, conf: str, workdir, first_sweep: bool = False) -> tuple[i
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.oracle
 def test_qos_tables_match_live_opensm(live, case, tmp_path):
     rows, row_diff, tables, tab_diff, counts = compare(CASES[case](), CONF, tmp_path / "run")
     print(case, rows, len(row_diff), tables, len(tab_diff), counts)
@@ -146,6 +147,7 @@ def test_qos_tables_match_live_opensm(live, case, tmp_path):
     assert tab_diff == [], f"{len(tab_diff)}/{tables} VLArb tables differ: {tab_diff[:3]}"
 
 
+@pytest.mark.oracle
 def test_qos_off_writes_nothing_live(live, tmp_path):
     """qos FALSE: OpenSM sends no SL2VL/VLArb MAD; every port keeps ibsim's power-on tables."""
     rows, row_diff, tables, tab_diff, counts = compare(topologies.ring(4).text(), OFF, tmp_path / "run")
@@ -155,6 +157,7 @@ def test_qos_off_writes_nothing_live(live, tmp_path):
 
 
 @pytest.mark.parametrize("max_op_vls", [2, 3])
+@pytest.mark.oracle
 def test_max_op_vls_first_sweep_live(live, max_op_vls, tmp_path):
     """max_op_vls below VLCap: one `opensm -o` masks switch external ports with their OperVLs
     from before the SM (VL0-7 in ibsim), CA ports with the new value: first_sweep=True."""

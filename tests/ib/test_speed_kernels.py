@@ -48,6 +48,7 @@ def compiled_always(monkeypatch):
     monkeypatch.setattr(subnet, "COMPILED_FROM_SWITCHES", 0)
 
 
+@pytest.mark.slow
 def test_small_subnets_route_without_loading_numba(tmp_path):
     """A one-shot CLI call on a small design never pays numba's load (~0.3–0.5 s); a big one uses it."""
     import subprocess

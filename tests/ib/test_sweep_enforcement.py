@@ -155,6 +155,7 @@ def live():
     return True
 
 
+@pytest.mark.oracle
 def test_order_matches_opensm_under_ibsim(live, tmp_path):
     """OpenSM 3.3.23's debug log: every P_KeyTable and PortInfo Set of the P_Key manager (attribute
     and modifier) and its "No need to update PortInfo" lines, in order, against ours with ibsim's

@@ -127,6 +127,7 @@ def live():
 
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("case", sorted(LIVE))
+@pytest.mark.oracle
 def test_matches_live_opensm(live, case, engine, tmp_path):
     f = LIVE[case]()
     text = export_ibnetdiscover(f)
@@ -141,6 +142,7 @@ def test_matches_live_opensm(live, case, engine, tmp_path):
 
 @pytest.mark.parametrize("lmc", [1, 2])
 @pytest.mark.parametrize("case", ["k4", "messy0"])
+@pytest.mark.oracle
 def test_lmc_matches_live_opensm(live, case, lmc, tmp_path):
     """LMC > 0: aligned LID ranges and the spread of a port's LIDs over the least-hop ports."""
     f = k_ary_fat_tree(4) if case == "k4" else _messy(0)

@@ -244,6 +244,7 @@ def storm(seed: int, calls: int) -> dict[str, int]:
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.slow
 def test_every_refused_model_call_changes_nothing_and_is_a_fabric_error(seed):
     seen = storm(seed, CALLS // 3)
     # the storm reaches both outcomes in quantity

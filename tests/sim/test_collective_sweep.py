@@ -39,6 +39,7 @@ def test_cases_are_designs_by_ops_by_gpu_counts():
         Case(1, "allreduce", "4"), Case(1, "allreduce", "8"), Case(1, "broadcast", "4"), Case(1, "broadcast", "8")]
 
 
+@pytest.mark.slow
 def test_a_sweep_prints_each_case_as_run_alone_then_the_summary(designs, tmp_path, capsys):
     a, b = designs
     sizes = ["--sizes", "1KiB:4MiB:x4"]                     # 7 sizes: 1 KiB, 4 KiB … 1 MiB, 4 MiB

@@ -40,6 +40,7 @@ def direct(tree):
     return ib, roce, other
 
 
+@pytest.mark.slow
 def test_incast_fluid_numbers_equal_the_direct_runs(tree, fluid):
     c, seen = fluid
     ib, roce, other = direct(tree)
@@ -108,6 +109,7 @@ def run_cli(args, capsys):
     return rc, out, err
 
 
+@pytest.mark.slow
 def test_cli_compare_tech(tmp_path, capsys, tree, fluid):
     path, twin_path = tmp_path / "ft.json", tmp_path / "ft-roce.json"
     save_fabric(tree, path)

@@ -26,6 +26,8 @@ from fabricviz.sim.fanout import (Cancelled, FanOut, TaskError, TaskRefused, add
                                   progress_bar)
 from tests.processes import cluster_children
 
+pytestmark = pytest.mark.slow     # Dask clusters and worker processes start here (~1-3 s each idle)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DASK = os.path.join(os.path.dirname(sys.executable), "dask")
 SEEDS = list(range(12))

@@ -44,6 +44,7 @@ def v3():
                            init_gbps=np.array([40.0, 1.0]), frame_every_s=1e-3)
 
 
+@pytest.mark.slow
 def test_v3_dcqcn_two_flows_converge(v3):
     flows, L, r, res = v3
     # reference (congestion.md V3): 32.3/7.7 G at 10 ms, 26.9/13.1 at 20 ms, 20.7/19.3 at 50 ms,
@@ -60,6 +61,7 @@ def test_v3_dcqcn_two_flows_converge(v3):
 
 
 @pytest.mark.parametrize("n,gbps", [(3, 40), (7, 100)])
+@pytest.mark.slow
 def test_v4_pfc_victim_flow_without_cc(n, gbps):
     f, flows = victim(n, gbps)
     L, r, res = _run(f, flows, duration_s=6e-3, cc="none", flow_control="pfc")
@@ -78,6 +80,7 @@ def test_v4_pfc_victim_flow_without_cc(n, gbps):
 
 
 @pytest.mark.parametrize("n,gbps,share", [(3, 40, 0.9), (7, 100, 0.6)])
+@pytest.mark.slow
 def test_v4_victim_recovers_with_dcqcn(n, gbps, share):
     f, flows = victim(n, gbps)
     L, r, res = _run(f, flows, duration_s=20e-3, cc="dcqcn", flow_control="pfc")

@@ -25,6 +25,8 @@ from fabricviz.sim.engine import roce_fluid, simulate
 from fabricviz.sim.fct import flow_times
 from fabricviz.sim.workloads import Flows
 
+pytestmark = pytest.mark.slow     # every test here shares fluid runs of the htsim reference design (~2 s idle)
+
 DATA = Path(__file__).resolve().parents[1] / "data" / "htsim"
 STRAT = {"ecmp": "ecmp_host", "adaptive": "ecmp_ar", "spray": "ecmp_rr"}
 #: the fluid model's own figures on this case (mean Gb/s, median and slowest FCT µs)

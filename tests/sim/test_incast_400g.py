@@ -65,6 +65,7 @@ def test_pfc_only_incast_fills_the_port_fairly_and_bounds_the_queue(pfc_only):
     _conserved(res)
 
 
+@pytest.mark.slow
 def test_dcqcn_incast_collapses_then_converges_to_c_over_8(ls):
     # dt 5 µs follows the 2 µs trajectory to within 0.15 Gb/s (checked)
     res, rx = _incast(ls, duration_s=85e-3, dt_s=5e-6, cc="dcqcn", flow_control="pfc",

@@ -52,6 +52,7 @@ def _checksums(res) -> tuple:
 
 @pytest.mark.parametrize("tiny", [False, True], ids=["default", "tiny-batches"])
 @pytest.mark.parametrize("key", list(REF), ids=["-".join(k) for k in REF])
+@pytest.mark.slow
 def test_alltoall_numbers_are_the_recorded_ones(designs, key, tiny, monkeypatch):
     if tiny:        # hundreds of route batches, latency pieces and water-filling chunks
         monkeypatch.setattr(paths, "BATCH_FLOWS", 300)

@@ -91,6 +91,7 @@ def test_refusals_for_bad_partition_requests(tree):
         partition_reach(leaf_spine(2, 1, 2), "0x8001")
 
 
+@pytest.mark.slow
 def test_cli_partition_flag(tree, tmp_path):
     path = tmp_path / "p.json"
     save_fabric(tree, path)

@@ -88,6 +88,7 @@ def test_dcqcn_keeps_the_same_load_out_of_deadlock(fab, load):
     assert not res.fluid.deadlocked and not res.fluid.deadlock_links.any()
 
 
+@pytest.mark.slow
 def test_watchdog_drop_breaks_the_deadlock(fab, load, stuck):
     cyc, _cf = load
     det = 100e-6
@@ -163,6 +164,7 @@ def test_deadlocked_is_the_closed_set_of_stuck_links():
     assert deadlocked(both, e_link, prev, has_prev, held2, xoff, xon, dst, static).tolist() == [False, False, False]
 
 
+@pytest.mark.slow
 def test_cli_pfc_cycle_workload_and_watchdog(fab, load, stuck, tmp_path, capsys):
     path = tmp_path / "ls.json"
     save_fabric(fab, path)

@@ -67,6 +67,7 @@ def test_ranking_under_go_back_n_matches_htsim(tree):
     assert ooo["adaptive"] >= ooo["ecmp"] and ooo["ecmp"] == g["ecmp"]
 
 
+@pytest.mark.slow
 def test_fluid_resends_and_counts_only_goodput(tree):
     f, flows = tree
     from fabricviz.sim.workloads import Flows

@@ -70,6 +70,7 @@ def test_a_batch_gives_each_design_its_own_trials():
     assert got == run_trials(alone[0]) + run_trials(alone[1])
 
 
+@pytest.mark.slow
 def test_cli_batch_tables_json_csv_plot_equal_each_design_run_alone(designs, tmp_path, capsys):
     a, b = designs
     flags = ["--fail", "switches:1,2", "--trials", "3", "--seed", "7", "--quiet"]

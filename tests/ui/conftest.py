@@ -56,6 +56,6 @@ def sweep_window(make_window, qtbot):
     first sweep loaded."""
     w = make_window()
     d = w.sweep_dock
-    with qtbot.waitSignal(d.ready, timeout=10_000):
+    with qtbot.waitSignal(d.ready, timeout=60_000):
         w.findChild(type(w.acts["fit"]), "action_sweep").trigger()   # View ▸ Subnet Manager Sweep
     return w, d

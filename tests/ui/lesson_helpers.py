@@ -8,6 +8,6 @@ def open_lesson(qtbot, w, num, sweep_seconds=0.15):
     (dock, stage). Sweeps animate for ``sweep_seconds``."""
     dock = w.lesson_dock
     w.lesson_stage.sweep_seconds = sweep_seconds
-    with qtbot.waitSignal(dock.ready, timeout=20000):
+    with qtbot.waitSignal(dock.ready, timeout=60_000):
         assert w.open_lesson(str(num))
     return dock, w.lesson_stage

@@ -84,7 +84,7 @@ def test_the_timer_autosaves_and_undo_to_the_saved_state_deletes_the_file(make_w
     a.set_interval(100)
     assert a.interval_ms == 100
     _edit(w)
-    with qtbot.waitSignal(a.saved, timeout=10_000) as blocker:
+    with qtbot.waitSignal(a.saved, timeout=60_000) as blocker:
         pass
     assert blocker.args == [str(a.path)] and a.path.is_file()
     w.acts["undo"].trigger()                                      # back to the file on disk: clean
@@ -130,14 +130,14 @@ def test_big_designs_are_written_by_a_worker_and_a_stale_result_is_dropped(make_
     assert w.files.save() is True                    # saved while the worker serialises
     gate.set()
     a.wait()
-    qtbot.waitUntil(lambda: not a._busy, timeout=10_000)
+    qtbot.waitUntil(lambda: not a._busy, timeout=60_000)
     assert threads == ["fabricviz-autosave"] and saved == [] and _files(a.folder) == []
     # a result that is still current is written
     _edit(w, "leaf02", "leafB")
     edited = real_dumps(w.fabric)
     assert a.tick() is True
     a.wait()
-    qtbot.waitUntil(lambda: saved == [str(a.path)], timeout=10_000)
+    qtbot.waitUntil(lambda: saved == [str(a.path)], timeout=60_000)
     assert json.loads(a.path.read_text(encoding="utf-8"))["design"] == edited
 
 

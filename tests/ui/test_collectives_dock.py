@@ -24,7 +24,7 @@ def window(make_window):
 
 
 def _run(qtbot, dock, button=None):
-    with qtbot.waitSignal(dock.finished, timeout=10_000) as sig:
+    with qtbot.waitSignal(dock.finished, timeout=60_000) as sig:
         (button or dock.run_button).click()
     return sig.args[0]
 

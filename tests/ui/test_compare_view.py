@@ -18,7 +18,7 @@ from fabricviz.ui.dialogs.compare import ReadOnlyCanvas, TechCompareWindow
 from fabricviz.ui.document.document import Document
 from fabricviz.ui.canvas.overlays.traffic import COLORS, scale_for
 
-WAIT = 20_000
+WAIT = 60_000                # a generous deadline: only a hang waits this long
 
 
 @pytest.fixture(scope="module")

@@ -358,7 +358,7 @@ def test_traffic_playback_stands_still_while_a_picture_is_drawn(make_window, qtb
     w = make_window()
     dock = w.traffic_dock
     dock.configure(workload="incast", arg="3", model="fluid", duration="1ms")
-    with qtbot.waitSignal(dock.result_ready, timeout=15_000):
+    with qtbot.waitSignal(dock.result_ready, timeout=60_000):
         assert dock.run()
     assert len(dock.result.frames) > 2
     dock.set_playing(True)

@@ -27,7 +27,7 @@ def run(dlg, qtbot, out, os_name="sonic", priority=None):
     dlg.os_box.setCurrentIndex(dlg.os_box.findData(os_name))
     if priority is not None:
         dlg.priority.setValue(priority)
-    with qtbot.waitSignal(dlg.finished_export, timeout=20_000) as sig:
+    with qtbot.waitSignal(dlg.finished_export, timeout=60_000) as sig:
         assert dlg.export()
     return sig.args
 

@@ -25,7 +25,7 @@ from fabricviz.ui.docks.bom import COLUMNS as BOM_COLUMNS, BomDock
 from fabricviz.ui.document.document import Document
 from fabricviz.ui.docks.findings import COLUMNS, FindingsDock
 
-WAIT = 10_000
+WAIT = 60_000                # a generous deadline: only a hang waits this long
 
 
 def spof_leaf_fabric():

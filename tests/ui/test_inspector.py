@@ -81,7 +81,7 @@ def test_lids_of_a_big_subnet_come_from_a_worker_and_refusals_read_no_lid(make_w
     assert w.inspector.lid.text() == "—"             # unknown while the worker runs: nothing blocks
     assert {w.inspector.ports.item(i, C_LID).text() for i in range(8)} == {"—"}
     gate.set()
-    qtbot.waitUntil(lambda: w.inspector.lid.text() == "6", timeout=10_000)
+    qtbot.waitUntil(lambda: w.inspector.lid.text() == "6", timeout=60_000)
     t = w.inspector.ports
     assert {t.item(i, C_LID).text() for i in range(t.rowCount())} == {"6"}
     # no cabled IB port: the SM cannot run, the inspector says why instead of failing

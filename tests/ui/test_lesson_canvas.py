@@ -196,7 +196,7 @@ def test_the_narration_is_readable_in_a_1400_by_900_window(qtbot, make_window):
     assert (w.width(), w.height()) == (1400, 900)
     dock = w.lesson_dock
     act = w.findChild(QtGui.QAction, "action_lesson_1")
-    with qtbot.waitSignal(dock.ready, timeout=20000):
+    with qtbot.waitSignal(dock.ready, timeout=60_000):
         act.trigger()                                    # from the Lessons menu
     QtWidgets.QApplication.processEvents()
     say = dock.findChild(QtWidgets.QLabel, "lesson_say")

@@ -19,7 +19,7 @@ def shared_lesson_runs(monkeypatch):
 def _open(qtbot, w, num=3):
     dock = w.lesson_dock
     act = w.findChild(QtGui.QAction, f"action_lesson_{num}")
-    with qtbot.waitSignal(dock.ready, timeout=10000):
+    with qtbot.waitSignal(dock.ready, timeout=60_000):
         act.trigger()
     return dock
 
@@ -137,7 +137,7 @@ def test_page_down_and_keys_step_in_presentation_mode(qtbot, make_window):
     w = make_window()
     dock = _open(qtbot, w, 3)
     w.activateWindow()
-    qtbot.waitUntil(lambda: QtWidgets.QApplication.activeWindow() is w, timeout=3000)
+    qtbot.waitUntil(lambda: QtWidgets.QApplication.activeWindow() is w, timeout=60_000)
     target = w.view.viewport()
     qtbot.keyClick(target, QtCore.Qt.Key.Key_PageDown)
     assert dock.k == 0                      # outside presentation mode the keys belong to the canvas

@@ -155,7 +155,7 @@ def test_live_buffer_use_follows_the_fluid_frame(make_window, qtbot):
     assert not d.live_label.isVisible() and d.table.isColumnHidden(11)        # no run: no live columns
     tr = w.traffic_dock
     tr.configure(workload="incast", arg="3", model="fluid", duration="0.5ms")
-    with qtbot.waitSignal(tr.result_ready, timeout=20_000):
+    with qtbot.waitSignal(tr.result_ready, timeout=60_000):
         assert tr.run()
     res = tr.result
     # the switch whose egress queues hold the most at the run's peak frame

@@ -222,7 +222,7 @@ def test_an_edit_redraws_the_minimap_once_but_a_pan_does_not(win, qtbot):
     w.editor.move([leaf], -400.0, 0.0)                   # leaf01 leaves the design: the bounds grow
     w.editor.move([leaf], 0.0, -40.0)                    # a burst of edits: one redraw
     assert m.renders == renders                          # debounced
-    qtbot.waitUntil(lambda: m.renders > renders, timeout=3000)
+    qtbot.waitUntil(lambda: m.renders > renders, timeout=60_000)
     assert m.renders == renders + 1 and m.cache_key != key and m.cache_key[0] == w.document.revision
     assert m.picture.toImage() != image
     assert m.to_minimap(device_pos(w, "leaf01")).x() >= mm.PAD       # the moved leaf is still on the map

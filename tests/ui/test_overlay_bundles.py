@@ -25,7 +25,7 @@ from fabricviz.ui.canvas.overlays.sweep import DISCOVERY_STEPS, TRACE_COLOR
 from fabricviz.ui.canvas.overlays.traffic import COLORS, PAUSED_COLOR, ColorScale
 from tests.ui.zoom_helpers import far_view
 
-WAIT = 15_000
+WAIT = 60_000                # a generous deadline: only a hang waits this long
 UTIL = ColorScale("utilisation", 0.0, 1.0)
 #: The Traffic dock's run: 16 hosts into one over 0.5 ms of the fluid model (PFC pauses spread
 #: from the receiver's leaf up into the pod ↔ core bundles from frame 3 on).

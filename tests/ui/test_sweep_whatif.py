@@ -16,7 +16,7 @@ from fabricviz.ib.lft_diff import lft_changes
 from fabricviz.ib.routing import route
 from fabricviz.ib.trace import path_cables, trace
 
-WAIT = 10_000
+WAIT = 60_000                # a generous deadline: only a hang waits this long
 LEFT = QtCore.Qt.MouseButton.LeftButton
 
 

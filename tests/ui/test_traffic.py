@@ -19,7 +19,7 @@ from fabricviz.ui.docks.charts import fabric_series
 from fabricviz.ui.docks.traffic import TrafficDock
 from fabricviz.ui.canvas.overlays.traffic import BUCKETS, COLORS, ColorScale, scale_for
 
-WAIT = 15_000
+WAIT = 60_000                # a generous deadline: only a hang waits this long
 
 
 def run_in_dock(qtbot, window, **controls):

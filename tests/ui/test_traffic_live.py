@@ -16,7 +16,7 @@ from fabricviz.generate import fat_tree, leaf_spine
 from fabricviz.model import FabricError
 from fabricviz.sim.run import run_traffic
 
-WAIT = 15_000
+WAIT = 60_000                # a generous deadline: only a hang waits this long
 
 
 def window_with(make_window, f):

@@ -10,7 +10,7 @@ from fabricviz.formats.partitions_conf import loads as conf_loads
 from fabricviz.ib.partitions import to_meta
 from fabricviz.sim.reach import nic_ports
 
-WAIT = 15_000
+WAIT = 60_000                # a generous deadline: only a hang waits this long
 
 
 @pytest.fixture

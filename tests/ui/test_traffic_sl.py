@@ -11,7 +11,7 @@ from fabricviz.generate.direct import torus
 from fabricviz.ib.routing import route
 from fabricviz.ui.docks.traffic_sl import FROM_SM
 
-WAIT = 20_000
+WAIT = 60_000                # a generous deadline: only a hang waits this long
 
 
 @pytest.fixture

@@ -30,7 +30,7 @@ from fabricviz.ui.docks.traffic import TrafficDock
 from fabricviz.ui.docks.traffic_transport import TRANSPORT_TIPS
 from fabricviz.ui.document.document import Document
 
-WAIT = 15_000
+WAIT = 60_000                # a generous deadline: only a hang waits this long
 NAMES = ["InfiniBand", "RoCE go-back-N", "RoCE out-of-order placement"]
 
 

@@ -21,6 +21,9 @@ from fabricviz.model.tech import IB_SPEEDS
 from fabricviz.ui.canvas.describe import rate_choices
 
 SEQUENCES = 200
+#: the storm runs as SEQUENCES // CHUNK tests of CHUNK seeds each (seeds 0..199 in all, the same
+#: sequences as one long test had), so that no single test is long on a loaded machine
+CHUNK = 25
 PALETTE = ("QM9700", "SN4700", "NODE-1G-NDR", "NODE-1G-HDR", "DGX-H100", "CX7-1P", "H100-SXM5",
            "NDR-DAC", "NOPE")
 
@@ -245,13 +248,22 @@ def demo_text():
     return start_design(DEMO_FABRIC.read_text())
 
 
-def test_undo_all_and_redo_all_are_byte_exact_over_a_seeded_edit_storm(make_window, demo_text, capsys):
+def test_the_storm_chunks_cover_every_seed_once():
+    seeds = [s for first in range(0, SEQUENCES, CHUNK) for s in range(first, min(first + CHUNK, SEQUENCES))]
+    assert seeds == list(range(SEQUENCES))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("first", range(0, SEQUENCES, CHUNK), ids=lambda k: f"seeds{k}-{k + CHUNK - 1}")
+def test_undo_all_and_redo_all_are_byte_exact_over_a_seeded_edit_storm(make_window, demo_text, first):
     w = make_window()
-    failures = [r for r in (run_sequence(w, demo_text, seed) for seed in range(SEQUENCES)) if r]
-    print(f"undo storm: {SEQUENCES - len(failures)} of {SEQUENCES} sequences exact")
+    seeds = range(first, min(first + CHUNK, SEQUENCES))
+    failures = [r for r in (run_sequence(w, demo_text, seed) for seed in seeds) if r]
+    print(f"undo storm, seeds {seeds.start}-{seeds.stop - 1}: {len(seeds) - len(failures)} of {len(seeds)} "
+          "sequences exact")
     for r in failures[:int(__import__("os").environ.get("STORM_SHOW", "0"))]:
         print(r)
-    assert not failures, f"{len(failures)} of {SEQUENCES} failed; first: {failures[0]}"
+    assert not failures, f"{len(failures)} of {len(seeds)} failed; first: {failures[0]}"
 
 
 def _messages(w) -> list[str]:

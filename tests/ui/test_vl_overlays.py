@@ -24,7 +24,7 @@ from fabricviz.ui.canvas.overlays.vl_usage import usage_colour
 from tests.ib.topologies import ring
 from tests.ui.zoom_helpers import far_view
 
-WAIT = 15_000
+WAIT = 60_000                # a generous deadline: only a hang waits this long
 HOSTS = ("h1", "h2", "h3", "h4")
 
 

@@ -23,7 +23,7 @@ from fabricviz.ui.docks import whatif_runner
 from fabricviz.ui.layout import Area
 from tests.ui.whatif_helpers import run_dock, set_controls
 
-WAIT = 10_000
+WAIT = 60_000                # a generous deadline: only a hang waits this long
 LEFT = QtCore.Qt.MouseButton.LeftButton
 
 

@@ -26,7 +26,7 @@ from fabricviz.ui.document.settings import settings
 from tests.processes import cluster_children
 from tests.ui.whatif_helpers import run_dock, set_controls
 
-WAIT = 20_000
+WAIT = 60_000                # a generous deadline: only a hang waits this long
 LEFT = QtCore.Qt.MouseButton.LeftButton
 REAL_TRIAL = engine.run_trial
 HELD = 9                                   # the trial held_trial holds back
