@@ -18,6 +18,7 @@ from ..model import Fabric, FabricError
 from .lids import LidEntries, Lids, check_lmc, lids_of, plan_lids, subnet_entries
 from .subnet import COMPILED_FROM_SWITCHES, NO_PATH, Subnet, default_sm_port, discover, switch_distances
 from .ucast import build_lfts, compiled, minhop_candidates
+from .warmup import warming
 
 ENGINES = ("minhop", "updn", "ftree", "dfsssp", "lash", "sssp")
 
@@ -118,7 +119,8 @@ def route(fabric: Fabric, engine: str = "minhop", sm: int | str | None = None, l
     if sn.undiscovered:
         few = ", ".join(sn.undiscovered[:5]) + (" …" if len(sn.undiscovered) > 5 else "")
         warnings.append(f"{len(sn.undiscovered)} InfiniBand device(s) not reachable from the SM: {few}")
-    if engine in ("dfsssp", "sssp", "lash") or compiled(sn, lids) or sn.num_switches >= COMPILED_FROM_SWITCHES:
+    if engine in ("dfsssp", "sssp", "lash") or compiled(sn, lids) or (sn.num_switches >= COMPILED_FROM_SWITCHES
+                                                                      and not warming()):
         from .kernels import warm_up
         warm_up(engine)              # the compiled kernels' one-off load is start-up, not routing
     t0 = time.perf_counter()
