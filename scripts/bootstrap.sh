@@ -210,6 +210,15 @@ else
 fi
 
 # --- compiled kernels -----------------------------------------------------------
-# the subnet manager's inner loops are numba kernels cached on disk: compile them here, once
-# (~20-40 s on 2 cores the first time, a second after), so no route, test or GUI session does
-"$VENV/bin/python" -m fabricviz.ib.engines || say "warning: could not prepare the compiled kernels (they compile on first use)"
+# the subnet manager's inner loops are numba kernels cached on disk. For the tests (make setup /
+# make test) they are compiled here, once (about 30 kernels: ~30 s of CPU, 1-2 min on a busy
+# 2-core machine; a second after), one line per kernel on stderr. `make run` (--gui) leaves
+# them to the GUI, which compiles them in the background while its window is already usable
+# (routing runs on its numpy paths meanwhile; the status bar counts the kernels).
+if [ "$GUI" = 1 ]; then
+    say "the routing kernels compile in the background when the GUI first starts (status bar)"
+else
+    say "preparing the subnet manager's compiled kernels (numba; the first time compiles them)"
+    "$VENV/bin/python" -m fabricviz.ib.warmup \
+        || say "warning: could not prepare the compiled kernels (they compile on first use)"
+fi

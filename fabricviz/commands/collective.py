@@ -1,6 +1,6 @@
 """``fabricviz collective FILE --op OP``: nccl-tests style time, algbw and busbw per message size
 on a design (:mod:`fabricviz.sim.collective` has the model); ``--csv``, ``--plot`` (busbw vs size,
-log x, a PNG drawn with Pillow and written by imageio: no window, no Qt), ``--json``."""
+log x, a PNG drawn by matplotlib's Agg renderer: no window, no Qt), ``--json``."""
 
 from __future__ import annotations
 

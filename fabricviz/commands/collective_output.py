@@ -51,46 +51,34 @@ COLOURS = ((31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 1
 def write_plot(results, path: str, title: str, labels: list[str] | None = None, width: int = 800,
                height: int = 500) -> None:
     """busbw (GB/s) against size (log₂ x) as a PNG, one curve per result (one result, or a list of
-    them with ``labels`` for a legend): Pillow draws, imageio writes."""
-    import imageio.v3 as iio
+    them with ``labels`` for a legend), drawn by matplotlib (:mod:`.plotting`)."""
     import numpy as np
-    from PIL import Image, ImageDraw
     from ..sim.collective import size_label
     from ..sim.units import ParamError
+    from .plotting import figure, rgb, write_png
     if not path.lower().endswith(".png"):
         raise ParamError("plot", path, "writes a PNG (OUT.png)")
     results = results if isinstance(results, (list, tuple)) else [results]
-    img = Image.new("RGB", (width, height), "white")
-    d = ImageDraw.Draw(img)
-    left, right, top, bottom = 70, width - 20, 40, height - 50
     xs = [np.log2([r.size for r in res.rows]) for res in results]
     ys = [np.array([r.busbw for r in res.rows]) for res in results]
     x0 = float(min(x.min() for x in xs))
     x1 = float(max(max(x.max() for x in xs), x0 + 1))
     y1 = float(max(y.max() for y in ys)) * 1.1 or 1.0
-    d.rectangle([left, top, right, bottom], outline="black")
-    for k in range(5):                                    # y grid and labels
-        yy = bottom - k / 4 * (bottom - top)
-        d.line([left, yy, right, yy], fill=(220, 220, 220))
-        d.text((5, yy - 6), f"{y1 * k / 4:.1f}", fill="black")
-    for e in range(int(np.ceil(x0)), int(x1) + 1, max(1, int(x1 - x0) // 8)):   # x ticks, powers of 2
-        xx = left + (e - x0) / (x1 - x0) * (right - left)
-        d.line([xx, bottom, xx, bottom + 5], fill="black")
-        d.text((xx - 14, bottom + 8), size_label(2.0 ** e), fill="black")
+    fig = figure((width, height))
+    ax = fig.add_subplot()
     for i, (x, y) in enumerate(zip(xs, ys)):
-        c = COLOURS[i % len(COLOURS)]
-        px = (left + (x - x0) / (x1 - x0) * (right - left)).tolist()
-        py = (bottom - y / y1 * (bottom - top)).tolist()
-        if len(px) > 1:
-            d.line(list(zip(px, py)), fill=c, width=2)
-        for a, b in zip(px, py):
-            d.ellipse([a - 3, b - 3, a + 3, b + 3], fill=c)
-        if labels:
-            ly = top + 10 + 14 * i                        # the legend, top left inside the frame
-            d.line([left + 8, ly + 5, left + 28, ly + 5], fill=c, width=3)
-            d.text((left + 34, ly), labels[i], fill="black")
-    d.text((left, 10), title, fill="black")
-    d.text((width // 2 - 40, height - 20), "message size", fill="black")
-    d.text((5, top - 20), "busbw GB/s", fill="black")
-    from ..model.atomic import write_atomic
-    write_atomic(path, iio.imwrite("<bytes>", np.asarray(img), extension=".png"))
+        ax.plot(x, y, color=rgb(COLOURS[i % len(COLOURS)]), linewidth=2, marker="o", markersize=5,
+                label=labels[i] if labels else None)
+    ticks = list(range(int(np.ceil(x0)), int(x1) + 1, max(1, int(x1 - x0) // 8)))   # powers of 2
+    ax.set_xticks(ticks, [size_label(2.0 ** e) for e in ticks])
+    ax.set_xlim(x0 - (x1 - x0) / 40, x1 + (x1 - x0) / 40)
+    ax.set_ylim(0, y1)
+    ax.grid(axis="y", color=rgb((220, 220, 220)))
+    ax.set_axisbelow(True)
+    ax.set_title(title, loc="left")
+    ax.set_xlabel("message size")
+    ax.set_ylabel("busbw GB/s")
+    if labels:
+        ax.legend(loc="upper left")
+    fig.tight_layout()
+    write_png(fig, path)

@@ -130,11 +130,11 @@ def write_csv(path: str, results: list, designs: list[str]) -> None:
     import csv
     import io
     from ..model.atomic import write_atomic
-    from ..sim.collective import CSV_HEADER, csv_text
+    from ..sim.collective import CSV_HEADER, csv_rows
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["design", "op", "algo", "gpus", *CSV_HEADER.split(",")])
     for d, r in zip(designs, results):
-        for line in csv_text(r).splitlines()[1:]:
-            w.writerow([d, r.op, r.algo, r.n, *line.split(",")])
+        for row in csv_rows(r):
+            w.writerow([d, r.op, r.algo, r.n, *row])
     write_atomic(path, buf.getvalue())

@@ -3,7 +3,7 @@
 Per K, ``--trials`` random failure sets (seeded), each re-routed and measured by
 :mod:`fabricviz.sim.whatif`; prints the distribution of the metric relative to the intact
 design, the hosts cut off and those degraded (some NICs cut off). ``--worst`` ranks every single
-failure of that kind instead. ``--plot`` draws the degradation curve to a PNG with Pillow (no Qt,
+failure of that kind instead. ``--plot`` draws the degradation curve to a PNG with matplotlib (no Qt,
 no window). Several designs get the same failures, metric, trials and seed, all their trials in
 one fan-out (:class:`~fabricviz.sim.whatif.Batch`), and a comparison table after their own tables.
 """
@@ -237,24 +237,14 @@ def _plot(path: str, curves: list[tuple[str, list[dict]]], title: str) -> None:
     """The degradation curve(s) as a PNG: the median relative metric vs K over the p5–p95 band,
     one curve per ``(label, per_k summary)``.
 
-    Drawn with Pillow (imageio's image library, already a dependency) so the CLI loads no Qt:
-    pictures of the canvas need Qt (``fabricviz render``), a line chart does not."""
+    Drawn by matplotlib's Agg renderer (:mod:`.plotting`) so the CLI loads no Qt: pictures of the
+    canvas need Qt (``fabricviz render``), a line chart does not."""
     if not path.lower().endswith(".png"):
         raise FabricError(f"--plot {path}: writes a PNG (OUT.png)")
-    from ..model.atomic import write_atomic
-    import io
-    img = curves_image([(label, [s["k"] for s in summary],
-                         *([s["relative"][x] for s in summary] for x in ("p5", "median", "p95")))
-                        for label, summary in curves], title=title)
-    buf = io.BytesIO()
-    img.save(buf, format="PNG")
-    write_atomic(path, buf.getvalue())
-
-
-def degradation_image(ks: list[int], p5: list[float], median: list[float], p95: list[float], title: str,
-                      size: tuple[int, int] = (800, 500)):
-    """A Pillow image of one design's curve (see :func:`curves_image`)."""
-    return curves_image([("", ks, p5, median, p95)], title, size)
+    from .plotting import write_png
+    write_png(curves_figure([(label, [s["k"] for s in summary],
+                              *([s["relative"][x] for s in summary] for x in ("p5", "median", "p95")))
+                             for label, summary in curves], title=title), path)
 
 
 #: Line colours of the curves, the first one's band fill and outline.
@@ -262,60 +252,37 @@ COLOURS = ((20, 50, 150), (200, 90, 20), (30, 140, 60), (160, 30, 140), (120, 12
 BAND = ((200, 212, 240), (70, 110, 200))
 
 
-def curves_image(curves: list[tuple], title: str, size: tuple[int, int] = (800, 500)):
-    """A Pillow image of ``(label, ks, p5, median, p95)`` curves: x = K (ticks at the K values), y =
-    metric / intact from 0. One curve: its band filled; several: each band outlined in its colour, a legend."""
-    from PIL import Image, ImageDraw, ImageFont
+def curves_figure(curves: list[tuple], title: str, size: tuple[int, int] = (800, 500)):
+    """A matplotlib figure of ``(label, ks, p5, median, p95)`` curves: x = K (ticks at the K values),
+    y = metric / intact from 0. One curve: its band filled; several: each band outlined in its colour,
+    a legend."""
+    from .plotting import figure, rgb
     ks = sorted({k for c in curves for k in c[1]})
     p95 = [v for c in curves for v in c[4]]
-    w, h = size
-    left, right, top, bottom = 70, 30, 40, 55
-    img = Image.new("RGB", size, "white")
-    d = ImageDraw.Draw(img)
-    font = ImageFont.load_default(size=14)
     ymax = max(1.05, max(p95, default=1.0) * 1.05)
-    lo_k, hi_k = min(ks), max(ks)
-    span = (hi_k - lo_k) or 1
-
-    def xy(k: float, v: float) -> tuple[float, float]:
-        x = left + (k - lo_k) / span * (w - left - right) if hi_k > lo_k else (left + w - right) / 2
-        return x, h - bottom - v / ymax * (h - top - bottom)
-    for i in range(6):                                       # y grid and labels
-        v = ymax * i / 5
-        _, y = xy(lo_k, v)
-        d.line([(left, y), (w - right, y)], fill=(225, 225, 225))
-        d.text((left - 8, y), f"{v:.2f}", fill="black", font=font, anchor="rm")
-    for k in ks:
-        x, _ = xy(k, 0)
-        d.line([(x, top), (x, h - bottom)], fill=(235, 235, 235))
-        d.text((x, h - bottom + 8), str(k), fill="black", font=font, anchor="mt")
+    fig = figure(size)
+    ax = fig.add_subplot()
     one = len(curves) == 1
     for i, (label, cks, p5, median, c95) in enumerate(curves):
-        colour = COLOURS[i % len(COLOURS)]
-        band = [xy(k, v) for k, v in zip(cks, p5)] + [xy(k, v) for k, v in reversed(list(zip(cks, c95)))]
+        colour = rgb(COLOURS[i % len(COLOURS)])
+        edge = rgb(BAND[1]) if one else colour
         if len(cks) > 1:
-            d.polygon(band, fill=BAND[0] if one else None, outline=BAND[1] if one else colour)
+            ax.fill_between(cks, p5, c95, facecolor=rgb(BAND[0]) if one else "none", edgecolor=edge, linewidth=1)
         else:
-            d.line([xy(cks[0], p5[0]), xy(cks[0], c95[0])], fill=BAND[1] if one else colour, width=8 if one else 2)
-    _, y1 = xy(lo_k, 1.0)
-    d.line([(left, y1), (w - right, y1)], fill=(130, 130, 130), width=1)        # the intact design
+            ax.plot([cks[0], cks[0]], [p5[0], c95[0]], color=edge, linewidth=8 if one else 2,
+                    solid_capstyle="butt")
+    ax.axhline(1.0, color=rgb((130, 130, 130)), linewidth=1)                    # the intact design
     for i, (label, cks, p5, median, c95) in enumerate(curves):
-        colour = COLOURS[i % len(COLOURS)]
-        pts = [xy(k, v) for k, v in zip(cks, median)]
-        if len(pts) > 1:
-            d.line(pts, fill=colour, width=3)
-        for x, y in pts:
-            d.ellipse([x - 4, y - 4, x + 4, y + 4], fill=colour)
-        if not one:                                           # the legend, top left inside the frame
-            if i == 0:
-                wide = max(d.textlength(c[0], font=font) for c in curves)
-                d.rectangle([left + 4, top + 4, left + 48 + wide, top + 24 + 18 * (len(curves) - 1)],
-                            fill="white", outline=(180, 180, 180))
-            d.line([(left + 10, top + 14 + 18 * i), (left + 34, top + 14 + 18 * i)], fill=colour, width=3)
-            d.text((left + 40, top + 14 + 18 * i), label, fill="black", font=font, anchor="lm")
-    d.rectangle([left, top, w - right, h - bottom], outline="black")
-    d.text((w / 2, 12), title, fill="black", font=font, anchor="mt")
-    d.text((w / 2, h - 18), "failed elements K  (line: median, band: p5 to p95, grey: intact)", fill="black", font=font,
-           anchor="mm")
-    d.text((12, top - 22), "metric / intact", fill="black", font=font)
-    return img
+        ax.plot(cks, median, color=rgb(COLOURS[i % len(COLOURS)]), linewidth=3, marker="o", markersize=8,
+                label=label if not one else None)
+    ax.set_xticks(ks, [str(k) for k in ks])
+    ax.set_ylim(0, ymax)
+    ax.grid(color=rgb((230, 230, 230)))
+    ax.set_axisbelow(True)
+    ax.set_title(title)
+    ax.set_xlabel("failed elements K  (line: median, band: p5 to p95, grey: intact)")
+    ax.set_ylabel("metric / intact")
+    if not one:
+        ax.legend(loc="upper left")
+    fig.tight_layout()
+    return fig

@@ -5,14 +5,13 @@ plain scalars typed as YAML 1.2 core (null/bool/int/float; ``yes``, ``12:30`` an
 text, where PyYAML's own YAML 1.1 loader would make them a bool, 750 and a date), mapping keys
 as text, collections nested at most MAX_DEPTH deep, and
 anchors, aliases (no "billion laughs"), tags, keys given twice and multi-document files
-refused with the line number. :func:`dump` writes block mappings and sequences, one-line
-flow ``[a, "b"]`` and ``{k: v}`` with every string double-quoted (JSON string syntax, which is
-valid YAML).
+refused with the line number. :func:`dump` writes with PyYAML's safe emitter: block mappings
+and sequences, one-line flow ``[a, "b"]`` and ``{k: v}``, every string value double-quoted.
 """
 
 from __future__ import annotations
 
-import json
+import functools
 import re
 from typing import Any
 
@@ -32,67 +31,58 @@ class YamlError(FabricError):
 
 # ---------------------------------------------------------------------------- writing
 def dump(data: Any) -> str:
-    out: list[str] = []
-    _emit(data, 0, out)
-    return "\n".join(out) + "\n"
+    """``data`` as YAML by ``yaml.safe_dump``'s emitter (a SafeDumper that keeps key order, indents
+    block sequences, writes :class:`Flow` / :class:`FlowMap` in flow style, every string value
+    double-quoted and keys plain where the reader keeps them as text)."""
+    import yaml
+    return yaml.dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=_NO_FOLD)
 
 
-def _key(k: str) -> str:
-    return k if _PLAIN_KEY.match(k) and _scalar_type(k) is str else json.dumps(k, ensure_ascii=False)
+#: Lines are never folded (a long string stays on its line, as a reader of the file expects).
+_NO_FOLD = 1 << 30
 
 
-def _scalar(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    return json.dumps(str(v), ensure_ascii=False)
+@functools.cache
+def _dumper() -> Any:
+    """The SafeDumper subclass of :func:`dump`, made once (PyYAML is imported on first use)."""
+    import yaml
 
+    class Dumper(yaml.SafeDumper):
+        def increase_indent(self, flow: bool = False, indentless: bool = False) -> Any:
+            return super().increase_indent(flow, False)      # "key:\n  - item", not "key:\n- item"
 
-def _flow(v: Any) -> str:
-    if isinstance(v, list):
-        return "[" + ", ".join(_flow(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{_key(k)}: {_flow(x)}" for k, x in v.items()) + "}"
-    return _scalar(v)
+    def key_node(dumper: Any, k: Any) -> Any:
+        if isinstance(k, str):
+            plain = _PLAIN_KEY.match(k) is not None and _scalar_type(k) is str
+            return yaml.ScalarNode("tag:yaml.org,2002:str", k, style=None if plain else '"')
+        return dumper.represent_data(k)
 
+    def mapping(flow: bool) -> Any:
+        def represent(dumper: Any, data: dict) -> Any:
+            node = yaml.MappingNode("tag:yaml.org,2002:map", [], flow_style=flow)
+            node.value = [(key_node(dumper, k), dumper.represent_data(v)) for k, v in data.items()]
+            return node
+        return represent
 
-def _emit(v: Any, ind: int, out: list[str]) -> None:
-    pad = " " * ind
-    if isinstance(v, dict):
-        for k, x in v.items():
-            if isinstance(x, (dict, list)) and x and not getattr(x, "flow", False):
-                out.append(f"{pad}{_key(k)}:")
-                _emit(x, ind + 2, out)
-            else:
-                out.append(f"{pad}{_key(k)}: {_flow(x)}")
-    elif isinstance(v, list):
-        for x in v:
-            if isinstance(x, dict) and x:
-                sub: list[str] = []
-                _emit(x, ind + 2, sub)
-                out.append(f"{pad}- {sub[0].lstrip()}")
-                out.extend(sub[1:])
-            elif isinstance(x, list) and x:
-                out.append(f"{pad}- {_flow(x)}")
-            else:
-                out.append(f"{pad}- {_flow(x)}")
-    else:
-        out.append(pad + _scalar(v))
+    def sequence(flow: bool) -> Any:
+        def represent(dumper: Any, data: list) -> Any:
+            return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
+        return represent
+
+    Dumper.add_representer(str, lambda d, v: d.represent_scalar("tag:yaml.org,2002:str", v, style='"'))
+    Dumper.add_representer(dict, mapping(False))
+    Dumper.add_representer(FlowMap, mapping(True))
+    Dumper.add_representer(list, sequence(False))
+    Dumper.add_representer(Flow, sequence(True))
+    return Dumper
 
 
 class Flow(list):
     """A list :func:`dump` writes in flow style (``[a, b]``)."""
 
-    flow = True
-
 
 class FlowMap(dict):
     """A mapping :func:`dump` writes in flow style (``{k: v}``)."""
-
-    flow = True
 
 
 # ---------------------------------------------------------------------------- reading

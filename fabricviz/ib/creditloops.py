@@ -26,7 +26,7 @@ import numpy as np
 
 from .path_sl import PathSL
 from .routing import Routing
-from .vl_layers import NUM_VLS, VlWalk, destination_lids, walk_vls
+from .vl_layers import NUM_VLS, VlWalk, walk_vls
 
 _SHIFT = 1 << 32                 # edge key = node_a × 2^32 + node_b
 
@@ -87,10 +87,6 @@ def channel_dependencies(routing: Routing) -> tuple[np.ndarray, np.ndarray, np.n
     VL0 (every path on SL0, identity SL2VL: the graph before VLs). Channel id = switch × (P+1) + port."""
     w = walk_vls(routing, 0, _no_layers(0), None)
     return w.dep_a // NUM_VLS, w.dep_b // NUM_VLS, w.dep_dlid
-
-
-def _destination_lids(routing: Routing) -> np.ndarray:
-    return destination_lids(routing)
 
 
 def _no_layers(sl: int) -> PathSL:

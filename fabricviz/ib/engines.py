@@ -5,8 +5,8 @@ Each :class:`Engine` routes a discovered subnet with its LIDs and returns the LF
 :class:`~.engine_types.EngineRefused` (the front end then routes with minhop, as OpenSM does).
 minhop has no entry function: it is the front end's own stage 2, also its fallback.
 
-``python -m fabricviz.ib.engines`` compiles (first run) or loads every engine's kernels into
-numba's disk cache (``make setup`` runs it).
+``python -m fabricviz.ib.warmup`` compiles (first run, reporting each kernel) or loads every
+engine's kernels into numba's disk cache (``make setup`` runs it).
 """
 
 from __future__ import annotations
@@ -120,14 +120,17 @@ def warm_up(engine: str) -> None:
 
 
 def warm_all() -> float:
-    """Compile (first run: ~20–40 s on 2 cores) or load every engine's kernels into numba's disk
-    cache; returns the seconds it took. ``make setup`` runs it (``python -m fabricviz.ib.engines``)
-    so no routing, test or GUI session pays the compile."""
+    """Compile (first run: minutes; :mod:`.warmup` reports each kernel) or load every engine's kernels
+    into numba's disk cache; returns the seconds it took. ``make setup`` runs it (``python -m
+    fabricviz.ib.warmup``) so no routing, test or GUI session pays the compile."""
     t = time.perf_counter()
     for engine in ("minhop", "ftree", "dfsssp", "lash"):
         warm_up(engine)
     return time.perf_counter() - t
 
 
-if __name__ == "__main__":
-    print(f"fabricviz: subnet manager kernels ready in {warm_all():.1f} s (numba cache)")
+if __name__ == "__main__":           # the progress-reporting warm-up (make setup runs it directly)
+    import sys
+
+    from .warmup import main
+    sys.exit(main())

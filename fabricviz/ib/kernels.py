@@ -9,8 +9,19 @@ destination LID.
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import sys
+import threading
+import time
+from typing import Callable, Iterator
+
 import numpy as np
 from numba import njit
+from numba.core import event
+from numba.core.dispatcher import Dispatcher
+
+from .kernel_progress import KERNEL_MODULES, Compiled, Progress
 
 NO_PATH = 255
 
@@ -206,3 +217,61 @@ def warm_up() -> None:
                      np.zeros((1, 1), np.int64), np.zeros((1, 1), np.uint8), np.zeros((0, 0), np.uint8))
     minhop_candidates_given(yes, np.zeros(1, np.uint8), 0, no, np.zeros(0, np.bool_), no,
                             np.zeros((1, 1), np.int64), np.zeros((1, 1), np.uint8), np.zeros((0, 0), np.uint8))
+
+
+def kernel_count() -> int:
+    """How many kernels numba compiles separately (``inline="always"`` ones are compiled into
+    their callers) in the kernel modules (:data:`.kernel_progress.KERNEL_MODULES`, imported here)."""
+    seen = 0
+    for name in KERNEL_MODULES:
+        mod = importlib.import_module(name)
+        seen += sum(1 for v in vars(mod).values()
+                    if isinstance(v, Dispatcher) and v.__module__ == name
+                    and v.targetoptions.get("inline", "never") != "always")
+    return seen
+
+
+class _Listener(event.Listener):
+    """Reports each ``numba:compile`` of a kernel (not numba's own helpers) as it ends. A kernel
+    called with other argument types compiles again: counted once, each compile reported."""
+
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self.progress, self.total = progress, total
+        self.kernels: set[str] = set()
+        self.compiles = 0
+        self.started: dict[int, float] = {}
+        self.lock = threading.Lock()
+
+    def on_start(self, ev: event.Event) -> None:
+        self.started[id(ev.data["dispatcher"])] = time.perf_counter()
+
+    def on_end(self, ev: event.Event) -> None:
+        d = ev.data["dispatcher"]
+        t0 = self.started.pop(id(d), None)
+        fn = getattr(d, "py_func", None)
+        module = getattr(fn, "__module__", "")
+        if fn is None or module not in KERNEL_MODULES:
+            return
+        name = f"{module.rsplit('.', 1)[1]}.{fn.__name__}"
+        with self.lock:
+            again = name in self.kernels
+            self.kernels.add(name)
+            self.compiles += 1
+            done = len(self.kernels)
+        if self.progress is not None:
+            secs = time.perf_counter() - t0 if t0 is not None else 0.0
+            self.progress(Compiled(done, max(self.total, done), name, secs, again))
+
+
+@contextlib.contextmanager
+def compile_listener(progress: Progress | None) -> Iterator[Callable[[], tuple[int, int]]]:
+    """While inside, each kernel numba compiles (a disk-cache miss) is reported to ``progress``;
+    yields a function giving how many kernels and compiles (signatures) there have been so far."""
+    listener = _Listener(progress, kernel_count())
+    with event.install_listener("numba:compile", listener):
+        yield lambda: (len(listener.kernels), listener.compiles)
+
+
+if __name__ == "__main__":           # the module proper (not a __main__ copy of its kernels) does the work
+    from fabricviz.ib.warmup import main
+    sys.exit(main())

@@ -21,6 +21,7 @@ from .lids import LidEntries, Lids, check_lmc, lids_of, plan_lids, subnet_entrie
 from .sm import elect
 from .subnet import COMPILED_FROM_SWITCHES, NO_PATH, Subnet, default_sm_port, discover, switch_distances
 from .ucast import build_lfts, compiled, minhop_candidates
+from .warmup import warming
 
 
 @dataclass
@@ -115,7 +116,7 @@ def route(fabric: Fabric, engine: str = "minhop", sm: int | str | None = None, l
         few = ", ".join(sn.undiscovered[:5]) + (" …" if len(sn.undiscovered) > 5 else "")
         warnings.append(f"{len(sn.undiscovered)} InfiniBand device(s) not reachable from the SM: {few}")
     eng = REGISTRY[engine]
-    if eng.always_compiled or compiled(sn, lids) or sn.num_switches >= COMPILED_FROM_SWITCHES:
+    if eng.always_compiled or compiled(sn, lids) or (sn.num_switches >= COMPILED_FROM_SWITCHES and not warming()):
         warm_up(engine)              # the compiled kernels' one-off load is start-up, not routing
     t0 = time.perf_counter()
     own_paths = eng.own_paths       # no hop table (nor OpenSM's); minhop's fallback makes one

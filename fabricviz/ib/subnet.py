@@ -22,6 +22,7 @@ from ..model import Fabric, FabricError
 from ..model.cabling import PORT_DISABLED
 from ..model.fabric import IB_SWITCH, KIND_CODE, NIC
 from ..model.tech import TECH_IB_CODE
+from .warmup import warming
 
 NO_PATH = 255          # OSM_NO_PATH: LFT entry for an unreachable LID
 
@@ -214,7 +215,7 @@ def switch_distances(sn: Subnet) -> np.ndarray:
     a, b = rows[keep], dst[keep]
     g = coo_matrix((np.ones(2 * len(a), np.int8), (np.concatenate([a, b]), np.concatenate([b, a]))),
                    shape=(S, S)).tocsr()
-    if S < COMPILED_FROM_SWITCHES and not numba_loaded():   # scipy's BFS: done before numba loads
+    if (S < COMPILED_FROM_SWITCHES and not numba_loaded()) or warming():   # scipy's BFS: the same hops
         from scipy.sparse.csgraph import shortest_path
         d = shortest_path(g, unweighted=True, directed=False)
         return np.where(np.isfinite(d), d, NO_PATH).astype(np.uint8)
@@ -227,5 +228,7 @@ COMPILED_FROM_SWITCHES = 256
 
 
 def numba_loaded() -> bool:
-    """numba is imported in this process already (its ~0.3–0.5 s load is paid)."""
-    return "numba" in sys.modules
+    """numba is imported in this process already (its ~0.3–0.5 s load is paid) and the kernels
+    are not being compiled in the background (:func:`.warmup.warming`: meanwhile the numpy and
+    scipy paths route, with the same results)."""
+    return "numba" in sys.modules and not warming()

@@ -271,55 +271,115 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, where: str | N
         except UnicodeEncodeError as e:
             raise FabricError(f"{where}: cannot save: character {e.object[e.start:e.end]!r} "
                               "cannot be written as UTF-8") from None
-    target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    remove_stale(target)
-    with _lock:                # created and registered together: never seen as stale meanwhile
+    with Replacement(path, where) as new:
+        new.write(data)
+
+
+class Replacement:
+    """One atomic save: a temp file beside ``path`` (named and cleaned up as the module docstring
+    says, with the target's permissions and group) that :meth:`commit` fsyncs and renames over
+    the target; :meth:`discard` (or leaving the ``with`` block by an exception) removes it.
+
+    :func:`write_atomic` writes bytes into it with :meth:`write`; a writer that opens files by
+    name (a video encoder) fills :attr:`tmp` itself. Errors: FabricError ``WHERE: cannot save: why``.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], where: str | None = None) -> None:
+        self.where = str(path) if where is None else where
+        self.target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+        self.folder = self.target.parent if str(self.target.parent) else Path(".")
+        self.done = self.synced = False
+        remove_stale(self.target)
+        with _lock:            # created and registered together: never seen as stale meanwhile
+            try:
+                fd, tmp = tempfile.mkstemp(prefix=f".{self.target.name}.{_writer()}.{host_name()}.",
+                                           suffix=".tmp", dir=self.folder)
+            except OSError as e:
+                raise FabricError(f"{self.where}: cannot save: {e.strerror or e}") from None
+            _writing.add(tmp)
+        self.fd, self.tmp = fd, tmp
         try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{_writer()}.{host_name()}.", suffix=".tmp",
-                                       dir=folder)
+            try:
+                st = self.target.stat()
+                mode = st.st_mode & 0o7777
+            except FileNotFoundError:
+                st, mode = None, 0o666 & ~_umask()
+            if st is not None and hasattr(os, "fchown"):
+                try:           # keep the group of a shared file (best effort: we may not be a member)
+                    os.fchown(fd, -1, st.st_gid)
+                except OSError:
+                    pass
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, mode)
+            else:
+                os.chmod(tmp, mode)
         except OSError as e:
-            raise FabricError(f"{where}: cannot save: {e.strerror or e}") from None
-        _writing.add(tmp)
-    done = False
-    try:
+            self.discard()
+            raise FabricError(f"{self.where}: cannot save: {e.strerror or e}") from None
+        except BaseException:
+            self.discard()
+            raise
+
+    def write(self, data: bytes) -> None:
+        """Write all of ``data`` to the temp file (once; it is then closed)."""
         try:
-            st = target.stat()
-            mode = st.st_mode & 0o7777
-        except FileNotFoundError:
-            st, mode = None, 0o666 & ~_umask()
-        if st is not None and hasattr(os, "fchown"):
-            try:               # keep the group of a shared file (best effort: we may not be a member)
-                os.fchown(fd, -1, st.st_gid)
+            with os.fdopen(self._take_fd(), "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            self.synced = True
+        except OSError as e:
+            self.discard()
+            raise FabricError(f"{self.where}: cannot save: {e.strerror or e}") from None
+
+    def _take_fd(self) -> int:
+        fd, self.fd = self.fd, -1
+        if fd < 0:
+            fd = os.open(self.tmp, os.O_WRONLY)
+        return fd
+
+    def commit(self) -> Path:
+        """Make the temp file durable and rename it over the target; returns the target."""
+        try:
+            if not self.synced:        # filled by name: make its data durable before the rename
+                fd = self._take_fd()
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            os.replace(self.tmp, self.target)
+            self.done = True
+            _fsync_dir(self.folder)
+        except OSError as e:
+            raise FabricError(f"{self.where}: cannot save: {e.strerror or e}") from None
+        finally:
+            self.discard()
+        return self.target
+
+    def discard(self) -> None:
+        """Remove the temp file (unless committed) and forget it; harmless when repeated."""
+        if self.fd >= 0:
+            try:
+                os.close(self.fd)
             except OSError:
                 pass
-        if hasattr(os, "fchmod"):
-            os.fchmod(fd, mode)
-        else:
-            os.chmod(tmp, mode)
-        with os.fdopen(fd, "wb") as fh:
-            fd = -1
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-        done = True
-        _fsync_dir(folder)
-    except OSError as e:
-        raise FabricError(f"{where}: cannot save: {e.strerror or e}") from None
-    finally:
-        if fd >= 0:
+            self.fd = -1
+        if not self.done:
             try:
-                os.close(fd)
-            except OSError:
-                pass
-        if not done:
-            try:
-                os.unlink(tmp)
+                os.unlink(self.tmp)
             except OSError:
                 pass
         with _lock:
-            _writing.discard(tmp)
+            _writing.discard(self.tmp)
+
+    def __enter__(self) -> Replacement:
+        return self
+
+    def __exit__(self, kind: object, exc: object, tb: object) -> None:
+        if kind is None:
+            self.commit()
+        else:
+            self.discard()
 
 
 def _writer() -> str:
@@ -360,5 +420,6 @@ def _fsync_dir(folder: Path) -> None:
         os.close(dfd)
 
 
-__all__ = ["CLOCK_SLACK_S", "STALE_AFTER_S", "boot_id", "host_name", "host_tag", "process_alive", "remove_stale",
-           "remove_stale_in", "same_host", "stale_temp_files", "start_time", "started_at", "write_atomic"]
+__all__ = ["CLOCK_SLACK_S", "STALE_AFTER_S", "Replacement", "boot_id", "host_name", "host_tag", "process_alive",
+           "remove_stale", "remove_stale_in", "same_host", "stale_temp_files", "start_time", "started_at",
+           "write_atomic"]

@@ -179,17 +179,6 @@ class Table:
         """Bytes held by the used part of the columns."""
         return sum(arr.dtype.itemsize * self.n for arr in self._cols.values())
 
-    def compact_copy(self) -> "Table":
-        """A new table holding only the live rows (ids renumbered densely)."""
-        keep = self.live_ids()
-        t = Table(self._spec, capacity=max(len(keep), 1))
-        t.n = len(keep)
-        t._writes = {k: v + 1 for k, v in self._writes.items()}
-        for name in self._cols:
-            t._cols[name][: t.n] = self._cols[name][: self.n][keep]
-        return t
-
-
 def check_fits(dtype: Any, values: Any, where: Any, what: str) -> None:
     """Raise a one-line FabricError if one of ``values`` does not fit ``dtype``.
 

@@ -64,6 +64,8 @@ The model (simplified where NCCL is complex; each simplification said here):
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 import re
 from dataclasses import dataclass, field
@@ -457,9 +459,17 @@ def redop_root(op: str) -> tuple[str, int]:
     return ("sum" if op in ("allreduce", "reducescatter") else "none"), (0 if op == "broadcast" else -1)
 
 
+def csv_rows(result: CollectiveResult) -> list[list[str]]:
+    """``result``'s rows (one per size) under :data:`CSV_HEADER`, each cell as the CSV writes it."""
+    redop, root = redop_root(result.op)
+    return [[f"{r.size:.0f}", str(r.count), DTYPE, redop, str(root), f"{r.time_us:.6f}", f"{r.algbw:.6f}",
+             f"{r.busbw:.6f}"] for r in result.rows]
+
+
 def csv_text(result: CollectiveResult) -> str:
     """``result`` as the CSV ``fabricviz collective --csv`` writes (one row per size)."""
-    redop, root = redop_root(result.op)
-    rows = [f"{r.size:.0f},{r.count},{DTYPE},{redop},{root},{r.time_us:.6f},{r.algbw:.6f},{r.busbw:.6f}"
-            for r in result.rows]
-    return "\n".join([CSV_HEADER, *rows]) + "\n"
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_HEADER.split(","))
+    w.writerows(csv_rows(result))
+    return buf.getvalue()

@@ -210,13 +210,6 @@ def _no_solver(running: np.ndarray) -> np.ndarray:
     raise AssertionError("a run without sized flows re-solves nothing")
 
 
-def steady_state(links: LinkTable, flows: Flows, routes: Routes,
-                 latency: LatencyParams = LatencyParams()) -> Frame:
-    """Max-min fair rates as one frame (queues 0: the flow model has none)."""
-    res = maxmin(routes.incidence(), links.gbps, flows.rate_gbps)
-    return _frame(links, routes, res.rate, res.link_load, latency)
-
-
 def _frame(links: LinkTable, routes: Routes, rate: np.ndarray, link_load: np.ndarray,
            latency: LatencyParams = LatencyParams()) -> Frame:
     util = np.where(links.gbps > 0, link_load / np.where(links.gbps > 0, links.gbps, 1), 0.0)

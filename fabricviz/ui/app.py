@@ -8,6 +8,7 @@ import sys
 
 from PySide6 import QtWidgets
 
+from fabricviz.ui.kernel_status import KernelCompileStatus
 from fabricviz.ui.main_window import MainWindow
 
 NO_DISPLAY = (
@@ -40,6 +41,7 @@ def run_gui(path: str | None = None) -> int:
     except ValueError:  # not in the main thread
         pass
     windows = start_windows(path)
+    KernelCompileStatus(windows[0].statusBar()).start()   # first run: compiles while the window is usable
     code = int(app.exec())
     del windows
     return code

@@ -163,7 +163,9 @@ def test_cli_table_csv_json_and_plot(design, tmp_path, capsys):
     rows = csv.read_text().splitlines()
     assert rows[0] == "size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps"
     assert len(rows) == 10 and rows[1].startswith("8,2,float,sum,-1,203.98")
-    assert iio.imread(png).shape == (500, 800, 3)
+    img = iio.imread(png)
+    colours = {tuple(p) for p in img.reshape(-1, 3).tolist()}
+    assert img.shape == (500, 800, 3) and (31, 119, 180) in colours and (255, 127, 14) not in colours   # one curve
     assert main(["collective", str(design), "--op", "broadcast", "--sizes", "1MB", "--gpus", "4", "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
     assert set(got) == {"design", "op", "algo", "gpus", "servers", "channels", "fabric", "engine", "model", "rows"}

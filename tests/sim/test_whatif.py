@@ -132,7 +132,10 @@ def test_cli_table_json_csv_plot(design, tmp_path, capsys):
     assert len(rows) == 8 and [r["k"] for r in rows] == ["1"] * 4 + ["2"] * 4
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     import imageio.v3 as iio
-    assert iio.imread(png).shape[1] == 800
+    img = iio.imread(png)
+    colours = {tuple(p) for p in img.reshape(-1, 3).tolist()}
+    assert img.shape == (500, 800, 3)
+    assert {(20, 50, 150), (200, 212, 240)} <= colours and (200, 90, 20) not in colours   # median, filled band
     assert main(["whatif", str(design), "--fail", "cables:1,2", "--trials", "4", "--json"]) == 0
     first = capsys.readouterr().out
     assert main(["whatif", str(design), "--fail", "cables:1,2", "--trials", "4", "--json"]) == 0

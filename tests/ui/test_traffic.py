@@ -223,10 +223,15 @@ def test_chart_export_csv_png_and_failed_saves(make_window, qtbot, tmp_path, mon
 
     # a failed save names the place, leaves an existing file whole and shows one line, no dialog
     (tmp_path / "keep.csv").write_text("old\n")
-    monkeypatch.setattr(QtCore.QSaveFile, "write", lambda self, data: -1)
-    with pytest.raises(FabricError, match="keep.csv: cannot write"):
+    import fabricviz.model.atomic as atomic
+
+    def disk_full(fd):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(atomic.os, "fsync", disk_full)
+    with pytest.raises(FabricError, match="keep.csv: cannot save: No space left on device"):
         charts.export_csv(tmp_path / "keep.csv")
     assert (tmp_path / "keep.csv").read_text() == "old\n"
+    assert not list(tmp_path.glob(".keep.csv.*"))                # and no temp file
     monkeypatch.undo()
     target = tmp_path / "no-such-dir" / "x.png"
     monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(target), "")))

@@ -6,8 +6,9 @@ scene (the window's own canvas is never touched): the design with the sweep over
 traffic heatmap or a lesson's marks, the title and legend of :func:`export.paint_picture`, and
 a clock strip (step or time, narration, a bar of how far the video got).
 :class:`VideoWriter` hands the arrays to imageio: H.264 in MP4 through the ffmpeg that the
-imageio-ffmpeg wheel bundles, or a looping GIF through pillow; it writes a ``.partial`` file
-next to the output and renames it at the end, so a cancelled or failed recording leaves none.
+imageio-ffmpeg wheel bundles, or a looping GIF through pillow; it writes the temp file of an
+atomic save (:class:`fabricviz.model.atomic.Replacement`) next to the output and renames it at
+the end, so a cancelled or failed recording leaves none.
 
 ``python -m fabricviz.ui.canvas.record`` is what ``fabricviz record`` runs in a child process
 (so the CLI itself never loads Qt); File ▸ Record Animation… paints one shot per timer tick
@@ -29,6 +30,7 @@ from fabricviz.anim.recording import (DEFAULT_FPS, DEFAULT_WIDTH, MAX_DEFAULT_S,
                                       check_gif_memory, check_options, clip_ticks, lesson_clips, plan, sweep_clip,
                                       traffic_clip)
 from fabricviz.model import FabricError
+from fabricviz.model.atomic import Replacement
 
 #: Pictures are laid out between these widths in screen pixels, then scaled to the video's.
 LOGICAL_WIDTH = (800, 1280)
@@ -271,8 +273,9 @@ class FramePainter:
 class VideoWriter:
     """Frames to ``out`` through imageio: MP4 (libx264, yuv420p) or a looping GIF (pillow).
 
-    Frames go to ``OUT.partial.mp4`` (or .gif) first; :meth:`finish` completes it, :meth:`commit`
-    renames it to ``out``, :meth:`abort` deletes it. Any one thread may drive it."""
+    Frames go to the temp file of an atomic save of ``out`` (:attr:`part`, hidden beside it) first;
+    :meth:`finish` completes it, :meth:`commit` renames it to ``out``, :meth:`abort` deletes it.
+    Any one thread may drive it."""
 
     def __init__(self, out: str | os.PathLike[str], fps: int) -> None:
         self.out = Path(out)
@@ -280,21 +283,31 @@ class VideoWriter:
         if self.suffix not in VIDEO_FORMATS:
             raise FabricError(f"{self.out}: unknown video format {self.out.suffix or '(none)'!r} (use .mp4 or .gif)")
         self.fps = fps
-        self.part = self.out.with_name(f"{self.out.stem}.partial{self.out.suffix}")
         self.frames = 0
         self._w: Any = None
+        try:
+            self._save: Replacement | None = Replacement(self.out)
+        except FabricError as exc:     # the one-line error of this writer: "OUT: cannot write (why)"
+            raise FabricError(f"{self.out}: cannot write ({str(exc).rpartition('cannot save: ')[2]})") from None
+        #: the file being encoded (hidden beside ``out``), deleted by :meth:`abort`
+        self.part = Path(self._save.tmp)
 
     def _open(self) -> None:
+        if self._save is None:
+            raise FabricError(f"{self.out}: the recording was finished or aborted")
+        tmp = self._save.tmp
         try:
             if self.suffix == ".gif":
                 import imageio.v3 as iio
-                self._w = iio.imopen(self.part, "w", plugin="pillow", extension=".gif")
+                self._w = iio.imopen(tmp, "w", plugin="pillow", extension=".gif")
             else:
-                import imageio.v2 as iio2
-                self._w = iio2.get_writer(self.part, format="FFMPEG", mode="I", fps=self.fps, codec="libx264",
-                                          pixelformat="yuv420p", macro_block_size=2, ffmpeg_log_level="error",
-                                          output_params=["-movflags", "+faststart"])
+                import imageio.v3 as iio
+                # imageio v2's get_writer(format="FFMPEG") with the extension the temp name lacks
+                self._w = iio.imopen(tmp, "wI", plugin="FFMPEG", extension=".mp4", legacy_mode=True) \
+                    .legacy_get_writer(fps=self.fps, codec="libx264", pixelformat="yuv420p", macro_block_size=2,
+                                       ffmpeg_log_level="error", output_params=["-movflags", "+faststart", "-f", "mp4"])
         except OSError as exc:
+            self._remove_partial()
             raise FabricError(f"{self.out}: cannot write ({exc.strerror or exc})") from None
 
     def append(self, frame: np.ndarray) -> None:
@@ -333,18 +346,19 @@ class VideoWriter:
             raise
 
     def _remove_partial(self) -> None:
-        try:
-            self.part.unlink(missing_ok=True)
-        except OSError:                # its folder is gone or read-only: nothing more to do
-            pass
+        save, self._save = self._save, None
+        if save is not None:           # its folder may be gone or read-only: nothing more to do then
+            save.discard()
 
     def commit(self) -> Path:
         """Move the finished file to ``out``; returns ``out``."""
+        save, self._save = self._save, None
+        if save is None:
+            raise FabricError(f"{self.out}: no frames were recorded")
         try:
-            os.replace(self.part, self.out)
-        except OSError as exc:
-            self._remove_partial()
-            raise self._cannot_write(exc) from None
+            save.commit()
+        except FabricError as exc:
+            raise FabricError(f"{self.out}: cannot write ({str(exc).rpartition('cannot save: ')[2]})") from None
         return self.out
 
     def abort(self) -> None:
@@ -380,7 +394,11 @@ def record(clips: Sequence[Clip], out: str | os.PathLike[str], fps: int, width: 
         except FabricError:
             painter.close()
             raise
-    writer = VideoWriter(out, fps)
+    try:
+        writer = VideoWriter(out, fps)
+    except FabricError:
+        painter.close()
+        raise
     ticks = clip_ticks(shots)
     try:
         for shot in shots:

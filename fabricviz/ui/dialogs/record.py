@@ -287,6 +287,7 @@ class RecordDialog(QtWidgets.QDialog):
             try:
                 check_gif_memory(len(self.shots), *self.painter.size, fps)
             except FabricError as exc:
+                writer.abort()
                 self._failed(str(exc))
                 return
         self._ticks = clip_ticks(self.shots)

@@ -24,6 +24,7 @@ from fabricviz.ui.widgets.table_model import ColumnsModel
 
 from fabricviz.check.bom import UNPRICED, Bom, BomLine, bill_of_materials
 from fabricviz.model import Fabric, FabricError
+from fabricviz.model.atomic import write_atomic
 from fabricviz.ui.document.document import Document
 
 #: (header, what the column shows)
@@ -310,19 +311,12 @@ class BomDock(QtWidgets.QDockWidget):
 
     # ------------------------------------------------------------------ export
     def export_csv(self, path: str) -> None:
-        """Write the engine's CSV of the table's BOM to ``path`` atomically (QSaveFile)."""
+        """Write the engine's CSV of the table's BOM to ``path`` atomically."""
         if self.bom is None or self._dirty:
             self.refresh()
         if self.bom is None:
             raise FabricError(f"{path}: nothing to export ({self.error})")
-        out = QtCore.QSaveFile(path)
-        if not out.open(QtCore.QIODevice.OpenModeFlag.WriteOnly):
-            raise FabricError(f"{path}: cannot write ({out.errorString()})")
-        data = self.bom.to_csv().encode("utf-8")
-        if out.write(data) != len(data) or not out.commit():
-            err = out.errorString()
-            out.cancelWriting()
-            raise FabricError(f"{path}: cannot write ({err})")
+        write_atomic(path, self.bom.to_csv())
 
     def export_dialog(self) -> str | None:
         """Ask where, then export; returns the path written, or None."""

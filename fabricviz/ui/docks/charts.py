@@ -34,9 +34,10 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric, FabricError
+from fabricviz.model.atomic import write_atomic
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.document.document import Document
-from fabricviz.ui.widgets.plots import fit_axis_width, grid_columns, tick_font
+from fabricviz.ui.widgets.plots import fit_axis_width, grid_columns, png_bytes, tick_font
 from .export_path import ask_export_path
 
 #: Links and flows offered in the choosers.
@@ -79,25 +80,6 @@ def flow_series(frames, flow: int) -> dict[str, np.ndarray]:
 CSV_COLUMNS = ("time_ms", "link_util_fraction", "link_queue_bytes", "link_latency_ns", "flow_rate_gbps",
                "flow_dcqcn_rate_gbps", "throughput_gbps", "mean_latency_ns", "p99_latency_ns",
                "link", "flow")
-
-
-def save_atomic(path: str | Path, write: Callable[[QtCore.QSaveFile], bool]) -> None:
-    """Write ``path`` through QSaveFile: ``write(device)`` fills it; the file is replaced only when
-    all of it was written (an existing file survives any failure). Errors: FabricError naming the path."""
-    out = QtCore.QSaveFile(str(path))
-    if not out.open(QtCore.QIODevice.OpenModeFlag.WriteOnly):
-        raise FabricError(f"{path}: cannot write ({out.errorString()})")
-    try:
-        ok = write(out)
-    except BaseException:
-        out.cancelWriting()
-        raise
-    err = out.errorString()
-    if not ok:
-        out.cancelWriting()
-        raise FabricError(f"{path}: cannot write ({err})")
-    if not out.commit():
-        raise FabricError(f"{path}: cannot write ({out.errorString()})")
 
 
 def hottest_links(frames, n: int = HOT_LINKS, alive: np.ndarray | None = None) -> np.ndarray:
@@ -475,8 +457,7 @@ class ChartsDock(QtWidgets.QDockWidget):
         rows = self.csv_rows()
         text = io.StringIO()
         csv.writer(text, lineterminator="\n").writerows(rows)
-        data = text.getvalue().encode("utf-8")
-        save_atomic(path, lambda out: out.write(data) == len(data))
+        write_atomic(path, text.getvalue())
         return len(rows) - 1
 
     def picture(self, min_size: tuple[int, int] = (1200, 540)) -> QtGui.QImage:
@@ -524,7 +505,7 @@ class ChartsDock(QtWidgets.QDockWidget):
     def export_png(self, path: str | Path) -> tuple[int, int]:
         """Write :meth:`picture` to ``path`` as PNG (atomic); returns its (width, height)."""
         img = self.picture()
-        save_atomic(path, lambda out: img.save(out, "PNG"))
+        write_atomic(path, png_bytes(img, path))
         return img.width(), img.height()
 
     def export_dialog(self, kind: str) -> str | None:
@@ -548,5 +529,4 @@ class ChartsDock(QtWidgets.QDockWidget):
         return path
 
 
-__all__ = ["CSV_COLUMNS", "PLOTS", "ChartsDock", "fabric_series", "flow_series", "hottest_links", "link_series",
-           "save_atomic"]
+__all__ = ["CSV_COLUMNS", "PLOTS", "ChartsDock", "fabric_series", "flow_series", "hottest_links", "link_series"]

@@ -415,11 +415,10 @@ class CollectivesDock(QtWidgets.QDockWidget):
     def export_csv(self, path: str | Path) -> int:
         """The last run as ``fabricviz collective --csv`` writes it (atomic); returns its rows."""
         from fabricviz.sim.collective import csv_text
-        from fabricviz.ui.docks.charts import save_atomic
+        from fabricviz.model.atomic import write_atomic
         if self.last is None:
             raise FabricError("no run to export")
-        data = csv_text(self.last.result).encode("utf-8")
-        save_atomic(path, lambda out: out.write(data) == len(data))
+        write_atomic(path, csv_text(self.last.result))
         return len(self.last.result.rows)
 
     def export_dialog(self, kind: str) -> str | None:

@@ -153,9 +153,10 @@ class BusbwPlot(QtWidgets.QWidget):
 
     def export_png(self, path: str | Path) -> tuple[int, int]:
         """Write :meth:`picture` to ``path`` as PNG (atomic); returns its (width, height)."""
-        from fabricviz.ui.docks.charts import save_atomic
+        from fabricviz.model.atomic import write_atomic
+        from fabricviz.ui.widgets.plots import png_bytes
         img = self.picture()
-        save_atomic(path, lambda out: img.save(out, "PNG"))
+        write_atomic(path, png_bytes(img, path))
         return img.width(), img.height()
 
 

@@ -349,10 +349,6 @@ class Inspector(QtWidgets.QDockWidget):
                 and self.lft_title.isVisibleTo(self) and has_ib(f)):
             self._show_lft(d)
 
-    def wait_routing(self, timeout: float = 60.0) -> None:
-        """Tests and shutdown: let a running LFT worker finish."""
-        self.cache.wait(timeout)
-
     def _destinations(self, r):
         if self._dest is None or self._dest[0] is not r:
             self._dest = (r, lid_destinations(r))
@@ -372,14 +368,6 @@ class Inspector(QtWidgets.QDockWidget):
             i = int(idx_k[k])
             return sn.switch_name(i) if sw_k[k] else f.port_name(int(sn.ca_ports[i]))
         return lids[keep], ports, name
-
-    def lft_rows(self, d: int) -> list[tuple[int, int, str]]:
-        """(LID, egress port, destination name) for every routed LID of switch ``d`` (empty while pending)."""
-        r, _why = self.routing()
-        if r is None or d not in r.subnet.sw_index:
-            return []
-        lids, ports, name = self.lft_arrays(r, d)
-        return [(int(lids[k]), int(ports[k]), name(k)) for k in range(len(lids))]
 
     def _show_lft(self, d: int) -> None:
         r, why = self.routing()

@@ -500,21 +500,21 @@ class WhatifDock(QtWidgets.QDockWidget):
     # ------------------------------------------------------------------ export
     def export_csv(self, path: str | Path) -> int:
         """The rows shown as ``fabricviz whatif --csv`` writes them; returns the row count."""
-        from fabricviz.ui.docks.charts import save_atomic
+        from fabricviz.model.atomic import write_atomic
         if self.shown is None:
             raise FabricError("what-if: no run to export")
         rows = self.shown.rows()
-        data = csv_text(rows, self.shown.worst).encode("utf-8")
-        save_atomic(path, lambda out: out.write(data) == len(data))
+        write_atomic(path, csv_text(rows, self.shown.worst))
         return len(rows)
 
     def export_png(self, path: str | Path) -> tuple[int, int]:
         """The plots as a PNG (atomic); returns its (width, height)."""
-        from fabricviz.ui.docks.charts import save_atomic
+        from fabricviz.model.atomic import write_atomic
+        from fabricviz.ui.widgets.plots import png_bytes
         if self.shown is None:
             raise FabricError("what-if: no run to export")
         img = self.plot.picture()
-        save_atomic(path, lambda out: img.save(out, "PNG"))
+        write_atomic(path, png_bytes(img, path))
         return img.width(), img.height()
 
     def export_dialog(self, kind: str) -> str | None:

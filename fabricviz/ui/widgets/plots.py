@@ -16,6 +16,8 @@ import math
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
+from fabricviz.model import FabricError
+
 #: Smallest readable plot cell (px): axes, title and a plot area of about 100 × 80.
 CELL_MIN_W, CELL_MIN_H = 170, 140
 #: Preferred cell shape (width / height) when several column counts are readable.
@@ -90,3 +92,13 @@ def fit_axis_width(axis: pg.AxisItem, lo: float, hi: float) -> float:
 
 __all__ = ["CELL_ASPECT", "CELL_MIN_H", "CELL_MIN_W", "fit_axis_width", "grid_columns", "text_width", "tick_font",
            "tick_labels"]
+
+
+def png_bytes(img: QtGui.QImage, where: object) -> bytes:
+    """``img`` encoded as a PNG file, for :func:`fabricviz.model.atomic.write_atomic`; FabricError
+    naming ``where`` if Qt cannot encode it."""
+    buf = QtCore.QBuffer()
+    buf.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
+    if not img.save(buf, "PNG"):
+        raise FabricError(f"{where}: cannot encode the PNG")
+    return bytes(buf.data())

@@ -450,11 +450,6 @@ class SemanticItems:
         self.frames.setPath(rounded_rects_path(rects, BOX_RADIUS))
         self.frames.setVisible(rects.shape[1] > 0)
 
-    def set_box_selection(self, rects: np.ndarray) -> None:
-        self.box_selected.setPen(self.scene.theme.select_pen)
-        self.box_selected.setPath(rounded_rects_path(rects, BOX_RADIUS))
-        self.box_selected.setVisible(rects.shape[1] > 0)
-
     def set_switches(self, rects: np.ndarray, kinds: np.ndarray) -> None:
         """Switches of collapsed groups (middle): one path per kind, like the batch."""
         theme = self.scene.theme

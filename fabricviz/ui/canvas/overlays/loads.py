@@ -108,10 +108,6 @@ class LoadOverlay:
             colours.set(self.owner, by_cable(int(f.cables_t.n), cables, self.values.astype(np.float64))
                         if out else None, palette_colors(self.palette, lambda v: level_of(v, vmax)))
 
-    def value_of(self, cable: int) -> int | None:
-        i = np.flatnonzero(self.cables == cable)
-        return int(self.values[i[0]]) if len(i) else None
-
     def level_of_cable(self, cable: int) -> int | None:
         i = np.flatnonzero(self.cables == cable)
         return int(self.levels[i[0]]) if len(i) else None
