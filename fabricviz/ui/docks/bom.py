@@ -79,13 +79,14 @@ class BomModel(ColumnsModel):
     def items(self) -> list:
         return self.lines
 
-    def flags(self, index: QtCore.QModelIndex) -> QtCore.Qt.ItemFlag:
+    def flags(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> QtCore.Qt.ItemFlag:
         fl = super().flags(index)
         if index.isValid() and index.column() == PRICE_COL and priced_here(self.lines[index.row()]):
             fl |= QtCore.Qt.ItemFlag.ItemIsEditable
         return fl
 
-    def data(self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex,
+             role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         x = self.lines[index.row()]
@@ -131,7 +132,7 @@ class BomModel(ColumnsModel):
             return x.name
         return None
 
-    def setData(self, index: QtCore.QModelIndex, value: Any,  # noqa: N802
+    def setData(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex, value: Any,  # noqa: N802
                 role: int = QtCore.Qt.ItemDataRole.EditRole) -> bool:
         if role != QtCore.Qt.ItemDataRole.EditRole or not (self.flags(index) & QtCore.Qt.ItemFlag.ItemIsEditable):
             return False
@@ -145,7 +146,8 @@ class BomModel(ColumnsModel):
 class PriceDelegate(QtWidgets.QStyledItemDelegate):
     """A dollar spin box for unit prices."""
 
-    def createEditor(self, parent: QtWidgets.QWidget, option: Any, index: QtCore.QModelIndex):  # noqa: N802
+    def createEditor(self,  # noqa: N802
+                     parent: QtWidgets.QWidget, option: Any, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex):
         box = QtWidgets.QDoubleSpinBox(parent)
         box.setObjectName("price_editor")
         box.setFrame(False)
@@ -156,11 +158,12 @@ class PriceDelegate(QtWidgets.QStyledItemDelegate):
         box.setAlignment(QtCore.Qt.AlignmentFlag.AlignRight)
         return box
 
-    def setEditorData(self, editor: QtWidgets.QWidget, index: QtCore.QModelIndex) -> None:  # noqa: N802
+    def setEditorData(self,  # noqa: N802
+                      editor: QtWidgets.QWidget, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> None:
         editor.setValue(float(index.data(QtCore.Qt.ItemDataRole.EditRole)))
 
     def setModelData(self, editor: QtWidgets.QWidget, model: QtCore.QAbstractItemModel,  # noqa: N802
-                     index: QtCore.QModelIndex) -> None:
+                     index: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> None:
         editor.interpretText()
         model.setData(index, editor.value(), QtCore.Qt.ItemDataRole.EditRole)
 

@@ -78,7 +78,7 @@ class PortsModel(ColumnsModel):
             return ""
         return f"{peak:,.0f}" + (f" ({100 * peak / r.xoff:.0f} %)" if r.xoff > 0 else "")
 
-    def data(self, index: QtCore.QModelIndex, role: int = DISPLAY) -> Any:
+    def data(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex, role: int = DISPLAY) -> Any:
         if not index.isValid():
             return None
         r, col = self.rows[index.row()], index.column()

@@ -14,7 +14,7 @@ max and mean agree). Without per-VL rates in the result nothing is drawn and the
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import shiboken6
@@ -25,6 +25,9 @@ from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
 from fabricviz.ui.canvas.overlays.bundled import (alone, bundle_of, bundled, by_cable, colours_of, follow_levels,
                                                   semantic_of)
 from fabricviz.ui.canvas.overlays.vl_layers import PALETTE
+
+if TYPE_CHECKING:
+    from fabricviz.ui.canvas.scene import FabricScene
 
 SETTING = "canvas/vl_usage"
 ROLE = "vl_usage"
@@ -79,7 +82,7 @@ def dominant(gbps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 class VlUsage:
     """The VL mix of the Traffic dock's last result on ``scene``; ``set_on`` shows or hides it."""
 
-    def __init__(self, document: Any, scene: QtWidgets.QGraphicsScene, traffic_dock: Any,
+    def __init__(self, document: Any, scene: FabricScene, traffic_dock: Any,
                  status: Callable[[str], None] | None = None) -> None:
         self.document, self.scene, self.dock = document, scene, traffic_dock
         self.status = status or (lambda _text: None)
@@ -109,6 +112,7 @@ class VlUsage:
                                     "VL usage: the last traffic run has no per-VL rates")
                 self.status(self.status_text)
             return
+        assert f is not None                         # per-VL rates come with the run's fabric
         ids = np.arange(len(per))
         alive = f.cables_t.alive[:len(per)] if len(per) else np.zeros(0, bool)
         busy = alive & (per.sum(axis=1) > 0)
