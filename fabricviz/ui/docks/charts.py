@@ -502,7 +502,7 @@ class ChartsDock(QtWidgets.QDockWidget):
     def export_png(self, path: str | Path) -> tuple[int, int]:
         """Write :meth:`picture` to ``path`` as PNG (atomic); returns its (width, height)."""
         img = self.picture()
-        save_atomic(path, lambda out: img.save(out, "PNG"))
+        save_atomic(path, lambda out: img.save(out, "PNG"))  # type: ignore[call-overload]  # PySide6's stub: format as bytes, which it refuses (str works)
         return img.width(), img.height()
 
     def export_dialog(self, kind: str) -> str | None:

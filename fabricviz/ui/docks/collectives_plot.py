@@ -155,7 +155,7 @@ class BusbwPlot(QtWidgets.QWidget):
         """Write :meth:`picture` to ``path`` as PNG (atomic); returns its (width, height)."""
         from fabricviz.ui.docks.charts import save_atomic
         img = self.picture()
-        save_atomic(path, lambda out: img.save(out, "PNG"))
+        save_atomic(path, lambda out: img.save(out, "PNG"))  # type: ignore[call-overload]  # PySide6's stub: format as bytes, which it refuses (str works)
         return img.width(), img.height()
 
 

@@ -514,7 +514,7 @@ class WhatifDock(QtWidgets.QDockWidget):
         if self.shown is None:
             raise FabricError("what-if: no run to export")
         img = self.plot.picture()
-        save_atomic(path, lambda out: img.save(out, "PNG"))
+        save_atomic(path, lambda out: img.save(out, "PNG"))  # type: ignore[call-overload]  # PySide6's stub: format as bytes, which it refuses (str works)
         return img.width(), img.height()
 
     def export_dialog(self, kind: str) -> str | None:

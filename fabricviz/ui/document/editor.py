@@ -168,7 +168,7 @@ class Editor(QtCore.QObject):
             mime = QtGui.QGuiApplication.clipboard().mimeData()
             if mime is not None and mime.hasFormat(CLIP_MIME):
                 try:
-                    data = json.loads(bytes(mime.data(CLIP_MIME)).decode("utf-8"))
+                    data = json.loads(bytes(mime.data(CLIP_MIME)).decode("utf-8"))  # type: ignore[call-overload]  # stub: QByteArray has no buffer protocol
                 except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                     self.message.emit(f"paste: the clipboard's devices are not readable ({exc})", True)
                     return []
