@@ -39,6 +39,7 @@ class TrafficView(QtCore.QObject):
             self.charts.set_result(None)
             self.session.release("traffic")
             return
+        assert self.dock.result_fabric is not None    # set with the result
         self.overlay.set_links(self.dock.result_fabric, res.links.n)
         self.charts.set_result(res, self.dock.result_fabric)
 
@@ -82,6 +83,7 @@ class TrafficView(QtCore.QObject):
     def _redraw(self) -> None:
         self._redraw_pending = False
         if self.dock.result is not None:
+            assert self.dock.result_fabric is not None
             self.overlay.set_links(self.dock.result_fabric, self.dock.result.links.n)
             if self.session.owns("traffic"):      # an edit does not take the canvas back
                 self._draw()
