@@ -92,7 +92,7 @@ class BomModel(ColumnsModel):
         x = self.lines[index.row()]
         col = COLUMNS[index.column()]
         R = QtCore.Qt.ItemDataRole
-        raw = {"category": x.category, "part": x.part, "name": x.name, "count": x.count,
+        raw: Any = {"category": x.category, "part": x.part, "name": x.name, "count": x.count,
                "unit price": x.unit_price, "total": x.total_price, "power": x.total_power,
                "estimate": x.estimate}[col]
         if role == R.DisplayRole:
@@ -160,10 +160,12 @@ class PriceDelegate(QtWidgets.QStyledItemDelegate):
 
     def setEditorData(self,  # noqa: N802
                       editor: QtWidgets.QWidget, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> None:
+        assert isinstance(editor, QtWidgets.QDoubleSpinBox)   # made by createEditor
         editor.setValue(float(index.data(QtCore.Qt.ItemDataRole.EditRole)))
 
     def setModelData(self, editor: QtWidgets.QWidget, model: QtCore.QAbstractItemModel,  # noqa: N802
                      index: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> None:
+        assert isinstance(editor, QtWidgets.QDoubleSpinBox)
         editor.interpretText()
         model.setData(index, editor.value(), QtCore.Qt.ItemDataRole.EditRole)
 
@@ -273,6 +275,7 @@ class BomDock(QtWidgets.QDockWidget):
 
     def _show_totals(self) -> None:
         b = self.bom
+        assert b is not None                          # shown after a BOM is computed
         per = b.per_host_port()
         est = " (includes estimates)" if b.includes_estimates else ""
         own = f" · {len(b.overridden)} price(s) entered here" if b.overridden else ""

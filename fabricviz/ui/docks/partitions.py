@@ -82,6 +82,7 @@ def host_port_guids(f: Fabric, ids: Sequence[int], end_ports: dict[int, Any]) ->
         nics = [d] if kind == KIND_CODE["nic"] else \
             [int(c) for c in f.children_ids(d) if int(t.kind[c]) == KIND_CODE["nic"]] if kind == KIND_CODE["server"] \
             else []
+        ports: np.ndarray | list[int]
         ports = np.flatnonzero(np.isin(pt.device, np.asarray(nics, np.int64)) & (pt.cable >= 0)) if nics else []
         guids = [int(g) for g in pt.guid[ports].tolist() if int(g) in end_ports]
         if guids:

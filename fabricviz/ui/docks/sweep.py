@@ -412,6 +412,7 @@ class SweepDock(SweepToolsMixin, QtWidgets.QDockWidget):
     def _draw(self, fabric: Fabric) -> None:
         """Put the overlay on the canvas for the loaded sweep (claiming it from other overlays)."""
         self.document.session.claim("sweep")
+        assert self.timeline is not None              # drawn once a sweep is loaded
         self.overlay.set_context(fabric, self.timeline)
         self.overlay.set_trace(self._trace_cables)
         self.overlay.set_loop(getattr(self, "_loop", ()))

@@ -8,7 +8,7 @@ The canvas follows the model's events; nothing here touches items.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from PySide6 import QtCore, QtGui
@@ -202,7 +202,7 @@ class Editor(QtCore.QObject):
 
 
 # ---------------------------------------------------------------------- clipboard format
-_EXIT_HOOK = []
+_EXIT_HOOK: list[Callable[[], None]] = []
 
 
 def _release_clipboard_at_exit() -> None:

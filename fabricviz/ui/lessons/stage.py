@@ -54,6 +54,7 @@ from fabricviz.ui.document.document import Document
 
 if TYPE_CHECKING:
     from fabricviz.sim.engine import SimResult
+    from fabricviz.ui.canvas.legend import Row
     from fabricviz.ui.docks.sweep import SweepDock
     from fabricviz.ui.docks.traffic import TrafficDock
     from fabricviz.ui.lessons.dock import LessonDock, Presentation
@@ -461,9 +462,9 @@ class LessonStage(QtCore.QObject):
             traffic.set_playing(False)
             traffic.set_frame(len(traffic.result.frames) - 1)
 
-    def legend_rows(self) -> list[tuple[str, QtGui.QColor, str]]:
+    def legend_rows(self) -> list[Row]:
         """Legend rows (label, colour, "line") for what the overlay draws now (pictures)."""
-        rows = []
+        rows: list[Row] = []
         results = self.dock.results or []
         if 0 <= self.shown < len(results):
             r = results[self.shown]
