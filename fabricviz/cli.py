@@ -10,7 +10,7 @@ import argparse
 import importlib
 import os
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from .commands import COMMANDS
 from .model import FabricError
@@ -19,7 +19,7 @@ SUBCOMMANDS = COMMANDS
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, no usage dump
+    def error(self, message: str) -> NoReturn:  # one line, no usage dump
         raise _UsageError(message)
 
 

@@ -33,7 +33,7 @@ FORMATS: dict[str, tuple[str, tuple[str, ...], bool]] = {
 def detect_format(text: str, name: str = "") -> str | None:
     """``"native"``, ``"netjson"``, ``"graphml"``, ``"gml"``, ``"dot"``, ``"clab"``,
     ``"ibnetdiscover"``, ``"ibsim"`` (net file) or None, from the content."""
-    lead = _LEAD_SPACE.match(text).end()
+    lead = m.end() if (m := _LEAD_SPACE.match(text)) else 0   # \s* always matches
     if text.startswith("{", lead):      # JSON: only the NetJSON sniffer (the others load networkx)
         from .formats import netjson
         return "netjson" if netjson.sniff(text) else "native"

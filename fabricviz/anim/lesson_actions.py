@@ -21,6 +21,10 @@ from .lesson_results import (Balance, CableChange, PathLatency, RouteInfo, Shown
 if TYPE_CHECKING:
     from .lessons import Lesson
 
+if TYPE_CHECKING:
+    from ..ib.routing import Routing
+    from .sweep_timeline import SweepTimeline
+
 Fields = dict[str, Any]
 
 
@@ -30,9 +34,9 @@ class Run:
     def __init__(self, lesson: Lesson) -> None:
         self.lesson = lesson
         self.fabric = lesson.build_fabric()
-        self.routing = None
+        self.routing: Routing | None = None
         self.engine = "minhop"
-        self.timeline = None
+        self.timeline: SweepTimeline | None = None
         self.shown = -1           # last timeline step narrated
         self.last_trace: tuple[str, str] | None = None
 
@@ -40,7 +44,7 @@ class Run:
         """A step's own fabric: the steps from here on run on it (no routing, sweep or trace yet)."""
         self.fabric, self.routing, self.timeline, self.shown, self.last_trace = fabric, None, None, -1, None
 
-    def routing_for(self, engine: str | None = None, roots: list[str] | None = None):
+    def routing_for(self, engine: str | None = None, roots: list[str] | None = None) -> Routing:
         from ..ib.routing import route
         if engine is None and roots is None and self.routing is not None:
             return self.routing
@@ -172,7 +176,7 @@ def _pull_cable(run: Run, p: dict) -> tuple[list[str], Fields]:
     lines.append(f"LFT blocks re-sent: {blocks}")
     out: Fields = {"lft_blocks_sent": blocks, "routing": sweep.routing, "sweep": SweepPlay(tl, 0, len(tl) - 1),
                    "change": CableChange(old_fabric, (pulled,))}
-    if old is not None:
+    if old is not None and run.last_trace is not None:
         new = trace(sweep.routing, *run.last_trace)
         path = lambda t: " -> ".join(h.switch for h in t.hops)   # noqa: E731
         lines += [f"path before: {path(old)}", f"path after:  {path(new)}"]
@@ -355,7 +359,8 @@ def _compare(run: Run, p: dict) -> tuple[list[str], Fields]:
                          f"min {r['min']:.3f} max {r['max']:.3f}, total {s['rate_gbps']['total']:.1f} Gb/s")
             runs[mode] = tr
         return lines, {"traffic_by": runs, "traffic": runs[p["routings"][0]]}
-    lats, out = {}, {}
+    lats: dict[str, PathLatency] = {}
+    out: Fields = {}
     nbytes = p.get("bytes", 4096)
     lines.append(f"{p['src']} -> {p['dst']}, {int(nbytes)} B packets, one-way:")
     for tech in p["techs"]:

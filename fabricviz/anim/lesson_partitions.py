@@ -180,7 +180,8 @@ def reach_action(run: "Run", p: dict) -> tuple[list[str], "Fields"]:
     assert tables.resolution is not None
     names = {q.pkey: q.name for q in tables.resolution.partitions}
     others = [h for h in _hosts(f) if h != src]
-    peers, through = [], {}
+    peers: list[str] = []
+    through: dict[int, list[str]] = {}
     for h in others:
         ok, over, _ = talk(tables, names, mine, host_guids(f, h))
         if ok:

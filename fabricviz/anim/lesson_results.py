@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 if TYPE_CHECKING:
     from ..model import Fabric
+    from ..sim.engine import SimResult
     from .lesson_collective import CollectiveCurve
     from .lesson_whatif import WhatifStep
     from .sweep_timeline import SweepTimeline
@@ -90,7 +91,7 @@ class ShownFlow:
 class TrafficRun:
     """A traffic run of a step and what produced it (the Traffic dock's controls show it)."""
 
-    result: Any                       # fabricviz.sim.engine.SimResult
+    result: SimResult
     summary: Mapping[str, Any]        # the engine's run summary (SimResult.summary)
     workload: str                     # a workload spec ("permutation"); "" for explicit pairs
     pairs: tuple[tuple[str, str], ...]

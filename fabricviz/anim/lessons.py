@@ -117,7 +117,7 @@ def parse_lesson(data: Any, where: str = "<lesson>", number: int | None = None) 
     for key in ("name", "title"):
         if not isinstance(data.get(key), str) or not data[key].strip():
             raise _fail(where, key, "missing or not a non-empty string")
-    fab = data.get("fabric")
+    fab: Any = data.get("fabric")      # JSON, checked here
     check_fabric_spec(fab, where)
     steps = data.get("steps")
     if not isinstance(steps, list) or not steps:

@@ -216,13 +216,13 @@ def bill_of_materials(fabric: Fabric, prices: Mapping[str, Mapping[str, float]] 
         kind = KINDS[kind_code]
         for idx in np.unique(t.part[alive & (t.kind == kind_code)]).tolist():
             sel = alive & (t.kind == kind_code) & (t.part == idx) & ~sharp
-            pid = fabric.part_id_of(int(np.flatnonzero(sel)[0])) if idx >= 0 and sel.any() else None
-            if pid is None:
+            part_id = fabric.part_id_of(int(np.flatnonzero(sel)[0])) if idx >= 0 and sel.any() else None
+            if part_id is None:
                 continue
             for inside in (False, True):
                 n = int(np.count_nonzero(sel & (parent_server == inside)))
                 if n:
-                    groups[(cat_of[kind], pid, inside)] = n
+                    groups[(cat_of[kind], part_id, inside)] = n
     for (category, pid, inside), n in sorted(groups.items(), key=lambda kv: (CATEGORIES.index(kv[0][0]),
                                                                                kv[0][1], kv[0][2])):
         part = cat.get(pid)

@@ -96,7 +96,7 @@ def port_budget(ctx: LintContext) -> Iterator[Finding]:
     np.maximum.at(highest, pt.device[cabled].astype(np.int64), pt.num[cabled].astype(np.int64))
     have = _part_values(ctx, "ports")
     over = np.flatnonzero((have > 0) & ((used > have) | (highest > have)))
-    by_part: dict[str, list[int]] = {}
+    by_part: dict[str | None, list[int]] = {}
     for d in over.tolist():
         by_part.setdefault(f.part_id_of(d), []).append(d)
     flagged = set(over.tolist())
@@ -108,8 +108,8 @@ def port_budget(ctx: LintContext) -> Iterator[Finding]:
                           devices=ds)
     tiers = ctx.tiers
     for tier, (need, why) in sorted(_planned_ports(f.meta or {}).items()):
-        short = np.flatnonzero(ctx.sw & (tiers == tier) & (have > 0) & (have < need))
-        short = [d for d in short.tolist() if d not in flagged]
+        short = [d for d in np.flatnonzero(ctx.sw & (tiers == tier) & (have > 0) & (have < need)).tolist()
+                 if d not in flagged]
         if short:
             name = TIER_NAMES.get(tier, f"tier {tier}")
             yield ctx.finding("port-budget", "error",
@@ -165,7 +165,7 @@ def link_downgrade(ctx: LintContext) -> Iterator[Finding]:
         why = [f"{f.port_name(a)} runs {ra}, {f.port_name(b)} runs {rb}"] if ra != rb else []
         part = ctx.cable_part(c)
         ends = ra.negotiate(rb) if ra is not None and rb is not None and ra.tech == rb.tech else None
-        if part is not None and ends is not None and part.rate.gbps < ends.gbps - 1e-9:
+        if part is not None and part.rate is not None and ends is not None and part.rate.gbps < ends.gbps - 1e-9:
             why.append(f"the {part.id} cable is rated {part.rate}")
         yield ctx.finding("link-downgrade", "warning",
                           f"comes up at {rc} ({format_gbps(rc.gbps)}) instead of "

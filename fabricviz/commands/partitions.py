@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     sn = discover(f, args.sm)
     res = resolve(conf, sn)
     tables = compute_tables(sn, res)
-    rows = [{"name": p.name, "pkey": f"0x{p.pkey:04x}", "ipoib": p.ipoib,
+    rows: list[dict[str, Any]] = [{"name": p.name, "pkey": f"0x{p.pkey:04x}", "ipoib": p.ipoib,
              "full": len(p.full), "limited": len(p.limited)} for p in res.partitions]
     doc: dict[str, Any] = {"source": args.conf or ("design" if conf is not None else "none (OpenSM default)"),
                            "end_ports": len(res.end_ports), "partitions": rows,

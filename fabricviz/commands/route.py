@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         from ..formats import opensm_conf
         qos_options = opensm_conf.load(args.qos_config)
     if args.store_qos:
-        if not args.qos_config:
+        if qos_options is None:
             raise FabricError("--store-qos needs --qos-config opensm.conf")
         from .partitions import store_meta
         from ..ib.qos_meta import META_KEY, to_meta

@@ -407,7 +407,7 @@ def _cycles(fabric: Fabric, tp: _Topo, ei: np.ndarray, eo: np.ndarray,
     if not len(comps):
         return []
     import networkx as nx                              # only with a cycle to show: ~0.1 s to load
-    dg = nx.DiGraph()
+    dg: nx.DiGraph = nx.DiGraph()
     dg.add_edges_from(zip(ei[inside].tolist(), eo[inside].tolist()))
     port_name = fabric.port_name
 

@@ -31,7 +31,7 @@ SUFFIXES = (".graphml",)
 def to_networkx(fabric: Fabric) -> nx.MultiGraph:
     """The fabric as a networkx MultiGraph with flat attributes (edge key = cable ordinal)."""
     g = _graph.to_graph(fabric)
-    G = nx.MultiGraph(**_graph.graph_attrs(g))
+    G: nx.MultiGraph = nx.MultiGraph(**_graph.graph_attrs(g))
     for n in g.nodes:
         G.add_node(n.id, **n.attrs)
     for i, e in enumerate(g.edges):
@@ -46,7 +46,8 @@ def from_networkx(G: nx.Graph, where: str, edge_label=None) -> Fabric:
     parts = _graph.json_field(ga.get("parts"), where, "graph attribute 'parts'", list)
     nodes = [_graph.Node(str(n), dict(a), f"node {str(n)!r}") for n, a in G.nodes(data=True)]
     edges = []
-    it = G.edges(keys=True, data=True) if G.is_multigraph() else ((u, v, None, d) for u, v, d in G.edges(data=True))
+    it = G.edges(keys=True, data=True) if isinstance(G, nx.MultiGraph) else \
+        ((u, v, None, d) for u, v, d in G.edges(data=True))
     for u, v, k, d in it:
         label = (edge_label(u, v, k, d) if edge_label
                  else f"edge {str(u)!r} -- {str(v)!r}" + (f" #{k}" if k is not None else ""))

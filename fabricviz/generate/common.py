@@ -46,6 +46,13 @@ def parse_ratio(text: str | None, what: str = "blocking") -> tuple[int, int]:
     return a, b
 
 
+def port_rate(part: Part) -> LinkRate:
+    """A switch or NIC part's native port rate (the catalog requires one for these kinds)."""
+    rate = part.rate
+    assert rate is not None, f"part {part.id} ({part.kind}) has no port rate"
+    return rate
+
+
 def tech_of(fabric_kind: str) -> str:
     if fabric_kind not in ("ib", "roce"):
         raise FabricError(f"fabric {fabric_kind!r}: use ib or roce")
@@ -73,7 +80,7 @@ def pick_switch(catalog: Catalog, tech: str, radix: int, part: str | None = None
                           "add one to your parts file or choose a switch part")
     exact = [p for p in cands if p.ports == radix]
     if exact:
-        return min(exact, key=lambda p: (-p.rate.speed_rank, p.id))
+        return min(exact, key=lambda p: (-port_rate(p).speed_rank, p.id))
     base = None
     if want is None:  # no speed asked: today's workhorse
         for pid in {IB: ("QM9700",), ETH: ("SN5400", "SN5600")}[tech]:
@@ -81,7 +88,7 @@ def pick_switch(catalog: Catalog, tech: str, radix: int, part: str | None = None
                 base = catalog.get(pid)
                 break
     if base is None:
-        base = min(cands, key=lambda p: (p.ports, -p.rate.speed_rank, p.id))
+        base = min(cands, key=lambda p: (p.ports, -port_rate(p).speed_rank, p.id))
     return radix_model(base, radix)
 
 
@@ -123,6 +130,7 @@ def add_hosts(fabric: Fabric, count: int, rate: LinkRate, servers: str = "node",
     if servers not in SERVER_STYLES:
         raise FabricError(f"servers {servers!r}: use {' or '.join(SERVER_STYLES)}")
     part = cat.default_host(rate) if servers == "node" else cat.dgx(rate)
+    assert part.nic_part is not None  # a server part names its NIC (catalog validation)
     nic = cat.get(part.nic_part)
     per = part.nics * nic.ports
     if count % per:

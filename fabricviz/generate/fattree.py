@@ -25,7 +25,8 @@ import numpy as np
 from ..model import Catalog, Fabric, FabricError, LinkRate
 from .autolayout import apply_auto_layout
 from .common import (CORE_CABLE_M, HOST_CABLE_M, LEAF_CABLE_M, add_hosts, add_switches, check_lid_space,
-                     finish, pad_names, parse_ratio, pick_switch, switch_ports, tech_of)
+                     finish, pad_names, parse_ratio, pick_switch, port_rate, switch_ports,
+                     tech_of)
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,7 @@ def fat_tree(levels: int = 2, radix: int = 64, hosts: int | None = None, blockin
     check_lid_space(tech, plan.hosts, plan.switches)
     f = Fabric(catalog, name=name or f"fat-tree-{levels}l-r{radix}-{plan.hosts}h")
     sw = pick_switch(f.catalog, tech, radix, switch, speed)
-    rate = LinkRate.parse(speed) if speed else sw.rate
+    rate = LinkRate.parse(speed) if speed else port_rate(sw)
     mode = str(rate) if rate != sw.rate else None
     f.meta = {"generator": "fat-tree", "fabric": fabric, "params": {
         "levels": levels, "radix": radix, "hosts": plan.hosts, "blocking": plan.blocking,
@@ -149,9 +150,9 @@ def fat_tree(levels: int = 2, radix: int = 64, hosts: int | None = None, blockin
         # aggregation switch j of pod q, up-port i → core j·half + i, core port q+1
         agg_up = switch_ports(f, aggs, half + 1, half)                     # (aggs, half)
         j = np.tile(np.arange(n_up), plan.pods)
-        pod = np.repeat(np.arange(plan.pods), n_up)
+        pod_of = np.repeat(np.arange(plan.pods), n_up)
         core_idx = j[:, None] * half + np.arange(half)[None, :]
-        core_ports = f.devices_t.first_port[cores[core_idx]].astype(np.int64) + pod[:, None]
+        core_ports = f.devices_t.first_port[cores[core_idx]].astype(np.int64) + pod_of[:, None]
         f.add_cables(agg_up.ravel(), core_ports.ravel(), CORE_CABLE_M, emit=False)
     return finish(apply_auto_layout(f))
 

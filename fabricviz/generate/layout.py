@@ -34,7 +34,7 @@ def tiers(f: Fabric) -> dict[int, int]:
     """Tier of every top-level device: servers 0; a switch's tier is its hop distance
     from the nearest server (leaf 1, spine 2, core 3); unconnected switches go on tier 1."""
     tops, u, v = _top_graph(f)
-    g = nx.Graph()
+    g: nx.Graph = nx.Graph()
     g.add_nodes_from(tops.tolist())
     g.add_edges_from(zip(u.tolist(), v.tolist()))
     servers = [int(d) for d in tops if f.devices_t.kind[d] == KIND_CODE[SERVER]]
@@ -111,7 +111,7 @@ def force_layout(f: Fabric, seed: int = 0, scale: float | None = None,
     ``progress(fraction)`` is called between chunks of iterations; a job cancels the layout by
     raising from it."""
     tops, u, v = _top_graph(f)
-    g = nx.Graph()
+    g: nx.Graph = nx.Graph()
     g.add_nodes_from(tops.tolist())
     g.add_edges_from(zip(u.tolist(), v.tolist()))
     if scale is None:

@@ -88,6 +88,7 @@ def leaf_spine(leaves: int, spines: int, hosts_per_leaf: int, uplinks: int | Non
         all_leaves.append(lv)
         all_spines.append(sp)
     if super_spines:
+        assert top_sw is not None
         spines_all = np.concatenate(all_spines)
         top = add_switches(f, top_sw, pad_names("superspine", super_spines), 3, mode(top_sw))
         _join(f, spines_all, top, leaves * parallel, 1, CORE_CABLE_M, group=None)

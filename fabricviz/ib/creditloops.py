@@ -145,7 +145,7 @@ def _loops(routing: Routing, w: VlWalk, max_loops: int) -> list[CreditLoop]:
     first = np.array([np.flatnonzero(label == c)[0] for c in comps.tolist()])
     order = comps[np.argsort(first)]
     keep_edge = (label[ia] == label[ib]) & np.isin(label[ia], order)
-    dg = nx.DiGraph()
+    dg: nx.DiGraph = nx.DiGraph()
     dg.add_edges_from(zip(nodes[ia[keep_edge]].tolist(), nodes[ib[keep_edge]].tolist()))
     P1 = routing.subnet.nbr_dev.shape[1]
     sn = routing.subnet

@@ -208,7 +208,7 @@ def test_the_narration_is_readable_in_a_1400_by_900_window(qtbot, make_window):
     assert visible.height() >= 10 * line and dock.width() >= 320
     title = dock.findChild(QtWidgets.QLabel, "lesson_step_title")
     assert title.visibleRegion().boundingRect().height() >= QtGui.QFontMetrics(title.font()).lineSpacing()
-    assert dock.scroll.verticalScrollBar().maximum() == 0          # nothing of it scrolled away
+    assert dock.text_scroll.verticalScrollBar().maximum() == 0          # nothing of it scrolled away
     mono = QtGui.QFontMetrics(dock.lines.font()).lineSpacing()
     assert dock.lines.height() < say.height() and dock.lines.height() >= 3 * mono
 

@@ -43,10 +43,9 @@ def port_tooltip(f: Fabric | None, p: int) -> str:
     if f is None:
         return ""
     port = f.port(p)
-    peer = port.peer
+    peer, cab = port.peer, port.cable
     text = f"<b>{port.name}</b> {port.rate} — {port.state}"
-    if peer is not None:
-        cab = port.cable
+    if peer is not None and cab is not None:
         text += f"<br>→ {peer.name}<br>{cab.type} {cab.length_m:g} m, {cab.rate} ({cab.part_id})"
     else:
         text += "<br>free: drag to another port to cable it"

@@ -95,8 +95,9 @@ def clean_scene(scene: FabricScene, transparent: bool = False) -> Iterator[Scene
         scene.cables.highlight.setVisible(False)
         for it in pointer:
             it.setVisible(False)
-        for d in pins:
-            layer.pin(d, False)
+        for d in pins:                          # pins come from the layer
+            if layer is not None:
+                layer.pin(d, False)
         scene.set_path_cache(False)
         if transparent:
             scene.setBackgroundBrush(QtGui.QBrush())
@@ -110,7 +111,8 @@ def clean_scene(scene: FabricScene, transparent: bool = False) -> Iterator[Scene
             scene.batch.set_on(detail[2])
         scene.set_path_cache(cache == QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
         for d in pins:
-            layer.pin(d, True)
+            if layer is not None:
+                layer.pin(d, True)
         for it in pointer:                        # items a rebuild deleted meanwhile stay gone
             if shiboken6.isValid(it) and it.scene() is scene:
                 it.setVisible(True)
@@ -198,7 +200,7 @@ def paint_png(img: QtGui.QImage, scene: FabricScene, layout: PictureLayout, rows
     total = len(bands) + 1
     if progress is not None and not progress(0, total):
         raise PictureCancelled()
-    if names:
+    if names and layer is not None:
         layer.setVisible(False)
     try:
         for k, y0 in enumerate(bands):
@@ -222,11 +224,11 @@ def paint_png(img: QtGui.QImage, scene: FabricScene, layout: PictureLayout, rows
             if progress is not None and not progress(k + 1, total):
                 raise PictureCancelled()
     finally:
-        if names:
+        if names and layer is not None:
             layer.setVisible(True)
     painter = QtGui.QPainter(img)
     painter.setRenderHints(hints)
-    if names:                                      # one layout for the whole picture
+    if names and layer is not None:                # one layout for the whole picture
         painter.save()
         painter.setClipRect(target)
         painter.setWorldTransform(t)
@@ -319,9 +321,9 @@ def encode_png(img: QtGui.QImage, opts: PictureOptions, out: Path) -> bytes:
     img.setDotsPerMeterY(dpm)
     buf = QtCore.QBuffer()
     buf.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
-    if not img.save(buf, "PNG", PNG_QUALITY):
+    if not img.save(buf, "PNG", PNG_QUALITY):  # type: ignore[call-overload]  # PySide6's stub: format as bytes, which it refuses (str works)
         raise FabricError(f"{out}: cannot encode the PNG")
-    return bytes(buf.data())
+    return bytes(buf.data())  # type: ignore[call-overload]  # stub: QByteArray has no buffer protocol
 
 
 def _draw(suffix: str, scene: FabricScene, layout: PictureLayout, rows: list[Row], title: str,
@@ -370,7 +372,7 @@ def _draw(suffix: str, scene: FabricScene, layout: PictureLayout, rows: list[Row
         paint_picture(painter, scene, layout, rows, title, opts.transparent)
         painter.end()
         del pdf
-    data = bytes(buf.data())
+    data = bytes(buf.data())  # type: ignore[call-overload]  # stub: QByteArray has no buffer protocol
     buf.close()
     return data
 

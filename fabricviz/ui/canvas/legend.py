@@ -140,7 +140,7 @@ def _heat_marks(ov) -> tuple[bool, bool]:
             item = marks.get(name)
             return item is not None and item.isVisible() and not item.path().isEmpty()
         marked = getattr(marks, "marked", None)      # one item, the marked bundles per mark
-        return isinstance(marked, dict) and marks.isVisible() and len(marked.get(name, ())) > 0
+        return isinstance(marked, dict) and marks is not None and marks.isVisible() and len(marked.get(name, ())) > 0
     return (any(p is ov.paused_pen for p in pens) or shown("paused"),
             any(p is ov.ecn_pen for p in pens) or shown("ecn"))
 
@@ -195,7 +195,7 @@ def semantic_rows(scene) -> list[Row]:
 
 GROUP_NAMES = {"ib_switch": "InfiniBand switches", "eth_switch": "Ethernet switches", "server": "servers",
                "gpu": "GPUs", "nic": "NICs"}
-_SWEEP_ORDER = {"veil": 0, "outline": 1, "line": 2, "dot": 3, "dash": 4}
+_SWEEP_ORDER: dict[Shape, int] = {"veil": 0, "outline": 1, "line": 2, "dot": 3, "dash": 4}
 
 
 def merge_rows(*groups: Iterable[Row]) -> list[Row]:

@@ -169,12 +169,14 @@ def _place(scene: FabricScene, place: str | None, w: float, fixed_h: float | Non
     ``pad_labels``: padded until the labels fit in the design's area."""
     cols, ls = 1, QtCore.QSizeF(0, 0)
     if place == "right":
+        assert box is not None                       # a legend placed: there is one
         avail = fixed_h - top - m if fixed_h is not None else None
         cols = box.columns_for_height(avail) if avail is not None else 1
         ls = box.size(cols)
         area_w = w - ls.width() - 3 * m
         below = m
     elif place == "bottom":
+        assert box is not None
         cols = box.columns_for_width(w - 2 * m)
         ls = box.size(cols)
         area_w = w - 2 * m

@@ -48,6 +48,8 @@ class FramePainter:
     """Draws shots of ``clips`` on its own scene (light theme, nothing selected) ``width`` pixels
     wide; ``size`` is the video's (width, height), fixed for the whole recording."""
 
+    _layout: Any = None     # the clip's picture layout, set by _enter (not in __init__: mypy would see None)
+
     def __init__(self, clips: Sequence[Clip], width: int) -> None:
         from fabricviz.ui.canvas import theme as th
         from fabricviz.ui.canvas.export import legend_font_px
@@ -60,7 +62,6 @@ class FramePainter:
         self._heat: Any = None
         self._marks: Any = None
         self._scale: Any = None
-        self._layout: Any = None
         self._rows: list = []
         self.ratio = width / logical_width(width)             # video pixels per layout pixel
         lw = width / self.ratio

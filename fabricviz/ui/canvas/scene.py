@@ -98,6 +98,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
 
     def _add_devices(self, ids: np.ndarray, progress: Callable[[int, int], None] | None = None) -> None:
         f = self.fabric
+        assert f is not None
         t = f.devices_t
         ids = np.asarray(ids, dtype=np.int64)
         ids = ids[~np.isin(ids, np.fromiter(self.items_by_id, np.int64, len(self.items_by_id)))]
@@ -187,7 +188,8 @@ class FabricScene(QtWidgets.QGraphicsScene):
         item = self.items_by_id.get(s)
         if item is None:
             return
-        kids = [c for c in item.childItems() if c.data(ROLE_KIND) == "device"]
+        kids = [c for c in item.childItems()
+                if isinstance(c, QtWidgets.QGraphicsRectItem) and c.data(ROLE_KIND) == "device"]
         if not kids:
             e = th.EMPTY_SERVER
             item.setRect(-e / 2, -e / 2, e, e)
@@ -202,6 +204,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
     # ------------------------------------------------------------------ events
     def _on_event(self, e: ev.ChangeEvent) -> None:
         f = self.fabric
+        assert f is not None                     # only called with a fabric shown
         self.semantic.on_event(e)
         if e.kind == ev.BULK_ADDED or e.what in (ev.DEVICE, ev.FABRIC):
             self.label_layer.invalidate()        # names, positions or devices changed
@@ -217,7 +220,8 @@ class FabricScene(QtWidgets.QGraphicsScene):
                 if parent >= 0:
                     self._fit_server(parent)
             elif e.kind == ev.REMOVED:
-                self._remove_item(e.id)
+                if e.id is not None:
+                    self._remove_item(e.id)
             elif e.attr == "pos":
                 ids = [e.id] if e.id is not None else e.ids.get("devices", np.zeros(0, np.int64)).tolist()
                 self.sync_positions(ids)
@@ -236,13 +240,14 @@ class FabricScene(QtWidgets.QGraphicsScene):
                 self.items_by_id.pop(int(cid), None)
         parent = item.parentItem()
         if parent is not None:
-            item.setParentItem(None)
+            item.setParentItem(None)  # type: ignore[arg-type]  # PySide6's stub omits None (Qt takes nullptr)
         self.removeItem(item)
         if parent is not None:
             self._fit_server(int(parent.data(DEVICE_ROLE)))
 
     def sync_positions(self, ids: list[int]) -> None:
         """Move the items of ``ids`` to the model's positions (a drag in progress, an undo)."""
+        assert self.fabric is not None
         t = self.fabric.devices_t
         xs, ys = t.x, t.y
         for d in ids:

@@ -43,6 +43,7 @@ class CanvasMessage(QtWidgets.QLabel):
         self.setText(text)
         self.adjustSize()
         parent = self.parentWidget()
+        assert parent is not None                    # made as a child of the view
         x = min(max(pos.x() + 12, 4), max(parent.width() - self.width() - 4, 4))
         y = min(max(pos.y() + 12, 4), max(parent.height() - self.height() - 4, 4))
         self.move(x, y)
@@ -164,7 +165,7 @@ class CanvasView(QtWidgets.QGraphicsView):
             pos = QtCore.QPoint(20, 20)
         self.message.show_at(text, pos, refusal)
 
-    def drawBackground(self, painter: QtGui.QPainter, rect: QtCore.QRectF) -> None:  # noqa: N802
+    def drawBackground(self, painter: QtGui.QPainter, rect: QtCore.QRectF | QtCore.QRect) -> None:  # noqa: N802
         """Background plus a light grid when zoomed in enough for it to help placing."""
         painter.fillRect(rect, self.fscene.theme.background)
         s = self.scale_factor()
@@ -237,7 +238,7 @@ class CanvasView(QtWidgets.QGraphicsView):
         if key == QtCore.Qt.Key.Key_Minus:
             self.zoom_by(1 / ZOOM_STEP)
             return
-        arrows = {QtCore.Qt.Key.Key_Left: (-1, 0), QtCore.Qt.Key.Key_Right: (1, 0),
+        arrows: dict[int, tuple[int, int]] = {QtCore.Qt.Key.Key_Left: (-1, 0), QtCore.Qt.Key.Key_Right: (1, 0),
                   QtCore.Qt.Key.Key_Up: (0, -1), QtCore.Qt.Key.Key_Down: (0, 1)}
         ids = self.fscene.selected_device_ids()
         if key in arrows and ids:
@@ -340,7 +341,8 @@ class CanvasView(QtWidgets.QGraphicsView):
     def viewportEvent(self, event: QtCore.QEvent) -> bool:  # noqa: N802
         """While port markers are shown, tooltips are the markers' own (full name, rate, peer)
         and no device tooltip pops up over them."""
-        if event.type() == QtCore.QEvent.Type.ToolTip and self.ports.panels:
+        if (event.type() == QtCore.QEvent.Type.ToolTip and isinstance(event, QtGui.QHelpEvent)
+                and self.ports.panels):
             from fabricviz.ui.canvas.describe import marker_tooltip
             sp = self.mapToScene(event.pos())
             pid = self.ports.port_at(sp)
@@ -373,10 +375,11 @@ class CanvasView(QtWidgets.QGraphicsView):
         if not mime.hasFormat(PART_MIME):
             super().dropEvent(event)
             return
-        part = bytes(mime.data(PART_MIME)).decode()
+        part = bytes(mime.data(PART_MIME)).decode()  # type: ignore[call-overload]  # stub: no buffer protocol
         sp = self.snap_point(self.mapToScene(event.position().toPoint()))
         d = self.editor.add_part(part, sp.x(), sp.y())
         if d is not None:
             self.fscene.select_devices([d])
+            assert self.fscene.fabric is not None
             self.status.emit(f"added {self.fscene.fabric.name_of(d)} ({part})")
         event.acceptProposedAction()

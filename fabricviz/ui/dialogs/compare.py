@@ -62,7 +62,7 @@ class ReadOnlyCanvas(CanvasView):
     def mousePressEvent(self, event: QtGui.QMouseEvent) -> None:  # noqa: N802
         if event.button() in (QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.MouseButton.MiddleButton):
             self.auto_fit = False
-            self._pan_from = event.position().toPoint()
+            self._pan_from: QtCore.QPoint | None = event.position().toPoint()
             self.viewport().setCursor(QtCore.Qt.CursorShape.ClosedHandCursor)
         event.accept()
 

@@ -114,9 +114,9 @@ class FindDialog(QtWidgets.QDialog):
         comp.setFilterMode(QtCore.Qt.MatchFlag.MatchContains)
         self.edit.setCompleter(comp)
         lay.addWidget(self.edit)
-        self.result = QtWidgets.QLabel(" ", self)
-        self.result.setObjectName("find_result")
-        lay.addWidget(self.result)
+        self.answer = QtWidgets.QLabel(" ", self)
+        self.answer.setObjectName("find_result")
+        lay.addWidget(self.answer)
         buttons = QtWidgets.QDialogButtonBox(
             QtWidgets.QDialogButtonBox.StandardButton.Ok | QtWidgets.QDialogButtonBox.StandardButton.Cancel, self)
         buttons.accepted.connect(self.accept)
@@ -127,12 +127,12 @@ class FindDialog(QtWidgets.QDialog):
 
     def _look(self, text: str) -> None:
         d, why = find_device(self.document, text)
-        self.result.setText(f"→ {self.document.fabric.name_of(d)} ({why})" if d is not None else why)
+        self.answer.setText(f"→ {self.document.fabric.name_of(d)} ({why})" if d is not None else why)
 
     def accept(self) -> None:
         d, why = find_device(self.document, self.edit.text())
         if d is None:
-            self.result.setText(why)
+            self.answer.setText(why)
             return
         self.found = d
         super().accept()

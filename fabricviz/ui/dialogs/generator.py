@@ -18,8 +18,9 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 
 from fabricviz.generate import fat_tree, leaf_spine, plan_fat_tree, rail_optimized
-from fabricviz.generate.common import check_lid_space, pick_switch, tech_of
-from fabricviz.generate.direct import dragonfly, dragonfly_part, plan_dragonfly, plan_torus, torus, torus_part
+from fabricviz.generate.common import check_lid_space, pick_switch, port_rate, tech_of
+from fabricviz.generate.direct import (DragonflyPlan, TorusPlan, dragonfly, dragonfly_part, plan_dragonfly, plan_torus,
+                                      torus, torus_part)
 from fabricviz.generate.rail import NODES_PER_SU, RAILS
 from fabricviz.model import Catalog, Fabric, FabricError, Part
 from fabricviz.model.catalog import CatalogError
@@ -34,7 +35,7 @@ AUTO_PART = "automatic (by port count)"
 
 def switch_label(part: Part) -> str:
     """``QM9700 — 64 × 400G``: the part and its radix at its port speed."""
-    return f"{part_label(part)} — {part.ports} × {part.rate.gbps:g}G"
+    return f"{part_label(part)} — {part.ports} × {port_rate(part).gbps:g}G"
 
 
 def switch_parts(catalog: Catalog, fabric: str) -> list[Part]:
@@ -42,7 +43,7 @@ def switch_parts(catalog: Catalog, fabric: str) -> list[Part]:
     real parts only, fewest ports first."""
     kind = "ib_switch" if tech_of(fabric) == IB else "eth_switch"
     return sorted((p for p in catalog.by_kind(kind) if not p.hypothetical),
-                  key=lambda p: (p.ports, p.rate.gbps, p.id))
+                  key=lambda p: (p.ports, port_rate(p).gbps, p.id))
 
 
 def _spin(lo: int, hi: int, value: int, name: str) -> QtWidgets.QSpinBox:
@@ -64,12 +65,20 @@ def _combo(items: list[str], name: str) -> QtWidgets.QComboBox:
 class GeneratorDialog(QtWidgets.QDialog):
     """Choose a generator and its parameters; OK builds the fabric into ``result``."""
 
+    # the torus and dragonfly tabs' fabric, switch and speed fields (made in a loop by _direct_tabs)
+    to_fabric: QtWidgets.QComboBox
+    to_switch: QtWidgets.QComboBox
+    to_speed: QtWidgets.QLineEdit
+    df_fabric: QtWidgets.QComboBox
+    df_switch: QtWidgets.QComboBox
+    df_speed: QtWidgets.QLineEdit
+
     def __init__(self, parent: QtWidgets.QWidget | None = None, catalog: Catalog | None = None) -> None:
         super().__init__(parent)
         self.catalog = catalog if catalog is not None else Catalog.default()
         self.setObjectName("generator_dialog")
         self.setWindowTitle("Generate fabric")
-        self.result: Fabric | None = None
+        self.result: Fabric | None = None  # type: ignore[assignment]  # shadows QDialog.result() (not virtual, never called)
         self.tabs = QtWidgets.QTabWidget(self)
         self.tabs.setObjectName("generator_tabs")
         # fat tree
@@ -167,8 +176,8 @@ class GeneratorDialog(QtWidgets.QDialog):
             w.currentIndexChanged.connect(self.update_preview)
         for w in self.findChildren(QtWidgets.QLineEdit):
             w.textChanged.connect(self.update_preview)
-        for w in self.findChildren(QtWidgets.QCheckBox):
-            w.toggled.connect(self.update_preview)
+        for box in self.findChildren(QtWidgets.QCheckBox):
+            box.toggled.connect(self.update_preview)
         self.tabs.currentChanged.connect(self.update_preview)
         self.update_preview()
 
@@ -213,6 +222,7 @@ class GeneratorDialog(QtWidgets.QDialog):
     def _direct(self, tab: int, build: bool = False) -> Fabric | str:
         """Preview text (or, with ``build``, the fabric) of the torus (3) or dragonfly (4) tab, through
         the generator's own plan and part checks."""
+        plan: TorusPlan | DragonflyPlan
         if tab == 3:
             plan = plan_torus(self.to_dims.text(), self.to_hosts.value(), self.to_links.value(),
                               not self.to_mesh.isChecked())
@@ -272,7 +282,7 @@ class GeneratorDialog(QtWidgets.QDialog):
             return
         ids = [self.ft_switch.itemData(i) for i in range(self.ft_switch.count())]
         exact = [self.catalog.get(x) for x in ids if x is not None and self.catalog.get(x).ports == radix]
-        best = min(exact, key=lambda p: (-p.rate.speed_rank, p.id)).id if exact else None
+        best = min(exact, key=lambda p: (-port_rate(p).speed_rank, p.id)).id if exact else None
         if best != pid:
             self.ft_switch.setCurrentIndex(ids.index(best))
 

@@ -24,6 +24,7 @@ from fabricviz.ib.routing import ENGINES
 from fabricviz.model import FabricError
 from fabricviz.ui.canvas.record import FramePainter, VideoWriter
 from fabricviz.ui.document.document import Document
+from fabricviz.ui.jobs import Job
 
 SWEEP, TRAFFIC, LESSON = "sweep", "traffic", "lesson"
 #: Painted frames waiting for the encoder at most (painting pauses while the queue is full).
@@ -72,7 +73,7 @@ class RecordDialog(QtWidgets.QDialog):
             engine = document.session.sweep.engine   # the Subnet Manager dock's engine
         self.painter: FramePainter | None = None
         self.shots: list = []
-        self.job = None                         # the encoding job (tests wait on it)
+        self.job: Job | None = None             # the encoding job (tests wait on it)
         self.frames: queue.Queue[Any] = queue.Queue(QUEUE_FRAMES)
         self.painted = 0
         self.written: Path | None = None
@@ -165,14 +166,15 @@ class RecordDialog(QtWidgets.QDialog):
         """The open lesson when there is one, else the Traffic dock's run when it has one, else the sweep."""
         les = self.lesson
         has_lesson = les is not None and bool(getattr(les, "results", None))
-        item = self.what_box.model().item(2)
-        item.setEnabled(has_lesson)
+        model = self.what_box.model()
+        assert isinstance(model, QtGui.QStandardItemModel)   # a combo box's own model
+        model.item(2).setEnabled(has_lesson)
         if has_lesson:
             self.what_box.setItemText(2, f"Lesson: {les.lesson.title}")
             self.what_box.setCurrentIndex(2)
         elif self.traffic is not None and self.traffic.result is not None:
             self.what_box.setCurrentIndex(1)
-        self.what_box.model().item(1).setEnabled(self.traffic is not None)
+        model.item(1).setEnabled(self.traffic is not None)
         self._describe()
 
     @property

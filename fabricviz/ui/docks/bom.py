@@ -80,19 +80,20 @@ class BomModel(ColumnsModel):
     def items(self) -> list:
         return self.lines
 
-    def flags(self, index: QtCore.QModelIndex) -> QtCore.Qt.ItemFlag:
+    def flags(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> QtCore.Qt.ItemFlag:
         fl = super().flags(index)
         if index.isValid() and index.column() == PRICE_COL and priced_here(self.lines[index.row()]):
             fl |= QtCore.Qt.ItemFlag.ItemIsEditable
         return fl
 
-    def data(self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex,
+             role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         x = self.lines[index.row()]
         col = COLUMNS[index.column()]
         R = QtCore.Qt.ItemDataRole
-        raw = {"category": x.category, "part": x.part, "name": x.name, "count": x.count,
+        raw: Any = {"category": x.category, "part": x.part, "name": x.name, "count": x.count,
                "unit price": x.unit_price, "total": x.total_price, "power": x.total_power,
                "estimate": x.estimate}[col]
         if role == R.DisplayRole:
@@ -132,7 +133,7 @@ class BomModel(ColumnsModel):
             return x.name
         return None
 
-    def setData(self, index: QtCore.QModelIndex, value: Any,  # noqa: N802
+    def setData(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex, value: Any,  # noqa: N802
                 role: int = QtCore.Qt.ItemDataRole.EditRole) -> bool:
         if role != QtCore.Qt.ItemDataRole.EditRole or not (self.flags(index) & QtCore.Qt.ItemFlag.ItemIsEditable):
             return False
@@ -146,7 +147,8 @@ class BomModel(ColumnsModel):
 class PriceDelegate(QtWidgets.QStyledItemDelegate):
     """A dollar spin box for unit prices."""
 
-    def createEditor(self, parent: QtWidgets.QWidget, option: Any, index: QtCore.QModelIndex):  # noqa: N802
+    def createEditor(self,  # noqa: N802
+                     parent: QtWidgets.QWidget, option: Any, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex):
         box = QtWidgets.QDoubleSpinBox(parent)
         box.setObjectName("price_editor")
         box.setFrame(False)
@@ -157,11 +159,14 @@ class PriceDelegate(QtWidgets.QStyledItemDelegate):
         box.setAlignment(QtCore.Qt.AlignmentFlag.AlignRight)
         return box
 
-    def setEditorData(self, editor: QtWidgets.QWidget, index: QtCore.QModelIndex) -> None:  # noqa: N802
+    def setEditorData(self,  # noqa: N802
+                      editor: QtWidgets.QWidget, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> None:
+        assert isinstance(editor, QtWidgets.QDoubleSpinBox)   # made by createEditor
         editor.setValue(float(index.data(QtCore.Qt.ItemDataRole.EditRole)))
 
     def setModelData(self, editor: QtWidgets.QWidget, model: QtCore.QAbstractItemModel,  # noqa: N802
-                     index: QtCore.QModelIndex) -> None:
+                     index: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> None:
+        assert isinstance(editor, QtWidgets.QDoubleSpinBox)
         editor.interpretText()
         model.setData(index, editor.value(), QtCore.Qt.ItemDataRole.EditRole)
 
@@ -271,6 +276,7 @@ class BomDock(QtWidgets.QDockWidget):
 
     def _show_totals(self) -> None:
         b = self.bom
+        assert b is not None                          # shown after a BOM is computed
         per = b.per_host_port()
         est = " (includes estimates)" if b.includes_estimates else ""
         own = f" · {len(b.overridden)} price(s) entered here" if b.overridden else ""

@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 import shiboken6
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import FabricError
 from fabricviz.sim.units import ParamError
@@ -244,15 +244,18 @@ class CollectivesDock(QtWidgets.QDockWidget):
     def _op_changed(self, _i: int = 0) -> None:
         """Tree is NCCL's all-reduce only: disabled (and ring chosen) for the other ops."""
         tree_ok = self.op_box.currentData() == "allreduce"
-        item = self.algo_box.model().item(1)
-        item.setEnabled(tree_ok)
+        model = self.algo_box.model()
+        assert isinstance(model, QtGui.QStandardItemModel)   # a combo box's own model
+        model.item(1).setEnabled(tree_ok)
         if not tree_ok:
             self.algo_box.setCurrentIndex(0)
         self.algo_box.setToolTip("ring, or NCCL's tree (all-reduce only)" if tree_ok
                                  else "ring: NCCL's tree runs all-reduce only")
 
     def tree_enabled(self) -> bool:
-        return bool(self.algo_box.model().item(1).isEnabled())
+        model = self.algo_box.model()
+        assert isinstance(model, QtGui.QStandardItemModel)
+        return bool(model.item(1).isEnabled())
 
     def _refresh(self) -> None:
         f = self.document.fabric
@@ -389,7 +392,8 @@ class CollectivesDock(QtWidgets.QDockWidget):
 
     def table_rows(self) -> list[tuple[str, ...]]:
         """The table's text, row by row."""
-        return [tuple(self.table.item(i, j).text() for j in range(self.table.columnCount()))
+        return [tuple(it.text() if (it := self.table.item(i, j)) is not None else ""
+                      for j in range(self.table.columnCount()))
                 for i in range(self.table.rowCount())]
 
     def clear(self) -> None:

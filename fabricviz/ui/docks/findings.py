@@ -74,7 +74,8 @@ class FindingsModel(ColumnsModel):
     def items(self) -> list:
         return self.rows
 
-    def data(self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex,
+             role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         row = self.rows[index.row()]

@@ -206,8 +206,11 @@ class Inspector(QtWidgets.QDockWidget):
 
     def _show_rows(self, *labels: str) -> None:
         for i in range(self.form.rowCount()):
-            lab = self.form.itemAt(i, QtWidgets.QFormLayout.ItemRole.LabelRole).widget()
-            field = self.form.itemAt(i, QtWidgets.QFormLayout.ItemRole.FieldRole).widget()
+            lab_item = self.form.itemAt(i, QtWidgets.QFormLayout.ItemRole.LabelRole)
+            field_item = self.form.itemAt(i, QtWidgets.QFormLayout.ItemRole.FieldRole)
+            assert lab_item is not None and field_item is not None    # every row: a label and a field
+            lab, field = lab_item.widget(), field_item.widget()
+            assert isinstance(lab, QtWidgets.QLabel) and field is not None
             show = lab.text() in labels
             lab.setVisible(show)
             field.setVisible(show)
@@ -396,6 +399,7 @@ class Inspector(QtWidgets.QDockWidget):
     def _lft_at_step(self, d: int, lids: np.ndarray, ports: np.ndarray, name: Callable[[int], str], why: str):
         """The rows switch ``d`` holds at the sweep's step: the LFT blocks sent so far (a fresh
         sweep), or all but the changed blocks still to be sent (a re-sweep keeps the others)."""
+        assert self.sweep is not None                 # asked while a sweep step shows
         tl, i = self.sweep.timeline, self.sweep.index
         held, sent, due = tl.lft_held(d, i, lids)
         keep = np.flatnonzero(held)
@@ -416,7 +420,7 @@ class Inspector(QtWidgets.QDockWidget):
 
     def _state_text(self, pid: int, state: str) -> str:
         """The port state shown: the model's, or while a sweep shows, the SM's at its step."""
-        if self._sweep_states is None:
+        if self._sweep_states is None or self.sweep is None:   # states are set with the step
             return state
         return self.sweep.timeline.port_state_text(self._sweep_states[0], pid, state)
 
@@ -463,7 +467,9 @@ class Inspector(QtWidgets.QDockWidget):
             box.setCurrentText(rate)
             box.setToolTip("rates this part supports; type another to try it")
             box.activated.connect(lambda _i, p=pid, b=box: self._set_rate(p, b.currentText()))
-            box.lineEdit().returnPressed.connect(lambda p=pid, b=box: self._set_rate(p, b.currentText()))
+            edit = box.lineEdit()
+            assert edit is not None                   # an editable combo box
+            edit.returnPressed.connect(lambda p=pid, b=box: self._set_rate(p, b.currentText()))
             self.ports.setCellWidget(r, C_RATE, box)
             self.rate_boxes[pid] = box
         self.ports.resizeColumnsToContents()

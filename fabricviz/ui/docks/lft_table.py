@@ -47,13 +47,16 @@ class LftModel(QtCore.QAbstractTableModel):
     def row(self, k: int) -> tuple[int, int, str]:
         return int(self.lids[k]), int(self.ports[k]), self._name(k)
 
-    def rowCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: N802
+    def rowCount(self,  # noqa: N802
+                 parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex = QtCore.QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.lids)
 
-    def columnCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: N802
+    def columnCount(self,  # noqa: N802
+                    parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex = QtCore.QModelIndex()) -> int:
         return 0 if parent.isValid() else len(LFT_COLS)
 
-    def data(self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole):
+    def data(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex,
+             role: int = QtCore.Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or role != QtCore.Qt.ItemDataRole.DisplayRole:
             return None
         k, c = index.row(), index.column()

@@ -30,6 +30,11 @@ def search_text(part: Part) -> str:
     return " ".join(words).lower()
 
 
+def _children(item: QtWidgets.QTreeWidgetItem) -> list[QtWidgets.QTreeWidgetItem]:
+    """An item's children in order (Qt's ``child(j)`` is None only out of range)."""
+    return [c for j in range(item.childCount()) if (c := item.child(j)) is not None]
+
+
 class PartTree(QtWidgets.QTreeWidget):
     """A tree of parts whose leaves start a drag carrying ``PART_MIME`` = part id."""
 
@@ -125,7 +130,7 @@ class Palette(QtWidgets.QDockWidget):
 
     def _clicked(self, item: QtWidgets.QTreeWidgetItem) -> None:
         part = item.data(0, PART_ROLE)
-        if part and item.parent() is not None and item.parent().indexOfChild(item) >= 0 \
+        if part and (parent := item.parent()) is not None and parent.indexOfChild(item) >= 0 \
                 and not item.flags() & QtCore.Qt.ItemFlag.ItemIsDragEnabled:
             self.cable_part_chosen.emit(part)
 
@@ -134,10 +139,10 @@ class Palette(QtWidgets.QDockWidget):
         out = []
         for i in range(self.tree.topLevelItemCount()):
             group = self.tree.topLevelItem(i)
+            assert group is not None                  # i is in range
             if group.isHidden():
                 continue
-            out += [group.child(j).data(0, PART_ROLE) for j in range(group.childCount())
-                    if not group.child(j).isHidden()]
+            out += [child.data(0, PART_ROLE) for child in _children(group) if not child.isHidden()]
         return out
 
     def _apply_filter(self, text: str) -> None:
@@ -145,9 +150,9 @@ class Palette(QtWidgets.QDockWidget):
         words = text.lower().split()
         for i in range(self.tree.topLevelItemCount()):
             group = self.tree.topLevelItem(i)
+            assert group is not None                  # i is in range
             shown = 0
-            for j in range(group.childCount()):
-                child = group.child(j)
+            for child in _children(group):
                 key = child.data(0, SEARCH_ROLE) or ""
                 hit = all(w in key for w in words)
                 child.setHidden(not hit)

@@ -447,6 +447,7 @@ class SweepDock(QtWidgets.QDockWidget):
     def _draw(self, fabric: Fabric) -> None:
         """Put the overlay on the canvas for the loaded sweep (claiming it from other overlays)."""
         self.document.session.claim("sweep")
+        assert self.timeline is not None              # drawn once a sweep is loaded
         self.overlay.set_context(fabric, self.timeline)
         tools = self.tools
         self.overlay.set_trace(tools.trace)

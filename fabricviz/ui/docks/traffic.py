@@ -47,6 +47,7 @@ from fabricviz.ui.docks.traffic_left_out import LeftOutList
 from fabricviz.ui.docks.traffic_partition import PartitionPicker
 from fabricviz.ui.docks.traffic_sl import SlPicker, vl_note
 from fabricviz.ui.docks.traffic_transport import CcPicker, TransportPicker, needs_refresh, transport_line
+from fabricviz.sim.engine import SimResult
 from fabricviz.sim.run import run_traffic
 from fabricviz.ui.document.document import Document
 from fabricviz.ui.canvas.overlays.traffic import METRICS, ColorScale, LegendBar, scale_for
@@ -76,7 +77,7 @@ class TrafficDock(QtWidgets.QDockWidget):
         self._share = 0.0                         # its rate/line mean (for the live status)
         self._pending = False                     # a routing change arrived during a run
         self._quiet = False                       # set by configure/adopt: no live re-run
-        self.result = None
+        self.result: SimResult | None = None
         self.result_fabric: Fabric | None = None
         self.scale: ColorScale | None = None
         self.error: str | None = None
@@ -229,7 +230,7 @@ class TrafficDock(QtWidgets.QDockWidget):
         return self.slider.value()
 
     @property
-    def metric(self) -> str:
+    def metric(self) -> str:  # type: ignore[override]  # a property: Qt's virtual QWidget.metric() keeps its C++ body
         return self.metric_box.currentText()
 
     def current_frame(self):
@@ -356,6 +357,7 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.cancel_button.setEnabled(True)
         self.progress.setValue(0)
         if live:
+            assert self.result is not None and self._shown is not None   # live: a re-run of the run on show
             tech = self.result.fabric_tech
             self._set_status(f"re-running with {self._shown.route_label(tech)} → "
                                 f"{choice.route_label(tech)}…")
@@ -446,6 +448,7 @@ class TrafficDock(QtWidgets.QDockWidget):
             playing = self.timer.isActive()
             t = self.result.frames[self.frame].time_s
             k = int(np.argmin(np.abs(np.array([fr.time_s for fr in res.frames]) - t)))
+            assert self._shown is not None            # set with the result on show
             before = (self._shown.route_label(res.fabric_tech), self._share)
             self._present(res, f, choice, f"{seconds:.2f} s", k, before)
             self.set_playing(playing)
@@ -577,6 +580,7 @@ class TrafficDock(QtWidgets.QDockWidget):
             self._show(k)
 
     def _show(self, k: int) -> None:
+        assert self.result is not None                # shown only with a result
         fr = self.result.frames[k]
         self.frame_label.setText(f"{k + 1}/{len(self.result.frames)} · {fr.time_s * 1e3:.3f} ms")
         self.frame_changed.emit(k)
@@ -606,6 +610,7 @@ class TrafficDock(QtWidgets.QDockWidget):
         on = bool(on) and self.result is not None and len(self.result.frames) > 1
         show_playing(self.play_button, on)
         if on:
+            assert self.result is not None
             if self.frame >= len(self.result.frames) - 1:
                 self.set_frame(0)
             self.timer.start()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric, FabricError
 from fabricviz.model import events as ev
@@ -80,6 +80,7 @@ class TransportPicker(QtWidgets.QComboBox):
         self.setItemData(0, f"what the design's NIC parts do: {TRANSPORT_TIPS[self.default]}",
                          QtCore.Qt.ItemDataRole.ToolTipRole)
         model = self.model()
+        assert isinstance(model, QtGui.QStandardItemModel)   # a combo box's own model
         for k in range(1, self.count()):
             model.item(k).setEnabled(self.fits(self.itemData(k)))
         if not self.fits(self.currentData()):

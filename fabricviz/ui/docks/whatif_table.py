@@ -63,7 +63,8 @@ class TrialsModel(ColumnsModel):
         self.columns = WORST_COLUMNS if worst else TRIAL_COLUMNS
         self.endResetModel()
 
-    def data(self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex,
+             role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         r, c = self.rows[index.row()], index.column()

@@ -100,7 +100,8 @@ class HistoryView(QtWidgets.QUndoView):
         stack = self.stack()
         if self._syncing or stack is None or not current.isValid() or current.row() == stack.index():
             return
-        self.setStack(None)         # the list would rebuild itself on every step of the walk
+        # the list would rebuild itself on every step of the walk
+        self.setStack(None)  # type: ignore[arg-type]  # PySide6's stub omits None (Qt takes nullptr)
         try:
             stack.setIndex(current.row())
         finally:
@@ -268,7 +269,7 @@ class PositionsCommand(FabricCommand):
         self._merge_id = merge_id
 
     @classmethod
-    def move(cls, editor: "Editor", ids: list[int], dx: float, dy: float,
+    def move(cls, editor: "Editor", ids: list[int] | np.ndarray, dx: float, dy: float,
              merge: bool = False) -> "PositionsCommand":
         """Move devices by (dx, dy); servers take their GPUs and NICs along."""
         t = editor.fabric.devices_t

@@ -8,7 +8,7 @@ The canvas follows the model's events; nothing here touches items.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from PySide6 import QtCore, QtGui
@@ -168,7 +168,7 @@ class Editor(QtCore.QObject):
             mime = QtGui.QGuiApplication.clipboard().mimeData()
             if mime is not None and mime.hasFormat(CLIP_MIME):
                 try:
-                    data = json.loads(bytes(mime.data(CLIP_MIME)).decode("utf-8"))
+                    data = json.loads(bytes(mime.data(CLIP_MIME)).decode("utf-8"))  # type: ignore[call-overload]  # stub: QByteArray has no buffer protocol
                 except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                     self.message.emit(f"paste: the clipboard's devices are not readable ({exc})", True)
                     return []
@@ -202,7 +202,7 @@ class Editor(QtCore.QObject):
 
 
 # ---------------------------------------------------------------------- clipboard format
-_EXIT_HOOK = []
+_EXIT_HOOK: list[Callable[[], None]] = []
 
 
 def _release_clipboard_at_exit() -> None:

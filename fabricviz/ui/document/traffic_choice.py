@@ -35,7 +35,7 @@ class RunChoice:
     transport: str | None = None  # ib | roce-gbn | roce-ooo (None: the NICs' default)
     cc: str | None = None  # a RoCE fluid run's congestion control, dcqcn | none (None: the default, DCQCN)
 
-    def args(self, fabric: Fabric) -> tuple:
+    def args(self, fabric: Fabric) -> tuple[Fabric, str, str, str | None, str, float, int]:
         """``run_traffic``'s positional arguments; :meth:`kwargs` has the rest (the partition)."""
         return (fabric, self.spec, self.model, None if self.routing == "default" else self.routing,
                 self.engine, self.duration_s, self.seed)

@@ -48,14 +48,14 @@ class LessonDock(QtWidgets.QDockWidget):
         text = QtWidgets.QWidget(w)
         lay = QtWidgets.QVBoxLayout(text)
         lay.setContentsMargins(0, 0, 0, 0)
-        self.scroll = QtWidgets.QScrollArea(w)      # long explanations scroll rather than clip
-        self.scroll.setObjectName("lesson_text_scroll")
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setWidget(text)
-        outer.addWidget(self.scroll, 3)
-        self.scroll.setMinimumWidth(MIN_TEXT_WIDTH)
+        self.text_scroll = QtWidgets.QScrollArea(w)      # long explanations scroll rather than clip
+        self.text_scroll.setObjectName("lesson_text_scroll")
+        self.text_scroll.setWidgetResizable(True)
+        self.text_scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.text_scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.text_scroll.setWidget(text)
+        outer.addWidget(self.text_scroll, 3)
+        self.text_scroll.setMinimumWidth(MIN_TEXT_WIDTH)
 
         def label(name: str, scale: float, bold: bool = False) -> QtWidgets.QLabel:
             lab = QtWidgets.QLabel(text)
@@ -175,8 +175,10 @@ class LessonDock(QtWidgets.QDockWidget):
         self.say.setMinimumHeight(SAY_LINES * say)
         titles = sum(QtGui.QFontMetrics(lab.font()).lineSpacing() * 2
                      for lab in (self.lesson_title, self.step_title))
-        lay = self.say.parentWidget().layout()
-        self.scroll.setMinimumHeight(SAY_LINES * say + titles + 3 * lay.spacing() + 4)
+        box = self.say.parentWidget()
+        lay = box.layout() if box is not None else None
+        assert lay is not None                        # the explanation sits in the scrolled text's layout
+        self.text_scroll.setMinimumHeight(SAY_LINES * say + titles + 3 * lay.spacing() + 4)
         mono = QtGui.QFontMetrics(self.lines.font()).lineSpacing()
         self.lines.setMinimumHeight(3 * mono + 8)
         self.lines.setMaximumHeight(ENGINE_LINES * mono + 2 * self.lines.frameWidth() + 8)
@@ -286,13 +288,14 @@ class Presentation(QtCore.QObject):
                 self.dock.show()
                 self.dock.raise_()
             self.dock.set_scale(PRESENTATION_SCALE)
-            w.scene.label_layer.set_pixel_size(PRESENTATION_PX)   # names readable from the back row
+            # names readable from the back row (the window is the shell, typed here as a QMainWindow)
+            w.scene.label_layer.set_pixel_size(PRESENTATION_PX)  # type: ignore[attr-defined]  # the shell's scene
             w.showFullScreen()
             if self.dock.isVisible() and not self.dock.isFloating():
                 w.resizeDocks([self.dock], [max(400, int(w.width() * 0.45))], QtCore.Qt.Orientation.Horizontal)
         else:
             self.dock.set_scale(1.0)
-            w.scene.label_layer.set_pixel_size(NORMAL_PX)
+            w.scene.label_layer.set_pixel_size(NORMAL_PX)  # type: ignore[attr-defined]  # the shell's scene
             w.setWindowState(self.prev_state)
             if self.saved is not None:            # every dock back where it was, same sizes and tabs
                 w.restoreState(self.saved)

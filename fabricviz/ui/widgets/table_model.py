@@ -18,10 +18,12 @@ class ColumnsModel(QtCore.QAbstractTableModel):
         """The rows shown (subclasses keep them under their own name)."""
         raise NotImplementedError
 
-    def rowCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: N802
+    def rowCount(self,  # noqa: N802
+                 parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex = QtCore.QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.items())
 
-    def columnCount(self, parent: QtCore.QModelIndex = QtCore.QModelIndex()) -> int:  # noqa: N802
+    def columnCount(self,  # noqa: N802
+                    parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex = QtCore.QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.columns)
 
     def headerData(self, section: int, orientation: QtCore.Qt.Orientation,  # noqa: N802

@@ -10,7 +10,7 @@ per (on-screen width, colour) — cosmetic pens, so the width is in pixels at an
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar, overload
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -66,7 +66,15 @@ def rounded_rects_path(r: np.ndarray, radius: float) -> QtGui.QPainterPath:
     return path
 
 
-def _item(scene: "FabricScene", z: float, cls: type = QtWidgets.QGraphicsPathItem) -> QtWidgets.QGraphicsPathItem:
+_Path = TypeVar("_Path", bound=QtWidgets.QGraphicsPathItem)
+
+
+@overload
+def _item(scene: "FabricScene", z: float) -> QtWidgets.QGraphicsPathItem: ...
+@overload
+def _item(scene: "FabricScene", z: float, cls: type[_Path]) -> _Path: ...
+def _item(scene: "FabricScene", z: float,
+          cls: type[QtWidgets.QGraphicsPathItem] = QtWidgets.QGraphicsPathItem) -> QtWidgets.QGraphicsPathItem:
     item = cls()
     item.setZValue(z)
     item.setData(ROLE_KIND, SEMANTIC_KIND)

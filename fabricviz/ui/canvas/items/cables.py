@@ -14,6 +14,7 @@ from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.items.devices import K_ETHSW, K_IBSW, ROLE_KIND
 
 if TYPE_CHECKING:
+    from fabricviz.ui.canvas.items.segments import SegmentPathItem
     from fabricviz.ui.canvas.scene import FabricScene
 
 
@@ -53,7 +54,7 @@ class CableLayer:
 
     def __init__(self, scene: "FabricScene") -> None:
         self.scene = scene
-        self.items: dict[tuple[int, str], QtWidgets.QGraphicsPathItem] = {}
+        self.items: dict[tuple[int, str], SegmentPathItem] = {}
         self.ids = np.zeros(0, np.int64)
         self.ends = np.zeros((4, 0))
         self.highlight = QtWidgets.QGraphicsPathItem()
@@ -68,12 +69,12 @@ class CableLayer:
         theme = self.scene.theme
         ids = f.cable_ids() if f is not None else np.zeros(0, np.int64)
         self.ids = ids
-        self.ends = np.vstack(cable_anchors(f, ids)) if len(ids) else np.zeros((4, 0))
+        self.ends = np.vstack(cable_anchors(f, ids)) if f is not None and len(ids) else np.zeros((4, 0))
         keep = np.ones(len(ids), bool)
         if self.hidden is not None and len(ids):
             keep = ~np.isin(ids, self.hidden)
-        tech = f.cables_t.tech[ids] if len(ids) else np.zeros(0, np.int8)
-        ctype = f.cables_t.ctype[ids] if len(ids) else np.zeros(0, np.int8)
+        tech = f.cables_t.tech[ids] if f is not None and len(ids) else np.zeros(0, np.int8)
+        ctype = f.cables_t.ctype[ids] if f is not None and len(ids) else np.zeros(0, np.int8)
         seen = set()
         for (tc, tname), pen in theme.cable_pens.items():
             sel = np.flatnonzero(keep & (tech == tc) & (ctype == ("dac", "aoc", "transceiver").index(tname)))

@@ -310,6 +310,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         if self._cols is not None and self._cols_rev == self.revision:
             return self._cols
         f = self.fscene.fabric
+        assert f is not None
         t = f.devices_t
         ids = np.flatnonzero(t.alive)
         if self._mask is not None:
@@ -377,6 +378,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         if th.CHILD_W * sx < 3 * self.pixel_size or th.CHILD_H * sy < h + INSET_PX:
             sel &= c.mode != INSIDE
         f = self.fscene.fabric
+        assert f is not None
         pinned = np.array(sorted(d for d in self._pins if f.devices_t.exists(d)), np.int64)
         idx = np.flatnonzero(sel & ~((c.mode == UNDER) & np.isin(c.ref, pinned)))
         if len(idx) > MAX_EXACT:      # one per bin no narrower than any label: the rest lose anyway
@@ -439,6 +441,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
             return self._extra[2][ref]
         text = self._names.get(ref)
         if text is None:
+            assert self.fscene.fabric is not None
             text = self.fscene.fabric.name_of(ref)
             if mode == INSIDE:       # inside its server: the local name (gpu0, mlx5_3)
                 text = text.rsplit("/", 1)[-1]

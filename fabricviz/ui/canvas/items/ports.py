@@ -70,7 +70,8 @@ class PortPanel(QtWidgets.QGraphicsRectItem):
         self.device = device
         self.markers: dict[int, PortMarker] = {}
         self.labels: dict[int, QtWidgets.QGraphicsSimpleTextItem] = {}
-        f: Fabric = scene.fabric
+        f = scene.fabric
+        assert f is not None
         theme = scene.theme
         dt, pt = f.devices_t, f.ports_t
         item = scene.items_by_id[device]
@@ -199,7 +200,8 @@ class PortOverlay:
             pid = item.data(PORT_ROLE)
             if pid is not None:
                 return int(pid)
-            if item.data(ROLE_KIND) == "panel" and not item.rect().isEmpty():
+            if (item.data(ROLE_KIND) == "panel" and isinstance(item, QtWidgets.QGraphicsRectItem)
+                    and not item.rect().isEmpty()):
                 return None
         return None
 

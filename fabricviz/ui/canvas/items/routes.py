@@ -424,14 +424,14 @@ def _route_down(U: np.ndarray, L: np.ndarray, gu: np.ndarray, gl: np.ndarray, bu
     jog = np.abs(exit_x - lane) > 1e-9
     pitch = (lane_w + LANE_GAP_PX) / s
     for ends_lo, ends_hi, at, grouped in ((ex0, ex1, exit_x, tu), (en0, en1, entry_x, tl)):
-        for side in (-1, 1):
-            off_side = (lane < ends_lo) if side < 0 else (lane > ends_hi)
-            for g in np.unique(grouped[off_side]).tolist():
-                us = np.flatnonzero(off_side & (grouped == g))
+        for sense in (-1, 1):
+            off_side = (lane < ends_lo) if sense < 0 else (lane > ends_hi)
+            for grp in np.unique(grouped[off_side]).tolist():
+                us = np.flatnonzero(off_side & (grouped == grp))
                 # the lane farthest out leaves / enters nearest the corner
-                us = us[np.argsort(lane[us] * -side, kind="stable")]
-                base = ends_lo[us] if side < 0 else ends_hi[us]
-                at[us] = np.clip(base - side * np.cumsum(np.r_[0.0, pitch[us][:-1]]), ends_lo[us], ends_hi[us])
+                us = us[np.argsort(lane[us] * -sense, kind="stable")]
+                base = ends_lo[us] if sense < 0 else ends_hi[us]
+                at[us] = np.clip(base - sense * np.cumsum(np.r_[0.0, pitch[us][:-1]]), ends_lo[us], ends_hi[us])
     # 3. tracks: the jog under the upper box, the run above the lower box
     y1, y2 = np.full(nt, np.nan), np.full(nt, np.nan)
     track_w = lane_w.copy()

@@ -95,10 +95,11 @@ def palette_colors(palette: list[QtGui.QColor], index: Callable[[np.ndarray], np
 def drawn_alone_devices(sem: "SemanticLayer | None", n: int) -> np.ndarray:
     """Per device id (``n`` of them): drawn at its own place now (near; an open group's member;
     a switch at middle), so per-device marks (outlines, port dots, LIDs) belong there."""
-    if _bundles(sem) is None or sem.grouping is None:
+    if sem is None or _bundles(sem) is None or sem.grouping is None:
         return np.ones(n, bool)
     g = sem.grouping
     node = sem.node_of()
+    assert sem.scene.fabric is not None          # a fabric has its groups
     t = sem.scene.fabric.devices_t
     top = np.where(t.parent >= 0, t.parent, np.arange(t.n))
     out = np.zeros(n, bool)
@@ -212,6 +213,7 @@ class BundleMarks(QtWidgets.QGraphicsItem):
         self.update()
 
     def _lod(self, painter: QtGui.QPainter | None = None):
+        assert self.lods is not None                 # drawn only with lines set
         if painter is None:
             return self.lods.lod
         dev = painter.device()

@@ -15,12 +15,17 @@ themselves (inside open groups) keep their own lines.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric
 from fabricviz.ui.canvas.items.cables import path_pairs, cable_anchors
 from fabricviz.ui.canvas.overlays.bundled import alone, bundled, by_cable, colours_of, follow_levels, palette_colors
+
+if TYPE_CHECKING:
+    from fabricviz.ui.canvas.scene import FabricScene
 
 LEVELS = 6
 #: Low → high load colours (light blue to deep orange) and widths.
@@ -32,7 +37,7 @@ Z = 4.5            # under the sweep overlay's dots and paths (5+), over the sce
 class LoadOverlay:
     """Port loads of one routing on ``scene``; ``show`` per routing, ``clear`` to hide."""
 
-    def __init__(self, scene: QtWidgets.QGraphicsScene) -> None:
+    def __init__(self, scene: FabricScene) -> None:
         self.scene = scene
         self.items: list[QtWidgets.QGraphicsPathItem] = []
         self.cables = np.zeros(0, np.int64)
@@ -114,7 +119,7 @@ class LoadOverlay:
 
     def legend_rows(self) -> list[tuple[str, QtGui.QColor, str]]:
         """Rows (label, colour, "line") for the levels in use: routes per port ranges."""
-        rows = []
+        rows: list[tuple[str, QtGui.QColor, str]] = []
         if not self.active or not self.vmax:
             return rows
         for k in sorted(set(self.levels.tolist())):

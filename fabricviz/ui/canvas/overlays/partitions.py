@@ -32,7 +32,7 @@ never an item per host.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 import shiboken6
@@ -47,6 +47,9 @@ from fabricviz.ib.partition_design import host_port_guids, resolve_design
 from fabricviz.ui.canvas.overlays.bundled import drawn_alone_devices, follow_levels, semantic_of
 from fabricviz.ui.document.partitions import BACKGROUND_DEVICES, CACHE_KEY
 from fabricviz.ui.document.routing import RoutingRefused
+
+if TYPE_CHECKING:
+    from fabricviz.ui.canvas.scene import FabricScene
 
 #: One colour per partition, by its place among the design's non-Default partitions.
 PALETTE = ("#1c7ed6", "#e8590c", "#2f9e44", "#ae3ec9", "#f59f00", "#0c8599", "#d6336c", "#5c940d")
@@ -193,7 +196,7 @@ def marks_of(scene: QtWidgets.QGraphicsScene) -> "PartitionMarks | None":
 class PartitionMarks:
     """The partition marks of ``document``'s design on ``scene``; ``set_on`` shows or hides them."""
 
-    def __init__(self, document: Any, scene: QtWidgets.QGraphicsScene,
+    def __init__(self, document: Any, scene: FabricScene,
                  status: Callable[[str], None] | None = None) -> None:
         self.document = document
         self.scene = scene
@@ -283,7 +286,7 @@ class PartitionMarks:
         alone = drawn_alone_devices(sem if zoomed_out else None, int(t.n))
         items_by_id = getattr(self.scene, "items_by_id", {})
         self.frames, self.groups = {}, {}        # every host's frame: the veil covers members and others alike
-        node = sem.node_of() if zoomed_out else None
+        node = sem.node_of() if zoomed_out and sem is not None else None
         for d in ids:
             item = items_by_id.get(d)
             if alone[d]:

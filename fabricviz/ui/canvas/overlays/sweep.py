@@ -15,6 +15,8 @@ stay only on devices drawn as themselves; the traced path goes on top of the bun
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -26,6 +28,9 @@ from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
 from fabricviz.ui.canvas.items.devices import LABEL_ZOOM
 from fabricviz.ui.canvas.overlays.bundled import (bundled, by_cable, colours_of, drawn_alone_devices, follow_levels,
                                                   palette_colors, semantic_of)
+
+if TYPE_CHECKING:
+    from fabricviz.ui.canvas.scene import FabricScene
 
 #: Above this many CA ports no LID labels are made (they would be unreadable anyway).
 MAX_LID_LABELS = 1024
@@ -67,7 +72,7 @@ class SweepOverlay:
 
     Z = 5.0
 
-    def __init__(self, scene: QtWidgets.QGraphicsScene) -> None:
+    def __init__(self, scene: FabricScene) -> None:
         self.scene = scene
         self.items: dict[str, QtWidgets.QGraphicsPathItem] = {}
         self.labels: dict[int, QtWidgets.QGraphicsSimpleTextItem] = {}          # by CA port
@@ -227,6 +232,7 @@ class SweepOverlay:
         sem = semantic_of(self.scene)
         if not cables or not self._zoomed_out():
             return [self.cable_ends.get(int(c)) for c in cables]
+        assert sem is not None                       # zoomed out: the scene has its semantic layer
         e = sem.cable_ends(np.asarray(cables, np.int64))
         return [tuple(col) if np.isfinite(col).all() else None for col in e.T.tolist()]
 
@@ -254,6 +260,7 @@ class SweepOverlay:
             return
         self.state = st
         f = self.fabric
+        assert f is not None                         # shown once set up for a fabric
         sem = semantic_of(self.scene) if self._zoomed_out() else None
         own = drawn_alone_devices(sem, int(f.devices_t.n))
         here = own[self.subnet_tops]                 # drawn at its own place now
@@ -306,6 +313,7 @@ class SweepOverlay:
             colours.set("sweep", None)
             return
         d = st.discovered
+        assert self.fabric is not None               # _zoomed_out() checked it
         v = np.where(self.cable_in_subnet, (d[self.cable_da] & d[self.cable_db]).astype(np.float64), np.nan)
         colours.set("sweep", by_cable(int(self.fabric.cables_t.n), self.cids, v), self.discovery_colors)
 
@@ -336,7 +344,9 @@ class SweepOverlay:
         self.items["trace"].setPath(QtGui.QPainterPath() if on_top else self._cable_path(self.trace_cables))
         casing = QtGui.QPainterPath()
         if on_top and self.trace_cables:        # under exactly the segments drawn on top
-            e = semantic_of(self.scene).cable_ends(np.asarray(self.trace_cables, np.int64))
+            sem = semantic_of(self.scene)
+            assert sem is not None                   # on top only when zoomed out
+            e = sem.cable_ends(np.asarray(self.trace_cables, np.int64))
             e = e[:, np.isfinite(e).all(axis=0) & ((e[0] != e[2]) | (e[1] != e[3]))]
             casing = path_pairs(e[0], e[1], e[2], e[3])
         self.items["trace_casing"].setPath(casing)

@@ -28,6 +28,7 @@ the legend and the overlay share it, so what the legend says is what is drawn.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -217,7 +218,7 @@ class TrafficOverlay:
         self.run_cables = np.zeros(0, np.int64)     # every cable of the run (its two links exist)
         self._sub: np.ndarray | None = None     # run_cables index of each drawn column (None: all)
         self._run_bundle = np.zeros(0, np.int64)    # per run cable: the bundle drawing it now, -1
-        self._frame = None                      # (frame, scale) on show, redrawn when the level changes
+        self._frame: tuple[Any, ColorScale] | None = None   # (frame, scale) on show, redrawn when the level changes
         self._set_geometry(np.zeros(0, np.int64), np.zeros((4, 0)))
         follow_levels(scene, self._level_changed)
 
@@ -258,15 +259,15 @@ class TrafficOverlay:
         sem = semantic_of(self.scene)
         self._sub = None
         self._run_bundle = np.full(len(cids), -1, np.int64)
-        if f is not None and len(cids) and bundled(self.scene) and sem.scene.fabric is f:
+        if f is not None and len(cids) and bundled(self.scene) and sem is not None and sem.scene.fabric is f:
             self._sub = np.flatnonzero(alone(sem, cids))
             self._run_bundle = bundle_of(sem, cids)
             cids = cids[self._sub]
-        if self._sub is not None:          # every segment of each bundle's drawn line
+        if self._sub is not None and sem is not None:          # every segment of each bundle's drawn line
             self.marks.set_lines(sem.bundle_segments, sem.segment_bundle)
         else:
             self.marks.set_lines(np.zeros((4, 0)))
-        self._set_geometry(cids, np.vstack(cable_anchors(f, cids)) if len(cids) else np.zeros((4, 0)))
+        self._set_geometry(cids, np.vstack(cable_anchors(f, cids)) if f is not None and len(cids) else np.zeros((4, 0)))
 
     def _level_changed(self) -> None:
         """The semantic layer changed level, opened a group or moved: the frame on show again."""
@@ -321,6 +322,7 @@ class TrafficOverlay:
 
     def _build(self) -> None:
         lod, b = self.lod, self._b
+        assert b is not None
         cb = b[lod.cols]
         gb = np.maximum.reduceat(cb, lod.starts) if lod.merged and len(cb) else cb
         order = np.argsort(gb, kind="stable")
@@ -355,7 +357,7 @@ class TrafficOverlay:
         on top (they cannot be seen, yet stroking them again costs as much as the heat)."""
         layer = getattr(self.scene, "cables", None)
         items = getattr(layer, "items", None)
-        if not isinstance(items, dict) or bundled(self.scene):
+        if not isinstance(items, dict) or layer is None or bundled(self.scene):
             return                                  # zoomed out the semantic layer hides them itself
         if on:
             ids = layer.ids
@@ -407,6 +409,7 @@ class TrafficOverlay:
         colours = colours_of(self.scene)
         if colours is None:
             return
+        assert self.fabric is not None                 # bundles are shown for a run on a fabric
         colours.set("traffic", by_cable(int(self.fabric.cables_t.n), self.run_cables, values), scale.colors)
         rb = self._run_bundle
         self._bundle_marks(np.unique(rb[paused & (rb >= 0)]), np.unique(rb[ecn & (rb >= 0)]))
@@ -432,7 +435,7 @@ class TrafficOverlay:
     def bucket_of(self, cable: int) -> int | None:
         """The bucket of the cable's own value (None when not in the run or no frame)."""
         col = self._column(cable)
-        return None if col is None else int(self._b[col])
+        return None if col is None or self._b is None else int(self._b[col])
 
     def color_of(self, cable: int) -> QtGui.QColor | None:
         """The colour of the cable's own value: what it is drawn with when drawn on its own."""
