@@ -27,7 +27,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 import pyqtgraph as pg
@@ -217,7 +217,7 @@ class ChartsDock(QtWidgets.QDockWidget):
         """The run carries the senders' DCQCN rate (fluid model with DCQCN)."""
         return self.result is not None and all(len(f.flow_cc_rate_gbps) for f in self.result.frames)
 
-    def set_result(self, result: SimResult | None, fabric: Fabric | None = None) -> None:
+    def set_result(self, result: Any, fabric: Fabric | None = None) -> None:
         """Show ``result`` (None clears): fabric-wide panel, then the hottest link and slowest flow.
 
         A re-run on the same design (another routing mode, say) keeps the chosen link, and the
@@ -259,7 +259,7 @@ class ChartsDock(QtWidgets.QDockWidget):
             self.show_link(link)
         elif self.link_box.count():
             self.show_link(int(self.link_box.itemData(0)))
-        if same and prev is not None and flow is not None and len(prev.flows) == len(result.flows) and \
+        if same and flow is not None and len(prev.flows) == len(result.flows) and \
                 np.array_equal(prev.flows.src, result.flows.src) and np.array_equal(prev.flows.dst, result.flows.dst):
             self.show_flow(flow)
         elif self.flow_box.count():
@@ -361,12 +361,10 @@ class ChartsDock(QtWidgets.QDockWidget):
     def _link_name(self, l: int) -> str:
         if self.fabric is None:
             return f"link {l}"
-        assert self.result is not None                # named while a result is shown
         a, b = self.result.links.name(self.fabric, l)
         return f"{a} → {b}"
 
     def _flow_name(self, i: int) -> str:
-        assert self.result is not None                # named while a result is shown
         fl = self.result.flows
         if self.fabric is None:
             return f"flow {i}"
@@ -520,15 +518,12 @@ class ChartsDock(QtWidgets.QDockWidget):
         if path is None:
             return None
         try:
-            if kind == "png":
-                width, height = self.export_png(path)
-                done = f"{width}×{height} px"
-            else:
-                done = f"{self.export_csv(path)} frames"
+            what = self.export_png(path) if kind == "png" else self.export_csv(path)
         except FabricError as exc:
             self.message.setText(f"could not save: {exc}")
             self.message.setToolTip(str(exc))
             return None
+        done = f"{what[0]}×{what[1]} px" if kind == "png" else f"{what} frames"
         self.message.setText(f"saved {Path(path).name} ({done})")
         self.message.setToolTip(path)
         return path

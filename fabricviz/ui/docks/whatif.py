@@ -23,11 +23,10 @@ dock. PNG (pyqtgraph's ImageExporter) and CSV (the CLI's ``--csv`` columns,
 
 from __future__ import annotations
 
-import functools
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import shiboken6
@@ -44,9 +43,6 @@ from fabricviz.ui.docks.whatif_plot import DegradationPlot
 from fabricviz.ui.docks.whatif_runner import SCHEDULER_KEY, WORKERS_KEY, DaskWorkers, WhatifRun, whatif_job, where_of
 from fabricviz.ui.docks.whatif_table import TrialsModel, describe
 from .export_path import ask_export_path
-
-if TYPE_CHECKING:
-    from fabricviz.ui.canvas.scene import FabricScene
 
 JOB = "whatif"
 #: The failure kinds offered: (value for parse_fail, text shown); "… switches" only for the design's tiers.
@@ -127,7 +123,7 @@ class WhatifDock(QtWidgets.QDockWidget):
 
     _said = QtCore.Signal(object, str)    # (run, text) from the job's thread: the status line
 
-    def __init__(self, document: Any, scene: FabricScene,
+    def __init__(self, document: Any, scene: QtWidgets.QGraphicsScene,
                  parent: QtWidgets.QWidget | None = None, settings: QtCore.QSettings | None = None) -> None:
         super().__init__("What-if", parent)
         self.setObjectName("whatif")
@@ -306,7 +302,7 @@ class WhatifDock(QtWidgets.QDockWidget):
         run = self.run = WhatifRun(worst=worst, revision=self.document.revision, where=where)
         fn = whatif_job(self.document.snapshot(), self.fail_text(), self.metric_box.currentText(),
                         self.trials_box.value(), self.seed_box.value(), worst, run, where, self.workers,
-                        functools.partial(self._say, run))
+                        lambda text, run=run: self._say(run, text))
         self.progress.setValue(0)
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
@@ -334,8 +330,7 @@ class WhatifDock(QtWidgets.QDockWidget):
         if s is None:
             return
         try:
-            raw: Any = s.value(WORKERS_KEY, 1)       # QSettings: whatever was stored
-            n = int(raw)
+            n = int(s.value(WORKERS_KEY, 1))
         except (TypeError, ValueError):
             n = 1
         self.workers_box.setValue(n)                     # the spin box clamps to this machine's CPUs

@@ -86,7 +86,7 @@ class LessonStage(QtCore.QObject):
         self.owned: Fabric | None = None       # the design the stage put on the canvas
         self.shown = -1
         self.sweep_seconds = SWEEP_SECONDS
-        self._traffic_result: SimResult | None = None   # the run the stage gave the Traffic dock
+        self._traffic_result = None            # the run the stage gave the Traffic dock
         self._traffic_run: TrafficRun | None = None
         self._setting = False
         self._driving = False                  # the stage is driving the sweep/traffic docks

@@ -129,7 +129,7 @@ class SemanticLayer:
         self.near_cids = np.zeros(0, np.int64)
         self._width = np.zeros(0)
         self._values: np.ndarray | None = None
-        self._colors: Callable[[np.ndarray], list[QtGui.QColor] | np.ndarray] | None = None
+        self._colors: Callable[[np.ndarray], list[QtGui.QColor]] | None = None
         self._top: np.ndarray | None = None
         self._top_pen: QtGui.QPen | None = None
         self._shown: set[int] = set()             # hidden-level devices shown because selected
@@ -231,9 +231,7 @@ class SemanticLayer:
 
     def _open(self, groups: set[int]) -> None:
         if groups != self.expanded:
-            grouping = self.grouping
-            assert grouping is not None
-            names = grouping.names
+            names = self.grouping.names
             self.expanded = set(groups)
             self._expanded_names = {g: names[g] for g in groups}
             self._stale = True
@@ -253,7 +251,6 @@ class SemanticLayer:
             if f is None:
                 return np.zeros(0, np.int64)
             g = self.grouping
-            assert g is not None                 # a fabric has its groups
             t = f.devices_t
             top = np.where(t.parent >= 0, t.parent, np.arange(t.n))
             return np.where(t.alive, g.n_groups + g.n_blocks + top, -1).astype(np.int64)
@@ -298,7 +295,7 @@ class SemanticLayer:
 
     # ------------------------------------------------------------------ contract: colouring
     def set_cable_values(self, values: np.ndarray | None,
-                         colors: Callable[[np.ndarray], list[QtGui.QColor] | np.ndarray] | None = None) -> None:
+                         colors: Callable[[np.ndarray], list[QtGui.QColor]] | None = None) -> None:
         """Colour bundles by their members' values (see the module doc); ``None``: plain colours."""
         self._values = None if values is None else np.asarray(values, np.float64)
         self._colors = colors if values is not None else None
@@ -324,7 +321,6 @@ class SemanticLayer:
         b = self.bundles
         if b is None or not len(b):
             return np.zeros(0, np.int64)
-        assert self.scene.fabric is not None     # bundles are built of a fabric's cables
         out = cable_rgba(self.scene.fabric, self.scene.theme, b.cables[b.start[:-1]])
         if self._values is None or self._colors is None:
             return out
@@ -408,8 +404,6 @@ class SemanticLayer:
                 self._spread_all = self._spread(np.arange(len(b)))
             self.routes = straight(self._spread_all, self._width)
         else:
-            geom = self._geometry()
-            assert geom is not None
             self.routes = route(self._straight, self._ra, self._rb, groups[0], groups[1], b.a < g.n_groups,
                                 b.b < g.n_groups, self.geometry()["box"], self.scale, self._width,
                                 share=not far, spread=self._spread)
@@ -418,9 +412,7 @@ class SemanticLayer:
     def _spread(self, ks: np.ndarray) -> np.ndarray:
         """Straight ends of bundles ``ks``, spread where several meet one side (group boxes: only
         coinciding ends)."""
-        b, g = self.bundles, self.grouping
-        assert b is not None and g is not None
-        n = g.n_groups
+        b, n = self.bundles, self.grouping.n_groups
         a_, b_, ra, rb = b.a[ks], b.b[ks], self._ra[:, ks], self._rb[:, ks]
         return spread_ends(self._straight[:, ks], a_, b_, ra, rb, a_ >= n, b_ >= n)
 
@@ -469,7 +461,6 @@ class SemanticLayer:
             rgba = self.bundle_rgba()
             if self.level == MIDDLE and self._values is None:     # single cables between groups: faded
                 g = self.grouping
-                assert g is not None
                 fade = (b.count == 1) & (node_groups(g, b.a) != node_groups(g, b.b))
                 rgba = np.where(fade, faded(rgba, self.scene.theme.background.rgba(), FADED), rgba)
             r = self.routes
@@ -504,8 +495,8 @@ class SemanticLayer:
 
     def _draw_top(self) -> None:
         """Traced cables over everything, along the lines that draw them now."""
-        top = self._top
-        self.draw.set_top(self._drawn_lines(top)[0] if top is not None and not self._stale else None, self._top_pen)
+        on = self._top is not None and not self._stale
+        self.draw.set_top(self._drawn_lines(self._top)[0] if on else None, self._top_pen)
 
     def _set_labels(self, labels: list[Label]) -> None:
         """Group, block and bundle labels go to the scene's label layer; device names are kept to
@@ -539,15 +530,14 @@ class SemanticLayer:
             for item in scene.items_by_id.values():
                 if item.parentItem() is None and not item.isVisible():
                     item.setVisible(True)
-        for path_item in [*scene.cables.items.values(), scene.cables.highlight]:
-            path_item.setVisible(True)
+        for item in list(scene.cables.items.values()) + [scene.cables.highlight]:
+            item.setVisible(True)
         self._shown.clear()
 
     def _apply_visibility(self) -> None:
         """Far/middle: only devices of open groups (and selected ones) keep their items."""
         scene = self.scene
         f = scene.fabric
-        assert f is not None
         items = scene.items_by_id
         near = self.near
         self._shown = {d for d in self._shown if d in items and items[d].isSelected()}
@@ -560,8 +550,8 @@ class SemanticLayer:
                 w = w or d in self._shown
                 if item.isVisible() != w:
                     item.setVisible(w)
-        for path_item in [*scene.cables.items.values(), scene.cables.highlight]:
-            path_item.setVisible(False)
+        for item in list(scene.cables.items.values()) + [scene.cables.highlight]:
+            item.setVisible(False)
 
     def show_device(self, d: int) -> None:
         """Give a device drawn by the layer its own item (it is being selected)."""

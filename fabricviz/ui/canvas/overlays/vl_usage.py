@@ -14,7 +14,7 @@ max and mean agree). Without per-VL rates in the result nothing is drawn and the
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 import numpy as np
 import shiboken6
@@ -25,9 +25,6 @@ from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
 from fabricviz.ui.canvas.overlays.bundled import (alone, bundle_of, bundled, by_cable, colours_of, follow_levels,
                                                   semantic_of)
 from fabricviz.ui.canvas.overlays.vl_layers import PALETTE
-
-if TYPE_CHECKING:
-    from fabricviz.ui.canvas.scene import FabricScene
 
 SETTING = "canvas/vl_usage"
 ROLE = "vl_usage"
@@ -113,7 +110,6 @@ class VlUsage:
                                     "VL usage: the last traffic run has no per-VL rates")
                 self.status(self.status_text)
             return
-        assert f is not None                         # per-VL rates come with the run's fabric
         ids = np.arange(len(per))
         alive = f.cables_t.alive[:len(per)] if len(per) else np.zeros(0, bool)
         busy = alive & (per.sum(axis=1) > 0)
