@@ -128,9 +128,3 @@ def warm_all() -> float:
         warm_up(engine)
     return time.perf_counter() - t
 
-
-if __name__ == "__main__":           # the progress-reporting warm-up (make setup runs it directly)
-    import sys
-
-    from .warmup import main
-    sys.exit(main())

@@ -1,9 +1,11 @@
-"""What a compile of the subnet manager's numba kernels reports (a leaf module: no numba, so the
-code that starts or shows the compile need not load it)."""
+"""What a compile of the subnet manager's numba kernels reports, and whether one runs in the
+background (a leaf module: no numba, so the code that starts, shows or routes around the compile
+need not load it)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from typing import Callable
 
 #: The modules holding compiled kernels (all imported by :func:`.kernels.warm_all`).
@@ -24,4 +26,27 @@ class Compiled:
 
 Progress = Callable[[Compiled], None]
 
-__all__ = ["KERNEL_MODULES", "Compiled", "Progress"]
+
+@dataclass
+class Background:
+    """The background compile of :func:`.warmup.start_background`: its thread (None: never
+    started) and the event set when it ended."""
+    thread: threading.Thread | None = None
+    ready: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def warming(self) -> bool:
+        return self.thread is not None and not self.ready.is_set()
+
+
+#: The process's one background compile.
+BACKGROUND = Background()
+
+
+def warming() -> bool:
+    """Is a background compile (:func:`.warmup.start_background`) under way? Meanwhile routing
+    takes its numpy / scipy paths."""
+    return BACKGROUND.warming()
+
+
+__all__ = ["BACKGROUND", "KERNEL_MODULES", "Background", "Compiled", "Progress", "warming"]

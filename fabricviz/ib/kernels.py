@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import sys
 import threading
 import time
 from typing import Callable, Iterator
@@ -271,7 +270,3 @@ def compile_listener(progress: Progress | None) -> Iterator[Callable[[], tuple[i
     with event.install_listener("numba:compile", listener):
         yield lambda: (len(listener.kernels), listener.compiles)
 
-
-if __name__ == "__main__":           # the module proper (not a __main__ copy of its kernels) does the work
-    from fabricviz.ib.warmup import main
-    sys.exit(main())

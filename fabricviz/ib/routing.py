@@ -21,7 +21,7 @@ from .lids import LidEntries, Lids, check_lmc, lids_of, plan_lids, subnet_entrie
 from .sm import elect
 from .subnet import COMPILED_FROM_SWITCHES, NO_PATH, Subnet, default_sm_port, discover, switch_distances
 from .ucast import build_lfts, compiled, minhop_candidates
-from .warmup import warming
+from .kernel_progress import warming
 
 
 @dataclass

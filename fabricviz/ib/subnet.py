@@ -22,7 +22,7 @@ from ..model import Fabric, FabricError
 from ..model.cabling import PORT_DISABLED
 from ..model.fabric import IB_SWITCH, KIND_CODE, NIC
 from ..model.tech import TECH_IB_CODE
-from .warmup import warming
+from .kernel_progress import warming
 
 NO_PATH = 255          # OSM_NO_PATH: LFT entry for an unreachable LID
 
@@ -229,6 +229,6 @@ COMPILED_FROM_SWITCHES = 256
 
 def numba_loaded() -> bool:
     """numba is imported in this process already (its ~0.3–0.5 s load is paid) and the kernels
-    are not being compiled in the background (:func:`.warmup.warming`: meanwhile the numpy and
+    are not being compiled in the background (:func:`.kernel_progress.warming`: meanwhile the numpy and
     scipy paths route, with the same results)."""
     return "numba" in sys.modules and not warming()

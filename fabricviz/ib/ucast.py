@@ -22,7 +22,7 @@ import numpy as np
 
 from .lids import Lids
 from .subnet import NO_PATH, Subnet, numba_loaded, osm_order
-from .warmup import warming
+from .kernel_progress import warming
 
 #: cand(t) -> bool [S, P+1]: least-hop ports toward target switch t on every switch
 CandidateFn = Callable[[int], np.ndarray]
@@ -85,7 +85,7 @@ def compiled(sn: Subnet, lids: Lids) -> bool:
     """Whether routing this subnet runs the compiled kernels: when it is big enough to pay for
     loading numba (:data:`COMPILED_FROM_ENTRIES`), or once numba is loaded anyway (a GUI session
     after a big route, dfsssp/lash, a benchmark) — both paths give the same tables. Never while
-    the kernels compile in the background (:func:`.warmup.warming`)."""
+    the kernels compile in the background (:func:`.kernel_progress.warming`)."""
     return (sn.num_switches * (lids.max_lid + 1) >= COMPILED_FROM_ENTRIES or numba_loaded()) and not warming()
 
 

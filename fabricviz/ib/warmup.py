@@ -13,7 +13,7 @@ background's compiles.
 
 This module does not import numba: :mod:`.kernels` is imported when the work starts.
 
-Run as ``python -m fabricviz.ib.warmup`` (or ``-m fabricviz.ib.kernels``, which hands over here).
+Run as ``python -m fabricviz.ib.warmup``.
 """
 
 from __future__ import annotations
@@ -23,11 +23,7 @@ import threading
 import time
 from typing import Callable
 
-from .kernel_progress import Compiled, Progress
-
-_lock = threading.Lock()
-_thread: threading.Thread | None = None
-_ready = threading.Event()
+from .kernel_progress import BACKGROUND, Compiled, Progress, warming
 
 
 def compile_all(progress: Progress | None = None) -> tuple[float, int, int]:
@@ -45,9 +41,9 @@ def start_background(progress: Progress | None = None,
                      done: Callable[[float, int, BaseException | None], None] | None = None) -> bool:
     """Run :func:`compile_all` in a daemon thread (once per process); ``done(seconds, compiled,
     error)`` is called from that thread at the end. False when it was started before."""
-    global _thread
-    with _lock:
-        if _thread is not None:
+    bg = BACKGROUND
+    with bg.lock:
+        if bg.thread is not None:
             return False
 
         def run() -> None:
@@ -58,22 +54,17 @@ def start_background(progress: Progress | None = None,
             except Exception as exc:       # the kernels then compile on first use, as before
                 seconds, error = time.perf_counter() - t0, exc
             finally:
-                _ready.set()
+                bg.ready.set()
             if done is not None:
                 done(seconds, n, error)
-        _thread = threading.Thread(target=run, name="fabricviz-kernels", daemon=True)
-        _thread.start()
+        bg.thread = threading.Thread(target=run, name="fabricviz-kernels", daemon=True)
+        bg.thread.start()
         return True
-
-
-def warming() -> bool:
-    """Is a background compile (:func:`start_background`) under way?"""
-    return _thread is not None and not _ready.is_set()
 
 
 def wait_ready(timeout: float | None = None) -> bool:
     """Block until a background compile ended (True at once when none was started)."""
-    return _thread is None or _ready.wait(timeout)
+    return BACKGROUND.thread is None or BACKGROUND.ready.wait(timeout)
 
 
 def _print_progress(c: Compiled) -> None:

@@ -17,7 +17,7 @@ import pytest
 
 from fabricviz.generate import fat_tree, k_ary_fat_tree
 from fabricviz.ib import subnet, ucast, warmup
-from fabricviz.ib.kernel_progress import Compiled
+from fabricviz.ib.kernel_progress import BACKGROUND, Compiled
 from fabricviz.ib.routing import route, subnet_and_lids
 from fabricviz.ib.subnet import switch_distances
 
@@ -68,8 +68,8 @@ def test_compile_lines_name_the_kernel_and_the_count(capsys):
 def background(monkeypatch):
     """A background compile under way (its end is set by the test)."""
     ready = threading.Event()
-    monkeypatch.setattr(warmup, "_thread", threading.current_thread())
-    monkeypatch.setattr(warmup, "_ready", ready)
+    monkeypatch.setattr(BACKGROUND, "thread", threading.current_thread())
+    monkeypatch.setattr(BACKGROUND, "ready", ready)
     return ready
 
 
@@ -98,8 +98,8 @@ def test_a_big_subnet_is_not_held_up_either(background, monkeypatch):
 
 
 def test_start_background_runs_once_and_reports_the_end(monkeypatch):
-    monkeypatch.setattr(warmup, "_thread", None)
-    monkeypatch.setattr(warmup, "_ready", threading.Event())
+    monkeypatch.setattr(BACKGROUND, "thread", None)
+    monkeypatch.setattr(BACKGROUND, "ready", threading.Event())
     monkeypatch.setattr(warmup, "compile_all", lambda progress: (progress(Compiled(1, 30, "k.x", 0.5)),
                                                                  (0.5, 1, 1))[1])
     seen: list = []
