@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -149,8 +149,8 @@ class LintContext:
         return self._routes[engine]
 
     # ---- building findings
-    def finding(self, rule_id: str, severity: str, message: str, devices: Sequence[int] = (),
-                ports: Sequence[int] = (), cables: Sequence[int] = (), where: str | None = None) -> Finding:
+    def finding(self, rule_id: str, severity: str, message: str, devices: Iterable[int] = (),
+                ports: Iterable[int] = (), cables: Iterable[int] = (), where: str | None = None) -> Finding:
         """A finding whose ``where`` names the cables, else the ports, else the devices."""
         f = self.f
         devices = tuple(int(d) for d in devices)

@@ -153,12 +153,15 @@ class CableDraw(Interaction):
         self.line.setZValue(20)
         view.fscene.addItem(self.line)
         self.active = True
+        assert view.fscene.fabric is not None
         view.status.emit(f"cabling from {view.fscene.fabric.port_name(port)}: release on a port")
         event.accept()
         return True
 
     def move(self, event: QtGui.QMouseEvent) -> bool:
         sp = self.scene_pos(event)
+        assert self.line is not None and self.source is not None   # moves reach only the active gesture
+        assert self.view.fscene.fabric is not None
         line = self.line.line()
         line.setP2(sp)
         self.line.setLine(line)
@@ -192,6 +195,7 @@ class CableDraw(Interaction):
         src = self.source
         self.cancel()
         f = view.fscene.fabric
+        assert src is not None and f is not None     # released while active
         dst = view.ports.port_at(sp)
         if dst is None:
             item = view.fscene.device_item_at(sp)
@@ -211,6 +215,7 @@ class CableDraw(Interaction):
         """Dropping on a device body: its first free port of the source's technology
         (else its first port, so the model explains the refusal)."""
         f = self.view.fscene.fabric
+        assert f is not None
         pt = f.ports_t
         cands = [p for x in self.view.ports.devices_for(d) for p in f.device(x).port_ids.tolist()]
         if not cands:
@@ -280,21 +285,24 @@ class Pick(Interaction):
         what, i = hit
         ctrl = bool(event.modifiers() & CTRL)
         if what in ("bundle", "cable"):
-            cids = set(sem.bundles.members(i).tolist()) if what == "bundle" else {i}
+            b = sem.bundles                          # not None when a bundle was hit: they are drawn
+            assert what != "bundle" or b is not None
+            cids = set(b.members(i).tolist()) if what == "bundle" and b is not None else {i}
             if ctrl:
                 sel = scene.selected_cables ^ cids if cids <= scene.selected_cables else scene.selected_cables | cids
             else:
                 scene.clearSelection()
                 sel = cids
             scene.set_selected_cables(sel)
-            if what == "bundle":
-                self.view.status.emit(f"{sem.bundles.label(i)}: {sem.queries.describe_bundle(i)}")
+            if what == "bundle" and b is not None:
+                self.view.status.emit(f"{b.label(i)}: {sem.queries.describe_bundle(i)}")
         else:
             if what == "switch":
                 ids = [i]
             elif what == "block":
                 ids = sem.queries.block_members(i).tolist()
             else:
+                assert sem.grouping is not None      # a group was hit: they are drawn
                 ids = sem.grouping.members(i).tolist()
             keep = scene.selected_device_ids() if ctrl else []
             scene.select_devices(sorted(set(keep) | set(ids)))
@@ -312,8 +320,10 @@ class Pick(Interaction):
         if what == "frame":
             sem.collapse(i)
         else:
+            grouping = sem.grouping
+            assert grouping is not None              # a group, block or switch was hit: they are drawn
             g = i if what == "group" else sem.queries.group_of_block(i) if what == "block" \
-                else int(sem.grouping.group[i])
+                else int(grouping.group[i])
             if g < 0:
                 return False
             scene.clearSelection()
@@ -381,7 +391,7 @@ class MoveDevices(Interaction):
                 out[d] = item.pos() - p0
         return out
 
-    def _begin(self, event: QtGui.QMouseEvent, grabbed: DeviceItem | None) -> None:
+    def _begin(self, event: QtGui.QMouseEvent, grabbed: QtWidgets.QGraphicsItem | None) -> None:
         scene = self.view.fscene
         ctrl = bool(event.modifiers() & CTRL)
         if grabbed is None:
@@ -442,6 +452,7 @@ class ChildDrag(MoveDevices):
         moved = self._finish(event)
         child, at = self.child, self._at
         self.child = self._at = None
+        assert child is not None and at is not None   # set by the press that made this gesture active
         if not moved and (event.position().toPoint() - at).manhattanLength() < CLICK_PX:
             self.view.fscene.select_devices([child], inner=True)
         return True

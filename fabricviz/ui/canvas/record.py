@@ -304,7 +304,8 @@ class VideoWriter:
             else:
                 import imageio.v3 as iio
                 # imageio v2's get_writer(format="FFMPEG") with the extension the temp name lacks
-                self._w = iio.imopen(tmp, "wI", plugin="FFMPEG", extension=".mp4", legacy_mode=True) \
+                self._w = iio.imopen(tmp, "wI", plugin="FFMPEG", extension=".mp4",  # type: ignore[call-overload]  # imageio's stub: io_mode "r"/"w" only; legacy plugins take v2's "wI"
+                                     legacy_mode=True) \
                     .legacy_get_writer(fps=self.fps, codec="libx264", pixelformat="yuv420p", macro_block_size=2,
                                        ffmpeg_log_level="error", output_params=["-movflags", "+faststart", "-f", "mp4"])
         except OSError as exc:

@@ -35,6 +35,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric, FabricError
 from fabricviz.model.atomic import write_atomic
+from fabricviz.sim.engine import SimResult
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.document.document import Document
 from fabricviz.ui.widgets.plots import fit_axis_width, grid_columns, png_bytes, tick_font
@@ -98,7 +99,7 @@ class ChartsDock(QtWidgets.QDockWidget):
         super().__init__("Charts", parent)
         self.setObjectName("charts")
         self.scene = scene
-        self.result = None
+        self.result: SimResult | None = None
         self.fabric: Fabric | None = None
         self.time_ms = np.zeros(0)
         body = QtWidgets.QWidget(self)
@@ -217,7 +218,7 @@ class ChartsDock(QtWidgets.QDockWidget):
         """The run carries the senders' DCQCN rate (fluid model with DCQCN)."""
         return self.result is not None and all(len(f.flow_cc_rate_gbps) for f in self.result.frames)
 
-    def set_result(self, result: Any, fabric: Fabric | None = None) -> None:
+    def set_result(self, result: SimResult | None, fabric: Fabric | None = None) -> None:
         """Show ``result`` (None clears): fabric-wide panel, then the hottest link and slowest flow.
 
         A re-run on the same design (another routing mode, say) keeps the chosen link, and the
@@ -259,7 +260,7 @@ class ChartsDock(QtWidgets.QDockWidget):
             self.show_link(link)
         elif self.link_box.count():
             self.show_link(int(self.link_box.itemData(0)))
-        if same and flow is not None and len(prev.flows) == len(result.flows) and \
+        if same and prev is not None and flow is not None and len(prev.flows) == len(result.flows) and \
                 np.array_equal(prev.flows.src, result.flows.src) and np.array_equal(prev.flows.dst, result.flows.dst):
             self.show_flow(flow)
         elif self.flow_box.count():
@@ -361,10 +362,12 @@ class ChartsDock(QtWidgets.QDockWidget):
     def _link_name(self, l: int) -> str:
         if self.fabric is None:
             return f"link {l}"
+        assert self.result is not None                # named while a result is shown
         a, b = self.result.links.name(self.fabric, l)
         return f"{a} → {b}"
 
     def _flow_name(self, i: int) -> str:
+        assert self.result is not None                # named while a result is shown
         fl = self.result.flows
         if self.fabric is None:
             return f"flow {i}"
@@ -518,12 +521,15 @@ class ChartsDock(QtWidgets.QDockWidget):
         if path is None:
             return None
         try:
-            what = self.export_png(path) if kind == "png" else self.export_csv(path)
+            if kind == "png":
+                width, height = self.export_png(path)
+                done = f"{width}×{height} px"
+            else:
+                done = f"{self.export_csv(path)} frames"
         except FabricError as exc:
             self.message.setText(f"could not save: {exc}")
             self.message.setToolTip(str(exc))
             return None
-        done = f"{what[0]}×{what[1]} px" if kind == "png" else f"{what} frames"
         self.message.setText(f"saved {Path(path).name} ({done})")
         self.message.setToolTip(path)
         return path

@@ -79,7 +79,7 @@ class PortsModel(ColumnsModel):
             return ""
         return f"{peak:,.0f}" + (f" ({100 * peak / r.xoff:.0f} %)" if r.xoff > 0 else "")
 
-    def data(self, index: QtCore.QModelIndex, role: int = DISPLAY) -> Any:
+    def data(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex, role: int = DISPLAY) -> Any:
         if not index.isValid():
             return None
         r, col = self.rows[index.row()], index.column()
@@ -255,7 +255,8 @@ class LosslessDock(QtWidgets.QDockWidget):
         self.settings_label.setText(f"MTU {plan.mtu} B · lossless priorities {','.join(map(str, plan.priorities))}"
                                     f" · headroom: {method} · DCQCN {dcqcn}")
         pick = self._selected_switch()
-        self.show_switch(pick if pick is not None else self.switch if self.switch in plan.switches else switches[0])
+        cur = self.switch
+        self.show_switch(pick if pick is not None else cur if cur is not None and cur in plan.switches else switches[0])
 
     def _empty(self, text: str) -> None:
         self.note.setText(text)
@@ -310,6 +311,7 @@ class LosslessDock(QtWidgets.QDockWidget):
         b = self.budget()
         if b is None:
             return
+        assert self.plans is not None                 # a budget is of a plan
         state = budget_state(b)
         head = (f"{_swatch('headroom', 'headroom ' + mib(b.headroom_total))} ({b.ports} ports × "
                 f"{len(self.plans.plan.priorities)} priorit{'y' if len(self.plans.plan.priorities) == 1 else 'ies'})"
@@ -346,8 +348,9 @@ class LosslessDock(QtWidgets.QDockWidget):
         b = self.budget()
         res = tr.result
         on = b is not None and fluid_run(res, tr.fabric, self.fabric)
-        self.live = live_use(self.fabric, res, tr.frame, self.switch, switch_ports(self.plans.plan, self.fabric,
-                                                                                   self.switch)) if on else None
+        plans, d = self.plans, self.switch          # not None when there is a budget
+        self.live = live_use(self.fabric, res, tr.frame, d, switch_ports(plans.plan, self.fabric, d)) \
+            if on and plans is not None and d is not None else None
         for col in LIVE_COLUMNS:
             self.table.setColumnHidden(col, self.live is None)
         self.model.set_live(self.live)
@@ -356,10 +359,11 @@ class LosslessDock(QtWidgets.QDockWidget):
             self.live_label.setVisible(False)
             return
         lv = self.live
+        assert d is not None                          # a live use is of a switch
         share = f" = {100 * lv.queue_bytes / b.buffer_bytes:.2f} % of the buffer" if b.known else ""
         pausing = sum(lv.port_pausing.values())
         self.live_label.setText(f"Traffic run at {lv.time_s * 1e3:.3f} ms: {lv.queue_bytes:,.0f} B queued in "
-                                f"{self.fabric.name_of(self.switch)}{share} · {pausing} port(s) pausing upstream")
+                                f"{self.fabric.name_of(d)}{share} · {pausing} port(s) pausing upstream")
         self.live_label.setVisible(True)
 
 

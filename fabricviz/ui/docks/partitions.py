@@ -75,7 +75,7 @@ class PartitionsModel(ColumnsModel):
         self.colours = partition_colours([r.pkey for r in rows])    # the canvas's partition-mark colours
         self.endResetModel()
 
-    def data(self, index: QtCore.QModelIndex, role: int = DISPLAY) -> Any:
+    def data(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex, role: int = DISPLAY) -> Any:
         if not index.isValid():
             return None
         r = self.rows[index.row()]
@@ -101,7 +101,7 @@ class MembersModel(ColumnsModel):
         self.rows = rows
         self.endResetModel()
 
-    def data(self, index: QtCore.QModelIndex, role: int = DISPLAY) -> Any:
+    def data(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex, role: int = DISPLAY) -> Any:
         if role != DISPLAY or not index.isValid():
             return None
         name, guid, how = self.rows[index.row()]

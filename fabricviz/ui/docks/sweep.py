@@ -35,7 +35,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from fabricviz.anim.sweep_timeline import PHASE_TITLES, SweepStep, SweepTimeline
 from fabricviz.ui.docks.sweep_narration import narration_html
 from fabricviz.ib.lft_diff import lft_changes
-from fabricviz.ib.routing import ENGINES
+from fabricviz.ib.routing import ENGINES, Routing
 from fabricviz.model import Fabric
 from fabricviz.ui.canvas.overlays.sweep import STATE_COLORS, SweepOverlay
 from fabricviz.ui.docks.sweep_tools import SweepTools, legend_strip
@@ -70,7 +70,7 @@ class SweepDock(QtWidgets.QDockWidget):
         self.t_us = 0.0
         self.busy = False
         self.fact_lines: list[str] = []       # routing facts: engine, fallback, re-sweep changes
-        self.routing = None                   # the last sweep's Routing (kept across edits: re-sweeps)
+        self.routing: Routing | None = None   # the last sweep's Routing (kept across edits: re-sweeps)
         self._events: list[Any] = []          # model edits since the last sweep
         self.tools = SweepTools(self)         # what-if, credit loops, path trace, port loads
         self._pos = 0.0                       # the clock, in events (fractional between ticks)

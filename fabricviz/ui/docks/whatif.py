@@ -23,10 +23,11 @@ dock. PNG (pyqtgraph's ImageExporter) and CSV (the CLI's ``--csv`` columns,
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 import shiboken6
@@ -43,6 +44,9 @@ from fabricviz.ui.docks.whatif_plot import DegradationPlot
 from fabricviz.ui.docks.whatif_runner import SCHEDULER_KEY, WORKERS_KEY, DaskWorkers, WhatifRun, whatif_job, where_of
 from fabricviz.ui.docks.whatif_table import TrialsModel, describe
 from .export_path import ask_export_path
+
+if TYPE_CHECKING:
+    from fabricviz.ui.canvas.scene import FabricScene
 
 JOB = "whatif"
 #: The failure kinds offered: (value for parse_fail, text shown); "… switches" only for the design's tiers.
@@ -123,7 +127,7 @@ class WhatifDock(QtWidgets.QDockWidget):
 
     _said = QtCore.Signal(object, str)    # (run, text) from the job's thread: the status line
 
-    def __init__(self, document: Any, scene: QtWidgets.QGraphicsScene,
+    def __init__(self, document: Any, scene: FabricScene,
                  parent: QtWidgets.QWidget | None = None, settings: QtCore.QSettings | None = None) -> None:
         super().__init__("What-if", parent)
         self.setObjectName("whatif")
@@ -302,7 +306,7 @@ class WhatifDock(QtWidgets.QDockWidget):
         run = self.run = WhatifRun(worst=worst, revision=self.document.revision, where=where)
         fn = whatif_job(self.document.snapshot(), self.fail_text(), self.metric_box.currentText(),
                         self.trials_box.value(), self.seed_box.value(), worst, run, where, self.workers,
-                        lambda text, run=run: self._say(run, text))
+                        functools.partial(self._say, run))
         self.progress.setValue(0)
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
@@ -330,7 +334,8 @@ class WhatifDock(QtWidgets.QDockWidget):
         if s is None:
             return
         try:
-            n = int(s.value(WORKERS_KEY, 1))
+            raw: Any = s.value(WORKERS_KEY, 1)       # QSettings: whatever was stored
+            n = int(raw)
         except (TypeError, ValueError):
             n = 1
         self.workers_box.setValue(n)                     # the spin box clamps to this machine's CPUs

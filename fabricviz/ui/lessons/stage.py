@@ -57,6 +57,7 @@ from fabricviz.ui.document.document import Document
 SWEEP_SECONDS = 3.0
 
 if TYPE_CHECKING:
+    from fabricviz.sim.engine import SimResult
     from fabricviz.ui.lessons.dock import LessonDock, Presentation
 
 class LessonStage(QtCore.QObject):
@@ -86,7 +87,7 @@ class LessonStage(QtCore.QObject):
         self.owned: Fabric | None = None       # the design the stage put on the canvas
         self.shown = -1
         self.sweep_seconds = SWEEP_SECONDS
-        self._traffic_result = None            # the run the stage gave the Traffic dock
+        self._traffic_result: SimResult | None = None   # the run the stage gave the Traffic dock
         self._traffic_run: TrafficRun | None = None
         self._setting = False
         self._driving = False                  # the stage is driving the sweep/traffic docks
@@ -298,7 +299,7 @@ class LessonStage(QtCore.QObject):
         """Jump every running animation to its end (screenshots, tests)."""
         self.sweep.finish_play()
         res = self.traffic.result
-        if res is not None and res is self._traffic_result:
+        if res is self._traffic_result and res is not None:
             self.traffic.play(False)
             self.traffic.seek(len(res.frames) - 1)
 

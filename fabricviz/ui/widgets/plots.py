@@ -99,6 +99,6 @@ def png_bytes(img: QtGui.QImage, where: object) -> bytes:
     naming ``where`` if Qt cannot encode it."""
     buf = QtCore.QBuffer()
     buf.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
-    if not img.save(buf, "PNG"):
+    if not img.save(buf, "PNG"):  # type: ignore[call-overload]  # PySide6's stub: format as bytes, which it refuses (str works)
         raise FabricError(f"{where}: cannot encode the PNG")
-    return bytes(buf.data())
+    return bytes(buf.data())  # type: ignore[call-overload]  # stub: QByteArray has no buffer protocol

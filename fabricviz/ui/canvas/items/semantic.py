@@ -129,7 +129,7 @@ class SemanticLayer:
         self.near_cids = np.zeros(0, np.int64)
         self._width = np.zeros(0)
         self._values: np.ndarray | None = None
-        self._colors: Callable[[np.ndarray], list[QtGui.QColor]] | None = None
+        self._colors: Callable[[np.ndarray], list[QtGui.QColor] | np.ndarray] | None = None
         self._top: np.ndarray | None = None
         self._top_pen: QtGui.QPen | None = None
         self._shown: set[int] = set()             # hidden-level devices shown because selected
@@ -231,7 +231,9 @@ class SemanticLayer:
 
     def _open(self, groups: set[int]) -> None:
         if groups != self.expanded:
-            names = self.grouping.names
+            grouping = self.grouping
+            assert grouping is not None
+            names = grouping.names
             self.expanded = set(groups)
             self._expanded_names = {g: names[g] for g in groups}
             self._stale = True
@@ -251,6 +253,7 @@ class SemanticLayer:
             if f is None:
                 return np.zeros(0, np.int64)
             g = self.grouping
+            assert g is not None                 # a fabric has its groups
             t = f.devices_t
             top = np.where(t.parent >= 0, t.parent, np.arange(t.n))
             return np.where(t.alive, g.n_groups + g.n_blocks + top, -1).astype(np.int64)
@@ -295,7 +298,7 @@ class SemanticLayer:
 
     # ------------------------------------------------------------------ contract: colouring
     def set_cable_values(self, values: np.ndarray | None,
-                         colors: Callable[[np.ndarray], list[QtGui.QColor]] | None = None) -> None:
+                         colors: Callable[[np.ndarray], list[QtGui.QColor] | np.ndarray] | None = None) -> None:
         """Colour bundles by their members' values (see the module doc); ``None``: plain colours."""
         self._values = None if values is None else np.asarray(values, np.float64)
         self._colors = colors if values is not None else None
@@ -321,6 +324,7 @@ class SemanticLayer:
         b = self.bundles
         if b is None or not len(b):
             return np.zeros(0, np.int64)
+        assert self.scene.fabric is not None     # bundles are built of a fabric's cables
         out = cable_rgba(self.scene.fabric, self.scene.theme, b.cables[b.start[:-1]])
         if self._values is None or self._colors is None:
             return out
@@ -371,6 +375,7 @@ class SemanticLayer:
             return
         self._drawn = self.level
         g = self.grouping
+        assert g is not None                     # a fabric has its groups
         self._node, self.near = assign_nodes(f, g, self.level == FAR, self.expanded)
         cids = f.cable_ids()
         _, ta, tb = cable_tops(f, cids)
@@ -380,6 +385,7 @@ class SemanticLayer:
         self.cable_pos = np.full(f.cables_t.n, -1, np.int64)
         self.cable_pos[self.bundles.cable_ids] = np.arange(len(self.bundles.cable_ids))
         geom = self.geometry()
+        assert geom is not None
         b = self.bundles
         self._ra, self._rb = self._node_rects(b.a), self._node_rects(b.b)
         self._straight, self._spread_all = facing_ends(self._ra, self._rb), None
@@ -395,6 +401,7 @@ class SemanticLayer:
         line would cross another group's box (far: each bundle its own lane; middle: the lines
         between two groups share one, while there are at most :data:`MIDDLE_ROUTED` of them)."""
         b, g = self.bundles, self.grouping
+        assert b is not None and g is not None   # only routed once the bundles are built
         self._route_scale = self.scale
         far = self.level == FAR
         groups = np.vstack([node_groups(g, b.a), node_groups(g, b.b)]) if len(b) else np.zeros((2, 0), np.int64)
@@ -404,15 +411,19 @@ class SemanticLayer:
                 self._spread_all = self._spread(np.arange(len(b)))
             self.routes = straight(self._spread_all, self._width)
         else:
+            geom = self.geometry()
+            assert geom is not None
             self.routes = route(self._straight, self._ra, self._rb, groups[0], groups[1], b.a < g.n_groups,
-                                b.b < g.n_groups, self.geometry()["box"], self.scale, self._width,
+                                b.b < g.n_groups, geom["box"], self.scale, self._width,
                                 share=not far, spread=self._spread)
         self.bundle_ends = self.routes.ends
 
     def _spread(self, ks: np.ndarray) -> np.ndarray:
         """Straight ends of bundles ``ks``, spread where several meet one side (group boxes: only
         coinciding ends)."""
-        b, n = self.bundles, self.grouping.n_groups
+        b, g = self.bundles, self.grouping
+        assert b is not None and g is not None
+        n = g.n_groups
         a_, b_, ra, rb = b.a[ks], b.b[ks], self._ra[:, ks], self._rb[:, ks]
         return spread_ends(self._straight[:, ks], a_, b_, ra, rb, a_ >= n, b_ >= n)
 
@@ -420,12 +431,15 @@ class SemanticLayer:
         """Device rectangles, group boxes, block rectangles (built once per refresh)."""
         if self._geom is None and self.scene.fabric is not None:
             middle = self.level == MIDDLE and len(self._node) > 0
-            self._geom = layer_geometry(self.scene.fabric, self.grouping, self.near if middle else None)
+            g = self.grouping
+            assert g is not None                 # a fabric has its groups
+            self._geom = layer_geometry(self.scene.fabric, g, self.near if middle else None)
         return self._geom
 
     def _node_rects(self, nodes: np.ndarray) -> np.ndarray:
-        g = self.grouping
-        return node_rects_of(self.geometry(), g.n_groups, g.n_blocks, nodes)
+        g, geom = self.grouping, self.geometry()
+        assert g is not None and geom is not None
+        return node_rects_of(geom, g.n_groups, g.n_blocks, nodes)
 
     # ------------------------------------------------------------------ drawing
     def _draw(self, f, g: Grouping, geom: dict[str, np.ndarray]) -> None:
@@ -450,8 +464,9 @@ class SemanticLayer:
         """What follows the routes: lines, labels, the selection and traced paths."""
         self._draw_lines()
         closed, opened = self._closed_opened
-        self._set_labels(level_labels(self.level == FAR, self.grouping, self.geometry(), closed, opened,
-                                      self.bundles, self.routes, self._groups))
+        g, geom, b = self.grouping, self.geometry(), self.bundles
+        assert g is not None and geom is not None and b is not None   # drawn after a refresh built them
+        self._set_labels(level_labels(self.level == FAR, g, geom, closed, opened, b, self.routes, self._groups))
         self._draw_selection()
         self._draw_top()
 
@@ -461,6 +476,7 @@ class SemanticLayer:
             rgba = self.bundle_rgba()
             if self.level == MIDDLE and self._values is None:     # single cables between groups: faded
                 g = self.grouping
+                assert g is not None
                 fade = (b.count == 1) & (node_groups(g, b.a) != node_groups(g, b.b))
                 rgba = np.where(fade, faded(rgba, self.scene.theme.background.rgba(), FADED), rgba)
             r = self.routes
@@ -495,8 +511,8 @@ class SemanticLayer:
 
     def _draw_top(self) -> None:
         """Traced cables over everything, along the lines that draw them now."""
-        on = self._top is not None and not self._stale
-        self.draw.set_top(self._drawn_lines(self._top)[0] if on else None, self._top_pen)
+        top = self._top
+        self.draw.set_top(self._drawn_lines(top)[0] if top is not None and not self._stale else None, self._top_pen)
 
     def _set_labels(self, labels: list[Label]) -> None:
         """Group, block and bundle labels go to the scene's label layer; device names are kept to
@@ -530,14 +546,15 @@ class SemanticLayer:
             for item in scene.items_by_id.values():
                 if item.parentItem() is None and not item.isVisible():
                     item.setVisible(True)
-        for item in list(scene.cables.items.values()) + [scene.cables.highlight]:
-            item.setVisible(True)
+        for path_item in [*scene.cables.items.values(), scene.cables.highlight]:
+            path_item.setVisible(True)
         self._shown.clear()
 
     def _apply_visibility(self) -> None:
         """Far/middle: only devices of open groups (and selected ones) keep their items."""
         scene = self.scene
         f = scene.fabric
+        assert f is not None
         items = scene.items_by_id
         near = self.near
         self._shown = {d for d in self._shown if d in items and items[d].isSelected()}
@@ -550,8 +567,8 @@ class SemanticLayer:
                 w = w or d in self._shown
                 if item.isVisible() != w:
                     item.setVisible(w)
-        for item in list(scene.cables.items.values()) + [scene.cables.highlight]:
-            item.setVisible(False)
+        for path_item in [*scene.cables.items.values(), scene.cables.highlight]:
+            path_item.setVisible(False)
 
     def show_device(self, d: int) -> None:
         """Give a device drawn by the layer its own item (it is being selected)."""

@@ -14,7 +14,7 @@ max and mean agree). Without per-VL rates in the result nothing is drawn and the
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import shiboken6
@@ -25,6 +25,9 @@ from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
 from fabricviz.ui.canvas.overlays.bundled import (alone, bundle_of, bundled, by_cable, colours_of, follow_levels,
                                                   semantic_of)
 from fabricviz.ui.canvas.overlays.vl_layers import PALETTE
+
+if TYPE_CHECKING:
+    from fabricviz.ui.canvas.scene import FabricScene
 
 SETTING = "canvas/vl_usage"
 ROLE = "vl_usage"
@@ -80,7 +83,7 @@ class VlUsage:
     """The VL mix of the traffic run on show (the session's, from the Traffic dock) on ``scene``;
     ``set_on`` shows or hides it."""
 
-    def __init__(self, document: Any, scene: QtWidgets.QGraphicsScene,
+    def __init__(self, document: Any, scene: FabricScene,
                  status: Callable[[str], None] | None = None) -> None:
         self.document, self.scene = document, scene
         self.shown = document.session.traffic
