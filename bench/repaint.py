@@ -1,4 +1,4 @@
-"""Repaint of a 20k-cable design against an empty view: the timing that tests/ui/test_render_and_scale.py
+"""Repaint of a 20k-cable design against an empty view: the timing that tests/ui/canvas/test_render_and_scale.py
 counted in primitives instead (a test must not depend on the machine's speed or load).
 
 Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/repaint.py [--budget 60]

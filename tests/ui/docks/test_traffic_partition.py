@@ -5,10 +5,8 @@ from __future__ import annotations
 import pytest
 from PySide6 import QtWidgets
 
-from fabricviz.generate import k_ary_fat_tree, leaf_spine
-from fabricviz.formats.partitions_conf import loads as conf_loads
-from fabricviz.ib.partitions import to_meta
-from fabricviz.sim.reach import nic_ports
+from fabricviz.generate import leaf_spine
+from tests.ui.partition_helpers import partitioned as _partitioned
 
 WAIT = 60_000                # a generous deadline: only a hang waits this long
 
@@ -16,18 +14,6 @@ WAIT = 60_000                # a generous deadline: only a hang waits this long
 @pytest.fixture
 def window(make_window):
     return make_window()
-
-
-def _partitioned():
-    f = k_ary_fat_tree(4)
-    g = {}
-    for i in (1, 2, 3):
-        nic = int(f.children_ids(f.find(f"node{i:02d}"))[-1])
-        g[i] = int(f.ports_t.guid[nic_ports(f)[nic]])
-    text = ("Default=0x7fff : ALL=full ;\n"
-            f"storage=0x8002 : 0x{g[1]:x}=full, 0x{g[2]:x}, 0x{g[3]:x} ;\n")
-    f.meta["partitions"] = to_meta(conf_loads(text, "p"))
-    return f
 
 
 def test_partition_choice_shown_only_for_partitioned_ib_designs(window, qtbot):

@@ -14,7 +14,7 @@ from PySide6 import QtGui, QtWidgets
 
 from fabricviz.ethernet.lossless import lossless_plan
 from fabricviz.ethernet.roce_meta import RoceSettings
-from tests.ui.test_lossless_dock import open_dock, roce_window
+from tests.ui.roce_helpers import open_dock, roce_window
 
 
 def design_menu(w):

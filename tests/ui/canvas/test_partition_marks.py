@@ -115,7 +115,7 @@ def test_undo_of_the_import_and_the_toggle_remove_the_marks(window):
     assert _marks(w) == [] and w.settings.value(SETTING, type=bool) is False
 
 
-# zoomed out (hosts in group boxes and host blocks): tests/ui/test_partition_groups.py
+# zoomed out (hosts in group boxes and host blocks): tests/ui/canvas/test_partition_groups.py
 
 
 def test_an_ethernet_design_draws_nothing(make_window):

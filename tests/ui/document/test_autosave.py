@@ -25,7 +25,7 @@ from fabricviz.formats.native import dumps, save_fabric
 from fabricviz.ui.document import autosave
 from fabricviz.ui.app import start_windows
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture

@@ -113,7 +113,7 @@ def test_dialog_records_the_open_lesson(qtbot, make_window, tmp_path, shared_run
 
 
 def test_traffic_recording_runs_in_the_chosen_partition(make_window, qtbot, tmp_path):
-    from tests.ui.test_traffic_partition import _partitioned
+    from tests.ui.partition_helpers import partitioned as _partitioned
     w = make_window()
     w.apply_generated(_partitioned())
     QtWidgets.QApplication.processEvents()

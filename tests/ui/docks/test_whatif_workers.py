@@ -1,7 +1,7 @@
 """The What-if dock's trials on Dask workers (issue 17): the serial numbers, one cluster per session,
 Cancel keeping the finished trials, one-line scheduler errors, and no process left behind.
 
-The design is tests/ui/test_whatif_dock.py's RoCE leaf-spine (2 leaves × 2 spines × 2 hosts); the
+The design is tests/ui/docks/test_whatif_dock.py's RoCE leaf-spine (2 leaves × 2 spines × 2 hosts); the
 expected trials come from the engine run serially. Clusters are Dask's in-process threads
 (``DaskWorkers.processes = False``) except in the one test about worker processes.
 """

@@ -17,32 +17,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.generate import k_ary_fat_tree, leaf_spine
 from fabricviz.ethernet.lossless import lossless_plan
-from fabricviz.model.catalog import Catalog, Part
-from fabricviz.model.fabric import Fabric
 from fabricviz.ui.docks import lossless as dock_mod
 from fabricviz.ui.docks.lossless import NOT_ROCE
-
-LR4 = {"id": "T-400G-LR4", "kind": "cable", "name": "test 400GbE LR4 transceivers + single-mode fibre",
-       "cable_type": "transceiver", "tech": "eth", "max_rate": "400GbE", "reach_m": 10000, "lengths_m": [10000]}
-
-
-def open_dock(w):
-    w.findChild(QtGui.QAction, "action_lossless_dock").trigger()      # View ▸ Lossless (RoCE)
-    QtWidgets.QApplication.processEvents()
-    assert w.lossless_dock.isVisible()
-    return w.lossless_dock
-
-
-def roce_window(make_window):
-    """The 4 × 3 leaf-spine with a 100 m optical uplink set through the editor (one undo step)."""
-    w = make_window()
-    w.apply_generated(leaf_spine(4, 3, 1))
-    f = w.editor.fabric
-    c = int(f.ports_t.cable[f.port_id("leaf01:2")])
-    assert w.editor.set_cable(c, length_m=100.0, ctype="transceiver")
-    assert (f.cable(c).type, f.cable(c).length_m, f.cable(c).part_id) == ("transceiver", 100.0, "400G-SR8")
-    return w
-
+from tests.ui.roce_helpers import open_dock, roce_window, switch_pair
 
 def table(d):
     return [[d.model.text(r, i) for i in range(11)] for r in d.model.rows]
@@ -92,22 +69,13 @@ def test_dock_shows_the_plan_of_the_selected_switch(make_window):
     assert table(d)[0][:6] == ["spine01:1", "400", "15", "aoc/mmf", "145,332", "30,072"]
 
 
-def _fabric(part: str, runs: int, length: float, cable: str) -> Fabric:
-    f = Fabric(Catalog.default().with_parts([Part.from_dict(LR4, "t")]), name=f"pair{runs}")
-    f.add_device("eth_switch", part, name="siteA")
-    f.add_device("eth_switch", part, name="siteB")
-    for i in range(1, runs + 1):
-        f.add_cable(f"siteA:{i}", f"siteB:{i}", length, part=cable)
-    return f
-
-
 @pytest.mark.parametrize("runs, state, text", [
     (14, "over", "105.7 % used: DOES NOT FIT"),          # 70,924,994 B of 64 MiB: over by 3,816,130 B
     (11, "near", "83.0 % used: fits, near the limit"),    # 55,726,781 B: the lint warning
 ])
 def test_budget_bar_state_with_long_single_mode_runs(make_window, runs, state, text):
     w = make_window()
-    w.apply_generated(_fabric("SN4700", runs, 10_000.0, "T-400G-LR4"))
+    w.apply_generated(switch_pair("SN4700", runs, 10_000.0, "T-400G-LR4"))
     d = open_dock(w)
     assert d.switch_box.currentText() == "siteA" and d.bar.state == state
     assert text in d.budget_label.text()

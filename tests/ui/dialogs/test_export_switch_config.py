@@ -9,7 +9,7 @@ import pytest
 from PySide6 import QtGui, QtWidgets
 
 from fabricviz.generate import k_ary_fat_tree, leaf_spine
-from tests.ui.test_lossless_dock import _fabric
+from tests.ui.roce_helpers import switch_pair as _fabric
 
 switch_config = pytest.importorskip("fabricviz.formats.switch_config")
 
