@@ -355,7 +355,7 @@ def keep_descriptions(f: Fabric, topo: Topology) -> None:
     """Record the NodeDescriptions export would not give back from the device names (repeated,
     leading or trailing spaces, tabs) in ``meta["node_descriptions"]``; see the module doc."""
     by_guid = {int(g): int(d) for d, g in zip(f.device_ids().tolist(),
-                                              f.devices_t.guid[f.device_ids()].tolist()) if g}
+                                              f.devices_t.guid[f.device_ids()].tolist(), strict=True) if g}
     kept: dict[str, list[str]] = {}
     for n in topo.nodes:
         d = by_guid.get(n.guid)

@@ -74,7 +74,7 @@ class SimResult:
         span = np.diff(np.concatenate([[0.0], t]))
         keep = t > t[-1] / 2
         w = span[keep]
-        vals = np.array([getattr(f, attr) for f, k in zip(fr, keep) if k], float)
+        vals = np.array([getattr(f, attr) for f, k in zip(fr, keep, strict=True) if k], float)
         return np.tensordot(w / w.sum(), vals, axes=1)
 
     def mean_frame_rates(self) -> np.ndarray:
@@ -331,7 +331,7 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
         bad = scope.refuse(fabric, flows.src, flows.dst)
         why = f"both limited members of {scope.label}"
         refused = tuple(RefusedFlow(int(s), int(d), why) for s, d in zip(flows.src[bad].tolist(),
-                                                                            flows.dst[bad].tolist()))
+                                                                            flows.dst[bad].tolist(), strict=True))
         if bad.all():
             raise FabricError(f"no flows to simulate: all {len(flows):,} are between limited members of "
                               f"partition {scope.label} (a limited member talks only to full members)")

@@ -393,7 +393,7 @@ def _route_down(U: np.ndarray, L: np.ndarray, gu: np.ndarray, gl: np.ndarray, bu
     cost = base[:, col_gap] + j * (float(tw.mean()) + LANE_GAP_PX) + np.where(j >= cap[col_gap], over[col_gap], 0.0)
     rows, cols = linear_sum_assignment(cost)
     load: dict[tuple[float, float], list[int]] = {}
-    for t, c in zip(rows.tolist(), col_gap[cols].tolist()):
+    for t, c in zip(rows.tolist(), col_gap[cols].tolist(), strict=True):
         load.setdefault(gaps[c], []).append(t)
     lane, lane_w = np.full(nt, np.nan), tw.copy()
     for (lo, hi), users in load.items():
