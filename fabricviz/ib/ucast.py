@@ -201,7 +201,7 @@ def _build_lfts_lmc(sn: Subnet, lids: Lids, least: Callable[[int], np.ndarray], 
             c, ls = cache
             start = (lft[:, lid - 1].astype(np.int64) + 1) % (sn.sw_nports + 1) if off else no_start
             if lmc_mode and counted:
-                rot = (lambda a: _rotate_rows(a, start)) if off else (lambda a: a)
+                rot = (lambda a, start=start: _rotate_rows(a, start)) if off else (lambda a: a)
                 best, ok = _lmc_pick(rot(c), rot(counts), rot(node_of), used[:, idx], fwd[:, idx])
             else:
                 score = np.where(c, counts, big)

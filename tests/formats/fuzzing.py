@@ -589,7 +589,7 @@ def fuzz(formats, per_format: int, seed: int, runner: Runner, workdir: str | Non
                     topo_paths[s.name] = tp
             muts = {}
 
-            def tasks():
+            def tasks(fmt=fmt, muts=muts, topo_paths=topo_paths):
                 for i in range(per_format):
                     m = mutant(fmt, seed, i)
                     muts[m.id] = (m.steps, len(m.data))

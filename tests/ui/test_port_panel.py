@@ -141,6 +141,6 @@ def test_a_marker_tooltip_names_the_port_its_rate_and_its_peer(make_window, qtbo
         at = view.mapFromScene(view.ports.marker(f.port_id(name)).scenePos())
         qtbot.mouseMove(vp, at)
         qtbot.mouseMove(vp, at + QtCore.QPoint(1, 0))
-        qtbot.waitUntil(lambda: QtWidgets.QToolTip.isVisible() and QtWidgets.QToolTip.text() == text,
+        qtbot.waitUntil(lambda text=text: QtWidgets.QToolTip.isVisible() and QtWidgets.QToolTip.text() == text,
                         timeout=60_000)
         assert d in view.ports.panels
