@@ -27,7 +27,7 @@ from .fct import Completion, completion_times, fct_summary, maxmin_solver
 from .fluid import FluidParams, simulate_fluid
 from .fluid_result import FluidResult
 from .frames import Frame
-from .latency import LatencyParams, flow_latency_ns, flow_nic_ns, link_latency
+from .latency import DEFAULT_LATENCY, LatencyParams, flow_latency_ns, flow_nic_ns, link_latency
 from .links import LinkTable, link_table
 from .maxmin import maxmin, maxmin_paths
 from .paths import MODES, PathProvider, Routes, line_gbps, route
@@ -211,7 +211,7 @@ def _no_solver(running: np.ndarray) -> np.ndarray:
 
 
 def _frame(links: LinkTable, routes: Routes, rate: np.ndarray, link_load: np.ndarray,
-           latency: LatencyParams = LatencyParams()) -> Frame:
+           latency: LatencyParams = DEFAULT_LATENCY) -> Frame:
     util = np.where(links.gbps > 0, link_load / np.where(links.gbps > 0, links.gbps, 1), 0.0)
     lat = link_latency(links, latency)
     total = np.where(np.isfinite(lat.total), lat.total, 0.0)
