@@ -263,7 +263,7 @@ def curves_figure(curves: list[tuple], title: str, size: tuple[int, int] = (800,
     fig = figure(size)
     ax = fig.add_subplot()
     one = len(curves) == 1
-    for i, (label, cks, p5, median, c95) in enumerate(curves):
+    for i, (_label, cks, p5, _median, c95) in enumerate(curves):
         colour = rgb(COLOURS[i % len(COLOURS)])
         edge = rgb(BAND[1]) if one else colour
         if len(cks) > 1:
@@ -272,7 +272,7 @@ def curves_figure(curves: list[tuple], title: str, size: tuple[int, int] = (800,
             ax.plot([cks[0], cks[0]], [p5[0], c95[0]], color=edge, linewidth=8 if one else 2,
                     solid_capstyle="butt")
     ax.axhline(1.0, color=rgb((130, 130, 130)), linewidth=1)                    # the intact design
-    for i, (label, cks, p5, median, c95) in enumerate(curves):
+    for i, (label, cks, _p5, median, _c95) in enumerate(curves):
         ax.plot(cks, median, color=rgb(COLOURS[i % len(COLOURS)]), linewidth=3, marker="o", markersize=8,
                 label=label if not one else None)
     ax.set_xticks(ks, [str(k) for k in ks])

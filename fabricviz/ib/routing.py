@@ -168,7 +168,7 @@ def file_lids(sn: Subnet) -> dict[int, int] | None:
         return None
     f = sn.fabric
     out: dict[int, int] = {}
-    for s, g in enumerate(sn.sw_guid.tolist()):
+    for g in sn.sw_guid.tolist():
         lid = raw.get(f"0x{int(g):016x}:0")
         if lid:
             out[int(g)] = int(lid)

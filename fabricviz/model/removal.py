@@ -115,7 +115,7 @@ class Removal:
         if len(removed.cable_ids) and ct.alive[removed.cable_ids].any():
             return "the removed cables are back already"
         own = dict(zip(removed.device_ids.tolist(), removed.names, strict=True))
-        for k, (d, nm) in enumerate(own.items()):
+        for k, (_d, nm) in enumerate(own.items()):
             if nm is None:              # a GPU/NIC named after its server: that name must be free too
                 parent = int(removed.devices["parent"][k])
                 top = own.get(parent) or (f.name_of(parent) if parent not in own else None)
