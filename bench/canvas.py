@@ -71,7 +71,7 @@ def canvas_rows(w: MainWindow, ks: list[int], empty: float) -> None:
         rep = median_ms(vp.repaint)
         h = w.view.horizontalScrollBar()
 
-        def pan() -> None:
+        def pan(h=h) -> None:
             h.setValue(h.value() + 40)
             vp.repaint()
         far = median_ms(pan)
@@ -97,13 +97,13 @@ def file_rows(w: MainWindow, ks: list[int], folder: Path) -> None:
         path = folder / f"k{k}.fabric.json"
         save_fabric(k_ary_fat_tree(k), path)
 
-        def peer() -> None:
+        def peer(path=path) -> None:
             with open(path, encoding="utf-8") as fh:
                 json.load(fh)
         reads, peers, opens = [], [], []
         for _ in range(3):      # interleaved, so a busy moment costs both alike
             peers.append(median_ms(peer, 1))
-            reads.append(median_ms(lambda: load_any(path), 1))
+            reads.append(median_ms(lambda path=path: load_any(path), 1))
         for _ in range(3):
             w.editor.stack.setClean()       # no "save changes?" prompt
             w.files.new_design()

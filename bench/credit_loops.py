@@ -33,8 +33,8 @@ def main() -> None:
     print(f"{'fabric':16} {'engine':8} {'route ms':>9} {'check ms':>9} {'ratio':>6}  result")
     for name, f, engine in cases:
         r = route(f, engine)
-        t_route = median_ms(lambda: route(f, engine), n=5)
-        t_check = median_ms(lambda: check_credit_loops(r), n=5)
+        t_route = median_ms(lambda f=f, engine=engine: route(f, engine), n=5)
+        t_check = median_ms(lambda r=r: check_credit_loops(r), n=5)
         print(f"{name:16} {r.routed_by:8} {t_route:9.1f} {t_check:9.1f} {t_check / t_route:6.2f}  "
               f"{check_credit_loops(r).summary()}")
 

@@ -51,7 +51,7 @@ def main(k: int = 48) -> None:
     print(f"{'picture':<22} {'extent':<7} {'ms':>7} {'x repaint':>10} {'bytes':>11}")
     for name, ext, opts in CASES:
         path = os.path.join(out, f"p.{ext}")
-        ms = median_ms(lambda: w.export_view(path, opts, view=False))
+        ms = median_ms(lambda path=path, opts=opts: w.export_view(path, opts, view=False))
         print(f"{name:<22} {'design':<7} {ms:7.0f} {ms / peer:10.1f} {os.path.getsize(path):11,}")
     w.view.resetTransform()
     w.view.centerOn(w.scene.items_by_id[w.editor.fabric.find("leaf0001")].scenePos())

@@ -59,7 +59,7 @@ def main() -> None:
         size = os.path.getsize(path)
     held, cables = model_bytes(args.k)
     c = f.counts()
-    total = [g + s for g, s in zip(gen, save)]
+    total = [g + s for g, s in zip(gen, save, strict=True)]
     print(f"k={args.k} fat tree: {c['nic']:,} hosts, {c['ib_switch']:,} switches, {cables:,} cables, "
           f"{len(f):,} devices")
     print(f"generate      median {statistics.median(gen):.3f} s")

@@ -50,8 +50,8 @@ def main() -> None:
           f"{'layout/gen':>11s} {'aspect':>7s}")
     for name, make in DESIGNS.items():
         f = make()
-        groups = median_ms(lambda: find_groups(f), args.repeat)
-        layout = median_ms(lambda: auto_layout(f), args.repeat)
+        groups = median_ms(lambda f=f: find_groups(f), args.repeat)
+        layout = median_ms(lambda f=f: auto_layout(f), args.repeat)
         gen = median_ms(make, args.repeat)
         print(f"{name:18s} {len(f):8,d} {groups:10.1f} {layout:10.1f} {gen:12.1f} {layout / gen:11.2f} "
               f"{aspect(f):7.2f}")

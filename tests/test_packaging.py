@@ -114,7 +114,7 @@ def test_wheel_installs_and_finds_assets(tmp_path):
     listing = _run([cli, "demo", "--list"], tmp_path, env).splitlines()
     expected = _expected_lesson_lines()
     assert len(listing) == len(expected) == 12
-    for line, (num, name, title, steps) in zip(listing, expected):
+    for line, (num, name, title, steps) in zip(listing, expected, strict=True):
         assert line.split()[:2] == [num, name] and line.endswith(f"{title} ({steps} steps)"), line
 
     # the catalog loads: a generated fabric takes its switches from the bundled parts,

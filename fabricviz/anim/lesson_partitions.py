@@ -85,9 +85,9 @@ def guid_owners(fabric: Fabric, end_ports: dict[int, str]) -> dict[int, str]:
     """End-port GUID → the name a lesson uses: the host (top-level device) of a CA port, the switch."""
     t, pt = fabric.devices_t, fabric.ports_t
     out: dict[int, str] = {}
-    by_guid = {int(g): int(d) for d, g in zip(np.flatnonzero(t.alive).tolist(), t.guid[t.alive].tolist())}
+    by_guid = {int(g): int(d) for d, g in zip(np.flatnonzero(t.alive).tolist(), t.guid[t.alive].tolist(), strict=True)}
     ca = np.flatnonzero((pt.cable >= 0) & (t.kind[pt.device] == KIND_CODE["nic"]))
-    for port, g in zip(ca.tolist(), pt.guid[ca].tolist()):
+    for port, g in zip(ca.tolist(), pt.guid[ca].tolist(), strict=True):
         d = int(pt.device[port])
         top = int(t.parent[d]) if int(t.parent[d]) >= 0 else d
         out.setdefault(int(g), fabric.name_of(top))

@@ -51,6 +51,10 @@ class PictureOptions:
         return self.dpi / SCREEN_DPI
 
 
+#: the defaults (frozen, so one instance serves every ``options`` default)
+DEFAULT_OPTIONS = PictureOptions()
+
+
 def check_options(opts: PictureOptions, suffix: str, names: dict[str, str] = FIELDS) -> None:
     """Refuse what cannot be drawn, in one line naming the option by ``names`` (:data:`FLAGS`
     for the CLI)."""
@@ -79,5 +83,5 @@ def offscreen_env(env: MutableMapping[str, str]) -> MutableMapping[str, str]:
     return env
 
 
-__all__ = ["DPI_RANGE", "FIELDS", "FLAGS", "FORMATS", "MAX_PIXELS", "MIN_LAYOUT", "PictureOptions", "SCREEN_DPI",
-           "SIDE_RANGE", "check_options", "offscreen_env"]
+__all__ = ["DEFAULT_OPTIONS", "DPI_RANGE", "FIELDS", "FLAGS", "FORMATS", "MAX_PIXELS", "MIN_LAYOUT", "PictureOptions",
+           "SCREEN_DPI", "SIDE_RANGE", "check_options", "offscreen_env"]

@@ -109,7 +109,7 @@ def plan(clips: Sequence[Clip], fps: float, duration_s: float | None = None,
         ends[i] = max(ends[i], (ends[i - 1] if i else 0) + 1)
     total = int(ends[-1])
     shots, start = [], 0
-    for ci, (clip, end) in enumerate(zip(clips, ends.tolist())):
+    for ci, (clip, end) in enumerate(zip(clips, ends.tolist(), strict=True)):
         n, frames = clip.steps, end - start
         for j in range(frames):
             k = round(j * (n - 1) / (frames - 1)) if frames > 1 else n - 1
@@ -205,7 +205,7 @@ def check_gif_memory(frames: int, width: int, height: int, fps: int) -> None:
 
 def clip_ticks(shots: Sequence[Shot]) -> list[float]:
     """Where each clip after the first starts, as a fraction of the video (the bar's ticks)."""
-    return [s.frame / s.total for a, s in zip(shots, shots[1:]) if s.clip != a.clip]
+    return [s.frame / s.total for a, s in zip(shots, shots[1:], strict=False) if s.clip != a.clip]
 
 
 __all__ = ["Clip", "DEFAULT_FPS", "DEFAULT_WIDTH", "DURATION_RANGE", "FPS_RANGE", "MAX_DEFAULT_S", "MAX_GIF_BYTES",

@@ -240,7 +240,7 @@ def bill_of_materials(fabric: Fabric, prices: Mapping[str, Mapping[str, float]] 
         rows = live[ct.part[live] == idx]
         part = fabric.cable(int(rows[0])).part
         lengths = np.array([_order_length(part, float(x)) for x in ct.length[rows]])
-        for L, n in zip(*np.unique(lengths, return_counts=True)):
+        for L, n in zip(*np.unique(lengths, return_counts=True), strict=True):
             bins[(part.id, float(L))] = int(n)
     cable_lines, optics, fibre = [], [], []
     optic_count: dict[str, int] = {}

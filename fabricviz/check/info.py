@@ -59,7 +59,7 @@ def fabric_info(fabric: Fabric) -> dict[str, Any]:
     if len(live):
         keys = np.stack([ct.tech[live], ct.speed[live], ct.width[live]], axis=1).astype(np.int64)
         uniq, first, cnt = np.unique(keys, axis=0, return_index=True, return_counts=True)
-        for f_idx, n in sorted(zip(first.tolist(), cnt.tolist()), key=lambda x: -x[1]):
+        for f_idx, n in sorted(zip(first.tolist(), cnt.tolist(), strict=True), key=lambda x: -x[1]):
             by_rate[str(fabric.cable_rate(int(live[f_idx])))] = n
     gbps = _cable_gbps(fabric, live)
     a, b = cable_devices(fabric)
@@ -106,7 +106,7 @@ def fabric_info(fabric: Fabric) -> dict[str, Any]:
 def _length_bins(lengths: np.ndarray) -> dict[str, int]:
     edges = (0.0,) + LENGTH_BINS
     out = {}
-    for lo, hi in zip(edges, edges[1:]):
+    for lo, hi in zip(edges, edges[1:], strict=False):
         n = int(np.count_nonzero((lengths > lo) & (lengths <= hi)))
         if n:
             out[f"{lo:g}-{hi:g} m"] = n

@@ -34,7 +34,7 @@ def _state(ctx: LintContext) -> Any:
         if conf is not None:
             sn = discover(ctx.f)
             state = (resolve(conf, sn), {int(g): int(p) for g, p in zip(sn.ca_guid.tolist(),
-                                                                         sn.ca_ports.tolist())}, None)
+                                                                         sn.ca_ports.tolist(), strict=True)}, None)
     except FabricError as e:
         state = (None, {}, str(e))
     ctx._partitions_state = state  # type: ignore[attr-defined]

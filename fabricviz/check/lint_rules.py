@@ -72,7 +72,7 @@ def nic_unconnected(ctx: LintContext) -> Iterator[Finding]:
     t, pt = f.devices_t, f.ports_t
     free = ctx.host_nic[pt.device] & (pt.cable < 0)
     devs, nfree = np.unique(pt.device[free], return_counts=True)
-    for d, n in zip(devs.tolist(), nfree.tolist()):
+    for d, n in zip(devs.tolist(), nfree.tolist(), strict=True):
         ports = np.flatnonzero(free & (pt.device == d))
         total = int(t.nports[d])
         if n == total:

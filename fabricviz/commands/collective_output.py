@@ -66,7 +66,7 @@ def write_plot(results, path: str, title: str, labels: list[str] | None = None, 
     y1 = float(max(y.max() for y in ys)) * 1.1 or 1.0
     fig = figure((width, height))
     ax = fig.add_subplot()
-    for i, (x, y) in enumerate(zip(xs, ys)):
+    for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
         ax.plot(x, y, color=rgb(COLOURS[i % len(COLOURS)]), linewidth=2, marker="o", markersize=5,
                 label=labels[i] if labels else None)
     ticks = list(range(int(np.ceil(x0)), int(x1) + 1, max(1, int(x1 - x0) // 8)))   # powers of 2

@@ -62,15 +62,15 @@ def run_sweep(args: argparse.Namespace) -> int:
         raise FabricError(e.with_flag(FLAGS.get(e.param, f"--{e.param}"))) from None
     names = [f.name for f in sweep.fabrics]
     labels = names if len(set(names)) == len(names) else files
-    titles = [f"{labels[c.design]}: {r.op} ({r.algo}), {r.n} GPUs" for c, r in zip(todo, results)]
+    titles = [f"{labels[c.design]}: {r.op} ({r.algo}), {r.n} GPUs" for c, r in zip(todo, results, strict=True)]
     if args.csv:
         write_csv(args.csv, results, [labels[c.design] for c in todo])
     if args.plot:
         write_plot(results, args.plot, f"busbw of {len(results)} cases", titles)
     if args.json:
-        print(json.dumps([as_json(r, names[c.design]) for c, r in zip(todo, results)], indent=2))
+        print(json.dumps([as_json(r, names[c.design]) for c, r in zip(todo, results, strict=True)], indent=2))
         return 0
-    for c, r, title in zip(todo, results, titles):
+    for c, r, title in zip(todo, results, titles, strict=True):
         print(f"## {title}")
         print(table(r, names[c.design]))
         print()
@@ -117,7 +117,7 @@ def summary(results: list, designs: list[str]) -> str:
     if mb is not None:
         head += f"  {'busbw @' + _size(mb):>14}"
     lines = ["# summary (busbw GB/s)", head]
-    for d, r in zip(designs, results):
+    for d, r in zip(designs, results, strict=True):
         line = f"{d:<{w}}  {r.op:<13}  {r.algo:<4}  {r.n:>5}  {r.rows[-1].busbw:>14.2f}"
         if mb is not None:
             line += f"  {busbw_at(r, mb):>14.2f}"
@@ -134,7 +134,7 @@ def write_csv(path: str, results: list, designs: list[str]) -> None:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["design", "op", "algo", "gpus", *CSV_HEADER.split(",")])
-    for d, r in zip(designs, results):
+    for d, r in zip(designs, results, strict=True):
         for row in csv_rows(r):
             w.writerow([d, r.op, r.algo, r.n, *row])
     write_atomic(path, buf.getvalue())

@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     reach: list[dict[str, Any]] = []
     if args.who_can_reach:
         mine = _end_ports_of(f, args.who_can_reach, tables)
-        port_of = {int(g): int(p) for g, p in zip(sn.ca_guid.tolist(), sn.ca_ports.tolist())}
+        port_of = {int(g): int(p) for g, p in zip(sn.ca_guid.tolist(), sn.ca_ports.tolist(), strict=True)}
         me_hosts = {_host_of(f, port_of[g]) for g in mine if g in port_of}
         by_host: dict[str, set[int]] = {}
         for g, p in port_of.items():

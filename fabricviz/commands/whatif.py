@@ -158,14 +158,14 @@ def _report_batch(args, spec, metric: str, designs, parts, labels: list[str]) ->
     rows = [ranked(r) if args.worst else r for r in parts]
     summaries = [per_k(r) for r in parts]
     if args.csv:
-        write_atomic(args.csv, csv_text((), args.worst, list(zip(labels, rows))))
+        write_atomic(args.csv, csv_text((), args.worst, list(zip(labels, rows, strict=True))))
     if args.plot:
-        _plot(args.plot, list(zip(labels, summaries)), f"{spec.noun} failed, {metric}")
+        _plot(args.plot, list(zip(labels, summaries, strict=True)), f"{spec.noun} failed, {metric}")
     if args.json:
-        print(json.dumps([_doc(args, spec, metric, sh, res, rw) for sh, res, rw in zip(designs, parts, rows)],
-                         indent=2))
+        print(json.dumps([_doc(args, spec, metric, sh, res, rw)
+                          for sh, res, rw in zip(designs, parts, rows, strict=True)], indent=2))
         return 0
-    for sh, rw, summary in zip(designs, rows, summaries):
+    for sh, rw, summary in zip(designs, rows, summaries, strict=True):
         print(_header(args, spec, metric, sh))
         print(worst_table(rw[:TOP], len(rw)) if args.worst else k_table(summary))
         print()
@@ -178,7 +178,7 @@ def k_compare(labels: list[str], summaries: list[list[dict]]) -> str:
     """Design × K: the median and p5 relative metric and the hosts cut off (disconnected, degraded: mean)."""
     w = max(6, *(len(x) for x in labels))
     lines = [f"{'design':<{w}}  {'K':>4}  {'median':>6}  {'p5':>6}  {'disconnected':>12}  {'degraded':>8}"]
-    for label, summary in zip(labels, summaries):
+    for label, summary in zip(labels, summaries, strict=True):
         for s in summary:
             lines.append(f"{label:<{w}}  {s['k']:>4}  {s['relative']['median']:>6.3f}  {s['relative']['p5']:>6.3f}  "
                          f"{s['disconnected_hosts']['mean']:>12.2f}  {s['degraded_hosts']['mean']:>8.2f}")
@@ -191,7 +191,7 @@ def worst_compare(labels: list[str], rows: list[list]) -> str:
     w = max(6, *(len(x) for x in labels))
     lines = [f"{'design':<{w}}  {'failures':>8}  {'delivered':>9}  {'relative':>8}  {'cut off':>7}  "
              f"{'degraded':>8}  costliest"]
-    for label, rw in zip(labels, rows):
+    for label, rw in zip(labels, rows, strict=True):
         r = rw[0]
         lines.append(f"{label:<{w}}  {len(rw):>8}  {r.delivered:>9.3f}  {r.relative:>8.3f}  {len(r.disconnected):>7}  "
                      f"{len(r.degraded):>8}  {', '.join(r.failed)}")
@@ -263,7 +263,7 @@ def curves_figure(curves: list[tuple], title: str, size: tuple[int, int] = (800,
     fig = figure(size)
     ax = fig.add_subplot()
     one = len(curves) == 1
-    for i, (label, cks, p5, median, c95) in enumerate(curves):
+    for i, (_label, cks, p5, _median, c95) in enumerate(curves):
         colour = rgb(COLOURS[i % len(COLOURS)])
         edge = rgb(BAND[1]) if one else colour
         if len(cks) > 1:
@@ -272,7 +272,7 @@ def curves_figure(curves: list[tuple], title: str, size: tuple[int, int] = (800,
             ax.plot([cks[0], cks[0]], [p5[0], c95[0]], color=edge, linewidth=8 if one else 2,
                     solid_capstyle="butt")
     ax.axhline(1.0, color=rgb((130, 130, 130)), linewidth=1)                    # the intact design
-    for i, (label, cks, p5, median, c95) in enumerate(curves):
+    for i, (label, cks, _p5, median, _c95) in enumerate(curves):
         ax.plot(cks, median, color=rgb(COLOURS[i % len(COLOURS)]), linewidth=3, marker="o", markersize=8,
                 label=label if not one else None)
     ax.set_xticks(ks, [str(k) for k in ks])

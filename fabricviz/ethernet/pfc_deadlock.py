@@ -98,7 +98,8 @@ class BufferCycle:
         return {"priority": self.priority, "ring": list(self.hops), "buffers": list(self.buffers),
                 "ports": list(self.ports), "cables": list(self.cables), "links": list(self.links),
                 "size": self.size, "routes": [list(r) for r in self.routes],
-                "flows": [{"src": a, "dst": b, "name": n} for (a, b), n in zip(self.flows, self.flow_names)]}
+                "flows": [{"src": a, "dst": b, "name": n}
+                          for (a, b), n in zip(self.flows, self.flow_names, strict=True)]}
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,7 @@ class PfcCheck:
 
     def to_dict(self) -> dict[str, Any]:
         return {"priorities": list(self.priorities), "routing": self.routing,
-                "failed": [{"cable": c, "name": n} for c, n in zip(self.failed, self.failed_names)],
+                "failed": [{"cable": c, "name": n} for c, n in zip(self.failed, self.failed_names, strict=True)],
                 "detours": [{"switch": self.names.get(s, str(s)), "destination": self.names.get(t, str(t))}
                             for s, t in self.detours],
                 "unreachable": [{"switch": self.names.get(s, str(s)), "destination": self.names.get(t, str(t))}
@@ -349,7 +350,7 @@ def check_pfc_deadlock(fabric: Fabric, *, failed: Sequence[str | int] = (), rout
     for k, rows in enumerate(chunks):
         r = _reach(tp, rows, _sources(tp, rows), routing)
         edge |= _pair_hits(tp, r, np.arange(len(tp.pair_in))).any(axis=0)
-        for row, s_ in zip(*np.nonzero(r.detour)):
+        for row, s_ in zip(*np.nonzero(r.detour), strict=True):
             detours.add((int(tp.switches[s_]), int(tp.switches[tp.dests[rows[row]]])))
         progress(0.8 * (k + 1) / len(chunks))
     ei, eo = tp.pair_in[edge], tp.pair_out[edge]
@@ -408,7 +409,7 @@ def _cycles(fabric: Fabric, tp: _Topo, ei: np.ndarray, eo: np.ndarray,
         return []
     import networkx as nx                              # only with a cycle to show: ~0.1 s to load
     dg: nx.DiGraph = nx.DiGraph()
-    dg.add_edges_from(zip(ei[inside].tolist(), eo[inside].tolist()))
+    dg.add_edges_from(zip(ei[inside].tolist(), eo[inside].tolist(), strict=True))
     port_name = fabric.port_name
 
     def key(li: int) -> tuple[str, int]:                # the cycle starts at its first switch by name
@@ -494,11 +495,11 @@ class ClosingFlows:
 
     def provider(self) -> Callable[..., list[np.ndarray]]:
         """A path provider: the path of each (source port, destination port) asked for."""
-        by_ports = {(int(a), int(b)): p for a, b, p in zip(self.src_port, self.dst_port, self.paths)}
+        by_ports = {(int(a), int(b)): p for a, b, p in zip(self.src_port, self.dst_port, self.paths, strict=True)}
 
         def paths(_fabric: Any, _links: Any, src_ports: np.ndarray, dst_ports: np.ndarray) -> list[np.ndarray]:
             try:
-                return [by_ports[(int(a), int(b))] for a, b in zip(src_ports, dst_ports)]
+                return [by_ports[(int(a), int(b))] for a, b in zip(src_ports, dst_ports, strict=True)]
             except KeyError as exc:
                 raise FabricError(f"no closing path between ports {exc.args[0]}") from None
         return paths
@@ -542,10 +543,10 @@ def closing_flows(fabric: Fabric, cycle: BufferCycle, *, failed: Sequence[str | 
             links = np.array([tp.host_up[a], *tp.link[hops].tolist(), tp.host_down[b]], np.int64)
             out.append((int(tp.host_nic[a]), int(tp.host_nic[b]), _port_of(fabric, tp.host_up[a]),
                         _port_of(fabric, tp.host_down[b], enter=True), links))
-            on = set(zip(hops[:-1], hops[1:]))
+            on = set(zip(hops[:-1], hops[1:], strict=True))
             done |= np.array([(int(tp.pair_in[q]), int(tp.pair_out[q])) in on for q in pairs])
             break
-    cols = list(zip(*out)) if out else [(), (), (), (), ()]
+    cols = list(zip(*out, strict=True)) if out else [(), (), (), (), ()]
     return ClosingFlows(np.array(cols[0], np.int64), np.array(cols[1], np.int64), np.array(cols[2], np.int64),
                         np.array(cols[3], np.int64), tuple(cols[4]))
 

@@ -206,7 +206,7 @@ def cycle_load(fabric: Fabric, *, failed: Sequence[str | int] = (), routing: str
             rows.append((int(tp.host_nic[a]), int(tp.host_nic[b]), _port_of(fabric, tp.host_up[a]),
                          _port_of(fabric, tp.host_down[b], enter=True),
                          np.array([tp.host_up[a], *path[1:-1].tolist(), tp.host_down[b]], np.int64)))
-    cols = list(zip(*rows))
+    cols = list(zip(*rows, strict=True))
     src, dst, sp, dp = (np.array(c, np.int64) for c in cols[:4])
     return cyc, ClosingFlows(src, dst, sp, dp, tuple(cols[4]))
 

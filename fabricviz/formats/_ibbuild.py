@@ -62,7 +62,7 @@ def _choose_parts(nodes: list[Node], rates: list[LinkRate | None], cat: Catalog
                                      "base": base})
         spec["rate"] = _max_rate(spec["rate"], rate)
 
-    for node, rate in zip(nodes, rates):
+    for node, rate in zip(nodes, rates, strict=True):
         n = node.nports
         if node.type == "Switch":
             exact = [p for p in switches if p.ports == n and (rate is None or _fits(p.rate, rate))]
@@ -172,7 +172,7 @@ def build_fabric(topo: Topology, links: list, where: str, dialect: str, name: st
             pt.set("guid", np.array(pg_ids), np.array(pg_vals, dtype=np.uint64))
         pa = np.array([first[index[id(a)]] + p - 1 for a, p, _b, _q, _r in links], dtype=np.int64)
         pb = np.array([first[index[id(b)]] + q - 1 for _a, _p, b, q, _r in links], dtype=np.int64)
-        for (_a, _p, _b, _q, rate), x, y in zip(links, pa.tolist(), pb.tolist()):
+        for (_a, _p, _b, _q, rate), x, y in zip(links, pa.tolist(), pb.tolist(), strict=True):
             if rate is not None:
                 for port in (x, y):
                     if f.port_rate(port) != rate:
@@ -285,7 +285,7 @@ def check_lid_space(topo: Topology, links: list, where: str, problems: list[str]
             if n.type != "Switch"}
     entries = [(n, 0) for n in topo.nodes if n.type == "Switch"] + sorted(ends.values(), key=lambda e: e[1])
     guids = [n.guid if p == 0 else n.port_guids.get(p, (n.guid + p) % (1 << 64)) for n, p in entries]
-    kept = {g: file_lids[k] for g, (n, p) in zip(guids, entries)
+    kept = {g: file_lids[k] for g, (n, p) in zip(guids, entries, strict=True)
             if (k := f"{format_guid(n.guid)}:{p}") in file_lids}
     sm = next((i for i, (n, _p) in enumerate(entries) if topo.nodes and n is topo.nodes[0]), -1)
     is_sw = np.array([p == 0 for _n, p in entries], bool)

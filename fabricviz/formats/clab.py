@@ -248,7 +248,7 @@ def from_dict(data: Any, where: str, size: int | None = None) -> Fabric:
     if skipped and not foreign:
         meta = {**meta, "clab_skipped_links": skipped}
     catalog = _graph.catalog_for(parts, where)
-    by_cn = dict(zip(nodes_cfg, nodes))
+    by_cn = dict(zip(nodes_cfg, nodes, strict=True))
     children: dict[str, list[_graph.Node]] = {}
     all_nodes = []
     budget = None if size is None else max(CHILD_FLOOR, int(size * CHILDREN_PER_BYTE))
@@ -276,7 +276,7 @@ def from_dict(data: Any, where: str, size: int | None = None) -> Fabric:
     edges = []
     for i, ends, vars_ in links:
         attrs: dict[str, Any] = {}
-        for side, (cn, iface) in zip("ab", ends):
+        for side, (cn, iface) in zip("ab", ends, strict=True):
             hit = _graph.resolve_iface(by_cn[cn], iface, children.get(cn, []))
             if hit is None or hit[1] < 1:
                 raise FileFormatError(f"{where}: links[{i}]: unknown interface {_graph._show(iface)} on node {cn!r}")
@@ -333,7 +333,7 @@ def _foreign_parts(nodes: list[_graph.Node], cnames: list[str], links: list, por
     parts: dict[str, dict] = {}
     col = {0: 0, 1: 0}
     placed = any("x" in n.attrs for n in nodes)     # none: the importer's auto layout places them
-    for cn, n in zip(cnames, nodes):
+    for cn, n in zip(cnames, nodes, strict=True):
         a = n.attrs
         nports = max(ports_used[cn], default=1)
         if a["kind"] == "eth_switch" and nports <= 64:

@@ -172,7 +172,7 @@ class _Parser:
                     self.take("--")
                     chain.append(self.endpoint())
                 attrs = self.attr_list()
-                for x, y in zip(chain, chain[1:]):
+                for x, y in zip(chain, chain[1:], strict=False):
                     edges.append((x, y, attrs))
             else:
                 nodes.setdefault(a[0], {}).update(self.attr_list())

@@ -65,7 +65,7 @@ def _order(attrs: dict) -> int:
 
 def dumps(fabric: Fabric) -> str:
     G = to_networkx(fabric)
-    for u, v, k, d in G.edges(keys=True, data=True):
+    for _u, _v, k, d in G.edges(keys=True, data=True):
         d["cable"] = k
     return "\n".join(nx.generate_graphml(G, prettyprint=True)) + "\n"
 

@@ -77,7 +77,7 @@ def flows_csv(cm: ConnectionMatrix, ends: Sequence[tuple[str, str]], steps: Sequ
     buf = io.StringIO(newline="")
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["id", "src", "dst", "htsim_src", "htsim_dst", "bytes", "step"])
-    for c, (a, b), s in zip(cm.connections, ends, steps):
+    for c, (a, b), s in zip(cm.connections, ends, steps, strict=True):
         w.writerow([c.flow_id, a, b, c.src, c.dst, c.size, s])
     return buf.getvalue()
 

@@ -95,9 +95,8 @@ def _parse_link(m: re.Match, lineno: int, node: Node, where: str, problems: list
                 return None
             link.lid, link.lmc = int(lm.group(1)), int(lm.group(2))
     tail = comment[comment.rfind('"') + 1:] if '"' in comment else comment
-    rm = None
-    for rm in RATE.finditer(tail):
-        pass
+    rates = list(RATE.finditer(tail))
+    rm = rates[-1] if rates else None               # the last rate in the comment
     if rm is not None and (node.type == "Switch" or link.lid is None or '"' in comment):
         bad = _lid_problem(where, lineno, rm.group(1))
         if bad:
@@ -355,7 +354,7 @@ def keep_descriptions(f: Fabric, topo: Topology) -> None:
     """Record the NodeDescriptions export would not give back from the device names (repeated,
     leading or trailing spaces, tabs) in ``meta["node_descriptions"]``; see the module doc."""
     by_guid = {int(g): int(d) for d, g in zip(f.device_ids().tolist(),
-                                              f.devices_t.guid[f.device_ids()].tolist()) if g}
+                                              f.devices_t.guid[f.device_ids()].tolist(), strict=True) if g}
     kept: dict[str, list[str]] = {}
     for n in topo.nodes:
         d = by_guid.get(n.guid)

@@ -74,7 +74,7 @@ def fabric_to_dict(fabric: Fabric) -> dict[str, Any]:
     cparts = ct.part[live].tolist()
     cables = [{"a": f"{names[pdev[a]]}:{pnum[a]}", "b": f"{names[pdev[b]]}:{pnum[b]}",
                "type": CABLE_TYPES[ty], "length_m": _num(ln), "part": part_ids[cp]}
-              for a, b, ty, ln, cp in zip(pa, pb, ctypes, lens, cparts)]
+              for a, b, ty, ln, cp in zip(pa, pb, ctypes, lens, cparts, strict=True)]
     return {
         "format": FORMAT, "version": VERSION, "name": fabric.name, "meta": fabric.meta,
         "parts": [p.to_dict() for p in sorted(fabric.catalog.user_parts(), key=lambda p: p.id)],

@@ -121,7 +121,7 @@ def _runs(*codes: np.ndarray) -> list[tuple[int, int]]:
     for c in codes:
         change[1:] |= c[1:] != c[:-1]
     starts = np.flatnonzero(change).tolist()
-    return list(zip([0] + starts, starts + [n]))
+    return list(zip([0] + starts, starts + [n], strict=True))
 
 
 def _absent(v: Any) -> Any:
@@ -149,7 +149,7 @@ class _ColumnLoader(RecordLoader):
         if not set(kinds) <= set(KIND_CODE):
             raise GiveWay("kind")
         kind = np.fromiter(map(KIND_CODE.__getitem__, kinds), np.int64, n)
-        for k, p in set(zip(kinds, parts)):
+        for k, p in set(zip(kinds, parts, strict=True)):
             if p is _ABSENT and k != GPU or p is not _ABSENT and (p not in f.catalog or f.catalog.get(p).kind != k):
                 raise GiveWay("part")
         top = np.fromiter((p is _ABSENT for p in parents), bool, n)
@@ -172,7 +172,7 @@ class _ColumnLoader(RecordLoader):
         # names of top devices (stored stripped, as check_name does) and the servers children sit in
         tops = np.flatnonzero(top).tolist()
         top_names = [names[i].strip() for i in tops]
-        at = dict(zip(top_names, tops))
+        at = dict(zip(top_names, tops, strict=True))
         if len(at) != len(tops):
             raise GiveWay("name twice")
         par = np.fromiter((at.get(parents[i], n) for i in kid.tolist()), np.int64, len(kid))
@@ -188,7 +188,7 @@ class _ColumnLoader(RecordLoader):
             self._add_columns(f, start, end, kinds[start], _absent(parts[start]), _absent(modes[start]),
                               bool(top[start]), stripped, xs, ys, guids, parent, locs)
         f.devices_t.set("tier", np.arange(n), tiers)
-        self.ids = dict(zip(range(n), range(n)))
+        self.ids = dict(zip(range(n), range(n), strict=True))
         self._names = all_names(f)
         if len(set(self._names)) != n:   # a child's derived name is also a device's own name
             raise GiveWay("name twice")
@@ -216,7 +216,7 @@ class _ColumnLoader(RecordLoader):
         if not gpus:
             return
         assert self._names is not None
-        by_name = dict(zip(self._names, range(len(self._names))))
+        by_name = dict(zip(self._names, range(len(self._names)), strict=True))
         to = np.fromiter((by_name.get(nics[i], by_name.get(nics[i].strip(), -1)) for i in gpus),
                          np.int64, len(gpus))
         gpu = np.asarray(gpus, np.int64)
@@ -248,7 +248,8 @@ class _ColumnLoader(RecordLoader):
         lookup per cable end)."""
         names = self._names if self._names is not None else all_names(f)
         pt = f.ports_t
-        return dict(zip([f"{names[d]}:{k}" for d, k in zip(pt.device.tolist(), pt.num.tolist())], range(pt.n)))
+        return dict(zip([f"{names[d]}:{k}" for d, k in zip(pt.device.tolist(), pt.num.tolist(), strict=True)],
+                        range(pt.n), strict=True))
 
 
 __all__ = ["GiveWay", "load_columns"]

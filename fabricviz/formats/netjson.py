@@ -31,7 +31,7 @@ def to_dict(fabric: Fabric) -> dict[str, Any]:
         rate[c] = str(fabric.cable_rate(c))
     nodes = [{"id": n.id, "label": n.id, "properties": _props(n.attrs)} for n in g.nodes]
     links = []
-    for e, cid in zip(g.edges, fabric.cable_ids().tolist()):
+    for e, cid in zip(g.edges, fabric.cable_ids().tolist(), strict=True):
         links.append({"source": e.u, "target": e.v, "cost": 1.0, "cost_text": rate[cid], "properties": e.attrs})
     return {"type": "NetworkGraph", "protocol": "static", "version": None, "revision": None, "metric": None,
             "label": g.name, "properties": {"format": "fabricviz", "meta": g.meta, "parts": g.parts},

@@ -68,7 +68,7 @@ def write_lfts_dump(switches: Iterable[SwitchLft | Sequence],
         limit = sw.nports + 1 if sw.nports else NO_PATH
         out.append(f"Unicast lids [0-{max_lid}] of switch Lid {sw.lid} guid 0x{sw.guid:016x} ('{sw.desc}'):")
         valid = np.flatnonzero((lft >= 0) & (lft < limit))
-        for lid, port in zip(valid.tolist(), lft[valid].tolist()):
+        for lid, port in zip(valid.tolist(), lft[valid].tolist(), strict=True):
             d = dests.get(lid)
             dest = f"{d[0]} portguid 0x{d[1]:016x}: '{d[2]}'" if d is not None else UNKNOWN_DEST
             out.append(f"0x{lid:04x} {port:03d} # {dest}")

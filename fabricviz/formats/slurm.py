@@ -58,7 +58,7 @@ def hostlist(names: list[str]) -> str:
             continue
         runs, start = [], nums[0]
         after: list[int | None] = [*nums[1:], None]
-        for a, b in zip(nums, after):
+        for a, b in zip(nums, after, strict=True):
             if b is None or b != a + 1:
                 runs.append(f"{start:0{width}d}" + (f"-{a:0{width}d}" if a != start else ""))
                 if b is not None:
@@ -79,7 +79,7 @@ def dumps(fabric: Fabric) -> str:
     db = top[pt.device[ct.port_b[live]]]
     nodes: dict[int, list[str]] = defaultdict(list)
     below: dict[int, list[str]] = defaultdict(list)
-    for a, b in zip(da.tolist(), db.tolist()):
+    for a, b in zip(da.tolist(), db.tolist(), strict=True):
         for s, o in ((a, b), (b, a)):
             if not sw[s]:
                 continue

@@ -73,7 +73,7 @@ class ExportSettings:
 
     @property
     def dscp_of(self) -> dict[int, int]:
-        return dict(zip(self.priorities, self.dscps))
+        return dict(zip(self.priorities, self.dscps, strict=True))
 
     @property
     def text(self) -> str:

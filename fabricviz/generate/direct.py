@@ -235,7 +235,7 @@ def _port_ids(f: Fabric, ids: np.ndarray, nums: np.ndarray) -> np.ndarray:
 def coord_names(dims: tuple[int, ...], prefix: str = "sw") -> list[str]:
     """``sw-2-3``: the coordinates (from 0, padded to each dimension's width), dimension 0 first."""
     widths = [len(str(k - 1)) for k in dims]
-    return [prefix + "".join(f"-{c:0{w}d}" for c, w in zip(cs, widths)) for cs in np.ndindex(*dims)]
+    return [prefix + "".join(f"-{c:0{w}d}" for c, w in zip(cs, widths, strict=True)) for cs in np.ndindex(*dims)]
 
 
 # ------------------------------------------------------------------ torus

@@ -150,7 +150,7 @@ def host_systems(f: Fabric, hosts: np.ndarray) -> np.ndarray:
     reach[reach == np.iinfo(np.int64).max] = -1
     by_host: dict[tuple[str, int], dict[str, int]] = {}
     refused: set[tuple[str, int]] = set()
-    for d, name in zip(nics.tolist(), [f.name_of(int(d)) for d in nics]):
+    for d, name in zip(nics.tolist(), [f.name_of(int(d)) for d in nics], strict=True):
         words = _GUID_TAG.sub("", name).split(None, 1)
         if len(words) != 2 or not ADAPTER_NAME.fullmatch(words[1]):
             continue
@@ -240,7 +240,7 @@ def find_groups(f: Fabric) -> Grouping:
         group[pod_sw] = index[comp[pod_sw]]
         sw_names = f.names_of(pod_sw) if hasattr(f, "names_of") else [f.name_of(int(d)) for d in pod_sw]
         by_pod: list[list[str]] = [[] for _ in order]
-        for d, name in zip(group[pod_sw].tolist(), sw_names):
+        for d, name in zip(group[pod_sw].tolist(), sw_names, strict=True):
             by_pod[d].append(name)
         for i, members in enumerate(by_pod):
             if len(members) == 1:
@@ -285,7 +285,7 @@ def find_groups(f: Fabric) -> Grouping:
         block_hosts = np.bincount(sys_block[systems], minlength=len(sig_index)).astype(np.int64)
         leaves = list(sig_index)
         block_group = np.array([group[s[0]] for s in leaves], np.int64)
-        for s, bg in zip(leaves, block_group.tolist()):
+        for s, bg in zip(leaves, block_group.tolist(), strict=True):
             block_names.append(f.name_of(s[0]) if len(s) == 1 or bg < 0 else names[bg])
         group[servers] = block_group[blk]
     lone = server & (group < 0)

@@ -36,7 +36,7 @@ def tiers(f: Fabric) -> dict[int, int]:
     tops, u, v = _top_graph(f)
     g: nx.Graph = nx.Graph()
     g.add_nodes_from(tops.tolist())
-    g.add_edges_from(zip(u.tolist(), v.tolist()))
+    g.add_edges_from(zip(u.tolist(), v.tolist(), strict=True))
     servers = [int(d) for d in tops if f.devices_t.kind[d] == KIND_CODE[SERVER]]
     out = {int(d): 1 for d in tops}
     if servers:
@@ -61,7 +61,7 @@ def tiered_layout(f: Fabric, pitch: float = HOST_PITCH, gap: float = TIER_GAP
     for d in tops.tolist():
         by_tier.setdefault(tier[d], []).append(d)
     neighbours: dict[int, list[int]] = {}
-    for a, b in zip(u.tolist(), v.tolist()):
+    for a, b in zip(u.tolist(), v.tolist(), strict=True):
         neighbours.setdefault(a, []).append(b)
         neighbours.setdefault(b, []).append(a)
     width = 0.0
@@ -82,7 +82,7 @@ def tiered_layout(f: Fabric, pitch: float = HOST_PITCH, gap: float = TIER_GAP
             span = max(width, n * 140.0)
             pos = np.linspace(0, span, n) if n > 1 else np.array([width / 2])
             pos = pos + (width - span) / 2 if span > width else pos
-        for d, x in zip(members, pos):
+        for d, x in zip(members, pos, strict=True):
             xs[index[d]] = x
             ys[index[d]] = -gap * level
         if level == min(by_tier) and len(pos):
@@ -113,7 +113,7 @@ def force_layout(f: Fabric, seed: int = 0, scale: float | None = None,
     tops, u, v = _top_graph(f)
     g: nx.Graph = nx.Graph()
     g.add_nodes_from(tops.tolist())
-    g.add_edges_from(zip(u.tolist(), v.tolist()))
+    g.add_edges_from(zip(u.tolist(), v.tolist(), strict=True))
     if scale is None:
         scale = 120.0 * max(np.sqrt(len(tops)), 1.0)
     if len(tops) == 0:

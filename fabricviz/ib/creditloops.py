@@ -52,7 +52,7 @@ class CreditLoop:
         """The channels, each with its VL when the cycle crosses VLs (``sw1:2/VL1``)."""
         if len(self.layer) == 1:
             return self.channels
-        return tuple(f"{c}/VL{v}" for c, v in zip(self.channels, self.vls))
+        return tuple(f"{c}/VL{v}" for c, v in zip(self.channels, self.vls, strict=True))
 
     def format(self) -> str:
         hops = self.hop_names()
@@ -146,7 +146,7 @@ def _loops(routing: Routing, w: VlWalk, max_loops: int) -> list[CreditLoop]:
     order = comps[np.argsort(first)]
     keep_edge = (label[ia] == label[ib]) & np.isin(label[ia], order)
     dg: nx.DiGraph = nx.DiGraph()
-    dg.add_edges_from(zip(nodes[ia[keep_edge]].tolist(), nodes[ib[keep_edge]].tolist()))
+    dg.add_edges_from(zip(nodes[ia[keep_edge]].tolist(), nodes[ib[keep_edge]].tolist(), strict=True))
     P1 = routing.subnet.nbr_dev.shape[1]
     sn = routing.subnet
     loops: list[CreditLoop] = []

@@ -181,7 +181,7 @@ def build_ftree(sn: Subnet, lids: Lids, dist: np.ndarray,
     # ---- port groups (fabric_populate_ports); CA side: every linked CA port is a CN
     ca_lid = lids.ca_lid.tolist()
     ca_at = {}                                    # (switch, port) -> CA port index
-    for j, (s, p) in enumerate(zip(sn.ca_sw.tolist(), sn.ca_sw_port.tolist())):
+    for j, (s, p) in enumerate(zip(sn.ca_sw.tolist(), sn.ca_sw_port.tolist(), strict=True)):
         if s >= 0:
             ca_at[(s, p)] = j
     up: list[list[int]] = [[] for _ in range(S)]

@@ -111,7 +111,7 @@ def _kept_bases(is_sw: np.ndarray, keys: np.ndarray, step: int, previous: dict[i
     width = np.where(is_sw, 1, step)
     used = np.zeros(MAX_UCAST_LID + 2, bool)
     base = np.zeros(n, np.int64)
-    for i, (g, w) in enumerate(zip(keys.tolist(), width.tolist())):
+    for i, (g, w) in enumerate(zip(keys.tolist(), width.tolist(), strict=True)):
         lid = previous.get(int(g), 0)
         if lid and lid % w == 0 and lid + w - 1 <= MAX_UCAST_LID and not used[lid:lid + w].any():
             used[lid:lid + w] = True
@@ -271,7 +271,7 @@ def assign_lids(sn: Subnet, lmc: int = 0, previous: dict[int, int] | None = None
 def lid_of_ports(sn: Subnet, lids: Lids) -> dict[int, int]:
     """Model port id → base LID for CA ports and switch ports (switch ports share port 0's LID)."""
     out: dict[int, int] = {}
-    for p, lid in zip(sn.ca_ports.tolist(), lids.ca_lid.tolist()):
+    for p, lid in zip(sn.ca_ports.tolist(), lids.ca_lid.tolist(), strict=True):
         out[p] = lid
     t = sn.fabric.devices_t
     for s, d in enumerate(sn.switches.tolist()):

@@ -29,10 +29,10 @@ def end_port_names(f: Fabric) -> dict[int, str]:
     t, pt = f.devices_t, f.ports_t
     out: dict[int, str] = {}
     ca = np.flatnonzero((pt.cable >= 0) & (t.kind[pt.device] == KIND_CODE["nic"]))
-    for p, g in zip(ca.tolist(), pt.guid[ca].tolist()):
+    for p, g in zip(ca.tolist(), pt.guid[ca].tolist(), strict=True):
         out.setdefault(int(g), f.port_name(p))
     sw = np.flatnonzero(t.alive & (t.kind == KIND_CODE["ib_switch"]))
-    for d, g in zip(sw.tolist(), t.guid[sw].tolist()):
+    for d, g in zip(sw.tolist(), t.guid[sw].tolist(), strict=True):
         out.setdefault(int(g), f.name_of(d))
     return out
 

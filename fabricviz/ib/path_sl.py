@@ -78,7 +78,7 @@ class PathSL:
             if len(same):
                 w[self.src_row[same], self.dst_col[same]] = 0
             vals, cnt = np.unique(t[w > 0], return_counts=True)
-            return {int(v): int(n) for v, n in zip(vals.tolist(), cnt.tolist())}
+            return {int(v): int(n) for v, n in zip(vals.tolist(), cnt.tolist(), strict=True)}
         n_src = np.bincount(self.src_row[self.src_row >= 0], minlength=t.shape[0]).astype(np.int64)
         n_dst = np.bincount(self.dst_col[self.dst_col >= 0], minlength=t.shape[1]).astype(np.int64)
         pairs = n_src[:, None] * n_dst[None, :]
@@ -89,6 +89,6 @@ class PathSL:
             sl[k, k] = self.same_switch_sl
         keep = (sl != 255) & (pairs > 0)
         out: dict[int, int] = {}
-        for v, n in zip(sl[keep].tolist(), pairs[keep].tolist()):
+        for v, n in zip(sl[keep].tolist(), pairs[keep].tolist(), strict=True):
             out[int(v)] = out.get(int(v), 0) + int(n)
         return dict(sorted(out.items()))

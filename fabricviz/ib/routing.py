@@ -152,8 +152,8 @@ def route(fabric: Fabric, engine: str = "minhop", sm: int | str | None = None, l
 def _previous_lids(previous: Routing) -> dict[int, int]:
     """guid2lid of an earlier sweep: port GUID (switch: node GUID) → base LID."""
     psn = previous.subnet
-    out = {int(g): int(l) for g, l in zip(psn.sw_guid.tolist(), previous.lids.sw_lid.tolist()) if l}
-    out.update({int(g): int(l) for g, l in zip(psn.ca_guid.tolist(), previous.lids.ca_lid.tolist()) if l})
+    out = {int(g): int(l) for g, l in zip(psn.sw_guid.tolist(), previous.lids.sw_lid.tolist(), strict=True) if l}
+    out.update({int(g): int(l) for g, l in zip(psn.ca_guid.tolist(), previous.lids.ca_lid.tolist(), strict=True) if l})
     return out
 
 
@@ -168,7 +168,7 @@ def file_lids(sn: Subnet) -> dict[int, int] | None:
         return None
     f = sn.fabric
     out: dict[int, int] = {}
-    for s, g in enumerate(sn.sw_guid.tolist()):
+    for g in sn.sw_guid.tolist():
         lid = raw.get(f"0x{int(g):016x}:0")
         if lid:
             out[int(g)] = int(lid)

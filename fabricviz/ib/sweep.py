@@ -267,7 +267,7 @@ def _qos(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock, options: Any)
     for key in tables.sl2vl:
         by_node.setdefault(key[0], []).append(key)
     sent = 0
-    sw_dev = {int(g): int(d) for g, d in zip(sn.sw_guid.tolist(), sn.switches.tolist())}
+    sw_dev = {int(g): int(d) for g, d in zip(sn.sw_guid.tolist(), sn.switches.tolist(), strict=True)}
     for g, d in sw_dev.items():
         keys = by_node.get(g, [])
         ports = sorted(p for (n, p) in tables.ports if n == g)

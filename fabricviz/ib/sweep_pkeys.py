@@ -126,7 +126,7 @@ def pkey_smps(routing: "Routing", tables: PKeyTables, before: PKeyTables | None 
     def blocks(dev: int, port: int, table: list[int], old: list[int] | None, hops: int) -> None:
         old = old if old is not None else _factory(len(table))
         old = old + [0] * (len(table) - len(old))
-        for b, (new_b, old_b) in enumerate(zip(_blocks(table), _blocks(old))):
+        for b, (new_b, old_b) in enumerate(zip(_blocks(table), _blocks(old), strict=False)):
             if new_b != old_b:
                 out.append(PKeySmp(PKEY_BLOCK, dev, port, hops, send_text(f, dev, port, b, new_b), b,
                                    tuple(new_b)))

@@ -33,7 +33,7 @@ def port_order(sn: Subnet) -> list[tuple[str, int]]:
     S = sn.num_switches
     endport_links = np.zeros(S, np.int64)
     ca_at: dict[tuple[int, int], int] = {}
-    for k, (s, q) in enumerate(zip(sn.ca_sw.tolist(), sn.ca_sw_port.tolist())):
+    for k, (s, q) in enumerate(zip(sn.ca_sw.tolist(), sn.ca_sw_port.tolist(), strict=True)):
         if s >= 0:
             ca_at[(s, q)] = k
     not_sw = (sn.nbr_dev >= 0) & (sn.nbr_sw < 0)
@@ -134,7 +134,7 @@ def _build_lfts_lmc0(sn: Subnet, lids: Lids, least: Callable[[int], np.ndarray],
     starts = np.concatenate([[0], runs]).tolist()
     ends = np.concatenate([runs, [n]]).tolist()
     done = 0
-    for lo, hi in zip(starts, ends):
+    for lo, hi in zip(starts, ends, strict=True):
         t = int(d_t[lo])
         c = np.ascontiguousarray(cand(t), np.bool_)
         ls = np.ascontiguousarray(least(t), np.uint8)
@@ -201,7 +201,7 @@ def _build_lfts_lmc(sn: Subnet, lids: Lids, least: Callable[[int], np.ndarray], 
             c, ls = cache
             start = (lft[:, lid - 1].astype(np.int64) + 1) % (sn.sw_nports + 1) if off else no_start
             if lmc_mode and counted:
-                rot = (lambda a: _rotate_rows(a, start)) if off else (lambda a: a)
+                rot = (lambda a, start=start: _rotate_rows(a, start)) if off else (lambda a: a)
                 best, ok = _lmc_pick(rot(c), rot(counts), rot(node_of), used[:, idx], fwd[:, idx])
             else:
                 score = np.where(c, counts, big)

@@ -113,7 +113,7 @@ def _from_qos(sn: Subnet, tables: "QosTables") -> SL2VL:
     dev_guid = f.devices_t.guid[f.ports_t.device[sn.ca_ports]].astype(np.uint64) if len(sn.ca_ports) \
         else np.zeros(0, np.uint64)
     ca_of = {(int(g), int(n)): j for j, (g, n) in enumerate(zip(dev_guid.tolist(),
-                                                              f.ports_t.num[sn.ca_ports].tolist()))}
+                                                              f.ports_t.num[sn.ca_ports].tolist(), strict=True))}
     ca = np.broadcast_to(np.arange(NUM_VLS, dtype=np.uint8), (len(sn.ca_ports), NUM_VLS)).copy()
     for (guid, i, o), t in tables.sl2vl.items():
         s = sw_of.get(int(guid))

@@ -111,7 +111,7 @@ class DeviceNames:
             self.own.extend([None] * len(ids))
             return
         self.own.extend(names)
-        for i, nm in zip(ids.tolist(), names):
+        for i, nm in zip(ids.tolist(), names, strict=True):
             self.by_name[nm] = i
 
     def rename(self, d: int, name: str) -> None:
@@ -133,7 +133,7 @@ class DeviceNames:
 
     def restore(self, ids: Sequence[int], names: Sequence[str | None]) -> None:
         """Give devices ``ids`` (back) their own names ``names`` (None: derived)."""
-        for d, nm in zip(ids, names):
+        for d, nm in zip(ids, names, strict=True):
             self.own[d] = nm
             if nm is not None:
                 self.by_name[nm] = d

@@ -76,7 +76,7 @@ class Removal:
         t.set("bound", unbind, -1)      # a GPU whose NIC went (kept in Removed for the undo)
         for i in ids.tolist():
             f.events.emit(ChangeEvent(REMOVED, DEVICE, int(i)))
-        for g, n in zip(unbind.tolist(), bound_to.tolist()):
+        for g, n in zip(unbind.tolist(), bound_to.tolist(), strict=True):
             f.events.emit(ChangeEvent(CHANGED, DEVICE, int(g), "nic", int(n), -1))
         return Removed(ids, rows, names, cids, cables, ends, states, unbind, bound_to)
 
@@ -114,8 +114,8 @@ class Removal:
             return "the removed devices are back already"
         if len(removed.cable_ids) and ct.alive[removed.cable_ids].any():
             return "the removed cables are back already"
-        own = dict(zip(removed.device_ids.tolist(), removed.names))
-        for k, (d, nm) in enumerate(own.items()):
+        own = dict(zip(removed.device_ids.tolist(), removed.names, strict=True))
+        for k, (_d, nm) in enumerate(own.items()):
             if nm is None:              # a GPU/NIC named after its server: that name must be free too
                 parent = int(removed.devices["parent"][k])
                 top = own.get(parent) or (f.name_of(parent) if parent not in own else None)
@@ -167,7 +167,7 @@ class Removal:
             t.set("bound", removed.unbound, removed.bound_to)
             for i in removed.device_ids.tolist():
                 f.events.emit(ChangeEvent(ADDED, DEVICE, int(i)))
-            for g, n in zip(removed.unbound.tolist(), removed.bound_to.tolist()):
+            for g, n in zip(removed.unbound.tolist(), removed.bound_to.tolist(), strict=True):
                 f.events.emit(ChangeEvent(CHANGED, DEVICE, int(g), "nic", -1, int(n)))
         if len(removed.cable_ids):
             ends = np.concatenate([removed.cables["port_a"], removed.cables["port_b"]])

@@ -80,7 +80,7 @@ class RowEdits:
             for col in cols:        # what joins rows together is never written back
                 if len(ids) and not np.array_equal(table.column(col)[ids], data[col]):
                     return "the devices, ports or cables it changed are joined differently now"
-        for d, nm in zip(rows.device_ids.tolist(), rows.names):
+        for d, nm in zip(rows.device_ids.tolist(), rows.names, strict=True):
             other = f.find(nm) if nm is not None else None
             if other is not None and other != d and other not in rows.device_ids:
                 return f"name {nm!r} is now used by another device"

@@ -355,7 +355,7 @@ def collective(fabric: Fabric, op: str, sizes: np.ndarray, algo: str = "ring", g
     factor = bus_factor(op, len(ranks))
     rows = []
     for size in np.asarray(sizes, float).tolist():
-        ns = sum(s.repeat * step_time_ns(s, v, size) for s, v in zip(steps, solved))
+        ns = sum(s.repeat * step_time_ns(s, v, size) for s, v in zip(steps, solved, strict=True))
         algbw = size / ns                               # bytes/ns = GB/s
         rows.append(Row(size, ns / 1e3, algbw, algbw * factor, len(ranks) if op in PER_RANK_COUNT else 1))
     return CollectiveResult(op, algo, ranks, len(_servers(fabric, ranks)),

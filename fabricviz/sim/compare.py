@@ -127,7 +127,7 @@ def parts_label(fabric: Fabric, most: int = 2) -> str:
     ct = fabric.cables_t
     live = fabric.cable_ids()
     if len(live):
-        codes = Counter(zip(ct.tech[live].tolist(), ct.speed[live].tolist(), ct.width[live].tolist()))
+        codes = Counter(zip(ct.tech[live].tolist(), ct.speed[live].tolist(), ct.width[live].tolist(), strict=True))
         text += (", " if text else "") + str(LinkRate.decode(*codes.most_common(1)[0][0]))
     return text or "no switches"
 

@@ -27,7 +27,7 @@ from .fct import Completion, completion_times, fct_summary, maxmin_solver
 from .fluid import FluidParams, simulate_fluid
 from .fluid_result import FluidResult
 from .frames import Frame
-from .latency import LatencyParams, flow_latency_ns, flow_nic_ns, link_latency
+from .latency import DEFAULT_LATENCY, LatencyParams, flow_latency_ns, flow_nic_ns, link_latency
 from .links import LinkTable, link_table
 from .maxmin import maxmin, maxmin_paths
 from .paths import MODES, PathProvider, Routes, line_gbps, route
@@ -74,7 +74,7 @@ class SimResult:
         span = np.diff(np.concatenate([[0.0], t]))
         keep = t > t[-1] / 2
         w = span[keep]
-        vals = np.array([getattr(f, attr) for f, k in zip(fr, keep) if k], float)
+        vals = np.array([getattr(f, attr) for f, k in zip(fr, keep, strict=True) if k], float)
         return np.tensordot(w / w.sum(), vals, axes=1)
 
     def mean_frame_rates(self) -> np.ndarray:
@@ -211,7 +211,7 @@ def _no_solver(running: np.ndarray) -> np.ndarray:
 
 
 def _frame(links: LinkTable, routes: Routes, rate: np.ndarray, link_load: np.ndarray,
-           latency: LatencyParams = LatencyParams()) -> Frame:
+           latency: LatencyParams = DEFAULT_LATENCY) -> Frame:
     util = np.where(links.gbps > 0, link_load / np.where(links.gbps > 0, links.gbps, 1), 0.0)
     lat = link_latency(links, latency)
     total = np.where(np.isfinite(lat.total), lat.total, 0.0)
@@ -331,7 +331,7 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
         bad = scope.refuse(fabric, flows.src, flows.dst)
         why = f"both limited members of {scope.label}"
         refused = tuple(RefusedFlow(int(s), int(d), why) for s, d in zip(flows.src[bad].tolist(),
-                                                                            flows.dst[bad].tolist()))
+                                                                            flows.dst[bad].tolist(), strict=True))
         if bad.all():
             raise FabricError(f"no flows to simulate: all {len(flows):,} are between limited members of "
                               f"partition {scope.label} (a limited member talks only to full members)")

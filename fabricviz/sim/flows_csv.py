@@ -99,7 +99,7 @@ def load_flows(fabric: Fabric, path: str | Path, sl: int | None = None, *, no_sl
         where = f"{p}:{ln}"
         if len(row) != len(header):
             raise FabricError(f"{where}: {len(row)} fields, the header has {len(header)}")
-        get = lambda c: row[idx[c]] if c in idx else ""  # noqa: E731
+        get = lambda c, row=row: row[idx[c]] if c in idx else ""  # noqa: E731
         ends = []
         for col in ("src", "dst"):
             name = get(col).strip()

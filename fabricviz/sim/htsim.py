@@ -265,7 +265,7 @@ def export_htsim(fabric: Fabric, flows: Flows, out_dir: str | Path, *, design: s
     params = htsim_params(fabric, routing, tree=tree, name=design)
     cm = htsim_connections(fabric, tree, flows, flows_from)
     end, why = end_time_us(params, cm)
-    ends = [(fabric.name_of(int(a)), fabric.name_of(int(b))) for a, b in zip(flows.src, flows.dst)]
+    ends = [(fabric.name_of(int(a)), fabric.name_of(int(b))) for a, b in zip(flows.src, flows.dst, strict=True)]
     return write_run_folder(out_dir, fabric, tree, params, cm, ends, flows.step.tolist(), design=design,
                             flows_from=flows_from, routing=routing or default_routing(fabric), seed=seed,
                             end_us=end, end_why=why, tech=fabric_tech(fabric))

@@ -52,6 +52,10 @@ class LatencyParams:
     cut_through: bool = True              # False: every hop store-and-forward (HPCC-ns3)
 
 
+#: the defaults, shared (frozen) by every function's ``params``/``latency`` default
+DEFAULT_LATENCY = LatencyParams()
+
+
 @dataclass(frozen=True)
 class LinkLatency:
     """Components per link id, ns, and how each hop forwards (with a same-speed ingress)."""
@@ -70,7 +74,7 @@ class LinkLatency:
         return self.serialization + self.propagation + self.switch + self.queueing
 
 
-def link_latency(links: LinkTable, params: LatencyParams = LatencyParams(),
+def link_latency(links: LinkTable, params: LatencyParams = DEFAULT_LATENCY,
                  queue_bytes: np.ndarray | None = None) -> LinkLatency:
     """Latency components of every directed link for one packet of ``params.bytes``, with
     ``queue_bytes`` (per link, at its egress) waiting ahead of it.
@@ -124,7 +128,7 @@ def ingress_fix(links: LinkTable, lat: LinkLatency, prev: np.ndarray, cur: np.nd
 
 
 def nic_overheads(fabric: Fabric, links: LinkTable, path: np.ndarray,
-                  params: LatencyParams = LatencyParams()) -> tuple[float, float]:
+                  params: LatencyParams = DEFAULT_LATENCY) -> tuple[float, float]:
     """(tx, rx) NIC overhead of a path: the NIC its first fabric link leaves and the one its last enters."""
     fab = path[~links.pcie[path]]
     if not len(fab):
@@ -136,7 +140,7 @@ def nic_overheads(fabric: Fabric, links: LinkTable, path: np.ndarray,
 
 
 def path_hops(fabric: Fabric, links: LinkTable, path: np.ndarray,
-              params: LatencyParams = LatencyParams(),
+              params: LatencyParams = DEFAULT_LATENCY,
               queue_bytes: np.ndarray | None = None) -> tuple[list[dict], float]:
     """One row per hop (from, to, rate, forwarding mode, bytes serialized, components, total)
     and the one-way total in ns. ``bytes_serialized`` is what the hop waits for before the
@@ -165,7 +169,7 @@ def path_hops(fabric: Fabric, links: LinkTable, path: np.ndarray,
     return rows, total
 
 
-def base_rtt_ns(links: LinkTable, path: np.ndarray, params: LatencyParams = LatencyParams()) -> float:
+def base_rtt_ns(links: LinkTable, path: np.ndarray, params: LatencyParams = DEFAULT_LATENCY) -> float:
     """HPCC-ns3 base RTT: 2·Σ propagation + Σ data-direction serialization (+ switches both ways).
 
     HPCC-ns3's switches store and forward, so every hop serializes the whole packet here."""
@@ -175,7 +179,7 @@ def base_rtt_ns(links: LinkTable, path: np.ndarray, params: LatencyParams = Late
                  + 2 * lat.switch[fab].sum())
 
 
-def bdp_bytes(links: LinkTable, path: np.ndarray, params: LatencyParams = LatencyParams()) -> float:
+def bdp_bytes(links: LinkTable, path: np.ndarray, params: LatencyParams = DEFAULT_LATENCY) -> float:
     """Bandwidth-delay product of a path: base RTT × the first fabric link's rate."""
     fab = path[~links.pcie[path]]
     return base_rtt_ns(links, path, params) * 1e-9 * float(links.gbps[fab[0]]) * 1e9 / 8
@@ -216,7 +220,7 @@ def flow_latency_ns(links: LinkTable, routes: Routes, link_total_ns: np.ndarray,
     return out
 
 
-def flow_nic_ns(links: LinkTable, routes: Routes, params: LatencyParams = LatencyParams()
+def flow_nic_ns(links: LinkTable, routes: Routes, params: LatencyParams = DEFAULT_LATENCY
                 ) -> tuple[np.ndarray, np.ndarray]:
     """(tx, rx) NIC overhead of every flow (from its first sub-path); a piece of flows at a time."""
     parts = routes.split()
@@ -243,6 +247,6 @@ def flow_nic_ns(links: LinkTable, routes: Routes, params: LatencyParams = Latenc
     return tx, rx
 
 
-__all__ = ["HEADER_BYTES", "LatencyParams", "LinkLatency", "link_latency", "ingress_fix", "path_hops",
-           "base_rtt_ns", "bdp_bytes",
+__all__ = ["DEFAULT_LATENCY", "HEADER_BYTES", "LatencyParams", "LinkLatency", "link_latency", "ingress_fix",
+           "path_hops", "base_rtt_ns", "bdp_bytes",
            "flow_latency_ns", "flow_nic_ns", "nic_overheads", "PROP_NS_PER_M"]

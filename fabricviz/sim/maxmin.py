@@ -60,7 +60,7 @@ def _chunks(indptr: np.ndarray) -> list[tuple[int, int]]:
     nnz, rows = int(indptr[-1]), len(indptr) - 1
     cut = np.searchsorted(indptr, np.arange(CHUNK, nnz, CHUNK), side="left")
     bounds = np.unique(np.concatenate([[0], np.minimum(cut, rows), [rows]])).tolist()
-    return list(zip(bounds[:-1], bounds[1:])) or [(0, 0)]
+    return list(zip(bounds[:-1], bounds[1:], strict=True)) or [(0, 0)]
 
 
 class _Rows:

@@ -140,7 +140,7 @@ def scoped_reach(fabric: Fabric, reach: Reach, scope: PartitionScope | None) -> 
     reason = f"not in partition {scope.label}"
     seen: set[int] = set()
     left = list(reach.left_out)
-    for nic, par in zip(outside.tolist(), parent.tolist()):
+    for nic, par in zip(outside.tolist(), parent.tolist(), strict=True):
         if par >= 0:
             kids = fabric.children_ids(par)
             kid_nics = kids[(t.kind[kids] == KIND_CODE["nic"])]

@@ -89,7 +89,8 @@ class Routes:
         cuts = np.unique(np.concatenate([[0], self.flow[np.minimum(at, self.n_paths - 1)], [self.n_flows]]))
         starts = np.searchsorted(self.flow, cuts)
         out = []
-        for lo, hi, p0, p1 in zip(cuts[:-1].tolist(), cuts[1:].tolist(), starts[:-1].tolist(), starts[1:].tolist()):
+        for lo, hi, p0, p1 in zip(cuts[:-1].tolist(), cuts[1:].tolist(), starts[:-1].tolist(), starts[1:].tolist(),
+                                  strict=True):
             e0, e1 = int(self.indptr[p0]), int(self.indptr[p1])
             out.append((lo, hi, Routes(self.flow[p0:p1] - lo, self.frac[p0:p1], self.indptr[p0:p1 + 1] - e0,
                                        self.links[e0:e1], hi - lo, self.n_links)))

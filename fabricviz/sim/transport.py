@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import Fabric
-from .latency import LatencyParams, link_latency
+from .latency import DEFAULT_LATENCY, LatencyParams, link_latency
 from .links import LinkTable
 from .paths import Routes
 from .reach import fabric_tech
@@ -134,7 +134,7 @@ def tail(x: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 
 def path_delays(links: LinkTable, routes: Routes, prm: TransportParams,
-                latency: LatencyParams = LatencyParams()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                latency: LatencyParams = DEFAULT_LATENCY) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per sub-path: base one-way delay (s), queueing spread ``Q`` (s) and its rate (Gb/s)."""
     lat = link_latency(links, latency).total
     lat = np.where(np.isfinite(lat), lat, 0.0) * 1e-9
@@ -164,7 +164,7 @@ def _pairs(routes: Routes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def transport_effect(links: LinkTable, routes: Routes, routing: str, transport: str,
                      prm: TransportParams | None = None,
-                     latency: LatencyParams = LatencyParams()) -> TransportEffect:
+                     latency: LatencyParams = DEFAULT_LATENCY) -> TransportEffect:
     """Per-flow efficiency of ``transport`` under ``routing`` (see module doc)."""
     prm = prm or TransportParams(transport)
     F = routes.n_flows

@@ -200,7 +200,7 @@ def twin(fabric: Fabric, tech: str) -> Fabric:
     src_parts: dict[str, str] = {}
     lossy: dict[str, str] = {}
     converted: set[str] = set()
-    for d, rec, kc in zip(ids.tolist(), data["devices"], kinds.tolist()):
+    for d, rec, kc in zip(ids.tolist(), data["devices"], kinds.tolist(), strict=True):
         if kc not in switch_codes and kc != KIND_CODE[NIC]:
             continue
         rate = _known(fabric.port_rate(int(t.first_port[d])))

@@ -284,7 +284,7 @@ def starved_vls(present: np.ndarray, load: np.ndarray, cap: np.ndarray, arb: Lin
     low = load <= 1e-9 * np.maximum(cap, 1.0)[:, None]
     contested = present.sum(1) > 1                 # other VLs on the link take it
     out = []
-    for l, v in zip(*np.nonzero(present & low & (users > 0))):
+    for l, v in zip(*np.nonzero(present & low & (users > 0)), strict=True):
         l, v = int(l), int(v)
         if v != MGMT_VL and not contested[l]:
             continue

@@ -422,7 +422,7 @@ def stats(values: np.ndarray) -> dict[str, float]:
     """min, p5, median, p95, max (linear percentiles)."""
     v = np.asarray(values, float)
     p = np.percentile(v, [0, 5, 50, 95, 100])
-    return dict(zip(STATS, (float(x) for x in p)))
+    return dict(zip(STATS, (float(x) for x in p), strict=True))
 
 
 def per_k(results: Sequence[TrialResult]) -> list[dict[str, Any]]:

@@ -143,7 +143,7 @@ def test_runs_in_a_partition_refuse_and_allow_exact_flows(lesson):
     assert st.partition == sim.partition == "storage (0x8001)"
     assert [(f.name_of(r.src), f.name_of(r.dst), r.reason) for r in sim.refused] == [
         ("compute05/mlx5_0", "compute06/mlx5_0", "both limited members of storage (0x8001)")]
-    ran = [(f.name_of(int(s)), f.name_of(int(d))) for s, d in zip(sim.flows.src, sim.flows.dst)]
+    ran = [(f.name_of(int(s)), f.name_of(int(d))) for s, d in zip(sim.flows.src, sim.flows.dst, strict=True)]
     assert ran == [("compute05/mlx5_0", "storage01/mlx5_0"), ("compute06/mlx5_0", "storage02/mlx5_0")]
     assert list(sim.flow_rates()) == [400.0, 400.0]                # each at its NDR line rate
     assert _step(res, "Traffic in storage").lines[-1] == (
@@ -151,7 +151,7 @@ def test_runs_in_a_partition_refuse_and_allow_exact_flows(lesson):
         "(both limited members of storage (0x8001))")
     ct = _step(res, "Traffic in compute")
     sim = ct.traffic.result
-    assert [(f.name_of(int(s)), f.name_of(int(d))) for s, d in zip(sim.flows.src, sim.flows.dst)] == [
+    assert [(f.name_of(int(s)), f.name_of(int(d))) for s, d in zip(sim.flows.src, sim.flows.dst, strict=True)] == [
         ("compute01/mlx5_0", "compute02/mlx5_0")]
     assert sim.refused == () and sim.dropped_flows == 1
     assert {u.name for u in sim.left_out} == {"compute05", "compute06", "storage01", "storage02"}

@@ -89,7 +89,7 @@ def test_lesson_9_headroom_step_is_the_plans(results9):
     h = step.headroom
     assert h.switch == "leaf01" and h.method == "ieee" and h.mtu == 9216
     assert [p.name for p in h.ports] == ["leaf01:5", "leaf01:1"]
-    for row, q in zip(h.ports, (long_, dac)):
+    for row, q in zip(h.ports, (long_, dac), strict=True):
         assert row.port == q and row.headroom == plan.headroom_bytes[q] and dict(row.terms) == plan.terms(q)
         assert (row.xoff, row.xon, row.gbps) == (plan.xoff_bytes[q], plan.xon_bytes[q], plan.gbps[q])
     # only the cable's propagation differs between the long uplink and the copper port

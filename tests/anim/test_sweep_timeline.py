@@ -77,7 +77,7 @@ def test_subnet_up_every_port_active_with_routing_lids(tl):
     assert np.flatnonzero(st.port_state == ACTIVE).tolist() == SUBNET_PORTS
     ca_ports = r.subnet.ca_ports.tolist()
     assert st.lid[ca_ports].tolist() == r.lids.ca_lid.tolist() == [1, 2, 3, 4]
-    for s, d in enumerate(SWITCHES):        # every port of a switch carries its port 0 LID
+    for s, _d in enumerate(SWITCHES):       # every port of a switch carries its port 0 LID
         assert st.lid[4 * s + 4: 4 * s + 8].tolist() == [int(r.lids.sw_lid[s])] * 4 == [5 + s] * 4
     assert st.lft_blocks_received[SWITCHES].tolist() == [1, 1, 1, 1]
     assert st.lft_blocks_received[NICS].tolist() == [0, 0, 0, 0]

@@ -102,10 +102,10 @@ def test_closing_flows_follow_the_cycle(ls43):
     assert len(cf) == 4
     deps = {(cyc.links[k], cyc.links[(k + 1) % 4]) for k in range(4)}
     covered = set()
-    for src, dst, sp, dp, path in zip(cf.src, cf.dst, cf.src_port, cf.dst_port, cf.paths):
+    for src, dst, sp, dp, path in zip(cf.src, cf.dst, cf.src_port, cf.dst_port, cf.paths, strict=True):
         assert ls43.ports_t.device[sp] == src and ls43.ports_t.device[dp] == dst
         assert path[0] // 2 == ls43.ports_t.cable[sp] and path[-1] // 2 == ls43.ports_t.cable[dp]
-        covered |= set(zip(path[:-1].tolist(), path[1:].tolist())) & deps
+        covered |= set(zip(path[:-1].tolist(), path[1:].tolist(), strict=True)) & deps
     assert covered == deps                        # together the flows add every dependency
     got = cf.provider()(ls43, None, cf.src_port[::-1], cf.dst_port[::-1])
     assert [p.tolist() for p in got] == [p.tolist() for p in cf.paths[::-1]]

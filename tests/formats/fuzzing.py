@@ -538,11 +538,11 @@ def warm() -> None:
 
 def _first_difference(a: tuple, b: tuple) -> str:
     """Which part of two Fabric.signature() tuples differs first, loaded vs. reloaded (short)."""
-    for what, x, y in zip(("name", "meta", "devices", "cables", "parts"), a, b):
+    for what, x, y in zip(("name", "meta", "devices", "cables", "parts"), a, b, strict=True):
         if x == y:
             continue
         if isinstance(x, tuple) and isinstance(y, tuple):
-            for u, v in zip(x, y):
+            for u, v in zip(x, y, strict=False):
                 if u != v:
                     return f"{what}: {str(u)[:160]} -> {str(v)[:160]}"
             return f"{what}: {len(x)} -> {len(y)} items"
@@ -589,7 +589,7 @@ def fuzz(formats, per_format: int, seed: int, runner: Runner, workdir: str | Non
                     topo_paths[s.name] = tp
             muts = {}
 
-            def tasks():
+            def tasks(fmt=fmt, muts=muts, topo_paths=topo_paths):
                 for i in range(per_format):
                     m = mutant(fmt, seed, i)
                     muts[m.id] = (m.steps, len(m.data))

@@ -228,7 +228,7 @@ def r_dies(fmt, path, topo):
 
 
 def r_noisy(fmt, path, topo):
-    warnings.warn("overflow encountered in cast", RuntimeWarning)
+    warnings.warn("overflow encountered in cast", RuntimeWarning, stacklevel=1)
     raise FabricError(f"{path}:1: bad")
 
 

@@ -114,7 +114,7 @@ def test_layout_fills_a_screen_with_pods_hosts_under_leaves_and_tiers_above(desi
     gk = kinds[g.group[tops]]
     gr = g.group[tops]
     pods = [i for i, k in enumerate(g.kinds) if k in ("pod", "rack")]
-    for p, intruders in zip(pods, in_pod_boxes(g, tops, r)):
+    for p, intruders in zip(pods, in_pod_boxes(g, tops, r), strict=True):
         assert not intruders.any(), g.names[p]
     # a pod's upper tiers above its leaves; the top tier above every pod
     for p in pods:

@@ -89,7 +89,7 @@ def test_dragonfly_counts_global_arrangement_and_groups():
     group_of = {int(d): int(f.name_of(int(d)).split("-")[0][1:]) for d in np.flatnonzero(switch_mask(f))}
     ga, gb = np.array([group_of[int(x)] for x in a]), np.array([group_of[int(x)] for x in b])
     assert int((ga == gb).sum()) == 54 and int((ga != gb).sum()) == 36
-    pairs = Counter(tuple(sorted(p)) for p in zip(ga[ga != gb].tolist(), gb[ga != gb].tolist()))
+    pairs = Counter(tuple(sorted(p)) for p in zip(ga[ga != gb].tolist(), gb[ga != gb].tolist(), strict=True))
     assert set(pairs) == set(itertools.combinations(range(1, 10), 2)) and set(pairs.values()) == {1}
     assert dict(degrees(f)) == {5: 36}                           # 3 in the group + 2 global
     # consecutive arrangement: group 1's global ports, router by router, go to groups 2, 3, ... 9
@@ -105,7 +105,7 @@ def test_dragonfly_counts_global_arrangement_and_groups():
     small = dragonfly(5, 4, 2, 2)
     a, b = switch_links(small)
     gs = {int(d): small.name_of(int(d))[:2] for d in np.flatnonzero(switch_mask(small))}
-    glob = Counter(tuple(sorted((gs[int(x)], gs[int(y)]))) for x, y in zip(a, b) if gs[int(x)] != gs[int(y)])
+    glob = Counter(tuple(sorted((gs[int(x)], gs[int(y)]))) for x, y in zip(a, b, strict=True) if gs[int(x)] != gs[int(y)])
     assert len(glob) == 10 and set(glob.values()) == {2}
     assert plan_dragonfly(5, 4, 2, 2).links_per_group_pair == 2 and not plan_dragonfly(5, 4, 1, 1).balanced
 

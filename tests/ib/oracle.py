@@ -271,7 +271,7 @@ def _run_queries(todo: list[list[str]], lanes: int, workdir: Path, env: dict) ->
                                       cwd=workdir, env=env, start_new_session=True,
                                       preexec_fn=_die_with_parent))
     out: list[str | None] = [None] * len(todo)
-    for idx, p in zip(share, procs):
+    for idx, p in zip(share, procs, strict=True):
         try:
             text, err = p.communicate(timeout=QUERY_TIMEOUT * len(idx))
         except subprocess.TimeoutExpired:

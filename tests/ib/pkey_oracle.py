@@ -75,4 +75,4 @@ def run_opensm_pkeys(topology_text: str, partitions_conf: str | None, workdir: P
 
     result, outputs = oracle.run_opensm_and_query(topology_text, workdir, smpqueries, extra_args=("-P", str(conf)),
                                                   timeout=timeout)
-    return result, {q: parse_smpquery_pkeys(out) for q, out in zip(asked, outputs)}
+    return result, {q: parse_smpquery_pkeys(out) for q, out in zip(asked, outputs, strict=True)}

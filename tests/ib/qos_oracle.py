@@ -49,5 +49,5 @@ def parse_vlarb(text: str) -> dict[str, list[tuple[int, int]]]:
             if m.group(1).upper() == "VL":
                 vls = vals
             else:
-                out[cur].extend(zip(vls, vals))
+                out[cur].extend(zip(vls, vals, strict=False))
     return out

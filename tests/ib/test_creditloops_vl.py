@@ -97,7 +97,7 @@ def test_vl_changes_hop_by_hop_with_per_in_port_tables(ring4):
     w = walk_vls(ring4, sl2vl=table)
     P1v = P1 * 16
     deps = {(f"{sn.switch_name(a // P1v)}:{a // 16 % P1}/{a % 16}", f"{sn.switch_name(b // P1v)}:{b // 16 % P1}/{b % 16}")
-            for a, b in zip(w.dep_a.tolist(), w.dep_b.tolist())}
+            for a, b in zip(w.dep_a.tolist(), w.dep_b.tolist(), strict=True)}
     assert ("sw4:1/0", "sw1:1/1") in deps and ("sw1:1/0", "sw2:1/0") in deps
     assert not any(a == "sw1:1/1" for a, _b in deps)
     assert find_credit_loops(ring4, sl2vl=table) == []
@@ -109,7 +109,7 @@ def test_cable_vls_are_the_union_of_both_directions(ring4):
     wraps = {("h3", "h1"), ("h4", "h1"), ("h4", "h2")}
     psl = _path_sl(ring4, lambda a, b: 1 if (a, b) in wraps else 0)
     cables, masks = cable_vls(ring4, walk_vls(ring4, path_sl=psl))
-    by_label = {f.cable(int(c)).label: int(m) for c, m in zip(cables, masks)}
+    by_label = {f.cable(int(c)).label: int(m) for c, m in zip(cables, masks, strict=True)}
     sw4_sw1 = next(lbl for lbl in by_label if "sw4" in lbl and "sw1" in lbl)
     assert by_label[sw4_sw1] == 0b11                  # VL1 clockwise (the wrapping routes), VL0 back
     assert sorted(by_label.values()).count(0b11) == len([m for m in by_label.values() if m == 0b11])

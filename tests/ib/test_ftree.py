@@ -235,7 +235,7 @@ def _check_updown(r) -> int:
                 cur = nxt
             ranks = [int(rank[x]) for x in path]
             down = False
-            for a, b in zip(ranks, ranks[1:]):
+            for a, b in zip(ranks, ranks[1:], strict=False):
                 assert a != b, f"sibling hop on {path}"
                 down = down or b > a
                 assert not (down and b < a), f"down then up: {[sn.switch_name(x) for x in path]}"

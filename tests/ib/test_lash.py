@@ -49,8 +49,8 @@ def _options(doc: dict) -> tuple[int, int, int]:
 
 def lft_differences(sn, lids, lft, res: oracle.OracleResult) -> tuple[int, list]:
     """(LFT entries compared, differing (switch, LID, ours, OpenSM's)); LIDs must agree first."""
-    ours = {int(g): int(x) for g, x in zip(sn.sw_guid.tolist(), lids.sw_lid.tolist())}
-    ours.update({int(g): int(x) for g, x in zip(sn.ca_guid.tolist(), lids.ca_lid.tolist())})
+    ours = {int(g): int(x) for g, x in zip(sn.sw_guid.tolist(), lids.sw_lid.tolist(), strict=True)}
+    ours.update({int(g): int(x) for g, x in zip(sn.ca_guid.tolist(), lids.ca_lid.tolist(), strict=True)})
     assert {g: ours.get(g) for g in res.port_lids} == res.port_lids
     compared, diff = 0, []
     for s, g in enumerate(sn.sw_guid.tolist()):

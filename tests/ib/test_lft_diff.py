@@ -64,4 +64,4 @@ def test_lid_destinations_are_lid_owner_sorted(before_after):
     lids, is_sw, idx = lid_destinations(r)
     assert len(lids) == 36 and int(is_sw.sum()) == 20 and lids.tolist() == list(range(1, 37))
     owner = r.lid_owner()
-    assert {int(x): ("sw" if s else "ca", int(i)) for x, s, i in zip(lids, is_sw, idx)} == owner
+    assert {int(x): ("sw" if s else "ca", int(i)) for x, s, i in zip(lids, is_sw, idx, strict=True)} == owner

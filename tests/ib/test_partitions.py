@@ -139,7 +139,7 @@ def test_partitions_command(tmp_path, capsys):
     f = k_ary_fat_tree(4)
     sn = discover(f)
     names = {int(g): f.name_of(int(f.devices_t.parent[int(f.ports_t.device[int(p)])]))
-             for g, p in zip(sn.ca_guid.tolist(), sn.ca_ports.tolist())}
+             for g, p in zip(sn.ca_guid.tolist(), sn.ca_ports.tolist(), strict=True)}
     guid = {v: k for k, v in names.items()}
     text = (f"blue=0x0010 : 0x{guid['node01']:x}=full, 0x{guid['node02']:x}, 0x{guid['node03']:x} ;\n"
             f"red=0x0020 : 0x{guid['node02']:x}, 0x{guid['node03']:x} ;\n")

@@ -123,7 +123,7 @@ def run_case(conf_text: str | None, tmp_path: Path, sm_node: str | None = None, 
         args += ["--partitions", str(tmp_path / "partitions.conf")]
     assert main(args) == 0
     ours = _dump_tables(tmp_path / "tables.txt")
-    sw_of = {(int(sn.sw_guid[int(s)]), int(p)) for s, p in zip(sn.ca_sw.tolist(), sn.ca_sw_port.tolist())}
+    sw_of = {(int(sn.sw_guid[int(s)]), int(p)) for s, p in zip(sn.ca_sw.tolist(), sn.ca_sw_port.tolist(), strict=True)}
 
     def queries(res):
         q = [(res.port_lids[c], None) for c in ca]

@@ -91,7 +91,7 @@ def compare(text: str, conf: str, workdir, first_sweep: bool = False) -> tuple[i
         targets.append(("ca", int(t.guid[int(pt.device[p])]), int(pt.num[p]), 0))
     # OpenSM's LIDs address the queries (read back from its run directory after the run):
     # the SM keeps the file's LIDs; ours equal OpenSM's (test_vs_opensm), so use ours here.
-    lid = {(int(g), 0): int(x) for g, x in zip(sn.sw_guid.tolist(), r.lids.sw_lid.tolist())}
+    lid = {(int(g), 0): int(x) for g, x in zip(sn.sw_guid.tolist(), r.lids.sw_lid.tolist(), strict=True)}
     for j, p in enumerate(sn.ca_ports.tolist()):
         lid[(int(t.guid[int(pt.device[p])]), int(pt.num[p]))] = int(r.lids.ca_lid[j])
     queries, keys = [], []
@@ -114,7 +114,7 @@ def compare(text: str, conf: str, workdir, first_sweep: bool = False) -> tuple[i
     rows = tables = 0
     row_diff, tab_diff = [], []
     counts = {"sl2vl programmed": 0, "sl2vl untouched": 0, "vlarb programmed": 0, "vlarb untouched": 0}
-    for (what, g, port), text_out in zip(keys, outs):
+    for (what, g, port), text_out in zip(keys, outs, strict=True):
         if what.startswith("sl2vl"):
             got = qos_oracle.parse_sl2vl(text_out)
             assert got, text_out

@@ -17,7 +17,7 @@ def test_fat_tree_cable_loads_are_the_busier_direction():
     leaf = sn.sw_index[f.find("leaf01")]
     up = [p for p in range(1, 9) if sn.nbr_sw[leaf, p] >= 0]
     assert sorted(loads[leaf, up].tolist()) == [3, 3, 3, 3]       # 12 remote hosts over 4 uplinks
-    by = dict(zip(cables.tolist(), vals.tolist()))
+    by = dict(zip(cables.tolist(), vals.tolist(), strict=True))
     for p in up:                                                  # a spine sends leaf01's 4 hosts down it
         assert by[int(f.ports_t.cable[f.port_id("leaf01", p)])] == 4
     host = int(f.port("node01/mlx5_0:1").cable.id)

@@ -105,7 +105,7 @@ def _check_routes(r, updown_rank=None, minimal=True, complete=True):
             if updown_rank is not None:
                 ranks = [int(updown_rank[x]) for x in path]
                 went_down = False
-                for a, b in zip(ranks, ranks[1:]):
+                for a, b in zip(ranks, ranks[1:], strict=False):
                     if b > a:
                         went_down = True
                     assert not (went_down and b < a), f"down then up on {path}"

@@ -34,8 +34,8 @@ def fixtures() -> list[Path]:
 def agreement(r, res: oracle.OracleResult) -> tuple[int, list, int, list]:
     """(LFT entries compared, differing entries, ports compared, differing LIDs)."""
     sn, lids = r.subnet, r.lids
-    ours_lid: dict[int, int] = {int(g): int(x) for g, x in zip(sn.sw_guid.tolist(), lids.sw_lid.tolist())}
-    ours_lid.update({int(g): int(x) for g, x in zip(sn.ca_guid.tolist(), lids.ca_lid.tolist())})
+    ours_lid: dict[int, int] = {int(g): int(x) for g, x in zip(sn.sw_guid.tolist(), lids.sw_lid.tolist(), strict=True)}
+    ours_lid.update({int(g): int(x) for g, x in zip(sn.ca_guid.tolist(), lids.ca_lid.tolist(), strict=True)})
     lid_diff = [(hex(g), x, ours_lid.get(g)) for g, x in res.port_lids.items() if ours_lid.get(g) != x]
     lid_diff += [(hex(g), None, x) for g, x in ours_lid.items() if g not in res.port_lids]
     compared, diff = 0, []

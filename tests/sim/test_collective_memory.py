@@ -21,7 +21,7 @@ def test_nic_to_nic_rows_equal_the_plain_gpu_to_gpu_run(build, fabric):
     for op, algo in (("alltoall", "ring"), ("allreduce", "tree"), ("broadcast", "ring")):
         a = collective(f, op, SIZES, algo, solver=lean).rows
         b = collective(f, op, SIZES, algo, solver=plain).rows
-        for x, y in zip(a, b):
+        for x, y in zip(a, b, strict=True):
             assert x.time_us == pytest.approx(y.time_us, rel=1e-12, abs=0)
             assert x.busbw == pytest.approx(y.busbw, rel=1e-12, abs=0)
     step = plan(f, "alltoall", "ring", collective(f, "alltoall", [8.0], solver=lean).ranks)[0]

@@ -58,14 +58,14 @@ def test_a_sweep_prints_each_case_as_run_alone_then_the_summary(designs, tmp_pat
     assert main(argv + ["--csv", str(out_csv), "--plot", str(png)]) == 0
     blocks = capsys.readouterr().out.split("\n\n")
     assert len(blocks) == 9
-    for block, table, doc in zip(blocks, tables, alone):
+    for block, table, doc in zip(blocks, tables, alone, strict=False):
         head, _, body = block.partition("\n")
         assert head == f"## {doc['design']}: {doc['op']} (ring), {doc['gpus']} GPUs"
         assert body == table
     summary = blocks[-1].splitlines()
     assert summary[:2] == ["# summary (busbw GB/s)",
                            "design              op             algo   gpus       busbw @4M       busbw @1M"]
-    for line, doc in zip(summary[2:], alone):
+    for line, doc in zip(summary[2:], alone, strict=True):
         bus = {r["size_bytes"]: r["busbw_GBps"] for r in doc["rows"]}
         assert line.split() == [doc["design"], doc["op"], "ring", str(doc["gpus"]), f"{bus[4 * 2 ** 20]:.2f}",
                                 f"{bus[2 ** 20]:.2f}"]

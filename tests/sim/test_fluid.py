@@ -138,7 +138,7 @@ def test_frames_are_immutable_and_deterministic():
     a = simulate_fluid(L, flows, r, prm)
     b = simulate_fluid(L, flows, r, prm)
     assert len(a.frames) == len(b.frames) > 10
-    for x, y in zip(a.frames, b.frames):
+    for x, y in zip(a.frames, b.frames, strict=True):
         assert np.array_equal(x.flow_rate_gbps, y.flow_rate_gbps)
         assert np.array_equal(x.link_queue, y.link_queue)
     fr = a.frames[-1]

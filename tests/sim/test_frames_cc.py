@@ -34,7 +34,7 @@ def test_frame_cc_rate_is_dcqcn_rc_at_the_frame_instant(incast):
             rc.append(sim.rc.copy())          # Rc after this tick: the frame's instant
             frames.append(sim.frame())
     assert marked_at is not None
-    for fr, want in zip(frames, rc):
+    for fr, want in zip(frames, rc, strict=True):
         assert fr.flow_cc_rate_gbps.dtype == np.float32 and not fr.flow_cc_rate_gbps.flags.writeable
         assert fr.has_cc_rate
         np.testing.assert_array_equal(fr.flow_cc_rate_gbps, want.astype(np.float32))

@@ -70,7 +70,7 @@ def test_default_partition_all_limited_refuses_everything():
     # with a file, every port is a limited member of Default but the SM's (on node01's port)
     res = run_traffic(f, "permutation", "maxmin", None, "minhop", 1e-3, 0)
     assert len(res.refused) == 14 and len(res.flows) == 2
-    assert all("node01/gpu0" in (f.name_of(int(a)), f.name_of(int(b))) for a, b in zip(res.flows.src, res.flows.dst))
+    assert all("node01/gpu0" in (f.name_of(int(a)), f.name_of(int(b))) for a, b in zip(res.flows.src, res.flows.dst, strict=True))
     assert {r.reason for r in res.refused} == {"both limited members of Default (0x7fff)"}
     # a partition of limited members only: nobody may talk
     g2, g3 = _guid(f, "node02"), _guid(f, "node03")

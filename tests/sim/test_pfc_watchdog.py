@@ -52,7 +52,7 @@ def test_cycle_load_sends_from_every_host_along_the_closing_paths(fab, load):
     cyc, cf = load
     assert cyc.ring() == "leaf01 → spine01 → leaf02 → spine02 → leaf01"
     assert len(cf) == 8                      # 4 closing paths × the 2 hosts of their source leaf
-    assert len(set(zip(cf.src_port.tolist(), cf.dst_port.tolist()))) == 8
+    assert len(set(zip(cf.src_port.tolist(), cf.dst_port.tolist(), strict=True))) == 8
     for k in range(0, 8, 2):                 # both hosts of a leaf: the same switch hops
         assert cf.paths[k][1:-1].tolist() == cf.paths[k + 1][1:-1].tolist()
         assert cf.src[k] != cf.src[k + 1]

@@ -28,7 +28,7 @@ def same(a, b):
     assert (a.fabric_tech, a.routing, a.model, len(a.frames)) == (b.fabric_tech, b.routing, b.model, len(b.frames))
     assert np.array_equal(a.flows.src, b.flows.src) and np.array_equal(a.flows.dst, b.flows.dst)
     assert np.array_equal(a.routes.links, b.routes.links)
-    for x, y in zip(a.frames, b.frames):
+    for x, y in zip(a.frames, b.frames, strict=True):
         assert x.time_s == y.time_s
         assert np.array_equal(x.flow_rate_gbps, y.flow_rate_gbps)
         assert np.array_equal(x.link_util, y.link_util)

@@ -32,8 +32,8 @@ from typing import Callable, Iterable, Iterator
 import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.anim.picture_options import (DPI_RANGE, FLAGS, FORMATS, MAX_PIXELS, SCREEN_DPI, SIDE_RANGE,
-                                           PictureOptions, check_options, offscreen_env)
+from fabricviz.anim.picture_options import (DEFAULT_OPTIONS, DPI_RANGE, FLAGS, FORMATS, MAX_PIXELS, SCREEN_DPI,
+                                           SIDE_RANGE, PictureOptions, check_options, offscreen_env)
 from fabricviz.model import Fabric, FabricError
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.items.devices import DeviceItem
@@ -254,7 +254,7 @@ def picture_rows(fabric: Fabric, scene: FabricScene, parts: SceneParts, extra_ro
 
 
 def render_scene(scene: FabricScene, fabric: Fabric, path: str | os.PathLike[str],
-                 options: PictureOptions | int = PictureOptions(), height: int | None = None,
+                 options: PictureOptions | int = DEFAULT_OPTIONS, height: int | None = None,
                  title: str | None = None, extra_rows: Iterable[Row] = (),
                  source: QtCore.QRectF | None = None, progress: Progress | None = None,
                  encode: Callable[[Callable[[], bytes]], bytes] | None = None) -> Path:
@@ -302,7 +302,7 @@ def _plan(scene: FabricScene, fabric: Fabric, opts: PictureOptions, parts: Scene
     return layout, rows
 
 
-def picture_plan(scene: FabricScene, fabric: Fabric, options: PictureOptions = PictureOptions(),
+def picture_plan(scene: FabricScene, fabric: Fabric, options: PictureOptions = DEFAULT_OPTIONS,
                  extra_rows: Iterable[Row] = (),
                  source: QtCore.QRectF | None = None) -> tuple[PictureLayout, list[Row]]:
     """The layout and legend rows :func:`render_scene` draws with (the scene is left as it was)."""
@@ -378,7 +378,7 @@ def _draw(suffix: str, scene: FabricScene, layout: PictureLayout, rows: list[Row
 
 
 def render_fabric(fabric: Fabric, path: str | os.PathLike[str],
-                  options: PictureOptions = PictureOptions()) -> Path:
+                  options: PictureOptions = DEFAULT_OPTIONS) -> Path:
     """Write a picture of ``fabric`` (light theme, in a scene of its own) to ``path``."""
     out = Path(path)
     check_options(options, picture_suffix(out))

@@ -311,7 +311,7 @@ class LegendBox:
             small.setPixelSize(max(1, round(px * 0.85)))
             painter.setFont(small)
             for t, a in zip(shape.ticks, (QtCore.Qt.AlignmentFlag.AlignLeft, QtCore.Qt.AlignmentFlag.AlignHCenter,
-                                          QtCore.Qt.AlignmentFlag.AlignRight)):
+                                          QtCore.Qt.AlignmentFlag.AlignRight), strict=True):
                 painter.drawText(ticks, a | QtCore.Qt.AlignmentFlag.AlignVCenter, t)
             painter.setFont(self.font)
             return

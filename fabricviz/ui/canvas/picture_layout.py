@@ -212,7 +212,7 @@ def _place(scene: FabricScene, place: str | None, w: float, fixed_h: float | Non
         over = [area.left() - u.left(), area.top() - u.top(), u.right() - area.right(), u.bottom() - area.bottom()]
         if max(over) < 0.5:
             break
-        pads = [p + max(o, 0.0) + (1.0 if o > 0 else 0.0) for p, o in zip(pads, over)]
+        pads = [p + max(o, 0.0) + (1.0 if o > 0 else 0.0) for p, o in zip(pads, over, strict=True)]
     if is_view:
         target, source = fitted, QtCore.QRectF(design)
     else:

@@ -176,7 +176,7 @@ class FramePainter:
         from fabricviz.ui.canvas.overlays import lesson as st
         d = self._marks.drawn
         m = clip.marks or Marks()
-        rows = [(p.label, QtGui.QColor(c), "line") for p, c in zip(m.paths, st.PATH_COLORS)]
+        rows = [(p.label, QtGui.QColor(c), "line") for p, c in zip(m.paths, st.PATH_COLORS, strict=False)]
         for key, label, color, shape in (("old_path", "path before the change", st.OLD_PATH_COLOR, "dash"),
                                          ("loop", "credit loop", st.LOOP_COLOR, "line"),
                                          ("ghosts", "pulled / unplugged cable", st.GHOST_COLOR, "dash"),

@@ -144,7 +144,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
         no_button = QtCore.Qt.MouseButton.NoButton
         placed = np.zeros(len(kids), bool)
         for i, (d, p, x, y, fresh) in enumerate(zip(kids.tolist(), parents.tolist(), dx.tolist(), dy.tolist(),
-                                                     new.tolist())):
+                                                     new.tolist(), strict=True)):
             parent = items.get(p)
             if parent is None:
                 continue
@@ -176,7 +176,8 @@ class FabricScene(QtWidgets.QGraphicsScene):
             x0, y0 = np.minimum.reduceat(left, first), np.minimum.reduceat(top, first)
             x1, y1 = np.maximum.reduceat(left + cw, first), np.maximum.reduceat(top + ch, first)
             m = th.SERVER_MARGIN
-            for s, a, b, c, e in zip(owner[first].tolist(), x0.tolist(), y0.tolist(), x1.tolist(), y1.tolist()):
+            for s, a, b, c, e in zip(owner[first].tolist(), x0.tolist(), y0.tolist(), x1.tolist(), y1.tolist(),
+                                     strict=True):
                 items[s].setRect(QtCore.QRectF(a, b, c - a, e - b).adjusted(-m, -m, m, m))
             self.label_layer.invalidate()      # names sit under the new frames
         for s in np.unique(parents[placed & ~new]).tolist():

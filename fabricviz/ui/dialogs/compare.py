@@ -395,7 +395,7 @@ class TechCompareWindow(QtWidgets.QDialog):
         """Table text (row label, IB, RoCE, difference); the numbers behind it as UserRole data."""
         self.table.setRowCount(len(rows))
         self.table.setVerticalHeaderLabels([r[0] for r in rows])
-        for i, (row, vals) in enumerate(zip(rows, values)):
+        for i, (row, vals) in enumerate(zip(rows, values, strict=True)):
             for j, text in enumerate(row[1:]):
                 item = QtWidgets.QTableWidgetItem(text)
                 item.setTextAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)

@@ -109,7 +109,7 @@ class BusbwPlot(QtWidgets.QWidget):
 
     def _key(self) -> None:
         self.key.setText("<br>".join(f"<span style='color:{c}'>&#9632;</span> {html.escape(t)}"
-                                     for c, t in zip(self._colours, self._labels)))
+                                     for c, t in zip(self._colours, self._labels, strict=True)))
         self.key_area.setVisible(bool(self._labels))
 
     def _ticks(self) -> None:
@@ -143,7 +143,7 @@ class BusbwPlot(QtWidgets.QWidget):
         font = QtGui.QFont()
         font.setPixelSize(14)
         p.setFont(font)
-        for k, (c, t) in enumerate(zip(self._colours, self._labels)):
+        for k, (c, t) in enumerate(zip(self._colours, self._labels, strict=True)):
             y = plot.height() + 4 + k * line
             p.fillRect(12, y + 6, 18, 10, QtGui.QColor(c))
             p.setPen(QtGui.QColor("#202020"))

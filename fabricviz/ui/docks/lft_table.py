@@ -8,6 +8,9 @@ from typing import Callable
 import numpy as np
 from PySide6 import QtCore
 
+#: the invalid index: the top level, every row's parent (one instance for the parent defaults)
+_ROOT = QtCore.QModelIndex()
+
 #: Columns of the LFT table.
 LFT_COLS = ("LID", "→ port", "destination")
 
@@ -48,11 +51,11 @@ class LftModel(QtCore.QAbstractTableModel):
         return int(self.lids[k]), int(self.ports[k]), self._name(k)
 
     def rowCount(self,  # noqa: N802
-                 parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex = QtCore.QModelIndex()) -> int:
+                 parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex = _ROOT) -> int:
         return 0 if parent.isValid() else len(self.lids)
 
     def columnCount(self,  # noqa: N802
-                    parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex = QtCore.QModelIndex()) -> int:
+                    parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex = _ROOT) -> int:
         return 0 if parent.isValid() else len(LFT_COLS)
 
     def data(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex,

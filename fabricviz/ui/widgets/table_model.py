@@ -6,6 +6,9 @@ from typing import Any, Sequence
 
 from PySide6 import QtCore
 
+#: the invalid index: the top level, every row's parent (one instance for the parent defaults)
+_ROOT = QtCore.QModelIndex()
+
 
 class ColumnsModel(QtCore.QAbstractTableModel):
     """A table whose columns are ``columns`` (header texts) and whose rows are ``self.items()``."""
@@ -19,11 +22,11 @@ class ColumnsModel(QtCore.QAbstractTableModel):
         raise NotImplementedError
 
     def rowCount(self,  # noqa: N802
-                 parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex = QtCore.QModelIndex()) -> int:
+                 parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex = _ROOT) -> int:
         return 0 if parent.isValid() else len(self.items())
 
     def columnCount(self,  # noqa: N802
-                    parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex = QtCore.QModelIndex()) -> int:
+                    parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex = _ROOT) -> int:
         return 0 if parent.isValid() else len(self.columns)
 
     def headerData(self, section: int, orientation: QtCore.Qt.Orientation,  # noqa: N802

@@ -51,7 +51,7 @@ def test_pfc_check_draws_the_cycle_of_the_selected_failures(make_window, qtbot, 
     ax, ay, bx, by = cable_anchors(f, cids)
     p = item.path()
     pts = {(round(p.elementAt(i).x, 3), round(p.elementAt(i).y, 3)) for i in range(p.elementCount())}
-    ends = {(round(x, 3), round(y, 3)) for x, y in zip(np.r_[ax, bx].tolist(), np.r_[ay, by].tolist())}
+    ends = {(round(x, 3), round(y, 3)) for x, y in zip(np.r_[ax, bx].tolist(), np.r_[ay, by].tolist(), strict=True)}
     assert ends <= pts and p.elementCount() == 2 * len(CYCLE) + 1      # + the closing point
     msg = w.statusBar().currentMessage()
     assert msg.startswith("1 PFC deadlock cycle(s) on lossless priority 3 after leaf03:3 – spine02:3, "

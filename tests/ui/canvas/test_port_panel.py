@@ -43,12 +43,12 @@ def test_hovering_a_switch_shows_markers_numbered_with_its_port_numbers(make_win
     assert [panel.labels[p].text() for p in ports] == [str(int(f.ports_t.num[p])) for p in ports]
     assert [panel.labels[p].text() for p in ports] == ["1", "2", "3", "4", "5", "6", "7", "8"]
     rects = [_screen_rect(view, panel.labels[p]) for p in ports]
-    for p, r in zip(ports, rects):
+    for p, r in zip(ports, rects, strict=True):
         assert panel.labels[p].isVisible()
         # the number sits under its own marker, and no two numbers overlap on screen
         m = _screen_rect(view, panel.markers[p])
         assert r.top() >= m.center().y() and abs(r.center().x() - m.center().x()) <= 1
-    for a, b in zip(rects, rects[1:]):
+    for a, b in zip(rects, rects[1:], strict=False):
         assert a.right() < b.left()
 
 
@@ -141,6 +141,6 @@ def test_a_marker_tooltip_names_the_port_its_rate_and_its_peer(make_window, qtbo
         at = view.mapFromScene(view.ports.marker(f.port_id(name)).scenePos())
         qtbot.mouseMove(vp, at)
         qtbot.mouseMove(vp, at + QtCore.QPoint(1, 0))
-        qtbot.waitUntil(lambda: QtWidgets.QToolTip.isVisible() and QtWidgets.QToolTip.text() == text,
+        qtbot.waitUntil(lambda text=text: QtWidgets.QToolTip.isVisible() and QtWidgets.QToolTip.text() == text,
                         timeout=60_000)
         assert d in view.ports.panels

@@ -135,7 +135,7 @@ def test_closing_the_dialog_or_the_window_midway_deletes_the_partial(window, qtb
         out = tmp_path / f"{close}.mp4"
         dlg = open_dialog(w, out, "sweep", fps=10, width=320, seconds=30.0)
         dlg.record_button.click()
-        qtbot.waitUntil(lambda: dlg.painted >= 5 and dlg.partial.exists(), timeout=30_000)
+        qtbot.waitUntil(lambda dlg=dlg: dlg.painted >= 5 and dlg.partial.exists(), timeout=30_000)
         part = dlg.partial
         (dlg if close == "dialog" else w).close()
         assert not part.exists() and not out.exists()          # at once: no job is waited for later

@@ -54,7 +54,7 @@ def visible_tops(scene):
 
 def bundle_set(sem):
     b = sem.bundles
-    return sorted(zip(b.a.tolist(), b.b.tolist(), b.count.tolist()))
+    return sorted(zip(b.a.tolist(), b.b.tolist(), b.count.tolist(), strict=True))
 
 
 def view_point(view, x, y):

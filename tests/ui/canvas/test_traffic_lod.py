@@ -57,7 +57,7 @@ def groups(ov):
     """Cable ids of each drawn segment, from the overlay's current grouping."""
     lod = ov.lod
     stops = np.r_[lod.starts[1:], len(lod.cols)]
-    return [ov.cables[lod.cols[a:b]] for a, b in zip(lod.starts, stops)]
+    return [ov.cables[lod.cols[a:b]] for a, b in zip(lod.starts, stops, strict=True)]
 
 
 def merged_group(ov):

@@ -91,7 +91,7 @@ def test_the_plots_fit_the_bottom_strip(strip, model):
     rects = [plot_rect_in_dock(dock, p) for p in dock.plot.values()]
     tops = {round(r.top()) for r in rects}
     assert len(tops) == 1                                              # one row
-    for a, b in zip(rects, rects[1:]):                                 # side by side, no overlap
+    for a, b in zip(rects, rects[1:], strict=False):                                 # side by side, no overlap
         assert a.right() <= b.left()
     assert min(r.width() for r in rects) >= 170 and min(r.height() for r in rects) >= 140
 

@@ -235,4 +235,4 @@ def test_lid_destinations_are_lid_owner_as_arrays_also_with_lmc():
         lids, is_sw, idx = lid_destinations(r)
         want = sorted(r.lid_owner().items())
         assert len(want) == 8 + 16 * (1 << lmc)      # 8 switch LIDs (port 0 only), 2^LMC per HCA port
-        assert [(int(lid), ("sw" if s else "ca", int(i))) for lid, s, i in zip(lids, is_sw, idx)] == want
+        assert [(int(lid), ("sw" if s else "ca", int(i))) for lid, s, i in zip(lids, is_sw, idx, strict=True)] == want

@@ -206,7 +206,7 @@ def test_chart_export_csv_png_and_failed_saves(make_window, qtbot, tmp_path, mon
         rows = list(csv.reader(fh))
     assert rows[0] == list(CSV_COLUMNS) and len(rows) == 101
     agg = fabric_series(ref.frames)
-    for k, (row, fr) in enumerate(zip(rows[1:], ref.frames)):
+    for k, (row, fr) in enumerate(zip(rows[1:], ref.frames, strict=True)):
         got = [float(v) for v in row[:9]]
         assert got == [fr.time_s * 1e3, float(fr.link_util[5]), float(fr.link_queue[5]),
                        float(fr.link_latency_ns[5]), float(fr.flow_rate_gbps[2]), float(fr.flow_cc_rate_gbps[2]),

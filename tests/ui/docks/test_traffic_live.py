@@ -37,7 +37,7 @@ def first_run(qtbot, dock, **controls):
 def same_run(res, ref):
     assert (res.routing, res.model, len(res.frames)) == (ref.routing, ref.model, len(ref.frames))
     assert np.array_equal(res.routes.links, ref.routes.links)
-    for a, b in zip(res.frames, ref.frames):
+    for a, b in zip(res.frames, ref.frames, strict=True):
         assert np.array_equal(a.flow_rate_gbps, b.flow_rate_gbps)
         assert np.array_equal(a.link_util, b.link_util)
 

@@ -51,7 +51,7 @@ def test_dfsssp_paths_keep_their_sl_unless_one_is_chosen(window, qtbot):
     r = route(window.document.fabric, "dfsssp")
     psl = r.info.path_sl
     lid = {int(d): int(l) for d, l in zip(r.subnet.fabric.ports_t.device[r.subnet.ca_ports].tolist(),
-                                           r.lids.ca_lid.tolist())}
+                                           r.lids.ca_lid.tolist(), strict=True)}
     fab = window.document.fabric
     host_of = lambda nic: int(fab.devices_t.parent[nic]) if int(fab.devices_t.parent[nic]) >= 0 else nic  # noqa: E731
     by_host = {host_of(d): l for d, l in lid.items()}

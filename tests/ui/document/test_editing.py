@@ -206,7 +206,7 @@ def test_force_layout_is_deterministic_and_keeps_children_offsets():
     ids2, xs2, ys2 = force_layout(f, seed=3)
     assert np.array_equal(ids, ids2) and np.array_equal(xs, xs2) and np.array_equal(ys, ys2)
     assert sorted(ids.tolist()) == f.device_ids().tolist()
-    pos = {int(d): (x, y) for d, x, y in zip(ids, xs, ys)}
+    pos = {int(d): (x, y) for d, x, y in zip(ids, xs, ys, strict=True)}
     nic = f.device("node01/mlx5_0")
     assert pos[nic.id][1] - pos[nic.parent.id][1] == nic.y - nic.parent.y == -20.0
 

@@ -190,7 +190,7 @@ class Storm:
              ("layout", 1), ("generate", 0.15))
 
     def step(self):
-        names, weights = zip(*self.EDITS)
+        names, weights = zip(*self.EDITS, strict=True)
         return getattr(self, self.rng.choices(names, weights)[0])()
 
 

@@ -60,7 +60,7 @@ def test_lesson_11_plots_both_designs_and_selects_the_bottleneck(qtbot, make_win
         assert cd.isVisible() and not cd.visibleRegion().isEmpty()
         assert len(cd.plot.curves) == len(step.collectives) == curves
         assert cd.plot.labels()[0].startswith(f"{design} · all-reduce ring")
-        for item, c in zip(cd.plot.curves, step.collectives):
+        for item, c in zip(cd.plot.curves, step.collectives, strict=True):
             x, y = item.getData()
             assert np.array_equal(y, np.array(c.busbw)) and np.array_equal(x, np.log2(c.sizes))
         own = step.collectives[0]

@@ -26,7 +26,7 @@ def _lesson_paths(w, color):
 
 def _ends(f, cables):
     ax, ay, bx, by = cable_anchors(f, np.asarray(cables, np.int64))
-    return {(round(float(x), 3), round(float(y), 3)) for x, y in zip(np.r_[ax, bx], np.r_[ay, by])}
+    return {(round(float(x), 3), round(float(y), 3)) for x, y in zip(np.r_[ax, bx], np.r_[ay, by], strict=True)}
 
 
 def _corners(item):

@@ -38,7 +38,7 @@ def test_the_stage_draws_the_loop_then_the_vl_layers(qtbot, make_window, shared_
     assert stage.overlay.drawn["loop"] == step.loop_cables and len(step.loop_cables) >= 3
     (loop,) = _lesson_items(w, LOOP_COLOR)
     ax, ay, bx, by = cable_anchors(f, np.asarray(step.loop_cables, np.int64))
-    ends = {(round(float(x), 3), round(float(y), 3)) for x, y in zip(np.r_[ax, bx], np.r_[ay, by])}
+    ends = {(round(float(x), 3), round(float(y), 3)) for x, y in zip(np.r_[ax, bx], np.r_[ay, by], strict=True)}
     corners = {(round(p.x(), 3), round(p.y(), 3)) for poly in loop.path().toSubpathPolygons() for p in poly}
     assert corners == ends                         # one ring through both ends of each of the loop's cables
     assert "credit loop on VL0" in [row[0] for row in stage.legend_rows()]

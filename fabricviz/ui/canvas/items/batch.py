@@ -144,7 +144,7 @@ class DeviceBatch:
         if not self.on or f is None or not len(self.ids):
             return {}
         k, n = np.unique(f.devices_t.kind[self.ids], return_counts=True)
-        return {KINDS[int(a)]: int(b) for a, b in zip(k, n)}
+        return {KINDS[int(a)]: int(b) for a, b in zip(k, n, strict=True)}
 
     def device_at(self, pos: QtCore.QPointF, tol: float) -> int | None:
         """The batched device whose rectangle (grown by ``tol``) holds ``pos``, nearest first."""

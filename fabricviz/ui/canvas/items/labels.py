@@ -396,7 +396,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
                 if x0 - REACH_PX <= x <= x1 + REACH_PX and y0 - 2 * h - GAP_PX <= y <= y1 + h:
                     cand.append((d, -1, f.name_of(d), x, y))
         refs, modes = c.ref[idx].tolist(), c.mode[idx].tolist()
-        for ref, mode, x, y in zip(refs, modes, ax[idx].tolist(), ay[idx].tolist()):
+        for ref, mode, x, y in zip(refs, modes, ax[idx].tolist(), ay[idx].tolist(), strict=True):
             cand.append((ref, mode, self._text(ref, mode), x, y))
         if not cand:
             return []

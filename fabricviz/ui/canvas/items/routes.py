@@ -232,7 +232,8 @@ def route(ends: np.ndarray, ra: np.ndarray, rb: np.ndarray, ga: np.ndarray, gb: 
         up_a = (a_left if turned else a_up)[idx]
         sw = [1, 0, 3, 2] if turned else [0, 1, 2, 3]
 
-        def pick(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        def pick(x: np.ndarray, y: np.ndarray, up_a: np.ndarray = up_a, idx: np.ndarray = idx,
+                 sw: list[int] = sw) -> np.ndarray:
             return np.where(up_a, x[:, idx], y[:, idx])[sw]
         gu, gl = np.where(up_a, ga[idx], gb[idx]), np.where(up_a, gb[idx], ga[idx])
         bu, bl = np.where(up_a, box_a[idx], box_b[idx]), np.where(up_a, box_b[idx], box_a[idx])
@@ -393,7 +394,7 @@ def _route_down(U: np.ndarray, L: np.ndarray, gu: np.ndarray, gl: np.ndarray, bu
     cost = base[:, col_gap] + j * (float(tw.mean()) + LANE_GAP_PX) + np.where(j >= cap[col_gap], over[col_gap], 0.0)
     rows, cols = linear_sum_assignment(cost)
     load: dict[tuple[float, float], list[int]] = {}
-    for t, c in zip(rows.tolist(), col_gap[cols].tolist()):
+    for t, c in zip(rows.tolist(), col_gap[cols].tolist(), strict=True):
         load.setdefault(gaps[c], []).append(t)
     lane, lane_w = np.full(nt, np.nan), tw.copy()
     for (lo, hi), users in load.items():

@@ -561,7 +561,7 @@ class SemanticLayer:
         t = f.devices_t
         tops = np.flatnonzero(t.alive & (t.parent < 0))
         want = near[tops]
-        for d, w in zip(tops.tolist(), want.tolist()):
+        for d, w in zip(tops.tolist(), want.tolist(), strict=True):
             item = items.get(d)
             if item is not None:
                 w = w or d in self._shown

@@ -84,7 +84,7 @@ class LessonOverlay:
             return
         from fabricviz.ui.canvas.overlays.traffic import paused_pens
         path = _polyline_each(fabric, cables)
-        for z, pen in zip((0.05, 0.06), paused_pens()):
+        for z, pen in zip((0.05, 0.06), paused_pens(), strict=True):
             item = self._add_path(path, pen, z)
             self.items.remove(item)
             self.paused_items.append(item)

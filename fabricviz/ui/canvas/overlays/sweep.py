@@ -216,7 +216,7 @@ class SweepOverlay:
         path = QtGui.QPainterPath()
         rad = th.PORT_R
         xs, ys = self.port_xy[0, ports], self.port_xy[1, ports]
-        for x, y in zip(xs.tolist(), ys.tolist()):
+        for x, y in zip(xs.tolist(), ys.tolist(), strict=True):
             if x == x:       # not NaN
                 path.addEllipse(QtCore.QPointF(x, y), rad, rad)
         return path

@@ -499,7 +499,8 @@ class LegendBar(QtWidgets.QWidget):
     def set_scale(self, scale: ColorScale | None) -> None:
         self.scale = scale
         self.setToolTip("" if scale is None else "\n".join(
-            f"{scale.label(lo)} – {scale.label(hi)}" for lo, hi in zip(scale.edges()[:-1], scale.edges()[1:])))
+            f"{scale.label(lo)} – {scale.label(hi)}"
+            for lo, hi in zip(scale.edges()[:-1], scale.edges()[1:], strict=True)))
         self.update()
 
     def color_for(self, value: float) -> QtGui.QColor:

@@ -127,7 +127,7 @@ class VlUsage:
     def vl_counts(self) -> dict[int, int]:
         """Dominant VL → cables it leads on."""
         vals, cnt = np.unique(self.vl, return_counts=True)
-        return {int(v): int(n) for v, n in zip(vals.tolist(), cnt.tolist())}
+        return {int(v): int(n) for v, n in zip(vals.tolist(), cnt.tolist(), strict=True)}
 
     def _draw(self) -> None:
         f = self.fabric
@@ -138,7 +138,7 @@ class VlUsage:
         keep = alone(semantic_of(self.scene), self.cables) if out else np.ones(len(self.cables), bool)
         ends = cable_anchors(f, self.cables[keep]) if keep.any() else (np.zeros(0),) * 4
         vl, level = self.vl[keep], self.level[keep]
-        want = {(int(v), int(k)) for v, k in zip(vl.tolist(), level.tolist())}
+        want = {(int(v), int(k)) for v, k in zip(vl.tolist(), level.tolist(), strict=True)}
         for key in [k for k in self.items if k not in want]:
             self._drop(self.items.pop(key))
         for key in sorted(want):
