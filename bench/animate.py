@@ -36,10 +36,9 @@ from PySide6 import QtWidgets  # noqa: E402
 
 from fabricviz.generate import k_ary_fat_tree  # noqa: E402
 from fabricviz.sim.frames import Frame  # noqa: E402
-from fabricviz.ui import MainWindow  # noqa: E402
 from fabricviz.sim.run import run_traffic  # noqa: E402
+from fabricviz.ui import MainWindow  # noqa: E402
 from fabricviz.ui.canvas.overlays.traffic import scale_for  # noqa: E402
-
 
 
 def median_ms(fn, n: int = 15) -> float:

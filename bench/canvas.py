@@ -15,19 +15,18 @@ import statistics
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 from timing import median_ms as _median_ms  # noqa: E402  (bench/timing.py)
-from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6 import QtWidgets  # noqa: E402
 
-from fabricviz.generate import k_ary_fat_tree  # noqa: E402
 from fabricviz.formats.native import save_fabric  # noqa: E402
+from fabricviz.generate import k_ary_fat_tree  # noqa: E402
 from fabricviz.loaders import load_any  # noqa: E402
 from fabricviz.ui import MainWindow  # noqa: E402
-
 
 
 def median_ms(fn, n: int = 7) -> float:

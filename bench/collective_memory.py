@@ -61,8 +61,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--hosts", type=int, nargs="*", default=[256, 1024])
     args = ap.parse_args()
-    from fabricviz.generate import fat_tree
     from fabricviz.formats.native import save_fabric
+    from fabricviz.generate import fat_tree
     with tempfile.TemporaryDirectory() as tmp:
         for hosts in args.hosts:
             lean = measure(COLLECTIVE, args.repeat, str(hosts), "1")

@@ -17,8 +17,8 @@ from timing import median_ms  # noqa: E402  (bench/timing.py)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fabricviz.generate import k_ary_fat_tree  # noqa: E402
 from fabricviz.formats.ibnetdiscover import loads  # noqa: E402
+from fabricviz.generate import k_ary_fat_tree  # noqa: E402
 from fabricviz.ib.creditloops import check_credit_loops  # noqa: E402
 from fabricviz.ib.routing import route  # noqa: E402
 from tests.ib.topologies import dragonfly, torus_2d  # noqa: E402

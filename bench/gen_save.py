@@ -18,8 +18,8 @@ import tracemalloc
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from fabricviz.generate import k_ary_fat_tree  # noqa: E402
 from fabricviz.formats.native import load_fabric, save_fabric  # noqa: E402
+from fabricviz.generate import k_ary_fat_tree  # noqa: E402
 from fabricviz.model import Catalog  # noqa: E402
 
 

@@ -22,7 +22,6 @@ from fabricviz.generate import k_ary_fat_tree  # noqa: E402
 from fabricviz.ui import MainWindow  # noqa: E402
 
 
-
 def median_ms(fn, n: int = 9, before=None) -> float:
     return _median_ms(fn, n, before=before)
 

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import argparse
 
-from timing import median_ms as _median_ms  # noqa: E402  (bench/timing.py)
-
 import numpy as np
+from timing import median_ms as _median_ms  # noqa: E402  (bench/timing.py)
 
 from fabricviz.generate import fat_tree, leaf_spine, rail_optimized
 from fabricviz.generate.autolayout import auto_layout, device_rects

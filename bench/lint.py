@@ -9,8 +9,8 @@ import statistics
 import sys
 import time
 
-from fabricviz.generate.fattree import k_ary_fat_tree
 from fabricviz.check.lint import ROUTE_LIMIT, LintContext, lint
+from fabricviz.generate.fattree import k_ary_fat_tree
 
 
 def main(ks):

@@ -23,7 +23,6 @@ from fabricviz.generate import k_ary_fat_tree  # noqa: E402
 from fabricviz.ui import MainWindow  # noqa: E402
 
 
-
 def median_ms(fn, n: int = 5) -> float:
     """CPU time: the machine is shared."""
     return _median_ms(fn, n, clock=time.process_time)

@@ -54,6 +54,7 @@ def ours(fabric, engine: str, repeat: int) -> tuple[float, float, str]:
 def opensm_seconds(fabric, engine: str, repeat: int) -> float | None:
     try:
         import oracle
+
         from fabricviz.formats.ibnetdiscover import export_ibnetdiscover
     except ImportError:
         return None

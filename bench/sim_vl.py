@@ -32,7 +32,7 @@ from fabricviz.sim import engine  # noqa: E402
 from fabricviz.sim.fluid import FluidParams, FluidSim  # noqa: E402
 from fabricviz.sim.links import link_table  # noqa: E402
 from fabricviz.sim.paths import route  # noqa: E402
-from fabricviz.sim.vlarb import link_arb, entry_vls  # noqa: E402
+from fabricviz.sim.vlarb import entry_vls, link_arb  # noqa: E402
 from fabricviz.sim.workloads import endpoints, permutation  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")

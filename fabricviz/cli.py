@@ -10,7 +10,8 @@ import argparse
 import importlib
 import os
 import sys
-from typing import NoReturn, Sequence
+from collections.abc import Sequence
+from typing import NoReturn
 
 from .commands import COMMANDS
 from .model import FabricError
@@ -43,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"fabricviz: error: unknown command {argv[0]!r} (use {', '.join(SUBCOMMANDS)}, "
                   "or one FILE to open)", file=sys.stderr)
             return 2
-        from .ui.app import run_gui          # deliberately here: Qt is loaded only when the GUI opens
+        from .ui.app import run_gui  # deliberately here: Qt is loaded only when the GUI opens
         return run_gui(argv[0] if argv else None)
     args = None
     try:

@@ -102,7 +102,8 @@ def load_any(path: str | os.PathLike[str]) -> Fabric:
 def _load_text(p: Path, text: str) -> Fabric:
     fmt = detect_format(text, p.name)
     if fmt == "native":
-        from .formats.native import load_fabric, loads as native_loads
+        from .formats.native import load_fabric
+        from .formats.native import loads as native_loads
         if "\ufffd" not in text:           # read once; undecodable bytes: the reader names the byte
             return native_loads(text, str(p))
         return load_fabric(p)

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from fabricviz.anim.recording import MAX_DEFAULT_S, SWEEP_EVENTS_PER_S, plan, sweep_clip, traffic_clip
-from fabricviz.generate import fat_tree
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
+from fabricviz.generate import fat_tree
 
 pytestmark = pytest.mark.slow     # each test records a picture or video in a child process
 

@@ -33,6 +33,7 @@ def test_render_writes_the_size_dpi_and_title_asked(root, tmp_path, capsys):
 def test_child_options_transparent_no_legend_and_title(root, tmp_path, qapp, capsys):
     """The child process's own entry point, run in this process (it is what the CLI starts)."""
     from PySide6 import QtGui
+
     from fabricviz.ui.canvas import export
     png = tmp_path / "t.png"
     assert export.main([DEMO, "-o", str(png), "--width", "500", "--height", "300", "--transparent"]) == 0
@@ -107,6 +108,7 @@ def test_the_child_refuses_what_the_cli_refuses_in_the_same_words(root, tmp_path
 def test_an_unwritable_output_is_one_error_line(qapp, capsys, tmp_path):
     """An OSError while writing (a read-only folder, a parent that is a file) is one line, exit 2."""
     import errno
+
     from fabricviz.ui.canvas.export import picture_main
 
     def make():

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow     # each test starts a fresh interpreter and cou
 
 HEAVY = ("numpy", "scipy", "networkx", "PySide6", "numba", "pyqtgraph")
 
-_PROBE = """
+_PROBE = f"HEAVY = {HEAVY!r}\n" + """
 import contextlib, io, json, sys
 from fabricviz.cli import main
 out = io.StringIO()
@@ -32,8 +32,8 @@ with contextlib.redirect_stdout(out):
     except SystemExit as e:
         rc = e.code
 print(json.dumps({"rc": rc, "help": out.getvalue(),
-                  "loaded": sorted(m for m in sys.modules if m.split(".")[0] in %r)}))
-""" % (HEAVY,)
+                  "loaded": sorted(m for m in sys.modules if m.split(".")[0] in HEAVY)}))
+"""
 
 
 def _probe(*argv: str) -> dict:

@@ -6,7 +6,8 @@ Timings belong in bench/."""
 from __future__ import annotations
 
 import cProfile
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def calls(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, int]:

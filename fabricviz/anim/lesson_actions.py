@@ -8,15 +8,25 @@ the SM state, the last trace. Qt-free.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..ib.engines import ENGINES
 from ..model import Fabric, FabricError
 from ..model.cabling import PORT_ACTIVE
-from .lesson_results import (Balance, CableChange, PathLatency, RouteInfo, ShownFlow, SweepCounts, SweepPlay,
-                             TracedPath, TrafficRun)
+from .lesson_results import (
+    Balance,
+    CableChange,
+    PathLatency,
+    RouteInfo,
+    ShownFlow,
+    SweepCounts,
+    SweepPlay,
+    TracedPath,
+    TrafficRun,
+)
 
 if TYPE_CHECKING:
     from .lessons import Lesson

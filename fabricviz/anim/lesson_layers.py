@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..model import FabricError
 from ..ib.engines import ENGINES
+from ..model import FabricError
 from .lesson_actions import route_info
 from .lesson_results import PathLengths, VlLayerMap
 
@@ -78,7 +78,7 @@ def layer_lines(m: VlLayerMap) -> list[str]:
     return lines
 
 
-def check_loops_action(run: "Run", p: dict) -> tuple[list[str], "Fields"]:
+def check_loops_action(run: Run, p: dict) -> tuple[list[str], Fields]:
     """Credit loops of the routing per VL; the first loop's cables for the canvas."""
     from ..ib.creditloops import check_credit_loops
     from ..ib.vl_layers import design_sl2vl
@@ -100,7 +100,7 @@ def check_loops_action(run: "Run", p: dict) -> tuple[list[str], "Fields"]:
     return lines, out
 
 
-def layers_action(run: "Run", p: dict) -> tuple[list[str], "Fields"]:
+def layers_action(run: Run, p: dict) -> tuple[list[str], Fields]:
     """Route with ``engine`` (else the routing so far) and say which VLs its paths use."""
     from ..ib.routing import route
     if "engine" in p:
@@ -125,7 +125,7 @@ def route_lengths(fabric: Any, routing: Any) -> np.ndarray:
     return np.asarray(per, np.int64)
 
 
-def path_lengths_action(run: "Run", p: dict) -> tuple[list[str], "Fields"]:
+def path_lengths_action(run: Run, p: dict) -> tuple[list[str], Fields]:
     """Route lengths of each engine over every host pair; the first engine is the yardstick."""
     from ..ib.routing import route
     engines = list(p["engines"])

@@ -110,7 +110,7 @@ def _label(name: str, pkey: int) -> str:
     return f"{name} ({pkey_text(pkey)})"
 
 
-def partitions_action(run: "Run", p: dict) -> tuple[list[str], "Fields"]:
+def partitions_action(run: Run, p: dict) -> tuple[list[str], Fields]:
     """Put the partitions into (a copy of) the lesson's design and say who is in which."""
     from ..formats.partitions_conf import dumps
     from ..ib.partitions import resolve, to_meta
@@ -170,7 +170,7 @@ def talk(tables: Any, names: dict[int, str], a: list[int], b: list[int]) -> tupl
     return False, [], "no shared partition"
 
 
-def reach_action(run: "Run", p: dict) -> tuple[list[str], "Fields"]:
+def reach_action(run: Run, p: dict) -> tuple[list[str], Fields]:
     """Whom ``src`` can talk to, and why or why not for each host of ``to``."""
     from ..ib.pkeys import design_tables
     f = run.fabric

@@ -48,7 +48,8 @@ from ..resources import asset_path
 from .lesson_actions import Run, uplink_balance
 from .lesson_results import StepResult
 from .lesson_runners import ACTION_RUNNERS
-from .lesson_spec import build_spec, check_fabric_spec, fail as _fail
+from .lesson_spec import build_spec, check_fabric_spec
+from .lesson_spec import fail as _fail
 
 LESSON_DIR = asset_path("lessons")
 SWEEP_PHASES = ("election", "discovery", "pkeys", "sm_lid", "lids", "routing", "lft", "links", "up")

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import MutableMapping
 from dataclasses import dataclass
-from typing import MutableMapping
 
 from ..model import FabricError
 

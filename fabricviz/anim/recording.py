@@ -11,9 +11,10 @@ one check of the output name, fps, width and length (the CLI runs it before any 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -70,7 +70,7 @@ class SweepStep:
     ``whatif`` names a what-if (e.g. a cable pulled on a copy of the design), "" for the design.
     """
 
-    timeline: "SweepTimeline"
+    timeline: SweepTimeline
     index: int
     whatif: str = ""
 
@@ -90,7 +90,7 @@ class _Frame:
         self.up = False
         self.smps = 0
 
-    def copy(self) -> "_Frame":
+    def copy(self) -> _Frame:
         g = _Frame.__new__(_Frame)
         g.discovered, g.port_state = self.discovered.copy(), self.port_state.copy()
         g.lid, g.lft, g.up, g.smps = self.lid.copy(), self.lft.copy(), self.up, self.smps

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 from scipy.sparse.csgraph import shortest_path
 
-from ..model import CABLE_TYPES, KINDS, Fabric
 from ..ib.sharp import sharp_mask
 from ..ib.tiers import TIER_NAMES, cable_devices, device_tiers, host_mask, switch_graph, switch_mask
+from ..model import CABLE_TYPES, KINDS, Fabric
 from ..model.tech import format_gbps, rates_gbps
 
 #: Name SHARP aggregation nodes are counted under in a tier (they are NICs in the model).

@@ -17,8 +17,9 @@ with an info finding unless asked for (``full=True``). Measured with
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from ..model import Fabric, FabricError
 from . import lint_partitions, lint_pfc, lint_roce, lint_rules

@@ -6,14 +6,15 @@ it yields :class:`Finding` objects. :mod:`.lint` imports the rule modules and ru
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import numpy as np
 
-from ..ib.lids import check_lmc
 from ..ib import routing as ib_routing
+from ..ib.lids import check_lmc
 from ..ib.sharp import sharp_mask  # SHARP aggregation nodes (NICs, not hosts)
 from ..ib.tiers import device_tiers, switch_mask
 from ..model import Fabric, FabricError, Part
@@ -55,7 +56,7 @@ class Rule:
     id: str
     severity: str          # the worst severity the rule reports
     summary: str
-    check: Callable[["LintContext"], Iterable[Finding]]
+    check: Callable[[LintContext], Iterable[Finding]]
     routing: bool = False  # needs the subnet manager's routing (skipped on huge fabrics)
 
 
@@ -67,7 +68,7 @@ def rule(rule_id: str, severity: str, summary: str, routing: bool = False):
     if severity not in SEVERITIES:
         raise ValueError(f"bad severity {severity!r}")
 
-    def deco(fn: Callable[["LintContext"], Iterable[Finding]]):
+    def deco(fn: Callable[[LintContext], Iterable[Finding]]):
         if rule_id in RULES:
             raise ValueError(f"rule {rule_id!r} registered twice")
         RULES[rule_id] = Rule(rule_id, severity, summary, fn, routing)

@@ -12,15 +12,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
 from ..ib.partitions import DEFAULT_PKEY, design_partitions, resolve
 from ..ib.pkeys import CONNECTX_PKEYS
+from ..ib.subnet import discover
 from ..model import FabricError
 from .lint_core import Finding, LintContext, rule
-from ..ib.subnet import discover
 
 
 def _state(ctx: LintContext) -> Any:

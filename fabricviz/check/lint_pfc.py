@@ -9,14 +9,14 @@ switches (a few seconds of work), like the routing rules above their limit.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 
+from ..ethernet.pfc_deadlock import check_pfc_deadlock
 from ..model import FabricError
 from ..model.fabric import KIND_CODE
 from .lint_core import Finding, LintContext, rule
-from ..ethernet.pfc_deadlock import check_pfc_deadlock
 
 #: Work (switch-to-switch link pairs × destination switches) above which lint skips the rule.
 PFC_LIMIT = 50_000_000

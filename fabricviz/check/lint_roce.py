@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..ethernet.buffers import WARN_USE
 from ..ethernet.lossless import lossless_plan

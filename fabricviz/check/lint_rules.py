@@ -10,24 +10,32 @@ oversubscription, ftree falling back to minhop); ``info`` = worth knowing.
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from ..model import UNICAST_LIDS, FabricError
-from ..model.fabric import ETH_SWITCH, IB_SWITCH, KIND_CODE
-from ..model.cabling import PORT_DISABLED
-from ..model.tech import (ETH_SPEEDS, IB_LANE_GBPS, IB_SPEEDS, TECH_ETH_CODE, TECH_IB_CODE, TECH_NONE_CODE,
-                          LinkRate, format_gbps)
+from ..ib.creditloops import find_credit_loops
+from ..ib.lids import lid_space_problem, plan_lids
+from ..ib.qos_meta import design_qos
+from ..ib.routing import lid_entries, sm_device
 from ..ib.tiers import TIER_NAMES
+from ..model import UNICAST_LIDS, FabricError
+from ..model.cabling import PORT_DISABLED
+from ..model.fabric import ETH_SWITCH, IB_SWITCH, KIND_CODE
+from ..model.tech import (
+    ETH_SPEEDS,
+    IB_LANE_GBPS,
+    IB_SPEEDS,
+    TECH_ETH_CODE,
+    TECH_IB_CODE,
+    TECH_NONE_CODE,
+    LinkRate,
+    format_gbps,
+)
 from .info import ratio_text
 from .lint_core import Finding, LintContext, rule
-from ..ib.lids import lid_space_problem, plan_lids
-from ..ib.routing import lid_entries, sm_device
-from ..ib.creditloops import find_credit_loops
-from ..ib.qos_meta import design_qos
 
 TYPE_TEXT = {"dac": "DAC", "aoc": "AOC", "transceiver": "optical link"}
 LID_MARGIN = 0.05            # warn when a subnet is within 5 % of the unicast LIDs

@@ -12,7 +12,6 @@ from .collective_output import FLAGS, as_json, table, write_csv, write_plot
 from .collective_sweep import one_case, run_sweep
 
 
-
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p = sub.add_parser("collective", help="nccl-tests style collective performance: time, algbw, busbw per size")
     p.add_argument("file", nargs="+", metavar="FILE",

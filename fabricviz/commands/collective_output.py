@@ -53,6 +53,7 @@ def write_plot(results, path: str, title: str, labels: list[str] | None = None, 
     """busbw (GB/s) against size (log₂ x) as a PNG, one curve per result (one result, or a list of
     them with ``labels`` for a legend), drawn by matplotlib (:mod:`.plotting`)."""
     import numpy as np
+
     from ..sim.collective import size_label
     from ..sim.units import ParamError
     from .plotting import figure, rgb, write_png

@@ -129,6 +129,7 @@ def write_csv(path: str, results: list, designs: list[str]) -> None:
     """Every case's rows (the engine's CSV) under leading design, op, algo, gpus columns."""
     import csv
     import io
+
     from ..model.atomic import write_atomic
     from ..sim.collective import CSV_HEADER, csv_rows
     buf = io.StringIO()

@@ -32,8 +32,14 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..ethernet.roce_meta import parse_priorities
-    from ..formats.switch_config import (BufferBudgetExceeded, DesignSettingsError, NotRoceDesign,
-                                         check_dscp, check_priority, write_switch_configs)
+    from ..formats.switch_config import (
+        BufferBudgetExceeded,
+        DesignSettingsError,
+        NotRoceDesign,
+        check_dscp,
+        check_priority,
+        write_switch_configs,
+    )
     from ..loaders import load_any
     from ..model import FabricError
     try:

@@ -76,8 +76,8 @@ def _register_direct(gsub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..generate import fat_tree, leaf_spine, rail_optimized
     from ..formats.native import save_fabric
+    from ..generate import fat_tree, leaf_spine, rail_optimized
     if args.topology == "fat-tree":
         f = fat_tree(levels=args.levels, radix=args.radix, hosts=args.hosts, blocking=args.blocking,
                      parallel=args.parallel, fabric=args.fabric, servers=args.servers,

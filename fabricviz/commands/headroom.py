@@ -91,9 +91,9 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from ..ethernet.lossless import lossless_plan
+    from ..ethernet.roce_meta import RoceMetaError, design_error
     from ..loaders import load_any
     from ..model import FabricError
-    from ..ethernet.roce_meta import RoceMetaError, design_error
     prios = _priorities(args.priorities)
     fabric = load_any(args.file)
     try:

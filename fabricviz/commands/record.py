@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 
 from ..anim.picture_options import offscreen_env
-from .render import exit_text
 from ..model import FabricError
+from .render import exit_text
 
 SWEEP_ENGINES = ("minhop", "updn", "ftree", "dfsssp", "lash", "sssp")  # fabricviz.ib.routing.ENGINES
 TRAFFIC_ENGINES = SWEEP_ENGINES + ("dmodk",)

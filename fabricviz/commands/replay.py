@@ -19,8 +19,8 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..ib.creditloops import find_credit_loops
     from ..formats.opensm_replay import replay_files
+    from ..ib.creditloops import find_credit_loops
     from ..ib.report import summary
     from ..ib.trace import trace
     r = replay_files(args.topology, args.dump, args.sm)

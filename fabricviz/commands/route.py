@@ -59,8 +59,8 @@ def run(args: argparse.Namespace) -> int:
     if args.store_qos:
         if qos_options is None:
             raise FabricError("--store-qos needs --qos-config opensm.conf")
-        from .partitions import store_meta
         from ..ib.qos_meta import META_KEY, to_meta
+        from .partitions import store_meta
         store_meta(args.file, META_KEY, to_meta(qos_options), "--store-qos")
     r = routing_for(args)
     if qos_options is None:              # the options the design carries (fabricviz route --store-qos)
@@ -72,8 +72,8 @@ def run(args: argparse.Namespace) -> int:
         write_lfts(r, args.dump_lfts)
         s["dump_lfts"] = args.dump_lfts
     if args.dump_tables or args.partitions or qos_options is not None:
-        from ..ib.qos import compute_qos
         from ..ib.pkeys import design_tables
+        from ..ib.qos import compute_qos
         pkeys = design_tables(r.subnet, conf)
         s["warnings"] += pkeys.warnings()
         qos = compute_qos(r.subnet, qos_options) if qos_options is not None else None

@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from ..model import FabricError
 from ..sim.units import ParamError
@@ -106,6 +106,7 @@ def fluid_params(fabric, args: argparse.Namespace):
     if (fc or "pfc") != "pfc":
         raise ParamError("pfc_watchdog", wd, "watches PFC pauses: it needs --flow-control pfc")
     from dataclasses import replace
+
     from ..sim.units import parse_duration
 
     def dur(text: str) -> float:
@@ -122,6 +123,7 @@ def _pfc_cycle(fabric, args: argparse.Namespace, duration: float, progress):
     """The flows loading the first PFC cycle after ``--fail`` (bounce routes), forced onto their
     paths; ``pfc-cycle:SIZE`` gives each that size."""
     import numpy as np
+
     from ..ethernet.pfc_watchdog import cycle_load
     from ..sim.engine import simulate
     from ..sim.workloads import Flows, parse_size

@@ -229,7 +229,7 @@ def worst_table(rows, total: int) -> str:
 
 def _write_csv(path: str, rows, worst: bool) -> None:
     from ..model.atomic import write_atomic
-    from ..sim.whatif import csv_text          # the What-if dock writes the same
+    from ..sim.whatif import csv_text  # the What-if dock writes the same
     write_atomic(path, csv_text(rows, worst))
 
 

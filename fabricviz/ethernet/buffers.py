@@ -79,7 +79,7 @@ def budget(buffer_bytes: float, estimated: bool, port_headroom: np.ndarray, prio
     return SwitchBudget(math.nan, True, head, reserved, math.nan, alpha, True, len(h), part, source)
 
 
-def switch_budget(fabric: "Fabric", device: int, port_headroom: np.ndarray,
+def switch_budget(fabric: Fabric, device: int, port_headroom: np.ndarray,
                   priorities: int) -> SwitchBudget:
     """The budget of switch ``device`` from its catalog part."""
     p = fabric.part_of(device)

@@ -137,7 +137,7 @@ def part_medium(cable_type: str | None, part_id: str, name: str, reach_m: float)
     return "smf" if reach_m > 100 else "mmf"
 
 
-def cable_media(fabric: "Fabric", cables: np.ndarray) -> np.ndarray:
+def cable_media(fabric: Fabric, cables: np.ndarray) -> np.ndarray:
     """Medium per cable id (object array of ``dac`` | ``mmf`` | ``smf``)."""
     cables = np.asarray(cables, np.int64)
     codes = fabric.cables_t.part[cables].astype(np.int64)

@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..model.fabric import ETH_SWITCH, KIND_CODE
+from ..model.tech import TECH_ETH_CODE, rates_gbps
 from .buffers import SwitchBudget, switch_budget
 from .ecn import EcnParams, ecn_thresholds
 from .headroom import METHODS, cable_media, headroom_terms
 from .roce_meta import roce_settings
-from ..model.fabric import ETH_SWITCH, KIND_CODE
-from ..model.tech import TECH_ETH_CODE, rates_gbps
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model.fabric import Fabric
@@ -72,7 +72,7 @@ class LosslessPlan:
         return [d for d, b in self.switches.items() if not b.fits]
 
 
-def lossless_ports(fabric: "Fabric") -> np.ndarray:
+def lossless_ports(fabric: Fabric) -> np.ndarray:
     """Bool per port: cabled, Ethernet, on an Ethernet switch."""
     pt, dt = fabric.ports_t, fabric.devices_t
     if pt.n == 0:
@@ -81,7 +81,7 @@ def lossless_ports(fabric: "Fabric") -> np.ndarray:
     return pt.alive & on_sw & (pt.tech == TECH_ETH_CODE) & (pt.cable >= 0)
 
 
-def lossless_plan(fabric: "Fabric", *, mtu: int | None = None, method: str | None = None,
+def lossless_plan(fabric: Fabric, *, mtu: int | None = None, method: str | None = None,
                   priorities: tuple[int, ...] | None = None) -> LosslessPlan:
     """The lossless plan of ``fabric``; arguments left None come from ``meta["roce"]``
     (defaults: MTU 9216, method ``ieee``, priorities (3,)). Raises ``ValueError`` for a bad

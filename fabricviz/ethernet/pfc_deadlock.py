@@ -37,8 +37,9 @@ fluid run.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -407,7 +408,7 @@ def _cycles(fabric: Fabric, tp: _Topo, ei: np.ndarray, eo: np.ndarray,
     comps = np.unique(label[ei[inside]])
     if not len(comps):
         return []
-    import networkx as nx                              # only with a cycle to show: ~0.1 s to load
+    import networkx as nx  # only with a cycle to show: ~0.1 s to load
     dg: nx.DiGraph = nx.DiGraph()
     dg.add_edges_from(zip(ei[inside].tolist(), eo[inside].tolist(), strict=True))
     port_name = fabric.port_name

@@ -26,8 +26,9 @@ is the link's egress; only switch egress queues are watched (not a NIC's own tra
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 

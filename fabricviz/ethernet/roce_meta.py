@@ -8,12 +8,31 @@ say which file and element to fix; a bad explicit argument raises a plain ``Valu
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from ..model.roce import (DCQCN_PRESETS, DEFAULT_DCQCN, DEFAULT_METHOD, DEFAULT_MTU,  # noqa: F401  (re-exported)
-                          DEFAULT_PRIORITIES, ECN_KEYS, KEYS, METHODS, MTU_MAX, MTU_MIN, PFC_KEYS,
-                          RoceMetaError, RoceSettings, check_ecn, check_method, check_mtu, check_pfc,
-                          check_priorities, check_roce, to_meta)
+from ..model.roce import (  # noqa: F401  (re-exported)
+    DCQCN_PRESETS,
+    DEFAULT_DCQCN,
+    DEFAULT_METHOD,
+    DEFAULT_MTU,
+    DEFAULT_PRIORITIES,
+    ECN_KEYS,
+    KEYS,
+    METHODS,
+    MTU_MAX,
+    MTU_MIN,
+    PFC_KEYS,
+    RoceMetaError,
+    RoceSettings,
+    check_ecn,
+    check_method,
+    check_mtu,
+    check_pfc,
+    check_priorities,
+    check_roce,
+    to_meta,
+)
 
 if TYPE_CHECKING:
     from ..model import Fabric

@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from ..model import CABLE_TYPES, Catalog, Fabric, FabricError, KINDS
+from ..model import CABLE_TYPES, KINDS, Catalog, Fabric, FabricError
+from ..model.catalog import Part
 from ..model.fabric import CHILD_PREFIX, GPU, NIC
 from .limits import JSON_STRING, MAX_LENGTH_M, FileFormatError, check_nesting, check_number, one_line
 from .native import fabric_from_dict, fabric_to_dict
-from ..model.catalog import Part
 
 NODE_KEYS = ("kind", "part", "mode", "tier", "x", "y", "guid", "parent", "local", "nic")
 EDGE_KEYS = ("a_node", "a_port", "b_node", "b_port", "type", "length_m", "part")
@@ -154,7 +154,7 @@ def from_graph(g: Graph, where: str) -> Fabric:
     except FabricError as e:
         raise FileFormatError(one_line(str(e))) from None
     if not any("x" in n.attrs or "y" in n.attrs for n in g.nodes if not n.attrs.get("parent")):
-        from ..generate.autolayout import apply_auto_layout   # deliberately on use: it loads scipy
+        from ..generate.autolayout import apply_auto_layout  # deliberately on use: it loads scipy
         apply_auto_layout(f)        # a file with no positions at all: pods in a grid, not a pile at (0, 0)
     return f
 

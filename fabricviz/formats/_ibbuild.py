@@ -19,15 +19,26 @@ from scipy.sparse.csgraph import shortest_path
 
 from ..generate.autolayout import apply_auto_layout
 from ..generate.common import finish, lid_space_problem
+from ..ib.lids import LidEntries, plan_lids
+from ..ib.sharp import SHARP_PART
 from ..model import UNICAST_LIDS, Catalog, Fabric, FabricError, LinkRate, Part
 from ..model.fabric import IB_SWITCH, KIND_CODE, NIC
 from ..model.guid import format_guid
 from ..model.limits import TIER_MAX
 from ..model.tech import IB
-from ..ib.sharp import SHARP_PART
-from .ibnetdiscover_grammar import (HDR, LOCAL_LID, MAX_LMC, MAX_PORTS, PORT, SHARP_DESC, SHARP_NOTES, Node,
-                                    Topology, dec, lines_of)
-from ..ib.lids import LidEntries, plan_lids
+from .ibnetdiscover_grammar import (
+    HDR,
+    LOCAL_LID,
+    MAX_LMC,
+    MAX_PORTS,
+    PORT,
+    SHARP_DESC,
+    SHARP_NOTES,
+    Node,
+    Topology,
+    dec,
+    lines_of,
+)
 
 #: Rate of a link whose file line gives none (ibsim's default: 4x SDR).
 DEFAULT_RATE = LinkRate(IB, "SDR", 4)

@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from ..model import FabricError
-from .limits import MAX_DEPTH, one_line   # MAX_DEPTH: how deep collections may nest
+from .limits import MAX_DEPTH, one_line  # MAX_DEPTH: how deep collections may nest
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-/]*$")
 _INT = re.compile(r"^[-+]?(0|[1-9][0-9]*)$")

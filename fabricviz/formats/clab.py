@@ -24,11 +24,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..ib.tiers import TIER_NAMES
 from ..model import Fabric
 from . import _graph, _yaml
 from .limits import MAX_PORTS, FileFormatError, one_line, strip_bom
 from .native import save_text_atomic
-from ..ib.tiers import TIER_NAMES
 
 FORMAT = "clab"
 SUFFIXES = (".clab.yml", ".clab.yaml")

@@ -14,8 +14,9 @@ from __future__ import annotations
 import os
 import re
 from collections import deque
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ..model import Fabric
 from . import clab

@@ -64,7 +64,7 @@ def check(text: str, where: str) -> None:
     keys (``id``, ``label``, ``source``, ``target``, ``key``, ``directed``, ``multigraph``) given
     once each, as scalars. FileFormatError ``where:LINE: element: why``; anything else is left to
     networkx, whose messages carry the line."""
-    m = re.search(r"[0-9]{%d,}" % _MAX_DIGITS, text)
+    m = re.search(rf"[0-9]{{{_MAX_DIGITS},}}", text)
     if m:
         raise FileFormatError(f"{where}:{text.count(chr(10), 0, m.start()) + 1}: a number of "
                               f"{len(m.group(0))} digits")

@@ -13,8 +13,8 @@ import math
 import os
 import warnings
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 from xml.parsers import expat
 
 import networkx as nx

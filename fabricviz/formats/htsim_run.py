@@ -11,8 +11,8 @@ from __future__ import annotations
 import csv
 import io
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from ..model import Fabric, FabricError
 from ..model.atomic import write_atomic

@@ -25,9 +25,33 @@ from pathlib import Path
 from ..ib.sharp import SHARP_PART
 from ..model import Fabric, FabricError, LinkRate
 from ..model.guid import format_guid
-from .ibnetdiscover_grammar import (ASSIGN, GUID_KEYS, HDR, HDR_LOOSE, ID_GUID, LOCAL_LID, MAX_GUID, MAX_LID,
-                                    MAX_LMC, MAX_PORTS, MAX_WIDTH, PORT, RATE, SHARP_DESC, SHARP_NOTES, SW_LID,
-                                    UNSUPPORTED, Link, Node, Topology, dec, guid_value, hex_guid, lines_of, show)
+from .ibnetdiscover_grammar import (
+    ASSIGN,
+    GUID_KEYS,
+    HDR,
+    HDR_LOOSE,
+    ID_GUID,
+    LOCAL_LID,
+    MAX_GUID,
+    MAX_LID,
+    MAX_LMC,
+    MAX_PORTS,
+    MAX_WIDTH,
+    PORT,
+    RATE,
+    SHARP_DESC,
+    SHARP_NOTES,
+    SW_LID,
+    UNSUPPORTED,
+    Link,
+    Node,
+    Topology,
+    dec,
+    guid_value,
+    hex_guid,
+    lines_of,
+    show,
+)
 from .ibsim_guids import assign_ibsim_guids
 
 FORMAT = "ibnetdiscover"
@@ -344,7 +368,7 @@ def loads(text: str, where: str = "<text>", dialect: str = FORMAT, name: str | N
     topo, links, problems = _analyse(text, where, dialect)
     if problems:
         raise FabricError(problems[0])
-    from . import _ibbuild                     # on use, as in _analyse
+    from . import _ibbuild  # on use, as in _analyse
     f = _ibbuild.build_fabric(topo, links, where, dialect, name or Path(where).stem)
     keep_descriptions(f, topo)
     return f
@@ -412,8 +436,7 @@ def sniff(text: str) -> str | None:
 
 
 # ---------------------------------------------------------------------------- export
-from .ibnetdiscover_export import (DESCRIPTIONS_KEY, export_ibnetdiscover, node_description,  # noqa: E402,F401
-                                   save_ibnetdiscover)
+from .ibnetdiscover_export import DESCRIPTIONS_KEY, export_ibnetdiscover, node_description, save_ibnetdiscover  # noqa: E402,F401
 
 __all__ = ["load", "loads", "check_ibnetdiscover", "export_ibnetdiscover", "save_ibnetdiscover",
            "sniff", "parse", "Topology", "Node", "Link", "SHARP_PART", "SHARP_DESC", "SHARP_NOTES"]

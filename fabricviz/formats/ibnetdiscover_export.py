@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Mapping
+from collections.abc import Mapping
 
 from ..model import Fabric
 from ..model.fabric import IB_SWITCH, KIND_CODE, NIC

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from ..model import FabricError
+
 # the model's limits the readers check against, re-exported for them (one place: fabricviz.model.limits)
-from ..model.limits import (F32_MAX, LOCAL_MAX, LOCAL_MIN, MAX_LENGTH_M, MAX_PORTS, TIER_MAX,  # noqa: F401
-                            TIER_MIN)
+from ..model.limits import F32_MAX, LOCAL_MAX, LOCAL_MIN, MAX_LENGTH_M, MAX_PORTS, TIER_MAX, TIER_MIN  # noqa: F401
 
 #: How deep collections may nest in any design file (JSON, GML, XML, YAML); real files need 4.
 MAX_DEPTH = 64

@@ -20,6 +20,7 @@ import numpy as np
 from ..model import CABLE_TYPES, KINDS, PORT_STATES, Catalog, Fabric, FabricError, LinkRate
 from ..model.fabric import KIND_CODE, NIC
 from ..model.guid import format_guid
+
 # FileFormatError and one_line are also imported from here by other readers and loaders.py
 from .limits import FileFormatError, one_line, parse_json, strip_bom
 from .native_bulk import load_columns

@@ -14,8 +14,17 @@ import numpy as np
 from ..model import CABLE_TYPES, KINDS, Catalog, Fabric, FabricError, Part
 from ..model.fabric import CHILD_PREFIX, GPU, KIND_CODE, NIC, SERVER
 from ..model.guid import format_guid, parse_guid
-from .limits import (F32_MAX, LOCAL_MAX, LOCAL_MIN, MAX_LENGTH_M, TIER_MAX, TIER_MIN, FileFormatError,
-                     check_number, one_line)
+from .limits import (
+    F32_MAX,
+    LOCAL_MAX,
+    LOCAL_MIN,
+    MAX_LENGTH_M,
+    TIER_MAX,
+    TIER_MIN,
+    FileFormatError,
+    check_number,
+    one_line,
+)
 from .limits import short as _short
 
 FORMAT = "fabricviz"

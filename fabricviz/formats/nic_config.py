@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import shlex
-from typing import Sequence
+from collections.abc import Sequence
 
 from .switch_types import CNP_DSCP, CNP_PRIORITY, ExportSettings, NicPort
 

@@ -29,8 +29,8 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from .limits import FileFormatError, one_line, read_small_text, strip_bom
 from ..ib.qos import PORT_TYPES, QosOptions, QosSet
+from .limits import FileFormatError, one_line, read_small_text, strip_bom
 
 #: Biggest options file read (OpenSM's own full dump is ~30 KB).
 MAX_BYTES = 4 * 1024 * 1024

@@ -16,8 +16,8 @@ prints the max LID, not the number of lines. OpenSM also reads this file back (`
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 

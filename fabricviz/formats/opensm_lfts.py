@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 
+from ..ib.routing import Routing
 from .ibnetdiscover import node_description
 from .native import save_text_atomic
 from .opensm_dump import SwitchLft, write_lfts_dump
-from ..ib.routing import Routing
 
 
 def lfts_dump_text(r: Routing) -> str:

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .opensm_dump import parse_lfts_dump
-from ..model import Fabric, FabricError
 from ..ib.lids import Lids
 from ..ib.routing import Routing, RoutingInfo
 from ..ib.subnet import NO_PATH, discover
+from ..model import Fabric, FabricError
+from .opensm_dump import parse_lfts_dump
 
 ROUTED_BY = "opensm dump"
 

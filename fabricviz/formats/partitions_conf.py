@@ -39,8 +39,7 @@ from __future__ import annotations
 
 import os
 
-from ..ib.partitions import (DEFAULT_PKEY, KEYWORDS, PKEY_MASK, Member, Partition, PartitionConfig,
-                              osm_pkey_order)
+from ..ib.partitions import DEFAULT_PKEY, KEYWORDS, PKEY_MASK, Member, Partition, PartitionConfig, osm_pkey_order
 from .limits import FileFormatError, read_small_text
 
 MAX_BYTES = 16 << 20

@@ -16,10 +16,10 @@ from collections import defaultdict
 
 import numpy as np
 
+from ..ib.tiers import device_tiers
 from ..model import Fabric
 from ..model.fabric import ETH_SWITCH, IB_SWITCH, KIND_CODE
 from .native import save_text_atomic
-from ..ib.tiers import device_tiers
 
 FORMAT = "slurm"
 SUFFIXES = ("topology.conf",)

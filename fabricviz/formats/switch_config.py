@@ -25,19 +25,20 @@ Port names:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
+from ..ethernet.lossless import lossless_plan
+from ..ethernet.roce_meta import RoceMetaError
 from ..model import FabricError
 from ..model.atomic import write_atomic
+from ..model.fabric import KIND_CODE, NIC
+from ..model.tech import rates_gbps
 from .nic_config import nic_script
 from .nvue_config import nv_script, startup_yaml
 from .sonic_config import config_db_text
 from .switch_types import CNP_DSCP, CNP_PRIORITY, ExportSettings, NicPort, PortConfig, SwitchConfig
-from ..model.tech import rates_gbps
-from ..model.fabric import KIND_CODE, NIC
-from ..ethernet.lossless import lossless_plan
-from ..ethernet.roce_meta import RoceMetaError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ethernet.lossless import LosslessPlan
@@ -118,7 +119,7 @@ def export_dscps(priorities: Sequence[int], dscp: int | Sequence[int] | None) ->
     return tuple(out)
 
 
-def switch_views(fabric: "Fabric", plan: "LosslessPlan") -> list[SwitchConfig]:
+def switch_views(fabric: Fabric, plan: LosslessPlan) -> list[SwitchConfig]:
     """Per Ethernet switch with lossless ports, in name order, its ports in port order."""
     pt, ct = fabric.ports_t, fabric.cables_t
     out = []
@@ -146,7 +147,7 @@ def switch_views(fabric: "Fabric", plan: "LosslessPlan") -> list[SwitchConfig]:
     return sorted(out, key=lambda s: s.name)
 
 
-def nic_ports(fabric: "Fabric", plan: "LosslessPlan") -> list[NicPort]:
+def nic_ports(fabric: Fabric, plan: LosslessPlan) -> list[NicPort]:
     """Every NIC port cabled to a lossless switch port, by host then RDMA device."""
     pt, ct, dt = fabric.ports_t, fabric.cables_t, fabric.devices_t
     out = []
@@ -168,7 +169,7 @@ def nic_ports(fabric: "Fabric", plan: "LosslessPlan") -> list[NicPort]:
     return sorted(set(out), key=lambda n: (n.host, n.rdma_dev))
 
 
-def render(fabric: "Fabric", os: str, *, priority: int | Sequence[int] | None = None,
+def render(fabric: Fabric, os: str, *, priority: int | Sequence[int] | None = None,
            dscp: int | Sequence[int] | None = None, mtu: int | None = None,
            method: str | None = None) -> dict[str, str]:
     """File name → text of every file the export writes (nothing written). ``priority``: the
@@ -227,7 +228,7 @@ def render(fabric: "Fabric", os: str, *, priority: int | Sequence[int] | None = 
     return files
 
 
-def write_switch_configs(fabric: "Fabric", os: str, out_dir: str | Path, *,
+def write_switch_configs(fabric: Fabric, os: str, out_dir: str | Path, *,
                          priority: int | Sequence[int] | None = None,
                          dscp: int | Sequence[int] | None = None, mtu: int | None = None,
                          method: str | None = None) -> list[Path]:

@@ -21,8 +21,8 @@ are drawn from, so the bounding box here is the one the canvas fits. Pure numpy;
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from scipy.sparse import coo_matrix

@@ -8,9 +8,9 @@ import numpy as np
 
 from ..ib.lids import lid_space_problem  # the one LID-space refusal (generators, route, importers, lint)
 from ..model import Catalog, Fabric, FabricError, LinkRate, Part
+from ..model.events import BULK_ADDED, FABRIC, ChangeEvent
 from ..model.fabric import KIND_CODE, NIC
 from ..model.tech import ETH, IB
-from ..model.events import BULK_ADDED, FABRIC, ChangeEvent
 
 #: Vertical distance between tiers in scene units (the tiered layout: hosts at y=0, spines above).
 TIER_GAP = 260.0

@@ -27,8 +27,7 @@ import numpy as np
 from ..model import Catalog, Fabric, FabricError, LinkRate, Part
 from ..model.tech import ETH, IB
 from .autolayout import apply_auto_layout
-from .common import (CORE_CABLE_M, HOST_CABLE_M, add_hosts, add_switches, check_lid_space, finish,
-                     switch_ports, tech_of)
+from .common import CORE_CABLE_M, HOST_CABLE_M, add_hosts, add_switches, check_lid_space, finish, switch_ports, tech_of
 from .direct_layout import layout_torus
 
 #: Cable length (m) between torus neighbours (a folded torus keeps every cable short, the

@@ -41,7 +41,7 @@ PLANE_GAP = 220.0
 RING_GAP = 60.0           # between two neighbours' tiles on a ring
 
 
-def layout_torus(f: Fabric, plan: "TorusPlan", ids: np.ndarray, servers: np.ndarray, part: Part) -> None:
+def layout_torus(f: Fabric, plan: TorusPlan, ids: np.ndarray, servers: np.ndarray, part: Part) -> None:
     """Place the switches ``ids`` (grid order) and their ``servers`` (host order) of a torus."""
     w = float(switch_widths(part.ports))
     # where the torus ports end along the switch (anchors at (num - 0.5) · w / ports)
@@ -74,7 +74,7 @@ def layout_torus(f: Fabric, plan: "TorusPlan", ids: np.ndarray, servers: np.ndar
     f.set_positions(all_ids, np.round(xs, 1), np.round(ys, 1))
 
 
-def _ring(plan: "TorusPlan", w: float, bw: float, bh: float
+def _ring(plan: TorusPlan, w: float, bw: float, bh: float
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Switch centres on a circle (switch 0 at the top, clockwise) and each host block's
     bottom-left corner relative to its switch, pushed outwards."""
@@ -89,7 +89,7 @@ def _ring(plan: "TorusPlan", w: float, bw: float, bh: float
     return sx, sy, ux * reach - bw / 2, uy * reach + bh / 2
 
 
-def _grid_2d(plan: "TorusPlan", w: float, a_max: float, bw: float, bh: float
+def _grid_2d(plan: TorusPlan, w: float, a_max: float, bw: float, bh: float
              ) -> tuple[np.ndarray, np.ndarray, float, float]:
     """Centres of one plane's switches (dimension 0 across, 1 down), in grid order of the
     plane, and the plane's pitch (dx, dy)."""
@@ -108,7 +108,7 @@ def _grid_2d(plan: "TorusPlan", w: float, a_max: float, bw: float, bh: float
     return x, y, dx, dy
 
 
-def _grid_3d(plan: "TorusPlan", w: float, a_max: float, bw: float, bh: float
+def _grid_3d(plan: TorusPlan, w: float, a_max: float, bw: float, bh: float
              ) -> tuple[np.ndarray, np.ndarray]:
     """Centres of every switch in grid order (C order over dims): planes round a loop."""
     x, y, dx, dy = _grid_2d(plan, w, a_max, bw, bh)

@@ -24,9 +24,21 @@ import numpy as np
 
 from ..model import Catalog, Fabric, FabricError, LinkRate
 from .autolayout import apply_auto_layout
-from .common import (CORE_CABLE_M, HOST_CABLE_M, LEAF_CABLE_M, add_hosts, add_switches, check_lid_space,
-                     finish, pad_names, parse_ratio, pick_switch, port_rate, switch_ports,
-                     tech_of)
+from .common import (
+    CORE_CABLE_M,
+    HOST_CABLE_M,
+    LEAF_CABLE_M,
+    add_hosts,
+    add_switches,
+    check_lid_space,
+    finish,
+    pad_names,
+    parse_ratio,
+    pick_switch,
+    port_rate,
+    switch_ports,
+    tech_of,
+)
 
 
 @dataclass(frozen=True)

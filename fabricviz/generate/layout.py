@@ -9,7 +9,7 @@ its NICs' cables.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import networkx as nx
 import numpy as np

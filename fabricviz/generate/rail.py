@@ -15,8 +15,18 @@ import numpy as np
 
 from ..model import Catalog, Fabric, FabricError, LinkRate
 from .autolayout import apply_auto_layout
-from .common import (HOST_CABLE_M, LEAF_CABLE_M, add_hosts, add_switches, check_lid_space, finish,
-                     pad_names, pick_switch, switch_ports, tech_of)
+from .common import (
+    HOST_CABLE_M,
+    LEAF_CABLE_M,
+    add_hosts,
+    add_switches,
+    check_lid_space,
+    finish,
+    pad_names,
+    pick_switch,
+    switch_ports,
+    tech_of,
+)
 from .fattree import _join
 
 NODES_PER_SU = 32

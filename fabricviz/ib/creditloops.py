@@ -140,7 +140,7 @@ def _loops(routing: Routing, w: VlWalk, max_loops: int) -> list[CreditLoop]:
     comps = np.unique(label[np.flatnonzero(cyclic)])
     if not len(comps):
         return []
-    import networkx as nx                      # only with a loop to show: ~0.1 s to load
+    import networkx as nx  # only with a loop to show: ~0.1 s to load
     # the components in order of their lowest node (nodes ascend, so the first member is the lowest)
     first = np.array([np.flatnonzero(label == c)[0] for c in comps.tolist()])
     order = comps[np.argsort(first)]

@@ -24,8 +24,8 @@ What decides OpenSM's answer, reproduced here:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -179,5 +179,5 @@ def route_dfsssp(sn: Subnet, lids: Lids, dist: np.ndarray,
 
 def warm_up() -> None:
     """Load what dfsssp runs (its compiled kernels, the VL modules) before routing is timed."""
-    from .dfsssp_kernels import warm_up as warm_kernels   # numba on use
+    from .dfsssp_kernels import warm_up as warm_kernels  # numba on use
     warm_kernels()

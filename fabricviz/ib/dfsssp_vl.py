@@ -57,11 +57,11 @@ class VlResult:
     log: list[str] = field(default_factory=list)
 
 
-def assign_vls(sn: Subnet, lids: Lids, lft: np.ndarray, dests: "Destinations",
+def assign_vls(sn: Subnet, lids: Lids, lft: np.ndarray, dests: Destinations,
                vls_avail: int) -> VlResult:
     """dfsssp_remove_deadlocks on the routes ``lft`` (destinations as :func:`.dfsssp.sssp_lfts`
     routed them: ports in dfsssp's order, each port's LIDs in a row)."""
-    from . import dfsssp_kernels as K     # numba on use
+    from . import dfsssp_kernels as K  # numba on use
     log = [f"Virtual Lanes available: {vls_avail}"]
     d_lid = dests.lid
     all_lids = np.sort(d_lid)

@@ -12,8 +12,8 @@ engine's kernels into numba's disk cache (``make setup`` runs it).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -112,7 +112,7 @@ def warm_up(engine: str) -> None:
     if engine in _WARM:
         return
     _WARM.add(engine)
-    from .kernels import warm_up as warm_shared   # numba on use (see above)
+    from .kernels import warm_up as warm_shared  # numba on use (see above)
     warm_shared()
     warm = REGISTRY[engine].warm
     if warm is not None:

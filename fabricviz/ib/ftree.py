@@ -97,7 +97,7 @@ def route_ftree(sn: Subnet, lids: Lids, dist: np.ndarray) -> tuple[np.ndarray, R
     """OpenSM ftree LFTs [S, max_lid+1] (255 = none) and info; raises EngineRefused."""
     ft = build_ftree(sn, lids, dist)
     if compiled(sn, lids):
-        from .ftree_route import route_tree      # numba on use: loaded only for a big fabric
+        from .ftree_route import route_tree  # numba on use: loaded only for a big fabric
         lft, ca_order = route_tree(ft, lids)
     else:                                 # small: the reference walk is done before numba loads
         lft, ca_order = route_tree_reference(ft, lids)

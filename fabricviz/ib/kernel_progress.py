@@ -5,8 +5,8 @@ need not load it)."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 #: The modules holding compiled kernels (all imported by :func:`.kernels.warm_all`).
 KERNEL_MODULES = ("fabricviz.ib.kernels", "fabricviz.ib.ftree_route", "fabricviz.ib.dfsssp_kernels",

@@ -13,7 +13,7 @@ import contextlib
 import importlib
 import threading
 import time
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 from numba import njit

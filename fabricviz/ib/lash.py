@@ -21,7 +21,7 @@ kept as the readable reference and the fallback when a compiled array bound is h
 from __future__ import annotations
 
 from collections import deque
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 

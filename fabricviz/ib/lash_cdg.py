@@ -18,7 +18,7 @@ freed blocks is beyond this model.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 #: OpenSM's balance_limit: stop balancing when fullest − emptiest layer < this
 BALANCE_LIMIT = 6

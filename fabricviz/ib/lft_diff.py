@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fabricviz.ib.subnet import NO_PATH
 from fabricviz.ib.routing import old_lft
+from fabricviz.ib.subnet import NO_PATH
 
 if TYPE_CHECKING:
     from fabricviz.ib.routing import Routing
 
 
-def lft_changes(new: "Routing", previous: "Routing | None") -> tuple[int, int] | None:
+def lft_changes(new: Routing, previous: Routing | None) -> tuple[int, int] | None:
     """(LFT entries, switches) that differ between ``previous`` and ``new``, switches matched by GUID.
 
     None without a previous routing (a fresh sweep changes nothing, it fills). An LFT that grew
@@ -36,7 +36,7 @@ def lft_changes(new: "Routing", previous: "Routing | None") -> tuple[int, int] |
     return int(diff.sum()), int(diff.any(axis=1).sum())
 
 
-def lid_destinations(r: "Routing") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def lid_destinations(r: Routing) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every assigned LID of a routing, sorted, with its owner: (lids, is_switch, switch or CA port index).
 
     The array form of ``Routing.lid_owner()`` (LMC > 0: every LID of a CA port's range).

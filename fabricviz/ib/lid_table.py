@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fabricviz.model import Fabric, FabricError
 from fabricviz.ib.lids import lid_of_ports
 from fabricviz.ib.routing import subnet_and_lids
+from fabricviz.model import Fabric, FabricError
 
 UNKNOWN = "—"
 

@@ -7,7 +7,8 @@ and the subnet its SM discovers; the helpers name the end ports and find a host'
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 

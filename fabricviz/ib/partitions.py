@@ -29,8 +29,9 @@ The stored form in a design (``fabric.meta["partitions"]``) is plain JSON:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from ..model import FabricError
 from ..model.fabric import IB_SWITCH, KIND_CODE

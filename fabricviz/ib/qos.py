@@ -48,8 +48,9 @@ against a datasheet here; override with ``caps=`` / ``caps_by_guid=``).
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Collection, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -96,7 +97,7 @@ class QosOptions:
     max_op_vls: int = MAX_OP_VLS_DEFAULT  # PortInfo code 1..5 (not a qos_ key, but it sets OperVLs)
     use_optimized_slvl: bool = False      # parsed; TRUE is not modelled (see module doc)
 
-    def resolved(self, port_type: str) -> "QosConfig":
+    def resolved(self, port_type: str) -> QosConfig:
         """The effective set of one port type ("ca", "sw0", "swe", "rtr")."""
         return resolve(getattr(self, port_type), self.default)
 
@@ -299,7 +300,7 @@ def _order(tables: QosTables):
     return lambda key: (key[0] not in tables.switch_guids, *key)
 
 
-def sl2vl_lines(routing: "Routing", qos_tables: QosTables) -> list[str]:
+def sl2vl_lines(routing: Routing, qos_tables: QosTables) -> list[str]:
     """``sl2vl <GUID> <in> <out> <16 VLs>`` per table OpenSM writes: switches as
     ``sl2vl <switch GUID> <in port> <out port> ...``, CA ports as ``sl2vl <CA node GUID> 0 <port> ...``;
     GUIDs 0x%016x, VLs decimal; sorted by (switches before CAs, GUID, in port, out port).
@@ -311,7 +312,7 @@ def sl2vl_lines(routing: "Routing", qos_tables: QosTables) -> list[str]:
             for g, i, o in keys]
 
 
-def vlarb_lines(routing: "Routing", qos_tables: QosTables) -> list[str]:
+def vlarb_lines(routing: Routing, qos_tables: QosTables) -> list[str]:
     """One line per port OpenSM configures::
 
         vlarb <GUID> <port> <VLHighLimit> high <vl:weight ...> low <vl:weight ...>
@@ -330,7 +331,7 @@ def vlarb_lines(routing: "Routing", qos_tables: QosTables) -> list[str]:
     return out
 
 
-def _check_same(routing: "Routing", tables: QosTables) -> None:
+def _check_same(routing: Routing, tables: QosTables) -> None:
     guids = frozenset(int(g) for g in np.asarray(routing.subnet.sw_guid).tolist())
     if guids != tables.switch_guids:
         raise ValueError("QoS tables were computed on another subnet than this routing")

@@ -7,7 +7,8 @@ The options are the ones :class:`~fabricviz.ib.qos.QosOptions` holds (what an op
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from ..model import FabricError
 from .qos import NUM_SLS, PORT_TYPES, VLARB_ENTRIES, QosOptions, QosSet

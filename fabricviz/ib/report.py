@@ -8,8 +8,7 @@ import numpy as np
 
 from .routing import Routing
 from .subnet import NO_PATH
-from .tiers import TIER_NAMES
-from .tiers import device_tiers
+from .tiers import TIER_NAMES, device_tiers
 
 
 def port_loads(routing: Routing) -> np.ndarray:

@@ -9,19 +9,19 @@ when it fails, routes with minhop instead.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
 from ..model import Fabric, FabricError
 from .engine_types import EngineRefused, RoutingInfo
 from .engines import ENGINES, REGISTRY, RouteRequest, warm_up
+from .kernel_progress import warming
 from .lids import LidEntries, Lids, check_lmc, lids_of, plan_lids, subnet_entries
 from .sm import elect
 from .subnet import COMPILED_FROM_SWITCHES, NO_PATH, Subnet, default_sm_port, discover, switch_distances
 from .ucast import build_lfts, compiled, minhop_candidates
-from .kernel_progress import warming
 
 
 @dataclass
@@ -58,7 +58,7 @@ class Routing:
 
 
 def subnet_and_lids(fabric: Fabric, sm: int | str | None = None, lmc: int = 0,
-                    previous: "Routing | None" = None) -> tuple[Subnet, Lids]:
+                    previous: Routing | None = None) -> tuple[Subnet, Lids]:
     """What the SM has before routing: the elected SM, the discovered subnet, the LIDs.
 
     LIDs of ``previous`` (a re-sweep) or of an imported file are kept as OpenSM keeps them.
@@ -72,7 +72,7 @@ def subnet_and_lids(fabric: Fabric, sm: int | str | None = None, lmc: int = 0,
 
 
 def lid_entries(fabric: Fabric, sm: int | str | None = None,
-                previous: "Routing | None" = None) -> tuple[Subnet, LidEntries]:
+                previous: Routing | None = None) -> tuple[Subnet, LidEntries]:
     """The subnet the SM on ``sm`` (None: the one route elects, :func:`default_sm`) discovers and
     what it gives LIDs to (:func:`~.lids.subnet_entries`: switches, CA ports, the SM's entry, the
     LIDs of ``previous`` or of an imported file kept). Route and lint both start here and call
@@ -101,7 +101,7 @@ def default_sm(fabric: Fabric) -> str | None:
 def route(fabric: Fabric, engine: str = "minhop", sm: int | str | None = None, lmc: int = 0,
           roots: list[str] | None = None,
           progress: Callable[[int, int], None] | None = None,
-          previous: "Routing | None" = None) -> Routing:
+          previous: Routing | None = None) -> Routing:
     """Run the subnet manager's routing on ``fabric`` and return the LFTs.
 
     ``previous``: the routing of an earlier sweep; its LIDs are kept (guid2lid)

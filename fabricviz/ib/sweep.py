@@ -18,19 +18,20 @@ SMPs takes ceil(n / 4) round trips. Everything is deterministic.
 from __future__ import annotations
 
 import math
+from collections.abc import Set
 from dataclasses import dataclass, field
-from typing import AbstractSet, Any
+from typing import Any
 
 import numpy as np
 
 from ..model import Fabric
-from .routing import Routing, old_lft, route
-from .subnet import NO_PATH
-from .sm import elect
 from .pkeys import design_tables
-from .sweep_pkeys import PKEY_BLOCK, pkey_smps
 from .qos import compute_qos
 from .qos_meta import design_qos
+from .routing import Routing, old_lft, route
+from .sm import elect
+from .subnet import NO_PATH
+from .sweep_pkeys import PKEY_BLOCK, pkey_smps
 
 SMP_BASE_US = 20.0          # SM software + SMA processing per round trip (estimate)
 SMP_HOP_US = 0.5            # extra per directed-route hop (estimate)
@@ -379,7 +380,7 @@ def _was_active(previous: Routing) -> set[int]:
 
 
 def _links(f: Fabric, r: Routing, ev: list[SweepEvent], clk: _Clock,
-           already: AbstractSet[int] = frozenset()) -> None:
+           already: Set[int] = frozenset()) -> None:
     """The link manager's passes: NO_CHANGE (MTU, VLs), then ARMED, then ACTIVE. On a re-sweep
     only ports that were not ACTIVE before (``already``) change state, as in OpenSM."""
     sn = r.subnet

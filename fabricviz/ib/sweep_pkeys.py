@@ -114,7 +114,7 @@ def enforce_text(f: Any, port: int, on: bool, smp: bool = True, reason: str = ""
     return f"{where}: partition enforcement stays off, no PortInfo sent{why}"
 
 
-def pkey_smps(routing: "Routing", tables: PKeyTables, before: PKeyTables | None = None) -> list[PKeySmp]:
+def pkey_smps(routing: Routing, tables: PKeyTables, before: PKeyTables | None = None) -> list[PKeySmp]:
     """Every step of the P_Key manager in OpenSM's order: per end port (port GUID table order)
     its changed PKeyTable blocks; for a CA port then the blocks of the switch port facing it and
     that port's enforcement; last, enforcement cleared on switch ports now facing a switch."""

@@ -16,13 +16,13 @@ walk (one step per destination LID for all switches at once).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
+from .kernel_progress import warming
 from .lids import Lids
 from .subnet import NO_PATH, Subnet, numba_loaded, osm_order
-from .kernel_progress import warming
 
 #: cand(t) -> bool [S, P+1]: least-hop ports toward target switch t on every switch
 CandidateFn = Callable[[int], np.ndarray]

@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .path_sl import PathSL
-from .subnet import NO_PATH, Subnet
 from .qos import QosOptions, QosTables, compute_qos
 from .qos_meta import design_qos
+from .subnet import NO_PATH, Subnet
 
 if TYPE_CHECKING:
     from .qos import QosTables
@@ -104,7 +104,7 @@ def sl2vl_of(sn: Subnet, tables: Any = None) -> SL2VL:
     raise ValueError(f"SL2VL tables of shape {arr.shape}: expected (16,), ({S}, {P1}, 16) or ({S}, {P1}, {P1}, 16)")
 
 
-def _from_qos(sn: Subnet, tables: "QosTables") -> SL2VL:
+def _from_qos(sn: Subnet, tables: QosTables) -> SL2VL:
     """Dense arrays from OpenSM's tables; a pair it writes no table for keeps SL n → VL n."""
     S, P1 = sn.num_switches, sn.nbr_dev.shape[1]
     full = np.broadcast_to(np.arange(NUM_VLS, dtype=np.uint8), (S, P1, P1, NUM_VLS)).copy()
@@ -129,7 +129,7 @@ def _from_qos(sn: Subnet, tables: "QosTables") -> SL2VL:
     return SL2VL(None, full, ca)
 
 
-def design_sl2vl(routing: "Routing") -> SL2VL:
+def design_sl2vl(routing: Routing) -> SL2VL:
     """The SL2VL tables of the design's QoS options (``fabric.meta["qos"]``), identity without them."""
     return sl2vl_of(routing.subnet, design_qos(routing.subnet.fabric))
 
@@ -157,7 +157,7 @@ class VlWalk:
         return tuple(v for v in range(NUM_VLS) if mask >> v & 1)
 
 
-def destination_lids(routing: "Routing") -> np.ndarray:
+def destination_lids(routing: Routing) -> np.ndarray:
     """Every CA LID (base LID + LMC offsets), ascending."""
     lids = routing.lids
     base = lids.ca_lid[lids.ca_lid > 0]
@@ -165,7 +165,7 @@ def destination_lids(routing: "Routing") -> np.ndarray:
     return np.unique(np.concatenate(out)) if out else np.zeros(0, np.int64)
 
 
-def _start_pairs(routing: "Routing", dl: np.ndarray, src: np.ndarray,
+def _start_pairs(routing: Routing, dl: np.ndarray, src: np.ndarray,
                  path_sl: PathSL) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(destination index into ``dl``, CA port j, SL) of every route from a CA port of ``src`` to
     ``dl`` for every SL choice of every LID of the source (self routes left out)."""
@@ -228,7 +228,7 @@ class _States:
 STATE_KEYS = 1 << 21
 
 
-def walk_vls(routing: "Routing", sl: int = 0, path_sl: PathSL | None = None, sl2vl: Any = None) -> VlWalk:
+def walk_vls(routing: Routing, sl: int = 0, path_sl: PathSL | None = None, sl2vl: Any = None) -> VlWalk:
     """Follow every CA-to-CA-LID route of ``routing`` with its SL through the SL2VL tables.
 
     ``path_sl``: the SL per path (None: ``routing.info.path_sl``, when there is none ``sl``
@@ -328,7 +328,7 @@ def switch_port_cables(sn: Subnet) -> np.ndarray:
     return np.where(valid, f.ports_t.cable[np.where(valid, pids, 0)], -1).astype(np.int64)
 
 
-def cable_vls(routing: "Routing", walk: VlWalk) -> tuple[np.ndarray, np.ndarray]:
+def cable_vls(routing: Routing, walk: VlWalk) -> tuple[np.ndarray, np.ndarray]:
     """(cable ids, VL bit mask) of every cable some route uses, both directions together."""
     sn = routing.subnet
     f = sn.fabric
@@ -344,7 +344,7 @@ def cable_vls(routing: "Routing", walk: VlWalk) -> tuple[np.ndarray, np.ndarray]
     return cables, out
 
 
-def engine_layers(routing: "Routing") -> tuple[np.ndarray, tuple[str, ...]] | None:
+def engine_layers(routing: Routing) -> tuple[np.ndarray, tuple[str, ...]] | None:
     """The deadlock-free engine's layers as SL → layer index (-1: no layer) and one name per
     layer (``layer 1 (SL6)``, ``layer 0 (SL0–5)``), or None when the engine made none.
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from .kernel_progress import BACKGROUND, Compiled, Progress, warming
 

@@ -14,8 +14,19 @@ from .errors import CatalogError, FabricError
 if TYPE_CHECKING:
     from .catalog import Catalog, Part
     from .events import ChangeEvent
-    from .fabric import (CABLE_TYPES, ETH_SWITCH, GPU, IB_SWITCH, KINDS, NIC, PORT_STATES, SERVER,
-                         SWITCH_KINDS, Fabric, Removed)
+    from .fabric import (
+        CABLE_TYPES,
+        ETH_SWITCH,
+        GPU,
+        IB_SWITCH,
+        KINDS,
+        NIC,
+        PORT_STATES,
+        SERVER,
+        SWITCH_KINDS,
+        Fabric,
+        Removed,
+    )
     from .tech import ETH, IB, LinkRate
     from .views import Cable, Device, Port
 

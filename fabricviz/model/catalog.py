@@ -17,9 +17,10 @@ import json
 import math
 import os
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from ..resources import asset_path
 from .errors import CatalogError, FabricError
@@ -96,7 +97,7 @@ class Part:
     user: bool = False
 
     @staticmethod
-    def from_dict(d: Any, where: str, user: bool = False) -> "Part":
+    def from_dict(d: Any, where: str, user: bool = False) -> Part:
         """Validate one JSON part object; ``CatalogError("{where}.{field}: ...")`` on the first problem."""
         if not isinstance(d, dict):
             raise CatalogError(f"{where}: a part must be an object, got {type(d).__name__}")
@@ -261,7 +262,7 @@ def _bundled() -> tuple[Part, ...]:
                  for p in _parts_from_text(e.read_text(encoding="utf-8"), e.name))
 
 
-_DEFAULTS: dict[Any, "Catalog"] = {}
+_DEFAULTS: dict[Any, Catalog] = {}
 
 
 class Catalog:
@@ -287,7 +288,7 @@ class Catalog:
         return Path(env).expanduser() if env else Path.home() / ".config" / "fabricviz" / "parts.json"
 
     @classmethod
-    def default(cls) -> "Catalog":
+    def default(cls) -> Catalog:
         """Bundled parts plus the user's parts file if it exists; cached per file state."""
         path = cls.user_parts_path()
         st = path.stat() if path.is_file() else None
@@ -353,7 +354,7 @@ class Catalog:
             raise CatalogError(f"unknown part kind {kind!r} (use {', '.join(PART_KINDS)})")
         return [p for p in self if p.kind == kind]
 
-    def with_parts(self, parts: Iterable[Part]) -> "Catalog":
+    def with_parts(self, parts: Iterable[Part]) -> Catalog:
         """A new catalog with ``parts`` as user parts (a same id overrides); self is unchanged."""
         new: dict[str, Part] = {}
         for p in parts:

@@ -8,9 +8,10 @@ of ids instead of thousands of single events.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

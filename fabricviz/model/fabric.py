@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -36,8 +37,7 @@ from .catalog import Catalog, Part
 from .errors import FabricError
 from .events import ADDED, BULK_ADDED, CHANGED, DEVICE, FABRIC, PORT, ChangeEvent, EventHub
 from .guid import Guids
-from .kinds import (AUTO_PREFIX, CHILD_PREFIX, ETH_SWITCH, GPU, IB_SWITCH, KIND_CODE,  # noqa: F401
-                    KINDS, NIC, SERVER, SWITCH_KINDS)
+from .kinds import AUTO_PREFIX, CHILD_PREFIX, ETH_SWITCH, GPU, IB_SWITCH, KIND_CODE, KINDS, NIC, SERVER, SWITCH_KINDS  # noqa: F401
 from .limits import LOCAL_MAX, LOCAL_MIN, check_int_range, check_tier
 from .names import DeviceNames, PartIds
 from .removal import Removal, Removed  # noqa: F401  (re-exported)
@@ -84,7 +84,7 @@ class Fabric:
         """Call ``listener(event)`` after every change; returns an unsubscribe function."""
         return self.events.subscribe(listener)
 
-    def copy(self) -> "Fabric":
+    def copy(self) -> Fabric:
         """An independent copy with the same ids, names and GUIDs (shared catalog, no listeners).
 
         Lessons keep one per step so stepping back shows the fabric as it was

@@ -31,7 +31,7 @@ TIER_MIN, TIER_MAX = -1, 127
 LOCAL_MIN, LOCAL_MAX = 0, 999
 
 
-def part_limit_error(part: "Part") -> tuple[str, str] | None:
+def part_limit_error(part: Part) -> tuple[str, str] | None:
     """``(field, why)`` if ``part`` has more ports, GPUs or NICs than a device can hold, else None."""
     if part.kind in ("ib_switch", "eth_switch", "nic"):
         ib = part.kind == "ib_switch" or any(m.tech == IB for m in part.modes)   # a VPI NIC too
@@ -47,7 +47,7 @@ def part_limit_error(part: "Part") -> tuple[str, str] | None:
     return None
 
 
-def check_part_limits(part: "Part", where: str) -> None:
+def check_part_limits(part: Part, where: str) -> None:
     """CatalogError ``where.ports: ...`` for a part whose counts exceed what the model can hold."""
     bad = part_limit_error(part)
     if bad is not None:

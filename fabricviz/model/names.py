@@ -7,7 +7,7 @@ can be marked and rolled back, so an addition that is refused leaves nothing beh
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

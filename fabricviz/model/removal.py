@@ -9,16 +9,17 @@ takes back every row added).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .cabling import PORT_STATES
 from .errors import FabricError
-from .guid import format_guid
 from .events import ADDED, CABLE, CHANGED, DEVICE, REMOVED, ChangeEvent
+from .guid import format_guid
 from .names import derived_local_of
 
 if TYPE_CHECKING:

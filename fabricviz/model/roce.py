@@ -23,8 +23,9 @@ command line's arguments winning, is :mod:`fabricviz.ethernet.roce_meta`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 MTU_MIN, MTU_MAX = 1500, 9216
 DEFAULT_MTU = 9216

@@ -7,8 +7,9 @@ so an undo of a property edit cannot be refused and gives back the very same val
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 

@@ -16,8 +16,9 @@ bad setting still loads and each command says what is wrong with it.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import FabricError
 from .roce import RoceSettings, check_roce

@@ -58,7 +58,7 @@ class LinkRate:
 
     # ---- parsing and printing -------------------------------------------------
     @staticmethod
-    def parse(text: str) -> "LinkRate":
+    def parse(text: str) -> LinkRate:
         """Parse ``4xNDR``, ``NDR`` (=4x), ``HDR100``, ``1xSDR``, ``400GbE``, ``800G``."""
         s = str(text).strip()
         low = s.lower()
@@ -108,7 +108,7 @@ class LinkRate:
         return IB_SPEEDS.index(self.speed)
 
     # ---- negotiation ---------------------------------------------------------------
-    def negotiate(self, other: "LinkRate") -> "LinkRate":
+    def negotiate(self, other: LinkRate) -> LinkRate:
         """The rate two connected ends come up at: lower speed, narrower width.
 
         Raises :class:`FabricError` when the technologies differ.
@@ -125,7 +125,7 @@ class LinkRate:
         return (TECH_IB_CODE if self.tech == IB else TECH_ETH_CODE, self.speed_rank, self.width)
 
     @staticmethod
-    def decode(tech_code: int, speed_rank: int, width: int) -> "LinkRate | None":
+    def decode(tech_code: int, speed_rank: int, width: int) -> LinkRate | None:
         """Inverse of :meth:`encode`; ``None`` for tech code 0 (no link)."""
         if tech_code == TECH_IB_CODE:
             return LinkRate(IB, IB_SPEEDS[speed_rank], int(width))

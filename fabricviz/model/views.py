@@ -8,7 +8,8 @@ methods, never through views.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
 class Device:
     __slots__ = ("fabric", "id")
 
-    def __init__(self, fabric: "Fabric", i: int) -> None:
+    def __init__(self, fabric: Fabric, i: int) -> None:
         self.fabric = fabric
         self.id = i
 
@@ -46,7 +47,7 @@ class Device:
         return KINDS[int(self.fabric.devices_t.kind[self.id])]
 
     @property
-    def part(self) -> "Part | None":
+    def part(self) -> Part | None:
         return self.fabric.part_of(self.id)
 
     @property
@@ -85,24 +86,24 @@ class Device:
         return False
 
     @property
-    def parent(self) -> "Device | None":
+    def parent(self) -> Device | None:
         p = int(self.fabric.devices_t.parent[self.id])
         return Device(self.fabric, p) if p >= 0 else None
 
     @property
-    def children(self) -> list["Device"]:
+    def children(self) -> list[Device]:
         return [Device(self.fabric, int(i)) for i in self.fabric.children_ids(self.id)]
 
     @property
-    def gpus(self) -> list["Device"]:
+    def gpus(self) -> list[Device]:
         return [c for c in self.children if c.kind == "gpu"]
 
     @property
-    def nics(self) -> list["Device"]:
+    def nics(self) -> list[Device]:
         return [c for c in self.children if c.kind == "nic"]
 
     @property
-    def nic(self) -> "Device | None":
+    def nic(self) -> Device | None:
         """For a GPU: the NIC it reaches the fabric through over PCIe."""
         b = int(self.fabric.devices_t.bound[self.id])
         return Device(self.fabric, b) if b >= 0 else None
@@ -114,17 +115,17 @@ class Device:
         return np.arange(first, first + n) if n else np.zeros(0, dtype=np.int64)
 
     @property
-    def ports(self) -> list["Port"]:
+    def ports(self) -> list[Port]:
         return [Port(self.fabric, int(p)) for p in self.port_ids]
 
-    def port(self, num: int) -> "Port":
+    def port(self, num: int) -> Port:
         return Port(self.fabric, self.fabric.port_id(self.id, num))
 
 
 class Port:
     __slots__ = ("fabric", "id")
 
-    def __init__(self, fabric: "Fabric", i: int) -> None:
+    def __init__(self, fabric: Fabric, i: int) -> None:
         self.fabric = fabric
         self.id = i
 
@@ -162,12 +163,12 @@ class Port:
         return int(self.fabric.ports_t.guid[self.id])
 
     @property
-    def cable(self) -> "Cable | None":
+    def cable(self) -> Cable | None:
         c = int(self.fabric.ports_t.cable[self.id])
         return Cable(self.fabric, c) if c >= 0 else None
 
     @property
-    def peer(self) -> "Port | None":
+    def peer(self) -> Port | None:
         p = self.fabric._peer(self.id)
         return Port(self.fabric, p) if p >= 0 else None
 
@@ -175,7 +176,7 @@ class Port:
 class Cable:
     __slots__ = ("fabric", "id")
 
-    def __init__(self, fabric: "Fabric", i: int) -> None:
+    def __init__(self, fabric: Fabric, i: int) -> None:
         self.fabric = fabric
         self.id = i
 
@@ -217,7 +218,7 @@ class Cable:
         return self.fabric.parts.ids[int(self.fabric.cables_t.part[self.id])]
 
     @property
-    def part(self) -> "Part":
+    def part(self) -> Part:
         return self.fabric.catalog.get(self.part_id)
 
     @property

@@ -68,8 +68,9 @@ import csv
 import io
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -290,6 +291,7 @@ class Solver:
 def _nvlink_rates(src: np.ndarray, dst: np.ndarray, nvl: np.ndarray) -> np.ndarray:
     """Max-min rates of transfers over per-GPU NVLink egress and ingress ports."""
     import scipy.sparse as sp
+
     from .maxmin import maxmin
     gpus, inv = np.unique(np.concatenate([src, dst]), return_inverse=True)
     k, f = len(gpus), len(src)

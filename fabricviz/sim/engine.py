@@ -17,8 +17,9 @@ arbitration (:mod:`.vlarb`). ``SimResult.link_vl_gbps`` is the load per link per
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -33,8 +34,18 @@ from .maxmin import maxmin, maxmin_paths
 from .paths import MODES, PathProvider, Routes, line_gbps, route
 from .reach import Reach, Unreachable, fabric_tech, host_reach
 from .units import ParamError
-from .vlarb import (NUM_VLS, FlowVl, LinkArb, entry_vls, link_arb, link_sl2vl, one_class_vl, qos_options,
-                    starved_vls, vl_maxmin)
+from .vlarb import (
+    NUM_VLS,
+    FlowVl,
+    LinkArb,
+    entry_vls,
+    link_arb,
+    link_sl2vl,
+    one_class_vl,
+    qos_options,
+    starved_vls,
+    vl_maxmin,
+)
 from .workloads import Flows
 
 MODELS = ("maxmin", "fluid")

@@ -33,7 +33,8 @@ import sys
 import time
 import traceback
 import uuid
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..model import FabricError
 from .units import ParamError

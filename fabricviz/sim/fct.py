@@ -20,8 +20,9 @@ is FCT / ideal (≥ 1 up to the fluid model's own tick rounding).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 

@@ -20,8 +20,8 @@ from typing import Literal
 
 import numpy as np
 
-from ..model.atomic import write_atomic
 from ..model import Fabric, FabricError
+from ..model.atomic import write_atomic
 from .fct import FlowTimes
 from .workloads import Flows
 

@@ -44,17 +44,26 @@ interval) plus per-flow and per-link totals.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from ..ethernet.dcqcn import DcqcnParams, dcqcn_preset, dcqcn_step
 from ..ethernet.ecn import EcnParams, ecn_thresholds, path_marking, plan_ecn, red_probability
 from ..ethernet.lossy import GoBackN, GoBackNEveryNak, suffix_sums, tail_drop
+from ..ethernet.pfc import (
+    PfcParams,
+    credit_limit,
+    dynamic_xoff,
+    headroom_bytes,
+    pause_response_s,
+    pfc_update,
+    plan_pfc,
+    xoff_levels,
+)
 from ..ethernet.pfc_watchdog import DeadlockLog, PfcWatchdog, WatchdogParams
-from ..ethernet.pfc import (PfcParams, credit_limit, dynamic_xoff, headroom_bytes, pause_response_s,
-                            pfc_update, plan_pfc, xoff_levels)
 from ..model import FabricError
 from .flowlets import FlowletParams, Flowlets
 from .fluid_result import FluidResult
@@ -64,7 +73,6 @@ from .links import LinkTable
 from .paths import Routes
 from .vlarb import NUM_VLS, FluidVl, LinkArb
 from .workloads import Flows
-
 
 FRAME_BUDGET_BYTES = 64 * 2 ** 20
 

@@ -44,7 +44,7 @@ class Frame:
 
     @staticmethod
     def make(time_s: float, link_util, link_queue, link_latency_ns, link_paused, link_ecn,
-             flow_rate_gbps, flow_latency_ns, flow_cc_rate_gbps=None, link_ingress=None) -> "Frame":
+             flow_rate_gbps, flow_latency_ns, flow_cc_rate_gbps=None, link_ingress=None) -> Frame:
         cc = _none() if flow_cc_rate_gbps is None else _frozen(flow_cc_rate_gbps)
         ing = _none() if link_ingress is None else _frozen(link_ingress)
         return Frame(float(time_s), _frozen(link_util), _frozen(link_queue), _frozen(link_latency_ns),

@@ -17,9 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from ..ethernet.pfc import PfcParams
+from ..formats.htsim import MAX_SIZE, Connection, ConnectionMatrix, HtsimParams, HtsimTree, Trigger, htsim_fat_tree
 from ..ib.tiers import switch_mask
-from ..formats.htsim import (MAX_SIZE, Connection, ConnectionMatrix, HtsimParams, HtsimTree, Trigger,
-                             htsim_fat_tree)
 from ..model import Fabric, FabricError
 from .links import PROP_NS_PER_M, link_table
 from .reach import fabric_tech

@@ -37,7 +37,6 @@ from ..model import Fabric
 from .links import PROP_NS_PER_M, LinkTable
 from .paths import Routes
 
-
 #: Bytes a cut-through switch receives before it starts the egress (the forwarding decision).
 HEADER_BYTES = 64.0
 

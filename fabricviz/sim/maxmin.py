@@ -78,7 +78,7 @@ class _Rows:
         ids = np.arange(r0, r1) if self.ids is None else self.ids[r0:r1]
         return ids, ptr, self.indices[s:e], None if self.data is None else self.data[s:e], np.diff(ptr)
 
-    def keep(self, rows: np.ndarray) -> "_Rows":
+    def keep(self, rows: np.ndarray) -> _Rows:
         """The rows where ``rows`` is True (copied out a chunk at a time)."""
         lens = np.diff(self.indptr)[rows]
         indptr = np.concatenate([[0], np.cumsum(lens)]).astype(self.indptr.dtype)

@@ -25,14 +25,15 @@ min-hop walk: give it as ``provider=`` to :func:`route`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+from ..ethernet.ecmp import flow_sports, hash5, switch_seeds
 from ..model import Fabric, FabricError
 from ..model.fabric import KIND_CODE
-from ..ethernet.ecmp import flow_sports, hash5, switch_seeds
 from .links import SWITCH_CODES, LinkTable
 from .reach import nic_ports
 from .units import ParamError

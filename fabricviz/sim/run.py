@@ -9,7 +9,8 @@ the routing mode asked for (``None``: the technology's default).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..model import Fabric
 from .compare import run_workload

@@ -31,12 +31,12 @@ from typing import Any
 
 import numpy as np
 
+from ..generate.common import check_lid_space, finish, pick_switch, radix_model
 from ..model import Catalog, Fabric, FabricError, LinkRate, Part
 from ..model.catalog import CatalogError
-from ..model.fabric import IB_SWITCH, ETH_SWITCH, KIND_CODE, NIC, SWITCH_KINDS
-from ..model.tech import ETH, ETH_SPEEDS, IB, IB_SPEEDS, tech_name
+from ..model.fabric import ETH_SWITCH, IB_SWITCH, KIND_CODE, NIC, SWITCH_KINDS
 from ..model.settings import TwinRecord
-from ..generate.common import check_lid_space, finish, pick_switch, radix_model
+from ..model.tech import ETH, ETH_SPEEDS, IB, IB_SPEEDS, tech_name
 
 #: ``twin()``'s technology names → model technology.
 TWIN_TECHS = {"ib": IB, "roce": ETH}

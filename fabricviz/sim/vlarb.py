@@ -78,13 +78,13 @@ class LinkArb:
         h = np.maximum(self.high_limit * float(HIGH_LIMIT_UNIT), self.mtu_bytes)
         return np.where(self.high_limit >= UNLIMITED, 1.0, h / (h + self.mtu_bytes))
 
-    def rows(self, idx: np.ndarray) -> "LinkArb":
+    def rows(self, idx: np.ndarray) -> LinkArb:
         return LinkArb(self.sl2vl[idx], self.high_w[idx], self.low_w[idx], self.high_limit[idx],
                        self.arbitrated[idx], self.mtu_bytes)
 
     @staticmethod
     def uniform(n: int, sl2vl=tuple(range(16)), high=(), low=tuple((v, 1) for v in range(15)),
-                high_limit: int = 0, mtu_bytes: float = 4096.0) -> "LinkArb":
+                high_limit: int = 0, mtu_bytes: float = 4096.0) -> LinkArb:
         """Every link with the same tables: ``high`` / ``low`` as (VL, weight) entries."""
         hw, lw = _weights(high), _weights(low)
         return LinkArb(np.tile(np.asarray(sl2vl, np.uint8), (n, 1)), np.tile(hw, (n, 1)), np.tile(lw, (n, 1)),
@@ -361,7 +361,7 @@ class FlowVl:
     converged: bool = True
     starved: tuple[StarvedVl, ...] = ()
 
-    def with_result(self, **kw) -> "FlowVl":
+    def with_result(self, **kw) -> FlowVl:
         return replace(self, **kw)
 
 

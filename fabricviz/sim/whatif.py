@@ -22,8 +22,9 @@ three-level fat tree (1,024 hosts), so no incremental re-hashing is attempted.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -96,20 +96,20 @@ class Flows:
     def __len__(self) -> int:
         return len(self.src)
 
-    def select(self, mask: np.ndarray) -> "Flows":
+    def select(self, mask: np.ndarray) -> Flows:
         out = Flows(self.src[mask], self.dst[mask], self.bytes[mask], self.rate_gbps[mask],
                     self.start_s[mask], self.step[mask], self.sl[mask])
         object.__setattr__(out, "sl_given", self.sl_given)
         return out
 
-    def with_sl(self, sl: ArrayLike, given: bool = True) -> "Flows":
+    def with_sl(self, sl: ArrayLike, given: bool = True) -> Flows:
         """The same flows with service level(s) ``sl`` (one for all, or one per flow);
         ``given=False`` keeps them replaceable (the path SL a routing engine hands out)."""
         out = Flows(self.src, self.dst, self.bytes, self.rate_gbps, self.start_s, self.step, sl)
         object.__setattr__(out, "sl_given", given)
         return out
 
-    def concurrent(self) -> "Flows":
+    def concurrent(self) -> Flows:
         """The flows that run at the same time at t=0 (first ring step; steady state)."""
         first = (self.step <= 0) & (self.start_s <= 0)
         return self.select(first)

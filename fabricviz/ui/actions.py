@@ -11,9 +11,10 @@ given to the handler once when the window is built.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any, Callable, Union
+from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -24,7 +25,7 @@ from fabricviz.ui.canvas.overlays.partitions import SETTING as MARKS_SETTING
 
 K = QtGui.QKeySequence.StandardKey
 #: A key: a portable one (``K.Save``) or a key sequence's text (``"Ctrl+E"``).
-Key = Union[str, QtGui.QKeySequence.StandardKey]
+Key = str | QtGui.QKeySequence.StandardKey
 
 
 @dataclass(frozen=True)

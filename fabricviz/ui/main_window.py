@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -129,17 +130,17 @@ class MainWindow(QtWidgets.QMainWindow):
             lambda devs: select_on_canvas(self.editor.fabric, self.scene, self.view, devs, []))
         self.charts_dock = ChartsDock(doc, self.scene, self)
         self.partitions_dock = PartitionsDock(doc, self, selection=self.scene.selected_device_ids)
-        from fabricviz.ui.docks.lossless import LosslessDock          # View ▸ Lossless (RoCE)
+        from fabricviz.ui.docks.lossless import LosslessDock  # View ▸ Lossless (RoCE)
         self.lossless_dock = LosslessDock(doc, self, selection=self.scene.selected_device_ids)
         self.lossless_dock.settings_requested.connect(lambda: open_roce_settings(self))
         self.scene.selectionChanged.connect(self.lossless_dock.selection_changed)
-        from fabricviz.ui.docks.whatif import WhatifDock                # View ▸ What-if (failures)
+        from fabricviz.ui.docks.whatif import WhatifDock  # View ▸ What-if (failures)
         self.whatif_dock = WhatifDock(doc, self.scene, self, settings=self.settings)
-        from fabricviz.ui.docks.collectives import CollectivesDock      # View ▸ Collectives (busbw)
+        from fabricviz.ui.docks.collectives import CollectivesDock  # View ▸ Collectives (busbw)
         self.collectives_dock = CollectivesDock(doc, self)
         self.collectives_dock.select_links.connect(
             lambda cabs: select_on_canvas(self.editor.fabric, self.scene, self.view, [], cabs))
-        from fabricviz.ui.canvas.overlays.partitions import PartitionMarks   # View ▸ Partition Marks
+        from fabricviz.ui.canvas.overlays.partitions import PartitionMarks  # View ▸ Partition Marks
         self.partition_marks = PartitionMarks(doc, self.scene, lambda text: self.statusBar().showMessage(text, 8000))
         self.traffic_view = TrafficView(doc, self.scene)
         self.traffic_dock.result_ready.connect(
@@ -445,7 +446,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def record_animation(self) -> None:
         """File ▸ Record Animation…: the sweep, the Traffic dock's run or the open lesson as a video."""
-        from fabricviz.ui.dialogs.record import RecordDialog     # not at the top: see export_image
+        from fabricviz.ui.dialogs.record import RecordDialog  # not at the top: see export_image
         start = str(Path(self.files.last_dir()) / (Path(self.document.display_name).stem + ".mp4"))
         dlg = RecordDialog(self.document, traffic=self.traffic_dock, start=start, parent=self)
         dlg.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -464,7 +465,7 @@ class MainWindow(QtWidgets.QMainWindow):
         a legend for every colour drawn, as PNG, SVG or PDF; ``options`` is a PictureOptions
         or a width. ``view``: only what the canvas shows (None: when it does not show it all);
         ``draw``: render_scene's progress and encode."""
-        from fabricviz.ui.canvas.export import render_scene       # not at the top: see export_image
+        from fabricviz.ui.canvas.export import render_scene  # not at the top: see export_image
         rows = self.lesson_stage.legend_rows() if self.lesson_stage.following else []
         shown = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
         if view is None:

@@ -7,11 +7,18 @@ from dataclasses import FrozenInstanceError
 import pytest
 
 from fabricviz.anim.lesson_results import CableChange, StepResult, SweepPlay, TracedPath
-from fabricviz.anim.lessons import (bundled, final_fabric, find_lesson, load_lesson, parse_lesson, resolve_until,
-                                    run_lesson)
+from fabricviz.anim.lessons import (
+    bundled,
+    final_fabric,
+    find_lesson,
+    load_lesson,
+    parse_lesson,
+    resolve_until,
+    run_lesson,
+)
 from fabricviz.anim.sweep_timeline import narrate
-from fabricviz.generate import fat_tree
 from fabricviz.cli import main
+from fabricviz.generate import fat_tree
 from fabricviz.ib.sweep import heavy_sweep
 from fabricviz.model import FabricError
 from tests.anim.lesson_runs import ENGINE_RUNS, shared_run
@@ -239,6 +246,7 @@ def test_cli_demo_screenshot_saves_what_the_canvas_shows_at_that_step(capsys, tm
     assert "  > cabled leaf01:8 to leaf04:8" in text and f"wrote {out}" in text
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     from PySide6 import QtGui
+
     from fabricviz.ui.canvas.overlays.lesson import ADDED_COLOR, GHOST_COLOR
     img = QtGui.QImage(str(out))        # what the canvas shows: the moved uplink, highlighted
     colours = {img.pixel(x, y) for x in range(0, img.width() - 240, 2) for y in range(40, img.height(), 2)}

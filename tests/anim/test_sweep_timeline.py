@@ -136,8 +136,8 @@ def test_pkey_tables_sent_as_smps_and_narrated():
     """With a partitions.conf, the P_Key manager sends each changed 32-entry block: the CA port's
     table and the table of the switch port facing it, then that port's enforcement (PortInfo; one
     per switch port facing a CA), then the banner."""
-    from fabricviz.generate import k_ary_fat_tree
     from fabricviz.formats.partitions_conf import loads
+    from fabricviz.generate import k_ary_fat_tree
     from fabricviz.ib.partitions import to_meta
     f = k_ary_fat_tree(4)
     port = f.port("node07/mlx5_0:1")
@@ -170,10 +170,10 @@ def test_pkey_tables_sent_as_smps_and_narrated():
 def test_resweep_keeps_live_links_active_and_arms_only_a_returning_link():
     """On Trap 128 OpenSM re-sweeps but does not bounce ACTIVE links; a cable put back goes
     INIT -> ARMED -> ACTIVE alone."""
+    from fabricviz.anim.sweep_timeline import ACTIVE, SweepTimeline
     from fabricviz.generate import fat_tree
     from fabricviz.ib.routing import route
     from fabricviz.ib.sweep import cable_pull, heavy_sweep
-    from fabricviz.anim.sweep_timeline import ACTIVE, SweepTimeline
     f = fat_tree(levels=2, radix=8, hosts=16)
     before = route(f, "minhop")
     cable = int(f.port("leaf01:8").cable.id)

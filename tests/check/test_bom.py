@@ -12,12 +12,12 @@ import json
 
 import pytest
 
-from fabricviz.generate.fattree import k_ary_fat_tree
-from fabricviz.generate.leafspine import leaf_spine
-from fabricviz.generate.rail import rail_optimized
 from fabricviz.check.bom import CSV_HEADER, bill_of_materials, load_prices
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
+from fabricviz.generate.fattree import k_ary_fat_tree
+from fabricviz.generate.leafspine import leaf_spine
+from fabricviz.generate.rail import rail_optimized
 from fabricviz.model import FabricError
 
 

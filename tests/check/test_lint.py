@@ -1,18 +1,18 @@
 """Lint rules: for each rule a design that triggers it (exact finding) and one that does not."""
 
-from dataclasses import replace
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 import fabricviz.check.lint as lint_mod
-from fabricviz.generate.fattree import fat_tree, k_ary_fat_tree
-from fabricviz.generate.leafspine import leaf_spine
-from fabricviz.generate.rail import rail_optimized
 from fabricviz.check.lint import RULES, lint
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
+from fabricviz.generate.fattree import fat_tree, k_ary_fat_tree
+from fabricviz.generate.leafspine import leaf_spine
+from fabricviz.generate.rail import rail_optimized
 from fabricviz.model import Fabric
 
 

@@ -4,8 +4,8 @@
 import numpy as np
 import pytest
 
-from fabricviz.generate import leaf_spine
 from fabricviz.ethernet.dcqcn import NVIDIA, PAPER, DcqcnParams, dcqcn_preset, dcqcn_step
+from fabricviz.generate import leaf_spine
 from fabricviz.sim.compare import compare_techs
 
 pytestmark = pytest.mark.slow     # every test here shares a 400G incast fluid run (~2 s idle)

@@ -20,8 +20,15 @@ Worked by hand (c = 299,792,458 m/s; 1e9 / c = 3.3356410 ns/m):
 import numpy as np
 import pytest
 
-from fabricviz.ethernet.headroom import (IEEE_TERMS, NS_PER_M, NVIDIA_TERMS, ieee_terms,
-                                         interface_delay_bt, nvidia_terms, part_medium)
+from fabricviz.ethernet.headroom import (
+    IEEE_TERMS,
+    NS_PER_M,
+    NVIDIA_TERMS,
+    ieee_terms,
+    interface_delay_bt,
+    nvidia_terms,
+    part_medium,
+)
 from fabricviz.ethernet.lossless import lossless_plan
 from fabricviz.model.catalog import Catalog, Part
 from fabricviz.model.fabric import Fabric

@@ -222,6 +222,7 @@ def test_headroom_is_sized_at_the_links_rate_not_the_ports_top_speed():
     """An SN5600 (800G ports) cabled to a 400G NIC fills its headroom at 400G: the plan takes the
     cable's negotiated rate, as the simulator does, not the switch port's top speed."""
     import numpy as np
+
     from fabricviz.ethernet.headroom import headroom_terms
     from fabricviz.ethernet.lossless import lossless_plan
     from fabricviz.model import Fabric

@@ -14,11 +14,11 @@ import json
 import numpy as np
 import pytest
 
-from fabricviz.generate import leaf_spine, ring
 from fabricviz.check.lint import lint
 from fabricviz.cli import main
 from fabricviz.ethernet.pfc_deadlock import cable_of, check_pfc_deadlock, closing_flows
 from fabricviz.formats.native import save_fabric as save
+from fabricviz.generate import leaf_spine, ring
 from fabricviz.model import FabricError
 
 TWO_FAILURES = ("spine02:3", "leaf04:2 – spine01:4")

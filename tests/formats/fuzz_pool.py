@@ -26,10 +26,10 @@ import tempfile
 import time
 import traceback
 import warnings
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from pathlib import Path
-from typing import Callable, Iterable
 
 from fabricviz.model import FabricError
 

@@ -33,9 +33,9 @@ import random
 import re
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from fabricviz.formats import _yaml
 from fabricviz.model import FabricError

@@ -5,11 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from fabricviz.generate import fat_tree, leaf_spine
 from fabricviz.cli import main
 from fabricviz.formats import _graph, _yaml, clab, dot, gml, graphml, netjson, slurm
 from fabricviz.formats.ibnetdiscover import export_ibnetdiscover
-from fabricviz.formats.native import FileFormatError, dumps as native_dumps, fabric_to_dict
+from fabricviz.formats.native import FileFormatError, fabric_to_dict
+from fabricviz.formats.native import dumps as native_dumps
+from fabricviz.generate import fat_tree, leaf_spine
 from fabricviz.loaders import detect_format, load_any
 
 DATA = Path(__file__).resolve().parents[1] / "data"

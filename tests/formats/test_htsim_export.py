@@ -24,10 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from fabricviz.generate import fat_tree, leaf_spine
 from fabricviz.cli import main
 from fabricviz.formats.htsim import parse_connection_matrix
 from fabricviz.formats.native import save_fabric
+from fabricviz.generate import fat_tree, leaf_spine
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "htsim"
 PERM = DATA / "perm-128-1.cm"

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from fabricviz.generate.common import lid_space_problem
 from fabricviz.cli import main
 from fabricviz.formats._ibbuild import prescan
 from fabricviz.formats.ibnetdiscover import check_ibnetdiscover, loads
 from fabricviz.formats.opensm_dump import parse_lfts_dump
+from fabricviz.generate.common import lid_space_problem
 from fabricviz.loaders import load_any
 from fabricviz.model import FabricError
 

@@ -4,11 +4,10 @@ import re
 
 import pytest
 
-from fabricviz.generate import k_ary_fat_tree, leaf_spine
-from fabricviz.formats.ibnetdiscover import (check_ibnetdiscover, export_ibnetdiscover, load, loads,
-                                             save_ibnetdiscover)
+from fabricviz.formats.ibnetdiscover import check_ibnetdiscover, export_ibnetdiscover, load, loads, save_ibnetdiscover
 from fabricviz.formats.native import save_fabric
 from fabricviz.formats.opensm_dump import read_lfts_dump
+from fabricviz.generate import k_ary_fat_tree, leaf_spine
 from fabricviz.loaders import detect_format, load_any
 from fabricviz.model import FabricError
 

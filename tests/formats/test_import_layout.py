@@ -7,9 +7,9 @@ import re
 
 import numpy as np
 
+from fabricviz.formats import graphml
 from fabricviz.generate import k_ary_fat_tree
 from fabricviz.generate.autolayout import auto_layout
-from fabricviz.formats import graphml
 from fabricviz.ib.tiers import device_tiers
 
 

@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from fabricviz.generate import fat_tree, k_ary_fat_tree, leaf_spine, rail_optimized
 from fabricviz.formats.native import FileFormatError, dumps, load_fabric, loads, save_fabric
+from fabricviz.generate import fat_tree, k_ary_fat_tree, leaf_spine, rail_optimized
 from fabricviz.model import Fabric, FabricError
 
 GENERATED = {

@@ -7,10 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from fabricviz.generate import fat_tree, rail_optimized
 from fabricviz.formats import native, native_records
 from fabricviz.formats.limits import parse_json
 from fabricviz.formats.native_bulk import load_columns
+from fabricviz.generate import fat_tree, rail_optimized
 from fabricviz.model import Fabric
 from tests.formats.fuzzing import mutant
 

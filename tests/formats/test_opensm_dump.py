@@ -3,8 +3,7 @@
 import numpy as np
 import pytest
 
-from fabricviz.formats.opensm_dump import (SwitchLft, parse_lfts_dump, read_lfts_dump,
-                                           write_lfts_dump)
+from fabricviz.formats.opensm_dump import SwitchLft, parse_lfts_dump, read_lfts_dump, write_lfts_dump
 from fabricviz.model import FabricError
 
 DESTS = {1: ("Switch", 0x200000, "Switch1"), 2: ("Channel Adapter", 0x100001, "Hca1"),

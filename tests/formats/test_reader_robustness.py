@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fabricviz.generate import fat_tree
-from fabricviz.generate.autolayout import with_children
 from fabricviz.cli import main
 from fabricviz.formats import clab, dot, gml, graphml, native, netjson
+from fabricviz.generate import fat_tree
+from fabricviz.generate.autolayout import with_children
 from fabricviz.loaders import load_any
 from fabricviz.model import Catalog, FabricError
 
@@ -373,6 +373,7 @@ def test_a_megabyte_string_costs_memory_in_proportion(tmp_path, fmt):
     """A string literal of 1 MB: the string patterns are possessive, so the regex engine keeps no
     backtracking state per character (it took ~120 bytes per character, 120 MB here, before)."""
     import tracemalloc
+
     from fabricviz.formats.limits import JSON_STRING, check_nesting
     long = "n" * 1_000_000
     if fmt == "json":

@@ -18,11 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from fabricviz.generate import k_ary_fat_tree
-from fabricviz.model import atomic
 from fabricviz.formats.native import dumps, save_fabric, save_text_atomic
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.loaders import load_any
-from fabricviz.model import FabricError
+from fabricviz.model import FabricError, atomic
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -483,6 +482,7 @@ def test_sigkill_at_a_known_point_mid_write_leaves_the_old_file_and_the_next_sav
 
 def test_flow_csvs_are_written_atomically(tmp_path, monkeypatch):
     import numpy as np
+
     from fabricviz.sim.flows_csv import load_flows, save_flow_results, save_flows
     from fabricviz.sim.workloads import Flows
     f = k_ary_fat_tree(4)

@@ -31,8 +31,7 @@ import yaml
 
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
-from fabricviz.formats.switch_config import (BufferBudgetExceeded, render, sonic_cable_length,
-                                             write_switch_configs)
+from fabricviz.formats.switch_config import BufferBudgetExceeded, render, sonic_cable_length, write_switch_configs
 from fabricviz.model import FabricError
 from fabricviz.model.catalog import Catalog, Part
 from fabricviz.model.fabric import Fabric

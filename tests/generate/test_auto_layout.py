@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from scipy.spatial import cKDTree
 
+from fabricviz.formats.ibnetdiscover import loads
+from fabricviz.formats.ibnetdiscover_export import export_ibnetdiscover
 from fabricviz.generate import fat_tree, leaf_spine, rail_optimized
 from fabricviz.generate.autolayout import auto_layout, device_rects
 from fabricviz.generate.groups import cable_tops, find_groups
-from fabricviz.formats.ibnetdiscover import loads
-from fabricviz.formats.ibnetdiscover_export import export_ibnetdiscover
 from fabricviz.ib.tiers import switch_mask
 from fabricviz.model import Fabric
 

@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 from fabricviz.anim.lessons import parse_lesson
-from fabricviz.generate import dragonfly, ring, torus
-from fabricviz.generate.direct import plan_dragonfly, plan_torus
-from fabricviz.generate.geometry import device_rects
-from fabricviz.generate.groups import find_groups
 from fabricviz.cli import main
 from fabricviz.formats.ibnetdiscover import loads as load_ibnetdiscover
 from fabricviz.formats.ibnetdiscover_export import export_ibnetdiscover
 from fabricviz.formats.native import fabric_from_dict, fabric_to_dict, save_fabric
+from fabricviz.generate import dragonfly, ring, torus
+from fabricviz.generate.direct import plan_dragonfly, plan_torus
+from fabricviz.generate.geometry import device_rects
+from fabricviz.generate.groups import find_groups
 from fabricviz.ib.tiers import switch_mask
 from fabricviz.model import FabricError
 

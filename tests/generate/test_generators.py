@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from fabricviz.generate import fat_tree, k_ary_fat_tree, leaf_spine, plan_fat_tree, rail_optimized
 from fabricviz.check.info import fabric_info
+from fabricviz.generate import fat_tree, k_ary_fat_tree, leaf_spine, plan_fat_tree, rail_optimized
 from fabricviz.model import FabricError
 
 

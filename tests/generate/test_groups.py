@@ -110,9 +110,9 @@ def test_empty_and_switchless_designs():
 
 
 def test_imported_adapters_are_hosts_and_a_servers_adapters_one_block():
-    from fabricviz.generate.groups import MAX_ADAPTERS, host_systems
     from fabricviz.formats.ibnetdiscover import loads
     from fabricviz.formats.ibnetdiscover_export import export_ibnetdiscover
+    from fabricviz.generate.groups import MAX_ADAPTERS, host_systems
     f = loads(export_ibnetdiscover(rail_optimized(4)), "rail4.ibnetdiscover")   # CAs "su1-dgx01 mlx5_0"
     g = find_groups(f)
     assert g.names == ("su1", "su2", "su3", "su4", "16 spines")

@@ -21,10 +21,10 @@ import re
 import shutil
 import subprocess
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import count
 from pathlib import Path
-from typing import Sequence
 
 from tests.ib import oracle
 

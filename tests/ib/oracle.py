@@ -40,11 +40,11 @@ import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import count
 from pathlib import Path
-from typing import Callable, Sequence
 
 INSTALL_HINT = "apt-get install -y opensm ibsim-utils"
 UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"

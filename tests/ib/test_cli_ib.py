@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from fabricviz.generate import fat_tree
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
+from fabricviz.generate import fat_tree
 from fabricviz.model import Fabric
 
 

@@ -7,8 +7,8 @@ import importlib.util
 import numpy as np
 import pytest
 
-from fabricviz.generate import k_ary_fat_tree
 from fabricviz.formats.ibnetdiscover import loads
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.ib.creditloops import check_credit_loops, find_credit_loops
 from fabricviz.ib.path_sl import PathSL
 from fabricviz.ib.qos import QosOptions, QosSet, compute_qos

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from fabricviz.formats.ibnetdiscover import loads, sniff
-from fabricviz.ib import qos_meta
 from fabricviz.ib import dfsssp_kernels as K
+from fabricviz.ib import qos_meta
 from fabricviz.ib.dfsssp import build_graph, destinations, port_order, route_sssp, run_dijkstra
 from fabricviz.ib.dfsssp_vl import subnet_vls
 from fabricviz.ib.qos import QosOptions

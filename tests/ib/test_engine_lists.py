@@ -1,7 +1,8 @@
 """Every place that offers a routing engine offers the same ones the SM front end runs."""
 
 from fabricviz.anim import lessons
-from fabricviz.commands import record, route as route_cmd
+from fabricviz.commands import record
+from fabricviz.commands import route as route_cmd
 from fabricviz.ib.routing import ENGINES
 
 

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 if __name__ == "__main__":                      # run as a script to regenerate fixtures
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from fabricviz.generate import fat_tree, k_ary_fat_tree, plan_fat_tree, rail_optimized
 from fabricviz.formats.ibnetdiscover import loads, sniff
+from fabricviz.generate import fat_tree, k_ary_fat_tree, plan_fat_tree, rail_optimized
 from fabricviz.ib.routing import route
 from fabricviz.ib.subnet import NO_PATH
 from fabricviz.model import Fabric, FabricError

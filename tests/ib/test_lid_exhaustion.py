@@ -17,15 +17,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fabricviz.generate import fat_tree
-from fabricviz.generate.common import lid_space_problem
 from fabricviz.check.lint import LintContext, lint
 from fabricviz.check.lint_rules import lid_space_needs
 from fabricviz.cli import main
 from fabricviz.formats.ibnetdiscover import check_ibnetdiscover, export_ibnetdiscover, loads
 from fabricviz.formats.native import save_fabric
-from fabricviz.ib.lids import (LidSpaceError, assign_lids, assignment_order, check_lmc, lid_bases, plan_lids,
-                               subnet_entries)
+from fabricviz.generate import fat_tree
+from fabricviz.generate.common import lid_space_problem
+from fabricviz.ib.lids import (
+    LidSpaceError,
+    assign_lids,
+    assignment_order,
+    check_lmc,
+    lid_bases,
+    plan_lids,
+    subnet_entries,
+)
 from fabricviz.ib.routing import file_lids, lid_entries, route, subnet_and_lids
 from fabricviz.ib.subnet import discover
 from fabricviz.model import Fabric, FabricError

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from fabricviz.generate import k_ary_fat_tree
 from fabricviz.check.lint import lint
 from fabricviz.cli import main
 from fabricviz.formats.ibnetdiscover import export_ibnetdiscover, loads, sniff
 from fabricviz.formats.native import load_fabric, save_fabric
 from fabricviz.formats.partitions_conf import loads as conf_loads
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.ib.partitions import design_partitions, resolve, to_meta
 from fabricviz.ib.pkeys import IBSIM, can_talk, compute_tables, peer_table, port_table, shared_pkeys
 from fabricviz.ib.subnet import discover

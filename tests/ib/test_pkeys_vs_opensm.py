@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from fabricviz.generate import k_ary_fat_tree
 from fabricviz.cli import main
 from fabricviz.formats.ibnetdiscover import export_ibnetdiscover, loads, sniff
 from fabricviz.formats.partitions_conf import loads as conf_loads
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.ib.partitions import resolve
 from fabricviz.ib.pkeys import IBSIM, compute_tables
 from fabricviz.ib.subnet import discover

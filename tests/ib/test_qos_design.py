@@ -10,13 +10,13 @@ import sys
 import pytest
 
 from fabricviz.anim.sweep_timeline import narrate
-from fabricviz.generate import k_ary_fat_tree
 from fabricviz.formats.native import load_fabric, save_fabric
 from fabricviz.formats.opensm_conf import loads
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.ib.qos import compute_qos
 from fabricviz.ib.qos_meta import design_qos, from_meta, to_meta
-from fabricviz.ib.sweep import BANNERS, heavy_sweep
 from fabricviz.ib.subnet import discover
+from fabricviz.ib.sweep import BANNERS, heavy_sweep
 from fabricviz.model import FabricError
 
 CONF = ("qos TRUE\nmax_op_vls 3\nqos_max_vls 8\nqos_high_limit 4\n"

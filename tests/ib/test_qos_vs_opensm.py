@@ -14,9 +14,9 @@ import re
 
 import pytest
 
-from fabricviz.generate import k_ary_fat_tree
 from fabricviz.formats import opensm_conf
 from fabricviz.formats.ibnetdiscover import export_ibnetdiscover, loads, sniff
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.ib.qos import compute_qos
 from fabricviz.ib.routing import route
 from tests.ib import oracle, qos_oracle, topologies

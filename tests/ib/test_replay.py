@@ -6,11 +6,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fabricviz.generate import fat_tree
 from fabricviz.cli import main
-from fabricviz.ib.creditloops import find_credit_loops
 from fabricviz.formats.opensm_lfts import lfts_dump_text
 from fabricviz.formats.opensm_replay import replay, replay_files
+from fabricviz.generate import fat_tree
+from fabricviz.ib.creditloops import find_credit_loops
 from fabricviz.ib.report import port_loads
 from fabricviz.ib.routing import route
 from fabricviz.ib.trace import trace

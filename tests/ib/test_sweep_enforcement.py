@@ -15,8 +15,8 @@ import re
 import pytest
 
 from fabricviz.anim.sweep_timeline import narrate
-from fabricviz.generate import k_ary_fat_tree
 from fabricviz.formats.partitions_conf import loads
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.ib.partitions import resolve, to_meta
 from fabricviz.ib.pkeys import IBSIM, PKeyCaps, compute_tables
 from fabricviz.ib.routing import route
@@ -161,7 +161,8 @@ def test_order_matches_opensm_under_ibsim(live, tmp_path):
     and modifier) and its "No need to update PortInfo" lines, in order, against ours with ibsim's
     table sizes, on a partitions.conf with a limited member, a merged default and a CA port whose 70
     partitions fill its 64-entry table (its switch port then keeps enforcement off)."""
-    from fabricviz.formats.ibnetdiscover import export_ibnetdiscover, loads as net_loads, sniff
+    from fabricviz.formats.ibnetdiscover import export_ibnetdiscover, sniff
+    from fabricviz.formats.ibnetdiscover import loads as net_loads
     from tests.ib import oracle
     text = export_ibnetdiscover(k_ary_fat_tree(4))
     g = net_loads(text, "export.net", dialect=sniff(text))

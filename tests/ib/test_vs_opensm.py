@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from fabricviz.generate import fat_tree, k_ary_fat_tree, leaf_spine
 from fabricviz.formats.ibnetdiscover import export_ibnetdiscover, loads, sniff
+from fabricviz.generate import fat_tree, k_ary_fat_tree, leaf_spine
 from fabricviz.ib.routing import route
 from fabricviz.ib.subnet import NO_PATH
 from fabricviz.model import Fabric, FabricError

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
+from fabricviz.formats.native import load_fabric, save_fabric
 from fabricviz.generate.common import pick_switch
 from fabricviz.generate.fattree import fat_tree
-from fabricviz.formats.native import load_fabric, save_fabric
 from fabricviz.model.catalog import Catalog, Part
 from fabricviz.model.errors import CatalogError
 from fabricviz.ui.canvas.describe import device_tooltip, part_label, part_text

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from fabricviz.generate import k_ary_fat_tree, leaf_spine
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
+from fabricviz.generate import k_ary_fat_tree, leaf_spine
 
 
 @pytest.fixture(scope="module")
@@ -111,8 +111,8 @@ def test_duration_parsing_and_progress_bar():
 
 
 def test_simulate_leaves_unreachable_hosts_out_with_one_warning(tmp_path, capsys):
-    from tests.sim.islands import DEMO, with_island
     from fabricviz.generate import fat_tree
+    from tests.sim.islands import DEMO, with_island
     demo, island = tmp_path / "demo.json", tmp_path / "island.json"
     save_fabric(fat_tree(**DEMO), demo)
     save_fabric(with_island(fat_tree(**DEMO), "ib_switch:QM9700-R8", "NODE-1G-NDR"), island)

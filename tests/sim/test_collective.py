@@ -15,10 +15,10 @@ import imageio.v3 as iio
 import numpy as np
 import pytest
 
-from fabricviz.generate import fat_tree, rail_optimized
-from fabricviz.generate.common import add_hosts, add_switches, finish, pad_names, pick_switch, switch_ports
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
+from fabricviz.generate import fat_tree, rail_optimized
+from fabricviz.generate.common import add_hosts, add_switches, finish, pad_names, pick_switch, switch_ports
 from fabricviz.model import Fabric, LinkRate
 from fabricviz.sim.collective import collective, parse_sizes, select_gpus, wire_efficiency
 from fabricviz.sim.twin import twin

@@ -10,9 +10,9 @@ import json
 import imageio.v3 as iio
 import pytest
 
-from fabricviz.generate import fat_tree
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
+from fabricviz.generate import fat_tree
 from fabricviz.sim.collective_sweep import Case, cases, parse_gpus, parse_ops
 from fabricviz.sim.units import ParamError
 

@@ -5,15 +5,15 @@ import json
 import numpy as np
 import pytest
 
-from fabricviz.generate import fat_tree
-from fabricviz.sim.twin import twin
 from fabricviz.cli import main
 from fabricviz.formats.native import load_fabric, save_fabric
+from fabricviz.generate import fat_tree
 from fabricviz.ib.routing import route
 from fabricviz.model import FabricError
 from fabricviz.sim.compare import compare_techs, format_comparison, map_flows
 from fabricviz.sim.engine import simulate
 from fabricviz.sim.paths import sm_paths
+from fabricviz.sim.twin import twin
 from fabricviz.sim.workloads import make_workload
 
 DUR = 2e-3

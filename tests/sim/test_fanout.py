@@ -22,8 +22,15 @@ import pytest
 
 from fabricviz.generate import k_ary_fat_tree
 from fabricviz.model import FabricError
-from fabricviz.sim.fanout import (Cancelled, FanOut, TaskError, TaskRefused, add_fanout_args, fanout_from_args,
-                                  progress_bar)
+from fabricviz.sim.fanout import (
+    Cancelled,
+    FanOut,
+    TaskError,
+    TaskRefused,
+    add_fanout_args,
+    fanout_from_args,
+    progress_bar,
+)
 from tests.processes import cluster_children
 
 pytestmark = pytest.mark.slow     # Dask clusters and worker processes start here (~1-3 s each idle)
@@ -260,9 +267,9 @@ def test_a_scheduler_nobody_runs_is_a_one_line_error_naming_the_flag():
 def test_whatif_trials_on_a_real_cluster_and_a_local_one_equal_the_serial_run(dask_cluster, tmp_path, capsys):
     """`fabricviz whatif` with --scheduler (the real scheduler + 2 workers above) and with --workers 2
     (a local cluster it starts itself): the same trials, byte for byte, as the serial run."""
-    from fabricviz.generate import leaf_spine
     from fabricviz.cli import main
     from fabricviz.formats.native import save_fabric
+    from fabricviz.generate import leaf_spine
     design = tmp_path / "ls.json"
     save_fabric(leaf_spine(2, 2, 2), design)
     base = ["whatif", str(design), "--fail", "cables:1,2", "--trials", "6", "--seed", "4", "--json", "--quiet"]
@@ -277,9 +284,9 @@ def test_whatif_trials_on_a_real_cluster_and_a_local_one_equal_the_serial_run(da
 def test_a_whatif_batch_on_a_real_cluster_equals_the_serial_run(dask_cluster, tmp_path, capsys):
     """`fabricviz whatif A.json B.json`: both designs' trials in one map, the same JSON byte for byte
     serially and on the real scheduler + 2 workers; one trial per task gives each design's own trials."""
-    from fabricviz.generate import leaf_spine, rail_optimized
     from fabricviz.cli import main
     from fabricviz.formats.native import save_fabric
+    from fabricviz.generate import leaf_spine, rail_optimized
     from fabricviz.sim.whatif import Batch, parse_fail, prepare, run_batch_trial, run_trials
     a, b = tmp_path / "ls.json", tmp_path / "rail.json"
     save_fabric(leaf_spine(2, 2, 2), a)
@@ -297,9 +304,9 @@ def test_a_whatif_batch_on_a_real_cluster_equals_the_serial_run(dask_cluster, tm
 
 
 def test_a_collective_sweep_on_a_real_cluster_equals_the_serial_run(dask_cluster, tmp_path, capsys):
-    from fabricviz.generate import fat_tree
     from fabricviz.cli import main
     from fabricviz.formats.native import save_fabric
+    from fabricviz.generate import fat_tree
     a, b = tmp_path / "ft8.json", tmp_path / "ft4.json"
     save_fabric(fat_tree(levels=2, radix=8, fabric="ib"), a)
     save_fabric(fat_tree(levels=2, radix=4, fabric="ib"), b)

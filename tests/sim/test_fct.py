@@ -6,9 +6,9 @@ import json
 import numpy as np
 import pytest
 
-from fabricviz.generate import k_ary_fat_tree, leaf_spine
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
+from fabricviz.generate import k_ary_fat_tree, leaf_spine
 from fabricviz.model import FabricError
 from fabricviz.sim.engine import simulate
 from fabricviz.sim.fct import flow_times

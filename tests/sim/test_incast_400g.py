@@ -4,11 +4,11 @@ and on a 2-level InfiniBand fat tree (credits). Conservation checked in every ca
 import numpy as np
 import pytest
 
-from fabricviz.generate import fat_tree, leaf_spine
-from fabricviz.sim.summary import format_summary
 from fabricviz.ethernet.pfc import PfcParams, headroom_bytes, pause_response_s
+from fabricviz.generate import fat_tree, leaf_spine
 from fabricviz.sim.engine import simulate
 from fabricviz.sim.fluid import FluidParams
+from fabricviz.sim.summary import format_summary
 from fabricviz.sim.workloads import make_workload
 
 C = 400.0

@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from fabricviz.generate import fat_tree
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
+from fabricviz.generate import fat_tree
 from fabricviz.model import Catalog
 from fabricviz.model.catalog import CatalogError, Part
 from fabricviz.sim.engine import simulate

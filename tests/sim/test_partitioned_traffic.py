@@ -9,13 +9,13 @@ import sys
 import numpy as np
 import pytest
 
-from fabricviz.generate import k_ary_fat_tree, leaf_spine
-from fabricviz.formats.partitions_conf import loads as conf_loads
 from fabricviz.formats.native import save_fabric
+from fabricviz.formats.partitions_conf import loads as conf_loads
+from fabricviz.generate import k_ary_fat_tree, leaf_spine
 from fabricviz.ib.partitions import to_meta
 from fabricviz.model import FabricError
-from fabricviz.sim.run import partition_reach, run_traffic
 from fabricviz.sim.reach import nic_ports
+from fabricviz.sim.run import partition_reach, run_traffic
 
 
 def _guid(f, name: str) -> int:

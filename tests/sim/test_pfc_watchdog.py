@@ -14,11 +14,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fabricviz.generate import leaf_spine
 from fabricviz.cli import main
 from fabricviz.ethernet.pfc import PfcParams, dynamic_xoff
 from fabricviz.ethernet.pfc_watchdog import PfcWatchdog, WatchdogParams, cycle_load, deadlocked
 from fabricviz.formats.native import save_fabric
+from fabricviz.generate import leaf_spine
 from fabricviz.model import FabricError
 from fabricviz.sim.engine import roce_fluid, simulate
 from fabricviz.sim.workloads import Flows

@@ -86,6 +86,7 @@ def test_frames_carry_the_ingress_counter_pfc_compares_with_xoff():
     """Each fluid frame keeps the bytes held downstream of every link at its instant (what XOFF is
     compared with); the run's peak is their maximum over every tick, so no frame exceeds it."""
     import numpy as np
+
     from fabricviz.generate import leaf_spine
     from fabricviz.sim.run import run_traffic
     f = leaf_spine(4, 2, 8)

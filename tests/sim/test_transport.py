@@ -8,8 +8,7 @@ from fabricviz.model import FabricError
 from fabricviz.sim.engine import simulate
 from fabricviz.sim.links import link_table
 from fabricviz.sim.paths import route
-from fabricviz.sim.transport import (TransportParams, default_transport, path_delays, tail,
-                                     transport_effect)
+from fabricviz.sim.transport import TransportParams, default_transport, path_delays, tail, transport_effect
 from fabricviz.sim.workloads import make_workload
 
 

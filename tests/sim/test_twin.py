@@ -7,9 +7,8 @@ import numpy as np
 import pytest
 
 from fabricviz.generate import fat_tree, leaf_spine
-from fabricviz.sim.twin import twin
-from fabricviz.sim.twin import equivalent_rate
 from fabricviz.model import FabricError, LinkRate
+from fabricviz.sim.twin import equivalent_rate, twin
 
 
 def switch_parts(f):

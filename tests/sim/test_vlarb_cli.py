@@ -8,9 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from fabricviz.generate import k_ary_fat_tree
 from fabricviz.cli import main
 from fabricviz.formats.native import load_fabric, save_fabric
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.ib.path_sl import PathSL
 from fabricviz.ib.qos import QosOptions, QosSet
 from fabricviz.ib.qos_meta import design_qos, to_meta

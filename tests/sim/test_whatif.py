@@ -17,13 +17,22 @@ import random
 import numpy as np
 import pytest
 
-from fabricviz.generate.fattree import fat_tree
-from fabricviz.generate.leafspine import leaf_spine
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
+from fabricviz.generate.fattree import fat_tree
+from fabricviz.generate.leafspine import leaf_spine
 from fabricviz.sim.compare import run_workload
-from fabricviz.sim.whatif import (elements, failed_fabric, parse_fail, per_k, prepare, ranked, run_trial,
-                                  run_trials, stats)
+from fabricviz.sim.whatif import (
+    elements,
+    failed_fabric,
+    parse_fail,
+    per_k,
+    prepare,
+    ranked,
+    run_trial,
+    run_trials,
+    stats,
+)
 
 
 @pytest.fixture(scope="module")
@@ -91,9 +100,9 @@ def test_ib_minhop_rerouting_after_a_spine_failure_equals_routing_the_failed_des
     minhop LFT paths; the metric is the direct run's (275 Gb/s mean: minhop on the intact k=4 tree
     gives 237.5, the re-sweep after this failure happens to spread the permutation better)."""
     from fabricviz.ib.routing import route
+    from fabricviz.sim.links import link_table
     from fabricviz.sim.paths import Routes, sm_paths
     from fabricviz.sim.paths import route as paths_route
-    from fabricviz.sim.links import link_table
     ft = fat_tree(levels=3, radix=4, fabric="ib")           # k=4: 16 hosts, 8 leaves, 8 spines, 4 cores
     sh = prepare(ft, parse_fail("switches:1"), worst=True)
     j = sh.names.index("spine03")
@@ -243,6 +252,7 @@ def test_switches_of_draws_are_those_of_switches_restricted_to_the_tier(tree8):
     """K of the tier's switches in id order, from SeedSequence(seed, spawn_key=(K, trial)): the trials
     of switches:K with its candidates narrowed to the spines, draw for draw."""
     from dataclasses import replace
+
     from fabricviz.sim.whatif import trial_elements
     sh = prepare(tree8, parse_fail("switches-of:spine:1,3"), trials=3, seed=7)
     every = prepare(tree8, parse_fail("switches:1,3"), trials=3, seed=7)

@@ -13,13 +13,12 @@ import json
 import imageio.v3 as iio
 import pytest
 
-from fabricviz.generate.leafspine import leaf_spine
-from fabricviz.generate.rail import rail_optimized
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
+from fabricviz.generate.leafspine import leaf_spine
+from fabricviz.generate.rail import rail_optimized
 from fabricviz.sim.fanout import FanOut
-from fabricviz.sim.whatif import (CSV_COLUMNS, Batch, csv_text, parse_fail, per_k, prepare, run_batch_trial,
-                                  run_trials)
+from fabricviz.sim.whatif import CSV_COLUMNS, Batch, csv_text, parse_fail, per_k, prepare, run_batch_trial, run_trials
 
 DGX = ("su1-dgx01", "su1-dgx02", "su1-dgx03", "su1-dgx04")
 

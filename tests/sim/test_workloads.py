@@ -8,8 +8,17 @@ from fabricviz.model import FabricError
 from fabricviz.sim.engine import simulate
 from fabricviz.sim.flows_csv import load_flows, save_flows
 from fabricviz.sim.units import ParamError
-from fabricviz.sim.workloads import (Flows, all_to_all, endpoints, incast, make_workload, parse_size,
-                                     permutation, ring_allreduce, shift)
+from fabricviz.sim.workloads import (
+    Flows,
+    all_to_all,
+    endpoints,
+    incast,
+    make_workload,
+    parse_size,
+    permutation,
+    ring_allreduce,
+    shift,
+)
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,7 @@ def _isolated_settings(tmp_path, monkeypatch):
 def make_window(qtbot, monkeypatch):
     """``make_window(path=None)`` → a shown MainWindow; closing never prompts at teardown."""
     from PySide6 import QtWidgets
+
     from fabricviz.ui import MainWindow
     windows = []
     # a window left with unsaved changes must not block teardown on a modal prompt

@@ -6,10 +6,10 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.formats.native import load_fabric
-from fabricviz.ui.docks.inspector import C_PEER, C_PORT
-from fabricviz.ui.main_window import DEMO_FABRIC
 from fabricviz.ui.canvas.items.devices import DeviceItem
 from fabricviz.ui.canvas.view import PART_MIME
+from fabricviz.ui.docks.inspector import C_PEER, C_PORT
+from fabricviz.ui.main_window import DEMO_FABRIC
 
 ACTIONS = ("action_new", "action_open", "action_save", "action_undo", "action_redo", "action_delete",
            "action_copy", "action_paste", "action_generate", "action_export_image", "action_fit")

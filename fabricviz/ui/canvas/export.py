@@ -24,21 +24,39 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 
 import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.anim.picture_options import (DEFAULT_OPTIONS, DPI_RANGE, FLAGS, FORMATS, MAX_PIXELS, SCREEN_DPI,
-                                           SIDE_RANGE, PictureOptions, check_options, offscreen_env)
+from fabricviz.anim.picture_options import (
+    DEFAULT_OPTIONS,
+    DPI_RANGE,
+    FLAGS,
+    FORMATS,
+    MAX_PIXELS,
+    SCREEN_DPI,
+    SIDE_RANGE,
+    PictureOptions,
+    check_options,
+    offscreen_env,
+)
 from fabricviz.model import Fabric, FabricError
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.items.devices import DeviceItem
-from fabricviz.ui.canvas.legend import (LegendBox, Row, cable_rows, device_rows, heat_rows, merge_rows,
-                                        overlay_rows, semantic_rows)
+from fabricviz.ui.canvas.legend import (
+    LegendBox,
+    Row,
+    cable_rows,
+    device_rows,
+    heat_rows,
+    merge_rows,
+    overlay_rows,
+    semantic_rows,
+)
 from fabricviz.ui.canvas.picture_layout import PictureLayout, SceneParts, legend_font_px, plan_picture, scene_parts
 from fabricviz.ui.canvas.scene import FabricScene
 

@@ -10,8 +10,8 @@ colour in the picture and nothing that is not in it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Union
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -27,7 +27,7 @@ class Ramp:
     ticks: tuple[str, ...]
 
 
-Shape = Union[str, Ramp]
+Shape = str | Ramp
 Row = tuple[str, QtGui.QColor, Shape]
 
 KIND_NAMES = {"ib_switch": "InfiniBand switch", "eth_switch": "Ethernet switch", "server": "Server",

@@ -20,15 +20,29 @@ from __future__ import annotations
 import math
 import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 from PySide6 import QtCore, QtGui
 
-from fabricviz.anim.recording import (DEFAULT_FPS, DEFAULT_WIDTH, MAX_DEFAULT_S, VIDEO_FORMATS, Clip, Marks, Shot,
-                                      check_gif_memory, check_options, clip_ticks, lesson_clips, plan, sweep_clip,
-                                      traffic_clip)
+from fabricviz.anim.recording import (
+    DEFAULT_FPS,
+    DEFAULT_WIDTH,
+    MAX_DEFAULT_S,
+    VIDEO_FORMATS,
+    Clip,
+    Marks,
+    Shot,
+    check_gif_memory,
+    check_options,
+    clip_ticks,
+    lesson_clips,
+    plan,
+    sweep_clip,
+    traffic_clip,
+)
 from fabricviz.model import FabricError
 from fabricviz.model.atomic import Replacement
 

@@ -20,7 +20,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from PySide6 import QtCore, QtWidgets
@@ -29,10 +29,16 @@ from fabricviz.model import KINDS, Fabric
 from fabricviz.model import events as ev
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.items.batch import BATCH_ZOOM, DeviceBatch, device_rects
-
 from fabricviz.ui.canvas.items.cables import CableLayer
-from fabricviz.ui.canvas.items.devices import (CHILD_ZOOM, DEVICE_ROLE, K_SERVER,
-                                               PORT_ROLE, ROLE_KIND, DeviceItem, device_size)
+from fabricviz.ui.canvas.items.devices import (
+    CHILD_ZOOM,
+    DEVICE_ROLE,
+    K_SERVER,
+    PORT_ROLE,
+    ROLE_KIND,
+    DeviceItem,
+    device_size,
+)
 from fabricviz.ui.canvas.items.labels import LabelLayer
 from fabricviz.ui.canvas.items.semantic import SemanticLayer
 
@@ -394,7 +400,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
 
     def helpEvent(self, event: QtWidgets.QGraphicsSceneHelpEvent) -> None:  # noqa: N802
         """Tooltips computed on demand (no per-item tooltip strings for 30k devices)."""
-        from fabricviz.ui.canvas.describe import port_tooltip, device_tooltip
+        from fabricviz.ui.canvas.describe import device_tooltip, port_tooltip
         text = ""
         for item in self.items(event.scenePos()):
             pid = item.data(PORT_ROLE)

@@ -8,7 +8,7 @@ paste / duplicate / delete as undo commands of the :class:`~fabricviz.ui.documen
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import shiboken6

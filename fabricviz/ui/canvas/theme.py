@@ -6,13 +6,16 @@ object per bucket, never one per item: per-item pens do not scale).
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.generate.geometry import CHILD_H as CHILD_H, CHILD_W as CHILD_W          # re-exported: the items'
-from fabricviz.generate.geometry import EMPTY_SERVER as EMPTY_SERVER, SERVER_MARGIN as SERVER_MARGIN
-from fabricviz.generate.geometry import SWITCH_H as SWITCH_H, switch_widths
+from fabricviz.generate.geometry import CHILD_H as CHILD_H  # re-exported: the items'
+from fabricviz.generate.geometry import CHILD_W as CHILD_W
+from fabricviz.generate.geometry import EMPTY_SERVER as EMPTY_SERVER
+from fabricviz.generate.geometry import SERVER_MARGIN as SERVER_MARGIN
+from fabricviz.generate.geometry import SWITCH_H as SWITCH_H
+from fabricviz.generate.geometry import switch_widths
 from fabricviz.resources import asset_path
 
 ICONS = asset_path("icons")
@@ -94,7 +97,7 @@ class Theme:
         self.small_font.setPointSizeF(5.0)
 
     @staticmethod
-    def current() -> "Theme":
+    def current() -> Theme:
         return _theme(is_dark())
 
 
@@ -103,7 +106,7 @@ def _theme(dark: bool) -> Theme:
     return Theme(dark)
 
 
-@lru_cache(maxsize=None)
+@cache
 def icon(name: str) -> QtGui.QIcon:
     """The bundled SVG icon ``name`` (kind or ``cable_<type>``); an empty icon if missing."""
     path = ICONS / f"{name}.svg"

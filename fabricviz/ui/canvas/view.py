@@ -12,11 +12,11 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.ui.canvas import theme as th
-from fabricviz.ui.document.editor import Editor
 from fabricviz.ui.canvas.interactions import CableDraw, ChildDrag, Interaction, MoveDevices, Pan, Pick
-from fabricviz.ui.canvas.items.ports import PortOverlay
 from fabricviz.ui.canvas.items.devices import CHILD_ZOOM, DEVICE_ROLE
+from fabricviz.ui.canvas.items.ports import PortOverlay
 from fabricviz.ui.canvas.scene import FabricScene
+from fabricviz.ui.document.editor import Editor
 
 PART_MIME = "application/x-fabricviz-part"
 ZOOM_STEP = 1.25

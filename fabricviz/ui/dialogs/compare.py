@@ -22,13 +22,13 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from fabricviz.model import Fabric, FabricError
 from fabricviz.sim.compare import METRICS as ROWS
 from fabricviz.sim.compare import TRANSPORT_ROW
-from fabricviz.ui.document.editor import Editor
-from fabricviz.ui.canvas.scene import FabricScene
-from fabricviz.ui.document.traffic_choice import IB_ENGINES, PLAY_MS, WORKLOADS
 from fabricviz.ui.canvas.overlays.traffic import METRICS, LegendBar, TrafficOverlay, scale_for
+from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.canvas.view import CanvasView
-from fabricviz.ui.widgets.playback import play_controls, show_playing
 from fabricviz.ui.document.document import Document
+from fabricviz.ui.document.editor import Editor
+from fabricviz.ui.document.traffic_choice import IB_ENGINES, PLAY_MS, WORKLOADS
+from fabricviz.ui.widgets.playback import play_controls, show_playing
 
 SIDES = ("ib", "roce")
 SIDE_NAMES = {"ib": "InfiniBand", "roce": "RoCE"}

@@ -15,8 +15,8 @@ from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
-from fabricviz.model import FabricError
 from fabricviz.anim.picture_options import DPI_RANGE, SCREEN_DPI, SIDE_RANGE, PictureOptions, check_options
+from fabricviz.model import FabricError
 from fabricviz.ui.canvas.export import PictureCancelled
 
 #: Size modes: (key, text).

@@ -19,8 +19,16 @@ from PySide6 import QtCore, QtWidgets
 
 from fabricviz.generate import fat_tree, leaf_spine, plan_fat_tree, rail_optimized
 from fabricviz.generate.common import check_lid_space, pick_switch, port_rate, tech_of
-from fabricviz.generate.direct import (DragonflyPlan, TorusPlan, dragonfly, dragonfly_part, plan_dragonfly, plan_torus,
-                                      torus, torus_part)
+from fabricviz.generate.direct import (
+    DragonflyPlan,
+    TorusPlan,
+    dragonfly,
+    dragonfly_part,
+    plan_dragonfly,
+    plan_torus,
+    torus,
+    torus_part,
+)
 from fabricviz.generate.rail import NODES_PER_SU, RAILS
 from fabricviz.model import Catalog, Fabric, FabricError, Part
 from fabricviz.model.catalog import CatalogError

@@ -12,14 +12,27 @@ both and the partial file is deleted.
 from __future__ import annotations
 
 import queue
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.anim.recording import (DEFAULT_FPS, DEFAULT_WIDTH, DURATION_RANGE, FPS_RANGE, MAX_DEFAULT_S,
-                                      WIDTH_RANGE, check_gif_memory, check_options, clip_ticks, lesson_clips, plan,
-                                      sweep_clip, traffic_clip)
+from fabricviz.anim.recording import (
+    DEFAULT_FPS,
+    DEFAULT_WIDTH,
+    DURATION_RANGE,
+    FPS_RANGE,
+    MAX_DEFAULT_S,
+    WIDTH_RANGE,
+    check_gif_memory,
+    check_options,
+    clip_ticks,
+    lesson_clips,
+    plan,
+    sweep_clip,
+    traffic_clip,
+)
 from fabricviz.ib.routing import ENGINES
 from fabricviz.model import FabricError
 from fabricviz.ui.canvas.record import FramePainter, VideoWriter
@@ -33,7 +46,7 @@ QUEUE_FRAMES = 8
 DROP_WAIT_S = 2.0
 
 
-def encode_job(frames: "queue.Queue[Any]", writer: VideoWriter, total: int) -> Callable[[Callable], Path]:
+def encode_job(frames: queue.Queue[Any], writer: VideoWriter, total: int) -> Callable[[Callable], Path]:
     """The encoding job: frames from ``frames`` into ``writer`` until ``None`` comes, then the
     file is finished and named; a cancel (seen by ``progress``) deletes the partial file."""
     def work(progress: Callable[[float], None]) -> Path:

@@ -16,16 +16,16 @@ the dock is visible.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
-
-from fabricviz.ui.widgets.table_model import ColumnsModel
 
 from fabricviz.check.bom import UNPRICED, Bom, BomLine, bill_of_materials
 from fabricviz.model import Fabric, FabricError
 from fabricviz.model.atomic import write_atomic
 from fabricviz.ui.document.document import Document
+from fabricviz.ui.widgets.table_model import ColumnsModel
 
 #: (header, what the column shows)
 COLUMNS = ("category", "part", "name", "count", "unit price", "total", "power", "estimate")

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
@@ -39,6 +40,7 @@ from fabricviz.sim.engine import SimResult
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.document.document import Document
 from fabricviz.ui.widgets.plots import fit_axis_width, grid_columns, png_bytes, tick_font
+
 from .export_path import ask_export_path
 
 #: Links and flows offered in the choosers.

@@ -19,9 +19,10 @@ at the largest size (:func:`fabricviz.sim.collective.slowest_step`) are selected
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import shiboken6
@@ -31,6 +32,7 @@ from fabricviz.model import FabricError
 from fabricviz.sim.units import ParamError
 from fabricviz.ui.docks.collectives_plot import BusbwPlot
 from fabricviz.ui.docks.traffic_transport import SHORT_NAMES, TransportPicker, needs_refresh
+
 from .export_path import ask_export_path
 
 JOB = "collective"
@@ -418,8 +420,8 @@ class CollectivesDock(QtWidgets.QDockWidget):
     # ------------------------------------------------------------------ export
     def export_csv(self, path: str | Path) -> int:
         """The last run as ``fabricviz collective --csv`` writes it (atomic); returns its rows."""
-        from fabricviz.sim.collective import csv_text
         from fabricviz.model.atomic import write_atomic
+        from fabricviz.sim.collective import csv_text
         if self.last is None:
             raise FabricError("no run to export")
         write_atomic(path, csv_text(self.last.result))

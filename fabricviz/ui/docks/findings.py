@@ -20,11 +20,10 @@ from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.ui.widgets.table_model import ColumnsModel
-
 from fabricviz.check.lint import SEVERITIES, Finding, LintReport, lint
 from fabricviz.model import Fabric
 from fabricviz.ui.document.document import Document
+from fabricviz.ui.widgets.table_model import ColumnsModel
 
 #: Columns of the findings table.
 COLUMNS = ("severity", "rule", "where", "message")

@@ -10,24 +10,23 @@ assigned so far, port states as the SM set them, and only the LFT blocks pushed 
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from fabricviz.anim.sweep_timeline import SweepStep
 from fabricviz.ib.lft_diff import lid_destinations
+from fabricviz.ib.lid_table import UNKNOWN, LidTable, has_ib
 from fabricviz.ib.subnet import NO_PATH
 from fabricviz.model import CABLE_TYPES
 from fabricviz.model.guid import format_guid, parse_guid
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.describe import KIND_NAMES, noun, part_text, plural, port_rows, rate_choices
-from fabricviz.ib.lid_table import UNKNOWN, LidTable, has_ib
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.docks.lft_table import LFT_COLS, LftModel
 from fabricviz.ui.document.document import Document
 from fabricviz.ui.document.routing import RoutingRefused, lft_engine, lids_engine
-
 
 #: Columns of the ports table.
 COLS = ("Port", "LID", "Port GUID", "Rate", "State", "Connected to", "Cable")

@@ -3,7 +3,7 @@ model over numpy arrays, so tables of tens of thousands of LIDs fill at once."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from PySide6 import QtCore

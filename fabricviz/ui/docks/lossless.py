@@ -15,15 +15,28 @@ its peak over the run, both against XOFF
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric
 from fabricviz.ui.docks.lossless_budget import COLOURS, BudgetBar, budget_state
+from fabricviz.ui.docks.lossless_model import (
+    BACKGROUND_PORTS,
+    CACHE_KEY,
+    LiveUse,
+    Plans,
+    PortRow,
+    design_plans,
+    fluid_run,
+    live_use,
+    mib,
+    port_rows,
+    switch_ports,
+    terms_text,
+)
 from fabricviz.ui.document.routing import RoutingRefused
-from fabricviz.ui.docks.lossless_model import (BACKGROUND_PORTS, CACHE_KEY, LiveUse, Plans, PortRow, design_plans,
-                                              fluid_run, live_use, mib, port_rows, switch_ports, terms_text)
 from fabricviz.ui.widgets.table_model import ColumnsModel
 
 NOT_ROCE = "Not a RoCE design: PFC headroom and buffer budgets are for Ethernet switch ports (none is cabled here)."

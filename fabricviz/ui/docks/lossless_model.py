@@ -11,8 +11,9 @@ upstream paused (it is over XOFF) and the peak over the whole run is set against
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

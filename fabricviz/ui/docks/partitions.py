@@ -12,17 +12,26 @@ Ethernet designs have no partitions: the dock says so.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
-from fabricviz.ib.partitions import (DEFAULT_PKEY, META_KEY, Member, Partition, PartitionConfig, Resolution,
-                                     design_partitions, to_meta)
+from fabricviz.ib.partition_design import end_port_names, host_port_guids, resolve_design
+from fabricviz.ib.partitions import (
+    DEFAULT_PKEY,
+    META_KEY,
+    Member,
+    Partition,
+    PartitionConfig,
+    Resolution,
+    design_partitions,
+    to_meta,
+)
 from fabricviz.model import Fabric, FabricError
 from fabricviz.sim.partitioned import pkey_text
 from fabricviz.sim.reach import fabric_tech
-from fabricviz.ib.partition_design import end_port_names, host_port_guids, resolve_design
 from fabricviz.ui.canvas.overlays.partitions import partition_colours
 from fabricviz.ui.document.partitions import BACKGROUND_DEVICES, CACHE_KEY
 from fabricviz.ui.document.routing import RoutingRefused

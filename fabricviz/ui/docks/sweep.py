@@ -27,20 +27,21 @@ from __future__ import annotations
 
 import dataclasses
 import html
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.anim.sweep_timeline import PHASE_TITLES, SweepStep, SweepTimeline
-from fabricviz.ui.docks.sweep_narration import narration_html
 from fabricviz.ib.lft_diff import lft_changes
 from fabricviz.ib.routing import ENGINES, Routing
 from fabricviz.model import Fabric
 from fabricviz.ui.canvas.overlays.sweep import STATE_COLORS, SweepOverlay
-from fabricviz.ui.docks.sweep_tools import SweepTools, legend_strip
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.canvas.view import CanvasView
+from fabricviz.ui.docks.sweep_narration import narration_html
+from fabricviz.ui.docks.sweep_tools import SweepTools, legend_strip
 from fabricviz.ui.document.document import Document
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 25.0, 100.0, 1000.0)

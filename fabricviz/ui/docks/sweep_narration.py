@@ -5,7 +5,8 @@ titles between them, the current step marked, then what the dock found about the
 from __future__ import annotations
 
 import html
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from fabricviz.anim.sweep_timeline import PHASE_TITLES
 

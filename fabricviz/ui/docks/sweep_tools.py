@@ -16,9 +16,8 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric, FabricError
-from fabricviz.ui.canvas.overlays.sweep import LEGEND
 from fabricviz.ui.canvas.overlays.loads import LoadOverlay
-from fabricviz.ui.canvas.overlays.sweep import SweepOverlay
+from fabricviz.ui.canvas.overlays.sweep import LEGEND, SweepOverlay
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.document.commands import RemoveCommand
 from fabricviz.ui.document.document import Document

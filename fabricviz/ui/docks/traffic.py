@@ -32,28 +32,27 @@ stepped, the Traffic dock raised).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import replace
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric, FabricError
-from fabricviz.ui.widgets.playback import play_controls, show_playing
+from fabricviz.sim.engine import SimResult
 from fabricviz.sim.partitioned import refused_line
 from fabricviz.sim.reach import left_out_line
+from fabricviz.sim.run import run_traffic
+from fabricviz.ui.canvas.overlays.traffic import METRICS, ColorScale, LegendBar, scale_for
 from fabricviz.ui.docks.traffic_left_out import LeftOutList
 from fabricviz.ui.docks.traffic_partition import PartitionPicker
 from fabricviz.ui.docks.traffic_sl import SlPicker, vl_note
 from fabricviz.ui.docks.traffic_transport import CcPicker, TransportPicker, needs_refresh, transport_line
-from fabricviz.sim.engine import SimResult
-from fabricviz.sim.run import run_traffic
 from fabricviz.ui.document.document import Document
-from fabricviz.ui.canvas.overlays.traffic import METRICS, ColorScale, LegendBar, scale_for
-
-from fabricviz.ui.document.traffic_choice import (IB_ENGINES, LEFT_OUT_ROWS, PLAY_MS, ROUTINGS,  # noqa: F401
-                                               WORKLOADS, RunChoice)
+from fabricviz.ui.document.traffic_choice import IB_ENGINES, LEFT_OUT_ROWS, PLAY_MS, ROUTINGS, WORKLOADS, RunChoice  # noqa: F401
+from fabricviz.ui.widgets.playback import play_controls, show_playing
 
 
 class TrafficDock(QtWidgets.QDockWidget):

@@ -7,7 +7,8 @@ can select those hosts on the canvas.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 

@@ -25,17 +25,27 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import FabricError
-from fabricviz.sim.whatif import (TIERS, Shared, TrialResult, csv_text, failed_cables, parse_fail, parse_metric,
-                                  per_k, switch_tiers)
+from fabricviz.sim.whatif import (
+    TIERS,
+    Shared,
+    TrialResult,
+    csv_text,
+    failed_cables,
+    parse_fail,
+    parse_metric,
+    per_k,
+    switch_tiers,
+)
 from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
 from fabricviz.ui.canvas.items.semantic_queries import NEAR
 from fabricviz.ui.canvas.overlays import remove_from_scene
@@ -43,6 +53,7 @@ from fabricviz.ui.canvas.overlays.bundled import colours_of, follow_levels, sema
 from fabricviz.ui.docks.whatif_plot import DegradationPlot
 from fabricviz.ui.docks.whatif_runner import SCHEDULER_KEY, WORKERS_KEY, DaskWorkers, WhatifRun, whatif_job, where_of
 from fabricviz.ui.docks.whatif_table import TrialsModel, describe
+
 from .export_path import ask_export_path
 
 if TYPE_CHECKING:

@@ -11,7 +11,8 @@ the Collectives dock's plot beside it (:mod:`.collectives_plot`), in colours tha
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pyqtgraph as pg

@@ -17,15 +17,16 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from fabricviz.model import FabricError
+from fabricviz.sim import whatif as engine
 from fabricviz.sim.fanout import Cancelled as FanOutCancelled
 from fabricviz.sim.fanout import FanOut, TaskRefused, scheduler_address
 from fabricviz.sim.units import ParamError
 from fabricviz.sim.whatif import Shared, TrialResult, parse_fail, parse_metric, prepare, ranked
-from fabricviz.sim import whatif as engine
 from fabricviz.ui.jobs import Cancelled
 
 #: QSettings keys of the dock's "Workers" and "Dask scheduler" choices.

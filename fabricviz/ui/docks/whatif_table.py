@@ -7,7 +7,8 @@ short headers whose tooltips say them.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from PySide6 import QtCore
 

@@ -49,8 +49,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6 import QtCore, QtWidgets
 
-from fabricviz.model.atomic import MAX_PID, boot_id, process_alive, remove_stale_in, start_time, write_atomic
 from fabricviz.model import Fabric, FabricError
+from fabricviz.model.atomic import MAX_PID, boot_id, process_alive, remove_stale_in, start_time, write_atomic
 from fabricviz.ui.document.document import Document
 from fabricviz.ui.document.settings import settings as user_settings
 

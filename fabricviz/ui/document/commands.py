@@ -18,7 +18,8 @@ undo that cannot be done is refused with a message and the stack does not move.
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -123,7 +124,7 @@ class HistoryView(QtWidgets.QUndoView):
 class FabricCommand(QtGui.QUndoCommand):
     """Base: ``apply`` does the edit (may raise on the first run), ``revert`` undoes it."""
 
-    def __init__(self, editor: "Editor", text: str) -> None:
+    def __init__(self, editor: Editor, text: str) -> None:
         super().__init__(text)
         self.editor = editor
         self._skip_redo = False
@@ -181,7 +182,7 @@ def _gone(f: Fabric, device_ids: Iterable[int], cable_ids: Iterable[int]) -> str
 class AddCommand(FabricCommand):
     """Adds devices and/or cables through ``create`` (first run), then remove/restore."""
 
-    def __init__(self, editor: "Editor", text: str,
+    def __init__(self, editor: Editor, text: str,
                  create: Callable[[Fabric], tuple[list[int], list[int]]]) -> None:
         super().__init__(editor, text)
         self._create = create
@@ -221,7 +222,7 @@ class AddCommand(FabricCommand):
 class RemoveCommand(FabricCommand):
     """Deletes devices (their cables go with them) and cables; undo restores the same ids."""
 
-    def __init__(self, editor: "Editor", device_ids: list[int], cable_ids: list[int]) -> None:
+    def __init__(self, editor: Editor, device_ids: list[int], cable_ids: list[int]) -> None:
         n = len(device_ids) + len(cable_ids)
         super().__init__(editor, f"Delete {n} item{'s' if n != 1 else ''}")
         self.device_ids = list(device_ids)
@@ -257,7 +258,7 @@ class RemoveCommand(FabricCommand):
 class PositionsCommand(FabricCommand):
     """Moves (drags, nudges) and layouts: old and new absolute positions of many devices."""
 
-    def __init__(self, editor: "Editor", text: str, ids: np.ndarray, new_x: np.ndarray,
+    def __init__(self, editor: Editor, text: str, ids: np.ndarray, new_x: np.ndarray,
                  new_y: np.ndarray, merge_id: int = -1) -> None:
         super().__init__(editor, text)
         t = editor.fabric.devices_t
@@ -269,8 +270,8 @@ class PositionsCommand(FabricCommand):
         self._merge_id = merge_id
 
     @classmethod
-    def move(cls, editor: "Editor", ids: list[int] | np.ndarray, dx: float, dy: float,
-             merge: bool = False) -> "PositionsCommand":
+    def move(cls, editor: Editor, ids: list[int] | np.ndarray, dx: float, dy: float,
+             merge: bool = False) -> PositionsCommand:
         """Move devices by (dx, dy); servers take their GPUs and NICs along."""
         t = editor.fabric.devices_t
         ids = np.asarray(ids, dtype=np.int64)
@@ -307,7 +308,7 @@ class EditCommand(FabricCommand):
     """A property edit: ``do(fabric)`` on the first run; undo and redo write back the exact
     raw rows (devices with their names, ports, cables) taken before and after it."""
 
-    def __init__(self, editor: "Editor", text: str, do: Callable[[Fabric], Any],
+    def __init__(self, editor: Editor, text: str, do: Callable[[Fabric], Any],
                  devices: Iterable[int] = (), ports: Iterable[int] = (), cables: Iterable[int] = ()) -> None:
         super().__init__(editor, text)
         self._do = do
@@ -316,7 +317,7 @@ class EditCommand(FabricCommand):
         self.after: Rows | None = None
 
     @classmethod
-    def on_device(cls, editor: "Editor", text: str, do: Callable[[Fabric], Any], d: int) -> "EditCommand":
+    def on_device(cls, editor: Editor, text: str, do: Callable[[Fabric], Any], d: int) -> EditCommand:
         """An edit of device ``d``: its row, its ports and the cables on them are kept."""
         f = editor.fabric
         ports = f.device(d).port_ids.tolist()
@@ -354,7 +355,7 @@ class MetaCommand(FabricCommand):
     """One ``meta`` entry of the design set or dropped (partitions, QoS): undo puts back the exact
     old value (a deep copy), or removes the entry when there was none."""
 
-    def __init__(self, editor: "Editor", text: str, key: str, value: Any) -> None:
+    def __init__(self, editor: Editor, text: str, key: str, value: Any) -> None:
         super().__init__(editor, text)
         self.key = key
         self.new = copy.deepcopy(value)
@@ -370,7 +371,7 @@ class MetaCommand(FabricCommand):
 class ReplaceFabricCommand(FabricCommand):
     """A generated design replaces the current one (one step; undo brings the old one back)."""
 
-    def __init__(self, editor: "Editor", text: str, new: Fabric) -> None:
+    def __init__(self, editor: Editor, text: str, new: Fabric) -> None:
         super().__init__(editor, text)
         self.new = new
         self.old: Fabric | None = None

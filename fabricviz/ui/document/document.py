@@ -13,8 +13,9 @@ Docks get the document and listen to it — never to the canvas, never to each o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from PySide6 import QtCore
 

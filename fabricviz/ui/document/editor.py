@@ -8,16 +8,25 @@ The canvas follows the model's events; nothing here touches items.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from PySide6 import QtCore, QtGui
 
 from fabricviz.model import Fabric, FabricError
-from fabricviz.model.clipboard import check_clip, clip_center, copy_devices, paste_devices
 from fabricviz.model.catalog import CatalogError
-from fabricviz.ui.document.commands import (AddCommand, EditCommand, FabricCommand, MetaCommand, PositionsCommand,
-                                   RemoveCommand, ReplaceFabricCommand, UndoStack)
+from fabricviz.model.clipboard import check_clip, clip_center, copy_devices, paste_devices
+from fabricviz.ui.document.commands import (
+    AddCommand,
+    EditCommand,
+    FabricCommand,
+    MetaCommand,
+    PositionsCommand,
+    RemoveCommand,
+    ReplaceFabricCommand,
+    UndoStack,
+)
 
 CLIP_MIME = "application/x-fabricviz-devices"
 

@@ -13,13 +13,14 @@ reading the key raises :class:`RoutingRefused` with the engine's one-line reason
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6 import QtCore
 
 from fabricviz.ib import lid_table as ib_lid_table
-from fabricviz.ib.lid_table import LidTable
 from fabricviz.ib import routing as ib_routing
+from fabricviz.ib.lid_table import LidTable
 from fabricviz.ib.routing import Routing
 from fabricviz.model import Fabric, FabricError
 from fabricviz.model import events as ev

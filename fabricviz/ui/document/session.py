@@ -20,8 +20,9 @@ each other:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 from PySide6 import QtCore
 

@@ -10,7 +10,8 @@ it restores the window's exact layout (QMainWindow.saveState/restoreState).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 

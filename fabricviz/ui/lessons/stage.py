@@ -41,15 +41,22 @@ the design the canvas stops following (nothing they did is replaced).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from PySide6 import QtCore, QtGui
 
 from fabricviz.anim.lesson_results import StepResult, TracedPath, TrafficRun
 from fabricviz.model import Fabric
 from fabricviz.ui.canvas.legend import Row
-from fabricviz.ui.canvas.overlays.lesson import (ADDED_COLOR, GHOST_COLOR, LOOP_COLOR, OLD_PATH_COLOR,
-                                                 PATH_COLORS, LessonOverlay)
+from fabricviz.ui.canvas.overlays.lesson import (
+    ADDED_COLOR,
+    GHOST_COLOR,
+    LOOP_COLOR,
+    OLD_PATH_COLOR,
+    PATH_COLORS,
+    LessonOverlay,
+)
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.document.document import Document
 

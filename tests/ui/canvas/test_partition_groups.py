@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtWidgets
 
-from fabricviz.generate import k_ary_fat_tree
 from fabricviz.formats.partitions_conf import loads
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.ib.partitions import to_meta
 from fabricviz.ui.canvas.overlays.partitions import GroupBadge
 from tests.ui.zoom_helpers import far_view

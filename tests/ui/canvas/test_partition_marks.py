@@ -8,7 +8,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.generate import k_ary_fat_tree
 from fabricviz.ui.canvas.overlays.partitions import PALETTE, REACH_COLOUR, SETTING
-from tests.ui.partition_helpers import frame as _frame, mark_rect as _expected, rects as _rects
+from tests.ui.partition_helpers import frame as _frame
+from tests.ui.partition_helpers import mark_rect as _expected
+from tests.ui.partition_helpers import rects as _rects
 
 
 def _guid(f, name):

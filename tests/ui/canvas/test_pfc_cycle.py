@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtGui, QtWidgets
 
-from fabricviz.generate import leaf_spine
 from fabricviz.formats.native import save_fabric
+from fabricviz.generate import leaf_spine
 from fabricviz.ui.canvas.items.cables import cable_anchors
 from fabricviz.ui.canvas.overlays.pfc_cycle import JOB, ROLE
 from fabricviz.ui.canvas.overlays.sweep import LOOP_COLOR

@@ -3,8 +3,8 @@ stored QoS options), checked against the whole-subnet computation."""
 
 from __future__ import annotations
 
-from fabricviz.generate import k_ary_fat_tree, leaf_spine
 from fabricviz.formats.opensm_conf import loads
+from fabricviz.generate import k_ary_fat_tree, leaf_spine
 from fabricviz.ib.qos import compute_qos
 from fabricviz.ib.qos_meta import to_meta
 from fabricviz.ib.subnet import discover

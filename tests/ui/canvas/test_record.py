@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtWidgets
 
-from fabricviz.generate import fat_tree
 from fabricviz.formats.native import save_fabric
+from fabricviz.generate import fat_tree
 
 
 @pytest.fixture

@@ -16,11 +16,19 @@ from fabricviz.generate import k_ary_fat_tree, leaf_spine
 from fabricviz.generate.groups import cable_tops
 from fabricviz.model.tech import rates_gbps
 from fabricviz.ui.canvas.items.batch import device_rects
+from fabricviz.ui.canvas.items.bundles import node_groups
 from fabricviz.ui.canvas.items.cables import cable_anchors
 from fabricviz.ui.canvas.items.devices import DeviceItem
-from fabricviz.ui.canvas.items.bundles import node_groups
-from fabricviz.ui.canvas.items.semantic import (BOX_PAD, FAR, FAR_SWITCH_PX, MIDDLE, MIDDLE_SERVER_PX, NEAR,
-                                                SEMANTIC_SETTING, drawn_primitives)
+from fabricviz.ui.canvas.items.semantic import (
+    BOX_PAD,
+    FAR,
+    FAR_SWITCH_PX,
+    MIDDLE,
+    MIDDLE_SERVER_PX,
+    NEAR,
+    SEMANTIC_SETTING,
+    drawn_primitives,
+)
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.canvas.view import CanvasView
 from fabricviz.ui.document.editor import Editor

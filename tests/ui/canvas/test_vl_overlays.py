@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from PySide6 import QtGui, QtWidgets
 
-from fabricviz.generate import k_ary_fat_tree
 from fabricviz.formats.ibnetdiscover import loads
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.ib.path_sl import PathSL
 from fabricviz.ib.routing import route
 from fabricviz.ib.trace import trace

@@ -14,9 +14,9 @@ from PySide6 import QtCore, QtWidgets
 
 from fabricviz.generate import fat_tree
 from fabricviz.sim.compare import compare_techs
+from fabricviz.ui.canvas.overlays.traffic import COLORS, scale_for
 from fabricviz.ui.dialogs.compare import ReadOnlyCanvas, TechCompareWindow
 from fabricviz.ui.document.document import Document
-from fabricviz.ui.canvas.overlays.traffic import COLORS, scale_for
 
 WAIT = 60_000                # a generous deadline: only a hang waits this long
 

@@ -13,7 +13,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import FabricError
 from fabricviz.ui.canvas import theme as th
-from fabricviz.ui.canvas.export import (BAND_PX, PictureCancelled, PictureOptions, picture_plan, render_scene)
+from fabricviz.ui.canvas.export import BAND_PX, PictureCancelled, PictureOptions, picture_plan, render_scene
 from fabricviz.ui.canvas.legend import VEIL_LABEL, Ramp
 from fabricviz.ui.canvas.picture_layout import LEGEND_WIDTH_SHARE
 from fabricviz.ui.dialogs.export_image import ExportImageDialog

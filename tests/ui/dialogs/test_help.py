@@ -11,8 +11,8 @@ from pathlib import Path
 
 import networkx
 import numpy
-import PySide6
 import pyqtgraph
+import PySide6
 import pytest
 import scipy
 import yaml

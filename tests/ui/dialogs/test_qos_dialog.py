@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from PySide6 import QtWidgets
 
-from fabricviz.generate import k_ary_fat_tree
 from fabricviz.formats.native import fabric_to_dict
 from fabricviz.formats.opensm_conf import loads
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.ib.qos_meta import design_qos
 from fabricviz.ib.sweep import heavy_sweep
 

@@ -17,13 +17,14 @@ from PySide6 import QtCore, QtWidgets
 
 import fabricviz.check.lint as lint_mod
 import fabricviz.ui.docks.findings as findings_mod
-from fabricviz.generate.fattree import k_ary_fat_tree
-from fabricviz.generate.leafspine import leaf_spine
 from fabricviz.check.bom import bill_of_materials
 from fabricviz.check.lint import lint
-from fabricviz.ui.docks.bom import COLUMNS as BOM_COLUMNS, BomDock
-from fabricviz.ui.document.document import Document
+from fabricviz.generate.fattree import k_ary_fat_tree
+from fabricviz.generate.leafspine import leaf_spine
+from fabricviz.ui.docks.bom import COLUMNS as BOM_COLUMNS
+from fabricviz.ui.docks.bom import BomDock
 from fabricviz.ui.docks.findings import COLUMNS, FindingsDock
+from fabricviz.ui.document.document import Document
 
 WAIT = 60_000                # a generous deadline: only a hang waits this long
 

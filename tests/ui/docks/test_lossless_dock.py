@@ -15,11 +15,12 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.generate import k_ary_fat_tree, leaf_spine
 from fabricviz.ethernet.lossless import lossless_plan
+from fabricviz.generate import k_ary_fat_tree, leaf_spine
 from fabricviz.ui.docks import lossless as dock_mod
 from fabricviz.ui.docks.lossless import NOT_ROCE
 from tests.ui.roce_helpers import open_dock, roce_window, switch_pair
+
 
 def table(d):
     return [[d.model.text(r, i) for i in range(11)] for r in d.model.rows]

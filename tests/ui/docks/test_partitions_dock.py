@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from PySide6 import QtCore, QtWidgets
 
-from fabricviz.generate import k_ary_fat_tree
 from fabricviz.formats.native import fabric_to_dict
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.ib.partitions import DEFAULT_PKEY, Member, design_partitions
 from fabricviz.ui.docks.partitions import ETHERNET_NOTE, parse_pkey
 

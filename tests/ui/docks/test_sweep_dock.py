@@ -259,6 +259,7 @@ def test_pull_without_a_selected_cable_changes_nothing(dock, qtbot):
 def ring_fabric(n=5):
     """n switches in a ring (sw{i}:1 → sw{i+1}:2), one CX7-1P NIC on port 3 of each."""
     import math
+
     from fabricviz.model import Fabric
     f = Fabric(name=f"ring{n}")
     for i in range(n):

@@ -15,9 +15,9 @@ from PySide6 import QtCore, QtWidgets
 from fabricviz.generate import fat_tree, leaf_spine
 from fabricviz.model import FabricError
 from fabricviz.sim.run import run_traffic
+from fabricviz.ui.canvas.overlays.traffic import BUCKETS, COLORS, ColorScale, scale_for
 from fabricviz.ui.docks.charts import fabric_series
 from fabricviz.ui.docks.traffic import TrafficDock
-from fabricviz.ui.canvas.overlays.traffic import BUCKETS, COLORS, ColorScale, scale_for
 
 WAIT = 60_000                # a generous deadline: only a hang waits this long
 
@@ -191,7 +191,9 @@ def test_bad_duration_is_refused_and_new_design_clears(make_window, qtbot):
 
 def test_chart_export_csv_png_and_failed_saves(make_window, qtbot, tmp_path, monkeypatch):
     import csv
+
     from PySide6 import QtGui
+
     from fabricviz.ui.docks.charts import CSV_COLUMNS
     w = make_window()
     f = leaf_spine(2, 2, 4)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from PySide6 import QtWidgets
 
-from fabricviz.generate import k_ary_fat_tree, leaf_spine
 from fabricviz.formats.partitions_conf import loads as conf_loads
+from fabricviz.generate import k_ary_fat_tree, leaf_spine
 from fabricviz.ib.partitions import to_meta
 from fabricviz.model import FabricError
 

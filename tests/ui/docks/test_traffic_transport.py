@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtWidgets
 
-from fabricviz.generate import fat_tree
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
+from fabricviz.generate import fat_tree
 from fabricviz.model import FabricError
 from fabricviz.model.fabric import KIND_CODE
 from fabricviz.sim.compare import compare_techs, format_comparison, run_workload

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.generate.leafspine import leaf_spine
 from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
+from fabricviz.generate.leafspine import leaf_spine
 from fabricviz.sim.whatif import parse_fail, per_k, prepare, ranked, run_trials
 from fabricviz.ui.docks import whatif as whatif_mod
 from fabricviz.ui.docks import whatif_runner

@@ -15,12 +15,12 @@ import threading
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.generate.leafspine import leaf_spine
 from fabricviz.formats.native import save_fabric
+from fabricviz.generate.leafspine import leaf_spine
 from fabricviz.sim import whatif as engine
 from fabricviz.sim.whatif import parse_fail, prepare, ranked, run_trials
-from fabricviz.ui.docks.whatif import WhatifDock
 from fabricviz.ui.docks import whatif_runner
+from fabricviz.ui.docks.whatif import WhatifDock
 from fabricviz.ui.docks.whatif_runner import FIRST_BATCH, Where
 from fabricviz.ui.document.settings import settings
 from tests.processes import cluster_children

@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 from PySide6 import QtCore, QtWidgets
 
-from fabricviz.generate import k_ary_fat_tree
 from fabricviz.formats import native
-from fabricviz.model import atomic
 from fabricviz.formats.native import dumps, save_fabric
-from fabricviz.ui.document import autosave
+from fabricviz.generate import k_ary_fat_tree
+from fabricviz.model import atomic
 from fabricviz.ui.app import start_windows
+from fabricviz.ui.document import autosave
 
 ROOT = Path(__file__).resolve().parents[3]
 

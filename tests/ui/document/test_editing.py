@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore, QtWidgets
 
+from fabricviz.formats.native import load_fabric
 from fabricviz.generate import fat_tree
 from fabricviz.generate.layout import force_layout, tiered_layout
-from fabricviz.formats.native import load_fabric
 from fabricviz.model.guid import format_guid
 
 

@@ -9,9 +9,9 @@ import pytest
 from PySide6 import QtWidgets
 
 from fabricviz import cli
+from fabricviz.formats.native import dumps, save_fabric
 from fabricviz.generate import k_ary_fat_tree
 from fabricviz.model import atomic
-from fabricviz.formats.native import dumps, save_fabric
 from fabricviz.ui.app import start_windows
 
 TITLE = "k8.json[*] \u2014 fabricviz"

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from PySide6 import QtWidgets
 
-from fabricviz.generate import k_ary_fat_tree
 from fabricviz.formats.native import fabric_to_dict
 from fabricviz.formats.partitions_conf import load as load_conf
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.ib.partitions import design_partitions
 
 

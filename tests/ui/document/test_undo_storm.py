@@ -14,8 +14,8 @@ import random
 import numpy as np
 import pytest
 
-from fabricviz.generate import fat_tree
 from fabricviz.formats.native import dumps, loads
+from fabricviz.generate import fat_tree
 from fabricviz.model import Fabric
 from fabricviz.model.tech import IB_SPEEDS
 from fabricviz.ui.canvas.describe import rate_choices

@@ -113,7 +113,7 @@ def test_lesson_5_pfc_step_draws_the_s1_to_s2_link_paused(qtbot, make_window):
     assert isl in _canvas_paused(w, stage) and isl in stage.overlay.drawn["paused"]
     items = stage.overlay.paused_items
     assert len(items) == 2 and all(it.scene() is w.scene and it.isVisible() for it in items)
-    from fabricviz.ui.canvas.overlays.traffic import PAUSED_COLOR, PAUSED_CASING
+    from fabricviz.ui.canvas.overlays.traffic import PAUSED_CASING, PAUSED_COLOR
     assert [it.pen().color().name() for it in items] == [PAUSED_CASING, PAUSED_COLOR]
     # early in the run (before the queues fill) only what the frame shows is paused
     w.traffic_dock.set_frame(0)

@@ -8,7 +8,9 @@ from PySide6 import QtGui, QtWidgets
 
 from fabricviz.ui.canvas.overlays.partitions import PALETTE, REACH_COLOUR
 from tests.ui.lesson_helpers import open_lesson
-from tests.ui.partition_helpers import frame as _frame, mark_rect as _mark, rects as _rects
+from tests.ui.partition_helpers import frame as _frame
+from tests.ui.partition_helpers import mark_rect as _mark
+from tests.ui.partition_helpers import rects as _rects
 
 
 def _box(w, name):

@@ -12,7 +12,6 @@ from fabricviz.ui.canvas.overlays.lesson import ADDED_COLOR, GHOST_COLOR, LOOP_C
 from tests.ui.lesson_helpers import open_lesson
 
 
-
 def _open(qtbot, w, num):
     return open_lesson(qtbot, w, num, sweep_seconds=0.15)
 

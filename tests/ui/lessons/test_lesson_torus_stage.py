@@ -9,8 +9,8 @@ import numpy as np
 from PySide6 import QtGui, QtWidgets
 
 from fabricviz.ui.canvas.items.cables import cable_anchors
-from fabricviz.ui.canvas.overlays.vl_layers import PALETTE, ROLE
 from fabricviz.ui.canvas.overlays.lesson import LOOP_COLOR
+from fabricviz.ui.canvas.overlays.vl_layers import PALETTE, ROLE
 from tests.ui.lesson_helpers import open_lesson
 
 

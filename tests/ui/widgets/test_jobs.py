@@ -11,7 +11,6 @@ from fabricviz.model import FabricError
 from fabricviz.ui import jobs
 from fabricviz.ui.jobs import MODAL_DELAY_MS, Cancelled, JobRunner
 
-
 ENDED: list[bool] = []
 #: the slow job waits here until the test has pressed Cancel (no sleep decides who comes first)
 GO_ON = threading.Event()

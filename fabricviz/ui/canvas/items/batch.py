@@ -17,8 +17,8 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.generate.geometry import device_rects
-from fabricviz.ui.canvas.items.devices import K_SERVER
 from fabricviz.model import KINDS
+from fabricviz.ui.canvas.items.devices import K_SERVER
 
 if TYPE_CHECKING:  # pragma: no cover
     from fabricviz.ui.canvas.scene import FabricScene
@@ -42,7 +42,7 @@ def rects_path(r: np.ndarray) -> QtGui.QPainterPath:
 class DeviceBatch:
     """Per device kind, one path item drawing the devices whose own item is hidden."""
 
-    def __init__(self, scene: "FabricScene") -> None:
+    def __init__(self, scene: FabricScene) -> None:
         self.scene = scene
         self.on = False
         self.items: dict[int, QtWidgets.QGraphicsPathItem] = {}

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import html
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6 import QtCore, QtWidgets
 

@@ -70,10 +70,10 @@ _Path = TypeVar("_Path", bound=QtWidgets.QGraphicsPathItem)
 
 
 @overload
-def _item(scene: "FabricScene", z: float) -> QtWidgets.QGraphicsPathItem: ...
+def _item(scene: FabricScene, z: float) -> QtWidgets.QGraphicsPathItem: ...
 @overload
-def _item(scene: "FabricScene", z: float, cls: type[_Path]) -> _Path: ...
-def _item(scene: "FabricScene", z: float,
+def _item(scene: FabricScene, z: float, cls: type[_Path]) -> _Path: ...
+def _item(scene: FabricScene, z: float,
           cls: type[QtWidgets.QGraphicsPathItem] = QtWidgets.QGraphicsPathItem) -> QtWidgets.QGraphicsPathItem:
     item = cls()
     item.setZValue(z)
@@ -203,7 +203,7 @@ def _fit_rows(lab: Label, s: float, step: float, line: float, layer) -> list[str
     return [joined] if _text_w(layer, joined) <= room else [rows[0]]
 
 
-def box_title(g: "Grouping", geom: dict[str, np.ndarray], i: int) -> str:
+def box_title(g: Grouping, geom: dict[str, np.ndarray], i: int) -> str:
     """``"pod 3\n24 switches · 576 hosts"`` (a rack: its hosts only; the top tier: its name)."""
     if g.kinds[i] == "top":
         return g.names[i]
@@ -214,8 +214,8 @@ def box_title(g: "Grouping", geom: dict[str, np.ndarray], i: int) -> str:
     return f"{name}\n{' · '.join(parts)}" if parts else name
 
 
-def level_labels(far: bool, g: "Grouping", geom: dict[str, np.ndarray], closed: list[int], opened: list[int],
-                 b: "Bundles", routes: Routes, groups: np.ndarray) -> list[Label]:
+def level_labels(far: bool, g: Grouping, geom: dict[str, np.ndarray], closed: list[int], opened: list[int],
+                 b: Bundles, routes: Routes, groups: np.ndarray) -> list[Label]:
     """The labels of a far or middle drawing: collapsed boxes' titles (far) or names (middle),
     open groups' names, host blocks' sizes, bundles' "N × rate" (far) or "×n" (middle); a routed
     bundle's beside its last segment, into its lower box (``groups``: [2, n] each end's group)."""
@@ -259,7 +259,7 @@ def level_labels(far: bool, g: "Grouping", geom: dict[str, np.ndarray], closed: 
     return labels
 
 
-def _hosts_text(g: "Grouping", blk: int) -> str:
+def _hosts_text(g: Grouping, blk: int) -> str:
     """``"18 hosts"``; an imported block says its adapters too: ``"32 hosts · 256 HCAs"``."""
     hosts = int(g.block_hosts[blk]) if g.block_hosts is not None and len(g.block_hosts) else int(g.block_size[blk])
     ends = int(g.block_size[blk])
@@ -280,7 +280,7 @@ def typical_sizes(f: Fabric) -> tuple[float, float, int]:
             float(np.median(w[srv])) if srv.any() else 26.0, len(tops))
 
 
-def assign_nodes(f: Fabric, g: "Grouping", far: bool, expanded: set[int]) -> tuple[np.ndarray, np.ndarray]:
+def assign_nodes(f: Fabric, g: Grouping, far: bool, expanded: set[int]) -> tuple[np.ndarray, np.ndarray]:
     """(node per device id, drawn-as-itself mask) for a far or middle drawing (node ids: see
     :mod:`fabricviz.ui.canvas.items.semantic`): devices of open (or no) groups are themselves;
     far, the rest are their group; middle, switches are themselves and servers their host block
@@ -300,7 +300,7 @@ def assign_nodes(f: Fabric, g: "Grouping", far: bool, expanded: set[int]) -> tup
     return np.where(t.alive, node, -1).astype(np.int64), near & t.alive
 
 
-def node_groups(g: "Grouping", nodes: np.ndarray) -> np.ndarray:
+def node_groups(g: Grouping, nodes: np.ndarray) -> np.ndarray:
     """The group of each node (a group itself, a block's group, a device's group)."""
     nodes = np.asarray(nodes, np.int64)
     base = g.n_groups + g.n_blocks
@@ -320,7 +320,7 @@ def node_rects_of(geom: dict[str, np.ndarray], n_groups: int, n_blocks: int, nod
     return out
 
 
-def layer_geometry(f: Fabric, g: "Grouping", near: np.ndarray | None) -> dict[str, np.ndarray]:
+def layer_geometry(f: Fabric, g: Grouping, near: np.ndarray | None) -> dict[str, np.ndarray]:
     """Top-level devices' rectangles (``rects``; ``rect_of`` by device id), group boxes (``box``)
     and host-block rectangles (``blk``), each group's main device kind and switch / host counts;
     with ``near`` (middle: the devices drawn as themselves) the switches (``sw_ids``, ``sw_rects``)
@@ -360,7 +360,7 @@ def layer_geometry(f: Fabric, g: "Grouping", near: np.ndarray | None) -> dict[st
     return geom
 
 
-def node_name(f: Fabric, g: "Grouping", node: int) -> str:
+def node_name(f: Fabric, g: Grouping, node: int) -> str:
     """``"pod 3"``, ``"hosts of leaf07"`` or a device's name."""
     if node < g.n_groups:
         return g.names[node]
@@ -369,7 +369,7 @@ def node_name(f: Fabric, g: "Grouping", node: int) -> str:
     return f.name_of(int(node - g.n_groups - g.n_blocks))
 
 
-def hit_text(g: "Grouping", what: str, i: int) -> str:
+def hit_text(g: Grouping, what: str, i: int) -> str:
     """A tooltip for a host block (``what`` "block"), a group box ("group") or an open group's frame."""
     if what == "block":
         return f"{int(g.block_size[i])} hosts of {g.block_names[i]}: double-click opens {g.names[g.block_group[i]]}"
@@ -394,7 +394,7 @@ def bbox_by(r: np.ndarray, key: np.ndarray, n: int, pad: float) -> np.ndarray:
     return out
 
 
-def cable_rgba(f: Fabric, theme: "th.Theme", cids: np.ndarray) -> np.ndarray:
+def cable_rgba(f: Fabric, theme: th.Theme, cids: np.ndarray) -> np.ndarray:
     """QRgb of each cable's colour in the near drawing (its technology × cable type bucket)."""
     pens = theme.cable_pens
     tech = f.cables_t.tech[cids].astype(np.int64)
@@ -410,7 +410,7 @@ def cable_rgba(f: Fabric, theme: "th.Theme", cids: np.ndarray) -> np.ndarray:
 class SemanticItems:
     """The path and text items of the semantic zoom; :class:`SemanticLayer` fills them."""
 
-    def __init__(self, scene: "FabricScene") -> None:
+    def __init__(self, scene: FabricScene) -> None:
         self.scene = scene
         self.boxes: dict[str, QtWidgets.QGraphicsPathItem] = {}
         self.frames = _item(scene, Z_FRAMES)

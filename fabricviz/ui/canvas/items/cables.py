@@ -52,7 +52,7 @@ def path_pairs(ax: np.ndarray, ay: np.ndarray, bx: np.ndarray, by: np.ndarray) -
 class CableLayer:
     """All cables as a few bucketed path items plus numpy arrays for hit tests."""
 
-    def __init__(self, scene: "FabricScene") -> None:
+    def __init__(self, scene: FabricScene) -> None:
         self.scene = scene
         self.items: dict[tuple[int, str], SegmentPathItem] = {}
         self.ids = np.zeros(0, np.int64)

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -75,7 +76,7 @@ class _Columns(NamedTuple):
 class LabelLayer(QtWidgets.QGraphicsItem):
     """Every label of one scene, laid out per paint from the fabric's numpy columns."""
 
-    def __init__(self, scene: "FabricScene") -> None:
+    def __init__(self, scene: FabricScene) -> None:
         super().__init__()
         self.fscene = scene
         self.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)

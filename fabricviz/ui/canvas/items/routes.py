@@ -18,7 +18,8 @@ per frame: overlays recolour the segments through :attr:`Routes.owner`.
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment

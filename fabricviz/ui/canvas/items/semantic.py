@@ -51,7 +51,8 @@ next event-loop turn (never per drag frame: a drag changes the model only on rel
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6 import QtGui
@@ -59,15 +60,29 @@ from PySide6 import QtGui
 from fabricviz.generate.groups import Bundles, Grouping, bundle, cable_tops, find_groups
 from fabricviz.model import KINDS
 from fabricviz.model import events as ev
-from fabricviz.ui.canvas.items.bundles import (BOX_PAD, Label, SemanticItems, assign_nodes, bundle_width_px,
-                                               cable_rgba, clamp_points, drawn_primitives, facing_ends,
-                                               layer_geometry, level_labels, node_rects_of,
-                                               faded, node_groups, place_labels, spread_ends,
-                                               typical_sizes)
+from fabricviz.ui.canvas.items.bundles import (
+    BOX_PAD,
+    Label,
+    SemanticItems,
+    assign_nodes,
+    bundle_width_px,
+    cable_rgba,
+    clamp_points,
+    drawn_primitives,
+    facing_ends,
+    faded,
+    layer_geometry,
+    level_labels,
+    node_groups,
+    node_rects_of,
+    place_labels,
+    spread_ends,
+    typical_sizes,
+)
 from fabricviz.ui.canvas.items.cables import cable_anchors
+from fabricviz.ui.canvas.items.devices import K_ETHSW, K_IBSW
 from fabricviz.ui.canvas.items.routes import route, straight
 from fabricviz.ui.canvas.items.semantic_queries import FAR, MIDDLE, NEAR, SemanticQueries
-from fabricviz.ui.canvas.items.devices import K_ETHSW, K_IBSW
 
 if TYPE_CHECKING:  # pragma: no cover
     from fabricviz.ui.canvas.scene import FabricScene
@@ -99,7 +114,7 @@ class SemanticLayer:
     """What the canvas draws for the zoom (see the module doc; created by the scene as
     ``scene.semantic``)."""
 
-    def __init__(self, scene: "FabricScene") -> None:
+    def __init__(self, scene: FabricScene) -> None:
         self.scene = scene
         self.enabled = True                       # False: always near (today's drawing)
         self.level = NEAR

@@ -15,7 +15,8 @@ over the sweep win and unticking them brings the sweep's colours back.
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -34,7 +35,7 @@ REDUCE_SETTING = "view/bundle_reduce"
 Colors = Callable[[np.ndarray], np.ndarray]
 
 
-def semantic_of(scene: QtWidgets.QGraphicsScene | None) -> "SemanticLayer | None":
+def semantic_of(scene: QtWidgets.QGraphicsScene | None) -> SemanticLayer | None:
     """The scene's semantic layer (None for scenes without one: pictures, the comparison view)."""
     return getattr(scene, "semantic", None)
 
@@ -45,11 +46,11 @@ def bundled(scene: QtWidgets.QGraphicsScene) -> bool:
     return sem is not None and sem.level != "near" and sem.bundles is not None
 
 
-def _bundles(sem: "SemanticLayer | None"):
+def _bundles(sem: SemanticLayer | None):
     return sem.bundles if sem is not None and sem.level != "near" else None
 
 
-def alone(sem: "SemanticLayer | None", cids: np.ndarray) -> np.ndarray:
+def alone(sem: SemanticLayer | None, cids: np.ndarray) -> np.ndarray:
     """Per cable of ``cids``: drawn as itself now (at its own anchors), not by a bundle nor
     hidden inside a box."""
     b = _bundles(sem)
@@ -62,7 +63,7 @@ def alone(sem: "SemanticLayer | None", cids: np.ndarray) -> np.ndarray:
     return ~inb[cids]
 
 
-def bundle_of(sem: "SemanticLayer | None", cids: np.ndarray) -> np.ndarray:
+def bundle_of(sem: SemanticLayer | None, cids: np.ndarray) -> np.ndarray:
     """Per cable of ``cids``: the bundle drawing it now, -1 (drawn as itself, inside a box, or near)."""
     cids = np.asarray(cids, np.int64)
     b = _bundles(sem)
@@ -92,7 +93,7 @@ def palette_colors(palette: list[QtGui.QColor], index: Callable[[np.ndarray], np
     return colors
 
 
-def drawn_alone_devices(sem: "SemanticLayer | None", n: int) -> np.ndarray:
+def drawn_alone_devices(sem: SemanticLayer | None, n: int) -> np.ndarray:
     """Per device id (``n`` of them): drawn at its own place now (near; an open group's member;
     a switch at middle), so per-device marks (outlines, port dots, LIDs) belong there."""
     if sem is None or _bundles(sem) is None or sem.grouping is None:
@@ -117,7 +118,7 @@ class BundleColours:
     """The overlays' bundle colours and traced paths for one semantic layer: one entry per
     overlay, the highest-ranked shown (see the module doc)."""
 
-    def __init__(self, sem: "SemanticLayer") -> None:
+    def __init__(self, sem: SemanticLayer) -> None:
         self.sem = sem
         self.values: dict[str, tuple[np.ndarray, Colors | None]] = {}
         self.tops: dict[str, tuple[np.ndarray, QtGui.QPen | None]] = {}
@@ -153,7 +154,7 @@ class BundleColours:
         self.sem.set_top_cables(*self.tops[self.top_shown])
 
 
-_COLOURS: "weakref.WeakKeyDictionary[object, BundleColours]" = weakref.WeakKeyDictionary()
+_COLOURS: weakref.WeakKeyDictionary[object, BundleColours] = weakref.WeakKeyDictionary()
 
 
 def colours_of(scene: QtWidgets.QGraphicsScene) -> BundleColours | None:

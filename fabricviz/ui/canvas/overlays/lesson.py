@@ -8,7 +8,8 @@ the animation recorder (:mod:`fabricviz.ui.canvas.record`) for a lesson's clips.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets

@@ -21,7 +21,7 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric
-from fabricviz.ui.canvas.items.cables import path_pairs, cable_anchors
+from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
 from fabricviz.ui.canvas.overlays.bundled import alone, bundled, by_cable, colours_of, follow_levels, palette_colors
 
 if TYPE_CHECKING:

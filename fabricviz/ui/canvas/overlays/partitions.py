@@ -32,18 +32,19 @@ never an item per host.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.ui.canvas.overlays import remove_from_scene
+from fabricviz.ib.partition_design import host_port_guids, resolve_design
 from fabricviz.ib.partitions import DEFAULT_PKEY, Resolution
 from fabricviz.model import FabricError
 from fabricviz.model.fabric import KIND_CODE
 from fabricviz.sim.reach import fabric_tech
-from fabricviz.ib.partition_design import host_port_guids, resolve_design
+from fabricviz.ui.canvas.overlays import remove_from_scene
 from fabricviz.ui.canvas.overlays.bundled import drawn_alone_devices, follow_levels, semantic_of
 from fabricviz.ui.document.partitions import BACKGROUND_DEVICES, CACHE_KEY
 from fabricviz.ui.document.routing import RoutingRefused
@@ -187,7 +188,7 @@ class GroupBadge(QtWidgets.QGraphicsItem):
                              self._elided(self.reach_text, self._w - 8))
 
 
-def marks_of(scene: QtWidgets.QGraphicsScene) -> "PartitionMarks | None":
+def marks_of(scene: QtWidgets.QGraphicsScene) -> PartitionMarks | None:
     """The partition marks drawn on ``scene`` (the window's View ▸ Partition Marks), if any."""
     marks = getattr(scene, "_partition_marks", None)
     return marks if isinstance(marks, PartitionMarks) else None

@@ -11,7 +11,8 @@ the drawing (it described a design that is gone), as does opening another one.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import shiboken6

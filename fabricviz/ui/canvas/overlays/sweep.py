@@ -26,8 +26,15 @@ from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.items.batch import device_rects
 from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
 from fabricviz.ui.canvas.items.devices import LABEL_ZOOM
-from fabricviz.ui.canvas.overlays.bundled import (bundled, by_cable, colours_of, drawn_alone_devices, follow_levels,
-                                                  palette_colors, semantic_of)
+from fabricviz.ui.canvas.overlays.bundled import (
+    bundled,
+    by_cable,
+    colours_of,
+    drawn_alone_devices,
+    follow_levels,
+    palette_colors,
+    semantic_of,
+)
 
 if TYPE_CHECKING:
     from fabricviz.ui.canvas.scene import FabricScene

@@ -34,12 +34,30 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric
-from fabricviz.ui.canvas.items.segments import (AA_ZOOM, LOD_CELL_PX, LOD_MIN_CABLES, LOD_ZOOM, Lod,  # noqa: F401  (re-exported)
-                                    SegmentLods, _pairs, bounds, clip_segments, group_segments)
 from fabricviz.ui.canvas.items.cables import cable_anchors
 from fabricviz.ui.canvas.items.devices import ROLE_KIND
-from fabricviz.ui.canvas.overlays.bundled import (BundleMarks, alone, bundle_of, bundled, by_cable, colours_of,
-                                                  follow_levels, semantic_of)
+from fabricviz.ui.canvas.items.segments import (  # noqa: F401  (re-exported)
+    AA_ZOOM,
+    LOD_CELL_PX,
+    LOD_MIN_CABLES,
+    LOD_ZOOM,
+    Lod,
+    SegmentLods,
+    _pairs,
+    bounds,
+    clip_segments,
+    group_segments,
+)
+from fabricviz.ui.canvas.overlays.bundled import (
+    BundleMarks,
+    alone,
+    bundle_of,
+    bundled,
+    by_cable,
+    colours_of,
+    follow_levels,
+    semantic_of,
+)
 
 #: Colour buckets of the heatmap.
 BUCKETS = 16
@@ -164,7 +182,7 @@ class HeatItem(QtWidgets.QGraphicsItem):
     hands the painter's transform to the overlay, which regroups when the zoom bucket
     changed or the view left the culling window (so zoom and pan need no hook)."""
 
-    def __init__(self, overlay: "TrafficOverlay") -> None:
+    def __init__(self, overlay: TrafficOverlay) -> None:
         super().__init__()
         self.overlay = overlay
         self.rect = QtCore.QRectF()

@@ -18,18 +18,26 @@ View menu says until :meth:`VlLayers.unpin` (:func:`layers_of` finds the window'
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
 from fabricviz.ui.canvas.overlays import remove_from_scene
+from fabricviz.ui.canvas.overlays.bundled import (
+    alone,
+    bundle_of,
+    bundled,
+    by_cable,
+    colours_of,
+    follow_levels,
+    semantic_of,
+)
 from fabricviz.ui.document.partitions import BACKGROUND_DEVICES
 from fabricviz.ui.document.routing import RoutingRefused, lft_engine
-from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
-from fabricviz.ui.canvas.overlays.bundled import (alone, bundle_of, bundled, by_cable, colours_of, follow_levels,
-                                                  semantic_of)
 
 #: One colour per VL 0..15 (VL15, management, never carries a routed path).
 PALETTE = ("#1971c2", "#e8590c", "#2f9e44", "#ae3ec9", "#f08c00", "#0c8599", "#c2255c", "#5c940d",
@@ -82,7 +90,7 @@ def vl_job(routing: Any) -> Callable[[Callable[[float], None]], tuple[np.ndarray
     return run
 
 
-def layers_of(scene: QtWidgets.QGraphicsScene) -> "VlLayers | None":
+def layers_of(scene: QtWidgets.QGraphicsScene) -> VlLayers | None:
     """The VL layers drawn on ``scene`` (the window's View ▸ VL Layers), if any."""
     layers = getattr(scene, "_vl_layers", None)
     return layers if isinstance(layers, VlLayers) else None

@@ -14,16 +14,24 @@ max and mean agree). Without per-VL rates in the result nothing is drawn and the
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.ui.canvas.overlays import remove_from_scene
 from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
-from fabricviz.ui.canvas.overlays.bundled import (alone, bundle_of, bundled, by_cable, colours_of, follow_levels,
-                                                  semantic_of)
+from fabricviz.ui.canvas.overlays import remove_from_scene
+from fabricviz.ui.canvas.overlays.bundled import (
+    alone,
+    bundle_of,
+    bundled,
+    by_cable,
+    colours_of,
+    follow_levels,
+    semantic_of,
+)
 from fabricviz.ui.canvas.overlays.vl_layers import PALETTE
 
 if TYPE_CHECKING:
