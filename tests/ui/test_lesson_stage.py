@@ -19,7 +19,7 @@ def _open(qtbot, w, num):
 
 def _settle(qtbot, w):
     sweep = w.sweep_dock
-    qtbot.waitUntil(lambda: sweep._stop_at is None, timeout=60_000)
+    qtbot.waitUntil(lambda: sweep.player._stop_at is None, timeout=60_000)
 
 
 def test_lesson_1_sweep_trace_and_pull_drive_the_canvas(qtbot, make_window, shared_runs):
