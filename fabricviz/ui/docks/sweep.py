@@ -43,7 +43,8 @@ from fabricviz.ui.document.document import Document
 
 
 class SweepDock(QtWidgets.QDockWidget):
-    """Clock, controls and narration for replaying the SM's heavy sweep on the canvas."""
+    """The SM's heavy sweep on the canvas: computing it, drawing a step, the narration; its clock
+    is the player it holds (``player``)."""
 
     ready = QtCore.Signal()                       # a new sweep is loaded
     step_shown = QtCore.Signal(int)
