@@ -199,13 +199,13 @@ def test_after_a_lesson_the_traffic_controls_are_the_users_own_again(make_window
     dock = w.traffic_dock
     dock.configure(workload="ring", arg="", model="maxmin", routing="adaptive", engine="updn", duration="1ms",
                    seed=7)
-    own = dock.controls()
+    own = dock.form.controls()
     assert w.open_lesson("5")
     qtbot.waitUntil(lambda: w.lesson_dock.results is not None, timeout=60_000)
     QtWidgets.QApplication.processEvents()
-    assert dock.result is not None and dock.controls() != own        # the lesson's run and settings
+    assert dock.result is not None and dock.form.controls() != own        # the lesson's run and settings
     w.files.new_design()
-    assert dock.result is None and dock.controls() == own
+    assert dock.result is None and dock.form.controls() == own
     assert not w.lesson_dock.isVisible() and not w.charts_dock.isVisible()
 
 

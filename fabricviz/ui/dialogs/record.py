@@ -198,8 +198,8 @@ class RecordDialog(QtWidgets.QDialog):
         self.engine_box.setEnabled(self.what == SWEEP)
         text = ""
         if self.what == TRAFFIC and self.traffic is not None:
-            t = self.traffic
-            text = (f"{t.spec()}, {t.model_box.currentText()} model, {t.routing_box.currentText()} routing, "
+            t, form = self.traffic, self.traffic.form
+            text = (f"{form.spec()}, {form.model_box.currentText()} model, {form.routing_box.currentText()} routing, "
                     f"coloured by {t.metric} — run again on a copy of the design")
         elif self.what == LESSON and self.lesson is not None and self.lesson.lesson is not None:
             text = f"every step of {self.lesson.lesson.title!r}, on the lesson's own fabric"
@@ -281,7 +281,7 @@ class RecordDialog(QtWidgets.QDialog):
         if self.what == SWEEP:
             engine = self.engine_box.currentText()
             return (lambda _p: [sweep_clip(fabric, engine)]), MAX_DEFAULT_S
-        choice, metric = self.traffic.choice(), self.traffic.metric
+        choice, metric = self.traffic.form.choice(), self.traffic.metric
 
         def run(progress):
             from fabricviz.sim.run import run_traffic

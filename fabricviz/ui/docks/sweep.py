@@ -2,11 +2,9 @@
 
 The sweep (:func:`fabricviz.ib.sweep.heavy_sweep`) and its frames
 (:class:`fabricviz.anim.sweep_timeline.SweepTimeline`) are computed in a worker
-thread; the dock only shows frames. A QTimer plays the SM's events at a pace a
-class can follow (1× = :data:`EVENTS_PER_SECOND` events per wall second; the
-speed box goes up to 1000× for big fabrics), the slider scrubs to any step, Step
-shows one event, Step phase jumps to the next OpenSM phase, and "Pause at phase
-end" (ticked by default) stops after each phase for teaching.
+thread; the dock only shows frames. Its clock (:class:`~.sweep_playback.SweepPlayer`,
+``dock.player``) plays the SM's events at a pace a class can follow, scrubs, steps
+one event or one OpenSM phase, and pauses at each phase's end for teaching.
 
 "Pull cable" is a what-if: the re-sweep runs on a copy of the design without the
 selected cable (the design, its history and revision stay as they are) and the
@@ -27,8 +25,6 @@ from __future__ import annotations
 
 import dataclasses
 import html
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -41,20 +37,14 @@ from fabricviz.ui.canvas.overlays.sweep import STATE_COLORS, SweepOverlay
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.canvas.view import CanvasView
 from fabricviz.ui.docks.sweep_narration import narration_html
+from fabricviz.ui.docks.sweep_playback import SweepPlayer
 from fabricviz.ui.docks.sweep_tools import SweepTools, legend_strip
 from fabricviz.ui.document.document import Document
 
-SPEEDS = (0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 25.0, 100.0, 1000.0)
-#: SM events shown per wall second at 1×: a pace a class can follow and the teacher can talk over.
-EVENTS_PER_SECOND = 3.0
-TICK_MS = 33
-SPEED_TIP = (f"1× = {EVENTS_PER_SECOND:g} SM events per second, a pace a class can follow (with "
-             "\"Pause at phase end\" the clock stops after each OpenSM phase); 5×–1000× for the impatient "
-             "and for big fabrics. The status line shows the SM's own model time of each step.")
-
 
 class SweepDock(QtWidgets.QDockWidget):
-    """Clock, controls and narration for replaying the SM's heavy sweep on the canvas."""
+    """The SM's heavy sweep on the canvas: computing it, drawing a step, the narration; its clock
+    is the player it holds (``player``)."""
 
     ready = QtCore.Signal()                       # a new sweep is loaded
     step_shown = QtCore.Signal(int)
@@ -74,28 +64,20 @@ class SweepDock(QtWidgets.QDockWidget):
         self.routing: Routing | None = None   # the last sweep's Routing (kept across edits: re-sweeps)
         self._events: list[Any] = []          # model edits since the last sweep
         self.tools = SweepTools(self)         # what-if, credit loops, path trace, port loads
-        self._pos = 0.0                       # the clock, in events (fractional between ticks)
         self.pinned = False                   # (the session's) a lesson's sweep: the overlay stays while hidden
-        self._stop_at: int | None = None      # play_until's target step
-        self._rate: float | None = None       # play_until's speed (× real time), instead of the speed box
         self.overlay = SweepOverlay(scene)
         from fabricviz.ui.canvas.overlays.loads import LoadOverlay
         self.loads = LoadOverlay(scene)
-        self.timer = QtCore.QTimer(self)
-        self.timer.setInterval(TICK_MS)
-        self.timer.timeout.connect(self._tick)
-        self._wall = QtCore.QElapsedTimer()
         self._build()
         shown = document.session.sweep
         self.sweep_step.connect(shown.show_step)      # the inspector follows the step
         self.engine_box.currentTextChanged.connect(shown.set_engine)
         shown.set_engine(self.engine_box.currentText())
         shown.adopt_requested.connect(self.adopt)     # a lesson's sweeps
-        shown.play_requested.connect(self.play_until)
-        shown.finish_requested.connect(self.finish_play)
+        shown.play_requested.connect(self.player.play_until)
+        shown.finish_requested.connect(self.player.finish_play)
         shown.drop_requested.connect(self.release)
-        self._holding: ExitStack | None = None
-        document.session.playback_held.connect(self._hold)   # pictures: the clock stands still
+        document.session.playback_held.connect(self.player.hold)   # pictures: the clock stands still
         self.visibilityChanged.connect(self._visibility)
         document.changed.connect(lambda e: self._fabric_replaced() if e is None else self._design_changed(e))
         document.session.cleared.connect(self.hide)
@@ -130,30 +112,18 @@ class SweepDock(QtWidgets.QDockWidget):
             b.clicked.connect(slot)
             row.addWidget(b)
             return b
-        self.play_button = button("sweep_play", "Play", "play / pause the SM clock (Space)", self.toggle_play)
-        self.step_button = button("sweep_step", "Step", "show the next event (Right)", self.step)
-        self.phase_button = button("sweep_phase", "Step phase", "jump to the next OpenSM phase (Shift+Right)",
-                                   self.step_phase)
-        self.reset_button = button("sweep_reset", "Reset", "back to the first event", lambda: self.show_step(0))
+        self.player = player = SweepPlayer(self, w)     # the clock: play, step, speed, slider
+        for b in (player.play_button, player.step_button, player.phase_button, player.reset_button):
+            row.addWidget(b)
         row.addWidget(QtWidgets.QLabel("Speed", w))
-        self.speed_box = QtWidgets.QComboBox(w)
-        self.speed_box.setObjectName("sweep_speed")
-        for s in SPEEDS:
-            self.speed_box.addItem(f"{s:g}×", s)
-        self.speed_box.setCurrentIndex(SPEEDS.index(1.0))
-        self.speed_box.setToolTip(SPEED_TIP)
-        row.addWidget(self.speed_box)
+        row.addWidget(player.speed_box)
         row.addWidget(QtWidgets.QLabel("Engine", w))
         self.engine_box = QtWidgets.QComboBox(w)
         self.engine_box.setObjectName("sweep_engine")
         self.engine_box.addItems(list(ENGINES))
         self.engine_box.currentTextChanged.connect(lambda _t: self.recompute())
         row.addWidget(self.engine_box)
-        self.phase_pause = QtWidgets.QCheckBox("Pause at phase end", w)
-        self.phase_pause.setObjectName("sweep_phase_pause")
-        self.phase_pause.setChecked(True)
-        self.phase_pause.setToolTip("stop the clock after the last event of each OpenSM phase")
-        row.addWidget(self.phase_pause)
+        row.addWidget(player.phase_pause)
         self.loads_box = QtWidgets.QCheckBox("Port loads", w)
         self.loads_box.setObjectName("sweep_loads")
         self.loads_box.setToolTip("colour and thicken cables by how many destinations the LFTs route over them")
@@ -163,11 +133,7 @@ class SweepDock(QtWidgets.QDockWidget):
         lay.addLayout(row)
         self.legend = legend_strip(w)
         lay.addWidget(self.legend)
-        self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal, w)
-        self.slider.setObjectName("sweep_slider")
-        self.slider.setRange(0, 0)
-        self.slider.valueChanged.connect(self._slider_moved)
-        lay.addWidget(self.slider)
+        lay.addWidget(player.slider)
         self.status = QtWidgets.QLabel("", w)
         self.status.setObjectName("sweep_status")
         lay.addWidget(self.status)
@@ -207,7 +173,7 @@ class SweepDock(QtWidgets.QDockWidget):
         lay.addLayout(frow)
         self.setWidget(w)
         ctx = QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut
-        for key, slot in (("Space", self.toggle_play), ("Right", self.step), ("Shift+Right", self.step_phase)):
+        for key, slot in (("Space", player.toggle_play), ("Right", player.step), ("Shift+Right", player.step_phase)):
             sc = QtGui.QShortcut(QtGui.QKeySequence(key), self)
             sc.setContext(ctx)
             sc.activated.connect(slot)
@@ -215,8 +181,8 @@ class SweepDock(QtWidgets.QDockWidget):
 
     def enable(self) -> None:
         ok = self.timeline is not None
-        for b in (self.play_button, self.step_button, self.phase_button, self.reset_button, self.slider,
-                  self.trace_button, self.pull_button, self.loops_button):
+        self.player.enable(ok)
+        for b in (self.trace_button, self.pull_button, self.loops_button):
             b.setEnabled(ok)
         whatif = self.tools.whatif
         self.pull_button.setEnabled(ok and whatif is None)
@@ -233,7 +199,7 @@ class SweepDock(QtWidgets.QDockWidget):
         kept, Trap 128 from ``trap_port`` comes first, and the dock counts the LFT
         entries that changed.
         """
-        self.pause()
+        self.player.pause()
         self._events = []
         f: Fabric = fabric if fabric is not None else self.editor.fabric
         if fabric is None and self.tools.whatif is not None:       # another engine: the design's sweep
@@ -264,7 +230,7 @@ class SweepDock(QtWidgets.QDockWidget):
         The overlay stays on the canvas while the dock is hidden (presentation
         mode) until the design is edited or replaced.
         """
-        self.pause()
+        self.player.pause()
         self.document.jobs.cancel("sweep")
         self.busy = False
         self._events = []
@@ -281,16 +247,14 @@ class SweepDock(QtWidgets.QDockWidget):
                                                           else "")] + list(facts or [])
         self.facts.setText(" · ".join(self.fact_lines))
         self._draw(timeline.fabric)
-        self.slider.blockSignals(True)
-        self.slider.setRange(0, len(timeline) - 1)
-        self.slider.blockSignals(False)
+        self.player.set_length(len(timeline))
         self.enable()
         self.index = -1
         self.show_step(len(timeline) - 1 if index is None else index)
 
     def release(self) -> None:
         """Drop an adopted sweep (the lesson moved to a step without one)."""
-        self.pause()
+        self.player.pause()
         self.pinned = False
         self.document.jobs.cancel("sweep")
         self.timeline = None
@@ -302,34 +266,11 @@ class SweepDock(QtWidgets.QDockWidget):
         self.status.setText("")
         self.narration.setHtml("")
 
-    def play_until(self, i: int, seconds: float = 3.0) -> None:
-        """Play from the step shown to step ``i`` in about ``seconds`` of wall time, then pause."""
-        tl = self.timeline
-        if tl is None:
-            return
-        i = max(0, min(int(i), len(tl) - 1))
-        if i <= self.index:
-            self.show_step(i)
-            return
-        self._stop_at = i
-        self._rate = (i - self.index) / max(seconds, 0.05)       # events per wall second
-        self._pos = float(self.index)
-        self._wall.start()
-        self.timer.start()
-        self.play_button.setText("Pause")
-
     def _failed(self, error: str) -> None:
         self.busy = False
         self.enable()
         self.status.setText(f"no sweep: {error}")
         self.narration.setHtml(f"<p>{html.escape(error)}</p>")
-
-    def finish_play(self) -> None:
-        """Jump a ``play_until`` animation to its target step (screenshots, tests)."""
-        if self._stop_at is not None:
-            stop = self._stop_at
-            self.pause()
-            self.show_step(stop)
 
     def _computed(self, result: Any) -> None:
         """The sweep of the current design (a stale one is dropped by the job runner)."""
@@ -355,9 +296,7 @@ class SweepDock(QtWidgets.QDockWidget):
             self._draw(self.editor.fabric)
         else:
             self.tools.show_loads()
-        self.slider.blockSignals(True)
-        self.slider.setRange(0, len(result) - 1)
-        self.slider.blockSignals(False)
+        self.player.set_length(len(result))
         self.enable()
         self.index = -1
         self.tools.retrace()           # the path follows the new LFTs
@@ -366,14 +305,12 @@ class SweepDock(QtWidgets.QDockWidget):
 
     def restore(self, timeline: Any, index: int, facts: list[str], routing: Any) -> None:
         """Show a sweep the dock had before (the design's own, after a what-if) at step ``index``."""
-        self.pause()
+        self.player.pause()
         self.busy = False
         self.timeline, self.routing, self.fact_lines = timeline, routing, list(facts)
         self.tools.loop_lines, self.tools.loop = [], ()
         self.facts.setText(" · ".join(self.fact_lines))
-        self.slider.blockSignals(True)
-        self.slider.setRange(0, len(timeline) - 1)
-        self.slider.blockSignals(False)
+        self.player.set_length(len(timeline))
         self._remove_overlay()
         self.enable()
         self.index = -1
@@ -398,7 +335,7 @@ class SweepDock(QtWidgets.QDockWidget):
         self.document.jobs.cancel("sweep")
         self.document.jobs.cancel("sweep-loops")
         self.busy = False
-        self.pause()
+        self.player.pause()
         self.timeline = None
         self._emit_step()
         self._remove_overlay()
@@ -431,7 +368,7 @@ class SweepDock(QtWidgets.QDockWidget):
         if not visible:
             self._emit_step()
             if not self.pinned:
-                self.pause()
+                self.player.pause()
                 self._remove_overlay()
                 self.loads.clear()
                 self.document.session.release("sweep")
@@ -460,7 +397,7 @@ class SweepDock(QtWidgets.QDockWidget):
     def _overlay_changed(self, owner: str) -> None:
         """Another overlay owns the canvas now: the sweep's items (path, loops, ghost) go."""
         if owner and owner != "sweep" and self.overlay.active:
-            self.pause()
+            self.player.pause()
             self._remove_overlay()
             self.loads.clear()
 
@@ -473,104 +410,6 @@ class SweepDock(QtWidgets.QDockWidget):
         else:
             self.sweep_step.emit(None)
 
-    # ------------------------------------------------------------------ clock
-    @property
-    def speed(self) -> float:
-        return float(self.speed_box.currentData())
-
-    @property
-    def playing(self) -> bool:
-        return self.timer.isActive()
-
-    def toggle_play(self) -> None:
-        if self.playing:
-            self.pause()
-        else:
-            self.play()
-
-    def play(self) -> None:
-        tl = self.timeline
-        if tl is None:
-            return
-        if self.index >= len(tl) - 1:
-            self.show_step(0)
-        self._pos = float(self.index)
-        self._wall.start()
-        self.timer.start()
-        self.play_button.setText("Pause")
-
-    def _hold(self, on: bool) -> None:
-        """The session holds playback (``on``) or lets it go on (see :meth:`held`)."""
-        if on and self._holding is None:
-            self._holding = ExitStack()
-            self._holding.enter_context(self.held())
-        elif not on and self._holding is not None:
-            stack, self._holding = self._holding, None
-            stack.close()
-
-    @contextmanager
-    def held(self) -> Iterator[None]:
-        """Playback stands still inside (a picture is being drawn between its clock ticks), then
-        goes on from where it was toward the same ``play_until`` target."""
-        if not self.playing:
-            yield
-            return
-        self.timer.stop()
-        try:
-            yield
-        finally:
-            self._wall.restart()              # the time held does not count
-            self.timer.start()
-
-    def pause(self) -> None:
-        self._stop_at = self._rate = None
-        self.timer.stop()
-        self.play_button.setText("Play")
-
-    def _tick(self) -> None:
-        tl = self.timeline
-        if tl is None:
-            self.pause()
-            return
-        dt = self._wall.restart() / 1000.0
-        self._pos += dt * (self._rate if self._rate is not None else self.speed * EVENTS_PER_SECOND)
-        i = max(self.index, min(int(self._pos), len(tl) - 1))
-        if self._stop_at is not None:
-            stop = self._stop_at
-            if i >= stop:
-                self.show_step(stop)
-                self.pause()
-                return
-            if i != self.index:
-                self.show_step(i)
-            return
-        if self.phase_pause.isChecked():
-            end = tl.phase_end(self.index)        # the last event of this phase (or of the next one
-            if end <= self.index:                 # when play started on a phase's last event)
-                end = tl.phase_end(min(self.index + 1, len(tl) - 1))
-            if i >= end:
-                self.show_step(end)
-                self.pause()
-                return
-        if i != self.index:
-            self.show_step(i)
-        if i >= len(tl) - 1:
-            self.pause()
-
-    def step(self) -> None:
-        if self.timeline is not None:
-            self.pause()
-            self.show_step(min(self.index + 1, len(self.timeline) - 1))
-
-    def step_phase(self) -> None:
-        if self.timeline is not None:
-            self.pause()
-            self.show_step(self.timeline.next_phase_index(self.index))
-
-    def _slider_moved(self, v: int) -> None:
-        if self.timeline is not None and v != self.index:
-            self.show_step(v)
-
     # ------------------------------------------------------------------ showing
     def show_step(self, i: int) -> None:
         """Show step ``i`` on the canvas, the slider and the narration."""
@@ -580,8 +419,7 @@ class SweepDock(QtWidgets.QDockWidget):
         i = max(0, min(int(i), len(tl) - 1))
         self.index = i
         self.t_us = tl.times[i]
-        if not self.playing:
-            self._pos = float(i)
+        self.player.moved_to(i)
         if not self.overlay.active and (self.isVisible() or self.pinned):
             self._draw(self.editor.fabric)       # back on the canvas (another overlay had it)
         self._show(i)
@@ -593,9 +431,7 @@ class SweepDock(QtWidgets.QDockWidget):
         if tl is None or i < 0:
             return
         st = tl.state(i)
-        self.slider.blockSignals(True)
-        self.slider.setValue(i)
-        self.slider.blockSignals(False)
+        self.player.shown(i)
         self.overlay.show(st)
         self.document.session.sweep.drawn = self.overlay.active
         n_sw = int(st.discovered[tl.switches].sum())
@@ -616,11 +452,11 @@ class SweepDock(QtWidgets.QDockWidget):
         return self.narration.toPlainText()
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:  # noqa: N802
-        self.pause()
+        self.player.pause()
         self._remove_overlay()
         self.loads.clear()
         self.document.session.release("sweep")
         super().closeEvent(event)
 
 
-__all__ = ["EVENTS_PER_SECOND", "SPEEDS", "STATE_COLORS", "SweepDock", "SweepOverlay"]
+__all__ = ["STATE_COLORS", "SweepDock", "SweepOverlay"]

@@ -3,8 +3,8 @@ apply it to the design, credit loops, a traced path, port loads, and the colour 
 
 :class:`SweepTools` is an object the :class:`~fabricviz.ui.docks.sweep.SweepDock` holds
 (``dock.tools``): it keeps the what-if, the traced path and the credit loops of the sweep on
-show, and works through the dock's clock, widgets and overlay; the dock module stays about the
-clock.
+show, and works through the dock's widgets and overlay; the dock module stays about the sweep
+on show (its clock is :class:`~fabricviz.ui.docks.sweep_playback.SweepPlayer`).
 """
 
 from __future__ import annotations

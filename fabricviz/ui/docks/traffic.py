@@ -5,12 +5,14 @@ What ``fabricviz simulate`` does, inside the editor: pick a workload
 (max-min steady state or the fluid model with queues, PFC/credits and
 DCQCN), a routing mode and, on InfiniBand with static routes, the subnet
 manager's engine whose LFTs carry the flows; the NICs' transport (``--transport``) and, for RoCE
-fluid runs, the congestion control (``--cc``) beside the model (:mod:`.traffic_transport`); the
-status line says which transport the run assumed and what reordering cost it. The engine runs in a worker
-thread (one run at a time, progress shown); the design is read in place, and a
-result computed while it changed is thrown away. Frames are kept: the slider
-and play/pause scrub them; ``frame_changed(k)`` tells the overlay and the
-charts which frame to show.
+fluid runs, the congestion control (``--cc``) beside the model (:mod:`.traffic_transport`) — the
+form of these controls is an object the dock holds (:class:`~.traffic_form.TrafficForm`,
+``dock.form``); the status line says which transport the run assumed and what reordering cost
+it. The engine runs in a worker thread (one run at a time, progress shown); the design is read in place, and a
+result computed while it changed is thrown away. Frames are kept: the dock's
+player (:class:`~.traffic_playback.FramePlayer`, ``dock.player``: slider and
+play/pause) scrubs them; ``frame_changed(k)`` tells the overlay and the charts
+which frame to show.
 
 Routing and engine are live: changing either while a run is shown re-runs the
 same workload, model, duration and seed with the new choice, then shows the new
@@ -32,13 +34,11 @@ stepped, the Traffic dock raised).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from fabricviz.model import Fabric, FabricError
 from fabricviz.sim.engine import SimResult
@@ -46,17 +46,18 @@ from fabricviz.sim.partitioned import refused_line
 from fabricviz.sim.reach import left_out_line
 from fabricviz.sim.run import run_traffic
 from fabricviz.ui.canvas.overlays.traffic import METRICS, ColorScale, LegendBar, scale_for
+from fabricviz.ui.docks.traffic_form import TrafficForm
 from fabricviz.ui.docks.traffic_left_out import LeftOutList
-from fabricviz.ui.docks.traffic_partition import PartitionPicker
-from fabricviz.ui.docks.traffic_sl import SlPicker, vl_note
-from fabricviz.ui.docks.traffic_transport import CcPicker, TransportPicker, needs_refresh, transport_line
+from fabricviz.ui.docks.traffic_playback import FramePlayer
+from fabricviz.ui.docks.traffic_sl import vl_note
+from fabricviz.ui.docks.traffic_transport import needs_refresh, transport_line
 from fabricviz.ui.document.document import Document
-from fabricviz.ui.document.traffic_choice import IB_ENGINES, LEFT_OUT_ROWS, PLAY_MS, ROUTINGS, WORKLOADS, RunChoice  # noqa: F401
-from fabricviz.ui.widgets.playback import play_controls, show_playing
+from fabricviz.ui.document.traffic_choice import IB_ENGINES, LEFT_OUT_ROWS, ROUTINGS, WORKLOADS, RunChoice  # noqa: F401
 
 
 class TrafficDock(QtWidgets.QDockWidget):
-    """Workload controls, frame scrubber and heatmap legend; see the module doc."""
+    """Runs the form's choice and shows the run: status, left-out hosts, frames (its player) and
+    heatmap legend; see the module doc."""
 
     result_ready = QtCore.Signal(object)      # SimResult (None: cleared)
     frame_changed = QtCore.Signal(int)
@@ -75,7 +76,6 @@ class TrafficDock(QtWidgets.QDockWidget):
         self._shown: RunChoice | None = None      # the choice behind the run on show
         self._share = 0.0                         # its rate/line mean (for the live status)
         self._pending = False                     # a routing change arrived during a run
-        self._quiet = False                       # set by configure/adopt: no live re-run
         self.result: SimResult | None = None
         self.result_fabric: Fabric | None = None
         self.scale: ColorScale | None = None
@@ -85,63 +85,9 @@ class TrafficDock(QtWidgets.QDockWidget):
         body = QtWidgets.QWidget(self)
         lay = QtWidgets.QVBoxLayout(body)
         lay.setContentsMargins(4, 4, 4, 4)
-        form = QtWidgets.QFormLayout()
-        form.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        row = QtWidgets.QHBoxLayout()
-        self.workload_box = self._combo("traffic_workload", WORKLOADS)
-        self.workload_box.setToolTip("ring all-reduce (NCCL ring), all-to-all, random permutation, "
-                                     "shift by K ranks, N-to-1 incast")
-        self.arg_edit = QtWidgets.QLineEdit(body)
-        self.arg_edit.setObjectName("traffic_arg")
-        self.arg_edit.setPlaceholderText("arg: N, K, size")
-        self.arg_edit.setToolTip("incast: senders (8); shift: K; ring/alltoall: size (1GB); "
-                                 "permutation: its seed")
-        row.addWidget(self.workload_box, 2)
-        row.addWidget(self.arg_edit, 1)
-        form.addRow("Workload", row)
-        self.model_box = self._combo("traffic_model", ("maxmin", "fluid"))
-        self.model_box.setToolTip("maxmin: steady-state fair shares (one frame); fluid: queues, "
-                                  "PFC/credits and DCQCN over time (many frames)")
-        self.cc_box = CcPicker(body)          # RoCE: the fluid model's congestion control, beside it
-        row = QtWidgets.QHBoxLayout()
-        row.addWidget(self.model_box)
-        row.addWidget(self.cc_box)
-        form.addRow("Model", row)
-        row = QtWidgets.QHBoxLayout()
-        self.routing_box = self._combo("traffic_routing", ROUTINGS)
-        self.routing_box.setToolTip("default: static on InfiniBand, ecmp on RoCE; changing it "
-                                    "re-runs the shown run with the new routing")
-        self.engine_box = self._combo("traffic_engine", IB_ENGINES)
-        self.engine_box.setToolTip("InfiniBand static routes: the subnet manager engine's LFTs "
-                                   "(dmodk: the built-in D-mod-k walk)")
-        self.routing_box.currentIndexChanged.connect(self._routing_toggled)
-        self.engine_box.currentIndexChanged.connect(self._routing_toggled)
-        row.addWidget(self.routing_box)
-        row.addWidget(self.engine_box)
-        form.addRow("Routing", row)
-        row = QtWidgets.QHBoxLayout()
-        self.duration_edit = QtWidgets.QLineEdit("2ms", body)
-        self.duration_edit.setObjectName("traffic_duration")
-        self.duration_edit.setToolTip("fluid run length: 10ms, 250us, 0.5s")
-        self.seed_box = QtWidgets.QSpinBox(body)
-        self.seed_box.setObjectName("traffic_seed")
-        self.seed_box.setRange(0, 2**31 - 1)
-        row.addWidget(self.duration_edit)
-        row.addWidget(QtWidgets.QLabel("seed", body))
-        row.addWidget(self.seed_box)
-        form.addRow("Duration", row)
-        self.partition_box = PartitionPicker(body)
-        form.addRow("Partition", self.partition_box)
-        self.partition_box.label = form.labelForField(self.partition_box)
-        self.partition_box.refresh(document.fabric)
-        self.sl_box = SlPicker(body)
-        form.addRow("Service level", self.sl_box)
-        self.sl_box.label = form.labelForField(self.sl_box)
-        self.transport_box = TransportPicker(body)
-        form.addRow("Transport", self.transport_box)
-        self.model_box.currentIndexChanged.connect(lambda: self.cc_box.refresh(None, self.model_box.currentText()))
-        self._refresh_pickers()
-        lay.addLayout(form)
+        self.form = TrafficForm(lambda: self.document.fabric, body)   # the run's controls
+        self.form.route_changed.connect(self._routing_toggled)
+        lay.addWidget(self.form)
 
         row = QtWidgets.QHBoxLayout()
         self.run_button = QtWidgets.QPushButton("Run", body)
@@ -170,21 +116,15 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.left_out_list.picked.connect(self.select_hosts)
         lay.addWidget(self.left_out_list)
 
-        row = QtWidgets.QHBoxLayout()
-        self.play_button, self.slider, self.frame_label = play_controls(
-            body, "traffic", ("play", "frame", "frame_label"),
-            "play / pause the frames (Space when the slider has focus)", 130, self.set_playing, self._slider_moved)
-        row.addWidget(self.play_button)
-        row.addWidget(self.slider, 1)
-        row.addWidget(self.frame_label)
-        lay.addLayout(row)
-        space = QtGui.QShortcut(QtGui.QKeySequence(QtCore.Qt.Key.Key_Space), self.slider)
-        space.setContext(QtCore.Qt.ShortcutContext.WidgetShortcut)
-        space.activated.connect(self.play_button.toggle)
+        self.player = FramePlayer(body)           # play/pause, the frame slider and its clock
+        self.player.frame_changed.connect(self.frame_changed)
+        lay.addLayout(self.player.layout_row())
 
         row = QtWidgets.QHBoxLayout()
         row.addWidget(QtWidgets.QLabel("Colour by", body))
-        self.metric_box = self._combo("traffic_metric", tuple(METRICS))
+        self.metric_box = QtWidgets.QComboBox(self)
+        self.metric_box.setObjectName("traffic_metric")
+        self.metric_box.addItems(list(METRICS))
         self.metric_box.currentIndexChanged.connect(self._metric_changed)
         row.addWidget(self.metric_box, 1)
         lay.addLayout(row)
@@ -192,9 +132,6 @@ class TrafficDock(QtWidgets.QDockWidget):
         lay.addWidget(self.legend)
         lay.addStretch(1)
         self.setWidget(body)
-        self.timer = QtCore.QTimer(self)
-        self.timer.setInterval(PLAY_MS)
-        self.timer.timeout.connect(self._tick)
         shown = document.session.traffic              # what the heatmap, charts and lossless dock follow
         self.result_ready.connect(lambda res: shown.show_run(res, self.result_fabric, self.scale))
         self.frame_changed.connect(shown.show_frame)
@@ -203,17 +140,10 @@ class TrafficDock(QtWidgets.QDockWidget):
         document.session.cleared.connect(self.clear)
         shown.adopt_requested.connect(self._adopt_requested)      # a lesson's runs
         shown.drop_requested.connect(self.clear)
-        shown.seek_requested.connect(self.set_frame)
-        shown.play_requested.connect(self.set_playing)
+        shown.seek_requested.connect(self.player.set_frame)
+        shown.play_requested.connect(self.player.set_playing)
         shown.present_requested.connect(self._present_run)
-        self._holding: ExitStack | None = None
-        document.session.playback_held.connect(self._hold)   # pictures: the clock stands still
-
-    def _combo(self, name: str, items: tuple[str, ...]) -> QtWidgets.QComboBox:
-        box = QtWidgets.QComboBox(self)
-        box.setObjectName(name)
-        box.addItems(list(items))
-        return box
+        document.session.playback_held.connect(self.player.hold)   # pictures: the clock stands still
 
     # ------------------------------------------------------------------ state
     @property
@@ -226,7 +156,8 @@ class TrafficDock(QtWidgets.QDockWidget):
 
     @property
     def frame(self) -> int:
-        return self.slider.value()
+        """The frame on show (the player's)."""
+        return self.player.frame
 
     @property
     def metric(self) -> str:  # type: ignore[override]  # a property: Qt's virtual QWidget.metric() keeps its C++ body
@@ -235,52 +166,10 @@ class TrafficDock(QtWidgets.QDockWidget):
     def current_frame(self):
         return None if self.result is None else self.result.frames[self.frame]
 
-    def spec(self) -> str:
-        arg = self.arg_edit.text().strip()
-        return self.workload_box.currentText() + (f":{arg}" if arg else "")
-
-    def configure(self, workload: str | None = None, arg: str | None = None, model: str | None = None,
-                  routing: str | None = None, engine: str | None = None, duration: str | None = None,
-                  seed: int | None = None, partition: str | None = None, sl: int | str | None = None,
-                  transport: str | None = None, cc: str | None = None) -> None:
-        """Set the controls (scripts, lessons, tests) without a live re-run; an unknown choice
-        raises FabricError and changes nothing. ``partition``: a name of the design's ("": the
-        Default); ``sl``: ``"sm"`` (the SM's SLs) or 0..15; ``transport``: ``"default"`` (the NICs')
-        or one of the design's technology; ``cc``: dcqcn | none (RoCE fluid runs)."""
-        boxes = ((self.workload_box, workload, "workload"), (self.model_box, model, "model"),
-                 (self.routing_box, routing, "routing"), (self.engine_box, engine, "engine"))
-        for box, value, what in boxes:
-            if value is not None and box.findText(value) < 0:
-                raise FabricError(f"traffic {what} {value!r}: use "
-                                  + ", ".join(box.itemText(k) for k in range(box.count())))
-        if partition is not None:
-            self.partition_box.refresh(self.fabric)
-            if not self.partition_box.has(partition):
-                self.partition_box.set_value(partition)          # raises, naming the choices
-        sl_choice = self.sl_box.sl_of(sl) if sl is not None else None
-        self.transport_box.normal(transport)
-        self.cc_box.normal(cc)
-        was, self._quiet = self._quiet, True
-        try:
-            for box, value, _ in boxes:
-                if value is not None:
-                    box.setCurrentIndex(box.findText(value))
-            if arg is not None:
-                self.arg_edit.setText(arg)
-            if duration is not None:
-                self.duration_edit.setText(duration)
-            if seed is not None:
-                self.seed_box.setValue(int(seed))
-            if partition is not None:
-                self.partition_box.set_value(partition)
-            if sl is not None:
-                self.sl_box.set_value(sl_choice)
-            if transport is not None:
-                self.transport_box.set_value(transport)
-            if cc is not None:
-                self.cc_box.set_value(cc)
-        finally:
-            self._quiet = was
+    def configure(self, **controls: Any) -> None:
+        """Set the controls (scripts, lessons, tests) without a live re-run; the keywords and the
+        FabricError for an unknown choice are :meth:`.TrafficForm.configure`'s."""
+        self.form.configure(**controls)
 
     def _set_status(self, text: str) -> None:
         """The status line: what happened, then any notes added since (design changed, …)."""
@@ -293,15 +182,9 @@ class TrafficDock(QtWidgets.QDockWidget):
         self._status_notes[key] = text
         self.status.setText(" · ".join([self._status_main, *self._status_notes.values()]))
 
-    def _refresh_pickers(self) -> None:
-        """The design-dependent choices follow the design (partitions, SLs, transport, CC)."""
-        for box in (self.partition_box, self.sl_box, self.transport_box):
-            box.refresh(self.fabric)
-        self.cc_box.refresh(self.fabric, self.model_box.currentText())
-
     def _changed(self, event: Any) -> None:
         if needs_refresh(event):
-            self._refresh_pickers()
+            self.form.refresh()
         if self.result is not None and self.result_fabric is not None:
             self._note("changed", "the design changed since: run again")
         if self.result is not None and (event is None or self.document.fabric is not self.result_fabric):
@@ -324,26 +207,17 @@ class TrafficDock(QtWidgets.QDockWidget):
             self.frame_changed.emit(self.frame)
 
     # ------------------------------------------------------------------ running
-    def choice(self) -> RunChoice:
-        """The controls as a RunChoice (FabricError for a bad duration)."""
-        from fabricviz.sim.units import parse_duration
-        model = self.model_box.currentText()     # max-min is one steady-state frame: duration unread
-        duration = parse_duration(self.duration_edit.text()) if model == "fluid" else 10e-3
-        return RunChoice(self.spec(), model, self.routing_box.currentText(), self.engine_box.currentText(),
-                         duration, self.seed_box.value(), self.partition_box.value(), self.sl_box.value(),
-                         self.transport_box.value(), self.cc_box.value())
-
     def run(self) -> bool:
         """Start a run in the worker with the current controls (False when one is running or
         the controls are invalid: the reason goes to the status line)."""
         if self._running is not None:
             return False
         try:
-            choice = self.choice()
+            choice = self.form.choice()
         except FabricError as exc:
             self._fail(str(exc))
             return False
-        self.set_playing(False)
+        self.player.set_playing(False)
         self._start(choice, live=False)
         return True
 
@@ -379,16 +253,15 @@ class TrafficDock(QtWidgets.QDockWidget):
     def _routing_toggled(self) -> None:
         """Routing or engine changed by the user: re-run the shown run with the new choice (after
         the current run, when one is going)."""
-        if self._quiet:
-            return
+        routing, engine = self.form.routing_box, self.form.engine_box
         if self._running is not None:
             self._pending = True
-            self._note("next", f"next: {self.routing_box.currentText()} ({self.engine_box.currentText()})")
+            self._note("next", f"next: {routing.currentText()} ({engine.currentText()})")
             return
         self._pending = False
         if self.result is None or self._shown is None:
             return
-        new = replace(self._shown, routing=self.routing_box.currentText(), engine=self.engine_box.currentText())
+        new = replace(self._shown, routing=routing.currentText(), engine=engine.currentText())
         tech = self.result.fabric_tech
         if new.route_label(tech) == self._shown.route_label(tech):
             if new != self._shown:            # e.g. the SM engine on RoCE: same routes, nothing to run
@@ -444,13 +317,13 @@ class TrafficDock(QtWidgets.QDockWidget):
         f, choice, live = running
         seconds = self.document.jobs.last_seconds
         if live and self.result is not None:       # same instant, same playing state
-            playing = self.timer.isActive()
+            playing = self.player.timer.isActive()
             t = self.result.frames[self.frame].time_s
             k = int(np.argmin(np.abs(np.array([fr.time_s for fr in res.frames]) - t)))
             assert self._shown is not None            # set with the result on show
             before = (self._shown.route_label(res.fabric_tech), self._share)
             self._present(res, f, choice, f"{seconds:.2f} s", k, before)
-            self.set_playing(playing)
+            self.player.set_playing(playing)
         else:
             self._present(res, f, choice, f"{seconds:.2f} s")
         self.seconds = seconds
@@ -464,19 +337,20 @@ class TrafficDock(QtWidgets.QDockWidget):
         if not getattr(result, "frames", None):
             raise FabricError("traffic: adopt needs a run with frames")
         if self._own_controls is None:          # the user's settings come back after the lesson
-            self._own_controls = self.controls()
+            self._own_controls = self.form.controls()
         self.configure(**{"transport": "default", **controls, "model": result.model})
         if self._running is not None:          # its result is ignored when it arrives
             self.document.jobs.cancel("traffic")
             self._finish()
         self._pending = False
-        self.set_playing(False)
+        self.player.set_playing(False)
         try:
-            duration = self.choice().duration_s
+            duration = self.form.choice().duration_s
         except FabricError:                    # an unreadable duration text: the run's own length
             duration = round(result.fluid.end_s, 12) if result.fluid is not None else 10e-3
-        choice = RunChoice(self.spec(), result.model, self.routing_box.currentText(),
-                           self.engine_box.currentText(), duration, self.seed_box.value())
+        form = self.form
+        choice = RunChoice(form.spec(), result.model, form.routing_box.currentText(),
+                           form.engine_box.currentText(), duration, form.seed_box.value())
         self._present(result, fabric, choice, "precomputed")
 
     def _present(self, res: Any, f: Fabric, choice: RunChoice, took: str, k: int = 0,
@@ -508,44 +382,24 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.scale = scale_for(self.metric, res.frames)
         self.legend.set_scale(self.scale)
         k = max(0, min(int(k), len(res.frames) - 1))
-        self.slider.blockSignals(True)
-        self.slider.setRange(0, len(res.frames) - 1)
-        self.slider.setValue(k)
-        self.slider.blockSignals(False)
+        self.player.load(res.frames, k)
         self.result_ready.emit(res)
         self.scale_changed.emit(self.scale)
-        self._show(k)
-
-    def controls(self) -> dict[str, Any]:
-        """The controls as ``configure``'s keywords."""
-        return {"workload": self.workload_box.currentText(), "arg": self.arg_edit.text(),
-                "model": self.model_box.currentText(), "routing": self.routing_box.currentText(),
-                "engine": self.engine_box.currentText(), "duration": self.duration_edit.text(),
-                "seed": self.seed_box.value(), "partition": self.partition_box.value(), "sl": self.sl_box.choice(),
-                "transport": self.transport_box.value() or "default", "cc": self.cc_box.currentData()}
+        self.player.show(k)
 
     def clear(self) -> None:
         """Forget the run (the window opened another design); controls a lesson set (adopt)
         go back to the user's own."""
         own, self._own_controls = self._own_controls, None
         if own is not None:
-            self.partition_box.refresh(self.fabric)
-            self.transport_box.refresh(self.fabric)
-            if not self.partition_box.has(own.get("partition", "")):
-                own.pop("partition")                 # the user's partition is not in this design
-            if not self.transport_box.fits(own.get("transport")):
-                own.pop("transport")                 # the other technology's transport
-            self.configure(**own)
-        self.set_playing(False)
-        self._refresh_pickers()
+            self.form.restore(own)
+        self.player.set_playing(False)
+        self.form.refresh()
         self.result = self.result_fabric = self._shown = None
         self._pending = False
         self.scale = None
         self.legend.set_scale(None)
-        self.slider.blockSignals(True)
-        self.slider.setRange(0, 0)
-        self.slider.blockSignals(False)
-        self.frame_label.setText("–")
+        self.player.clear()
         self.progress.setValue(0)
         self._set_status("no run yet")
         self._list_left_out(())
@@ -560,75 +414,13 @@ class TrafficDock(QtWidgets.QDockWidget):
         """The left-out list's rows as shown."""
         return self.left_out_list.rows()
 
-    # ------------------------------------------------------------------ frames
-    def set_frame(self, k: int) -> None:
-        """Show frame ``k`` (clamped to the run)."""
-        if self.result is None:
-            return
-        k = max(0, min(int(k), len(self.result.frames) - 1))
-        if k == self.slider.value():
-            self._show(k)
-        else:
-            self.slider.setValue(k)        # → _slider_moved → _show
-
-    def step(self, n: int = 1) -> None:
-        self.set_frame(self.frame + n)
-
-    def _slider_moved(self, k: int) -> None:
-        if self.result is not None:
-            self._show(k)
-
-    def _show(self, k: int) -> None:
-        assert self.result is not None                # shown only with a result
-        fr = self.result.frames[k]
-        self.frame_label.setText(f"{k + 1}/{len(self.result.frames)} · {fr.time_s * 1e3:.3f} ms")
-        self.frame_changed.emit(k)
-
-    def _hold(self, on: bool) -> None:
-        """The session holds playback (``on``) or lets it go on (see :meth:`held`)."""
-        if on and self._holding is None:
-            self._holding = ExitStack()
-            self._holding.enter_context(self.held())
-        elif not on and self._holding is not None:
-            stack, self._holding = self._holding, None
-            stack.close()
-
-    @contextmanager
-    def held(self) -> Iterator[None]:
-        """Playback stands still inside (a picture is being drawn), then plays on."""
-        if not self.timer.isActive():
-            yield
-            return
-        self.set_playing(False)
-        try:
-            yield
-        finally:
-            self.set_playing(True)
-
-    def set_playing(self, on: bool) -> None:
-        on = bool(on) and self.result is not None and len(self.result.frames) > 1
-        show_playing(self.play_button, on)
-        if on:
-            assert self.result is not None
-            if self.frame >= len(self.result.frames) - 1:
-                self.set_frame(0)
-            self.timer.start()
-        else:
-            self.timer.stop()
-
-    def _tick(self) -> None:
-        if self.result is None or self.frame >= len(self.result.frames) - 1:
-            self.set_playing(False)
-            return
-        self.step(1)
-
     def _metric_changed(self) -> None:
         if self.result is None:
             return
         self.scale = scale_for(self.metric, self.result.frames)
         self.legend.set_scale(self.scale)
         self.scale_changed.emit(self.scale)
-        self._show(self.frame)
+        self.player.show(self.frame)
 
 
 __all__ = ["IB_ENGINES", "ROUTINGS", "TrafficDock", "WORKLOADS"]

@@ -102,7 +102,7 @@ def test_heatmap_bundles_take_the_hottest_or_the_mean_colour_and_paused_members_
     assert len(dock.result.frames) == len(ref.frames)
     ov = w.traffic_view.overlay
     assert action(w, "action_bundle_max").isChecked() and not action(w, "action_bundle_mean").isChecked()
-    dock.set_frame(5)
+    dock.player.set_frame(5)
     fr = ref.frames[5]
     np.testing.assert_array_equal(dock.current_frame().link_util, fr.link_util)
     vals = member_values(f, sem, fr)
@@ -140,7 +140,7 @@ def test_heatmap_bundles_take_the_hottest_or_the_mean_colour_and_paused_members_
     want_mean = [COLORS[b].rgba() for b in UTIL.buckets(mean)]
     assert drawn_rgba(sem).tolist() == want_mean != want
     # the next frame keeps the choice
-    dock.set_frame(6)
+    dock.player.set_frame(6)
     vals6 = member_values(f, sem, ref.frames[6])
     assert drawn_rgba(sem).tolist() == [COLORS[b].rgba() for b in UTIL.buckets([v.mean() for v in vals6])]
     action(w, "action_bundle_max").trigger()
@@ -152,7 +152,7 @@ def test_an_open_group_draws_its_cables_heat_and_near_is_todays_heatmap(far, qtb
     w, f, sem = far
     dock = run_in_dock(qtbot, w)
     ov = w.traffic_view.overlay
-    dock.set_frame(5)
+    dock.player.set_frame(5)
     fr = dock.current_frame()
     own = UTIL.buckets(np.maximum(fr.link_util[0:768:2], fr.link_util[1:768:2]))
     # open pod 0: its 32 inner cables (16 host links, 16 leaf–aggregation) are drawn as themselves

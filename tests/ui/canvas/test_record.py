@@ -118,7 +118,7 @@ def test_traffic_recording_runs_in_the_chosen_partition(make_window, qtbot, tmp_
     w.apply_generated(_partitioned())
     QtWidgets.QApplication.processEvents()
     w.traffic_dock.configure(workload="alltoall", model="fluid", duration="1ms")
-    w.traffic_dock.partition_box.set_value("storage")
+    w.traffic_dock.form.partition_box.set_value("storage")
     dlg = open_dialog(w, tmp_path / "p.gif", "traffic", fps=5, width=240, seconds=0.4)
     clips = []
     begin = dlg._begin

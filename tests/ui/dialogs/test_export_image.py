@@ -361,13 +361,13 @@ def test_traffic_playback_stands_still_while_a_picture_is_drawn(make_window, qtb
     with qtbot.waitSignal(dock.result_ready, timeout=60_000):
         assert dock.run()
     assert len(dock.result.frames) > 2
-    dock.set_playing(True)
+    dock.player.set_playing(True)
     frame = dock.frame
     seen = []
     call = export_image.PaintProgress.__call__
 
     def watch(self, done: int, total: int) -> bool:
-        seen.append((dock.timer.isActive(), dock.frame))
+        seen.append((dock.player.timer.isActive(), dock.frame))
         return call(self, done, total)
     monkeypatch.setattr(export_image.PaintProgress, "__call__", watch)
     d = ExportImageDialog(str(tmp_path / "p.png"), "demo")
@@ -378,7 +378,7 @@ def test_traffic_playback_stands_still_while_a_picture_is_drawn(make_window, qtb
     d.dpi.setValue(96)
     assert export_image.run_export(w, str(tmp_path / "p.png"), d) == tmp_path / "p.png"
     assert len(seen) == 4 and seen == [(False, frame)] * 4          # 3 bands of 512 rows and the start
-    assert dock.timer.isActive() and dock.frame == frame
+    assert dock.player.timer.isActive() and dock.frame == frame
 
 
 @pytest.mark.parametrize("opts", [PictureOptions(1500, 1000, 1200.0), PictureOptions(2400, 200),

@@ -137,7 +137,7 @@ def test_live_buffer_use_follows_the_fluid_frame(make_window, qtbot):
     k = int(np.argmax([max(float(fr.link_queue[o].sum()) for o in sizes.values()) for fr in res.frames]))
     hot = max(sizes, key=lambda s: float(res.frames[k].link_queue[sizes[s]].sum()))
     d.show_switch(hot)
-    tr.set_frame(k)
+    tr.player.set_frame(k)
     want = float(np.asarray(res.frames[k].link_queue, float)[sizes[hot]].sum())
     assert want > 0 and d.live is not None and d.bar.queue_bytes == pytest.approx(want, rel=1e-12)
     share = 100 * want / d.budget().buffer_bytes
@@ -157,6 +157,6 @@ def test_live_buffer_use_follows_the_fluid_frame(make_window, qtbot):
         assert held <= peak
         assert d.model.text(r, 12) == ("pausing upstream" if res.frames[k].link_paused[leave ^ 1] else ""), i
     assert rows
-    tr.set_frame(0)                                     # another frame: the bar follows it
+    tr.player.set_frame(0)                                     # another frame: the bar follows it
     first = float(np.asarray(res.frames[0].link_queue, float)[sizes[hot]].sum())
     assert d.bar.queue_bytes == pytest.approx(first, rel=1e-12) and first != want

@@ -69,7 +69,7 @@ def test_create_fill_rename_delete_each_one_undo_step_back_to_the_byte(window):
     # 16 hosts + 20 switch port 0s, all full members of Default; storage has no member yet
     assert _cells(d.model) == [["Default", "0x7fff", "yes", 36, 0], ["storage", "0x8001", "", 0, 0]]
     assert d.selected_pkey() == 1 and d.members_model.rowCount() == 0
-    box = w.traffic_dock.partition_box
+    box = w.traffic_dock.form.partition_box
     assert [box.itemText(i) for i in range(box.count())] == ["Default (0x7fff)", "storage (0x8001)"]
     states.append(fabric_to_dict(f))
 

@@ -17,6 +17,7 @@ from PySide6 import QtCore
 from fabricviz.cli import main as cli_main
 from fabricviz.ib.sweep import heavy_sweep
 from fabricviz.ui.docks import sweep as sweep_dock
+from fabricviz.ui.docks import sweep_playback
 from fabricviz.ui.main_window import DEMO_FABRIC
 
 WAIT = 60_000                # a generous deadline: only a hang waits this long
@@ -47,11 +48,11 @@ def test_step_through_to_subnet_up(dock, qtbot):
     assert set(d.overlay.drawn["undiscovered"].tolist()) >= switches
     discovery_done = None
     for _ in range(len(d.timeline) - 1):
-        qtbot.mouseClick(d.step_button, LEFT)
+        qtbot.mouseClick(d.player.step_button, LEFT)
         if d.timeline.events[d.index].text == "HEAVY SWEEP COMPLETE":
             discovery_done = (set(d.overlay.drawn["discovered"].tolist()),
                               {p for p in subnet_ports if d.overlay.port_colour(p) == "INIT"})
-    assert d.index == len(d.timeline) - 1 == d.slider.value()
+    assert d.index == len(d.timeline) - 1 == d.player.slider.value()
     assert discovery_done == (switches | {int(w.editor.fabric.ports_t.device[p])
                                           for p in ref.routing.subnet.ca_ports.tolist()}, subnet_ports)
     text = d.narration_text()
@@ -74,7 +75,7 @@ def test_step_through_to_subnet_up(dock, qtbot):
         assert d.overlay.labels[p].text() == f"LID {int(r.lids.ca_lid[j])}"
 
     # scrub back to 0: nothing discovered, no port dots
-    d.slider.setValue(0)
+    d.player.slider.setValue(0)
     assert d.index == 0
     assert not len(d.overlay.drawn["discovered"]) and not len(d.overlay.drawn["ACTIVE"])
     assert all(d.overlay.port_colour(p) is None for p in subnet_ports)
@@ -84,42 +85,42 @@ def test_step_through_to_subnet_up(dock, qtbot):
 def test_step_phase_and_keys(dock, qtbot):
     w, d = dock
     starts = d.timeline.phase_starts()
-    qtbot.mouseClick(d.phase_button, LEFT)
+    qtbot.mouseClick(d.player.phase_button, LEFT)
     assert d.index == starts[1] and d.timeline.events[d.index].phase == "discovery"
-    d.slider.setFocus()
-    qtbot.keyClick(d.slider, QtCore.Qt.Key.Key_Right, QtCore.Qt.KeyboardModifier.ShiftModifier)
+    d.player.slider.setFocus()
+    qtbot.keyClick(d.player.slider, QtCore.Qt.Key.Key_Right, QtCore.Qt.KeyboardModifier.ShiftModifier)
     assert d.index == starts[2] and d.timeline.events[d.index].phase == "pkeys"
-    qtbot.keyClick(d.slider, QtCore.Qt.Key.Key_Right)
+    qtbot.keyClick(d.player.slider, QtCore.Qt.Key.Key_Right)
     assert d.index == starts[2] + 1 and d.timeline.events[d.index].kind == "pkey_enforce"   # PortInfo SMPs
-    qtbot.keyClick(d.slider, QtCore.Qt.Key.Key_Right, QtCore.Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(d.player.slider, QtCore.Qt.Key.Key_Right, QtCore.Qt.KeyboardModifier.ShiftModifier)
     assert d.index == starts[3] and d.timeline.events[d.index].phase == "sm_lid"
-    qtbot.keyClick(d.slider, QtCore.Qt.Key.Key_Right)
+    qtbot.keyClick(d.player.slider, QtCore.Qt.Key.Key_Right)
     assert d.index == starts[3] + 1
-    qtbot.keyClick(d.slider, QtCore.Qt.Key.Key_Space)
-    assert d.playing
-    qtbot.keyClick(d.slider, QtCore.Qt.Key.Key_Space)
-    assert not d.playing
+    qtbot.keyClick(d.player.slider, QtCore.Qt.Key.Key_Space)
+    assert d.player.playing
+    qtbot.keyClick(d.player.slider, QtCore.Qt.Key.Key_Space)
+    assert not d.player.playing
 
 
 def test_play_reaches_the_end(dock, qtbot):
     w, d = dock
-    assert d.phase_pause.isChecked()                                 # the teaching default
-    d.phase_pause.setChecked(False)
-    d.speed_box.setCurrentIndex(len(sweep_dock.SPEEDS) - 1)          # 1000×
-    assert d.speed == 1000.0
-    qtbot.mouseClick(d.play_button, LEFT)
-    assert d.playing and d.play_button.text() == "Pause"
-    qtbot.waitUntil(lambda: d.index == len(d.timeline) - 1 and not d.playing, timeout=WAIT)
+    assert d.player.phase_pause.isChecked()                                 # the teaching default
+    d.player.phase_pause.setChecked(False)
+    d.player.speed_box.setCurrentIndex(len(sweep_playback.SPEEDS) - 1)          # 1000×
+    assert d.player.speed == 1000.0
+    qtbot.mouseClick(d.player.play_button, LEFT)
+    assert d.player.playing and d.player.play_button.text() == "Pause"
+    qtbot.waitUntil(lambda: d.index == len(d.timeline) - 1 and not d.player.playing, timeout=WAIT)
     assert "SUBNET UP" in d.narration_text()
 
 
 def test_play_pauses_at_phase_end(dock, qtbot):
     w, d = dock
-    d.speed_box.setCurrentIndex(len(sweep_dock.SPEEDS) - 1)
-    d.phase_pause.setChecked(True)
+    d.player.speed_box.setCurrentIndex(len(sweep_playback.SPEEDS) - 1)
+    d.player.phase_pause.setChecked(True)
     d.show_step(d.timeline.phase_starts()[1])
-    qtbot.mouseClick(d.play_button, LEFT)
-    qtbot.waitUntil(lambda: not d.playing, timeout=WAIT)
+    qtbot.mouseClick(d.player.play_button, LEFT)
+    qtbot.waitUntil(lambda: not d.player.playing, timeout=WAIT)
     assert d.timeline.events[d.index].text == "HEAVY SWEEP COMPLETE"     # last step of discovery
 
 
@@ -192,23 +193,23 @@ def test_one_x_plays_about_three_events_per_second_with_the_real_timer(dock, qtb
     """The real timer ticks; how far a tick moves is the wall time since the last one (an injected
     clock here, so a loaded machine's late ticks change nothing): 1.5 s at 1x is 4 events, 1 s more 3."""
     w, d = dock
-    assert d.speed == 1.0 and sweep_dock.EVENTS_PER_SECOND == 3.0
-    assert "3 SM events per second" in d.speed_box.toolTip()
+    assert d.player.speed == 1.0 and sweep_playback.EVENTS_PER_SECOND == 3.0
+    assert "3 SM events per second" in d.player.speed_box.toolTip()
     clock = _Clock()
-    monkeypatch.setattr(d, "_wall", clock)
+    monkeypatch.setattr(d.player, "_wall", clock)
     start = d.timeline.phase_starts()[1]                     # discovery: 30+ events, no phase end near
     d.show_step(start)
-    d.play()
-    assert d.playing and d.timer.interval() == sweep_dock.TICK_MS
-    qtbot.wait(3 * sweep_dock.TICK_MS)                       # ticks with no time passed: no step
+    d.player.play()
+    assert d.player.playing and d.player.timer.interval() == sweep_playback.TICK_MS
+    qtbot.wait(3 * sweep_playback.TICK_MS)                       # ticks with no time passed: no step
     assert d.index == start
     clock.ms += 1500
     qtbot.waitUntil(lambda: d.index != start, timeout=WAIT)  # the next real tick
     assert d.index - start == 4                              # int(1.5 s x 3 events per second)
     clock.ms += 1000
     qtbot.waitUntil(lambda: d.index != start + 4, timeout=WAIT)
-    assert d.index - start == 7 and d.playing                # 2.5 s: 7.5 events
-    d.pause()
+    assert d.index - start == 7 and d.player.playing                # 2.5 s: 7.5 events
+    d.player.pause()
     assert d.timeline.events[d.index].phase == "discovery"
 
 
@@ -312,15 +313,15 @@ def test_credit_loops_on_a_ring_and_the_updn_fallback_reason(dock, qtbot):
 def test_held_playback_stands_still_and_goes_on_to_the_same_target(dock, qtbot):
     w, d = dock
     target = d.timeline.phase_starts()[3]
-    d.play_until(target, seconds=1.5)
-    assert d.playing
-    with d.held():
+    d.player.play_until(target, seconds=1.5)
+    assert d.player.playing
+    with d.player.held():
         at = d.index
         qtbot.wait(300)
-        assert not d.playing and d.index == at              # no step while a picture is drawn
-    assert d.playing and d._stop_at == target              # the play_until target is kept
-    qtbot.waitUntil(lambda: not d.playing, timeout=WAIT)
+        assert not d.player.playing and d.index == at              # no step while a picture is drawn
+    assert d.player.playing and d.player._stop_at == target              # the play_until target is kept
+    qtbot.waitUntil(lambda: not d.player.playing, timeout=WAIT)
     assert d.index == target
-    with d.held():                                          # not playing: nothing starts
+    with d.player.held():                                          # not playing: nothing starts
         pass
-    assert not d.playing
+    assert not d.player.playing

@@ -143,7 +143,7 @@ def test_the_sweep_owns_the_canvas_and_gives_it_up(dock, qtbot):
     assert not d.overlay.active
     assert not [i for i in w.scene.items() if i.data(2) == "sweep_overlay"]
     # stepping the sweep again takes the canvas back, with the path and the ghost
-    d.step()
+    d.player.step()
     assert session.overlay == "sweep" and d.overlay.active
     assert d.overlay.items["trace"].path().elementCount() > 0 and len(d.overlay.drawn["ghost"]) == 1
     d.hide()

@@ -87,7 +87,7 @@ def test_incast_fluid_heatmap_pauses_scrub_and_charts(make_window, qtbot):
     assert not ov.is_paused(c)
 
     # frame 5: the senders' uplinks are PFC-paused; exactly those cables are drawn paused
-    dock.set_frame(5)
+    dock.player.set_frame(5)
     fr5 = ref.frames[5]
     paused_links = np.flatnonzero(fr5.link_paused)
     assert len(paused_links) == 8
@@ -99,21 +99,21 @@ def test_incast_fluid_heatmap_pauses_scrub_and_charts(make_window, qtbot):
 
     # scrub: frame k shows frame k's values, for every cable
     for k in (3, 120, 199):
-        dock.slider.setValue(k)
+        dock.player.slider.setValue(k)
         QtWidgets.QApplication.processEvents()
         assert dock.frame == k
         fr = ref.frames[k]
         val = np.maximum(fr.link_util[0::2][:f.cables_t.n], fr.link_util[1::2][:f.cables_t.n])
         for cab in f.cable_ids():
             assert ov.bucket_of(int(cab)) == ColorScale("utilisation", 0, 1).bucket(float(val[cab]))
-        assert dock.frame_label.text().startswith(f"{k + 1}/200")
+        assert dock.player.frame_label.text().startswith(f"{k + 1}/200")
 
     # the queue metric: scale 0..peak queue of the run, receiver's bucket follows
     dock.metric_box.setCurrentText("queue")
     s = dock.scale
     peak = max(float(fr.link_queue.max()) for fr in ref.frames)
     assert (s.metric, s.vmin, s.vmax) == ("queue", 0.0, peak)
-    dock.set_frame(5)
+    dock.player.set_frame(5)
     assert ov.color_of(c) == COLORS[min(int(float(fr5.link_queue[link]) / peak * BUCKETS), BUCKETS - 1)]
     assert legend.texts()[1] == s.label(peak)
 
@@ -156,7 +156,7 @@ def test_ib_fat_tree_maxmin_permutation_static_sm_routes(make_window, qtbot):
     res = dock.result
     assert res.routing == "static" and res.fabric_tech == "ib" and len(res.frames) == 1
     assert np.array_equal(res.routes.links, ref.routes.links)     # the SM's LFT paths
-    assert dock.slider.maximum() == 0
+    assert dock.player.slider.maximum() == 0
     fr = ref.frames[0]
     ov = w.traffic_view.overlay
     s = scale_for("utilisation", ref.frames)
@@ -322,17 +322,17 @@ def test_heatmap_gives_way_to_another_overlay_and_comes_back(make_window, qtbot)
     # coolest colour); from frame 2 on it is full (bin 15)
     assert (bucket_at(0, c), bucket_at(5, c)) == (0, 15)
     assert session.owns("traffic") and ov.drawn_count() == cables and ov.bucket_of(c) == 0
-    dock.set_frame(5)
+    dock.player.set_frame(5)
     assert ov.bucket_of(c) == 15
 
     session.claim("sweep")
     assert ov.drawn_count() == 0 and ov.bucket_of(c) is None             # nothing drawn
     assert w.traffic_view.hidden and dock.result is not None       # the run stays in the dock
-    dock.set_frame(0)
+    dock.player.set_frame(0)
     assert session.owns("traffic") and not w.traffic_view.hidden
     assert ov.drawn_count() == cables and ov.bucket_of(c) == 0
-    dock.step(1)
-    dock.step(1)
+    dock.player.step(1)
+    dock.player.step(1)
     assert ov.bucket_of(c) == 15
 
     # an edit while the sweep owns the canvas does not take it back
@@ -342,7 +342,7 @@ def test_heatmap_gives_way_to_another_overlay_and_comes_back(make_window, qtbot)
     assert dock.result is not None and session.owns("sweep") and ov.drawn_count() == 0
 
     # the Traffic dock hidden behind the inspector, then raised: the heatmap is back, at frame 7
-    dock.set_frame(7)
+    dock.player.set_frame(7)
     session.claim("lesson")
     assert ov.drawn_count() == 0
     layout.reveal(w, w.inspector)

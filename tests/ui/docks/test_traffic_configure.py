@@ -24,20 +24,20 @@ def test_configure_sets_partition_and_sl_and_controls_round_trip(make_window):
     w.apply_generated(_partitioned())
     QtWidgets.QApplication.processEvents()
     dock.configure(workload="alltoall", partition="storage", sl=5)
-    assert dock.partition_box.value() == "storage" and dock.sl_box.value() == 5
-    assert dock.choice().partition == "storage"
-    got = dock.controls()
+    assert dock.form.partition_box.value() == "storage" and dock.form.sl_box.value() == 5
+    assert dock.form.choice().partition == "storage"
+    got = dock.form.controls()
     assert got["partition"] == "storage" and got["sl"] == 5
     dock.configure(partition="storage (0x8002)", sl="sm")          # the label a run reports; the SM's SLs
-    assert dock.partition_box.value() == "storage" and dock.sl_box.value() is None
+    assert dock.form.partition_box.value() == "storage" and dock.form.sl_box.value() is None
     dock.configure(partition="", sl="SL 2")                          # the Default partition
-    assert dock.partition_box.currentText() == "Default (0x7fff)" and dock.sl_box.value() == 2
+    assert dock.form.partition_box.currentText() == "Default (0x7fff)" and dock.form.sl_box.value() == 2
     dock.configure(**got)
-    assert dock.controls() == got
+    assert dock.form.controls() == got
     for bad in ({"partition": "compute"}, {"sl": 16}, {"sl": "gold"}, {"workload": "alltoall", "partition": "x"}):
         with pytest.raises(FabricError):
             dock.configure(**{"model": "fluid", **bad})
-        assert dock.controls() == got                                # nothing changed
+        assert dock.form.controls() == got                                # nothing changed
 
 
 def test_no_partitions_default_is_accepted(make_window):
@@ -46,6 +46,6 @@ def test_no_partitions_default_is_accepted(make_window):
     w.apply_generated(leaf_spine(2, 1, 2))
     QtWidgets.QApplication.processEvents()
     dock.configure(partition="")
-    assert dock.partition_box.count() == 0 and dock.controls()["partition"] == ""
+    assert dock.form.partition_box.count() == 0 and dock.form.controls()["partition"] == ""
     with pytest.raises(FabricError, match="traffic partition 'storage'"):
         dock.configure(partition="storage")

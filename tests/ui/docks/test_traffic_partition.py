@@ -18,11 +18,11 @@ def window(make_window):
 
 def test_partition_choice_shown_only_for_partitioned_ib_designs(window, qtbot):
     dock = window.traffic_dock
-    box = dock.partition_box
+    box = dock.form.partition_box
     window.apply_generated(leaf_spine(2, 1, 2))
     QtWidgets.QApplication.processEvents()
     assert box.count() == 0 and not box.isVisibleTo(dock) and not box.label.isVisibleTo(dock)
-    assert dock.choice().partition == ""
+    assert dock.form.choice().partition == ""
     window.apply_generated(_partitioned())
     QtWidgets.QApplication.processEvents()
     assert [box.itemText(i) for i in range(box.count())] == ["Default (0x7fff)", "storage (0x8002)"]
@@ -34,7 +34,7 @@ def test_run_in_storage_refuses_the_limited_pair_and_says_so(window, qtbot):
     window.apply_generated(_partitioned())
     QtWidgets.QApplication.processEvents()
     dock.configure(workload="alltoall")
-    dock.partition_box.set_value("storage")
+    dock.form.partition_box.set_value("storage")
     with qtbot.waitSignal(dock.result_ready, timeout=WAIT):
         assert dock.run()
     qtbot.waitUntil(lambda: not dock.running, timeout=WAIT)

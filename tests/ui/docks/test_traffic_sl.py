@@ -28,11 +28,11 @@ def _run(dock, qtbot):
 
 def test_sl_choice_only_on_infiniband(window):
     dock = window.traffic_dock
-    box = dock.sl_box
+    box = dock.form.sl_box
     assert [box.itemText(i) for i in range(3)] == [FROM_SM, "SL 0", "SL 1"] and box.count() == 17
     window.apply_generated(leaf_spine(2, 1, 2))
     QtWidgets.QApplication.processEvents()
-    assert not box.isVisibleTo(dock) and not box.label.isVisibleTo(dock) and dock.choice().sl is None
+    assert not box.isVisibleTo(dock) and not box.label.isVisibleTo(dock) and dock.form.choice().sl is None
     window.apply_generated(torus((4, 4)))
     QtWidgets.QApplication.processEvents()
     assert box.isVisibleTo(dock) and box.label.isVisibleTo(dock)
@@ -62,7 +62,7 @@ def test_dfsssp_paths_keep_their_sl_unless_one_is_chosen(window, qtbot):
     assert len(sls) > 1
     assert f" · SLs {', '.join(map(str, sls))} on " in dock.status.text()
     assert "(the SM's path SLs)" in dock.status.text()
-    dock.sl_box.set_value(2)
+    dock.form.sl_box.set_value(2)
     res = _run(dock, qtbot)
     assert res.flow_vl.source == "flows" and set(np.asarray(res.flow_vl.sl).tolist()) == {2}
     assert " · SL" not in dock.status.text()              # one class: nothing to say

@@ -58,7 +58,7 @@ def make_dock(qtbot, f):
 
 
 def entries(dock):
-    box = dock.transport_box
+    box = dock.form.transport_box
     return [box.itemText(k) for k in range(box.count())], [box.model().item(k).isEnabled() for k in range(box.count())]
 
 
@@ -82,7 +82,7 @@ def test_the_entries_follow_the_design_and_its_nic_parts(qtbot):
     assert (nic_parts(ib), nic_parts(cx6), nic_parts(cx7)) == ({"CX7-1P"}, {"CX6-HDR"}, {"CX7-1P"})
     assert (ib.catalog.get("CX6-HDR").ooo_placement, ib.catalog.get("CX7-1P").ooo_placement) == (False, True)
     dock = make_dock(qtbot, ib)
-    box, cc = dock.transport_box, dock.cc_box
+    box, cc = dock.form.transport_box, dock.form.cc_box
     assert entries(dock) == (["Default (NICs): InfiniBand", *NAMES], [True, True, False, False])
     tip = QtCore.Qt.ItemDataRole.ToolTipRole
     assert [box.itemData(k, tip) for k in (1, 2, 3)] == [TRANSPORT_TIPS[t] for t in ("ib", "roce-gbn", "roce-ooo")]
@@ -98,18 +98,18 @@ def test_the_entries_follow_the_design_and_its_nic_parts(qtbot):
     dock.configure(model="fluid", transport="roce-ooo")
     assert cc.isEnabled() and cc.value() == "dcqcn" and box.value() == "roce-ooo"
     dock.configure(cc="none")
-    assert (dock.choice().transport, dock.choice().cc) == ("roce-ooo", "none")
-    got = dock.controls()
+    assert (dock.form.choice().transport, dock.form.choice().cc) == ("roce-ooo", "none")
+    got = dock.form.controls()
     assert (got["transport"], got["cc"]) == ("roce-ooo", "none")
     for bad in ({"transport": "ib"}, {"transport": "tcp"}, {"cc": "timely"}, {"workload": "ring", "transport": "ib"}):
         with pytest.raises(FabricError):
             dock.configure(**bad)
-        assert dock.controls() == got                         # nothing changed
+        assert dock.form.controls() == got                         # nothing changed
 
     dock.document.editor.set_fabric(cx7)                      # RoCE again: the choice stays
     assert entries(dock)[0][0] == "Default (NICs): RoCE out-of-order" and box.value() == "roce-ooo"
     dock.document.editor.set_fabric(ib)                       # InfiniBand: back to the NICs' default
-    assert box.currentIndex() == 0 and box.value() is None and cc.isHidden() and dock.choice().cc is None
+    assert box.currentIndex() == 0 and box.value() is None and cc.isHidden() and dock.form.choice().cc is None
 
 
 def test_go_back_n_under_adaptive_routing_runs_the_cli_numbers(qtbot, tmp_path, capsys):
@@ -156,11 +156,12 @@ def test_congestion_control_none_runs_as_simulate_cc_none(qtbot, tmp_path, capsy
 def test_the_choice_is_each_documents_own_and_no_design_edit(qtbot):
     a, b = make_dock(qtbot, cx6_tree()), make_dock(qtbot, cx7_tree())
     rev = a.document.revision
-    a.transport_box.setCurrentIndex(a.transport_box.findData("roce-ooo"))        # as the user picks it
-    assert a.choice().transport == "roce-ooo" and b.choice().transport is None and b.transport_box.currentIndex() == 0
+    a.form.transport_box.setCurrentIndex(a.form.transport_box.findData("roce-ooo"))   # as the user picks it
+    assert a.form.choice().transport == "roce-ooo" and b.form.choice().transport is None
+    assert b.form.transport_box.currentIndex() == 0
     assert a.document.stack.count() == 0 and a.document.revision == rev       # not an undoable edit
     b.configure(transport="roce-gbn")
-    assert a.transport_box.value() == "roce-ooo" and b.transport_box.value() == "roce-gbn"
+    assert a.form.transport_box.value() == "roce-ooo" and b.form.transport_box.value() == "roce-gbn"
 
 
 def test_the_comparison_names_each_sides_transport(qtbot, tmp_path, capsys):

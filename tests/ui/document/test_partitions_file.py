@@ -43,7 +43,7 @@ def test_import_is_one_undo_step_that_gives_back_the_design_to_the_byte(window, 
     got = design_partitions(f.meta)
     assert [(p.name, p.pkey) for p in got.statements] == [("Default", 0x7FFF), ("storage", 0x0002)]
     # the Traffic dock offers the new partition at once
-    box = w.traffic_dock.partition_box
+    box = w.traffic_dock.form.partition_box
     assert [box.itemText(i) for i in range(box.count())] == ["Default (0x7fff)", "storage (0x8002)"]
     w.editor.stack.undo()
     assert fabric_to_dict(f) == before and "partitions" not in f.meta

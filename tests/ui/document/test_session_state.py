@@ -83,11 +83,11 @@ def test_pictures_hold_the_playback_of_every_dock(parts):
     assert len(res.frames) > 1
     doc.session.traffic.adopt(res, f, {})
     with doc.session.held():
-        assert not traffic.timer.isActive()
-    assert not traffic.timer.isActive()
+        assert not traffic.player.timer.isActive()
+    assert not traffic.player.timer.isActive()
     doc.session.traffic.play(True)
-    assert traffic.timer.isActive()
+    assert traffic.player.timer.isActive()
     with doc.session.held():
-        assert not traffic.timer.isActive()
-    assert traffic.timer.isActive()
+        assert not traffic.player.timer.isActive()
+    assert traffic.player.timer.isActive()
     doc.session.traffic.play(False)

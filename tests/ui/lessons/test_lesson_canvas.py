@@ -116,9 +116,9 @@ def test_lesson_5_pfc_step_draws_the_s1_to_s2_link_paused(qtbot, make_window):
     from fabricviz.ui.canvas.overlays.traffic import PAUSED_CASING, PAUSED_COLOR
     assert [it.pen().color().name() for it in items] == [PAUSED_CASING, PAUSED_COLOR]
     # early in the run (before the queues fill) only what the frame shows is paused
-    w.traffic_dock.set_frame(0)
+    w.traffic_dock.player.set_frame(0)
     assert stage.overlay.drawn["paused"] == () and _canvas_paused(w, stage) == set()
-    w.traffic_dock.set_frame(len(w.traffic_dock.result.frames) - 1)
+    w.traffic_dock.player.set_frame(len(w.traffic_dock.result.frames) - 1)
     assert isl in stage.overlay.drawn["paused"]
     dock.go(2)                                   # DCQCN: the pauses stop
     stage.finish()
@@ -137,9 +137,10 @@ def test_a_lessons_run_shows_its_own_controls_not_the_users(qtbot, make_window):
         stage.finish()
         run = expected[k].traffic
         assert traffic.result is run.result and dock.results[k].traffic is run
-        assert (traffic.workload_box.currentText(), traffic.arg_edit.text(), traffic.model_box.currentText(),
-                traffic.routing_box.currentText(), traffic.engine_box.currentText(), traffic.duration_edit.text(),
-                traffic.seed_box.value()) == ("permutation", "", "maxmin", mode, "minhop", "10ms", 0)
+        form = traffic.form
+        assert (form.workload_box.currentText(), form.arg_edit.text(), form.model_box.currentText(),
+                form.routing_box.currentText(), form.engine_box.currentText(), form.duration_edit.text(),
+                form.seed_box.value()) == ("permutation", "", "maxmin", mode, "minhop", "10ms", 0)
         assert traffic._shown.spec == "permutation" and traffic._shown.routing == mode
         assert traffic.result.summary(w.editor.fabric)["routing"] == mode
     assert traffic.runs_started == 0                      # nothing re-ran with the user's settings
@@ -148,8 +149,9 @@ def test_a_lessons_run_shows_its_own_controls_not_the_users(qtbot, make_window):
     assert traffic.result is dock5.results[0].traffic.result is not lesson4_run   # lesson 5's own first run
     dock5.go(1)
     stage5.finish()
-    assert (traffic.arg_edit.text(), traffic.model_box.currentText(), traffic.routing_box.currentText(),
-            traffic.duration_edit.text()) == ("", "fluid", "default", "6ms")
+    form = traffic.form
+    assert (form.arg_edit.text(), form.model_box.currentText(), form.routing_box.currentText(),
+            form.duration_edit.text()) == ("", "fluid", "default", "6ms")
     assert traffic.result is dock5.results[1].traffic.result and len(traffic.result.frames) == 200
     w.files.new_design()                                        # another design: the lesson ends
     assert traffic.result is None and stage5._traffic_result is None and not stage5.following

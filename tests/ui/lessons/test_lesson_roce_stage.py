@@ -68,9 +68,9 @@ def test_lesson_10_stage_draws_the_cycle_and_the_deadlocked_cables(qtbot, make_w
     assert stage.overlay.drawn["loop"] == stuck.loop_cables == step.loop_cables
     _paused_shown(w, stage, run)
     assert _corners(stage.overlay.paused_items[0]) == _ends(w.editor.fabric, run.paused_cables)
-    w.traffic_dock.set_frame(0)                       # before the steady part: no lesson marks
+    w.traffic_dock.player.set_frame(0)                       # before the steady part: no lesson marks
     assert stage.overlay.drawn["paused"] == () and stage.overlay.paused_items == []
-    w.traffic_dock.set_frame(len(run.result.frames) - 1)
+    w.traffic_dock.player.set_frame(len(run.result.frames) - 1)
     assert stage.overlay.drawn["paused"] == run.paused_cables
     # the watchdog's run: its own paused cables, the run the Traffic dock shows
     wd = _go(dock, stage, "The PFC watchdog")

@@ -18,7 +18,7 @@ def _open(qtbot, w, num):
 
 def _settle(qtbot, w):
     sweep = w.sweep_dock
-    qtbot.waitUntil(lambda: sweep._stop_at is None, timeout=60_000)
+    qtbot.waitUntil(lambda: sweep.player._stop_at is None, timeout=60_000)
 
 
 def test_lesson_1_sweep_trace_and_pull_drive_the_canvas(qtbot, make_window, shared_runs):
@@ -178,7 +178,7 @@ def test_presentation_keeps_only_canvas_and_lesson_on_traffic_steps(qtbot, make_
     w.action_presentation.trigger()
     dock.go(1)                                   # PFC alone: a fluid run plays on the canvas
     res = dock.results[1].traffic.result
-    assert w.traffic_dock.result is res and w.traffic_dock.timer.isActive()      # its frames play
+    assert w.traffic_dock.result is res and w.traffic_dock.player.timer.isActive()      # its frames play
     assert not w.traffic_dock.isVisible() and not w.charts_dock.isVisible()
     assert dock.isVisible() and not dock.legend.isHidden()
     assert dock.legend.texts() == ("0 %", "100 %")

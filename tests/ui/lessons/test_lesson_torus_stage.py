@@ -90,7 +90,7 @@ def test_the_stage_draws_the_loop_then_the_vl_layers(qtbot, make_window, shared_
 def test_lesson7_runs_set_the_traffic_docks_partition_and_sl(qtbot, make_window, shared_runs):
     w = make_window()
     traffic = w.traffic_dock
-    own = traffic.controls()
+    own = traffic.form.controls()
     assert own["partition"] == "" and own["sl"] == "sm"
     traffic.configure(sl=3)                                   # the user's own SL, back after the lesson
     dock, stage = open_lesson(qtbot, w, 7)
@@ -100,8 +100,8 @@ def test_lesson7_runs_set_the_traffic_docks_partition_and_sl(qtbot, make_window,
         stage.finish()
         run = dock.results[dock.k].traffic
         assert run.partition.startswith(part + " (0x") and traffic.result is run.result     # the run's label
-        assert traffic.partition_box.value() == part and traffic.partition_box.currentText() == run.partition
-        assert traffic.sl_box.choice() == "sm" and traffic.controls()["partition"] == part
+        assert traffic.form.partition_box.value() == part and traffic.form.partition_box.currentText() == run.partition
+        assert traffic.form.sl_box.choice() == "sm" and traffic.form.controls()["partition"] == part
     w.editor.set_fabric(dock.results[0].fabric.copy())          # the lesson stops: the user's controls
     QtWidgets.QApplication.processEvents()
-    assert traffic.controls()["sl"] == 3 and traffic.sl_box.currentText() == "SL 3"
+    assert traffic.form.controls()["sl"] == 3 and traffic.form.sl_box.currentText() == "SL 3"
