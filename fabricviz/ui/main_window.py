@@ -448,7 +448,7 @@ class MainWindow(QtWidgets.QMainWindow):
         """File ▸ Record Animation…: the sweep, the Traffic dock's run or the open lesson as a video."""
         from fabricviz.ui.dialogs.record import RecordDialog  # not at the top: see export_image
         start = str(Path(self.files.last_dir()) / (Path(self.document.display_name).stem + ".mp4"))
-        dlg = RecordDialog(self.document, traffic=self.traffic_dock, start=start, parent=self)
+        dlg = RecordDialog(self.document, start=start, parent=self)
         dlg.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
         dlg.recorded.connect(lambda path: self.say(f"recorded {path}", 8000))
         dlg.destroyed.connect(lambda *_: self._record_dialog_gone(dlg))

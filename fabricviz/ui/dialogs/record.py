@@ -75,12 +75,13 @@ class RecordDialog(QtWidgets.QDialog):
 
     recorded = QtCore.Signal(str)              # the file written
 
-    def __init__(self, document: Document, traffic: Any = None, engine: str | None = None,
+    def __init__(self, document: Document, engine: str | None = None,
                  start: str = "animation.mp4", parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Record Animation")
         self.setObjectName("record_dialog")
-        self.document, self.traffic = document, traffic
+        self.document = document
+        self.traffic = document.session.traffic   # the Traffic dock's run on show and its controls
         self.lesson = document.session.lesson     # the lesson open in the Lessons dock
         if engine is None:
             engine = document.session.sweep.engine   # the Subnet Manager dock's engine
@@ -185,9 +186,9 @@ class RecordDialog(QtWidgets.QDialog):
         if has_lesson:
             self.what_box.setItemText(2, f"Lesson: {les.lesson.title}")
             self.what_box.setCurrentIndex(2)
-        elif self.traffic is not None and self.traffic.result is not None:
+        elif self.traffic.setup() is not None and self.traffic.result is not None:
             self.what_box.setCurrentIndex(1)
-        model.item(1).setEnabled(self.traffic is not None)
+        model.item(1).setEnabled(self.traffic.setup() is not None)
         self._describe()
 
     @property
@@ -197,10 +198,10 @@ class RecordDialog(QtWidgets.QDialog):
     def _describe(self) -> None:
         self.engine_box.setEnabled(self.what == SWEEP)
         text = ""
-        if self.what == TRAFFIC and self.traffic is not None:
-            t, form = self.traffic, self.traffic.form
-            text = (f"{form.spec()}, {form.model_box.currentText()} model, {form.routing_box.currentText()} routing, "
-                    f"coloured by {t.metric} — run again on a copy of the design")
+        setup = self.traffic.setup() if self.what == TRAFFIC else None
+        if setup is not None:
+            text = (f"{setup.spec}, {setup.model} model, {setup.routing} routing, "
+                    f"coloured by {setup.metric} — run again on a copy of the design")
         elif self.what == LESSON and self.lesson is not None and self.lesson.lesson is not None:
             text = f"every step of {self.lesson.lesson.title!r}, on the lesson's own fabric"
         elif self.what == SWEEP:
@@ -281,7 +282,10 @@ class RecordDialog(QtWidgets.QDialog):
         if self.what == SWEEP:
             engine = self.engine_box.currentText()
             return (lambda _p: [sweep_clip(fabric, engine)]), MAX_DEFAULT_S
-        choice, metric = self.traffic.form.choice(), self.traffic.metric
+        setup = self.traffic.setup()
+        if setup is None:
+            raise FabricError("no Traffic dock to take the run from")
+        choice, metric = setup.choice(), setup.metric
 
         def run(progress):
             from fabricviz.sim.run import run_traffic

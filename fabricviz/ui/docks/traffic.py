@@ -52,6 +52,7 @@ from fabricviz.ui.docks.traffic_playback import FramePlayer
 from fabricviz.ui.docks.traffic_sl import vl_note
 from fabricviz.ui.docks.traffic_transport import needs_refresh, transport_line
 from fabricviz.ui.document.document import Document
+from fabricviz.ui.document.session import TrafficSetup
 from fabricviz.ui.document.traffic_choice import IB_ENGINES, LEFT_OUT_ROWS, ROUTINGS, WORKLOADS, RunChoice  # noqa: F401
 
 
@@ -144,8 +145,16 @@ class TrafficDock(QtWidgets.QDockWidget):
         shown.play_requested.connect(self.player.set_playing)
         shown.present_requested.connect(self._present_run)
         document.session.playback_held.connect(self.player.hold)   # pictures: the clock stands still
+        shown.offer_setup(self.setup)                 # Record Animation runs the controls' choice again
+        self.destroyed.connect(lambda *_: shown.offer_setup(None))
 
     # ------------------------------------------------------------------ state
+    def setup(self) -> TrafficSetup:
+        """What the controls would run now (the session offers it to Record Animation)."""
+        f = self.form
+        return TrafficSetup(f.spec(), f.model_box.currentText(), f.routing_box.currentText(), self.metric,
+                            f.choice)
+
     @property
     def fabric(self) -> Fabric:
         return self.document.fabric

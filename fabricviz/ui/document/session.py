@@ -13,15 +13,17 @@ each other:
 - :attr:`Session.sweep` (:class:`SweepShown`): the Subnet Manager dock's engine and the step of
   the sweep it shows (the inspector follows the step, Record Animation starts at the engine);
 - :attr:`Session.traffic` (:class:`TrafficShown`): the Traffic dock's run on show, its design,
-  frame and colour scale (the heatmap, the Charts dock and the Lossless dock follow it);
+  frame and colour scale (the heatmap, the Charts dock and the Lossless dock follow it), and what
+  its controls would run now (:class:`TrafficSetup`: Record Animation runs it again);
 - :attr:`Session.lesson` (:class:`LessonShown`): the lesson open in the Lessons dock, its
   results and the step shown (the lesson stage follows the step, Record Animation records it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6 import QtCore
@@ -29,6 +31,7 @@ from PySide6 import QtCore
 from fabricviz.anim.lesson_results import StepResult
 from fabricviz.anim.sweep_timeline import SweepStep
 from fabricviz.model import Fabric
+from fabricviz.ui.document.traffic_choice import RunChoice
 
 #: The canvas overlays, by owner.
 OVERLAYS = ("sweep", "traffic", "lesson", "loads")
@@ -84,6 +87,19 @@ class SweepShown(QtCore.QObject):
         self.step_changed.emit(step)
 
 
+@dataclass(frozen=True)
+class TrafficSetup:
+    """What the Traffic dock's controls would run now: the workload as ``simulate`` spells it, the
+    model, the routing and what the heatmap colours by (words for a person), and ``choice()``, the
+    run itself (FabricError for a duration that does not parse)."""
+
+    spec: str
+    model: str
+    routing: str
+    metric: str
+    choice: Callable[[], RunChoice]
+
+
 class TrafficShown(QtCore.QObject):
     """The traffic run on show: a SimResult on its design, the frame shown and the colour scale.
 
@@ -106,6 +122,15 @@ class TrafficShown(QtCore.QObject):
         self.fabric: Fabric | None = None
         self.frame = 0
         self.scale: Any = None
+        self._setup: Callable[[], TrafficSetup] | None = None
+
+    def offer_setup(self, read: Callable[[], TrafficSetup] | None) -> None:
+        """The Traffic dock tells how its controls are read (None: it is gone)."""
+        self._setup = read
+
+    def setup(self) -> TrafficSetup | None:
+        """What the Traffic dock's controls would run now (None without a Traffic dock)."""
+        return self._setup() if self._setup is not None else None
 
     def show_run(self, result: Any, fabric: Fabric | None, scale: Any = None) -> None:
         """``result`` (run on ``fabric``) is on show now, or nothing (None)."""

@@ -91,3 +91,27 @@ def test_pictures_hold_the_playback_of_every_dock(parts):
         assert not traffic.player.timer.isActive()
     assert traffic.player.timer.isActive()
     doc.session.traffic.play(False)
+
+
+def test_the_traffic_controls_reach_record_animation_through_the_session(parts, qtbot):
+    """Record Animation reads what the Traffic dock would run from session.traffic.setup(), not
+    from the dock: the description follows the controls, the run is the dock's own choice, and
+    without a Traffic dock the traffic entry is off."""
+    from fabricviz.ui.dialogs.record import TRAFFIC, RecordDialog
+    f, doc, traffic, charts, view = parts
+    traffic.configure(workload="incast", arg="4", model="fluid", duration="0.1ms")
+    setup = doc.session.traffic.setup()
+    assert (setup.spec, setup.model, setup.metric) == ("incast:4", "fluid", traffic.metric)
+    assert setup.choice() == traffic.form.choice()
+    dlg = RecordDialog(doc)
+    qtbot.addWidget(dlg)
+    dlg.what_box.setCurrentIndex(dlg.what_box.findData(TRAFFIC))
+    assert dlg.detail.text().startswith(f"incast:4, fluid model, {setup.routing} routing, coloured by")
+    traffic.configure(workload="alltoall", arg="")
+    dlg.what_box.setCurrentIndex(0)
+    dlg.what_box.setCurrentIndex(dlg.what_box.findData(TRAFFIC))
+    assert dlg.detail.text().startswith("alltoall, fluid model")
+    doc.session.traffic.offer_setup(None)          # the dock gone: nothing to take a run from
+    alone = RecordDialog(doc)
+    qtbot.addWidget(alone)
+    assert not alone.what_box.model().item(1).isEnabled()
