@@ -14,6 +14,24 @@ def _isolated_settings(tmp_path, monkeypatch):
     yield
 
 
+@pytest.fixture(autouse=True)
+def _no_dialog_left_open():
+    """A non-modal dialog a test leaves open (Record Animation, RoCE Settings, ...) is a window of
+    its own over the next test's canvas, where it takes that test's pointer events: what a test
+    opened is closed when it ends."""
+    from PySide6 import QtWidgets
+    app = QtWidgets.QApplication.instance()
+    before = set(app.topLevelWidgets()) if app is not None else set()
+    yield
+    app = QtWidgets.QApplication.instance()
+    if app is None:
+        return
+    for w in app.topLevelWidgets():
+        if isinstance(w, QtWidgets.QDialog) and w.isVisible() and w not in before:
+            w.close()
+    QtWidgets.QApplication.processEvents()
+
+
 @pytest.fixture
 def make_window(qtbot, monkeypatch):
     """``make_window(path=None)`` → a shown MainWindow; closing never prompts at teardown."""
