@@ -12,10 +12,12 @@ It picks steps; the dock shows them (:meth:`SweepSteps.show_step`).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 from PySide6 import QtCore, QtWidgets
+
+from fabricviz.ui.widgets.playback import SessionHold
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 25.0, 100.0, 1000.0)
 #: SM events shown per wall second at 1×: a pace a class can follow and the teacher can talk over.
@@ -48,7 +50,7 @@ class SweepPlayer(QtCore.QObject):
         self.timer.setInterval(TICK_MS)
         self.timer.timeout.connect(self._tick)
         self._wall = QtCore.QElapsedTimer()
-        self._holding: ExitStack | None = None
+        self._session_hold = SessionHold(self.held)
 
         def button(name: str, text: str, tip: str, slot: Any) -> QtWidgets.QPushButton:
             b = QtWidgets.QPushButton(text, parent)
@@ -151,12 +153,7 @@ class SweepPlayer(QtCore.QObject):
 
     def hold(self, on: bool) -> None:
         """The session holds playback (``on``) or lets it go on (see :meth:`held`)."""
-        if on and self._holding is None:
-            self._holding = ExitStack()
-            self._holding.enter_context(self.held())
-        elif not on and self._holding is not None:
-            stack, self._holding = self._holding, None
-            stack.close()
+        self._session_hold.hold(on)
 
     @contextmanager
     def held(self) -> Iterator[None]:

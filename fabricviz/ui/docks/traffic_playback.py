@@ -9,13 +9,13 @@ playback (a picture is being drawn). Space plays / pauses while the slider has f
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.ui.document.traffic_choice import PLAY_MS
-from fabricviz.ui.widgets.playback import play_controls, show_playing
+from fabricviz.ui.widgets.playback import SessionHold, play_controls, show_playing
 
 
 class FramePlayer(QtCore.QObject):
@@ -35,7 +35,7 @@ class FramePlayer(QtCore.QObject):
         self.timer = QtCore.QTimer(self)
         self.timer.setInterval(PLAY_MS)
         self.timer.timeout.connect(self._tick)
-        self._holding: ExitStack | None = None
+        self._session_hold = SessionHold(self.held)
 
     def layout_row(self) -> QtWidgets.QHBoxLayout:
         """The button, the slider (stretching) and the label in a row."""
@@ -91,12 +91,7 @@ class FramePlayer(QtCore.QObject):
 
     def hold(self, on: bool) -> None:
         """The session holds playback (``on``) or lets it go on (see :meth:`held`)."""
-        if on and self._holding is None:
-            self._holding = ExitStack()
-            self._holding.enter_context(self.held())
-        elif not on and self._holding is not None:
-            stack, self._holding = self._holding, None
-            stack.close()
+        self._session_hold.hold(on)
 
     @contextmanager
     def held(self) -> Iterator[None]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager, ExitStack
 
 from PySide6 import QtCore, QtWidgets
 
@@ -40,4 +41,22 @@ def show_playing(button: QtWidgets.QToolButton, on: bool) -> None:
     button.setIcon(button.style().standardIcon(px.SP_MediaPause if on else px.SP_MediaPlay))
 
 
-__all__ = ["play_controls", "show_playing"]
+class SessionHold:
+    """A player held while the session holds playback (a picture is being drawn): ``hold(True)``
+    enters the player's own ``held()`` context, ``hold(False)`` leaves it; a repeated call is a
+    no-op."""
+
+    def __init__(self, held: Callable[[], AbstractContextManager[None]]) -> None:
+        self._held = held
+        self._stack: ExitStack | None = None
+
+    def hold(self, on: bool) -> None:
+        if on and self._stack is None:
+            self._stack = ExitStack()
+            self._stack.enter_context(self._held())
+        elif not on and self._stack is not None:
+            stack, self._stack = self._stack, None
+            stack.close()
+
+
+__all__ = ["SessionHold", "play_controls", "show_playing"]
