@@ -85,10 +85,11 @@ def fabric_info(fabric: Fabric) -> dict[str, Any]:
             over[TIER_NAMES.get(tier, f"tier {tier}")] = ratio_text(float(down[w]), float(up[w]))
     host_ports = int(np.count_nonzero(ct.alive[pt.cable[pt.cable >= 0]] &
                                       host_mask(fabric)[pt.device[pt.cable >= 0]]))
+    gen = fabric.settings.generator
     return {
         "name": fabric.name,
-        "generator": fabric.meta.get("generator"),
-        "fabric": fabric.meta.get("fabric"),
+        "generator": gen.name,
+        "fabric": gen.fabric,
         "counts": counts,
         "host_ports": host_ports,
         "sharp_nodes": int(an.sum()),        # aggregation nodes: CAs inside switches, not hosts
@@ -98,7 +99,7 @@ def fabric_info(fabric: Fabric) -> dict[str, Any]:
         "cables_by_rate": by_rate,
         "bisection_gbps": bisection,
         "oversubscription": over,  # worst switch per tier
-        "requested_oversubscription": fabric.meta.get("oversubscription", {}),
+        "requested_oversubscription": dict(gen.oversubscription),
         "diameter_switch_hops": diameter(fabric, tiers),
     }
 

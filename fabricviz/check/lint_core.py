@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 
 from ..ib import routing as ib_routing
-from ..ib.lids import check_lmc
 from ..ib.sharp import sharp_mask  # SHARP aggregation nodes (NICs, not hosts)
 from ..ib.tiers import device_tiers, switch_mask
 from ..model import Fabric, FabricError, Part
@@ -97,12 +96,7 @@ class LintContext:
         #: fabric end points that are hosts: NICs other than SHARP aggregation nodes
         self.host_nic = nic & ~self.sharp
         self.ib_cable = ct.tech[self.cids] == TECH_IB_CODE
-        meta = fabric.meta or {}
-        lmc = meta.get("lmc", meta.get("file_lmc", 0))
-        try:
-            self.lmc = check_lmc(lmc)               # a design's meta that is no LMC: lint at LMC 0
-        except FabricError:
-            self.lmc = 0
+        self.lmc = fabric.settings.lmc          # a design's meta that is no LMC: lint at LMC 0
         self._routes: dict[str, Any] = {}
 
     # ---- lookups

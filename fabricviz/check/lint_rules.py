@@ -24,6 +24,7 @@ from ..ib.tiers import TIER_NAMES
 from ..model import UNICAST_LIDS, FabricError
 from ..model.cabling import PORT_DISABLED
 from ..model.fabric import ETH_SWITCH, IB_SWITCH, KIND_CODE
+from ..model.settings import GeneratorRecord
 from ..model.tech import (
     ETH_SPEEDS,
     IB_LANE_GBPS,
@@ -115,20 +116,21 @@ def port_budget(ctx: LintContext) -> Iterator[Finding]:
                           f"({f.name_of(worst)}: {int(used[worst])} cabled, up to port {int(highest[worst])})",
                           devices=ds)
     tiers = ctx.tiers
-    for tier, (need, why) in sorted(_planned_ports(f.meta or {}).items()):
+    gen = f.settings.generator
+    for tier, (need, why) in sorted(_planned_ports(gen).items()):
         short = [d for d in np.flatnonzero(ctx.sw & (tiers == tier) & (have > 0) & (have < need)).tolist()
                  if d not in flagged]
         if short:
             name = TIER_NAMES.get(tier, f"tier {tier}")
             yield ctx.finding("port-budget", "error",
-                              f"the {f.meta.get('generator')} plan needs {need} ports on each {name} switch "
+                              f"the {gen.name} plan needs {need} ports on each {name} switch "
                               f"({why}); part {f.part_id_of(short[0])} has {int(have[short[0]])}",
                               devices=short)
 
 
-def _planned_ports(meta: dict) -> dict[int, tuple[int, str]]:
+def _planned_ports(rec: GeneratorRecord) -> dict[int, tuple[int, str]]:
     """Ports per switch each tier needs according to the generator's recorded plan."""
-    gen, prm, plan = meta.get("generator"), meta.get("params") or {}, meta.get("plan") or {}
+    gen, prm, plan = rec.name, rec.params, rec.plan
     try:
         if gen == "fat-tree" and plan:
             p = plan["parallel"]
@@ -372,8 +374,8 @@ def _switch_loads(ctx: LintContext) -> tuple[np.ndarray, np.ndarray]:
 @rule("oversubscription", "warning", "oversubscription per tier differs from what the design asked for")
 def oversubscription(ctx: LintContext) -> Iterator[Finding]:
     f = ctx.f
-    asked = (f.meta or {}).get("oversubscription") or {}
-    if not isinstance(asked, dict) or not asked:
+    asked = f.settings.generator.oversubscription
+    if not asked:
         return
     down, up = _switch_loads(ctx)
     tier_of = {v: k for k, v in TIER_NAMES.items()}
@@ -463,7 +465,7 @@ _RAIL = re.compile(r"rail(\d+)$")
 @rule("rail-crossed", "warning", "rail-optimized design: NIC i not on rail i, or a leaf mixing rails")
 def rail_crossed(ctx: LintContext) -> Iterator[Finding]:
     f = ctx.f
-    if (f.meta or {}).get("generator") != "rail":
+    if f.settings.generator.name != "rail":
         return
     t = f.devices_t
     ha = ctx.host_nic[ctx.da] & ctx.sw[ctx.db] & (t.parent[ctx.da] >= 0)
@@ -518,7 +520,7 @@ def unbalanced_links(ctx: LintContext) -> Iterator[Finding]:
 
 
 def _tree_like(ctx: LintContext) -> bool:
-    gen = (ctx.f.meta or {}).get("generator")
+    gen = ctx.f.settings.generator.name
     ib_sw = ctx.alive & (ctx.kind == KIND_CODE[IB_SWITCH])
     return gen in ("fat-tree", "rail") or (ib_sw.any() and int(ctx.tiers[ib_sw].max()) >= 2)
 

@@ -379,14 +379,14 @@ def keep_descriptions(f: Fabric, topo: Topology) -> None:
     leading or trailing spaces, tabs) in ``meta["node_descriptions"]``; see the module doc."""
     by_guid = {int(g): int(d) for d, g in zip(f.device_ids().tolist(),
                                               f.devices_t.guid[f.device_ids()].tolist(), strict=True) if g}
-    kept: dict[str, list[str]] = {}
+    kept: dict[str, tuple[str, str]] = {}
     for n in topo.nodes:
         d = by_guid.get(n.guid)
         # no description: the node id stands for it (ibsim names such nodes by their id too)
         if d is not None and n.raw_desc and node_description(f, d) != n.raw_desc:
-            kept[format_guid(n.guid)] = [f.name_of(d), n.raw_desc]
+            kept[format_guid(n.guid)] = (f.name_of(d), n.raw_desc)
     if kept:
-        f.meta[DESCRIPTIONS_KEY] = kept
+        f.settings.set_node_descriptions(kept)
 
 
 def load_path(path: str | os.PathLike[str], dialect: str) -> Fabric:
@@ -436,7 +436,7 @@ def sniff(text: str) -> str | None:
 
 
 # ---------------------------------------------------------------------------- export
-from .ibnetdiscover_export import DESCRIPTIONS_KEY, export_ibnetdiscover, node_description, save_ibnetdiscover  # noqa: E402,F401
+from .ibnetdiscover_export import export_ibnetdiscover, node_description, save_ibnetdiscover  # noqa: E402,F401
 
 __all__ = ["load", "loads", "check_ibnetdiscover", "export_ibnetdiscover", "save_ibnetdiscover",
            "sniff", "parse", "Topology", "Node", "Link", "SHARP_PART", "SHARP_DESC", "SHARP_NOTES"]

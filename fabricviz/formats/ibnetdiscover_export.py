@@ -22,8 +22,6 @@ DEVIDS = {"QM9700": 0xD2F0, "QM8700": 0xCF08, "CX7-1P": 0x1021, "CX7-2P": 0x1021
 VENDID = 0x2C9
 #: IB NodeDescription is 64 bytes; ibsim reads lines of at most 255 characters.
 DESC_MAX = 64
-#: ``meta`` key of the imported NodeDescriptions kept verbatim: node GUID → [device name, text].
-DESCRIPTIONS_KEY = "node_descriptions"
 
 
 def _clean_desc(text: str, verbatim: bool = False) -> str:
@@ -108,13 +106,11 @@ def export_ibnetdiscover(fabric: Fabric, lids: Mapping[int, int] | None = None,
 
 def _kept(fabric: Fabric, d: int) -> str | None:
     """The imported NodeDescription of device ``d`` kept verbatim, while it keeps its import name."""
-    kept = (fabric.meta or {}).get(DESCRIPTIONS_KEY)
     guid = int(fabric.devices_t.guid[d])
-    if not isinstance(kept, dict) or not guid:
+    if not guid:
         return None
-    entry = kept.get(format_guid(guid))
-    if (isinstance(entry, list) and len(entry) == 2 and all(isinstance(x, str) for x in entry)
-            and entry[0] == fabric.name_of(d)):
+    entry = fabric.settings.node_descriptions.get(format_guid(guid))
+    if entry is not None and entry[0] == fabric.name_of(d):
         return entry[1]
     return None
 
@@ -124,7 +120,7 @@ def _verbatim(fabric: Fabric, d: int) -> bool:
 
 
 def node_description(fabric: Fabric, d: int) -> str:
-    """An imported description kept verbatim (see ``DESCRIPTIONS_KEY``); else switch: its name;
+    """An imported description kept verbatim (``fabric.settings.node_descriptions``); else switch: its name;
     NIC in a server: "<server> mlx5_<i>" (as Linux reports it); else its name."""
     kept = _kept(fabric, d)
     if kept is not None:

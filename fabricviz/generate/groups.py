@@ -172,23 +172,20 @@ def stored_groups(f: Fabric, pod_sw: np.ndarray) -> tuple[np.ndarray, list[str]]
     router is a leaf, all in one component). Per ``pod_sw`` switch its group, and the names;
     None (infer from the graph) when there are none or they no longer fit the design (a switch
     renamed, removed or added): exactly the switches ``pod_sw``, each in one group."""
-    spec = f.meta.get("groups") if isinstance(f.meta, dict) else None
-    if not isinstance(spec, list) or not spec or not len(pod_sw):
+    spec = f.settings.groups
+    if not spec or not len(pod_sw):
         return None
     at = np.full(f.devices_t.n, -1, np.int64)
     names: list[str] = []
     for g, entry in enumerate(spec):
-        members = entry.get("switches") if isinstance(entry, dict) else None
-        if not isinstance(members, list) or not isinstance(entry.get("name"), str):
-            return None
-        ids = [f.find(m) if isinstance(m, str) else None for m in members]
+        ids = [f.find(m) for m in entry.switches]
         if any(d is None for d in ids):
             return None
         ids_a = np.array(ids, np.int64)
         if (at[ids_a] >= 0).any():
             return None
         at[ids_a] = g
-        names.append(entry["name"])
+        names.append(entry.name)
     mine = np.zeros(f.devices_t.n, bool)
     mine[pod_sw] = True
     if not np.array_equal(at >= 0, mine):

@@ -4,7 +4,12 @@ A design file keeps its design-wide settings in ``meta`` as plain JSON (``roce``
 ``qos``, ``partitions``, ...), and writes them back byte for byte. What the code reads is the
 typed, checked object: :attr:`DesignSettings.roce` (:class:`~fabricviz.model.roce.RoceSettings`),
 :attr:`DesignSettings.sms` (:class:`SmEntry` tuple), and for settings whose types live in an
-engine package (QoS, partitions), :meth:`DesignSettings.parsed` with that package's parser.
+engine package (QoS, partitions), :meth:`DesignSettings.parsed` with that package's parser. What a
+generator or an import recorded is typed too (:mod:`fabricviz.model.settings_records`):
+:attr:`DesignSettings.generator` (:class:`GeneratorRecord`: ``generator``, ``fabric``, ``params``,
+``plan``, ``oversubscription``, ``groups``), :attr:`DesignSettings.lmc` (``lmc``, else
+``file_lmc``), :attr:`DesignSettings.source` and :attr:`DesignSettings.node_descriptions`; records
+are read leniently (what is of another form is left out), as before they were typed.
 
 A value is parsed the first time it is read and kept while ``meta`` holds an equal value (a
 copy of what was parsed is compared, so an edit in place is seen too: comparing plain JSON is
@@ -16,12 +21,29 @@ bad setting still loads and each command says what is wrong with it.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import FabricError
 from .roce import RoceSettings, check_roce
+from .settings_records import (
+    DESCRIPTIONS_KEY,
+    FILE_LMC_KEY,
+    LMC_KEY,
+    SOURCE_KEY,
+    GeneratorRecord,
+    SourceRecord,
+    SwitchGroup,
+    descriptions_meta,
+    parse_descriptions,
+    parse_groups,
+    parse_lmc,
+    parse_object,
+    parse_ratios,
+    parse_source,
+    parse_text,
+)
 
 if TYPE_CHECKING:
     from .fabric import Fabric
@@ -139,7 +161,6 @@ class DesignSettings:
         """The SM-capable nodes the design lists (empty: none, the default SM); FabricError if refused."""
         return self.parsed(SMS_KEY, parse_sms)
 
-
     @property
     def twin(self) -> TwinRecord | None:
         """Where a twin came from (None: the design is no twin); FabricError if refused."""
@@ -155,6 +176,40 @@ class DesignSettings:
         """The node an imported file's SM sits on, or None."""
         return self.parsed(SM_NODE_KEY, parse_sm_node)
 
+    @property
+    def generator(self) -> GeneratorRecord:
+        """What the generator that built the design recorded (all defaults: not generated)."""
+        return GeneratorRecord(self.parsed("generator", parse_text), self.parsed("fabric", parse_text),
+                               self.parsed("params", parse_object), self.parsed("plan", parse_object),
+                               self.parsed("oversubscription", parse_ratios), self.parsed("groups", parse_groups))
 
-__all__ = ["DesignSettings", "FILE_LIDS_KEY", "ROCE_KEY", "SMS_KEY", "SM_NODE_KEY", "SmEntry", "TWIN_KEY",
-           "TwinRecord", "parse_file_lids", "parse_sm_node", "parse_sms", "parse_twin"]
+    @property
+    def groups(self) -> tuple[SwitchGroup, ...]:
+        """The switch groups a generator stored (empty: none, or a list that cannot be read)."""
+        return self.parsed("groups", parse_groups)
+
+    @property
+    def lmc(self) -> int:
+        """The design's LMC: ``meta["lmc"]`` when set, else the imported file's (``file_lmc``), else
+        0; a value that is no LMC (0..7) counts as 0."""
+        return self.parsed(LMC_KEY if LMC_KEY in self.fabric.meta else FILE_LMC_KEY, parse_lmc)
+
+    @property
+    def source(self) -> SourceRecord | None:
+        """The file an imported design was read from (None: not imported)."""
+        return self.parsed(SOURCE_KEY, parse_source)
+
+    @property
+    def node_descriptions(self) -> dict[str, tuple[str, str]]:
+        """NodeDescriptions an import kept verbatim: node GUID text -> (device name, description)."""
+        return self.parsed(DESCRIPTIONS_KEY, parse_descriptions)
+
+    def set_node_descriptions(self, kept: Mapping[str, tuple[str, str]]) -> None:
+        """Keep ``kept`` (node GUID text -> (device name, description)) as ``meta["node_descriptions"]``
+        (empty: drop it), as :meth:`Fabric.set_meta` does."""
+        self.fabric.set_meta(DESCRIPTIONS_KEY, descriptions_meta(dict(kept)) or None)
+
+
+__all__ = ["DesignSettings", "FILE_LIDS_KEY", "GeneratorRecord", "ROCE_KEY", "SMS_KEY", "SM_NODE_KEY", "SmEntry",
+           "SourceRecord", "SwitchGroup", "TWIN_KEY", "TwinRecord", "parse_file_lids", "parse_sm_node", "parse_sms",
+           "parse_twin"]

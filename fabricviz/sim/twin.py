@@ -248,19 +248,19 @@ def twin(fabric: Fabric, tech: str) -> Fabric:
 
 def _twin_meta(fabric: Fabric, tech: str, source_tech: str, src_parts: dict[str, str],
                lossy: dict[str, str], choose: _Chooser) -> dict[str, Any]:
-    meta = copy.deepcopy(fabric.meta)
+    gen = fabric.settings.generator
+    meta = copy.deepcopy(fabric.meta)    # the twin keeps the source's settings, as they are written
     meta.pop("twin", None)
-    if meta.get("fabric") in TWIN_TECHS:
+    if gen.fabric in TWIN_TECHS:
         meta["fabric"] = tech
-    params = meta.get("params")
-    if isinstance(params, dict):
-        if isinstance(params.get("speed"), str):
-            try:
-                params["speed"] = str(equivalent_rate(LinkRate.parse(params["speed"]), TWIN_TECHS[tech]))
-            except FabricError:
-                pass
-        if params.get("switch") in choose.mapped:
-            params["switch"] = choose.mapped[params["switch"]]
+    speed, switch = gen.params.get("speed"), gen.params.get("switch")
+    if isinstance(speed, str):           # params is an object: write the twin's into the copy
+        try:
+            meta["params"]["speed"] = str(equivalent_rate(LinkRate.parse(speed), TWIN_TECHS[tech]))
+        except FabricError:
+            pass
+    if isinstance(switch, str) and switch in choose.mapped:
+        meta["params"]["switch"] = choose.mapped[switch]
     meta["twin"] = {"of": fabric.name, "from": source_tech, "parts": src_parts, "rates": lossy}
     return meta
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pickle
+from pathlib import Path
 
 import pytest
 
 from fabricviz.model import Fabric, FabricError
 from fabricviz.model.roce import RoceMetaError, RoceSettings
-from fabricviz.model.settings import SmEntry
+from fabricviz.model.settings import GeneratorRecord, SmEntry, SourceRecord, SwitchGroup
 
 
 def test_roce_defaults_and_a_design_value():
@@ -87,3 +88,62 @@ def test_roce_knows_which_keys_the_design_set():
     assert f.settings.roce.given == frozenset()
     f.set_meta("roce", {"mtu": 4200})
     assert f.settings.roce.given == {"mtu"} and f.settings.roce == RoceSettings(mtu=4200)
+
+
+def test_the_generator_record_of_a_generated_fat_tree():
+    from fabricviz.generate import fat_tree
+    gen = fat_tree(levels=2, radix=8).settings.generator
+    assert (gen.name, gen.fabric, gen.oversubscription, gen.groups) == ("fat-tree", "ib", {"leaf": "1:1"}, ())
+    assert gen.params == {"levels": 2, "radix": 8, "hosts": 32, "blocking": "1:1", "parallel": 1, "servers": "node",
+                          "switch": "QM9700-R8", "speed": "4xNDR"}
+    assert gen.plan == {"levels": 2, "radix": 8, "hosts": 32, "max_hosts": 32, "down": 4, "up": 4, "leaves": 8,
+                        "spines": 4, "pods": 1, "leaves_per_pod": 8, "cores": 0, "parallel": 1}
+    assert Fabric().settings.generator == GeneratorRecord()
+
+
+def test_the_groups_a_dragonfly_stored():
+    from fabricviz.generate import dragonfly
+    f = dragonfly(3, 2, 2)
+    assert f.settings.groups == f.settings.generator.groups == (
+        SwitchGroup("group 1", ("g1-r1", "g1-r2")), SwitchGroup("group 2", ("g2-r1", "g2-r2")),
+        SwitchGroup("group 3", ("g3-r1", "g3-r2")))
+    f.meta["groups"].append({"name": "group 4", "switches": ["g4-r1", 5]})   # one entry of another form
+    assert f.settings.groups == ()
+
+
+def test_generator_records_of_another_form_are_left_out():
+    f = Fabric()
+    f.meta.update(generator=5, fabric=["ib"], params=[1], plan="x", oversubscription={"leaf": 3, "spine": "2:1"},
+                  groups={"name": "g"})
+    assert f.settings.generator == GeneratorRecord(oversubscription={"spine": "2:1"})
+    f.meta["oversubscription"] = "3:1"
+    assert f.settings.generator.oversubscription == {}
+
+
+def test_lmc_the_design_sets_else_the_imported_files_else_0():
+    f = Fabric()
+    assert f.settings.lmc == 0
+    f.meta["file_lmc"] = 2
+    assert f.settings.lmc == 2
+    f.set_meta("lmc", 1)
+    assert f.settings.lmc == 1
+    for bad in (9, -1, True, "1", None, 1.0):       # no LMC: 0 (lint then runs at LMC 0), never refused
+        f.meta["lmc"] = bad
+        assert f.settings.lmc == 0
+
+
+def test_source_and_node_descriptions_of_an_import():
+    from fabricviz.formats.ibnetdiscover import load
+    f = load(Path(__file__).parents[1] / "data" / "regress" / "crossed_port_guids.net")
+    assert f.settings.source == SourceRecord("ibnetdiscover", "crossed_port_guids.net")
+    f = Fabric()
+    assert f.settings.source is None and f.settings.node_descriptions == {}
+    f.settings.set_node_descriptions({"0x0000000000000001": ("sw1", "sw1  spaced")})
+    assert f.meta["node_descriptions"] == {"0x0000000000000001": ["sw1", "sw1  spaced"]}
+    assert f.settings.node_descriptions == {"0x0000000000000001": ("sw1", "sw1  spaced")}
+    f.meta["node_descriptions"]["0x0000000000000002"] = ["sw2"]       # not [name, text]: left out
+    f.meta["source"] = {"format": "containerlab", "name": "lab", "file": 3}
+    assert list(f.settings.node_descriptions) == ["0x0000000000000001"]
+    assert f.settings.source == SourceRecord("containerlab", "", "lab")
+    f.settings.set_node_descriptions({})
+    assert "node_descriptions" not in f.meta
