@@ -149,8 +149,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.presentation = Presentation(self, self.lesson_dock, self.fit)
         self.action_presentation = self.presentation.action
         self.lesson_stage = LessonStage(doc, self.scene, self.lesson_dock, self.presentation,
-                                        lambda text: self.statusBar().showMessage(text, 8000),
-                                        collectives=self.collectives_dock, whatif=self.whatif_dock)
+                                        lambda text: self.statusBar().showMessage(text, 8000))
         self.compare_window: TechCompareWindow | None = None
         self.record_dialog: Any = None            # File ▸ Record Animation… while it is open
         layout.arrange(self)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import shiboken6
@@ -32,8 +32,12 @@ from fabricviz.model import FabricError
 from fabricviz.sim.units import ParamError
 from fabricviz.ui.docks.collectives_plot import BusbwPlot
 from fabricviz.ui.docks.traffic_transport import SHORT_NAMES, TransportPicker, needs_refresh
+from fabricviz.ui.document.session import CollectiveControls
 
 from .export_path import ask_export_path
+
+if TYPE_CHECKING:
+    from fabricviz.anim.lesson_collective import CollectiveCurve
 
 JOB = "collective"
 OPS = (("all-reduce", "allreduce"), ("all-gather", "allgather"), ("reduce-scatter", "reducescatter"),
@@ -70,6 +74,13 @@ class CollectiveRun:
 def run_label(design: str, op: str, algo: str, transport: str) -> str:
     """``demo · all-reduce ring · InfiniBand``: a legend entry."""
     return f"{design} · {OP_NAMES.get(op, op)} {algo} · {transport}"
+
+
+def lesson_run(curve: CollectiveCurve) -> CollectiveRun:
+    """A lesson's curve as a run of the dock's (``twin``: compared, not the design on the canvas)."""
+    r = curve.result
+    label = run_label(curve.design, r.op, r.algo, SHORT_NAMES.get(curve.transport, curve.transport))
+    return CollectiveRun(curve.design, label, r, curve.bottleneck, not curve.own, curve.fabric)
 
 
 Progress = Callable[[float], None]
@@ -230,6 +241,9 @@ class CollectivesDock(QtWidgets.QDockWidget):
         self._buttons()
         document.changed.connect(self._changed)
         document.opened.connect(self._opened)
+        told = document.session.collectives       # a lesson's curves
+        told.runs_requested.connect(self._runs_requested)
+        told.present_requested.connect(self._present)
         self._refresh()
 
     @staticmethod
@@ -380,6 +394,30 @@ class CollectivesDock(QtWidgets.QDockWidget):
             self._say_slowest(runs[0])
         self._buttons()
 
+    def _runs_requested(self, curves: tuple[CollectiveCurve, ...], controls: CollectiveControls) -> None:
+        """A lesson's curves (``session.collectives.show_runs``): the controls set to ``controls`` (Run
+        repeats it), the curves shown as runs (the first: the design on the canvas)."""
+        self.set_controls(controls)
+        self.show_runs([lesson_run(c) for c in curves])
+
+    def set_controls(self, c: CollectiveControls) -> None:
+        """The op, algorithm, sizes and GPUs set to ``c``."""
+        self.op_box.setCurrentIndex(max(self.op_box.findData(c.op), 0))
+        self.algo_box.setCurrentIndex(max(self.algo_box.findData(c.algo), 0))
+        self.sizes_edit.setText(c.sizes)
+        first = c.gpus != "all"
+        self.gpus_box.setCurrentIndex(self.gpus_box.findData("first" if first else "all"))
+        if first:
+            self.gpus_spin.setValue(int(c.gpus))
+
+    def _present(self, on: bool) -> None:
+        """In front beside a lesson's step (``on``), or hidden (presentation, after the step)."""
+        if on:
+            self.show()
+            self.raise_()
+        else:
+            self.hide()
+
     def _show_table(self, run: CollectiveRun) -> None:
         res = run.result
         self.last = run
@@ -449,4 +487,4 @@ class CollectivesDock(QtWidgets.QDockWidget):
         return path
 
 
-__all__ = ["CollectiveRun", "CollectivesDock", "Request", "collective_job", "run_label"]
+__all__ = ["CollectiveRun", "CollectivesDock", "Request", "collective_job", "lesson_run", "run_label"]

@@ -30,9 +30,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import shiboken6
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from fabricviz.model import FabricError
 from fabricviz.sim.whatif import (
@@ -46,17 +45,16 @@ from fabricviz.sim.whatif import (
     per_k,
     switch_tiers,
 )
-from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
-from fabricviz.ui.canvas.items.semantic_queries import NEAR
-from fabricviz.ui.canvas.overlays import remove_from_scene
-from fabricviz.ui.canvas.overlays.bundled import colours_of, follow_levels, semantic_of
+from fabricviz.ui.canvas.overlays.failed import FAILED_PEN, ROLE, FailedCables
 from fabricviz.ui.docks.whatif_plot import DegradationPlot
 from fabricviz.ui.docks.whatif_runner import SCHEDULER_KEY, WORKERS_KEY, DaskWorkers, WhatifRun, whatif_job, where_of
 from fabricviz.ui.docks.whatif_table import TrialsModel, describe
+from fabricviz.ui.document.session import WhatifControls
 
 from .export_path import ask_export_path
 
 if TYPE_CHECKING:
+    from fabricviz.anim.lesson_whatif import WhatifStep
     from fabricviz.ui.canvas.scene import FabricScene
 
 JOB = "whatif"
@@ -65,9 +63,6 @@ FAIL_KINDS = (("cables", "cables"), ("switches", "switches"),
               *((f"switches-of:{t}", f"{t} switches") for t in ("spine", "leaf", "core")),
               *((f"links-of:{t}", f"{t} links") for t in TIERS))
 METRIC_CHOICES = ("permutation", "alltoall", "allreduce:1GB")
-ROLE = "whatif_failed"
-Z = 5.3
-FAILED_PEN = (150, 150, 150)
 
 
 def fail_kinds(tiers: Sequence[str]) -> list[tuple[str, str]]:
@@ -80,54 +75,6 @@ def trial_cables(shared: Shared, result: TrialResult) -> list[int]:
     """The cables trial ``result`` took down (a failed switch's every cable), sorted."""
     j = result.index if shared.worst else shared.trials.index((result.k, result.index))
     return list(failed_cables(shared, j))
-
-
-class FailedCables:
-    """A trial's failed cables drawn over the canvas as a dashed grey line each, where they are
-    drawn now: between their anchors near, along their bundles' routes zoomed out (the semantic
-    layer's traced path, as the sweep's trace is drawn)."""
-
-    def __init__(self, document: Any, scene: QtWidgets.QGraphicsScene) -> None:
-        self.document, self.scene = document, scene
-        self.cables: list[int] = []
-        self.item: QtWidgets.QGraphicsPathItem | None = None
-        follow_levels(scene, self._draw)
-
-    def show(self, cables: list[int]) -> None:
-        self.cables = list(cables)
-        self._draw()
-
-    def clear(self) -> None:
-        self.cables = []
-        self._draw()
-
-    @staticmethod
-    def pen() -> QtGui.QPen:
-        pen = QtGui.QPen(QtGui.QColor(*FAILED_PEN), 5.0, QtCore.Qt.PenStyle.DashLine)
-        pen.setCosmetic(True)
-        pen.setCapStyle(QtCore.Qt.PenCapStyle.FlatCap)
-        return pen
-
-    def _draw(self) -> None:
-        remove_from_scene(self.item)
-        self.item = None
-        if not shiboken6.isValid(self.scene):
-            return
-        f = self.document.fabric
-        cids = np.array([c for c in self.cables if f.cables_t.exists(c)], np.int64)
-        sem, colours = semantic_of(self.scene), colours_of(self.scene)
-        zoomed_out = sem is not None and colours is not None and sem.level != NEAR
-        if colours is not None:
-            colours.set_top(JOB, cids if zoomed_out and len(cids) else None, self.pen())
-        if zoomed_out or not len(cids):
-            return
-        ax, ay, bx, by = cable_anchors(f, cids)
-        self.item = QtWidgets.QGraphicsPathItem(path_pairs(ax, ay, bx, by))
-        self.item.setPen(self.pen())
-        self.item.setZValue(Z)
-        self.item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
-        self.item.setData(2, ROLE)
-        self.scene.addItem(self.item)
 
 
 class WhatifDock(QtWidgets.QDockWidget):
@@ -295,6 +242,10 @@ class WhatifDock(QtWidgets.QDockWidget):
         body.setMinimumWidth(0)
         self.setWidget(body)
         self.shown_row: int | None = None
+        told = self.session_whatif = document.session.whatif    # a lesson's trials; the trial drawn is told
+        told.trials_requested.connect(self._trials_requested)
+        told.row_requested.connect(self.show_row)
+        told.present_requested.connect(self._present)
 
     # ------------------------------------------------------------------ running
     def fail_text(self) -> str:
@@ -423,6 +374,34 @@ class WhatifDock(QtWidgets.QDockWidget):
         self.progress.setValue(1000)
         self._show(run)
 
+    def _trials_requested(self, step: WhatifStep, controls: WhatifControls, row: int | None) -> None:
+        """A lesson's trials (``session.whatif.show_trials``): the controls set to ``controls`` (Run
+        repeats them), the trials shown as a finished run, row ``row`` on the canvas."""
+        self.set_controls(controls)
+        self.show_run(WhatifRun(shared=step.shared, results=list(step.results), worst=step.worst,
+                                revision=self.document.revision, total=len(step.results)))
+        if row is not None:
+            self.show_row(row)
+
+    def set_controls(self, c: WhatifControls) -> None:
+        """The failure kind, K, trials, metric, seed and mode set to ``c`` (K and trials are left as
+        they were in worst mode, which does not use them)."""
+        self.kind_box.setCurrentIndex(max(self.kind_box.findData(c.kind), 0))
+        self.worst_box.setChecked(c.worst)
+        if not c.worst:
+            self.ks_edit.setText(",".join(str(k) for k in c.ks))
+            self.trials_box.setValue(c.trials)
+        self.metric_box.setCurrentText(c.metric)
+        self.seed_box.setValue(c.seed)
+
+    def _present(self, on: bool) -> None:
+        """In front beside a lesson's step (``on``), or hidden (presentation, after the step)."""
+        if on:
+            self.show()
+            self.raise_()
+        else:
+            self.hide()
+
     def _show(self, run: WhatifRun) -> None:
         self.shown = run
         rows = run.rows()
@@ -454,6 +433,7 @@ class WhatifDock(QtWidgets.QDockWidget):
             self.shown_row = None
             self.failed_cables.clear()
             self.trial_line.setText("")
+            self.session_whatif.show_trial((), "")
             return
         self.shown_row = row
         r = self.model.rows[row]
@@ -470,6 +450,7 @@ class WhatifDock(QtWidgets.QDockWidget):
         if self.document.revision != run.revision:
             text += " (the design was edited since this run)"
         self.trial_line.setText(text)
+        self.session_whatif.show_trial(tuple(live), text)
         self.trial_shown.emit(row)
 
     def refresh_kinds(self) -> None:
@@ -498,6 +479,7 @@ class WhatifDock(QtWidgets.QDockWidget):
         self.shown_row = None
         self.status.setText("")
         self.trial_line.setText("")
+        self.session_whatif.show_trial((), "")
         self.message.setText("")
         self.export_button.setEnabled(False)
 
@@ -551,5 +533,5 @@ class WhatifDock(QtWidgets.QDockWidget):
         return path
 
 
-__all__ = ["FAIL_KINDS", "JOB", "METRIC_CHOICES", "WhatifDock", "WhatifRun", "describe", "fail_kinds",
-           "trial_cables", "whatif_job"]
+__all__ = ["FAILED_PEN", "FAIL_KINDS", "JOB", "METRIC_CHOICES", "ROLE", "FailedCables", "WhatifDock", "WhatifRun",
+           "describe", "fail_kinds", "trial_cables", "whatif_job"]

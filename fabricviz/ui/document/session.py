@@ -16,7 +16,11 @@ each other:
   frame and colour scale (the heatmap, the Charts dock and the Lossless dock follow it), and what
   its controls would run now (:class:`TrafficSetup`: Record Animation runs it again);
 - :attr:`Session.lesson` (:class:`LessonShown`): the lesson open in the Lessons dock, its
-  results and the step shown (the lesson stage follows the step, Record Animation records it).
+  results and the step shown (the lesson stage follows the step, Record Animation records it);
+- :attr:`Session.collectives` (:class:`CollectivesShown`) and :attr:`Session.whatif`
+  (:class:`WhatifShown`): a lesson's collective curves and what-if trials, which the Collectives
+  and What-if docks show with their controls set to the step's (:class:`CollectiveControls`,
+  :class:`WhatifControls`); the What-if dock tells the trial it draws on the canvas.
 """
 
 from __future__ import annotations
@@ -28,7 +32,9 @@ from typing import Any
 
 from PySide6 import QtCore
 
+from fabricviz.anim.lesson_collective import CollectiveCurve
 from fabricviz.anim.lesson_results import StepResult
+from fabricviz.anim.lesson_whatif import WhatifStep
 from fabricviz.anim.sweep_timeline import SweepStep
 from fabricviz.model import Fabric
 from fabricviz.ui.document.traffic_choice import RunChoice
@@ -198,6 +204,81 @@ class LessonShown(QtCore.QObject):
         self.step_changed.emit(self.step)
 
 
+@dataclass(frozen=True)
+class CollectiveControls:
+    """What the Collectives dock's controls say for a run computed elsewhere (Run repeats it): the
+    op and algorithm as the engine names them, the sizes as typed (``8B:8GiB:x2``) and the GPUs
+    (``all`` or a count, the first N in ring order)."""
+
+    op: str
+    algo: str
+    sizes: str
+    gpus: str
+
+
+class CollectivesShown(QtCore.QObject):
+    """A lesson's collective curves: :meth:`show_runs` has the Collectives dock plot exactly them
+    (the first is the design on the canvas, the others compared) with its controls set to
+    ``controls``; :meth:`present` brings it in front (True) or hides it (``*_requested``)."""
+
+    runs_requested = QtCore.Signal(object, object)   # tuple of CollectiveCurve, CollectiveControls
+    present_requested = QtCore.Signal(bool)
+
+    def show_runs(self, runs: tuple[CollectiveCurve, ...], controls: CollectiveControls) -> None:
+        self.runs_requested.emit(tuple(runs), controls)
+
+    def present(self, on: bool) -> None:
+        self.present_requested.emit(bool(on))
+
+
+@dataclass(frozen=True)
+class WhatifControls:
+    """What the What-if dock's controls say for trials computed elsewhere (Run repeats them): the
+    failure kind (``switches-of:spine``), the K values and trials per K (unused in worst mode),
+    the metric, the seed and whether the single failures are ranked (``worst``)."""
+
+    kind: str
+    ks: tuple[int, ...]
+    trials: int
+    metric: str
+    seed: int
+    worst: bool
+
+
+class WhatifShown(QtCore.QObject):
+    """A lesson's what-if trials, and the trial the What-if dock draws on the canvas.
+
+    :meth:`show_trials` has the dock show a :class:`~fabricviz.anim.lesson_whatif.WhatifStep` as a
+    finished run of its own with its controls set to ``controls`` and the table's row ``row`` on the
+    canvas (None: none); :meth:`show_row` shows another row, :meth:`present` brings the dock in
+    front or hides it (``*_requested``). The dock tells the trial it draws (:meth:`show_trial`:
+    its cables and the line naming it, e.g. ``#1: spine01 down; 0 hosts cut off``)."""
+
+    trials_requested = QtCore.Signal(object, object, object)   # WhatifStep, WhatifControls, row (int | None)
+    row_requested = QtCore.Signal(object)                      # int | None
+    present_requested = QtCore.Signal(bool)
+    trial_changed = QtCore.Signal()
+
+    def __init__(self, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(parent)
+        self.cables: tuple[int, ...] = ()      # the failed cables drawn on the canvas
+        self.line = ""                         # the line naming that trial ("" for none)
+
+    def show_trials(self, run: WhatifStep, controls: WhatifControls, row: int | None = None) -> None:
+        self.trials_requested.emit(run, controls, row)
+
+    def show_row(self, row: int | None) -> None:
+        self.row_requested.emit(row)
+
+    def present(self, on: bool) -> None:
+        self.present_requested.emit(bool(on))
+
+    def show_trial(self, cables: tuple[int, ...], line: str) -> None:
+        """The What-if dock draws ``cables`` (a trial's failure) named by ``line`` (none: (), "")."""
+        self.cables, self.line = tuple(int(c) for c in cables), line
+        self.trial_changed.emit()
+
+
 class Session(QtCore.QObject):
     """The shown state of one document."""
 
@@ -212,6 +293,8 @@ class Session(QtCore.QObject):
         self.sweep = SweepShown(self)
         self.traffic = TrafficShown(self)
         self.lesson = LessonShown(self)
+        self.collectives = CollectivesShown(self)
+        self.whatif = WhatifShown(self)
 
     def claim(self, owner: str) -> None:
         """``owner`` draws on the canvas now; the others hide theirs."""
@@ -248,4 +331,5 @@ class Session(QtCore.QObject):
         self.overlay_changed.emit("")
 
 
-__all__ = ["DEFAULT_ENGINE", "LessonShown", "OVERLAYS", "Session", "SweepShown", "TrafficShown"]
+__all__ = ["DEFAULT_ENGINE", "CollectiveControls", "CollectivesShown", "LessonShown", "OVERLAYS", "Session",
+           "SweepShown", "TrafficShown", "WhatifControls", "WhatifShown"]

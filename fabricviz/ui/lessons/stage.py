@@ -28,7 +28,7 @@ left (a copy when it pulled or moved a cable), and what to show:
   paused (what the step's summary lists as paused links) carries the heatmap's paused
   mark, also where the frame's instantaneous sample misses it;
 * collective and what-if steps: the Collectives and What-if docks show the step's curves and
-  trials (:mod:`.stage_docks`).
+  trials, asked through the session (:mod:`.stage_docks`).
 
 The stage claims the canvas (``session.claim("lesson")``) for each step it shows, then
 drives the docks (which claim it for their sweep or heatmap, drawn under the lesson's
@@ -68,13 +68,13 @@ if TYPE_CHECKING:
     from fabricviz.ui.lessons.dock import LessonDock, Presentation
 
 class LessonStage(QtCore.QObject):
-    """Drives the canvas, and through the session the Subnet Manager and Traffic docks, from the
-    lesson's step (the session's ``lesson``)."""
+    """Drives the canvas, and through the session the Subnet Manager, Traffic, Collectives and What-if
+    docks, from the lesson's step (the session's ``lesson``)."""
 
     following_changed = QtCore.Signal(bool)
 
     def __init__(self, document: Document, scene: FabricScene, dock: LessonDock, presentation: Presentation,
-                 status: Callable[[str], None], collectives: Any = None, whatif: Any = None) -> None:
+                 status: Callable[[str], None]) -> None:
         super().__init__(dock)
         self.document, self.editor, self.dock = document, document.editor, dock
         self.presentation = presentation
@@ -88,8 +88,7 @@ class LessonStage(QtCore.QObject):
         self.marks = marks_of(scene) or PartitionMarks(document, scene, status)   # partition steps
         self.scene = scene
         from fabricviz.ui.lessons.stage_docks import LessonDocks
-        self.docks = LessonDocks(document, scene, collectives, whatif, presentation) \
-            if collectives is not None and whatif is not None else None   # collective / whatif steps
+        self.docks = LessonDocks(document, scene, presentation)   # collective / whatif steps (through the session)
         self._vl: Any = None                   # VL layer steps: the window's VL layers (vl_layers)
         self.owned: Fabric | None = None       # the design the stage put on the canvas
         self.shown = -1
@@ -130,8 +129,7 @@ class LessonStage(QtCore.QObject):
         self.marks.unpin()
         if self._vl is not None:
             self._vl.unpin()
-        if self.docks is not None:
-            self.docks.leave()
+        self.docks.leave()
         if self.sweep.pinned:
             self.sweep.drop()
         if self._traffic_result is not None and self.traffic.result is self._traffic_result:
@@ -189,8 +187,7 @@ class LessonStage(QtCore.QObject):
             self.scene.select_devices([step.headroom.device])
         self._show_partitions(step, fab)
         self._show_layers(step)
-        if self.docks is not None:
-            self.docks.show(step)
+        self.docks.show(step)
         if step.action in ("route", "check_loops") and step.routing is not None and step.layers is None:
             self.loads.show(fab, step.routing)
         else:
@@ -332,8 +329,7 @@ class LessonStage(QtCore.QObject):
                 rows += self._vl.legend_rows()
             if self.marks.pinned:
                 rows += self.marks.legend_rows()
-            if self.docks is not None:
-                rows += self.docks.legend_rows()
+            rows += self.docks.legend_rows()
         sweep = self.sweep
         if sweep.pinned and sweep.drawn:
             from fabricviz.ui.canvas.overlays.sweep import DISCOVERED_COLOR, STATE_COLORS
@@ -349,7 +345,7 @@ class LessonStage(QtCore.QObject):
 def traffic_controls(run: TrafficRun) -> dict[str, Any]:
     """The Traffic dock's controls (``TrafficDock.configure`` keywords) for a lesson's run; an
     explicit flow list has no workload name there: the argument is emptied, the name kept."""
-    from fabricviz.ui.docks.traffic import IB_ENGINES, ROUTINGS, WORKLOADS
+    from fabricviz.ui.document.traffic_choice import IB_ENGINES, ROUTINGS, WORKLOADS
     out: dict[str, Any] = {"model": run.model, "duration": f"{run.duration_ms:g}ms", "seed": run.seed,
                            "routing": run.routing if run.routing in ROUTINGS else "default", "arg": "",
                            "partition": run.partition, "sl": "sm"}     # a lesson's flows: the SM's SLs

@@ -1,7 +1,8 @@
 """Docks share what they show through the document's Session, not through each other: the
 Traffic dock publishes its run (session.traffic), the Charts dock and the heatmap follow it, a
 lesson's run reaches the Traffic dock through the session; the Subnet Manager dock publishes its
-engine and does what session.sweep asks; the Lessons dock publishes the step."""
+engine and does what session.sweep asks; the Lessons dock publishes the step; a lesson's curves
+and trials reach the Collectives and What-if docks through session.collectives / session.whatif."""
 
 from __future__ import annotations
 
@@ -115,3 +116,46 @@ def test_the_traffic_controls_reach_record_animation_through_the_session(parts, 
     alone = RecordDialog(doc)
     qtbot.addWidget(alone)
     assert not alone.what_box.model().item(1).isEnabled()
+
+
+def test_a_lessons_collective_and_whatif_steps_reach_their_docks_through_the_session(make_window):
+    """A lesson shows its curves and trials through session.collectives and session.whatif: the
+    Collectives and What-if docks show them with their controls set from the typed payload, and the
+    What-if dock tells the session the trial it draws."""
+    from types import SimpleNamespace
+
+    from fabricviz.anim.lesson_collective import collective_action
+    from fabricviz.anim.lesson_whatif import whatif_action
+    from fabricviz.ui.document.session import CollectiveControls, WhatifControls
+    w = make_window()                                   # the demo: 16 GPUs on a 2-level fat tree
+    doc, f = w.document, w.editor.fabric
+    cd, wd = w.collectives_dock, w.whatif_dock
+    _lines, fields = collective_action(SimpleNamespace(fabric=f), {"op": "allgather", "sizes": "8B:1KB:x4",
+                                                                   "gpus": "8"})
+    curves = fields["collectives"]
+    doc.session.collectives.show_runs(curves, CollectiveControls("allgather", "ring", "8B:1KB:x4", "8"))
+    doc.session.collectives.present(True)
+    assert cd.isVisible() and [r.result for r in cd.runs] == [curves[0].result] and not cd.runs[0].twin
+    assert cd.plot.labels()[0].startswith(f"{f.name} · all-gather ring")
+    assert (cd.op_box.currentData(), cd.algo_box.currentData(), cd.sizes_edit.text(), cd.gpus_box.currentData(),
+            cd.gpus_spin.value()) == ("allgather", "ring", "8B:1KB:x4", "first", 8)
+    assert w.scene.selected_cables == {int(c) for c in curves[0].bottleneck.cables}
+    doc.session.collectives.present(False)
+    assert not cd.isVisible()
+
+    told = doc.session.whatif
+    _lines, fields = whatif_action(SimpleNamespace(fabric=f), {"fail": "switches:1", "worst": True, "seed": 3})
+    step = fields["whatif"]
+    told.show_trials(step, WhatifControls("switches", (1,), 1, "permutation", 3, True), 0)
+    told.present(True)
+    assert wd.isVisible() and wd.shown is not None and wd.shown.results == list(step.results)
+    assert wd.plot.mode == "ranking" and wd.shown_row == 0 and wd.model.rows[0] == step.ranked[0]
+    assert (wd.kind_box.currentData(), wd.worst_box.isChecked(), wd.metric_box.currentText(), wd.seed_box.value()) \
+        == ("switches", True, "permutation", 3)
+    assert told.cables == tuple(step.cables) == tuple(wd.failed_cables.cables) and told.line == wd.trial_line.text()
+    assert told.line.startswith(f"#1: {step.ranked[0].failed[0]} down")
+    told.show_row(None)
+    assert (told.cables, told.line, wd.failed_cables.cables, wd.shown_row) == ((), "", [], None)
+    told.show_trials(step, WhatifControls("cables", (1, 2), 6, "alltoall", 5, False))
+    assert (wd.kind_box.currentData(), wd.ks_edit.text(), wd.trials_box.value(), wd.metric_box.currentText(),
+            wd.seed_box.value(), wd.worst_box.isChecked()) == ("cables", "1,2", 6, "alltoall", 5, False)
