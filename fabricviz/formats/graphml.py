@@ -5,12 +5,21 @@ and ``local``), one edge per cable (parallel cables stay separate edges) with
 ``a_node``/``a_port``/``b_node``/``b_port`` and the cable's type, length and part.
 All attributes are scalars, as GraphML requires; meta, user parts and per-port
 overrides are JSON strings (see :mod:`fabricviz.formats._graph`).
+
+Node ids in the file are ``xs:NMTOKEN`` (the GraphML 1.0 XSD types ``node/@id`` and
+``edge/@source``/``@target`` so, and ``node01/gpu0`` is not one): :func:`encode_id` keeps
+ASCII letters, digits, ``.``, ``-`` and ``_`` and writes every other character as ``:`` +
+its code point in lower-case hex + ``:`` (``node01/gpu0`` -> ``node01:2f:gpu0``; ``:`` itself
+-> ``:3a:``), so the mapping is reversible (:func:`decode_id`). The human name rides in the
+node's ``name`` data key, which the reader prefers; files written before (ids that are the
+names, no ``name`` key) load as they did.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import re
 import warnings
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
@@ -26,6 +35,22 @@ from .native import save_text_atomic
 
 FORMAT = "graphml"
 SUFFIXES = (".graphml",)
+
+
+_ID_SAFE = re.compile(r"[A-Za-z0-9._-]")
+_ID_ESCAPE = re.compile(r":([0-9a-f]{1,6}):")
+#: node data key holding the human name of a node whose id is :func:`encode_id`'s
+NAME_KEY = "name"
+
+
+def encode_id(name: str) -> str:
+    """``name`` as a valid xs:NMTOKEN (see the module doc): reversible by :func:`decode_id`."""
+    return "".join(c if _ID_SAFE.fullmatch(c) else f":{ord(c):x}:" for c in name) or ":0:"
+
+
+def decode_id(token: str) -> str:
+    """The name :func:`encode_id` made ``token`` from."""
+    return "" if token == ":0:" else _ID_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), token)
 
 
 def to_networkx(fabric: Fabric) -> nx.MultiGraph:
@@ -67,6 +92,9 @@ def dumps(fabric: Fabric) -> str:
     G = to_networkx(fabric)
     for _u, _v, k, d in G.edges(keys=True, data=True):
         d["cable"] = k
+    for n, a in G.nodes(data=True):
+        a[NAME_KEY] = n
+    G = nx.relabel_nodes(G, {n: encode_id(str(n)) for n in G.nodes}, copy=True)
     return "\n".join(nx.generate_graphml(G, prettyprint=True)) + "\n"
 
 
@@ -90,9 +118,26 @@ def loads(text: str, where: str = "<graphml>") -> Fabric:
         raise FileFormatError(one_line(f"{where}: not a GraphML graph networkx can read "
                                        f"({type(e).__name__}: {str(e)[:120]})")) from None
     try:
-        return from_networkx(G, where)
+        return from_networkx(_named(G, where), where)
     except FileFormatError as e:
         raise FileFormatError(one_line(str(e))) from None
+
+
+def _named(G: nx.Graph, where: str) -> nx.Graph:
+    """``G`` with each node that has a ``name`` data key relabelled to that name (the key dropped)."""
+    names = {n: a[NAME_KEY] for n, a in G.nodes(data=True) if NAME_KEY in a}
+    if not names:
+        return G
+    seen: dict[str, object] = {}
+    for n, name in names.items():
+        if not isinstance(name, str) or not name:
+            raise FileFormatError(f"{where}: node {str(n)!r}: data key 'name': expected a non-empty string")
+        if name in seen or (name in G and name not in names):
+            raise FileFormatError(f"{where}: node {str(n)!r}: name {name!r} is given twice")
+        seen[name] = n
+    for n in names:
+        del G.nodes[n][NAME_KEY]
+    return nx.relabel_nodes(G, names, copy=True)
 
 
 NS = "http://graphml.graphdrawing.org/xmlns"
@@ -148,13 +193,13 @@ def check(text: str, where: str) -> None:
         elif local == "node":
             if attrs.get("id") is None:
                 raise fail("a node without an id")
-            label = f"node {attrs['id']!r}"
+            label = f"node {decode_id(attrs['id'])!r}"
             extra["group"] = attrs.get("yfiles.foldertype") == "group"
         elif local == "edge":
             src, dst = attrs.get("source"), attrs.get("target")
             if src is None or dst is None:
                 raise fail(f"an edge without a {'source' if src is None else 'target'}")
-            label = f"edge {src!r} -- {dst!r}"
+            label = f"edge {decode_id(src)!r} -- {decode_id(dst)!r}"
             graph = next((s for s in reversed(stack) if s[0] == "graph"), None)
             directed = graph is not None and graph[2]["directed"]
             if attrs.get("directed") == ("false" if directed else "true"):

@@ -4,8 +4,11 @@
 parent, local, nic, ports}}``; ``links``: one per cable (parallel cables are separate
 links) ``{"source", "target", "cost": 1.0, "cost_text": rate, "properties": {a_node,
 a_port, b_node, b_port, type, length_m, part}}``. The design's meta and user parts ride
-in the top-level custom member ``properties``. Required members ``protocol`` ("static"),
-``version`` and ``metric`` (null) are present as the spec asks.
+in the top-level custom member ``properties``. The members the NetworkGraph schema
+(netjson/netjson ``schema/network-graph.json``) requires are strings: ``protocol``
+("static"), ``version`` ("1", the version of this layout) and ``metric`` ("hop": every
+link's ``cost`` is 1.0); the optional ``revision`` is left out. Files written before, with
+``null`` there, still load (the reader does not use these members).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ def to_dict(fabric: Fabric) -> dict[str, Any]:
     links = []
     for e, cid in zip(g.edges, fabric.cable_ids().tolist(), strict=True):
         links.append({"source": e.u, "target": e.v, "cost": 1.0, "cost_text": rate[cid], "properties": e.attrs})
-    return {"type": "NetworkGraph", "protocol": "static", "version": None, "revision": None, "metric": None,
+    return {"type": "NetworkGraph", "protocol": "static", "version": "1", "metric": "hop",
             "label": g.name, "properties": {"format": "fabricviz", "meta": g.meta, "parts": g.parts},
             "nodes": nodes, "links": links}
 

@@ -182,17 +182,17 @@ def test_graphml_keys_and_values_are_named(tmp_path, seeds):
     g = seeds["graphml"]
     key = re.search(r'<data key="(d\d+)">119.0</data>', g).group(1)
     assert refusal(tmp_path, "a.graphml", sub(g, f'<data key="{key}">119.0', '<data key="d256">119.0')) \
-        == ":28: node 'node01': data key 'd256' is not declared by a <key>"
+        == ":29: node 'node01': data key 'd256' is not declared by a <key>"
     tier = re.search(r'<key id="(d\d+)" for="node" attr.name="tier" attr.type="(\w+)"', g)
     assert tier.group(2) == "long"
     assert refusal(tmp_path, "b.graphml", sub(g, f'<data key="{tier.group(1)}">0</data>', f'<data key="{tier.group(1)}">zero</data>')) \
-        == f":27: node 'node01': data key '{tier.group(1)}': 'zero' is not an integer"
+        == f":28: node 'node01': data key '{tier.group(1)}': 'zero' is not an integer"
     first = re.search(r'<key id="(d\d+)"[^>]*attr.type="long"', g)
     line = g[:first.start()].count("\n") + 1
     assert refusal(tmp_path, "c.graphml", sub(g, 'attr.type="long"', 'attr.type="complex"')) \
         == f":{line}: key '{first.group(1)}': unknown attr.type 'complex' " \
            "(use boolean, double, float, int, integer, long, string, yfiles)"
-    assert refusal(tmp_path, "d.graphml", sub(g, '<node id="node01">', "<node>")) == ":24: a node without an id"
+    assert refusal(tmp_path, "d.graphml", sub(g, '<node id="node01">', "<node>")) == ":25: a node without an id"
     assert refusal(tmp_path, "e.graphml", sub(g, "<graph ", "<grap ")) \
         == f":{g.count(chr(10)) - 1}: not well-formed XML (mismatched tag)"
 
@@ -286,11 +286,11 @@ def test_a_guid_used_twice_names_the_second_device(tmp_path, seeds):
 
 @pytest.mark.parametrize("old, new, expected", [
     ('<node id="node01">', '<hyperedge><endpoint node="x"/></hyperedge><node id="node01">',
-     ":24: hyperedges are not cabling (an edge joins two nodes)"),
+     ":25: hyperedges are not cabling (an edge joins two nodes)"),
     ('<node id="node01">', '<node id="node01" yfiles.foldertype="group">',
-     ":30: node 'node01': a yfiles group node without a nested <graph>"),
-    ("<edge ", '<edge directed="true" ', ":239: edge 'node01/mlx5_0' -- 'leaf01': directed=true in an undirected graph"),
-    ('<edge source="node01/mlx5_0"', "<edge", ":239: an edge without a source"),
+     ":32: node 'node01': a yfiles group node without a nested <graph>"),
+    ("<edge ", '<edge directed="true" ', ":263: edge 'node01/mlx5_0' -- 'leaf01': directed=true in an undirected graph"),
+    ('<edge source="node01:2f:mlx5_0"', "<edge", ":263: an edge without a source"),
 ])
 def test_graphml_structure_networkx_trips_on(tmp_path, seeds, old, new, expected):
     assert refusal(tmp_path, "a.graphml", sub(seeds["graphml"], old, new)) == expected
