@@ -36,7 +36,7 @@ from ..ib.tiers import device_tiers, host_mask, switch_mask
 from ..model import Fabric, FabricError
 from ..model.fabric import KIND_CODE
 from ..model.tech import rates_gbps
-from .limits import one_line
+from .limits import one_line, strip_bom
 
 #: htsim's spine and core switches assert fewer than 64 ports (``addPort(...) < 64``).
 MAX_K = 64
@@ -335,7 +335,7 @@ def parse_connection_matrix(text: str, where: str = "connections") -> Connection
     ``FabricError("WHERE:LINE: …")`` for anything else, as htsim would refuse it."""
     nodes, declared, conns, triggers = -1, {"Connections": -1, "Triggers": 0}, [], []
     body = False
-    for ln, raw in enumerate(text.split("\n"), start=1):   # newline only: the file's own line numbers
+    for ln, raw in enumerate(strip_bom(text).split("\n"), start=1):   # newline only: the file's own line numbers
         tok = raw.split()
         at = f"{where}:{ln}"
         if not tok or (tok[0].startswith("#") and not body):

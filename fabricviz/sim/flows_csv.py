@@ -22,7 +22,7 @@ import numpy as np
 
 from ..model import Fabric, FabricError
 from ..model.atomic import write_atomic
-from ..model.text import decode_utf8, one_line
+from ..model.text import decode_utf8, one_line, strip_bom
 from .fct import FlowTimes
 from .workloads import Flows
 
@@ -88,7 +88,7 @@ def load_flows(fabric: Fabric, path: str | Path, sl: int | None = None, *, no_sl
         raise FabricError(f"{p}: no such file") from None
     except OSError as e:
         raise FabricError(f"{p}: cannot read ({e.strerror or e.__class__.__name__})") from None
-    text = decode_utf8(data, str(p))
+    text = strip_bom(decode_utf8(data, str(p)))
     # one row per line (newline only: VT, FF and U+2028 are cells' characters, not line breaks);
     # a cell over csv's field limit (128 KiB) is refused at its line
     rows: list[list[str]] = []
