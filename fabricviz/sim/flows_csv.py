@@ -47,6 +47,8 @@ def _num(text: str, where: str, col: str, default: float) -> float:
         raise FabricError(f"{where}: {col} {_cell(t)} is not a number") from None
     if math.isnan(v) or v < 0:
         raise FabricError(f"{where}: {col} must be a non-negative number, got {_cell(t)}")
+    if math.isinf(v) and math.isfinite(default):   # bytes/rate: inf = unbounded, as empty; a start is a time
+        raise FabricError(f"{where}: {col} must be finite, got {_cell(t)}")
     return v
 
 

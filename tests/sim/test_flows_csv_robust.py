@@ -36,6 +36,8 @@ def refusal(fab, tmp_path, data: bytes) -> str:
     # int() of 5,000 digits: ValueError, and the message held all of them
     ((HEAD + ROW + "1,,0," + "9" * 5000 + ",\n").encode(),
      "F:2: step '" + "9" * 40 + "...' is not an integer (-1 = not stepped)"),
+    # a start of 1e400 µs (inf) was taken: the flow never started and simulate ran 0 flows
+    ((HEAD + ROW + "1,,1e400,0,\n").encode(), "F:2: start_us must be finite, got '1e400'"),
     # "cannot read (UnicodeDecodeError)": no line, no byte
     ((HEAD + ROW + "1,,0,0,\n").encode() + b"\xff\n", "F:3: not UTF-8 text (byte 73)"),
     # control, bidi and line-separator characters copied into the message
