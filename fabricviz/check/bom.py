@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 import os
 from collections.abc import Mapping
@@ -36,6 +35,7 @@ import numpy as np
 from ..ib.sharp import sharp_mask  # SHARP aggregation nodes (NICs, not hosts)
 from ..model import Fabric, FabricError, Part
 from ..model.fabric import KIND_CODE, KINDS, NIC
+from ..model.text import decode_utf8, finite, one_line, parse_json
 
 CATEGORIES: tuple[str, ...] = ("server", "gpu", "nic", "switch", "cable", "transceiver", "fibre")
 #: What an unpriced line (a hypothetical part without a price) shows instead of a price.
@@ -164,36 +164,55 @@ def _money(v: float) -> str:
     return f"${v:,.0f}" if float(v).is_integer() else f"${v:,.2f}"
 
 
+#: Largest prices file read (a price per part of a big catalog is a few hundred KB).
+MAX_PRICES_BYTES = 16 << 20
+
+
 def load_prices(path: str | os.PathLike[str]) -> dict[str, dict[str, float]]:
-    """Read a prices file: ``{"QM9700": 32000, "NDR-SR4": {"price_usd": 1400, "power_w": 15}}``."""
+    """Read a prices file: ``{"QM9700": 32000, "NDR-SR4": {"price_usd": 1400, "power_w": 15}}``;
+    a bad one is FabricError ``path[:line]: [part id: ]why`` (one line, the file's characters escaped)."""
+    where = os.fspath(path)
     try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_PRICES_BYTES + 1)
     except OSError as e:
-        raise FabricError(f"{path}: cannot read prices file ({e.strerror})") from None
-    except json.JSONDecodeError as e:
-        raise FabricError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})") from None
+        raise FabricError(f"{where}: cannot read prices file ({e.strerror})") from None
+    if len(data) > MAX_PRICES_BYTES:
+        raise FabricError(f"{where}: over the {MAX_PRICES_BYTES:,} bytes a prices file may have")
+    doc = parse_json(decode_utf8(data, where), where)
     if not isinstance(doc, dict):
-        raise FabricError(f"{path}: a prices file is an object mapping part id to price")
+        raise FabricError(f"{where}: a prices file is an object mapping part id to price")
     out: dict[str, dict[str, float]] = {}
     for pid, v in doc.items():
+        name = one_line(str(pid))[:80]
         entry = {"price_usd": v} if not isinstance(v, dict) else dict(v)
         for key, val in entry.items():
             if key not in ("price_usd", "power_w"):
-                raise FabricError(f"{path}: {pid}.{key}: unknown field (use price_usd, power_w)")
-            if isinstance(val, bool) or not isinstance(val, (int, float)) or not math.isfinite(val) or val < 0:
-                raise FabricError(f"{path}: {pid}: {key} must be a non-negative number, got {val!r}")
+                raise FabricError(f"{where}: {name}.{one_line(key)[:80]}: unknown field (use price_usd, power_w)")
+            if not finite(val) or val < 0:
+                raise FabricError(f"{where}: {name}: {key} must be a non-negative number, got {_short(val)}")
         out[str(pid)] = {k: float(x) for k, x in entry.items()}
     return out
 
 
-def bill_of_materials(fabric: Fabric, prices: Mapping[str, Mapping[str, float]] | None = None) -> Bom:
-    """The BOM of ``fabric``; ``prices`` as returned by :func:`load_prices`."""
+def _short(v: Any) -> str:
+    """A value as a few characters of one line (never hundreds of digits)."""
+    if isinstance(v, int) and not isinstance(v, bool) and not finite(v):
+        return f"an integer of {len(str(abs(v)))} digits"
+    if isinstance(v, (dict, list)):
+        return "an object" if isinstance(v, dict) else "a list"
+    return one_line(repr(v))[:40]
+
+
+def bill_of_materials(fabric: Fabric, prices: Mapping[str, Mapping[str, float]] | None = None,
+                      source: str = "prices") -> Bom:
+    """The BOM of ``fabric``; ``prices`` as returned by :func:`load_prices` from the file
+    ``source`` (named in the refusal of a part the design's catalog does not have)."""
     prices = dict(prices or {})
     cat = fabric.catalog
     for pid in prices:
         if pid not in cat:
-            raise FabricError(f"prices: {pid}: not a part of the design's catalog")
+            raise FabricError(f"{source}: {one_line(pid)[:80]}: not a part of the design's catalog")
     t, pt, ct = fabric.devices_t, fabric.ports_t, fabric.cables_t
 
     def figures(part: Part) -> tuple[float, float, bool]:

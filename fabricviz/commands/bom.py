@@ -21,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
     from ..check.bom import bill_of_materials, load_prices
     from ..model.atomic import write_atomic
     prices = load_prices(args.prices) if args.prices else None
-    bom = bill_of_materials(load_any(args.file), prices)
+    bom = bill_of_materials(load_any(args.file), prices, args.prices or "prices")
     if args.csv:
         write_atomic(args.csv, bom.to_csv())       # the old CSV stays whole if this fails
     print(json.dumps(bom.to_dict(), indent=2) if args.json else bom.format())

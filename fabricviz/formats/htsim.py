@@ -36,6 +36,7 @@ from ..ib.tiers import device_tiers, host_mask, switch_mask
 from ..model import Fabric, FabricError
 from ..model.fabric import KIND_CODE
 from ..model.tech import rates_gbps
+from .limits import one_line, strip_bom
 
 #: htsim's spine and core switches assert fewer than 64 ports (``addPort(...) < 64``).
 MAX_K = 64
@@ -334,7 +335,7 @@ def parse_connection_matrix(text: str, where: str = "connections") -> Connection
     ``FabricError("WHERE:LINE: …")`` for anything else, as htsim would refuse it."""
     nodes, declared, conns, triggers = -1, {"Connections": -1, "Triggers": 0}, [], []
     body = False
-    for ln, raw in enumerate(text.splitlines(), start=1):
+    for ln, raw in enumerate(strip_bom(text).split("\n"), start=1):   # newline only: the file's own line numbers
         tok = raw.split()
         at = f"{where}:{ln}"
         if not tok or (tok[0].startswith("#") and not body):
@@ -351,9 +352,11 @@ def parse_connection_matrix(text: str, where: str = "connections") -> Connection
                 body = True
                 triggers.append(_trigger(tok, at))
             else:
-                raise FabricError(f"{at}: unknown line {raw.strip()[:40]!r}")
+                raise FabricError(f"{at}: unknown line {_quote(raw)}")
+        except FabricError:                # a ValueError too: it keeps its own message
+            raise
         except (IndexError, ValueError):
-            raise FabricError(f"{at}: bad line {raw.strip()[:40]!r}") from None
+            raise FabricError(f"{at}: bad line {_quote(raw)}") from None
     if nodes < 0:
         raise FabricError(f"{where}: no 'Nodes N' line")
     for key, got in (("Connections", len(conns)), ("Triggers", len(triggers))):
@@ -369,15 +372,28 @@ def _connection(tok: list[str], at: str) -> Connection:
     keys = iter(tok[1:])
     for key in keys:
         if key not in vals:
-            raise FabricError(f"{at}: unknown field {key!r}")
-        value = next(keys)
-        vals[key] = int(float(value)) if key == "start" else int(value)
+            raise FabricError(f"{at}: unknown field {_quote(key)}")
+        value = next(keys, None)
+        if value is None:
+            raise FabricError(f"{at}: field {key!r} has no value")
+        if key == "start":
+            start = float(value)
+            if not 0 <= start < 2 ** 63:   # htsim's simtime_picosec is a uint64; inf and nan are no time
+                raise FabricError(f"{at}: start {_quote(value)} is not a time in picoseconds (0 up to 2^63)")
+            vals[key] = int(start)
+        else:
+            vals[key] = int(value)
     if vals["id"] == 0:
         raise FabricError(f"{at}: a flow needs a non-zero id")
     if (vals["start"] < 0) == (vals["trigger"] == 0):
         raise FabricError(f"{at}: a flow needs a start or a trigger, not both")
     return Connection(int(m[1]), int(m[2]), vals["id"], vals["size"], max(vals["start"], 0), vals["trigger"],
                       vals["send_done_trigger"])
+
+
+def _quote(text: str) -> str:
+    """A piece of a line for a message: stripped, at most 40 characters, quoted, one line."""
+    return one_line(repr(text.strip()[:40]))
 
 
 def _trigger(tok: list[str], at: str) -> Trigger:

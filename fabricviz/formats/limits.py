@@ -12,17 +12,15 @@ import os
 import re
 from typing import Any
 
-import numpy as np
-
 from ..model import FabricError
 
 # the model's limits the readers check against, re-exported for them (one place: fabricviz.model.limits)
 from ..model.limits import F32_MAX, LOCAL_MAX, LOCAL_MIN, MAX_LENGTH_M, MAX_PORTS, TIER_MAX, TIER_MIN  # noqa: F401
 
-#: How deep collections may nest in any design file (JSON, GML, XML, YAML); real files need 4.
-MAX_DEPTH = 64
-#: A JSON string literal on one line (brackets inside it do not nest).
-JSON_STRING = re.compile(r'"(?:[^"\\\n]++|\\.)*+"')   # possessive: no backtracking stack per character
+# the shared text checks (one place for every layer: fabricviz.model.text), re-exported for the readers
+from ..model.text import JSON_STRING, MAX_DEPTH, decode_utf8, one_line, strip_bom  # noqa: F401
+from ..model.text import check_nesting as _check_nesting
+from ..model.text import parse_json as _parse_json
 
 
 class FileFormatError(FabricError):
@@ -41,42 +39,7 @@ def read_small_text(path: str | os.PathLike[str], max_bytes: int, what: str) -> 
             data = fh.read(max_bytes + 1)
     except OSError as e:
         raise FileFormatError(f"{where}: cannot read: {e.strerror or e}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        raise FileFormatError(f"{where}:{line}: not UTF-8 text") from None
-
-
-def strip_bom(text: str) -> str:
-    """``text`` without a leading UTF-8 byte order mark (it is no newline: line numbers stay)."""
-    return text[1:] if text.startswith("\ufeff") else text
-
-
-def one_line(msg: str) -> str:
-    """``msg`` with line breaks and other control characters escaped, so a refusal is one line."""
-    if msg.isprintable():
-        return msg
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in msg)
-
-
-def check_nesting(text: str, where: str, opens: str, closes: str, strings: re.Pattern | None = None,
-                  limit: int = MAX_DEPTH, what: str = "lists and objects") -> None:
-    """FileFormatError ``where:LINE: ... nested deeper than LIMIT`` before a recursive parser sees
-    ``text``. Brackets inside ``strings`` (a pattern of the format's string literals, which must
-    not span lines) do not count."""
-    if sum(text.count(c) for c in opens) <= limit:
-        return
-    body = strings.sub('""', text) if strings is not None else text
-    raw = np.frombuffer(body.encode("utf-8", "surrogatepass"), np.uint8)
-    op = np.isin(raw, np.frombuffer(opens.encode(), np.uint8))
-    cl = np.isin(raw, np.frombuffer(closes.encode(), np.uint8))
-    pos = np.flatnonzero(op | cl)
-    depth = np.cumsum(np.where(op[pos], 1, -1), dtype=np.int64)
-    deep = np.flatnonzero(depth > limit)
-    if deep.size:
-        line = raw[:pos[deep[0]]].tobytes().count(b"\n") + 1
-        raise FileFormatError(f"{where}:{line}: {what} nested deeper than {limit}")
+    return decode_utf8(data, where, FileFormatError)
 
 
 def check_number(v: Any, field: str, lo: float = -F32_MAX, hi: float = F32_MAX,
@@ -100,20 +63,14 @@ def short(v: Any) -> str:
     return f"a {'list' if isinstance(v, list) else 'mapping' if isinstance(v, dict) else type(v).__name__}"
 
 
+def check_nesting(text: str, where: str, opens: str, closes: str, strings: re.Pattern | None = None,
+                  limit: int = MAX_DEPTH, what: str = "lists and objects") -> None:
+    """FileFormatError ``where:LINE: ... nested deeper than LIMIT`` before a recursive parser sees
+    ``text`` (:func:`fabricviz.model.text.check_nesting`)."""
+    _check_nesting(text, where, opens, closes, strings, limit, what, FileFormatError)
+
+
 def parse_json(text: str, where: str) -> Any:
-    """``json.loads`` of a design file's text (BOM accepted, nesting checked first); errors
-    ``where:LINE: why``."""
-    text = strip_bom(text)
-    check_nesting(text, where, "[{", "]}", JSON_STRING)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise FileFormatError(f"{where}:{e.lineno}: not valid JSON: {e.msg} (column {e.colno})") from None
-    except RecursionError:   # check_nesting stops files this deep; kept for odd string escapes
-        raise FileFormatError(f"{where}: lists and objects nested too deeply") from None
-    except ValueError as e:  # an integer of thousands of digits (Python refuses int() of > 4300)
-        m = re.search(r"[0-9]{4000,}", text)
-        if m is None:
-            raise FileFormatError(f"{where}: not valid JSON: {one_line(str(e))[:120]}") from None
-        line = text.count("\n", 0, m.start()) + 1
-        raise FileFormatError(f"{where}:{line}: not valid JSON: an integer of {len(m.group(0))} digits") from None
+    """``json.loads`` of a design file's text (BOM accepted, nesting checked first); FileFormatError
+    ``where:LINE: why`` (:func:`fabricviz.model.text.parse_json`)."""
+    return _parse_json(text, where, FileFormatError)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..model import FabricError
+from .limits import one_line
 
 NO_PATH = 255
 #: Highest unicast LID (an LFT covers LIDs 0..0xBFFF); checked before any table is sized by it.
@@ -141,7 +142,8 @@ def parse_lfts_dump(text: str, where: str = "opensm-lfts.dump") -> LftsDump:
             switches[guid] = cur
             continue
         if cur is None:
-            raise FabricError(f"{where}:{n}: expected \"Unicast lids [0-N] of switch ...\", got: {line[:120]}")
+            raise FabricError(f"{where}:{n}: expected \"Unicast lids [0-N] of switch ...\", "
+                              f"got: {one_line(line[:120])}")
         m = _ENTRY.match(line)
         if m:
             lid, port = _bounded(m.group(1), 16, cur.max_lid), _bounded(m.group(2), 10, NO_PATH - 1)
@@ -158,17 +160,18 @@ def parse_lfts_dump(text: str, where: str = "opensm-lfts.dump") -> LftsDump:
                 first = dests.setdefault(lid, dest)
                 if first[:2] != dest[:2]:
                     # OpenSM names every LID after the one port that owns it, in every table
-                    raise FabricError(f"{where}:{n}: LID {lid} is named {dest[0]} portguid 0x{pguid:016x}, but "
-                                      f"line {dest_line[lid]} names it {first[0]} portguid 0x{first[1]:016x}")
+                    raise FabricError(f"{where}:{n}: LID {lid} is named {one_line(dest[0][:60])} "
+                                      f"portguid 0x{pguid:016x}, but line {dest_line[lid]} names it "
+                                      f"{one_line(first[0][:60])} portguid 0x{first[1]:016x}")
                 dest_line.setdefault(lid, n)
             elif m.group(3) != UNKNOWN_DEST:
-                raise FabricError(f"{where}:{n}: cannot read the destination: {m.group(3)[:120]}")
+                raise FabricError(f"{where}:{n}: cannot read the destination: {one_line(m.group(3)[:120])}")
             continue
         m = _TAIL.match(line)
         if m:
             cur = None
             continue
-        raise FabricError(f"{where}:{n}: expected \"0xLID PORT # ...\", got: {line[:120]}")
+        raise FabricError(f"{where}:{n}: expected \"0xLID PORT # ...\", got: {one_line(line[:120])}")
     if cur is not None:
         raise FabricError(f"{where}: switch 0x{cur.guid:016x} has no \"lids dumped\" line (file cut short?)")
     return LftsDump(switches, dests)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -26,6 +25,7 @@ from ..resources import asset_path
 from .errors import CatalogError, FabricError
 from .limits import check_part_limits
 from .tech import ETH, IB, LinkRate, tech_name
+from .text import decode_utf8, finite, one_line, parse_json
 
 FORMAT = "fabricviz-catalog"
 VERSION = 1
@@ -151,11 +151,19 @@ class Part:
 
 
 def _bad(where: str, what: str, v: Any) -> CatalogError:
-    return CatalogError(f"{where}: must be {what}, got {v!r}")
+    return CatalogError(f"{where}: must be {what}, got {_short(v)}")
+
+
+def _short(v: Any) -> str:
+    """A value as a few characters of one line (never hundreds of digits or a control character)."""
+    if isinstance(v, int) and not isinstance(v, bool) and not finite(v):
+        return f"an integer of {len(str(abs(v)))} digits"
+    text = one_line(repr(v))
+    return text if len(text) <= 60 else text[:60] + "..."
 
 
 def _number(v: Any) -> bool:
-    return not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
+    return finite(v)   # an int of hundreds of digits is no number here (no float holds it)
 
 
 def _check(key: str, v: Any, where: str) -> Any:
@@ -231,16 +239,17 @@ def _fits(mode: LinkRate, rate: LinkRate) -> bool:
     return mode.tech == rate.tech and mode.speed_rank >= rate.speed_rank and mode.width >= rate.width
 
 
+#: Largest parts file read (the bundled catalog is tens of KB).
+MAX_PARTS_BYTES = 16 << 20
+
+
 def _sort_key(p: Part) -> tuple[int, str]:
     return (PART_KINDS.index(p.kind), p.id)
 
 
 def _parts_from_text(text: str, label: str) -> list[Part]:
     """Parse one catalog document; errors read ``label: parts[3].ports: ...``."""
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise CatalogError(f"{label}: not valid JSON ({e.msg} at line {e.lineno})") from None
+    doc = parse_json(text, label, CatalogError)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise CatalogError(f"{label}: format: not a {FORMAT} file")
     if doc.get("version") != VERSION:
@@ -308,10 +317,13 @@ class Catalog:
         """The parts of one catalog file; errors read ``path: parts[3].ports: message``."""
         p = Path(path)
         try:
-            text = p.read_text(encoding="utf-8")
+            with open(p, "rb") as fh:
+                data = fh.read(MAX_PARTS_BYTES + 1)
         except OSError as e:
             raise CatalogError(f"{p}: cannot read parts file ({e.strerror})") from None
-        return _parts_from_text(text, str(p))
+        if len(data) > MAX_PARTS_BYTES:
+            raise CatalogError(f"{p}: over the {MAX_PARTS_BYTES:,} bytes a parts file may have")
+        return _parts_from_text(decode_utf8(data, str(p), CatalogError), str(p))
 
     @staticmethod
     def save_user_parts(path: str | os.PathLike[str], parts: Iterable[Part]) -> None:

@@ -22,11 +22,19 @@ import numpy as np
 
 from ..model import Fabric, FabricError
 from ..model.atomic import write_atomic
+from ..model.text import decode_utf8, one_line, strip_bom
 from .fct import FlowTimes
 from .workloads import Flows
 
 COLUMNS = ("src", "dst", "bytes", "rate_gbps", "start_us", "step", "sl")
 REQUIRED = ("src", "dst")
+#: Largest step index (the steps are an int64 column; no workload has more steps than this).
+STEP_MAX = 2 ** 31 - 1
+
+
+def _cell(t: str) -> str:
+    """A cell as a few characters for a message (never thousands, never a control character)."""
+    return one_line(repr(t if len(t) <= 40 else t[:40] + "..."))
 
 
 def _num(text: str, where: str, col: str, default: float) -> float:
@@ -36,9 +44,11 @@ def _num(text: str, where: str, col: str, default: float) -> float:
     try:
         v = float(t)
     except ValueError:
-        raise FabricError(f"{where}: {col} {t!r} is not a number") from None
+        raise FabricError(f"{where}: {col} {_cell(t)} is not a number") from None
     if math.isnan(v) or v < 0:
-        raise FabricError(f"{where}: {col} must be a non-negative number, got {t!r}")
+        raise FabricError(f"{where}: {col} must be a non-negative number, got {_cell(t)}")
+    if math.isinf(v) and math.isfinite(default):   # bytes/rate: inf = unbounded, as empty; a start is a time
+        raise FabricError(f"{where}: {col} must be finite, got {_cell(t)}")
     return v
 
 
@@ -49,9 +59,9 @@ def _step(text: str, where: str) -> int:
     try:
         v = int(t)
     except ValueError:
-        raise FabricError(f"{where}: step {t!r} is not an integer (-1 = not stepped)") from None
-    if v < -1:
-        raise FabricError(f"{where}: step must be -1 or more, got {v}")
+        raise FabricError(f"{where}: step {_cell(t)} is not an integer (-1 = not stepped)") from None
+    if not -1 <= v <= STEP_MAX:
+        raise FabricError(f"{where}: step must be -1..{STEP_MAX}, got {_cell(t)}")
     return v
 
 
@@ -62,9 +72,9 @@ def _sl(text: str, where: str, default: int | None) -> int | None:
     try:
         v = int(t)
     except ValueError:
-        raise FabricError(f"{where}: sl {t!r} is not an integer (a service level 0..15)") from None
+        raise FabricError(f"{where}: sl {_cell(t)} is not an integer (a service level 0..15)") from None
     if not 0 <= v <= 15:
-        raise FabricError(f"{where}: sl must be 0..15, got {v}")
+        raise FabricError(f"{where}: sl must be 0..15, got {v if abs(v) < 10 ** 9 else _cell(t)}")
     return v
 
 
@@ -75,12 +85,20 @@ def load_flows(fabric: Fabric, path: str | Path, sl: int | None = None, *, no_sl
     at its line with this reason."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        data = p.read_bytes()
     except FileNotFoundError:
         raise FabricError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise FabricError(f"{p}: cannot read ({e.__class__.__name__})") from None
-    rows = list(csv.reader(text.splitlines()))
+    except OSError as e:
+        raise FabricError(f"{p}: cannot read ({e.strerror or e.__class__.__name__})") from None
+    text = strip_bom(decode_utf8(data, str(p)))
+    # one row per line (newline only: VT, FF and U+2028 are cells' characters, not line breaks);
+    # a cell over csv's field limit (128 KiB) is refused at its line
+    rows: list[list[str]] = []
+    reader = csv.reader(text.split("\n"))
+    try:
+        rows.extend(reader)
+    except csv.Error as e:
+        raise FabricError(f"{p}:{reader.line_num}: not a CSV row ({one_line(str(e))})") from None
     if not rows:
         raise FabricError(f"{p}:1: empty file (expected a header: {','.join(COLUMNS)})")
     header = [h.strip().lower() for h in rows[0]]
@@ -105,7 +123,7 @@ def load_flows(fabric: Fabric, path: str | Path, sl: int | None = None, *, no_sl
             name = get(col).strip()
             d = fabric.find(name)
             if d is None:
-                raise FabricError(f"{where}: {col} {name!r}: no such device")
+                raise FabricError(f"{where}: {col} {_cell(name)}: no such device")
             ends.append(d)
         if ends[0] == ends[1]:
             raise FabricError(f"{where}: src and dst are the same device")
@@ -117,7 +135,7 @@ def load_flows(fabric: Fabric, path: str | Path, sl: int | None = None, *, no_sl
         out["step"].append(_step(get("step"), where))
         cell = _sl(get("sl"), where, None)
         if cell is not None and no_sl is not None:
-            raise FabricError(f"{where}: sl {get('sl').strip()!r}: {no_sl}")
+            raise FabricError(f"{where}: sl {_cell(get('sl').strip())}: {no_sl}")
         sls.append(sl if cell is None else cell)
     if not out["src"]:
         raise FabricError(f"{p}: no flows")

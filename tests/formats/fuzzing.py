@@ -43,12 +43,15 @@ from tests.formats.fuzz_pool import Runner, _stage, judge, names_place  # noqa: 
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
-FORMATS = ("native", "netjson", "graphml", "gml", "dot", "clab", "ibnetdiscover", "ibsim", "opensm_dump")
+#: the side files a command reads beside a design (issue 28): flow CSVs (simulate/export-htsim --flows),
+#: prices (bom --prices), parts (FABRICVIZ_PARTS), htsim connection matrices; read with a design
+SIDE_FORMATS = ("flows_csv", "prices", "parts", "htsim_cm")
+FORMATS = ("native", "netjson", "graphml", "gml", "dot", "clab", "ibnetdiscover", "ibsim", "opensm_dump") + SIDE_FORMATS
 OUTCOMES = ("accepted", "refused", "lost", "unnamed", "crash", "hang", "memory")
 BAD = ("lost", "unnamed", "crash", "hang", "memory")
 #: mutations that leave a valid file valid (a reader must accept the result)
 BENIGN = ("bom", "crlf")
-JSON_FORMATS = ("native", "netjson")
+JSON_FORMATS = ("native", "netjson", "prices", "parts")
 TREE_FORMATS = JSON_FORMATS + ("clab",)
 
 
@@ -114,7 +117,42 @@ def make_seeds(fmt: str) -> list[Seed]:
                 seeds.append(Seed(d.name + ".opensm-lfts.dump", (d / "opensm-lfts.dump").read_bytes(),
                                   (d.name + ".net", (d / "topology.net").read_bytes())))
         return seeds
+    if fmt in SIDE_FORMATS:
+        return _side_seeds(fmt)
     raise ValueError(f"unknown format {fmt!r} (use {', '.join(FORMATS)})")
+
+
+def _side_seeds(fmt: str) -> list[Seed]:
+    """Seeds of the side files, each with the design it is read against (as its topology)."""
+    from fabricviz.formats import native
+    fabs = _fabrics()
+    if fmt == "htsim_cm":
+        return [Seed(p.name, p.read_bytes()) for p in sorted((DATA / "htsim").glob("perm-128-[12].cm"))]
+    if fmt == "parts":
+        from fabricviz.model.catalog import Catalog
+        bundled = Catalog.default()   # FABRICVIZ_PARTS is unset in the fuzzer: the bundled parts
+        doc = {"format": "fabricviz-catalog", "version": 1}
+        parts = [p.to_dict() for p in bundled]
+        return [Seed(f"parts-{k}.json", json.dumps(dict(doc, parts=[dict(d, id=d["id"] + "-mine") for d in sel
+                                                                   if d["kind"] != "server"]), indent=2).encode())
+                for k, sel in (("few", parts[:6]), ("all", parts))]
+    seeds = []
+    for k in ("ft2-r4", "ls-2x2"):
+        f = fabs[k]
+        topo = (k + ".fabric.json", native.dumps(f).encode())
+        if fmt == "prices":
+            ids = sorted({p.id for p in f.catalog})
+            ids = ids[:12] if k == "ft2-r4" else ids[-12:]
+            doc = {pid: (i * 1000 if i % 2 else {"price_usd": i * 10.5, "power_w": i}) for i, pid in enumerate(ids)}
+            seeds.append(Seed(k + ".prices.json", json.dumps(doc, indent=1).encode(), topo))
+        else:
+            from fabricviz.sim.flows_csv import save_flows
+            from fabricviz.sim.workloads import endpoints, permutation
+            flows = permutation(endpoints(f), seed=1, size_bytes=1e6)
+            with tempfile.TemporaryDirectory() as tmp:
+                save_flows(f, flows, os.path.join(tmp, "f.csv"))
+                seeds.append(Seed(k + ".flows.csv", Path(tmp, "f.csv").read_bytes(), topo))
+    return seeds
 
 
 def char_mutants(text: str, seed: int, count: int, alphabet: str):
@@ -504,6 +542,8 @@ def parse_id(text: str) -> tuple[str, int, int]:
 def read_mutant(fmt: str, path: str, topology: str | None):
     """What ``fabricviz`` does with the file: load_any (+ native dump), or replay a dump on its topology."""
     from fabricviz.loaders import load_any
+    if fmt in SIDE_FORMATS:
+        return read_side(fmt, path, topology)
     if fmt == "opensm_dump":
         from fabricviz.formats.opensm_replay import replay_files
         from fabricviz.ib.report import summary
@@ -520,6 +560,29 @@ def read_mutant(fmt: str, path: str, topology: str | None):
     if again.signature() != fabric.signature():
         raise AssertionError("the saved design reloads different: "
                              + _first_difference(fabric.signature(), again.signature()))
+
+
+def read_side(fmt: str, path: str, topology: str | None) -> None:
+    """What the command does with a side file: ``simulate --flows``, ``bom --prices``, a design
+    under ``FABRICVIZ_PARTS``, the connection-matrix reader (no command reads one)."""
+    from fabricviz.loaders import load_any
+    if fmt == "htsim_cm":
+        from fabricviz.formats.htsim import parse_connection_matrix
+        from fabricviz.model.text import decode_utf8
+        parse_connection_matrix(decode_utf8(Path(path).read_bytes(), path), path)
+    elif fmt == "parts":
+        from fabricviz.model.catalog import Catalog
+        os.environ["FABRICVIZ_PARTS"] = path     # this fork only
+        try:
+            Catalog.default()
+        finally:
+            del os.environ["FABRICVIZ_PARTS"]
+    elif fmt == "prices":
+        from fabricviz.check.bom import bill_of_materials, load_prices
+        bill_of_materials(load_any(topology), load_prices(path), path).format()
+    else:
+        from fabricviz.sim.flows_csv import load_flows
+        load_flows(load_any(topology), path)
 
 
 def warm() -> None:
