@@ -82,6 +82,7 @@ from fabricviz.ui.canvas.items.bundles import (
 from fabricviz.ui.canvas.items.cables import cable_anchors
 from fabricviz.ui.canvas.items.devices import K_ETHSW, K_IBSW
 from fabricviz.ui.canvas.items.routes import route, straight
+from fabricviz.ui.canvas.items.semantic_items import SceneItemVisibility
 from fabricviz.ui.canvas.items.semantic_queries import FAR, MIDDLE, NEAR, SemanticQueries
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -147,7 +148,7 @@ class SemanticLayer:
         self._colors: Callable[[np.ndarray], list[QtGui.QColor] | np.ndarray] | None = None
         self._top: np.ndarray | None = None
         self._top_pen: QtGui.QPen | None = None
-        self._shown: set[int] = set()             # hidden-level devices shown because selected
+        self.items = SceneItemVisibility(scene)   # the scene's own items shown at this level
         self._labels: list[Label] = []
         self._label_scale = 0.0
         self._drawn = NEAR                        # the level the items show now
@@ -170,7 +171,8 @@ class SemanticLayer:
     def set_fabric(self) -> None:
         """Another fabric is shown: no groups open, everything recomputed."""
         self._grouping = self._sizes = self._values = self._colors = self._top = None
-        self.expanded, self._expanded_names, self._shown = set(), {}, set()
+        self.expanded, self._expanded_names = set(), {}
+        self.items.shown.clear()
         self.level, self._stale = NEAR, True
         self.scene.detail_for_scale(self.scale)
 
@@ -384,7 +386,7 @@ class SemanticLayer:
             if self._drawn != NEAR:
                 self._drawn = NEAR
                 self.draw.hide()
-                self._show_near()
+                self.items.show_all()
                 self._set_labels([])
                 self._notify()
             return
@@ -408,7 +410,7 @@ class SemanticLayer:
         self._width = np.where(b.count > 1, bundle_width_px(b.gbps), 1.0) if len(b) else np.zeros(0)
         self._route()
         self._draw(f, g, geom)
-        self._apply_visibility()
+        self.items.apply(self.near)
         self._notify()
 
     def _route(self) -> None:
@@ -554,60 +556,18 @@ class SemanticLayer:
             layer.set_extra(*place_labels(self._labels, self.scale, layer, geom["box"] if geom else None))
 
     # ------------------------------------------------------------------ items of the scene
-    def _show_near(self) -> None:
-        """Near: the scene's own items and cable paths draw everything again."""
-        scene = self.scene
-        if not scene.batch.on:
-            for item in scene.items_by_id.values():
-                if item.parentItem() is None and not item.isVisible():
-                    item.setVisible(True)
-        for path_item in [*scene.cables.items.values(), scene.cables.highlight]:
-            path_item.setVisible(True)
-        self._shown.clear()
-
-    def _apply_visibility(self) -> None:
-        """Far/middle: only devices of open groups (and selected ones) keep their items."""
-        scene = self.scene
-        f = scene.fabric
-        assert f is not None
-        items = scene.items_by_id
-        near = self.near
-        self._shown = {d for d in self._shown if d in items and items[d].isSelected()}
-        t = f.devices_t
-        tops = np.flatnonzero(t.alive & (t.parent < 0))
-        want = near[tops]
-        for d, w in zip(tops.tolist(), want.tolist(), strict=True):
-            item = items.get(d)
-            if item is not None:
-                w = w or d in self._shown
-                if item.isVisible() != w:
-                    item.setVisible(w)
-        for path_item in [*scene.cables.items.values(), scene.cables.highlight]:
-            path_item.setVisible(False)
-
     def show_device(self, d: int) -> None:
         """Give a device drawn by the layer its own item (it is being selected)."""
-        if self.level == NEAR:
-            return
-        item = self.scene.items_by_id.get(d)
-        if item is not None and item.parentItem() is None and not item.isVisible():
-            item.setVisible(True)
-            self._shown.add(d)
+        if self.level != NEAR:
+            self.items.show_device(d)
 
     def _selection_changed(self) -> None:
         if self.level == NEAR or self._stale:
             return
-        items = self.scene.items_by_id
-        try:
-            for d in [d for d in self._shown if d not in items or not items[d].isSelected()]:
-                self._shown.discard(d)
-                if d in items and d < len(self.near) and not self.near[d]:
-                    items[d].setVisible(False)
-        except RuntimeError:          # the scene is being destroyed: its items are gone
+        if not self.items.hide_deselected(self.near):
             return
         self._draw_selection()
-        for item in list(self.scene.cables.items.values()) + [self.scene.cables.highlight]:
-            item.setVisible(False)
+        self.items.hide_cable_paths()
 
     # ------------------------------------------------------------------ added for the overlays
     # (overlays/sweep.py marks discovered groups and host blocks where they are drawn)
