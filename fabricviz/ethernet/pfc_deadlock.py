@@ -156,7 +156,7 @@ class PfcCheck:
 
 # ----------------------------------------------------------------------------- topology
 @dataclass(frozen=True)
-class _Topo:
+class Topology:
     switches: np.ndarray      # switch index → device id
     link: np.ndarray          # directed cable link id of each switch-to-switch link
     src: np.ndarray           # switch index the link leaves
@@ -205,7 +205,7 @@ def failed_cables(fabric: Fabric, failed: Sequence[str | int] = ()) -> np.ndarra
     return np.unique(np.concatenate([live[off], np.asarray(given, np.int64)])).astype(np.int64)
 
 
-def _topology(fabric: Fabric, failed: np.ndarray) -> _Topo:
+def topology(fabric: Fabric, failed: np.ndarray) -> Topology:
     t, pt, ct = fabric.devices_t, fabric.ports_t, fabric.cables_t
     sw = np.flatnonzero(t.alive & (t.kind == KIND_CODE["eth_switch"]))
     if not len(sw):
@@ -258,13 +258,13 @@ def _topology(fabric: Fabric, failed: np.ndarray) -> _Topo:
         d = shortest_path(adj, unweighted=True, directed=True, indices=dests) if len(dests) \
             else np.zeros((0, n_s))
         return np.where(np.isfinite(d), d, _FAR).astype(np.int64).reshape(len(dests), n_s)
-    return _Topo(sw, link, src, dst, in_port, dead, host_nic, host_sw, host_up, host_down, out_of, into,
+    return Topology(sw, link, src, dst, in_port, dead, host_nic, host_sw, host_up, host_down, out_of, into,
                  pair_in, pair_out, dests, dist(np.ones(n_l, bool)), dist(~dead))
 
 
 # ----------------------------------------------------------------------------- forwarding
 @dataclass(frozen=True)
-class _Reach:
+class Reach:
     """Per row (a destination, or a source towards a destination): the out-links of the stale
     (phase 0) and post-failure (phase 1) states, and the links taken arriving in each phase."""
 
@@ -281,7 +281,7 @@ def _per_switch(x: np.ndarray, m: sp.csr_matrix) -> np.ndarray:
     return np.asarray((m.T @ x.T.astype(np.float32)).T) > 0
 
 
-def _reach(tp: _Topo, rows: np.ndarray, init: np.ndarray, routing: str) -> _Reach:
+def reach(tp: Topology, rows: np.ndarray, init: np.ndarray, routing: str) -> Reach:
     """Follow every equal-cost route towards ``tp.dests[rows]`` from the switches ``init`` (rows × S)."""
     d0, d1 = tp.dist0[rows], tp.dist1[rows]
     s, d = tp.src, tp.dst
@@ -307,10 +307,10 @@ def _reach(tp: _Topo, rows: np.ndarray, init: np.ndarray, routing: str) -> _Reac
     here = tp.dests[rows]
     detour = r0 & ~keep & (d1 != _FAR)         # no live path at all: unreachable, not a detour
     detour[np.arange(len(rows)), here] = False
-    return _Reach(out0, nh1, stay, a0, a1, detour)
+    return Reach(out0, nh1, stay, a0, a1, detour)
 
 
-def _sources(tp: _Topo, rows: np.ndarray) -> np.ndarray:
+def _sources(tp: Topology, rows: np.ndarray) -> np.ndarray:
     """(rows, S): the switches with hosts, but the destination itself."""
     init = np.zeros((len(rows), len(tp.switches)), bool)
     init[:, tp.dests] = True
@@ -318,13 +318,13 @@ def _sources(tp: _Topo, rows: np.ndarray) -> np.ndarray:
     return init
 
 
-def _chunks(tp: _Topo, width: int) -> list[np.ndarray]:
+def _chunks(tp: Topology, width: int) -> list[np.ndarray]:
     n = len(tp.dests)
     step = max(1, CHUNK_CELLS // max(width, 1))
     return [np.arange(i, min(n, i + step)) for i in range(0, n, step)]
 
 
-def _pair_hits(tp: _Topo, r: _Reach, pairs: np.ndarray) -> np.ndarray:
+def pair_hits(tp: Topology, r: Reach, pairs: np.ndarray) -> np.ndarray:
     """(rows, len(pairs)): the dependency in → out of each pair is added by the row's routes."""
     i, o = tp.pair_in[pairs], tp.pair_out[pairs]
     return (r.used0[:, i] & r.out0[:, o]) | (r.used1[:, i] & r.out1[:, o])
@@ -343,14 +343,14 @@ def check_pfc_deadlock(fabric: Fabric, *, failed: Sequence[str | int] = (), rout
         raise FabricError(f"routing {routing!r}: one of {', '.join(ROUTINGS)}")
     prios = _priorities(fabric, priorities)
     down = failed_cables(fabric, failed)
-    tp = _topology(fabric, down)
+    tp = topology(fabric, down)
     n_l = len(tp.link)
     edge = np.zeros(len(tp.pair_in), bool)
     detours: set[tuple[int, int]] = set()
     chunks = _chunks(tp, max(len(tp.pair_in), n_l))
     for k, rows in enumerate(chunks):
-        r = _reach(tp, rows, _sources(tp, rows), routing)
-        edge |= _pair_hits(tp, r, np.arange(len(tp.pair_in))).any(axis=0)
+        r = reach(tp, rows, _sources(tp, rows), routing)
+        edge |= pair_hits(tp, r, np.arange(len(tp.pair_in))).any(axis=0)
         for row, s_ in zip(*np.nonzero(r.detour), strict=True):
             detours.add((int(tp.switches[s_]), int(tp.switches[tp.dests[rows[row]]])))
         progress(0.8 * (k + 1) / len(chunks))
@@ -369,7 +369,7 @@ def check_pfc_deadlock(fabric: Fabric, *, failed: Sequence[str | int] = (), rout
                     int(edge.sum()), int(len(nodes)), int(len(live)), names, *_unreachable(tp))
 
 
-def _unreachable(tp: _Topo) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
+def _unreachable(tp: Topology) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
     """(source, destination) host switches with no live path between them (device ids), and the
     host switches outside the live part holding the most of them (cut off by the failures)."""
     far, live = tp.dist1 == _FAR, ~tp.failed
@@ -394,7 +394,7 @@ def _priorities(fabric: Fabric, priorities: Sequence[int] | None) -> tuple[int, 
     return s.priorities
 
 
-def _cycles(fabric: Fabric, tp: _Topo, ei: np.ndarray, eo: np.ndarray,
+def _cycles(fabric: Fabric, tp: Topology, ei: np.ndarray, eo: np.ndarray,
             max_cycles: int) -> list[tuple[list[int], int]]:
     """One shortest witness cycle (link indices, in order) per strong component with a cycle, with
     the component's size."""
@@ -433,24 +433,24 @@ def _cycles(fabric: Fabric, tp: _Topo, ei: np.ndarray, eo: np.ndarray,
     return out[:max_cycles]
 
 
-def _better(tp: _Topo, a: list[int], b: list[int]) -> bool:
+def _better(tp: Topology, a: list[int], b: list[int]) -> bool:
     """Witness order: shorter, then through more distinct switches (the textbook picture)."""
     return (len(a), -len(set(tp.src[a].tolist()))) < (len(b), -len(set(tp.src[b].tolist())))
 
 
-def _explain(fabric: Fabric, tp: _Topo, cyc: list[int], size: int, routing: str) -> BufferCycle:
+def _explain(fabric: Fabric, tp: Topology, cyc: list[int], size: int, routing: str) -> BufferCycle:
     """The cycle's names and the (source, destination) switch pairs and host flows closing it."""
     n_l = len(tp.link)
-    pairs = _cycle_pairs(tp, cyc)
+    pairs = cycle_pairs(tp, cyc)
     routes: set[tuple[int, int]] = set()
     for rows in _chunks(tp, n_l):
-        hit = _pair_hits(tp, _reach(tp, rows, _sources(tp, rows), routing), pairs).any(axis=1)
+        hit = pair_hits(tp, reach(tp, rows, _sources(tp, rows), routing), pairs).any(axis=1)
         for row in rows[hit].tolist():
             srcs = np.setdiff1d(tp.dests, [tp.dests[row]])
             init = np.zeros((len(srcs), len(tp.switches)), bool)
             init[np.arange(len(srcs)), srcs] = True
-            rr = _reach(tp, np.full(len(srcs), row), init, routing)
-            for s_ in srcs[_pair_hits(tp, rr, pairs).any(axis=1)].tolist():
+            rr = reach(tp, np.full(len(srcs), row), init, routing)
+            for s_ in srcs[pair_hits(tp, rr, pairs).any(axis=1)].tolist():
                 routes.add((int(s_), int(tp.dests[row])))
     flows = []
     for s_, t_ in sorted(routes):
@@ -468,135 +468,12 @@ def _explain(fabric: Fabric, tp: _Topo, cyc: list[int], size: int, routing: str)
                        tuple(flows), tuple(f"{fabric.name_of(a)} → {fabric.name_of(b)}" for a, b in flows))
 
 
-def _cycle_pairs(tp: _Topo, cyc: list[int]) -> np.ndarray:
+def cycle_pairs(tp: Topology, cyc: list[int]) -> np.ndarray:
     """Indices into the adjacent pairs of the cycle's dependencies, in cycle order."""
     want = [(cyc[k], cyc[(k + 1) % len(cyc)]) for k in range(len(cyc))]
     key = tp.pair_in.astype(np.int64) * (len(tp.link) + 1) + tp.pair_out
     return np.array([int(np.flatnonzero(key == a * (len(tp.link) + 1) + b)[0]) for a, b in want], np.int64)
 
 
-# ----------------------------------------------------------------------------- flows for a fluid run
-@dataclass(frozen=True)
-class ClosingFlows:
-    """Flows that together add every dependency of one cycle, each with its concrete path.
-
-    ``paths[i]`` lists the directed cable links (``2c``: port_a → port_b, ``2c + 1``: back; the
-    link-id scheme of :mod:`fabricviz.sim.links`) from the NIC port ``src_port[i]`` to
-    ``dst_port[i]``. :meth:`provider` hands them to the sim's ``route(..., provider=…)`` so a fluid
-    run puts the flows on exactly the cycle (ECMP hashing might not)."""
-
-    src: np.ndarray
-    dst: np.ndarray
-    src_port: np.ndarray
-    dst_port: np.ndarray
-    paths: tuple[np.ndarray, ...]
-
-    def __len__(self) -> int:
-        return len(self.src)
-
-    def provider(self) -> Callable[..., list[np.ndarray]]:
-        """A path provider: the path of each (source port, destination port) asked for."""
-        by_ports = {(int(a), int(b)): p for a, b, p in zip(self.src_port, self.dst_port, self.paths, strict=True)}
-
-        def paths(_fabric: Any, _links: Any, src_ports: np.ndarray, dst_ports: np.ndarray) -> list[np.ndarray]:
-            try:
-                return [by_ports[(int(a), int(b))] for a, b in zip(src_ports, dst_ports, strict=True)]
-            except KeyError as exc:
-                raise FabricError(f"no closing path between ports {exc.args[0]}") from None
-        return paths
-
-
-def closing_flows(fabric: Fabric, cycle: BufferCycle, *, failed: Sequence[str | int] = (),
-                  routing: str = "bounce") -> ClosingFlows:
-    """One flow (host pair and path) per dependency of ``cycle`` not yet added by an earlier one,
-    under the same failures and routing as the check that found it. Flows leaving (entering) the
-    same switch take its hosts in turn, so that where a switch has several hosts the flows are not
-    held back by one NIC and can load the cycle."""
-    tp = _topology(fabric, failed_cables(fabric, failed))
-    where = {int(x): i for i, x in enumerate(tp.link.tolist())}
-    cyc = [where[int(x)] for x in cycle.links]
-    pairs = _cycle_pairs(tp, cyc)
-    row_of = {int(tp.switches[d]): i for i, d in enumerate(tp.dests.tolist())}
-    index = {int(d): i for i, d in enumerate(tp.switches.tolist())}
-    done = np.zeros(len(pairs), bool)
-    out: list[tuple[int, int, int, int, np.ndarray]] = []
-    turn: dict[tuple[int, int], int] = {}          # (0 source | 1 destination, switch) → flows so far
-
-    def host(side: int, x: int) -> int:
-        mine = np.flatnonzero(tp.host_sw == x)
-        mine = mine[np.unique(tp.host_nic[mine], return_index=True)[1]]     # one port per NIC
-        k = turn.get((side, x), 0)
-        turn[(side, x)] = k + 1
-        return int(mine[k % len(mine)])
-    for k in range(len(pairs)):
-        if done[k]:
-            continue
-        for s_dev, t_dev in cycle.routes:
-            row, s_ = row_of[t_dev], index[s_dev]
-            init = np.zeros((1, len(tp.switches)), bool)
-            init[0, s_] = True
-            r = _reach(tp, np.array([row]), init, routing)
-            if not _pair_hits(tp, r, pairs[k:k + 1])[0, 0]:
-                continue
-            hops = _path_through(tp, r, s_, int(tp.dests[row]), int(tp.pair_in[pairs[k]]),
-                                 int(tp.pair_out[pairs[k]]))
-            a, b = host(0, s_), host(1, int(tp.dests[row]))
-            links = np.array([tp.host_up[a], *tp.link[hops].tolist(), tp.host_down[b]], np.int64)
-            out.append((int(tp.host_nic[a]), int(tp.host_nic[b]), _port_of(fabric, tp.host_up[a]),
-                        _port_of(fabric, tp.host_down[b], enter=True), links))
-            on = set(zip(hops[:-1], hops[1:], strict=True))
-            done |= np.array([(int(tp.pair_in[q]), int(tp.pair_out[q])) in on for q in pairs])
-            break
-    cols = list(zip(*out, strict=True)) if out else [(), (), (), (), ()]
-    return ClosingFlows(np.array(cols[0], np.int64), np.array(cols[1], np.int64), np.array(cols[2], np.int64),
-                        np.array(cols[3], np.int64), tuple(cols[4]))
-
-
-def _port_of(fabric: Fabric, link: int, enter: bool = False) -> int:
-    """The port a directed cable link leaves (or, ``enter``, arrives at)."""
-    c, back = divmod(int(link), 2)
-    a, b = int(fabric.cables_t.port_a[c]), int(fabric.cables_t.port_b[c])
-    first, second = (b, a) if back else (a, b)
-    return second if enter else first
-
-
-def _path_through(tp: _Topo, r: _Reach, s: int, t: int, li: int, lo: int) -> list[int]:
-    """Links (indices) of one route from switch ``s`` to ``t`` that takes ``li`` then ``lo``."""
-    def steps(u: int, ph: int) -> list[tuple[int, int]]:
-        ls = np.flatnonzero(tp.src == u)
-        if ph == 0:
-            return [(int(x), 0 if r.stay[0, x] else 1) for x in ls[r.out0[0, ls]]]
-        return [(int(x), 1) for x in ls[r.out1[0, ls]]]
-    prev: dict[tuple[int, int], tuple[tuple[int, int], int] | None] = {(s, 0): None}
-    queue, goal = [(s, 0)], None
-    while queue and goal is None:
-        u, ph = queue.pop(0)
-        for x, nph in steps(u, ph):
-            state = (int(tp.dst[x]), nph)
-            if x == li and any(y == lo for y, _ in steps(*state)):
-                prev.setdefault(state, ((u, ph), x))
-                goal = state
-                break
-            if state not in prev:
-                prev[state] = ((u, ph), x)
-                queue.append(state)
-    assert goal is not None, "the route was found by _reach"
-    back: list[int] = []
-    step = prev[goal]
-    while step is not None:
-        here, x = step
-        back.append(x)
-        step = prev[here]
-    path = back[::-1]
-    state = goal
-    nxt = [y for y in steps(*state) if y[0] == lo][0]
-    while True:
-        path.append(nxt[0])
-        state = (int(tp.dst[nxt[0]]), nxt[1])
-        if state[0] == t:
-            return path
-        nxt = steps(*state)[0]
-
-
-__all__ = ["BufferCycle", "ClosingFlows", "PfcCheck", "ROUTINGS", "cable_of", "check_pfc_deadlock",
-           "closing_flows", "failed_cables"]
+__all__ = ["ROUTINGS", "BufferCycle", "PfcCheck", "Reach", "Topology", "cable_of", "check_pfc_deadlock",
+           "cycle_pairs", "failed_cables", "pair_hits", "reach", "topology"]

@@ -33,7 +33,8 @@ from typing import Any
 import numpy as np
 
 from ..model import Fabric, FabricError
-from .pfc_deadlock import ClosingFlows, _port_of, _topology, check_pfc_deadlock, closing_flows, failed_cables
+from .pfc_closing import ClosingFlows, closing_flows, port_of
+from .pfc_deadlock import check_pfc_deadlock, failed_cables, topology
 
 ACTIONS = ("drop", "forward")
 
@@ -188,7 +189,7 @@ def cycle_load(fabric: Fabric, *, failed: Sequence[str | int] = (), routing: str
         raise FabricError(f"PFC cycle {cycle}: there are {len(found)} (0..{len(found) - 1})")
     cyc = found[cycle]
     cf = closing_flows(fabric, cyc, failed=failed, routing=routing)
-    tp = _topology(fabric, failed_cables(fabric, failed))
+    tp = topology(fabric, failed_cables(fabric, failed))
 
     def nics(switch: int) -> np.ndarray:                # one port per NIC on the switch, NIC order
         mine = np.flatnonzero(tp.host_sw == switch)
@@ -204,8 +205,8 @@ def cycle_load(fabric: Fabric, *, failed: Sequence[str | int] = (), routing: str
             turn[t_sw] = turn.get(t_sw, 0) + 1
             if tp.host_nic[a] == tp.host_nic[b]:
                 continue
-            rows.append((int(tp.host_nic[a]), int(tp.host_nic[b]), _port_of(fabric, tp.host_up[a]),
-                         _port_of(fabric, tp.host_down[b], enter=True),
+            rows.append((int(tp.host_nic[a]), int(tp.host_nic[b]), port_of(fabric, tp.host_up[a]),
+                         port_of(fabric, tp.host_down[b], enter=True),
                          np.array([tp.host_up[a], *path[1:-1].tolist(), tp.host_down[b]], np.int64)))
     cols = list(zip(*rows, strict=True))
     src, dst, sp, dp = (np.array(c, np.int64) for c in cols[:4])

@@ -16,7 +16,8 @@ import pytest
 
 from fabricviz.check.lint import lint
 from fabricviz.cli import main
-from fabricviz.ethernet.pfc_deadlock import cable_of, check_pfc_deadlock, closing_flows
+from fabricviz.ethernet.pfc_closing import closing_flows
+from fabricviz.ethernet.pfc_deadlock import cable_of, check_pfc_deadlock
 from fabricviz.formats.native import save_fabric as save
 from fabricviz.generate import leaf_spine, ring
 from fabricviz.model import FabricError
