@@ -17,6 +17,9 @@ import numpy as np
 from ..model import Fabric, FabricError
 from .pfc_deadlock import BufferCycle, Reach, Topology, cycle_pairs, failed_cables, pair_hits, reach, topology
 
+#: One flow: source NIC, destination NIC, source port, destination port, its directed links.
+Flow = tuple[int, int, int, int, np.ndarray]
+
 
 @dataclass(frozen=True)
 class ClosingFlows:
@@ -32,6 +35,13 @@ class ClosingFlows:
     src_port: np.ndarray
     dst_port: np.ndarray
     paths: tuple[np.ndarray, ...]
+
+    @classmethod
+    def of(cls, rows: list[Flow]) -> ClosingFlows:
+        """From (source NIC, destination NIC, source port, destination port, links) rows."""
+        cols = list(zip(*rows, strict=True)) if rows else [(), (), (), (), ()]
+        src, dst, src_port, dst_port = (np.array(c, np.int64) for c in cols[:4])
+        return cls(src, dst, src_port, dst_port, tuple(cols[4]))
 
     def __len__(self) -> int:
         return len(self.src)
@@ -61,12 +71,11 @@ def closing_flows(fabric: Fabric, cycle: BufferCycle, *, failed: Sequence[str | 
     row_of = {int(tp.switches[d]): i for i, d in enumerate(tp.dests.tolist())}
     index = {int(d): i for i, d in enumerate(tp.switches.tolist())}
     done = np.zeros(len(pairs), bool)
-    out: list[tuple[int, int, int, int, np.ndarray]] = []
+    out: list[Flow] = []
     turn: dict[tuple[int, int], int] = {}          # (0 source | 1 destination, switch) → flows so far
 
     def host(side: int, x: int) -> int:
-        mine = np.flatnonzero(tp.host_sw == x)
-        mine = mine[np.unique(tp.host_nic[mine], return_index=True)[1]]     # one port per NIC
+        mine = tp.nic_ports(x)
         k = turn.get((side, x), 0)
         turn[(side, x)] = k + 1
         return int(mine[k % len(mine)])
@@ -82,16 +91,19 @@ def closing_flows(fabric: Fabric, cycle: BufferCycle, *, failed: Sequence[str | 
                 continue
             hops = _path_through(tp, r, s_, int(tp.dests[row]), int(tp.pair_in[pairs[k]]),
                                  int(tp.pair_out[pairs[k]]))
-            a, b = host(0, s_), host(1, int(tp.dests[row]))
-            links = np.array([tp.host_up[a], *tp.link[hops].tolist(), tp.host_down[b]], np.int64)
-            out.append((int(tp.host_nic[a]), int(tp.host_nic[b]), port_of(fabric, tp.host_up[a]),
-                        port_of(fabric, tp.host_down[b], enter=True), links))
+            out.append(host_flow(fabric, tp, host(0, s_), host(1, int(tp.dests[row])), tp.link[hops]))
             on = set(zip(hops[:-1], hops[1:], strict=True))
             done |= np.array([(int(tp.pair_in[q]), int(tp.pair_out[q])) in on for q in pairs])
             break
-    cols = list(zip(*out, strict=True)) if out else [(), (), (), (), ()]
-    return ClosingFlows(np.array(cols[0], np.int64), np.array(cols[1], np.int64), np.array(cols[2], np.int64),
-                        np.array(cols[3], np.int64), tuple(cols[4]))
+    return ClosingFlows.of(out)
+
+
+def host_flow(fabric: Fabric, tp: Topology, a: int, b: int, inner: np.ndarray) -> Flow:
+    """A flow from host port ``a`` to host port ``b`` over the switch links ``inner``: (source NIC,
+    destination NIC, source port, destination port, its directed links NIC to NIC)."""
+    links = np.array([tp.host_up[a], *np.asarray(inner).tolist(), tp.host_down[b]], np.int64)
+    return (int(tp.host_nic[a]), int(tp.host_nic[b]), port_of(fabric, tp.host_up[a]),
+            port_of(fabric, tp.host_down[b], enter=True), links)
 
 
 def port_of(fabric: Fabric, link: int, enter: bool = False) -> int:
@@ -140,4 +152,4 @@ def _path_through(tp: Topology, r: Reach, s: int, t: int, li: int, lo: int) -> l
         nxt = steps(*state)[0]
 
 
-__all__ = ["ClosingFlows", "closing_flows", "port_of"]
+__all__ = ["ClosingFlows", "Flow", "closing_flows", "host_flow", "port_of"]

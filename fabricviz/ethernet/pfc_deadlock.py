@@ -175,6 +175,11 @@ class Topology:
     dist0: np.ndarray         # (len(dests), S) min hops before the failures
     dist1: np.ndarray         # after them
 
+    def nic_ports(self, switch: int) -> np.ndarray:
+        """The host ports on switch index ``switch``: one per NIC, in NIC order."""
+        mine = np.flatnonzero(self.host_sw == switch)
+        return mine[np.unique(self.host_nic[mine], return_index=True)[1]]
+
 
 def cable_of(fabric: Fabric, ref: str | int) -> int:
     """A cable by id, by one of its ports (``leaf01:3``) or by its label (``leaf01:3 – spine02:1``)."""

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..model import Fabric, FabricError
-from .pfc_closing import ClosingFlows, closing_flows, port_of
+from .pfc_closing import ClosingFlows, Flow, closing_flows, host_flow
 from .pfc_deadlock import check_pfc_deadlock, failed_cables, topology
 
 ACTIONS = ("drop", "forward")
@@ -191,26 +191,19 @@ def cycle_load(fabric: Fabric, *, failed: Sequence[str | int] = (), routing: str
     cf = closing_flows(fabric, cyc, failed=failed, routing=routing)
     tp = topology(fabric, failed_cables(fabric, failed))
 
-    def nics(switch: int) -> np.ndarray:                # one port per NIC on the switch, NIC order
-        mine = np.flatnonzero(tp.host_sw == switch)
-        return mine[np.unique(tp.host_nic[mine], return_index=True)[1]]
-    rows: list[tuple[int, int, int, int, np.ndarray]] = []
+    rows: list[Flow] = []
     turn: dict[int, int] = {}                           # destination switch → flows so far
     for path in cf.paths:
         a0 = int(np.flatnonzero(tp.host_up == path[0])[0])
         t_sw = int(tp.host_sw[int(np.flatnonzero(tp.host_down == path[-1])[0])])
-        dst = nics(t_sw)
-        for a in nics(int(tp.host_sw[a0])).tolist():
+        dst = tp.nic_ports(t_sw)
+        for a in tp.nic_ports(int(tp.host_sw[a0])).tolist():
             b = int(dst[turn.get(t_sw, 0) % len(dst)])
             turn[t_sw] = turn.get(t_sw, 0) + 1
             if tp.host_nic[a] == tp.host_nic[b]:
                 continue
-            rows.append((int(tp.host_nic[a]), int(tp.host_nic[b]), port_of(fabric, tp.host_up[a]),
-                         port_of(fabric, tp.host_down[b], enter=True),
-                         np.array([tp.host_up[a], *path[1:-1].tolist(), tp.host_down[b]], np.int64)))
-    cols = list(zip(*rows, strict=True))
-    src, dst, sp, dp = (np.array(c, np.int64) for c in cols[:4])
-    return cyc, ClosingFlows(src, dst, sp, dp, tuple(cols[4]))
+            rows.append(host_flow(fabric, tp, a, b, path[1:-1]))
+    return cyc, ClosingFlows.of(rows)
 
 
 def pfc_lines(summary: dict) -> list[str]:
