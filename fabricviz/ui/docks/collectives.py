@@ -33,6 +33,7 @@ from fabricviz.sim.units import ParamError
 from fabricviz.ui.docks.collectives_plot import BusbwPlot
 from fabricviz.ui.docks.traffic_transport import SHORT_NAMES, TransportPicker, needs_refresh
 from fabricviz.ui.document.session import CollectiveControls
+from fabricviz.ui.widgets.front import put_in_front
 
 from .export_path import ask_export_path
 
@@ -243,7 +244,7 @@ class CollectivesDock(QtWidgets.QDockWidget):
         document.opened.connect(self._opened)
         told = document.session.collectives       # a lesson's curves
         told.runs_requested.connect(self._runs_requested)
-        told.present_requested.connect(self._present)
+        told.present_requested.connect(self._present)   # bound: gone with the dock
         self._refresh()
 
     @staticmethod
@@ -411,12 +412,7 @@ class CollectivesDock(QtWidgets.QDockWidget):
             self.gpus_spin.setValue(int(c.gpus))
 
     def _present(self, on: bool) -> None:
-        """In front beside a lesson's step (``on``), or hidden (presentation, after the step)."""
-        if on:
-            self.show()
-            self.raise_()
-        else:
-            self.hide()
+        put_in_front(self, on)
 
     def _show_table(self, run: CollectiveRun) -> None:
         res = run.result

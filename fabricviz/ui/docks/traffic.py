@@ -54,6 +54,7 @@ from fabricviz.ui.docks.traffic_transport import needs_refresh, transport_line
 from fabricviz.ui.document.document import Document
 from fabricviz.ui.document.session import TrafficSetup
 from fabricviz.ui.document.traffic_choice import IB_ENGINES, LEFT_OUT_ROWS, ROUTINGS, WORKLOADS, RunChoice  # noqa: F401
+from fabricviz.ui.widgets.front import put_in_front
 
 
 class TrafficDock(QtWidgets.QDockWidget):
@@ -143,7 +144,7 @@ class TrafficDock(QtWidgets.QDockWidget):
         shown.drop_requested.connect(self.clear)
         shown.seek_requested.connect(self.player.set_frame)
         shown.play_requested.connect(self.player.set_playing)
-        shown.present_requested.connect(self._present_run)
+        shown.present_requested.connect(self._present_run)   # bound: gone with the dock
         document.session.playback_held.connect(self.player.hold)   # pictures: the clock stands still
         shown.offer_setup(self.setup)                 # Record Animation runs the controls' choice again
         self.destroyed.connect(lambda *_: shown.offer_setup(None))
@@ -203,12 +204,7 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.adopt(result, fabric, **controls)
 
     def _present_run(self, on: bool) -> None:
-        """In front beside a lesson (``on``), or hidden (presentation: the canvas and the lesson only)."""
-        if on:
-            self.show()
-            self.raise_()
-        else:
-            self.hide()
+        put_in_front(self, on)
 
     def _visible(self, visible: bool) -> None:
         """The dock came to the front with a run: its frame is shown again (the heatmap takes the canvas back)."""

@@ -50,6 +50,7 @@ from fabricviz.ui.docks.whatif_plot import DegradationPlot
 from fabricviz.ui.docks.whatif_runner import SCHEDULER_KEY, WORKERS_KEY, DaskWorkers, WhatifRun, whatif_job, where_of
 from fabricviz.ui.docks.whatif_table import TrialsModel, describe
 from fabricviz.ui.document.session import WhatifControls
+from fabricviz.ui.widgets.front import put_in_front
 
 from .export_path import ask_export_path
 
@@ -245,7 +246,7 @@ class WhatifDock(QtWidgets.QDockWidget):
         told = self.session_whatif = document.session.whatif    # a lesson's trials; the trial drawn is told
         told.trials_requested.connect(self._trials_requested)
         told.row_requested.connect(self.show_row)
-        told.present_requested.connect(self._present)
+        told.present_requested.connect(self._present)   # bound: gone with the dock
 
     # ------------------------------------------------------------------ running
     def fail_text(self) -> str:
@@ -395,12 +396,7 @@ class WhatifDock(QtWidgets.QDockWidget):
         self.seed_box.setValue(c.seed)
 
     def _present(self, on: bool) -> None:
-        """In front beside a lesson's step (``on``), or hidden (presentation, after the step)."""
-        if on:
-            self.show()
-            self.raise_()
-        else:
-            self.hide()
+        put_in_front(self, on)
 
     def _show(self, run: WhatifRun) -> None:
         self.shown = run
