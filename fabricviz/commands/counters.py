@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from typing import Any
 
 from ..model import FabricError
@@ -43,15 +42,8 @@ def _interval(args: argparse.Namespace) -> float | None:
         return float(args.interval)
     if not args.since:
         return None
-    try:
-        now = max(os.path.getmtime(p) for p in args.counters)
-        then = max(os.path.getmtime(p) for p in args.since)
-    except OSError as e:
-        raise FabricError(f"{e.filename}: cannot read: {e.strerror}") from None
-    if now - then <= 0:
-        raise FabricError(f"{args.counters[0]}: not newer than {args.since[0]} (modification times): "
-                          "give the seconds between the snapshots with --interval S")
-    return now - then
+    from ..formats.counter_files import snapshot_interval
+    return snapshot_interval(args.counters, args.since)
 
 
 def run(args: argparse.Namespace) -> int:

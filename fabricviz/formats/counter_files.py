@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
+from ..model import FabricError
 from ..model.port_counters import CounterFile
 from . import ibdiagnet_csv, ibdiagnet_pm, ibqueryerrors, perfquery
 from ._counters import quoted, read_text, refuse
@@ -43,4 +44,18 @@ def load_counters(path: str | os.PathLike[str], fmt: str | None = None) -> Count
     return loads_counters(read_text(path), os.fspath(path), fmt)
 
 
-__all__ = ["READERS", "detect", "load_counters", "loads_counters"]
+def snapshot_interval(now: list[str], before: list[str]) -> float:
+    """Seconds between two snapshots by their files' modification times (the tools print no time):
+    the newest file of ``now`` minus the newest of ``before``; FabricError when not positive."""
+    try:
+        t_now = max(os.path.getmtime(p) for p in now)
+        t_before = max(os.path.getmtime(p) for p in before)
+    except OSError as e:
+        raise FabricError(f"{e.filename}: cannot read: {e.strerror}") from None
+    if t_now - t_before <= 0:
+        raise FabricError(f"{now[0]}: not newer than {before[0]} (modification times): "
+                          "give the seconds between the snapshots with --interval S")
+    return t_now - t_before
+
+
+__all__ = ["READERS", "detect", "load_counters", "loads_counters", "snapshot_interval"]

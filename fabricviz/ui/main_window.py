@@ -31,6 +31,7 @@ from fabricviz.ui.canvas.describe import plural
 from fabricviz.ui.canvas.minimap import Minimap
 from fabricviz.ui.canvas.overlays import vl_layers, vl_usage
 from fabricviz.ui.canvas.overlays.bundled import bundle_colour_menu
+from fabricviz.ui.canvas.overlays.counters import CounterColours
 from fabricviz.ui.canvas.overlays.pfc_cycle import PfcCycles
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.canvas.selection import SelectionController
@@ -140,6 +141,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.collectives_dock = CollectivesDock(doc, self)
         self.collectives_dock.select_links.connect(
             lambda cabs: select_on_canvas(self.editor.fabric, self.scene, self.view, [], cabs))
+        from fabricviz.ui.docks.counters import CountersDock  # File ▸ Load Port Counters…
+        self.counters_dock = CountersDock(doc, self)
+        self.counters_dock.select_links.connect(
+            lambda cabs: select_on_canvas(self.editor.fabric, self.scene, self.view, [], cabs))
         from fabricviz.ui.canvas.overlays.partitions import PartitionMarks  # View ▸ Partition Marks
         self.partition_marks = PartitionMarks(doc, self.scene, lambda text: self.statusBar().showMessage(text, 8000))
         self.traffic_view = TrafficView(doc, self.scene)
@@ -169,6 +174,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.pfc_cycles = PfcCycles(self.document, self.scene, lambda text: self.say(text, 15000))
         self.vl_layers = vl_layers.VlLayers(self.document, self.scene, self.say)
         self.vl_usage = vl_usage.VlUsage(self.document, self.scene, self.say)
+        self.counter_colours = CounterColours(self.document, self.scene, self.say)   # View ▸ Colour by
 
     def _fill_menu(self, slot: str, menu: QtWidgets.QMenu) -> None:
         """The menus' entries that are not actions of the table (see ``Slot`` in ui/actions.py)."""
@@ -178,6 +184,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self._update_recent()
         elif slot == "bundle_colour":
             self.bundle_colour = bundle_colour_menu(self, menu, self.settings, self.scene)
+        elif slot == "colour_by":
+            self.colour_by_menu = self.counter_colours.fill_menu(menu)
         elif slot == "lessons":
             menu.addActions(lesson_actions(self, self.open_lesson))
         elif slot == "presentation":

@@ -21,6 +21,8 @@ each other:
   (:class:`WhatifShown`): a lesson's collective curves and what-if trials, which the Collectives
   and What-if docks show with their controls set to the step's (:class:`CollectiveControls`,
   :class:`WhatifControls`); the What-if dock tells the trial it draws on the canvas.
+- :attr:`Session.counters` (:class:`~.counters_shown.CountersShown`): port counters files read
+  and their report on the design, which the Port Counters dock lists and View ▸ Colour by draws.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from fabricviz.anim.lesson_results import StepResult
 from fabricviz.anim.lesson_whatif import WhatifStep
 from fabricviz.anim.sweep_timeline import SweepStep
 from fabricviz.model import Fabric
+from fabricviz.ui.document.counters_shown import CountersShown
 from fabricviz.ui.document.traffic_choice import RunChoice
 
 #: The canvas overlays, by owner.
@@ -295,6 +298,8 @@ class Session(QtCore.QObject):
         self.lesson = LessonShown(self)
         self.collectives = CollectivesShown(self)
         self.whatif = WhatifShown(self)
+        self.counters = CountersShown(self)      # port counters files, their report, the canvas colouring
+        self.cleared.connect(self.counters.clear)
 
     def claim(self, owner: str) -> None:
         """``owner`` draws on the canvas now; the others hide theirs."""
