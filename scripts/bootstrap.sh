@@ -149,7 +149,7 @@ fi
 # tests/ib/test_oracle_harness.py and the differential routing tests run the real
 # OpenSM under ibsim. With CI set (CI=true) or FABRICVIZ_ORACLE=1 its Debian packages
 # are installed when missing; failing to install only warns (those tests then skip).
-ORACLE_PKGS=(opensm ibsim-utils)
+ORACLE_PKGS=(opensm ibsim-utils infiniband-diags)   # infiniband-diags: perfquery, ibqueryerrors (counters oracle)
 want_oracle() {
     case "${CI:-}" in ""|0|false|False|FALSE) ;; *) return 0 ;; esac
     [ "${FABRICVIZ_ORACLE:-0}" = 1 ]

@@ -57,6 +57,14 @@ def number(text: str) -> int | None:
     return v if v <= MAX_VALUE else None
 
 
+def counter_value(text: str, name: str, where: str, line: int) -> int:
+    """``text`` as the value of counter ``name``, else the refusal ``where:line: name: 'text' is not…``."""
+    v = number(text)
+    if v is None:
+        raise refuse(where, line, f"{name}: {quoted(text.strip())} is not a counter value (0..2^64-1)")
+    return v
+
+
 def guid(text: str) -> int | None:
     """A GUID written ``0x…`` (1 to 16 hex digits, not zero); None otherwise."""
     s = text.strip()
@@ -66,4 +74,4 @@ def guid(text: str) -> int | None:
     return v if v else None
 
 
-__all__ = ["CountersFormatError", "MAX_BYTES", "guid", "number", "quoted", "read_text", "refuse"]
+__all__ = ["CountersFormatError", "MAX_BYTES", "counter_value", "guid", "number", "quoted", "read_text", "refuse"]

@@ -25,7 +25,7 @@ import csv
 import os
 
 from ..model.port_counters import Counter, CounterFile, PortCounters
-from ._counters import guid, number, quoted, read_text, refuse
+from ._counters import counter_value, guid, number, quoted, read_text, refuse
 
 FORMAT = "ibdiagnet-csv"
 START, END = "START_PM_INFO", "END_PM_INFO"
@@ -109,10 +109,7 @@ def loads(text: str, where: str) -> CounterFile:
             cell = row[k].strip()
             if cell in MISSING:
                 continue
-            v = number(cell)
-            if v is None:
-                raise refuse(where, i, f"{header[k]}: {quoted(cell)} is not a counter value")
-            (ext if is_ext else basic)[c] = v
+            (ext if is_ext else basic)[c] = counter_value(cell, header[k], where, i)
         records.append(PortCounters(f"{where}:{i}", port, {**basic, **ext}, lid=lid if lid and lid <= 0xFFFF else None,
                                     node_guid=guids[0], port_guid=guids[1],
                                     extended=bool(ext) and not set(basic) - set(ext)))

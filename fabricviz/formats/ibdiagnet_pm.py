@@ -26,7 +26,7 @@ import os
 import re
 
 from ..model.port_counters import Counter, CounterFile, PortCounters
-from ._counters import guid, number, quoted, read_text, refuse
+from ._counters import counter_value, guid, number, quoted, read_text, refuse
 
 FORMAT = "ibdiagnet-pm"
 HEADER = re.compile(r"Port=(\d{1,3})\s+Lid=(0x[0-9A-Fa-f]{1,4}|\d{1,5})\s+GUID=(0x[0-9A-Fa-f]{1,16})"
@@ -101,10 +101,7 @@ def loads(text: str, where: str) -> CounterFile:
         c = KEYS.get(key.removesuffix("_extended"))
         if c is None or value in MISSING:
             continue
-        v = number(value)
-        if v is None:
-            raise refuse(where, i, f"{key}: {quoted(value)} is not a counter value")
-        (ext if extended else basic)[c] = v
+        (ext if extended else basic)[c] = counter_value(value, key, where, i)
     close()
     if head is None:
         raise refuse(where, 1, "no 'Port=… Lid=… GUID=…' block: not an ibdiagnet PM file")

@@ -21,7 +21,7 @@ import os
 import re
 
 from ..model.port_counters import BY_NAME, Counter, CounterFile, PortCounters
-from ._counters import number, quoted, read_text, refuse
+from ._counters import counter_value, quoted, read_text, refuse
 
 FORMAT = "perfquery"
 HEADER = re.compile(r"# (Port counters|Port extended counters|[A-Za-z0-9]+ counters|PortSamplesControl): "
@@ -87,10 +87,7 @@ def loads(text: str, where: str) -> CounterFile:
         counter = BY_NAME.get(name)
         if counter is None:
             continue
-        v = number(value)
-        if v is None:
-            raise refuse(where, i, f"{name}: {quoted(value.strip())} is not a counter value (0..2^64-1)")
-        values[counter] = v
+        values[counter] = counter_value(value, name, where, i)
     close()
     if head is None:
         raise refuse(where, 1, "no perfquery header ('# Port counters: Lid N port N …') in the file")

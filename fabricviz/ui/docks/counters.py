@@ -113,7 +113,13 @@ class CountersDock(QtWidgets.QDockWidget):
         self.shown.files_changed.connect(self._files_changed)
 
     # ------------------------------------------------------------------ reading
-    def _read(self, paths: list[str]) -> tuple[CounterFile, ...] | None:
+    def _read(self, paths: list[str] | None, title: str) -> tuple[CounterFile, ...] | None:
+        """The files (chosen in a dialog when ``paths`` is None), or None: none chosen, or one
+        refused (its one line shown)."""
+        if paths is None:
+            paths, _ = QtWidgets.QFileDialog.getOpenFileNames(self, title, "", FILTER)
+        if not paths:
+            return None
         try:
             return tuple(load_counters(p) for p in paths)
         except FabricError as exc:
@@ -122,11 +128,7 @@ class CountersDock(QtWidgets.QDockWidget):
 
     def open_files(self, paths: list[str] | None = None) -> bool:
         """File ▸ Load Port Counters…: ``paths`` (or the files chosen) as the snapshot shown."""
-        if paths is None:
-            paths, _ = QtWidgets.QFileDialog.getOpenFileNames(self, "Load port counters", "", FILTER)
-        if not paths:
-            return False
-        files = self._read(list(paths))
+        files = self._read(paths, "Load port counters")
         if files is None:
             return False
         self.shown.set_files(files)
@@ -142,11 +144,7 @@ class CountersDock(QtWidgets.QDockWidget):
         if not self.shown.now:
             self.status.setText("load the later snapshot first (Load…)")
             return False
-        if paths is None:
-            paths, _ = QtWidgets.QFileDialog.getOpenFileNames(self, "Earlier port counters", "", FILTER)
-        if not paths:
-            return False
-        files = self._read(list(paths))
+        files = self._read(paths, "Earlier port counters")
         if files is None:
             return False
         self.shown.set_files(self.shown.now, files, self._interval(files))
