@@ -71,3 +71,14 @@ def test_unreadable_exit_2_one_line(capsys, tmp_path, text, where):
 def test_missing_file(capsys, tmp_path):
     rc, _out, err = run(capsys, tmp_path / "nope.txt")
     assert rc == 2 and err == f"fabricviz: error: {tmp_path / 'nope.txt'}: cannot read: No such file or directory\n"
+
+
+def test_top_limits_every_list(capsys):
+    rc, out, _ = run(capsys, CNT / "perfquery_t0.txt", "--top", "1")
+    lines = out.splitlines()
+    assert rc == 0 and lines[1].startswith("  1. Switch1 port 3 — Switch2 port 3:") and not lines[2].startswith("  2.")
+    assert lines[2:] == ["Ends disagree on 3 links:",
+                         "  Switch1 port 3 — Switch2 port 3: Switch1 port 3 receives errors (1,234 symbol/receive), "
+                         "Switch2 port 3 none: suspect the Switch2 → Switch1 direction (that transmitter, its lanes "
+                         "or this receiver)",
+                         "  … and 2 more (--top 0 lists all)"]

@@ -301,9 +301,9 @@ def _findings(a: LinkEnd, b: LinkEnd, unit: str = "") -> tuple[Finding, ...]:
     for bad, good, n in ((a, b, ra), (b, a, rb)):
         if n > 0 and (rb if bad is a else ra) == 0:
             out.append(Finding(Disagreement.ONE_SIDED_ERRORS,
-                               f"{bad.name} receives errors ({_fmt(n)}{unit} symbol/receive errors), {good.name} none: "
-                               f"the fault is in the {good.device} → {bad.device} direction ({good.name}'s "
-                               f"transmitter, that direction's lanes, or {bad.name}'s receiver)"))
+                               f"{bad.name} receives errors ({_fmt(n)}{unit} symbol/receive), {good.name} none: "
+                               f"suspect the {good.device} → {bad.device} direction (that transmitter, its lanes "
+                               "or this receiver)"))
     da, db = a.get(Counter.LINK_DOWNED), b.get(Counter.LINK_DOWNED)
     if da != db:
         out.append(Finding(Disagreement.LINK_DOWNED_DIFFERS,

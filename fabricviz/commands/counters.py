@@ -72,15 +72,22 @@ def run(args: argparse.Namespace) -> int:
     dis = report.disagreeing()
     if dis:
         print(f"Ends disagree on {len(dis)} link{'s' if len(dis) != 1 else ''}:")
-        for lk in dis:
+        for lk in dis[:args.top or None]:
             for fd in lk.findings:
                 print(f"  {lk.a.name} — {lk.b.name}: {fd.text}")
+        _more(len(dis), args.top)
     if report.unmatched:
         print(f"{len(report.unmatched)} record{'s' if len(report.unmatched) != 1 else ''} name no cabled port "
               "of the design:")
-        for u in report.unmatched:
+        for u in report.unmatched[:args.top or None]:
             print(f"  {u.source}: {u.why}")
+        _more(len(report.unmatched), args.top)
     return 0
+
+
+def _more(n: int, top: int) -> None:
+    if top and n > top:
+        print(f"  … and {n - top} more (--top 0 lists all)")
 
 
 def _end(e: Any) -> dict[str, Any]:

@@ -80,13 +80,13 @@ def loads(text: str, where: str) -> CounterFile:
             continue
         if head is None:
             raise refuse(where, i, f"not perfquery output: {quoted(s)} before any '# Port counters: …' header")
-        m = FIELD.fullmatch(s)
-        if m is None:
-            raise refuse(where, i, f"not a counter line: {quoted(s)} (expected 'Name:....value')")
-        name, value = m.groups()
-        counter = BY_NAME.get(name)
+        name, colon, value = s.partition(":")
+        counter = BY_NAME.get(name) if colon else None     # the common case, without a regex
         if counter is None:
+            if FIELD.fullmatch(s) is None:
+                raise refuse(where, i, f"not a counter line: {quoted(s)} (expected 'Name:....value')")
             continue
+        value = value.lstrip(".")
         values[counter] = counter_value(value, name, where, i)
     close()
     if head is None:

@@ -39,6 +39,10 @@ class Counter(enum.Enum):
     XMIT_PKTS = "PortXmitPkts"
     RCV_PKTS = "PortRcvPkts"
 
+    # members are singletons compared by identity: hash them by identity too, in C (Enum's own
+    # __hash__ is Python code, and a fabric's sweep hashes counters millions of times)
+    __hash__ = object.__hash__
+
 
 #: Bits of each counter in the (basic) PortCounters attribute (IBA vol. 1 table "PortCounters";
 #: libibmad's IB_PC_* field widths): such a counter saturates at 2**bits - 1.

@@ -61,8 +61,8 @@ def test_counts_and_unmatched(design):
 def test_one_sided_finding_names_the_direction(design):
     lk = port_counters(design, load("perfquery_t0.txt")).worst()[0]
     (fd,) = lk.findings
-    assert fd.text.startswith("Switch1 port 3 receives errors (1,234 symbol/receive errors), Switch2 port 3 none: "
-                              "the fault is in the Switch2 → Switch1 direction")
+    assert fd.text == ("Switch1 port 3 receives errors (1,234 symbol/receive), Switch2 port 3 none: suspect the "
+                       "Switch2 → Switch1 direction (that transmitter, its lanes or this receiver)")
 
 
 def test_rates_between_snapshots(design):

@@ -2,7 +2,7 @@
 
 The report on show (``session.counters``, read by the Port Counters dock) gives each cable with a
 counted end a value: its ranked error counters added (both ends), or its PortXmitWait. A counted
-cable at zero is drawn green; the others in four steps from yellow to dark red on a logarithmic
+cable at zero is drawn thin and pale green; the others in four steps from yellow to dark red on a logarithmic
 scale up to the worst link's value (:func:`levels`), so one sick cable stands out among
 thousands. Cables no file counted keep their normal look. Zoomed out, a bundle takes the worst
 (or mean, View ▸ Bundle Colour) level of its members. One path item per level.
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 OWNER = "counters"
 ROLE = "counters"
 #: level 0: counted and clean; 1..4: above zero, up to the worst value (log scale)
-PALETTE = ("#2e9e4f", "#e3c21b", "#f08a24", "#d8382a", "#7d1010")
+PALETTE = ("#8fd19e", "#e3c21b", "#f08a24", "#d8382a", "#7d1010")
 WORDS = ("counted, none", "low", "medium", "high", "worst")
 #: the View ▸ Colour by entries: (object name, text, metric)
 CHOICES: tuple[tuple[str, str, Metric | None], ...] = (
@@ -44,8 +44,12 @@ CHOICES: tuple[tuple[str, str, Metric | None], ...] = (
     ("action_colour_by_errors", "&Errors (port counters)", Metric.ERRORS),
     ("action_colour_by_xmit_wait", "&XmitWait (port counters)", Metric.XMIT_WAIT),
 )
-Z = 4.8
+#: over the cables and bundle lines (0.2), under group frames, host blocks, devices and labels: a sick
+#: link never hides a device or its name
+Z = 0.35
 WIDTH = 4.0
+#: clean counted links: thin and pale, so that the sick ones stand out among thousands
+CLEAN_WIDTH = 1.5
 _COLOURS = palette_colors([QtGui.QColor(c) for c in PALETTE],
                           lambda v: np.clip(np.nan_to_num(np.round(v)), 0, len(PALETTE) - 1))
 
@@ -162,7 +166,7 @@ class CounterColours:
             pen.setCapStyle(QtCore.Qt.PenCapStyle.RoundCap)
             self.halo = QtWidgets.QGraphicsPathItem()
             self.halo.setPen(pen)
-            self.halo.setZValue(Z - 0.01)
+            self.halo.setZValue(Z - 1e-3)
             self.halo.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
             self.scene.addItem(self.halo)
         ends = cable_anchors(self.document.fabric, on)
@@ -171,7 +175,7 @@ class CounterColours:
     def _make(self, level: int) -> QtWidgets.QGraphicsPathItem:
         pen = QtGui.QPen(QtGui.QColor(PALETTE[level]))
         pen.setCosmetic(True)
-        pen.setWidthF(WIDTH)
+        pen.setWidthF(WIDTH if level else CLEAN_WIDTH)
         pen.setCapStyle(QtCore.Qt.PenCapStyle.RoundCap)
         item = QtWidgets.QGraphicsPathItem()
         item.setPen(pen)
