@@ -14,7 +14,7 @@
 #   PYTHON=/path/to/python3.x   interpreter for the venv (default: python3, then /usr/bin/python3)
 #   VENV=.venv                  where the venv lives
 #   FABRICVIZ_NO_APT=1          never call apt-get (only report what is missing)
-#   FABRICVIZ_ORACLE=1          also install opensm + ibsim-utils (always when CI is set)
+#   FABRICVIZ_ORACLE=1          also install opensm + ibsim-utils + ibutils (always when CI is set)
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -147,9 +147,9 @@ fi
 
 # --- OpenSM oracle (optional) ----------------------------------------------------
 # tests/ib/test_oracle_harness.py and the differential routing tests run the real
-# OpenSM under ibsim. With CI set (CI=true) or FABRICVIZ_ORACLE=1 its Debian packages
+# OpenSM under ibsim; ibutils' ibtopodiff and ibdmchk check the diff and the ibdm topology export. With CI set (CI=true) or FABRICVIZ_ORACLE=1 its Debian packages
 # are installed when missing; failing to install only warns (those tests then skip).
-ORACLE_PKGS=(opensm ibsim-utils)
+ORACLE_PKGS=(opensm ibsim-utils ibutils)
 want_oracle() {
     case "${CI:-}" in ""|0|false|False|FALSE) ;; *) return 0 ;; esac
     [ "${FABRICVIZ_ORACLE:-0}" = 1 ]

@@ -59,11 +59,14 @@ class _System:
 
 @dataclass(frozen=True)
 class IbdmTopology:
-    """The topology text, the IBNL text of each system type it names, and ibdm's name of every
-    exported design port (``leaf01/U1/P3``: node name, ``/P``, number, as ibdm reports ports)."""
+    """The topology text, the IBNL text of each system type it names, ibdm's name of every exported
+    design port (system and front-panel port: ``leaf01/P3``, ``dgx01/U2/P1``, as ibdm's reports
+    name ports) and of every exported device (its node: ``leaf01/U1``; ibdm also names a port
+    ``NODE/Pn``)."""
     topo: str
     ibnl: dict[str, str]
     port_names: dict[int, str]
+    node_names: dict[int, str]
 
 
 def _name(text: str) -> str:
@@ -150,6 +153,7 @@ def export_ibdm_topo(fabric: Fabric) -> IbdmTopology:
         s.type = by_body[body]
     t, pt, ct = fabric.devices_t, fabric.ports_t, fabric.cables_t
     port_names: dict[int, str] = {}
+    node_names = {d: f"{s.name}/U{k}" for d, (s, k) in where.items()}
     out = [f"# ibdm topology of design {_name(fabric.name)!r}, written by fabricviz",
            "# system types are defined in the IBNL files beside it (IBDM_IBNL_PATH)"]
     for s in systems:
@@ -159,7 +163,7 @@ def export_ibdm_topo(fabric: Fabric) -> IbdmTopology:
             first = int(t.first_port[d])
             for i in range(int(t.nports[d])):
                 p = first + i
-                port_names[p] = f"{s.name}/U{k}/P{i + 1}"
+                port_names[p] = f"{s.name}/{s.port(k, i + 1)}"
                 c = int(pt.cable[p])
                 if c < 0:
                     continue
@@ -170,7 +174,7 @@ def export_ibdm_topo(fabric: Fabric) -> IbdmTopology:
                 rs, rk = far
                 out.append(f"   {s.port(k, i + 1)} {_link_mark(fabric, c)} {rs.type} {rs.name} "
                            f"{rs.port(rk, int(pt.num[q]))}")
-    return IbdmTopology("\n".join(out) + "\n", types, port_names)
+    return IbdmTopology("\n".join(out) + "\n", types, port_names, node_names)
 
 
 def ibnl_dir(path: str | os.PathLike[str]) -> Path:
