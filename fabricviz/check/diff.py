@@ -195,15 +195,11 @@ class _Classifier:
         for x in self.fs.nodes.tolist():
             if x in self.m.to_design:
                 continue
-            ends = []
-            for px in self.found_ports(x):
-                qx = int(self.fs.peer[px])
-                if qx >= 0:
-                    ends.append(self.fname(qx))
+            peers = [self.fname(int(self.fs.peer[px])) for px in self.found_ports(x) if self.fs.peer[px] >= 0]
             self.out.append(Difference(
                 DiffKind.DEVICE_UNEXPECTED,
                 f"device unexpected: {ff.name_of(x)}{_guid(ff, x)}"
-                + (f", cabled to {', '.join(ends)}" if ends else ", not cabled")))
+                + (f", cabled to {', '.join(peers)}" if peers else ", not cabled")))
 
     def design_links(self, d: int) -> list[tuple[int, int]]:
         t = self.ds.fabric.devices_t

@@ -144,8 +144,8 @@ def export_ibdm_topo(fabric: Fabric) -> IbdmTopology:
     for s in systems:
         body = _ibnl_body(fabric, s)
         if body not in by_body:
-            first = fabric.part_id_of(s.nodes[min(s.nodes)]) or ("CA" if s.ca else "SW")
-            base = _name(first + (f"-x{len(s.nodes)}" if len(s.nodes) > 1 else ""))
+            part = fabric.part_id_of(s.nodes[min(s.nodes)]) or ("CA" if s.ca else "SW")
+            base = _name(part + (f"-x{len(s.nodes)}" if len(s.nodes) > 1 else ""))
             taken[base] += 1
             name = base if taken[base] == 1 else f"{base}-{taken[base]}"
             by_body[body] = name
@@ -162,12 +162,12 @@ def export_ibdm_topo(fabric: Fabric) -> IbdmTopology:
             d = s.nodes[k]
             first = int(t.first_port[d])
             for i in range(int(t.nports[d])):
-                p = first + i
-                port_names[p] = f"{s.name}/{s.port(k, i + 1)}"
-                c = int(pt.cable[p])
+                pid = first + i
+                port_names[pid] = f"{s.name}/{s.port(k, i + 1)}"
+                c = int(pt.cable[pid])
                 if c < 0:
                     continue
-                q = int(ct.port_b[c]) if int(ct.port_a[c]) == p else int(ct.port_a[c])
+                q = int(ct.port_b[c]) if int(ct.port_a[c]) == pid else int(ct.port_a[c])
                 far = where.get(int(pt.device[q]))
                 if far is None:
                     continue
