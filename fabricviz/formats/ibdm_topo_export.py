@@ -184,14 +184,28 @@ def ibnl_dir(path: str | os.PathLike[str]) -> Path:
 
 
 def save(fabric: Fabric, path: str | os.PathLike[str]) -> None:
-    """Write the topology to ``path`` and its IBNL files into :func:`ibnl_dir` (each atomically)."""
+    """Write the IBNL files into :func:`ibnl_dir` and then the topology to ``path``, each atomically;
+    if the topology cannot be written, the IBNL files written for it are taken back."""
     from .native import save_text_atomic
     topo = export_ibdm_topo(fabric)
     folder = ibnl_dir(path)
+    made = not folder.exists()
+    written: list[Path] = []
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise FabricError(f"{folder}: cannot save: {e.strerror or e}") from None
-    for name, text in topo.ibnl.items():
-        save_text_atomic(text, folder / f"{name}.ibnl")
-    save_text_atomic(topo.topo, path)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise FabricError(f"{folder}: cannot save: {e.strerror or e}") from None
+        for name, text in topo.ibnl.items():
+            target = folder / f"{name}.ibnl"
+            existed = target.exists()
+            save_text_atomic(text, target)
+            if not existed:
+                written.append(target)
+        save_text_atomic(topo.topo, path)
+    except FabricError:
+        for p in written:
+            p.unlink(missing_ok=True)
+        if made and folder.exists() and not any(folder.iterdir()):
+            folder.rmdir()
+        raise

@@ -12,7 +12,7 @@ from fabricviz.formats.ibdm_topo_export import export_ibdm_topo, ibnl_dir, save
 from fabricviz.formats.native import save_fabric
 from fabricviz.generate.fattree import fat_tree
 from fabricviz.generate.rail import rail_optimized
-from fabricviz.model import Fabric
+from fabricviz.model import Fabric, FabricError
 from tests.check.ibdm_oracle import ibdmchk, ibutils_missing
 
 
@@ -116,3 +116,11 @@ def test_ibdmchk_refuses_a_broken_export(checker, tmp_path):
     (ibnl_dir(topo) / "CX7-1P.ibnl").unlink()
     rc, out = checker(topo, ibnl_dir(topo), "leaf01/U1", tmp_path)
     assert rc == 1 and "-E- Fail to find System class:CX7-1P" in out
+
+
+def test_a_topology_that_cannot_be_written_leaves_no_ibnl_files_behind(tmp_path):
+    out = tmp_path / "taken.ibdm.topo"
+    out.mkdir()                                   # a directory where the file should go
+    with pytest.raises(FabricError, match=f"^{re.escape(str(out))}: cannot save: "):
+        save(tiny(), out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken.ibdm.topo"]
