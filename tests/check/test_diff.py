@@ -2,6 +2,7 @@
 then edited the way real fabrics go wrong), every kind of difference with its exact line."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,7 @@ from fabricviz.cli import main
 from fabricviz.formats.ibnetdiscover import export_ibnetdiscover, loads, save_ibnetdiscover
 from fabricviz.formats.native import save_fabric
 from fabricviz.generate.fattree import fat_tree
+from fabricviz.loaders import load_any
 
 
 @pytest.fixture(scope="module")
@@ -147,3 +149,42 @@ def test_a_design_with_ethernet_compared_with_an_infiniband_discovery_leaves_eth
     d.add_device("eth_switch", "SN5600", "mgmt")
     r = diff_fabrics(d, f)
     assert r.equal and r.ethernet_left_out and r.compared == (9, 9)
+
+
+REAL = Path(__file__).resolve().parents[1] / "data" / "samples" / "topograph_superpod_ndr.ibnetdiscover"
+
+
+def test_the_real_superpod_dump_against_itself_edited_and_with_other_switch_guids_and_names():
+    """NVIDIA/topograph's NDR SuperPOD (40 switches, 582 adapters incl. 40 SHARP nodes, 1114 links):
+    its switches given other GUIDs in the design are found by name; given other names too, through
+    the cabling from the adapters (edge first, as ibtopodiff -e)."""
+    design, found = load_any(REAL), load_any(REAL)
+    leaf1, leaf2 = "MF0;A09-P1-IBLEAF-04-04:MQM9701/U1", "MF0;A09-P1-IBLEAF-04-02:MQM9701/U1"
+    found.remove_cables([found.port(f"{leaf1}:1").cable.id])
+    a, b = found.port(f"{leaf2}:1").peer.name, found.port(f"{leaf2}:2").peer.name
+    found.remove_cables([found.port(f"{leaf2}:1").cable.id, found.port(f"{leaf2}:2").cable.id])
+    found.add_cable(f"{leaf2}:1", b)
+    found.add_cable(f"{leaf2}:2", a)
+    want = [f"missing cable: {leaf1}:1 – a08-p1-dgx-04-c01 mlx5_5:1",
+            f"swapped: {leaf2}:1 – a06-p1-dgx-02-c01 HCA-6:1 and {leaf2}:2 – a06-p1-dgx-02-c02 HCA-6:1 are "
+            f"crossed (found {leaf2}:1 – a06-p1-dgx-02-c02 HCA-6:1 and {leaf2}:2 – a06-p1-dgx-02-c01 HCA-6:1)"]
+    r = diff_fabrics(design, found)
+    assert lines(r) == want and r.matched[MatchedBy.GUID] == 622 and r.cables_ok == 1111
+    switches = design.device_ids("ib_switch").tolist()
+    for d in switches:
+        design.set_guid(d, int(design.devices_t.guid[d]) ^ 0x77)
+    r = diff_fabrics(design, found)
+    assert lines(r) == want
+    assert r.matched == {MatchedBy.GUID: 582, MatchedBy.DESCRIPTION: 40, MatchedBy.CABLING: 0}
+    i1, i2 = design.find(leaf1), design.find(leaf2)
+    for d in switches:
+        design.rename(d, f"sw{d}")
+    r = diff_fabrics(design, found)
+    assert r.matched == {MatchedBy.GUID: 582, MatchedBy.DESCRIPTION: 0, MatchedBy.CABLING: 40}
+    assert [x.kind for x in r.differences].count(DiffKind.RENAMED) == 40
+    assert (i1, i2) == (0, 1)
+    assert r.differences[0].line == f"renamed: sw0 reports '{leaf1}', designed 'sw0' (0x2c5eab0300b87b40)"
+    assert [x.line for x in r.differences if x.kind is not DiffKind.RENAMED] == [
+        "missing cable: a08-p1-dgx-04-c01 mlx5_5:1 – sw0:1",
+        "swapped: a06-p1-dgx-02-c01 HCA-6:1 – sw1:1 and a06-p1-dgx-02-c02 HCA-6:1 – sw1:2 are crossed "
+        "(found a06-p1-dgx-02-c01 HCA-6:1 – sw1:2 and a06-p1-dgx-02-c02 HCA-6:1 – sw1:1)"]
