@@ -110,7 +110,8 @@ def test_sonic_tables_field_by_field():
     assert db["QUEUE"]["Ethernet0|6"] == {"scheduler": "scheduler.2"}
     assert db["QUEUE"]["Ethernet0|0"] == {"scheduler": "scheduler.0"}
     assert db["SCHEDULER"]["scheduler.2"] == {"type": "STRICT"}
-    assert db["PORT"] == {e: {"speed": "400000", "mtu": "9216"} for e in ("Ethernet0", "Ethernet8", "Ethernet16")}
+    assert db["PORT"] == {f"Ethernet{8 * i}": {"lanes": ",".join(str(8 * i + j) for j in range(8)),
+                                               "speed": "400000", "mtu": "9216"} for i in range(3)}
 
 
 def test_numbers_equal_headroom_json(tmp_path, capsys):
@@ -145,7 +146,7 @@ def test_port_naming_on_two_parts():
     s37 = json.loads(render(f, "sonic")["s37.config_db.json"])
     assert list(s47["CABLE_LENGTH"]["AZURE"]) == ["Ethernet0", "Ethernet16", "Ethernet248"]
     assert list(s37["CABLE_LENGTH"]["AZURE"]) == ["Ethernet0", "Ethernet8", "Ethernet124"]
-    assert s37["PORT"]["Ethernet8"] == {"speed": "200000", "mtu": "9216"}   # the link comes up at 200G
+    assert s37["PORT"]["Ethernet8"] == {"lanes": "8,9,10,11", "speed": "200000", "mtu": "9216"}   # 200G link
     y = yaml.safe_load(render(f, "cumulus")["s37.nvue.yaml"])
     assert sorted(y[0]["set"]["interface"]) == ["swp1", "swp3", "swp32"]
 
