@@ -166,10 +166,10 @@ def test_nvue_yaml_and_commands():
     assert qos["mapping"]["default-global"] == {"trust": "l3", "dscp": {"34": {"switch-priority": 4},
                                                                         "48": {"switch-priority": 6}}}
     assert qos["pfc"] == {
-        "roce-pfc-400g-100m": {"switch-priority": {"4": {}}, "cable-length": 100, "port-buffer": 186870,
-                               "xoff-threshold": 4000000, "xon-threshold": 18432, "tx": "enable", "rx": "enable"},
-        "roce-pfc-400g-3m": {"switch-priority": {"4": {}}, "cable-length": 3, "port-buffer": 139346,
-                             "xoff-threshold": 4000000, "xon-threshold": 18432, "tx": "enable", "rx": "enable"}}
+        "roce-pfc-400g-100m": {"switch-priority": {"4": {}}, "cable-length": 100, "port-buffer": 205302,
+                               "xoff-threshold": 18432, "xon-threshold": 9216, "tx": "enable", "rx": "enable"},
+        "roce-pfc-400g-3m": {"switch-priority": {"4": {}}, "cable-length": 3, "port-buffer": 157778,
+                             "xoff-threshold": 18432, "xon-threshold": 9216, "tx": "enable", "rx": "enable"}}
     assert qos["congestion-control"] == {"roce-ecn-400g": {"traffic-class": {"4": {
         "ecn": "enable", "red": "disable", "min-threshold": 800000, "max-threshold": 3200000, "probability": 20}}}}
     assert doc["set"]["interface"]["swp3"] == {"qos": {"pfc": {"profile": "roce-pfc-400g-100m"},
@@ -184,9 +184,9 @@ def test_nvue_yaml_and_commands():
         "nv set qos egress-queue-mapping default-global switch-priority 6 traffic-class 6",
         "nv set qos pfc roce-pfc-400g-100m switch-priority 4",
         "nv set qos pfc roce-pfc-400g-100m cable-length 100",
-        "nv set qos pfc roce-pfc-400g-100m port-buffer 186870",
-        "nv set qos pfc roce-pfc-400g-100m xoff-threshold 4000000",
-        "nv set qos pfc roce-pfc-400g-100m xon-threshold 18432",
+        "nv set qos pfc roce-pfc-400g-100m port-buffer 205302",          # 186,870 headroom + 18,432
+        "nv set qos pfc roce-pfc-400g-100m xoff-threshold 18432",
+        "nv set qos pfc roce-pfc-400g-100m xon-threshold 9216",
         "nv set qos pfc roce-pfc-400g-100m tx enable",
         "nv set qos pfc roce-pfc-400g-100m rx enable",
         "nv set qos congestion-control roce-ecn-400g traffic-class 4 ecn enable",
