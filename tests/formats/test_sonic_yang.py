@@ -19,6 +19,7 @@ import pytest
 from fabricviz.formats.switch_config import render, sonic_lanes
 from fabricviz.generate import leaf_spine, rail_optimized
 from fabricviz.model.catalog import Catalog, Part
+from fabricviz.model.errors import CatalogError
 from fabricviz.model.fabric import Fabric
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -80,7 +81,7 @@ def test_port_lanes_are_checked_and_round_trip():
     for lanes, msg in ((["0,1"], "t.port_lanes: lanes of 1 ports for 2 ports"),
                        (["0,1", "1,2"], "t.port_lanes[1]: lane 1 is also on port 1"),
                        (["0,1", "2;3"], "t.port_lanes: must be a list of lane lists")):
-        with pytest.raises(Exception, match=msg.replace("[", r"\[").replace("]", r"\]")):
+        with pytest.raises(CatalogError, match=msg.replace("[", r"\[").replace("]", r"\]")):
             Part.from_dict(dict(base, port_lanes=lanes), "t")
 
 
