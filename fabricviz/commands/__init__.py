@@ -13,4 +13,4 @@ COMMANDS: tuple[str, ...] = ("generate", "info", "route", "trace", "check-loops"
                              "simulate", "latency", "collective", "render",
                              "lint", "bom", "convert", "replay", "demo", "compare-tech",
                              "partitions", "record", "headroom", "export-switch-config", "export-htsim", "whatif",
-                             "counters")
+                             "diff", "counters")

@@ -106,6 +106,9 @@ ACTIONS: tuple[ActionSpec | Slot, ...] = (
                tip="write the design's partitions as an OpenSM partitions.conf"),
     ActionSpec("export_switch_config", "Export S&witch Config…", "export_switch_config", "file",
                tip="the design's PFC/ECN/buffer settings as SONiC config_db.json or Cumulus NVUE YAML per switch"),
+    ActionSpec("compare_discovered", "Compare with &Discovered…", "files.compare_discovered", "file",
+               tip="is the fabric cabled as designed? ibnetdiscover output (or an ibsim net file, another design) "
+                   "against the design: missing, extra and misplaced cables drawn and listed", sep=True),
     ActionSpec("load_counters", "Load Port &Counters…", "counters_dock.open_files", "file",
                tip="perfquery, ibqueryerrors or ibdiagnet PM output: the worst links listed, cables coloured",
                sep=True),
@@ -187,6 +190,7 @@ DOCK_TOGGLES: tuple[DockToggle, ...] = (
     DockToggle("inspector", "inspector"),
     DockToggle("history", "history"),
     DockToggle("findings_dock", "findings", "Ctrl+Shift+K"),
+    DockToggle("diff_dock", "diff_dock"),
     DockToggle("bom_dock", "bom"),
     DockToggle("sweep_dock", "sweep", "Ctrl+Shift+U", "&Subnet Manager Sweep"),
     DockToggle("traffic_dock", "traffic", "Ctrl+Shift+T"),

@@ -32,6 +32,7 @@ from fabricviz.ui.canvas.minimap import Minimap
 from fabricviz.ui.canvas.overlays import vl_layers, vl_usage
 from fabricviz.ui.canvas.overlays.bundled import bundle_colour_menu
 from fabricviz.ui.canvas.overlays.counters import CounterColours
+from fabricviz.ui.canvas.overlays.diff import DiffOverlay
 from fabricviz.ui.canvas.overlays.pfc_cycle import PfcCycles
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.canvas.selection import SelectionController
@@ -125,6 +126,13 @@ class MainWindow(QtWidgets.QMainWindow):
         self.findings_dock.select_objects.connect(
             lambda devs, cabs: select_on_canvas(self.editor.fabric, self.scene, self.view, devs, cabs))
         self.bom_dock = BomDock(doc, self)
+        from fabricviz.ui.docks.diff import DiffDock  # File ▸ Compare with Discovered…
+        self.diff_dock = DiffDock(doc, self)
+        self.diff_dock.select_objects.connect(
+            lambda devs, cabs: select_on_canvas(self.editor.fabric, self.scene, self.view, devs, cabs))
+        self.diff_dock.compare_requested.connect(lambda: self.files.compare_discovered())
+        doc.session.diff.changed.connect(
+            lambda: layout.reveal(self, self.diff_dock) if doc.session.diff.report is not None else None)
         self.sweep_dock = SweepDock(doc, self.scene, self.view, self)
         self.traffic_dock = TrafficDock(doc, self)
         self.traffic_dock.select_hosts.connect(
@@ -170,11 +178,13 @@ class MainWindow(QtWidgets.QMainWindow):
         sb.addPermanentWidget(self.zoom_label)
 
     def _build_overlays(self) -> None:
-        """The canvas overlays the menus switch (View ▸ VL Layers / VL Usage, Design ▸ PFC Deadlock Check)."""
+        """The canvas overlays the menus switch (View ▸ VL Layers / VL Usage, Design ▸ PFC Deadlock Check,
+        File ▸ Compare with Discovered)."""
         self.pfc_cycles = PfcCycles(self.document, self.scene, lambda text: self.say(text, 15000))
         self.vl_layers = vl_layers.VlLayers(self.document, self.scene, self.say)
         self.vl_usage = vl_usage.VlUsage(self.document, self.scene, self.say)
         self.counter_colours = CounterColours(self.document, self.scene, self.say)   # View ▸ Colour by
+        self.diff_overlay = DiffOverlay(self.document, self.scene)
 
     def _fill_menu(self, slot: str, menu: QtWidgets.QMenu) -> None:
         """The menus' entries that are not actions of the table (see ``Slot`` in ui/actions.py)."""
