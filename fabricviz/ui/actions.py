@@ -110,8 +110,7 @@ ACTIONS: tuple[ActionSpec | Slot, ...] = (
                tip="is the fabric cabled as designed? ibnetdiscover output (or an ibsim net file, another design) "
                    "against the design: missing, extra and misplaced cables drawn and listed", sep=True),
     ActionSpec("load_counters", "Load Port &Counters…", "counters_dock.open_files", "file",
-               tip="perfquery, ibqueryerrors or ibdiagnet PM output: the worst links listed, cables coloured",
-               sep=True),
+               tip="perfquery, ibqueryerrors or ibdiagnet PM output: the worst links listed, cables coloured"),
     ActionSpec("quit", "&Quit", "close", "file", (K.Quit,), "close the window (running jobs are cancelled)",
                sep=True),
     # Edit
