@@ -22,10 +22,9 @@ published in a public repository we could find, so the test file is written from
 from __future__ import annotations
 
 import csv
-import os
 
 from ..model.port_counters import Counter, CounterFile, PortCounters
-from ._counters import counter_value, guid, number, quoted, read_text, refuse
+from ._counters import counter_value, guid, number, quoted, refuse
 
 FORMAT = "ibdiagnet-csv"
 START, END = "START_PM_INFO", "END_PM_INFO"
@@ -116,8 +115,4 @@ def loads(text: str, where: str) -> CounterFile:
     return CounterFile(where, FORMAT, tuple(records))
 
 
-def load(path: str | os.PathLike[str]) -> CounterFile:
-    return loads(read_text(path), os.fspath(path))
-
-
-__all__ = ["COLUMNS", "FORMAT", "load", "loads", "looks_like"]
+__all__ = ["COLUMNS", "FORMAT", "loads", "looks_like"]

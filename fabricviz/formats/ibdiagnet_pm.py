@@ -22,11 +22,10 @@ and key names are the ones two public readers of real files parse (facebookresea
 
 from __future__ import annotations
 
-import os
 import re
 
 from ..model.port_counters import Counter, CounterFile, PortCounters
-from ._counters import counter_value, guid, number, quoted, read_text, refuse
+from ._counters import counter_value, guid, number, quoted, refuse
 
 FORMAT = "ibdiagnet-pm"
 HEADER = re.compile(r"Port=(\d{1,3})\s+Lid=(0x[0-9A-Fa-f]{1,4}|\d{1,5})\s+GUID=(0x[0-9A-Fa-f]{1,16})"
@@ -108,8 +107,4 @@ def loads(text: str, where: str) -> CounterFile:
     return CounterFile(where, FORMAT, tuple(records))
 
 
-def load(path: str | os.PathLike[str]) -> CounterFile:
-    return loads(read_text(path), os.fspath(path))
-
-
-__all__ = ["FORMAT", "KEYS", "load", "loads", "looks_like"]
+__all__ = ["FORMAT", "KEYS", "loads", "looks_like"]

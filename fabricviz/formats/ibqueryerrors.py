@@ -21,11 +21,10 @@ counters read as zero (``implicit_zero``). Counters that are not
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 
 from ..model.port_counters import ALL_PORTS, BY_NAME, Counter, CounterFile, PortCounters
-from ._counters import guid, number, quoted, read_text, refuse
+from ._counters import guid, number, quoted, refuse
 
 FORMAT = "ibqueryerrors"
 NODE = re.compile(r'(Errors|Data Counters) for (?:(0x[0-9A-Fa-f]{1,16}) )?"(.{0,400})"')
@@ -113,8 +112,4 @@ def loads(text: str, where: str) -> CounterFile:
     return CounterFile(where, FORMAT, tuple(records))
 
 
-def load(path: str | os.PathLike[str]) -> CounterFile:
-    return loads(read_text(path), os.fspath(path))
-
-
-__all__ = ["FORMAT", "load", "loads", "looks_like"]
+__all__ = ["FORMAT", "loads", "looks_like"]

@@ -17,11 +17,10 @@ then prints 0, which is not a measured zero). ``ibwarn:`` lines (stderr merged) 
 
 from __future__ import annotations
 
-import os
 import re
 
 from ..model.port_counters import BY_NAME, Counter, CounterFile, PortCounters
-from ._counters import counter_value, quoted, read_text, refuse
+from ._counters import counter_value, quoted, refuse
 
 FORMAT = "perfquery"
 HEADER = re.compile(r"# (Port counters|Port extended counters|[A-Za-z0-9]+ counters|PortSamplesControl): "
@@ -94,8 +93,4 @@ def loads(text: str, where: str) -> CounterFile:
     return CounterFile(where, FORMAT, tuple(records))
 
 
-def load(path: str | os.PathLike[str]) -> CounterFile:
-    return loads(read_text(path), os.fspath(path))
-
-
-__all__ = ["FORMAT", "load", "loads", "looks_like"]
+__all__ = ["FORMAT", "loads", "looks_like"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fabricviz.formats import ibdiagnet_csv, ibdiagnet_pm, ibqueryerrors, perfquery
+from fabricviz.formats import perfquery
 from fabricviz.formats.counter_files import detect, load_counters, loads_counters
 from fabricviz.model import FabricError
 from fabricviz.model.port_counters import ALL_PORTS, Counter
@@ -22,7 +22,7 @@ def errors_of(r):
 
 
 def test_perfquery_one_port():
-    cf = perfquery.load(DATA / "perfquery_lid1_port3.txt")
+    cf = load_counters(DATA / "perfquery_lid1_port3.txt", "perfquery")
     assert cf.format == "perfquery" and len(cf.records) == 1
     r = cf.records[0]
     assert (r.lid, r.port, r.extended) == (1, 3, False)
@@ -33,19 +33,19 @@ def test_perfquery_one_port():
 
 
 def test_perfquery_several_ports_and_extended():
-    rs = perfquery.load(DATA / "perfquery_lid1_ports1_3.txt").records
+    rs = load_counters(DATA / "perfquery_lid1_ports1_3.txt", "perfquery").records
     assert [(r.lid, r.port) for r in rs] == [(1, 1), (1, 3)]
     assert [r.source.rsplit(":", 1)[1] for r in rs] == ["1", "23"]
-    ext = perfquery.load(DATA / "perfquery_x_lid3_ports1_3.txt").records
+    ext = load_counters(DATA / "perfquery_x_lid3_ports1_3.txt", "perfquery").records
     assert [(r.lid, r.port, r.extended) for r in ext] == [(3, 1, True), (3, 3, True)]
     assert ext[1].values == {C.XMIT_DATA: 4320, C.RCV_DATA: 4392, C.XMIT_PKTS: 60, C.RCV_PKTS: 61}
-    agg = perfquery.load(DATA / "perfquery_a_lid1.txt").records[0]
+    agg = load_counters(DATA / "perfquery_a_lid1.txt", "perfquery").records[0]
     assert agg.port == ALL_PORTS and errors_of(agg) == {C.SYMBOL_ERRORS: 1234, C.LINK_ERROR_RECOVERY: 7,
                                                          C.LINK_DOWNED: 3}
 
 
 def test_perfquery_fabric_snapshots():
-    t0, t1 = (perfquery.load(DATA / f"perfquery_{t}.txt").records for t in ("t0", "t1"))
+    t0, t1 = (load_counters(DATA / f"perfquery_{t}.txt", "perfquery").records for t in ("t0", "t1"))
     assert len(t0) == len(t1) == 20     # 8 + 8 switch ports, 4 CA ports
     assert sorted({r.lid for r in t0}) == [1, 2, 3, 4, 5, 6]
     nonzero = {(r.lid, r.port): errors_of(r) for r in t1 if errors_of(r)}
@@ -58,7 +58,7 @@ def test_perfquery_fabric_snapshots():
 
 
 def test_ibqueryerrors_errors():
-    rs = ibqueryerrors.load(DATA / "ibqueryerrors_t0.txt").records
+    rs = load_counters(DATA / "ibqueryerrors_t0.txt", "ibqueryerrors").records
     got = [(r.node_desc, r.port, r.port_guid, r.node_guid, r.values) for r in rs]
     assert got == [
         ("Hca2", 1, 0x100004, None, {C.SYMBOL_ERRORS: 40, C.RCV_ERRORS: 42}),
@@ -74,26 +74,26 @@ def test_ibqueryerrors_errors():
 
 
 def test_ibqueryerrors_variants():
-    rd = ibqueryerrors.load(DATA / "ibqueryerrors_r_data.txt").records
+    rd = load_counters(DATA / "ibqueryerrors_r_data.txt", "ibqueryerrors").records
     assert [(r.node_desc, r.port, r.lid) for r in rd] == [
         ("Hca2", 1, 4), ("Switch2", ALL_PORTS, None), ("Switch2", 1, 3), ("Switch2", 5, 3), ("Hca3", 1, 5),
         ("Switch1", ALL_PORTS, None), ("Switch1", 3, 1), ("Switch1", 5, 1)]
     assert rd[0].values == {C.SYMBOL_ERRORS: 40, C.RCV_ERRORS: 42, C.XMIT_DATA: 1584, C.RCV_DATA: 1656,
                             C.XMIT_PKTS: 22, C.RCV_PKTS: 23}
     assert not rd[0].extended          # the "(6.188KB)" suffix is on data counters only
-    dc = ibqueryerrors.load(DATA / "ibqueryerrors_counters.txt").records
+    dc = load_counters(DATA / "ibqueryerrors_counters.txt", "ibqueryerrors").records
     assert len(dc) == 20 and not any(r.implicit_zero for r in dc)
     assert (dc[1].node_desc, dc[1].node_guid, dc[1].port_guid, dc[1].values[C.RCV_PKTS]) == ("Hca2", 0x100003, None, 29)
-    ca = ibqueryerrors.load(DATA / "ibqueryerrors_c_ca.txt").records
+    ca = load_counters(DATA / "ibqueryerrors_c_ca.txt", "ibqueryerrors").records
     assert [(r.node_desc, r.port_guid) for r in ca] == [("Hca2", 0x100004), ("Hca3", 0x100007)]
 
 
 def test_ibdiagnet_files_equal_the_perfquery_snapshot():
-    t0 = {(r.lid, r.port): r.values for r in perfquery.load(DATA / "perfquery_t0.txt").records}
-    pm = ibdiagnet_pm.load(DATA / "ibdiagnet2.pm").records
+    t0 = {(r.lid, r.port): r.values for r in load_counters(DATA / "perfquery_t0.txt", "perfquery").records}
+    pm = load_counters(DATA / "ibdiagnet2.pm", "ibdiagnet-pm").records
     assert {(r.lid, r.port): r.values for r in pm} == t0
     assert pm[0].port_guid == 0x200000 and pm[16].port_guid == 0x100001
-    csv = ibdiagnet_csv.load(DATA / "ibdiagnet2.db_csv").records
+    csv = load_counters(DATA / "ibdiagnet2.db_csv", "ibdiagnet-csv").records
     assert len(csv) == 20 and csv[0].source.endswith("ibdiagnet2.db_csv:8")
     assert {(r.node_guid, r.port): r.values for r in csv}[(0x200000, 3)] == t0[(1, 3)]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fabricviz.formats.perfquery import load
+from fabricviz.formats.counter_files import load_counters
 from fabricviz.model.port_counters import Counter
 
 HERE = Path(__file__).parent
@@ -30,7 +30,7 @@ CSV_COLS = [c for _k, c in PM_KEYS]
 
 
 def main() -> None:
-    records = load(HERE / "perfquery_t0.txt").records
+    records = load_counters(HERE / "perfquery_t0.txt", "perfquery").records
     pm, rows = [], []
     for r in records:
         name, node, port1 = NODES[r.lid or 0]
