@@ -484,6 +484,7 @@ class MainWindow(QtWidgets.QMainWindow):
         ``draw``: render_scene's progress and encode."""
         from fabricviz.ui.canvas.export import render_scene  # not at the top: see export_image
         rows = self.lesson_stage.legend_rows() if self.lesson_stage.following else []
+        rows += self.counter_colours.legend_rows()          # View ▸ Colour by: the port counters' colours
         shown = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
         if view is None:
             content = self.scene.content_rect()

@@ -126,3 +126,19 @@ def test_clicked_link_gets_a_halo(window):
     halo = window.counter_colours.halo
     assert halo is not None and not halo.path().isEmpty()
     assert halo.zValue() < min(i.zValue() for i in window.counter_colours.items.values())
+
+
+def test_exported_picture_has_the_counters_legend(window, tmp_path, monkeypatch):
+    from fabricviz.ui.canvas import export
+    window.counters_dock.open_files([str(CNT / "perfquery_t0.txt")])
+    seen = {}
+
+    def fake_render(scene, fabric, path, options, extra_rows=(), **kw):
+        seen["rows"] = [(text, colour.name()) for text, colour, _kind in extra_rows]
+        return path
+    monkeypatch.setattr(export, "render_scene", fake_render)
+    window.export_view(str(tmp_path / "x.png"))
+    assert seen["rows"] == [("port counters, errors: counted, none", PALETTE[0]),
+                            ("port counters, errors: low", PALETTE[1]),
+                            ("port counters, errors: high", PALETTE[3]),
+                            ("port counters, errors: worst", PALETTE[4])]

@@ -199,9 +199,12 @@ class CounterColours:
                 colours.set(OWNER, None)
 
     def legend_rows(self) -> list[tuple[str, QtGui.QColor, str]]:
+        """One row per level drawn (File ▸ Export Image's legend), e.g. ``port counters, errors: worst``."""
         metric = self.shown.metric
-        what = metric.value if metric is not None else ""
-        return [(f"{what}: {WORDS[k]}", QtGui.QColor(PALETTE[k]), "line") for k in sorted(self.items)]
+        if metric is None:
+            return []
+        return [(f"port counters, {metric.value}: {WORDS[k]}", QtGui.QColor(PALETTE[k]), "line")
+                for k in sorted(self.items)]
 
 
 __all__ = ["CHOICES", "CounterColours", "PALETTE", "levels"]
