@@ -33,8 +33,11 @@ FORMATS: dict[str, tuple[str, tuple[str, ...], bool]] = {
 
 def detect_format(text: str, name: str = "") -> str | None:
     """``"native"``, ``"netjson"``, ``"graphml"``, ``"gml"``, ``"dot"``, ``"clab"``,
-    ``"ibnetdiscover"``, ``"ibsim"`` (net file) or None, from the content."""
+    ``"ibnetdiscover"``, ``"ibsim"`` (net file), one of :data:`READ_ONLY` or None, from the content."""
     lead = m.end() if (m := _LEAD_SPACE.match(text)) else 0   # \s* always matches
+    from .formats import opensm_subnet_lst
+    if opensm_subnet_lst.sniff(text):   # "{ SW Ports:…" lines: not JSON
+        return opensm_subnet_lst.FORMAT
     if text.startswith("{", lead):      # JSON: only the NetJSON sniffer (the others load networkx)
         from .formats import netjson
         return "netjson" if netjson.sniff(text) else "native"
@@ -48,7 +51,19 @@ def detect_format(text: str, name: str = "") -> str | None:
     if clab.sniff(text) or name.endswith((".clab.yml", ".clab.yaml")):
         return "clab"
     from .formats.ibnetdiscover import sniff
-    return sniff(text)
+    found = sniff(text)
+    if found is not None:
+        return found
+    from .formats import ibdm_topo, iblinkinfo, ibnetdiscover_ports
+    for reader in (ibnetdiscover_ports, iblinkinfo, ibdm_topo):
+        if reader.sniff(text):
+            return reader.FORMAT
+    return None
+
+
+#: Formats read (not written) by a module of fabricviz.formats with ``loads(text, where, name)``.
+READ_ONLY = {"ibnetdiscover-ports": "ibnetdiscover_ports", "opensm-subnet-lst": "opensm_subnet_lst",
+             "iblinkinfo": "iblinkinfo", "ibdm-topo": "ibdm_topo"}
 
 
 _LEAD_SPACE = re.compile(r"\s*")
@@ -110,9 +125,13 @@ def _load_text(p: Path, text: str) -> Fabric:
         return load_fabric(p)
     if fmt in ("netjson", "graphml", "gml", "dot", "clab"):
         return importlib.import_module(f"fabricviz.formats.{fmt}").loads(text, str(p))
+    if fmt in READ_ONLY:
+        return importlib.import_module(f"fabricviz.formats.{READ_ONLY[fmt]}").loads(
+            text, str(p), p.name.split(".")[0] or p.name)
     if fmt is None:
         raise FabricError(f"{p}: not a fabricviz design, ibnetdiscover output or ibsim net file "
-                          "(nor GraphML, GML, DOT, NetJSON or containerlab)")
+                          "(nor ibnetdiscover -p, iblinkinfo, opensm-subnet.lst, ibdm topology, "
+                          "GraphML, GML, DOT, NetJSON or containerlab)")
     from .formats.ibnetdiscover import loads
     return loads(text, str(p), fmt, name=p.name.split(".")[0] or p.name)
 

@@ -196,7 +196,7 @@ def build_fabric(topo: Topology, links: list, where: str, dialect: str, name: st
     _layout(f, dev, pa, pb, an)
     f.meta["sm_node"] = names[0] if nodes else None
     f.meta["source"] = {"format": dialect, "file": Path(where).name}   # the name: no local path in a design
-    if dialect == "ibnetdiscover":
+    if dialect != "ibsim":                 # the discovery outputs show the LIDs the SM gave
         lids, lmc = _file_lids(topo)
         if lids:
             f.meta["file_lids"] = lids

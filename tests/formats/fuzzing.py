@@ -47,7 +47,11 @@ DATA = ROOT / "tests" / "data"
 #: the side files a command reads beside a design (issue 28): flow CSVs (simulate/export-htsim --flows),
 #: prices (bom --prices), parts (FABRICVIZ_PARTS), htsim connection matrices; read with a design
 SIDE_FORMATS = ("flows_csv", "prices", "parts", "htsim_cm")
-FORMATS = ("native", "netjson", "graphml", "gml", "dot", "clab", "ibnetdiscover", "ibsim", "opensm_dump") + SIDE_FORMATS
+#: the discovery outputs read by their own modules (issue 26): format -> the sample files that seed it
+DISCOVERY = {"ibnetdiscover_ports": "*.ibnetdiscover-p", "iblinkinfo": "*.iblinkinfo*",
+             "opensm_subnet_lst": "*.lst", "ibdm_topo": "*.topo"}
+FORMATS = (("native", "netjson", "graphml", "gml", "dot", "clab", "ibnetdiscover", "ibsim", "opensm_dump")
+           + tuple(DISCOVERY) + SIDE_FORMATS)
 FORMATS += COUNTER_FORMATS     # port counters files, read against their design (tests/formats/fuzz_counters.py)
 OUTCOMES = ("accepted", "refused", "lost", "unnamed", "crash", "hang", "memory")
 BAD = ("lost", "unnamed", "crash", "hang", "memory")
@@ -123,6 +127,8 @@ def make_seeds(fmt: str) -> list[Seed]:
         return _side_seeds(fmt)
     if fmt in COUNTER_FORMATS:
         return [Seed(*s) for s in counter_seeds(fmt)]
+    if fmt in DISCOVERY:
+        return [Seed(p.name, p.read_bytes()) for p in sorted((DATA / "samples").glob(DISCOVERY[fmt]))]
     raise ValueError(f"unknown format {fmt!r} (use {', '.join(FORMATS)})")
 
 

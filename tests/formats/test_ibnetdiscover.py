@@ -141,7 +141,7 @@ BAD = """\
 switchguid=0x10
 Switch 8 "S-0000000000000010" # "sw1"
 [1] "H-0000000000000020"[1](21) # "h1" lid 2 4xSDR
-[2] "H-0000000000000099"[1] # "ghost" lid 3 4xSDR
+[2] "ghost"[1] # "ghost" lid 3 4xSDR
 [1] "H-0000000000000030"[1] # "h2" lid 4 4xSDR
 [3] something else
 
@@ -157,7 +157,7 @@ def test_every_problem_one_line_with_its_line_number():
     assert check_ibnetdiscover(BAD, "net.txt") == [
         'net.txt:3: "S-0000000000000010"[1] -> "H-0000000000000020"[1] but line 12 says '
         '"H-0000000000000020"[1] -> "S-0000000000000010"[5]',
-        'net.txt:4: link to unknown node "H-0000000000000099"',
+        'net.txt:4: link to unknown node "ghost"',
         'net.txt:5: port 1 of "S-0000000000000010" listed twice (also line 3)',
         'net.txt:6: expected [port] "node"[port], got: [3] something else',
         "net.txt:8: Switch with 0 ports (1-254)",
