@@ -27,13 +27,13 @@ FORMATS: dict[str, tuple[str, tuple[str, ...], bool]] = {
     "clab": ("clab", (".clab.yml", ".clab.yaml"), True),
     "slurm": ("slurm", ("topology.conf", ".conf"), False),
     "ibnetdiscover": ("ibnetdiscover", (".ibnd", ".topo", ".ibnetdiscover", ".net"), True),
-    "ibdm-topo": ("ibdm_topo_export", (".ibdm.topo", ".ibdm"), False),
+    "ibdm-topo": ("ibdm_topo_export", (".ibdm.topo", ".ibdm"), True),      # read by formats.ibdm_topo
 }
 
 
 def detect_format(text: str, name: str = "") -> str | None:
     """``"native"``, ``"netjson"``, ``"graphml"``, ``"gml"``, ``"dot"``, ``"clab"``,
-    ``"ibnetdiscover"``, ``"ibsim"`` (net file), one of :data:`READ_ONLY` or None, from the content."""
+    ``"ibnetdiscover"``, ``"ibsim"`` (net file), one of :data:`READERS` or None, from the content."""
     lead = m.end() if (m := _LEAD_SPACE.match(text)) else 0   # \s* always matches
     from .formats import opensm_subnet_lst
     if opensm_subnet_lst.sniff(text):   # "{ SW Ports:…" lines: not JSON
@@ -61,9 +61,10 @@ def detect_format(text: str, name: str = "") -> str | None:
     return None
 
 
-#: Formats read (not written) by a module of fabricviz.formats with ``loads(text, where, name)``.
-READ_ONLY = {"ibnetdiscover-ports": "ibnetdiscover_ports", "opensm-subnet-lst": "opensm_subnet_lst",
-             "iblinkinfo": "iblinkinfo", "ibdm-topo": "ibdm_topo"}
+#: Formats read by a module of fabricviz.formats of their own, ``loads(text, where, name)`` (the
+#: discovery outputs of issue 26; ibdm-topo is also written, by formats.ibdm_topo_export).
+READERS = {"ibnetdiscover-ports": "ibnetdiscover_ports", "opensm-subnet-lst": "opensm_subnet_lst",
+           "iblinkinfo": "iblinkinfo", "ibdm-topo": "ibdm_topo"}
 
 
 _LEAD_SPACE = re.compile(r"\s*")
@@ -125,8 +126,8 @@ def _load_text(p: Path, text: str) -> Fabric:
         return load_fabric(p)
     if fmt in ("netjson", "graphml", "gml", "dot", "clab"):
         return importlib.import_module(f"fabricviz.formats.{fmt}").loads(text, str(p))
-    if fmt in READ_ONLY:
-        return importlib.import_module(f"fabricviz.formats.{READ_ONLY[fmt]}").loads(
+    if fmt in READERS:
+        return importlib.import_module(f"fabricviz.formats.{READERS[fmt]}").loads(
             text, str(p), p.name.split(".")[0] or p.name)
     if fmt is None:
         raise FabricError(f"{p}: not a fabricviz design, ibnetdiscover output or ibsim net file "

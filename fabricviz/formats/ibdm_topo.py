@@ -3,83 +3,115 @@
 Grammar (ibutils man page ibdm-topo-file(1)): blocks separated by empty lines; a block opens with
 ``SYSTEM-TYPE SYSTEM-NAME [CFG: …]`` and lists one connection per indented line,
 ``LOCAL-PORT -> REM-SYS-TYPE REM-SYS-NAME REM-PORT`` (the arrow may carry the width and speed,
-``-4X->``, ``-8X-5G->``); ``#`` starts a comment. A system named only as a peer needs no block.
+``-4X->``, ``-8X-5G->``, ``-4x-2.5G->``); ``#`` starts a comment. A system named only as a peer
+needs no block.
 
-System types are defined by ibnl files. The single-chip systems of ibutils' ibnl directory
-(``/usr/lib/*/ibdm*/ibnl``, one ``NODE`` whose port n is front-panel port ``Pn``) are known here
-by every name their ``TOPSYSTEM`` line gives; a multi-chip chassis (MTS9600, MTS14400, IS5x00…)
-is refused, as its internal cabling is not modelled. A type no ibnl defines is read as one node
-with ports ``P1``…``Pn``: a switch when a port above 2 is named, else a CA. ibdm files carry no
-GUIDs: nodes are numbered the way ibsim numbers a net file without GUID lines.
+System types come from IBNL definitions (:mod:`.ibdm_ibnl`): the IBNL files beside the file
+(``FILE.ibnl.d/*.ibnl``, where fabricviz's ibdm export writes them) and the single-chip systems of
+ibutils' own ibnl directory, built in. Each InfiniBand node of a system becomes a device, named
+after the system (``SYSTEM/U2`` when it has several); a chassis with internal cabling is refused.
+A type nothing defines is read from the port names it is used with: ``Pn`` (node U1) or
+``Uk/Pn``, each node a switch when a port above 2 is named, else a CA. ibdm files carry no GUIDs:
+nodes are numbered the way ibsim numbers a net file without GUID lines.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 from ..model import Fabric, FabricError, LinkRate
+from .ibdm_ibnl import CHASSIS, SYSTEM_TYPES, SystemDef, builtin, parse_ibnl
 from .ibnetdiscover import load_text_file, loads_parsed, problems_of
 from .ibnetdiscover_grammar import MAX_PORTS, Link, Node, Topology, dec, lines_of, show
 from .ibsim_guids import assign_ibsim_guids
 
 FORMAT = "ibdm-topo"
-
-#: Single-chip system types of ibutils 1.5.7's ibnl files: names -> (node type, ports).
-_SINGLE = {
-    ("Buffalo", "MTS800"): ("Switch", 8),
-    ("Reindeer", "MTS2400", "MTS2400-24", "Reindeer-12x12x", "MTS2400-12T4"): ("Switch", 24),
-    ("MTS3600", "Shark", "IS4", "F464M"): ("Switch", 36),
-    ("Cheetah", "MHGS18-XT", "MT25204"): ("Ca", 1),
-    ("Cougar", "MT23108", "MTPB23108", "MHX-CE128-T", "MHX-CE256-T", "MHX-CE512-T", "MHXL-CF128-T",
-     "MHXL-CF256-T", "MHXL-CF512-T", "Eagle", "MT25408", "MHEH28", "MHGH28", "Lion", "MT25208",
-     "MTLP25208", "MHEL-CF128-T", "MHEL-CF256-T", "MHEL-CF512-T", "LionMini", "MHEA28-XT",
-     "MT25218"): ("Ca", 2),
-}
-SYSTEM_TYPES: dict[str, tuple[str, int]] = {n: v for names, v in _SINGLE.items() for n in names}
-#: Multi-chip chassis of the same ibnl files (refused: their inside is not modelled).
-CHASSIS = frozenset(("MTS9600", "Gazelle", "GZ", "Gnu", "IS5100", "MIS5100", "Orca108", "IS5200",
-                     "MIS5200", "Orca216", "IS5300", "MIS5300", "Orca324", "IS5600", "MIS5600", "Orca",
-                     "MTS14400", "Rhino", "MTS14400-48", "Rhino12X", "Rhino-12x", "MTS14400-DDR",
-                     "RhinoDDR", "MTS14400-IntraDDR", "Rhino-IntraDDR", "MTS3610", "Mammoth",
-                     "SUNBQNEM48", "SUN-QNEM", "SUNDCS648QDR", "SUN-M9-648", "SUNDCS72QDR", "NM2-72P",
-                     "SUNDCS36QDR", "NM2-36P"))
+__all__ = ["CHASSIS", "SYSTEM_TYPES", "FORMAT", "parse", "check", "loads", "load", "sniff"]
 
 HEADER = re.compile(r"^(\S+)\s+(\S+)(?:\s+CFG:.*)?$")
 CONN = re.compile(r"^(\S+)\s+-(?:(\d+)[xX]-)?(?:([\d.]+)G-)?>\s+(\S+)\s+(\S+)\s+(\S+)$")
-PANEL = re.compile(r"^P(\d+)$")
+PANEL = re.compile(r"^(?:(U\d+)/)?P(\d+)$")
 #: lane speed on the arrow (Gb/s) -> InfiniBand speed name
 SPEEDS = {"2.5": "SDR", "5": "DDR", "10": "QDR", "14": "FDR", "25": "EDR", "50": "HDR", "100": "NDR"}
+#: longest system name or type read (ibdm's are a few words; a NodeDescription is 64 bytes)
+MAX_NAME = 256
+#: most bytes of IBNL files read from beside a topology file
+IBNL_BUDGET = 1 << 24
 
 
-def _port(name: str) -> int | None:
-    m = PANEL.match(name)
-    return dec(m.group(1), MAX_PORTS) or None if m else None
+class _Reader:
+    """One pass over a topology file: systems, their nodes, connections."""
 
+    def __init__(self, where: str, defs: dict[str, SystemDef]) -> None:
+        self.where, self.defs = where, defs
+        self.problems: list[str] = []
+        self.types: dict[str, str] = {}
+        self.nodes: dict[tuple[str, str], Node] = {}
+        self.multi: set[str] = set()                   # systems of several nodes
 
-def parse(text: str, where: str = "<text>") -> tuple[Topology, list[str]]:
-    """The systems and connections of an ibdm topology file; (topology, problems)."""
-    problems: list[str] = []
-    nodes: dict[str, Node] = {}
-    types: dict[str, str] = {}
-    top: dict[str, int] = {}                    # highest port each system is named with
-    conns: list[tuple[int, str, int, str, int, LinkRate | None]] = []
-    current: str | None = None
-
-    def system(stype: str, name: str, lineno: int) -> bool:
-        if stype in CHASSIS:
-            problems.append(f"{where}:{lineno}: {stype} is a multi-chip chassis; only single-chip systems "
-                            f"are read (its internal cabling is not modelled)")
+    def system(self, stype: str, name: str, lineno: int) -> bool:
+        if len(name) > MAX_NAME or len(stype) > MAX_NAME:
+            self.problems.append(f"{self.where}:{lineno}: a system name or type of "
+                                 f"{max(len(name), len(stype)):,} characters (at most {MAX_NAME})")
             return False
-        if name in types and types[name] != stype:
-            problems.append(f'{where}:{lineno}: "{name}" is a {stype} here but a {types[name]} before')
+        d = self.defs.get(stype) or builtin(stype)
+        if d is not None and d.chassis:
+            self.problems.append(f"{self.where}:{lineno}: {stype} is a multi-chip chassis; only systems "
+                                 f"without internal cabling are read")
             return False
-        if name not in types:
-            types[name] = stype
-            kind, n = SYSTEM_TYPES.get(stype, ("", 0))
-            nodes[name] = Node(lineno, kind, n, name, name)
+        if name in self.types:
+            if self.types[name] != stype:
+                self.problems.append(f'{self.where}:{lineno}: "{name}" is a {stype} here but a '
+                                     f"{self.types[name]} before")
+                return False
+            return True
+        self.types[name] = stype
+        if d is not None:
+            if len(d.nodes) > 1:
+                self.multi.add(name)
+            for key, (kind, n) in d.nodes.items():
+                self.nodes[(name, key)] = Node(lineno, kind, n, "", "")
         return True
 
+    def end(self, name: str, panel: str, lineno: int) -> tuple[Node, int] | None:
+        stype = self.types[name]
+        d = self.defs.get(stype) or builtin(stype)
+        if d is not None:
+            at = d.panel.get(panel)
+            if at is None:
+                self.problems.append(f'{self.where}:{lineno}: "{name}" ({stype}) has no port {show(panel)}')
+                return None
+            return self.nodes[(name, at[0])], at[1]
+        m = PANEL.match(panel)
+        port = dec(m.group(2), MAX_PORTS) if m else None
+        if m is None or not port:
+            self.problems.append(f"{self.where}:{lineno}: port {show(panel)}: expected P1-P{MAX_PORTS} "
+                                 f"or Uk/Pn ({stype} has no IBNL definition)")
+            return None
+        key = m.group(1) or "U1"
+        node = self.nodes.get((name, key))
+        if node is None:
+            node = self.nodes[(name, key)] = Node(lineno, "", 0, "", "")
+            if key != "U1" or len([k for k in self.nodes if k[0] == name]) > 1:
+                self.multi.add(name)
+        node.nports = max(node.nports, port)
+        return node, port
+
+
+def _rate(width: str | None, speed: str | None) -> LinkRate | None:
+    if not width and not speed:
+        return None
+    return LinkRate.parse(f"{width or 4}x{SPEEDS.get(speed or '2.5', '?')}")
+
+
+def parse(text: str, where: str = "<text>", ibnl: dict[str, SystemDef] | None = None
+          ) -> tuple[Topology, list[str]]:
+    """The systems and connections of an ibdm topology file; (topology, problems)."""
+    r = _Reader(where, ibnl or {})
+    conns: list[tuple[int, Node, int, Node, int, LinkRate | None]] = []
+    current: str | None = None
     for lineno, raw in enumerate(lines_of(text.removeprefix("\ufeff")), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -89,62 +121,62 @@ def parse(text: str, where: str = "<text>") -> tuple[Topology, list[str]]:
         if not raw[:1].isspace() and "->" not in line:
             m = HEADER.match(line)
             if m is None:
-                problems.append(f"{where}:{lineno}: expected SYSTEM-TYPE SYSTEM-NAME, got: {line[:120]}")
+                r.problems.append(f"{where}:{lineno}: expected SYSTEM-TYPE SYSTEM-NAME, got: {line[:120]}")
                 current = None
             else:
-                current = m.group(2) if system(m.group(1), m.group(2), lineno) else None
+                current = m.group(2) if r.system(m.group(1), m.group(2), lineno) else None
             continue
         c = CONN.match(line)
         if c is None:
-            problems.append(f"{where}:{lineno}: expected PORT -> SYSTEM-TYPE SYSTEM-NAME PORT, got: {line[:120]}")
+            r.problems.append(f"{where}:{lineno}: expected PORT -> SYSTEM-TYPE SYSTEM-NAME PORT, got: {line[:120]}")
             continue
-        if current is None:
+        if current is None or not r.system(c.group(4), c.group(5), lineno):
             continue                            # its block is refused (or there is none)
-        lp, rp = _port(c.group(1)), _port(c.group(6))
-        if lp is None or rp is None:
-            bad = c.group(1) if lp is None else c.group(6)
-            problems.append(f"{where}:{lineno}: port {show(bad)}: expected P1-P{MAX_PORTS}")
+        a, b = r.end(current, c.group(1), lineno), r.end(c.group(5), c.group(6), lineno)
+        if a is None or b is None:
             continue
-        if not system(c.group(4), c.group(5), lineno):
+        try:
+            rate = _rate(c.group(2), c.group(3))
+        except FabricError:
+            r.problems.append(f"{where}:{lineno}: link rate {show(c.group(2) or '4')}x "
+                              f"{show(c.group(3) or '2.5')}G is not an InfiniBand rate")
             continue
-        rate = None
-        if c.group(2) or c.group(3):
-            try:
-                rate = LinkRate.parse(f"{c.group(2) or 4}x{SPEEDS.get(c.group(3) or '2.5', '?')}")
-            except FabricError:
-                problems.append(f"{where}:{lineno}: link rate {show(c.group(2) or '')}x "
-                                f"{show(c.group(3) or '')}G is not an InfiniBand rate")
-                continue
-        conns.append((lineno, current, lp, c.group(5), rp, rate))
-        top[current] = max(top.get(current, 0), lp)
-        top[c.group(5)] = max(top.get(c.group(5), 0), rp)
-    for name, n in nodes.items():
+        conns.append((lineno, a[0], a[1], b[0], b[1], rate))
+    for (name, key), n in r.nodes.items():
+        n.id = n.desc = n.raw_desc = f"{name}/{key}" if name in r.multi else name
         if not n.type:
-            n.type = "Switch" if top.get(name, 0) > 2 else "Ca"
-            n.nports = top.get(name, 0)
-    for lineno, a, pa, b, pb, rate in conns:
-        na = nodes[a]
-        for name, p in ((a, pa), (b, pb)):
-            if p > nodes[name].nports:
-                problems.append(f'{where}:{lineno}: "{name}" ({types[name]}) has no port P{p} '
-                                f"(it has {nodes[name].nports})")
+            n.type = "Switch" if n.nports > 2 else "Ca"
+    for lineno, na, pa, nb, pb, rate in conns:
+        if pa in na.links:
+            if (na.links[pa].rid, na.links[pa].rport) != (nb.id, pb):
+                r.problems.append(f'{where}:{lineno}: port {pa} of "{na.id}" listed twice '
+                                  f"(also line {na.links[pa].line})")
+            continue
+        na.links[pa] = Link(lineno, pa, nb.id, pb, rate=rate)
+    return Topology(list(r.nodes.values()), []), r.problems
+
+
+def ibnl_beside(where: str) -> dict[str, SystemDef]:
+    """The system types of the IBNL files in ``WHERE.ibnl.d/`` (fabricviz's ibdm export puts them
+    there), at most :data:`IBNL_BUDGET` bytes; {} when there is no such folder."""
+    folder = Path(where + ".ibnl.d")
+    out: dict[str, SystemDef] = {}
+    budget = IBNL_BUDGET
+    try:
+        files = sorted(folder.glob("*.ibnl")) if folder.is_dir() else []
+        for f in files:
+            size = f.stat().st_size
+            if size > budget:
                 break
-        else:
-            if pa in na.links:
-                if (na.links[pa].rid, na.links[pa].rport) != (b, pb):
-                    problems.append(f'{where}:{lineno}: port P{pa} of "{a}" listed twice '
-                                    f"(also line {na.links[pa].line})")
-                continue
-            na.links[pa] = Link(lineno, pa, b, pb, rate=rate)
-    topo = Topology([n for n in nodes.values() if n.nports], [])
-    for n in nodes.values():
-        if not n.nports:
-            problems.append(f'{where}:{n.line}: "{n.id}" ({types[n.id]}) has no port named')
-    return topo, problems
+            budget -= size
+            out.update(parse_ibnl(f.read_text(encoding="utf-8", errors="replace")))
+    except OSError:
+        return out
+    return out
 
 
 def _numbered(text: str, where: str) -> tuple[Topology, list[str]]:
-    topo, problems = parse(text, where)
+    topo, problems = parse(text, where, ibnl_beside(where))
     assign_ibsim_guids(topo, where, problems)
     return topo, problems
 
@@ -154,6 +186,7 @@ def check(text: str, where: str = "<text>") -> list[str]:
 
 
 def loads(text: str, where: str = "<text>", name: str | None = None) -> Fabric:
+    """A Fabric from ibdm topology text (IBNL files in ``where + ".ibnl.d"`` are used when there)."""
     return loads_parsed(_numbered(text, where), where, FORMAT, name)
 
 

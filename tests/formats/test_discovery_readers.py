@@ -157,13 +157,35 @@ def test_ibutils_buffalo8_topology():
 
 def test_ibdm_topology_rates_unknown_types_and_chassis():
     text = "MTS800 S-1\n  P1 -4X-5G-> MT23108 H-1 P1\n  P2 -1X-> MT23108 H-1 P2\n  P3 -> QM9700 X 7\n"
-    with pytest.raises(FabricError, match=r"^t:4: port 7: expected P1-P254$"):
+    with pytest.raises(FabricError, match=r"^t:4: port 7: expected P1-P254 or Uk/Pn \(QM9700 has no IBNL"):
         ibdm_topo.loads(text, "t")
     f = ibdm_topo.loads(text.replace(" 7\n", " P7\n"), "t")
     assert str(f.device("H-1").port(1).rate) == "4xDDR" and str(f.device("H-1").port(2).rate) == "1xSDR"
     assert f.device("X").kind == "ib_switch" and len(f.device("X").port_ids) == 7
     with pytest.raises(FabricError, match=r"^t:1: MTS14400 is a multi-chip chassis"):
         ibdm_topo.loads("MTS14400 SW\n  L1/P1 -> MT23108 H001 P1\n", "t")
+
+
+def test_ibdm_export_reads_back_with_its_ibnl_files(tmp_path):
+    """fabricviz's ibdm export (topology + IBNL folder) read back: the same cables between the same
+    system ports, every port count from the IBNL files; a server's NICs are nodes U1..U8 of one system."""
+    from fabricviz.formats import ibdm_topo_export
+    from fabricviz.generate import fat_tree
+    src = ibnetdiscover.load(SAMPLES / "manpage_example.ibnetdiscover")
+    path = tmp_path / "man.ibdm.topo"
+    ibdm_topo_export.save(src, path)
+    assert (tmp_path / "man.ibdm.topo.ibnl.d").is_dir()
+    back = load_any(path)
+    names = ibdm_topo_export.export_ibdm_topo(src).port_names
+    want = {frozenset(tuple(names[p].rsplit("/P", 1)) for p in (c.port_a.id, c.port_b.id)) for c in src.cables()}
+    got = {frozenset((e.device.name, str(e.num)) for e in (c.port_a, c.port_b)) for c in back.cables()}
+    assert got == want and len(got) == 7
+    assert sorted(len(d.port_ids) for d in back.devices()) == sorted(len(d.port_ids) for d in src.devices())
+    dgx = fat_tree(levels=2, radix=4, servers="dgx")
+    ibdm_topo_export.save(dgx, tmp_path / "dgx.ibdm.topo")
+    again = load_any(tmp_path / "dgx.ibdm.topo")
+    assert counts(again) == (dgx.counts()["ib_switch"], dgx.counts()["nic"], len(list(dgx.cables()))) == (6, 8, 16)
+    assert again.device("node01/U8").port(1).peer.device.name == "leaf04"
 
 
 @pytest.mark.skipif(not Path("/usr/lib/x86_64-linux-gnu/ibdm1.5.7/ibnl").is_dir(), reason="ibutils not installed")
