@@ -99,6 +99,7 @@ def port_table(pending: list[int], capacity: int, existing: tuple[int, ...] | li
     table: dict[int, int] = {}
     last = 0                                          # last_pkey_idx: highest index used + 1
     dropped: list[int] = []
+    hole_from = 1         # no hole below this index: entries are only ever added, so holes only close
     while work:
         pk, pos = work.popleft()
         if pos is None:
@@ -109,7 +110,9 @@ def port_table(pending: list[int], capacity: int, existing: tuple[int, ...] | li
             if idx >= capacity:
                 hole = None
                 if _base(pk) != DEFAULT_PKEY:
-                    hole = next((i for i in range(1, blocks * BLOCK) if not _base(table.get(i, 0))), None)
+                    while hole_from < blocks * BLOCK and _base(table.get(hole_from, 0)):
+                        hole_from += 1              # each index is passed once per port: linear
+                    hole = hole_from if hole_from < blocks * BLOCK else None
                 if hole is None or hole >= capacity:
                     dropped.append(pk)
                     continue
