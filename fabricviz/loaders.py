@@ -80,14 +80,8 @@ def load_any(path: str | os.PathLike[str]) -> Fabric:
     as every reader names it): a reader's message that does not is escaped and prefixed here."""
     p = Path(path)
     where = str(p)
-    if not p.exists():
-        raise FabricError(f"{where}: no such file")
-    try:
-        text = p.read_text(encoding="utf-8", errors="replace")
-    except OSError as e:
-        raise FabricError(f"{where}: cannot read ({e.strerror})") from None
-    except MemoryError:
-        raise FabricError(f"{where}: too large to read into memory") from None
+    from .model.inputs import MAX_INPUT_BYTES, read_input_text  # (numpy-free start-up: see test_startup)
+    text = read_input_text(p, MAX_INPUT_BYTES, "a design file")   # regular files only, size-checked
     text = text[1:] if text.startswith("\ufeff") else text
     try:
         return _load_text(p, text)

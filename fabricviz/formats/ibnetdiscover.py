@@ -25,6 +25,7 @@ from pathlib import Path
 from ..ib.sharp import SHARP_PART
 from ..model import Fabric, FabricError, LinkRate
 from ..model.guid import format_guid
+from ..model.inputs import MAX_INPUT_BYTES, read_input_text
 from .ibnetdiscover_grammar import (
     ASSIGN,
     GUID_KEYS,
@@ -391,10 +392,7 @@ def keep_descriptions(f: Fabric, topo: Topology) -> None:
 
 def load_path(path: str | os.PathLike[str], dialect: str) -> Fabric:
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8", errors="replace")
-    except OSError as e:
-        raise FabricError(f"{p}: cannot read ({e.strerror})") from None
+    text = read_input_text(p, MAX_INPUT_BYTES, "a topology file")
     return loads(text, str(p), dialect, name=p.name.split(".")[0] or p.name)
 
 

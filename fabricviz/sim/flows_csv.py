@@ -13,11 +13,8 @@ is ``FabricError("FILE: cannot save: why")``.
 from __future__ import annotations
 
 import csv
-import gc
 import io
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
@@ -25,6 +22,7 @@ import numpy as np
 
 from ..model import Fabric, FabricError
 from ..model.atomic import write_atomic
+from ..model.inputs import MAX_INPUT_BYTES, gc_paused, read_input
 from ..model.text import decode_utf8, one_line, strip_bom
 from .fct import FlowTimes
 from .workloads import Flows
@@ -87,14 +85,9 @@ def load_flows(fabric: Fabric, path: str | Path, sl: int | None = None, *, no_sl
     row gives one either). ``no_sl``: the design takes no SLs (RoCE) — a row giving one is refused
     at its line with this reason."""
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise FabricError(f"{p}: no such file") from None
-    except OSError as e:
-        raise FabricError(f"{p}: cannot read ({e.strerror or e.__class__.__name__})") from None
+    data = read_input(p, MAX_INPUT_BYTES, "a flow CSV")
     text = strip_bom(decode_utf8(data, str(p)))
-    with _gc_paused():          # a million small lists: the collector would walk them again and again
+    with gc_paused():          # a million small lists: the collector would walk them again and again
         return _load_rows(fabric, p, text, sl, no_sl)
 
 
@@ -158,17 +151,6 @@ def _load_rows(fabric: Fabric, p: Path, text: str, sl: int | None, no_sl: str | 
     return Flows(np.array(out["src"]), np.array(out["dst"]), np.array(out["bytes"]),
                  np.array(out["rate_gbps"]), np.array(out["start_us"]) * 1e-6, np.array(out["step"]),
                  np.array([0 if v is None else v for v in sls]) if given else None)
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _plain_rows(text: str, lines: list[str]) -> list[list[str]] | None:
