@@ -10,7 +10,7 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from .commands import COMMANDS
@@ -23,22 +23,13 @@ SUBCOMMANDS = COMMANDS
 class _Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        # every type=int / type=float option of every command reads ASCII digits only (issue 28)
-        self.register("type", int, _ascii(ascii_int))
-        self.register("type", float, _ascii(ascii_float))
+        # every type=int / type=float option of every command reads ASCII digits only (issue 28):
+        # int("８") is 8; these refuse it (a ValueError: argparse says "invalid int value: '８'")
+        self.register("type", int, ascii_int)
+        self.register("type", float, ascii_float)
 
     def error(self, message: str) -> NoReturn:  # one line, no usage dump
         raise _UsageError(message)
-
-
-def _ascii(parse: Callable[[str], Any]) -> Callable[[str], Any]:
-    def read(text: str) -> Any:
-        try:
-            return parse(text)
-        except ValueError as e:
-            raise argparse.ArgumentTypeError(str(e)) from None    # repr(): control characters escaped
-    read.__name__ = parse.__name__
-    return read
 
 
 class _UsageError(Exception):

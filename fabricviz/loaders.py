@@ -108,7 +108,8 @@ def _load_text(p: Path, text: str) -> Fabric:
         raise FabricError(f"{p}: not a fabricviz design, ibnetdiscover output or ibsim net file "
                           "(nor GraphML, GML, DOT, NetJSON or containerlab)")
     from .formats.ibnetdiscover import loads
-    return loads(text, str(p), fmt, name=p.name.split(".")[0] or p.name)
+    from .model.names import escape_name  # a file name is no place for control characters either
+    return loads(text, str(p), fmt, name=escape_name(p.name.split(".")[0] or p.name))
 
 
 def output_format(path: str | os.PathLike[str], to: str | None = None) -> str:
