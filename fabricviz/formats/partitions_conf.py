@@ -40,6 +40,7 @@ from __future__ import annotations
 import os
 
 from ..ib.partitions import DEFAULT_PKEY, KEYWORDS, PKEY_MASK, Member, Partition, PartitionConfig, osm_pkey_order
+from ..model.names import escape_name, name_problem
 from .limits import FileFormatError, read_small_text
 
 MAX_BYTES = 16 << 20
@@ -217,6 +218,8 @@ def _header(head: str, lineno: int, where: str, names: _Names, used: set[int],
                                       "number this partition")
     if not name:
         name = f"{pkey:04x}"
+    elif (why := name_problem(name)) is not None:       # the one name validator (model.names)
+        raise FileFormatError(f"{where}:{lineno}: partition name '{escape_name(name)}': {why}")
     stored = names.setdefault(pkey, name)      # a repeated P_Key keeps its first name
     used.add(pkey)
     return _Statement(lineno, stored, pkey, ipoib, defmember, indx0, flags), counter

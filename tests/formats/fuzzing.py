@@ -40,13 +40,15 @@ from pathlib import Path
 from fabricviz.formats import _yaml
 from fabricviz.model import FabricError
 from tests.formats.fuzz_pool import Runner, _stage, judge, names_place  # noqa: F401  (the API of this module)
+from tests.formats.fuzz_readers import READERS
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
 #: the side files a command reads beside a design (issue 28): flow CSVs (simulate/export-htsim --flows),
 #: prices (bom --prices), parts (FABRICVIZ_PARTS), htsim connection matrices; read with a design
 SIDE_FORMATS = ("flows_csv", "prices", "parts", "htsim_cm")
-FORMATS = ("native", "netjson", "graphml", "gml", "dot", "clab", "ibnetdiscover", "ibsim", "opensm_dump") + SIDE_FORMATS
+FORMATS = ("native", "netjson", "graphml", "gml", "dot", "clab", "ibnetdiscover", "ibsim", "opensm_dump") \
+    + SIDE_FORMATS + tuple(READERS)   # READERS: tests/formats/fuzz_readers.py, one entry per reader
 OUTCOMES = ("accepted", "refused", "lost", "unnamed", "crash", "hang", "memory")
 BAD = ("lost", "unnamed", "crash", "hang", "memory")
 #: mutations that leave a valid file valid (a reader must accept the result)
@@ -119,6 +121,8 @@ def make_seeds(fmt: str) -> list[Seed]:
         return seeds
     if fmt in SIDE_FORMATS:
         return _side_seeds(fmt)
+    if fmt in READERS:
+        return [Seed(name, data) for name, data in READERS[fmt].seeds()]
     raise ValueError(f"unknown format {fmt!r} (use {', '.join(FORMATS)})")
 
 
@@ -544,6 +548,9 @@ def read_mutant(fmt: str, path: str, topology: str | None):
     from fabricviz.loaders import load_any
     if fmt in SIDE_FORMATS:
         return read_side(fmt, path, topology)
+    if fmt in READERS:
+        READERS[fmt].read(path)
+        return
     if fmt == "opensm_dump":
         from fabricviz.formats.opensm_replay import replay_files
         from fabricviz.ib.report import summary
@@ -661,7 +668,8 @@ def fuzz(formats, per_format: int, seed: int, runner: Runner, workdir: str | Non
             results = []
             for key, (steps, size) in muts.items():
                 r = res[key]
-                if r["outcome"] != "accepted" and steps and all(st in BENIGN for st in steps) \
+                benign = READERS[fmt].benign if fmt in READERS else BENIGN
+                if r["outcome"] != "accepted" and steps and all(st in benign for st in steps) \
                         and steps.count("bom") <= 1:
                     r = dict(r, outcome="lost")          # a valid file with a BOM / CRLF was refused
                 results.append(Result(key, r["outcome"], r["type"], r["message"], r["frame"], r["noise"],

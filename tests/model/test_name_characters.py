@@ -77,3 +77,11 @@ def test_ibnetdiscover_descriptions_are_escaped_never_stored_raw(tmp_path):
     raw = (tmp_path / "back.json").read_text(encoding="utf-8")
     assert "\x1b" not in raw and "\u202e" not in raw and "\x07" not in raw
     assert load_fabric(tmp_path / "back.json").signature() == f.signature()
+
+
+def test_partitions_conf_refuses_odd_partition_names():
+    from fabricviz.formats.partitions_conf import loads as conf_loads
+    with pytest.raises(FabricError) as e:
+        conf_loads("ok=0x1 : ALL ;\nev\u202eil=0x2 : ALL ;\n", "p.conf")
+    assert str(e.value) == ("p.conf:2: partition name 'ev\\u202eil': no control, bidi or separator characters "
+                            "(found U+202E)")
