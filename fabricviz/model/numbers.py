@@ -29,6 +29,12 @@ def ascii_int(text: str) -> int:
     return int(t)
 
 
+def is_digits(text: str, most: int = 30) -> bool:
+    """``text`` is 1..``most`` ASCII digits (``str.isdigit`` alone takes ``٣`` and ``８``, and int()
+    of thousands of digits fails): the test before an ``int()`` of what a person typed."""
+    return 0 < len(text) <= most and text.isascii() and text.isdigit()
+
+
 def ascii_float(text: str) -> float:
     """``text`` as a float; ValueError unless it is a decimal number in ASCII digits (``1e3``,
     ``.5``, ``inf``; never ``１``, ``1_0`` or ``0x10``)."""
@@ -38,4 +44,4 @@ def ascii_float(text: str) -> float:
     return float(t)
 
 
-__all__ = ["FLOAT_RE", "INT_RE", "ascii_float", "ascii_int"]
+__all__ = ["FLOAT_RE", "INT_RE", "ascii_float", "ascii_int", "is_digits"]

@@ -76,6 +76,7 @@ import numpy as np
 
 from ..model import Fabric, FabricError
 from ..model.fabric import KIND_CODE
+from ..model.numbers import is_digits
 from .bounds import MAX_SIZES
 from .collective_plan import ALGOS as ALGOS  # noqa: F401  (re-exported: the plans' names)
 from .collective_plan import OPS, Step, channels, plan
@@ -175,7 +176,7 @@ def select_gpus(fabric: Fabric, spec: str | int | None = "all") -> np.ndarray:
     text = "all" if spec is None else str(spec).strip()
     if text.lower() == "all":
         chosen = every
-    elif text.isdigit():
+    elif is_digits(text):
         k = int(text)
         if not 2 <= k <= len(every):
             raise ParamError("gpus", text, f"needs 2 to {len(every)} GPUs (the design has {len(every)})")
