@@ -96,14 +96,8 @@ def load_any(path: str | os.PathLike[str]) -> Fabric:
     as every reader names it): a reader's message that does not is escaped and prefixed here."""
     p = Path(path)
     where = str(p)
-    if not p.exists():
-        raise FabricError(f"{where}: no such file")
-    try:
-        text = p.read_text(encoding="utf-8", errors="replace")
-    except OSError as e:
-        raise FabricError(f"{where}: cannot read ({e.strerror})") from None
-    except MemoryError:
-        raise FabricError(f"{where}: too large to read into memory") from None
+    from .model.inputs import MAX_INPUT_BYTES, read_input_text  # (numpy-free start-up: see test_startup)
+    text = read_input_text(p, MAX_INPUT_BYTES, "a design file")   # regular files only, size-checked
     text = text[1:] if text.startswith("\ufeff") else text
     try:
         return _load_text(p, text)
@@ -134,7 +128,8 @@ def _load_text(p: Path, text: str) -> Fabric:
                           "(nor ibnetdiscover -p, iblinkinfo, opensm-subnet.lst, ibdm topology, "
                           "GraphML, GML, DOT, NetJSON or containerlab)")
     from .formats.ibnetdiscover import loads
-    return loads(text, str(p), fmt, name=p.name.split(".")[0] or p.name)
+    from .model.names import escape_name  # a file name is no place for control characters either
+    return loads(text, str(p), fmt, name=escape_name(p.name.split(".")[0] or p.name))
 
 
 def output_format(path: str | os.PathLike[str], to: str | None = None) -> str:

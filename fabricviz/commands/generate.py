@@ -78,6 +78,9 @@ def _register_direct(gsub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..formats.native import save_fabric
     from ..generate import fat_tree, leaf_spine, rail_optimized
+    from ..model.names import check_text_name
+    if args.name is not None:            # the one name validator (control / bidi characters refused)
+        args.name = check_text_name(args.name, "--name")
     if args.topology == "fat-tree":
         f = fat_tree(levels=args.levels, radix=args.radix, hosts=args.hosts, blocking=args.blocking,
                      parallel=args.parallel, fabric=args.fabric, servers=args.servers,

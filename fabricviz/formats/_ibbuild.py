@@ -25,6 +25,7 @@ from ..model import UNICAST_LIDS, Catalog, Fabric, FabricError, LinkRate, Part
 from ..model.fabric import IB_SWITCH, KIND_CODE, NIC
 from ..model.guid import format_guid
 from ..model.limits import TIER_MAX
+from ..model.names import escape_name
 from ..model.tech import IB
 from .ibnetdiscover_grammar import (
     HDR,
@@ -131,8 +132,10 @@ def _choose_parts(nodes: list[Node], rates: list[LinkRate | None], cat: Catalog
 
 
 def _names(nodes: list[Node]) -> list[str]:
-    """Node description, or the node id when empty; the GUID is appended when names repeat."""
-    base = [" ".join((n.desc or n.id).replace('"', "'").split()) or n.id for n in nodes]
+    """Node description, or the node id when empty; the GUID is appended when names repeat.
+    Control, bidi and separator characters of a description are escaped (``\\x1b``, ``\\u202e``:
+    :func:`~fabricviz.model.names.escape_name`), never stored raw."""
+    base = [escape_name(" ".join((n.desc or n.id).replace('"', "'").split()) or n.id) for n in nodes]
     names = list(base)
     while True:
         seen: dict[str, int] = {}

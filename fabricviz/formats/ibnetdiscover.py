@@ -25,6 +25,8 @@ from pathlib import Path
 from ..ib.sharp import SHARP_PART
 from ..model import Fabric, FabricError, LinkRate
 from ..model.guid import format_guid
+from ..model.inputs import MAX_INPUT_BYTES, read_input_text
+from ..model.names import escape_name
 from .ibnetdiscover_grammar import (
     ASSIGN,
     GUID_KEYS,
@@ -461,19 +463,17 @@ def keep_descriptions(f: Fabric, topo: Topology) -> None:
     for n in topo.nodes:
         d = by_guid.get(n.guid)
         # no description: the node id stands for it (ibsim names such nodes by their id too)
-        if d is not None and n.raw_desc and node_description(f, d) != n.raw_desc:
-            kept[format_guid(n.guid)] = (f.name_of(d), n.raw_desc)
+        raw = escape_name(n.raw_desc)    # control / bidi characters never stored raw (model.names)
+        if d is not None and raw and node_description(f, d) != raw:
+            kept[format_guid(n.guid)] = (f.name_of(d), raw)
     if kept:
         f.settings.set_node_descriptions(kept)
 
 
 def load_path(path: str | os.PathLike[str], dialect: str) -> Fabric:
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8", errors="replace")
-    except OSError as e:
-        raise FabricError(f"{p}: cannot read ({e.strerror})") from None
-    return loads(text, str(p), dialect, name=p.name.split(".")[0] or p.name)
+    text = read_input_text(p, MAX_INPUT_BYTES, "a topology file")
+    return loads(text, str(p), dialect, name=escape_name(p.name.split(".")[0] or p.name))
 
 
 def sniff(text: str) -> str | None:

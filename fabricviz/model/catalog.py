@@ -27,6 +27,7 @@ from typing import Any
 
 from ..resources import asset_path
 from .errors import CatalogError, FabricError
+from .inputs import read_input
 from .limits import check_part_limits
 from .tech import ETH, IB, LinkRate, tech_name
 from .text import decode_utf8, finite, one_line, parse_json
@@ -334,7 +335,7 @@ class Catalog:
     def default(cls) -> Catalog:
         """Bundled parts plus the user's parts file if it exists; cached per file state."""
         path = cls.user_parts_path()
-        st = path.stat() if path.is_file() else None
+        st = path.stat() if path.exists() else None     # a folder, FIFO or device: load_file refuses it
         key = (str(path), st.st_mtime_ns, st.st_size) if st else None
         if key not in _DEFAULTS:
             try:
@@ -350,13 +351,7 @@ class Catalog:
     def load_file(path: str | os.PathLike[str]) -> list[Part]:
         """The parts of one catalog file; errors read ``path: parts[3].ports: message``."""
         p = Path(path)
-        try:
-            with open(p, "rb") as fh:
-                data = fh.read(MAX_PARTS_BYTES + 1)
-        except OSError as e:
-            raise CatalogError(f"{p}: cannot read parts file ({e.strerror})") from None
-        if len(data) > MAX_PARTS_BYTES:
-            raise CatalogError(f"{p}: over the {MAX_PARTS_BYTES:,} bytes a parts file may have")
+        data = read_input(p, MAX_PARTS_BYTES, "a parts file", CatalogError)
         return _parts_from_text(decode_utf8(data, str(p), CatalogError), str(p))
 
     @staticmethod

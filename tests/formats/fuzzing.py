@@ -41,6 +41,7 @@ from fabricviz.formats import _yaml
 from fabricviz.model import FabricError
 from tests.formats.fuzz_counters import COUNTER_FORMATS, counter_seeds, read_counters
 from tests.formats.fuzz_pool import Runner, _stage, judge, names_place  # noqa: F401  (the API of this module)
+from tests.formats.fuzz_readers import READERS
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
@@ -51,7 +52,7 @@ SIDE_FORMATS = ("flows_csv", "prices", "parts", "htsim_cm")
 DISCOVERY = {"ibnetdiscover_ports": "*.ibnetdiscover-p", "iblinkinfo": "*.iblinkinfo*",
              "opensm_subnet_lst": "*.lst", "ibdm_topo": "*.topo"}
 FORMATS = (("native", "netjson", "graphml", "gml", "dot", "clab", "ibnetdiscover", "ibsim", "opensm_dump")
-           + tuple(DISCOVERY) + SIDE_FORMATS)
+           + tuple(DISCOVERY) + SIDE_FORMATS + tuple(READERS))   # READERS: tests/formats/fuzz_readers.py
 FORMATS += COUNTER_FORMATS     # port counters files, read against their design (tests/formats/fuzz_counters.py)
 OUTCOMES = ("accepted", "refused", "lost", "unnamed", "crash", "hang", "memory")
 BAD = ("lost", "unnamed", "crash", "hang", "memory")
@@ -129,6 +130,8 @@ def make_seeds(fmt: str) -> list[Seed]:
         return [Seed(*s) for s in counter_seeds(fmt)]
     if fmt in DISCOVERY:
         return [Seed(p.name, p.read_bytes()) for p in sorted((DATA / "samples").glob(DISCOVERY[fmt]))]
+    if fmt in READERS:
+        return [Seed(name, data) for name, data in READERS[fmt].seeds()]
     raise ValueError(f"unknown format {fmt!r} (use {', '.join(FORMATS)})")
 
 
@@ -556,6 +559,9 @@ def read_mutant(fmt: str, path: str, topology: str | None):
         return read_side(fmt, path, topology)
     if fmt in COUNTER_FORMATS:
         return read_counters(path, topology)
+    if fmt in READERS:
+        READERS[fmt].read(path)
+        return
     if fmt == "opensm_dump":
         from fabricviz.formats.opensm_replay import replay_files
         from fabricviz.ib.report import summary
@@ -673,7 +679,8 @@ def fuzz(formats, per_format: int, seed: int, runner: Runner, workdir: str | Non
             results = []
             for key, (steps, size) in muts.items():
                 r = res[key]
-                if r["outcome"] != "accepted" and steps and all(st in BENIGN for st in steps) \
+                benign = READERS[fmt].benign if fmt in READERS else BENIGN
+                if r["outcome"] != "accepted" and steps and all(st in benign for st in steps) \
                         and steps.count("bom") <= 1:
                     r = dict(r, outcome="lost")          # a valid file with a BOM / CRLF was refused
                 results.append(Result(key, r["outcome"], r["type"], r["message"], r["frame"], r["noise"],
