@@ -369,7 +369,8 @@ def loads(text: str, where: str = "<text>", dialect: str = FORMAT, name: str | N
     if problems:
         raise FabricError(problems[0])
     from . import _ibbuild  # on use, as in _analyse
-    f = _ibbuild.build_fabric(topo, links, where, dialect, name or Path(where).stem)
+    from ._ibhosts import system_image_guids
+    f = _ibbuild.build_fabric(topo, links, where, dialect, name or Path(where).stem, system_image_guids(text))
     keep_descriptions(f, topo)
     return f
 

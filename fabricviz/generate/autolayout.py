@@ -174,14 +174,26 @@ class _Plan:
         hosts = np.flatnonzero(self.host)
         self.host_ids = hosts
         self.host_cl = index[comp[nl + g.block[hosts]]]
-        # rank of each leaf / host inside its cluster (leaves by id, hosts by block then id)
-        s = np.lexsort((leaves, self.leaf_cl))
+        # rank of each leaf / host inside its cluster (leaves in their stored group's order, a
+        # scalable unit's by rail, else by id; hosts by block then id)
+        s = np.lexsort((leaves, _stored_rank(self.f)[leaves], self.leaf_cl))
         self.leaf_ids, self.leaf_cl = leaves[s], self.leaf_cl[s]
         # an imported server's adapters side by side: hosts by block, then server, then id
         system = host_systems(self.f, self.host)
-        s = np.lexsort((hosts, system[hosts], g.block[hosts], self.host_cl))
+        # (the biggest host block of a cluster first; each block starts a row of its own, so the
+        # blocks' rectangles, which the canvas draws at middle zoom, never overlap)
+        bsize = np.concatenate([g.block_size, [0]])[g.block[hosts]]
+        s = np.lexsort((hosts, system[hosts], g.block[hosts], -bsize, self.host_cl))
         self.host_ids, self.host_cl = hosts[s], self.host_cl[s]
         self.host_rank = _ranks(self.host_cl, nc)
+        hb = g.block[self.host_ids]
+        new_run = np.ones(len(hb), bool)
+        new_run[1:] = (self.host_cl[1:] != self.host_cl[:-1]) | (hb[1:] != hb[:-1])
+        self.run_of = np.cumsum(new_run) - 1                 # per host: its block's run in its cluster
+        run_start = np.flatnonzero(new_run)
+        self.rank_in_run = np.arange(len(hb)) - run_start[self.run_of] if len(hb) else np.zeros(0, np.int64)
+        self.run_size = np.diff(np.concatenate([run_start, [len(hb)]])).astype(np.int64)
+        self.run_cl = self.host_cl[run_start]
         size = np.bincount(system[self.host_ids], minlength=len(system))[system[self.host_ids]]
         lo = np.full(nc, np.iinfo(np.int64).max)
         hi = np.zeros(nc, np.int64)
@@ -211,7 +223,25 @@ class _Plan:
         cols = np.clip(cols, 1, np.maximum(n, 1)).astype(np.int64)
         rows = np.maximum(-(-n // cols), 1)
         cols = np.maximum(-(-n // rows), 1)               # full rows: 4 servers as 2 × 2, not 3 + 1
-        return cols, -(-n // cols)
+        rows = np.maximum(-(-n // cols), 1)
+        return self.run_cols(rows)[0], rows
+
+    def run_cols(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The host blocks of a cluster side by side, each ``rows`` high (a column of space between
+        two): columns per cluster, and per block run its columns and first column. Cables from the
+        leaves come down into each block from above, never across another block."""
+        k = np.maximum(self.unit, 1)[self.run_cl]
+        units = -(-self.run_size // k)                    # servers (an imported server's adapters: one)
+        rc = np.maximum(-(-units // rows[self.run_cl]), 1)
+        step = rc + 1
+        first = np.cumsum(step) - step
+        base = np.zeros(len(rows), np.int64)
+        if len(first):
+            lowest = np.full(len(rows), np.iinfo(np.int64).max)
+            np.minimum.at(lowest, self.run_cl, first)
+            base = np.where(lowest < np.iinfo(np.int64).max, lowest, 0)
+        total = np.bincount(self.run_cl, weights=step, minlength=len(rows)).astype(np.int64) - 1
+        return np.maximum(total, 1), rc.astype(np.int64), (first - base[self.run_cl]).astype(np.int64)
 
     def size(self, shape: float, pod_rows: int) -> dict[str, np.ndarray]:
         """Every cluster's and cell's size and offset for a host shape and a pod row count."""
@@ -258,7 +288,7 @@ class _Plan:
         khr = kh.reshape(self.n_cells, nt)
         gaps = (khr > 0).sum(axis=1) - (self.cl_per_cell == 0)
         ch = clh + khr.sum(axis=1) + np.maximum(gaps, 0) * TIER_RISE
-        return dict(cols=cols, hw=hw, content=content, up=np.array(up), x_in=x_in, y_row=y_row, rk=rk,
+        return dict(cols=cols, rows=rows, hw=hw, content=content, up=np.array(up), x_in=x_in, y_row=y_row, rk=rk,
                     row_w=row_w, row_cell=row_cell, per_k=per_k, kh=kh, cw=cw, ch=ch)
 
     def grid(self, cw: np.ndarray, ch: np.ndarray, cols: int
@@ -352,12 +382,13 @@ class _Plan:
         scale = (content[lcl] + SWITCH_GAP) / np.maximum(self.leaf_span[lcl], 1.0)
         X[lid] = left[lcl] - SWITCH_GAP / 2 + (cum - start - wg / 2) * scale - self.cx[lid]
         Y[lid] = leaf_y[lcl] - self.cy[lid]
-        hid, hcl, hr = self.host_ids, self.host_cl, self.host_rank
-        c, k = s["cols"][hcl], np.maximum(self.unit[hcl], 1)
+        hid, hcl, hr = self.host_ids, self.host_cl, self.rank_in_run
+        _total, rc, col0 = self.run_cols(s["rows"])
+        c, c0, k = rc[self.run_of], col0[self.run_of], np.maximum(self.unit[hcl], 1)
         unit, within = hr // k, hr % k
         host_left = left[hcl] + (content[hcl] - s["hw"][hcl]) / 2
         host_top = leaf_y[hcl] + SWITCH_H / 2 + LEAF_DROP
-        col = (unit % c) * k + within
+        col = (c0 + unit % c) * k + within
         X[hid] = host_left + col * self.cell_w[hcl] + self.w[hid] / 2 - self.cx[hid]
         Y[hid] = host_top + (unit // c) * self.cell_h[hcl] + self.h[hid] / 2 - self.cy[hid]
         # upper tiers of each cell, lowest first (barycentre over what is already placed)
@@ -424,6 +455,18 @@ class _Plan:
         s = np.bincount(a[m1], weights=xb[m1], minlength=n) + np.bincount(b[m2], weights=xa[m2], minlength=n)
         c = np.bincount(a[m1], minlength=n) + np.bincount(b[m2], minlength=n)
         return np.where(c[ids] > 0, s[ids] / np.maximum(c[ids], 1), np.inf)
+
+
+def _stored_rank(f: Fabric) -> np.ndarray:
+    """Per device id: its place in the switch list of the group stored in ``meta["groups"]``
+    (0 for a switch of no stored group)."""
+    rank = np.zeros(f.devices_t.n, np.int64)
+    for entry in f.settings.groups:
+        for r, name in enumerate(entry.switches):
+            d = f.find(name)
+            if d is not None:
+                rank[d] = r
+    return rank
 
 
 def _ranks(key: np.ndarray, nkeys: int) -> np.ndarray:
