@@ -85,9 +85,12 @@ def add_nodes(f: Fabric, nodes: Sequence[Node], choice: Sequence[tuple[str, str,
         f.catalog = f.catalog.with_parts([p for p in f.catalog.user_parts() if p.id not in parts]
                                          + list(parts.values()))
     sids = np.zeros(len(plan.hosts), np.int64)
-    for k, h in enumerate(plan.hosts):      # one call per host part would do; hosts are few
-        sids[k] = f.add_servers(f"HOST-{len(h.adapters)}x{choice[h.adapters[0]][1]}", [h.name],
-                                [0.0], [0.0], emit=False, children=False)[0]
+    by_part: dict[str, list[int]] = {}
+    for k, h in enumerate(plan.hosts):
+        by_part.setdefault(f"HOST-{len(h.adapters)}x{choice[h.adapters[0]][1]}", []).append(k)
+    for pid, ks in by_part.items():         # one call per host part (a 10,000-host dump: a few calls)
+        sids[ks] = f.add_servers(pid, [plan.hosts[k].name for k in ks], np.zeros(len(ks)), np.zeros(len(ks)),
+                                 emit=False, children=False)
     # every other node in file order, then the servers' adapters host by host in NIC order (the
     # order the design file and graph readers rebuild: top-level devices first, each server's NICs
     # numbered by id)

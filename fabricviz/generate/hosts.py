@@ -81,7 +81,7 @@ def split_description(desc: str) -> tuple[str, str] | None:
         host, adapter = words
     elif len(words) == 1 and "/" in text:
         host, _, adapter = text.rpartition("/")
-        if not ADAPTER_NAME.fullmatch(adapter) and not _NUMBER.match(adapter):
+        if not ADAPTER_NAME.fullmatch(adapter):
             return None
     else:
         return None

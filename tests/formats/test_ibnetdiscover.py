@@ -128,7 +128,8 @@ def test_ndr_snippet_switch65_and_aggregation_nodes():
     # aggregation nodes do not make a switch a leaf: the spine stays at tier 2, its AN beside it
     assert (leaf.tier, spine.tier) == (1, 2)
     an_spine = next(d for d in ans if d.guid == 0x2C5EAB0300C26210)
-    assert an_spine.tier == 2 and (an_spine.x, an_spine.y) == (spine.x, spine.y - 22)   # just above it
+    # inside its switch's frame, at the right end (97.5 wide: 65 ports × 1.5; the AN 18 wide, 3 in)
+    assert an_spine.tier == 2 and (an_spine.x, an_spine.y) == (spine.x + 97.5 / 2 - 3 - 9, spine.y)
     assert f.meta["file_lids"]["0x2c5eab0300c26210:1"] == 179
 
 
