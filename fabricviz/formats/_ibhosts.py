@@ -91,11 +91,12 @@ def add_nodes(f: Fabric, nodes: Sequence[Node], choice: Sequence[tuple[str, str,
     for pid, ks in by_part.items():         # one call per host part (a 10,000-host dump: a few calls)
         sids[ks] = f.add_servers(pid, [plan.hosts[k].name for k in ks], np.zeros(len(ks)), np.zeros(len(ks)),
                                  emit=False, children=False)
-    # every other node in file order, then the servers' adapters host by host in NIC order (the
-    # order the design file and graph readers rebuild: top-level devices first, each server's NICs
-    # numbered by id)
+    # every other node in file order, then the servers' adapters server by server in NIC order
+    # (the order the design file and graph readers rebuild: top-level devices first, then each
+    # server's NICs numbered by id)
     seq = [i for i in range(len(nodes)) if host_of[i] < 0]
-    seq += [a for h in plan.hosts for _k, a in sorted(zip(h.locals_, h.adapters, strict=True))]
+    seq += [a for k in np.argsort(sids, kind="stable").tolist()
+            for _n, a in sorted(zip(plan.hosts[k].locals_, plan.hosts[k].adapters, strict=True))]
     dev = np.empty(len(nodes), np.int64)
     i = 0
     while i < len(seq):

@@ -181,3 +181,37 @@ def test_grouping_into_servers_changes_no_lid_and_no_lft_entry(real, engine):
     sa = {int(g): a.lft[s].tolist() for s, g in enumerate(a.subnet.sw_guid.tolist())}
     sb = {int(g): b.lft[s].tolist() for s, g in enumerate(b.subnet.sw_guid.tolist())}
     assert sa == sb and len(sa) == 40
+
+
+SYSIMG = """\
+switchguid=0x10
+Switch\t4 "S-0000000000000010"\t\t# "leaf01" enhanced port 0 lid 1 lmc 0
+[1]\t"H-0000000000000020"[1](21)\t\t# "node01 mlx5_0" lid 2 4xNDR
+[2]\t"H-0000000000000030"[1](31)\t\t# "MT4129 ConnectX7   Mellanox Technologies" lid 3 4xNDR
+[3]\t"H-0000000000000040"[1](41)\t\t# "MT4129 ConnectX7   Mellanox Technologies" lid 4 4xNDR
+
+sysimgguid=0xabc
+caguid=0x20
+Ca\t1 "H-0000000000000020"\t\t# "node01 mlx5_0"
+[1](21) \t"S-0000000000000010"[1]\t\t# lid 2 lmc 0 "leaf01" lid 1 4xNDR
+
+sysimgguid=0xabc
+caguid=0x30
+Ca\t1 "H-0000000000000030"\t\t# "MT4129 ConnectX7   Mellanox Technologies"
+[1](31) \t"S-0000000000000010"[2]\t\t# lid 3 lmc 0 "leaf01" lid 1 4xNDR
+
+sysimgguid=0x40
+caguid=0x40
+Ca\t1 "H-0000000000000040"\t\t# "MT4129 ConnectX7   Mellanox Technologies"
+[1](41) \t"S-0000000000000010"[3]\t\t# lid 4 lmc 0 "leaf01" lid 1 4xNDR
+"""
+
+
+def test_adapters_sharing_a_system_image_guid_are_one_server():
+    f = loads(SYSIMG, "sysimg.ibnetdiscover")
+    node = f.device("node01")
+    assert [d.guid for d in node.nics] == [0x20, 0x30]        # the named adapter first
+    s = recognise(f)
+    assert [f.name_of(d) for d in s.servers] == ["node01"] and s.adapters == 2
+    assert [f.name_of(d) for d in s.unnamed] == ["MT4129 ConnectX7 Mellanox Technologies 0x0000000000000040"]
+    assert export_ibnetdiscover(f).count('"MT4129 ConnectX7   Mellanox Technologies"') == 4   # kept as read
