@@ -27,6 +27,7 @@ FORMATS: dict[str, tuple[str, tuple[str, ...], bool]] = {
     "clab": ("clab", (".clab.yml", ".clab.yaml"), True),
     "slurm": ("slurm", ("topology.conf", ".conf"), False),
     "ibnetdiscover": ("ibnetdiscover", (".ibnd", ".topo", ".ibnetdiscover", ".net"), True),
+    "ibdm-topo": ("ibdm_topo_export", (".ibdm.topo", ".ibdm"), False),
 }
 
 

@@ -14,7 +14,8 @@
 #   PYTHON=/path/to/python3.x   interpreter for the venv (default: python3, then /usr/bin/python3)
 #   VENV=.venv                  where the venv lives
 #   FABRICVIZ_NO_APT=1          never call apt-get (only report what is missing)
-#   FABRICVIZ_ORACLE=1          also install opensm + ibsim-utils (always when CI is set)
+#   FABRICVIZ_ORACLE=1          also install the oracle tools: opensm + ibsim-utils, ibutils, libyang2-tools
+#                               (yanglint), graphviz (dot), slurm-wlm (slurmctld) (always when CI is set)
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -147,9 +148,13 @@ fi
 
 # --- OpenSM oracle (optional) ----------------------------------------------------
 # tests/ib/test_oracle_harness.py and the differential routing tests run the real
-# OpenSM under ibsim. With CI set (CI=true) or FABRICVIZ_ORACLE=1 its Debian packages
-# are installed when missing; failing to install only warns (those tests then skip).
-ORACLE_PKGS=(opensm ibsim-utils)
+# OpenSM under ibsim; ibutils' ibtopodiff and ibdmchk check the diff and the ibdm topology
+# export; the export checks run yanglint on SONiC config_db (SONiC's YANG
+# models), dot on the DOT export and slurmctld on topology.conf. With CI set (CI=true) or
+# FABRICVIZ_ORACLE=1 their Debian packages are installed when missing; failing to install
+# only warns (those tests then skip).
+# infiniband-diags: perfquery and ibqueryerrors for the port counters oracle.
+ORACLE_PKGS=(opensm ibsim-utils ibutils libyang2-tools graphviz slurm-wlm infiniband-diags)
 want_oracle() {
     case "${CI:-}" in ""|0|false|False|FALSE) ;; *) return 0 ;; esac
     [ "${FABRICVIZ_ORACLE:-0}" = 1 ]

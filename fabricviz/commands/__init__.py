@@ -12,4 +12,5 @@ tests/test_startup.py).
 COMMANDS: tuple[str, ...] = ("generate", "info", "route", "trace", "check-loops", "check-pfc-deadlock",
                              "simulate", "latency", "collective", "render",
                              "lint", "bom", "convert", "replay", "demo", "compare-tech",
-                             "partitions", "record", "headroom", "export-switch-config", "export-htsim", "whatif")
+                             "partitions", "record", "headroom", "export-switch-config", "export-htsim", "whatif",
+                             "diff", "counters")

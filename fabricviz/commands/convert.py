@@ -14,12 +14,14 @@ LOSES = {
            "child positions are not kept)",
     "slurm": "only the switch tree and host names (export only)",
     "ibnetdiscover": "only the InfiniBand part (switches, CAs, IB cables); no positions, parts or cable types",
+    "ibdm-topo": "only the InfiniBand part, rates up to QDR; its IBNL system definitions are in OUT.ibnl.d "
+                 "(give ibtopodiff/ibdmchk IBDM_IBNL_PATH=OUT.ibnl.d)",
 }
 
 
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p = sub.add_parser("convert", help="convert a design between fabricviz JSON, GraphML, GML, DOT, NetJSON, "
-                                       "containerlab, Slurm topology.conf and ibnetdiscover")
+                                       "containerlab, Slurm topology.conf, ibnetdiscover and the ibdm topology")
     p.add_argument("input")
     p.add_argument("output")
     p.add_argument("--to", choices=tuple(FORMATS), help="output format (default: from OUT's name)")
@@ -34,6 +36,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {args.output} ({fmt}): {sum(v for k, v in c.items() if k != 'cables')} devices, "
           f"{c['cables']} cables")
     if fmt in LOSES:
-        print(f"note: {fmt} keeps {LOSES[fmt]}" if fmt in ("slurm", "ibnetdiscover")
+        print(f"note: {fmt} keeps {LOSES[fmt]}" if fmt in ("slurm", "ibnetdiscover", "ibdm-topo")
               else f"note: in {fmt}, {LOSES[fmt]}")
     return 0

@@ -4,9 +4,13 @@ One DOT node per top-level device (as in :mod:`fabricviz.formats.clab`, whose da
 this shares), with Air's ``function`` attribute (leaf/spine/core/server), fabricviz's data
 as quoted attributes (``"fabricviz.kind"="ib_switch"``), and ``pos="x,y!"`` for
 ``neato -n``; one edge per cable: ``"leaf01":"swp3" -- "dgx01":"mlx5_2"`` (parallel cables
-are separate edges: the graph is not ``strict``). Reading parses this dialect (node and
-edge statements with attribute lists, ``//``/``#`` comments); a foreign Air file's nodes
-become switches unless their ``function`` is ``server``/``host``.
+are separate edges: the graph is not ``strict``). So that Graphviz knows those ports (and
+renders without "port … unrecognized" warnings), each node is a ``shape=record`` whose label
+is its name over one field per cabled port, ``{leaf01|{<swp1> swp1|<swp3> swp3}}`` (Graphviz's
+record syntax: a backslash escapes ``{ } | < > "``, space and backslash); the edge
+statements stay Air's. Reading parses this dialect (node and edge statements with attribute
+lists, ``//``/``#`` comments; ``shape`` and ``label`` are only drawing); a foreign Air file's
+nodes become switches unless their ``function`` is ``server``/``host``.
 """
 
 from __future__ import annotations
@@ -36,9 +40,30 @@ def _attrs(d: dict) -> str:
     return "[ " + " ".join(f"{_q(k)}={_q(v)}" for k, v in d.items()) + " ]" if d else ""
 
 
+_RECORD_SPECIAL = re.compile(r'([\\{}|<>" ])')
+
+
+def _record_text(s: str) -> str:
+    """``s`` escaped for a record field (Graphviz matches no port whose name has a backslash,
+    however it is escaped: such a port still draws, with a warning)."""
+    return _RECORD_SPECIAL.sub(r"\\\1", s)
+
+
+def _record(name: str, ports: list[str]) -> str:
+    """The quoted record label of a node: its name over a row of its cabled ports."""
+    fields = "|".join(f"<{_record_text(p)}> {_record_text(p)}" for p in ports)
+    label = "{" + _record_text(name) + ("|{" + fields + "}" if ports else "") + "}"
+    return '"' + label + '"'           # _record_text has escaped every quote and backslash
+
+
 def dumps(fabric: Fabric) -> str:
     c = clab.to_dict(fabric)
     topo = c["topology"]
+    ports: dict[str, list[str]] = {}
+    for link in topo.get("links", []):
+        for e in link["endpoints"]:
+            node, port = e.rsplit(":", 1)
+            ports.setdefault(node, []).append(port)
     out = [f"graph {_q(fabric.name)} {{"]
     glabels = topo["defaults"].get("labels", {})
     for k, v in glabels.items():
@@ -48,7 +73,9 @@ def dumps(fabric: Fabric) -> str:
         attrs = {"function": "server" if labels["fabricviz.kind"] in ("server", "nic") else rec.get("group", "switch")}
         attrs.update(labels)
         attrs["pos"] = f"{labels['graph-posX']},{_neg(labels['graph-posY'])}!"
-        out.append(f"  {_q(name)} {_attrs(attrs)}")
+        attrs["shape"] = "record"
+        record = _record(labels.get("fabricviz.name", name), list(dict.fromkeys(ports.get(name, []))))
+        out.append(f"  {_q(name)} {_attrs(attrs)[:-1]}\"label\"={record} ]")
     for link in topo.get("links", []):
         (a, ai), (b, bi) = (e.rsplit(":", 1) for e in link["endpoints"])
         out.append(f"  {_q(a)}:{_q(ai)} -- {_q(b)}:{_q(bi)} {_attrs(dict(link['vars']))}".rstrip())

@@ -8,8 +8,8 @@ import re
 from collections.abc import Mapping
 
 from ..model import Fabric
-from ..model.fabric import IB_SWITCH, KIND_CODE, NIC
-from ..model.guid import format_guid
+from ..model.descriptions import kept_description, node_description  # noqa: F401  (re-exported)
+from ..model.fabric import IB_SWITCH, NIC
 from ..model.tech import TECH_IB_CODE
 
 #: PCI device ids written as devid= (the QM9700/QM8700/CX7/CX6 ids are from the brief and public
@@ -104,36 +104,8 @@ def export_ibnetdiscover(fabric: Fabric, lids: Mapping[int, int] | None = None,
     return "\n".join(out) + "\n"
 
 
-def _kept(fabric: Fabric, d: int) -> str | None:
-    """The imported NodeDescription of device ``d`` kept verbatim, while it keeps its import name."""
-    guid = int(fabric.devices_t.guid[d])
-    if not guid:
-        return None
-    entry = fabric.settings.node_descriptions.get(format_guid(guid))
-    if entry is not None and entry[0] == fabric.name_of(d):
-        return entry[1]
-    return None
-
-
 def _verbatim(fabric: Fabric, d: int) -> bool:
-    return _kept(fabric, d) is not None
-
-
-def node_description(fabric: Fabric, d: int) -> str:
-    """An imported description kept verbatim (``fabric.settings.node_descriptions``); else switch: its name;
-    NIC in a server: "<server> mlx5_<i>" (as Linux reports it); else its name."""
-    kept = _kept(fabric, d)
-    if kept is not None:
-        return kept
-    t = fabric.devices_t
-    parent = int(t.parent[d])
-    if parent >= 0 and t.kind[d] == KIND_CODE[NIC]:
-        return f"{fabric.name_of(parent)} mlx5_{int(t.local[d])}"
-    name = fabric.name_of(d)
-    tag = f" 0x{int(t.guid[d]):016x}"
-    if t.guid[d] and name.endswith(tag):   # the importer made a repeated description unique
-        return name[: -len(tag)]
-    return name
+    return kept_description(fabric, d) is not None
 
 
 def save_ibnetdiscover(fabric: Fabric, path: str | os.PathLike[str], **kw) -> None:

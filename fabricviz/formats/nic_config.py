@@ -7,7 +7,10 @@ the commands NVIDIA documents for MLNX_OFED / mlnx-tools:
 * ``mlnx_qos -i IF --pfc 0,0,0,1,0,0,0,0``: PFC on the lossless priorities only;
 * ``mlnx_qos -i IF --dscp2prio set,DSCP,PRIO`` for each lossless priority's DSCP and the CNP
   DSCP 48 → 6;
-* ``mlnx_qos -i IF --cable_len M``: the NIC's own headroom for its cable (metres);
+* ``mlnx_qos -i IF --cable_len M``: the NIC's own headroom for its cable (metres, rounded up:
+  the switch port's NVUE ``cable-length`` of the same cable); the NIC sizes its receive buffer
+  from it the way the switch's PFC profile does (headroom above the XOFF fill, see
+  :mod:`.nvue_config`);
 * ``cma_roce_tos -d DEV -t TOS`` and ``/sys/class/infiniband/DEV/tc/1/traffic_class``: the
   default IP ToS of RoCE traffic (RDMA-CM and verbs), ``DSCP << 2 | 2`` (ECN-capable, ECT(0)),
   with the DSCP of the first lossless priority (an application picks another by its ToS);

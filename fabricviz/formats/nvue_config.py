@@ -8,10 +8,18 @@ Commands as Cumulus Linux's Quality of Service / RoCE pages document them:
   DSCP of each lossless priority and the CNP DSCP 48 → 6; ``nv set qos egress-queue-mapping default-global
   switch-priority <p> traffic-class <p>``;
 * one PFC profile per (link speed, cable length) — ``nv set qos pfc <profile> switch-priority``,
-  ``cable-length`` (metres, rounded up), ``port-buffer`` (the PFC headroom: the reserved
-  buffer of the port), ``xoff-threshold`` (the plan's XOFF), ``xon-threshold`` (NVUE's
-  "bytes below xoff": XOFF − XON), ``tx``/``rx enable`` — applied with
-  ``nv set interface swp<n> qos pfc profile <profile>``;
+  ``cable-length`` (metres, rounded up), ``port-buffer``, ``xoff-threshold``,
+  ``xon-threshold``, ``tx``/``rx enable`` — applied with
+  ``nv set interface swp<n> qos pfc profile <profile>``. The three sizes as NVIDIA's QoS page
+  (:data:`QOS_PAGE`) defines them: ``port-buffer`` is the buffer reserved for the priority
+  group, ``xoff-threshold`` the part of it filled before the switch sends PFC, and the rest,
+  ``port-buffer − xoff-threshold``, takes what arrives after PFC: the headroom. So
+  ``xoff-threshold`` = the plan's hysteresis (XOFF − XON = 2 × MTU; the same bytes SONiC's
+  profile reserves as ``xon``), ``port-buffer`` = that + the plan's headroom (the largest of
+  the profile's ports; SONiC's ``size``), and ``xon-threshold`` (an absolute fill: the page's
+  ``xon-threshold 1000`` is ``xon_delta = 500`` below ``xoff 1500``) one MTU below
+  ``xoff-threshold``, as NVIDIA's mlx5 driver sets its receive buffers (``xon = xoff_threshold
+  − MTU``, Linux ``en/port_buffer.c``);
 * one ECN profile per link speed — ``nv set qos congestion-control <profile> traffic-class <p>
   ecn enable``, ``min-threshold`` / ``max-threshold`` (bytes, the plan's Kmin/Kmax),
   ``probability`` (percent, Pmax), ``red disable`` (mark, never drop) — applied with
@@ -31,6 +39,10 @@ import yaml
 
 from .switch_types import CNP_DSCP, CNP_PRIORITY, ExportSettings, PortConfig, SwitchConfig
 
+#: Where NVIDIA defines port-buffer / xoff-threshold / xon-threshold (PFC and Link Pause tables).
+QOS_PAGE = ("https://docs.nvidia.com/networking-ethernet-software/cumulus-linux/"
+            "Layer-1-and-Switch-Ports/Quality-of-Service/")
+
 
 def cable_metres(p: PortConfig) -> int:
     """NVUE's ``cable-length``: whole metres 1-100000, rounded up."""
@@ -39,6 +51,13 @@ def cable_metres(p: PortConfig) -> int:
 
 def pfc_profile(p: PortConfig) -> str:
     return f"roce-pfc-{p.speed_mbps // 1000}g-{cable_metres(p)}m"
+
+
+def pfc_sizes(p: PortConfig, mtu: int) -> tuple[int, int, int]:
+    """``(port-buffer, xoff-threshold, xon-threshold)`` of port ``p`` (see the module docstring):
+    port-buffer − xoff-threshold is the plan's headroom."""
+    xoff = p.xoff - p.xon
+    return p.headroom + xoff, xoff, max(xoff - mtu, 0)
 
 
 def ecn_profile(p: PortConfig) -> str:
@@ -54,9 +73,10 @@ def tree(sw: SwitchConfig, s: ExportSettings) -> dict[str, Any]:
     for p in sw.ports:
         name = pfc_profile(p)
         old = pfc.get(name)
-        port_buffer = max(p.headroom, old["port-buffer"] if old else 0)
+        port_buffer, xoff, xon = pfc_sizes(p, s.mtu)     # xoff, xon: the same on every port (MTU)
+        port_buffer = max(port_buffer, old["port-buffer"] if old else 0)
         pfc[name] = {"switch-priority": {str(q): {} for q in prios}, "cable-length": cable_metres(p),
-                     "port-buffer": port_buffer, "xoff-threshold": p.xoff, "xon-threshold": p.xoff - p.xon,
+                     "port-buffer": port_buffer, "xoff-threshold": xoff, "xon-threshold": xon,
                      "tx": "enable", "rx": "enable"}
         ecn[ecn_profile(p)] = {"traffic-class": {str(q): {
             "ecn": "enable", "red": "disable", "min-threshold": p.ecn_kmin, "max-threshold": p.ecn_kmax,

@@ -6,6 +6,13 @@ tier below (tiers from the design, or inferred from the hosts, as ``fabricviz in
 A host is the top-level device (the server, not its NIC). Names use Slurm's hostlist
 compression: a common prefix with zero-padded ranges (``node[01-03,05]``). Links between
 switches of the same tier (rings, meshes) have no place in a tree and are left out.
+
+slurmctld (topology/tree, checked with 22.05) allows a node under one leaf only ("Multiple leaf
+switches contain nodes") and refuses a switch with neither nodes nor child switches ("has
+neither child switches nor nodes", fatal). So a host cabled to several switches (a
+rail-optimized server, one NIC per rail) is listed under the first of them (lowest tier, then
+the design's order: rail 0 of its scalable unit, which then stands for the unit), and a switch
+left with nothing below it is left out, with the references to it.
 """
 
 from __future__ import annotations
@@ -77,26 +84,36 @@ def dumps(fabric: Fabric) -> str:
     live = fabric.cable_ids()
     da = top[pt.device[ct.port_a[live]]]
     db = top[pt.device[ct.port_b[live]]]
-    nodes: dict[int, list[str]] = defaultdict(list)
-    below: dict[int, list[str]] = defaultdict(list)
+    order = {d: i for i, d in enumerate(sorted(np.flatnonzero(sw).tolist(), key=lambda d: (int(tiers[d]), d)))}
+    leaf_of: dict[int, int] = {}                       # host -> the one switch that lists it
+    below: dict[int, list[int]] = defaultdict(list)
     for a, b in zip(da.tolist(), db.tolist(), strict=True):
         for s, o in ((a, b), (b, a)):
             if not sw[s]:
                 continue
             if not sw[o]:
-                nodes[s].append(slurm_name(fabric.name_of(o)))
+                if o not in leaf_of or order[s] < order[leaf_of[o]]:
+                    leaf_of[o] = s
             elif tiers[o] < tiers[s]:
-                below[s].append(slurm_name(fabric.name_of(o)))
+                below[s].append(o)
+    nodes: dict[int, list[str]] = defaultdict(list)
+    for h, s in sorted(leaf_of.items()):
+        nodes[s].append(slurm_name(fabric.name_of(h)))
+    kept: set[int] = set()
+    for s in order:                                    # lowest tier first: children are decided
+        below[s] = [o for o in below[s] if o in kept]
+        if below[s] or nodes[s]:
+            kept.add(s)
     lines = [f"# Slurm topology.conf (topology/tree) written by fabricviz: {fabric.name}"]
-    switches = sorted(np.flatnonzero(sw).tolist(), key=lambda d: (int(tiers[d]), d))
-    for s in switches:
+    for s in order:
+        if s not in kept:
+            continue
         parts = [f"SwitchName={slurm_name(fabric.name_of(s))}"]
         if below[s]:
-            parts.append(f"Switches={hostlist(below[s])}")
+            parts.append(f"Switches={hostlist([slurm_name(fabric.name_of(o)) for o in below[s]])}")
         if nodes[s]:
             parts.append(f"Nodes={hostlist(nodes[s])}")
-        if len(parts) > 1:
-            lines.append(" ".join(parts))
+        lines.append(" ".join(parts))
     return "\n".join(lines) + "\n"
 
 

@@ -21,8 +21,8 @@ CONFIG_DB:
 * ``WRED_PROFILE`` per distinct ECN threshold set (``ecn: ecn_all``, green/yellow/red min/max
   = the plan's Kmin/Kmax, drop probability = Pmax in percent), ``QUEUE`` ``Ethernet<n>|<q>``
   → scheduler (+ wred_profile on each lossless queue), ``SCHEDULER`` DWRR 50/50, CNPs strict;
-* ``CABLE_LENGTH`` ``AZURE`` (the list name SONiC's templates use) per port; ``PORT`` speed
-  (Mb/s) and mtu.
+* ``CABLE_LENGTH`` ``AZURE`` (the list name SONiC's templates use) per port; ``PORT`` lanes
+  (mandatory; the part's port→lane map, see :mod:`.switch_config`), speed (Mb/s) and mtu.
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def config_db(sw: SwitchConfig, s: ExportSettings) -> dict[str, Any]:
             else:
                 queue[f"{e}|{q}"] = {"scheduler": SCHED_CNP if q == CNP_PRIORITY else SCHED_OTHER}
         cable[e] = p.cable_length
-        port_t[e] = {"speed": str(p.speed_mbps), "mtu": str(s.mtu)}
+        port_t[e] = {"lanes": ",".join(map(str, p.lanes)), "speed": str(p.speed_mbps), "mtu": str(s.mtu)}
     tc_of = {d: p for p, d in s.dscp_of.items()} | {CNP_DSCP: CNP_PRIORITY}
     dscp_tc = {str(d): str(tc_of.get(d, 0)) for d in range(64)}
     identity = {str(t): str(t) for t in range(8)}

@@ -15,10 +15,11 @@ its own DSCP: ``dscp`` for the first (default 26, NVIDIA's), AF<p>1 = 8p + 2 for
 
 Port names:
 
-* SONiC names a port by its first SerDes lane, ``Ethernet<(n − 1) × lanes>``, with the
-  lanes per port of the part's SONiC ``port_config.ini`` (:data:`SONIC_LANES`: SN5600,
-  SN5400, SN4700 8 lanes; SN3700, SN2700 4); other parts: 8 lanes for 400G+ native
-  ports (QSFP-DD/OSFP cages), 4 below (QSFP28/QSFP56);
+* SONiC names a port by its first SerDes lane, ``Ethernet<first lane>``, and writes its
+  lanes (``PORT|lanes``, mandatory in sonic-port.yang) from the part's port→lane map
+  (``Part.port_lanes``, read from the SKU's ``port_config.ini``: SN5600, SN5400, SN4700 8
+  lanes a port; SN3700 4); a part without a map gets consecutive lanes, 8 a port for 400G+
+  native ports (QSFP-DD/OSFP cages), 4 below (QSFP28/QSFP56);
 * Cumulus Linux names front-panel port ``n`` ``swp<n>``.
 """
 
@@ -42,12 +43,10 @@ from .switch_types import CNP_DSCP, CNP_PRIORITY, ExportSettings, NicPort, PortC
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..ethernet.lossless import LosslessPlan
+    from ..model.catalog import Part
     from ..model.fabric import Fabric
 
 OSES = ("sonic", "cumulus")
-#: SerDes lanes per front-panel port in SONiC's port_config.ini of each part's default SKU.
-SONIC_LANES = {"SN5600": 8, "SN5400": 8, "SN4700": 8, "SN4600C": 4, "SN3700": 4, "SN3700C": 4,
-               "SN2700": 4}
 #: Cable lengths SONiC's buffer tables know (pg_profile_lookup.ini), metres; longer runs
 #: are named by their length rounded up to a whole metre.
 SONIC_LENGTHS_M = (5, 40, 300)
@@ -69,11 +68,13 @@ class DesignSettingsError(FabricError):
     """The design's own RoCE settings (``meta.roce``) are refused; the message names the field."""
 
 
-def sonic_lanes(part_id: str, native_gbps: float) -> int:
-    """Lanes per port of ``part_id`` in SONiC's naming (see the module docstring)."""
-    if part_id in SONIC_LANES:
-        return SONIC_LANES[part_id]
-    return 8 if native_gbps >= 400 else 4
+def sonic_lanes(part: Part | None, num: int) -> tuple[int, ...]:
+    """The SerDes lanes of front-panel port ``num`` of ``part`` (see the module docstring)."""
+    if part is not None and part.lanes(num):
+        return part.lanes(num)
+    native = part.rate.gbps if part is not None and part.rate is not None else 0.0
+    k = 8 if native >= 400 else 4
+    return tuple(range((num - 1) * k, num * k))
 
 
 def sonic_cable_length(metres: float) -> str:
@@ -125,16 +126,15 @@ def switch_views(fabric: Fabric, plan: LosslessPlan) -> list[SwitchConfig]:
     out = []
     for d, b in plan.switches.items():
         part = fabric.part_of(d)
-        native = part.rate.gbps if part is not None and part.rate is not None else 0.0
-        lanes = sonic_lanes(part.id if part is not None else "", native)
         ports = []
         for p in plan.ports[pt.device[plan.ports] == d].tolist():
             num = int(pt.num[p])
             c = int(pt.cable[p])
             link = float(rates_gbps(ct.tech[c:c + 1], ct.speed[c:c + 1], ct.width[c:c + 1])[0])
             other = int(ct.port_b[c]) if int(ct.port_a[c]) == p else int(ct.port_a[c])
+            lanes = sonic_lanes(part, num)
             ports.append(PortConfig(
-                port=p, num=num, sonic_name=f"Ethernet{(num - 1) * lanes}", cumulus_name=f"swp{num}",
+                port=p, num=num, sonic_name=f"Ethernet{lanes[0]}", lanes=lanes, cumulus_name=f"swp{num}",
                 speed_gbps=link, cable_m=float(plan.cable_m[p]),
                 cable_length=sonic_cable_length(float(plan.cable_m[p])),
                 headroom=int(plan.headroom_bytes[p]), xoff=int(plan.xoff_bytes[p]),

@@ -21,7 +21,8 @@ class PortConfig:
 
     port: int                   # model port id
     num: int                    # front-panel number (1-based)
-    sonic_name: str             # Ethernet<n>
+    sonic_name: str             # Ethernet<first lane>
+    lanes: tuple[int, ...]      # the port's SerDes lanes (SONiC PORT|lanes)
     cumulus_name: str           # swp<n>
     speed_gbps: float           # the link's rate (the cable's negotiated speed)
     cable_m: float

@@ -99,7 +99,9 @@ def radix_model(base: Part, radix: int) -> Part:
     for one instead of pricing it as the real ``base``); ports run at ``base``'s rate and latency.
     It is a user part, saved with the design, so the file says what it is.
     """
-    return replace(base, id=f"{base.id}-R{radix}", ports=radix, user=True, hypothetical=True,
+    return replace(base, id=f"{base.id}-R{radix}", ports=radix, user=True,
+                   port_lanes=(), port_lanes_source="",   # no SKU of its own: consecutive SONiC lanes
+                   hypothetical=True,
                    price_usd=0.0, price_estimate=False,
                    name=f"hypothetical {radix}-port model of the {base.id} ({base.asic or base.vendor})",
                    notes=f"Hypothetical {radix}-port model of the {base.id} for a radix-{radix} design "

@@ -5,6 +5,10 @@ id). Cable price and power are per link (a twin-port OSFP carrying two links cou
 that are not datasheet values are flagged ``*_estimate`` and explained in each part's ``notes``.
 An Ethernet switch's shared packet buffer (``buffer_bytes``, for PFC headroom budgets) comes
 with ``buffer_estimated`` (not a published figure) and ``buffer_source`` saying where it is from.
+An Ethernet switch's ``port_lanes`` maps each front-panel port (1-based, in order) to its SerDes
+lanes, one string per port as the ``lanes`` column of SONiC's ``port_config.ini`` writes them
+(``"0,1,2,3,4,5,6,7"``), with ``port_lanes_source`` naming the file it was read from; the SONiC
+export names ports and writes ``PORT|lanes`` from it.
 A NIC's ``ooo_placement`` says whether it places reordered RoCE packets (no go-back-N on reordering).
 A ``hypothetical`` part is no product (a radix-16 model of a 64-port switch for a textbook tree):
 it has no price of its own, and the BOM leaves it unpriced until the user sets one.
@@ -39,7 +43,8 @@ _COMMON = ("id", "kind", "name", "vendor", "power_w", "price_usd", "price_estima
            "hypothetical")
 _SWITCH = ("ports", "port", "latency_ns", "latency_estimate", "asic", "rack_units", "forwarding")
 _KIND_FIELDS: dict[str, tuple[str, ...]] = {
-    "ib_switch": _SWITCH, "eth_switch": _SWITCH + ("buffer_bytes", "buffer_estimated", "buffer_source"),
+    "ib_switch": _SWITCH, "eth_switch": _SWITCH + ("buffer_bytes", "buffer_estimated", "buffer_source", "port_lanes",
+                            "port_lanes_source"),
     "nic": ("ports", "port", "port_modes", "latency_ns", "latency_estimate", "pcie", "ooo_placement"),
     "gpu": ("memory_gb", "pcie_gbps", "pcie", "pcie_latency_ns", "latency_estimate", "nvlink_gbps"),
     "server": ("gpus", "nics", "nic_part", "gpu_part", "rack_units"),
@@ -47,7 +52,7 @@ _KIND_FIELDS: dict[str, tuple[str, ...]] = {
 }
 #: How many leading fields of _KIND_FIELDS each kind requires.
 _REQUIRED = {"ib_switch": 2, "eth_switch": 2, "nic": 1, "gpu": 2, "server": 3, "cable": 4}
-_TEXT = {"vendor", "source", "notes", "asic", "pcie", "buffer_source"}
+_TEXT = {"vendor", "source", "notes", "asic", "pcie", "buffer_source", "port_lanes_source"}
 _INTS = {"ports": 1, "gpus": 0, "nics": 1, "rack_units": 0}          # field -> minimum
 _NUMS = {"power_w", "price_usd", "latency_ns", "memory_gb", "pcie_gbps", "pcie_latency_ns",
          "nvlink_gbps", "reach_m", "buffer_bytes"}
@@ -79,6 +84,8 @@ class Part:
     buffer_bytes: float = 0.0        # Ethernet switch: shared packet buffer (0: unknown)
     buffer_estimated: bool = True    # … not a published figure (explained in buffer_source)
     buffer_source: str = ""
+    port_lanes: tuple[str, ...] = ()  # Ethernet switch: SerDes lanes of port 1, 2, … ("0,1,2,3"); (): unknown
+    port_lanes_source: str = ""
     pcie: str | None = None
     ooo_placement: bool = False      # NIC: places RoCE packets out of order (no go-back-N on reordering)
     memory_gb: float = 0.0
@@ -143,6 +150,12 @@ class Part:
         text = self.max_rate if self.kind == "cable" else self.port
         return LinkRate.parse(text) if text else None
 
+    def lanes(self, num: int) -> tuple[int, ...]:
+        """The SerDes lanes of front-panel port ``num`` (1-based) from ``port_lanes``; () when unknown."""
+        if not 1 <= num <= len(self.port_lanes):
+            return ()
+        return tuple(int(x) for x in self.port_lanes[num - 1].split(","))
+
     @property
     def modes(self) -> tuple[LinkRate, ...]:
         """Every top-speed port mode, default first (a NIC's VPI modes; else just ``rate``)."""
@@ -185,6 +198,8 @@ def _check(key: str, v: Any, where: str) -> Any:
         if not modes or len(set(modes)) != len(modes):
             raise _bad(where, "a non-empty list of distinct link rates", v)
         return modes
+    elif key == "port_lanes":
+        return _port_lanes(v, where)
     elif key == "lengths_m":
         if not isinstance(v, list) or not all(_number(x) and x > 0 for x in v):
             raise _bad(where, "a list of positive lengths in metres", v)
@@ -198,6 +213,22 @@ def _check(key: str, v: Any, where: str) -> Any:
     elif not isinstance(v, str) or (key not in _TEXT and not v.strip()):
         raise _bad(where, "text" if key in _TEXT else "a non-empty string", v)
     return v
+
+
+_LANES_RE = re.compile(r"^(0|[1-9][0-9]{0,4})(,(0|[1-9][0-9]{0,4}))*$")
+
+
+def _port_lanes(v: Any, where: str) -> tuple[str, ...]:
+    """A list of ``"0,1,2,3"`` strings (port_config.ini's lanes column), no lane on two ports."""
+    if not isinstance(v, list) or not v or not all(isinstance(x, str) and _LANES_RE.match(x) for x in v):
+        raise _bad(where, 'a list of lane lists such as "0,1,2,3", one per port', v)
+    seen: dict[str, int] = {}
+    for i, text in enumerate(v):
+        for lane in text.split(","):
+            if lane in seen:
+                raise CatalogError(f"{where}[{i}]: lane {lane} is also on port {seen[lane] + 1}")
+            seen[lane] = i
+    return tuple(v)
 
 
 def _rate(v: Any, where: str) -> LinkRate:
@@ -217,6 +248,9 @@ def _check_kind(kind: str, kw: dict[str, Any], where: str) -> None:
         want = IB if kind == "ib_switch" else ETH
         if LinkRate.parse(kw["port"]).tech != want:
             raise CatalogError(f"{where}.port: {kw['port']} is not an {tech_name(want)} rate")
+        if kw.get("port_lanes") and len(kw["port_lanes"]) != kw["ports"]:
+            raise CatalogError(f"{where}.port_lanes: lanes of {len(kw['port_lanes'])} ports for "
+                               f"{kw['ports']} ports")
     elif kind == "nic":
         if "port_modes" not in kw and "port" not in kw:
             raise CatalogError(f"{where}.port: missing (a nic needs port or port_modes)")

@@ -106,6 +106,11 @@ ACTIONS: tuple[ActionSpec | Slot, ...] = (
                tip="write the design's partitions as an OpenSM partitions.conf"),
     ActionSpec("export_switch_config", "Export S&witch Config…", "export_switch_config", "file",
                tip="the design's PFC/ECN/buffer settings as SONiC config_db.json or Cumulus NVUE YAML per switch"),
+    ActionSpec("compare_discovered", "Compare with &Discovered…", "files.compare_discovered", "file",
+               tip="is the fabric cabled as designed? ibnetdiscover output (or an ibsim net file, another design) "
+                   "against the design: missing, extra and misplaced cables drawn and listed", sep=True),
+    ActionSpec("load_counters", "Load Port &Counters…", "counters_dock.open_files", "file",
+               tip="perfquery, ibqueryerrors or ibdiagnet PM output: the worst links listed, cables coloured"),
     ActionSpec("quit", "&Quit", "close", "file", (K.Quit,), "close the window (running jobs are cancelled)",
                sep=True),
     # Edit
@@ -153,6 +158,7 @@ ACTIONS: tuple[ActionSpec | Slot, ...] = (
                    "as the VL mix grows",
                checkable=True, setting=vl_usage.SETTING),
     Slot("bundle_colour", "view"),
+    Slot("colour_by", "view"),          # View ▸ Colour by ▸ port counters (errors / XmitWait)
     Slot("docks", "view", sep=True),
     ActionSpec("compare_techs", "InfiniBand vs RoCE…", "open_compare", "view",
                tip="the same workload on the design and on its InfiniBand/RoCE twin, side by side", sep=True),
@@ -183,6 +189,7 @@ DOCK_TOGGLES: tuple[DockToggle, ...] = (
     DockToggle("inspector", "inspector"),
     DockToggle("history", "history"),
     DockToggle("findings_dock", "findings", "Ctrl+Shift+K"),
+    DockToggle("diff_dock", "diff_dock"),
     DockToggle("bom_dock", "bom"),
     DockToggle("sweep_dock", "sweep", "Ctrl+Shift+U", "&Subnet Manager Sweep"),
     DockToggle("traffic_dock", "traffic", "Ctrl+Shift+T"),
@@ -190,6 +197,7 @@ DOCK_TOGGLES: tuple[DockToggle, ...] = (
     DockToggle("lossless_dock", "lossless_dock"),
     DockToggle("collectives_dock", "collectives_dock"),
     DockToggle("whatif_dock", "whatif_dock"),
+    DockToggle("counters_dock", "counters_dock"),
     DockToggle("charts_dock", "charts", "Ctrl+Shift+J"),
 )
 

@@ -18,7 +18,7 @@ from typing import Any
 from PySide6 import QtCore, QtWidgets
 
 #: Bumped when the dock set changes, so an older saved layout is not restored onto it.
-LAYOUT_VERSION = 7
+LAYOUT_VERSION = 9
 GEOMETRY_KEY = "window/geometry"
 STATE_KEY = "window/state"
 #: Dock widths (px) on the left and the right of the canvas at first start.
@@ -46,7 +46,8 @@ def arrange(w: Any) -> None:
     w.tabifyDockWidget(w.traffic_dock, w.collectives_dock)
     w.addDockWidget(Area.RightDockWidgetArea, w.whatif_dock)       # View ▸ What-if: a tab beside traffic
     w.tabifyDockWidget(w.traffic_dock, w.whatif_dock)
-    bottom = (w.findings_dock, w.bom_dock, w.sweep_dock, w.charts_dock, w.lossless_dock)
+    bottom = (w.findings_dock, w.bom_dock, w.sweep_dock, w.charts_dock, w.lossless_dock, w.diff_dock,
+              w.counters_dock)
     w.addDockWidget(Area.BottomDockWidgetArea, bottom[0])
     for d in bottom[1:]:
         w.addDockWidget(Area.BottomDockWidgetArea, d)

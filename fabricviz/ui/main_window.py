@@ -31,6 +31,8 @@ from fabricviz.ui.canvas.describe import plural
 from fabricviz.ui.canvas.minimap import Minimap
 from fabricviz.ui.canvas.overlays import vl_layers, vl_usage
 from fabricviz.ui.canvas.overlays.bundled import bundle_colour_menu
+from fabricviz.ui.canvas.overlays.counters import CounterColours
+from fabricviz.ui.canvas.overlays.diff import DiffOverlay
 from fabricviz.ui.canvas.overlays.pfc_cycle import PfcCycles
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.canvas.selection import SelectionController
@@ -124,6 +126,13 @@ class MainWindow(QtWidgets.QMainWindow):
         self.findings_dock.select_objects.connect(
             lambda devs, cabs: select_on_canvas(self.editor.fabric, self.scene, self.view, devs, cabs))
         self.bom_dock = BomDock(doc, self)
+        from fabricviz.ui.docks.diff import DiffDock  # File ▸ Compare with Discovered…
+        self.diff_dock = DiffDock(doc, self)
+        self.diff_dock.select_objects.connect(
+            lambda devs, cabs: select_on_canvas(self.editor.fabric, self.scene, self.view, devs, cabs))
+        self.diff_dock.compare_requested.connect(lambda: self.files.compare_discovered())
+        doc.session.diff.changed.connect(
+            lambda: layout.reveal(self, self.diff_dock) if doc.session.diff.report is not None else None)
         self.sweep_dock = SweepDock(doc, self.scene, self.view, self)
         self.traffic_dock = TrafficDock(doc, self)
         self.traffic_dock.select_hosts.connect(
@@ -139,6 +148,10 @@ class MainWindow(QtWidgets.QMainWindow):
         from fabricviz.ui.docks.collectives import CollectivesDock  # View ▸ Collectives (busbw)
         self.collectives_dock = CollectivesDock(doc, self)
         self.collectives_dock.select_links.connect(
+            lambda cabs: select_on_canvas(self.editor.fabric, self.scene, self.view, [], cabs))
+        from fabricviz.ui.docks.counters import CountersDock  # File ▸ Load Port Counters…
+        self.counters_dock = CountersDock(doc, self)
+        self.counters_dock.select_links.connect(
             lambda cabs: select_on_canvas(self.editor.fabric, self.scene, self.view, [], cabs))
         from fabricviz.ui.canvas.overlays.partitions import PartitionMarks  # View ▸ Partition Marks
         self.partition_marks = PartitionMarks(doc, self.scene, lambda text: self.statusBar().showMessage(text, 8000))
@@ -165,10 +178,13 @@ class MainWindow(QtWidgets.QMainWindow):
         sb.addPermanentWidget(self.zoom_label)
 
     def _build_overlays(self) -> None:
-        """The canvas overlays the menus switch (View ▸ VL Layers / VL Usage, Design ▸ PFC Deadlock Check)."""
+        """The canvas overlays the menus switch (View ▸ VL Layers / VL Usage, Design ▸ PFC Deadlock Check,
+        File ▸ Compare with Discovered)."""
         self.pfc_cycles = PfcCycles(self.document, self.scene, lambda text: self.say(text, 15000))
         self.vl_layers = vl_layers.VlLayers(self.document, self.scene, self.say)
         self.vl_usage = vl_usage.VlUsage(self.document, self.scene, self.say)
+        self.counter_colours = CounterColours(self.document, self.scene, self.say)   # View ▸ Colour by
+        self.diff_overlay = DiffOverlay(self.document, self.scene)
 
     def _fill_menu(self, slot: str, menu: QtWidgets.QMenu) -> None:
         """The menus' entries that are not actions of the table (see ``Slot`` in ui/actions.py)."""
@@ -178,6 +194,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self._update_recent()
         elif slot == "bundle_colour":
             self.bundle_colour = bundle_colour_menu(self, menu, self.settings, self.scene)
+        elif slot == "colour_by":
+            self.colour_by_menu = self.counter_colours.fill_menu(menu)
         elif slot == "lessons":
             menu.addActions(lesson_actions(self, self.open_lesson))
         elif slot == "presentation":
@@ -466,6 +484,7 @@ class MainWindow(QtWidgets.QMainWindow):
         ``draw``: render_scene's progress and encode."""
         from fabricviz.ui.canvas.export import render_scene  # not at the top: see export_image
         rows = self.lesson_stage.legend_rows() if self.lesson_stage.following else []
+        rows += self.counter_colours.legend_rows()          # View ▸ Colour by: the port counters' colours
         shown = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
         if view is None:
             content = self.scene.content_rect()

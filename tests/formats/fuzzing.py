@@ -39,6 +39,7 @@ from pathlib import Path
 
 from fabricviz.formats import _yaml
 from fabricviz.model import FabricError
+from tests.formats.fuzz_counters import COUNTER_FORMATS, counter_seeds, read_counters
 from tests.formats.fuzz_pool import Runner, _stage, judge, names_place  # noqa: F401  (the API of this module)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,6 +48,7 @@ DATA = ROOT / "tests" / "data"
 #: prices (bom --prices), parts (FABRICVIZ_PARTS), htsim connection matrices; read with a design
 SIDE_FORMATS = ("flows_csv", "prices", "parts", "htsim_cm")
 FORMATS = ("native", "netjson", "graphml", "gml", "dot", "clab", "ibnetdiscover", "ibsim", "opensm_dump") + SIDE_FORMATS
+FORMATS += COUNTER_FORMATS     # port counters files, read against their design (tests/formats/fuzz_counters.py)
 OUTCOMES = ("accepted", "refused", "lost", "unnamed", "crash", "hang", "memory")
 BAD = ("lost", "unnamed", "crash", "hang", "memory")
 #: mutations that leave a valid file valid (a reader must accept the result)
@@ -119,6 +121,8 @@ def make_seeds(fmt: str) -> list[Seed]:
         return seeds
     if fmt in SIDE_FORMATS:
         return _side_seeds(fmt)
+    if fmt in COUNTER_FORMATS:
+        return [Seed(*s) for s in counter_seeds(fmt)]
     raise ValueError(f"unknown format {fmt!r} (use {', '.join(FORMATS)})")
 
 
@@ -544,6 +548,8 @@ def read_mutant(fmt: str, path: str, topology: str | None):
     from fabricviz.loaders import load_any
     if fmt in SIDE_FORMATS:
         return read_side(fmt, path, topology)
+    if fmt in COUNTER_FORMATS:
+        return read_counters(path, topology)
     if fmt == "opensm_dump":
         from fabricviz.formats.opensm_replay import replay_files
         from fabricviz.ib.report import summary

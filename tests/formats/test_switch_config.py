@@ -110,7 +110,8 @@ def test_sonic_tables_field_by_field():
     assert db["QUEUE"]["Ethernet0|6"] == {"scheduler": "scheduler.2"}
     assert db["QUEUE"]["Ethernet0|0"] == {"scheduler": "scheduler.0"}
     assert db["SCHEDULER"]["scheduler.2"] == {"type": "STRICT"}
-    assert db["PORT"] == {e: {"speed": "400000", "mtu": "9216"} for e in ("Ethernet0", "Ethernet8", "Ethernet16")}
+    assert db["PORT"] == {f"Ethernet{8 * i}": {"lanes": ",".join(str(8 * i + j) for j in range(8)),
+                                               "speed": "400000", "mtu": "9216"} for i in range(3)}
 
 
 def test_numbers_equal_headroom_json(tmp_path, capsys):
@@ -145,7 +146,7 @@ def test_port_naming_on_two_parts():
     s37 = json.loads(render(f, "sonic")["s37.config_db.json"])
     assert list(s47["CABLE_LENGTH"]["AZURE"]) == ["Ethernet0", "Ethernet16", "Ethernet248"]
     assert list(s37["CABLE_LENGTH"]["AZURE"]) == ["Ethernet0", "Ethernet8", "Ethernet124"]
-    assert s37["PORT"]["Ethernet8"] == {"speed": "200000", "mtu": "9216"}   # the link comes up at 200G
+    assert s37["PORT"]["Ethernet8"] == {"lanes": "8,9,10,11", "speed": "200000", "mtu": "9216"}   # 200G link
     y = yaml.safe_load(render(f, "cumulus")["s37.nvue.yaml"])
     assert sorted(y[0]["set"]["interface"]) == ["swp1", "swp3", "swp32"]
 
@@ -165,10 +166,10 @@ def test_nvue_yaml_and_commands():
     assert qos["mapping"]["default-global"] == {"trust": "l3", "dscp": {"34": {"switch-priority": 4},
                                                                         "48": {"switch-priority": 6}}}
     assert qos["pfc"] == {
-        "roce-pfc-400g-100m": {"switch-priority": {"4": {}}, "cable-length": 100, "port-buffer": 186870,
-                               "xoff-threshold": 4000000, "xon-threshold": 18432, "tx": "enable", "rx": "enable"},
-        "roce-pfc-400g-3m": {"switch-priority": {"4": {}}, "cable-length": 3, "port-buffer": 139346,
-                             "xoff-threshold": 4000000, "xon-threshold": 18432, "tx": "enable", "rx": "enable"}}
+        "roce-pfc-400g-100m": {"switch-priority": {"4": {}}, "cable-length": 100, "port-buffer": 205302,
+                               "xoff-threshold": 18432, "xon-threshold": 9216, "tx": "enable", "rx": "enable"},
+        "roce-pfc-400g-3m": {"switch-priority": {"4": {}}, "cable-length": 3, "port-buffer": 157778,
+                             "xoff-threshold": 18432, "xon-threshold": 9216, "tx": "enable", "rx": "enable"}}
     assert qos["congestion-control"] == {"roce-ecn-400g": {"traffic-class": {"4": {
         "ecn": "enable", "red": "disable", "min-threshold": 800000, "max-threshold": 3200000, "probability": 20}}}}
     assert doc["set"]["interface"]["swp3"] == {"qos": {"pfc": {"profile": "roce-pfc-400g-100m"},
@@ -183,9 +184,9 @@ def test_nvue_yaml_and_commands():
         "nv set qos egress-queue-mapping default-global switch-priority 6 traffic-class 6",
         "nv set qos pfc roce-pfc-400g-100m switch-priority 4",
         "nv set qos pfc roce-pfc-400g-100m cable-length 100",
-        "nv set qos pfc roce-pfc-400g-100m port-buffer 186870",
-        "nv set qos pfc roce-pfc-400g-100m xoff-threshold 4000000",
-        "nv set qos pfc roce-pfc-400g-100m xon-threshold 18432",
+        "nv set qos pfc roce-pfc-400g-100m port-buffer 205302",          # 186,870 headroom + 18,432
+        "nv set qos pfc roce-pfc-400g-100m xoff-threshold 18432",
+        "nv set qos pfc roce-pfc-400g-100m xon-threshold 9216",
         "nv set qos pfc roce-pfc-400g-100m tx enable",
         "nv set qos pfc roce-pfc-400g-100m rx enable",
         "nv set qos congestion-control roce-ecn-400g traffic-class 4 ecn enable",

@@ -1,5 +1,6 @@
 """The document's files: open (a job with progress and Cancel), save (atomic), the
-unsaved-changes prompt, recent files, partitions.conf import/export, autosave and recovery.
+unsaved-changes prompt, recent files, partitions.conf import/export, the discovered fabric to
+compare the design with, autosave and recovery.
 
 :class:`FileController` is a part of one window's document: the window builds it, wires its
 menu entries to it and shows its :attr:`~FileController.status` messages; dialogs it asks
@@ -184,6 +185,37 @@ class FileController(QtCore.QObject):
         self.status.emit(f"{n} partitions from {path}" if done else f"{path}: the design has these "
                          "partitions already", 5000)
         return done
+
+    # ------------------------------------------------------------------ a discovered fabric
+    def compare_discovered(self, path: str | None = None) -> bool:
+        """File ▸ Compare with Discovered: read what a fabric reports (ibnetdiscover output, an ibsim
+        net file, another design) and diff the design against it (the engine ``fabricviz diff``
+        runs, as a job with progress and Cancel); the report goes to ``session.diff``. The design
+        is not changed; a file refused is said in one line and changes nothing."""
+        if path is None:
+            path, _ = QtWidgets.QFileDialog.getOpenFileName(self.widget, "Compare with discovered fabric",
+                                                            self.last_dir(), FILE_FILTER)
+            if not path:
+                return False
+        from fabricviz.check.diff import diff_fabrics
+        design, revision = self.document.snapshot(), self.document.revision
+        where = Path(path)
+        try:
+            report = self.document.jobs.run_modal(self.widget, f"Comparing with {where.name}…",
+                                                  lambda _p: diff_fabrics(design, loaders.load_any(str(where))))
+        except Cancelled:
+            self.status.emit("comparison cancelled", 5000)
+            return False
+        except (FabricError, OSError) as exc:
+            msg = str(exc) if isinstance(exc, FabricError) else f"{where}: cannot read ({exc.strerror or exc})"
+            QtWidgets.QMessageBox.critical(self.widget, "Compare failed", msg)
+            return False
+        except Exception as exc:     # a reader or engine bug: said, the traceback goes to stderr
+            QtWidgets.QMessageBox.critical(self.widget, "Compare failed", internal_error(where, "compare", exc))
+            return False
+        self.document.session.diff.show(report, where.name, revision)
+        self.status.emit(f"{where.name}: {report.summary()}", 10000)
+        return True
 
     def export_partitions(self, path: str | None = None) -> bool:
         """File ▸ Export Partitions: the design's partitions as an OpenSM partitions.conf."""

@@ -20,7 +20,11 @@ each other:
 - :attr:`Session.collectives` (:class:`CollectivesShown`) and :attr:`Session.whatif`
   (:class:`WhatifShown`): a lesson's collective curves and what-if trials, which the Collectives
   and What-if docks show with their controls set to the step's (:class:`CollectiveControls`,
-  :class:`WhatifControls`); the What-if dock tells the trial it draws on the canvas.
+  :class:`WhatifControls`); the What-if dock tells the trial it draws on the canvas;
+- :attr:`Session.diff` (:class:`~fabricviz.ui.document.diff_shown.DiffShown`): the comparison with
+  a discovered fabric on show, listed by the Differences dock and drawn by the diff overlay.
+- :attr:`Session.counters` (:class:`~.counters_shown.CountersShown`): port counters files read
+  and their report on the design, which the Port Counters dock lists and View ▸ Colour by draws.
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ from fabricviz.anim.lesson_results import StepResult
 from fabricviz.anim.lesson_whatif import WhatifStep
 from fabricviz.anim.sweep_timeline import SweepStep
 from fabricviz.model import Fabric
+from fabricviz.ui.document.counters_shown import CountersShown
+from fabricviz.ui.document.diff_shown import DiffShown
 from fabricviz.ui.document.traffic_choice import RunChoice
 
 #: The canvas overlays, by owner.
@@ -295,6 +301,9 @@ class Session(QtCore.QObject):
         self.lesson = LessonShown(self)
         self.collectives = CollectivesShown(self)
         self.whatif = WhatifShown(self)
+        self.counters = CountersShown(self)      # port counters files, their report, the canvas colouring
+        self.cleared.connect(self.counters.clear)
+        self.diff = DiffShown(self)
 
     def claim(self, owner: str) -> None:
         """``owner`` draws on the canvas now; the others hide theirs."""
@@ -327,6 +336,7 @@ class Session(QtCore.QObject):
         """Forget everything shown (another design was opened)."""
         self.resets += 1
         self.overlay = ""
+        self.diff.clear()
         self.cleared.emit()
         self.overlay_changed.emit("")
 

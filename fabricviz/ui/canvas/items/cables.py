@@ -23,19 +23,26 @@ def cable_anchors(f: Fabric, cids: np.ndarray) -> tuple[np.ndarray, ...]:
     bottom edge by port number, facing the peer; a NIC port on its NIC's edge."""
     ct, pt, dt = f.cables_t, f.ports_t, f.devices_t
     pa, pb = ct.port_a[cids].astype(np.int64), ct.port_b[cids].astype(np.int64)
-    out = []
-    da, db = pt.device[pa], pt.device[pb]
-    ya_c, yb_c = dt.y[da].astype(np.float64), dt.y[db].astype(np.float64)
-    for p, d, y_self, y_peer in ((pa, da, ya_c, yb_c), (pb, db, yb_c, ya_c)):
-        kind = dt.kind[d]
-        n = np.maximum(dt.nports[d].astype(np.float64), 1.0)
-        sw = (kind == K_IBSW) | (kind == K_ETHSW)
-        w = np.where(sw, np.clip(n * 1.5, 48.0, 120.0), th.CHILD_W)
-        h = np.where(sw, th.SWITCH_H, th.CHILD_H)
-        x = dt.x[d].astype(np.float64) - w / 2 + (pt.num[p] - 0.5) * w / n
-        y = y_self + np.where(y_peer < y_self, -h / 2, h / 2)
-        out += [x, y]
-    return tuple(out)
+    ya, yb = dt.y[pt.device[pa]].astype(np.float64), dt.y[pt.device[pb]].astype(np.float64)
+    return (*port_anchors(f, pa, yb), *port_anchors(f, pb, ya))
+
+
+def port_anchors(f: Fabric, ports: np.ndarray, toward_y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where ports are drawn (x, y) when their cables go toward ``toward_y``: along the top or the
+    bottom edge of their device by port number (a line that is no cable of the design, such as a
+    discovered fabric's, starts where a cable would)."""
+    pt, dt = f.ports_t, f.devices_t
+    p = np.asarray(ports, np.int64)
+    d = pt.device[p]
+    y_self = dt.y[d].astype(np.float64)
+    kind = dt.kind[d]
+    n = np.maximum(dt.nports[d].astype(np.float64), 1.0)
+    sw = (kind == K_IBSW) | (kind == K_ETHSW)
+    w = np.where(sw, np.clip(n * 1.5, 48.0, 120.0), th.CHILD_W)
+    h = np.where(sw, th.SWITCH_H, th.CHILD_H)
+    x = dt.x[d].astype(np.float64) - w / 2 + (pt.num[p] - 0.5) * w / n
+    y = y_self + np.where(np.asarray(toward_y, np.float64) < y_self, -h / 2, h / 2)
+    return x, y
 
 
 def path_pairs(ax: np.ndarray, ay: np.ndarray, bx: np.ndarray, by: np.ndarray) -> QtGui.QPainterPath:

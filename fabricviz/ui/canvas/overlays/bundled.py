@@ -27,7 +27,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from fabricviz.ui.canvas.items.semantic import SemanticLayer
 
 #: Which overlay's bundle colours show when several are set (highest wins).
-RANKS = {"sweep": 0, "partitions": 1, "lesson": 1, "traffic": 2, "loads": 3, "vl_layers": 4, "vl_usage": 5}
+RANKS = {"sweep": 0, "partitions": 1, "lesson": 1, "traffic": 2, "loads": 3, "vl_layers": 4, "vl_usage": 5,
+         "counters": 6}
 #: View ▸ Bundle Colour: (action object name, menu text, reduce) and the QSettings key.
 REDUCE_ACTIONS = (("action_bundle_max", "&Hottest", "max"), ("action_bundle_mean", "&Mean", "mean"))
 REDUCE_SETTING = "view/bundle_reduce"
