@@ -408,16 +408,18 @@ def load(path: str | os.PathLike[str]) -> Fabric:
 def loads(text: str, where: str = "<text>", dialect: str = FORMAT, name: str | None = None) -> Fabric:
     """Build a new Fabric from ibnetdiscover (or ibsim) text; nothing is returned half-built."""
     topo, links, problems = _analyse(text, where, dialect)
-    return build_checked(topo, links, problems, where, dialect, name)
+    from ._ibhosts import system_image_guids
+    return build_checked(topo, links, problems, where, dialect, name, system_image_guids(text))
 
 
 def build_checked(topo: Topology, links: list, problems: list[str], where: str, fmt: str,
-                  name: str | None = None) -> Fabric:
-    """The Fabric of a checked topology (any reader's), or FabricError with its first problem."""
+                  name: str | None = None, system_guids: dict[int, int] | None = None) -> Fabric:
+    """The Fabric of a checked topology (any reader's), or FabricError with its first problem;
+    ``system_guids`` (header line → sysimgguid) groups adapters into servers with their host names."""
     if problems:
         raise FabricError(problems[0])
     from . import _ibbuild  # on use, as in _analyse
-    f = _ibbuild.build_fabric(topo, links, where, fmt, name or Path(where).stem)
+    f = _ibbuild.build_fabric(topo, links, where, fmt, name or Path(where).stem, system_guids)
     keep_descriptions(f, topo)
     return f
 

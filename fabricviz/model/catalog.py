@@ -137,9 +137,10 @@ class Part:
         """The JSON object: only non-default fields, in a fixed order; round-trips through from_dict."""
         defaults = {f.name: f.default for f in fields(Part)}
         out: dict[str, Any] = {}
+        required = _KIND_FIELDS[self.kind][:_REQUIRED[self.kind]]     # always written (a 0-GPU server)
         for key in _COMMON + _KIND_FIELDS[self.kind]:
             v = getattr(self, key)
-            if key in ("id", "kind", "name") or (v != defaults[key] and not
+            if key in ("id", "kind", "name") or key in required or (v != defaults[key] and not
                                                  (key == "port_modes" and v == (self.port,))):
                 out[key] = list(v) if isinstance(v, tuple) else v
         return out
