@@ -32,6 +32,8 @@ Choices the RAs leave open, and the one taken here:
   compute-fabric links go to rails 0–3 of that SU (port 32 of those leaves; port 32 of rails 4–7
   stays free). The RA does not say which leaves the UFM uses.
 * Leaf ports: nodes on ports 1…u in node order, uplinks on u+1…2u in spine order (as ``rail``).
+* Each SU is stored as one switch group (``meta["groups"]``: its leaves, and its pod's spines in a
+  three-tier design), so it is drawn as one unit even where its leaves share no node (B300).
 * DGX B300 (Spectrum-X RA): the RA's fabric is twin-planar — each GPU's 800G port splits into
   2 × 400GbE, one per plane. Multi-plane NICs and port breakout are not modelled here (issue 27's
   multi-plane and breakout parts); this generator keeps the RA's switch and cable counts with
@@ -265,12 +267,16 @@ def superpod(system: str, units: int = 1, fabric: str | None = None, catalog: Ca
             k = spec.ufm_links
             f.add_cables(up[:k], switch_ports(f, lv[:k], per_leaf, 1).ravel(), HOST_CABLE_M, emit=False)
         su_leaves.append(lv)
-    _spine_tiers(f, sw, plan, su_leaves)
+    pods = _spine_tiers(f, sw, plan, su_leaves)
+    # each SU is one group (a B300 SU's a- and b-leaves share no node; a B200 pod has its spines)
+    f.meta["groups"] = [{"name": f"su{s + 1}", "switches": [f.name_of(int(d)) for d in (*lv, *sp)]}
+                        for s, (lv, sp) in enumerate(zip(su_leaves, pods, strict=True))]
     return finish(apply_auto_layout(f))
 
 
-def _spine_tiers(f: Fabric, sw: Part, plan: SuperpodPlan, su_leaves: list[np.ndarray]) -> None:
-    """Spines (and cores) and their cables, per the plan."""
+def _spine_tiers(f: Fabric, sw: Part, plan: SuperpodPlan, su_leaves: list[np.ndarray]) -> list[np.ndarray]:
+    """Spines (and cores) and their cables, per the plan; the spines of each SU's pod (none when the
+    spines are shared by all SUs)."""
     u = plan.uplinks
     if plan.cores == 0:
         sp = add_switches(f, sw, pad_names("spine", plan.spines), 2)
@@ -278,7 +284,7 @@ def _spine_tiers(f: Fabric, sw: Part, plan: SuperpodPlan, su_leaves: list[np.nda
         for g in range(plan.groups):
             lower = np.concatenate([lv[g::plan.groups] for lv in su_leaves])
             _join(f, lower, sp[g * spg:(g + 1) * spg], u, plan.leaf_parallel, LEAF_CABLE_M, group=None)
-        return
+        return [np.zeros(0, np.int64) for _ in su_leaves]
     per_pod = plan.spines // plan.units
     pods = []
     for s, lv in enumerate(su_leaves):
@@ -291,6 +297,7 @@ def _spine_tiers(f: Fabric, sw: Part, plan: SuperpodPlan, su_leaves: list[np.nda
         plane = np.array([sp[j] for sp in pods], np.int64)
         _join(f, plane, cores[j * cpp:(j + 1) * cpp], sw.ports // 2, plan.core_parallel, CORE_CABLE_M,
               group=None)
+    return pods
 
 
 __all__ = ["SYSTEMS", "SuperpodPlan", "SystemSpec", "plan_superpod", "superpod", "system_spec"]

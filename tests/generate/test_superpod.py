@@ -169,3 +169,12 @@ def test_cli_refuses_unknown_sizes_in_one_line(tmp_path, capsys):
     assert not out.exists()
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "scalable units 128" in err[0]
+
+
+@pytest.mark.parametrize(("system", "units", "pods"), [("dgx-b300", 4, 4), ("dgx-b200", 16, 16), ("dgx-h100", 3, 3)])
+def test_each_su_is_one_group(system, units, pods):
+    """A B300 SU's a- and b-leaves share no node, yet the SU is one pod (one box at far zoom)."""
+    from fabricviz.generate.groups import find_groups
+    g = find_groups(superpod(system, units))
+    names = [n for n, k in zip(g.names, g.kinds, strict=True) if k == "pod"]
+    assert names == [f"su{i + 1}" for i in range(pods)]
