@@ -21,9 +21,8 @@ down, half up), so a leaf has ``u = radix / 2`` uplinks. The RA tables are in
      (R/2) / R cores, spread evenly over the planes. B200 at 16/32/64 SUs: 128/256/512 spines,
      64/128/256 cores.
    * ``groups`` (DGX B300): still two tiers, the spines split into G groups (G the smallest
-     divisor of the SU's leaf count for which rule 1 fits each group); leaf k of an SU (rail-major,
-     ``k = rail · leaves_per_rail + j``) belongs to group k mod G. B300 at 8 SUs: 2 groups of 32
-     spines; at 16 SUs: 4 groups of 32.
+     divisor of the 8 rails for which rule 1 fits each group); the leaves of rail r belong to
+     group r mod G. B300 at 8 SUs: 2 groups of 32 spines; at 16 SUs: 4 groups of 32.
 
 Choices the RAs leave open, and the one taken here:
 
@@ -38,8 +37,11 @@ Choices the RAs leave open, and the one taken here:
   2 × 400GbE, one per plane. Multi-plane NICs and port breakout are not modelled here (issue 27's
   multi-plane and breakout parts); this generator keeps the RA's switch and cable counts with
   two leaves per rail per SU (``railNa``/``railNb``), each taking half of the SU's 64 nodes, and
-  builds InfiniBand NDR by default (``--fabric roce``: 400GbE on 64-port SN5400).
-* The SU grouping of the spines for ``groups`` (k mod G) and the pod = SU split for ``core``.
+  builds InfiniBand NDR by default (``--fabric roce``: 400GbE on 64-port SN5400). From 8 SUs the
+  spine groups are separate switch fabrics (the RA's planes are too, each with every GPU on it);
+  here every node reaches every group through its rails, but a group is its own subnet, so one
+  subnet manager reaches one group only (one SM per plane is the multi-plane part of issue 27).
+* The grouping of the spines for ``groups`` (by rail, r mod G) and the pod = SU split for ``core``.
 * DGX B300-XDR: the RA's 18-SU row prints 9,216 GPUs for 1,296 nodes; 1,296 × 8 = 10,368, which
   equals the row's own node–leaf cable count. fabricviz builds 10,368.
 """
@@ -174,7 +176,7 @@ def _size(spec: SystemSpec, units: int, radix: int) -> SuperpodPlan | None:
     if s is not None:
         return replace(base, spines=s, leaf_parallel=u // s)
     if spec.growth == "groups":
-        for g in (d for d in range(2, kinds + 1) if kinds % d == 0):
+        for g in (d for d in range(2, RAILS + 1) if RAILS % d == 0):
             s = _divisor_at_least(u, math.ceil(total / g / radix))
             if s is not None:
                 return replace(base, spines=g * s, groups=g, leaf_parallel=u // s)
@@ -281,8 +283,9 @@ def _spine_tiers(f: Fabric, sw: Part, plan: SuperpodPlan, su_leaves: list[np.nda
     if plan.cores == 0:
         sp = add_switches(f, sw, pad_names("spine", plan.spines), 2)
         spg = plan.spines_per_group
+        rail = np.arange(len(su_leaves[0])) // (len(su_leaves[0]) // RAILS)     # leaves are rail-major
         for g in range(plan.groups):
-            lower = np.concatenate([lv[g::plan.groups] for lv in su_leaves])
+            lower = np.concatenate([lv[rail % plan.groups == g] for lv in su_leaves])
             _join(f, lower, sp[g * spg:(g + 1) * spg], u, plan.leaf_parallel, LEAF_CABLE_M, group=None)
         return [np.zeros(0, np.int64) for _ in su_leaves]
     per_pod = plan.spines // plan.units

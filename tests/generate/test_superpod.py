@@ -128,9 +128,9 @@ def test_b300_spines_split_into_groups_past_four_sus():
     def spines(name):
         n = _switch_neighbours(f, f.find(name))
         return set(n[tiers[n] == 2].tolist())
-    a, b = spines("su1-rail0a"), spines("su1-rail0b")
-    assert len(a) == len(b) == 32 and not a & b                   # rail0a and rail0b reach disjoint groups
-    assert spines("su8-rail7a") == a
+    a, b = spines("su1-rail0a"), spines("su1-rail1a")
+    assert len(a) == len(b) == 32 and not a & b                   # rails 0 and 1 reach disjoint groups
+    assert spines("su1-rail0b") == spines("su8-rail6b") == a      # even rails share group 0
 
 
 def test_refused_sizes_name_the_ones_that_work():
