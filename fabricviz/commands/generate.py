@@ -1,4 +1,4 @@
-"""``fabricviz generate fat-tree|leaf-spine|rail|torus|ring|dragonfly``: build a fabric and save it."""
+"""``fabricviz generate fat-tree|leaf-spine|rail|superpod|torus|ring|dragonfly``: build a fabric and save it."""
 
 from __future__ import annotations
 
@@ -46,6 +46,13 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     rl.add_argument("--name", help="design name (default: from the parameters)")
     rl.add_argument("-o", "--output", required=True)
 
+    spd = gsub.add_parser("superpod", help="NVIDIA DGX SuperPOD compute fabric, sized as its reference architecture")
+    spd.add_argument("--system", required=True, choices=("dgx-h100", "dgx-b200", "dgx-b300", "dgx-b300-xdr"))
+    spd.add_argument("--units", type=int, required=True, help="scalable units (SUs)")
+    spd.add_argument("--fabric", choices=("ib", "roce"), default="ib")
+    spd.add_argument("--name", help="design name (default: from the parameters)")
+    spd.add_argument("-o", "--output", required=True)
+
     _register_direct(gsub)
     gen.set_defaults(func=run)
 
@@ -90,6 +97,9 @@ def run(args: argparse.Namespace) -> int:
                        speed=args.speed, fabric=args.fabric, oversubscription=args.oversubscription,
                        super_spines=args.super_spines, pods=args.pods, servers=args.servers,
                        switch=args.switch, name=args.name)
+    elif args.topology == "superpod":
+        from ..generate import superpod
+        f = superpod(args.system, args.units, fabric=args.fabric, name=args.name)
     elif args.topology in ("torus", "ring"):
         from ..generate import torus
         dims = args.dims if args.topology == "torus" else (args.switches,)
