@@ -290,7 +290,7 @@ class Replacement:
     the target; :meth:`discard` (or leaving the ``with`` block by an exception) removes it.
 
     :func:`write_atomic` writes bytes into it with :meth:`write` (``named=False``: an anonymous
-    file where the system has them, :attr:`tmp` is None until :meth:`commit` names it); a writer
+    file where the system has them, which has no :attr:`tmp` name until :meth:`commit`); a writer
     that opens files by name (a video encoder) fills :attr:`tmp` itself.
     Errors: FabricError ``WHERE: cannot save: why``.
     """
@@ -312,7 +312,7 @@ class Replacement:
                 except OSError as e:
                     raise FabricError(f"{self.where}: cannot save: {e.strerror or e}") from None
                 _writing.add(tmp)
-        self.fd, self.tmp = fd, tmp
+        self.fd, self._tmp = fd, tmp
         try:
             try:
                 st = self.target.stat()
@@ -335,10 +335,17 @@ class Replacement:
             self.discard()
             raise
 
+    @property
+    def tmp(self) -> str:
+        """The temp file's path: a named one's from the start, an anonymous one's once committed."""
+        if self._tmp is None:
+            raise FabricError(f"{self.where}: the temp file has no name (an anonymous one, before its commit)")
+        return self._tmp
+
     def write(self, data: bytes) -> None:
         """Write all of ``data`` to the temp file (once; a named one is then closed)."""
         try:
-            if self.tmp is None:            # anonymous: the descriptor is its only handle
+            if self._tmp is None:            # anonymous: the descriptor is its only handle
                 view = memoryview(data)
                 while view:
                     view = view[os.write(self.fd, view):]
@@ -356,8 +363,8 @@ class Replacement:
     def _take_fd(self) -> int:
         fd, self.fd = self.fd, -1
         if fd < 0:
-            assert self.tmp is not None, "an anonymous temp file is only reached through its descriptor"
-            fd = os.open(self.tmp, os.O_WRONLY)
+            assert self._tmp is not None, "an anonymous temp file is only reached through its descriptor"
+            fd = os.open(self._tmp, os.O_WRONLY)
         return fd
 
     def _name_anonymous(self) -> None:
@@ -371,8 +378,8 @@ class Replacement:
                         os.link(f"/proc/self/fd/{self.fd}", name, dst_dir_fd=dfd)
                     except FileExistsError:
                         continue
-                    self.tmp = str(self.folder / name)
-                    _writing.add(self.tmp)
+                    self._tmp = str(self.folder / name)
+                    _writing.add(self._tmp)
                     break
                 else:
                     raise FileExistsError(f"no free temp name beside {self.target.name}")
@@ -384,7 +391,7 @@ class Replacement:
     def commit(self) -> Path:
         """Make the temp file durable and rename it over the target; returns the target."""
         try:
-            if self.tmp is None:       # anonymous: written and synced, it gets its name now
+            if self._tmp is None:       # anonymous: written and synced, it gets its name now
                 if not self.synced:
                     raise OSError("nothing was written")
                 self._name_anonymous()
@@ -394,8 +401,8 @@ class Replacement:
                     os.fsync(fd)
                 finally:
                     os.close(fd)
-            assert self.tmp is not None
-            os.replace(self.tmp, self.target)
+            assert self._tmp is not None
+            os.replace(self._tmp, self.target)
             self.done = True
             _fsync_dir(self.folder)
         except OSError as e:
@@ -412,15 +419,15 @@ class Replacement:
             except OSError:
                 pass
             self.fd = -1
-        if self.tmp is None:           # anonymous and never named: closing it was all
+        if self._tmp is None:           # anonymous and never named: closing it was all
             return
         if not self.done:
             try:
-                os.unlink(self.tmp)
+                os.unlink(self._tmp)
             except OSError:
                 pass
         with _lock:
-            _writing.discard(self.tmp)
+            _writing.discard(self._tmp)
 
     def __enter__(self) -> Replacement:
         return self
