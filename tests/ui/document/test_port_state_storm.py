@@ -199,6 +199,7 @@ def new_document(qapp, text: str) -> tuple[Document, list[str]]:
     return doc, refusals
 
 
+@pytest.mark.slow      # 60 sequences: ~3 s of CPU (the minimal cases below run in the fast suite)
 def test_undo_all_is_exact_over_a_seeded_storm_of_port_state_edits(qapp, demo_text):
     doc, refusals = new_document(qapp, demo_text)
     failures = [r for r in (run_sequence(doc, demo_text, seed, refusals) for seed in range(SEQUENCES)) if r]
