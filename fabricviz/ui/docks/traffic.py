@@ -329,8 +329,8 @@ class TrafficDock(QtWidgets.QDockWidget):
             before = (self._shown.route_label(res.fabric_tech), self._share)
             self._present(res, f, choice, f"{seconds:.2f} s", k, before)
             self.player.set_playing(playing)
-        else:
-            self._present(res, f, choice, f"{seconds:.2f} s")
+        else:                                      # a fresh run opens where the story is: its last frame,
+            self._present(res, f, choice, f"{seconds:.2f} s", len(res.frames) - 1)   # in the steady part
         self.seconds = seconds
         if self._pending:
             self._routing_toggled()

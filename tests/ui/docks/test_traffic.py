@@ -76,7 +76,11 @@ def test_incast_fluid_heatmap_pauses_scrub_and_charts(make_window, qtbot):
     c, link = receiver_downlink(f, res.flows)
     legend = dock.legend
 
+    # a finished run opens on its last frame (the steady part the summary describes), not at 10 µs
+    assert dock.frame == 199 and dock.player.frame_label.text().startswith("200/200 · 2.000 ms")
+    assert w.document.session.traffic.frame == 199
     # frame 0: the receiver's downlink at 0.8 of line rate → bucket 12, drawn in the legend's colour
+    dock.player.set_frame(0)
     fr0 = ref.frames[0]
     v = max(float(fr0.link_util[2 * c]), float(fr0.link_util[2 * c + 1]))
     assert v == pytest.approx(0.8, abs=1e-6)
@@ -321,7 +325,10 @@ def test_heatmap_gives_way_to_another_overlay_and_comes_back(make_window, qtbot)
     # 1 us frames: at frame 0 the receiver's downlink carries nothing yet (bin 0, drawn in the
     # coolest colour); from frame 2 on it is full (bin 15)
     assert (bucket_at(0, c), bucket_at(5, c)) == (0, 15)
-    assert session.owns("traffic") and ov.drawn_count() == cables and ov.bucket_of(c) == 0
+    assert dock.frame == len(dock.result.frames) - 1           # the run opens on its last frame
+    assert session.owns("traffic") and ov.drawn_count() == cables and ov.bucket_of(c) == 15
+    dock.player.set_frame(0)
+    assert ov.bucket_of(c) == 0
     dock.player.set_frame(5)
     assert ov.bucket_of(c) == 15
 
