@@ -376,11 +376,13 @@ class CollectivesDock(QtWidgets.QDockWidget):
         """Name the slowest step; on the design itself (not a twin) its cables are selected."""
         from fabricviz.ui.docks.collectives_plot import size_label
         neck = run.bottleneck
-        where = "on the twin" if run.twin else "highlighted"
+        alike = len(neck.src) > 1 and len(neck.named_cables) > 0
+        # hops that tie (a ring's) together cover the whole fabric: the one named is highlighted
+        where = "on the twin" if run.twin else "its first hop highlighted" if alike else "highlighted"
         self._say(f"slowest step at {size_label(neck.size)} ({where}): {neck.describe(run.fabric)}")
         self.message.setToolTip("\n".join(f"{a}→{b}" for a, b in neck.link_names[:40]))
         if not run.twin:
-            self.select_links.emit([int(c) for c in neck.cables])
+            self.select_links.emit([int(c) for c in (neck.named_cables if alike else neck.cables)])
 
     def show_runs(self, runs: list[CollectiveRun]) -> None:
         """Runs computed elsewhere (a lesson step): the plot holds exactly their curves, the table and

@@ -327,6 +327,8 @@ class SweepDock(QtWidgets.QDockWidget):
     def _fabric_replaced(self) -> None:
         self.tools.forget()
         self.player.new_design()
+        for edit in (self.src_edit, self.dst_edit):     # the old design's names mean nothing here
+            edit.clear()
         self.routing = None
         self._design_changed(None)
 

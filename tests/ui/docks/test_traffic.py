@@ -138,7 +138,8 @@ def test_incast_fluid_heatmap_pauses_scrub_and_charts(make_window, qtbot):
     assert charts.has_cc_rate and charts.curves["cc_rate"].isVisible()
     assert np.allclose(x, t) and np.allclose(y, cc, rtol=1e-9)
     assert cc[1] < 400.0 and np.all(np.diff(cc[1:6]) < 0) and cc.min() < 50.0
-    assert charts.plot["flow_rate"].titleLabel.text == "flow rate"
+    assert charts.plot["flow_rate"].titleLabel.text.startswith("flow rate<br>")
+    assert "DCQCN Rc" in charts.plot["flow_rate"].titleLabel.text         # its key, beside the title
     agg = fabric_series(ref.frames)
     assert np.allclose(charts.curve_data("throughput")[1], agg["throughput"])
     assert np.allclose(charts.curve_data("p99_latency")[1],
@@ -173,7 +174,8 @@ def test_ib_fat_tree_maxmin_permutation_static_sm_routes(make_window, qtbot):
     charts = w.charts_dock                                        # no DCQCN on a max-min run
     assert not charts.has_cc_rate and not charts.curves["cc_rate"].isVisible()
     assert len(charts.curve_data("cc_rate")[1]) == 0
-    assert charts.plot["flow_rate"].titleLabel.text == "flow rate · DCQCN n/a"
+    assert charts.plot["flow_rate"].titleLabel.text.startswith("flow rate · DCQCN n/a<br>")
+    assert "DCQCN Rc" not in charts.plot["flow_rate"].titleLabel.text
     rows = charts.csv_rows()                                       # its CSV column stays empty
     assert len(rows) == 2 and rows[1][5] == "" and rows[1][4] == float(fr.flow_rate_gbps[charts.flow])
 
