@@ -19,8 +19,10 @@ GROUP = "generator"
 _FIELDS = (QtWidgets.QComboBox, QtWidgets.QSpinBox, QtWidgets.QLineEdit, QtWidgets.QCheckBox)
 
 
-def _fields(page: QtWidgets.QWidget) -> list[QtWidgets.QWidget]:
+def _fields(page: QtWidgets.QWidget | None) -> list[QtWidgets.QWidget]:
     """The named fields of one tab page, in the order they are put back (fabric, part, the rest)."""
+    if page is None:
+        return []
     out = [w for w in page.findChildren(QtWidgets.QWidget) if isinstance(w, _FIELDS) and w.objectName()
            and not w.objectName().startswith("qt_")]
 

@@ -144,7 +144,7 @@ def light_theme(widget: pg.GraphicsLayoutWidget, plots: list[pg.PlotItem]) -> No
             ax.setPen(AXIS_PEN)
             ax.setTextPen(TEXT_PEN)
             ax.label.setDefaultTextColor(QtGui.QColor(TEXT_PEN))
-        p.titleLabel.setAttr("color", TEXT_PEN)
+        p.titleLabel.setText(p.titleLabel.text, color=TEXT_PEN)      # the title set before, dark too
 
 
 def key_html(title: str, entries: list[tuple[str, str, bool]]) -> str:

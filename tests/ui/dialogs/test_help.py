@@ -14,7 +14,6 @@ import networkx
 import numpy
 import pyqtgraph
 import PySide6
-import pytest
 import scipy
 import yaml
 from PySide6 import QtCore, QtGui, QtWidgets

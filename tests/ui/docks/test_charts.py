@@ -21,7 +21,7 @@ from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.docks.charts import PLOTS, STEADY_X, ChartsDock
 from fabricviz.ui.document.document import Document
 from fabricviz.ui.layout import BOTTOM_HEIGHT
-from fabricviz.ui.widgets.plots import grid_columns, nice_ticks, text_width, tick_labels
+from fabricviz.ui.widgets.plots import grid_columns, nice_ticks, text_width
 
 
 @pytest.fixture
