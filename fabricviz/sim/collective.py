@@ -387,7 +387,9 @@ class Bottleneck:
     ``transfers``: the step's slowest transfers (α + β within 1e-9 of the step's largest);
     ``links``: the directed links (:mod:`.links` ids) at full utilisation on their paths where
     they get the largest max-min share of the link — their max-min bottlenecks; ``cables``: the
-    cables of those links (PCIe hops have none). NVLink transfers have no fabric link."""
+    cables of those links (PCIe hops have none); ``named_cables``: the cables of the first slowest
+    transfer alone (the one :meth:`describe` names — on a ring every hop may tie, and their cables
+    together are the whole fabric). NVLink transfers have no fabric link."""
 
     step: int
     kind: str
@@ -400,6 +402,7 @@ class Bottleneck:
     links: np.ndarray
     link_names: tuple[tuple[str, str], ...]
     cables: np.ndarray
+    named_cables: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
     def describe(self, fabric: Fabric, most: int = 2) -> str:
         """``ring hop gpu03 → gpu04 at 400 Gb/s over leaf01→spine02, spine02→leaf03 (+2 more)``."""
@@ -444,10 +447,12 @@ def slowest_step(fabric: Fabric, result: CollectiveResult, solver: Solver, size:
     slow = np.flatnonzero(each >= each.max() * (1.0 - 1e-9))
     nvl = bool(solved.nvlink[slow].all())
     fab = slow[~solved.nvlink[slow]]
-    links = np.zeros(0, np.int64)
+    links = first = np.zeros(0, np.int64)
     if len(fab) and solved.run is not None:
         in_run = np.cumsum(~solved.nvlink) - 1                 # transfer → flow of the fabric run
         links = _full_links(solved.run, in_run[fab]).astype(np.int64)
+        if slow[0] == fab[0]:                                  # the transfer describe() names
+            first = _full_links(solved.run, in_run[fab[:1]]).astype(np.int64)
     table = solved.run.links if solved.run is not None else None
     if table is not None and len(links):                       # switch-to-switch links named first
         sw = np.isin(fabric.devices_t.kind, [KIND_CODE["ib_switch"], KIND_CODE["eth_switch"]])
@@ -455,9 +460,11 @@ def slowest_step(fabric: Fabric, result: CollectiveResult, solver: Solver, size:
     names = tuple((fabric.name_of(int(table.src_dev[x])), fabric.name_of(int(table.dst_dev[x]))) for x in links) \
         if table is not None else ()
     cables = np.unique(links[links < table.n_cable_links] // 2) if table is not None else np.zeros(0, np.int64)
+    named = np.unique(first[first < table.n_cable_links] // 2) if table is not None else np.zeros(0, np.int64)
     kind = STEP_KINDS[result.algo if result.op not in ("alltoall", "broadcast") else result.op]
     return Bottleneck(k, kind, size, float(times[k]), step.src[slow], step.dst[slow],
-                      float(solved.rate_gbps[slow].min()), nvl, links, names, cables.astype(np.int64))
+                      float(solved.rate_gbps[slow].min()), nvl, links, names, cables.astype(np.int64),
+                      named.astype(np.int64))
 
 
 #: The columns nccl-tests prints (out-of-place half): the CSV header ``fabricviz collective --csv`` writes.

@@ -86,6 +86,8 @@ class FabricScene(QtWidgets.QGraphicsScene):
         self.items_by_id.clear()
         self._selectable_kids.clear()
         self.selected_cables.clear()
+        if progress is not None and self.fabric is not None:
+            self._clear_drawing()      # a big design paints while it is built: on an empty canvas
         self.fabric = fabric
         if fabric is not None:
             self._add_devices(fabric.device_ids(), progress)
@@ -96,6 +98,14 @@ class FabricScene(QtWidgets.QGraphicsScene):
         self.batch.set_on(batched)
         self.label_layer.reset()
         self.semantic.set_fabric()
+
+    def _clear_drawing(self) -> None:
+        """The old design's cables, groups, bundles and names go before a new one is built (its
+        devices are gone already), so the build's progress paints never draw it over the old."""
+        self.fabric = None
+        self.cables.rebuild(None)
+        self.semantic.set_fabric()
+        self.label_layer.reset()
 
     def follow(self, e: ev.ChangeEvent | None) -> None:
         """One model event from the document (``None``: the fabric was replaced, already rebuilt)."""

@@ -36,6 +36,8 @@ from fabricviz.model import Catalog, Fabric, FabricError, Part
 from fabricviz.model.catalog import CatalogError
 from fabricviz.model.tech import IB
 from fabricviz.ui.canvas.describe import part_label
+from fabricviz.ui.dialogs import generator_memory
+from fabricviz.ui.document.settings import settings as user_settings
 
 #: The switch-part choice that lets the radix be typed (a hypothetical part when none fits).
 CUSTOM_RADIX = "custom radix"
@@ -83,9 +85,11 @@ class GeneratorDialog(QtWidgets.QDialog):
     df_switch: QtWidgets.QComboBox
     df_speed: QtWidgets.QLineEdit
 
-    def __init__(self, parent: QtWidgets.QWidget | None = None, catalog: Catalog | None = None) -> None:
+    def __init__(self, parent: QtWidgets.QWidget | None = None, catalog: Catalog | None = None,
+                 settings: QtCore.QSettings | None = None) -> None:
         super().__init__(parent)
         self.catalog = catalog if catalog is not None else Catalog.default()
+        self.settings = settings if settings is not None else user_settings()   # the last values generated
         self.setObjectName("generator_dialog")
         self.setWindowTitle("Generate fabric")
         self.result: Fabric | None = None  # type: ignore[assignment]  # shadows QDialog.result() (not virtual, never called)
@@ -190,6 +194,11 @@ class GeneratorDialog(QtWidgets.QDialog):
         for box in self.findChildren(QtWidgets.QCheckBox):
             box.toggled.connect(self.update_preview)
         self.tabs.currentChanged.connect(self.update_preview)
+        generator_memory.restore(self.tabs, self.settings)
+        # every tab's title shows whole (no "Torus / rin" behind scroll arrows): the tab bar sets the width
+        self.tabs.tabBar().setUsesScrollButtons(False)
+        self.tabs.tabBar().setElideMode(QtCore.Qt.TextElideMode.ElideNone)
+        self.setMinimumWidth(max(620, self.tabs.tabBar().sizeHint().width() + 48))
         self.update_preview()
 
     def _direct_tabs(self) -> None:
@@ -430,4 +439,5 @@ class GeneratorDialog(QtWidgets.QDialog):
         except (FabricError, CatalogError) as exc:
             self.error.setText(str(exc))
             return
+        generator_memory.save(self.tabs, self.settings)      # the next Generate starts from these
         super().accept()

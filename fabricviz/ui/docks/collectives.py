@@ -372,15 +372,18 @@ class CollectivesDock(QtWidgets.QDockWidget):
         res = run.result
         self.plot.add_curve([r.size for r in res.rows], [r.busbw for r in res.rows], run.label)
 
-    def _say_slowest(self, run: CollectiveRun) -> None:
-        """Name the slowest step; on the design itself (not a twin) its cables are selected."""
+    def _say_slowest(self, run: CollectiveRun, named_hop: bool = True) -> None:
+        """Name the slowest step; on the design itself (not a twin) its cables are selected — those
+        of the hop named when several tie (``named_hop``; a lesson draws the whole step's band)."""
         from fabricviz.ui.docks.collectives_plot import size_label
         neck = run.bottleneck
-        where = "on the twin" if run.twin else "highlighted"
+        alike = named_hop and len(neck.src) > 1 and len(neck.named_cables) > 0
+        # hops that tie (a ring's) together cover the whole fabric: the one named is highlighted
+        where = "on the twin" if run.twin else "its first hop highlighted" if alike else "highlighted"
         self._say(f"slowest step at {size_label(neck.size)} ({where}): {neck.describe(run.fabric)}")
         self.message.setToolTip("\n".join(f"{a}→{b}" for a, b in neck.link_names[:40]))
         if not run.twin:
-            self.select_links.emit([int(c) for c in neck.cables])
+            self.select_links.emit([int(c) for c in (neck.named_cables if alike else neck.cables)])
 
     def show_runs(self, runs: list[CollectiveRun]) -> None:
         """Runs computed elsewhere (a lesson step): the plot holds exactly their curves, the table and
@@ -392,7 +395,7 @@ class CollectivesDock(QtWidgets.QDockWidget):
             self._add(run)
         if runs:
             self._show_table(runs[0])
-            self._say_slowest(runs[0])
+            self._say_slowest(runs[0], named_hop=False)
         self._buttons()
 
     def _runs_requested(self, curves: tuple[CollectiveCurve, ...], controls: CollectiveControls) -> None:

@@ -9,6 +9,8 @@ its description or its kind (case-insensitive); it stays applied when the catalo
 
 from __future__ import annotations
 
+import html
+
 from PySide6 import QtCore, QtWidgets
 
 from fabricviz.model import Catalog, Part
@@ -105,7 +107,8 @@ class Palette(QtWidgets.QDockWidget):
                 item.setIcon(0, th.icon(icon))
                 item.setData(0, PART_ROLE, p.id)
                 item.setData(0, SEARCH_ROLE, search_text(p))
-                tip = p.name
+                # the whole label first: a narrow dock elides it ("QM9700-R8 (hypothe…")
+                tip = f"<b>{html.escape(part_label(p))}</b><br>{html.escape(p.name)}"
                 if kind in ("ib_switch", "eth_switch", "nic"):
                     tip += f"<br>{p.ports} × {p.port}"
                 elif kind == "server":
@@ -119,6 +122,10 @@ class Palette(QtWidgets.QDockWidget):
                 item.setFlags(flags)
             group.setExpanded(kind != "cable" and kind != "gpu")
         self._apply_filter(self.filter.text())
+        # every name whole ("QM9700-R16 (hypothetical)", not "QM9700-R16 (hypothe…"): the dock is at
+        # least as wide as the longest, beside the list's scroll bar
+        bar = self.tree.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_ScrollBarExtent)
+        self.tree.setMinimumWidth(self.tree.sizeHintForColumn(0) + bar + 2 * self.tree.frameWidth() + 4)
 
     def part_item(self, part_id: str) -> QtWidgets.QTreeWidgetItem | None:
         it = QtWidgets.QTreeWidgetItemIterator(self.tree)

@@ -117,6 +117,7 @@ class SweepDock(QtWidgets.QDockWidget):
             row.addWidget(b)
         row.addWidget(QtWidgets.QLabel("Speed", w))
         row.addWidget(player.speed_box)
+        row.addWidget(player.time_left)
         row.addWidget(QtWidgets.QLabel("Engine", w))
         self.engine_box = QtWidgets.QComboBox(w)
         self.engine_box.setObjectName("sweep_engine")
@@ -325,6 +326,9 @@ class SweepDock(QtWidgets.QDockWidget):
 
     def _fabric_replaced(self) -> None:
         self.tools.forget()
+        self.player.new_design()
+        for edit in (self.src_edit, self.dst_edit):     # the old design's names mean nothing here
+            edit.clear()
         self.routing = None
         self._design_changed(None)
 
