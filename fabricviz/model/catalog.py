@@ -28,6 +28,7 @@ from typing import Any
 from ..resources import asset_path
 from .errors import CatalogError, FabricError
 from .limits import check_part_limits
+from .nvlink import nvlink_specs
 from .tech import ETH, IB, LinkRate, tech_name
 from .text import decode_utf8, finite, one_line, parse_json
 
@@ -454,9 +455,12 @@ class Catalog:
         return self._pick(cands, rate, "1-GPU node")
 
     def dgx(self, rate: LinkRate | str, gpu: str | None = None) -> Part:
-        """The multi-GPU (DGX) server whose NICs run ``rate``, cheapest first; ``gpu`` narrows it."""
+        """The multi-GPU (DGX) server whose NICs run ``rate``, cheapest first; ``gpu`` narrows it. An
+        NVLink rack's compute tray (an NVL72's) is no server of its own: left out."""
+        trays = {s.tray_part for s in nvlink_specs().values()}
         cands = [(p, self.get(p.nic_part).modes) for p in self.by_kind("server")
-                 if p.gpus > 1 and p.nic_part is not None and (gpu is None or p.gpu_part == gpu)]
+                 if p.gpus > 1 and p.nic_part is not None and (gpu is None or p.gpu_part == gpu)
+                 and p.id not in trays]
         return self._pick(cands, rate, "DGX server" + (f" with {gpu}" if gpu else ""))
 
     @staticmethod
