@@ -1,0 +1,89 @@
+"""NVLink rack domains on the canvas (fabricviz.ui.canvas.items.nvlink): a GB200 NVL72 draws
+collapsed as one block over its 18 compute trays, a double-click opens it to the trays, its 9 NVLink
+switch trays and the 18 × 9 tray-to-switch-tray links, and closes it again; zoomed out the rack is
+a host block of its own (fabricviz.generate.groups)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6 import QtCore, QtWidgets
+
+from fabricviz.generate.groups import find_groups
+from fabricviz.generate.nvlink_racks import nvl72_racks
+from fabricviz.ui.canvas.items.devices import ROLE_KIND
+from fabricviz.ui.canvas.items.nvlink import NVLINK_KIND, DomainBlock
+from fabricviz.ui.canvas.scene import FabricScene
+from fabricviz.ui.canvas.view import CanvasView
+from fabricviz.ui.document.editor import Editor
+
+pytestmark = pytest.mark.gui
+
+
+def _canvas(qtbot, f):
+    scene = FabricScene()
+    scene.set_fabric(f)
+    view = CanvasView(scene, Editor(f))
+    scene.setParent(view)
+    qtbot.addWidget(view)
+    view.resize(1920, 1080)
+    view.show()
+    qtbot.waitExposed(view)
+    view.fit_all()
+    QtWidgets.QApplication.processEvents()
+    return view, scene
+
+
+def _ours(scene):
+    return [i for i in scene.items() if i.data(ROLE_KIND) == NVLINK_KIND and i.isVisible()]
+
+
+def test_an_nvl72_rack_draws_collapsed_and_opens(qtbot):
+    f = nvl72_racks(1)
+    view, scene = _canvas(qtbot, f)
+    layer = scene.nvlink
+    (block,) = _ours(scene)
+    assert isinstance(block, DomainBlock) and block.name == "rack1" and not layer.is_open("rack1")
+    trays = [scene.items_by_id[int(s)] for s in layer.domains[0].servers]
+    assert len(trays) == 18 and not any(t.isVisible() for t in trays)          # the block stands for them
+    assert all(block.rect().contains(t.sceneBoundingRect()) for t in trays)
+    assert block.zValue() > max(t.zValue() for t in trays)
+    label = scene.label_layer
+    assert not label.device_filter[int(layer.domains[0].servers[0])]         # no tray names under it
+    # double-click the block: open
+    pos = view.mapFromScene(block.rect().center())
+    qtbot.mouseDClick(view.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=pos)
+    QtWidgets.QApplication.processEvents()
+    assert layer.is_open("rack1")
+    items = _ours(scene)
+    boxes = [i for i in items if type(i) is QtWidgets.QGraphicsRectItem]
+    (links,) = [i for i in items if isinstance(i, QtWidgets.QGraphicsPathItem)]
+    (frame,) = [i for i in items if isinstance(i, DomainBlock)]
+    assert len(boxes) == 9                                                     # the switch trays
+    assert links.path().elementCount() == 2 * 18 * 9                          # tray → switch tray lines
+    assert all(t.isVisible() for t in trays) and frame.brush().style() == QtCore.Qt.BrushStyle.NoBrush
+    assert all(b.rect().top() > frame.rect().bottom() for b in boxes)
+    assert label.device_filter is None
+    # and closed again
+    pos = view.mapFromScene(frame.rect().topLeft() + QtCore.QPointF(4, 4))
+    qtbot.mouseDClick(view.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=pos)
+    QtWidgets.QApplication.processEvents()
+    assert not layer.is_open("rack1") and len(_ours(scene)) == 1 and not trays[0].isVisible()
+
+
+def test_the_block_follows_an_edit_and_undo(qtbot):
+    """Moving a tray (an undoable edit) moves the block's outline with it; undo puts it back."""
+    f = nvl72_racks(1)
+    view, scene = _canvas(qtbot, f)
+    before = _ours(scene)[0].rect()
+    tray = int(scene.nvlink.domains[0].servers[-1])
+    view.editor.move([tray], 0.0, 400.0)
+    QtWidgets.QApplication.processEvents()
+    assert _ours(scene)[0].rect().bottom() == pytest.approx(before.bottom() + 400.0)
+    view.editor.stack.undo()
+    QtWidgets.QApplication.processEvents()
+    assert _ours(scene)[0].rect() == before
+
+
+def test_zoomed_out_each_rack_is_its_own_host_block():
+    g = find_groups(nvl72_racks(3))
+    assert g.block_names == ("rack1", "rack2", "rack3") and g.block_size.tolist() == [18, 18, 18]
