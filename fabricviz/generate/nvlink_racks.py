@@ -16,7 +16,7 @@ from ..model import Catalog, Fabric, FabricError, LinkRate, Part
 from ..model.fabric import KIND_CODE, NIC
 from ..model.nvlink import DOMAINS_KEY, nvlink_specs, rack_meta
 from ..model.tech import IB
-from .autolayout import apply_auto_layout
+from .autolayout import apply_auto_layout, device_rects, with_children
 from .common import (
     HOST_CABLE_M,
     LEAF_CABLE_M,
@@ -28,6 +28,9 @@ from .common import (
     switch_ports,
     tech_of,
 )
+
+#: Trays per row of a rack's grid, and the room between racks (scene units).
+RACK_COLUMNS, RACK_GAP = 6, 80.0
 
 
 def nvl72_racks(racks: int = 1, spec: str = "GB200-NVL72", fabric: str = "ib", speed: str | None = None,
@@ -71,7 +74,29 @@ def nvl72_racks(racks: int = 1, spec: str = "GB200-NVL72", fabric: str = "ib", s
                  LEAF_CABLE_M, emit=False)
     f.meta = {"generator": "nvl72", "fabric": fabric, "params": {
         "racks": racks, "spec": spec, "speed": str(rate), "switch": sw.id}, DOMAINS_KEY: domains}
-    return finish(apply_auto_layout(f))
+    apply_auto_layout(f)
+    _racks_side_by_side(f, [f.device_ids("server")[r * sp.compute_trays:(r + 1) * sp.compute_trays]
+                            for r in range(racks)])
+    return finish(f)
+
+
+def _racks_side_by_side(f: Fabric, racks: list[np.ndarray]) -> None:
+    """Each rack's trays in a grid of their own (:data:`RACK_COLUMNS` wide), the racks side by
+    side where the auto layout put the servers, so no rack's outline covers another's trays."""
+    trays = np.concatenate(racks)
+    r = device_rects(f, trays)
+    pitch_x = float((r[2] - r[0]).max()) + RACK_GAP / 4
+    pitch_y = float((r[3] - r[1]).max()) + RACK_GAP / 4
+    width = RACK_COLUMNS * pitch_x
+    left = float(f.devices_t.x[trays].mean()) - (len(racks) * (width + RACK_GAP) - RACK_GAP) / 2 + pitch_x / 2
+    top = float(f.devices_t.y[trays].min())
+    xs, ys = [], []
+    for k, rack in enumerate(racks):
+        i = np.arange(len(rack))
+        xs.append(left + k * (width + RACK_GAP) + (i % RACK_COLUMNS) * pitch_x)
+        ys.append(top + (i // RACK_COLUMNS) * pitch_y)
+    ids, x, y = with_children(f, trays, np.concatenate(xs), np.concatenate(ys))
+    f.set_positions(ids, x, y)
 
 
 def sw_mode(part: Part, rate: LinkRate) -> str | None:

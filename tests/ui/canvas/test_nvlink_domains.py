@@ -1,6 +1,6 @@
 """NVLink rack domains on the canvas (fabricviz.ui.canvas.items.nvlink): a GB200 NVL72 draws
 collapsed as one block over its 18 compute trays, a double-click opens it to the trays, its 9 NVLink
-switch trays and the 18 × 9 tray-to-switch-tray links, and closes it again; zoomed out the rack is
+switch trays and the links (every tray to a bus that fans out to every switch tray), and closes it again; zoomed out the rack is
 a host block of its own (fabricviz.generate.groups)."""
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def test_an_nvl72_rack_draws_collapsed_and_opens(qtbot):
     (links,) = [i for i in items if isinstance(i, QtWidgets.QGraphicsPathItem)]
     (frame,) = [i for i in items if isinstance(i, DomainBlock)]
     assert len(boxes) == 9                                                     # the switch trays
-    assert links.path().elementCount() == 2 * 18 * 9                          # tray → switch tray lines
+    assert links.path().elementCount() == 3 * 18 + 2 + 2 * 9      # 18 tray legs, the bus, 9 switch tray drops
     assert all(t.isVisible() for t in trays) and frame.brush().style() == QtCore.Qt.BrushStyle.NoBrush
     assert all(b.rect().top() > frame.rect().bottom() for b in boxes)
     assert label.device_filter is None

@@ -7,9 +7,9 @@ its compute trays (the servers, which stay where the model has them):
   constant-size label; the trays' own items and names are hidden under it, the cables to the
   scale-out fabric run to the block;
 * **open**: a frame round the trays, the NVLink switch trays as a row of boxes under them
-  (``switch_trays`` of ``chips_per_switch_tray`` chips) and the NVLink links as lines from every
-  compute tray to every switch tray (each GPU has a link to each switch chip), labelled with the
-  part's link count and rate.
+  (``switch_trays`` of ``chips_per_switch_tray`` chips) and the NVLink links: each compute tray's
+  run down the gutter at its left to a bus under the frame that fans out to every switch tray
+  (each GPU has a link to each switch chip), labelled with the part's link count and rate.
 
 A double-click on the block or the frame opens or closes it (the Pick gesture; view state, like opening a group:
 not an edit of the design, nothing to undo). Zoomed out (far, middle) the semantic layer draws the
@@ -37,6 +37,8 @@ NVLINK_COLOR = "#76b900"               # NVIDIA green: NVLink, as the GPUs it jo
 Z_BLOCK, Z_FRAME, Z_LINKS, Z_TRAYS = 4.0, -0.8, -0.9, 0.5
 PAD = 14.0                             # frame/block margin round the trays (scene units)
 TRAY_H, TRAY_GAP, ROW_GAP = 16.0, 6.0, 60.0
+GUTTER = 4.0                           # a tray's links run down this far left of it
+BLOCK_TINT = 0.25                      # the collapsed block: this much NVLink green over the background
 
 
 def _rect_item(scene: QtWidgets.QGraphicsScene, z: float, item: Any = None) -> Any:
@@ -162,18 +164,24 @@ class NvlinkLayer:
                 texts.append(f"{s.links:,} NVLink {s.generation} links: {s.links_per_gpu} per GPU × "
                              f"{s.link_gbytes:g} GB/s = {s.gpu_gbytes:g} GB/s a direction")
             else:
-                fill = QtGui.QColor(NVLINK_COLOR)
-                fill.setAlpha(255)
-                block.setBrush(QtGui.QBrush(fill.darker(130) if scene.theme.dark else fill.lighter(115)))
+                block.setBrush(QtGui.QBrush(self._fill()))
                 block.setPen(self._pen(2.0))
-                block.setToolTip(f"{d.name}: {s.name} (double-click to open)")
+                block.setToolTip(f"{d.name}: {s.name}: {d.n_gpus} GPUs on {len(d.servers)} compute trays, "
+                                 f"{s.switch_trays} NVLink switch trays (double-click to open)")
                 xs.append(block.rect().center().x())
                 ys.append(block.rect().center().y())
-                texts.append(f"{d.name} · {s.name} · {d.n_gpus} GPUs")
+                texts.append(f"{d.name} · {s.id} · {d.n_gpus} GPUs")
                 self._hide_trays(d, hidden, near)
         if f is not None and near and (self.domains or layer.device_filter is not None):
             layer.set_device_filter(~hidden if hidden.any() else None)
             layer.set_extra(xs, ys, texts)
+
+    def _fill(self) -> QtGui.QColor:
+        """The collapsed block's fill: NVLink green, a quarter strength over the background."""
+        bg, c = self.scene.theme.background, QtGui.QColor(NVLINK_COLOR)
+        mix = [round(b + (x - b) * BLOCK_TINT) for b, x in ((bg.red(), c.red()), (bg.green(), c.green()),
+                                                              (bg.blue(), c.blue()))]
+        return QtGui.QColor(*mix)
 
     def _pen(self, width: float, style: QtCore.Qt.PenStyle = QtCore.Qt.PenStyle.SolidLine) -> QtGui.QPen:
         pen = QtGui.QPen(QtGui.QColor(NVLINK_COLOR).darker(140), width, style)
@@ -222,17 +230,26 @@ class NvlinkLayer:
             box.setVisible(visible)
             self.extras.append(box)
             tops.append(QtCore.QPointF(box.rect().center().x(), top))
+        # each compute tray's links run down the gutter at its left to the NVLink bus under the
+        # frame, the bus fans out to every switch tray (each GPU has a link to every switch chip)
         path = QtGui.QPainterPath()
-        items = scene.items_by_id
+        bus_y = frame.bottom() + ROW_GAP / 2
+        xs = [p.x() for p in tops]
         for sid in d.servers.tolist():
-            item = items.get(sid)
+            item = scene.items_by_id.get(sid)
             if item is None:
                 continue
             r = item.sceneBoundingRect()
-            start = QtCore.QPointF(r.center().x(), r.bottom())
-            for p in tops:
-                path.moveTo(start)
-                path.lineTo(p)
+            x = r.left() - GUTTER
+            path.moveTo(r.left(), r.center().y())
+            path.lineTo(x, r.center().y())
+            path.lineTo(x, bus_y)
+            xs.append(x)
+        path.moveTo(min(xs), bus_y)
+        path.lineTo(max(xs), bus_y)
+        for p in tops:
+            path.moveTo(p.x(), bus_y)
+            path.lineTo(p)
         links = _rect_item(scene, Z_LINKS, QtWidgets.QGraphicsPathItem())
         links.setPath(path)
         pen = self._pen(1.0)
