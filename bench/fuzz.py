@@ -4,7 +4,8 @@ Run: python bench/fuzz.py [--formats native,gml,...] [--per-format 500] [--seed 
                           [--jobs 2] [--mem-gb 2.5] [--mem-ratio 16] [--mem-floor-mb 32] [--md FILE]
      python bench/fuzz.py --replay FORMAT:SEED:INDEX -o OUT      (write that mutant's bytes to OUT)
 Each mutant is read in a fork of a warmed-up worker (RLIMIT_AS cap, CPU time limit) the way
-the CLI reads it: load_any + a native dump, or for opensm_dump `replay` on its topology; the side
+the CLI reads it: load_any + a native dump (also the discovery outputs of fuzzing.DISCOVERY: ibnetdiscover
+-p, iblinkinfo, opensm-subnet.lst, ibdm topology), or for opensm_dump `replay` on its topology; the side
 files (flows_csv, prices, parts, htsim_cm: tests/formats/fuzzing.SIDE_FORMATS) as simulate --flows,
 bom --prices and FABRICVIZ_PARTS read them against a seed design. Its memory is
 its own peak RSS rise (tests/formats/fuzz_pool.py); over the floor and over K times the input's bytes

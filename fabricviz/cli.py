@@ -11,15 +11,23 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .commands import COMMANDS
 from .model import FabricError
+from .model.numbers import ascii_float, ascii_int
 
 SUBCOMMANDS = COMMANDS
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # every type=int / type=float option of every command reads ASCII digits only (issue 28):
+        # int("８") is 8; these refuse it (a ValueError: argparse says "invalid int value: '８'")
+        self.register("type", int, ascii_int)
+        self.register("type", float, ascii_float)
+
     def error(self, message: str) -> NoReturn:  # one line, no usage dump
         raise _UsageError(message)
 

@@ -27,14 +27,17 @@ FORMATS: dict[str, tuple[str, tuple[str, ...], bool]] = {
     "clab": ("clab", (".clab.yml", ".clab.yaml"), True),
     "slurm": ("slurm", ("topology.conf", ".conf"), False),
     "ibnetdiscover": ("ibnetdiscover", (".ibnd", ".topo", ".ibnetdiscover", ".net"), True),
-    "ibdm-topo": ("ibdm_topo_export", (".ibdm.topo", ".ibdm"), False),
+    "ibdm-topo": ("ibdm_topo_export", (".ibdm.topo", ".ibdm"), True),      # read by formats.ibdm_topo
 }
 
 
 def detect_format(text: str, name: str = "") -> str | None:
     """``"native"``, ``"netjson"``, ``"graphml"``, ``"gml"``, ``"dot"``, ``"clab"``,
-    ``"ibnetdiscover"``, ``"ibsim"`` (net file) or None, from the content."""
+    ``"ibnetdiscover"``, ``"ibsim"`` (net file), one of :data:`READERS` or None, from the content."""
     lead = m.end() if (m := _LEAD_SPACE.match(text)) else 0   # \s* always matches
+    from .formats import opensm_subnet_lst
+    if opensm_subnet_lst.sniff(text):   # "{ SW Ports:…" lines: not JSON
+        return opensm_subnet_lst.FORMAT
     if text.startswith("{", lead):      # JSON: only the NetJSON sniffer (the others load networkx)
         from .formats import netjson
         return "netjson" if netjson.sniff(text) else "native"
@@ -48,7 +51,20 @@ def detect_format(text: str, name: str = "") -> str | None:
     if clab.sniff(text) or name.endswith((".clab.yml", ".clab.yaml")):
         return "clab"
     from .formats.ibnetdiscover import sniff
-    return sniff(text)
+    found = sniff(text)
+    if found is not None:
+        return found
+    from .formats import ibdm_topo, iblinkinfo, ibnetdiscover_ports
+    for reader in (ibnetdiscover_ports, iblinkinfo, ibdm_topo):
+        if reader.sniff(text):
+            return reader.FORMAT
+    return None
+
+
+#: Formats read by a module of fabricviz.formats of their own, ``loads(text, where, name)`` (the
+#: discovery outputs of issue 26; ibdm-topo is also written, by formats.ibdm_topo_export).
+READERS = {"ibnetdiscover-ports": "ibnetdiscover_ports", "opensm-subnet-lst": "opensm_subnet_lst",
+           "iblinkinfo": "iblinkinfo", "ibdm-topo": "ibdm_topo"}
 
 
 _LEAD_SPACE = re.compile(r"\s*")
@@ -80,14 +96,8 @@ def load_any(path: str | os.PathLike[str]) -> Fabric:
     as every reader names it): a reader's message that does not is escaped and prefixed here."""
     p = Path(path)
     where = str(p)
-    if not p.exists():
-        raise FabricError(f"{where}: no such file")
-    try:
-        text = p.read_text(encoding="utf-8", errors="replace")
-    except OSError as e:
-        raise FabricError(f"{where}: cannot read ({e.strerror})") from None
-    except MemoryError:
-        raise FabricError(f"{where}: too large to read into memory") from None
+    from .model.inputs import MAX_INPUT_BYTES, read_input_text  # (numpy-free start-up: see test_startup)
+    text = read_input_text(p, MAX_INPUT_BYTES, "a design file")   # regular files only, size-checked
     text = text[1:] if text.startswith("\ufeff") else text
     try:
         return _load_text(p, text)
@@ -110,11 +120,16 @@ def _load_text(p: Path, text: str) -> Fabric:
         return load_fabric(p)
     if fmt in ("netjson", "graphml", "gml", "dot", "clab"):
         return importlib.import_module(f"fabricviz.formats.{fmt}").loads(text, str(p))
+    if fmt in READERS:
+        return importlib.import_module(f"fabricviz.formats.{READERS[fmt]}").loads(
+            text, str(p), p.name.split(".")[0] or p.name)
     if fmt is None:
         raise FabricError(f"{p}: not a fabricviz design, ibnetdiscover output or ibsim net file "
-                          "(nor GraphML, GML, DOT, NetJSON or containerlab)")
+                          "(nor ibnetdiscover -p, iblinkinfo, opensm-subnet.lst, ibdm topology, "
+                          "GraphML, GML, DOT, NetJSON or containerlab)")
     from .formats.ibnetdiscover import loads
-    return loads(text, str(p), fmt, name=p.name.split(".")[0] or p.name)
+    from .model.names import escape_name  # a file name is no place for control characters either
+    return loads(text, str(p), fmt, name=escape_name(p.name.split(".")[0] or p.name))
 
 
 def output_format(path: str | os.PathLike[str], to: str | None = None) -> str:

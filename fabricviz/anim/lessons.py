@@ -44,6 +44,7 @@ from typing import Any
 
 from ..ib.engines import ENGINES
 from ..model import Fabric, FabricError
+from ..model.numbers import is_digits
 from ..resources import asset_path
 from .lesson_actions import Run, uplink_balance
 from .lesson_results import StepResult
@@ -246,7 +247,7 @@ def resolve_until(lesson: Lesson, text: str | None) -> int | None:
     """``--until``: a step number (1-based), a step title's start, or "end"."""
     if text is None or text == "end":
         return None
-    if text.isdigit():
+    if is_digits(text):
         return int(text)
     for i, s in enumerate(lesson.steps, 1):
         if s.title.lower().startswith(text.lower()):

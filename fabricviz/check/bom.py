@@ -36,6 +36,7 @@ import numpy as np
 from ..ib.sharp import sharp_mask  # SHARP aggregation nodes (NICs, not hosts)
 from ..model import Fabric, FabricError, Part
 from ..model.fabric import KIND_CODE, KINDS, NIC
+from ..model.inputs import read_input
 from ..model.text import decode_utf8, finite, one_line, parse_json
 from .bom_nvlink import nvlink_lines
 
@@ -174,13 +175,7 @@ def load_prices(path: str | os.PathLike[str]) -> dict[str, dict[str, float]]:
     """Read a prices file: ``{"QM9700": 32000, "NDR-SR4": {"price_usd": 1400, "power_w": 15}}``;
     a bad one is FabricError ``path[:line]: [part id: ]why`` (one line, the file's characters escaped)."""
     where = os.fspath(path)
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_PRICES_BYTES + 1)
-    except OSError as e:
-        raise FabricError(f"{where}: cannot read prices file ({e.strerror})") from None
-    if len(data) > MAX_PRICES_BYTES:
-        raise FabricError(f"{where}: over the {MAX_PRICES_BYTES:,} bytes a prices file may have")
+    data = read_input(path, MAX_PRICES_BYTES, "a prices file")
     doc = parse_json(decode_utf8(data, where), where)
     if not isinstance(doc, dict):
         raise FabricError(f"{where}: a prices file is an object mapping part id to price")
@@ -253,7 +248,7 @@ def bill_of_materials(fabric: Fabric, prices: Mapping[str, Mapping[str, float]] 
         else:
             price, power, est = figures(part)
             lines.append(BomLine(category, pid, part.name, n, price, power, est, unpriced=unpriced(part)))
-    lines += nvlink_lines(fabric, BomLine)           # NVLink switch trays, NVSwitch chips
+    lines += nvlink_lines(fabric, BomLine, figures)  # NVLink switch trays, NVSwitch chips
     # cables by part and orderable length; a switch's link to its own aggregation node is inside
     # the switch, not a cable to order
     live = ct.live_ids()

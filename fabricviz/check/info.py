@@ -64,6 +64,7 @@ def fabric_info(fabric: Fabric) -> dict[str, Any]:
     gbps = _cable_gbps(fabric, live)
     a, b = cable_devices(fabric)
     ta, tb = tiers[a], tiers[b]
+    by_tier = cables_by_tier(ta, tb)
     cut_caps = {}
     for tier in range(0, int(tiers.max(initial=0))):
         sel = ((ta == tier) & (tb == tier + 1)) | ((tb == tier) & (ta == tier + 1))
@@ -97,11 +98,23 @@ def fabric_info(fabric: Fabric) -> dict[str, Any]:
         "tiers": per_tier,
         "cables_by_type": by_type,
         "cables_by_rate": by_rate,
+        "cables_by_tier": by_tier,
         "bisection_gbps": bisection,
         "oversubscription": over,  # worst switch per tier
         "requested_oversubscription": dict(gen.oversubscription),
         "diameter_switch_hops": diameter(fabric, tiers),
     }
+
+
+def cables_by_tier(ta: np.ndarray, tb: np.ndarray) -> dict[str, int]:
+    """Cables between two tiers, lower tier first (``"hosts-leaf"``, ``"leaf-spine"``,
+    ``"spine-core"``), from the tiers of each live cable's two devices (a NIC at its server's)."""
+    lo, hi = np.minimum(ta, tb), np.maximum(ta, tb)
+    out: dict[str, int] = {}
+    for x, y in sorted(set(zip(lo.tolist(), hi.tolist(), strict=True))):
+        name = "-".join(TIER_NAMES.get(t, f"tier {t}") if t >= 0 else "unplaced" for t in (x, y))
+        out[name] = int(np.count_nonzero((lo == x) & (hi == y)))
+    return out
 
 
 def _length_bins(lengths: np.ndarray) -> dict[str, int]:
@@ -155,6 +168,7 @@ def format_info(info: dict[str, Any]) -> str:
     lines.append("cables by type and length:")
     for ctype, bins in info["cables_by_type"].items():
         lines.append(f"  {ctype:<12} " + ", ".join(f"{v:,} × {k}" for k, v in bins.items()))
+    lines.append("cables by tier: " + ", ".join(f"{k} {v:,}" for k, v in info["cables_by_tier"].items()))
     lines.append("cables by rate: " + ", ".join(f"{v:,} × {k}" for k, v in info["cables_by_rate"].items()))
     lines.append(f"bisection bandwidth: {format_gbps(info['bisection_gbps'])}")
     if info["oversubscription"]:

@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
                         "switches: all-reduce) or auto (the fastest of those per size)")
     p.add_argument("--sizes", default="8B:8GB:x2",
                    help="buffer sizes: START:STOP:xK geometric (default 8B:8GB:x2), or SIZE[,SIZE…]; "
-                        "B/KB/MB/GB decimal, KiB/MiB/GiB binary")
+                        "B/KB/MB/GB decimal, KiB/MiB/GiB binary; at most 1,000 sizes")
     p.add_argument("--gpus", default="all",
                    help="all (default), N (the first N in ring order) or NAME,NAME,… (ranks in that order); "
                         "a list of counts N1,N2,… (or all) is a scaling sweep, one case each")

@@ -32,7 +32,10 @@ def one_case(args: argparse.Namespace) -> bool:
         return False                      # the sweep path refuses it in one line
     if len(files) == 1 and "," not in args.op and one_gpus:
         from ..sim.fanout import fanout_from_args
-        fanout_from_args(args)            # --workers / --scheduler refused alike; one case runs here
+        runner = fanout_from_args(args)   # --workers / --scheduler refused alike; one case runs here
+        if runner.mode == "remote":
+            with runner:                  # but a --scheduler given must answer (one line if it does not)
+                pass
         args.file = files[0]
         return True
     return False

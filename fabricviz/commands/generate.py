@@ -1,4 +1,4 @@
-"""``fabricviz generate fat-tree|leaf-spine|rail|torus|ring|dragonfly``: build a fabric and save it."""
+"""``fabricviz generate fat-tree|leaf-spine|rail|superpod|torus|ring|dragonfly``: build a fabric and save it."""
 
 from __future__ import annotations
 
@@ -46,6 +46,13 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     rl.add_argument("--name", help="design name (default: from the parameters)")
     rl.add_argument("-o", "--output", required=True)
 
+    spd = gsub.add_parser("superpod", help="NVIDIA DGX SuperPOD compute fabric, sized as its reference architecture")
+    spd.add_argument("--system", required=True, choices=("dgx-h100", "dgx-b200", "dgx-b300", "dgx-b300-xdr"))
+    spd.add_argument("--units", type=int, required=True, help="scalable units (SUs)")
+    spd.add_argument("--fabric", choices=("ib", "roce"), default="ib")
+    spd.add_argument("--name", help="design name (default: from the parameters)")
+    spd.add_argument("-o", "--output", required=True)
+
     _register_direct(gsub)
     gen.set_defaults(func=run)
 
@@ -78,6 +85,9 @@ def _register_direct(gsub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..formats.native import save_fabric
     from ..generate import fat_tree, leaf_spine, rail_optimized
+    from ..model.names import check_text_name
+    if args.name is not None:            # the one name validator (control / bidi characters refused)
+        args.name = check_text_name(args.name, "--name")
     if args.topology == "fat-tree":
         f = fat_tree(levels=args.levels, radix=args.radix, hosts=args.hosts, blocking=args.blocking,
                      parallel=args.parallel, fabric=args.fabric, servers=args.servers,
@@ -87,6 +97,9 @@ def run(args: argparse.Namespace) -> int:
                        speed=args.speed, fabric=args.fabric, oversubscription=args.oversubscription,
                        super_spines=args.super_spines, pods=args.pods, servers=args.servers,
                        switch=args.switch, name=args.name)
+    elif args.topology == "superpod":
+        from ..generate import superpod
+        f = superpod(args.system, args.units, fabric=args.fabric, name=args.name)
     elif args.topology in ("torus", "ring"):
         from ..generate import torus
         dims = args.dims if args.topology == "torus" else (args.switches,)

@@ -1,4 +1,5 @@
-"""``fabricviz info FILE``: counts, cables, bisection, oversubscription, diameter."""
+"""``fabricviz info FILE``: counts, cables, bisection, oversubscription, diameter, and the servers,
+management hosts, rails and scalable units recognised (:mod:`fabricviz.generate.recognise`)."""
 
 from __future__ import annotations
 
@@ -17,11 +18,15 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..check.info import fabric_info, format_info
-    info = fabric_info(load_any(args.file))
+    from ..generate.recognise import format_structure, recognise
+    fabric = load_any(args.file)
+    info = fabric_info(fabric)
+    structure = recognise(fabric)            # servers, management hosts, rails and SUs
+    info["structure"] = structure.summary(fabric)
     if args.json:
         print(json.dumps(info, indent=2))
     else:
-        print(format_info(info))
+        print("\n".join([format_info(info), *format_structure(structure, fabric)]))
     return 0
 
 

@@ -33,6 +33,8 @@ def store_meta(path: str, key: str, value: Any, flag: str = "--store") -> None:
     only a fabricviz design file can carry it."""
     from ..formats.native import load_fabric, save_fabric
     from ..loaders import detect_format
+    from ..model.inputs import check_input
+    check_input(path, what="a design file")
     with open(path, encoding="utf-8", errors="replace") as fh:
         kind = detect_format(fh.read(1 << 16), path)
     if kind != "native":

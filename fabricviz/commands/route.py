@@ -24,7 +24,14 @@ def routing_for(args: argparse.Namespace):
     from ..ib.routing import route
     check_lmc(args.lmc, "--lmc")
     fabric = load_any(args.file)
-    roots = [r.strip() for r in args.roots.split(",")] if getattr(args, "roots", None) else None
+    roots = [r.strip() for r in args.roots.split(",")] if getattr(args, "roots", None) is not None else None
+    if roots is not None and args.engine != "updn":     # no other engine reads roots: never ignore one
+        raise FabricError(f"--roots {args.roots!r}: only --engine updn takes roots (not {args.engine})")
+    if roots is not None and not all(roots):
+        raise FabricError(f"--roots {args.roots!r}: give switch names separated by commas")
+    missing = [r for r in roots or () if fabric.find(r) is None]
+    if missing:
+        raise FabricError(f"--roots: no device named {missing[0]!r} in {args.file}")
     return route(fabric, args.engine, sm=args.sm, lmc=args.lmc, roots=roots)  # LID space: cli names the file
 
 

@@ -164,8 +164,8 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
                    help="ECMP: same hash seed on every switch (shows polarization)")
     p.add_argument("--model", choices=("maxmin", "fluid"), default="maxmin")
     p.add_argument("--duration", default="10ms",
-                   help="fluid run length (default 10ms); a run whose flows all have sizes ends when the last "
-                        "one finishes")
+                   help="fluid run length (default 10ms; from 1us, one fluid tick, to 1s: 1,000,000 ticks); a run "
+                        "whose flows all have sizes ends when the last one finishes")
     p.add_argument("--dcqcn", choices=("paper", "nvidia"),
                    help="RoCE fluid runs: DCQCN parameters, the SIGCOMM'15 paper's or the ConnectX firmware "
                         "defaults (default: the design's roce.dcqcn setting, else nvidia)")

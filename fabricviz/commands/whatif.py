@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
                         "two-level tree's top tier is spine; K drawn from that tier's switches) or "
                         "links-of:TIER:K (TIER: host, leaf-spine, spine-core); K may be a list: cables:1,2,4,8. "
                         "A failed switch loses every cable")
-    p.add_argument("--trials", type=int, default=100, help="random failure sets per K (default 100)")
+    p.add_argument("--trials", type=int, default=100, help="random failure sets per K (default 100, at most 10,000)")
     p.add_argument("--metric", default="permutation",
                    help="permutation (default) or alltoall: mean per-flow max-min rate of that seeded "
                         "workload, made on the intact design; allreduce:SIZE: ring all-reduce busbw "
@@ -64,8 +64,9 @@ def run(args: argparse.Namespace) -> int:
         with flag_errors():
             spec = parse_fail(args.fail)
             metric = parse_metric(args.metric)
-            if args.trials < 1:
-                raise ParamError("trials", args.trials, "must be at least 1")
+            from ..sim.bounds import MAX_TRIALS
+            if not 1 <= args.trials <= MAX_TRIALS:
+                raise ParamError("trials", args.trials, f"must be 1 to {MAX_TRIALS:,} per K")
             if args.plot and args.worst:
                 raise ParamError("fail", args.fail, "--plot draws the curve over K; --worst has no K")
         batch = Batch(tuple(_prepare(path, spec, metric, args, len(files) > 1) for path in files))

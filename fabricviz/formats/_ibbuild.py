@@ -19,13 +19,16 @@ from scipy.sparse.csgraph import shortest_path
 
 from ..generate.autolayout import apply_auto_layout
 from ..generate.common import finish, lid_space_problem
+from ..generate.recognise import store_units
 from ..ib.lids import LidEntries, plan_lids
 from ..ib.sharp import SHARP_PART
 from ..model import UNICAST_LIDS, Catalog, Fabric, FabricError, LinkRate, Part
 from ..model.fabric import IB_SWITCH, KIND_CODE, NIC
 from ..model.guid import format_guid
 from ..model.limits import TIER_MAX
+from ..model.names import escape_name
 from ..model.tech import IB
+from ._ibhosts import add_nodes, host_plan
 from .ibnetdiscover_grammar import (
     HDR,
     LOCAL_LID,
@@ -131,8 +134,10 @@ def _choose_parts(nodes: list[Node], rates: list[LinkRate | None], cat: Catalog
 
 
 def _names(nodes: list[Node]) -> list[str]:
-    """Node description, or the node id when empty; the GUID is appended when names repeat."""
-    base = [" ".join((n.desc or n.id).replace('"', "'").split()) or n.id for n in nodes]
+    """Node description, or the node id when empty; the GUID is appended when names repeat.
+    Control, bidi and separator characters of a description are escaped (``\\x1b``, ``\\u202e``:
+    :func:`~fabricviz.model.names.escape_name`), never stored raw."""
+    base = [escape_name(" ".join((n.desc or n.id).replace('"', "'").split()) or n.id) for n in nodes]
     names = list(base)
     while True:
         seen: dict[str, int] = {}
@@ -146,8 +151,10 @@ def _names(nodes: list[Node]) -> list[str]:
             names[i] = names[i] + suffix if not names[i].endswith(suffix) else f"{names[i]} {nodes[i].id}"
 
 
-def build_fabric(topo: Topology, links: list, where: str, dialect: str, name: str) -> Fabric:
-    """A new Fabric holding ``topo`` (already checked)."""
+def build_fabric(topo: Topology, links: list, where: str, dialect: str, name: str,
+                 system_guids: dict[int, int] | None = None) -> Fabric:
+    """A new Fabric holding ``topo`` (already checked); adapters grouped into servers by their host
+    names and ``system_guids`` (header line → sysimgguid), :mod:`._ibhosts`."""
     nodes = topo.nodes
     index = {id(n): i for i, n in enumerate(nodes)}
     rates: list[LinkRate | None] = [None] * len(nodes)
@@ -161,17 +168,8 @@ def build_fabric(topo: Topology, links: list, where: str, dialect: str, name: st
         f.catalog = f.catalog.with_parts([p for p in f.catalog.user_parts() if p.id not in mine] + parts)
     names = _names(nodes)
     guids = np.array([n.guid for n in nodes], dtype=np.uint64)
-    dev = np.empty(len(nodes), np.int64)
     try:
-        i = 0
-        while i < len(nodes):
-            j = i
-            while j + 1 < len(nodes) and choice[j + 1] == choice[i]:
-                j += 1
-            kind, pid, mode = choice[i]
-            dev[i:j + 1] = f.add_devices(kind, j - i + 1, pid, names[i:j + 1], 0.0, 0.0, tier=-1,
-                                         guids=guids[i:j + 1], mode=mode, emit=False)
-            i = j + 1
+        dev = add_nodes(f, nodes, choice, names, guids, host_plan(nodes, choice, names, system_guids, SHARP_PART))
         t, pt = f.devices_t, f.ports_t
         first = t.first_port[dev].astype(np.int64)
         pg_ids, pg_vals = [], []
@@ -194,9 +192,9 @@ def build_fabric(topo: Topology, links: list, where: str, dialect: str, name: st
         raise FabricError(f"{where}: {e}") from None
     an = np.array([c[1] == SHARP_PART for c in choice], bool)
     _layout(f, dev, pa, pb, an)
-    f.meta["sm_node"] = names[0] if nodes else None
+    f.meta["sm_node"] = f.name_of(int(dev[0])) if nodes else None
     f.meta["source"] = {"format": dialect, "file": Path(where).name}   # the name: no local path in a design
-    if dialect == "ibnetdiscover":
+    if dialect != "ibsim":                 # the discovery outputs show the LIDs the SM gave
         lids, lmc = _file_lids(topo)
         if lids:
             f.meta["file_lids"] = lids
@@ -259,6 +257,7 @@ def _layout(f: Fabric, dev: np.ndarray, pa: np.ndarray, pb: np.ndarray, an: np.n
     tier[an & (owner >= 0)] = tier[owner[an & (owner >= 0)]]
     for k in np.unique(tier).tolist():
         f.set_tier(dev[tier == k], int(k))
+    store_units(f)                        # rails and SUs named as the rail generator names them
     apply_auto_layout(f)
 
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..ib.tiers import TIER_NAMES
 from ..model import Fabric
+from ..model.inputs import MAX_INPUT_BYTES, read_input
 from . import _graph, _yaml
 from .limits import MAX_PORTS, FileFormatError, one_line, strip_bom
 from .native import save_text_atomic
@@ -140,7 +141,7 @@ def loads(text: str, where: str = "<clab>") -> Fabric:
 
 def load(path: str | os.PathLike[str]) -> Fabric:
     p = Path(path)
-    return loads(p.read_text(encoding="utf-8"), str(p))
+    return loads(read_input(p, MAX_INPUT_BYTES, "a design file").decode("utf-8"), str(p))
 
 
 def _obj(v: Any, where: str, what: str) -> dict:

@@ -13,6 +13,7 @@ from pathlib import Path
 import networkx as nx
 
 from ..model import Fabric
+from ..model.inputs import MAX_INPUT_BYTES, read_input
 from .graphml import from_networkx, to_networkx
 from .limits import MAX_DEPTH, FileFormatError, one_line, strip_bom
 from .native import save_text_atomic
@@ -123,7 +124,7 @@ def check(text: str, where: str) -> None:
 
 def load(path: str | os.PathLike[str]) -> Fabric:
     p = Path(path)
-    return loads(p.read_text(encoding="utf-8"), str(p))
+    return loads(read_input(p, MAX_INPUT_BYTES, "a design file").decode("utf-8"), str(p))
 
 
 def sniff(text: str) -> bool:

@@ -29,6 +29,7 @@ from xml.parsers import expat
 import networkx as nx
 
 from ..model import Fabric
+from ..model.inputs import MAX_INPUT_BYTES, read_input
 from . import _graph
 from .limits import MAX_DEPTH, FileFormatError, one_line, strip_bom
 from .native import save_text_atomic
@@ -50,7 +51,14 @@ def encode_id(name: str) -> str:
 
 def decode_id(token: str) -> str:
     """The name :func:`encode_id` made ``token`` from."""
-    return "" if token == ":0:" else _ID_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), token)
+    return "" if token == ":0:" else _ID_ESCAPE.sub(_unescape, token)
+
+
+def _unescape(m: re.Match) -> str:
+    """One ``:hex:`` escape as its character; one that names no character (past U+10FFFF, or a
+    surrogate: encode_id never writes one) stays as written (issue 28's fuzz found chr() failing)."""
+    code = int(m.group(1), 16)
+    return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else m.group(0)
 
 
 def to_networkx(fabric: Fabric) -> nx.MultiGraph:
@@ -254,7 +262,7 @@ def check(text: str, where: str) -> None:
 
 def load(path: str | os.PathLike[str]) -> Fabric:
     p = Path(path)
-    return loads(p.read_text(encoding="utf-8"), str(p))
+    return loads(read_input(p, MAX_INPUT_BYTES, "a design file").decode("utf-8"), str(p))
 
 
 def sniff(text: str) -> bool:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -35,6 +36,7 @@ from scipy.sparse.csgraph import connected_components
 from ..ib.tiers import device_tiers, host_mask, switch_mask
 from ..model import Fabric, FabricError
 from ..model.fabric import KIND_CODE
+from ..model.inputs import gc_paused
 from ..model.tech import rates_gbps
 from .limits import one_line, strip_bom
 
@@ -77,10 +79,10 @@ class HtsimTree:
         return host // (self.k * self.k // 4) if self.tiers == 3 else 0
 
 
-@dataclass(frozen=True)
-class Connection:
+class Connection(NamedTuple):
     """One flow line; ``size`` 0 = sends until the run ends; ``trigger``: starts when that barrier
-    fires (else at ``start_ps``); ``send_done_trigger``: the barrier it counts towards."""
+    fires (else at ``start_ps``); ``send_done_trigger``: the barrier it counts towards. A named
+    tuple (immutable, typed): a million-line matrix builds ten times faster than as a dataclass."""
 
     src: int
     dst: int
@@ -327,15 +329,47 @@ def format_connection_matrix(cm: ConnectionMatrix) -> str:
 
 
 _FLOW = re.compile(r"^(\d+)->(\d+)$")
+#: the body of a matrix whose every flow line is ``SRC->DST id I start T size B`` (ASCII digits, at
+#: most 18 of them: an int64 holds the value; single spaces), read in bulk without the general parser
+_PLAIN = r"[0-9]{1,18}->[0-9]{1,18} id [0-9]{1,18} start [0-9]{1,18} size [0-9]{1,18}"
+_PLAIN_BODY = re.compile(rf"(?:{_PLAIN}\n)*{_PLAIN}\n?")
+_FIRST_FLOW = re.compile(r"(?m)^[0-9]")
+_NOT_DIGIT = str.maketrans({c: " " for c in "->idstarze\n"})
 
 
 def parse_connection_matrix(text: str, where: str = "connections") -> ConnectionMatrix:
     """Read what :func:`format_connection_matrix` writes (and htsim's generators: the
     ``start``/``trigger``/``size``/``id``/``send_done_trigger`` fields, barrier triggers);
     ``FabricError("WHERE:LINE: …")`` for anything else, as htsim would refuse it."""
-    nodes, declared, conns, triggers = -1, {"Connections": -1, "Triggers": 0}, [], []
+    text = strip_bom(text)
+    with gc_paused():            # a million small objects: the collector would walk them again and again
+        m = _FIRST_FLOW.search(text)
+        plain = _plain_flows(text[m.start():]) if m is not None else None
+        if plain is not None and m is not None:      # the header line by line, the flows in bulk
+            return _parse_matrix(text[:m.start()], where, plain)
+        return _parse_matrix(text, where, [])
+
+
+def _plain_flows(body: str) -> list[Connection] | None:
+    """The flows of ``body`` if it is only plain flow lines, each with a non-zero id; else None
+    (the line reader then reads, or names the line it refuses)."""
+    if _PLAIN_BODY.fullmatch(body) is None:
+        return None
+    cols = np.fromstring(body.translate(_NOT_DIGIT), dtype=np.int64, sep=" ").reshape(-1, 5)
+    if not cols[:, 2].all():
+        return None
+    start = cols[:, 3].astype(np.float64).astype(np.int64)   # read as a float, as htsim (and _connection) do
+    zero = np.zeros(len(cols), dtype=np.int64)
+    return list(map(Connection._make, zip(*(c.tolist() for c in (cols[:, 0], cols[:, 1], cols[:, 2], cols[:, 4],
+                                                                 start, zero, zero)), strict=True)))
+
+
+def _parse_matrix(text: str, where: str, plain: list[Connection]) -> ConnectionMatrix:
+    """The matrix of ``text`` line by line; ``plain``: the flows read in bulk after it."""
+    nodes, declared, triggers = -1, {"Connections": -1, "Triggers": 0}, []
+    conns: list[Connection] = []
     body = False
-    for ln, raw in enumerate(strip_bom(text).split("\n"), start=1):   # newline only: the file's own line numbers
+    for ln, raw in enumerate(text.split("\n"), start=1):   # newline only: the file's own line numbers
         tok = raw.split()
         at = f"{where}:{ln}"
         if not tok or (tok[0].startswith("#") and not body):
@@ -357,6 +391,7 @@ def parse_connection_matrix(text: str, where: str = "connections") -> Connection
             raise
         except (IndexError, ValueError):
             raise FabricError(f"{at}: bad line {_quote(raw)}") from None
+    conns += plain
     if nodes < 0:
         raise FabricError(f"{where}: no 'Nodes N' line")
     for key, got in (("Connections", len(conns)), ("Triggers", len(triggers))):

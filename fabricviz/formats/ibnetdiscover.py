@@ -25,6 +25,8 @@ from pathlib import Path
 from ..ib.sharp import SHARP_PART
 from ..model import Fabric, FabricError, LinkRate
 from ..model.guid import format_guid
+from ..model.inputs import MAX_INPUT_BYTES, read_input_text
+from ..model.names import escape_name
 from .ibnetdiscover_grammar import (
     ASSIGN,
     GUID_KEYS,
@@ -80,6 +82,34 @@ def _desc_and_rest(rest: str) -> tuple[str, str]:
     return s.rstrip(), ""
 
 
+_QUOTED = re.compile(r'"([^"]*)"')
+_KIND_OF_ID = {"S": "Switch", "H": "Ca", "R": "Rt"}
+
+
+def add_unlisted_peers(topo: Topology) -> None:
+    """A node that link lines name but no block defines (``ibnetdiscover -S``, a discovery cut
+    short, a file of switch blocks only): built from those lines when its id is an S-/H-/R- GUID
+    id, with the highest port number they name as its port count, their quoted NodeDescription
+    and LID; its port GUIDs come from the ``(…)`` the lines print. Other unknown ids stay refused."""
+    known = {n.id for n in topo.nodes}
+    new: dict[str, Node] = {}
+    for n in topo.nodes:
+        if n.bad:
+            continue
+        for ln in n.links.values():
+            if ln.rid in known or ID_GUID.match(ln.rid) is None:
+                continue
+            peer = new.get(ln.rid)
+            if peer is None:
+                desc = ln.rdesc or ""
+                peer = new[ln.rid] = Node(ln.line, _KIND_OF_ID[ln.rid[0]], 0, ln.rid, desc.strip(),
+                                          raw_desc=desc, inferred=True)
+            peer.nports = max(peer.nports, ln.rport)
+            if peer.type == "Switch" and peer.lid is None and ln.rlid:
+                peer.lid = ln.rlid
+    topo.nodes.extend(new.values())
+
+
 def _parse_link(m: re.Match, lineno: int, node: Node, where: str, problems: list[str]) -> Link | None:
     rid = m.group(3)
     port = dec(m.group(1), MAX_PORTS)
@@ -118,6 +148,9 @@ def _parse_link(m: re.Match, lineno: int, node: Node, where: str, problems: list
                 problems.append(bad)
                 return None
             link.lid, link.lmc = int(lm.group(1)), int(lm.group(2))
+    q = _QUOTED.search(comment)
+    if q is not None:
+        link.rdesc = q.group(1)
     tail = comment[comment.rfind('"') + 1:] if '"' in comment else comment
     rates = list(RATE.finditer(tail))
     rm = rates[-1] if rates else None               # the last rate in the comment
@@ -302,8 +335,8 @@ def _resolve(topo: Topology, where: str, problems: list[str]) -> list[tuple[Node
                     problems.append(f'{where}:{ln.line}: "{n.id}"[{p}] -> "{r.id}"[{ln.rport}] but line '
                                     f'{back.line} says "{r.id}"[{ln.rport}] -> "{back.rid}"[{back.rport}]')
                     continue
-                if (r.line, ln.rport) < (n.line, p):
-                    continue  # listed from both ends: keep the first listing
+                if (r.line, ln.rport, r.id) < (n.line, p, n.id):
+                    continue  # listed from both ends: keep the first listing (ids break a tie)
             else:
                 other = claims.get((r.id, ln.rport))
                 if other is not None:
@@ -335,7 +368,15 @@ def _analyse(text: str, where: str, dialect: str):
     if dialect == "ibsim":
         assign_ibsim_guids(topo, where, problems)
     else:
+        add_unlisted_peers(topo)
         _assign_file_guids(topo, where, problems)
+    return (topo, *check_topology(topo, where, problems))
+
+
+def check_topology(topo: Topology, where: str, problems: list[str]) -> tuple[list, list[str]]:
+    """The checks every topology reader shares, once each node has its GUIDs: links resolved
+    (each once), the LID space, GUIDs used twice; (links, problems sorted by line)."""
+    from . import _ibbuild
     links = _resolve(topo, where, problems)
     if not problems:
         _ibbuild.check_lid_space(topo, links, where, problems)
@@ -343,13 +384,14 @@ def _analyse(text: str, where: str, dialect: str):
         problems.append(f"{where}: no Switch, Ca or Hca block found (not an ibnetdiscover or ibsim file)")
     seen: dict[int, Node] = {}
     for n in topo.nodes:
-        for g in {n.guid, *n.port_guids.values()} - {0}:
+        ports = () if n.type == "Switch" else (n.port_guids.get(p, n.guid + p) for p in range(1, n.nports + 1))
+        for g in {n.guid, *ports} - {0}:       # a CA port not listed gets node GUID + port
             if g in seen and seen[g] is not n:
                 problems.append(f'{where}:{n.line}: GUID {format_guid(g)} of "{n.id}" is already used by '
                                 f'"{seen[g].id}" (line {seen[g].line})')
             seen.setdefault(g, n)
     problems.sort(key=_line_of)
-    return topo, links, problems
+    return links, problems
 
 
 def _line_of(problem: str) -> int:
@@ -366,12 +408,52 @@ def load(path: str | os.PathLike[str]) -> Fabric:
 def loads(text: str, where: str = "<text>", dialect: str = FORMAT, name: str | None = None) -> Fabric:
     """Build a new Fabric from ibnetdiscover (or ibsim) text; nothing is returned half-built."""
     topo, links, problems = _analyse(text, where, dialect)
+    from ._ibhosts import system_image_guids
+    return build_checked(topo, links, problems, where, dialect, name, system_image_guids(text))
+
+
+def build_checked(topo: Topology, links: list, problems: list[str], where: str, fmt: str,
+                  name: str | None = None, system_guids: dict[int, int] | None = None) -> Fabric:
+    """The Fabric of a checked topology (any reader's), or FabricError with its first problem;
+    ``system_guids`` (header line → sysimgguid) groups adapters into servers with their host names."""
     if problems:
         raise FabricError(problems[0])
     from . import _ibbuild  # on use, as in _analyse
-    f = _ibbuild.build_fabric(topo, links, where, dialect, name or Path(where).stem)
+    f = _ibbuild.build_fabric(topo, links, where, fmt, name or Path(where).stem, system_guids)
     keep_descriptions(f, topo)
     return f
+
+
+def loads_parsed(parsed: tuple[Topology, list[str]], where: str, fmt: str, name: str | None = None) -> Fabric:
+    """The Fabric of a reader's (topology with GUIDs, problems), checked as every reader is."""
+    topo, problems = parsed
+    links, problems = check_topology(topo, where, problems)
+    return build_checked(topo, links, problems, where, fmt, name)
+
+
+def problems_of(parsed: tuple[Topology, list[str]], where: str) -> list[str]:
+    """Every problem of a reader's (topology with GUIDs, problems), one line each."""
+    return check_topology(parsed[0], where, parsed[1])[1]
+
+
+def first_line(text: str, comment: str = "#") -> str | None:
+    """The first line that is neither blank nor a comment, stripped and cut at 4,096 characters:
+    what the sniffers of the discovery formats look at."""
+    for raw in lines_of(text.removeprefix("\ufeff")):
+        line = raw.strip()
+        if line and not line.startswith(comment):
+            return line[:4096]
+    return None
+
+
+def load_text_file(path: str | os.PathLike[str], loads_text) -> Fabric:
+    """``loads_text(text, where, name)`` on the file at ``path``; an unreadable file is one line."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise FabricError(f"{p}: cannot read ({e.strerror})") from None
+    return loads_text(text, str(p), p.name.split(".")[0] or p.name)
 
 
 def keep_descriptions(f: Fabric, topo: Topology) -> None:
@@ -383,19 +465,17 @@ def keep_descriptions(f: Fabric, topo: Topology) -> None:
     for n in topo.nodes:
         d = by_guid.get(n.guid)
         # no description: the node id stands for it (ibsim names such nodes by their id too)
-        if d is not None and n.raw_desc and node_description(f, d) != n.raw_desc:
-            kept[format_guid(n.guid)] = (f.name_of(d), n.raw_desc)
+        raw = escape_name(n.raw_desc)    # control / bidi characters never stored raw (model.names)
+        if d is not None and raw and node_description(f, d) != raw:
+            kept[format_guid(n.guid)] = (f.name_of(d), raw)
     if kept:
         f.settings.set_node_descriptions(kept)
 
 
 def load_path(path: str | os.PathLike[str], dialect: str) -> Fabric:
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8", errors="replace")
-    except OSError as e:
-        raise FabricError(f"{p}: cannot read ({e.strerror})") from None
-    return loads(text, str(p), dialect, name=p.name.split(".")[0] or p.name)
+    text = read_input_text(p, MAX_INPUT_BYTES, "a topology file")
+    return loads(text, str(p), dialect, name=escape_name(p.name.split(".")[0] or p.name))
 
 
 def sniff(text: str) -> str | None:

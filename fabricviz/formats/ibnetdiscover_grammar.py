@@ -55,6 +55,7 @@ class Link:
     rlid: int | None = None          # remote LID (switch: its port-0 LID)
     rate: LinkRate | None = None
     width_opt: int | None = None     # ibsim "w=N"
+    rdesc: str | None = None         # the remote's NodeDescription as the comment quotes it
 
 
 @dataclass(slots=True)
@@ -74,6 +75,7 @@ class Node:
     guid: int = 0
     port_guids: dict[int, int] = field(default_factory=dict)
     bad: bool = False                # header refused (port count): its links are not checked
+    inferred: bool = False           # no block of its own: built from the link lines naming it
 
 
 @dataclass

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from ..model import FabricError
+from ..model.inputs import read_input
 
 # the model's limits the readers check against, re-exported for them (one place: fabricviz.model.limits)
 from ..model.limits import F32_MAX, LOCAL_MAX, LOCAL_MIN, MAX_LENGTH_M, MAX_PORTS, TIER_MAX, TIER_MIN  # noqa: F401
@@ -31,14 +32,7 @@ def read_small_text(path: str | os.PathLike[str], max_bytes: int, what: str) -> 
     """A small UTF-8 text file (an options or partitions file): its size checked before it is
     read; FileFormatError ``path: …`` / ``path:line: not UTF-8 text`` otherwise."""
     where = os.fspath(path)
-    try:
-        size = os.path.getsize(path)
-        if size > max_bytes:
-            raise FileFormatError(f"{where}: {size:,} bytes, over the {max_bytes:,} bytes {what} may have here")
-        with open(path, "rb") as fh:
-            data = fh.read(max_bytes + 1)
-    except OSError as e:
-        raise FileFormatError(f"{where}: cannot read: {e.strerror or e}") from None
+    data = read_input(path, max_bytes, what, FileFormatError)    # regular files only (fabricviz.model.inputs)
     return decode_utf8(data, where, FileFormatError)
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from ..model import CABLE_TYPES, KINDS, PORT_STATES, Catalog, Fabric, FabricError, LinkRate
 from ..model.fabric import KIND_CODE, NIC
 from ..model.guid import format_guid
+from ..model.inputs import MAX_INPUT_BYTES, read_input
 
 # FileFormatError and one_line are also imported from here by other readers and loaders.py
 from .limits import FileFormatError, one_line, parse_json, strip_bom
@@ -188,9 +189,7 @@ def load_fabric(path: str | os.PathLike[str], catalog: Catalog | None = None) ->
     """Read a native design file; FileFormatError ``file: field: why`` on the first problem."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise FileFormatError(f"{path}: cannot read: {e.strerror or e}") from None
+        text = read_input(path, MAX_INPUT_BYTES, "a design file", FileFormatError).decode("utf-8")
     except UnicodeDecodeError as e:
         raise FileFormatError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
     return loads(text, str(path), catalog)

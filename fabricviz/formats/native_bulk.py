@@ -172,6 +172,9 @@ class _ColumnLoader(RecordLoader):
         # names of top devices (stored stripped, as check_name does) and the servers children sit in
         tops = np.flatnonzero(top).tolist()
         top_names = [names[i].strip() for i in tops]
+        joined = "".join(top_names)
+        if not joined.isprintable() or '"' in joined or not all(top_names):
+            raise GiveWay("name")        # the record reader names it (model.names.name_problem)
         at = dict(zip(top_names, tops, strict=True))
         if len(at) != len(tops):
             raise GiveWay("name twice")

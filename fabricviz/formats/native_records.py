@@ -14,6 +14,7 @@ import numpy as np
 from ..model import CABLE_TYPES, KINDS, Catalog, Fabric, FabricError, Part
 from ..model.fabric import CHILD_PREFIX, GPU, KIND_CODE, NIC, SERVER
 from ..model.guid import format_guid, parse_guid
+from ..model.names import escape_name, name_problem
 from .limits import (
     F32_MAX,
     LOCAL_MAX,
@@ -103,6 +104,9 @@ class RecordLoader:
             if k not in known:
                 raise self.fail(k, "unknown field")
         name = self.need(data, "name", "(top)", str) if "name" in data else "untitled"
+        why = name_problem(name)
+        if why is not None:
+            raise self.fail("name", f"'{escape_name(name)}': {why}")
         meta = self.need(data, "meta", "(top)", dict, optional=True) or {}
         parts = self._parts(self.need(data, "parts", "(top)", list, optional=True) or [])
         try:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Fabric
+from ..model.inputs import MAX_INPUT_BYTES, read_input
 from . import _graph
 from .limits import FileFormatError, one_line, parse_json
 from .native import save_text_atomic
@@ -111,7 +112,7 @@ def from_dict(data: Any, where: str) -> Fabric:
 
 def load(path: str | os.PathLike[str]) -> Fabric:
     p = Path(path)
-    return loads(p.read_text(encoding="utf-8"), str(p))
+    return loads(read_input(p, MAX_INPUT_BYTES, "a design file").decode("utf-8"), str(p))
 
 
 def sniff(text: str) -> bool:

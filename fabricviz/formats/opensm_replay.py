@@ -17,6 +17,7 @@ from ..ib.lids import Lids
 from ..ib.routing import Routing, RoutingInfo
 from ..ib.subnet import NO_PATH, discover
 from ..model import Fabric, FabricError
+from ..model.inputs import MAX_INPUT_BYTES, read_input_text
 from .opensm_dump import parse_lfts_dump
 
 ROUTED_BY = "opensm dump"
@@ -116,8 +117,5 @@ def replay_files(topology: str, dump: str, sm: str | None = None) -> Routing:
     from ..loaders import load_any
     fabric = load_any(topology)
     p = Path(dump)
-    try:
-        text = p.read_text(encoding="utf-8", errors="replace")
-    except OSError as e:
-        raise FabricError(f"{dump}: cannot read ({e.strerror})") from None
+    text = read_input_text(p, MAX_INPUT_BYTES, "an LFT dump")
     return replay(fabric, text, str(p), sm)

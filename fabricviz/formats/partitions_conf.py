@@ -40,6 +40,7 @@ from __future__ import annotations
 import os
 
 from ..ib.partitions import DEFAULT_PKEY, KEYWORDS, PKEY_MASK, Member, Partition, PartitionConfig, osm_pkey_order
+from ..model.names import escape_name, name_problem
 from .limits import FileFormatError, read_small_text
 
 MAX_BYTES = 16 << 20
@@ -113,7 +114,7 @@ def loads(text: str, where: str = "<partitions.conf>") -> PartitionConfig:
         raise FileFormatError(f"{where}: {len(lines):,} lines, over the {MAX_LINES:,} a partitions.conf "
                               "may have here")
     out: list[Partition] = []
-    names: dict[int, str] = {DEFAULT_PKEY: "Default"}     # P_Key -> its partition's (first) name
+    names = _Names()
     used = {DEFAULT_PKEY}
     counter = 0
     cur: _Statement | None = None
@@ -155,7 +156,21 @@ def loads(text: str, where: str = "<partitions.conf>") -> PartitionConfig:
     return PartitionConfig(out, where)
 
 
-def _header(head: str, lineno: int, where: str, names: dict[int, str], used: set[int],
+class _Names:
+    """P_Key -> its partition's (first) name, and back (a name lookup per header stays O(1))."""
+
+    def __init__(self) -> None:
+        self.of: dict[int, str] = {DEFAULT_PKEY: "Default"}
+        self.pkeys: dict[str, list[int]] = {"Default": [DEFAULT_PKEY]}
+
+    def setdefault(self, pkey: int, name: str) -> str:
+        if pkey not in self.of:
+            self.of[pkey] = name
+            self.pkeys.setdefault(name, []).append(pkey)
+        return self.of[pkey]
+
+
+def _header(head: str, lineno: int, where: str, names: _Names, used: set[int],
             counter: int) -> tuple[_Statement, int]:
     first, *flag_tokens = head.split(",")
     name_s, ident = _token(first)
@@ -189,7 +204,7 @@ def _header(head: str, lineno: int, where: str, names: dict[int, str], used: set
             flags.append(flag if val is None else f"{flag}={val}")   # OpenSM ignores it
     if not pkey:
         # OpenSM looks the name up in its partition map: the first match in that map's order
-        same = sorted((k for k, n in names.items() if name and n == name), key=osm_pkey_order)
+        same = sorted(names.pkeys.get(name, ()) if name else (), key=osm_pkey_order)
         if same:
             pkey = same[0]
         else:
@@ -203,6 +218,8 @@ def _header(head: str, lineno: int, where: str, names: dict[int, str], used: set
                                       "number this partition")
     if not name:
         name = f"{pkey:04x}"
+    elif (why := name_problem(name)) is not None:       # the one name validator (model.names)
+        raise FileFormatError(f"{where}:{lineno}: partition name '{escape_name(name)}': {why}")
     stored = names.setdefault(pkey, name)      # a repeated P_Key keeps its first name
     used.add(pkey)
     return _Statement(lineno, stored, pkey, ipoib, defmember, indx0, flags), counter

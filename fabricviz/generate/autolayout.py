@@ -10,8 +10,8 @@ are laid out alike:
 * the blocks sit in a grid whose column count makes the whole drawing closest to 16:9;
 * the top tier (spines of a leaf-spine, cores of a 3-level tree, super-spines) is in wrapped rows
   centred above the grid, each switch ordered by the mean x of what it connects to (barycentre);
-* SHARP aggregation nodes sit just above their switch; anything ungrouped gets a grid cell of
-  its own.
+* SHARP aggregation nodes sit inside their switch (at its right end); anything ungrouped gets a
+  grid cell of its own.
 
 Sizes are the canvas's: :func:`fabricviz.generate.geometry.device_rects` is what the canvas items
 are drawn from, so the bounding box here is the one the canvas fits. Pure numpy; a radix-48 fat tree
@@ -45,7 +45,7 @@ CLUSTER_GAP_X, CLUSTER_GAP_Y = 36.0, 90.0   # between the leaves (with servers) 
 POD_GAP_X, POD_GAP_Y = 140.0, 220.0      # between grid cells
 TOP_RISE = 300.0                         # from the grid's top to the top tier's lowest row, at least
 TOP_RISE_MAX = 0.35                      # ... and at most this times the width (a wide, flat design)
-SHARP_ROOM = 28.0                        # room above a switch for its SHARP aggregation node
+SHARP_INSET = 3.0                        # a SHARP aggregation node inside its switch, from its right end
 #: Host-block shapes tried (width : height of a leaf's servers) and pod row counts tried.
 HOST_SHAPES = (1.0, 2.0, 0.5, 4.0)
 MAX_POD_ROWS = 8
@@ -125,7 +125,7 @@ class _Plan:
         self.attached = sharp & (owner >= 0) & (self.leaf | self.upper | self.top)[np.maximum(owner, 0)]
         self.owner = owner
         self.loose = g.top_level & ~(self.leaf | self.upper | self.host | self.top | self.attached)
-        self.room = SHARP_ROOM if self.attached.any() else 0.0
+        self.room = 0.0                  # aggregation nodes sit inside their switches (place)
         # cells of the grid: pods and racks in group order, then one for the loose devices
         pod_groups = np.flatnonzero(np.isin(np.array(g.kinds, dtype=object), ("pod", "rack")))
         cell_of_group = np.full(g.n_groups + 1, -1, np.int64)
@@ -174,14 +174,26 @@ class _Plan:
         hosts = np.flatnonzero(self.host)
         self.host_ids = hosts
         self.host_cl = index[comp[nl + g.block[hosts]]]
-        # rank of each leaf / host inside its cluster (leaves by id, hosts by block then id)
-        s = np.lexsort((leaves, self.leaf_cl))
+        # rank of each leaf / host inside its cluster (leaves in their stored group's order, a
+        # scalable unit's by rail, else by id; hosts by block then id)
+        s = np.lexsort((leaves, _stored_rank(self.f)[leaves], self.leaf_cl))
         self.leaf_ids, self.leaf_cl = leaves[s], self.leaf_cl[s]
         # an imported server's adapters side by side: hosts by block, then server, then id
         system = host_systems(self.f, self.host)
-        s = np.lexsort((hosts, system[hosts], g.block[hosts], self.host_cl))
+        # (the biggest host block of a cluster first; each block starts a row of its own, so the
+        # blocks' rectangles, which the canvas draws at middle zoom, never overlap)
+        bsize = np.concatenate([g.block_size, [0]])[g.block[hosts]]
+        s = np.lexsort((hosts, system[hosts], g.block[hosts], -bsize, self.host_cl))
         self.host_ids, self.host_cl = hosts[s], self.host_cl[s]
         self.host_rank = _ranks(self.host_cl, nc)
+        hb = g.block[self.host_ids]
+        new_run = np.ones(len(hb), bool)
+        new_run[1:] = (self.host_cl[1:] != self.host_cl[:-1]) | (hb[1:] != hb[:-1])
+        self.run_of = np.cumsum(new_run) - 1                 # per host: its block's run in its cluster
+        run_start = np.flatnonzero(new_run)
+        self.rank_in_run = np.arange(len(hb)) - run_start[self.run_of] if len(hb) else np.zeros(0, np.int64)
+        self.run_size = np.diff(np.concatenate([run_start, [len(hb)]])).astype(np.int64)
+        self.run_cl = self.host_cl[run_start]
         size = np.bincount(system[self.host_ids], minlength=len(system))[system[self.host_ids]]
         lo = np.full(nc, np.iinfo(np.int64).max)
         hi = np.zeros(nc, np.int64)
@@ -194,6 +206,10 @@ class _Plan:
         self.cell_w = np.zeros(nc)
         self.cell_h = np.zeros(nc)
         np.maximum.at(self.cell_w, self.host_cl, w[self.host_ids] + HOST_GAP_X)
+        self.run_w = np.zeros(len(self.run_size))             # slot width per block run
+        np.maximum.at(self.run_w, self.run_of, w[self.host_ids] + HOST_GAP_X)
+        self.run_h = np.zeros(len(self.run_size))
+        np.maximum.at(self.run_h, self.run_of, h[self.host_ids] + HOST_GAP_Y)
         np.maximum.at(self.cell_h, self.host_cl, h[self.host_ids] + HOST_GAP_Y)
         self.cl_rank = _ranks(self.cl_pod, self.n_cells)
         self.cl_per_cell = np.bincount(self.cl_pod, minlength=self.n_cells)
@@ -204,19 +220,49 @@ class _Plan:
         at least as wide as the cluster's leaves (columns in servers: an imported server's
         adapters count as one)."""
         k = np.maximum(self.unit, 1)
-        n = -(-self.n_hosts // k)
+        # shaped by the cluster's biggest host block (the first); smaller ones stand beside it
+        first = np.zeros(len(k), np.int64)
+        if len(self.run_size):
+            head = np.ones(len(self.run_size), bool)
+            head[1:] = self.run_cl[1:] != self.run_cl[:-1]
+            first[self.run_cl[head]] = self.run_size[head]
+        n = -(-first // k)
         cw, ch = np.maximum(self.cell_w, 1.0) * k, np.maximum(self.cell_h, 1.0)
         cols = np.rint(np.sqrt(n * ch * shape / cw))
         cols = np.maximum(cols, np.floor((self.leaf_span - SWITCH_GAP + HOST_GAP_X) / cw))
         cols = np.clip(cols, 1, np.maximum(n, 1)).astype(np.int64)
         rows = np.maximum(-(-n // cols), 1)
         cols = np.maximum(-(-n // rows), 1)               # full rows: 4 servers as 2 × 2, not 3 + 1
-        return cols, -(-n // cols)
+        rows = np.maximum(-(-n // cols), 1)
+        return cols, rows
+
+    def run_cols(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The host blocks of a cluster side by side, each ``rows`` high (a server's width of space
+        between two): the hosts' width per cluster, and per block run its columns and its left
+        offset. Cables from the leaves come down into each block from above, never across another."""
+        k = np.maximum(self.unit, 1)[self.run_cl]
+        units = -(-self.run_size // k)                    # servers (an imported server's adapters: one)
+        # a block smaller than the cluster's biggest is about square (its rows at most the cluster's)
+        square = np.maximum(np.rint(np.sqrt(units * self.run_w * k / np.maximum(self.run_h, 1.0))), 1)
+        first_run = np.ones(len(units), bool)
+        first_run[1:] = self.run_cl[1:] != self.run_cl[:-1]
+        rr = np.where(first_run, rows[self.run_cl],
+                      np.minimum(rows[self.run_cl], np.maximum(-(-units // square), 1)))
+        rc = np.maximum(-(-units // rr), 1)
+        step = rc * k * self.run_w + self.cell_w[self.run_cl]
+        first = np.cumsum(step) - step
+        base = np.zeros(len(rows))
+        if len(first):
+            lowest = np.full(len(rows), np.inf)
+            np.minimum.at(lowest, self.run_cl, first)
+            base = np.where(np.isfinite(lowest), lowest, 0.0)
+        total = np.bincount(self.run_cl, weights=step, minlength=len(rows)) - self.cell_w
+        return np.maximum(total - HOST_GAP_X, 0.0), rc.astype(np.int64), first - base[self.run_cl]
 
     def size(self, shape: float, pod_rows: int) -> dict[str, np.ndarray]:
         """Every cluster's and cell's size and offset for a host shape and a pod row count."""
         cols, rows = self.host_grid(shape)                 # servers (adapters: servers) per row
-        hw = np.where(self.n_hosts > 0, cols * self.unit * self.cell_w - HOST_GAP_X, 0.0)
+        hw = np.where(self.n_hosts > 0, self.run_cols(rows)[0], 0.0)
         content = np.maximum(self.leaf_span - SWITCH_GAP, hw)
         depth = SWITCH_H / 2 + np.where(self.n_hosts > 0, LEAF_DROP + rows * self.cell_h - HOST_GAP_Y, 0.0)
         up = SWITCH_H / 2 + self.room
@@ -258,7 +304,7 @@ class _Plan:
         khr = kh.reshape(self.n_cells, nt)
         gaps = (khr > 0).sum(axis=1) - (self.cl_per_cell == 0)
         ch = clh + khr.sum(axis=1) + np.maximum(gaps, 0) * TIER_RISE
-        return dict(cols=cols, hw=hw, content=content, up=np.array(up), x_in=x_in, y_row=y_row, rk=rk,
+        return dict(cols=cols, rows=rows, hw=hw, content=content, up=np.array(up), x_in=x_in, y_row=y_row, rk=rk,
                     row_w=row_w, row_cell=row_cell, per_k=per_k, kh=kh, cw=cw, ch=ch)
 
     def grid(self, cw: np.ndarray, ch: np.ndarray, cols: int
@@ -352,13 +398,14 @@ class _Plan:
         scale = (content[lcl] + SWITCH_GAP) / np.maximum(self.leaf_span[lcl], 1.0)
         X[lid] = left[lcl] - SWITCH_GAP / 2 + (cum - start - wg / 2) * scale - self.cx[lid]
         Y[lid] = leaf_y[lcl] - self.cy[lid]
-        hid, hcl, hr = self.host_ids, self.host_cl, self.host_rank
-        c, k = s["cols"][hcl], np.maximum(self.unit[hcl], 1)
+        hid, hcl, hr = self.host_ids, self.host_cl, self.rank_in_run
+        _hw, rc, x0 = self.run_cols(s["rows"])
+        c, k = rc[self.run_of], np.maximum(self.unit[hcl], 1)
         unit, within = hr // k, hr % k
-        host_left = left[hcl] + (content[hcl] - s["hw"][hcl]) / 2
+        host_left = left[hcl] + (content[hcl] - s["hw"][hcl]) / 2 + x0[self.run_of]
         host_top = leaf_y[hcl] + SWITCH_H / 2 + LEAF_DROP
         col = (unit % c) * k + within
-        X[hid] = host_left + col * self.cell_w[hcl] + self.w[hid] / 2 - self.cx[hid]
+        X[hid] = host_left + col * self.run_w[self.run_of] + self.w[hid] / 2 - self.cx[hid]
         Y[hid] = host_top + (unit // c) * self.cell_h[hcl] + self.h[hid] / 2 - self.cy[hid]
         # upper tiers of each cell, lowest first (barycentre over what is already placed)
         rs = self.rows
@@ -384,8 +431,10 @@ class _Plan:
                           np.array([(gw - width) / 2]), np.array([width]), np.array([per]), X, Y, placed)
         at = np.flatnonzero(self.attached)
         o = self.owner[at]
-        X[at] = X[o] + self.cx[o] - self.cx[at]
-        Y[at] = Y[o] + self.cy[o] - self.h[o] / 2 - 4.0 - self.h[at] / 2 - self.cy[at]
+        # inside its switch's frame, at its right end: part of the switch, under no cable (cables
+        # leave a switch from its top and bottom edges)
+        X[at] = X[o] + self.cx[o] + self.w[o] / 2 - SHARP_INSET - self.w[at] / 2 - self.cx[at]
+        Y[at] = Y[o] + self.cy[o] - self.cy[at]
         return X, Y
 
     def _rows_at(self, rs: _Rows, sel: np.ndarray, key_top: np.ndarray, key_left: np.ndarray,
@@ -424,6 +473,18 @@ class _Plan:
         s = np.bincount(a[m1], weights=xb[m1], minlength=n) + np.bincount(b[m2], weights=xa[m2], minlength=n)
         c = np.bincount(a[m1], minlength=n) + np.bincount(b[m2], minlength=n)
         return np.where(c[ids] > 0, s[ids] / np.maximum(c[ids], 1), np.inf)
+
+
+def _stored_rank(f: Fabric) -> np.ndarray:
+    """Per device id: its place in the switch list of the group stored in ``meta["groups"]``
+    (0 for a switch of no stored group)."""
+    rank = np.zeros(f.devices_t.n, np.int64)
+    for entry in f.settings.groups:
+        for r, name in enumerate(entry.switches):
+            d = f.find(name)
+            if d is not None:
+                rank[d] = r
+    return rank
 
 
 def _ranks(key: np.ndarray, nkeys: int) -> np.ndarray:

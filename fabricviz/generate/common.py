@@ -10,6 +10,7 @@ from ..ib.lids import lid_space_problem  # the one LID-space refusal (generators
 from ..model import Catalog, Fabric, FabricError, LinkRate, Part
 from ..model.events import BULK_ADDED, FABRIC, ChangeEvent
 from ..model.fabric import KIND_CODE, NIC
+from ..model.numbers import ascii_int
 from ..model.tech import ETH, IB
 
 #: Vertical distance between tiers in scene units (the tiered layout: hosts at y=0, spines above).
@@ -33,17 +34,31 @@ class Hosts:
     nic_ports: np.ndarray
 
 
+#: Largest side of a blocking / oversubscription ratio: no switch has more ports (MAX_PORTS["eth"]).
+MAX_RATIO_TERM = 1024
+
+
 def parse_ratio(text: str | None, what: str = "blocking") -> tuple[int, int]:
-    """``"2:1"`` → (2, 1). Refuses zero or malformed ratios."""
+    """``"2:1"`` → (2, 1). Refuses zero, malformed, non-ASCII or over-large (> 1024) ratios."""
     if text is None:
         return (1, 1)
     try:
-        a, b = (int(v) for v in str(text).split(":"))
+        a, b = (ascii_int(v) for v in str(text).split(":"))
     except ValueError:
         raise FabricError(f"{what} {text!r}: use DOWN:UP, e.g. 2:1") from None
     if a <= 0 or b <= 0:
         raise FabricError(f"{what} {text!r}: both sides must be positive")
+    if max(a, b) > MAX_RATIO_TERM:
+        raise FabricError(f"{what} {text!r}: each side must be at most {MAX_RATIO_TERM} (a switch's ports)")
     return a, b
+
+
+def check_ratio_fits(text: str | None, ratio: tuple[int, int], ports: int, what: str = "blocking") -> None:
+    """Refuse a DOWN:UP ratio that ``ports`` switch ports cannot come near: more than (ports-1):1
+    or 1:(ports-1) (it would be built as the extreme silently)."""
+    a, b = ratio
+    if a > (ports - 1) * b or b > (ports - 1) * a:
+        raise FabricError(f"{what} {text!r}: {ports} switch ports split at most {ports - 1}:1 or 1:{ports - 1}")
 
 
 def port_rate(part: Part) -> LinkRate:

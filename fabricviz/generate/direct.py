@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import Catalog, Fabric, FabricError, LinkRate, Part
+from ..model.numbers import is_digits
 from ..model.tech import ETH, IB
 from .autolayout import apply_auto_layout
 from .common import CORE_CABLE_M, HOST_CABLE_M, add_hosts, add_switches, check_lid_space, finish, switch_ports, tech_of
@@ -83,7 +84,7 @@ def parse_dims(text: str | int | tuple[int, ...] | list[int]) -> tuple[int, ...]
             raise FabricError(f"dims {list(text)!r}: whole numbers of switches per dimension")
         return tuple(text)
     parts = [p.strip() for p in re.split(r"[x×*,]", str(text).strip().lower())]
-    if not all(p.isdigit() for p in parts):
+    if not all(is_digits(p) for p in parts):
         raise FabricError(f"dims {text!r}: switches per dimension, e.g. 8, 4x4 or 4x4x4")
     return tuple(int(p) for p in parts)
 

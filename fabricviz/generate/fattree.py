@@ -31,6 +31,7 @@ from .common import (
     add_hosts,
     add_switches,
     check_lid_space,
+    check_ratio_fits,
     finish,
     pad_names,
     parse_ratio,
@@ -78,6 +79,7 @@ def plan_fat_tree(levels: int, radix: int, hosts: int | None = None, blocking: s
     if parallel < 1:
         raise FabricError(f"parallel links {parallel}: must be at least 1")
     d_ratio, u_ratio = parse_ratio(blocking)
+    check_ratio_fits(blocking, (d_ratio, u_ratio), radix)
     down = radix * d_ratio // (d_ratio + u_ratio)
     up = radix - down
     if down < 1 or up < 1:

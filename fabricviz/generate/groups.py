@@ -306,7 +306,7 @@ def find_groups(f: Fabric) -> Grouping:
 def _racks(f: Fabric) -> list[NvlinkDomain]:
     """The design's NVLink rack domains (an NVL72's trays); none when its setting is refused."""
     try:
-        return [d for d in nvlink_domains(f) if d.spec.rack]
+        return [d for d in nvlink_domains(f) if d.spec.rack and d.explicit]
     except FabricError:                       # the inspector and lint say what is wrong
         return []
 

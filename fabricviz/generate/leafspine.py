@@ -3,8 +3,13 @@
 Each leaf has ``hosts_per_leaf`` host ports and ``uplinks`` links spread evenly
 over the spines of its pod (``uplinks / spines`` parallel links per spine), so
 the leaf oversubscription is hosts_per_leaf : uplinks. With ``super_spines``
-the fabric has ``pods`` copies of the leaf-spine block and every spine has one
-link to every super-spine (spine oversubscription = down links : super-spines).
+the fabric has ``pods`` copies of the leaf-spine block and the super-spines come in planes, as
+three-tier Clos fabrics are deployed: with P = min(spines, super-spines) planes (one must divide
+the other), spine i of every pod is cabled to the super-spines of plane i mod P only, each spine
+with ``super_spines`` uplinks spread evenly over its plane (P parallel links to each of its
+super_spines / P super-spines). Every super-spine then needs pods × spines ports (not pods ×
+spines × super-spines / P, as a full mesh of spines and super-spines would), and the spine
+oversubscription is down links : super-spines.
 """
 
 from __future__ import annotations
@@ -50,6 +55,9 @@ def leaf_spine(leaves: int, spines: int, hosts_per_leaf: int, uplinks: int | Non
         raise FabricError(f"super-spines {super_spines}: cannot be negative")
     if pods > 1 and not super_spines:
         raise FabricError(f"pods {pods}: several pods need super-spines to join them")
+    if super_spines and max(spines, super_spines) % min(spines, super_spines):
+        raise FabricError(f"super-spines {super_spines}: spine i of every pod goes to super-spine plane i, so "
+                          f"the super-spines must divide, or be a multiple of, the {spines} spines of a pod")
     if oversubscription is not None:
         d, u = parse_ratio(oversubscription, "oversubscription")
         want = math.ceil(hosts_per_leaf * u / d / spines) * spines
@@ -101,7 +109,11 @@ def leaf_spine(leaves: int, spines: int, hosts_per_leaf: int, uplinks: int | Non
         all_spines.append(sp)
     if super_spines:
         assert top_sw is not None
-        spines_all = np.concatenate(all_spines)
         top = add_switches(f, top_sw, pad_names("superspine", super_spines), 3, mode(top_sw))
-        _join(f, spines_all, top, leaves * parallel, 1, CORE_CABLE_M, group=None)
+        planes = min(spines, super_spines)
+        per_plane = super_spines // planes
+        for p in range(planes):               # spine i of every pod to the super-spines of plane i
+            lower = np.array([sp[i] for sp in all_spines for i in range(p, spines, planes)], np.int64)
+            _join(f, lower, top[p * per_plane:(p + 1) * per_plane], leaves * parallel, planes, CORE_CABLE_M,
+                  group=None)
     return finish(apply_auto_layout(f))

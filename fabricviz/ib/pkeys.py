@@ -78,18 +78,19 @@ def port_table(pending: list[int], capacity: int, existing: tuple[int, ...] | li
     for i, pk in enumerate(existing):
         if _base(pk) and _base(pk) not in keys:       # the first entry of a P_Key wins
             keys[_base(pk)] = i
-    work: deque[tuple[int, int | None]] = deque()    # (P_Key, kept index or None = new)
+    # (P_Key, kept index or None = new); _base inlined below: this runs once per port and partition
+    work: deque[tuple[int, int | None]] = deque()
     for pk in pending:
-        pos = keys.get(_base(pk))
+        pos = keys.get(pk & PKEY_MASK)
         if pos is not None:
             if indx0:
-                if _base(pk) == _base(indx0) and pos != 0:
+                if (pk & PKEY_MASK) == (indx0 & PKEY_MASK) and pos != 0:
                     pos = None
-                elif pos == 0 and _base(pk) != _base(indx0):
+                elif pos == 0 and (pk & PKEY_MASK) != (indx0 & PKEY_MASK):
                     pos = None
-            elif pos == 0 and _base(pk) != DEFAULT_PKEY:
+            elif pos == 0 and (pk & PKEY_MASK) != DEFAULT_PKEY:
                 pos = None
-            elif pos != 0 and _base(pk) == DEFAULT_PKEY:
+            elif pos != 0 and (pk & PKEY_MASK) == DEFAULT_PKEY:
                 pos = None
         if pos is None:
             work.append((pk, None))
@@ -99,17 +100,20 @@ def port_table(pending: list[int], capacity: int, existing: tuple[int, ...] | li
     table: dict[int, int] = {}
     last = 0                                          # last_pkey_idx: highest index used + 1
     dropped: list[int] = []
+    hole_from = 1         # no hole below this index: entries are only ever added, so holes only close
     while work:
         pk, pos = work.popleft()
         if pos is None:
-            if (not indx0 and _base(pk) == DEFAULT_PKEY) or (indx0 and _base(pk) == _base(indx0)):
+            if (not indx0 and (pk & PKEY_MASK) == DEFAULT_PKEY) or (indx0 and (pk & PKEY_MASK) == (indx0 & PKEY_MASK)):
                 idx = 0
             else:
                 idx = last if last else 1
             if idx >= capacity:
                 hole = None
-                if _base(pk) != DEFAULT_PKEY:
-                    hole = next((i for i in range(1, blocks * BLOCK) if not _base(table.get(i, 0))), None)
+                if (pk & PKEY_MASK) != DEFAULT_PKEY:
+                    while hole_from < blocks * BLOCK and table.get(hole_from, 0) & PKEY_MASK:
+                        hole_from += 1              # each index is passed once per port: linear
+                    hole = hole_from if hole_from < blocks * BLOCK else None
                 if hole is None or hole >= capacity:
                     dropped.append(pk)
                     continue

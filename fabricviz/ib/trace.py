@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model import FabricError
+from ..model.numbers import is_digits
 from .routing import Routing
 from .subnet import NO_PATH
 
@@ -46,7 +47,7 @@ class Trace:
 def endpoint_port(routing: Routing, ref: str) -> int:
     """The CA port (model id) for a name: ``dev:port``, a NIC, a GPU (its NIC) or a server (first NIC)."""
     f = routing.subnet.fabric
-    if ":" in ref and ref.rpartition(":")[2].isdigit():
+    if ":" in ref and is_digits(ref.rpartition(":")[2]):
         p = f.port_id(ref)
     else:
         d = f.device(ref)

@@ -10,6 +10,9 @@ lanes, one string per port as the ``lanes`` column of SONiC's ``port_config.ini`
 (``"0,1,2,3,4,5,6,7"``), with ``port_lanes_source`` naming the file it was read from; the SONiC
 export names ports and writes ``PORT|lanes`` from it.
 A NIC's ``ooo_placement`` says whether it places reordered RoCE packets (no go-back-N on reordering).
+An ``nvlink_switch`` is an NVLink switch tray (its ``ports`` are NVLink ports across its switch
+chips, ``nvlink_gbps`` one port's rate per direction): a part to count and price; it is no
+device of the InfiniBand/Ethernet fabric.
 A ``hypothetical`` part is no product (a radix-16 model of a 64-port switch for a textbook tree):
 it has no price of its own, and the BOM leaves it unpriced until the user sets one.
 """
@@ -27,14 +30,14 @@ from typing import Any
 
 from ..resources import asset_path
 from .errors import CatalogError, FabricError
+from .inputs import read_input
 from .limits import check_part_limits
-from .nvlink import nvlink_specs
 from .tech import ETH, IB, LinkRate, tech_name
 from .text import decode_utf8, finite, one_line, parse_json
 
 FORMAT = "fabricviz-catalog"
 VERSION = 1
-PART_KINDS: tuple[str, ...] = ("ib_switch", "eth_switch", "nic", "gpu", "server", "cable")
+PART_KINDS: tuple[str, ...] = ("ib_switch", "eth_switch", "nic", "gpu", "server", "cable", "nvlink_switch")
 #: Cable types in order of preference; active copper (ACC/LACC) is a ``dac`` with power and latency.
 CABLE_TYPES: tuple[str, ...] = ("dac", "aoc", "transceiver")
 #: How a switch forwards: start on the egress once the header is in, or after the whole packet.
@@ -50,9 +53,10 @@ _KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "gpu": ("memory_gb", "pcie_gbps", "pcie", "pcie_latency_ns", "latency_estimate", "nvlink_gbps"),
     "server": ("gpus", "nics", "nic_part", "gpu_part", "rack_units"),
     "cable": ("cable_type", "tech", "max_rate", "reach_m", "lengths_m", "latency_ns", "latency_estimate"),
+    "nvlink_switch": ("ports", "nvlink_gbps", "asic", "rack_units"),
 }
 #: How many leading fields of _KIND_FIELDS each kind requires.
-_REQUIRED = {"ib_switch": 2, "eth_switch": 2, "nic": 1, "gpu": 2, "server": 3, "cable": 4}
+_REQUIRED = {"ib_switch": 2, "eth_switch": 2, "nic": 1, "gpu": 2, "server": 3, "cable": 4, "nvlink_switch": 2}
 _TEXT = {"vendor", "source", "notes", "asic", "pcie", "buffer_source", "port_lanes_source"}
 _INTS = {"ports": 1, "gpus": 0, "nics": 1, "rack_units": 0}          # field -> minimum
 _NUMS = {"power_w", "price_usd", "latency_ns", "memory_gb", "pcie_gbps", "pcie_latency_ns",
@@ -137,9 +141,10 @@ class Part:
         """The JSON object: only non-default fields, in a fixed order; round-trips through from_dict."""
         defaults = {f.name: f.default for f in fields(Part)}
         out: dict[str, Any] = {}
+        required = _KIND_FIELDS[self.kind][:_REQUIRED[self.kind]]     # always written (a 0-GPU server)
         for key in _COMMON + _KIND_FIELDS[self.kind]:
             v = getattr(self, key)
-            if key in ("id", "kind", "name") or (v != defaults[key] and not
+            if key in ("id", "kind", "name") or key in required or (v != defaults[key] and not
                                                  (key == "port_modes" and v == (self.port,))):
                 out[key] = list(v) if isinstance(v, tuple) else v
         return out
@@ -269,6 +274,12 @@ def _check_kind(kind: str, kw: dict[str, Any], where: str) -> None:
                 raise CatalogError(f"{where}.lengths_m: {x:g} m is beyond reach_m {kw['reach_m']:g} m")
 
 
+def _fits_any(modes: tuple[LinkRate, ...], rate: LinkRate | str) -> bool:
+    """One of ``modes`` can carry ``rate``."""
+    r = _rate(rate, "rate")
+    return any(_fits(m, r) for m in modes)
+
+
 def _fits(mode: LinkRate, rate: LinkRate) -> bool:
     """``mode`` can carry ``rate``: same tech, at least its speed and width."""
     return mode.tech == rate.tech and mode.speed_rank >= rate.speed_rank and mode.width >= rate.width
@@ -335,7 +346,7 @@ class Catalog:
     def default(cls) -> Catalog:
         """Bundled parts plus the user's parts file if it exists; cached per file state."""
         path = cls.user_parts_path()
-        st = path.stat() if path.is_file() else None
+        st = path.stat() if path.exists() else None     # a folder, FIFO or device: load_file refuses it
         key = (str(path), st.st_mtime_ns, st.st_size) if st else None
         if key not in _DEFAULTS:
             try:
@@ -351,13 +362,7 @@ class Catalog:
     def load_file(path: str | os.PathLike[str]) -> list[Part]:
         """The parts of one catalog file; errors read ``path: parts[3].ports: message``."""
         p = Path(path)
-        try:
-            with open(p, "rb") as fh:
-                data = fh.read(MAX_PARTS_BYTES + 1)
-        except OSError as e:
-            raise CatalogError(f"{p}: cannot read parts file ({e.strerror})") from None
-        if len(data) > MAX_PARTS_BYTES:
-            raise CatalogError(f"{p}: over the {MAX_PARTS_BYTES:,} bytes a parts file may have")
+        data = read_input(p, MAX_PARTS_BYTES, "a parts file", CatalogError)
         return _parts_from_text(decode_utf8(data, str(p), CatalogError), str(p))
 
     @staticmethod
@@ -455,12 +460,14 @@ class Catalog:
         return self._pick(cands, rate, "1-GPU node")
 
     def dgx(self, rate: LinkRate | str, gpu: str | None = None) -> Part:
-        """The multi-GPU (DGX) server whose NICs run ``rate``, cheapest first; ``gpu`` narrows it. An
-        NVLink rack's compute tray (an NVL72's) is no server of its own: left out."""
-        trays = {s.tray_part for s in nvlink_specs().values()}
+        """The 8-GPU (DGX) server whose NICs run ``rate``, cheapest first; ``gpu`` narrows it.
+
+        NVIDIA's own systems (vendor ``NVIDIA``) come before OEM servers on an HGX board when
+        both run ``rate``; rack-scale systems and their trays (not 8 GPUs) are never picked."""
         cands = [(p, self.get(p.nic_part).modes) for p in self.by_kind("server")
-                 if p.gpus > 1 and p.nic_part is not None and (gpu is None or p.gpu_part == gpu)
-                 and p.id not in trays]
+                 if p.gpus == 8 and p.nic_part is not None and (gpu is None or p.gpu_part == gpu)]
+        own = [c for c in cands if c[0].vendor == "NVIDIA"]
+        cands = own if any(_fits_any(m, rate) for _, m in own) else cands
         return self._pick(cands, rate, "DGX server" + (f" with {gpu}" if gpu else ""))
 
     @staticmethod

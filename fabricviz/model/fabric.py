@@ -40,6 +40,7 @@ from .guid import Guids
 from .kinds import AUTO_PREFIX, CHILD_PREFIX, ETH_SWITCH, GPU, IB_SWITCH, KIND_CODE, KINDS, NIC, SERVER, SWITCH_KINDS  # noqa: F401
 from .limits import LOCAL_MAX, LOCAL_MIN, check_int_range, check_tier
 from .names import DeviceNames, PartIds
+from .numbers import is_digits
 from .removal import Removal, Removed  # noqa: F401  (re-exported)
 from .rows import RowEdits, Rows  # noqa: F401  (re-exported)
 from .settings import DesignSettings
@@ -153,7 +154,7 @@ class Fabric:
                 raise FabricError(f"no port with id {ref}")
             return i
         dev, sep, n = str(ref).rpartition(":")
-        if not sep or not n.isdigit():
+        if not sep or not is_digits(n):
             raise FabricError(f"bad port reference {ref!r} (use DEVICE:PORT, e.g. leaf1:3)")
         return self._port_of(self.device_id(dev), int(n))
 

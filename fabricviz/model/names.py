@@ -16,6 +16,41 @@ from .kinds import AUTO_PREFIX, CHILD_PREFIX, KIND_CODE, KINDS
 from .store import Table
 
 
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a device or a design, or None. Refused: control characters (ESC,
+    NUL, tabs, line breaks), bidi controls and other format characters (U+202E, U+200B …), line
+    and paragraph separators (U+2028/9) and non-ASCII spaces — every character ``str.isprintable``
+    says no to — and the double quote (the text formats quote names with it)."""
+    if not name:
+        return "a name must not be empty"
+    for c in name:
+        if c == '"':
+            return "no double quotes"
+        if not c.isprintable():
+            return f"no control, bidi or separator characters (found U+{ord(c):04X})"
+    return None
+
+
+def check_text_name(name: str, what: str = "name") -> str:
+    """``name`` stripped, or FabricError ``WHAT 'ESCAPED': why`` (one line: the offending characters
+    escaped) — the one validator of every name a person or a file gives (:func:`name_problem`)."""
+    clean = str(name).strip()
+    why = name_problem(clean)
+    if why is not None:
+        raise FabricError(f"{what} '{escape_name(str(name))}': {why}")
+    return clean
+
+
+def escape_name(name: str) -> str:
+    """``name`` with every character :func:`name_problem` refuses written as a Python escape
+    (ESC → ``\\x1b``, U+202E → ``\\u202e``) and a double quote as ``'``: what importers store for
+    a name from a foreign file (an ibnetdiscover NodeDescription may carry odd bytes; refusing
+    the whole fabric for one would be unfriendly). Printable names come back unchanged."""
+    if name.isprintable() and '"' not in name:
+        return name
+    return "".join("'" if c == '"' else c if c.isprintable() else repr(c)[1:-1] for c in name)
+
+
 def derived_local_of(rows: dict[str, np.ndarray], k: int) -> str:
     """The derived local name (``gpu0``) of row ``k`` of raw device ``rows``."""
     return f"{CHILD_PREFIX[KINDS[int(rows['kind'][k])]]}{int(rows['local'][k])}"
@@ -96,8 +131,10 @@ class DeviceNames:
     def check_name(self, name: str, exclude: int | None = None) -> str:
         """Return ``name`` stripped, or raise if it is empty or already used."""
         clean = str(name).strip()
-        if not clean or any(c in clean for c in "\n\r\t\""):
-            raise FabricError(f"bad device name {name!r}: names must be non-empty, one line, no tabs or quotes")
+        why = name_problem(clean)
+        if why is not None:
+            raise FabricError(f"bad device name '{escape_name(str(name))}': names must be non-empty, one line, "
+                              f"no tabs or quotes; {why}")
         other = self.find(clean)
         if other is not None and other != exclude:
             raise FabricError(f"name {clean!r} is already used by another device")

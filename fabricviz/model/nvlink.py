@@ -58,8 +58,7 @@ class NvlinkSpec:
     nvls: bool = False               # the switch chips reduce in the switch (NVLink SHARP)
     servers: tuple[str, ...] = ()    # server parts that are each one such domain (a DGX)
     tray_part: str | None = None     # the compute tray's server part (a rack domain)
-    switch_tray_power_w: float = 0.0
-    switch_tray_price_usd: float = 0.0
+    switch_tray_part: str | None = None   # the NVLink switch tray's catalog part (nvlink_switch)
     source: str = ""
     notes: str = ""
 
@@ -112,8 +111,7 @@ def _spec(d: Any, where: str) -> NvlinkSpec:
     kw["nvls"] = bool(d.get("nvls", False))
     kw["servers"] = tuple(str(s) for s in d.get("servers", ()))
     kw["tray_part"] = d.get("tray_part")
-    for key in ("switch_tray_power_w", "switch_tray_price_usd"):
-        kw[key] = float(d.get(key, 0.0))
+    kw["switch_tray_part"] = d.get("switch_tray_part")
     kw["source"], kw["notes"] = str(d.get("source", "")), str(d.get("notes", ""))
     return NvlinkSpec(**kw)
 
@@ -283,5 +281,42 @@ def rack_meta(name: str, spec: str, servers: list[str]) -> dict[str, Any]:
     return {"name": name, "spec": spec, "servers": list(servers)}
 
 
-__all__ = ["DOMAINS_KEY", "PARTITIONS_KEY", "NvlinkDomain", "NvlinkMap", "NvlinkSpec", "legacy_spec",
-           "nvlink_domains", "nvlink_map", "nvlink_specs", "parse_domains", "rack_meta"]
+#: Where a placed rack's trays go: a grid this many trays wide, at this pitch (scene units).
+RACK_COLUMNS, TRAY_PITCH_X, TRAY_PITCH_Y = 6, 130.0, 90.0
+#: The prefix that names an NVLink rack in the Parts dock and ``Editor.add_part`` (``nvlink:GB200-NVL72``).
+PART_PREFIX = "nvlink:"
+
+
+def next_rack_name(fabric: Any) -> str:
+    """``rackN`` with the first N no domain and no device is named yet."""
+    taken = {n for n, _, _ in parse_domains(fabric.meta.get(DOMAINS_KEY))}
+    k = 1
+    while f"rack{k}" in taken or fabric.find(f"rack{k}-ct01") is not None:
+        k += 1
+    return f"rack{k}"
+
+
+def placed_rack(fabric: Any, spec_id: str, x: float, y: float) -> tuple[str, list[str], Any]:
+    """What placing an NVLink rack of ``spec_id`` at (x, y) adds: its name, its trays' names and a
+    function that adds the trays (a grid centred on (x, y)) to a fabric and returns their ids.
+    Refused (FabricError) when the part has no compute tray part in the design's catalog."""
+    spec = nvlink_specs().get(spec_id)
+    if spec is None or not spec.rack or spec.tray_part is None or spec.tray_part not in fabric.catalog:
+        raise FabricError(f"NVLink rack {spec_id[:40]!r}: not a rack part whose compute tray is in the catalog")
+    name = next_rack_name(fabric)
+    names = [f"{name}-ct{i + 1:02d}" for i in range(spec.compute_trays)]
+    i = np.arange(spec.compute_trays)
+    cols = min(RACK_COLUMNS, spec.compute_trays)
+    rows = -(-spec.compute_trays // cols)
+    xs = x + (i % cols - (cols - 1) / 2) * TRAY_PITCH_X
+    ys = y + (i // cols - (rows - 1) / 2) * TRAY_PITCH_Y
+    tray = spec.tray_part
+
+    def add(f: Any) -> list[int]:
+        return [int(d) for d in f.add_servers(tray, names, xs, ys)]
+    return name, names, add
+
+
+__all__ = ["DOMAINS_KEY", "PARTITIONS_KEY", "PART_PREFIX", "NvlinkDomain", "NvlinkMap", "NvlinkSpec", "legacy_spec",
+           "next_rack_name", "nvlink_domains", "nvlink_map", "nvlink_specs", "parse_domains", "placed_rack",
+           "rack_meta"]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import FabricError
+from .numbers import is_digits
 
 IB = "ib"
 ETH = "eth"
@@ -62,7 +63,7 @@ class LinkRate:
         """Parse ``4xNDR``, ``NDR`` (=4x), ``HDR100``, ``1xSDR``, ``400GbE``, ``800G``."""
         s = str(text).strip()
         low = s.lower()
-        if low.endswith(("gbe", "ge")) or (low.endswith("g") and low[:-1].isdigit()):
+        if low.endswith(("gbe", "ge")) or (low.endswith("g") and is_digits(low[:-1])):
             m = _ETH_RE.match(s)
             if m:
                 gbps = int(m.group(1))

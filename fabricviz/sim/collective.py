@@ -78,7 +78,9 @@ import numpy as np
 
 from ..model import Fabric, FabricError
 from ..model.fabric import KIND_CODE
+from ..model.numbers import is_digits
 from ..model.nvlink import nvlink_map
+from .bounds import MAX_SIZES
 from .collective_hier import HIER, HIER_ALGOS, candidates
 from .collective_plan import ALGOS as ALGOS  # noqa: F401  (re-exported: the plans' names)
 from .collective_plan import OPS, Step, channels, plan, units
@@ -132,11 +134,12 @@ def bus_factor(op: str, n: int) -> float:
     raise ParamError("op", op, f"is not one of {', '.join(OPS)}")
 
 
-_SWEEP = re.compile(r"^([^:]+):([^:]+):x(\d+(?:\.\d+)?)$", re.I)
+_SWEEP = re.compile(r"^([^:]+):([^:]+):x([0-9]+(?:\.[0-9]+)?)$", re.I)
 
 
 def parse_sizes(text: str) -> np.ndarray:
-    """``8B:8GB:x2`` (geometric, ×2 from 8 B up to at most 8 GB), ``1MB,1GB`` or ``64MiB`` → bytes.
+    """``8B:8GB:x2`` (geometric, ×2 from 8 B up to at most 8 GB), ``1MB,1GB`` or ``64MiB`` → bytes;
+    at most :data:`~.bounds.MAX_SIZES` sizes.
 
     Sizes as the simulate workloads write them (:func:`~.workloads.parse_size`)."""
     try:
@@ -148,8 +151,13 @@ def parse_sizes(text: str) -> np.ndarray:
             if hi < lo:
                 raise FabricError(f"{m.group(2)} is below {m.group(1)}")
             n = int(math.floor(math.log(hi / lo, k) + 1e-9)) + 1
+            if n > MAX_SIZES:
+                raise FabricError(f"{n:,} sizes, more than the {MAX_SIZES:,} a sweep may have: use a larger factor")
             return lo * k ** np.arange(n)
-        out = np.array([parse_size(p) for p in text.split(",")])
+        items = text.split(",")
+        if len(items) > MAX_SIZES:
+            raise FabricError(f"{len(items):,} sizes, more than the {MAX_SIZES:,} a sweep may have")
+        out = np.array([parse_size(p) for p in items])
     except FabricError as e:
         raise ParamError("sizes", text, f"{e} (e.g. 8B:8GB:x2 or 1MB,1GB)") from None
     return out
@@ -177,7 +185,7 @@ def select_gpus(fabric: Fabric, spec: str | int | None = "all") -> np.ndarray:
     text = "all" if spec is None else str(spec).strip()
     if text.lower() == "all":
         chosen = every
-    elif text.isdigit():
+    elif is_digits(text):
         k = int(text)
         if not 2 <= k <= len(every):
             raise ParamError("gpus", text, f"needs 2 to {len(every)} GPUs (the design has {len(every)})")

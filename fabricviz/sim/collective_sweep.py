@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import Fabric
+from ..model.numbers import is_digits
 from .collective import OPS, CollectiveResult, collective, select_gpus
 from .collective_hier import ALGO_CHOICES, ALGO_OPS
 from .units import ParamError
@@ -57,7 +58,7 @@ def parse_gpus(text: str) -> tuple[str, ...]:
     """``--gpus`` per case: a list of whole numbers (or ``all``) is a scaling sweep, one case
     each; anything else (``all``, ``N``, ``NAME,NAME,…``: the ranks in order) is one case."""
     parts = [p.strip().lower() for p in str(text).split(",")]
-    if len(parts) < 2 or not all(p.isdigit() or p == "all" for p in parts):
+    if len(parts) < 2 or not all(is_digits(p) or p == "all" for p in parts):
         return (str(text),)
     if len(set(parts)) != len(parts):
         raise ParamError("gpus", text, "names a GPU count twice")

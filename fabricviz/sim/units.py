@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 
 from ..model import FabricError
+from .bounds import MAX_DURATION_S, MIN_DURATION_S
 
-_DUR = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:e-?\d+)?)\s*(s|ms|us|µs|ns)?\s*$", re.I)
+_DUR = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)\s*(s|ms|us|µs|ns)?\s*$", re.I)   # ASCII digits only
 _UNIT = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, None: 1.0}
 #: How a message names each parameter in words.
 LABELS = {"duration": "the duration", "over": "ranks over"}
@@ -37,13 +38,19 @@ class ParamError(FabricError):
 
 
 def parse_duration(text: str) -> float:
-    """``10ms``, ``250us``, ``0.5s`` (no unit: seconds) → seconds."""
+    """``10ms``, ``250us``, ``0.5s`` (no unit: seconds) → seconds, from one fluid tick (1us) to
+    1s (:mod:`.bounds`)."""
     m = _DUR.match(text)
     if not m:
         raise ParamError("duration", text, "use e.g. 10ms, 250us, 0.5s")
     v = float(m.group(1)) * _UNIT[m.group(2).lower() if m.group(2) else None]
     if not v > 0:
         raise ParamError("duration", text, "must be positive")
+    if v < MIN_DURATION_S * (1 - 1e-9):
+        raise ParamError("duration", text, f"is shorter than one fluid tick ({MIN_DURATION_S * 1e6:g}us)")
+    if v > MAX_DURATION_S:
+        raise ParamError("duration", text, f"is longer than the {MAX_DURATION_S:g}s a run may last "
+                         f"({MAX_DURATION_S / MIN_DURATION_S:,.0f} fluid ticks)")
     return v
 
 

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..model import Fabric, FabricError
+from .bounds import MAX_TRIALS
 from .links import SWITCH_CODES
 from .reach import Unreachable
 from .units import ParamError
@@ -42,8 +43,6 @@ SWITCH_TIERS = {"leaf": 1, "spine": 2, "core": 3}
 METRICS = ("permutation", "alltoall", "allreduce")
 ALLREDUCE_REFUSED = "allreduce metric: needs fabricviz collective (not yet)"
 STATS = ("min", "p5", "median", "p95", "max")
-#: Trials per K at most (the trial list is built up front; 10⁶ trials are hours of re-routing).
-MAX_TRIALS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -103,7 +102,12 @@ def parse_metric(text: str) -> str:
     if name not in METRICS:
         raise ParamError("metric", text, "is not one of permutation, alltoall, allreduce:SIZE")
     if name != "allreduce":
-        return name
+        from .workloads import parse_pattern  # the one workload grammar simulate --workload reads
+        try:
+            parse_pattern(text.strip())
+        except ParamError as e:
+            raise ParamError("metric", text, e.problem) from None
+        return f"{name}:{arg.strip()}" if arg.strip() else name
     try:
         from . import collective  # noqa: F401
     except ImportError:

@@ -34,6 +34,7 @@ from numpy.typing import ArrayLike
 from ..ib.sharp import sharp_mask
 from ..model import Fabric, FabricError
 from ..model.fabric import KIND_CODE
+from ..model.numbers import ascii_int
 from .reach import Reach, host_reach
 from .units import ParamError
 
@@ -200,7 +201,7 @@ WORKLOADS = ("ring", "alltoall", "permutation", "shift", "incast")
 #: Size units (case-insensitive): decimal B, KB, MB, GB, TB and binary KiB, MiB, GiB, TiB.
 SIZE_UNITS = {"b": 1.0, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
               "kib": 2.0 ** 10, "mib": 2.0 ** 20, "gib": 2.0 ** 30, "tib": 2.0 ** 40}
-_SIZE = re.compile(r"^\s*((?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)\s*([a-z]*)\s*$", re.I)
+_SIZE = re.compile(r"^\s*((?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?)\s*([a-z]*)\s*$", re.I)   # ASCII digits
 #: How a workload's size is written, for error messages.
 SIZE_HELP = "use e.g. 4096B, 64MB, 1GiB: B/KB/MB/GB/TB decimal, KiB/MiB/GiB/TiB binary"
 
@@ -269,35 +270,55 @@ def split_spec(spec: str, what: str, example: str) -> tuple[str, float]:
     return (fields[0] if fields else ""), size
 
 
-def _pattern(fabric: Fabric, spec: str, seed: int, over: str, reach: Reach | None) -> Flows:
+@dataclass(frozen=True)
+class Pattern:
+    """A workload spec read (:func:`parse_pattern`): the pattern's name (ring, alltoall,
+    permutation, shift, incast), its integer argument (SEED, K or N; None: not given) and the
+    size in bytes (inf: long-lived)."""
+
+    name: str
+    arg: int | None
+    size: float
+
+
+def parse_pattern(spec: str) -> Pattern:
+    """The pattern of a workload spec (:data:`SPEC_HELP`), without a design: what ``simulate
+    --workload`` and ``whatif --metric`` both read; ParamError ``workload`` naming the problem."""
     name, _, arg = spec.partition(":")
     name = name.strip().lower().replace("-", "").replace("_", "")
-    if name in ("ring", "allreduce", "ringallreduce", "alltoall", "a2a") and ":" in arg:
-        raise ParamError("workload", spec, f"{name} takes one SIZE per rank (e.g. {name}:1GB)")
-    size_of = lambda: _size(spec, arg) if arg else 1e9   # noqa: E731
+    if name in ("ring", "allreduce", "ringallreduce", "alltoall", "a2a"):
+        if ":" in arg:
+            raise ParamError("workload", spec, f"{name} takes one SIZE per rank (e.g. {name}:1GB)")
+        return Pattern("alltoall" if name in ("alltoall", "a2a") else "ring", None,
+                       _size(spec, arg) if arg else 1e9)
+    grammar = {"permutation": ("permutation takes [:SEED][:SIZE]", "permutation:4MB, permutation:3:4MB",
+                               "permutation takes an integer SEED (permutation:3:4MB)"),
+               "shift": ("shift takes an integer K (shift:4)", "shift:4:1MB", "shift takes an integer K (shift:4)"),
+               "incast": ("incast takes a sender count (incast:8)", "incast:8:1MB",
+                          "incast takes a sender count (incast:8)")}
+    canon = {"perm": "permutation", "shiftk": "shift"}.get(name, name)
+    if canon not in grammar:
+        raise ParamError("workload", spec, f"unknown pattern (use {', '.join(WORKLOADS)})")
+    what, example, bad = grammar[canon]
+    a, size = split_spec(spec, what, example)
+    try:
+        value = ascii_int(a) if a else None
+    except ValueError:
+        raise ParamError("workload", spec, bad) from None
+    if canon == "permutation" and value is not None and value < 0:
+        raise ParamError("workload", spec, bad.replace("an integer", "a non-negative integer"))
+    return Pattern(canon, value, size)
+
+
+def _pattern(fabric: Fabric, spec: str, seed: int, over: str, reach: Reach | None) -> Flows:
+    pat = parse_pattern(spec)
     ranks = reachable_endpoints(fabric, over, reach)
-    if name in ("ring", "allreduce", "ringallreduce"):
-        return ring_allreduce(ranks, size_of())
-    if name in ("alltoall", "a2a"):
-        return all_to_all(ranks, size_of())
-    if name in ("permutation", "perm"):
-        a, size = split_spec(spec, "permutation takes [:SEED][:SIZE]", "permutation:4MB, permutation:3:4MB")
-        try:
-            return permutation(ranks, seed=int(a) if a else seed, size_bytes=size)
-        except ValueError:
-            raise ParamError("workload", spec, "permutation takes an integer SEED (permutation:3:4MB)") from None
-    if name in ("shift", "shiftk"):
-        a, size = split_spec(spec, "shift takes an integer K (shift:4)", "shift:4:1MB")
-        try:
-            k = int(a) if a else 1
-        except ValueError:
-            raise ParamError("workload", spec, "shift takes an integer K (shift:4)") from None
-        return shift(ranks, k, size)
-    if name == "incast":
-        a, size = split_spec(spec, "incast takes a sender count (incast:8)", "incast:8:1MB")
-        try:
-            n = int(a) if a else None
-        except ValueError:
-            raise ParamError("workload", spec, "incast takes a sender count (incast:8)") from None
-        return incast(ranks, n, size)
-    raise ParamError("workload", spec, f"unknown pattern (use {', '.join(WORKLOADS)})")
+    if pat.name == "ring":
+        return ring_allreduce(ranks, pat.size)
+    if pat.name == "alltoall":
+        return all_to_all(ranks, pat.size)
+    if pat.name == "permutation":
+        return permutation(ranks, seed=seed if pat.arg is None else pat.arg, size_bytes=pat.size)
+    if pat.name == "shift":
+        return shift(ranks, 1 if pat.arg is None else pat.arg, pat.size)
+    return incast(ranks, pat.arg, pat.size)

@@ -89,7 +89,8 @@ ACTIONS: tuple[ActionSpec | Slot, ...] = (
     # File
     ActionSpec("new", "&New", "files.new_design", "file", (K.New,), "an empty design", SP + "FileIcon"),
     ActionSpec("open", "&Open…", "files.open_dialog", "file", (K.Open,),
-               "a fabricviz design, ibnetdiscover, ibsim, GraphML, GML, DOT, NetJSON, containerlab",
+               "a fabricviz design, ibnetdiscover (also -p), iblinkinfo, opensm-subnet.lst, ibdm topology, ibsim, "
+               "GraphML, GML, DOT, NetJSON, containerlab",
                SP + "DialogOpenButton"),
     Slot("recent", "file"),
     ActionSpec("save", "&Save", "files.save", "file", (K.Save,), "save the design (fabricviz JSON)",

@@ -55,7 +55,7 @@ def test_every_kind_of_difference_is_one_line_naming_both_ends_in_a_fixed_order(
     f.rename(f.find("spine01"), "spine-a")                          # renamed
     f.add_device("ib_switch", "QM9700", "rogue")
     f.add_cable("rogue:1", "spine04:6")                             # unexpected
-    f.remove_devices([f.find("node06 mlx5_0")])                     # missing device
+    f.remove_devices([f.find("node06/mlx5_0")])                     # missing device (node06's adapter)
     a, b = f.port("leaf02:5").peer.name, f.port("leaf02:6").peer.name
     f.remove_cables([f.port("leaf02:5").cable.id, f.port("leaf02:6").cable.id])
     f.add_cable("leaf02:5", b)
@@ -97,11 +97,12 @@ def test_a_fabric_with_other_guids_is_matched_by_name_then_through_the_cabling(d
         f.set_guid(d, int(f.devices_t.guid[d]) ^ 0x5A5A0000)
     r = diff_fabrics(design, f)
     assert r.equal and r.matched == {MatchedBy.GUID: 6, MatchedBy.DESCRIPTION: 6, MatchedBy.CABLING: 0}
+    leaf01 = f.find("leaf01")
     for d in f.device_ids("ib_switch").tolist():           # and other names: found from the hosts' cables
         f.rename(d, f"sw-{d}")
     r = diff_fabrics(design, f)
     assert r.matched == {MatchedBy.GUID: 6, MatchedBy.DESCRIPTION: 0, MatchedBy.CABLING: 6}
-    assert lines(r)[0] == "renamed: leaf01 reports 'sw-0', designed 'leaf01' (0xb83fd2035a5a0070)"
+    assert lines(r)[0] == f"renamed: leaf01 reports 'sw-{leaf01}', designed 'leaf01' (0xb83fd2035a5a0070)"
     assert [d.kind for d in r.differences] == [DiffKind.RENAMED] * 6
 
 
@@ -165,9 +166,11 @@ def test_the_real_superpod_dump_against_itself_edited_and_with_other_switch_guid
     found.remove_cables([found.port(f"{leaf2}:1").cable.id, found.port(f"{leaf2}:2").cable.id])
     found.add_cable(f"{leaf2}:1", b)
     found.add_cable(f"{leaf2}:2", a)
-    want = [f"missing cable: {leaf1}:1 – a08-p1-dgx-04-c01 mlx5_5:1",
-            f"swapped: {leaf2}:1 – a06-p1-dgx-02-c01 HCA-6:1 and {leaf2}:2 – a06-p1-dgx-02-c02 HCA-6:1 are "
-            f"crossed (found {leaf2}:1 – a06-p1-dgx-02-c02 HCA-6:1 and {leaf2}:2 – a06-p1-dgx-02-c01 HCA-6:1)"]
+    # the adapters are their hosts' NICs (issue 26): "a08-p1-dgx-04-c01 mlx5_5" is a08-p1-dgx-04-c01's
+    # fourth adapter, its NIC 3; "a06-p1-dgx-02-c01 HCA-6" likewise
+    want = [f"missing cable: {leaf1}:1 – a08-p1-dgx-04-c01/mlx5_3:1",
+            f"swapped: {leaf2}:1 – a06-p1-dgx-02-c01/mlx5_3:1 and {leaf2}:2 – a06-p1-dgx-02-c02/mlx5_3:1 are "
+            f"crossed (found {leaf2}:1 – a06-p1-dgx-02-c02/mlx5_3:1 and {leaf2}:2 – a06-p1-dgx-02-c01/mlx5_3:1)"]
     r = diff_fabrics(design, found)
     assert lines(r) == want and r.matched[MatchedBy.GUID] == 622 and r.cables_ok == 1111
     switches = design.device_ids("ib_switch").tolist()
@@ -182,9 +185,9 @@ def test_the_real_superpod_dump_against_itself_edited_and_with_other_switch_guid
     r = diff_fabrics(design, found)
     assert r.matched == {MatchedBy.GUID: 582, MatchedBy.DESCRIPTION: 0, MatchedBy.CABLING: 40}
     assert [x.kind for x in r.differences].count(DiffKind.RENAMED) == 40
-    assert (i1, i2) == (0, 1)
-    assert r.differences[0].line == f"renamed: sw0 reports '{leaf1}', designed 'sw0' (0x2c5eab0300b87b40)"
+    assert i2 == i1 + 1                                     # the file's first two switches
+    assert r.differences[0].line == f"renamed: sw{i1} reports '{leaf1}', designed 'sw{i1}' (0x2c5eab0300b87b40)"
     assert [x.line for x in r.differences if x.kind is not DiffKind.RENAMED] == [
-        "missing cable: a08-p1-dgx-04-c01 mlx5_5:1 – sw0:1",
-        "swapped: a06-p1-dgx-02-c01 HCA-6:1 – sw1:1 and a06-p1-dgx-02-c02 HCA-6:1 – sw1:2 are crossed "
-        "(found a06-p1-dgx-02-c01 HCA-6:1 – sw1:2 and a06-p1-dgx-02-c02 HCA-6:1 – sw1:1)"]
+        f"missing cable: a08-p1-dgx-04-c01/mlx5_3:1 – sw{i1}:1",
+        f"swapped: a06-p1-dgx-02-c01/mlx5_3:1 – sw{i2}:1 and a06-p1-dgx-02-c02/mlx5_3:1 – sw{i2}:2 are crossed "
+        f"(found a06-p1-dgx-02-c01/mlx5_3:1 – sw{i2}:2 and a06-p1-dgx-02-c02/mlx5_3:1 – sw{i2}:1)"]

@@ -20,8 +20,10 @@ from fabricviz.loaders import load_any
 from fabricviz.sim.workloads import endpoints, make_workload
 
 FILE = Path(__file__).resolve().parents[1] / "data" / "sharp" / "qm9700_sharp.ibnetdiscover"
-HOSTS = [f"dgx{i:02d} mlx5_0" for i in range(1, 9)]
-TIERS = {"hosts": {"nic": 8}, "leaf": {"ib_switch": 2, "sharp aggregation node": 2},
+# each "dgxNN mlx5_0" adapter is its host's one NIC: a server dgxNN holding dgxNN/mlx5_0
+HOSTS = [f"dgx{i:02d}/mlx5_0" for i in range(1, 9)]
+SERVERS = [f"dgx{i:02d}" for i in range(1, 9)]
+TIERS = {"hosts": {"server": 8, "nic": 8}, "leaf": {"ib_switch": 2, "sharp aggregation node": 2},
          "spine": {"ib_switch": 2, "sharp aggregation node": 2}}
 
 
@@ -71,13 +73,13 @@ def test_info_cli_json(capsys):
 def test_lint_hosts_exclude_aggregation_nodes(fab):
     (spof,) = lint(fab).by_rule("spof-host")
     assert spof.message.startswith("8 host(s) have a single fabric port")
-    assert sorted(fab.name_of(d) for d in spof.devices) == HOSTS
+    assert sorted(fab.name_of(d) for d in spof.devices) == SERVERS
 
 
 def test_bom_lists_neither_aggregation_nodes_nor_their_links(fab):
     bom = bill_of_materials(fab)
     assert [(x.category, x.part, x.count) for x in bom.lines] == [
-        ("nic", "CX7-1P", 8), ("switch", "QM9700-65p", 4), ("cable", "NDR-DAC", 16)]
+        ("server", "HOST-1xCX7-1P", 8), ("nic", "CX7-1P", 8), ("switch", "QM9700-65p", 4), ("cable", "NDR-DAC", 16)]
     assert bom.host_ports == 8
 
 

@@ -190,7 +190,7 @@ def test_cli_refuses_an_infiniband_design(tmp_path, capsys):
 def test_catalog_buffer_fields():
     cat = Catalog.default()
     got = {p.id: (p.buffer_bytes, p.buffer_estimated) for p in cat.by_kind("eth_switch")}
-    assert got == {"SN3700": (42 * 2**20, False), "SN4700": (MIB64, False), "SN5400": (160 * 2**20, True),
+    assert got == {"SN2700": (16 * 2**20, True), "SN3700": (42 * 2**20, False), "SN4700": (MIB64, False), "SN5400": (160 * 2**20, True),
                    "SN5600": (160 * 2**20, True)}
     assert all(p.buffer_source for p in cat.by_kind("eth_switch"))
     assert cat.get("QM9700").buffer_bytes == 0

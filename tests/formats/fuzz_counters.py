@@ -11,8 +11,8 @@ SEEDS = {
     "perfquery": ("perfquery_t0.txt", "perfquery_lid1_ports1_3.txt", "perfquery_x_lid3_ports1_3.txt",
                   "perfquery_a_lid1.txt"),
     "ibqueryerrors": ("ibqueryerrors_t0.txt", "ibqueryerrors_r_data.txt", "ibqueryerrors_counters.txt"),
-    "ibdiagnet_pm": ("ibdiagnet2.pm",),
-    "ibdiagnet_csv": ("ibdiagnet2.db_csv",),
+    "ibdiagnet_pm": ("ibdiagnet2.pm", "ibdiagnet2_t1.pm"),
+    "ibdiagnet_csv": ("ibdiagnet2.db_csv", "ibdiagnet2_t1.db_csv"),
 }
 COUNTER_FORMATS = tuple(SEEDS)
 DESIGN = DATA / "samples" / "ibsim_net.2sw2path4hca.net"

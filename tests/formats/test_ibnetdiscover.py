@@ -65,10 +65,13 @@ def test_manpage_sample(samples):
 
 def test_lone_ca_loads_as_one_isolated_device(samples):
     f = load(samples / "one_ca_no_links.ibnetdiscover")
-    assert f.counts()["nic"] == 1 and f.counts()["cables"] == 0 and len(f) == 1
-    d = f.device("dgx-gb200-n01-c1 HCA-1")
+    # "dgx-gb200-n01-c1 HCA-1" names its host: one server holding the one adapter, no cable
+    assert f.counts()["nic"] == 1 and f.counts()["server"] == 1 and f.counts()["cables"] == 0 and len(f) == 2
+    d = f.device("dgx-gb200-n01-c1/mlx5_0")          # a server's NIC, named as generated ones are
+    assert d.parent is not None and d.parent.name == "dgx-gb200-n01-c1"
     assert (d.guid, d.tier, d.part_id, len(d.ports)) == (0xB8E92403009CA838, 0, "IB-CA-1p-SDR", 1)
-    assert f.meta["sm_node"] == "dgx-gb200-n01-c1 HCA-1"
+    assert f.meta["sm_node"] == "dgx-gb200-n01-c1/mlx5_0"
+    assert export_ibnetdiscover(f).count('"dgx-gb200-n01-c1 HCA-1"') == 1     # its description kept
     assert "file_lids" not in f.meta
 
 
@@ -115,7 +118,7 @@ def test_ndr_snippet_switch65_and_aggregation_nodes():
     assert {d.port(1).peer.name for d in ans} == {"MF0;leaf01:MQM9700/U1:65", "MF0;spine01:MQM9700/U1:65"}
     # port GUIDs are kept exactly (here equal to the node GUID), not recomputed
     assert [d.port(1).guid for d in sorted(ans, key=lambda d: d.guid)] == [0x2C5EAB0300B87B50, 0x2C5EAB0300C26210]
-    host = f.device("dgx01 mlx5_5")
+    host = f.device("dgx01/mlx5_0")
     assert (host.part_id, host.port(1).guid, host.tier) == ("CX7-1P", 0xE09D7303007A4BD8, 0)
     # lines ending without a speed: 34 takes the other end's 4xNDR; 35 has none on either end and
     # runs at the ports' native rate
@@ -125,7 +128,8 @@ def test_ndr_snippet_switch65_and_aggregation_nodes():
     # aggregation nodes do not make a switch a leaf: the spine stays at tier 2, its AN beside it
     assert (leaf.tier, spine.tier) == (1, 2)
     an_spine = next(d for d in ans if d.guid == 0x2C5EAB0300C26210)
-    assert an_spine.tier == 2 and (an_spine.x, an_spine.y) == (spine.x, spine.y - 22)   # just above it
+    # inside its switch's frame, at the right end (97.5 wide: 65 ports × 1.5; the AN 18 wide, 3 in)
+    assert an_spine.tier == 2 and (an_spine.x, an_spine.y) == (spine.x + 97.5 / 2 - 3 - 9, spine.y)
     assert f.meta["file_lids"]["0x2c5eab0300c26210:1"] == 179
 
 
@@ -141,7 +145,7 @@ BAD = """\
 switchguid=0x10
 Switch 8 "S-0000000000000010" # "sw1"
 [1] "H-0000000000000020"[1](21) # "h1" lid 2 4xSDR
-[2] "H-0000000000000099"[1] # "ghost" lid 3 4xSDR
+[2] "ghost"[1] # "ghost" lid 3 4xSDR
 [1] "H-0000000000000030"[1] # "h2" lid 4 4xSDR
 [3] something else
 
@@ -157,7 +161,7 @@ def test_every_problem_one_line_with_its_line_number():
     assert check_ibnetdiscover(BAD, "net.txt") == [
         'net.txt:3: "S-0000000000000010"[1] -> "H-0000000000000020"[1] but line 12 says '
         '"H-0000000000000020"[1] -> "S-0000000000000010"[5]',
-        'net.txt:4: link to unknown node "H-0000000000000099"',
+        'net.txt:4: link to unknown node "ghost"',
         'net.txt:5: port 1 of "S-0000000000000010" listed twice (also line 3)',
         'net.txt:6: expected [port] "node"[port], got: [3] something else',
         "net.txt:8: Switch with 0 ports (1-254)",
@@ -218,7 +222,8 @@ def test_export_only_ib_nodes():
     assert text.count("\nSwitch\t") == 8 and text.count("\nCa\t") == 64
     assert "gpu" not in text
     g = loads(text, "ls.txt")
-    assert g.counts() == {"server": 0, "gpu": 0, "nic": 64, "ib_switch": 8, "eth_switch": 0, "cables": 80}
+    # the 8-NIC servers come back as 8 servers (their GPUs are no IB nodes: not in the file)
+    assert g.counts() == {"server": 8, "gpu": 0, "nic": 64, "ib_switch": 8, "eth_switch": 0, "cables": 80}
     roce = export_ibnetdiscover(leaf_spine(2, 2, 4))
     assert "Switch" not in roce and "Ca\t" not in roce
 
@@ -262,9 +267,11 @@ def test_load_any_tells_formats_apart(samples, tmp_path):
 
 def test_imported_fat_tree_gets_tiers_and_rows():
     f = loads(export_ibnetdiscover(k_ary_fat_tree(4)), "k4.txt")
+    assert f.counts()["server"] == 16 and f.counts()["nic"] == 16   # each host's adapter in its server
     tiers = {}
     for d in f.devices():
-        tiers.setdefault(d.tier, []).append(d)
+        if d.parent is None:
+            tiers.setdefault(d.tier, []).append(d)
     assert {k: len(v) for k, v in tiers.items()} == {0: 16, 1: 8, 2: 8, 3: 4}
     # the auto layout: 4 pods side by side, one row per tier, each tier above the one below
     for k in range(4):
@@ -275,8 +282,8 @@ def test_imported_fat_tree_gets_tiers_and_rows():
         assert len(set(xs)) == len(xs)
     # hosts sit under their leaf: the two hosts of leaf01 are neighbours in the row
     hosts = sorted(tiers[0], key=lambda d: d.x)
-    first_leaf = hosts[0].port(1).peer.device
-    assert hosts[1].port(1).peer.device == first_leaf
+    first_leaf = hosts[0].nics[0].port(1).peer.device
+    assert hosts[1].nics[0].port(1).peer.device == first_leaf
 
 
 # ---------------------------------------------------------------------------- real OpenSM

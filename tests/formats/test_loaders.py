@@ -92,8 +92,8 @@ WHY = {
     "bad.ibnetdiscover": ":32: Ca with 100000000 ports (1-254)",
     "bad.net": ':34: bad remote port 300 of "Switch1" (1-254)',
     "bad.json": ": devices[0].name: missing",
-    "bad.txt": ": not a fabricviz design, ibnetdiscover output or ibsim net file (nor GraphML, GML, DOT, "
-               "NetJSON or containerlab)",
+    "bad.txt": ": not a fabricviz design, ibnetdiscover output or ibsim net file (nor ibnetdiscover -p, "
+               "iblinkinfo, opensm-subnet.lst, ibdm topology, GraphML, GML, DOT, NetJSON or containerlab)",
 }
 
 

@@ -64,7 +64,8 @@ def _dbs(name: str) -> dict[str, dict]:
 def test_sn_parts_carry_their_port_config_lanes():
     cat = Catalog.default()
     got = {p.id: (len(p.port_lanes), p.port_lanes[0], p.port_lanes[-1]) for p in cat.by_kind("eth_switch")}
-    assert got == {"SN3700": (32, "0,1,2,3", "124,125,126,127"),
+    assert got == {"SN2700": (32, "0,1,2,3", "124,125,126,127"),
+                   "SN3700": (32, "0,1,2,3", "124,125,126,127"),
                    "SN4700": (32, "0,1,2,3,4,5,6,7", "248,249,250,251,252,253,254,255"),
                    "SN5400": (64, "0,1,2,3,4,5,6,7", "504,505,506,507,508,509,510,511"),
                    "SN5600": (64, "0,1,2,3,4,5,6,7", "504,505,506,507,508,509,510,511")}

@@ -191,9 +191,9 @@ def test_rail_units_are_pods_with_their_nodes_under_the_eight_rails(designs):
     assert 4 <= len(rows) <= 8 and len(set(rows[:-1].tolist())) == 1 and rows[-1] <= rows[0]
     # imported: the eight adapters of a DGX are one server, side by side in its unit
     g = designs("imported-rail-4su")
-    nics = [g.find(f"su3-dgx07 mlx5_{i}") for i in range(8)]
+    nics = [g.find(f"su3-dgx07/mlx5_{i}") for i in range(8)]
     gt = g.devices_t
-    assert len(set(gt.y[nics].tolist())) == 1 and np.allclose(np.diff(gt.x[nics]), 26.0)
+    assert len(set(gt.y[nics].tolist())) == 1 and np.allclose(np.diff(gt.x[nics]), 24.0)
     assert find_groups(g).names[:4] == ("su1", "su2", "su3", "su4")
 
 

@@ -115,7 +115,7 @@ def test_catalog_forwarding_field():
     with pytest.raises(CatalogError, match=r"t\.forwarding: unknown field for a nic part"):
         Part.from_dict({"id": "N", "kind": "nic", "name": "n", "port": "4xNDR", "forwarding": "cut-through"}, "t")
     switches = Catalog.default().by_kind("ib_switch") + Catalog.default().by_kind("eth_switch")
-    assert len(switches) == 8 and {p.forwarding for p in switches} == {"cut-through"}
+    assert len(switches) == 10 and {p.forwarding for p in switches} == {"cut-through"}
     # a store-and-forward part serializes the whole packet on every hop
     f = fat_tree(levels=2, radix=8, hosts=16, switch="SAF64", catalog=Catalog.default().with_parts([part]))
     L, p = _cross_leaf(f)

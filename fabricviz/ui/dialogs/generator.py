@@ -1,4 +1,5 @@
-"""Generator dialog: fat tree, leaf-spine, rail-optimized units, torus / ring, dragonfly, with live counts.
+"""Generator dialog: fat tree, leaf-spine, rail-optimized units, torus / ring, dragonfly, DGX SuperPOD,
+with live counts.
 
 The fat tree preview is :func:`fabricviz.generate.plan_fat_tree` (and the LID
 check), so the dialog refuses exactly what the generator refuses, inline, before
@@ -30,6 +31,7 @@ from fabricviz.generate.direct import (
     torus_part,
 )
 from fabricviz.generate.rail import NODES_PER_SU, RAILS
+from fabricviz.generate.superpod import SYSTEMS, plan_superpod, superpod
 from fabricviz.model import Catalog, Fabric, FabricError, Part
 from fabricviz.model.catalog import CatalogError
 from fabricviz.model.tech import IB
@@ -141,6 +143,7 @@ class GeneratorDialog(QtWidgets.QDialog):
             form.addRow(label, w)
         self.tabs.addTab(rl, "Rail-optimized")
         self._direct_tabs()
+        self._superpod_tab()
 
         self.preview = QtWidgets.QLabel(self)
         self.preview.setObjectName("generator_preview")
@@ -226,6 +229,36 @@ class GeneratorDialog(QtWidgets.QDialog):
                          ("Speed", self.df_speed)):
             form.addRow(label, w)
         self.tabs.addTab(df, "Dragonfly")
+
+    #: Index of the SuperPOD tab (after the dragonfly's).
+    SUPERPOD_TAB = 5
+
+    def _superpod_tab(self) -> None:
+        """NVIDIA DGX SuperPOD reference designs (:mod:`fabricviz.generate.superpod`)."""
+        sp = QtWidgets.QWidget()
+        form = QtWidgets.QFormLayout(sp)
+        self.sp_system = _combo(list(SYSTEMS), "sp_system")
+        self.sp_units = _spin(1, 128, 1, "sp_units")
+        self.sp_fabric = _combo(["ib", "roce"], "sp_fabric")
+        for label, w in (("System", self.sp_system), ("Scalable units", self.sp_units), ("Fabric", self.sp_fabric)):
+            form.addRow(label, w)
+        self.tabs.addTab(sp, "SuperPOD")
+
+    def _superpod(self, build: bool = False) -> Fabric | str:
+        """Preview (the generator's own plan) or, with ``build``, the SuperPOD design."""
+        system, fabric = self.sp_system.currentText(), self.sp_fabric.currentText()
+        spec = SYSTEMS[system]
+        if build:
+            return superpod(system, self.sp_units.value(), fabric=fabric, catalog=self.catalog)
+        if fabric not in spec.switch:
+            raise FabricError(f"Fabric {fabric}: the {spec.title} RA is built on {' or '.join(spec.switch)} only")
+        sw = self.catalog.get(spec.switch[fabric])
+        p = plan_superpod(system, self.sp_units.value(), sw.ports)
+        c = p.cables
+        return (f"{p.nodes:,} DGX · {p.gpus:,} GPUs · {p.leaves:,} leaves · {p.spines:,} spines"
+                + (f" · {p.cores:,} cores" if p.cores else "") + f" ({part_label(sw)})"
+                + f" · cables node–leaf {c['node-leaf']:,}, leaf–spine {c['leaf-spine']:,}"
+                + (f", spine–core {c['spine-core']:,}" if p.cores else ""))
 
     def _direct(self, tab: int, build: bool = False) -> Fabric | str:
         """Preview text (or, with ``build``, the fabric) of the torus (3) or dragonfly (4) tab, through
@@ -332,6 +365,8 @@ class GeneratorDialog(QtWidgets.QDialog):
             return (f"{hosts:,} hosts · {leaves * pods:,} leaves · {spines * pods:,} spines"
                     + (f" · {sup} super-spines" if sup else "")
                     + f" · {switches:,} switches · {cables:,} cables · leaf oversubscription {g:g}:1")
+        if tab == self.SUPERPOD_TAB:
+            return str(self._superpod())
         if tab >= 3:
             return str(self._direct(tab))
         units, nodes = self.rail_units.value(), self.rail_nodes.value()
@@ -378,7 +413,7 @@ class GeneratorDialog(QtWidgets.QDialog):
                               pods=self.ls_pods.value(), switch=self.ls_switch.currentData(),
                               catalog=self.catalog)
         if tab >= 3:
-            f = self._direct(tab, build=True)
+            f = self._superpod(build=True) if tab == self.SUPERPOD_TAB else self._direct(tab, build=True)
             assert isinstance(f, Fabric)
             return f
         return rail_optimized(self.rail_units.value(), fabric=self.rail_fabric.currentText(),

@@ -71,7 +71,7 @@ class TrafficForm(QtWidgets.QWidget):
         row = QtWidgets.QHBoxLayout()
         self.duration_edit = QtWidgets.QLineEdit("2ms", self)
         self.duration_edit.setObjectName("traffic_duration")
-        self.duration_edit.setToolTip("fluid run length: 10ms, 250us, 0.5s")
+        self.duration_edit.setToolTip("fluid run length: 10ms, 250us, 0.5s (1us to 1s)")
         self.seed_box = QtWidgets.QSpinBox(self)
         self.seed_box.setObjectName("traffic_seed")
         self.seed_box.setRange(0, 2**31 - 1)

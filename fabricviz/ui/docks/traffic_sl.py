@@ -15,6 +15,7 @@ import numpy as np
 from PySide6 import QtWidgets
 
 from fabricviz.model import Fabric, FabricError
+from fabricviz.model.numbers import is_digits
 from fabricviz.sim.reach import fabric_tech
 
 FROM_SM = "SL from the SM"
@@ -56,7 +57,7 @@ class SlPicker(QtWidgets.QComboBox):
             return None
         text = str(value).strip()
         text = text[2:].strip() if text.upper().startswith("SL") else text
-        if not text.isdigit() or not 0 <= int(text) < 16:
+        if not is_digits(text) or not 0 <= int(text) < 16:
             raise FabricError(f"traffic SL {value!r}: an SL is 0..15 (or \"sm\": the SM's)")
         return int(text)
 

@@ -34,6 +34,7 @@ import shiboken6
 from PySide6 import QtCore, QtWidgets
 
 from fabricviz.model import FabricError
+from fabricviz.sim.bounds import MAX_TRIALS
 from fabricviz.sim.whatif import (
     TIERS,
     Shared,
@@ -138,7 +139,7 @@ class WhatifDock(QtWidgets.QDockWidget):
         row = QtWidgets.QHBoxLayout()
         self.trials_box = QtWidgets.QSpinBox(body)
         self.trials_box.setObjectName("whatif_trials")
-        self.trials_box.setRange(1, 100_000)
+        self.trials_box.setRange(1, MAX_TRIALS)     # the engine's bound (fabricviz.sim.bounds)
         self.trials_box.setValue(20)
         self.trials_box.setToolTip("random failure sets per K")
         self.seed_box = QtWidgets.QSpinBox(body)

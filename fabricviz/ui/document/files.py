@@ -23,7 +23,8 @@ from fabricviz.ui.document.autosave import Autosave, Recovery
 from fabricviz.ui.document.document import Document
 from fabricviz.ui.jobs import Cancelled
 
-FILE_FILTER = ("fabricviz designs (*.json);;ibnetdiscover (*.ibnd *.txt *.out);;All files (*)")
+FILE_FILTER = ("fabricviz designs (*.json);;ibnetdiscover (*.ibnd *.ibnetdiscover *.txt *.out);;"
+               "InfiniBand discovery (*.lst *.topo *.out *.txt *.log);;All files (*)")
 MAX_RECENT = 8
 
 log = logging.getLogger(__name__)

@@ -1,4 +1,5 @@
-"""Write ibdiagnet2.pm and ibdiagnet2.db_csv beside this script from perfquery_t0.txt (the same
+"""Write ibdiagnet2.pm and ibdiagnet2.db_csv beside this script from perfquery_t0.txt, and
+ibdiagnet2_t1.* from perfquery_t1.txt (the same
 ports and counters), in the layouts the public readers of real ibdiagnet files parse (see the
 README): no real ibdiagnet output is published that we could vendor. Run from the repository root:
 ``python tests/data/counters/make_ibdiagnet.py``.
@@ -29,8 +30,9 @@ EXT = [Counter.XMIT_DATA, Counter.RCV_DATA, Counter.XMIT_PKTS, Counter.RCV_PKTS]
 CSV_COLS = [c for _k, c in PM_KEYS]
 
 
-def main() -> None:
-    records = load_counters(HERE / "perfquery_t0.txt", "perfquery").records
+def write(source: str, suffix: str) -> None:
+    """ibdiagnet2{suffix}.pm and .db_csv from the perfquery sweep ``source``."""
+    records = load_counters(HERE / source, "perfquery").records
     pm, rows = [], []
     for r in records:
         name, node, port1 = NODES[r.lid or 0]
@@ -43,12 +45,17 @@ def main() -> None:
         rows.append(",".join([f"0x{node:016x}", f"0x{pguid:016x}", str(r.port)]
                              + [str(r.values.get(c, 0)) for c in CSV_COLS]
                              + [str(r.values.get(c, 0)) for c in EXT] + ["N/A"]))
-    (HERE / "ibdiagnet2.pm").write_text("\n".join(pm) + "\n")
+    (HERE / f"ibdiagnet2{suffix}.pm").write_text("\n".join(pm) + "\n")
     head = ",".join(["NodeGUID", "PortGUID", "PortNumber"] + [c.value for c in CSV_COLS]
                     + [c.value + "Extended" for c in EXT] + ["PortXmitWaitExt"])
-    (HERE / "ibdiagnet2.db_csv").write_text("\n".join([
+    (HERE / f"ibdiagnet2{suffix}.db_csv").write_text("\n".join([
         "START_NODES", "NodeDesc,NumPorts,NodeType,NodeGUID", '"Switch1",8,2,0x0000000000200000', "END_NODES", "",
         "START_PM_INFO", head, *rows, "END_PM_INFO", ""]) + "\n")
+
+
+def main() -> None:
+    write("perfquery_t0.txt", "")        # the first snapshot
+    write("perfquery_t1.txt", "_t1")     # the second (a second seed for the fuzzer, a later sweep)
 
 
 if __name__ == "__main__":

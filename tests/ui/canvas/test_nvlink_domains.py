@@ -87,3 +87,32 @@ def test_the_block_follows_an_edit_and_undo(qtbot):
 def test_zoomed_out_each_rack_is_its_own_host_block():
     g = find_groups(nvl72_racks(3))
     assert g.block_names == ("rack1", "rack2", "rack3") and g.block_size.tolist() == [18, 18, 18]
+
+
+def test_placing_an_nvl72_from_the_parts_dock_is_one_undo_step(qtbot):
+    """The Parts dock lists NVLink racks; dropping one adds its 18 trays and its domain setting as one
+    command: the canvas draws the block, undo gives the design back to the byte, redo the rack again."""
+    from fabricviz.formats.native import dumps
+    from fabricviz.generate import leaf_spine
+    from fabricviz.ui.docks.palette import PART_ROLE, Palette
+
+    f = leaf_spine(leaves=2, spines=1, hosts_per_leaf=2, fabric="ib")
+    view, scene = _canvas(qtbot, f)
+    palette = Palette(f.catalog)
+    qtbot.addWidget(palette)
+    item = palette.part_item("nvlink:GB200-NVL72")
+    assert item is not None and item.parent().text(0) == "NVLink racks (2)" and item.data(0, PART_ROLE)
+    before = dumps(f)
+    first = view.editor.add_part("nvlink:GB200-NVL72", 0.0, 600.0)
+    QtWidgets.QApplication.processEvents()
+    assert f.name_of(first) == "rack1-ct01" and f.counts()["server"] == 4 + 18
+    assert f.meta["nvlink_domains"][-1]["name"] == "rack1" and len(f.meta["nvlink_domains"][-1]["servers"]) == 18
+    assert [b.name for b in _ours(scene)] == ["rack1"]
+    after = dumps(f)
+    view.editor.stack.undo()
+    QtWidgets.QApplication.processEvents()
+    assert dumps(f) == before and "nvlink_domains" not in f.meta and _ours(scene) == []
+    view.editor.stack.redo()
+    assert dumps(f) == after
+    # a baseboard is no rack to place: refused, nothing changes
+    assert view.editor.add_part("nvlink:HGX-H100-8", 0.0, 0.0) is None and dumps(f) == after

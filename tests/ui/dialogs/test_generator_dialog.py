@@ -33,14 +33,14 @@ def pick(qtbot, combo: QtWidgets.QComboBox, text: str) -> None:
 
 
 def test_lists_the_parts_of_the_fabric_technology(qtbot, dialog):
-    # InfiniBand: the four bundled Quantum/Switch-IB parts, fewest ports first, with the data rate
+    # InfiniBand: the bundled Quantum/Switch-IB parts, fewest ports first, with the data rate
     assert items(dialog.ft_switch) == ["SB7800 — 36 × 100G", "QM8700 — 40 × 200G", "QM9700 — 64 × 400G",
-                                       "Q3400 — 144 × 800G", CUSTOM_RADIX]
+                                       "Q3400 — 144 × 800G", "Q3450 — 144 × 800G", CUSTOM_RADIX]
     assert dialog.ft_switch.currentText() == "QM9700 — 64 × 400G"
     assert dialog.ft_radix.value() == 64 and dialog.part_note.text() == "Switches: QM9700"
     # RoCE: the Ethernet switches; the 64-port SN5400 keeps the radix of the QM9700 chosen before
     pick(qtbot, dialog.ft_fabric, "roce")
-    assert items(dialog.ft_switch) == ["SN3700 — 32 × 200G", "SN4700 — 32 × 400G", "SN5400 — 64 × 400G",
+    assert items(dialog.ft_switch) == ["SN2700 — 32 × 100G", "SN3700 — 32 × 200G", "SN4700 — 32 × 400G", "SN5400 — 64 × 400G",
                                        "SN5600 — 64 × 800G", CUSTOM_RADIX]
     assert dialog.ft_switch.currentText() == "SN5400 — 64 × 400G" and dialog.ft_radix.value() == 64
 

@@ -8,7 +8,7 @@ from PySide6 import QtCore
 from fabricviz.generate.common import pick_switch, use_part
 from fabricviz.model import Catalog, Fabric
 from fabricviz.ui.canvas.view import PART_MIME
-from fabricviz.ui.docks.palette import Palette
+from fabricviz.ui.docks.palette import GROUPS, Palette
 
 
 @pytest.fixture
@@ -33,19 +33,19 @@ def groups(palette):
 
 def test_filter_by_id_description_and_kind_as_you_type(qtbot, palette):
     everything = palette.visible_parts()
-    assert len(everything) == len(Catalog.default())
+    assert len(everything) == len([p for p in Catalog.default() if p.kind in GROUPS])   # no NVLink trays
     type_filter(qtbot, palette, "qm97")                       # part id, any case
     assert palette.visible_parts() == ["QM9700"]
-    assert groups(palette) == ["InfiniBand switches (1 of 4)"]
+    assert groups(palette) == ["InfiniBand switches (1 of 5)"]
     type_filter(qtbot, palette, "ConnectX-7")                 # description (the part's name)
     assert palette.visible_parts() == ["NODE-1G-NDR", "CX7-1P", "CX7-2P"]
     type_filter(qtbot, palette, "ethernet SWITCH")            # kind: every word must match
-    assert palette.visible_parts() == ["SN3700", "SN4700", "SN5400", "SN5600"]
+    assert palette.visible_parts() == ["SN2700", "SN3700", "SN4700", "SN5400", "SN5600"]
     type_filter(qtbot, palette, "no such part")
     assert palette.visible_parts() == [] and groups(palette) == []
     palette.filter.clear()
     assert palette.visible_parts() == everything
-    assert "InfiniBand switches (4)" in groups(palette)
+    assert "InfiniBand switches (5)" in groups(palette)
 
 
 def test_filter_survives_a_new_catalog_and_marks_hypothetical_parts(qtbot, palette):

@@ -268,16 +268,20 @@ def _hosts_text(g: Grouping, blk: int) -> str:
 
 
 def typical_sizes(f: Fabric) -> tuple[float, float, int]:
-    """(median switch width, median server frame width, top-level devices) of a design, as drawn."""
+    """(median switch width, median server frame size, top-level devices) of a design, as drawn.
+
+    A server frame's size is its smaller side: a discovered host's adapters in one row make a wide,
+    flat frame that is no easier to read than a narrow one."""
     t = f.devices_t
     ids = f.device_ids()
     tops = ids[t.parent[ids] < 0]
     r = device_rects(f, tops) if len(tops) else np.zeros((4, 0))
     w = r[2] - r[0]
+    side = np.minimum(w, r[3] - r[1])
     kind = t.kind[tops]
     sw, srv = (kind == K_IBSW) | (kind == K_ETHSW), kind == K_SERVER
     return (float(np.median(w[sw])) if sw.any() else 48.0,
-            float(np.median(w[srv])) if srv.any() else 26.0, len(tops))
+            float(np.median(side[srv])) if srv.any() else 26.0, len(tops))
 
 
 def assign_nodes(f: Fabric, g: Grouping, far: bool, expanded: set[int]) -> tuple[np.ndarray, np.ndarray]:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from fabricviz.ib.sharp import sharp_mask
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.items.batch import device_rects
 from fabricviz.ui.canvas.items.devices import DEVICE_ROLE, K_ETHSW, K_IBSW, K_SERVER, ROLE_KIND, DeviceItem
@@ -313,7 +314,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         f = self.fscene.fabric
         assert f is not None
         t = f.devices_t
-        ids = np.flatnonzero(t.alive)
+        ids = np.flatnonzero(t.alive & ~sharp_mask(f))     # a SHARP aggregation node is part of its switch
         if self._mask is not None:
             m = self._mask
             inside = ids < len(m)

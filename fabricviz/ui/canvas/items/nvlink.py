@@ -13,7 +13,8 @@ its compute trays (the servers, which stay where the model has them):
 
 A double-click on the block or the frame opens or closes it (the Pick gesture; view state, like opening a group:
 not an edit of the design, nothing to undo). Zoomed out (far, middle) the semantic layer draws the
-rack as its own host block; this layer hides. DGX baseboards are drawn by their servers.
+rack as its own host block; this layer hides. DGX baseboards, and a rack that is one server
+part (the catalog's whole-rack part), are drawn by their servers.
 Which domains are open is kept by name while the design changes; another design closes them all.
 """
 
@@ -136,7 +137,8 @@ class NvlinkLayer:
         if self._regroup:
             self._regroup = False
             try:
-                self.domains = tuple(d for d in nvlink_domains(f) if d.spec.rack) if f is not None else ()
+                found = nvlink_domains(f) if f is not None else ()
+                self.domains = tuple(d for d in found if d.spec.rack and d.explicit)
                 self.problem = None
             except FabricError as e:             # the inspector/lint say what is wrong; draw nothing
                 self.domains, self.problem = (), str(e)

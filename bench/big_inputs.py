@@ -1,0 +1,81 @@
+"""Big legal inputs (issue 28): a 32,767-partition partitions.conf (read + the P_Key tables OpenSM
+programs on the bundled demo, as ``fabricviz partitions DEMO --conf``), a 1,000,000-row flow CSV
+(``simulate --flows``) and a 1,100,000-line htsim connection matrix. The suite counts their work
+(tests/ib/test_pkeys_linear.py, tests/sim/test_flows_csv_big.py, tests/formats/test_htsim_matrix_big.py);
+the timings are here.
+
+Run: .venv/bin/python bench/big_inputs.py [--repeat 3] [--only partitions,flows,htsim]
+     PYTHONPATH=/path/to/another/checkout python bench/big_inputs.py   (the same cases on other code)
+Prints, per case, the median wall time of the read and of its peer measured in the same run
+(``json.loads`` of the same values as a JSON list: the floor any parsed text pays), and their ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+
+from timing import median_ms  # noqa: E402  (bench/timing.py)
+
+from fabricviz.formats.htsim import parse_connection_matrix
+from fabricviz.formats.native import load_fabric
+from fabricviz.formats.partitions_conf import loads as conf_loads
+from fabricviz.ib.pkeys import design_tables
+from fabricviz.ib.subnet import discover
+from fabricviz.resources import asset_path
+from fabricviz.sim.flows_csv import load_flows
+
+PARTITIONS, FLOW_ROWS, MATRIX_LINES = 32_767, 1_000_000, 1_100_000
+
+
+def partitions_case(demo):
+    text = "".join(f"p{i}=0x{i:04x} : ALL=full ;\n" for i in range(1, PARTITIONS))   # + Default: 32,767
+    subnet = discover(demo)
+    peer = json.dumps([[f"p{i}", i, "ALL", "full"] for i in range(1, PARTITIONS)])
+    return (f"partitions.conf, {PARTITIONS - 1:,} statements ({len(text) / 1e3:,.0f} KB) + P_Key tables",
+            lambda: design_tables(subnet, conf_loads(text, "big.conf")), lambda: json.loads(peer))
+
+
+def flows_case(demo, folder):
+    names = [demo.name_of(int(d)) for d in demo.device_ids("gpu")]
+    path = os.path.join(folder, "flows.csv")
+    rows = [(names[i % len(names)], names[(i + 3) % len(names)], 1000 + i, i * 0.5, i % 8) for i in range(FLOW_ROWS)]
+    with open(path, "w") as fh:
+        fh.write("src,dst,bytes,rate_gbps,start_us,step\n")
+        fh.writelines(f"{a},{b},{n},,{s},{k}\n" for a, b, n, s, k in rows)
+    peer = json.dumps(rows)
+    return (f"flow CSV, {FLOW_ROWS:,} rows ({os.path.getsize(path) / 1e6:,.0f} MB)",
+            lambda: load_flows(demo, path), lambda: json.loads(peer))
+
+
+def htsim_case():
+    rows = [(i % 128, (i + 1) % 128, i + 1, i * 1000, 4096) for i in range(MATRIX_LINES)]
+    text = f"Nodes 128\nConnections {MATRIX_LINES}\n" + "".join(
+        f"{a}->{b} id {c} start {d} size {e}\n" for a, b, c, d, e in rows)
+    peer = json.dumps(rows)
+    return (f"htsim connection matrix, {MATRIX_LINES:,} lines ({len(text) / 1e6:,.0f} MB)",
+            lambda: parse_connection_matrix(text, "big.cm"), lambda: json.loads(peer))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", default="partitions,flows,htsim")
+    args = ap.parse_args()
+    only = set(args.only.split(","))
+    demo = load_fabric(asset_path("demo", "demo-fat-tree.json"))
+    with tempfile.TemporaryDirectory() as folder:
+        makers = {"partitions": lambda: partitions_case(demo), "flows": lambda: flows_case(demo, folder),
+                  "htsim": htsim_case}
+        for key in [k for k in makers if k in only]:
+            name, read, peer = makers[key]()          # one case's data alive at a time
+            r, j = median_ms(read, args.repeat), median_ms(peer, args.repeat)
+            print(f"{name}: {r:,.0f} ms; json.loads of the same values {j:,.0f} ms; {r / j:.1f}x", flush=True)
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,306 @@
+"""NVIDIA DGX SuperPOD compute fabrics, sized as the published reference architectures (RAs) size them.
+
+A scalable unit (SU) is ``nodes_per_su`` DGX nodes of 8 GPUs / 8 NICs and ``8 × leaves_per_rail``
+rail leaves: NIC i of a node goes to a leaf of rail i. Every leaf is non-blocking (half its ports
+down, half up), so a leaf has ``u = radix / 2`` uplinks. The RA tables are in
+``tests/data/superpod/ra_tables.json`` with their URLs; the rule below reproduces every row.
+
+**The sizing rule** (one per system; L leaves, u uplinks per leaf, R ports per spine, T = L·u):
+
+1. *Two tiers, every leaf to every spine.* Spines S = the smallest divisor of ``u`` that is at
+   least ⌈T / R⌉ (each leaf then runs ``u / S`` parallel links to every spine). Divisors, not
+   powers of two, are why H100 at 3 SUs has 16 spines (⌈768/64⌉ = 12 → 16, a divisor of 32) and
+   B300-XDR at 4 and 8 SUs has 18 and 36 (⌈2304/144⌉ = 16 → 18, ⌈4608/144⌉ = 32 → 36, divisors
+   of 72).
+2. When no divisor of ``u`` reaches ⌈T / R⌉ (more spines than a leaf has uplinks), the RAs grow
+   in one of two ways, which is the one thing that differs between systems:
+
+   * ``core`` (DGX H100, DGX B200): a third tier. Each SU is a pod whose ``8 · u / (R/2)`` spines
+     take every leaf of the SU (``(R/2) / spines`` parallel links) and send R/2 links up; spine j
+     of every pod goes to core plane j (the deployed three-tier Clos), C = SUs · spines-per-SU ·
+     (R/2) / R cores, spread evenly over the planes. B200 at 16/32/64 SUs: 128/256/512 spines,
+     64/128/256 cores.
+   * ``groups`` (DGX B300): still two tiers, the spines split into G groups (G the smallest
+     divisor of the 8 rails for which rule 1 fits each group); the leaves of rail r belong to
+     group r mod G. B300 at 8 SUs: 2 groups of 32 spines; at 16 SUs: 4 groups of 32.
+
+Choices the RAs leave open, and the one taken here:
+
+* DGX H100: the RA's SU is 32 node slots with one DGX removed for the UFM (``nodes = 32·SUs − 1``,
+  node–leaf cables = GPUs + 4). The UFM appliance takes the last slot of the last SU and its four
+  compute-fabric links go to rails 0–3 of that SU (port 32 of those leaves; port 32 of rails 4–7
+  stays free). The RA does not say which leaves the UFM uses.
+* Leaf ports: nodes on ports 1…u in node order, uplinks on u+1…2u in spine order (as ``rail``).
+* Each SU is stored as one switch group (``meta["groups"]``: its leaves, and its pod's spines in a
+  three-tier design), so it is drawn as one unit even where its leaves share no node (B300).
+* DGX B300 (Spectrum-X RA): the RA's fabric is twin-planar — each GPU's 800G port splits into
+  2 × 400GbE, one per plane. Multi-plane NICs and port breakout are not modelled here (issue 27's
+  multi-plane and breakout parts); this generator keeps the RA's switch and cable counts with
+  two leaves per rail per SU (``railNa``/``railNb``), each taking half of the SU's 64 nodes, and
+  builds InfiniBand NDR by default (``--fabric roce``: 400GbE on 64-port SN5400). From 8 SUs the
+  spine groups are separate switch fabrics (the RA's planes are too, each with every GPU on it);
+  here every node reaches every group through its rails, but a group is its own subnet, so one
+  subnet manager reaches one group only (one SM per plane is the multi-plane part of issue 27).
+* The grouping of the spines for ``groups`` (by rail, r mod G) and the pod = SU split for ``core``.
+* DGX B300-XDR: the RA's 18-SU row prints 9,216 GPUs for 1,296 nodes; 1,296 × 8 = 10,368, which
+  equals the row's own node–leaf cable count. fabricviz builds 10,368.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..model import Catalog, Fabric, FabricError, LinkRate, Part
+from ..model.fabric import KIND_CODE, NIC
+from .autolayout import apply_auto_layout
+from .common import (
+    CORE_CABLE_M,
+    HOST_CABLE_M,
+    HOST_PITCH,
+    LEAF_CABLE_M,
+    add_switches,
+    check_lid_space,
+    finish,
+    pad_names,
+    switch_ports,
+    tech_of,
+    use_part,
+)
+from .fattree import _join
+
+RAILS = 8
+#: Part id of the UFM appliance that takes one H100 node slot.
+UFM_PART = "UFM-APPLIANCE-3.1"
+
+
+@dataclass(frozen=True)
+class SystemSpec:
+    """One published SuperPOD design: its server, SU shape, switches and how it grows."""
+
+    key: str
+    title: str
+    server: str                  # catalog part id of the DGX
+    nodes_per_su: int            # node slots per SU (H100: one of them is the UFM's)
+    leaves_per_rail: int
+    switch: dict[str, str]       # fabric (ib / roce) -> switch part id
+    speed: dict[str, str]        # fabric -> link rate
+    growth: str                  # "core" or "groups" (module doc, rule 2)
+    ufm_links: int               # compute-fabric links of the UFM appliance (0: none in the table)
+    source: str                  # the RA page whose table this reproduces
+
+
+SYSTEMS: dict[str, SystemSpec] = {s.key: s for s in (
+    SystemSpec("dgx-h100", "DGX SuperPOD with DGX H100", "DGX-H100", 32, 1,
+               {"ib": "QM9700", "roce": "SN5400"}, {"ib": "4xNDR", "roce": "400GbE"}, "core", 4,
+               "https://docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-h100/"
+               "latest/network-fabrics.html"),
+    SystemSpec("dgx-b200", "DGX SuperPOD with DGX B200", "DGX-B200", 32, 1,
+               {"ib": "QM9700", "roce": "SN5400"}, {"ib": "4xNDR", "roce": "400GbE"}, "core", 0,
+               "https://docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-b200/"
+               "latest/dgx-superpod-architecture.html"),
+    SystemSpec("dgx-b300", "DGX SuperPOD with DGX B300 (Spectrum-X RA)", "DGX-B300", 64, 2,
+               {"ib": "QM9700", "roce": "SN5400"}, {"ib": "4xNDR", "roce": "400GbE"}, "groups", 0,
+               "https://docs.nvidia.com/dgx-superpod/reference-architecture/scalable-infrastructure-b300/"
+               "latest/dgx-superpod-architecture.html"),
+    SystemSpec("dgx-b300-xdr", "DGX SuperPOD with DGX B300 and Quantum-X800", "DGX-B300", 72, 1,
+               {"ib": "Q3400"}, {"ib": "4xXDR"}, "groups", 0,
+               "https://docs.nvidia.com/dgx-superpod/reference-architecture/scalable-infrastructure-b300-xdr/"
+               "latest/dgx-superpod-architecture.html"),
+)}
+
+
+@dataclass(frozen=True)
+class SuperpodPlan:
+    """What the sizing rule gives for one system and SU count (module doc)."""
+
+    system: str
+    units: int
+    radix: int
+    nodes: int                   # DGX nodes (H100: node slots less the UFM's)
+    gpus: int
+    leaves: int
+    uplinks: int                 # per leaf (= node ports per leaf)
+    spines: int
+    groups: int                  # spine groups (2 tiers) or pods (3 tiers: one per SU)
+    leaf_parallel: int           # links from a leaf to each spine it reaches
+    cores: int
+    core_parallel: int           # links from a spine to each core of its plane
+    ufm_links: int
+
+    @property
+    def spines_per_group(self) -> int:
+        return self.spines // self.groups
+
+    @property
+    def cables(self) -> dict[str, int]:
+        """Cables per tier, named as the RA tables name them."""
+        return {"node-leaf": self.gpus + self.ufm_links, "leaf-spine": self.leaves * self.uplinks,
+                "spine-core": self.cores * self.radix}
+
+
+def _divisor_at_least(n: int, low: int) -> int | None:
+    """The smallest divisor of ``n`` that is at least ``low`` (None: none)."""
+    return next((d for d in range(max(low, 1), n + 1) if n % d == 0), None)
+
+
+def plan_superpod(system: str, units: int, radix: int) -> SuperpodPlan:
+    """Size ``units`` SUs of ``system`` on ``radix``-port switches by the module doc's rule."""
+    spec = system_spec(system)
+    if units < 1:
+        raise FabricError(f"scalable units {units}: must be at least 1")
+    if spec.nodes_per_su % spec.leaves_per_rail or spec.nodes_per_su // spec.leaves_per_rail != radix // 2:
+        raise FabricError(f"{spec.title}: a leaf takes {spec.nodes_per_su // spec.leaves_per_rail} nodes, "
+                          f"a {radix}-port switch is non-blocking at {radix // 2}")
+    plan = _size(spec, units, radix)
+    if plan is None:
+        ok = [n for n in range(1, 129) if _size(spec, n, radix) is not None]
+        raise FabricError(f"scalable units {units}: {spec.title} on {radix}-port switches cannot be sized "
+                          f"(no even spread of {radix // 2} leaf uplinks); it takes {_ranges(ok)} SUs")
+    return plan
+
+
+def _size(spec: SystemSpec, units: int, radix: int) -> SuperpodPlan | None:
+    """The plan of :func:`plan_superpod`, None when the rule finds no even spread."""
+    kinds = RAILS * spec.leaves_per_rail                    # leaves per SU
+    u = radix // 2
+    leaves = units * kinds
+    total = leaves * u
+    nodes = units * spec.nodes_per_su - (1 if spec.ufm_links else 0)
+    base = SuperpodPlan(system=spec.key, units=units, radix=radix, nodes=nodes, gpus=nodes * RAILS,
+                        leaves=leaves, uplinks=u, spines=0, groups=1, leaf_parallel=0, cores=0, core_parallel=0,
+                        ufm_links=spec.ufm_links)
+    s = _divisor_at_least(u, math.ceil(total / radix))
+    if s is not None:
+        return replace(base, spines=s, leaf_parallel=u // s)
+    if spec.growth == "groups":
+        for g in (d for d in range(2, RAILS + 1) if RAILS % d == 0):
+            s = _divisor_at_least(u, math.ceil(total / g / radix))
+            if s is not None:
+                return replace(base, spines=g * s, groups=g, leaf_parallel=u // s)
+        return None
+    half = radix // 2
+    per_pod = kinds * u // half                             # spines per SU, each R/2 down
+    cores = units * per_pod * half // radix
+    if u % per_pod or cores % per_pod or half % (cores // per_pod):
+        return None
+    return replace(base, spines=units * per_pod, groups=units, leaf_parallel=u // per_pod, cores=cores,
+                   core_parallel=half // (cores // per_pod))
+
+
+def _ranges(values: list[int]) -> str:
+    """``[1, 2, 3, 5]`` → ``"1-3, 5"``."""
+    runs: list[list[int]] = []
+    for v in values:
+        if runs and runs[-1][1] == v - 1:
+            runs[-1][1] = v
+        else:
+            runs.append([v, v])
+    return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs) or "no"
+
+
+def system_spec(system: str) -> SystemSpec:
+    if system not in SYSTEMS:
+        raise FabricError(f"system {system!r}: use {', '.join(SYSTEMS)}")
+    return SYSTEMS[system]
+
+
+def _add_nodes(f: Fabric, part: Part, names: list[str], rate: LinkRate, x0: float) -> np.ndarray:
+    """Servers of ``part`` in a row from ``x0``; their NIC ports as an array (server, NIC)."""
+    cat = f.catalog
+    assert part.nic_part is not None
+    nic = cat.get(part.nic_part)
+    per = part.nics * nic.ports
+    use_part(f, part)
+    xs = x0 + (np.arange(len(names)) * per + (per - 1) / 2) * HOST_PITCH
+    mode = str(rate) if nic.modes[0] != rate else None
+    sids = f.add_servers(part.id, names, xs, 0.0, mode=mode, emit=False)
+    t = f.devices_t
+    kids = np.flatnonzero(t.alive & np.isin(t.parent, sids) & (t.kind == KIND_CODE[NIC]))
+    kids = kids[np.lexsort((t.local[kids], t.parent[kids]))]
+    first = t.first_port[kids].astype(np.int64)
+    ports = (first[:, None] + np.arange(nic.ports)[None, :]).ravel()
+    return ports.reshape(len(names), per)
+
+
+def superpod(system: str, units: int = 1, fabric: str | None = None, catalog: Catalog | None = None,
+             name: str | None = None) -> Fabric:
+    """Build the compute fabric of ``units`` SUs of ``system`` (:data:`SYSTEMS`)."""
+    spec = system_spec(system)
+    fabric = fabric or "ib"
+    tech_of(fabric)
+    if fabric not in spec.switch:
+        raise FabricError(f"fabric {fabric}: the {spec.title} RA is built on "
+                          f"{' or '.join(spec.switch)} only")
+    f = Fabric(catalog, name=name or f"{spec.key}-{units}su")
+    sw = f.catalog.get(spec.switch[fabric])
+    rate = LinkRate.parse(spec.speed[fabric])
+    plan = plan_superpod(spec.key, units, sw.ports)
+    server = f.catalog.get(spec.server)
+    check_lid_space(tech_of(fabric), plan.gpus + plan.ufm_links,
+                    plan.leaves + plan.spines + plan.cores)
+    f.meta = {"generator": "superpod", "fabric": fabric, "params": {
+        "system": spec.key, "units": units, "switch": sw.id, "server": server.id, "speed": str(rate)},
+        "plan": {"spines": plan.spines, "groups": plan.groups, "cores": plan.cores,
+                 "leaf_parallel": plan.leaf_parallel, "core_parallel": plan.core_parallel,
+                 "source": spec.source},
+        "oversubscription": {"leaf": "1:1"}}
+    lpr = spec.leaves_per_rail
+    per_leaf = spec.nodes_per_su // lpr
+    su_leaves: list[np.ndarray] = []
+    x0 = 0.0
+    for s in range(units):
+        last = s == units - 1
+        n = spec.nodes_per_su - (1 if last and spec.ufm_links else 0)
+        ports = _add_nodes(f, server, pad_names(f"su{s + 1}-dgx", n), rate, x0)      # (node, rail)
+        x0 += (spec.nodes_per_su * RAILS + 4) * HOST_PITCH
+        suffix = [""] if lpr == 1 else [chr(ord("a") + j) for j in range(lpr)]
+        lv = add_switches(f, sw, [f"su{s + 1}-rail{r}{x}" for r in range(RAILS) for x in suffix], 1)
+        for r in range(RAILS):
+            for j in range(lpr):
+                mine = ports[j * per_leaf:(j + 1) * per_leaf, r]
+                f.add_cables(mine, switch_ports(f, lv[[r * lpr + j]], 1, len(mine)).ravel(),
+                             HOST_CABLE_M, emit=False)
+        if last and spec.ufm_links:
+            ufm = f.catalog.get(UFM_PART)
+            up = _add_nodes(f, ufm, [f"su{s + 1}-ufm"], rate, x0 - 4 * HOST_PITCH * RAILS).ravel()
+            k = spec.ufm_links
+            f.add_cables(up[:k], switch_ports(f, lv[:k], per_leaf, 1).ravel(), HOST_CABLE_M, emit=False)
+        su_leaves.append(lv)
+    pods = _spine_tiers(f, sw, plan, su_leaves)
+    # each SU is one group (a B300 SU's a- and b-leaves share no node; a B200 pod has its spines)
+    f.meta["groups"] = [{"name": f"su{s + 1}", "switches": [f.name_of(int(d)) for d in (*lv, *sp)]}
+                        for s, (lv, sp) in enumerate(zip(su_leaves, pods, strict=True))]
+    return finish(apply_auto_layout(f))
+
+
+def _spine_tiers(f: Fabric, sw: Part, plan: SuperpodPlan, su_leaves: list[np.ndarray]) -> list[np.ndarray]:
+    """Spines (and cores) and their cables, per the plan; the spines of each SU's pod (none when the
+    spines are shared by all SUs)."""
+    u = plan.uplinks
+    if plan.cores == 0:
+        sp = add_switches(f, sw, pad_names("spine", plan.spines), 2)
+        spg = plan.spines_per_group
+        rail = np.arange(len(su_leaves[0])) // (len(su_leaves[0]) // RAILS)     # leaves are rail-major
+        for g in range(plan.groups):
+            lower = np.concatenate([lv[rail % plan.groups == g] for lv in su_leaves])
+            _join(f, lower, sp[g * spg:(g + 1) * spg], u, plan.leaf_parallel, LEAF_CABLE_M, group=None)
+        return [np.zeros(0, np.int64) for _ in su_leaves]
+    per_pod = plan.spines // plan.units
+    pods = []
+    for s, lv in enumerate(su_leaves):
+        sp = add_switches(f, sw, [f"su{s + 1}-spine{j + 1}" for j in range(per_pod)], 2)
+        _join(f, lv, sp, u, plan.leaf_parallel, LEAF_CABLE_M, group=None)
+        pods.append(sp)
+    cores = add_switches(f, sw, pad_names("core", plan.cores), 3)
+    cpp = plan.cores // per_pod                              # cores per plane
+    for j in range(per_pod):
+        plane = np.array([sp[j] for sp in pods], np.int64)
+        _join(f, plane, cores[j * cpp:(j + 1) * cpp], sw.ports // 2, plan.core_parallel, CORE_CABLE_M,
+              group=None)
+    return pods
+
+
+__all__ = ["SYSTEMS", "SuperpodPlan", "SystemSpec", "plan_superpod", "superpod", "system_spec"]

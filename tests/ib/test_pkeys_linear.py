@@ -1,0 +1,49 @@
+"""Many partitions cost work linear in their count (issue 28: a legal 32,767-statement
+partitions.conf took over 20 s). Counted, not timed: bench/partitions_big.py times it."""
+
+from __future__ import annotations
+
+from fabricviz.formats.native import load_fabric
+from fabricviz.formats.partitions_conf import loads
+from fabricviz.ib.pkeys import HARDWARE, design_tables, port_table
+from fabricviz.ib.subnet import discover
+from fabricviz.resources import asset_path
+from tests.work import calls
+
+
+def _conf(n: int, named: bool) -> str:
+    if named:       # no P_Key: each header looks its name up among the partitions so far
+        return "".join(f"part{i} : ALL=limited ;\n" for i in range(1, n + 1))
+    return "".join(f"p{i}=0x{i:04x} : ALL=full ;\n" for i in range(1, n + 1))
+
+
+def test_a_full_table_looks_for_a_hole_once_per_index():
+    """Past a port's 128 entries every further P_Key is dropped: the hole search resumes where it
+    stopped (holes only close), so each dropped P_Key costs a few calls, not a scan of the table."""
+    def table(n):
+        return port_table([0x8000 | k for k in range(1, n + 1)], HARDWARE.ca)
+    (tbl, dropped), half = calls(table, 1000)
+    (_t, dropped2), full = calls(table, 2000)
+    assert len(dropped) == 1000 - 127 and len(dropped2) == 2000 - 127 and tbl[1] == 0x8001 and tbl[127] == 0x807f
+    assert full - half < 10 * 1000, (half, full)       # was 263 calls per dropped P_Key
+
+
+def test_named_headers_are_looked_up_by_name():
+    """A header without a P_Key finds an earlier partition of its name in a dict, not by walking
+    all earlier ones: twice the statements, twice the calls."""
+    conf, half = calls(loads, _conf(1000, True), "m")
+    conf2, full = calls(loads, _conf(2000, True), "m")
+    assert [p.pkey for p in conf2.statements[:3]] == [1, 2, 3] and len(conf2.statements) == 2000
+    assert conf2.statements[-1].pkey == 2000 and conf.statements[-1].name == "part1000"
+    assert 1.9 < full / half < 2.1, (half, full)
+
+
+def test_tables_of_many_partitions_are_linear():
+    """The demo's P_Key tables under n and 2n partitions of everyone (24 end ports, 600 more
+    memberships each): twice the calls, and a few dozen per membership added."""
+    subnet = discover(load_fabric(asset_path("demo", "demo-fat-tree.json")))
+    t1, half = calls(design_tables, subnet, loads(_conf(600, False), "m"))
+    t2, full = calls(design_tables, subnet, loads(_conf(1200, False), "m"))
+    assert len(t1.ca) == len(t2.ca) == 16 and sum(len(v) for v in t2.dropped.values()) == (1200 - 127) * 24
+    assert 1.9 < full / half < 2.1, (half, full)
+    assert full - half < 40 * 600 * 24, (half, full)

@@ -1,0 +1,47 @@
+"""DGX SuperPOD designs routed by OpenSM itself: every LFT entry of fabricviz's minhop, updn and ftree
+equals OpenSM's on the same fabric (a 1-SU DGX H100 SuperPOD with its UFM node: 12 switches)."""
+
+from __future__ import annotations
+
+import pytest
+
+from fabricviz.formats.ibnetdiscover import loads, sniff
+from fabricviz.generate import superpod
+from fabricviz.ib.routing import route
+from fabricviz.ib.subnet import NO_PATH
+from tests.ib import oracle
+from tests.ib.test_ftree import net_text
+
+
+def _differences(text: str, res: oracle.OracleResult, engine: str) -> tuple[int, list]:
+    f = loads(text, "topology.net", dialect=sniff(text))
+    r = route(f, engine)
+    assert r.routed_by == res.routed_by == engine
+    sn = r.subnet
+    compared, diff = 0, []
+    for s, g in enumerate(sn.sw_guid.tolist()):
+        theirs = res.lfts.get(int(g), {})
+        for lid in range(1, max(r.lft.shape[1], max(theirs, default=0) + 1)):
+            a = int(r.lft[s, lid]) if lid < r.lft.shape[1] else NO_PATH
+            b = theirs.get(lid, NO_PATH)
+            if a == NO_PATH and b == NO_PATH:
+                continue
+            compared += 1
+            if a != b:
+                diff.append((sn.switch_name(s), lid, a, b))
+    return compared, diff
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("engine", ["minhop", "updn", "ftree"])
+def test_h100_superpod_routes_as_opensm(engine, tmp_path):
+    reason = oracle.opensm_available()
+    if reason:
+        pytest.skip(reason)
+    text = net_text(superpod("dgx-h100", 1))
+    res = oracle.run_opensm(text, engine, tmp_path / engine)
+    compared, diff = _differences(text, res, engine)
+    # 12 switches × 264 LIDs (252 CA ports + 12 switches); updn and ftree leave 12 entries unset,
+    # on both sides
+    assert compared == {"minhop": 3168, "updn": 3156, "ftree": 3156}[engine]
+    assert diff == [], f"{len(diff)}/{compared} entries differ: {diff[:5]}"
