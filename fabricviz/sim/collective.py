@@ -169,9 +169,10 @@ def ring_order(fabric: Fabric, gpus: np.ndarray) -> np.ndarray:
     t = fabric.devices_t
     gpus = np.asarray(gpus, np.int64)
     server = np.where(t.parent[gpus] >= 0, t.parent[gpus], gpus).astype(np.int64)
-    unit = units(fabric, gpus)
-    first = {u: int(server[unit == u].min()) for u in np.unique(unit).tolist()}
-    head = np.array([first[u] for u in unit.tolist()], np.int64)
+    uniq, inv = np.unique(units(fabric, gpus), return_inverse=True)
+    first = np.full(len(uniq), np.iinfo(np.int64).max)
+    np.minimum.at(first, inv, server)                    # a unit sits where its first server does
+    head, unit = first[inv], uniq[inv]
     return gpus[np.lexsort((gpus, t.local[gpus], server, unit, head))]
 
 

@@ -1,7 +1,8 @@
 """NVLink rack domains on the canvas (fabricviz.ui.canvas.items.nvlink): a GB200 NVL72 draws
 collapsed as one block over its 18 compute trays, a double-click opens it to the trays, its 9 NVLink
-switch trays and the links (every tray to a bus that fans out to every switch tray), and closes it again; zoomed out the rack is
-a host block of its own (fabricviz.generate.groups)."""
+switch trays and the links (every tray to a bus that fans out to every switch tray) and closes it
+again; zoomed out the rack is a host block of its own (fabricviz.generate.groups); the Parts dock
+places one as a single undo step."""
 
 from __future__ import annotations
 
@@ -12,24 +13,13 @@ from fabricviz.generate.groups import find_groups
 from fabricviz.generate.nvlink_racks import nvl72_racks
 from fabricviz.ui.canvas.items.devices import ROLE_KIND
 from fabricviz.ui.canvas.items.nvlink import NVLINK_KIND, DomainBlock
-from fabricviz.ui.canvas.scene import FabricScene
-from fabricviz.ui.canvas.view import CanvasView
-from fabricviz.ui.document.editor import Editor
+from tests.ui.canvas.test_semantic_zoom import open_canvas
 
 pytestmark = pytest.mark.gui
 
 
 def _canvas(qtbot, f):
-    scene = FabricScene()
-    scene.set_fabric(f)
-    view = CanvasView(scene, Editor(f))
-    scene.setParent(view)
-    qtbot.addWidget(view)
-    view.resize(1920, 1080)
-    view.show()
-    qtbot.waitExposed(view)
-    view.fit_all()
-    QtWidgets.QApplication.processEvents()
+    view, scene, _ = open_canvas(qtbot, f)          # 1920×1080, fitted
     return view, scene
 
 
