@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..ib import planes as ib_planes
 from ..ib import routing as ib_routing
 from ..ib.sharp import sharp_mask  # SHARP aggregation nodes (NICs, not hosts)
 from ..ib.tiers import device_tiers, switch_mask
@@ -142,6 +143,21 @@ class LintContext:
             except FabricError:
                 self._routes[engine] = None
         return self._routes[engine]
+
+    def routings(self, engine: str = "minhop") -> list[Any]:
+        """The routing of every subnet (:func:`fabricviz.ib.planes.routings`: one per plane of a
+        multi-plane design, each with its own SM), cached; empty when a plane cannot be routed."""
+        key = f"planes:{engine}"
+        if key not in self._routes:
+            if not self.f.settings.planes:
+                r = self.routing(engine)
+                self._routes[key] = [r] if r is not None else []
+            else:
+                try:
+                    self._routes[key] = [p.routing for p in ib_planes.routings(self.f, engine, self.lmc)]
+                except FabricError:
+                    self._routes[key] = []
+        return self._routes[key]
 
     # ---- building findings
     def finding(self, rule_id: str, severity: str, message: str, devices: Iterable[int] = (),
