@@ -11,7 +11,7 @@ import pytest
 from fabricviz.formats.native import fabric_to_dict, load_fabric, save_fabric
 from fabricviz.generate import fat_tree
 from fabricviz.model import Catalog, Fabric, FabricError
-from fabricviz.model.planes import cable_planes, device_planes, parse_planes, plane_fabric, port_planes, plane_rate
+from fabricviz.model.planes import cable_planes, device_planes, parse_planes, plane_fabric, plane_rate, port_planes
 from fabricviz.model.tech import LinkRate
 from fabricviz.resources import asset_path
 
