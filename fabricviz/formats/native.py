@@ -61,6 +61,7 @@ def fabric_to_dict(fabric: Fabric) -> dict[str, Any]:
             r0 = fabric.port_rate(first[d])
             part = fabric.catalog.get(part_ids[parts[d]])
             if nports[d] != part.ports:         # a NIC split into planes (model.planes)
+                assert r0 is not None                 # a NIC's ports have a rate
                 rec["mode"] = split_mode(r0, nports[d] // part.ports)
             elif r0 != part.modes[0]:
                 rec["mode"] = str(r0)

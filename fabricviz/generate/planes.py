@@ -49,12 +49,11 @@ def planarize(one: Fabric, planes: int) -> Fabric:
         nics = kids[t.kind[kids] == nic_code]
         if not len(nics):
             raise FabricError(f"{one.name_of(s)}: a server without a NIC cannot be split into planes")
-        rate = one.port_rate(int(t.first_port[nics[0]]))
-        runs.setdefault((int(t.part[s]), str(rate)), []).append(s)
-    for (part, rate), ids in runs.items():
+        runs.setdefault((int(t.part[s]), str(one.port_rate(int(t.first_port[nics[0]])))), []).append(s)
+    for (part_code, nic_rate), ids in runs.items():
         sids = np.asarray(ids, np.int64)
-        new = f.add_servers(one.parts.id_of(part) or "", [one.name_of(i) for i in ids], t.x[sids], t.y[sids],
-                            mode=split_mode(rate, planes), tier=int(t.tier[sids[0]]), emit=False)
+        new = f.add_servers(one.parts.id_of(part_code) or "", [one.name_of(i) for i in ids], t.x[sids], t.y[sids],
+                            mode=split_mode(nic_rate, planes), tier=int(t.tier[sids[0]]), emit=False)
         for old_s, new_s in zip(sids.tolist(), new.tolist(), strict=True):
             old_k, new_k = one.children_ids(old_s), f.children_ids(new_s)
             for o, n in zip(old_k.tolist(), new_k.tolist(), strict=True):
@@ -68,15 +67,15 @@ def planarize(one: Fabric, planes: int) -> Fabric:
     plane_list = []
     for k in range(planes):
         names = [plane_switch_name(one.name_of(s), k) for s in sws.tolist()]
-        for s, nm in zip(sws.tolist(), names, strict=True):
-            part = one.part_of(s)
-            assert part is not None
-            rate = one.port_rate(int(t.first_port[s])) if t.nports[s] else None
-            mode = str(rate) if rate is not None and rate != part.modes[0] else None
-            d = int(f.add_devices(part.kind, 1, part.id, [nm], float(t.x[s]) + k * (width + PLANE_GAP),
-                                  float(t.y[s]), tier=int(t.tier[s]), mode=mode, emit=False)[0])
-            n = int(t.nports[s])
-            port_map[k, int(t.first_port[s]):int(t.first_port[s]) + n] = int(f.devices_t.first_port[d]) + np.arange(n)
+        for sw, nm in zip(sws.tolist(), names, strict=True):
+            sw_part = one.part_of(sw)
+            assert sw_part is not None
+            rate = one.port_rate(int(t.first_port[sw])) if t.nports[sw] else None
+            mode = str(rate) if rate is not None and rate != sw_part.modes[0] else None
+            d = int(f.add_devices(sw_part.kind, 1, sw_part.id, [nm], float(t.x[sw]) + k * (width + PLANE_GAP),
+                                  float(t.y[sw]), tier=int(t.tier[sw]), mode=mode, emit=False)[0])
+            n, p0 = int(t.nports[sw]), int(t.first_port[sw])
+            port_map[k, p0:p0 + n] = int(f.devices_t.first_port[d]) + np.arange(n)
         plane_list.append(Plane(k, plane_name(k), tuple(names)))
     ct = one.cables_t
     cids = ct.live_ids()

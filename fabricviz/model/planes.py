@@ -108,7 +108,9 @@ def parse_planes(raw: Any) -> PlaneSet:
         return PlaneSet()
     if not isinstance(raw, list):
         raise FabricError('meta.planes: expected a list of {"name": NAME, "switches": [NAMES]}')
-    out, seen, owner = [], set(), {}
+    out: list[Plane] = []
+    seen: set[str] = set()
+    owner: dict[str, str] = {}
     for i, item in enumerate(raw):
         if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not item["name"]:
             raise FabricError(f'meta.planes[{i}]: expected {{"name": NAME, "switches": [NAMES]}}')
