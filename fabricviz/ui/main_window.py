@@ -30,11 +30,11 @@ from fabricviz.ui.canvas.cable_tools import CableTools
 from fabricviz.ui.canvas.describe import plural
 from fabricviz.ui.canvas.minimap import Minimap
 from fabricviz.ui.canvas.overlays import vl_layers, vl_usage
-from fabricviz.ui.canvas.overlays.planes import PlaneLayers
 from fabricviz.ui.canvas.overlays.bundled import bundle_colour_menu
 from fabricviz.ui.canvas.overlays.counters import CounterColours
 from fabricviz.ui.canvas.overlays.diff import DiffOverlay
 from fabricviz.ui.canvas.overlays.pfc_cycle import PfcCycles
+from fabricviz.ui.canvas.overlays.planes import PlaneLayers
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.canvas.selection import SelectionController
 from fabricviz.ui.canvas.view import CanvasView
