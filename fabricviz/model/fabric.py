@@ -343,6 +343,11 @@ class Fabric:
         if split and split[1] not in p.planes:
             can = f"into {' or '.join(map(str, p.planes))} planes" if p.planes else "into no planes"
             raise FabricError(f"{p.id}: mode {mode!r}: its port splits {can}")
+        if split and want.tech == IB:         # InfiniBand: the planes share the port's lanes
+            lanes = max((m.width for m in modes if m.tech == IB and want.speed_rank <= m.speed_rank), default=0)
+            if want.width * split[1] > lanes:
+                raise FabricError(f"{p.id}: mode {mode!r}: {split[1]} planes of {want} take "
+                                  f"{want.width * split[1]} lanes, its port has {lanes}")
         for m in modes:
             if m == want or (m.tech == want.tech and want.speed_rank <= m.speed_rank
                              and want.width <= m.width):

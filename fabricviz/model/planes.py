@@ -49,7 +49,7 @@ def parse_split_mode(text: str) -> tuple[LinkRate, int] | None:
         return None
     n = int(m.group(2))
     if not 2 <= n <= MAX_PLANES:
-        raise FabricError(f"mode {text!r}: a port splits into 2 to {MAX_PLANES} planes")
+        raise FabricError(f"a port splits into 2 to {MAX_PLANES} planes")
     return LinkRate.parse(m.group(1)), n
 
 

@@ -36,7 +36,11 @@ def test_a_split_nic_has_one_port_per_plane_and_only_where_the_part_allows():
         f.add_servers("DGX-B300", ["n2"], 0, 0, mode="2xXDR*3")
     with pytest.raises(FabricError, match="splits into no planes"):
         f.add_servers("DGX-H100", ["n3"], 0, 0, mode="4xNDR*2")
-    assert f.find("n2") is None and f.find("n3") is None          # refused: nothing added
+    with pytest.raises(FabricError, match=r"CX8: mode '2xXDR\*4': 4 planes of 2xXDR take 8 lanes, its port has 4"):
+        f.add_servers("DGX-B300", ["n4"], 0, 0, mode="2xXDR*4")
+    with pytest.raises(FabricError, match=r"CX8: mode '2xXDR\*16': a port splits into 2 to 8 planes"):
+        f.add_servers("DGX-B300", ["n5"], 0, 0, mode="2xXDR*16")
+    assert [f.find(n) for n in ("n2", "n3", "n4", "n5")] == [None] * 4       # refused: nothing added
 
 
 @pytest.mark.parametrize("raw,msg", [
