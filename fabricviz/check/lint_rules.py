@@ -24,7 +24,6 @@ from ..ib.tiers import TIER_NAMES
 from ..model import UNICAST_LIDS, FabricError
 from ..model.cabling import PORT_DISABLED
 from ..model.fabric import ETH_SWITCH, IB_SWITCH, KIND_CODE, NIC
-from ..model.planes import device_planes
 from ..model.settings import GeneratorRecord
 from ..model.tech import (
     ETH_SPEEDS,
@@ -218,7 +217,7 @@ def link_degraded(ctx: LintContext) -> Iterator[Finding]:
             & (pt.speed[ctx.pb] == ct.speed[c_ids]) & (pt.width[ctx.pb] == ct.width[c_ids])
             & (ct.tech[c_ids] != TECH_NONE_CODE))
     caps: dict[tuple[str, int], tuple[int, int] | None] = {}
-    in_plane = device_planes(f) >= 0
+    in_plane = ctx.device_planes >= 0
 
     def cap(part, tech_code: int) -> tuple[int, int] | None:
         if part is None:
