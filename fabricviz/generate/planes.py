@@ -8,7 +8,7 @@ switch port it was cabled to, so each plane is the single-plane design exactly (
 cable lengths) and is its own subnet: one SM, LIDs and LFTs per plane. The planes are recorded in
 ``meta["planes"]``; the generator's record gains ``params.planes``, and its switch groups are
 repeated per plane. Planes are drawn side by side, plane k's switches shifted right by the width
-of the single-plane drawing (the servers stay where they were).
+of the single-plane drawing, the servers under the middle of them all.
 """
 
 from __future__ import annotations
@@ -50,9 +50,12 @@ def planarize(one: Fabric, planes: int) -> Fabric:
         if not len(nics):
             raise FabricError(f"{one.name_of(s)}: a server without a NIC cannot be split into planes")
         runs.setdefault((int(t.part[s]), str(one.port_rate(int(t.first_port[nics[0]])))), []).append(s)
+    width = float(t.x[t.alive].max() - t.x[t.alive].min()) if t.alive.any() else 0.0
+    centre = (planes - 1) * (width + PLANE_GAP) / 2          # the servers under the middle of the planes
     for (part_code, nic_rate), ids in runs.items():
         sids = np.asarray(ids, np.int64)
-        new = f.add_servers(one.parts.id_of(part_code) or "", [one.name_of(i) for i in ids], t.x[sids], t.y[sids],
+        new = f.add_servers(one.parts.id_of(part_code) or "", [one.name_of(i) for i in ids], t.x[sids] + centre,
+                            t.y[sids],
                             mode=split_mode(nic_rate, planes), tier=int(t.tier[sids[0]]), emit=False)
         for old_s, new_s in zip(sids.tolist(), new.tolist(), strict=True):
             old_k, new_k = one.children_ids(old_s), f.children_ids(new_s)
@@ -63,7 +66,6 @@ def planarize(one: Fabric, planes: int) -> Fabric:
                     for k in range(planes):
                         port_map[k, int(t.first_port[o]) + j] = int(f.devices_t.first_port[n]) + j * planes + k
     sws = np.flatnonzero(sw_mask)
-    width = float(t.x[t.alive].max() - t.x[t.alive].min()) if t.alive.any() else 0.0
     plane_list = []
     for k in range(planes):
         names = [plane_switch_name(one.name_of(s), k) for s in sws.tolist()]

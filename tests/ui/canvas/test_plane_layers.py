@@ -40,6 +40,9 @@ def test_plane_layers_colour_each_plane_and_show_one_alone(make_window):
     assert pl.status_text == "planes: plane1 64 cables, plane2 64 cables (showing plane2)"
     assert [(t, c.name()) for t, c, _k in pl.legend_rows()] == [
         ("plane1 (64 cables) veiled", QtGui.QColor(VEILED).name()), ("plane2 (64 cables)", PALETTE[1])]
+    menu.aboutToShow.emit()
+    menu.actions()[0].trigger()                  # all planes again
+    assert sorted(pl.items) == [(0, False), (1, False)] and pl.only is None
     a.trigger()                                  # off: nothing drawn
     assert pl.items == {}
 
