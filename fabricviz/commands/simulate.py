@@ -232,7 +232,10 @@ def _run(args: argparse.Namespace) -> int:
             no_sl = None if fabric_tech(fabric) == "ib" else f"{IB_ONLY['sl']}; {args.file} is a RoCE design"
             flows = load_flows(fabric, args.flows, sl=_sl(args.sl), no_sl=no_sl) if args.flows else \
                 make_workload(fabric, args.workload, seed=args.seed, over=args.over, reach=reach, sl=args.sl)
-            if fabric.settings.planes and args.model == "maxmin":     # one subnet per plane
+            if fabric.settings.planes:                      # one subnet per plane: max-min per plane
+                if args.model != "maxmin":
+                    raise FabricError(f"{args.file}: a multi-plane design runs the max-min model per plane "
+                                      f"(--model {args.model} is not run per plane)")
                 return _planes(fabric, flows, args)
             res = run_workload(fabric, flows, args.model, duration, args.seed, args.routing,
                                args.engine or "minhop",

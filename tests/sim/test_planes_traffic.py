@@ -105,3 +105,6 @@ def test_simulate_reports_each_plane(tmp_path, capsys):
         "32 flows over 2 planes: mean 600.00 Gb/s per flow",
         "  plane1: mean 300.00 Gb/s, 0 flows it cannot carry",
         "  plane2: mean 300.00 Gb/s, 0 flows it cannot carry"]
+    assert main(["simulate", str(path), "--workload", "permutation", "--model", "fluid"]) == 2
+    assert capsys.readouterr().err.strip() == (f"fabricviz: error: {path}: a multi-plane design runs the max-min "
+                                               "model per plane (--model fluid is not run per plane)")
