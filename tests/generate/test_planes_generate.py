@@ -85,6 +85,15 @@ def test_superpod_planes_from_the_cli(tmp_path, capsys):
     assert main(["generate", "superpod", "--system", "dgx-b300", "--units", "1", "--planes", "2",
                  "-o", str(out)]) == 0
     assert capsys.readouterr().out.strip().endswith("64 servers, 512 GPUs, 512 NICs, 24 switches, 2,048 cables")
+    assert main(["info", str(out), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["planes"] == [{"name": "plane1", "switches": 12, "cables": 1024},
+                              {"name": "plane2", "switches": 12, "cables": 1024}]
+    assert info["tiers"]["leaf"] == {"ib_switch": 16} and info["tiers"]["spine"] == {"ib_switch": 8}
+    assert main(["info", str(out)]) == 0
+    assert "planes: plane1 (12 switches, 1,024 cables), plane2 (12 switches, 1,024 cables)" in \
+        capsys.readouterr().out.splitlines()
+    assert "planes" not in fabric_info(superpod("dgx-b300", 1))
 
 
 def test_unknown_plane_count_for_the_model_refused():
