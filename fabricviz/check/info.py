@@ -88,7 +88,7 @@ def fabric_info(fabric: Fabric) -> dict[str, Any]:
     host_ports = int(np.count_nonzero(ct.alive[pt.cable[pt.cable >= 0]] &
                                       host_mask(fabric)[pt.device[pt.cable >= 0]]))
     gen = fabric.settings.generator
-    out = {
+    out: dict[str, Any] = {
         "name": fabric.name,
         "generator": gen.name,
         "fabric": gen.fabric,
