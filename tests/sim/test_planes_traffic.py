@@ -108,3 +108,10 @@ def test_simulate_reports_each_plane(tmp_path, capsys):
     assert main(["simulate", str(path), "--workload", "permutation", "--model", "fluid"]) == 2
     assert capsys.readouterr().err.strip() == (f"fabricviz: error: {path}: a multi-plane design runs the max-min "
                                                "model per plane (--model fluid is not run per plane)")
+
+
+def test_the_one_subnet_run_of_the_traffic_dock_refuses_planes():
+    from fabricviz.sim.run import run_traffic
+    with pytest.raises(FabricError, match=r"fat-tree-2l-r8-32h: a multi-plane design runs per plane \(fabricviz "
+                                          r"simulate / whatif: max-min per plane\)"):
+        run_traffic(fat_tree(radix=8, planes=2), "permutation", "maxmin", None, "minhop", 1e-3, 0)
