@@ -20,7 +20,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.items.semantic import SEMANTIC_SETTING
-from fabricviz.ui.canvas.overlays import vl_layers, vl_usage
+from fabricviz.ui.canvas.overlays import planes, vl_layers, vl_usage
 from fabricviz.ui.canvas.overlays.partitions import SETTING as MARKS_SETTING
 
 K = QtGui.QKeySequence.StandardKey
@@ -161,6 +161,10 @@ ACTIONS: tuple[ActionSpec | Slot, ...] = (
                tip="cables coloured by the VL carrying most of their traffic in the last traffic run, paler "
                    "as the VL mix grows",
                checkable=True, setting=vl_usage.SETTING),
+    ActionSpec("plane_layers", "P&lane Layers", "plane_layers.set_on", "view",
+               tip="a multi-plane design's cables in their plane's colour (View ▸ Show Plane: one plane alone)",
+               checkable=True, setting=planes.SETTING),
+    Slot("plane_filter", "view"),
     Slot("bundle_colour", "view"),
     Slot("colour_by", "view"),          # View ▸ Colour by ▸ port counters (errors / XmitWait)
     Slot("docks", "view", sep=True),
