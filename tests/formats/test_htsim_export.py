@@ -123,21 +123,21 @@ def test_run_sh_flags_come_from_the_design(designs, tmp_path, capsys):
     args = run_args(run_sh)
     assert {f: v for f, (v, _) in args.items()} == {
         "-nodes": "128", "-tiers": "3", "-conns": "128", "-tm": '"$here/connections.cm"', "-strat": "ecmp_host",
-        "-paths": "256", "-linkspeed": "100000", "-mtu": "9216", "-hop_latency": "0.0916667",
+        "-paths": "256", "-linkspeed": "100000", "-mtu": "9216", "-hop_latency": "0.105",
         "-switch_latency": "0.45", "-queue_type": "lossless_input", "-pfc_thresholds": "215 216", "-q": "3600",
         "-host_queue_type": "prio", "-end": "10000", "-seed": "0", "-o": '"$here/logout.dat"'}
     assert args["-pfc_thresholds"][1] == ("leaf ingress XON / XOFF of the lossless plan, 1,981,568 / 2,000,000 B: "
                                           "htsim pauses above HIGH packets and resumes below LOW, so LOW = XON ÷ MTU "
                                           "+ 1, HIGH = XOFF ÷ MTU − 1 (LOW HIGH, packets)")
     assert args["-hop_latency"][1] == ("mean cable propagation of the latency model (5 ns/m over 2-30 m, + cable "
-                                       "parts): 91.7 ns, in µs")
+                                       "parts): 105.0 ns, in µs")
     assert args["-switch_latency"][1] == "switch latency_ns in the catalog: SN4700 450 ns, in µs"
     assert args["-q"][1] == ("an egress queue's share of the leaf buffer, α·pool/(1+α) = 33,182,646 B (SN4700, α 1) "
                              "÷ MTU (htsim only warns past it)")
-    assert args["-end"][1].startswith("30 × the ideal completion, 327.2 µs")
+    assert args["-end"][1].startswith("30 × the ideal completion, 327.3 µs")
     assert '"$HTSIM/htsim_roce" "${args[@]}" "$@" > "$here/htsim_roce.out"' in run_sh
     assert ('#   "$HTSIM/htsim_hpcc" -nodes 128 -conns 128 -tm "$here/connections.cm" -strat ecmp_host -paths 256 '
-            '-linkspeed 100000 -mtu 9216 -hop_latency 0.0916667 -switch_latency 0.45 -end 10000 -seed 0 '
+            '-linkspeed 100000 -mtu 9216 -hop_latency 0.105 -switch_latency 0.45 -end 10000 -seed 0 '
             '-host_queue_type prio -pfc_thresholds 215 216 -q 3600 -o "$here/hpcc.dat" > "$here/htsim_hpcc.out"'
             in run_sh.splitlines())
     assert (out_dir / "run.sh").stat().st_mode & 0o111

@@ -94,7 +94,7 @@ def test_a_refused_file_says_one_line_and_shows_nothing(make_window, files, monk
     said = []
     monkeypatch.setattr(QtWidgets.QMessageBox, "critical", staticmethod(lambda _p, _t, text: said.append(text)))
     bad = tmp_path / "bad.ibnd"
-    bad.write_text('Switch 8 "S-1"\n[1] "H-2"[1]\n')
+    bad.write_text('Switch 8 "S-1"\n[1] "node-a"[1]\n')     # a peer with no block and no GUID id
     assert not w.files.compare_discovered(str(bad))
     assert len(said) == 1 and said[0].startswith(str(bad)) and "\n" not in said[0]
     assert w.document.session.diff.report is None and overlay_items(w) == []
