@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from .commands import COMMANDS
+from .commands.stopping import exit_status, stop_signals
 from .model import FabricError
 from .model.numbers import ascii_float, ascii_int
 
@@ -60,15 +61,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, "func", None) is None:
             build_parser().print_help()
             return 0
-        return int(args.func(args))
+        with stop_signals():        # SIGTERM unwinds like Ctrl-C: workers shut down, temp files go
+            return int(args.func(args))
     except _UsageError as e:
         print(f"fabricviz: error: {e}", file=sys.stderr)
         return 2
     except FabricError as e:
         print(f"fabricviz: error: {_placed(e, args)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as e:  # 130 after SIGINT, 143 after SIGTERM
+        return exit_status(e)
     except BrokenPipeError:   # `fabricviz info FILE | head`
         try:
             sys.stdout = open(os.devnull, "w")

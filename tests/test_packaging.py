@@ -24,7 +24,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 ASSETS = REPO / "assets"
-ASSET_SUFFIXES = {".json", ".svg", ".png"}
+ASSET_SUFFIXES = {".json", ".svg", ".png", ".md"}
 
 
 def _asset_files(root: Path) -> set[str]:
@@ -67,7 +67,7 @@ def test_package_list_covers_every_package():
 def test_assets_only_at_top_level():
     """A stale fabricviz/assets folder would shadow the mapped package (as a namespace package)."""
     assert not (REPO / "fabricviz" / "assets").exists()
-    assert {"catalog", "demo", "icons", "lessons"} <= {p.name for p in ASSETS.iterdir() if p.is_dir()}
+    assert {"catalog", "demo", "guide", "icons", "lessons"} <= {p.name for p in ASSETS.iterdir() if p.is_dir()}
 
 
 def test_editable_install_finds_top_level_assets(tmp_path):
@@ -109,6 +109,14 @@ def test_wheel_installs_and_finds_assets(tmp_path):
                   "print(a.__file__)"], tmp_path, env).split()
     assert all(Path(w).is_relative_to(site) for w in where), where
     assert _asset_files(site / "fabricviz" / "assets") == _asset_files(ASSETS)
+
+    # Help ▸ User Guide shows the guide shipped in the wheel, every page of it (not "ships with the checkout")
+    guide = _run([str(py), "-c", "from PySide6 import QtWidgets; app = QtWidgets.QApplication([]); "
+                  "from fabricviz.ui.dialogs.guide import GuideWindow; g = GuideWindow(); "
+                  "print(g.root); print(g.page_list.count()); print(g.browser.toPlainText().splitlines()[0])"],
+                 tmp_path, {**env, "QT_QPA_PLATFORM": "offscreen"}).splitlines()
+    assert Path(guide[0]).is_relative_to(site) and guide[1:] == [str(len(list((ASSETS / "guide").glob("*.md")))),
+                                                                 "First steps"], guide
 
     cli = str(venv / "bin" / "fabricviz")
     listing = _run([cli, "demo", "--list"], tmp_path, env).splitlines()

@@ -17,6 +17,7 @@ from ..ib.engines import ENGINES
 from ..model import Fabric, FabricError
 from ..model.cabling import PORT_ACTIVE
 from .lesson_results import (
+    COLOURS,
     Balance,
     CableChange,
     PathLatency,
@@ -93,7 +94,10 @@ def _sweep(run: Run, p: dict) -> tuple[list[str], Fields]:
     st = tl.state(last)
     counts = SweepCounts(int(st.discovered.sum()), int(st.smps), float(st.t_us), bool(st.subnet_up),
                          int((st.port_state == PORT_ACTIVE).sum()))
-    return lines, {"sweep": SweepPlay(tl, first, last), "counts": counts}
+    fields: Fields = {"sweep": SweepPlay(tl, first, last), "counts": counts}
+    if until == "routing":     # nothing goes on the wire in this phase: the step shows the routes chosen
+        fields["routing"] = run.routing
+    return lines, fields
 
 
 def route_info(r) -> tuple[list[str], RouteInfo]:
@@ -255,9 +259,13 @@ def _sim(fabric: Fabric, p: dict, routing: str | None = None, fluid: Any = None)
     if res.fluid is not None and len(res.fluid.paused_fraction):
         links = np.flatnonzero((np.asarray(res.fluid.paused_fraction) > 0) & ~np.asarray(res.links.pcie, bool))
         paused = tuple(sorted({int(x) // 2 for x in links if fabric.cables_t.exists(int(x) // 2)}))
+    colour = p.get("colour", "")
+    if colour and colour not in COLOURS:
+        raise FabricError(f"colour: {colour!r} is not one of {', '.join(COLOURS)}")
     return TrafficRun(res, res.summary(fabric), wl if isinstance(wl, str) else "",
                       () if isinstance(wl, str) else tuple((str(a), str(b)) for a, b in wl),
-                      model, routing, engine, duration_ms, seed, paused_cables=paused, partition=res.partition)
+                      model, routing, engine, duration_ms, seed, paused_cables=paused, partition=res.partition,
+                      colour=colour)
 
 
 def simulate_action(run: Run, p: dict, fluid: Any = None) -> tuple[list[str], Fields]:

@@ -88,6 +88,10 @@ class ShownFlow:
     line_gbps: float
 
 
+#: What a step may colour the canvas by (the Traffic dock's "Colour by").
+COLOURS = ("utilisation", "queue", "latency")
+
+
 @dataclass(frozen=True)
 class TrafficRun:
     """A traffic run of a step and what produced it (the Traffic dock's controls show it)."""
@@ -106,6 +110,14 @@ class TrafficRun:
     #: cables with a directed link the run paused (PFC XOFF / no credits) at any time
     paused_cables: tuple[int, ...] = ()
     partition: str = ""               # the InfiniBand partition the run went in ("": none asked)
+    colour: str = ""                  # the step's "colour" (utilisation | queue | latency); "": by model
+
+    @property
+    def metric(self) -> str:
+        """What the canvas colours cables by while the step shows: the step's ``colour``, else the
+        story of its model — a max-min run's fair shares by utilisation, a fluid run's queues, pauses
+        and ECN by queue."""
+        return self.colour or ("queue" if self.model == "fluid" else "utilisation")
 
 
 @dataclass(frozen=True)
@@ -268,6 +280,6 @@ def _wrap(text: str, width: int = 96) -> list[str]:
     return textwrap.wrap(text, width) or [""]
 
 
-__all__ = ["Balance", "CableChange", "PartitionReach", "PartitionRow", "PathLatency", "PathLengths", "PortHeadroom",
-           "RouteInfo", "ShownFlow", "StepResult", "SweepCounts", "SweepPlay", "SwitchHeadroom", "TalkVerdict",
-           "TracedPath", "TrafficRun", "VlLayerMap"]
+__all__ = ["COLOURS", "Balance", "CableChange", "PartitionReach", "PartitionRow", "PathLatency", "PathLengths",
+           "PortHeadroom", "RouteInfo", "ShownFlow", "StepResult", "SweepCounts", "SweepPlay", "SwitchHeadroom",
+           "TalkVerdict", "TracedPath", "TrafficRun", "VlLayerMap"]

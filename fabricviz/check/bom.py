@@ -6,7 +6,8 @@ and powers include them), switches, and cables by part and length. A
 ``transceiver`` cable part is a link of two optics and a fibre, priced per link
 in the catalog: it becomes a ``transceiver`` line (2 per link, half the link's
 price and power each) and a ``fibre`` line per length (priced with the optics).
-DAC and AOC cables carry their ends and have no separate optics. SHARP
+DAC and AOC cables carry their ends and have no separate optics. NVLink domains add their
+switch trays (a rack's) or count their NVSwitch chips (a DGX's, in its price): :mod:`.bom_nvlink`. SHARP
 aggregation nodes (part ``SHARP-AN``) live inside switches and are not listed, nor are
 their links to their switch.
 
@@ -37,8 +38,9 @@ from ..model import Fabric, FabricError, Part
 from ..model.fabric import KIND_CODE, KINDS, NIC
 from ..model.inputs import read_input
 from ..model.text import decode_utf8, finite, one_line, parse_json
+from .bom_nvlink import nvlink_lines
 
-CATEGORIES: tuple[str, ...] = ("server", "gpu", "nic", "switch", "cable", "transceiver", "fibre")
+CATEGORIES: tuple[str, ...] = ("server", "gpu", "nic", "switch", "nvlink", "cable", "transceiver", "fibre")
 #: What an unpriced line (a hypothetical part without a price) shows instead of a price.
 UNPRICED = "hypothetical — set a price"
 CSV_HEADER = ("category", "part", "name", "count", "unit_price_usd", "total_usd", "unit_power_w",
@@ -246,6 +248,7 @@ def bill_of_materials(fabric: Fabric, prices: Mapping[str, Mapping[str, float]] 
         else:
             price, power, est = figures(part)
             lines.append(BomLine(category, pid, part.name, n, price, power, est, unpriced=unpriced(part)))
+    lines += nvlink_lines(fabric, BomLine, figures)  # NVLink switch trays, NVSwitch chips
     # cables by part and orderable length; a switch's link to its own aggregation node is inside
     # the switch, not a cable to order
     live = ct.live_ids()

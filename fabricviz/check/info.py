@@ -17,7 +17,8 @@ from scipy.sparse.csgraph import shortest_path
 
 from ..ib.sharp import sharp_mask
 from ..ib.tiers import TIER_NAMES, cable_devices, device_tiers, host_mask, switch_graph, switch_mask
-from ..model import CABLE_TYPES, KINDS, Fabric
+from ..model import CABLE_TYPES, KINDS, Fabric, FabricError
+from ..model.planes import cable_planes, device_planes
 from ..model.tech import format_gbps, rates_gbps
 
 #: Name SHARP aggregation nodes are counted under in a tier (they are NICs in the model).
@@ -87,7 +88,7 @@ def fabric_info(fabric: Fabric) -> dict[str, Any]:
     host_ports = int(np.count_nonzero(ct.alive[pt.cable[pt.cable >= 0]] &
                                       host_mask(fabric)[pt.device[pt.cable >= 0]]))
     gen = fabric.settings.generator
-    return {
+    out: dict[str, Any] = {
         "name": fabric.name,
         "generator": gen.name,
         "fabric": gen.fabric,
@@ -104,6 +105,23 @@ def fabric_info(fabric: Fabric) -> dict[str, Any]:
         "requested_oversubscription": dict(gen.oversubscription),
         "diameter_switch_hops": diameter(fabric, tiers),
     }
+    planes = _planes(fabric)
+    if planes:                               # a multi-plane design: each plane's switches and cables
+        out["planes"] = planes
+    return out
+
+
+def _planes(fabric: Fabric) -> list[dict[str, Any]]:
+    """Per plane of ``meta.planes``: its name, switches and cables (empty: no planes, or refused)."""
+    try:
+        ps = fabric.settings.planes
+    except FabricError:
+        return []
+    if not ps:
+        return []
+    dp, cp = device_planes(fabric), cable_planes(fabric)
+    return [{"name": p.name, "switches": int(np.count_nonzero(dp == p.index)),
+             "cables": int(np.count_nonzero(cp == p.index))} for p in ps.planes]
 
 
 def cables_by_tier(ta: np.ndarray, tb: np.ndarray) -> dict[str, int]:
@@ -174,4 +192,7 @@ def format_info(info: dict[str, Any]) -> str:
     if info["oversubscription"]:
         lines.append("oversubscription: " + ", ".join(f"{k} {v}" for k, v in info["oversubscription"].items()))
     lines.append(f"diameter: {info['diameter_switch_hops']} switch hops")
+    if info.get("planes"):
+        lines.append("planes: " + ", ".join(f"{p['name']} ({p['switches']:,} switches, {p['cables']:,} cables)"
+                                            for p in info["planes"]))
     return "\n".join(lines)

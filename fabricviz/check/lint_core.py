@@ -13,11 +13,13 @@ from typing import Any
 
 import numpy as np
 
+from ..ib import planes as ib_planes
 from ..ib import routing as ib_routing
 from ..ib.sharp import sharp_mask  # SHARP aggregation nodes (NICs, not hosts)
 from ..ib.tiers import device_tiers, switch_mask
 from ..model import Fabric, FabricError, Part
 from ..model.fabric import IB_SWITCH, KIND_CODE, NIC
+from ..model.planes import PlaneSet, device_planes
 from ..model.tech import TECH_IB_CODE
 
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
@@ -142,6 +144,35 @@ class LintContext:
             except FabricError:
                 self._routes[engine] = None
         return self._routes[engine]
+
+    @cached_property
+    def planes(self) -> Any:
+        """The design's planes (a PlaneSet; empty also when ``meta.planes`` is refused, which the
+        ``plane-refused`` rule reports)."""
+        try:
+            return self.f.settings.planes
+        except FabricError:
+            return PlaneSet()
+
+    @cached_property
+    def device_planes(self) -> np.ndarray:
+        """Plane index per device id (-1: none), :func:`fabricviz.model.planes.device_planes`."""
+        return device_planes(self.f) if self.planes else np.full(self.f.devices_t.n, -1, np.int16)
+
+    def routings(self, engine: str = "minhop") -> list[Any]:
+        """The routing of every subnet (:func:`fabricviz.ib.planes.routings`: one per plane of a
+        multi-plane design, each with its own SM), cached; empty when a plane cannot be routed."""
+        key = f"planes:{engine}"
+        if key not in self._routes:
+            if not self.planes:
+                r = self.routing(engine)
+                self._routes[key] = [r] if r is not None else []
+            else:
+                try:
+                    self._routes[key] = [p.routing for p in ib_planes.routings(self.f, engine, self.lmc)]
+                except FabricError:
+                    self._routes[key] = []
+        return self._routes[key]
 
     # ---- building findings
     def finding(self, rule_id: str, severity: str, message: str, devices: Iterable[int] = (),

@@ -23,7 +23,7 @@ from ..ib.routing import lid_entries, sm_device
 from ..ib.tiers import TIER_NAMES
 from ..model import UNICAST_LIDS, FabricError
 from ..model.cabling import PORT_DISABLED
-from ..model.fabric import ETH_SWITCH, IB_SWITCH, KIND_CODE
+from ..model.fabric import ETH_SWITCH, IB_SWITCH, KIND_CODE, NIC
 from ..model.settings import GeneratorRecord
 from ..model.tech import (
     ETH_SPEEDS,
@@ -104,6 +104,8 @@ def port_budget(ctx: LintContext) -> Iterator[Finding]:
     highest = np.zeros(n, np.int64)
     np.maximum.at(highest, pt.device[cabled].astype(np.int64), pt.num[cabled].astype(np.int64))
     have = _part_values(ctx, "ports")
+    split = ctx.alive & (ctx.kind == KIND_CODE[NIC]) & (have > 0)
+    have = np.where(split, np.maximum(have, t.nports), have)     # a NIC split into planes: a port per plane
     over = np.flatnonzero((have > 0) & ((used > have) | (highest > have)))
     by_part: dict[str | None, list[int]] = {}
     for d in over.tolist():
@@ -215,6 +217,7 @@ def link_degraded(ctx: LintContext) -> Iterator[Finding]:
             & (pt.speed[ctx.pb] == ct.speed[c_ids]) & (pt.width[ctx.pb] == ct.width[c_ids])
             & (ct.tech[c_ids] != TECH_NONE_CODE))
     caps: dict[tuple[str, int], tuple[int, int] | None] = {}
+    in_plane = ctx.device_planes >= 0
 
     def cap(part, tech_code: int) -> tuple[int, int] | None:
         if part is None:
@@ -227,8 +230,8 @@ def link_degraded(ctx: LintContext) -> Iterator[Finding]:
     for i in np.flatnonzero(same).tolist():
         c, a, b = int(c_ids[i]), int(ctx.pa[i]), int(ctx.pb[i])
         tc = int(ct.tech[c])
-        ends = [cap(ctx.part(int(ctx.da[i])), tc), cap(ctx.part(int(ctx.db[i])), tc),
-                cap(ctx.cable_part(c), tc)]
+        ends = [_plane_cap(ctx, in_plane, a) or cap(ctx.part(int(ctx.da[i])), tc),
+                _plane_cap(ctx, in_plane, b) or cap(ctx.part(int(ctx.db[i])), tc), cap(ctx.cable_part(c), tc)]
         if any(e is None for e in ends[:2]):
             continue                          # an end with no known part: nothing to compare with
         known = [e for e in ends if e is not None]
@@ -247,6 +250,21 @@ def link_degraded(ctx: LintContext) -> Iterator[Finding]:
                           f"{', '.join(why)} between {_end_text(ctx, a)} and {_end_text(ctx, b)}: both "
                           f"ends can run {can}, the link came up {rc} (reseat or replace the cable)",
                           cables=[c])
+
+
+def _plane_cap(ctx: LintContext, in_plane: np.ndarray, p: int) -> tuple[int, int] | None:
+    """(speed rank, width) port ``p`` is set to run when it is a port of a NIC split into planes or of
+    a plane's switch set to the plane's rate (model.planes): that rate; None for any other port."""
+    f = ctx.f
+    d = int(f.ports_t.device[p])
+    part = ctx.part(d)
+    if part is None:
+        return None
+    split = part.kind == "nic" and int(f.devices_t.nports[d]) > part.ports
+    if not split and not in_plane[d]:
+        return None
+    first = int(f.devices_t.first_port[d])          # the device's mode: the rate of all its ports
+    return int(f.ports_t.speed[first]), int(f.ports_t.width[first])
 
 
 @rule("cable-reach", "error", "cable longer than its part's reach")
@@ -529,28 +547,25 @@ def _tree_like(ctx: LintContext) -> bool:
 def ftree_refused(ctx: LintContext) -> Iterator[Finding]:
     if not ctx.is_ib or not _tree_like(ctx):
         return
-    r = ctx.routing("ftree")
-    if r is None or not r.fallback_reason:
-        return
-    reason = r.fallback_reason.removeprefix("ftree: ")
-    names = dict.fromkeys(re.findall(r"\(([^()]+)\)", reason))
-    devs = [d for d in (ctx.f.find(n) for n in names) if d is not None]
-    yield ctx.finding("ftree-refused", "warning",
-                      f"OpenSM's ftree would refuse this tree and route with minhop: {reason}", devices=devs)
+    for r in ctx.routings("ftree"):          # one per plane of a multi-plane design
+        if not r.fallback_reason:
+            continue
+        reason = r.fallback_reason.removeprefix("ftree: ")
+        names = dict.fromkeys(re.findall(r"\(([^()]+)\)", reason))
+        devs = [d for d in (ctx.f.find(n) for n in names) if d is not None]
+        yield ctx.finding("ftree-refused", "warning",
+                          f"OpenSM's ftree would refuse this tree and route with minhop: {reason}", devices=devs)
 
 
 @rule("credit-loop", "error", "a credit loop in the default (minhop) routing", routing=True)
 def credit_loop(ctx: LintContext) -> Iterator[Finding]:
     if not ctx.is_ib:
         return
-    r = ctx.routing("minhop")
-    if r is None:
-        return
     try:
         sl2vl = design_qos(ctx.f)       # the VL of SL0 on each port (QoS on), else VL0
     except FabricError:
         sl2vl = None
-    for loop in find_credit_loops(r, sl2vl=sl2vl):
+    for loop in (lp for r in ctx.routings("minhop") for lp in find_credit_loops(r, sl2vl=sl2vl)):
         ports = [ctx.f.port_id(ch) for ch in loop.channels]
         ring = " -> ".join(loop.hop_names() + loop.hop_names()[:1])
         yield ctx.finding("credit-loop", "error",
@@ -564,20 +579,19 @@ def credit_loop(ctx: LintContext) -> Iterator[Finding]:
 def ib_unreachable(ctx: LintContext) -> Iterator[Finding]:
     if not ctx.is_ib:
         return
-    r = ctx.routing("minhop")
-    if r is None:
-        return
     f = ctx.f
-    pt = f.ports_t
-    cabled = np.zeros(f.devices_t.n, bool)
-    cabled[pt.device[pt.cable >= 0]] = True
-    devs = [d for d in (f.find(n) for n in r.subnet.undiscovered) if d is not None and cabled[d]]
-    sm = f.name_of(int(r.subnet.sm_node))
-    if devs:
-        yield ctx.finding("ib-unreachable", "error",
-                          f"{len(devs)} cabled InfiniBand device(s) not reachable from the subnet manager on {sm}: "
-                          "no LID, no routes", devices=devs)
-    for w in r.warnings:
-        if w.startswith("unreachable destinations"):
-            yield ctx.finding("ib-unreachable", "error", w, where=f.name)
+    for r in ctx.routings("minhop"):        # each plane of a multi-plane design has its own SM
+        sub = r.subnet.fabric               # the plane alone (same device ids), or the design
+        pt = sub.ports_t
+        cabled = np.zeros(sub.devices_t.n, bool)
+        cabled[pt.device[pt.cable >= 0]] = True
+        devs = [d for d in (sub.find(n) for n in r.subnet.undiscovered) if d is not None and cabled[d]]
+        sm = f.name_of(int(r.subnet.sm_node))
+        if devs:
+            yield ctx.finding("ib-unreachable", "error",
+                              f"{len(devs)} cabled InfiniBand device(s) not reachable from the subnet manager "
+                              f"on {sm}: no LID, no routes", devices=devs)
+        for w in r.warnings:
+            if w.startswith("unreachable destinations"):
+                yield ctx.finding("ib-unreachable", "error", w, where=f.name)
 

@@ -18,7 +18,10 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
                    help="design file(s) (native JSON or ibnetdiscover); several: one case per design")
     p.add_argument("--op", required=True, help="allreduce, allgather, reducescatter, alltoall or broadcast; "
                    "a list OP,OP,… runs one case per op")
-    p.add_argument("--algo", default="ring", help="ring (default) or tree (all-reduce only)")
+    p.add_argument("--algo", default="ring",
+                   help="ring (default), tree (all-reduce only), nvls (NVLink SHARP inside NVLink domains: "
+                        "all-reduce, all-gather, reduce-scatter), sharp (in-network reduction on InfiniBand "
+                        "switches: all-reduce) or auto (the fastest of those per size)")
     p.add_argument("--sizes", default="8B:8GB:x2",
                    help="buffer sizes: START:STOP:xK geometric (default 8B:8GB:x2), or SIZE[,SIZE…]; "
                         "B/KB/MB/GB decimal, KiB/MiB/GiB binary; at most 1,000 sizes")

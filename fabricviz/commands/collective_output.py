@@ -19,7 +19,7 @@ def table(res, design: str) -> str:
              f"# {'(B)':>12} {'(elements)':>12} {'':>6} {'':>6} {'':>6} {'(us)':>10} {'(GB/s)':>8} {'(GB/s)':>8}"]
     for r in res.rows:
         lines.append(f"  {r.size:>12.0f} {r.count:>12d} {'float':>6} {redop:>6} {root:>6} {r.time_us:>10.2f} "
-                     f"{r.algbw:>8.2f} {r.busbw:>8.2f}")
+                     f"{r.algbw:>8.2f} {r.busbw:>8.2f}" + (f"  {r.algo}" if res.algo == "auto" else ""))
     avg = sum(r.busbw for r in res.rows) / len(res.rows)
     lines.append(f"# Avg bus bandwidth    : {avg:g}")
     return "\n".join(lines)
@@ -33,7 +33,8 @@ def as_json(res, design: str) -> dict:
             "model": {"step_overhead_us": STEP_OVERHEAD_NS / 1e3, "nvlink_latency_us": NVLINK_LATENCY_NS / 1e3,
                       "mtu_bytes": MTU_BYTES, "wire_efficiency": wire_efficiency(res.tech)},
             "rows": [{"size_bytes": r.size, "count": r.count, "type": "float", "redop": redop, "root": root,
-                      "time_us": r.time_us, "algbw_GBps": r.algbw, "busbw_GBps": r.busbw} for r in res.rows]}
+                      "time_us": r.time_us, "algbw_GBps": r.algbw, "busbw_GBps": r.busbw, "algo": r.algo}
+                     for r in res.rows]}
 
 
 def write_csv(res, path: str) -> None:

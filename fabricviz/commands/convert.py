@@ -25,12 +25,17 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p.add_argument("input")
     p.add_argument("output")
     p.add_argument("--to", choices=tuple(FORMATS), help="output format (default: from OUT's name)")
+    p.add_argument("--plane", help="write one plane of a multi-plane design alone (index from 0, or name): "
+                                   "what ibnetdiscover on that plane's subnet sees")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     fmt = output_format(args.output, args.to)
     f = load_any(args.input)
+    if args.plane is not None:
+        from ..model.planes import plane_fabric
+        f = plane_fabric(f, args.plane)
     save_as(f, args.output, fmt)
     c = f.counts()
     print(f"wrote {args.output} ({fmt}): {sum(v for k, v in c.items() if k != 'cables')} devices, "

@@ -20,6 +20,7 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
                     help="node: 1 GPU + 1 NIC per host; dgx: 8-GPU/8-NIC servers")
     ft.add_argument("--switch", help="catalog part id of the switches")
     ft.add_argument("--speed", help="link rate, e.g. 4xNDR, 4xHDR, 400GbE")
+    ft.add_argument("--planes", type=int, default=1, help="planes: one tree per plane, each NIC port split")
     ft.add_argument("--name", help="design name (default: from the parameters)")
     ft.add_argument("-o", "--output", required=True)
 
@@ -43,6 +44,7 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     rl.add_argument("--fabric", choices=("ib", "roce"), default="ib")
     rl.add_argument("--speed", help="link rate (default 4xNDR, 400GbE with --fabric roce)")
     rl.add_argument("--switch", help="catalog part id of the switches")
+    rl.add_argument("--planes", type=int, default=1, help="planes: one fabric per plane, each NIC port split")
     rl.add_argument("--name", help="design name (default: from the parameters)")
     rl.add_argument("-o", "--output", required=True)
 
@@ -50,6 +52,8 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     spd.add_argument("--system", required=True, choices=("dgx-h100", "dgx-b200", "dgx-b300", "dgx-b300-xdr"))
     spd.add_argument("--units", type=int, required=True, help="scalable units (SUs)")
     spd.add_argument("--fabric", choices=("ib", "roce"), default="ib")
+    spd.add_argument("--planes", type=int, default=1,
+                     help="planes of a multi-plane design (dgx-b300: 2; dgx-b300-xdr: 2 or 4)")
     spd.add_argument("--name", help="design name (default: from the parameters)")
     spd.add_argument("-o", "--output", required=True)
 
@@ -91,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     if args.topology == "fat-tree":
         f = fat_tree(levels=args.levels, radix=args.radix, hosts=args.hosts, blocking=args.blocking,
                      parallel=args.parallel, fabric=args.fabric, servers=args.servers,
-                     switch=args.switch, speed=args.speed, name=args.name)
+                     switch=args.switch, speed=args.speed, name=args.name, planes=args.planes)
     elif args.topology == "leaf-spine":
         f = leaf_spine(args.leaves, args.spines, args.hosts_per_leaf, uplinks=args.uplinks,
                        speed=args.speed, fabric=args.fabric, oversubscription=args.oversubscription,
@@ -99,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
                        switch=args.switch, name=args.name)
     elif args.topology == "superpod":
         from ..generate import superpod
-        f = superpod(args.system, args.units, fabric=args.fabric, name=args.name)
+        f = superpod(args.system, args.units, fabric=args.fabric, name=args.name, planes=args.planes)
     elif args.topology in ("torus", "ring"):
         from ..generate import torus
         dims = args.dims if args.topology == "torus" else (args.switches,)
@@ -113,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
                       name=args.name)
     else:
         f = rail_optimized(units=args.units, fabric=args.fabric, speed=args.speed, switch=args.switch,
-                           name=args.name)
+                           name=args.name, planes=args.planes)
     save_fabric(f, args.output)
     c = f.counts()
     switches = c["ib_switch"] + c["eth_switch"]

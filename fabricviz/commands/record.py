@@ -13,13 +13,12 @@ line naming the option.
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-from ..anim.picture_options import offscreen_env
 from ..model import FabricError
+from .painting import child_command, child_env
 from .render import exit_text
 
 SWEEP_ENGINES = ("minhop", "updn", "ftree", "dfsssp", "lash", "sssp")  # fabricviz.ib.routing.ENGINES
@@ -122,11 +121,11 @@ def check(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check(args)
-    env = offscreen_env(dict(os.environ))
+    env = child_env()
     # the child writes to this terminal itself: its progress line, "wrote …", or its one error line
     sys.stdout.flush()
     sys.stderr.flush()
-    proc = subprocess.run([sys.executable, "-m", "fabricviz.ui.canvas.record", *child_argv(args)], env=env)
+    proc = subprocess.run(child_command("fabricviz.ui.canvas.record", child_argv(args)), env=env)
     if proc.returncode in (0, 2):          # 2: the child said why in its one error line
         return proc.returncode
     raise FabricError(f"record: the painting process failed ({exit_text(proc.returncode)}); "

@@ -11,13 +11,12 @@ display); this process stays Qt-free and checks every argument first.
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
-import sys
 from pathlib import Path
 
-from ..anim.picture_options import FLAGS, FORMATS, PictureOptions, check_options, offscreen_env
+from ..anim.picture_options import FLAGS, FORMATS, PictureOptions, check_options
 from ..model import FabricError
+from .painting import child_command, child_env
 
 
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
@@ -64,8 +63,7 @@ def run(args: argparse.Namespace) -> int:
 def qt_child(module: str, argv: list[str], what: str) -> None:
     """Run ``python -m module argv`` (a Qt program; offscreen without a display) and pass its
     output on; its ``fabricviz: error:`` line becomes this process's FabricError."""
-    env = offscreen_env(dict(os.environ))
-    proc = subprocess.run([sys.executable, "-m", module, *argv], env=env, capture_output=True, text=True)
+    proc = subprocess.run(child_command(module, argv), env=child_env(), capture_output=True, text=True)
     if proc.stdout:
         print(proc.stdout.strip())
     if proc.returncode:

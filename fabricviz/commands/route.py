@@ -17,6 +17,8 @@ def add_sm_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sm", help="node the subnet manager runs on (default: the file's first node)")
     p.add_argument("--lmc", type=int, default=0, help="LID mask control (2^LMC LIDs per CA port)")
     p.add_argument("--roots", help="comma-separated root switches for updn (default: found automatically)")
+    p.add_argument("--plane", help="a multi-plane design's plane (index from 0, or name): its own subnet, SM, "
+                                   "LIDs and LFTs (default: the design as one subnet)")
 
 
 def routing_for(args: argparse.Namespace):
@@ -24,6 +26,9 @@ def routing_for(args: argparse.Namespace):
     from ..ib.routing import route
     check_lmc(args.lmc, "--lmc")
     fabric = load_any(args.file)
+    if getattr(args, "plane", None) is not None:
+        from ..model.planes import plane_fabric
+        fabric = plane_fabric(fabric, args.plane)     # FabricError names the planes there are
     roots = [r.strip() for r in args.roots.split(",")] if getattr(args, "roots", None) is not None else None
     if roots is not None and args.engine != "updn":     # no other engine reads roots: never ignore one
         raise FabricError(f"--roots {args.roots!r}: only --engine updn takes roots (not {args.engine})")

@@ -232,6 +232,11 @@ def _run(args: argparse.Namespace) -> int:
             no_sl = None if fabric_tech(fabric) == "ib" else f"{IB_ONLY['sl']}; {args.file} is a RoCE design"
             flows = load_flows(fabric, args.flows, sl=_sl(args.sl), no_sl=no_sl) if args.flows else \
                 make_workload(fabric, args.workload, seed=args.seed, over=args.over, reach=reach, sl=args.sl)
+            if fabric.settings.planes:                      # one subnet per plane: max-min per plane
+                if args.model != "maxmin":
+                    raise FabricError(f"{args.file}: a multi-plane design runs the max-min model per plane "
+                                      f"(--model {args.model} is not run per plane)")
+                return _planes(fabric, flows, args)
             res = run_workload(fabric, flows, args.model, duration, args.seed, args.routing,
                                args.engine or "minhop",
                                progress, same_seed=args.same_hash, reach=reach, fluid=fluid_params(fabric, args),
@@ -266,4 +271,15 @@ def _run(args: argparse.Namespace) -> int:
             print(f"lossy (no PFC): {summary['dropped_bytes']:,.0f} bytes dropped at "
                   f"{summary['dropping_links']} link(s), {summary['retransmitted_bytes']:,.0f} bytes "
                   f"retransmitted (go-back-N), {summary['discarded_bytes']:,.0f} out-of-order bytes discarded")
+    return 0
+
+
+def _planes(fabric, flows, args: argparse.Namespace) -> int:
+    """A multi-plane design: every flow spread over the planes, max-min per plane (sim.planes)."""
+    from ..sim.planes import plane_summary, plane_traffic
+    summary = plane_summary(plane_traffic(fabric, flows, args.engine or "minhop", args.routing, args.seed))
+    print(json.dumps(summary, indent=2) if args.json else "\n".join(
+        [f"{len(flows):,} flows over {len(summary['planes'])} planes: mean {summary['mean_gbps']:.2f} Gb/s per flow"]
+        + [f"  {p['name']}: mean {p['mean_gbps']:.2f} Gb/s, {p['cut_flows']} flows it cannot carry"
+           for p in summary["planes"]]))
     return 0

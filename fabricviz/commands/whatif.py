@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
                    help="cables:K, switches:K (of any tier), switches-of:TIER:K (TIER: leaf, spine, core; a "
                         "two-level tree's top tier is spine; K drawn from that tier's switches) or "
                         "links-of:TIER:K (TIER: host, leaf-spine, spine-core); K may be a list: cables:1,2,4,8. "
-                        "A failed switch loses every cable")
+                        "A failed switch loses every cable. plane:K (a multi-plane design): plane K (from 0) down")
     p.add_argument("--trials", type=int, default=100, help="random failure sets per K (default 100, at most 10,000)")
     p.add_argument("--metric", default="permutation",
                    help="permutation (default) or alltoall: mean per-flow max-min rate of that seeded "

@@ -21,6 +21,7 @@ from ..model import CABLE_TYPES, KINDS, PORT_STATES, Catalog, Fabric, FabricErro
 from ..model.fabric import KIND_CODE, NIC
 from ..model.guid import format_guid
 from ..model.inputs import MAX_INPUT_BYTES, read_input
+from ..model.planes import split_mode
 
 # FileFormatError and one_line are also imported from here by other readers and loaders.py
 from .limits import FileFormatError, one_line, parse_json, strip_bom
@@ -58,7 +59,11 @@ def fabric_to_dict(fabric: Fabric) -> dict[str, Any]:
             rec["part"] = part_ids[parts[d]]
         if nports[d]:
             r0 = fabric.port_rate(first[d])
-            if r0 != fabric.catalog.get(part_ids[parts[d]]).modes[0]:
+            part = fabric.catalog.get(part_ids[parts[d]])
+            if nports[d] != part.ports:         # a NIC split into planes (model.planes)
+                assert r0 is not None                 # a NIC's ports have a rate
+                rec["mode"] = split_mode(r0, nports[d] // part.ports)
+            elif r0 != part.modes[0]:
                 rec["mode"] = str(r0)
         rec["tier"] = tiers[d]
         rec["x"] = _num(xs[d])

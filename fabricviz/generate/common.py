@@ -74,6 +74,12 @@ def tech_of(fabric_kind: str) -> str:
     return IB if fabric_kind == "ib" else ETH
 
 
+def _runs(mode: LinkRate, want: LinkRate) -> bool:
+    """A port of ``mode`` runs ``want``: the same rate, or (InfiniBand) its lane speed on fewer lanes
+    (a Quantum-X800 port as one plane's 2xXDR)."""
+    return mode == want or (mode.tech == want.tech == IB and mode.speed == want.speed and mode.width > want.width)
+
+
 def pick_switch(catalog: Catalog, tech: str, radix: int, part: str | None = None,
                 speed: str | None = None) -> Part:
     """The switch part for ``radix``: an exact port count if the catalog has one,
@@ -88,7 +94,7 @@ def pick_switch(catalog: Catalog, tech: str, radix: int, part: str | None = None
         return p
     want = LinkRate.parse(speed) if speed else (LinkRate.parse("400GbE") if tech == ETH else None)
     cands = [p for p in catalog.by_kind(kind) if p.ports >= radix
-             and (want is None or p.rate == want or any(m == want for m in p.modes))]
+             and (want is None or any(_runs(m, want) for m in p.modes))]
     if not cands:
         what = f" at {want}" if want else ""
         raise FabricError(f"no {kind.replace('_', ' ')} in the catalog has {radix} ports{what}; "
@@ -131,22 +137,46 @@ def use_part(fabric: Fabric, part: Part) -> Part:
     return part
 
 
+def plane_server(cat: Catalog, rate: LinkRate, servers: str, planes: int) -> Part:
+    """The server (1-GPU node or DGX) whose NIC splits into ``planes`` planes of ``rate``: NVIDIA's
+    first, then cheapest."""
+    gpus = 1 if servers == "node" else 8
+    cands = [p for p in cat.by_kind("server") if p.gpus == gpus and p.nic_part is not None
+             and planes in cat.get(p.nic_part).planes
+             and any(m.tech == rate.tech and m.speed_rank >= rate.speed_rank and m.width >= rate.width
+                     for m in cat.get(p.nic_part).modes)]
+    if not cands:
+        raise FabricError(f"no {'1-GPU node' if gpus == 1 else 'DGX server'} in the catalog has a NIC that "
+                          f"splits into {planes} planes of {rate}")
+    return min(cands, key=lambda p: (p.vendor != "NVIDIA", p.price_usd, p.id))
+
+
+def plane_link_rate(fabric: str, planes: int) -> str:
+    """One plane's default link rate: a ConnectX-8's 800G port split ``planes`` ways (4xXDR as
+    2xXDR / 1xXDR on InfiniBand, 400GbE / 200GbE on Ethernet)."""
+    if 4 % planes:
+        raise FabricError(f"--planes {planes}: an 800G port splits into 2 or 4 planes")
+    return f"{4 // planes}xXDR" if fabric == "ib" else f"{800 // planes}GbE"
+
+
 def pad_names(prefix: str, count: int, start: int = 1) -> list[str]:
     width = max(2, len(str(start + count - 1)))
     return [f"{prefix}{i:0{width}d}" for i in range(start, start + count)]
 
 
 def add_hosts(fabric: Fabric, count: int, rate: LinkRate, servers: str = "node",
-              prefix: str = "node") -> Hosts:
+              prefix: str = "node", planes: int = 1) -> Hosts:
     """Add ``count`` fabric end ports as servers at the bottom tier.
 
     ``servers="node"``: one 1-GPU node with a single-port NIC per host.
     ``servers="dgx"``: 8-GPU/8-NIC servers; ``count`` is still the NIC-port count.
+    ``planes`` > 1: servers whose NIC splits into that many planes (a multi-plane design's plane).
     """
     cat = fabric.catalog
     if servers not in SERVER_STYLES:
         raise FabricError(f"servers {servers!r}: use {' or '.join(SERVER_STYLES)}")
-    part = cat.default_host(rate) if servers == "node" else cat.dgx(rate)
+    part = (cat.default_host(rate) if servers == "node" else cat.dgx(rate)) if planes == 1 else \
+        plane_server(cat, rate, servers, planes)
     assert part.nic_part is not None  # a server part names its NIC (catalog validation)
     nic = cat.get(part.nic_part)
     per = part.nics * nic.ports

@@ -36,10 +36,12 @@ from .common import (
     pad_names,
     parse_ratio,
     pick_switch,
+    plane_link_rate,
     port_rate,
     switch_ports,
     tech_of,
 )
+from .planes import planarize
 
 
 @dataclass(frozen=True)
@@ -131,8 +133,13 @@ def k_ary_fat_tree(k: int, fabric: str = "ib", **kw) -> Fabric:
 def fat_tree(levels: int = 2, radix: int = 64, hosts: int | None = None, blocking: str | None = None,
              parallel: int = 1, fabric: str = "ib", servers: str = "node", switch: str | None = None,
              speed: str | None = None, catalog: Catalog | None = None,
-             name: str | None = None) -> Fabric:
-    """Build a fat tree (see module doc), laid out by :func:`~.autolayout.auto_layout`."""
+             name: str | None = None, planes: int = 1) -> Fabric:
+    """Build a fat tree (see module doc), laid out by :func:`~.autolayout.auto_layout`; ``planes`` > 1:
+    one such tree per plane, every NIC port split across them (:mod:`.planes`)."""
+    if planes < 1:
+        raise FabricError(f"--planes {planes}: must be at least 1")
+    if planes > 1 and speed is None:
+        speed = plane_link_rate(fabric, planes)
     plan = plan_fat_tree(levels, radix, hosts, blocking, parallel)
     tech = tech_of(fabric)
     check_lid_space(tech, plan.hosts, plan.switches)
@@ -144,7 +151,7 @@ def fat_tree(levels: int = 2, radix: int = 64, hosts: int | None = None, blockin
         "levels": levels, "radix": radix, "hosts": plan.hosts, "blocking": plan.blocking,
         "parallel": parallel, "servers": servers, "switch": sw.id, "speed": str(rate)},
         "plan": asdict(plan), "oversubscription": {"leaf": plan.blocking}}
-    host = add_hosts(f, plan.hosts, rate, servers)
+    host = add_hosts(f, plan.hosts, rate, servers, planes=planes)
     # ---- leaves, hosts in order
     leaves = add_switches(f, sw, pad_names("leaf", plan.leaves), 1, mode)
     lp = switch_ports(f, leaves, 1, plan.down).ravel()[: plan.hosts]
@@ -168,7 +175,7 @@ def fat_tree(levels: int = 2, radix: int = 64, hosts: int | None = None, blockin
         core_idx = j[:, None] * half + np.arange(half)[None, :]
         core_ports = f.devices_t.first_port[cores[core_idx]].astype(np.int64) + pod_of[:, None]
         f.add_cables(agg_up.ravel(), core_ports.ravel(), CORE_CABLE_M, emit=False)
-    return finish(apply_auto_layout(f))
+    return planarize(finish(apply_auto_layout(f)), planes)
 
 
 def _join(f: Fabric, lower: np.ndarray, upper: np.ndarray, first_up: int, parallel: int,

@@ -9,7 +9,8 @@ Found from the graph alone, so generated, hand-made and imported designs get the
   servers hanging under its leaves; the **top tier** (spines of a leaf-spine, cores of a fat
   tree) is one more group;
 * a **host block** is the servers that connect to exactly the same set of leaves (the hosts of
-  one leaf in a fat tree, the nodes of one scalable unit in a rail-optimised design).
+  one leaf in a fat tree, the nodes of one scalable unit in a rail-optimised design); an NVLink
+  rack's compute trays (an NVL72, :mod:`fabricviz.model.nvlink`) are a block of their own.
 
 :func:`bundle` turns any "what stands for each device" mapping into bundles of cables (the
 cables between two drawn things, with their count and aggregate bandwidth); the canvas draws
@@ -27,8 +28,9 @@ from scipy.sparse.csgraph import connected_components
 
 from ..ib.sharp import sharp_mask
 from ..ib.tiers import device_tiers, switch_mask
-from ..model import Fabric
+from ..model import Fabric, FabricError
 from ..model.fabric import KIND_CODE, NIC
+from ..model.nvlink import NvlinkDomain, nvlink_domains
 from ..model.tech import rates_gbps
 
 #: Names given to the top tier by how many switch tiers the fabric has.
@@ -285,6 +287,10 @@ def find_groups(f: Fabric) -> Grouping:
         for s, bg in zip(leaves, block_group.tolist(), strict=True):
             block_names.append(f.name_of(s[0]) if len(s) == 1 or bg < 0 else names[bg])
         group[servers] = block_group[blk]
+    racks = _racks(f) if len(block_names) else []
+    if racks:
+        block, block_names, block_size, block_hosts, block_group = _rack_blocks(
+            racks, block, block_names, block_group, group)
     lone = server & (group < 0)
     if lone.any():
         group[lone] = len(names)
@@ -295,6 +301,33 @@ def find_groups(f: Fabric) -> Grouping:
     return Grouping(tier=tier, group=group, names=tuple(names), kinds=tuple(kinds), block=block,
                     block_names=tuple(block_names), block_size=block_size, block_group=block_group,
                     top_tier=top_tier, top_level=top_level, block_hosts=block_hosts)
+
+
+def _racks(f: Fabric) -> list[NvlinkDomain]:
+    """The design's NVLink rack domains (an NVL72's trays); none when its setting is refused."""
+    try:
+        return [d for d in nvlink_domains(f) if d.spec.rack and d.explicit]
+    except FabricError:                       # the inspector and lint say what is wrong
+        return []
+
+
+def _rack_blocks(racks: list[NvlinkDomain], block: np.ndarray, names: list[str], block_group: np.ndarray,
+                 group: np.ndarray) -> tuple[np.ndarray, list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """An NVLink rack's compute trays (an NVL72) are a host block of their own, named after the
+    rack, in the group their first tray is in; blocks left empty go (numbers close up)."""
+    block, names, block_group = block.copy(), list(names), block_group.copy()
+    for d in racks:
+        sids = d.servers[block[d.servers] >= 0]
+        if len(sids):
+            block[sids] = len(names)
+            names.append(d.name)
+            block_group = np.append(block_group, group[sids[0]])
+    used = np.unique(block[block >= 0])
+    remap = np.full(len(names), -1, np.int64)
+    remap[used] = np.arange(len(used))
+    block = np.where(block >= 0, remap[np.maximum(block, 0)], -1)
+    size = np.bincount(block[block >= 0], minlength=len(used)).astype(np.int64)
+    return block, [names[i] for i in used.tolist()], size, size.copy(), block_group[used]
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,13 @@ from .common import (
     finish,
     pad_names,
     pick_switch,
+    plane_link_rate,
+    plane_server,
     switch_ports,
     tech_of,
 )
 from .fattree import _join
+from .planes import planarize
 
 NODES_PER_SU = 32
 RAILS = 8
@@ -35,14 +38,18 @@ RAILS = 8
 
 def rail_optimized(units: int = 1, fabric: str = "ib", speed: str | None = None,
                    nodes_per_unit: int = NODES_PER_SU, switch: str | None = None,
-                   catalog: Catalog | None = None, name: str | None = None) -> Fabric:
-    """Build ``units`` rail-optimized SUs joined by a spine tier."""
+                   catalog: Catalog | None = None, name: str | None = None, planes: int = 1) -> Fabric:
+    """Build ``units`` rail-optimized SUs joined by a spine tier; ``planes`` > 1: one such fabric per
+    plane, every NIC port split across them (:mod:`.planes`)."""
     if units < 1:
         raise FabricError(f"scalable units {units}: must be at least 1")
     if not 1 <= nodes_per_unit <= NODES_PER_SU:
         raise FabricError(f"nodes per scalable unit {nodes_per_unit}: an SU has 1 to {NODES_PER_SU} nodes")
     tech = tech_of(fabric)
-    rate = LinkRate.parse(speed or ("4xNDR" if fabric == "ib" else "400GbE"))
+    if planes < 1:
+        raise FabricError(f"--planes {planes}: must be at least 1")
+    default = plane_link_rate(fabric, planes) if planes > 1 else ("4xNDR" if fabric == "ib" else "400GbE")
+    rate = LinkRate.parse(speed or default)
     if rate.tech != tech:
         raise FabricError(f"link speed {rate} does not match the {fabric} fabric")
     uplinks = NODES_PER_SU                       # leaves are non-blocking: 32 down, 32 up
@@ -56,7 +63,7 @@ def rail_optimized(units: int = 1, fabric: str = "ib", speed: str | None = None,
     f = Fabric(catalog, name=name or f"rail-{units}su")
     sw = pick_switch(f.catalog, tech, 2 * NODES_PER_SU, switch, str(rate))
     mode = str(rate) if sw.rate != rate else None
-    dgx = f.catalog.dgx(rate)
+    dgx = f.catalog.dgx(rate) if planes == 1 else plane_server(f.catalog, rate, "dgx", planes)
     if dgx.nics != RAILS:
         raise FabricError(f"{dgx.name} has {dgx.nics} NICs, a rail-optimized SU needs {RAILS}")
     leaves_n = units * RAILS
@@ -66,7 +73,7 @@ def rail_optimized(units: int = 1, fabric: str = "ib", speed: str | None = None,
         "server": dgx.id}, "oversubscription": {"leaf": "1:1"}}
     leaves_all = []
     for u in range(units):
-        host = add_hosts(f, nodes_per_unit * RAILS, rate, "dgx", prefix=f"su{u + 1}-dgx")
+        host = add_hosts(f, nodes_per_unit * RAILS, rate, "dgx", prefix=f"su{u + 1}-dgx", planes=planes)
         # host ports come node-major: node n, NIC r → index n*8 + r
         names = [f"su{u + 1}-rail{r}" for r in range(RAILS)]
         lv = add_switches(f, sw, names, 1, mode)
@@ -77,4 +84,4 @@ def rail_optimized(units: int = 1, fabric: str = "ib", speed: str | None = None,
     leaves = np.concatenate(leaves_all)
     sp = add_switches(f, sw, pad_names("spine", spines), 2, mode)
     _join(f, leaves, sp, NODES_PER_SU, parallel, LEAF_CABLE_M, group=None)
-    return finish(apply_auto_layout(f))
+    return planarize(finish(apply_auto_layout(f)), planes)

@@ -42,6 +42,18 @@ Choices the RAs leave open, and the one taken here:
   here every node reaches every group through its rails, but a group is its own subnet, so one
   subnet manager reaches one group only (one SM per plane is the multi-plane part of issue 27).
 * The grouping of the spines for ``groups`` (by rail, r mod G) and the pod = SU split for ``core``.
+* **Planes** (``planes`` > 1, :data:`PLANE_SYSTEMS`). DGX B300 ``--planes 2`` builds the RA's
+  twin-planar fabric: each ConnectX-8 port splits into 2 × 400G (``2xXDR``), and each plane is one
+  leaf per rail per SU taking all 64 nodes of the SU (64 down, 64 up) under its own spines, sized
+  by rule 1 with ``u`` = 64. On 144-port Quantum-X800 (Q3400) running its ports at 400G this gives
+  per plane 8 leaves per SU and 4 / 8 / 16 / 32 / 64 spines at 1 / 2 / 4 / 8 / 16 SUs: with two
+  planes exactly the RA table's leaves and spines (16 per SU; 8 / 16 / 32 / 64 / 128), and every
+  GPU on both planes, so no spine groups are needed. The RA builds this on Spectrum-X SN5600 at
+  128 × 400GbE (port breakout is not modelled here, so ``--planes`` is InfiniBand only). Its cable
+  counts are per 800G twin-port cable: fabricviz counts links, twice the table's (a node–leaf
+  link per GPU per plane). DGX B300-XDR ``--planes 2|4`` splits each 800G port into 2 × 400G or
+  4 × 200G, each plane a copy of the RA's single-plane fabric at that rate (switches × planes; the
+  XDR RA tabulates one plane).
 * DGX B300-XDR: the RA's 18-SU row prints 9,216 GPUs for 1,296 nodes; 1,296 × 8 = 10,368, which
   equals the row's own node–leaf cable count. fabricviz builds 10,368.
 """
@@ -70,10 +82,17 @@ from .common import (
     use_part,
 )
 from .fattree import _join
+from .planes import planarize
 
 RAILS = 8
 #: Part id of the UFM appliance that takes one H100 node slot.
 UFM_PART = "UFM-APPLIANCE-3.1"
+#: Systems built multi-plane (``--planes``): the switch of one plane and one plane's link rate per
+#: plane count (a ConnectX-8's 4xXDR port as 2 × 2xXDR or 4 × 1xXDR).
+PLANE_SYSTEMS: dict[str, tuple[str, dict[int, str]]] = {
+    "dgx-b300": ("Q3400", {2: "2xXDR"}),
+    "dgx-b300-xdr": ("Q3400", {2: "2xXDR", 4: "1xXDR"}),
+}
 
 
 @dataclass(frozen=True)
@@ -90,6 +109,7 @@ class SystemSpec:
     growth: str                  # "core" or "groups" (module doc, rule 2)
     ufm_links: int               # compute-fabric links of the UFM appliance (0: none in the table)
     source: str                  # the RA page whose table this reproduces
+    planes: int = 1              # >1: one plane of a multi-plane design (generate.superpod_planes)
 
 
 SYSTEMS: dict[str, SystemSpec] = {s.key: s for s in (
@@ -146,12 +166,14 @@ def _divisor_at_least(n: int, low: int) -> int | None:
     return next((d for d in range(max(low, 1), n + 1) if n % d == 0), None)
 
 
-def plan_superpod(system: str, units: int, radix: int) -> SuperpodPlan:
+def plan_superpod(system: str | SystemSpec, units: int, radix: int) -> SuperpodPlan:
     """Size ``units`` SUs of ``system`` on ``radix``-port switches by the module doc's rule."""
-    spec = system_spec(system)
+    spec = system if isinstance(system, SystemSpec) else system_spec(system)
     if units < 1:
         raise FabricError(f"scalable units {units}: must be at least 1")
-    if spec.nodes_per_su % spec.leaves_per_rail or spec.nodes_per_su // spec.leaves_per_rail != radix // 2:
+    per_leaf = spec.nodes_per_su // spec.leaves_per_rail
+    blocking = per_leaf > radix // 2 if spec.planes > 1 else per_leaf != radix // 2   # a plane: at most half
+    if spec.nodes_per_su % spec.leaves_per_rail or blocking:
         raise FabricError(f"{spec.title}: a leaf takes {spec.nodes_per_su // spec.leaves_per_rail} nodes, "
                           f"a {radix}-port switch is non-blocking at {radix // 2}")
     plan = _size(spec, units, radix)
@@ -165,7 +187,7 @@ def plan_superpod(system: str, units: int, radix: int) -> SuperpodPlan:
 def _size(spec: SystemSpec, units: int, radix: int) -> SuperpodPlan | None:
     """The plan of :func:`plan_superpod`, None when the rule finds no even spread."""
     kinds = RAILS * spec.leaves_per_rail                    # leaves per SU
-    u = radix // 2
+    u = spec.nodes_per_su // spec.leaves_per_rail if spec.planes > 1 else radix // 2
     leaves = units * kinds
     total = leaves * u
     nodes = units * spec.nodes_per_su - (1 if spec.ufm_links else 0)
@@ -225,10 +247,29 @@ def _add_nodes(f: Fabric, part: Part, names: list[str], rate: LinkRate, x0: floa
     return ports.reshape(len(names), per)
 
 
-def superpod(system: str, units: int = 1, fabric: str | None = None, catalog: Catalog | None = None,
-             name: str | None = None) -> Fabric:
-    """Build the compute fabric of ``units`` SUs of ``system`` (:data:`SYSTEMS`)."""
+def plane_spec(system: str, planes: int) -> SystemSpec:
+    """The spec of one plane of a ``planes``-plane ``system`` (module doc, *Planes*)."""
     spec = system_spec(system)
+    if planes == 1:
+        return spec
+    if system not in PLANE_SYSTEMS:
+        raise FabricError(f"--planes {planes}: the {spec.title} RA builds one plane "
+                          f"(multi-plane: {', '.join(PLANE_SYSTEMS)})")
+    switch, speeds = PLANE_SYSTEMS[system]
+    if planes not in speeds:
+        raise FabricError(f"--planes {planes}: a ConnectX-8 port splits into {' or '.join(map(str, speeds))} planes")
+    return replace(spec, leaves_per_rail=1, switch={"ib": switch}, speed={"ib": speeds[planes]}, planes=planes)
+
+
+def superpod(system: str | SystemSpec, units: int = 1, fabric: str | None = None, catalog: Catalog | None = None,
+             name: str | None = None, planes: int = 1) -> Fabric:
+    """Build the compute fabric of ``units`` SUs of ``system`` (:data:`SYSTEMS`, or one plane's spec);
+    ``planes`` > 1: a multi-plane design of that many planes (module doc, *Planes*)."""
+    if planes != 1:
+        assert isinstance(system, str)
+        one = superpod(plane_spec(system, planes), units, fabric, catalog, name)
+        return planarize(one, planes)
+    spec = system if isinstance(system, SystemSpec) else system_spec(system)
     fabric = fabric or "ib"
     tech_of(fabric)
     if fabric not in spec.switch:
@@ -237,7 +278,8 @@ def superpod(system: str, units: int = 1, fabric: str | None = None, catalog: Ca
     f = Fabric(catalog, name=name or f"{spec.key}-{units}su")
     sw = f.catalog.get(spec.switch[fabric])
     rate = LinkRate.parse(spec.speed[fabric])
-    plan = plan_superpod(spec.key, units, sw.ports)
+    mode = str(rate) if spec.planes > 1 and rate != sw.rate else None     # a plane's switches run at its rate
+    plan = plan_superpod(spec, units, sw.ports)
     server = f.catalog.get(spec.server)
     check_lid_space(tech_of(fabric), plan.gpus + plan.ufm_links,
                     plan.leaves + plan.spines + plan.cores)
@@ -257,7 +299,7 @@ def superpod(system: str, units: int = 1, fabric: str | None = None, catalog: Ca
         ports = _add_nodes(f, server, pad_names(f"su{s + 1}-dgx", n), rate, x0)      # (node, rail)
         x0 += (spec.nodes_per_su * RAILS + 4) * HOST_PITCH
         suffix = [""] if lpr == 1 else [chr(ord("a") + j) for j in range(lpr)]
-        lv = add_switches(f, sw, [f"su{s + 1}-rail{r}{x}" for r in range(RAILS) for x in suffix], 1)
+        lv = add_switches(f, sw, [f"su{s + 1}-rail{r}{x}" for r in range(RAILS) for x in suffix], 1, mode)
         for r in range(RAILS):
             for j in range(lpr):
                 mine = ports[j * per_leaf:(j + 1) * per_leaf, r]
@@ -269,19 +311,20 @@ def superpod(system: str, units: int = 1, fabric: str | None = None, catalog: Ca
             k = spec.ufm_links
             f.add_cables(up[:k], switch_ports(f, lv[:k], per_leaf, 1).ravel(), HOST_CABLE_M, emit=False)
         su_leaves.append(lv)
-    pods = _spine_tiers(f, sw, plan, su_leaves)
+    pods = _spine_tiers(f, sw, plan, su_leaves, mode)
     # each SU is one group (a B300 SU's a- and b-leaves share no node; a B200 pod has its spines)
     f.meta["groups"] = [{"name": f"su{s + 1}", "switches": [f.name_of(int(d)) for d in (*lv, *sp)]}
                         for s, (lv, sp) in enumerate(zip(su_leaves, pods, strict=True))]
     return finish(apply_auto_layout(f))
 
 
-def _spine_tiers(f: Fabric, sw: Part, plan: SuperpodPlan, su_leaves: list[np.ndarray]) -> list[np.ndarray]:
+def _spine_tiers(f: Fabric, sw: Part, plan: SuperpodPlan, su_leaves: list[np.ndarray],
+                 mode: str | None) -> list[np.ndarray]:
     """Spines (and cores) and their cables, per the plan; the spines of each SU's pod (none when the
     spines are shared by all SUs)."""
     u = plan.uplinks
     if plan.cores == 0:
-        sp = add_switches(f, sw, pad_names("spine", plan.spines), 2)
+        sp = add_switches(f, sw, pad_names("spine", plan.spines), 2, mode)
         spg = plan.spines_per_group
         rail = np.arange(len(su_leaves[0])) // (len(su_leaves[0]) // RAILS)     # leaves are rail-major
         for g in range(plan.groups):
@@ -303,4 +346,5 @@ def _spine_tiers(f: Fabric, sw: Part, plan: SuperpodPlan, su_leaves: list[np.nda
     return pods
 
 
-__all__ = ["SYSTEMS", "SuperpodPlan", "SystemSpec", "plan_superpod", "superpod", "system_spec"]
+__all__ = ["PLANE_SYSTEMS", "SYSTEMS", "SuperpodPlan", "SystemSpec", "plan_superpod", "plane_spec", "superpod",
+           "system_spec"]

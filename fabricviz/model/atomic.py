@@ -10,7 +10,15 @@ while writing (an exception, a full disk, a permission error) the temp file is
 removed and a one-line FabricError names the file. Symbolic links are written
 through (the link stays a link).
 
-A process killed mid-save leaves its temp file behind; the next save of the
+Where the system can (Linux, on file systems that have ``O_TMPFILE``: ext4, xfs, btrfs,
+tmpfs), :func:`write_atomic` writes an anonymous file in the target's folder instead: it has
+no name until its data is written and synced, and is then linked under the temp name and
+renamed over the target at once — a save killed while writing leaves nothing behind (only
+a kill between that link and the rename, a few system calls, can leave a whole temp file).
+Elsewhere (NFS, other systems), and for writers that open the temp file by name (a video
+encoder), the temp file has its name from the start.
+
+A process killed mid-save may leave its temp file behind; the next save of the
 same file removes it. Folders may be shared between hosts (an NFS home), so a
 temp file is removed as stale only when that is certain:
 
@@ -36,6 +44,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import secrets
 import socket
 import sys
 import tempfile
@@ -271,7 +280,7 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, where: str | N
         except UnicodeEncodeError as e:
             raise FabricError(f"{where}: cannot save: character {e.object[e.start:e.end]!r} "
                               "cannot be written as UTF-8") from None
-    with Replacement(path, where) as new:
+    with Replacement(path, where, named=False) as new:
         new.write(data)
 
 
@@ -280,24 +289,30 @@ class Replacement:
     says, with the target's permissions and group) that :meth:`commit` fsyncs and renames over
     the target; :meth:`discard` (or leaving the ``with`` block by an exception) removes it.
 
-    :func:`write_atomic` writes bytes into it with :meth:`write`; a writer that opens files by
-    name (a video encoder) fills :attr:`tmp` itself. Errors: FabricError ``WHERE: cannot save: why``.
+    :func:`write_atomic` writes bytes into it with :meth:`write` (``named=False``: an anonymous
+    file where the system has them, which has no :attr:`tmp` name until :meth:`commit`); a writer
+    that opens files by name (a video encoder) fills :attr:`tmp` itself.
+    Errors: FabricError ``WHERE: cannot save: why``.
     """
 
-    def __init__(self, path: str | os.PathLike[str], where: str | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str], where: str | None = None, named: bool = True) -> None:
         self.where = str(path) if where is None else where
         self.target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
         self.folder = self.target.parent if str(self.target.parent) else Path(".")
         self.done = self.synced = False
         remove_stale(self.target)
-        with _lock:            # created and registered together: never seen as stale meanwhile
-            try:
-                fd, tmp = tempfile.mkstemp(prefix=f".{self.target.name}.{_writer()}.{host_name()}.",
-                                           suffix=".tmp", dir=self.folder)
-            except OSError as e:
-                raise FabricError(f"{self.where}: cannot save: {e.strerror or e}") from None
-            _writing.add(tmp)
-        self.fd, self.tmp = fd, tmp
+        anon = None if named else _anonymous(self.folder)
+        tmp: str | None = None
+        if anon is not None:
+            fd = anon
+        else:
+            with _lock:        # created and registered together: never seen as stale meanwhile
+                try:
+                    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(self.target), suffix=".tmp", dir=self.folder)
+                except OSError as e:
+                    raise FabricError(f"{self.where}: cannot save: {e.strerror or e}") from None
+                _writing.add(tmp)
+        self.fd, self._tmp = fd, tmp
         try:
             try:
                 st = self.target.stat()
@@ -311,7 +326,7 @@ class Replacement:
                     pass
             if hasattr(os, "fchmod"):
                 os.fchmod(fd, mode)
-            else:
+            elif tmp is not None:
                 os.chmod(tmp, mode)
         except OSError as e:
             self.discard()
@@ -320,13 +335,26 @@ class Replacement:
             self.discard()
             raise
 
+    @property
+    def tmp(self) -> str:
+        """The temp file's path: a named one's from the start, an anonymous one's once committed."""
+        if self._tmp is None:
+            raise FabricError(f"{self.where}: the temp file has no name (an anonymous one, before its commit)")
+        return self._tmp
+
     def write(self, data: bytes) -> None:
-        """Write all of ``data`` to the temp file (once; it is then closed)."""
+        """Write all of ``data`` to the temp file (once; a named one is then closed)."""
         try:
-            with os.fdopen(self._take_fd(), "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
+            if self._tmp is None:            # anonymous: the descriptor is its only handle
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(self.fd, view):]
+                os.fsync(self.fd)
+            else:
+                with os.fdopen(self._take_fd(), "wb") as fh:
+                    fh.write(data)
+                    fh.flush()
+                    os.fsync(fh.fileno())
             self.synced = True
         except OSError as e:
             self.discard()
@@ -335,19 +363,46 @@ class Replacement:
     def _take_fd(self) -> int:
         fd, self.fd = self.fd, -1
         if fd < 0:
-            fd = os.open(self.tmp, os.O_WRONLY)
+            assert self._tmp is not None, "an anonymous temp file is only reached through its descriptor"
+            fd = os.open(self._tmp, os.O_WRONLY)
         return fd
+
+    def _name_anonymous(self) -> None:
+        """Give the written anonymous file its temp name (linked from its descriptor)."""
+        dfd = os.open(self.folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            with _lock:
+                for _ in range(100):
+                    name = f"{_temp_prefix(self.target)}{secrets.token_hex(4)}.tmp"
+                    try:    # linkat(AT_SYMLINK_FOLLOW) of /proc/self/fd/N: the way to name an O_TMPFILE
+                        os.link(f"/proc/self/fd/{self.fd}", name, dst_dir_fd=dfd)
+                    except FileExistsError:
+                        continue
+                    self._tmp = str(self.folder / name)
+                    _writing.add(self._tmp)
+                    break
+                else:
+                    raise FileExistsError(f"no free temp name beside {self.target.name}")
+        finally:
+            os.close(dfd)
+        fd, self.fd = self.fd, -1
+        os.close(fd)
 
     def commit(self) -> Path:
         """Make the temp file durable and rename it over the target; returns the target."""
         try:
+            if self._tmp is None:       # anonymous: written and synced, it gets its name now
+                if not self.synced:
+                    raise OSError("nothing was written")
+                self._name_anonymous()
             if not self.synced:        # filled by name: make its data durable before the rename
                 fd = self._take_fd()
                 try:
                     os.fsync(fd)
                 finally:
                     os.close(fd)
-            os.replace(self.tmp, self.target)
+            assert self._tmp is not None
+            os.replace(self._tmp, self.target)
             self.done = True
             _fsync_dir(self.folder)
         except OSError as e:
@@ -364,13 +419,15 @@ class Replacement:
             except OSError:
                 pass
             self.fd = -1
+        if self._tmp is None:           # anonymous and never named: closing it was all
+            return
         if not self.done:
             try:
-                os.unlink(self.tmp)
+                os.unlink(self._tmp)
             except OSError:
                 pass
         with _lock:
-            _writing.discard(self.tmp)
+            _writing.discard(self._tmp)
 
     def __enter__(self) -> Replacement:
         return self
@@ -380,6 +437,32 @@ class Replacement:
             self.commit()
         else:
             self.discard()
+
+
+def _temp_prefix(target: Path) -> str:
+    """``.TARGET.PID-START.HOST.``: the start of this process's temp names for ``target``."""
+    return f".{target.name}.{_writer()}.{host_name()}."
+
+
+def _anonymous(folder: Path) -> int | None:
+    """A descriptor of a new anonymous file in ``folder`` (Linux ``O_TMPFILE``), or None where
+    there are none (then a named temp file is used; a real error shows up creating that)."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        return os.open(folder, flag | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError:            # EOPNOTSUPP/EISDIR (no O_TMPFILE there), or EACCES, EROFS …: the
+        return None            # named temp file is used, and a real error is reported creating it
+
+
+def _anonymous_supported(folder: str | os.PathLike[str]) -> bool:
+    """Can :func:`write_atomic` use an anonymous temp file in ``folder``? (Tests and bench.)"""
+    fd = _anonymous(Path(folder))
+    if fd is None:
+        return False
+    os.close(fd)
+    return True
 
 
 def _writer() -> str:

@@ -9,7 +9,9 @@ An Ethernet switch's ``port_lanes`` maps each front-panel port (1-based, in orde
 lanes, one string per port as the ``lanes`` column of SONiC's ``port_config.ini`` writes them
 (``"0,1,2,3,4,5,6,7"``), with ``port_lanes_source`` naming the file it was read from; the SONiC
 export names ports and writes ``PORT|lanes`` from it.
-A NIC's ``ooo_placement`` says whether it places reordered RoCE packets (no go-back-N on reordering).
+A NIC's ``planes`` lists the plane counts its port splits into (multi-plane, :mod:`fabricviz.model.planes`),
+with ``planes_source``. A NIC's ``ooo_placement`` says whether it places reordered RoCE packets (no go-back-N
+on reordering).
 An ``nvlink_switch`` is an NVLink switch tray (its ``ports`` are NVLink ports across its switch
 chips, ``nvlink_gbps`` one port's rate per direction): a part to count and price; it is no
 device of the InfiniBand/Ethernet fabric.
@@ -49,7 +51,8 @@ _SWITCH = ("ports", "port", "latency_ns", "latency_estimate", "asic", "rack_unit
 _KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "ib_switch": _SWITCH, "eth_switch": _SWITCH + ("buffer_bytes", "buffer_estimated", "buffer_source", "port_lanes",
                             "port_lanes_source"),
-    "nic": ("ports", "port", "port_modes", "latency_ns", "latency_estimate", "pcie", "ooo_placement"),
+    "nic": ("ports", "port", "port_modes", "latency_ns", "latency_estimate", "pcie", "ooo_placement", "planes",
+            "planes_source"),
     "gpu": ("memory_gb", "pcie_gbps", "pcie", "pcie_latency_ns", "latency_estimate", "nvlink_gbps"),
     "server": ("gpus", "nics", "nic_part", "gpu_part", "rack_units"),
     "cable": ("cable_type", "tech", "max_rate", "reach_m", "lengths_m", "latency_ns", "latency_estimate"),
@@ -57,7 +60,7 @@ _KIND_FIELDS: dict[str, tuple[str, ...]] = {
 }
 #: How many leading fields of _KIND_FIELDS each kind requires.
 _REQUIRED = {"ib_switch": 2, "eth_switch": 2, "nic": 1, "gpu": 2, "server": 3, "cable": 4, "nvlink_switch": 2}
-_TEXT = {"vendor", "source", "notes", "asic", "pcie", "buffer_source", "port_lanes_source"}
+_TEXT = {"vendor", "source", "notes", "asic", "pcie", "buffer_source", "port_lanes_source", "planes_source"}
 _INTS = {"ports": 1, "gpus": 0, "nics": 1, "rack_units": 0}          # field -> minimum
 _NUMS = {"power_w", "price_usd", "latency_ns", "memory_gb", "pcie_gbps", "pcie_latency_ns",
          "nvlink_gbps", "reach_m", "buffer_bytes"}
@@ -93,6 +96,8 @@ class Part:
     port_lanes_source: str = ""
     pcie: str | None = None
     ooo_placement: bool = False      # NIC: places RoCE packets out of order (no go-back-N on reordering)
+    planes: tuple[int, ...] = ()     # NIC: plane counts its port splits into (ConnectX-8: 2, 4); (): none
+    planes_source: str = ""
     memory_gb: float = 0.0
     pcie_gbps: float = 0.0
     pcie_latency_ns: float = 0.0
@@ -205,6 +210,11 @@ def _check(key: str, v: Any, where: str) -> Any:
         return modes
     elif key == "port_lanes":
         return _port_lanes(v, where)
+    elif key == "planes":
+        if (not isinstance(v, list) or not v or len(set(v)) != len(v)
+                or not all(type(x) is int and 2 <= x <= 8 for x in v)):
+            raise _bad(where, "a list of distinct plane counts from 2 to 8", v)
+        return tuple(v)
     elif key == "lengths_m":
         if not isinstance(v, list) or not all(_number(x) and x > 0 for x in v):
             raise _bad(where, "a list of positive lengths in metres", v)

@@ -41,6 +41,7 @@ from .kinds import AUTO_PREFIX, CHILD_PREFIX, ETH_SWITCH, GPU, IB_SWITCH, KIND_C
 from .limits import LOCAL_MAX, LOCAL_MIN, check_int_range, check_tier
 from .names import DeviceNames, PartIds
 from .numbers import is_digits
+from .planes import parse_split_mode
 from .removal import Removal, Removed  # noqa: F401  (re-exported)
 from .rows import RowEdits, Rows  # noqa: F401  (re-exported)
 from .settings import DesignSettings
@@ -335,13 +336,22 @@ class Fabric:
         if mode is None:
             return modes[0], p.ports
         try:
-            want = LinkRate.parse(mode)
+            split = parse_split_mode(mode)
+            want = split[0] if split else LinkRate.parse(mode)
         except FabricError as exc:
             raise FabricError(f"{p.id}: mode {mode!r}: {exc}") from None
+        if split and split[1] not in p.planes:
+            can = f"into {' or '.join(map(str, p.planes))} planes" if p.planes else "into no planes"
+            raise FabricError(f"{p.id}: mode {mode!r}: its port splits {can}")
+        if split and want.tech == IB:         # InfiniBand: the planes share the port's lanes
+            lanes = max((m.width for m in modes if m.tech == IB and want.speed_rank <= m.speed_rank), default=0)
+            if want.width * split[1] > lanes:
+                raise FabricError(f"{p.id}: mode {mode!r}: {split[1]} planes of {want} take "
+                                  f"{want.width * split[1]} lanes, its port has {lanes}")
         for m in modes:
             if m == want or (m.tech == want.tech and want.speed_rank <= m.speed_rank
                              and want.width <= m.width):
-                return want, p.ports
+                return want, p.ports * (split[1] if split else 1)
         raise FabricError(f"{p.id} ports cannot run at {want} (supported: {', '.join(map(str, modes))})")
 
     def add_servers(self, part: str, names: Sequence[str] | None, xs: Any, ys: Any,

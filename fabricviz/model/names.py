@@ -68,7 +68,9 @@ class DeviceNames:
         self.own: list[str | None] = []
         self.by_name: dict[str, int] = {}
         self.auto: dict[str, int] = {}
-        self._child_keys: tuple[np.ndarray, np.ndarray] | None = None
+        #: (validity key, sorted child keys, ids): see :meth:`_child_lookup`
+        self._child_keys: tuple[tuple[int, ...], np.ndarray, np.ndarray] | None = None
+        self._version = 0               # bumped by every change of an own name (None or not)
 
     # ------------------------------------------------------------------ lookups
     def find(self, name: str) -> int | None:
@@ -89,20 +91,35 @@ class DeviceNames:
                 return self._child_lookup(p, KIND_CODE[kind], n) if n < 1 << 15 else None
         return None
 
+    def _cache_key(self) -> tuple[int, ...]:
+        return self.devices.writes("alive", "parent", "kind", "local") + (self._version, len(self.own))
+
     def _child_lookup(self, parent: int, kind_code: int, local: int) -> int | None:
-        """Id of the child with a derived name (parent, kind, local), via a sorted key cache."""
-        if self._child_keys is None:
+        """Id of the child with a derived name (parent, kind, local), via a sorted key cache.
+
+        The cache carries the write counts of what it was built from, taken *before* the build,
+        and is used only while they are unchanged. Worker threads read the live design (the
+        GUI's sweep, routing and checks jobs) and may build it in the middle of an edit on the
+        UI thread; built so, it is stale at once (that edit's writes move the counts on) instead
+        of being kept — a kept one made ``find`` see a removed GPU's name as taken, and the
+        undo of the removal was refused."""
+        key = self._cache_key()
+        cache = self._child_keys
+        if cache is None or cache[0] != key:
             t = self.devices
-            derived = np.array([n is None for n in self.own], dtype=bool)
-            sel = np.flatnonzero(t.alive & (t.parent >= 0) & derived)
+            own = list(self.own)
+            derived = np.array([n is None for n in own], dtype=bool)
+            n = min(len(derived), len(t.alive))
+            sel = np.flatnonzero(t.alive[:n] & (t.parent[:n] >= 0) & derived[:n])
             keys = (t.parent[sel].astype(np.int64) << 24) | (t.kind[sel].astype(np.int64) << 16) \
                 | t.local[sel].astype(np.int64)
             order = np.argsort(keys, kind="stable")
-            self._child_keys = (keys[order], sel[order])
-        keys, ids = self._child_keys
-        key = (parent << 24) | (kind_code << 16) | local
-        i = int(np.searchsorted(keys, key))
-        if i < len(keys) and keys[i] == key:
+            cache = (key, keys[order], sel[order])
+            self._child_keys = cache
+        _, keys, ids = cache
+        want = (parent << 24) | (kind_code << 16) | local
+        i = int(np.searchsorted(keys, want))
+        if i < len(keys) and keys[i] == want:
             return int(ids[i])
         return None
 
@@ -186,7 +203,8 @@ class DeviceNames:
         return names
 
     def changed(self) -> None:
-        """Devices' parents, kinds or liveness changed: the derived-name cache goes."""
+        """Devices' parents, kinds, liveness or own names changed: the derived-name cache goes."""
+        self._version += 1
         self._child_keys = None
 
     def mark(self) -> tuple[int, dict[str, int]]:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import FabricError
+from .planes import PLANES_KEY, PlaneSet, parse_planes
 from .roce import RoceSettings, check_roce
 from .settings_records import (
     DESCRIPTIONS_KEY,
@@ -160,6 +161,11 @@ class DesignSettings:
     def sms(self) -> tuple[SmEntry, ...]:
         """The SM-capable nodes the design lists (empty: none, the default SM); FabricError if refused."""
         return self.parsed(SMS_KEY, parse_sms)
+
+    @property
+    def planes(self) -> PlaneSet:
+        """The design's planes (:mod:`fabricviz.model.planes`; empty: one plane); FabricError if refused."""
+        return self.parsed(PLANES_KEY, parse_planes)
 
     @property
     def twin(self) -> TwinRecord | None:

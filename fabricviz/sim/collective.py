@@ -49,11 +49,13 @@ The model (simplified where NCCL is complex; each simplification said here):
   20, UDP 8, BTH 12, ICRC 4, FCS 4, preamble 8 and inter-frame gap 12), so a 400 Gb/s NIC moves at
   most 49.68 GB/s of payload on InfiniBand and 49.02 GB/s on RoCE (:func:`wire_efficiency`; the
   RDMA path MTU is 4 KiB on both, whatever the Ethernet MTU). NVLink's own framing is not taken.
-* **Inside a server** a transfer between two GPUs whose part has ``nvlink_gbps`` goes over
-  NVLink/NVSwitch, which the engine does not model: each GPU has one NVLink egress and one
-  ingress at the part's ``nvlink_gbps`` (the NVSwitch non-blocking), shared max-min here;
-  latency :data:`NVLINK_LATENCY_NS` + the packet at NVLink rate. Without NVLink the transfer
-  takes the engine's path (PCIe, NIC, leaf).
+* **Inside an NVLink domain** (:mod:`fabricviz.model.nvlink`: a DGX's NVSwitch baseboard, an
+  NVL72 rack's trays, or one partition of it) a transfer between two GPUs goes over NVLink, which
+  the engine does not model: each GPU has one NVLink egress and one ingress at its links × NCCL's
+  usable per-link rate (:func:`~.nvlink_model.usable_gbytes`: 18 × 20.6 GB/s on an H100), the
+  switch chips non-blocking, shared max-min here; latency :data:`NVLINK_LATENCY_NS` + the packet
+  at NVLink rate. Between domains (or partitions) the transfer takes the engine's path (PCIe,
+  NIC, fabric). NVLS and SHARP (in-switch reduction) are :mod:`.collective_hier`'s.
 * **Fabric transfers run NIC to NIC** when every rank has its own NIC and its PCIe links are no
   slower than that NIC's: the PCIe hops then carry exactly the NIC links' flows with at least their
   capacity, so the max-min rates are the same without them, and their latency is added back to α
@@ -77,10 +79,13 @@ import numpy as np
 from ..model import Fabric, FabricError
 from ..model.fabric import KIND_CODE
 from ..model.numbers import is_digits
+from ..model.nvlink import nvlink_map
 from .bounds import MAX_SIZES
+from .collective_hier import HIER, HIER_ALGOS, candidates
 from .collective_plan import ALGOS as ALGOS  # noqa: F401  (re-exported: the plans' names)
-from .collective_plan import OPS, Step, channels, plan
+from .collective_plan import OPS, Step, channels, plan, units
 from .collective_plan import server_groups as _servers
+from .nvlink_model import usable_gbytes
 from .units import ParamError
 from .workloads import Flows, endpoints, parse_size
 
@@ -159,11 +164,16 @@ def parse_sizes(text: str) -> np.ndarray:
 
 
 def ring_order(fabric: Fabric, gpus: np.ndarray) -> np.ndarray:
-    """GPUs in NCCL's ring order: a server's GPUs together (by local index), servers in order."""
+    """GPUs in NCCL's ring order: a server's GPUs together (by local index), servers in order, the
+    servers of one NVLink domain (an NVL72 rack's trays) together, at their first server."""
     t = fabric.devices_t
     gpus = np.asarray(gpus, np.int64)
     server = np.where(t.parent[gpus] >= 0, t.parent[gpus], gpus).astype(np.int64)
-    return gpus[np.lexsort((gpus, t.local[gpus], server))]
+    uniq, inv = np.unique(units(fabric, gpus), return_inverse=True)
+    first = np.full(len(uniq), np.iinfo(np.int64).max)
+    np.minimum.at(first, inv, server)                    # a unit sits where its first server does
+    head, unit = first[inv], uniq[inv]
+    return gpus[np.lexsort((gpus, t.local[gpus], server, unit, head))]
 
 
 def select_gpus(fabric: Fabric, spec: str | int | None = "all") -> np.ndarray:
@@ -228,11 +238,18 @@ class Solver:
         if self.tech == "ib" and self.routing in (None, "static") and self.engine != "dmodk":
             from ..ib.routing import route
             self._sm = route(self.fabric, self.engine)
-        t = self.fabric.devices_t
-        self._nvl = np.zeros(t.n)
-        for g in np.flatnonzero(t.alive & (t.kind == KIND_CODE["gpu"])):
-            part = self.fabric.part_of(int(g))
-            self._nvl[g] = part.nvlink_gbps if part is not None else 0.0
+        nv = nvlink_map(self.fabric)
+        self._group = nv.group
+        self._nvl = np.zeros(self.fabric.devices_t.n)       # per GPU: usable NVLink, Gb/s one way
+        for d in nv.domains:
+            self._nvl[d.gpus] = usable_gbytes(d.spec) * 8.0
+
+    #: one NVLink ring step's fixed cost (software step + NVLink hop), for :mod:`.collective_hier`
+    nvlink_step_ns: float = field(default=STEP_OVERHEAD_NS + NVLINK_LATENCY_NS, init=False)
+
+    def step_ns(self, step: Step, size: float) -> float:
+        """``step``'s time for a ``size``-byte buffer (:func:`step_time_ns`)."""
+        return step_time_ns(step, self.solve(step), size)
 
     def solve(self, step: Step) -> Solved:
         hit = self._cache.get(step.key)
@@ -241,9 +258,8 @@ class Solver:
         return hit
 
     def _solve(self, step: Step) -> Solved:
-        t = self.fabric.devices_t
-        par = t.parent
-        nvl = (par[step.src] >= 0) & (par[step.src] == par[step.dst]) & \
+        grp = self._group
+        nvl = (grp[step.src] >= 0) & (grp[step.src] == grp[step.dst]) & \
             (self._nvl[step.src] > 0) & (self._nvl[step.dst] > 0)
         rate = np.zeros(len(step.src))
         alpha_parts: list[tuple[np.ndarray, Callable[[float], np.ndarray]]] = []
@@ -318,6 +334,7 @@ class Row:
     algbw: float                 # GB/s
     busbw: float                 # GB/s
     per: int = 1                 # ranks the buffer is split over in nccl-tests' count column
+    algo: str = ""               # the algorithm that ran this size (``auto`` picks one per size)
 
     @property
     def count(self) -> int:
@@ -359,18 +376,39 @@ def collective(fabric: Fabric, op: str, sizes: np.ndarray, algo: str = "ring", g
     from .transport import check_transport
     check_transport(fabric, transport)
     ranks = select_gpus(fabric, gpus)
-    steps = plan(fabric, op, algo, ranks)
+    if algo not in ALGOS + HIER_ALGOS:
+        raise ParamError("algo", algo, f"is not one of {', '.join(ALGOS + HIER_ALGOS)}")
     solver = solver or Solver(fabric, routing, transport, seed, engine)
-    solved = [solver.solve(s) for s in steps]
+    if algo == "auto":
+        runs = {}
+        for a in candidates(op):
+            try:
+                runs[a] = algo_time(fabric, op, a, ranks, solver)
+            except ParamError:
+                continue
+    else:
+        runs = {algo: algo_time(fabric, op, algo, ranks, solver)}
     factor = bus_factor(op, len(ranks))
     rows = []
     for size in np.asarray(sizes, float).tolist():
-        ns = sum(s.repeat * step_time_ns(s, v, size) for s, v in zip(steps, solved, strict=True))
+        ns, won = min((fn(size), a) for a, fn in runs.items())
         algbw = size / ns                               # bytes/ns = GB/s
-        rows.append(Row(size, ns / 1e3, algbw, algbw * factor, len(ranks) if op in PER_RANK_COUNT else 1))
+        rows.append(Row(size, ns / 1e3, algbw, algbw * factor, len(ranks) if op in PER_RANK_COUNT else 1, won))
     return CollectiveResult(op, algo, ranks, len(_servers(fabric, ranks)),
                             channels(fabric, ranks) if op != "alltoall" else 1, solver.tech, tuple(rows),
                             solver.engine if solver.tech == "ib" and solver.routing in (None, "static") else None)
+
+
+def algo_time(fabric: Fabric, op: str, algo: str, ranks: np.ndarray, solver: Solver) -> Callable[[float], float]:
+    """Time (ns) of ``op`` with ``algo`` over ``ranks`` as a function of the buffer size."""
+    if algo in HIER:
+        return HIER[algo](fabric, op, ranks, solver).time_ns
+    steps = plan(fabric, op, algo, ranks)
+    solved = [solver.solve(s) for s in steps]
+
+    def time_ns(size: float) -> float:
+        return sum(s.repeat * step_time_ns(s, v, size) for s, v in zip(steps, solved, strict=True))
+    return time_ns
 
 
 #: What one transfer of each plan's step is, in the words the GUI shows.
@@ -387,7 +425,9 @@ class Bottleneck:
     ``transfers``: the step's slowest transfers (α + β within 1e-9 of the step's largest);
     ``links``: the directed links (:mod:`.links` ids) at full utilisation on their paths where
     they get the largest max-min share of the link — their max-min bottlenecks; ``cables``: the
-    cables of those links (PCIe hops have none). NVLink transfers have no fabric link."""
+    cables of those links (PCIe hops have none); ``named_cables``: the cables of the first slowest
+    transfer alone (the one :meth:`describe` names — on a ring every hop may tie, and their cables
+    together are the whole fabric). NVLink transfers have no fabric link."""
 
     step: int
     kind: str
@@ -400,6 +440,7 @@ class Bottleneck:
     links: np.ndarray
     link_names: tuple[tuple[str, str], ...]
     cables: np.ndarray
+    named_cables: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
     def describe(self, fabric: Fabric, most: int = 2) -> str:
         """``ring hop gpu03 → gpu04 at 400 Gb/s over leaf01→spine02, spine02→leaf03 (+2 more)``."""
@@ -433,7 +474,11 @@ def slowest_step(fabric: Fabric, result: CollectiveResult, solver: Solver, size:
     result) and its bottleneck links (see :class:`Bottleneck`); ``solver`` the one that ran it
     (its solved steps are reused)."""
     size = float(max(r.size for r in result.rows)) if size is None else float(size)
-    steps = plan(fabric, result.op, result.algo, result.ranks)
+    algo = next((r.algo for r in result.rows if r.size == size), result.algo) if result.algo == "auto" \
+        else result.algo
+    if algo not in ALGOS:
+        raise ParamError("algo", algo, "reduces in the switches: no point-to-point step to blame")
+    steps = plan(fabric, result.op, algo, result.ranks)
     times = []
     for s in steps:
         times.append(step_time_ns(s, solver.solve(s), size))
@@ -444,10 +489,12 @@ def slowest_step(fabric: Fabric, result: CollectiveResult, solver: Solver, size:
     slow = np.flatnonzero(each >= each.max() * (1.0 - 1e-9))
     nvl = bool(solved.nvlink[slow].all())
     fab = slow[~solved.nvlink[slow]]
-    links = np.zeros(0, np.int64)
+    links = first = np.zeros(0, np.int64)
     if len(fab) and solved.run is not None:
         in_run = np.cumsum(~solved.nvlink) - 1                 # transfer → flow of the fabric run
         links = _full_links(solved.run, in_run[fab]).astype(np.int64)
+        if slow[0] == fab[0]:                                  # the transfer describe() names
+            first = _full_links(solved.run, in_run[fab[:1]]).astype(np.int64)
     table = solved.run.links if solved.run is not None else None
     if table is not None and len(links):                       # switch-to-switch links named first
         sw = np.isin(fabric.devices_t.kind, [KIND_CODE["ib_switch"], KIND_CODE["eth_switch"]])
@@ -455,9 +502,11 @@ def slowest_step(fabric: Fabric, result: CollectiveResult, solver: Solver, size:
     names = tuple((fabric.name_of(int(table.src_dev[x])), fabric.name_of(int(table.dst_dev[x]))) for x in links) \
         if table is not None else ()
     cables = np.unique(links[links < table.n_cable_links] // 2) if table is not None else np.zeros(0, np.int64)
-    kind = STEP_KINDS[result.algo if result.op not in ("alltoall", "broadcast") else result.op]
+    named = np.unique(first[first < table.n_cable_links] // 2) if table is not None else np.zeros(0, np.int64)
+    kind = STEP_KINDS[algo if result.op not in ("alltoall", "broadcast") else result.op]
     return Bottleneck(k, kind, size, float(times[k]), step.src[slow], step.dst[slow],
-                      float(solved.rate_gbps[slow].min()), nvl, links, names, cables.astype(np.int64))
+                      float(solved.rate_gbps[slow].min()), nvl, links, names, cables.astype(np.int64),
+                      named.astype(np.int64))
 
 
 #: The columns nccl-tests prints (out-of-place half): the CSV header ``fabricviz collective --csv`` writes.

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import Fabric
+from ..model.nvlink import nvlink_map
 from .units import ParamError
 
 OPS = ("allreduce", "allgather", "reducescatter", "alltoall", "broadcast")
@@ -39,11 +40,19 @@ class Step:
         return (self.src.tobytes(), self.dst.tobytes())
 
 
-def server_groups(fabric: Fabric, ranks: np.ndarray) -> list[np.ndarray]:
-    """``ranks`` cut into runs of one server (a GPU without a server is its own)."""
+def units(fabric: Fabric, gpus: np.ndarray) -> np.ndarray:
+    """Per GPU: the unit NCCL treats as one node — its NVLink domain (or partition of one: a
+    DGX's baseboard, an NVL72 rack), else its server (a GPU without either is its own)."""
     t = fabric.devices_t
-    server = np.where(t.parent[ranks] >= 0, t.parent[ranks], ranks)
-    cut = np.flatnonzero(np.diff(server)) + 1
+    server = np.where(t.parent[gpus] >= 0, t.parent[gpus], gpus).astype(np.int64)
+    group = nvlink_map(fabric).group[gpus]
+    return np.where(group >= 0, -1 - group, server)
+
+
+def server_groups(fabric: Fabric, ranks: np.ndarray) -> list[np.ndarray]:
+    """``ranks`` cut into runs of one unit (:func:`units`: an NVLink domain, else a server)."""
+    unit = units(fabric, ranks)
+    cut = np.flatnonzero(np.diff(unit)) + 1
     return np.split(ranks, cut)
 
 

@@ -16,7 +16,8 @@ import numpy as np
 
 from ..model import Fabric
 from ..model.numbers import is_digits
-from .collective import ALGOS, OPS, CollectiveResult, collective, select_gpus
+from .collective import OPS, CollectiveResult, collective, select_gpus
+from .collective_hier import ALGO_CHOICES, ALGO_OPS
 from .units import ParamError
 
 
@@ -72,10 +73,12 @@ def cases(designs: int, ops: tuple[str, ...], gpus: tuple[str, ...]) -> list[Cas
 def check_case(sweep: Sweep, case: Case) -> None:
     """Refuse a case the engine would refuse (ParamError or FabricError), without running it."""
     from .transport import check_transport
-    if sweep.algo not in ALGOS:
-        raise ParamError("algo", sweep.algo, f"is not one of {', '.join(ALGOS)}")
+    if sweep.algo not in ALGO_CHOICES:
+        raise ParamError("algo", sweep.algo, f"is not one of {', '.join(ALGO_CHOICES)}")
     if sweep.algo == "tree" and case.op != "allreduce":
         raise ParamError("algo", sweep.algo, f"NCCL's tree runs all-reduce only; {case.op} runs ring")
+    if case.op not in ALGO_OPS.get(sweep.algo, (case.op,)):
+        raise ParamError("algo", sweep.algo, f"runs {', '.join(ALGO_OPS[sweep.algo])} only, not {case.op}")
     fabric = sweep.fabrics[case.design]
     check_transport(fabric, sweep.transport)
     select_gpus(fabric, case.gpus)

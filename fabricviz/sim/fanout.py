@@ -29,11 +29,14 @@ from __future__ import annotations
 import argparse
 import math
 import re
+import signal
 import sys
+import threading
 import time
 import traceback
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from ..model import FabricError
@@ -169,9 +172,11 @@ class FanOut:
             from distributed import LocalCluster
             # loopback only, and no fixed port (8787) for the scheduler's web page: two runs at once must not clash
             where = {"host": "127.0.0.1"} if self.processes else {}      # threads talk in-process
-            self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=self.processes,
-                                         dashboard_address="127.0.0.1:0", scheduler_kwargs={"dashboard": False},
-                                         silence_logs=logging.ERROR, **where)
+            with _workers_ignore_stop_signals(self.processes):
+                self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
+                                             processes=self.processes, dashboard_address="127.0.0.1:0",
+                                             scheduler_kwargs={"dashboard": False},
+                                             silence_logs=logging.ERROR, **where)
             self._client = Client(self._cluster, set_as_default=False)
             return
         try:
@@ -260,6 +265,27 @@ class FanOut:
             if running:
                 client.cancel([f for f, _ in running.values()])
         return results
+
+
+@contextmanager
+def _workers_ignore_stop_signals(processes: bool) -> Iterator[None]:
+    """Worker processes started inside ignore SIGINT and SIGTERM (an ignored signal stays ignored
+    in a child, and Python then installs no KeyboardInterrupt handler there). Ctrl-C in a terminal,
+    or a SIGTERM to the process group, reaches every worker too; one that took it would die with a
+    traceback, or make the scheduler log the loss of its data, while this process shuts the
+    cluster down in order (the CLI unwinds on both signals: fabricviz.commands.stopping). A
+    worker still ends: the nanny stops it (then SIGKILL), and it exits at once when this process
+    is gone (distributed's parent-alive pipe). Only from the main thread: the GUI starts clusters
+    from threads of its own, where signal dispositions cannot be set."""
+    if not processes or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, was in old.items():
+            signal.signal(s, was)
 
 
 class _Chunks:

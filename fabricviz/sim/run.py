@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..model import Fabric
+from ..model import Fabric, FabricError
 from .compare import run_workload
 from .engine import SimResult
 from .partitioned import partition_scope, scoped_reach
@@ -31,6 +31,9 @@ def run_traffic(fabric: Fabric, spec: str, model: str, routing: str | None, engi
     the service level of every flow, None: SL 0 or the routing engine's path SL; ``transport``: ib |
     roce-gbn | roce-ooo, None: the design's; ``cc``: a RoCE fluid run's congestion control, dcqcn |
     none — PFC only, as ``simulate --transport`` / ``--cc``)."""
+    if fabric.settings.planes:              # one SM per plane: one subnet's run would show one plane only
+        raise FabricError(f"{fabric.name}: a multi-plane design runs per plane (fabricviz simulate / whatif: "
+                          "max-min per plane); the Traffic dock and recordings route one subnet")
     reach = partition_reach(fabric, partition, sm.subnet if sm is not None else None)
     fluid = None
     if cc is not None and model == "fluid":          # as simulate's fluid_params for --cc

@@ -35,7 +35,7 @@ from .reach import Unreachable
 from .units import ParamError
 from .workloads import Flows
 
-KINDS = ("cables", "switches", "switches-of", "links-of")
+KINDS = ("cables", "switches", "switches-of", "links-of", "plane")
 #: links-of:TIER → the pair of device tiers (:func:`fabricviz.ib.tiers.device_tiers`) a cable joins.
 TIERS = {"host": (0, 1), "leaf-spine": (1, 2), "spine-core": (2, 3)}
 #: switches-of:TIER → the device tier of those switches (a two-level tree's top tier is "spine").
@@ -84,13 +84,13 @@ def parse_fail(text: str) -> FailSpec:
         if tier not in tiers:
             raise ParamError("fail", text, f"unknown tier {tier!r} (use {', '.join(tiers)})")
     elif kind not in KINDS:
-        raise ParamError("fail", text, "use cables:K, switches:K, switches-of:TIER:K or links-of:TIER:K")
+        raise ParamError("fail", text, "use cables:K, switches:K, switches-of:TIER:K, links-of:TIER:K or plane:K")
     try:
         ks = tuple(int(k) for k in rest.split(","))
     except ValueError:
         raise ParamError("fail", text, "K is a count or a list of counts (cables:1,2,4)") from None
-    if any(k < 1 for k in ks):
-        raise ParamError("fail", text, "K must be at least 1")
+    if any(k < (0 if kind == "plane" else 1) for k in ks):
+        raise ParamError("fail", text, "K must be at least 1" if kind != "plane" else "plane K counts from 0")
     return FailSpec(kind, tier, tuple(sorted(set(ks))))
 
 
@@ -125,6 +125,9 @@ def elements(fabric: Fabric, spec: FailSpec) -> tuple[np.ndarray, tuple[str, ...
     (``switches-of``: the switches of that device tier, :func:`fabricviz.ib.tiers.device_tiers`)."""
     ct, pt, t = fabric.cables_t, fabric.ports_t, fabric.devices_t
     live = fabric.cable_ids().astype(np.int64)
+    if spec.kind == "plane":                 # plane K: every cable of the plane's switches
+        from .planes import plane_elements
+        return plane_elements(fabric)
     if spec.kind in ("switches", "switches-of"):
         ids = np.flatnonzero(t.alive & np.isin(t.kind, SWITCH_CODES)).astype(np.int64)
         if spec.kind == "switches-of":
@@ -239,6 +242,10 @@ def measure(shared: Shared, fab: Fabric) -> tuple[float, tuple[Unreachable, ...]
     from .compare import run_workload
     if shared.metric.startswith("allreduce:"):
         return _allreduce(shared, fab)
+    if fab.settings.planes:                  # each plane its own subnet: max-min per plane, summed
+        from .planes import plane_traffic
+        pt = plane_traffic(fab, shared.flows, shared.engine, seed=shared.seed)
+        return pt.mean_gbps, (), int(np.count_nonzero(pt.rate <= 0))
     try:
         res = run_workload(fab, shared.flows, "maxmin", 1e-3, shared.seed, None, shared.engine)
     except FabricError as e:
@@ -273,6 +280,8 @@ def trial_elements(shared: Shared, trial_index: int) -> np.ndarray:
     k, i = shared.trials[trial_index]
     if shared.worst:
         return np.array([i], np.int64)
+    if shared.spec.kind == "plane":
+        return np.array([k], np.int64)
     rng = np.random.default_rng(np.random.SeedSequence(shared.seed, spawn_key=(k, i)))
     return np.sort(rng.choice(len(shared.ids), size=k, replace=False)).astype(np.int64)
 
@@ -352,6 +361,9 @@ def prepare(fabric: Fabric, spec: FailSpec, metric: str = "permutation", trials:
     if worst and not len(ids):
         raise ParamError("fail", spec.what, "the design has none")
     for k in spec.ks:
+        if spec.kind == "plane" and k >= len(ids):
+            raise ParamError("fail", spec.label, f"plane {k} but the design has {len(ids)} planes"
+                                                 + (" (no meta.planes)" if not len(ids) else " (from 0)"))
         if not worst and k > len(ids):
             raise ParamError("fail", spec.label, f"K={k} but the design has {len(ids)} {spec.noun}")
     if metric.startswith("allreduce:"):
@@ -362,7 +374,8 @@ def prepare(fabric: Fabric, spec: FailSpec, metric: str = "permutation", trials:
         flows = make_workload(fabric, metric, seed=seed)
         flows = Flows(flows.src, flows.dst)      # long-lived: the max-min rates, no completion times
     plan = tuple((1, j) for j in range(len(ids))) if worst else \
-        tuple((k, i) for k in spec.ks for i in range(trials))
+        tuple((k, 0) for k in spec.ks) if spec.kind == "plane" else \
+        tuple((k, i) for k in spec.ks for i in range(trials))     # plane:K is one trial: plane K down
     sh = Shared(fabric, spec, ids, names, cables, flows, metric, engine, seed, plan, worst)
     value, out, _ = measure(sh, fabric)
     if value <= 0 and metric.startswith("allreduce:") and out:

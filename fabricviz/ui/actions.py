@@ -20,7 +20,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.items.semantic import SEMANTIC_SETTING
-from fabricviz.ui.canvas.overlays import vl_layers, vl_usage
+from fabricviz.ui.canvas.overlays import planes, vl_layers, vl_usage
 from fabricviz.ui.canvas.overlays.partitions import SETTING as MARKS_SETTING
 
 K = QtGui.QKeySequence.StandardKey
@@ -127,15 +127,18 @@ ACTIONS: tuple[ActionSpec | Slot, ...] = (
                "paste the copied devices at the pointer (new names)"),
     ActionSpec("duplicate", "&Duplicate", "selection.duplicate", "edit", ("Ctrl+D",),
                "a copy of the selected devices beside them", needs_selection=True),
-    ActionSpec("delete", "&Delete", "selection.delete", "edit", (K.Delete, "Backspace"), needs_selection=True),
+    ActionSpec("delete", "&Delete", "selection.delete", "edit", (K.Delete, "Backspace"),
+               "delete the selected devices (with their cables) and cables", needs_selection=True),
     ActionSpec("rename", "&Rename", "rename", "edit", ("F2",), "rename the selected device (in the inspector)"),
     ActionSpec("select_all", "Select &All", "selection.select_all", "edit", (K.SelectAll,), "every device and cable"),
     ActionSpec("find", "&Find Device…", "find_device", "edit", (K.Find,),
                "find a device by name, GUID or LID; centre and select it", sep=True),
     # View
-    ActionSpec("zoom_in", "Zoom &In", "view.zoom_by", "view", (K.ZoomIn,), args=(1.25,)),
-    ActionSpec("zoom_out", "Zoom &Out", "view.zoom_by", "view", (K.ZoomOut,), args=(0.8,)),
-    ActionSpec("fit", "&Fit to View", "fit", "view", ("Ctrl+0", "F"), icon=SP + "TitleBarMaxButton"),
+    ActionSpec("zoom_in", "Zoom &In", "view.zoom_by", "view", (K.ZoomIn,), "zoom in on the canvas by a quarter",
+               args=(1.25,)),
+    ActionSpec("zoom_out", "Zoom &Out", "view.zoom_by", "view", (K.ZoomOut,), "zoom the canvas out", args=(0.8,)),
+    ActionSpec("fit", "&Fit to View", "fit", "view", ("Ctrl+0", "F"), "zoom so the whole design fills the canvas",
+               icon=SP + "TitleBarMaxButton"),
     ActionSpec("fit_selection", "Fit S&election", "selection.fit_selection", "view", ("Shift+F",),
                "zoom to the selected devices and cables (nothing selected: the whole design)"),
     ActionSpec("snap", "Snap to &Grid", "set_snap", "view", checkable=True, checked=True),
@@ -158,6 +161,10 @@ ACTIONS: tuple[ActionSpec | Slot, ...] = (
                tip="cables coloured by the VL carrying most of their traffic in the last traffic run, paler "
                    "as the VL mix grows",
                checkable=True, setting=vl_usage.SETTING),
+    ActionSpec("plane_layers", "P&lane Layers", "plane_layers.set_on", "view",
+               tip="a multi-plane design's cables in their plane's colour (View ▸ Show Plane: one plane alone)",
+               checkable=True, setting=planes.SETTING),
+    Slot("plane_filter", "view"),
     Slot("bundle_colour", "view"),
     Slot("colour_by", "view"),          # View ▸ Colour by ▸ port counters (errors / XmitWait)
     Slot("docks", "view", sep=True),
@@ -169,7 +176,8 @@ ACTIONS: tuple[ActionSpec | Slot, ...] = (
                "fat tree, leaf-spine or rail-optimized", "ib_switch"),
     ActionSpec("layout_auto", "&Auto Layout", "layout_auto", "design", ("Ctrl+L",),
                "pods in a grid filling the screen, hosts under their leaves"),
-    ActionSpec("layout_force", "&Force Layout", "layout_force", "design", ("Ctrl+Shift+L",)),
+    ActionSpec("layout_force", "&Force Layout", "layout_force", "design", ("Ctrl+Shift+L",),
+               "place the devices by a force-directed layout (one undo step)"),
     ActionSpec("qos_settings", "&QoS Settings…", "qos_settings", "design",
                tip="OpenSM's QoS options for the design: SL→VL, VL arbitration, operational VLs (undoable)",
                sep=True),

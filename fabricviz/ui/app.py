@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from typing import NoReturn
 
 from PySide6 import QtWidgets
 
@@ -34,6 +35,7 @@ def run_gui(path: str | None = None) -> int:
     if QtWidgets.QApplication.instance() is None and not _has_display():
         print(NO_DISPLAY, file=sys.stderr)
         return 2
+    own = QtWidgets.QApplication.instance() is None
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([sys.argv[0] or "fabricviz"])
     app.setApplicationName("fabricviz")
     try:  # Ctrl+C in the terminal closes the GUI
@@ -44,7 +46,33 @@ def run_gui(path: str | None = None) -> int:
     KernelCompileStatus(windows[0].statusBar()).start()   # first run: compiles while the window is usable
     code = int(app.exec())
     del windows
+    if own:
+        leave(code)
     return code
+
+
+def leave(code: int) -> NoReturn:
+    """End the process once the last window closed, without Python's teardown.
+
+    Closing already did what must be done (the design saved or discarded, its recovery file
+    deleted, jobs cancelled, What-if workers shut down). Python's finalisation would then
+    destroy every object one by one — a big design's tens of thousands of canvas items and
+    their wrappers, seconds with no window on screen (issue 29: "the process lingers 5–10 s
+    after the window closes"). Here the settings are written, the exit handlers run (Dask,
+    multiprocessing, the clipboard's) and the output flushed, then the process ends."""
+    import atexit
+    import logging
+
+    from fabricviz.ui.document.settings import settings
+    settings().sync()
+    atexit._run_exitfuncs()
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    os._exit(code)
 
 
 def start_windows(path: str | None = None) -> list[MainWindow]:

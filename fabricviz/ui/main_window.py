@@ -34,6 +34,7 @@ from fabricviz.ui.canvas.overlays.bundled import bundle_colour_menu
 from fabricviz.ui.canvas.overlays.counters import CounterColours
 from fabricviz.ui.canvas.overlays.diff import DiffOverlay
 from fabricviz.ui.canvas.overlays.pfc_cycle import PfcCycles
+from fabricviz.ui.canvas.overlays.planes import PlaneLayers
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.canvas.selection import SelectionController
 from fabricviz.ui.canvas.view import CanvasView
@@ -182,6 +183,7 @@ class MainWindow(QtWidgets.QMainWindow):
         File ▸ Compare with Discovered)."""
         self.pfc_cycles = PfcCycles(self.document, self.scene, lambda text: self.say(text, 15000))
         self.vl_layers = vl_layers.VlLayers(self.document, self.scene, self.say)
+        self.plane_layers = PlaneLayers(self.document, self.scene, self.say)           # View ▸ Plane Layers
         self.vl_usage = vl_usage.VlUsage(self.document, self.scene, self.say)
         self.counter_colours = CounterColours(self.document, self.scene, self.say)   # View ▸ Colour by
         self.diff_overlay = DiffOverlay(self.document, self.scene)
@@ -194,6 +196,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self._update_recent()
         elif slot == "bundle_colour":
             self.bundle_colour = bundle_colour_menu(self, menu, self.settings, self.scene)
+        elif slot == "plane_filter":
+            self.plane_filter_menu = self.plane_layers.fill_menu(menu)
         elif slot == "colour_by":
             self.colour_by_menu = self.counter_colours.fill_menu(menu)
         elif slot == "lessons":
@@ -485,6 +489,7 @@ class MainWindow(QtWidgets.QMainWindow):
         from fabricviz.ui.canvas.export import render_scene  # not at the top: see export_image
         rows = self.lesson_stage.legend_rows() if self.lesson_stage.following else []
         rows += self.counter_colours.legend_rows()          # View ▸ Colour by: the port counters' colours
+        rows += self.plane_layers.legend_rows()             # View ▸ Plane Layers
         shown = self.view.mapToScene(self.view.viewport().rect()).boundingRect()
         if view is None:
             content = self.scene.content_rect()

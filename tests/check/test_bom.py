@@ -17,6 +17,7 @@ from fabricviz.cli import main
 from fabricviz.formats.native import save_fabric
 from fabricviz.generate.fattree import k_ary_fat_tree
 from fabricviz.generate.leafspine import leaf_spine
+from fabricviz.generate.nvlink_racks import nvl72_racks
 from fabricviz.generate.rail import rail_optimized
 from fabricviz.model import FabricError
 
@@ -58,14 +59,15 @@ def test_k8_fat_tree(k8_bom):
 
 
 def test_rail_optimized_one_su():
-    # 1 SU: 32 DGX-H100 (256 GPUs, 256 NICs), 8 rail leaves + 4 spines, 256 node DACs,
-    # 32 uplinks × 8 leaves = 256 leaf-spine links on optics (512 transceivers)
+    # 1 SU: 32 DGX-H100 (256 GPUs, 256 NICs, 32 HGX baseboards of 4 NVSwitch chips), 8 rail leaves +
+    # 4 spines, 256 node DACs, 32 uplinks × 8 leaves = 256 leaf-spine links on optics (512 transceivers)
     bom = bill_of_materials(rail_optimized(1))
     assert rows(bom) == [
         ("server", "DGX-H100", 32, 400000.0, 10200.0, True, None),
         ("gpu", "H100-SXM5", 256, 0.0, 0.0, False, None),
         ("nic", "CX7-1P", 256, 0.0, 0.0, False, None),
         ("switch", "QM9700", 12, 35000.0, 747.0, True, None),
+        ("nvlink", "HGX-H100-8", 128, 0.0, 0.0, False, None),
         ("cable", "NDR-DAC", 256, 350.0, 0.2, True, 2.0),
         ("transceiver", "NDR-SR4", 512, 750.0, 8.0, True, None),
         ("fibre", "NDR-SR4", 256, 0.0, 0.0, False, 15.0),
@@ -184,3 +186,14 @@ def test_cli_bom_of_a_radix_16_tree_leaves_the_hypothetical_switches_unpriced(tm
     assert main(["bom", str(design), "--prices", str(prices)]) == 0
     text = capsys.readouterr().out
     assert "total: $6,852,800, 183.202 kW (includes estimates)" in text and "unpriced" not in text
+
+
+def test_nvl72_racks_buy_their_nvlink_switch_trays():
+    """2 GB200 NVL72 racks: 36 compute trays (servers) and 2 × 9 NVLink switch trays (the catalog's
+    NVL5-SWITCH-TRAY, estimated $60,000 and 1,500 W each)."""
+    bom = bill_of_materials(nvl72_racks(2))
+    assert bom.count("server", "GB200-TRAY") == 36 and bom.count("gpu") == 144
+    (tray,) = [x for x in bom.lines if x.category == "nvlink"]
+    assert (tray.part, tray.count, tray.unit_price, tray.unit_power, tray.estimate) == \
+        ("NVL5-SWITCH-TRAY", 18, 60000.0, 1500.0, True)
+    assert bom.network_price == 5 * 35000 + 18 * 60000 + 144 * 350 + 128 * 750

@@ -136,7 +136,7 @@ def test_cli_exit_status_is_0_when_equal_1_when_different_2_when_unreadable(desi
     assert doc["differences"] == [{"kind": "missing cable", "line": "missing cable: leaf01:5 – spine01:1",
                                    "design": [["leaf01:5", "spine01:1"]], "found": []}]
     bad = tmp_path / "bad.ibnd"
-    bad.write_text("Switch 8 \"S-1\"\n[1] \"H-2\"[1]\n")
+    bad.write_text("Switch 8 \"S-1\"\n[1] \"node-a\"[1]\n")     # a peer with no block and no GUID id
     assert main(["diff", str(src), str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"fabricviz: error: {bad}") and len(err.splitlines()) == 1

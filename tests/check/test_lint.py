@@ -53,7 +53,8 @@ def test_every_rule_is_registered_with_a_severity():
                           "lid-space", "oversubscription", "spof-host", "spof-leaf", "rail-crossed",
                           "unbalanced-links", "ftree-refused", "credit-loop", "ib-unreachable",
                           "partition-unknown-guid", "partition-default-only", "partition-limited-only",
-                          "partition-pkey-capacity", "pfc-deadlock", "roce-headroom"}
+                          "partition-pkey-capacity", "pfc-deadlock", "roce-headroom", "plane-refused",
+                          "plane-unknown-switch", "plane-crossed", "plane-missing-switch", "plane-nic-port"}
     assert {r.id for r in RULES.values() if r.routing} == {"ftree-refused", "credit-loop", "ib-unreachable"}
 
 

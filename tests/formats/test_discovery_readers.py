@@ -37,7 +37,8 @@ def counts(f) -> tuple[int, int, int]:
 def test_switch_blocks_only_with_single_spaces_builds_the_cas_from_the_link_lines():
     f = ibnetdiscover.load(SAMPLES / "qdr_switch_blocks_only.ibnetdiscover")
     assert counts(f) == (2, 20, 25)
-    hca = f.device("node01 HCA-1")
+    hca = f.device("node01/mlx5_0")       # the adapter "node01 HCA-1", in its server node01
+    assert f.meta["node_descriptions"]["0x0002c9030003bf82"] == ["node01/mlx5_0", "node01 HCA-1"]
     assert hca.guid == 0x0002c9030003bf82 and len(hca.port_ids) == 2
     port2 = hca.port(2)
     assert port2.guid == 0x0002c9030003bf84 and port2.cable is not None and hca.port(1).cable is None
@@ -62,7 +63,7 @@ def test_the_real_superpod_file_loads_as_before():
 def test_chassis_grouping_output_of_g():
     f = load_any(SAMPLES / "chassis_grouped_g.ibnetdiscover")
     assert counts(f) == (3, 2, 4)
-    assert f.device("SW-ISR9288 Line 1 Chip 1").port(1).peer.device.name == "node1 HCA-1"
+    assert f.device("SW-ISR9288 Line 1 Chip 1").port(1).peer.device.name == "node1/mlx5_0"   # "node1 HCA-1" in its server
 
 
 def test_ibsim_outputs_of_the_man_page_fabric_agree_with_the_file_they_came_from():

@@ -264,7 +264,9 @@ def test_another_hosts_temp_with_the_same_short_name_is_not_judged_by_a_pid_here
 
 
 def test_a_thread_never_removes_the_temp_file_another_thread_just_created(tmp_path, monkeypatch):
-    """mkstemp and registering the temp file happen under the lock that listing for stale ones takes."""
+    """mkstemp and registering the temp file happen under the lock that listing for stale ones takes
+    (the named temp file, as where there are no anonymous files: NFS)."""
+    monkeypatch.setattr(atomic, "_anonymous", lambda folder: None)
     target = tmp_path / "d.json"
     save_fabric(k_ary_fat_tree(4), target)
     real_mkstemp = atomic.tempfile.mkstemp
@@ -316,6 +318,18 @@ def test_exception_while_writing_leaves_no_temp_and_the_old_file(tmp_path, monke
     class Interrupted(Exception):
         pass
 
+    real_write = os.write
+
+    def half(fd, data):             # the anonymous temp file is written with os.write
+        real_write(fd, bytes(data[: len(data) // 2]))
+        raise Interrupted("stop")
+    monkeypatch.setattr(atomic.os, "write", half)
+    with pytest.raises(Interrupted):                       # not ours to swallow, but cleaned up
+        save_fabric(k_ary_fat_tree(6), target)
+    monkeypatch.undo()
+    assert target.read_bytes() == before and os.listdir(tmp_path) == ["d.json"]
+
+    monkeypatch.setattr(atomic, "_anonymous", lambda folder: None)     # a named temp file (NFS)
     real_fdopen = os.fdopen
 
     def fdopen(fd, *a, **k):
@@ -349,6 +363,7 @@ def test_permission_error_is_one_line_and_leaves_nothing(tmp_path, monkeypatch):
 
     def denied(*a, **k):       # what a read-only folder does (and runs as root too)
         raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(atomic, "_anonymous", lambda folder: None)    # O_TMPFILE denied: the named way
     monkeypatch.setattr(atomic.tempfile, "mkstemp", denied)
     with pytest.raises(FabricError) as e:
         save_fabric(k_ary_fat_tree(6), folder / "d.json")
@@ -425,7 +440,7 @@ def test_the_parts_catalog_uses_the_same_writer(tmp_path, monkeypatch):
 
 
 #: The child for a kill at a known point: its save stops in fsync (the temp file written and
-#: flushed, not yet renamed) and says so.
+#: flushed, not yet renamed) and says so. argv[3] "named": as where there are no anonymous files.
 PAUSED_CHILD = """
 import os, sys, time
 from fabricviz.model import atomic
@@ -435,6 +450,8 @@ def paused(fd):
     print("in fsync", flush=True)
     time.sleep(3600)
 atomic.os.fsync = paused
+if sys.argv[3] == "named":
+    atomic._anonymous = lambda folder: None
 save_text_atomic(sys.argv[2], sys.argv[1])
 """
 
@@ -450,12 +467,9 @@ def _line(child: subprocess.Popen, seconds: float = 60.0) -> str:
         return ""
 
 
-def test_sigkill_at_a_known_point_mid_write_leaves_the_old_file_and_the_next_save_cleans_up(tmp_path):
-    target = tmp_path / "k.json"
-    save_fabric(k_ary_fat_tree(4), target)
-    old = target.read_bytes()
-    new = dumps(k_ary_fat_tree(6))
-    child = subprocess.Popen([sys.executable, "-c", PAUSED_CHILD, str(target), new],
+def _killed_in_fsync(target: Path, text: str, mode: str) -> int | None:
+    """Run PAUSED_CHILD on ``target`` and SIGKILL it in fsync; its start time (None: unknown)."""
+    child = subprocess.Popen([sys.executable, "-c", PAUSED_CHILD, str(target), text, mode],
                              env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
     try:
@@ -469,8 +483,34 @@ def test_sigkill_at_a_known_point_mid_write_leaves_the_old_file_and_the_next_sav
         child.stderr.close()
     assert line == "in fsync\n", err
     assert child.returncode == -signal.SIGKILL
+    return child.pid if started is None else f"{child.pid}-{started}"     # its pid and start time
+
+
+def test_sigkill_mid_write_leaves_the_old_file_and_no_temp_file(tmp_path):
+    """The data is written into an anonymous file (O_TMPFILE), named only once whole and synced:
+    a save killed while writing leaves nothing to clean up (issue 28: a full-size .tmp)."""
+    if not atomic._anonymous_supported(tmp_path):
+        pytest.skip("no O_TMPFILE on this file system: see the named-temp test below")
+    target = tmp_path / "k.json"
+    save_fabric(k_ary_fat_tree(4), target)
+    old = target.read_bytes()
+    new = dumps(k_ary_fat_tree(6))
+    _killed_in_fsync(target, new, "anonymous")
+    assert os.listdir(tmp_path) == ["k.json"] and target.read_bytes() == old
+    save_fabric(k_ary_fat_tree(8), target)
+    assert os.listdir(tmp_path) == ["k.json"]
+    assert load_any(target).counts() == k_ary_fat_tree(8).counts()
+
+
+def test_sigkill_at_a_known_point_mid_write_leaves_the_old_file_and_the_next_save_cleans_up(tmp_path):
+    """Where there are no anonymous files (NFS): the named temp file of the killed writer stays,
+    and the next save removes it (its pid names a dead process)."""
+    target = tmp_path / "k.json"
+    save_fabric(k_ary_fat_tree(4), target)
+    old = target.read_bytes()
+    new = dumps(k_ary_fat_tree(6))
+    writer = _killed_in_fsync(target, new, "named")
     (temp,) = _temps(tmp_path, target.name)
-    writer = child.pid if started is None else f"{child.pid}-{started}"       # its pid and start time
     assert re.fullmatch(rf"\.k\.json\.{writer}\.{re.escape(atomic.host_name())}\.[a-z0-9_]{{8}}\.tmp", temp)
     assert (tmp_path / temp).read_text(encoding="utf-8") == new      # written whole, never renamed
     assert target.read_bytes() == old                                  # the old whole file

@@ -4,7 +4,8 @@
 Designs: single-GPU NDR nodes or DGX H100s on one QM9700 (2 m cables). A 4 KiB packet's α over
 GPU → NIC → switch → NIC → GPU: PCIe 2·400 + NIC 2·300 + cables 2·10 + switch 200 = 1620 ns, plus
 4 KiB serialized on both PCIe hops (440 Gb/s) and the NIC's 400 Gb/s link, plus a 64 B header
-through the cut-through switch. NVLink (H100: 3600 Gb/s a direction): 500 ns + 4 KiB at 3600.
+through the cut-through switch. NVLink (a DGX H100's HGX-H100-8 domain: 18 links at NCCL's usable
+20.6 GB/s, 2966.4 Gb/s a direction): 500 ns + 4 KiB at that rate.
 β: a fabric transfer's payload at its max-min rate × EFF (4096 payload bytes a 4122-byte InfiniBand
 packet), an NVLink transfer's at its rate; the bottleneck's rate is the wire's.
 """
@@ -22,7 +23,8 @@ from fabricviz.sim.collective_plan import btree_parents, dtree_parents, plan, tr
 
 O = 1000.0                                                       # STEP_OVERHEAD_NS
 ALPHA = 1620 + 2 * 4096 * 8 / 440 + 4096 * 8 / 400 + 64 * 8 / 400   # 1852.145 ns
-ALPHA_NVL = 500 + 4096 * 8 / 3600
+NVL = 18 * 20.6 * 8                                             # Gb/s: usable_gbytes(HGX-H100-8)
+ALPHA_NVL = 500 + 4096 * 8 / NVL
 EFF = wire_efficiency("ib")                                      # 4096 / 4122
 
 
@@ -103,9 +105,9 @@ def test_tree_on_four_dgx_runs_a_double_tree_per_nic(dgx4):
     """8 channels; channel c's trees join the servers' GPU c over NIC c, each tree carrying 1/16 of
     the buffer; inside a server a chain from GPU c. NIC c of an inner server sends four 1/16 shares:
     β = 62.5 MB · 8 / (100 · EFF) = 5.03 ms. NVLink: edge j → j±1 is in 7 of the 8 chains (7/8 of
-    the buffer) and a GPU sends two of them, 1800 Gb/s each: 3.89 ms, not the bound. Depth 2 + a
+    the buffer) and a GPU sends two of them, 1483.2 Gb/s each: 4.72 ms, not the bound. Depth 2 + a
     7-GPU chain: 18 hops. busbw = 1e9/t · 62/32 = 381.17 GB/s, by the NICs' 8 · 50 GB/s · EFF ·
-    31/32 = 385.06 GB/s."""
+    31/32 = 385.06 GB/s. The ring is bound by NVLink instead (a GPU's 18 × 20.6 GB/s: 364.27)."""
     s = Solver(dgx4)
     r = collective(dgx4, "allreduce", [1e9], algo="tree", solver=s)
     assert r.channels == 8
@@ -113,23 +115,23 @@ def test_tree_on_four_dgx_runs_a_double_tree_per_nic(dgx4):
     assert r.rows[0].time_us == pytest.approx(t / 1e3, rel=1e-9)
     assert round(r.rows[0].busbw, 2) == 381.17
     ring = collective(dgx4, "allreduce", [1e9], solver=s).rows[0].busbw
-    assert abs(r.rows[0].busbw - ring) / ring < 0.04                # close to the ring's NIC bound
+    assert round(ring, 2) == 364.27 < r.rows[0].busbw
 
 
 def test_tree_on_two_dgx_is_bound_by_the_nvlink_chain(dgx4):
     """Two servers: NIC c sends two 1/16 shares (200 Gb/s each, 2.52 ms of payload), the chains 7/8 of the
-    buffer over NVLink at 1800 Gb/s: 3.89 ms, the bound. 16 hops (depth 1 + 7)."""
+    buffer over NVLink at half a GPU's 2966.4 Gb/s: 4.72 ms, the bound. 16 hops (depth 1 + 7)."""
     r = collective(dgx4, "allreduce", [1e9], algo="tree", gpus="16")
-    t = 15 * (O + ALPHA) + O + ALPHA_NVL + 7 / 8 * 1e9 * 8 / 1800
+    t = 15 * (O + ALPHA) + O + ALPHA_NVL + 7 / 8 * 1e9 * 8 / (NVL / 2)
     assert r.rows[0].time_us == pytest.approx(t / 1e3, rel=1e-9)
 
 
 def test_tree_on_one_server_is_the_chain(dgx4):
-    """No tree between servers: one chain over the 8 GPUs carrying the buffer both ways, 1800 Gb/s
-    a transfer (inner GPUs send two), 14 hops of NVLink."""
+    """No tree between servers: one chain over the 8 GPUs carrying the buffer both ways, half of a
+    GPU's NVLink a transfer (inner GPUs send two), 14 hops of NVLink."""
     r = collective(dgx4, "allreduce", [1e9], algo="tree", gpus="8")
     assert (r.servers, r.channels) == (1, 1)
-    t = 14 * (O + ALPHA_NVL) + 1e9 * 8 / 1800
+    t = 14 * (O + ALPHA_NVL) + 1e9 * 8 / (NVL / 2)
     assert r.rows[0].time_us == pytest.approx(t / 1e3, rel=1e-9)
 
 
@@ -152,11 +154,11 @@ def test_tree_beats_ring_at_small_sizes_on_32_servers_and_loses_at_large():
 def test_broadcast_runs_a_chain_per_nic_channel(dgx4):
     """4 DGX, 8 channels of 1/8: channel c goes GPU c → GPU c between servers (one transfer on each
     NIC: 400 Gb/s, 2.52 ms for 125 MB at 400 · EFF); inside a server a chain from where it enters. NVLink edge
-    j → j+1 carries all 8 channels in the root's server (the buffer at 3600 Gb/s: 2.22 ms) and 7
-    elsewhere. Hops: 7 in the root's server + 3 between servers + 7 in the last = 17."""
+    j → j+1 carries all 8 channels in the root's server (the buffer at 2966.4 Gb/s: 2.70 ms, the
+    bound) and 7 elsewhere. Hops: 7 in the root's server + 3 between servers + 7 in the last = 17."""
     r = collective(dgx4, "broadcast", [1e9])
     assert r.channels == 8
-    t = 16 * (O + ALPHA) + O + ALPHA + 1e9 / 8 * 8 / (400 * EFF)
+    t = 16 * (O + ALPHA) + O + ALPHA_NVL + 1e9 * 8 / NVL
     assert r.rows[0].time_us == pytest.approx(t / 1e3, rel=1e-9)
     step = plan(dgx4, "broadcast", "ring", r.ranks)[0]
     assert (step.hops, len(step.src)) == (17, 7 + 3 * 8 + 3 * 8)

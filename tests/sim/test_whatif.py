@@ -169,7 +169,7 @@ def test_cli_worst_prints_the_ranking(design, capsys):
     (["--fail", "links-of:core:1"], "--fail 'links-of:core:1': unknown tier 'core' (use host, leaf-spine, spine-core)"),
     (["--fail", "switches:1", "--trials", "0"], "--trials 0: must be 1 to 10,000 per K"),
     (["--fail", "switches:1", "--trials", "2000000"], "--trials 2000000: must be 1 to 10,000 per K"),
-    (["--fail", "pods:1"], "--fail 'pods:1': use cables:K, switches:K, switches-of:TIER:K or links-of:TIER:K"),
+    (["--fail", "pods:1"], "--fail 'pods:1': use cables:K, switches:K, switches-of:TIER:K, links-of:TIER:K or plane:K"),
     (["--fail", "switches-of:core:1"],
      "--fail 'switches-of:core:1': the design has no core switches (its switch tiers: leaf, spine)"),
     (["--fail", "switches-of:spine:3"], "--fail 'switches-of:spine:3': K=3 but the design has 2 spine switches"),

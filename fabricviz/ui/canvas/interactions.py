@@ -268,6 +268,20 @@ class Pick(Interaction):
         event.accept()
         return True
 
+    def _nvlink_toggle(self, event: QtGui.QMouseEvent) -> bool:
+        """Near: a double-click on an NVLink rack's block opens it, on its open frame (not on a tray)
+        closes it (:mod:`fabricviz.ui.canvas.items.nvlink`)."""
+        scene = self.view.fscene
+        if event.button() != LEFT or scene.semantic.level != "near":
+            return False
+        sp = self.scene_pos(event)
+        name = scene.nvlink.block_at(sp)
+        if name is None or scene.device_item_at(sp) is not None:
+            return False
+        scene.nvlink.toggle(name)
+        event.accept()
+        return True
+
     def _hit(self, event: QtGui.QMouseEvent) -> tuple[str, int] | None:
         scene = self.view.fscene
         if event.button() != LEFT or scene.semantic.level == "near":
@@ -312,6 +326,8 @@ class Pick(Interaction):
         return True
 
     def double_click(self, event: QtGui.QMouseEvent) -> bool:
+        if self._nvlink_toggle(event):
+            return True
         hit = self._hit(event)
         if hit is None or hit[0] in ("bundle", "cable"):
             return False

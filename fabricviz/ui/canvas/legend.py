@@ -155,7 +155,7 @@ def bundle_owner(scene) -> str:
 
 
 OWNER_WORDS = {"sweep": "the SM sweep", "lesson": "the lesson", "traffic": "the traffic run",
-               "loads": "routes per port", "vl_layers": "VL layers", "vl_usage": "VL usage"}
+               "loads": "routes per port", "vl_layers": "VL layers", "vl_usage": "VL usage", "plane_layers": "planes"}
 
 
 def semantic_rows(scene) -> list[Row]:

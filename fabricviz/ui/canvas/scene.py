@@ -40,6 +40,7 @@ from fabricviz.ui.canvas.items.devices import (
     device_size,
 )
 from fabricviz.ui.canvas.items.labels import LabelLayer
+from fabricviz.ui.canvas.items.nvlink import NvlinkLayer
 from fabricviz.ui.canvas.items.semantic import SemanticLayer
 
 
@@ -63,6 +64,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
         self.show_labels = True
         self.label_layer = LabelLayer(self)     # every device name, constant size on screen
         self.semantic = SemanticLayer(self)     # zoomed out: groups, host blocks, cable bundles
+        self.nvlink = NvlinkLayer(self)         # NVL72 racks: one block, opened to trays and links
         self._selectable_kids: set[int] = set()
         self.selectionChanged.connect(self._drop_kid_selection)
         self.selectionChanged.connect(self._batch_selection)
@@ -86,6 +88,8 @@ class FabricScene(QtWidgets.QGraphicsScene):
         self.items_by_id.clear()
         self._selectable_kids.clear()
         self.selected_cables.clear()
+        if progress is not None and self.fabric is not None:
+            self._clear_drawing()      # a big design paints while it is built: on an empty canvas
         self.fabric = fabric
         if fabric is not None:
             self._add_devices(fabric.device_ids(), progress)
@@ -96,6 +100,15 @@ class FabricScene(QtWidgets.QGraphicsScene):
         self.batch.set_on(batched)
         self.label_layer.reset()
         self.semantic.set_fabric()
+        self.nvlink.set_fabric()
+
+    def _clear_drawing(self) -> None:
+        """The old design's cables, groups, bundles and names go before a new one is built (its
+        devices are gone already), so the build's progress paints never draw it over the old."""
+        self.fabric = None
+        self.cables.rebuild(None)
+        self.semantic.set_fabric()
+        self.label_layer.reset()
 
     def follow(self, e: ev.ChangeEvent | None) -> None:
         """One model event from the document (``None``: the fabric was replaced, already rebuilt)."""
@@ -213,6 +226,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
         f = self.fabric
         assert f is not None                     # only called with a fabric shown
         self.semantic.on_event(e)
+        self.nvlink.on_event(e)
         if e.kind == ev.BULK_ADDED or e.what in (ev.DEVICE, ev.FABRIC):
             self.label_layer.invalidate()        # names, positions or devices changed
         if e.kind == ev.BULK_ADDED:

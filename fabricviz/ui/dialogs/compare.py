@@ -380,7 +380,7 @@ class TechCompareWindow(QtWidgets.QDialog):
                             + f" on both · {took}")
         self.slider.blockSignals(True)
         self.slider.setRange(0, len(self.times) - 1)
-        self.slider.setValue(0)
+        self.slider.setValue(len(self.times) - 1)       # opens on the end of the run: its steady part
         self.slider.blockSignals(False)
         self._rescale()
         self.compared.emit(c)

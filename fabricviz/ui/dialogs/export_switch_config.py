@@ -69,7 +69,7 @@ class ExportSwitchConfigDialog(QtWidgets.QDialog):
         self.priority = PriorityEdit(self._lossless_priorities(), self)
         self.priority.setObjectName("switch_config_priority")
         self.priority.setToolTip("the 802.1p priorities (traffic classes) with PFC on for RoCE, e.g. 3 or 3,4")
-        form.addRow("Lossless priorities", self.priority)
+        form.addRow("Lossless priorities (PFC)", self.priority)
         self.dscp = QtWidgets.QSpinBox(self)
         self.dscp.setObjectName("switch_config_dscp")
         self.dscp.setRange(0, 63)

@@ -31,11 +31,13 @@ from fabricviz.generate.direct import (
     torus_part,
 )
 from fabricviz.generate.rail import NODES_PER_SU, RAILS
-from fabricviz.generate.superpod import SYSTEMS, plan_superpod, superpod
+from fabricviz.generate.superpod import SYSTEMS, plan_superpod, plane_spec, superpod
 from fabricviz.model import Catalog, Fabric, FabricError, Part
 from fabricviz.model.catalog import CatalogError
 from fabricviz.model.tech import IB
 from fabricviz.ui.canvas.describe import part_label
+from fabricviz.ui.dialogs import generator_memory
+from fabricviz.ui.document.settings import settings as user_settings
 
 #: The switch-part choice that lets the radix be typed (a hypothetical part when none fits).
 CUSTOM_RADIX = "custom radix"
@@ -83,9 +85,11 @@ class GeneratorDialog(QtWidgets.QDialog):
     df_switch: QtWidgets.QComboBox
     df_speed: QtWidgets.QLineEdit
 
-    def __init__(self, parent: QtWidgets.QWidget | None = None, catalog: Catalog | None = None) -> None:
+    def __init__(self, parent: QtWidgets.QWidget | None = None, catalog: Catalog | None = None,
+                 settings: QtCore.QSettings | None = None) -> None:
         super().__init__(parent)
         self.catalog = catalog if catalog is not None else Catalog.default()
+        self.settings = settings if settings is not None else user_settings()   # the last values generated
         self.setObjectName("generator_dialog")
         self.setWindowTitle("Generate fabric")
         self.result: Fabric | None = None  # type: ignore[assignment]  # shadows QDialog.result() (not virtual, never called)
@@ -190,6 +194,11 @@ class GeneratorDialog(QtWidgets.QDialog):
         for box in self.findChildren(QtWidgets.QCheckBox):
             box.toggled.connect(self.update_preview)
         self.tabs.currentChanged.connect(self.update_preview)
+        generator_memory.restore(self.tabs, self.settings)
+        # every tab's title shows whole (no "Torus / rin" behind scroll arrows): the tab bar sets the width
+        self.tabs.tabBar().setUsesScrollButtons(False)
+        self.tabs.tabBar().setElideMode(QtCore.Qt.TextElideMode.ElideNone)
+        self.setMinimumWidth(max(620, self.tabs.tabBar().sizeHint().width() + 48))
         self.update_preview()
 
     def _direct_tabs(self) -> None:
@@ -240,24 +249,27 @@ class GeneratorDialog(QtWidgets.QDialog):
         self.sp_system = _combo(list(SYSTEMS), "sp_system")
         self.sp_units = _spin(1, 128, 1, "sp_units")
         self.sp_fabric = _combo(["ib", "roce"], "sp_fabric")
-        for label, w in (("System", self.sp_system), ("Scalable units", self.sp_units), ("Fabric", self.sp_fabric)):
+        self.sp_planes = _spin(1, 4, 1, "sp_planes")         # multi-plane: dgx-b300 2, dgx-b300-xdr 2 or 4
+        for label, w in (("System", self.sp_system), ("Scalable units", self.sp_units), ("Fabric", self.sp_fabric),
+                         ("Planes", self.sp_planes)):
             form.addRow(label, w)
         self.tabs.addTab(sp, "SuperPOD")
 
     def _superpod(self, build: bool = False) -> Fabric | str:
         """Preview (the generator's own plan) or, with ``build``, the SuperPOD design."""
-        system, fabric = self.sp_system.currentText(), self.sp_fabric.currentText()
-        spec = SYSTEMS[system]
+        system, fabric, n = self.sp_system.currentText(), self.sp_fabric.currentText(), self.sp_planes.value()
         if build:
-            return superpod(system, self.sp_units.value(), fabric=fabric, catalog=self.catalog)
+            return superpod(system, self.sp_units.value(), fabric=fabric, catalog=self.catalog, planes=n)
+        spec = plane_spec(system, n)
         if fabric not in spec.switch:
             raise FabricError(f"Fabric {fabric}: the {spec.title} RA is built on {' or '.join(spec.switch)} only")
         sw = self.catalog.get(spec.switch[fabric])
-        p = plan_superpod(system, self.sp_units.value(), sw.ports)
-        c = p.cables
-        return (f"{p.nodes:,} DGX · {p.gpus:,} GPUs · {p.leaves:,} leaves · {p.spines:,} spines"
+        p = plan_superpod(spec, self.sp_units.value(), sw.ports)
+        c = {k: v * n for k, v in p.cables.items()}         # every plane a fabric of its own
+        return (f"{p.nodes:,} DGX · {p.gpus:,} GPUs · {p.leaves * n:,} leaves · {p.spines * n:,} spines"
                 + (f" · {p.cores:,} cores" if p.cores else "") + f" ({part_label(sw)})"
-                + f" · cables node–leaf {c['node-leaf']:,}, leaf–spine {c['leaf-spine']:,}"
+                + (f" · {n} planes" if n > 1 else "")
+                + f" · {'links' if n > 1 else 'cables'} node–leaf {c['node-leaf']:,}, leaf–spine {c['leaf-spine']:,}"
                 + (f", spine–core {c['spine-core']:,}" if p.cores else ""))
 
     def _direct(self, tab: int, build: bool = False) -> Fabric | str:
@@ -430,4 +442,5 @@ class GeneratorDialog(QtWidgets.QDialog):
         except (FabricError, CatalogError) as exc:
             self.error.setText(str(exc))
             return
+        generator_memory.save(self.tabs, self.settings)      # the next Generate starts from these
         super().accept()

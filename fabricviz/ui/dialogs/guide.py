@@ -1,32 +1,60 @@
-"""Help ▸ User Guide: README.md and docs/*.md rendered as Markdown, pictures beside each page,
-links between pages followed inside the window."""
+"""Help ▸ User Guide: the user's guide shipped inside the package (``fabricviz.assets`` ``guide/``),
+rendered as Markdown, one page per file, links between pages followed inside the window.
+
+The pages are ``assets/guide/N-name.md``, listed in the order of their number and named by their
+first heading. Being package data, they are there in a source checkout, an editable install and
+an installed wheel alike; installing fabricviz is the README's business, not the guide's.
+"""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 import fabricviz
+from fabricviz.resources import asset_path
 
 APP_NAME = "fabricviz"
-#: The source checkout (README.md, docs/); absent in an installed wheel.
-SOURCE_ROOT = Path(fabricviz.__file__).resolve().parent.parent
-NO_GUIDE = "The user guide ships with the source checkout (README.md)"
+#: Shown when the guide's folder is missing (a broken install).
+NO_GUIDE = "The user guide is not installed with this copy of fabricviz (fabricviz.assets: guide/)"
 #: Pictures wider than this are scaled down to it.
 GUIDE_IMAGE_WIDTH = 860
 
 
-def _page_label(path: Path, root: Path) -> str:
-    if path.parent == root and path.name == "README.md":
-        return "Overview"
-    words = path.stem.replace("-", " ").replace("_", " ").strip()
+def guide_root() -> Path | None:
+    """The folder of the guide's pages in the installed package (None when it is missing)."""
+    try:
+        root = asset_path("guide")
+    except FileNotFoundError:
+        return None
+    return root if root.is_dir() else None
+
+
+def guide_pages(root: Path) -> list[Path]:
+    """The guide's pages in ``root``: ``N-name.md`` by N, then any other ``*.md`` by name."""
+    def order(p: Path) -> tuple[int, str]:
+        m = re.match(r"(\d+)-", p.name)
+        return (int(m.group(1)) if m else 10**9, p.name)
+    return sorted(root.glob("*.md"), key=order) if root.is_dir() else []
+
+
+def page_title(path: Path) -> str:
+    """A page's name in the side list: its first ``# heading`` (else the file name in words)."""
+    try:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.startswith("# "):
+                return line[2:].strip()
+    except OSError:
+        pass
+    words = re.sub(r"^\d+-", "", path.stem).replace("-", " ").replace("_", " ").strip()
     return words[:1].upper() + words[1:] if words else path.name
 
 
 class GuideWindow(QtWidgets.QDialog):
-    """README.md and docs/*.md rendered as Markdown; a side list switches pages, local links
-    to another page open it there, pictures load from beside the page."""
+    """The guide's pages rendered as Markdown; a side list switches pages, local links to another
+    page open it there, pictures load from beside the page."""
 
     def __init__(self, parent: QtWidgets.QWidget | None = None, root: Path | None = None) -> None:
         super().__init__(parent)
@@ -36,7 +64,8 @@ class GuideWindow(QtWidgets.QDialog):
         self.setWindowFlag(QtCore.Qt.WindowType.WindowMaximizeButtonHint, True)
         self.setModal(False)
         self.resize(1100, 780)
-        self.root = (SOURCE_ROOT if root is None else Path(root)).resolve()
+        found = guide_root() if root is None else Path(root)
+        self.root: Path | None = found.resolve() if found is not None else None
         lay = QtWidgets.QVBoxLayout(self)
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal, self)
         self.page_list = QtWidgets.QListWidget(split)
@@ -47,7 +76,7 @@ class GuideWindow(QtWidgets.QDialog):
         split.addWidget(self.page_list)
         split.addWidget(self.browser)
         split.setStretchFactor(1, 1)
-        split.setSizes([200, 900])
+        split.setSizes([220, 880])
         lay.addWidget(split)
         self.current: Path | None = None
         self.page_list.currentRowChanged.connect(self._row_changed)
@@ -56,13 +85,8 @@ class GuideWindow(QtWidgets.QDialog):
 
     # pages
     def pages(self) -> list[Path]:
-        """README.md then docs/*.md (by name); nothing when README.md is not there (an installed
-        wheel: a docs/ folder beside it would belong to something else)."""
-        readme = self.root / "README.md"
-        if not readme.is_file():
-            return []
-        docs = self.root / "docs"
-        return [readme] + (sorted(docs.glob("*.md")) if docs.is_dir() else [])
+        """The guide's pages, in reading order."""
+        return guide_pages(self.root) if self.root is not None else []
 
     def refresh(self) -> None:
         """Re-read the page list and show the page shown before (else the first)."""
@@ -70,9 +94,9 @@ class GuideWindow(QtWidgets.QDialog):
         self.page_list.blockSignals(True)
         self.page_list.clear()
         for p in self.pages():
-            it = QtWidgets.QListWidgetItem(_page_label(p, self.root))
+            it = QtWidgets.QListWidgetItem(page_title(p))
             it.setData(QtCore.Qt.ItemDataRole.UserRole, str(p))
-            it.setToolTip(str(p.relative_to(self.root)))
+            it.setToolTip(p.name)
             self.page_list.addItem(it)
         self.page_list.blockSignals(False)
         self.page_list.setVisible(self.page_list.count() > 1)
@@ -88,10 +112,14 @@ class GuideWindow(QtWidgets.QDialog):
             self._render(Path(it.data(QtCore.Qt.ItemDataRole.UserRole)))
 
     def show_page(self, page: str | Path) -> bool:
-        """Show ``page`` (a path, or a path relative to the checkout such as ``"docs/file-format.md"``);
-        False when it is not one of the guide's pages."""
+        """Show ``page`` (a path, or a file name in the guide such as ``"4-sweep.md"``); False when
+        it is not one of the guide's pages."""
         p = Path(page)
-        p = (p if p.is_absolute() else self.root / p).resolve()
+        if not p.is_absolute():
+            if self.root is None:
+                return False
+            p = self.root / p
+        p = p.resolve()
         for row in range(self.page_list.count()):
             if Path(self.page_list.item(row).data(QtCore.Qt.ItemDataRole.UserRole)).resolve() == p:
                 if self.page_list.currentRow() == row:
@@ -122,8 +150,10 @@ class GuideWindow(QtWidgets.QDialog):
 
     def _fit_images(self) -> None:
         """Scale pictures wider than :data:`GUIDE_IMAGE_WIDTH` down (aspect kept)."""
+        if self.current is None:
+            return
         doc = self.browser.document()
-        base = self.current.parent if self.current is not None else self.root
+        base = self.current.parent
         block = doc.begin()
         while block.isValid():
             it = block.begin()
@@ -153,7 +183,7 @@ class GuideWindow(QtWidgets.QDialog):
                     self.browser.scrollToAnchor(url.fragment())
                 return
             base = self.current.parent if self.current is not None else self.root
-            target = Path(local) if Path(local).is_absolute() else base / local
+            target = Path(local) if Path(local).is_absolute() or base is None else base / local
             if self.show_page(target):
                 if url.fragment():
                     self.browser.scrollToAnchor(url.fragment())
@@ -162,7 +192,4 @@ class GuideWindow(QtWidgets.QDialog):
         QtGui.QDesktopServices.openUrl(url)
 
 
-# ---------------------------------------------------------------------- the menu
-
-
-__all__ = ["GUIDE_IMAGE_WIDTH", "GuideWindow", "NO_GUIDE", "SOURCE_ROOT"]
+__all__ = ["GUIDE_IMAGE_WIDTH", "GuideWindow", "NO_GUIDE", "guide_pages", "guide_root", "page_title"]

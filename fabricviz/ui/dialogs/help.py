@@ -19,9 +19,11 @@ from typing import Any, TypeVar
 from PySide6 import QtCore, QtGui, QtWidgets
 
 import fabricviz
-from fabricviz.ui.dialogs.guide import NO_GUIDE, SOURCE_ROOT, GuideWindow
+from fabricviz.ui.dialogs.guide import NO_GUIDE, GuideWindow
 
 APP_NAME = "fabricviz"
+#: The source checkout's root (its pyproject.toml declares the licence); absent in an installed wheel.
+SOURCE_ROOT = Path(fabricviz.__file__).resolve().parent.parent
 NO_LICENCE = "licence: not declared in this build"
 NOT_INSTALLED = "not installed"
 NO_MENU = "\u2014"                   # an action reachable only by its key (on the window, the canvas)
@@ -425,7 +427,8 @@ def build_help_menu(window: QtWidgets.QMainWindow) -> QtWidgets.QMenu:
         menu.addAction(a)
         return a
 
-    act("action_guide", "&User Guide", slots.guide, "F1", "the README and the docs, with their pictures")
+    act("action_guide", "&User Guide", slots.guide, "F1",
+        "the user's guide: first steps, building, the sweep, traffic, lessons, exports")
     act("action_shortcuts", "&Keyboard Shortcuts", slots.shortcuts, "Ctrl+/",
         "every key and canvas gesture, searchable")
     menu.addSeparator()

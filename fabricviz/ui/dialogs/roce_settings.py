@@ -59,7 +59,8 @@ class RoceSettingsDialog(QtWidgets.QDialog):
         self.priorities = QtWidgets.QLineEdit(self)
         self.priorities.setObjectName("roce_priorities")
         self.priorities.setToolTip("802.1p priorities with PFC on, e.g. 3 or 3,4 (each needs its own headroom)")
-        form.addRow("Lossless priorities", self.priorities)
+        self.priorities.setPlaceholderText("802.1p priority list: 3 or 3,4")
+        form.addRow("Lossless priorities (PFC)", self.priorities)      # a list, not a count
         self.method = QtWidgets.QComboBox(self)
         self.method.setObjectName("roce_method")
         for m in rm.METHODS:

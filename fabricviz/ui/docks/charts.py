@@ -39,7 +39,15 @@ from fabricviz.model.atomic import write_atomic
 from fabricviz.sim.engine import SimResult
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.document.document import Document
-from fabricviz.ui.widgets.plots import fit_axis_width, grid_columns, png_bytes, tick_font
+from fabricviz.ui.widgets.plots import (
+    fit_labels_width,
+    grid_columns,
+    key_html,
+    light_theme,
+    nice_ticks,
+    png_bytes,
+    tick_font,
+)
 
 from .export_path import ask_export_path
 
@@ -50,6 +58,9 @@ LISTED_FLOWS = 64
 PLOTS = (("util", "link utilisation", "%"), ("queue", "link queue", "KB"),
          ("latency", "link latency", "µs"), ("flow_rate", "flow rate", "Gb/s"),
          ("throughput", "aggregate throughput", "Gb/s"), ("flow_latency", "flow latency", "µs"))
+#: The y range reaches this share of its span past its first and last ticks: their numbers are drawn
+#: whole (pyqtgraph drops a number that would stick out of a gridded axis).
+Y_PAD = 0.07
 #: The x position of a one-frame (max-min steady state) run's points, on an axis 0..1.
 STEADY_X = 0.5
 
@@ -167,8 +178,7 @@ class ChartsDock(QtWidgets.QDockWidget):
             line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#ff9f1a", width=1))
             p.addItem(line)
             self.cursors.append(line)
-        self.plot["flow_latency"].addLegend(offset=(5, 5))
-        self.flow_legend = self.plot["flow_rate"].addLegend(offset=(5, 5))
+        light_theme(self.plots, list(self.plot.values()))   # as the Collectives and What-if plots
         pen = lambda c, **kw: pg.mkPen(c, width=1.5, **kw)    # noqa: E731
         self.curves = {"util": self.plot["util"].plot(pen=pen("#d7191c")),
                        "queue": self.plot["queue"].plot(pen=pen("#f29e2e")),
@@ -311,9 +321,11 @@ class ChartsDock(QtWidgets.QDockWidget):
         y = y[np.isfinite(y)]
         lo = min(0.0, float(y.min())) if len(y) else 0.0
         hi = float(y.max()) if len(y) else 0.0
-        hi = lo + 1.0 if hi - lo <= 1e-12 * max(abs(hi), abs(lo), 1.0) else hi + 0.1 * (hi - lo)
-        p.setYRange(lo, hi, padding=0)
-        fit_axis_width(p.getAxis("left"), lo, hi)
+        lo, hi, ticks = nice_ticks(lo, hi)         # both ends labelled, the peak clear of the top edge
+        p.setYRange(lo, hi, padding=Y_PAD)         # room for the end ticks' numbers inside the axis
+        ax = p.getAxis("left")
+        ax.setTicks([ticks, []])
+        fit_labels_width(ax, [t for _, t in ticks])
 
     # ------------------------------------------------------------------ layout
     def eventFilter(self, obj: QtCore.QObject, event: QtCore.QEvent) -> bool:  # noqa: N802
@@ -348,18 +360,18 @@ class ChartsDock(QtWidgets.QDockWidget):
         lay.invalidate()
 
     def _set_cc_shown(self, on: bool) -> None:
-        """The DCQCN curve and its legend entry only for runs that have it; the title says n/a."""
+        """The DCQCN curve and its key only for runs that have it; the title says n/a."""
         curve = self.curves["cc_rate"]
         curve.setVisible(on)
         if not on:
             curve.setData([], [])
             self._fit("flow_rate")
-        names = [lab.text for _, lab in self.flow_legend.items]
-        if on and "DCQCN Rc" not in names:
-            self.flow_legend.addItem(curve, "DCQCN Rc")
-        elif not on and "DCQCN Rc" in names:
-            self.flow_legend.removeItem(curve)
-        self.plot["flow_rate"].setTitle("flow rate" if on or self.result is None else "flow rate · DCQCN n/a")
+        # the keys sit in the titles, beside the name, never over the curves
+        keys = [("#76b900", "delivered", False)] + ([("#c77dff", "DCQCN Rc", True)] if on else [])
+        title = "flow rate" if on or self.result is None else "flow rate · DCQCN n/a"
+        self.plot["flow_rate"].setTitle(key_html(title, keys), size="9pt")
+        self.plot["flow_latency"].setTitle(key_html("flow latency", [("#2c7bb6", "mean", False),
+                                                                     ("#d7191c", "p99", False)]), size="9pt")
 
     def _link_name(self, l: int) -> str:
         if self.fabric is None:

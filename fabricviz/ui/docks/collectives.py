@@ -1,9 +1,10 @@
 """View ▸ Collectives: nccl-tests style busbw of a collective on the design, run by the engine
 :func:`fabricviz.sim.collective.collective` (the numbers ``fabricviz collective`` prints).
 
-The user picks the op, the algorithm (tree is NCCL's all-reduce only: disabled for the other
-ops), the buffer sizes (``8B:1GB:x2``; a bad entry is named and nothing runs), the GPUs (all or
-the first N in ring order) and the transport. Run hands a copy of the design to the document's
+The user picks the op, the algorithm (ring, tree, NVLS, SHARP or auto — tree and SHARP are
+all-reduce only, NVLS all-reduce, all-gather and reduce-scatter: disabled for the other ops), the
+buffer sizes (``8B:1GB:x2``; a bad entry is named and nothing runs), the GPUs (all or the first N
+in ring order) and the transport. Run hands a copy of the design to the document's
 job runner (the engine runs off the UI thread with a busy bar — the engine has no loop long
 enough to report fractions from; Cancel drops the run and leaves the dock as it was).
 
@@ -29,6 +30,7 @@ import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import FabricError
+from fabricviz.sim.collective_hier import ALGO_CHOICES, ALGO_OPS
 from fabricviz.sim.units import ParamError
 from fabricviz.ui.docks.collectives_plot import BusbwPlot
 from fabricviz.ui.docks.traffic_transport import SHORT_NAMES, TransportPicker, needs_refresh
@@ -102,7 +104,10 @@ def collective_job(fabric: Any, req: Request, twin_tech: str | None = None) -> C
         progress(0.3)                                          # checkpoints: a cancel stops here
         res = collective(f, req.op, req.sizes, req.algo, req.gpus, None, transport, 0, solver)
         progress(0.9)
-        neck = slowest_step(f, res, solver)
+        try:
+            neck = slowest_step(f, res, solver)
+        except ParamError:                                     # NVLS/SHARP reduce in the switches
+            neck = None
         design = fabric.name + (f" ({TECH_NAMES[twin_tech]} twin)" if twin_tech else "")
         label = run_label(design, req.op, req.algo, SHORT_NAMES[transport or default_transport(f)])
         return CollectiveRun(design, label, res, neck, twin_tech is not None, f)
@@ -147,8 +152,8 @@ class CollectivesDock(QtWidgets.QDockWidget):
         self.op_box.setToolTip("the collective (nccl-tests' all_reduce_perf, all_gather_perf, …)")
         self.algo_box = QtWidgets.QComboBox(body)
         self.algo_box.setObjectName("collective_algo")
-        self.algo_box.addItem("ring", "ring")
-        self.algo_box.addItem("tree", "tree")
+        for algo in ALGO_CHOICES:
+            self.algo_box.addItem(algo, algo)
         self.op_box.currentIndexChanged.connect(self._op_changed)
         _row(form, "Op", self.op_box, self.algo_box)
         self.sizes_edit = QtWidgets.QLineEdit(DEFAULT_SIZES, body)
@@ -259,15 +264,19 @@ class CollectivesDock(QtWidgets.QDockWidget):
 
     # ------------------------------------------------------------------ choices
     def _op_changed(self, _i: int = 0) -> None:
-        """Tree is NCCL's all-reduce only: disabled (and ring chosen) for the other ops."""
-        tree_ok = self.op_box.currentData() == "allreduce"
+        """Tree and SHARP are all-reduce only, NVLS all-reduce, all-gather and reduce-scatter: the others
+        disabled (and ring chosen when the choice goes)."""
+        op = self.op_box.currentData()
+        tree_ok = op == "allreduce"
         model = self.algo_box.model()
         assert isinstance(model, QtGui.QStandardItemModel)   # a combo box's own model
-        model.item(1).setEnabled(tree_ok)
-        if not tree_ok:
+        for i, algo in enumerate(ALGO_CHOICES):
+            model.item(i).setEnabled(op in ALGO_OPS.get(algo, (op,)))
+        if not model.item(self.algo_box.currentIndex()).isEnabled():
             self.algo_box.setCurrentIndex(0)
-        self.algo_box.setToolTip("ring, or NCCL's tree (all-reduce only)" if tree_ok
-                                 else "ring: NCCL's tree runs all-reduce only")
+        self.algo_box.setToolTip("ring, NCCL's tree (all-reduce only), NVLS (in the NVLink switches), SHARP "
+                                 "(in the InfiniBand switches) or auto (the fastest per size)" if tree_ok
+                                 else "ring, NVLS or auto: NCCL's tree and SHARP run all-reduce only")
 
     def tree_enabled(self) -> bool:
         model = self.algo_box.model()
@@ -372,15 +381,22 @@ class CollectivesDock(QtWidgets.QDockWidget):
         res = run.result
         self.plot.add_curve([r.size for r in res.rows], [r.busbw for r in res.rows], run.label)
 
-    def _say_slowest(self, run: CollectiveRun) -> None:
-        """Name the slowest step; on the design itself (not a twin) its cables are selected."""
+    def _say_slowest(self, run: CollectiveRun, named_hop: bool = True) -> None:
+        """Name the slowest step; on the design itself (not a twin) its cables are selected — those
+        of the hop named when several tie (``named_hop``; a lesson draws the whole step's band)."""
         from fabricviz.ui.docks.collectives_plot import size_label
         neck = run.bottleneck
-        where = "on the twin" if run.twin else "highlighted"
+        if neck is None:
+            self._say(f"{run.result.algo}: reduced in the switches, no point-to-point step to blame")
+            self.message.setToolTip("")
+            return
+        alike = named_hop and len(neck.src) > 1 and len(neck.named_cables) > 0
+        # hops that tie (a ring's) together cover the whole fabric: the one named is highlighted
+        where = "on the twin" if run.twin else "its first hop highlighted" if alike else "highlighted"
         self._say(f"slowest step at {size_label(neck.size)} ({where}): {neck.describe(run.fabric)}")
         self.message.setToolTip("\n".join(f"{a}→{b}" for a, b in neck.link_names[:40]))
         if not run.twin:
-            self.select_links.emit([int(c) for c in neck.cables])
+            self.select_links.emit([int(c) for c in (neck.named_cables if alike else neck.cables)])
 
     def show_runs(self, runs: list[CollectiveRun]) -> None:
         """Runs computed elsewhere (a lesson step): the plot holds exactly their curves, the table and
@@ -392,7 +408,7 @@ class CollectivesDock(QtWidgets.QDockWidget):
             self._add(run)
         if runs:
             self._show_table(runs[0])
-            self._say_slowest(runs[0])
+            self._say_slowest(runs[0], named_hop=False)
         self._buttons()
 
     def _runs_requested(self, curves: tuple[CollectiveCurve, ...], controls: CollectiveControls) -> None:

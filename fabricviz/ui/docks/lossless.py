@@ -18,9 +18,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric
+from fabricviz.model.tech import TECH_ETH_CODE
 from fabricviz.ui.docks.lossless_budget import COLOURS, BudgetBar, budget_state
 from fabricviz.ui.docks.lossless_model import (
     BACKGROUND_PORTS,
@@ -212,8 +214,12 @@ class LosslessDock(QtWidgets.QDockWidget):
         document.changed.connect(self._changed)
         document.routing.ready.connect(lambda key: self.refresh() if key == CACHE_KEY else None)
         self.visibilityChanged.connect(lambda on: self.refresh() if on and self._dirty else None)
+        # shown on an InfiniBand design (a layout restored from a RoCE session, say): it leaves again
+        self.visibilityChanged.connect(lambda on: QtCore.QTimer.singleShot(0, self, self.follow_tech) if on else None)
         self.traffic.run_changed.connect(self._traffic_moved)
         self.traffic.frame_changed.connect(self._traffic_moved)
+        self._auto_hidden = False               # hidden because the design is not RoCE (comes back on one)
+        self.follow_tech()
         self.refresh()
 
     # ------------------------------------------------------------------ following the document
@@ -224,7 +230,29 @@ class LosslessDock(QtWidgets.QDockWidget):
     def _changed(self, e: Any) -> None:
         if e is not None and e.what == "device" and e.attr == "pos":
             return                                  # a drag moves nothing the dock shows
+        self.follow_tech()
         self.refresh()
+
+    def applies(self) -> bool:
+        """A RoCE design: some Ethernet cable (PFC, headroom and buffers are Ethernet switch ports')."""
+        ct = self.fabric.cables_t
+        return bool(np.any(ct.alive & (ct.tech == TECH_ETH_CODE)))
+
+    def follow_tech(self) -> None:
+        """The dock is for RoCE designs: on another design it closes (and View ▸ Lossless (RoCE) is
+        greyed out) instead of standing open as a "Not a RoCE design" panel; it opens again on the
+        next RoCE design if it was open before."""
+        on = self.applies()
+        act = self.toggleViewAction()
+        act.setEnabled(on)
+        act.setToolTip("PFC headroom, XOFF/XON, ECN and the buffer budget per switch" if on else
+                       "RoCE designs only: this design has no Ethernet switch port")
+        if not on and not self.isHidden() and self.window().isVisible():     # open in a shown window
+            self._auto_hidden = True
+            self.hide()
+        elif on and self._auto_hidden:
+            self._auto_hidden = False
+            self.show()
 
     def _plans(self) -> Plans | None:
         """The plans of the current state, None while they are computed; RoutingRefused: why none."""
@@ -265,8 +293,9 @@ class LosslessDock(QtWidgets.QDockWidget):
         except ValueError:
             dcqcn = "?"
         method = "IEEE 802.1Qbb" if plan.method == "ieee" else "NVIDIA rule of thumb"
-        self.settings_label.setText(f"MTU {plan.mtu} B · lossless priorities {','.join(map(str, plan.priorities))}"
-                                    f" · headroom: {method} · DCQCN {dcqcn}")
+        prios = ",".join(map(str, plan.priorities))      # a list of 802.1p priorities, not a count
+        self.settings_label.setText(f"MTU {plan.mtu} B · PFC on priorit{'y' if len(plan.priorities) == 1 else 'ies'} "
+                                    f"{prios} · headroom: {method} · DCQCN {dcqcn}")
         pick = self._selected_switch()
         cur = self.switch
         self.show_switch(pick if pick is not None else cur if cur is not None and cur in plan.switches else switches[0])

@@ -2,6 +2,8 @@
 
 Cable types are not dropped: picking one makes it the part new cables use
 (``cable_part_chosen``), so a 10 m run with a 3 m DAC is refused with the reason.
+NVLink racks (an NVL72: 18 compute trays and their NVLink domain) have a group of their own when
+the catalog has their tray part; dropping one places the trays and the domain as one undo step.
 The filter box narrows the list as one types: a part stays when every word typed is in its id,
 its description or its kind (case-insensitive); it stays applied when the catalog changes
 (another design opened).
@@ -9,9 +11,12 @@ its description or its kind (case-insensitive); it stays applied when the catalo
 
 from __future__ import annotations
 
+import html
+
 from PySide6 import QtCore, QtWidgets
 
 from fabricviz.model import Catalog, Part
+from fabricviz.model.nvlink import PART_PREFIX, nvlink_specs
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.describe import part_label
 from fabricviz.ui.canvas.view import PART_MIME
@@ -105,7 +110,8 @@ class Palette(QtWidgets.QDockWidget):
                 item.setIcon(0, th.icon(icon))
                 item.setData(0, PART_ROLE, p.id)
                 item.setData(0, SEARCH_ROLE, search_text(p))
-                tip = p.name
+                # the whole label first: a narrow dock elides it ("QM9700-R8 (hypothe…")
+                tip = f"<b>{html.escape(part_label(p))}</b><br>{html.escape(p.name)}"
                 if kind in ("ib_switch", "eth_switch", "nic"):
                     tip += f"<br>{p.ports} × {p.port}"
                 elif kind == "server":
@@ -118,7 +124,34 @@ class Palette(QtWidgets.QDockWidget):
                     flags |= QtCore.Qt.ItemFlag.ItemIsDragEnabled
                 item.setFlags(flags)
             group.setExpanded(kind != "cable" and kind != "gpu")
+            if kind == "server":
+                self._nvlink_racks(catalog)
         self._apply_filter(self.filter.text())
+        # every name whole ("QM9700-R16 (hypothetical)", not "QM9700-R16 (hypothe…"): the dock is at
+        # least as wide as the longest, beside the list's scroll bar
+        bar = self.tree.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_ScrollBarExtent)
+        self.tree.setMinimumWidth(self.tree.sizeHintForColumn(0) + bar + 2 * self.tree.frameWidth() + 4)
+
+    def _nvlink_racks(self, catalog: Catalog) -> None:
+        """NVLink racks (an NVL72: its compute trays and its NVLink domain, placed as one), when the
+        catalog has their compute tray."""
+        racks = [s for s in nvlink_specs().values() if s.rack and s.tray_part and s.tray_part in catalog]
+        if not racks:
+            return
+        group = QtWidgets.QTreeWidgetItem(self.tree, [f"NVLink racks ({len(racks)})"])
+        group.setFlags(QtCore.Qt.ItemFlag.ItemIsEnabled)
+        group.setData(0, SEARCH_ROLE, f"NVLink racks ({len(racks)})")
+        group.setIcon(0, th.icon("server"))
+        for s in racks:
+            item = QtWidgets.QTreeWidgetItem(group, [s.id])
+            item.setIcon(0, th.icon("server"))
+            item.setData(0, PART_ROLE, PART_PREFIX + s.id)
+            item.setData(0, SEARCH_ROLE, f"{s.id} {s.name} nvlink rack".lower())
+            item.setToolTip(0, f"{s.name}<br>{s.compute_trays} × {s.tray_part}, {s.switch_trays} NVLink switch "
+                               f"trays, {s.links_per_gpu} NVLink {s.generation} links per GPU")
+            item.setFlags(QtCore.Qt.ItemFlag.ItemIsEnabled | QtCore.Qt.ItemFlag.ItemIsSelectable
+                          | QtCore.Qt.ItemFlag.ItemIsDragEnabled)
+        group.setExpanded(True)
 
     def part_item(self, part_id: str) -> QtWidgets.QTreeWidgetItem | None:
         it = QtWidgets.QTreeWidgetItemIterator(self.tree)

@@ -117,12 +117,19 @@ class SweepDock(QtWidgets.QDockWidget):
             row.addWidget(b)
         row.addWidget(QtWidgets.QLabel("Speed", w))
         row.addWidget(player.speed_box)
+        row.addWidget(player.time_left)
         row.addWidget(QtWidgets.QLabel("Engine", w))
         self.engine_box = QtWidgets.QComboBox(w)
         self.engine_box.setObjectName("sweep_engine")
         self.engine_box.addItems(list(ENGINES))
         self.engine_box.currentTextChanged.connect(lambda _t: self.recompute())
         row.addWidget(self.engine_box)
+        self.plane_box = QtWidgets.QComboBox(w)          # a multi-plane design: one SM per plane
+        self.plane_box.setObjectName("sweep_plane")
+        self.plane_box.setToolTip("the plane whose subnet manager sweeps (each plane is its own subnet)")
+        self.plane_box.setVisible(False)
+        self.plane_box.currentIndexChanged.connect(lambda _i: self.recompute())
+        row.addWidget(self.plane_box)
         row.addWidget(player.phase_pause)
         self.loads_box = QtWidgets.QCheckBox("Port loads", w)
         self.loads_box.setObjectName("sweep_loads")
@@ -205,6 +212,7 @@ class SweepDock(QtWidgets.QDockWidget):
         if fabric is None and self.tools.whatif is not None:       # another engine: the design's sweep
             self.tools.end_whatif()
         engine = self.engine_box.currentText()
+        plane = self._plane(f)
         self.timeline = None
         self._emit_step()
         self._remove_overlay()
@@ -215,7 +223,9 @@ class SweepDock(QtWidgets.QDockWidget):
 
         def work() -> tuple:
             from fabricviz.ib.sweep import heavy_sweep
-            sw = heavy_sweep(f, engine, previous=previous, trap_port=trap_port)
+            from fabricviz.model.planes import plane_fabric
+            g = plane_fabric(f, plane) if plane is not None else f     # the plane alone: the same ids
+            sw = heavy_sweep(g, engine, previous=previous, trap_port=trap_port)
             if came_up and trap_port is not None and sw.events and sw.events[0].kind == "trap":
                 sw.events[0] = dataclasses.replace(sw.events[0], text=(
                     f"Trap 128 (link state change) from {f.port_name(trap_port)}: port came up; "
@@ -223,6 +233,22 @@ class SweepDock(QtWidgets.QDockWidget):
             return SweepTimeline(sw, f), lft_changes(sw.routing, previous)
         self.document.jobs.submit("sweep", lambda _progress: work(), on_done=self._computed,
                                   on_error=self._failed)
+
+    def _plane(self, f: Fabric) -> int | None:
+        """The plane to sweep (None: the design has no planes); the Plane box follows the design's planes."""
+        from fabricviz.model import FabricError
+        try:
+            names = [p.name for p in f.settings.planes.planes]
+        except FabricError:
+            names = []
+        box = self.plane_box
+        if [box.itemText(i) for i in range(box.count())] != names:
+            box.blockSignals(True)
+            box.clear()
+            box.addItems(names)
+            box.blockSignals(False)
+            box.setVisible(bool(names))
+        return box.currentIndex() if names else None
 
     def adopt(self, timeline: SweepTimeline, index: int | None = None, facts: list[str] | None = None) -> None:
         """Show a sweep computed elsewhere (a lesson's) as if the dock had run it, at step ``index``.
@@ -325,6 +351,9 @@ class SweepDock(QtWidgets.QDockWidget):
 
     def _fabric_replaced(self) -> None:
         self.tools.forget()
+        self.player.new_design()
+        for edit in (self.src_edit, self.dst_edit):     # the old design's names mean nothing here
+            edit.clear()
         self.routing = None
         self._design_changed(None)
 

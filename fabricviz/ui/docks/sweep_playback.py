@@ -22,10 +22,28 @@ from fabricviz.ui.widgets.playback import SessionHold
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 25.0, 100.0, 1000.0)
 #: SM events shown per wall second at 1×: a pace a class can follow and the teacher can talk over.
 EVENTS_PER_SECOND = 3.0
+#: a whole sweep plays in about this long at the speed picked for it (a big fabric's 3,754 steps
+#: would take ~20 minutes at 1×); small sweeps keep 1×.
+FULL_SWEEP_S = 60.0
 TICK_MS = 33
 SPEED_TIP = (f"1× = {EVENTS_PER_SECOND:g} SM events per second, a pace a class can follow (with "
              "\"Pause at phase end\" the clock stops after each OpenSM phase); 5×–1000× for the impatient "
              "and for big fabrics. The status line shows the SM's own model time of each step.")
+
+
+def default_speed(n_steps: int) -> float:
+    """The speed a sweep of ``n_steps`` events starts at: the slowest of :data:`SPEEDS` from 1×
+    up that plays it whole in at most about :data:`FULL_SWEEP_S` (the fastest one for huge sweeps)."""
+    for s in SPEEDS:
+        if s >= 1.0 and n_steps / (s * EVENTS_PER_SECOND) <= FULL_SWEEP_S * 1.25:
+            return s
+    return SPEEDS[-1]
+
+
+def time_left_text(seconds: float) -> str:
+    """"0:50 left", "21:52 left" — the wall time the rest of a sweep takes at the speed shown."""
+    s = int(round(max(seconds, 0.0)))
+    return f"{s // 60}:{s % 60:02d} left"
 
 
 class SweepSteps(Protocol):
@@ -69,6 +87,13 @@ class SweepPlayer(QtCore.QObject):
             self.speed_box.addItem(f"{s:g}×", s)
         self.speed_box.setCurrentIndex(SPEEDS.index(1.0))
         self.speed_box.setToolTip(SPEED_TIP)
+        self.speed_box.activated.connect(self._speed_picked)
+        self.speed_box.currentIndexChanged.connect(lambda _i: self._show_time_left())
+        self._auto_speed = True               # a new sweep picks its speed until the user picks one
+        self.time_left = QtWidgets.QLabel("", parent)
+        self.time_left.setObjectName("sweep_time_left")
+        self.time_left.setToolTip("wall time the rest of the sweep takes at this speed (without the "
+                                  "stops at each phase's end)")
         self.phase_pause = QtWidgets.QCheckBox("Pause at phase end", parent)
         self.phase_pause.setObjectName("sweep_phase_pause")
         self.phase_pause.setChecked(True)
@@ -84,16 +109,38 @@ class SweepPlayer(QtCore.QObject):
             b.setEnabled(ok)
 
     def set_length(self, n: int) -> None:
-        """A sweep of ``n`` steps is loaded: the slider spans it."""
+        """A sweep of ``n`` steps is loaded: the slider spans it and, unless the user picked a
+        speed for this design, the speed box plays it whole in about a minute."""
         self.slider.blockSignals(True)
         self.slider.setRange(0, n - 1)
         self.slider.blockSignals(False)
+        if self._auto_speed:
+            self.speed_box.setCurrentIndex(SPEEDS.index(default_speed(n)))
+        self._show_time_left()
+
+    def new_design(self) -> None:
+        """Another design is open: its first sweep picks its own speed again."""
+        self._auto_speed = True
+
+    def _speed_picked(self, _index: int) -> None:
+        self._auto_speed = False
+
+    def seconds_left(self) -> float:
+        """Wall seconds from the step shown to the sweep's last at the speed in the box."""
+        tl = self.dock.timeline
+        if tl is None:
+            return 0.0
+        return max(len(tl) - 1 - max(self.dock.index, 0), 0) / (self.speed * EVENTS_PER_SECOND)
+
+    def _show_time_left(self) -> None:
+        self.time_left.setText(time_left_text(self.seconds_left()) if self.dock.timeline is not None else "")
 
     def shown(self, i: int) -> None:
-        """The dock shows step ``i``: the slider follows (without scrubbing again)."""
+        """The dock shows step ``i``: the slider follows (without scrubbing again), and the time left."""
         self.slider.blockSignals(True)
         self.slider.setValue(i)
         self.slider.blockSignals(False)
+        self._show_time_left()
 
     def moved_to(self, i: int) -> None:
         """The dock went to step ``i``: a paused clock starts from there."""
@@ -222,4 +269,5 @@ class SweepPlayer(QtCore.QObject):
             self.dock.show_step(v)
 
 
-__all__ = ["EVENTS_PER_SECOND", "SPEEDS", "SPEED_TIP", "SweepPlayer", "SweepSteps", "TICK_MS"]
+__all__ = ["EVENTS_PER_SECOND", "FULL_SWEEP_S", "SPEEDS", "SPEED_TIP", "SweepPlayer", "SweepSteps", "TICK_MS",
+           "default_speed", "time_left_text"]

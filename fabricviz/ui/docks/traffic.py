@@ -329,8 +329,8 @@ class TrafficDock(QtWidgets.QDockWidget):
             before = (self._shown.route_label(res.fabric_tech), self._share)
             self._present(res, f, choice, f"{seconds:.2f} s", k, before)
             self.player.set_playing(playing)
-        else:
-            self._present(res, f, choice, f"{seconds:.2f} s")
+        else:                                      # a fresh run opens where the story is: its last frame,
+            self._present(res, f, choice, f"{seconds:.2f} s", len(res.frames) - 1)   # in the steady part
         self.seconds = seconds
         if self._pending:
             self._routing_toggled()
@@ -342,7 +342,10 @@ class TrafficDock(QtWidgets.QDockWidget):
         if not getattr(result, "frames", None):
             raise FabricError("traffic: adopt needs a run with frames")
         if self._own_controls is None:          # the user's settings come back after the lesson
-            self._own_controls = self.form.controls()
+            self._own_controls = {**self.form.controls(), "metric": self.metric}
+        metric = controls.pop("metric", None)  # the step's colouring (its narration is about it)
+        if metric is not None:
+            self._set_metric(metric)
         self.configure(**{"transport": "default", **controls, "model": result.model})
         if self._running is not None:          # its result is ignored when it arrives
             self.document.jobs.cancel("traffic")
@@ -396,11 +399,14 @@ class TrafficDock(QtWidgets.QDockWidget):
         """Forget the run (the window opened another design); controls a lesson set (adopt)
         go back to the user's own."""
         own, self._own_controls = self._own_controls, None
+        metric = own.pop("metric") if own is not None else None
         if own is not None:
             self.form.restore(own)
         self.player.set_playing(False)
         self.form.refresh()
         self.result = self.result_fabric = self._shown = None
+        if metric is not None:                 # the user's own colouring, after a lesson's
+            self._set_metric(metric)
         self._pending = False
         self.scale = None
         self.legend.set_scale(None)
@@ -418,6 +424,19 @@ class TrafficDock(QtWidgets.QDockWidget):
     def left_out_rows(self) -> list[str]:
         """The left-out list's rows as shown."""
         return self.left_out_list.rows()
+
+    def _set_metric(self, metric: str) -> None:
+        """Colour by ``metric`` (a lesson step's, or the user's back), quietly: the run shown next
+        takes its scale from it."""
+        k = self.metric_box.findText(metric)
+        if k < 0:
+            raise FabricError(f"traffic colour {metric!r}: use "
+                              + ", ".join(self.metric_box.itemText(i) for i in range(self.metric_box.count())))
+        self.metric_box.blockSignals(True)
+        self.metric_box.setCurrentIndex(k)
+        self.metric_box.blockSignals(False)
+        if self.result is not None:
+            self._metric_changed()
 
     def _metric_changed(self) -> None:
         if self.result is None:

@@ -17,6 +17,7 @@ from typing import Any
 from PySide6 import QtCore, QtWidgets
 
 from fabricviz.model import Fabric, FabricError
+from fabricviz.sim.reach import fabric_tech
 from fabricviz.sim.units import parse_duration
 from fabricviz.ui.docks.traffic_partition import PartitionPicker
 from fabricviz.ui.docks.traffic_sl import SlPicker
@@ -64,6 +65,7 @@ class TrafficForm(QtWidgets.QWidget):
         self.engine_box.setToolTip("InfiniBand static routes: the subnet manager engine's LFTs "
                                    "(dmodk: the built-in D-mod-k walk)")
         self.routing_box.currentIndexChanged.connect(self._route_edited)
+        self.routing_box.currentIndexChanged.connect(lambda _i: self._offer_engine())
         self.engine_box.currentIndexChanged.connect(self._route_edited)
         row.addWidget(self.routing_box)
         row.addWidget(self.engine_box)
@@ -102,10 +104,19 @@ class TrafficForm(QtWidgets.QWidget):
             self.route_changed.emit()
 
     def refresh(self) -> None:
-        """The design-dependent choices follow the design (partitions, SLs, transport, CC)."""
+        """The design-dependent choices follow the design (partitions, SLs, transport, CC, the SM engine)."""
         for box in (self.partition_box, self.sl_box, self.transport_box):
             box.refresh(self.fabric())
         self.cc_box.refresh(self.fabric(), self.model_box.currentText())
+        self._tech = fabric_tech(self.fabric())
+        self._offer_engine()
+
+    def _offer_engine(self) -> None:
+        """The subnet manager's engine is offered on InfiniBand designs only (RoCE routes by ECMP
+        or spraying: no SM, no LFTs), and can be picked only for the SM's static routes."""
+        ib = getattr(self, "_tech", "ib") == "ib"
+        self.engine_box.setVisible(ib)
+        self.engine_box.setEnabled(ib and self.routing_box.currentText() in ("default", "static"))
 
     def spec(self) -> str:
         """The workload as ``simulate`` spells it (``incast:8``)."""

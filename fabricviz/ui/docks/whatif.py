@@ -67,10 +67,12 @@ FAIL_KINDS = (("cables", "cables"), ("switches", "switches"),
 METRIC_CHOICES = ("permutation", "alltoall", "allreduce:1GB")
 
 
-def fail_kinds(tiers: Sequence[str]) -> list[tuple[str, str]]:
+def fail_kinds(tiers: Sequence[str], planes: bool = False) -> list[tuple[str, str]]:
     """:data:`FAIL_KINDS` for a design whose switch tiers are ``tiers`` (:func:`~fabricviz.sim.whatif.switch_tiers`):
-    the switches of a tier it lacks are not offered."""
-    return [(v, t) for v, t in FAIL_KINDS if not v.startswith("switches-of:") or v.partition(":")[2] in tiers]
+    the switches of a tier it lacks are not offered; a multi-plane design (``planes``) also offers a plane
+    (``plane:K``, K from 0)."""
+    return [(v, t) for v, t in FAIL_KINDS if not v.startswith("switches-of:") or v.partition(":")[2] in tiers] + \
+        ([("plane", "a plane (K: which, from 0)")] if planes else [])
 
 
 def trial_cables(shared: Shared, result: TrialResult) -> list[int]:
@@ -453,7 +455,12 @@ class WhatifDock(QtWidgets.QDockWidget):
     def refresh_kinds(self) -> None:
         """Offer the failure kinds of the design's switch tiers (:func:`fail_kinds`), keeping the choice
         when it is still offered."""
-        kinds = fail_kinds(switch_tiers(self.document.fabric))
+        f = self.document.fabric
+        try:
+            planes = bool(f.settings.planes)
+        except FabricError:                     # a refused meta.planes: lint says why
+            planes = False
+        kinds = fail_kinds(switch_tiers(f), planes)
         box = self.kind_box
         if [box.itemData(i) for i in range(box.count())] == [v for v, _ in kinds]:
             return

@@ -12,6 +12,11 @@ wrote it. Big designs are serialised off the UI thread from a snapshot
 or closed) is dropped, never written. Each window has its own file, so two
 windows never clobber each other.
 
+A kill while the file is being written leaves nothing (the writer fills an anonymous file and
+names it only when whole, see :mod:`fabricviz.model.atomic`); where the folder cannot hold
+anonymous files (NFS), the temp file it leaves is removed by the next autosave of any window and
+at start-up, and is never offered.
+
 The recovery file is deleted when the design becomes clean (saved, or undone
 to the saved state), when another design is opened, and when the window closes
 normally. After a crash or a kill it stays; on the next start
@@ -233,6 +238,7 @@ class Autosave(QtCore.QObject):
                 if gen != self._generation:
                     return gen, changes, None, False        # saved or closed meanwhile: drop it
                 self.folder.mkdir(parents=True, exist_ok=True)
+                remove_stale_in(self.folder)    # what autosaves killed mid-write left (named temps)
                 write_atomic(self.path, payload)
         except FabricError as e:
             return gen, changes, str(e), False

@@ -25,6 +25,7 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric, FabricError, Removed
+from fabricviz.model.cabling import PORT_STATES
 from fabricviz.model.rows import Rows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -180,7 +181,12 @@ def _gone(f: Fabric, device_ids: Iterable[int], cable_ids: Iterable[int]) -> str
 
 
 class AddCommand(FabricCommand):
-    """Adds devices and/or cables through ``create`` (first run), then remove/restore."""
+    """Adds devices and/or cables through ``create`` (first run), then remove/restore.
+
+    A new cable brings its ends up (INIT/ACTIVE) and taking a cable away leaves them DOWN, but
+    the undo of an addition gives back the states the ends had before it (a port that was not
+    DOWN, e.g. one set ARMED, stays so): ``_ends`` keeps those states from the first run.
+    """
 
     def __init__(self, editor: Editor, text: str,
                  create: Callable[[Fabric], tuple[list[int], list[int]]]) -> None:
@@ -189,10 +195,17 @@ class AddCommand(FabricCommand):
         self.device_ids: list[int] = []
         self.cable_ids: list[int] = []
         self._removed: list[Removed] = []
+        self._ends: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0, np.int8))
 
     def apply(self) -> None:
         if not self._removed and not self.device_ids and not self.cable_ids:
-            self.device_ids, self.cable_ids = self._create(self.fabric)
+            f = self.fabric
+            n_ports, states = f.ports_t.n, f.ports_t.state.copy()
+            self.device_ids, self.cable_ids = self._create(f)
+            cids = np.asarray(self.cable_ids, dtype=np.int64)
+            ends = np.concatenate([f.cables_t.port_a[cids], f.cables_t.port_b[cids]]).astype(np.int64)
+            ends = ends[ends < n_ports]             # ports that were there before (not new devices')
+            self._ends = (ends, states[ends])
             return
         for r in self._removed:
             self.fabric.restore(r)
@@ -207,6 +220,10 @@ class AddCommand(FabricCommand):
         if loose:
             out.append(f.remove_cables(loose))
         self._removed = out[::-1]  # cables after their devices on restore
+        ends, states = self._ends
+        for p, st in zip(ends.tolist(), states.tolist(), strict=True):
+            if int(f.ports_t.state[p]) != st:
+                f.set_port_state(p, PORT_STATES[st])
 
     def undo_problem(self) -> str | None:
         return _gone(self.fabric, self.device_ids, self.cable_ids)

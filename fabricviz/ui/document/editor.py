@@ -17,6 +17,7 @@ from PySide6 import QtCore, QtGui
 from fabricviz.model import Fabric, FabricError
 from fabricviz.model.catalog import CatalogError
 from fabricviz.model.clipboard import check_clip, clip_center, copy_devices, paste_devices
+from fabricviz.model.nvlink import PART_PREFIX
 from fabricviz.ui.document.commands import (
     AddCommand,
     EditCommand,
@@ -27,6 +28,7 @@ from fabricviz.ui.document.commands import (
     ReplaceFabricCommand,
     UndoStack,
 )
+from fabricviz.ui.document.nvlink_commands import add_rack_command
 
 CLIP_MIME = "application/x-fabricviz-devices"
 
@@ -68,7 +70,15 @@ class Editor(QtCore.QObject):
 
     # ------------------------------------------------------------------ edits
     def add_part(self, part_id: str, x: float, y: float) -> int | None:
-        """Create a device of catalog part ``part_id`` at (x, y); returns its id."""
+        """Create a device of catalog part ``part_id`` at (x, y); returns its id. An NVLink rack
+        (``nvlink:PART``, the Parts dock's) adds its compute trays and its domain: the first tray's id."""
+        if part_id.startswith(PART_PREFIX):
+            try:
+                rack = add_rack_command(self, part_id[len(PART_PREFIX):], x, y)
+            except FabricError as exc:
+                self.message.emit(str(exc), True)
+                return None
+            return rack.device_ids[0] if self.run(rack) else None
         try:
             part = self.fabric.catalog.get(part_id)
         except CatalogError as exc:

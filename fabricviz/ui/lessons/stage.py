@@ -13,7 +13,8 @@ left (a copy when it pulled or moved a cable), and what to show:
   [out]`` labels, the path before a cable was pulled (dashed), the pulled or
   moved cable (a red dashed ghost with a cross), the new cable, and the first
   credit loop, in :class:`LessonOverlay`;
-* route and credit-loop steps: routes per port (:mod:`fabricviz.ui.canvas.overlays.loads`);
+* route and credit-loop steps, and a sweep step that stops after the routing phase: routes per
+  port (:mod:`fabricviz.ui.canvas.overlays.loads`);
 * VL steps (``layers``, a credit-loop check of dfsssp's routing): the VL layers
   (:mod:`fabricviz.ui.canvas.overlays.vl_layers`, whatever View ▸ VL Layers says), each cable
   in the colours of the VLs its paths use, instead of the routes per port;
@@ -188,7 +189,8 @@ class LessonStage(QtCore.QObject):
         self._show_partitions(step, fab)
         self._show_layers(step)
         self.docks.show(step)
-        if step.action in ("route", "check_loops") and step.routing is not None and step.layers is None:
+        # route, credit-loop and the sweep's routing phase: the routes per port the engine chose
+        if step.action in ("route", "check_loops", "sweep") and step.routing is not None and step.layers is None:
             self.loads.show(fab, step.routing)
         else:
             self.loads.clear()
@@ -348,7 +350,8 @@ def traffic_controls(run: TrafficRun) -> dict[str, Any]:
     from fabricviz.ui.document.traffic_choice import IB_ENGINES, ROUTINGS, WORKLOADS
     out: dict[str, Any] = {"model": run.model, "duration": f"{run.duration_ms:g}ms", "seed": run.seed,
                            "routing": run.routing if run.routing in ROUTINGS else "default", "arg": "",
-                           "partition": run.partition, "sl": "sm"}     # a lesson's flows: the SM's SLs
+                           "partition": run.partition, "sl": "sm",     # a lesson's flows: the SM's SLs
+                           "metric": run.metric}        # the colouring the step's narration is about
     if run.engine in IB_ENGINES:
         out["engine"] = run.engine
     name, _, arg = run.workload.partition(":")

@@ -11,6 +11,7 @@ neighbouring plot (pyqtgraph only widens an axis after a paint that did not fit)
 
 from __future__ import annotations
 
+import html
 import math
 
 import pyqtgraph as pg
@@ -90,8 +91,74 @@ def fit_axis_width(axis: pg.AxisItem, lo: float, hi: float) -> float:
     return float(w)
 
 
-__all__ = ["CELL_ASPECT", "CELL_MIN_H", "CELL_MIN_W", "fit_axis_width", "grid_columns", "text_width", "tick_font",
-           "tick_labels"]
+#: The plots' light theme (the Collectives and What-if plots', the canvas's): background, axis
+#: lines, text.
+LIGHT_BACKGROUND, AXIS_PEN, TEXT_PEN = "w", "#404040", "#202020"
+#: Steps of a y axis (× a power of ten): 1, 2, 2.5, 5.
+NICE_STEPS = (1.0, 2.0, 2.5, 5.0, 10.0)
+
+
+def nice_ticks(lo: float, hi: float) -> tuple[float, float, list[tuple[float, str]]]:
+    """A y range for values ``lo``..``hi`` whose both ends are labelled ticks, 3 to 6 nice steps
+    (1, 2, 2.5, 5 × 10ⁿ) apart, the top at least 3 % clear of ``hi`` (a curve at its peak is never
+    drawn on the top edge) and as low as that allows: ``(bottom, top, [(value, label), …])``."""
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        lo, hi = 0.0, 0.0
+    if hi - lo <= 1e-12 * max(abs(hi), abs(lo), 1.0):
+        lo, hi = min(lo, 0.0), max(hi, 0.0) + 1.0
+    want = hi + 0.03 * (hi - lo)
+    best: tuple[float, float, float, float] | None = None          # (top, -step, bottom, step)
+    mag = 10.0 ** math.floor(math.log10((hi - lo) / 6))
+    for m in (mag / 10, mag, mag * 10):
+        for k in NICE_STEPS[:-1]:
+            step = k * m
+            bottom = math.floor(lo / step + 1e-9) * step
+            top = math.ceil(want / step - 1e-9) * step
+            if 3 <= round((top - bottom) / step) <= 6 and (best is None or (top, -step) < best[:2]):
+                best = (top, -step, bottom, step)
+    assert best is not None                    # some step of the three magnitudes gives 3–6
+    top, _, bottom, step = best
+    n = int(round((top - bottom) / step))
+    values = [float(f"{bottom + i * step:.12g}") for i in range(n + 1)]
+    return values[0], values[-1], [(v, f"{v:g}") for v in values]
+
+
+def fit_labels_width(axis: pg.AxisItem, labels: list[str]) -> float:
+    """Fix a left/right ``axis``'s width to its widest of ``labels`` (fixed ticks), as
+    :func:`fit_axis_width` does for its own."""
+    w = max((text_width(axis, t) for t in labels), default=text_width(axis, "0"))
+    w += axis.style["tickTextOffset"][0] + max(0, axis.style["tickLength"]) + 2
+    if axis.label.isVisible():
+        w += axis.label.boundingRect().height()
+    w = math.ceil(w)
+    axis.setWidth(w)
+    return float(w)
+
+
+def light_theme(widget: pg.GraphicsLayoutWidget, plots: list[pg.PlotItem]) -> None:
+    """The light background and dark axes every other plot of the window has."""
+    widget.setBackground(LIGHT_BACKGROUND)
+    for p in plots:
+        for side in ("left", "bottom"):
+            ax = p.getAxis(side)
+            ax.setPen(AXIS_PEN)
+            ax.setTextPen(TEXT_PEN)
+            ax.label.setDefaultTextColor(QtGui.QColor(TEXT_PEN))
+        p.titleLabel.setText(p.titleLabel.text, color=TEXT_PEN)      # the title set before, dark too
+
+
+def key_html(title: str, entries: list[tuple[str, str, bool]]) -> str:
+    """A plot's title with its key on a line under it (``entries``: colour, name, dashed), so no
+    legend box sits over the curves and the title is no wider than before:
+    ``flow rate`` / ``━ delivered  ┅ DCQCN Rc``."""
+    keys = "&nbsp;&nbsp;".join(f"<span style='color:{c}'>{'┅' if dashed else '━'}</span>&nbsp;{html.escape(n)}"
+                               for c, n, dashed in entries)
+    return f"{html.escape(title)}<br>{keys}" if keys else html.escape(title)
+
+
+__all__ = ["AXIS_PEN", "CELL_ASPECT", "CELL_MIN_H", "CELL_MIN_W", "LIGHT_BACKGROUND", "TEXT_PEN",
+           "fit_axis_width", "fit_labels_width", "grid_columns", "key_html", "light_theme", "nice_ticks",
+           "text_width", "tick_font", "tick_labels"]
 
 
 def png_bytes(img: QtGui.QImage, where: object) -> bytes:

@@ -77,6 +77,7 @@ def test_window_shows_the_comparison_on_one_scale(qtbot, tree, ref):
 
     ib_frames, roce_frames = ref.ib.result.frames, ref.roce.result.frames
     assert len(dlg.times) == len(ib_frames) == len(roce_frames) == 200
+    assert dlg.slider.value() == 199 and dlg.time_label.text().startswith("200/200")   # opens on the last frame
     c_ib = receiver_cable(c.ib.fabric, ref.ib.result.flows)
     c_roce = receiver_cable(c.roce.fabric, ref.roce.result.flows)
     assert c_ib == c_roce == 0                     # the twin keeps cable ids

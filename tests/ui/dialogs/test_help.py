@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import platform
+import re
 import tomllib
 import weakref
 from pathlib import Path
@@ -13,7 +14,6 @@ import networkx
 import numpy
 import pyqtgraph
 import PySide6
-import pytest
 import scipy
 import yaml
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -330,85 +330,107 @@ def loaded_image(browser: QtWidgets.QTextBrowser, name: str) -> QtGui.QImage:
     return QtGui.QImage.fromData(data) if data is not None else QtGui.QImage()
 
 
-def test_guide_shows_the_readme_and_switches_to_the_docs(make_window):
+GUIDE = ROOT / "assets" / "guide"
+GUIDE_TITLES = ["First steps", "Building a design", "Working on the canvas", "The subnet manager sweep",
+                "Traffic", "Lessons", "Exports"]
+
+
+def guide_text() -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in sorted(GUIDE.glob("*.md")))
+
+
+def test_f1_opens_the_users_guide_shipped_in_the_package(make_window):
+    """Help ▸ User Guide shows the package's guide (assets/guide, shipped as fabricviz.assets like
+    the lessons), first steps first — not the README's install notes."""
+    from fabricviz.resources import asset_path
     w = help_window(make_window)
     find(w, QtGui.QAction, "action_guide").trigger()
     guide = find(w, hp.GuideWindow, "guide_window")
     browser = find(guide, QtWidgets.QTextBrowser, "guide_browser")
     pages = find(guide, QtWidgets.QListWidget, "guide_pages")
-    docs = sorted((ROOT / "docs").glob("*.md"))
-    assert (ROOT / "docs" / "file-format.md") in docs
-    assert pages.count() == 1 + len(docs) and pages.isVisible()
+    assert guide.root == asset_path("guide").resolve() == GUIDE.resolve()
+    assert [pages.item(i).text() for i in range(pages.count())] == GUIDE_TITLES and pages.isVisible()
     assert [pages.item(i).toolTip() for i in range(pages.count())] == \
-        ["README.md"] + [f"docs/{p.name}" for p in docs]
-    assert pages.currentRow() == 0
-    assert block_texts(browser)[0] == (first_heading(ROOT / "README.md"), 1)
-    # the README's pictures come from docs/ beside it, scaled down to the page width
-    pics = images(browser)
-    assert "docs/screenshot.png" in pics
-    real = QtGui.QImageReader(str(ROOT / "docs" / "screenshot.png")).size()
-    assert loaded_image(browser, "docs/screenshot.png").size() == real
-    assert real.width() > GUIDE_IMAGE_WIDTH
-    assert pics["docs/screenshot.png"].width() == GUIDE_IMAGE_WIDTH
-    assert pics["docs/screenshot.png"].height() == pytest.approx(
-        real.height() * GUIDE_IMAGE_WIDTH / real.width())
-    # the side list switches pages
-    row = [pages.item(i).toolTip() for i in range(pages.count())].index("docs/file-format.md")
-    pages.setCurrentRow(row)
-    assert block_texts(browser)[0] == (first_heading(ROOT / "docs" / "file-format.md"), 1)
-    assert guide.current == ROOT / "docs" / "file-format.md"
-    # a link in the README to a docs page opens that page in the guide
-    pages.setCurrentRow(0)
-    assert block_texts(browser)[0][0] == first_heading(ROOT / "README.md")
-    assert "](docs/file-format.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
-    browser.anchorClicked.emit(QtCore.QUrl("docs/file-format.md"))
-    assert pages.currentRow() == row
-    assert block_texts(browser)[0][0] == first_heading(ROOT / "docs" / "file-format.md")
-    # Esc closes it (focus in the page)
+        ["1-first-steps.md", "2-building.md", "3-canvas.md", "4-sweep.md", "5-traffic.md", "6-lessons.md",
+         "7-exports.md"]
+    assert pages.currentRow() == 0 and block_texts(browser)[0] == ("First steps", 1)
+    for word in ("apt-get", "pip install", "pytest", "make run", "source checkout", "Palette dock"):
+        assert word not in guide_text()
+    # a link to another page opens it in the guide; the side list follows
+    assert "](4-sweep.md)" in (GUIDE / "1-first-steps.md").read_text(encoding="utf-8")
+    browser.anchorClicked.emit(QtCore.QUrl("4-sweep.md"))
+    assert pages.currentRow() == 3 and block_texts(browser)[0] == ("The subnet manager sweep", 1)
+    assert guide.show_page("7-exports.md") and block_texts(browser)[0] == ("Exports", 1)
+    assert not guide.show_page("8-missing.md")
     browser.setFocus()
     QTest.keyClick(browser, ESC)
     assert not guide.isVisible()
+
+
+def _menu_items(w: QtWidgets.QMainWindow) -> dict[str, set[str]]:
+    """Menu title → the texts of its actions and submenus, as a reader says them."""
+    out: dict[str, set[str]] = {}
+    for a in w.menuBar().actions():
+        if a.menu() is None:
+            continue
+        items = out.setdefault(hp.clean_text(a.menu().title()), set())
+        for x in a.menu().actions():
+            text = x.menu().title() if x.menu() is not None else x.text()
+            if text:
+                items.add(hp.clean_text(text))
+    return out
+
+
+def test_the_guide_names_docks_and_menus_as_the_window_shows_them(make_window):
+    w = help_window(make_window)
+    text = " ".join(guide_text().split())          # one line: a menu path may wrap
+    titles = {d.windowTitle() for d in w.findChildren(QtWidgets.QDockWidget)}
+    assert {"Parts", "Inspector", "Subnet Manager", "Traffic", "Charts", "Lesson", "Lossless (RoCE)"} <= titles
+    named = set(re.findall(r"\*\*([^*]+)\*\* docks?\b", text))
+    assert named >= {"Parts", "Subnet Manager", "Traffic", "Charts", "Lesson", "Collectives", "What-if"}
+    assert named <= titles, named - titles
+    assert not re.findall(r"(?<!\*\*)\b([A-Z][\w-]+) dock\b", text)      # every dock named in bold, as above
+    menus = _menu_items(w)
+    paths = re.findall(r"\b(File|Edit|View|Design|Lessons|Help) \u25b8 (.{1,80})", text)
+    assert len(paths) >= 30
+    for menu, rest in paths:                      # "View ▸ Subnet Manager Sweep (Ctrl+Shift+U) opens …"
+        rest = hp.clean_text(rest)
+        assert any(rest.startswith(item) for item in menus[menu]), (menu, rest)
+    # the sweep, traffic, lessons and exports each have their page
+    assert {"The subnet manager sweep", "Traffic", "Lessons", "Exports"} <= set(GUIDE_TITLES)
 
 
 def test_guide_pictures_resolve_beside_each_page(qtbot, tmp_path):
     img = QtGui.QImage(30, 20, QtGui.QImage.Format.Format_RGB32)
     img.fill(QtGui.QColor("red"))
     (tmp_path / "pics").mkdir()
-    (tmp_path / "docs").mkdir()
     assert img.save(str(tmp_path / "pics" / "top.png"))
-    small = img.scaled(12, 8)
-    assert small.save(str(tmp_path / "docs" / "inner.png"))
-    (tmp_path / "README.md").write_text("# Top page\n\n![a](pics/top.png)\n\n[next](docs/b-page.md)\n",
-                                        encoding="utf-8")
-    (tmp_path / "docs" / "b-page.md").write_text("# Second page\n\n![b](inner.png)\n", encoding="utf-8")
-    (tmp_path / "docs" / "a-page.md").write_text("# First doc\n", encoding="utf-8")
+    big = img.scaled(2000, 1000)
+    assert big.save(str(tmp_path / "big.png"))
+    (tmp_path / "1-top.md").write_text("# Top page\n\n![a](pics/top.png)\n\n![b](big.png)\n\n[next](2-b-page.md)\n",
+                                       encoding="utf-8")
+    (tmp_path / "2-b-page.md").write_text("# Second page\n", encoding="utf-8")
+    (tmp_path / "10-last.md").write_text("no heading here\n", encoding="utf-8")
     guide = hp.GuideWindow(None, root=tmp_path)
     qtbot.addWidget(guide)
     assert [guide.page_list.item(i).text() for i in range(guide.page_list.count())] == \
-        ["Overview", "A page", "B page"]
+        ["Top page", "Second page", "Last"]                  # by number (10 after 2), named by heading
     assert block_texts(guide.browser)[0] == ("Top page", 1)
     assert loaded_image(guide.browser, "pics/top.png").size() == QtCore.QSize(30, 20)
     assert images(guide.browser)["pics/top.png"].width() == 0          # small: natural size
-    guide.browser.anchorClicked.emit(QtCore.QUrl("docs/b-page.md"))
+    assert images(guide.browser)["big.png"].width() == GUIDE_IMAGE_WIDTH
+    guide.browser.anchorClicked.emit(QtCore.QUrl("2-b-page.md"))
     assert block_texts(guide.browser)[0] == ("Second page", 1)
-    assert guide.page_list.currentRow() == 2
-    assert loaded_image(guide.browser, "inner.png").size() == QtCore.QSize(12, 8)
-    assert guide.show_page("docs/a-page.md")
-    assert block_texts(guide.browser)[0] == ("First doc", 1)
-    assert not guide.show_page("docs/missing.md")
+    assert guide.page_list.currentRow() == 1
 
 
-def test_guide_without_a_readme_shows_the_built_in_page(qtbot, tmp_path):
-    (tmp_path / "docs").mkdir()       # a docs/ folder of something else next to an installed wheel
-    (tmp_path / "docs" / "other.md").write_text("# Not ours\n", encoding="utf-8")
-    guide = hp.GuideWindow(None, root=tmp_path)
+def test_guide_without_its_pages_says_so(qtbot, tmp_path):
+    guide = hp.GuideWindow(None, root=tmp_path / "missing")
     qtbot.addWidget(guide)
     guide.show()
     qtbot.waitExposed(guide)
     assert guide.page_list.count() == 0 and not guide.page_list.isVisible()
-    text = guide.browser.toPlainText()
-    assert "The user guide ships with the source checkout (README.md)" in text
-    assert "Not ours" not in text and "http" not in text
+    assert hp.NO_GUIDE in guide.browser.toPlainText().replace("\n", " ")
     assert block_texts(guide.browser)[0] == (f"fabricviz {fabricviz.__version__}", 1)
     QTest.keyClick(guide.browser, ESC)
     assert not guide.isVisible()

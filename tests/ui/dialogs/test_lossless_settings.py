@@ -33,6 +33,9 @@ def test_settings_edit_replans_and_undo_restores_the_meta_exactly(make_window):
     dlg = w.findChild(QtWidgets.QDialog, "roce_settings_dialog")
     assert (dlg.mtu.value(), dlg.priorities.text(), dlg.method.currentData(), dlg.dcqcn.currentData()) == \
         (9216, "3", "ieee", "nvidia")                     # the defaults of a design without settings
+    # "3" is the priority list, not a count of priorities: the label says so (issue 29)
+    (label,) = [x for x in dlg.findChildren(QtWidgets.QLabel) if x.buddy() is dlg.priorities]
+    assert label.text() == "Lossless priorities (PFC)" and dlg.priorities.placeholderText().startswith("802.1p")
     dlg.accept()                                          # unchanged: no step
     assert w.editor.stack.count() == steps and "roce" not in f.meta
     d.settings_button.click()                             # the dock's button opens the same dialog
@@ -52,7 +55,7 @@ def test_settings_edit_replans_and_undo_restores_the_meta_exactly(make_window):
     row = d.model.rows[1]
     assert (row.name, row.nvidia, row.ieee, row.kmin, row.kmax) == ("leaf01:2", 64_240, 177_319, 1e5, 1e6)
     assert d.model.data(d.model.index(1, 5), QtGui.Qt.ItemDataRole.FontRole).bold()
-    assert d.settings_label.text() == ("MTU 4200 B · lossless priorities 3,4 · headroom: NVIDIA rule of thumb · "
+    assert d.settings_label.text() == ("MTU 4200 B · PFC on priorities 3,4 · headroom: NVIDIA rule of thumb · "
                                        "DCQCN paper")
     b = d.budget()
     assert b.headroom_total == 2 * sum(r.nvidia for r in d.model.rows)

@@ -10,6 +10,8 @@ least as wide as its widest tick number, and the numbers drawn do not overlap.
 
 from __future__ import annotations
 
+import numpy as np
+import pyqtgraph as pg
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -19,7 +21,7 @@ from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.docks.charts import PLOTS, STEADY_X, ChartsDock
 from fabricviz.ui.document.document import Document
 from fabricviz.ui.layout import BOTTOM_HEIGHT
-from fabricviz.ui.widgets.plots import grid_columns, text_width, tick_labels
+from fabricviz.ui.widgets.plots import grid_columns, nice_ticks, text_width
 
 
 @pytest.fixture
@@ -162,13 +164,13 @@ def test_y_axis_numbers_fit_and_do_not_overlap(strip, model):
         ax = p.getAxis("left")
         assert ax.labelText == units[key] and ax.labelUnits == ""      # fixed units, in the label
         lo, hi = p.viewRange()[1]
-        assert lo == 0.0 and hi > 0
-        now = tick_labels(ax, lo, hi, ax.height())
-        assert now                                                      # numbers at this size
-        widest = max(text_width(ax, t) for t in tick_labels(ax, lo, hi))
+        first, last, ticks = nice_ticks(min(0.0, plot_low(p)), plot_peak(p))
+        assert first == 0.0 and lo < 0.0 < last < hi                    # y from 0, the end ticks inside
+        labels = [t for _, t in ticks]
+        widest = max(text_width(ax, t) for t in labels)
         assert ax.width() >= widest + ax.style["tickTextOffset"][0] + ax.style["tickLength"], key
         texts = drawn_texts(ax)
-        assert len(texts) >= 2, (key, texts)
+        assert sorted(t for _, t in texts) == sorted(labels), (key, texts)   # every number drawn, the ends too
         for i, (a, _) in enumerate(texts):
             assert a.left() >= 0, (key, texts)                          # inside the axis: not over a neighbour
             for b, _ in texts[i + 1:]:
@@ -177,4 +179,49 @@ def test_y_axis_numbers_fit_and_do_not_overlap(strip, model):
     # the hottest link peaks in the thousands of KB (MB of bytes), not in bytes
     if model == "fluid":
         peak = max(float(fr.link_queue[dock.link]) for fr in res.frames)
-        assert dock.plot["queue"].viewRange()[1][1] == pytest.approx(1.1 * peak / 1e3, rel=1e-9)
+        top = nice_ticks(0.0, peak / 1e3)[1]
+        assert dock.plot["queue"].viewRange()[1][1] == pytest.approx(top * 1.07, rel=1e-9)
+        assert peak / 1e3 * 1.03 <= top <= peak / 1e3 * 1.5
+
+
+@pytest.mark.gui
+def test_light_plots_with_a_labelled_top_tick_and_keys_beside_the_titles(strip):
+    """Issue 29: the Traffic charts were dark unlike every other plot, drew values on their top edge
+    with no labelled tick there, and put legend boxes over the lines."""
+    dock = strip(1200, BOTTOM_HEIGHT)
+    f, res = run("fluid")
+    show(dock, f, res)
+    assert dock.plots.backgroundBrush().color().name() == "#ffffff"        # as the Collectives plot
+    img = dock.plots.grab().toImage()
+    assert img.pixelColor(img.width() // 2, img.height() // 2).lightness() > 200
+    for key, p in dock.plot.items():
+        ax = p.getAxis("left")
+        assert ax.pen().color().name() == "#404040" and ax.textPen().color().name() == "#202020"
+        first, last, ticks = nice_ticks(min(0.0, plot_low(p)), plot_peak(p))
+        lo, hi = p.viewRange()[1]
+        assert lo < first and last < hi                                  # inside the range, with room
+        labels = [t for _, t in drawn_texts(ax)]                           # what pyqtgraph draws
+        assert f"{first:g}" in labels and f"{last:g}" in labels, (key, first, last, labels)   # both ends labelled
+        assert last >= plot_peak(p) + 0.03 * (last - first), key          # the peak is clear of the top tick
+        assert not [it for it in p.scene().items() if isinstance(it, pg.LegendItem)]   # no box over the lines
+    assert "DCQCN Rc" in dock.plot["flow_rate"].titleLabel.text
+    assert "p99" in dock.plot["flow_latency"].titleLabel.text and "mean" in dock.plot["flow_latency"].titleLabel.text
+    # util: the receiver's downlink at 100 % → 0..120 in steps of 20, "120" drawn at the top
+    lo, hi = dock.plot["util"].viewRange()[1]
+    assert (lo, hi) == pytest.approx((-0.07 * 120, 120 * 1.07))
+    assert sorted(t for _, t in drawn_texts(dock.plot["util"].getAxis("left"))) == \
+        sorted(["0", "20", "40", "60", "80", "100", "120"])
+
+
+def _ys(p):
+    return [np.asarray(it.yData, float) for it in p.getViewBox().addedItems
+            if isinstance(it, pg.PlotDataItem) and it.isVisible() and it.yData is not None and len(it.yData)]
+
+
+def plot_peak(p) -> float:
+    """The highest value a plot draws (0 with none)."""
+    return max((float(np.nanmax(y)) for y in _ys(p)), default=0.0)
+
+
+def plot_low(p) -> float:
+    return min((float(np.nanmin(y)) for y in _ys(p)), default=0.0)

@@ -1,6 +1,7 @@
 """View ▸ Collectives (issue 17): the dock runs fabricviz.sim.collective off the UI thread and shows
 exactly the engine's numbers — table, one plot curve per run, the twin's curve, CSV as the CLI
-writes it, the slowest step's bottleneck cables selected on the canvas."""
+writes it, the slowest step's bottleneck cables selected on the canvas (of the hop named, when
+several hops tie)."""
 
 from __future__ import annotations
 
@@ -63,8 +64,13 @@ def test_allreduce_gives_the_engines_rows_curve_and_bottleneck(window, qtbot):
     # the 4 hops that cross leaves (α of 3 switches): their NIC links and leaf ↔ spine01 links, all at 400G
     assert (len(neck.src), len(neck.links), len(neck.cables), neck.rate_gbps) == (4, 16, 12, 400.0)
     assert neck.link_names[:2] == (("leaf01", "spine01"), ("spine01", "leaf01"))
-    assert window.scene.selected_cables == set(neck.cables.tolist())
-    assert d.message.text().startswith("slowest step at 512M (highlighted): ring hop ")
+    # the 4 hops tie: only the one named is highlighted (node04 → node05: its NICs' cables and the
+    # leaf01 / leaf02 uplinks to spine01), not the 12 cables of all four (issue 29: on a bigger ring
+    # the tied hops' cables were every cable of the design)
+    assert neck.named_cables.tolist() == [3, 4, 16, 20]
+    assert window.scene.selected_cables == {3, 4, 16, 20}
+    assert d.message.text().startswith("slowest step at 512M (its first hop highlighted): ring hop node04/gpu0 → "
+                                       "node05/gpu0 (and 3 more like it)")
     assert neck.describe(f) in d.message.text()
 
 
@@ -80,7 +86,8 @@ def test_tree_bottleneck_cables_are_selected(window, qtbot):
     neck = slowest_step(f, want, solver)
     assert run.result.rows == want.rows and run.result.algo == "tree"
     assert neck.link_names[:2] == (("leaf02", "spine04"), ("leaf03", "spine01")) and neck.rate_gbps == 100.0
-    assert window.scene.selected_cables == set(neck.cables.tolist()) == {2, 3, 4, 5, 7, 8, 10, 11, 12, 13, 23, 24}
+    assert set(neck.cables.tolist()) == {2, 3, 4, 5, 7, 8, 10, 11, 12, 13, 23, 24}     # all 20 edges' bottlenecks
+    assert window.scene.selected_cables == set(neck.named_cables.tolist()) == {2, 4}   # the edge named: its NICs
     assert "tree edge node03/gpu0 → node05/gpu0 (and 19 more like it) at 100 Gb/s over leaf02→spine04" \
         in d.message.text()
 

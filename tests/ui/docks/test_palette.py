@@ -33,7 +33,9 @@ def groups(palette):
 
 def test_filter_by_id_description_and_kind_as_you_type(qtbot, palette):
     everything = palette.visible_parts()
-    assert len(everything) == len([p for p in Catalog.default() if p.kind in GROUPS])   # no NVLink trays
+    racks = [x for x in everything if x.startswith("nvlink:")]             # NVLink racks: their own group
+    assert racks == ["nvlink:GB200-NVL72", "nvlink:GB300-NVL72"]
+    assert len(everything) == len([p for p in Catalog.default() if p.kind in GROUPS]) + 2   # no NVLink trays
     type_filter(qtbot, palette, "qm97")                       # part id, any case
     assert palette.visible_parts() == ["QM9700"]
     assert groups(palette) == ["InfiniBand switches (1 of 5)"]

@@ -76,7 +76,11 @@ def test_incast_fluid_heatmap_pauses_scrub_and_charts(make_window, qtbot):
     c, link = receiver_downlink(f, res.flows)
     legend = dock.legend
 
+    # a finished run opens on its last frame (the steady part the summary describes), not at 10 µs
+    assert dock.frame == 199 and dock.player.frame_label.text().startswith("200/200 · 2.000 ms")
+    assert w.document.session.traffic.frame == 199
     # frame 0: the receiver's downlink at 0.8 of line rate → bucket 12, drawn in the legend's colour
+    dock.player.set_frame(0)
     fr0 = ref.frames[0]
     v = max(float(fr0.link_util[2 * c]), float(fr0.link_util[2 * c + 1]))
     assert v == pytest.approx(0.8, abs=1e-6)
@@ -134,7 +138,8 @@ def test_incast_fluid_heatmap_pauses_scrub_and_charts(make_window, qtbot):
     assert charts.has_cc_rate and charts.curves["cc_rate"].isVisible()
     assert np.allclose(x, t) and np.allclose(y, cc, rtol=1e-9)
     assert cc[1] < 400.0 and np.all(np.diff(cc[1:6]) < 0) and cc.min() < 50.0
-    assert charts.plot["flow_rate"].titleLabel.text == "flow rate"
+    assert charts.plot["flow_rate"].titleLabel.text.startswith("flow rate<br>")
+    assert "DCQCN Rc" in charts.plot["flow_rate"].titleLabel.text         # its key, beside the title
     agg = fabric_series(ref.frames)
     assert np.allclose(charts.curve_data("throughput")[1], agg["throughput"])
     assert np.allclose(charts.curve_data("p99_latency")[1],
@@ -169,7 +174,8 @@ def test_ib_fat_tree_maxmin_permutation_static_sm_routes(make_window, qtbot):
     charts = w.charts_dock                                        # no DCQCN on a max-min run
     assert not charts.has_cc_rate and not charts.curves["cc_rate"].isVisible()
     assert len(charts.curve_data("cc_rate")[1]) == 0
-    assert charts.plot["flow_rate"].titleLabel.text == "flow rate · DCQCN n/a"
+    assert charts.plot["flow_rate"].titleLabel.text.startswith("flow rate · DCQCN n/a<br>")
+    assert "DCQCN Rc" not in charts.plot["flow_rate"].titleLabel.text
     rows = charts.csv_rows()                                       # its CSV column stays empty
     assert len(rows) == 2 and rows[1][5] == "" and rows[1][4] == float(fr.flow_rate_gbps[charts.flow])
 
@@ -321,7 +327,10 @@ def test_heatmap_gives_way_to_another_overlay_and_comes_back(make_window, qtbot)
     # 1 us frames: at frame 0 the receiver's downlink carries nothing yet (bin 0, drawn in the
     # coolest colour); from frame 2 on it is full (bin 15)
     assert (bucket_at(0, c), bucket_at(5, c)) == (0, 15)
-    assert session.owns("traffic") and ov.drawn_count() == cables and ov.bucket_of(c) == 0
+    assert dock.frame == len(dock.result.frames) - 1           # the run opens on its last frame
+    assert session.owns("traffic") and ov.drawn_count() == cables and ov.bucket_of(c) == 15
+    dock.player.set_frame(0)
+    assert ov.bucket_of(c) == 0
     dock.player.set_frame(5)
     assert ov.bucket_of(c) == 15
 

@@ -13,6 +13,7 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.anim.lessons import bundled, find_lesson
+from fabricviz.ui.canvas.overlays.traffic import METRICS
 from tests.anim.lesson_runs import shared_run
 from tests.ui.lesson_helpers import open_lesson
 
@@ -91,7 +92,9 @@ def test_every_step_of_every_lesson_draws_what_the_step_says(qtbot, make_window)
                 c = int(f.port(hot.group(1)).cable.id)
                 ov = w.traffic_view.overlay
                 fr = run.result.frames[-1]
-                assert ov.color_of(c) == w.traffic_dock.scale.color(max(fr.link_util[2 * c], fr.link_util[2 * c + 1]))
+                scale = w.traffic_dock.scale                # the step's colouring (run.metric)
+                vals = getattr(fr, METRICS[scale.metric][0])
+                assert scale.metric == run.metric and ov.color_of(c) == scale.color(max(vals[2 * c], vals[2 * c + 1]))
                 if run.model == "maxmin":          # one steady frame: the printed share is the drawn one
                     assert ov.color_of(c) == w.traffic_dock.scale.color(float(hot.group(3)) / 100), where
                 checked["hot"] += 1

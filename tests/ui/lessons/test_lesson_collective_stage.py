@@ -67,9 +67,13 @@ def test_lesson_11_plots_both_designs_and_selects_the_bottleneck(qtbot, make_win
         assert own.own and own.fabric is step.fabric and own.result.n == 64 and own.result.channels == 8
         assert w.scene.selected_cables == {int(c) for c in own.bottleneck.cables}
         band = [it for it in w.scene.items() if it.data(2) == "lesson_bottleneck"]    # pictures keep it
-        assert len(band) == 1 and stage.docks.neck_cables == tuple(int(c) for c in own.bottleneck.cables)
-        assert band[0].path().elementCount() == 2 * len(own.bottleneck.cables)
-        assert stage.legend_rows()[-1][0] == f"slowest step's bottleneck at {own.bottleneck.rate_gbps:g} Gb/s per ring hop"
+        # NVLink-bound (the 1:1 designs: 18 × 20.6 GB/s a GPU) there is no cable to draw
+        assert len(band) == (1 if len(own.bottleneck.cables) else 0) == (0 if own.bottleneck.nvlink else 1)
+        assert stage.docks.neck_cables == tuple(int(c) for c in own.bottleneck.cables)
+        if band:
+            assert band[0].path().elementCount() == 2 * len(own.bottleneck.cables)
+            assert stage.legend_rows()[-1][0] == \
+                f"slowest step's bottleneck at {own.bottleneck.rate_gbps:g} Gb/s per ring hop"
         assert cd.table_rows()[-1][3] == f"{own.result.rows[-1].busbw:.2f}"
         assert (cd.sizes_edit.text(), cd.op_box.currentData(), cd.algo_box.currentData()) == (
             "8B:8GiB:x2", "allreduce", "ring")           # the controls say what ran (Run repeats it)
@@ -101,22 +105,24 @@ def test_lesson_11_text_quotes_the_engines_numbers():
     assert rail2.busbw == rail.busbw
     big = _row(rail, GIB8).busbw
     assert f"{big:.2f} GB/s at 8 GiB" in say[0]
-    nic = rail.bottleneck.rate_gbps / 8 * wire_efficiency("ib")     # GB/s of payload per NIC
-    assert (f"{rail.bottleneck.rate_gbps:.0f} Gb/s on the wire, {nic:.2f} GB/s of payload once each 4 KiB "
+    nic = 400 / 8 * wire_efficiency("ib")                          # GB/s of payload per NIC
+    assert (f"400 Gb/s on the wire, {nic:.2f} GB/s of payload once each 4 KiB "
             f"packet's {IB_PACKET_OVERHEAD} bytes of headers ride along, so a server's eight NICs move at most "
             f"{8 * nic:.2f} GB/s") in say[0]
-    assert rail.result.channels * nic * 0.99 < big < rail.result.channels * nic
-    assert rail.bottleneck.rate_gbps == 400.0 and set(rail.bottleneck.cables) == set(
-        int(c) for c in rail.fabric.cable_ids() if rail.fabric.cable(int(c)).label.find("mlx5") >= 0)
+    nvlink = 18 * 20.6                                              # GB/s: NCCL's usable H100 NVLink
+    assert f"(20.6 GB/s each, {nvlink:.1f} GB/s)" in say[0]
+    assert nvlink * 0.99 < big < nvlink < rail.result.channels * nic
+    assert rail.bottleneck.nvlink and rail.bottleneck.rate_gbps == pytest.approx(nvlink * 8)
+    assert len(rail.bottleneck.cables) == 0
     assert f"{_row(plain, GIB8).busbw:.2f} GB/s at 8 GiB against the rails' {big:.2f}" in say[1]
     assert f"{2 * (plain.result.n - 1)} steps" in say[1]
     assert (f"8 B all-reduce takes {_row(plain, 8).time_us:.1f} µs instead of {_row(rail, 8).time_us:.1f} µs"
             in say[1])
     assert f"at 8 MiB busbw is {_row(plain, MIB8).busbw:.2f} GB/s against {_row(rail, MIB8).busbw:.2f}" in say[1]
     assert f"each ring hop gets {over.bottleneck.rate_gbps:.0f} Gb/s" in say[2]
-    assert f"falls to {_row(over, GIB8).busbw:.2f} GB/s, half the rails' {big:.2f}" in say[2]
-    assert round(_row(over, GIB8).busbw / big, 2) == 0.50
-    assert res[2].lines[-1] == f"plain leaf-spine 2:1 / rail-optimised SU: busbw at {size_text(GIB8)} 0.50x, " \
+    assert f"falls to {_row(over, GIB8).busbw:.2f} GB/s, 0.54 of the rails' {big:.2f}" in say[2]
+    assert round(_row(over, GIB8).busbw / big, 2) == 0.54
+    assert res[2].lines[-1] == f"plain leaf-spine 2:1 / rail-optimised SU: busbw at {size_text(GIB8)} 0.54x, " \
                                "time at 8B 1.26x"
 
 

@@ -9,6 +9,7 @@ from fabricviz.anim.lessons import find_lesson
 from fabricviz.ib.report import cable_loads
 from fabricviz.ib.trace import path_cables, trace
 from fabricviz.ui.canvas.overlays.lesson import ADDED_COLOR, GHOST_COLOR, LOOP_COLOR, PATH_COLORS
+from fabricviz.ui.canvas.overlays.traffic import METRICS
 from tests.ui.lesson_helpers import open_lesson
 
 
@@ -165,8 +166,12 @@ def test_every_lesson_steps_to_its_end_on_the_canvas(qtbot, make_window, shared_
             assert not dock.legend.isHidden() and dock.legend.texts() == traffic.legend.texts()
             ov = w.traffic_view.overlay
             fr = res.frames[-1]
-            c = int(ov.cables[np.argmax(ov.cable_values(fr.link_util))])
-            hot = max(fr.link_util[2 * c], fr.link_util[2 * c + 1])
+            # coloured by what the step is about: a max-min run's shares, a fluid run's queues
+            assert traffic.scale.metric == step.traffic.metric == ("queue" if res.model == "fluid"
+                                                                     else "utilisation"), (name, k)
+            vals = getattr(fr, METRICS[traffic.scale.metric][0])
+            c = int(ov.cables[np.argmax(ov.cable_values(vals))])
+            hot = max(vals[2 * c], vals[2 * c + 1])
             assert ov.color_of(c) == traffic.scale.color(hot), (name, k)
         dock.go(0)
         assert w.editor.fabric is dock.results[0].fabric
@@ -181,5 +186,5 @@ def test_presentation_keeps_only_canvas_and_lesson_on_traffic_steps(qtbot, make_
     assert w.traffic_dock.result is res and w.traffic_dock.player.timer.isActive()      # its frames play
     assert not w.traffic_dock.isVisible() and not w.charts_dock.isVisible()
     assert dock.isVisible() and not dock.legend.isHidden()
-    assert dock.legend.texts() == ("0 %", "100 %")
+    assert dock.legend.texts() == ("0 B", "1.03 MB")            # PFC's story: coloured by queue
     w.action_presentation.trigger()

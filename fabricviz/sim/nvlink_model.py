@@ -1,0 +1,57 @@
+"""What a collective gets out of NVLink: NCCL's own figures, named, with where they are from.
+
+Every constant here is read from NCCL's source (github.com/NVIDIA/nccl, ``master`` as of
+2026-06, commit 5067397c), never fitted to a measurement:
+
+* :data:`NCCL_LINK_GBYTES`: the bandwidth NCCL's topology search gives one NVLink link, per
+  direction (``src/graph/topo.h``: ``SM80_NVLINK_BW 20.0``, ``SM90_NVLINK_BW 20.6``,
+  ``SM100_NVLINK_BW 40.1`` GB/s) — against a line rate of 25 GB/s (NVLink 3 and 4) and
+  50 GB/s (NVLink 5) per link and direction: NVLink's framing and protocol cost (82.4 % on
+  Hopper, 80.2 % on Blackwell). A GPU's usable NVLink = its links × this.
+* :data:`NVLS_EFFICIENCY`: NCCL's NVLink SHARP efficiency (``src/graph/tuning.cc``
+  ``nvlsEfficiency``: Hopper 0.85, Blackwell 0.74), on top of the usable NVLink rate.
+* :data:`NVLS_LATENCY_US`: NCCL's NVLS latency on NVLink, Simple protocol (``tuning.cc``
+  ``hwLatencies[NVLINK][NVLS][Simple]`` = 25 µs; its base latency for NVLS is 0), and
+  :data:`NVLS_NET_LATENCY_US` the NVLS-tree's network latency per tree level
+  (``hwLatencies[NET][NVLSTree][Simple]`` = 20.9 µs).
+* :data:`SHARP_NET_LATENCY_US`: CollNet (SHARP) direct's network latency
+  (``hwLatencies[NET][CollNetDirect][Simple]`` = 31 µs).
+
+Large messages run NCCL's Simple protocol (its tuner picks Simple above a few MB: LL and LL128
+carry flags with the data, 50 % and 120/128 of the bandwidth), so bandwidth terms here are
+Simple's. Where a generation is not in the tables (a user's part, ``generation`` 0), the
+link's line rate is taken as it is.
+"""
+
+from __future__ import annotations
+
+from ..model.nvlink import NvlinkSpec
+
+#: NCCL's per-link NVLink bandwidth, one direction, GB/s, by NVLink generation (topo.h).
+NCCL_LINK_GBYTES = {2: 20.0, 3: 20.0, 4: 20.6, 5: 40.1}
+#: NCCL's NVLS efficiency by NVLink generation (tuning.cc nvlsEfficiency: Hopper, Blackwell).
+NVLS_EFFICIENCY = {4: 0.85, 5: 0.74}
+NVLS_LATENCY_US = 25.0
+NVLS_NET_LATENCY_US = 20.9
+SHARP_NET_LATENCY_US = 31.0
+#: Switch ASICs that reduce in the network (SHARP v2 Quantum, v3 Quantum-2, v4 Quantum-X800),
+#: per NVIDIA's SHARP documentation; Switch-IB 2's SHARP v1 handles small messages only.
+SHARP_ASICS = ("Quantum", "Quantum-2", "Quantum-X800")
+
+
+def usable_gbytes(spec: NvlinkSpec) -> float:
+    """A GPU's NVLink bandwidth as NCCL uses it, one direction (GB/s)."""
+    per_link = NCCL_LINK_GBYTES.get(spec.generation, spec.link_gbytes)
+    return spec.links_per_gpu * min(per_link, spec.link_gbytes)
+
+
+def efficiency(spec: NvlinkSpec) -> float:
+    """Usable share of the NVLink line rate."""
+    return usable_gbytes(spec) / spec.gpu_gbytes
+
+
+def nvls_gbytes(spec: NvlinkSpec) -> float:
+    """What NVLS moves per GPU and direction (GB/s); 0 when the switch chips cannot reduce."""
+    if not spec.nvls or spec.generation not in NVLS_EFFICIENCY:
+        return 0.0
+    return usable_gbytes(spec) * NVLS_EFFICIENCY[spec.generation]

@@ -1,0 +1,101 @@
+"""Multi-plane generators: ``superpod --planes`` against the DGX B300 RA's rows, ``rail``/``fat-tree``
+``--planes``, and lint finding every device reachable once each plane has its own SM."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fabricviz.check.info import fabric_info
+from fabricviz.check.lint import lint
+from fabricviz.cli import main
+from fabricviz.generate import fat_tree, rail_optimized, superpod
+from fabricviz.model import FabricError
+from fabricviz.model.planes import cable_planes, device_planes
+
+B300 = json.loads((Path(__file__).parents[1] / "data" / "superpod" / "ra_tables.json").read_text())[
+    "systems"]["dgx-b300"]["rows"]
+
+
+def _counts(f) -> tuple:
+    """(nodes, GPUs, leaves, spines, node-leaf links, leaf-spine links) counted from the graph."""
+    info = fabric_info(f)
+    sw = {tier: sum(v for k, v in kinds.items() if k.endswith("switch")) for tier, kinds in info["tiers"].items()}
+    cab = info["cables_by_tier"]
+    return (info["counts"]["server"], info["counts"]["gpu"], sw.get("leaf", 0), sw.get("spine", 0),
+            cab.get("hosts-leaf", 0), cab.get("leaf-spine", 0))
+
+
+@pytest.mark.parametrize("row", [pytest.param(r, marks=pytest.mark.slow) if r["sus"] >= 8 else r for r in B300],
+                         ids=[f"{r['sus']}su" for r in B300])
+def test_b300_two_planes_has_the_ra_switches_with_every_gpu_on_both_planes(row):
+    f = superpod("dgx-b300", row["sus"], planes=2)
+    # the RA's leaves and spines exactly; links: one per GPU per plane, and a 400G link per leaf
+    # uplink (the RA counts 800G twin-port cables, two links each)
+    assert _counts(f) == (row["nodes"], row["gpus"], row["leaf"], row["spine"], 2 * row["node_leaf"],
+                          2 * row["leaf_spine"])
+    dp = device_planes(f)
+    assert np.bincount(dp[dp >= 0]).tolist() == [(row["leaf"] + row["spine"]) // 2] * 2
+    cp = cable_planes(f)[f.cable_ids()]
+    assert (cp >= 0).all() and np.bincount(cp).tolist() == [row["node_leaf"] + row["leaf_spine"]] * 2
+    assert f.settings.generator.params["planes"] == 2
+
+
+@pytest.mark.slow
+def test_lint_finds_every_device_of_the_8su_b300_reachable_with_one_sm_per_plane():
+    one = lint(superpod("dgx-b300", 8))
+    assert [x.message.split(":")[0] for x in one.by_rule("ib-unreachable")] == [
+        "2144 cabled InfiniBand device(s) not reachable from the subnet manager on su1-dgx01/mlx5_0"]
+    two = lint(superpod("dgx-b300", 8, planes=2))
+    assert two.by_rule("ib-unreachable") == [] and two.findings == []
+
+
+def test_rail_and_fat_tree_build_one_fabric_per_plane():
+    r = rail_optimized(1, planes=2)
+    c = r.counts()
+    assert (c["server"], c["nic"], c["ib_switch"], c["cables"]) == (32, 256, 24, 1024)
+    nic = int(r.device_ids("nic")[0])
+    assert int(r.devices_t.nports[nic]) == 2 and str(r.port_rate(int(r.devices_t.first_port[nic]))) == "2xXDR"
+    e = rail_optimized(1, planes=2, fabric="roce")          # Spectrum-X twin-plane: 2 × 400GbE
+    assert e.counts()["eth_switch"] == 24 and str(e.port_rate(int(e.devices_t.first_port[e.device_ids("nic")[0]]))) \
+        == "400GbE"
+    t = fat_tree(radix=8, planes=4)
+    assert (t.counts()["ib_switch"], t.counts()["cables"]) == (48, 256)
+    assert str(t.port_rate(int(t.devices_t.first_port[t.device_ids("nic")[0]]))) == "1xXDR"
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["superpod", "--system", "dgx-h100", "--units", "1", "--planes", "2"],
+     "--planes 2: the DGX SuperPOD with DGX H100 RA builds one plane (multi-plane: dgx-b300, dgx-b300-xdr)"),
+    (["superpod", "--system", "dgx-b300", "--units", "1", "--planes", "4"],
+     "--planes 4: a ConnectX-8 port splits into 2 planes"),
+    (["rail", "--units", "1", "--planes", "3"], "--planes 3: an 800G port splits into 2 or 4 planes"),
+])
+def test_planes_the_design_cannot_have_are_refused_in_one_line(args, msg, tmp_path, capsys):
+    assert main(["generate", *args, "-o", str(tmp_path / "x.fabric.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"fabricviz: error: {msg}" and not (tmp_path / "x.fabric.json").exists()
+
+
+def test_superpod_planes_from_the_cli(tmp_path, capsys):
+    out = tmp_path / "b300.fabric.json"
+    assert main(["generate", "superpod", "--system", "dgx-b300", "--units", "1", "--planes", "2",
+                 "-o", str(out)]) == 0
+    assert capsys.readouterr().out.strip().endswith("64 servers, 512 GPUs, 512 NICs, 24 switches, 2,048 cables")
+    assert main(["info", str(out), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["planes"] == [{"name": "plane1", "switches": 12, "cables": 1024},
+                              {"name": "plane2", "switches": 12, "cables": 1024}]
+    assert info["tiers"]["leaf"] == {"ib_switch": 16} and info["tiers"]["spine"] == {"ib_switch": 8}
+    assert main(["info", str(out)]) == 0
+    assert "planes: plane1 (12 switches, 1,024 cables), plane2 (12 switches, 1,024 cables)" in \
+        capsys.readouterr().out.splitlines()
+    assert "planes" not in fabric_info(superpod("dgx-b300", 1))
+
+
+def test_unknown_plane_count_for_the_model_refused():
+    with pytest.raises(FabricError, match="must be at least 1"):
+        rail_optimized(1, planes=0)

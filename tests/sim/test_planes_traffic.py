@@ -1,0 +1,117 @@
+"""Traffic over planes: a flow spread over every plane (max-min per plane, summed), a failed plane
+or a failed plane leaf halving what crossed it, on InfiniBand and on RoCE twin-plane (ECMP).
+
+The design: ``fat_tree(radix=8, planes=2)``: 32 one-GPU nodes whose ConnectX-8 splits into 2 planes
+(2 × 2xXDR = 400 Gb/s each on InfiniBand, 2 × 400GbE on RoCE), per plane 8 leaves and 4 spines."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fabricviz.cli import main
+from fabricviz.formats.native import save_fabric
+from fabricviz.generate import fat_tree
+from fabricviz.model import FabricError
+from fabricviz.sim.planes import plane_traffic
+from fabricviz.sim.whatif import parse_fail, prepare, run_trials, with_cables_down
+from fabricviz.sim.workloads import Flows, make_workload
+
+
+@pytest.fixture(scope="module", params=["ib", "roce"])
+def design(request):
+    return fat_tree(radix=8, planes=2, fabric=request.param)
+
+
+def _pairs(f) -> Flows:
+    """node 2i <-> node 2i+1 (both on one leaf in every plane): no link shared by two flows."""
+    nics = f.device_ids("nic")
+    return Flows(nics, nics.reshape(-1, 2)[:, ::-1].ravel())
+
+
+def _leaf_down(f, name: str):
+    pt = f.ports_t
+    d = f.find(name)
+    return with_cables_down(f, np.unique(pt.cable[(pt.device == d) & (pt.cable >= 0)]))
+
+
+def test_a_flow_takes_every_plane(design):
+    r = plane_traffic(design, _pairs(design))
+    assert [p.name for p in r.planes] == ["plane1", "plane2"]
+    assert r.rate.tolist() == [800.0] * 32                       # 400 on each plane
+    assert [p.rate.tolist() for p in r.planes] == [[400.0] * 32] * 2
+
+
+def test_a_plane_down_halves_every_flow(design):
+    r = plane_traffic(design, _pairs(design), down=["plane2"])
+    assert r.rate.tolist() == [400.0] * 32 and r.planes[1].down and r.planes[1].cut_flows == 32
+
+
+def test_a_failed_plane_leaf_halves_the_flows_of_its_hosts_only(design):
+    r = plane_traffic(_leaf_down(design, "leaf01-p1"), _pairs(design))
+    # leaf01 carries node01-04 in plane 1: their flows keep plane 2 only
+    assert r.rate.tolist() == [400.0] * 4 + [800.0] * 28
+    assert r.mean_gbps == 750.0 and [p.cut_flows for p in r.planes] == [4, 0]
+
+
+def test_permutation_spreads_over_the_planes_ib():
+    f = fat_tree(radix=8, planes=2)
+    w = make_workload(f, "permutation", seed=0)
+    r = plane_traffic(f, Flows(w.src, w.dst))
+    # minhop on each plane: the same max-min share on both (identical planes, own SMs)
+    assert [round(float(p.rate.mean()), 4) for p in r.planes] == [300.0, 300.0]
+    assert round(r.mean_gbps, 4) == 600.0
+    failed = plane_traffic(_leaf_down(f, "leaf01-p1"), Flows(w.src, w.dst))
+    assert [round(float(p.rate.mean()), 4) for p in failed.planes] == [250.0, 300.0]
+
+
+def test_twin_plane_roce_permutation_is_ecmp_per_plane():
+    f = fat_tree(radix=8, planes=2, fabric="roce")
+    w = make_workload(f, "permutation", seed=0)
+    r = plane_traffic(f, Flows(w.src, w.dst))
+    # each plane hashes on its own switches: the planes collide differently
+    assert [round(float(p.rate.mean()), 4) for p in r.planes] == [210.4167, 256.25]
+    assert round(r.mean_gbps, 4) == 466.6667
+
+
+def test_whatif_fail_plane_halves_the_metric_exactly():
+    f = fat_tree(radix=8, planes=2)
+    sh = prepare(f, parse_fail("plane:0,1"), "permutation")
+    assert round(sh.intact_gbps, 4) == 600.0 and len(sh.trials) == 2
+    rows = run_trials(sh)
+    assert [(r.k, r.failed, round(r.metric_gbps, 4), round(r.relative, 6)) for r in rows] == [
+        (0, ("plane1",), 300.0, 0.5), (1, ("plane2",), 300.0, 0.5)]
+
+
+def test_whatif_plane_refusals(tmp_path, capsys):
+    f = fat_tree(radix=8, planes=2)
+    with pytest.raises(FabricError, match="plane 2 but the design has 2 planes"):
+        prepare(f, parse_fail("plane:2"), "permutation")
+    one = fat_tree(radix=8)
+    with pytest.raises(FabricError, match="no meta.planes"):
+        prepare(one, parse_fail("plane:0"), "permutation")
+    path = tmp_path / "two.fabric.json"
+    save_fabric(f, path)
+    assert main(["whatif", str(path), "--fail", "plane:1"]) == 0
+    out = capsys.readouterr().out
+    assert "intact 600.00 Gb/s mean per flow" in out and "   1       1   0.500   0.500   0.500   0.500   0.500" in out
+
+
+def test_simulate_reports_each_plane(tmp_path, capsys):
+    path = tmp_path / "two.fabric.json"
+    save_fabric(fat_tree(radix=8, planes=2), path)
+    assert main(["simulate", str(path), "--workload", "permutation"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "32 flows over 2 planes: mean 600.00 Gb/s per flow",
+        "  plane1: mean 300.00 Gb/s, 0 flows it cannot carry",
+        "  plane2: mean 300.00 Gb/s, 0 flows it cannot carry"]
+    assert main(["simulate", str(path), "--workload", "permutation", "--model", "fluid"]) == 2
+    assert capsys.readouterr().err.strip() == (f"fabricviz: error: {path}: a multi-plane design runs the max-min "
+                                               "model per plane (--model fluid is not run per plane)")
+
+
+def test_the_one_subnet_run_of_the_traffic_dock_refuses_planes():
+    from fabricviz.sim.run import run_traffic
+    with pytest.raises(FabricError, match=r"fat-tree-2l-r8-32h: a multi-plane design runs per plane \(fabricviz "
+                                          r"simulate / whatif: max-min per plane\)"):
+        run_traffic(fat_tree(radix=8, planes=2), "permutation", "maxmin", None, "minhop", 1e-3, 0)

@@ -1,0 +1,147 @@
+"""Long CLI runs end cleanly on SIGTERM and SIGINT (issue 28): no warning or traceback on stderr,
+no process left, exit 143 after SIGTERM and 130 after SIGINT.
+
+Each test starts the real CLI with its stderr on a pseudo-terminal (so it draws its progress bar),
+waits until the bar shows work under way, sends the signal — to the process, or to its whole
+process group as Ctrl-C in a terminal and most supervisors do — and reads what is left.
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+from fabricviz.commands.painting import package_root
+from fabricviz.commands.stopping import Terminated, exit_status, stop_signals
+
+DEMO = str(package_root() / "assets" / "demo" / "demo-fat-tree.json")
+BAR = re.compile(r"\[#*\s*\]\s+(\d+)%")
+
+
+def _read(fd: int, until: float) -> bytes:
+    out = b""
+    while time.monotonic() < until:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:          # the other end closed (EIO on Linux)
+            break
+        if not chunk:
+            break
+        out += chunk
+        shown = BAR.findall(out.decode(errors="replace"))
+        if shown and int(shown[-1]) >= 1:
+            return out
+    return out
+
+
+def run_and_stop(args: list[str], sig: int, group: bool) -> tuple[int, str, set[int], list[int]]:
+    """(exit status, all of stderr, descendants seen while working, those still alive after)."""
+    master, slave = pty.openpty()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(package_root()), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.Popen([sys.executable, "-m", "fabricviz", *args], stdout=subprocess.DEVNULL, stderr=slave,
+                            stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+    os.close(slave)
+    try:
+        seen = _read(master, time.monotonic() + 240)
+        assert BAR.search(seen.decode(errors="replace")), f"no progress before the signal: {seen!r}"
+        kids = psutil.Process(proc.pid).children(recursive=True)
+        (os.killpg if group else os.kill)(proc.pid, sig)
+        rc = proc.wait(timeout=120)
+        rest = b""
+        while True:
+            ready, _, _ = select.select([master], [], [], 0.5)
+            if not ready:
+                break
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            rest += chunk
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    gone_by = time.monotonic() + 10           # the resource tracker leaves after its last user
+    alive = [k.pid for k in kids if _alive(k)]
+    while alive and time.monotonic() < gone_by:
+        time.sleep(0.2)
+        alive = [k.pid for k in kids if _alive(k)]
+    return rc, (seen + rest).decode(errors="replace"), {k.pid for k in kids}, alive
+
+
+def _alive(p: psutil.Process) -> bool:
+    try:
+        return p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def only_the_bar(stderr: str) -> str:
+    """stderr less the progress bar's redraws: what a user would read as a message."""
+    return BAR.sub("", stderr).replace("\r", "").strip()
+
+
+WHATIF = ["whatif", DEMO, "--fail", "cables:1,2,4,8", "--trials", "3000", "--workers", "2"]
+COLLECTIVES = ["collective", *[DEMO] * 8, "--op", "allreduce,allgather,reducescatter,alltoall,broadcast",
+               "--gpus", "2,3,4,5,6,8,12,16", "--workers", "2"]
+SIMULATE = ["simulate", DEMO, "--workload", "permutation", "--model", "fluid", "--duration", "300ms"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args, sig, group, workers", [
+    (WHATIF, signal.SIGTERM, False, 2),
+    (WHATIF, signal.SIGINT, True, 2),
+    (WHATIF, signal.SIGTERM, True, 2),
+    (COLLECTIVES, signal.SIGINT, False, 2),
+    (SIMULATE, signal.SIGTERM, False, 0),
+    (SIMULATE, signal.SIGINT, True, 0),
+], ids=["whatif-term", "whatif-ctrl-c", "whatif-term-group", "collective-int", "simulate-term",
+        "simulate-ctrl-c"])
+def test_a_stopped_run_exits_clean_with_no_process_left(args, sig, group, workers):
+    rc, stderr, kids, alive = run_and_stop(args, sig, group)
+    assert only_the_bar(stderr) == "", stderr
+    assert rc == 128 + sig
+    assert len(kids) >= workers            # the workers were there while it worked
+    assert alive == []
+
+
+def test_sigterm_unwinds_like_ctrl_c_and_a_second_one_waits_for_the_cleanup():
+    cleaned = []
+    with pytest.raises(Terminated) as got, stop_signals():
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)                  # the handler raises before this ends
+        finally:
+            os.kill(os.getpid(), signal.SIGTERM)     # ignored while cleaning up
+            os.kill(os.getpid(), signal.SIGINT)
+            cleaned.append(True)
+    assert cleaned == [True] and exit_status(got.value) == 143
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL           # put back as it was
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert exit_status(KeyboardInterrupt()) == 130
+
+
+def test_a_signal_ignored_at_start_stays_ignored():
+    old = signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        with stop_signals():
+            assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+            os.kill(os.getpid(), signal.SIGTERM)       # nohup-like: nothing happens
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
