@@ -54,6 +54,7 @@ class GoBackN:
         self.retransmitted = np.zeros(n_flows)
         self.high = np.zeros(n_flows)          # highest byte sent so far
         self.dup = np.zeros(n_flows)           # resent copies in flight of bytes that arrived (GoBackNEveryNak)
+        self.behind = np.zeros(n_flows)        # resent bytes in flight behind the stale ones (GoBackNEveryNak)
 
     def _split(self, got: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Arriving bytes → (in order ahead of a gap, stale behind it, the rest)."""
@@ -90,12 +91,15 @@ class GoBackN:
         """Flows whose packets now overtake their own (a multipath move): only ``ahead`` bytes (the
         old path's, still in flight) arrive in order; what overtakes them is thrown away until the
         sender, told at ``nak_at``, goes back. Nothing is lost on the wire."""
-        fresh = hit & ~self.recovering
+        # duplicates and stale bytes still in flight are not in order: thrown away wherever they arrive
+        good = np.maximum(ahead - self.dup - self.discard, 0.0)
+        # a move that overtakes only those puts nothing out of order (what the new path brings is
+        # the resend from the gap, in order); one that overtakes bytes in order does
+        fresh = hit & ~self.recovering & (good > 0)
         if not fresh.any():
             return
-        # duplicates still in flight arrive first and are thrown away: they are not in order
-        good = np.maximum(ahead - self.dup, 0.0)
-        self.good_quota = np.where(fresh, np.where(self.discard <= 0, good, 0.0), self.good_quota)
+        self.good_quota = np.where(fresh, good, self.good_quota)
+        self.behind[fresh] = 0.0                 # resent bytes landing in order: part of ``ahead`` now
         self.nak_at = np.where(fresh, nak_at, self.nak_at)
         self.recovering |= fresh
 
@@ -122,12 +126,20 @@ class GoBackNEveryNak(GoBackN):
     :class:`GoBackN`'s NAKs once per sequence error: each NAK that reaches the sender rewinds it
     again, so the resent bytes already in flight become duplicates the receiver throws away.
 
-    Bytes are counted, not numbered: a duplicate and the copy it repeats are interchangeable,
-    so at each rewind every resent byte in flight counts as the duplicate (``dup``) and what the
-    sender sends next as the copy that lands. Duplicates trigger no NAK (they are behind the
-    receiver's expected sequence number); stale bytes (``discard``, sent past the gap before the
-    first rewind) do. The caller schedules the NAKs (:meth:`schedule`) with each flow's delay back
-    to its sender, in ticks; :meth:`rewind_due` applies those due at a tick."""
+    Bytes are counted, not numbered, in the order they arrive: what is ahead of the gap
+    (``good_quota``), stale bytes (``discard``, sent past the gap before the first rewind: each
+    arrival NAKed), bytes resent since then (``behind``: they land — the receiver takes the first
+    copy of each packet), duplicates (``dup``: copies of bytes that arrived or are landing, behind
+    the receiver's expected sequence number, so thrown away without a NAK, as htsim's RoceSink
+    acks them), then new bytes. At a further rewind the sender goes back to what has arrived in
+    order plus ``good_quota``: what it sends next repeats ``behind`` (``copies``, counted into
+    ``dup`` as they leave). Duplicates stay duplicates at the next reordering: only stale bytes
+    NAK, so a flow whose NAKs come every tick still lands its first copies and moves on. (Counting
+    every resent byte in flight as a duplicate at each rewind, and every duplicate as stale at the
+    next reordering, kept a flow that reordered again before its stale bytes drained from ever
+    landing a byte: the starvation of issue 30.) The caller schedules the NAKs (:meth:`schedule`)
+    with each flow's delay back to its sender, in ticks; :meth:`rewind_due` applies those due at
+    a tick."""
 
     def __init__(self, n_flows: int, ring_ticks: int = 4096) -> None:
         super().__init__(n_flows)
@@ -136,17 +148,44 @@ class GoBackNEveryNak(GoBackN):
         self.nak_count = np.zeros(n_flows, np.int64)
         self.stale_bytes = np.zeros(n_flows)           # thrown away past a gap (each one NAKed)
         self.dup_bytes = np.zeros(n_flows)             # thrown away as copies of what had arrived
+        self.copies = np.zeros(n_flows)      # what the sender sends next that repeats bytes landing: duplicates
+        self.received = np.zeros(n_flows)    # in order at the receiver so far
 
     def deliver(self, got: np.ndarray) -> np.ndarray:
-        good, stale, rest = self._split(got)
-        dup = np.minimum(rest, self.dup)
-        self.dup -= dup
+        good = np.minimum(got, self.good_quota)
+        self.good_quota -= good
+        rest = got - good
+        # a duplicate is behind the receiver's sequence number: thrown away, never NAKed. While a
+        # reordering is pending the duplicates still in flight are on the old path, ahead of what
+        # overtook them (:meth:`reorder` keeps them out of the in-order quota)
+        early = np.where(self.recovering, np.minimum(rest, self.dup), 0.0)
+        self.dup -= early
+        rest = rest - early
+        stale = np.where(self.recovering, rest, np.minimum(rest, self.discard))
+        self.discard = np.maximum(self.discard - np.where(self.recovering, 0.0, stale), 0.0)
+        rest = rest - stale
+        behind = np.minimum(rest, self.behind)
+        self.behind -= behind
+        rest = rest - behind
+        late = np.minimum(rest, self.dup)
+        self.dup -= late
+        rest = rest - late
+        # nothing lands in order past the highest byte sent: counted bytes beyond it are copies
+        over = np.maximum(self.received + good + behind + rest - self.high, 0.0)
+        cut = np.minimum(over, rest)
+        rest = rest - cut
+        cut2 = np.minimum(over - cut, behind)
+        behind = behind - cut2
+        cut3 = np.minimum(over - cut - cut2, good)
+        good = good - cut3
+        self.received += good + behind + rest
+        dup = early + late + cut + cut2 + cut3
         self.discarded += stale + dup
         self.stale_bytes += stale
         self.dup_bytes += dup
         self.naks = stale > 0
         self.nak_count += self.naks
-        return rest - dup + good
+        return rest + behind + good
 
     def schedule(self, tick: int, flows: np.ndarray, delay_ticks: np.ndarray) -> None:
         """The NAKs of ``flows`` (this tick's, :attr:`naks`) reach their senders ``delay_ticks``
@@ -159,12 +198,24 @@ class GoBackNEveryNak(GoBackN):
         """Senders with a NAK arriving now go back to what arrived in order (+ what is still coming
         in order); returns the new ``seq``."""
         # the counters describe bytes in flight: never more than there are
-        over = np.maximum(self.good_quota + self.discard + self.dup - in_flight, 0.0)
-        cut = np.minimum(over, self.dup)
-        self.dup -= cut
-        cut2 = np.minimum(over - cut, self.discard)
-        self.discard -= cut2
-        self.good_quota = np.maximum(self.good_quota - (over - cut - cut2), 0.0)
+        over = np.maximum(self.good_quota + self.discard + self.dup + self.behind - in_flight, 0.0)
+        gone = np.minimum(over, self.behind)     # resent bytes no longer in flight: nothing to repeat
+        self.copies = np.maximum(self.copies - gone, 0.0)
+        for part in (self.behind, self.discard, self.dup, self.good_quota):
+            cut = np.minimum(over, part)
+            part -= cut
+            over -= cut
+        # what the sender has sent past what arrived must be in flight to land; counted bytes can come
+        # short (a first copy counted as a duplicate): those duplicates land after all, and past them
+        # is a hole — what follows it is out of order, and with nothing in flight the sender goes back
+        short = np.where(self.recovering | (self.copies > 0), 0.0,
+                         seq - delivered - (in_flight - self.dup - self.discard))
+        back = np.minimum(np.maximum(short, 0.0), self.dup)
+        self.dup -= back
+        hole = short - back > 1.0
+        self.discard = np.where(hole, np.maximum(in_flight - self.dup - self.good_quota, 0.0), self.discard)
+        self.behind[hole] = 0.0
+        seq = np.where(hole & (in_flight <= 1.0), np.minimum(delivered + self.good_quota, seq), seq)
         slot = tick % len(self.ring)
         first = self.recovering & (self.nak_at <= t + 1e-15)
         again = self.ring[slot] & ~self.recovering
@@ -174,6 +225,21 @@ class GoBackNEveryNak(GoBackN):
         self.recovering &= ~first
         self.nak_at[first] = np.inf
         rest = np.maximum(in_flight - self.good_quota, 0.0)
-        self.discard = np.where(first, rest, self.discard)
-        self.dup = np.where(first, 0.0, np.where(again, np.maximum(rest - self.discard, 0.0), self.dup))
+        # the first rewind: what is in flight past the gap is stale (each arrival NAKed), but the
+        # duplicates among it stay duplicates — copies of bytes that arrived are behind the receiver's
+        # sequence number (htsim's RoceSink acks them, it does not NAK them)
+        self.discard = np.where(first, np.maximum(rest - self.dup - self.behind, 0.0), self.discard)
+        # a NAK while resending: what was resent since the last rewind is still in flight, in order
+        # behind the stale bytes, and lands (the receiver takes the first copy of each packet); the
+        # sender goes back again, so its next bytes repeat all of that: those are the duplicates
+        fresh = np.maximum(rest - self.discard - self.dup - self.behind, 0.0)
+        self.behind = np.where(again, self.behind + fresh, self.behind)
+        self.copies = np.where(first | again, self.behind, self.copies)
         return np.where(first | again, np.minimum(delivered + self.good_quota, seq), seq)
+
+    def sent(self, seq: np.ndarray, pulled: np.ndarray) -> np.ndarray:
+        """As :meth:`GoBackN.sent`; what repeats bytes still landing goes in flight as duplicates."""
+        rep = np.minimum(pulled, self.copies)
+        self.copies -= rep
+        self.dup += rep
+        return super().sent(seq, pulled)

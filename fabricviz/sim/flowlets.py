@@ -14,8 +14,10 @@ What htsim_roce's ``ecmp_ar`` does, and a RoCE NIC without out-of-order placemen
   a switch's AR likewise compares coarse port-load grades) — if strictly lower than the
   current egress's, ties broken at random; the switches after it pick their egress the same
   way, as a new flowlet;
-* a move **reorders** when the new path's first byte would reach the receiver before the
-  last byte still queued on the old path (each hop takes a tick here, plus its queue ahead).
+* a move **reorders** when the new path's first byte — the one at the deciding switch, so its
+  way from there on — would reach the receiver before the last byte still queued on the old
+  path (each hop takes a tick here, plus its queue ahead), and the old path still holds bytes in
+  order: overtaking only stale bytes and duplicates puts nothing out of order.
   The go-back-N receiver throws away what overtook and NAKs
   (:class:`fabricviz.ethernet.lossy.GoBackNEveryNak`: htsim's receiver NAKs every
   out-of-sequence packet, each NAK rewinds the sender); NAKs take as long back as the path
@@ -197,8 +199,11 @@ class Flowlets:
         remain = np.where(b > 0, from_hop, 0.0).max(axis=1, initial=0.0)
         ahead = np.zeros(F)
         ahead[mv] = b.sum(axis=1)
+        # the new path's first byte is the one at the deciding switch: its way on from there (the
+        # links before it, the NIC's queue among them, hold bytes that now follow it)
         new_delay = np.full(F, np.inf)
-        new_delay[mv] = self._hop_delays(self.cur[mv], q_link).sum(axis=1)
+        onward = np.arange(self.H)[None, :] >= at[mv][:, None]
+        new_delay[mv] = np.where(onward, self._hop_delays(self.cur[mv], q_link), 0.0).sum(axis=1)
         reorder = np.zeros(F, bool)
         reorder[mv] = (ahead[mv] > 0) & (new_delay[mv] < remain)
         self.reorders += reorder

@@ -38,6 +38,10 @@ shared pool and α for the dynamic threshold; ports the plan leaves out keep the
 ``flowlets`` (go-back-N with adaptive routing) runs :mod:`.flowlets`: one sub-path per flow at a
 time, moves at idle gaps, reordering, every NAK.
 
+``host_fifo``: htsim_roce's host, not a NIC fetching what its queue has room for — each flow paced
+at line rate (``RoceSrc``) into its port's one unbounded FIFO (``PriorityQueue``), a pause of the port
+stopping every flow of the host; go-back-N then resends behind what the FIFO holds (htsim comparisons).
+
 Output: immutable :class:`~fabricviz.sim.frames.Frame` objects (averages over each frame
 interval) plus per-flow and per-link totals.
 """
@@ -101,6 +105,7 @@ class FluidParams:
     eta: np.ndarray | None = None        # per flow: goodput share of what arrives (:mod:`.transport`)
     stop_when_done: bool = False         # end the run once every flow (all sized) has finished
     flowlets: FlowletParams | None = None  # go-back-N + flowlet adaptive routing (:mod:`.flowlets`)
+    host_fifo: bool = False              # htsim's host: each flow paced at line rate into one NIC FIFO (doc)
 
 
 def _waterfill(gid_link: np.ndarray, demand: np.ndarray, cap: np.ndarray, n_links: int) -> np.ndarray:
@@ -211,6 +216,7 @@ class FluidSim:
         l1 = routes.links[np.minimum(f0 + 1, len(routes.links) - 1)] if P else l0
         self.line_gbps = np.where(links.pcie[l0], links.gbps[l1], links.gbps[l0]) if P else np.zeros(F)
         self.demand = np.minimum(flows.rate_gbps, self.line_gbps)
+        self.nic_link = np.where(links.pcie[l0], l1, l0) if P else np.zeros(F, np.int64)
         self.kmin, self.kmax, self.pmax = ecn_thresholds(links.gbps, params.ecn)
         # a pause here reaches the upstream a tick later and stops it the tick after, so the upstream
         # reacts after max(802.1Qbb response, 2 dt): the headroom check allows for whichever is longer
@@ -310,6 +316,7 @@ class FluidSim:
             active &= ~stepped | (fl.step == cur)
         rate = self.rc if prm.cc == "dcqcn" else self.demand
         rate = np.minimum(rate, self.demand)
+        rate = np.where(self.tx_paused[self.nic_link], 0.0, rate) if prm.host_fifo else rate   # a pause stops the host
         left = np.maximum(fl.bytes - self.seq, 0.0)
         rate = np.minimum(rate, left * 8 / 1e9 / prm.dt_s)
         return np.where(active, rate, 0.0)
@@ -359,7 +366,7 @@ class FluidSim:
         serve = avail * gfrac[self.gid]
         q = avail - serve
         # the sender pulls no more than its first queue can hold
-        excess = np.maximum(q[self.first] - prm.nic_queue_bytes, 0.0)
+        excess = np.maximum(q[self.first] - (np.inf if prm.host_fifo else prm.nic_queue_bytes), 0.0)
         excess = np.minimum(excess, inj)
         q[self.first] -= excess
         pulled = inj - excess

@@ -36,8 +36,8 @@ Max-min shares links by wire rate (goodput / η: resent bytes load the links) wi
 caps divided by η; the fluid model injects the resent bytes again and counts only η of what
 arrives as delivered — for spray. Adaptive routing over go-back-N in the fluid model is not this
 estimate but the mechanism itself (:mod:`.flowlets`: flowlet moves at idle gaps, the reorderings
-they cause, every NAK and rewind), within 15 % of htsim_roce's mean rate, median and slowest FCT on
-its radix-8 and radix-12 fat trees (bench/htsim_compare.py); the max-min figure above stays a
+they cause, every NAK and rewind), checked against htsim_roce on its radix-8 and radix-12 fat trees
+(bench/htsim_compare.py; tests/sim/test_htsim_reference.py, test_htsim_shuffle.py); the max-min figure above stays a
 steady-state estimate (one rate per flow, so no spread of completion times).
 """
 

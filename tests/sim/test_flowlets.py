@@ -13,8 +13,11 @@ from fabricviz.sim.paths import Routes
 def test_every_out_of_sequence_arrival_naks_and_each_nak_rewinds():
     """One flow: a move leaves 3,000 B on the old path; what overtakes is stale and NAKed; the first
     NAK rewinds to what arrived in order and makes everything in flight stale; a later NAK rewinds
-    again and turns the resent bytes in flight into duplicates, thrown away without a NAK."""
+    again: the 2,000 B resent since the first are in flight behind the stale bytes and land (the
+    receiver takes the first copy of a packet), and the sender's next 2,000 B repeat them —
+    duplicates, thrown away without a NAK."""
     g = GoBackNEveryNak(1, ring_ticks=8)
+    g.high[:] = 10000.0                                                     # the sender had sent 10,000 B
     g.reorder(np.array([True]), np.array([3000.0]), np.array([5e-6]))
     assert g.recovering[0] and g.good_quota[0] == 3000
     assert g.deliver(np.array([1000.0]))[0] == 1000 and not g.naks[0]       # the old path's, in order
@@ -22,16 +25,48 @@ def test_every_out_of_sequence_arrival_naks_and_each_nak_rewinds():
     g.schedule(2, np.array([0]), np.array([3]))                             # that NAK lands at tick 5
     seq = g.rewind_due(5, 5e-6, np.array([3000.0]), np.array([10000.0]), np.array([4000.0]))
     assert seq[0] == 3000 and not g.recovering[0]                           # back to what arrived
-    assert (g.discard[0], g.dup[0]) == (4000, 0)                            # all in flight is stale
+    assert (g.discard[0], g.dup[0], g.behind[0]) == (4000, 0, 0)            # all in flight is stale
     assert g.deliver(np.array([1500.0]))[0] == 0 and g.naks[0]
     g.schedule(6, np.array([0]), np.array([1]))
-    assert g.rewind_due(6, 6e-6, np.array([3000.0]), np.array([5000.0]), np.array([4500.0]))[0] == 5000
+    seq = g.sent(np.array([3000.0]), np.array([2000.0]))                    # the resend: 3,000 … 5,000
+    assert g.rewind_due(6, 6e-6, np.array([3000.0]), seq, np.array([4500.0]))[0] == 5000
     seq = g.rewind_due(7, 7e-6, np.array([3000.0]), np.array([5000.0]), np.array([4500.0]))
-    assert seq[0] == 3000 and (g.discard[0], g.dup[0]) == (2500, 2000)      # the resent 2,000: duplicates
-    assert g.deliver(np.array([3000.0]))[0] == 0 and g.naks[0]              # 2,500 stale, 500 duplicate
-    assert g.deliver(np.array([2000.0]))[0] == 500 and not g.naks[0]        # 1,500 duplicate, 500 new
+    assert seq[0] == 3000 and (g.discard[0], g.behind[0], g.copies[0]) == (2500, 2000, 2000)
+    assert g.deliver(np.array([3000.0]))[0] == 500 and g.naks[0]            # 2,500 stale, then 500 land
+    seq = g.sent(seq, np.array([2500.0]))                                   # 2,000 copies, then 500 new
+    assert (g.dup[0], g.copies[0], g.retransmitted[0]) == (2000, 0, 4500)   # resent below 10,000
+    assert g.deliver(np.array([1500.0]))[0] == 1500 and not g.naks[0]       # the rest of the resend
+    assert g.deliver(np.array([2500.0]))[0] == 500 and not g.naks[0]        # 2,000 duplicates, 500 new
     assert (g.stale_bytes[0], g.dup_bytes[0], g.discarded[0]) == (6000, 2000, 8000)
-    assert g.nak_count[0] == 3
+    assert g.nak_count[0] == 3 and g.received[0] == 5500
+
+
+def test_nothing_lands_in_order_past_the_highest_byte_sent():
+    """Counted bytes, not numbered ones: whatever the counters say, the receiver's in-order point never
+    passes the highest byte the sender has sent — what would is a copy."""
+    g = GoBackNEveryNak(1)
+    g.high[:] = 4000.0
+    assert g.deliver(np.array([3000.0]))[0] == 3000
+    assert g.deliver(np.array([2500.0]))[0] == 1000 and g.dup_bytes[0] == 1500 and not g.naks[0]
+
+
+def test_duplicates_stay_duplicates_at_the_next_reordering():
+    """The starvation of issue 30, piece by piece: a flow has 5,000 B of duplicates in flight when it
+    reorders again. They are copies of bytes that arrived — behind the receiver's sequence number —
+    so they never NAK, neither while the reordering's NAK is on its way nor after the rewind; only
+    what overtook is stale. (Before, they became stale at the rewind: every arrival NAKed and each
+    NAK rewound the sender, so a flow reordering every ~100 µs on paused paths never landed a byte.)"""
+    g = GoBackNEveryNak(1, ring_ticks=8)
+    g.high[:] = 20000.0
+    g.dup[:] = 5000.0
+    g.reorder(np.array([True]), np.array([8000.0]), np.array([3e-6]))
+    assert g.good_quota[0] == 3000                                          # 8,000 on the old path, 5,000 copies
+    assert g.deliver(np.array([3000.0]))[0] == 3000 and not g.naks[0]
+    assert g.deliver(np.array([2000.0]))[0] == 0 and not g.naks[0]          # copies: no NAK
+    seq = g.rewind_due(3, 3e-6, np.array([3000.0]), np.array([20000.0]), np.array([7000.0]))
+    assert seq[0] == 3000 and (g.discard[0], g.dup[0]) == (4000, 3000)      # 3,000 copies + 4,000 stale
+    assert g.deliver(np.array([7000.0]))[0] == 0 and g.naks[0]
+    assert (g.stale_bytes[0], g.dup_bytes[0]) == (4000, 5000)
 
 
 def test_counters_never_describe_more_than_is_in_flight():
@@ -40,7 +75,8 @@ def test_counters_never_describe_more_than_is_in_flight():
     g.discard[:] = [700.0, 300.0]
     g.dup[:] = [400.0, 900.0]
     g.rewind_due(0, 0.0, np.zeros(2), np.zeros(2), np.array([1000.0, 0.0]))
-    assert list(g.good_quota) == [500, 0] and list(g.discard) == [500, 0] and list(g.dup) == [0, 0]
+    # stale bytes go first, duplicates last: a duplicate dropped from the count would land as new
+    assert list(g.good_quota) == [500, 0] and list(g.discard) == [100, 0] and list(g.dup) == [400, 0]
 
 
 def _two_paths() -> Routes:
@@ -67,9 +103,9 @@ def test_a_gap_moves_the_flow_to_the_lower_grade_and_the_move_reorders():
     held[1] = 60e3                                                  # A still holds 60 KB at its uplink
     reorder, ahead, nak_at = fl.tick(6e-6, serve, held, q)
     assert fl.cur[0] == 1 and fl.moves[0] == 1                      # moved to B (grade 0)
-    # B's first byte needs 3 hops (3 µs, empty queues): before A's 60 KB (4.8 µs + 2 hops) is through;
-    # its NAK comes back a tick per hop
-    assert reorder[0] and ahead[0] == 60e3 and nak_at[0] == 6e-6 + 3e-6 + 3e-6
+    # B's first byte is at the ToR: 2 more hops (2 µs, empty queues), before A's 60 KB (4.8 µs + 2
+    # hops) is through; its NAK comes back a tick per hop
+    assert reorder[0] and ahead[0] == 60e3 and nak_at[0] == 6e-6 + 2e-6 + 3e-6
     assert fl.boundaries[1] == 1 and fl.reorders[0] == 1
     w = fl.weights()
     assert list(w) == [0.0, 1.0]
