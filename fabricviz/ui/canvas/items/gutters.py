@@ -24,12 +24,22 @@ from typing import NamedTuple
 
 import numpy as np
 
+from fabricviz.ui.canvas.items.routes import LANE_GAP_PX, Routes, crosses
+
 #: Devices are kept this far from lanes (scene units).
 PAD = 3.0
 #: Room used above the first band and below the last one (scene units).
 OUTER = 24.0
 #: Lanes in one gutter are at most this far apart (scene units).
 LANE_STEP = 4.0
+#: Under each row its devices' names: lanes keep below this much of a gutter (scene units; an
+#: 11 px name with its halo is 17 px tall, at 100 %), or below its upper half where it is narrower.
+NAME_ROOM = 20.0
+#: The same room at the middle level, on screen (pixels).
+NAME_PX = 18.0
+#: Middle routes are checked against every node while lines × nodes stays under this (the check is
+#: a product; routes through gutters avoid nodes by construction).
+NODE_CHECK = 20_000_000
 #: Segments per cable.
 SEGS = 5
 
@@ -110,9 +120,10 @@ def _gap_x(rects: np.ndarray, band: np.ndarray, ra: np.ndarray, rb: np.ndarray,
     return x, half
 
 
-def _lanes(gutter: np.ndarray, key: np.ndarray, order_by: np.ndarray, half: np.ndarray) -> np.ndarray:
+def _lanes(gutter: np.ndarray, key: np.ndarray, order_by: np.ndarray, half: np.ndarray,
+           lane: float = LANE_STEP) -> np.ndarray:
     """Offset of each cable's lane from its gutter's middle: one lane per (gutter, key), ordered by
-    ``order_by`` (the key's position), at most :data:`LANE_STEP` apart and within ``half``."""
+    ``order_by`` (the key's position), at most ``lane`` apart and within ``half``."""
     if not len(gutter):
         return np.zeros(0)
     _, first_idx, lane_of = np.unique(np.vstack([gutter, key]), axis=1, return_index=True, return_inverse=True)
@@ -128,18 +139,60 @@ def _lanes(gutter: np.ndarray, key: np.ndarray, order_by: np.ndarray, half: np.n
     rank, count = np.empty(len(o)), np.empty(len(o))
     rank[o], count[o] = rank_sorted, count_sorted
     r, c = rank[lane_of], count[lane_of]
-    step = np.minimum(LANE_STEP, 2 * np.maximum(half - PAD / 2, 0.0) / np.maximum(c + 1, 1))
+    step = np.minimum(lane, 2 * np.maximum(half - PAD / 2, 0.0) / np.maximum(c + 1, 1))
     return (r - (c - 1) / 2) * step
 
 
-def route_cables(rects: np.ndarray, dev_a: np.ndarray, dev_b: np.ndarray, ends: np.ndarray) -> np.ndarray:
+def route_cables(rects: np.ndarray, dev_a: np.ndarray, dev_b: np.ndarray, ends: np.ndarray,
+                 lane: float = LANE_STEP, room: float = NAME_ROOM) -> np.ndarray:
     """[4, SEGS*n] orthogonal routes of cables between the rectangles ``rects[:, dev_a]`` and
     ``rects[:, dev_b]`` (columns of the top-level devices they end at) from their port ends
-    ``ends`` ([4, n]: ax, ay, bx, by), through the gutters (see the module doc)."""
-    n = ends.shape[1]
+    ``ends`` ([4, n]: ax, ay, bx, by), through the gutters (see the module doc); lanes at most
+    ``lane`` scene units apart, below the first ``room`` of each gutter (the names)."""
+    return _segments(route_points(rects, dev_a, dev_b, ends, lane, room))
+
+
+def _segments(pts: np.ndarray) -> np.ndarray:
+    n = pts.shape[0]
     out = np.zeros((4, SEGS * n))
+    s = out.reshape(4, n, SEGS)
+    s[0], s[1] = pts[:, :-1, 0], pts[:, :-1, 1]
+    s[2], s[3] = pts[:, 1:, 0], pts[:, 1:, 1]
+    return out
+
+
+def edge_ends(rects: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """[4, n] ends of lines between rectangles ``rects[:, a]`` and ``rects[:, b]`` like ports: on
+    the bottom edge of the upper one and the top edge of the lower one (both bottom edges when
+    side by side), spread evenly along each edge in the order of their other ends' x."""
+    n = len(a)
     if not n:
-        return out
+        return np.zeros((4, 0))
+    cy = (rects[1] + rects[3]) / 2
+    cx = (rects[0] + rects[2]) / 2
+    node = np.r_[a, b]
+    other = np.r_[b, a]
+    side = cy[other] >= cy[node] - 1e-9                        # True: the bottom edge
+    key_other = cx[other]
+    o = np.lexsort((key_other, side, node))
+    nd, sd = node[o], side[o]
+    first = np.r_[True, (nd[1:] != nd[:-1]) | (sd[1:] != sd[:-1])]
+    gid = np.cumsum(first) - 1
+    starts = np.flatnonzero(first)
+    size = np.diff(np.r_[starts, len(o)])[gid]
+    rank = np.arange(len(o)) - starts[gid]
+    x = np.empty(2 * n)
+    x[o] = rects[0, nd] + (rank + 0.5) / size * (rects[2, nd] - rects[0, nd])
+    y = np.where(side, rects[3, node], rects[1, node])
+    return np.vstack([x[:n], y[:n], x[n:], y[n:]])
+
+
+def route_points(rects: np.ndarray, dev_a: np.ndarray, dev_b: np.ndarray, ends: np.ndarray,
+                 lane: float = LANE_STEP, room: float = NAME_ROOM) -> np.ndarray:
+    """[n, SEGS + 1, 2] the points of :func:`route_cables`'s routes, from each cable's upper end."""
+    n = ends.shape[1]
+    if not n:
+        return np.zeros((0, SEGS + 1, 2))
     btop, bbot, band = bands(rects)
     nb = len(btop)
     ba, bb = band[dev_a], band[dev_b]
@@ -151,6 +204,8 @@ def route_cables(rects: np.ndarray, dev_a: np.ndarray, dev_b: np.ndarray, ends: 
     # gutter g lies above band g (g = nb: below the last band)
     g_top = np.r_[btop[0] - OUTER, bbot]
     g_bot = np.r_[btop, bbot[-1] + OUTER]
+    g_top[1:] += np.minimum(room, (g_bot[1:] - g_top[1:]) / 2)      # the names under each row
+    g_bot[-1] = max(g_bot[-1], g_top[-1] + OUTER)
     same = ra == rb
     up_a = ay < (rects[1, da] + rects[3, da]) / 2             # a's port on its top edge
     g1 = np.where(same & up_a, ra, ra + 1)                    # the gutter a's cable goes to
@@ -160,7 +215,7 @@ def route_cables(rects: np.ndarray, dev_a: np.ndarray, dev_b: np.ndarray, ends: 
     hh = (g_bot - g_top) / 2
     two = g2 != g1
     gut = np.r_[g1, g2[two]]
-    off = _lanes(gut, np.r_[da, da[two]], np.r_[rects[0, da], rects[0, da[two]]], hh[gut])
+    off = _lanes(gut, np.r_[da, da[two]], np.r_[rects[0, da], rects[0, da[two]]], hh[gut], lane)
     y1 = mid[g1] + off[:n]
     y2 = y1.copy()
     y2[two] = mid[g2[two]] + off[n:]
@@ -168,14 +223,79 @@ def route_cables(rects: np.ndarray, dev_a: np.ndarray, dev_b: np.ndarray, ends: 
     vx = gx.copy()
     if multi.any():
         vx[multi] += _lanes(ra[multi] * (nb + 1) + rb[multi], da[multi], rects[0, da[multi]],
-                            np.maximum(ghalf[multi], PAD))
+                            np.maximum(ghalf[multi], PAD), lane)
     vx = np.where(rb - ra >= 2, vx, bx)
     xs = np.vstack([ax, ax, vx, vx, bx, bx])
     ys = np.vstack([ay, y1, y1, y2, y2, by])
-    s = out.reshape(4, n, SEGS)
-    s[0], s[1] = xs[:-1].T, ys[:-1].T
-    s[2], s[3] = xs[1:].T, ys[1:].T
-    return out
+    return np.stack([xs.T, ys.T], axis=2)
 
 
-__all__ = ["NearRoutes", "SEGS", "bands", "route_cables"]
+def orthogonal(r: Routes, rects: np.ndarray, na: np.ndarray, nb: np.ndarray, ga: np.ndarray, gb: np.ndarray,
+               boxes: np.ndarray, scale: float) -> Routes:
+    """``r`` with the lines it draws straight (``~r.routed``) between two different nodes (columns
+    ``na`` / ``nb`` of ``rects``: the switches, host blocks and devices of the middle level) drawn
+    at right angles too, so the level has one style: a line inside one group (``ga == gb``, columns
+    of the group ``boxes``) through the gutters between the nodes like a near cable; a line between
+    two groups one above the other down to the gap between their boxes, along it and down into its
+    lower node. Lanes are a line's on-screen width plus
+    :data:`~fabricviz.ui.canvas.items.routes.LANE_GAP_PX` apart. A route that would meet another
+    group's box (or node) is dropped: that line stays straight."""
+    k = np.flatnonzero(~r.routed & (na != nb) & (na >= 0) & (nb >= 0))
+    if not len(k):
+        return r
+    s_ = max(scale, 1e-12)
+    lane = (float(r.width[k].max()) + LANE_GAP_PX) / s_
+    a_, b_ = na[k], nb[k]
+    ends = edge_ends(rects, a_, b_)
+    lower_a = (rects[1, a_] + rects[3, a_]) / 2 > (rects[1, b_] + rects[3, b_]) / 2
+    pts = route_points(rects, a_, b_, ends, lane, NAME_PX / s_)          # from the upper end
+    # between groups: a Z through the gap between the two boxes
+    m = boxes.shape[1]
+    gka, gkb = ga[k], gb[k]
+    between = np.flatnonzero(gka != gkb)
+    if len(between) and m:
+        A, B = boxes[:, np.clip(gka[between], 0, m - 1)], boxes[:, np.clip(gkb[between], 0, m - 1)]
+        a_up, b_up = A[3] <= B[1], B[3] <= A[1]
+        top = np.where(a_up, A[3], B[3])
+        bot = np.where(a_up, B[1], A[1])
+        ok = (a_up | b_up) & (gka[between] >= 0) & (gkb[between] >= 0)
+        up_node = np.where(lower_a[between], b_[between], a_[between])
+        e = ends[:, between]
+        ux, uy = np.where(lower_a[between], e[2], e[0]), np.where(lower_a[between], e[3], e[1])
+        lx, ly = np.where(lower_a[between], e[0], e[2]), np.where(lower_a[between], e[1], e[3])
+        pair = np.minimum(gka[between], gkb[between]) * (m + 1) + np.maximum(gka[between], gkb[between])
+        y = (top + bot) / 2 + _lanes(pair, up_node, rects[0, up_node], np.maximum((bot - top) / 2, 0.0), lane)
+        z = np.stack([np.stack([ux, ux, ux, lx, lx, lx], 1), np.stack([uy, y, y, y, y, ly], 1)], 2)
+        z[~ok] = np.nan
+        pts[between] = z
+    pts = np.where(lower_a[:, None, None], pts[:, ::-1], pts)           # node a's end first
+    seg = _segments(pts)
+    good = np.isfinite(pts).all(axis=(1, 2))
+    if m:
+        bad = crosses(np.nan_to_num(seg), boxes, np.repeat(gka, SEGS), np.repeat(gkb, SEGS)).reshape(-1, SEGS)
+        good &= ~bad.any(axis=1)
+    if len(k) * rects.shape[1] <= NODE_CHECK:
+        bad = crosses(np.nan_to_num(seg), rects, np.repeat(a_, SEGS), np.repeat(b_, SEGS)).reshape(-1, SEGS)
+        good &= ~bad.any(axis=1)
+    k, pts, lower_a = k[good], pts[good], lower_a[good]
+    seg = _segments(pts)
+    # the "×n" label sits beside the last segment into the lower node
+    i = np.arange(len(k))
+    lo = np.where(lower_a, 0, SEGS)                         # the lower end among the points
+    nxt = np.where(lower_a, 1, SEGS - 1)
+    ly_, py = pts[i, lo, 1], pts[i, nxt, 1]
+    stub = r.stub.copy()
+    stub[:, k] = np.vstack([pts[i, lo, 0], ly_, np.zeros(len(k)), -np.ones(len(k)), np.abs(ly_ - py),
+                            np.ones(len(k))])
+    routed = r.routed.copy()
+    routed[k] = True
+    out_ends = r.ends.copy()
+    out_ends[:, k] = np.vstack([pts[:, 0, 0], pts[:, 0, 1], pts[:, -1, 0], pts[:, -1, 1]])
+    owner = np.repeat(k, SEGS)
+    keep = (seg[0] != seg[2]) | (seg[1] != seg[3])
+    mine = np.isin(r.owner, k)
+    return Routes(np.hstack([r.seg[:, ~mine], seg[:, keep]]), np.r_[r.owner[~mine], owner[keep]], out_ends,
+                  r.width, stub, routed)
+
+
+__all__ = ["NearRoutes", "SEGS", "bands", "edge_ends", "orthogonal", "route_cables", "route_points"]

@@ -38,7 +38,9 @@ Designs of at most :data:`SMALL_DESIGN` top-level devices (the lessons') are alw
 
 A line that would cross a box other than its own two groups' runs round it through the gutters
 (:mod:`~fabricviz.ui.canvas.items.routes`; far: each bundle in a lane of its own, middle: the lines
-between two groups share one), laid out again once the zoom moved :data:`REROUTE` from the zoom it
+between two groups share one); at middle the other lines run through the gutters between the
+drawn switches and host blocks like near cables (:func:`~fabricviz.ui.canvas.items.gutters.orthogonal`),
+laid out again once the zoom moved :data:`REROUTE` from the zoom it
 was laid out for (lanes are pixels apart). Hit tests and descriptions of what is drawn are the layer's ``queries``
 (:class:`~fabricviz.ui.canvas.items.semantic_queries.SemanticQueries`).
 
@@ -81,6 +83,7 @@ from fabricviz.ui.canvas.items.bundles import (
 )
 from fabricviz.ui.canvas.items.cables import cable_anchors
 from fabricviz.ui.canvas.items.devices import K_ETHSW, K_IBSW
+from fabricviz.ui.canvas.items.gutters import orthogonal
 from fabricviz.ui.canvas.items.routes import route, straight
 from fabricviz.ui.canvas.items.semantic_items import SceneItemVisibility
 from fabricviz.ui.canvas.items.semantic_queries import FAR, MIDDLE, NEAR, SemanticQueries
@@ -433,6 +436,11 @@ class SemanticLayer:
             self.routes = route(self._straight, self._ra, self._rb, groups[0], groups[1], b.a < g.n_groups,
                                 b.b < g.n_groups, geom["box"], self.scale, self._width,
                                 share=not far, spread=self._spread)
+            if not far:          # one style: the lines left straight run through the gutters too
+                nodes = np.unique(self._node[self._node >= 0])
+                col = np.searchsorted(nodes, np.r_[b.a, b.b])
+                self.routes = orthogonal(self.routes, self._node_rects(nodes), col[:len(b)], col[len(b):],
+                                         groups[0], groups[1], geom["box"], self.scale)
         self.bundle_ends = self.routes.ends
 
     def _spread(self, ks: np.ndarray) -> np.ndarray:
