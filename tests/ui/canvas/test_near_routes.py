@@ -141,3 +141,38 @@ def test_bands_and_lanes():
     assert crossings(seg, rects) == 0
     xs = seg[[0, 2]].ravel()
     assert xs.min() < 0 or xs.max() > 10                      # it left the column to pass rect 2
+
+
+def test_the_level_is_picked_from_on_screen_sizes(qtbot):
+    """far while a typical switch is under FAR_SWITCH_PX px and a typical group box under
+    OPEN_BOX_PX2 px²; middle while a typical server is under MIDDLE_SERVER_PX px; near above."""
+    from fabricviz.generate import k_ary_fat_tree
+    from fabricviz.ui.canvas.items.bundles import typical_box_area, typical_sizes
+    from fabricviz.ui.canvas.items.semantic import FAR, FAR_SWITCH_PX, MIDDLE, MIDDLE_SERVER_PX, OPEN_BOX_PX2
+    for k, box_area in ((16, 546_744.0), (32, 1_472_440.0)):
+        f = k_ary_fat_tree(k)
+        _view, scene, sem = open_canvas(qtbot, f)
+        sw, srv, _n = typical_sizes(f)
+        assert (sw, srv) == (48.0, 26.0) and typical_box_area(f, sem.grouping) == pytest.approx(box_area, rel=1e-3)
+        far_to = min(FAR_SWITCH_PX / sw, (OPEN_BOX_PX2 / box_area) ** 0.5)
+        assert sem.level_for(far_to * 0.99) == FAR and sem.level_for(far_to * 1.01) == MIDDLE
+        near_from = MIDDLE_SERVER_PX / srv
+        assert sem.level_for(near_from * 0.99) == MIDDLE and sem.level_for(near_from * 1.01) == NEAR
+        scene.set_fabric(None)
+    # a radix-32 pod at 35 % is a third of the screen: its inside is drawn, not an empty box
+    assert (OPEN_BOX_PX2 / 1_472_440.0) ** 0.5 < 0.35 < FAR_SWITCH_PX / 48.0
+
+
+@pytest.mark.parametrize("name, zooms", [("leaf-spine-8x4x16", (0.45, 0.6)), ("k16", (0.45, 0.6))])
+def test_middle_lines_are_one_style_and_cross_no_node(qtbot, name, zooms):
+    from fabricviz.generate import k_ary_fat_tree
+    from tests.ui.canvas.test_real_superpod import lines_through_nodes
+    f = leaf_spine(8, 4, 16) if name.startswith("leaf") else k_ary_fat_tree(16)
+    view, _scene, sem = open_canvas(qtbot, f)
+    from fabricviz.ui.canvas.items.semantic import MIDDLE
+    for z in zooms:
+        zoom_to(view, z)
+        assert sem.level == MIDDLE
+        seg = sem.bundle_segments
+        assert seg.shape[1] > 0 and ((seg[0] == seg[2]) | (seg[1] == seg[3])).all(), z
+        assert lines_through_nodes(sem) == [], z
