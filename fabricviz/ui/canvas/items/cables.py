@@ -88,7 +88,9 @@ def routes_for(f: Fabric) -> NearRoutes:
     ends = np.vstack(cable_anchors(f, ids)) if len(ids) else np.zeros((4, 0))
     seg = route_cables(rects, da, db, ends)
     out = NearRoutes(np.asarray(ids, np.int64), seg)
-    _cache.clear()
+    _cache.pop(id(f), None)
+    while len(_cache) >= 2:               # the shown design and one more (a lesson's "before")
+        _cache.pop(next(iter(_cache)))
     _cache[id(f)] = (key, out)
     return out
 
@@ -102,6 +104,39 @@ def routed_path(f: Fabric, cids: np.ndarray) -> QtGui.QPainterPath:
     """Cables ``cids`` drawn along their routes (what :class:`CableLayer` draws), for overlays."""
     e = drawn_segments(routes_for(f).of(np.asarray(cids, np.int64)))
     return path_pairs(e[0], e[1], e[2], e[3])
+
+
+#: A traced path's consecutive cables are joined (through the device between them) when their ends
+#: are at most this far apart (scene units: across the widest switch); farther, a cable between
+#: them is gone and the path starts again.
+JOIN_REACH = 160.0
+
+
+def walked_path(f: Fabric, cids: np.ndarray | list[int] | tuple[int, ...]) -> QtGui.QPainterPath:
+    """A path through cables ``cids`` in order along their drawn routes, each walked from the
+    end nearer the previous one and joined where they meet (a traced path, a lesson's route)."""
+    path = QtGui.QPainterPath()
+    ids = np.asarray([int(c) for c in cids if f.cables_t.exists(int(c))], np.int64)
+    if not len(ids):
+        return path
+    seg = routes_for(f).of(ids).reshape(4, len(ids), SEGS)
+    last: tuple[float, float] | None = None
+    for i in range(len(ids)):
+        xs = np.r_[seg[0, i], seg[2, i, -1]]
+        ys = np.r_[seg[1, i], seg[3, i, -1]]
+        if last is not None and np.hypot(xs[-1] - last[0], ys[-1] - last[1]) < np.hypot(xs[0] - last[0],
+                                                                                          ys[0] - last[1]):
+            xs, ys = xs[::-1], ys[::-1]
+        x0, y0 = float(xs[0]), float(ys[0])
+        if last is None or np.hypot(x0 - last[0], y0 - last[1]) > JOIN_REACH:
+            path.moveTo(x0, y0)          # the first cable, or one after a cable that is gone
+        elif abs(x0 - last[0]) + abs(y0 - last[1]) > 1e-6:
+            path.lineTo(x0, last[1])     # through the switch between them, at right angles
+            path.lineTo(x0, y0)
+        for x, y in zip(xs[1:].tolist(), ys[1:].tolist(), strict=True):
+            path.lineTo(x, y)
+        last = (float(xs[-1]), float(ys[-1]))
+    return path
 
 
 class CableLayer:
@@ -220,4 +255,4 @@ class CableLayer:
 
 
 __all__ = ["CableLayer", "cable_anchors", "drawn_segments", "path_pairs", "routed_path", "routes_for",
-           "top_devices"]
+           "top_devices", "walked_path"]

@@ -24,7 +24,7 @@ from fabricviz.anim.sweep_timeline import ACTIVE, ARMED, INIT, SweepState, Sweep
 from fabricviz.model import Fabric
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.items.batch import device_rects
-from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
+from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs, walked_path
 from fabricviz.ui.canvas.items.devices import LABEL_ZOOM
 from fabricviz.ui.canvas.overlays.bundled import (
     bundled,
@@ -245,7 +245,9 @@ class SweepOverlay:
 
     def _cable_path(self, cables: tuple[int, ...]) -> QtGui.QPainterPath:
         """A polyline through the cables in order (each drawn end to end, joined where they meet),
-        where they are drawn now."""
+        where they are drawn now (at near along their routes)."""
+        if cables and not self._zoomed_out() and self.fabric is not None:
+            return walked_path(self.fabric, cables)
         path = QtGui.QPainterPath()
         last = None
         for e in self._drawn_ends(tuple(cables)):
