@@ -176,3 +176,27 @@ def test_middle_lines_are_one_style_and_cross_no_node(qtbot, name, zooms):
         seg = sem.bundle_segments
         assert seg.shape[1] > 0 and ((seg[0] == seg[2]) | (seg[1] == seg[3])).all(), z
         assert lines_through_nodes(sem) == [], z
+
+
+def test_sweep_port_dots_of_a_radix16_switch_neither_pile_up_nor_leave_it():
+    """At 193 % during the sweep a k=16 switch's 16 port dots (3.5-unit circles on a 48-unit
+    switch) piled up on two corners over its name: now each fits its port's room, inside."""
+    from fabricviz.generate import k_ary_fat_tree
+    from fabricviz.ui.canvas.overlays.sweep import port_dots
+    f = k_ary_fat_tree(16)
+    ids = f.cable_ids()
+    xy = np.full((2, int(f.ports_t.n)), np.nan)
+    ax, ay, bx, by = cable_anchors(f, ids)
+    xy[0, f.cables_t.port_a[ids]], xy[1, f.cables_t.port_a[ids]] = ax, ay
+    xy[0, f.cables_t.port_b[ids]], xy[1, f.cables_t.port_b[ids]] = bx, by
+    r = port_dots(f, xy)
+    for name in ("leaf003", "spine003", "core01"):
+        d = f.find(name)
+        ports = f.device(d).port_ids
+        x, y, rad = xy[0, ports], xy[1, ports] + r[1, ports], r[0, ports]
+        assert len(ports) == 16 and np.isfinite(x).all()
+        rect = device_rects(f, np.array([d]))[:, 0]
+        assert ((x - rad >= rect[0]) & (x + rad <= rect[2]) & (y - rad >= rect[1]) & (y + rad <= rect[3])).all()
+        dist = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :])
+        np.fill_diagonal(dist, np.inf)
+        assert (dist >= rad[:, None] + rad[None, :]).all()        # no two dots overlap
