@@ -445,7 +445,7 @@ class SemanticLayer:
                                 share=not far, spread=self._spread)
             if not far:          # one style: the lines left straight run through the gutters too
                 nodes = np.unique(self._node[self._node >= 0])
-                col = np.searchsorted(nodes, np.r_[b.a, b.b])
+                col = np.asarray(np.searchsorted(nodes, np.r_[b.a, b.b]), np.int64)
                 self.routes = orthogonal(self.routes, self._node_rects(nodes), col[:len(b)], col[len(b):],
                                          groups[0], groups[1], geom["box"], self.scale)
         self.bundle_ends = self.routes.ends
