@@ -58,6 +58,8 @@ from fabricviz.ui.lessons.dock import lesson_actions, lesson_display_name
 DEMO_FABRIC = asset_path("demo", "demo-fat-tree.json")
 #: Above this many devices, building the canvas shows a progress dialog.
 PROGRESS_DEVICES = 20_000
+#: While a big design is drawn, its progress dialog is updated at most this often (seconds).
+PROGRESS_EVERY_S = 0.25
 
 
 def zoom_text(scale: float) -> str:
@@ -296,10 +298,17 @@ class MainWindow(QtWidgets.QMainWindow):
             dlg.setWindowModality(QtCore.Qt.WindowModality.WindowModal)
             dlg.setMinimumDuration(0)
 
+            shown = [0.0]
+
             def progress(done: int, total: int) -> None:
+                now = time.monotonic()          # the dialog repaints a few times a second, not per chunk
+                if now - shown[0] < PROGRESS_EVERY_S:
+                    return
+                shown[0] = now
                 dlg.setValue(done)
                 QtWidgets.QApplication.processEvents(QtCore.QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
-            self.scene.set_fabric(f, progress, subscribe=False)
+            # the fit that follows shows GPUs/NICs if it is near enough: made hidden, not hidden again
+            self.scene.set_fabric(f, progress, subscribe=False, children=False if self.isVisible() else None)
             dlg.close()
         else:
             self.scene.set_fabric(f, subscribe=False)

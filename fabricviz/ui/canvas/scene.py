@@ -74,9 +74,11 @@ class FabricScene(QtWidgets.QGraphicsScene):
 
     # ------------------------------------------------------------------ fabric
     def set_fabric(self, fabric: Fabric | None, progress: Callable[[int, int], None] | None = None,
-                   subscribe: bool = True) -> None:
+                   subscribe: bool = True, children: bool | None = None) -> None:
         """Mirror ``fabric`` (rebuilds every item; ``progress(done, total)`` while building).
-        ``subscribe=False``: the document feeds the model's events through :meth:`follow`."""
+        ``subscribe=False``: the document feeds the model's events through :meth:`follow`.
+        ``children``: GPUs/NICs are made shown or hidden (a big design about to be fitted: hidden,
+        not made shown and hidden again by the fit's :meth:`detail_for_scale`)."""
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
@@ -91,6 +93,8 @@ class FabricScene(QtWidgets.QGraphicsScene):
         if progress is not None and self.fabric is not None:
             self._clear_drawing()      # a big design paints while it is built: on an empty canvas
         self.fabric = fabric
+        if children is not None:
+            self.show_children = children
         if fabric is not None:
             self._add_devices(fabric.device_ids(), progress)
             if subscribe:

@@ -305,7 +305,14 @@ class CanvasView(QtWidgets.QGraphicsView):
 
     def leaveEvent(self, event: QtCore.QEvent) -> None:  # noqa: N802
         self.pointer = None
+        self._pointer_left()
         super().leaveEvent(event)
+
+    def _pointer_left(self) -> None:
+        """The pointer left the canvas (for a dock, a menu, another window): hover pop-ups (port
+        markers) go with it, unless a gesture still holds them (a cable being drawn)."""
+        if self.active_interaction is None and self.ports.panels:
+            self.ports.clear()
 
     def pointer_scene_pos(self) -> tuple[float, float] | None:
         """The scene point under the pointer while it is over the canvas (paste goes there)."""
@@ -340,7 +347,10 @@ class CanvasView(QtWidgets.QGraphicsView):
 
     def viewportEvent(self, event: QtCore.QEvent) -> bool:  # noqa: N802
         """While port markers are shown, tooltips are the markers' own (full name, rate, peer)
-        and no device tooltip pops up over them."""
+        and no device tooltip pops up over them. The pointer leaving the viewport takes the
+        markers away (:meth:`_pointer_left`)."""
+        if event.type() == QtCore.QEvent.Type.Leave:
+            self._pointer_left()
         if (event.type() == QtCore.QEvent.Type.ToolTip and isinstance(event, QtGui.QHelpEvent)
                 and self.ports.panels):
             from fabricviz.ui.canvas.describe import marker_tooltip

@@ -144,3 +144,19 @@ def test_a_marker_tooltip_names_the_port_its_rate_and_its_peer(make_window, qtbo
         qtbot.waitUntil(lambda text=text: QtWidgets.QToolTip.isVisible() and QtWidgets.QToolTip.text() == text,
                         timeout=60_000)
         assert d in view.ports.panels
+
+
+def test_the_markers_leave_with_the_pointer_also_for_a_dock(make_window, qtbot):
+    """Issue 29: the hover port grid stayed on screen after the pointer left for a dock."""
+    w = make_window()
+    _f, view, vp, d, item = _leaf(w)
+    _hover(qtbot, view, item)
+    assert d in view.ports.panels
+    QtWidgets.QApplication.sendEvent(vp, QtCore.QEvent(QtCore.QEvent.Type.Leave))   # out of the canvas
+    assert not view.ports.panels
+    _hover(qtbot, view, item)                                   # and back: shown again
+    assert d in view.ports.panels
+    dock = w.inspector_dock if hasattr(w, "inspector_dock") else w.findChildren(QtWidgets.QDockWidget)[0]
+    qtbot.mouseMove(dock, QtCore.QPoint(5, 5))                  # the pointer moves on to a dock
+    QtWidgets.QApplication.sendEvent(view, QtCore.QEvent(QtCore.QEvent.Type.Leave))
+    assert not view.ports.panels

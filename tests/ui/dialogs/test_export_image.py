@@ -89,8 +89,7 @@ def test_selection_is_kept_when_exporting_zoomed_far_out(make_window, tmp_path):
 
 
 def _on_screen(w, cable: int) -> tuple[int, int]:
-    ax, ay, bx, by = w.scene.cables.ends[:, int(np.flatnonzero(w.scene.cables.ids == cable)[0])]
-    p = w.view.mapFromScene(QtCore.QPointF((ax + bx) / 2, (ay + by) / 2))
+    p = w.view.mapFromScene(w.scene.cables.point_on(cable))     # on its route through the gutters
     return p.x(), p.y()
 
 

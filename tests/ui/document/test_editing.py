@@ -232,8 +232,7 @@ def test_cable_click_selects_it_and_the_inspector_edits_it(make_window, qtbot):
     w.view.fit_all()
     f = w.fabric
     c = f.port("leaf01:5").cable
-    e = w.scene.cables.ends[:, int(np.flatnonzero(w.scene.cables.ids == c.id)[0])]
-    mid = QtCore.QPointF((e[0] + e[2]) / 2, (e[1] + e[3]) / 2)
+    mid = w.scene.cables.point_on(c.id)          # on its route through the gutters
     qtbot.mouseClick(w.view.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=w.view.mapFromScene(mid))
     assert w.scene.selected_cables == {c.id}
     w.inspector.refresh()

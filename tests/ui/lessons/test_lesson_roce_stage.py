@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PySide6 import QtGui, QtWidgets
 
-from fabricviz.ui.canvas.items.cables import cable_anchors
+from fabricviz.ui.canvas.items.cables import cable_anchors, routes_for
 from fabricviz.ui.canvas.overlays.lesson import LOOP_COLOR, PATH_COLORS
 from tests.ui.lesson_helpers import open_lesson
 
@@ -27,6 +27,13 @@ def _lesson_paths(w, color):
 def _ends(f, cables):
     ax, ay, bx, by = cable_anchors(f, np.asarray(cables, np.int64))
     return {(round(float(x), 3), round(float(y), 3)) for x, y in zip(np.r_[ax, bx], np.r_[ay, by], strict=True)}
+
+
+def _route_points(f, cables):
+    """Every corner of the cables' drawn routes (they run through the gutters, issue 29)."""
+    seg = routes_for(f).of(np.asarray(cables, np.int64))
+    return {(round(float(x), 3), round(float(y), 3))
+            for x, y in zip(np.r_[seg[0], seg[2]], np.r_[seg[1], seg[3]], strict=True)}
 
 
 def _corners(item):
@@ -59,7 +66,8 @@ def test_lesson_10_stage_draws_the_cycle_and_the_deadlocked_cables(qtbot, make_w
     assert f is step.fabric and step.loops == 1 and len(step.loop_cables) >= 4
     assert stage.overlay.drawn["loop"] == step.loop_cables
     (ring,) = _lesson_paths(w, LOOP_COLOR)
-    assert _corners(ring) == _ends(f, step.loop_cables)      # one ring through both ends of every cable
+    # one ring through both ends of every cable, along their routes
+    assert _ends(f, step.loop_cables) <= _route_points(f, step.loop_cables) <= _corners(ring)
     assert step.traffic is None and stage.overlay.paused_items == []
     # the deadlocked run: the ring stays drawn and every cable paused for good carries the mark
     stuck = _go(dock, stage, "The deadlock")
@@ -67,7 +75,7 @@ def test_lesson_10_stage_draws_the_cycle_and_the_deadlocked_cables(qtbot, make_w
     assert set(step.loop_cables) <= set(run.paused_cables)
     assert stage.overlay.drawn["loop"] == stuck.loop_cables == step.loop_cables
     _paused_shown(w, stage, run)
-    assert _corners(stage.overlay.paused_items[0]) == _ends(w.editor.fabric, run.paused_cables)
+    assert _corners(stage.overlay.paused_items[0]) == _route_points(w.editor.fabric, run.paused_cables)
     w.traffic_dock.player.set_frame(0)                       # before the steady part: no lesson marks
     assert stage.overlay.drawn["paused"] == () and stage.overlay.paused_items == []
     w.traffic_dock.player.set_frame(len(run.result.frames) - 1)
@@ -96,7 +104,7 @@ def test_lesson_9_stage_shows_the_headroom_then_the_pauses_going(qtbot, make_win
     # the long uplink is drawn as the step's path
     assert stage.overlay.drawn["paths"] == [(long_cable,)]
     (mark,) = _lesson_paths(w, PATH_COLORS[0])
-    assert _corners(mark) == _ends(f, (long_cable,))
+    assert _corners(mark) == _route_points(f, (long_cable,)) >= _ends(f, (long_cable,))
     assert stage.legend_rows()[0][0] == f"leaf01:5: 100 m smf, headroom {h.ports[0].headroom:,.0f} B"
     # its switch is selected, so the Lossless dock shows leaf01's budget and ports (the step's numbers)
     assert w.scene.selected_device_ids() == [h.device] and lossless.switch == h.device == f.find("leaf01")

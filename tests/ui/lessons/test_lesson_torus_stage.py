@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtGui, QtWidgets
 
-from fabricviz.ui.canvas.items.cables import cable_anchors
+from fabricviz.ui.canvas.items.cables import cable_anchors, routes_for
 from fabricviz.ui.canvas.overlays.lesson import LOOP_COLOR
 from fabricviz.ui.canvas.overlays.vl_layers import PALETTE, ROLE
 from tests.ui.lesson_helpers import open_lesson
@@ -40,7 +40,10 @@ def test_the_stage_draws_the_loop_then_the_vl_layers(qtbot, make_window, shared_
     ax, ay, bx, by = cable_anchors(f, np.asarray(step.loop_cables, np.int64))
     ends = {(round(float(x), 3), round(float(y), 3)) for x, y in zip(np.r_[ax, bx], np.r_[ay, by], strict=True)}
     corners = {(round(p.x(), 3), round(p.y(), 3)) for poly in loop.path().toSubpathPolygons() for p in poly}
-    assert corners == ends                         # one ring through both ends of each of the loop's cables
+    seg = routes_for(f).of(np.asarray(step.loop_cables, np.int64))
+    route_pts = {(round(float(x), 3), round(float(y), 3)) for x, y in zip(np.r_[seg[0], seg[2]], np.r_[seg[1], seg[3]],
+                                                                         strict=True)}
+    assert ends <= route_pts <= corners            # one ring through both ends of each cable, along its route
     assert "credit loop on VL0" in [row[0] for row in stage.legend_rows()]
     assert not layers.pinned and _vl_items(w) == []
     # dfsssp's layers: one item per (VL, stripe, stripes) of the cables' masks, in the VL's colour

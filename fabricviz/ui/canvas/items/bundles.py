@@ -284,6 +284,13 @@ def typical_sizes(f: Fabric) -> tuple[float, float, int]:
             float(np.median(side[srv])) if srv.any() else 26.0, len(tops))
 
 
+def typical_box_area(f: Fabric, g: Grouping | None) -> float:
+    """The median group box's area (scene units²; 0 without groups)."""
+    box = layer_geometry(f, g, None)["box"] if g is not None else np.zeros((4, 0))
+    ok = np.isfinite(box).all(axis=0)
+    return float(np.median(((box[2] - box[0]) * (box[3] - box[1]))[ok])) if ok.any() else 0.0
+
+
 def assign_nodes(f: Fabric, g: Grouping, far: bool, expanded: set[int]) -> tuple[np.ndarray, np.ndarray]:
     """(node per device id, drawn-as-itself mask) for a far or middle drawing (node ids: see
     :mod:`fabricviz.ui.canvas.items.semantic`): devices of open (or no) groups are themselves;
@@ -560,4 +567,4 @@ class SemanticItems:
 __all__ = ["BOX_PAD", "Label", "SemanticItems", "assign_nodes", "bbox_by", "box_title", "bundle_width_px",
            "cable_rgba", "clamp_points", "drawn_primitives", "faded", "facing_ends", "hit_text", "layer_geometry",
            "level_labels", "node_groups", "node_name", "node_rects_of", "place_labels", "rounded_rects_path",
-           "segment_distance", "spread_ends", "tint", "typical_sizes"]
+           "segment_distance", "spread_ends", "tint", "typical_box_area", "typical_sizes"]

@@ -1,6 +1,7 @@
 """Cables on the canvas: not items but a few paths, one per colour bucket (technology ×
 cable type), rebuilt from the model's numpy columns, hit-tested in numpy; where a cable's
-ends sit on its devices."""
+ends sit on its devices. Each cable is drawn along its route through the gutters
+(:mod:`~fabricviz.ui.canvas.items.gutters`), never straight across a device."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from fabricviz.generate.geometry import device_rects
 from fabricviz.model import Fabric
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.items.devices import K_ETHSW, K_IBSW, ROLE_KIND
+from fabricviz.ui.canvas.items.gutters import SEGS, NearRoutes, route_cables
 
 if TYPE_CHECKING:
     from fabricviz.ui.canvas.items.segments import SegmentPathItem
@@ -56,6 +59,86 @@ def path_pairs(ax: np.ndarray, ay: np.ndarray, bx: np.ndarray, by: np.ndarray) -
     return arrayToQPath(x, y, connect="pairs")
 
 
+def top_devices(f: Fabric, devices: np.ndarray) -> np.ndarray:
+    """The top-level device (a server for its GPUs and NICs) of each of ``devices``."""
+    par = f.devices_t.parent[devices]
+    return np.where(par >= 0, par, devices).astype(np.int64)
+
+
+_cache: dict[int, tuple[tuple, NearRoutes]] = {}
+
+
+def routes_for(f: Fabric) -> NearRoutes:
+    """Every cable of ``f`` routed (cached until a device or cable of ``f`` changed)."""
+    t, ct = f.devices_t, f.cables_t
+    ids = f.cable_ids()
+    key = (t.n, hash(t.x[:t.n].tobytes()), hash(t.y[:t.n].tobytes()), hash(t.alive[:t.n].tobytes()),
+           hash(ids.tobytes()), hash(ct.port_a[ids].tobytes()), hash(ct.port_b[ids].tobytes()))
+    hit = _cache.get(id(f))
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    tops = f.device_ids()
+    tops = tops[t.parent[tops] < 0]
+    rects = device_rects(f, tops)
+    col = np.full(t.n, -1, np.int64)
+    col[tops] = np.arange(len(tops))
+    pt = f.ports_t
+    da = col[top_devices(f, pt.device[ct.port_a[ids]])]
+    db = col[top_devices(f, pt.device[ct.port_b[ids]])]
+    ends = np.vstack(cable_anchors(f, ids)) if len(ids) else np.zeros((4, 0))
+    seg = route_cables(rects, da, db, ends)
+    out = NearRoutes(np.asarray(ids, np.int64), seg)
+    _cache.pop(id(f), None)
+    while len(_cache) >= 2:               # the shown design and one more (a lesson's "before")
+        _cache.pop(next(iter(_cache)))
+    _cache[id(f)] = (key, out)
+    return out
+
+
+def drawn_segments(seg: np.ndarray) -> np.ndarray:
+    """``seg`` ([4, n]) without its empty segments."""
+    return seg[:, (seg[0] != seg[2]) | (seg[1] != seg[3])]
+
+
+def routed_path(f: Fabric, cids: np.ndarray) -> QtGui.QPainterPath:
+    """Cables ``cids`` drawn along their routes (what :class:`CableLayer` draws), for overlays."""
+    e = drawn_segments(routes_for(f).of(np.asarray(cids, np.int64)))
+    return path_pairs(e[0], e[1], e[2], e[3])
+
+
+#: A traced path's consecutive cables are joined (through the device between them) when their ends
+#: are at most this far apart (scene units: across the widest switch); farther, a cable between
+#: them is gone and the path starts again.
+JOIN_REACH = 160.0
+
+
+def walked_path(f: Fabric, cids: np.ndarray | list[int] | tuple[int, ...]) -> QtGui.QPainterPath:
+    """A path through cables ``cids`` in order along their drawn routes, each walked from the
+    end nearer the previous one and joined where they meet (a traced path, a lesson's route)."""
+    path = QtGui.QPainterPath()
+    ids = np.asarray([int(c) for c in cids if f.cables_t.exists(int(c))], np.int64)
+    if not len(ids):
+        return path
+    seg = routes_for(f).of(ids).reshape(4, len(ids), SEGS)
+    last: tuple[float, float] | None = None
+    for i in range(len(ids)):
+        xs = np.r_[seg[0, i], seg[2, i, -1]]
+        ys = np.r_[seg[1, i], seg[3, i, -1]]
+        if last is not None and np.hypot(xs[-1] - last[0], ys[-1] - last[1]) < np.hypot(xs[0] - last[0],
+                                                                                          ys[0] - last[1]):
+            xs, ys = xs[::-1], ys[::-1]
+        x0, y0 = float(xs[0]), float(ys[0])
+        if last is None or np.hypot(x0 - last[0], y0 - last[1]) > JOIN_REACH:
+            path.moveTo(x0, y0)          # the first cable, or one after a cable that is gone
+        elif abs(x0 - last[0]) + abs(y0 - last[1]) > 1e-6:
+            path.lineTo(x0, last[1])     # through the switch between them, at right angles
+            path.lineTo(x0, y0)
+        for x, y in zip(xs[1:].tolist(), ys[1:].tolist(), strict=True):
+            path.lineTo(x, y)
+        last = (float(xs[-1]), float(ys[-1]))
+    return path
+
+
 class CableLayer:
     """All cables as a few bucketed path items plus numpy arrays for hit tests."""
 
@@ -63,7 +146,9 @@ class CableLayer:
         self.scene = scene
         self.items: dict[tuple[int, str], SegmentPathItem] = {}
         self.ids = np.zeros(0, np.int64)
-        self.ends = np.zeros((4, 0))
+        self.ends = np.zeros((4, 0))                   # port ends of cable ids[i]
+        self.segs = np.zeros((4, 0))                   # drawn segments (routes), SEGS per cable
+        self._count: dict[tuple[int, str], int] = {}
         self.highlight = QtWidgets.QGraphicsPathItem()
         self.highlight.setZValue(-0.5)
         scene.addItem(self.highlight)
@@ -77,6 +162,8 @@ class CableLayer:
         ids = f.cable_ids() if f is not None else np.zeros(0, np.int64)
         self.ids = ids
         self.ends = np.vstack(cable_anchors(f, ids)) if f is not None and len(ids) else np.zeros((4, 0))
+        self.segs = routes_for(f).of(ids) if f is not None and len(ids) else np.zeros((4, 0))
+        seg3 = self.segs.reshape(4, len(ids), SEGS)
         keep = np.ones(len(ids), bool)
         if self.hidden is not None and len(ids):
             keep = ~np.isin(ids, self.hidden)
@@ -99,20 +186,22 @@ class CableLayer:
                 self.scene.addItem(item)
                 self.items[key] = item
             item.setPen(pen)
-            e = self.ends[:, sel]
+            e = drawn_segments(seg3[:, sel].reshape(4, -1))
             item.setPath(path_pairs(e[0], e[1], e[2], e[3]))
             item.set_segments(e)
+            self._count[key] = len(sel)
         for key in [k for k in self.items if k not in seen]:
             self.scene.removeItem(self.items.pop(key))
+            self._count.pop(key, None)
         self.update_highlight()
 
     def counts(self) -> dict[tuple[int, str], int]:
-        return {k: it.path().elementCount() // 2 for k, it in self.items.items()}
+        return {k: self._count.get(k, 0) for k in self.items}
 
     def update_highlight(self) -> None:
         sel = np.asarray(sorted(self.scene.selected_cables), dtype=np.int64)
         idx = np.flatnonzero(np.isin(self.ids, sel)) if len(sel) else np.zeros(0, np.int64)
-        e = self.ends[:, idx]
+        e = drawn_segments(self.segs.reshape(4, len(self.ids), SEGS)[:, idx].reshape(4, -1))
         self.highlight.setPen(self.scene.theme.select_pen)
         self.highlight.setPath(path_pairs(e[0], e[1], e[2], e[3]))
 
@@ -120,14 +209,25 @@ class CableLayer:
         """The cable nearest ``pos`` within ``tol`` scene units, or None."""
         if not len(self.ids):
             return None
-        ax, ay, bx, by = self.ends
+        ax, ay, bx, by = self.segs
         px, py = pos.x(), pos.y()
         dx, dy = bx - ax, by - ay
         ll = dx * dx + dy * dy
         t = np.clip(((px - ax) * dx + (py - ay) * dy) / np.where(ll > 0, ll, 1.0), 0.0, 1.0)
         d2 = (ax + t * dx - px) ** 2 + (ay + t * dy - py) ** 2
         i = int(np.argmin(d2))
-        return int(self.ids[i]) if d2[i] <= tol * tol else None
+        return int(self.ids[i // SEGS]) if d2[i] <= tol * tol else None
+
+    def point_on(self, cid: int) -> QtCore.QPointF:
+        """A point on cable ``cid``'s drawn route that no other cable's route shares: the middle of
+        the longer of its first and last segments (the ones from and into its own ports)."""
+        i = int(np.flatnonzero(self.ids == cid)[0])
+        e = drawn_segments(self.segs[:, SEGS * i:SEGS * (i + 1)])
+        if not e.shape[1]:
+            return QtCore.QPointF(float(self.ends[0, i]), float(self.ends[1, i]))
+        ends = e[:, [0, -1]]
+        k = int(np.argmax(np.hypot(ends[2] - ends[0], ends[3] - ends[1])))
+        return QtCore.QPointF(float(ends[0, k] + ends[2, k]) / 2, float(ends[1, k] + ends[3, k]) / 2)
 
     def show_live(self, f: Fabric, dev_ids: np.ndarray, offsets: dict[int, QtCore.QPointF]) -> None:
         """While devices are dragged: draw their cables from the items' current places."""
@@ -154,4 +254,5 @@ class CableLayer:
         self.live.setPath(QtGui.QPainterPath())
 
 
-__all__ = ["CableLayer", "cable_anchors", "path_pairs"]
+__all__ = ["CableLayer", "cable_anchors", "drawn_segments", "path_pairs", "routed_path", "routes_for",
+           "top_devices", "walked_path"]

@@ -41,7 +41,7 @@ HALO_PX = 3.0       # width of the pen stroking the text in the background colou
 GAP_PX = 2.0        # between a device's bottom edge and its name
 SPACING_PX = 2.0    # at least this much between two labels
 INSET_PX = 4.0      # a GPU/NIC's name keeps this far inside its rectangle's edges
-CELL_PX = 4.0       # occupancy grid cell
+BUCKET_PX = 64.0    # placed labels are looked up in buckets at least this wide (and a label wide)
 TILE_PX = 512.0     # the laid-out area is snapped to these (stable layouts while panning)
 GROW_PX = 128.0     # ... after growing the viewport by this much on every side
 REACH_PX = 400.0    # candidates are devices whose anchor is this close to the area
@@ -87,7 +87,8 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         self.pixel_size = NORMAL_PX
         self.revision = 0
         self.layouts_made = 0          # layouts computed (not served from the cache), for tests and benches
-        self.last_grid_shape: tuple[int, int] = (0, 0)   # the last layout's occupancy grid (rows, cols)
+        self.last_grid_shape: tuple[int, int] = (0, 0)   # the last layout's bucket grid (rows, cols)
+        self.last_grid_cell: tuple[float, float] = (0.0, 0.0)   # ... and one bucket's (height, width) in px
         self._mask: np.ndarray | None = None
         self._extra: tuple[np.ndarray, np.ndarray, list[str], np.ndarray] = (
             np.zeros(0), np.zeros(0), [], np.zeros(0, np.int64))
@@ -418,22 +419,28 @@ class LabelLayer(QtWidgets.QGraphicsItem):
             return []
         cand = [cand[i] for i in keep.tolist()]
         w, lx, ly, mode = w[keep], lx[keep], ly[keep], mode[keep]
-        # occupancy grid over the rects of the candidates in the area (each meets it, so the grid
-        # is the area and one label's size around it): placed labels never share a cell
+        # placed labels are found through a coarse grid of buckets (a few per label), then tested
+        # exactly: two labels at least SPACING_PX apart never block each other (a grid of small
+        # occupied cells rounded outwards did, and hid a name with room for it: issue 29)
         half = SPACING_PX / 2
-        gx, gy = float(np.min(lx)) - CELL_PX, float(np.min(ly)) - CELL_PX
-        c0 = np.floor((lx - half - gx) / CELL_PX).astype(np.int64)
-        c1 = np.ceil((lx + w + half - gx) / CELL_PX).astype(np.int64)
-        r0 = np.floor((ly - half - gy) / CELL_PX).astype(np.int64)
-        r1 = np.ceil((ly + h + half - gy) / CELL_PX).astype(np.int64)
-        occ = np.zeros((int(r1.max()) + 1, int(c1.max()) + 1), bool)
-        self.last_grid_shape = occ.shape
+        gx, gy = float(np.min(lx)), float(np.min(ly))
+        bw, bh = max(BUCKET_PX, float(w.max())), h + SPACING_PX
+        c0 = np.floor((lx - half - gx) / bw).astype(np.int64)
+        c1 = np.floor((lx + w + half - gx) / bw).astype(np.int64)
+        r0 = np.floor((ly - half - gy) / bh).astype(np.int64)
+        r1 = np.floor((ly + h + half - gy) / bh).astype(np.int64)
+        self.last_grid_shape = (int(r1.max()) + 1, int(c1.max()) + 1)
+        self.last_grid_cell = (bh, bw)
+        buckets: dict[tuple[int, int], list[int]] = {}
+        L, T, R, B = (lx - half).tolist(), (ly - half).tolist(), (lx + w + half).tolist(), (ly + h + half).tolist()
         out: list[Placed] = []
         for i in range(len(cand)):
-            block = occ[r0[i]:r1[i], c0[i]:c1[i]]
-            if mode[i] != -1 and block.any():
+            cells = [(r, q) for r in range(int(r0[i]), int(r1[i]) + 1) for q in range(int(c0[i]), int(c1[i]) + 1)]
+            if mode[i] != -1 and any(L[i] < R[j] and L[j] < R[i] and T[i] < B[j] and T[j] < B[i]
+                                     for cell in cells for j in buckets.get(cell, ())):
                 continue
-            block[:] = True
+            for cell in cells:
+                buckets.setdefault(cell, []).append(i)
             ref, m, text = cand[i][0], cand[i][1], cand[i][2]
             out.append(Placed(-1 if m == CENTRED else ref, text, float(lx[i]), float(ly[i]), float(w[i]), h))
         return out

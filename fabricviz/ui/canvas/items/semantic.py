@@ -28,8 +28,10 @@ Contract (``scene.semantic``; the overlays colour bundles through it — keep th
 
 Levels, from the view scale (:meth:`SemanticLayer.level_for`), by what fits on screen:
 
-* **far** while a typical switch (the median switch width) is under :data:`FAR_SWITCH_PX` pixels:
-  groups as boxes, the cables between two boxes as one bundle;
+* **far** while a typical switch (the median switch width) is under :data:`FAR_SWITCH_PX` pixels
+  and a typical group box (the median box area) under :data:`OPEN_BOX_PX2` pixels²: groups as
+  boxes, the cables between two boxes as one bundle (a box that big on screen would be mostly
+  empty: its inside is shown instead);
 * **middle** while a typical server frame is under :data:`MIDDLE_SERVER_PX` pixels: switches,
   host blocks ("18 hosts"), one line per pair ("×4");
 * **near** above: every device, port and cable (the scene's own items; nothing drawn here).
@@ -38,9 +40,10 @@ Designs of at most :data:`SMALL_DESIGN` top-level devices (the lessons') are alw
 
 A line that would cross a box other than its own two groups' runs round it through the gutters
 (:mod:`~fabricviz.ui.canvas.items.routes`; far: each bundle in a lane of its own, middle: the lines
-between two groups share one), laid out again once the zoom moved :data:`REROUTE` from the zoom it
-was laid out for (lanes are pixels apart). Hit tests and descriptions of what is drawn are the layer's ``queries``
-(:class:`~fabricviz.ui.canvas.items.semantic_queries.SemanticQueries`).
+between two groups share one); at middle the other lines run through the gutters between the
+drawn switches and host blocks like near cables (:func:`~fabricviz.ui.canvas.items.gutters.orthogonal`),
+laid out again once the zoom moved :data:`REROUTE` from the zoom it was laid out for (lanes are pixels
+apart). Hit tests and descriptions of what is drawn: ``queries`` (:mod:`.semantic_queries`).
 
 Node ids (what :func:`~fabricviz.generate.groups.bundle` groups by): group ``g`` is ``g``, host block
 ``b`` is ``G + b``, a device drawn as itself is ``G + B + id`` (G groups, B blocks). Devices of open
@@ -77,10 +80,12 @@ from fabricviz.ui.canvas.items.bundles import (
     node_rects_of,
     place_labels,
     spread_ends,
+    typical_box_area,
     typical_sizes,
 )
 from fabricviz.ui.canvas.items.cables import cable_anchors
 from fabricviz.ui.canvas.items.devices import K_ETHSW, K_IBSW
+from fabricviz.ui.canvas.items.gutters import orthogonal
 from fabricviz.ui.canvas.items.routes import route, straight
 from fabricviz.ui.canvas.items.semantic_items import SceneItemVisibility
 from fabricviz.ui.canvas.items.semantic_queries import FAR, MIDDLE, NEAR, SemanticQueries
@@ -92,6 +97,9 @@ if TYPE_CHECKING:  # pragma: no cover
 #: 16:9 fits a 1920×1080 canvas at ~34 % with 16-px switches, where its 1,024 aggregation-core
 #: cables would cross as one solid band: it reads as 17 boxes and 16 bundles.
 FAR_SWITCH_PX = 20.0
+#: Not far once a typical group box covers this many pixels²: a radix-32 pod at 35 % (917 × 197 px)
+#: shows its switches and host blocks, not an empty box; a radix-16 pod at fit (445 × 142 px) stays one.
+OPEN_BOX_PX2 = 120_000.0
 #: Middle while a typical server frame is narrower than this on screen (pixels): host names and
 #: GPU/NIC squares need ~18 px; below, a leaf's hosts read better as one block.
 MIDDLE_SERVER_PX = 18.0
@@ -138,6 +146,7 @@ class SemanticLayer:
         self.scale = 1.0
         self._stale = True
         self._sizes: tuple[float, float, int] | None = None   # median switch width, server width, tops
+        self._box: float | None = None                          # median group box area
         self._node = np.zeros(0, np.int64)
         self.near = np.zeros(0, bool)            # per device: drawn by its own item (open group)
         self._geom: dict[str, np.ndarray] | None = None
@@ -171,6 +180,7 @@ class SemanticLayer:
     def set_fabric(self) -> None:
         """Another fabric is shown: no groups open, everything recomputed."""
         self._grouping = self._sizes = self._values = self._colors = self._top = None
+        self._box = None
         self.expanded, self._expanded_names = set(), {}
         self.items.shown.clear()
         self.level, self._stale = NEAR, True
@@ -195,7 +205,7 @@ class SemanticLayer:
     def on_event(self, e: ev.ChangeEvent) -> None:
         """A model change: regroup on structural changes, redraw (next event-loop turn) on any."""
         if e.kind in (ev.ADDED, ev.REMOVED, ev.BULK_ADDED, ev.RESET) or e.what == ev.FABRIC or e.attr == "name":
-            self._grouping = self._sizes = None
+            self._grouping = self._sizes = self._box = None
         self._stale = True
 
     def level_for(self, scale: float) -> str:
@@ -203,12 +213,12 @@ class SemanticLayer:
         f = self.scene.fabric
         if not self.enabled or f is None:
             return NEAR
-        if self._sizes is None:
-            self._sizes = typical_sizes(f)
+        if self._sizes is None or self._box is None:
+            self._sizes, self._box = typical_sizes(f), typical_box_area(f, self.grouping)
         switch_w, server_w, n = self._sizes
         if n <= SMALL_DESIGN:
             return NEAR
-        if scale * switch_w < FAR_SWITCH_PX:
+        if scale * switch_w < FAR_SWITCH_PX and scale * scale * self._box < OPEN_BOX_PX2:
             return FAR
         if scale * server_w < MIDDLE_SERVER_PX:
             return MIDDLE
@@ -433,6 +443,11 @@ class SemanticLayer:
             self.routes = route(self._straight, self._ra, self._rb, groups[0], groups[1], b.a < g.n_groups,
                                 b.b < g.n_groups, geom["box"], self.scale, self._width,
                                 share=not far, spread=self._spread)
+            if not far:          # one style: the lines left straight run through the gutters too
+                nodes = np.unique(self._node[self._node >= 0])
+                col = np.asarray(np.searchsorted(nodes, np.r_[b.a, b.b]), np.int64)
+                self.routes = orthogonal(self.routes, self._node_rects(nodes), col[:len(b)], col[len(b):],
+                                         groups[0], groups[1], geom["box"], self.scale)
         self.bundle_ends = self.routes.ends
 
     def _spread(self, ks: np.ndarray) -> np.ndarray:

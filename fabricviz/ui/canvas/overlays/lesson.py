@@ -15,8 +15,9 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.anim.lesson_results import TracedPath
+from fabricviz.generate.geometry import SWITCH_H
 from fabricviz.model import Fabric
-from fabricviz.ui.canvas.items.cables import cable_anchors
+from fabricviz.ui.canvas.items.cables import cable_anchors, routed_path, walked_path
 
 #: Traced path colours (first path on top); the first matches the sweep dock's trace.
 PATH_COLORS = ("#15aabf", "#f76707", "#ae3ec9")
@@ -39,22 +40,8 @@ def _pen(color: str, width: float, style=QtCore.Qt.PenStyle.SolidLine) -> QtGui.
 
 
 def _polyline(fabric: Fabric, cables: tuple[int, ...]) -> QtGui.QPainterPath:
-    """The cables in order, each walked from the end nearer the previous one."""
-    path = QtGui.QPainterPath()
-    ok = [int(c) for c in cables if fabric.cables_t.exists(int(c))]
-    if not ok:
-        return path
-    ax, ay, bx, by = cable_anchors(fabric, np.asarray(ok, np.int64))
-    last = None
-    for i in range(len(ok)):
-        a, b = QtCore.QPointF(ax[i], ay[i]), QtCore.QPointF(bx[i], by[i])
-        if last is not None and QtCore.QLineF(last, b).length() < QtCore.QLineF(last, a).length():
-            a, b = b, a
-        if last is None or QtCore.QLineF(last, a).length() > 1e-6:
-            path.moveTo(a) if last is None else path.lineTo(a)
-        path.lineTo(b)
-        last = b
-    return path
+    """The cables in order along their drawn routes, each walked from the end nearer the previous one."""
+    return walked_path(fabric, cables)
 
 
 class LessonOverlay:
@@ -148,7 +135,7 @@ class LessonOverlay:
                 self._add_label("✕", float(ax[i] + bx[i]) / 2 - 10, float(ay[i] + by[i]) / 2 - 16, GHOST_COLOR, 2.2)
 
     def _hop_labels(self, fabric: Fabric, paths: list[TracedPath]) -> None:
-        """``[in]→[out]`` next to each switch of each path (stacked when paths share a switch)."""
+        """``[in]→[out]`` over each switch of each path (stacked when paths share a switch)."""
         seen: dict[str, int] = {}
         for i, p in enumerate(paths):
             for sw, pin, pout in p.hops:
@@ -157,26 +144,20 @@ class LessonOverlay:
                     continue
                 k = seen.get(sw, 0)
                 seen[sw] = k + 1
-                n = max(int(fabric.devices_t.nports[d]), 1)
-                half = float(np.clip(n * 1.5, 48.0, 120.0)) / 2
                 text = f"[{pin}]→[{pout}]"
-                self._add_label(text, float(fabric.devices_t.x[d]) + half + 6,
-                                float(fabric.devices_t.y[d]) - 10 + 16 * k, PATH_COLORS[i])
+                # centred over the switch, stacked upwards: its name is under it and the sweep's
+                # "LID n" on its right (issue 29: "[1]→[7]" sat on "LID 3")
+                t = self._add_label(text, float(fabric.devices_t.x[d]), float(fabric.devices_t.y[d]) - SWITCH_H / 2,
+                                    PATH_COLORS[i])
+                r = t.boundingRect()
+                t.setTransform(QtGui.QTransform.fromTranslate(-r.width() / 2, -r.height() * (k + 1) - 2))
                 self.drawn["labels"].append((sw, text))
 
 
 def _polyline_each(fabric: Fabric, cables: tuple[int, ...]) -> QtGui.QPainterPath:
-    """Each cable as its own segment (not joined)."""
-    path = QtGui.QPainterPath()
+    """Each cable along its drawn route, on its own (not joined)."""
     ok = [int(c) for c in cables if fabric.cables_t.exists(int(c))]
-    if ok:
-        ax, ay, bx, by = cable_anchors(fabric, np.asarray(ok, np.int64))
-        for i in range(len(ok)):
-            path.moveTo(ax[i], ay[i])
-            path.lineTo(bx[i], by[i])
-    return path
-
-
+    return routed_path(fabric, np.asarray(ok, np.int64)) if ok else QtGui.QPainterPath()
 
 
 __all__ = ["ADDED_COLOR", "GHOST_COLOR", "LOOP_COLOR", "LessonOverlay", "OLD_PATH_COLOR", "PATH_COLORS",

@@ -21,11 +21,12 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.anim.sweep_timeline import ACTIVE, ARMED, INIT, SweepState, SweepTimeline
+from fabricviz.generate.geometry import switch_widths
 from fabricviz.model import Fabric
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.items.batch import device_rects
-from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
-from fabricviz.ui.canvas.items.devices import LABEL_ZOOM
+from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs, walked_path
+from fabricviz.ui.canvas.items.devices import K_ETHSW, K_IBSW, LABEL_ZOOM
 from fabricviz.ui.canvas.overlays.bundled import (
     bundled,
     by_cable,
@@ -74,6 +75,22 @@ def _pen(color: str, width: float) -> QtGui.QPen:
     return pen
 
 
+def port_dots(f: Fabric, port_xy: np.ndarray) -> np.ndarray:
+    """[2, ports] radius of each port's state dot and its shift along y from its anchor: no wider
+    than the room a port has along its device's edge (16 ports on a 48-unit switch: no pile on
+    its corners) and inside the device (the name under it stays clear: issue 29)."""
+    pt, dt = f.ports_t, f.devices_t
+    n = int(pt.n)
+    d = pt.device[:n].astype(np.int64)
+    nports = np.maximum(dt.nports[d].astype(np.float64), 1.0)
+    sw = np.isin(dt.kind[d], [K_IBSW, K_ETHSW])
+    w = np.where(sw, switch_widths(dt.nports[d]), th.CHILD_W)
+    h = np.where(sw, th.SWITCH_H, th.CHILD_H)
+    r = np.minimum(th.PORT_R, np.minimum(0.45 * w / nports, 0.45 * h))
+    inward = np.sign(dt.y[d].astype(np.float64) - port_xy[1])
+    return np.vstack([r, inward * r])
+
+
 class SweepOverlay:
     """Path items over the scene showing one :class:`SweepState`; ``drawn`` says what is shown."""
 
@@ -112,6 +129,7 @@ class SweepOverlay:
             pa, pb = ct.port_a[cids].astype(np.int64), ct.port_b[cids].astype(np.int64)
             self.port_xy[0, pa], self.port_xy[1, pa] = ax, ay
             self.port_xy[0, pb], self.port_xy[1, pb] = bx, by
+        self.port_r = port_dots(fabric, self.port_xy)
         self.cable_ends = {int(c): (float(ax[i]), float(ay[i]), float(bx[i]), float(by[i]))
                            for i, c in enumerate(cids.tolist())} if len(cids) else {}
         self._cables_ends(fabric, cids)
@@ -221,11 +239,11 @@ class SweepOverlay:
 
     def _dot_path(self, ports: np.ndarray) -> QtGui.QPainterPath:
         path = QtGui.QPainterPath()
-        rad = th.PORT_R
-        xs, ys = self.port_xy[0, ports], self.port_xy[1, ports]
-        for x, y in zip(xs.tolist(), ys.tolist(), strict=True):
+        rad, dy = self.port_r[0, ports], self.port_r[1, ports]
+        xs, ys = self.port_xy[0, ports], self.port_xy[1, ports] + dy
+        for x, y, r in zip(xs.tolist(), ys.tolist(), rad.tolist(), strict=True):
             if x == x:       # not NaN
-                path.addEllipse(QtCore.QPointF(x, y), rad, rad)
+                path.addEllipse(QtCore.QPointF(x, y), r, r)
         return path
 
     def _zoomed_out(self) -> bool:
@@ -245,7 +263,9 @@ class SweepOverlay:
 
     def _cable_path(self, cables: tuple[int, ...]) -> QtGui.QPainterPath:
         """A polyline through the cables in order (each drawn end to end, joined where they meet),
-        where they are drawn now."""
+        where they are drawn now (at near along their routes)."""
+        if cables and not self._zoomed_out() and self.fabric is not None:
+            return walked_path(self.fabric, cables)
         path = QtGui.QPainterPath()
         last = None
         for e in self._drawn_ends(tuple(cables)):
