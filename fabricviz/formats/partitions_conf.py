@@ -237,7 +237,9 @@ def _header(head: str, lineno: int, where: str, names: _Names, used: set[int],
 def _members(piece: str, st: _Statement, lineno: int, where: str) -> None:
     toks = piece.split(",")
     for i, tok in enumerate(toks):
-        name, flag = _token(tok)
+        name, eq, value = tok.partition("=")          # _token(tok), inlined: once per member
+        name = name.strip(_WS)
+        flag = value.strip(_WS) if eq else None
         if name == "mgid":
             rest = ",".join(t.strip(_WS) for t in toks[i + 1:])
             st.mgroups.append(f"mgid={flag or ''}" + (f",{rest}" if rest else ""))
