@@ -53,8 +53,8 @@ def command_case(folder):
         json.dump([[f"p{i}", i, "ALL", "full"] for i in range(1, PARTITIONS)], fh)
     demo = asset_path("demo", "demo-fat-tree.json")
 
-    def run(*argv):
-        subprocess.run([sys.executable, *argv], check=True, stdout=subprocess.DEVNULL)
+    def run(*argv):      # from the temporary folder: ``-m`` imports the fabricviz on PYTHONPATH, not ./fabricviz
+        subprocess.run([sys.executable, *argv], check=True, stdout=subprocess.DEVNULL, cwd=folder)
     return (f"fabricviz partitions DEMO --conf (the {PARTITIONS - 1:,}-statement file), whole process",
             lambda: run("-m", "fabricviz", "partitions", demo, "--conf", conf),
             lambda: run("-c", f"import json, numpy; json.load(open({peer!r}))"))
