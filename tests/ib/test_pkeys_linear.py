@@ -1,5 +1,5 @@
 """Many partitions cost work linear in their count (issue 28: a legal 32,767-statement
-partitions.conf took over 20 s). Counted, not timed: bench/partitions_big.py times it."""
+partitions.conf took over 20 s). Counted, not timed: bench/big_inputs.py times it (the reader + tables, and the whole command)."""
 
 from __future__ import annotations
 
