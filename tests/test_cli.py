@@ -55,14 +55,14 @@ def test_generate_leaf_spine_and_rail(tmp_path, capsys):
      "over the 49,151 unicast LIDs (0x0001-0xBFFF); use RoCE (Ethernet) instead, fewer hosts, or split the fabric "
      "into subnets"),
     (["generate", "fat-tree", "--radix", "64", "--hosts", "3000", "-o", "X"],
-     "fabricviz: error: 3,000 hosts exceed the 2,048 that a 2-level fat tree of radix-64 switches at 32:32 "
+     "fabricviz: error: --hosts 3000: exceeds the 2,048 that a 2-level fat tree of radix-64 switches at 32:32 "
      "with 1 parallel link(s) (64 leaves × 32 host ports) allows"),
     (["generate", "fat-tree", "-o", "X"], "fabricviz: error: the following arguments are required: --radix"),
     (["generate", "fat-tree", "--radix", "eight", "-o", "X"],
      "fabricviz: error: argument --radix: invalid int value: 'eight'"),
     (["info", "missing.json"], "fabricviz: error: missing.json: no such file"),
     (["generate", "rail", "--units", "3", "-o", "X"],
-     "fabricviz: error: scalable units 3: 12 spines cannot share the 32 uplinks of a leaf evenly; 2-level "
+     "fabricviz: error: --units 3: 12 spines cannot share the 32 uplinks of a leaf evenly; 2-level "
      "rail-optimized fabrics of 64-port switches take 1, 2, 4, 8 units"),
 ])
 def test_user_errors_one_line_status_2(args, msg, capsys, tmp_path, monkeypatch):

@@ -49,9 +49,9 @@ def _cli(args, capsys):
     (["generate", "fat-tree", "--radix", "８", "-o", "{tmp}/x.json"],
      "argument --radix: invalid int value: '８'"),
     (["generate", "fat-tree", "--radix", "8", "--blocking", "99999999999999999999:1", "-o", "{tmp}/x.json"],
-     "blocking '99999999999999999999:1': each side must be at most 1024 (a switch's ports)"),
+     "--blocking '99999999999999999999:1': each side must be at most 1024 (a switch's ports)"),
     (["generate", "fat-tree", "--radix", "8", "--blocking", "100:1", "-o", "{tmp}/x.json"],
-     "blocking '100:1': 8 switch ports split at most 7:1 or 1:7"),
+     "--blocking '100:1': 8 switch ports split at most 7:1 or 1:7"),
     (["simulate", DEMO, "--workload", "permutation", "--seed", "1_0"],
      "argument --seed: invalid int value: '1_0'"),
 ])

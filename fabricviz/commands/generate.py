@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..model import Fabric
 
 
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
@@ -86,12 +90,35 @@ def _register_direct(gsub: argparse._SubParsersAction) -> None:
         p.add_argument("-o", "--output", required=True)
 
 
+def flag_of(topology: str, param: str) -> str:
+    """The flag of ``generate TOPOLOGY`` that sets the generator's parameter ``param`` (a ring's
+    one dimension is its ``--switches``; the others are the parameter's name as a flag)."""
+    if topology == "ring" and param == "dims":
+        return "--switches"
+    return "--" + param.replace("_", "-")
+
+
 def run(args: argparse.Namespace) -> int:
     from ..formats.native import save_fabric
-    from ..generate import fat_tree, leaf_spine, rail_optimized
+    from ..model import FabricError
+    from ..model.errors import ParamError
     from ..model.names import check_text_name
     if args.name is not None:            # the one name validator (control / bidi characters refused)
         args.name = check_text_name(args.name, "--name")
+    try:                                 # the generators name a parameter in words (the GUI's); here: its flag
+        f = _build(args)
+    except ParamError as e:
+        raise FabricError(e.with_flag(flag_of(args.topology, e.param))) from None
+    save_fabric(f, args.output)
+    c = f.counts()
+    switches = c["ib_switch"] + c["eth_switch"]
+    print(f"{args.output}: {f.name}: {c['server']:,} servers, {c['gpu']:,} GPUs, {c['nic']:,} NICs, "
+          f"{switches:,} switches, {c['cables']:,} cables")
+    return 0
+
+
+def _build(args: argparse.Namespace) -> Fabric:
+    from ..generate import fat_tree, leaf_spine, rail_optimized
     if args.topology == "fat-tree":
         f = fat_tree(levels=args.levels, radix=args.radix, hosts=args.hosts, blocking=args.blocking,
                      parallel=args.parallel, fabric=args.fabric, servers=args.servers,
@@ -118,11 +145,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         f = rail_optimized(units=args.units, fabric=args.fabric, speed=args.speed, switch=args.switch,
                            name=args.name, planes=args.planes)
-    save_fabric(f, args.output)
-    c = f.counts()
-    switches = c["ib_switch"] + c["eth_switch"]
-    print(f"{args.output}: {f.name}: {c['server']:,} servers, {c['gpu']:,} GPUs, {c['nic']:,} NICs, "
-          f"{switches:,} switches, {c['cables']:,} cables")
-    return 0
+    return f
 
 

@@ -96,12 +96,13 @@ def run(args: argparse.Namespace) -> int:
     res = resolve(conf, sn)
     tables = compute_tables(sn, res)
     rows: list[dict[str, Any]] = [{"name": p.name, "pkey": f"0x{p.pkey:04x}", "ipoib": p.ipoib,
-             "full": len(p.full), "limited": len(p.limited)} for p in res.partitions]
+             "full": p.n_full, "limited": p.n_limited} for p in res.partitions]
     doc: dict[str, Any] = {"source": args.conf or ("design" if conf is not None else "none (OpenSM default)"),
                            "end_ports": len(res.end_ports), "partitions": rows,
                            "unknown_guids": [f"0x{g:016x}" for g, _ in res.unknown]}
     if tables.dropped:
-        doc["table_full"] = {f"0x{g:016x}": [f"0x{pk:04x}" for pk in v] for g, v in tables.dropped.items()}
+        hex4 = [f"0x{pk:04x}" for pk in range(1 << 16)]     # a table lookup per dropped P_Key
+        doc["table_full"] = {f"0x{g:016x}": list(map(hex4.__getitem__, v)) for g, v in tables.dropped.items()}
     reach: list[dict[str, Any]] = []
     if args.who_can_reach:
         mine = _end_ports_of(f, args.who_can_reach, tables)

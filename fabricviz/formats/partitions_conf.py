@@ -48,6 +48,15 @@ MAX_LINES = 1_000_000
 MAX_LINE = 4094            # fgets(line, sizeof(line) - 1) with char line[4096]
 _WS = " \t\n"
 _GROUP_FLAGS = ("mtu", "rate", "scope", "Q_Key", "TClass", "sl", "FlowLabel")
+_HEX = frozenset("0123456789abcdefABCDEF")
+_OCT = frozenset("01234567")
+# Members are frozen: one object per keyword and membership serves every statement that names it
+_KEYWORD_MEMBERS = {(k, m): Member(k, m) for k in KEYWORDS for m in ("full", "limited", "both")}
+# every non-empty prefix of a keyword -> the first keyword it is a prefix of (OpenSM's strncmp order)
+_KEYWORD_OF: dict[str, str] = {}
+for _k in KEYWORDS:
+    for _i in range(1, len(_k) + 1):
+        _KEYWORD_OF.setdefault(_k[:_i], _k)
 
 
 def c_strtoul(s: str) -> int | None:
@@ -60,9 +69,9 @@ def c_strtoul(s: str) -> int | None:
         return None
     try:
         if t[:2].lower() == "0x":
-            return int(t[2:], 16) if t[2:] and all(c in "0123456789abcdefABCDEF" for c in t[2:]) else None
+            return int(t[2:], 16) if t[2:] and _HEX.issuperset(t[2:]) else None
         if t[0] == "0":
-            return int(t, 8) if all(c in "01234567" for c in t) else None
+            return int(t, 8) if _OCT.issuperset(t) else None
         return int(t) if t.isdigit() and t.isascii() else None
     except ValueError:
         return None
@@ -228,24 +237,27 @@ def _header(head: str, lineno: int, where: str, names: _Names, used: set[int],
 def _members(piece: str, st: _Statement, lineno: int, where: str) -> None:
     toks = piece.split(",")
     for i, tok in enumerate(toks):
-        name, flag = _token(tok)
+        name, eq, value = tok.partition("=")          # _token(tok), inlined: once per member
+        name = name.strip(_WS)
+        flag = value.strip(_WS) if eq else None
         if name == "mgid":
             rest = ",".join(t.strip(_WS) for t in toks[i + 1:])
             st.mgroups.append(f"mgid={flag or ''}" + (f",{rest}" if rest else ""))
             return                               # an mgid takes the rest of the line
-        if not name or _prefix_of(name, "NONE"):
+        if not name or "NONE".startswith(name):          # _prefix_of(name, "NONE")
             continue
         membership = _membership(flag, st.defmember)
-        target: int | str | None = next((k for k in KEYWORDS if _prefix_of(name, k)), None)
-        if target is None:
+        keyword = _KEYWORD_OF.get(name)
+        if keyword is not None:
+            st.members.append(_KEYWORD_MEMBERS[keyword, membership])
+        else:
             guid = c_strtoul(name)
             if not guid:
                 raise FileFormatError(f"{where}:{lineno}: bad PortGUID {name!r} (a port GUID, ALL, "
                                       "ALL_CAS, ALL_SWITCHES, ALL_ROUTERS or SELF)")
             if guid >> 64:
                 raise FileFormatError(f"{where}:{lineno}: port GUID {name} does not fit 64 bits")
-            target = guid
-        st.members.append(Member(target, membership))
+            st.members.append(Member(guid, membership))
 
 
 def load(path: str | os.PathLike[str]) -> PartitionConfig:

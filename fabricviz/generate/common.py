@@ -8,6 +8,7 @@ import numpy as np
 
 from ..ib.lids import lid_space_problem  # the one LID-space refusal (generators, route, importers, lint)
 from ..model import Catalog, Fabric, FabricError, LinkRate, Part
+from ..model.errors import ParamError
 from ..model.events import BULK_ADDED, FABRIC, ChangeEvent
 from ..model.fabric import KIND_CODE, NIC
 from ..model.numbers import ascii_int
@@ -45,11 +46,11 @@ def parse_ratio(text: str | None, what: str = "blocking") -> tuple[int, int]:
     try:
         a, b = (ascii_int(v) for v in str(text).split(":"))
     except ValueError:
-        raise FabricError(f"{what} {text!r}: use DOWN:UP, e.g. 2:1") from None
+        raise ParamError(what, text, "use DOWN:UP, e.g. 2:1") from None
     if a <= 0 or b <= 0:
-        raise FabricError(f"{what} {text!r}: both sides must be positive")
+        raise ParamError(what, text, "both sides must be positive")
     if max(a, b) > MAX_RATIO_TERM:
-        raise FabricError(f"{what} {text!r}: each side must be at most {MAX_RATIO_TERM} (a switch's ports)")
+        raise ParamError(what, text, f"each side must be at most {MAX_RATIO_TERM} (a switch's ports)")
     return a, b
 
 
@@ -58,7 +59,7 @@ def check_ratio_fits(text: str | None, ratio: tuple[int, int], ports: int, what:
     or 1:(ports-1) (it would be built as the extreme silently)."""
     a, b = ratio
     if a > (ports - 1) * b or b > (ports - 1) * a:
-        raise FabricError(f"{what} {text!r}: {ports} switch ports split at most {ports - 1}:1 or 1:{ports - 1}")
+        raise ParamError(what, text, f"{ports} switch ports split at most {ports - 1}:1 or 1:{ports - 1}")
 
 
 def port_rate(part: Part) -> LinkRate:
@@ -70,7 +71,7 @@ def port_rate(part: Part) -> LinkRate:
 
 def tech_of(fabric_kind: str) -> str:
     if fabric_kind not in ("ib", "roce"):
-        raise FabricError(f"fabric {fabric_kind!r}: use ib or roce")
+        raise ParamError("fabric", fabric_kind, "use ib or roce")
     return IB if fabric_kind == "ib" else ETH
 
 
@@ -88,9 +89,11 @@ def pick_switch(catalog: Catalog, tech: str, radix: int, part: str | None = None
     if part is not None:
         p = catalog.get(part)
         if p.kind != kind:
-            raise FabricError(f"switch part {part}: {p.id} is a {p.kind}, this fabric needs a {kind.replace('_', ' ')}")
+            why = f"{p.id} is a {p.kind}, this fabric needs a {kind.replace('_', ' ')}"
+            raise ParamError("switch", part, why, words=f"switch part {part}: {why}")
         if p.ports < radix:
-            raise FabricError(f"switch part {part}: {p.id} has {p.ports} ports, fewer than radix {radix}")
+            why = f"{p.id} has {p.ports} ports, fewer than radix {radix}"
+            raise ParamError("switch", part, why, words=f"switch part {part}: {why}")
         return p
     want = LinkRate.parse(speed) if speed else (LinkRate.parse("400GbE") if tech == ETH else None)
     cands = [p for p in catalog.by_kind(kind) if p.ports >= radix
@@ -174,7 +177,7 @@ def add_hosts(fabric: Fabric, count: int, rate: LinkRate, servers: str = "node",
     """
     cat = fabric.catalog
     if servers not in SERVER_STYLES:
-        raise FabricError(f"servers {servers!r}: use {' or '.join(SERVER_STYLES)}")
+        raise ParamError("servers", servers, f"use {' or '.join(SERVER_STYLES)}")
     part = (cat.default_host(rate) if servers == "node" else cat.dgx(rate)) if planes == 1 else \
         plane_server(cat, rate, servers, planes)
     assert part.nic_part is not None  # a server part names its NIC (catalog validation)

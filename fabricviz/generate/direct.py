@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import Catalog, Fabric, FabricError, LinkRate, Part
+from ..model.errors import ParamError
 from ..model.numbers import is_digits
 from ..model.tech import ETH, IB
 from .autolayout import apply_auto_layout
@@ -81,11 +82,11 @@ def parse_dims(text: str | int | tuple[int, ...] | list[int]) -> tuple[int, ...]
         return (text,)
     if isinstance(text, (tuple, list)):
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in text):
-            raise FabricError(f"dims {list(text)!r}: whole numbers of switches per dimension")
+            raise ParamError("dims", list(text), "whole numbers of switches per dimension")
         return tuple(text)
     parts = [p.strip() for p in re.split(r"[x×*,]", str(text).strip().lower())]
     if not all(is_digits(p) for p in parts):
-        raise FabricError(f"dims {text!r}: switches per dimension, e.g. 8, 4x4 or 4x4x4")
+        raise ParamError("dims", text, "switches per dimension, e.g. 8, 4x4 or 4x4x4")
     return tuple(int(p) for p in parts)
 
 
@@ -94,16 +95,18 @@ def plan_torus(dims: tuple[int, ...] | str, hosts_per_switch: int = 1, links_per
     """Check a torus request and count it; raise FabricError saying why if impossible."""
     dims = parse_dims(dims)
     label = "x".join(map(str, dims))
+    given = dims[0] if len(dims) == 1 else label         # a ring's one number (its --switches)
     if not 1 <= len(dims) <= MAX_DIMS:
-        raise FabricError(f"dims {label or '(none)'}: 1 to {MAX_DIMS} dimensions "
-                          "(a ring, a 2-D or a 3-D torus)")
+        why = f"1 to {MAX_DIMS} dimensions (a ring, a 2-D or a 3-D torus)"
+        raise ParamError("dims", label, why, words=f"dims {label or '(none)'}: {why}")
     if min(dims) < 2:
-        raise FabricError(f"dims {label}: every dimension needs at least 2 switches")
+        why = "every dimension needs at least 2 switches"
+        raise ParamError("dims", given, why, words=f"dims {label}: {why}")
     if hosts_per_switch < 1:
-        raise FabricError(f"hosts per switch {hosts_per_switch}: must be at least 1 "
-                          "(in a direct network every switch has hosts)")
+        raise ParamError("hosts_per_switch", hosts_per_switch, "must be at least 1 (in a direct network "
+                         "every switch has hosts)", "hosts per switch")
     if links_per_neighbour < 1:
-        raise FabricError(f"links per neighbour {links_per_neighbour}: must be at least 1")
+        raise ParamError("links_per_neighbour", links_per_neighbour, "must be at least 1", "links per neighbour")
     n = int(np.prod(dims))
     slots = tuple(2 if k >= 3 else 1 for k in dims)
     per_dim = tuple(links_per_neighbour * (n if wrap and k >= 3 else n // k * (k - 1)) for k in dims)
@@ -144,10 +147,10 @@ def plan_dragonfly(groups: int, routers_per_group: int, hosts_per_router: int,
                    global_links_per_router: int = 1, balanced: bool = False) -> DragonflyPlan:
     """Check a dragonfly request (``balanced``: insist on a = 2p = 2h) and count it."""
     g, a, p, h = groups, routers_per_group, hosts_per_router, global_links_per_router
-    for what, v, lo in (("groups", g, 2), ("routers per group", a, 1), ("hosts per router", p, 1),
-                        ("global links per router", h, 1)):
+    for key, what, v, lo in (("groups", "groups", g, 2), ("routers", "routers per group", a, 1),
+                             ("hosts", "hosts per router", p, 1), ("global_links", "global links per router", h, 1)):
         if v < lo:
-            raise FabricError(f"{what} {v}: must be at least {lo}")
+            raise ParamError(key, v, f"must be at least {lo}", what)
     if balanced and not a == 2 * p == 2 * h:
         raise FabricError(f"routers per group {a}, hosts per router {p}, global links per router {h}: "
                           f"a balanced dragonfly has a = 2p = 2h"
@@ -155,13 +158,13 @@ def plan_dragonfly(groups: int, routers_per_group: int, hosts_per_router: int,
                              else " (an even number of routers per group)"))
     ports_out = a * h
     if g - 1 > ports_out:
-        raise FabricError(f"groups {g}: a group of {a} routers × {h} global link{'s' if h != 1 else ''} "
-                          f"reaches at most {ports_out + 1} groups (g ≤ a·h + 1), one global link to each other group")
+        raise ParamError("groups", g, f"a group of {a} routers × {h} global link{'s' if h != 1 else ''} reaches "
+                         f"at most {ports_out + 1} groups (g ≤ a·h + 1), one global link to each other group")
     if ports_out % (g - 1):
         ok = [d + 1 for d in range(1, ports_out + 1) if ports_out % d == 0]
-        raise FabricError(f"groups {g}: the {ports_out} global links of a group cannot be spread evenly "
-                          f"over the {g - 1} other groups; with {a} routers × {h} global links use "
-                          f"{', '.join(map(str, ok))} groups")
+        raise ParamError("groups", g, f"the {ports_out} global links of a group cannot be spread evenly over "
+                         f"the {g - 1} other groups; with {a} routers × {h} global links use "
+                         f"{', '.join(map(str, ok))} groups")
     return DragonflyPlan(g, a, p, h, g * a, g * a * p, g * a * (a - 1) // 2, g * ports_out // 2,
                          ports_out // (g - 1), p + a - 1 + h)
 
@@ -172,8 +175,8 @@ def link_rate(speed: str | None, fabric: str) -> LinkRate:
     tech = tech_of(fabric)
     rate = LinkRate.parse(speed or ("4xNDR" if tech == IB else "400GbE"))
     if rate.tech != tech:
-        raise FabricError(f"speed {rate} is not a {'RoCE/Ethernet' if tech == ETH else 'InfiniBand'} speed "
-                          f"(fabric {fabric})")
+        why = f"is not a {'RoCE/Ethernet' if tech == ETH else 'InfiniBand'} speed (fabric {fabric})"
+        raise ParamError("speed", str(rate), why, words=f"speed {rate} {why}")
     return rate
 
 
@@ -194,11 +197,11 @@ def pick_direct_switch(catalog: Catalog, tech: str, need: int, part: str | None,
     if part is not None:
         p = catalog.get(part)
         if p.kind != kind:
-            raise FabricError(f"switch part {part}: {p.id} is a {p.kind}, this fabric needs a "
-                              f"{kind.replace('_', ' ')}")
+            why = f"{p.id} is a {p.kind}, this fabric needs a {kind.replace('_', ' ')}"
+            raise ParamError("switch", part, why, words=f"switch part {part}: {why}")
         if p.ports < need:
-            raise FabricError(f"switch part {part}: {p.id} has {p.ports} ports, a switch here needs {need} "
-                              f"({what})")
+            why = f"{p.id} has {p.ports} ports, a switch here needs {need} ({what})"
+            raise ParamError("switch", part, why, words=f"switch part {part}: {why}")
         return p
     fits = [p for p in catalog.by_kind(kind) if not p.hypothetical and p.ports >= need
             and (p.rate == rate or any(m == rate for m in p.modes))]

@@ -22,7 +22,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..model import Catalog, Fabric, FabricError, LinkRate
+from ..model import Catalog, Fabric, LinkRate
+from ..model.errors import ParamError
 from .autolayout import apply_auto_layout
 from .common import (
     CORE_CABLE_M,
@@ -75,21 +76,21 @@ def plan_fat_tree(levels: int, radix: int, hosts: int | None = None, blocking: s
                   parallel: int = 1) -> FatTreePlan:
     """Check a request and compute the counts; raise FabricError saying why if impossible."""
     if levels not in (2, 3):
-        raise FabricError(f"switch levels {levels}: a fat tree here has 2 or 3 switch levels")
+        raise ParamError("levels", levels, "a fat tree here has 2 or 3 switch levels", "switch levels")
     if radix < 4 or radix % 2:
-        raise FabricError(f"radix {radix}: the switch radix must be an even number ≥ 4")
+        raise ParamError("radix", radix, "the switch radix must be an even number ≥ 4")
     if parallel < 1:
-        raise FabricError(f"parallel links {parallel}: must be at least 1")
+        raise ParamError("parallel", parallel, "must be at least 1", "parallel links")
     d_ratio, u_ratio = parse_ratio(blocking)
     check_ratio_fits(blocking, (d_ratio, u_ratio), radix)
     down = radix * d_ratio // (d_ratio + u_ratio)
     up = radix - down
     if down < 1 or up < 1:
-        raise FabricError(f"blocking {blocking}: leaves of radix {radix} need at least one host port "
-                          "and one uplink")
+        why = f"leaves of radix {radix} need at least one host port and one uplink"
+        raise ParamError("blocking", blocking, why, words=f"blocking {blocking}: {why}")
     if up % parallel:
-        raise FabricError(f"parallel links {parallel}: the {up} uplinks of a leaf cannot be split into "
-                          f"groups of {parallel} links per spine")
+        raise ParamError("parallel", parallel, f"the {up} uplinks of a leaf cannot be split into groups of "
+                         f"{parallel} links per spine", "parallel links")
     n_up = up // parallel
     if levels == 2:
         max_leaves = radix // parallel
@@ -102,8 +103,8 @@ def plan_fat_tree(levels: int, radix: int, hosts: int | None = None, blocking: s
         return FatTreePlan(2, radix, down, up, parallel, hosts, leaves, n_up, 0, 1, leaves, max_hosts)
     half = radix // 2
     if half % parallel:
-        raise FabricError(f"parallel links {parallel}: the {half} down ports of an aggregation switch "
-                          f"cannot be split into groups of {parallel}")
+        raise ParamError("parallel", parallel, f"the {half} down ports of an aggregation switch cannot be "
+                         f"split into groups of {parallel}", "parallel links")
     leaves_per_pod = half // parallel
     max_hosts = radix * leaves_per_pod * down
     if hosts is None:
@@ -120,9 +121,10 @@ def plan_fat_tree(levels: int, radix: int, hosts: int | None = None, blocking: s
 
 def _check_hosts(hosts: int, max_hosts: int, what: str) -> None:
     if hosts < 1:
-        raise FabricError(f"hosts {hosts}: need at least one host")
+        raise ParamError("hosts", hosts, "need at least one host")
     if hosts > max_hosts:
-        raise FabricError(f"{hosts:,} hosts exceed the {max_hosts:,} that {what} allows")
+        raise ParamError("hosts", hosts, f"exceeds the {max_hosts:,} that {what} allows",
+                         words=f"{hosts:,} hosts exceed the {max_hosts:,} that {what} allows")
 
 
 def k_ary_fat_tree(k: int, fabric: str = "ib", **kw) -> Fabric:

@@ -18,7 +18,8 @@ import math
 
 import numpy as np
 
-from ..model import Catalog, Fabric, FabricError, LinkRate
+from ..model import Catalog, Fabric, LinkRate
+from ..model.errors import ParamError
 from .autolayout import apply_auto_layout
 from .common import (
     CORE_CABLE_M,
@@ -47,30 +48,31 @@ def leaf_spine(leaves: int, spines: int, hosts_per_leaf: int, uplinks: int | Non
                super_spines: int = 0, pods: int = 1, servers: str = "node", switch: str | None = None,
                catalog: Catalog | None = None, name: str | None = None) -> Fabric:
     """Build a leaf-spine fabric; refuses impossible port budgets with the reason."""
-    for what, v in (("leaves", leaves), ("spines", spines), ("hosts per leaf", hosts_per_leaf),
-                    ("pods", pods)):
+    for key, v in (("leaves", leaves), ("spines", spines), ("hosts_per_leaf", hosts_per_leaf), ("pods", pods)):
         if v < 1:
-            raise FabricError(f"{what} {v}: must be at least 1")
+            raise ParamError(key, v, "must be at least 1", key.replace("_", " "))
     if super_spines < 0:
-        raise FabricError(f"super-spines {super_spines}: cannot be negative")
+        raise ParamError("super_spines", super_spines, "cannot be negative", "super-spines")
     if pods > 1 and not super_spines:
-        raise FabricError(f"pods {pods}: several pods need super-spines to join them")
+        raise ParamError("pods", pods, "several pods need super-spines to join them")
     if super_spines and max(spines, super_spines) % min(spines, super_spines):
-        raise FabricError(f"super-spines {super_spines}: spine i of every pod goes to super-spine plane i, so "
-                          f"the super-spines must divide, or be a multiple of, the {spines} spines of a pod")
+        raise ParamError("super_spines", super_spines, "spine i of every pod goes to super-spine plane i, so "
+                         f"the super-spines must divide, or be a multiple of, the {spines} spines of a pod",
+                         "super-spines")
     if oversubscription is not None:
         d, u = parse_ratio(oversubscription, "oversubscription")
         want = math.ceil(hosts_per_leaf * u / d / spines) * spines
         if uplinks is not None and uplinks != want:
-            raise FabricError(f"uplinks per leaf {uplinks} and oversubscription {oversubscription} disagree "
-                              f"({hosts_per_leaf} hosts at {oversubscription} need {want} uplinks "
-                              f"over {spines} spines)")
+            need = f"{hosts_per_leaf} hosts at {oversubscription} need {want} uplinks over {spines} spines"
+            raise ParamError("uplinks", uplinks, f"disagrees with oversubscription {oversubscription} ({need})",
+                             words=f"uplinks per leaf {uplinks} and oversubscription {oversubscription} "
+                                   f"disagree ({need})")
         uplinks = want
     if uplinks is None:
         uplinks = spines
     if uplinks < spines or uplinks % spines:
-        raise FabricError(f"uplinks per leaf {uplinks}: each leaf needs the same number of links to each of "
-                          f"the {spines} spines, so uplinks must be a multiple of {spines}")
+        raise ParamError("uplinks", uplinks, f"each leaf needs the same number of links to each of the {spines} "
+                         f"spines, so uplinks must be a multiple of {spines}", "uplinks per leaf")
     parallel = uplinks // spines
     tech = tech_of(fabric)
     cat = catalog
@@ -78,7 +80,8 @@ def leaf_spine(leaves: int, spines: int, hosts_per_leaf: int, uplinks: int | Non
     default_speed = "400GbE" if fabric == "roce" else "4xNDR"
     rate = LinkRate.parse(speed or default_speed)
     if rate.tech != tech:
-        raise FabricError(f"speed {rate} is not a {'RoCE/Ethernet' if fabric == 'roce' else 'InfiniBand'} speed")
+        why = f"is not a {'RoCE/Ethernet' if fabric == 'roce' else 'InfiniBand'} speed"
+        raise ParamError("speed", str(rate), why, words=f"speed {rate} {why}")
     leaf_need = hosts_per_leaf + uplinks
     spine_need = leaves * parallel + super_spines
     leaf_sw = pick_switch(f.catalog, tech, leaf_need, switch, str(rate))

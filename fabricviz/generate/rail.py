@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..model import Catalog, Fabric, FabricError, LinkRate
+from ..model.errors import ParamError
 from .autolayout import apply_auto_layout
 from .common import (
     HOST_CABLE_M,
@@ -42,23 +43,25 @@ def rail_optimized(units: int = 1, fabric: str = "ib", speed: str | None = None,
     """Build ``units`` rail-optimized SUs joined by a spine tier; ``planes`` > 1: one such fabric per
     plane, every NIC port split across them (:mod:`.planes`)."""
     if units < 1:
-        raise FabricError(f"scalable units {units}: must be at least 1")
+        raise ParamError("units", units, "must be at least 1", "scalable units")
     if not 1 <= nodes_per_unit <= NODES_PER_SU:
-        raise FabricError(f"nodes per scalable unit {nodes_per_unit}: an SU has 1 to {NODES_PER_SU} nodes")
+        raise ParamError("nodes_per_unit", nodes_per_unit, f"an SU has 1 to {NODES_PER_SU} nodes",
+                         "nodes per scalable unit")
     tech = tech_of(fabric)
     if planes < 1:
         raise FabricError(f"--planes {planes}: must be at least 1")
     default = plane_link_rate(fabric, planes) if planes > 1 else ("4xNDR" if fabric == "ib" else "400GbE")
     rate = LinkRate.parse(speed or default)
     if rate.tech != tech:
-        raise FabricError(f"link speed {rate} does not match the {fabric} fabric")
+        why = f"does not match the {fabric} fabric"
+        raise ParamError("speed", str(rate), why, words=f"link speed {rate} {why}")
     uplinks = NODES_PER_SU                       # leaves are non-blocking: 32 down, 32 up
     spines = 4 * units
     if uplinks % spines:
         ok = [u for u in range(1, 9) if uplinks % (4 * u) == 0]
-        raise FabricError(f"scalable units {units}: {spines} spines cannot share the {uplinks} uplinks of a "
-                          f"leaf evenly; 2-level rail-optimized fabrics of 64-port switches take "
-                          f"{', '.join(map(str, ok))} units")
+        raise ParamError("units", units, f"{spines} spines cannot share the {uplinks} uplinks of a leaf evenly; "
+                         f"2-level rail-optimized fabrics of 64-port switches take {', '.join(map(str, ok))} units",
+                         "scalable units")
     parallel = uplinks // spines
     f = Fabric(catalog, name=name or f"rail-{units}su")
     sw = pick_switch(f.catalog, tech, 2 * NODES_PER_SU, switch, str(rate))

@@ -66,6 +66,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..model import Catalog, Fabric, FabricError, LinkRate, Part
+from ..model.errors import ParamError
 from ..model.fabric import KIND_CODE, NIC
 from .autolayout import apply_auto_layout
 from .common import (
@@ -170,7 +171,7 @@ def plan_superpod(system: str | SystemSpec, units: int, radix: int) -> SuperpodP
     """Size ``units`` SUs of ``system`` on ``radix``-port switches by the module doc's rule."""
     spec = system if isinstance(system, SystemSpec) else system_spec(system)
     if units < 1:
-        raise FabricError(f"scalable units {units}: must be at least 1")
+        raise ParamError("units", units, "must be at least 1", "scalable units")
     per_leaf = spec.nodes_per_su // spec.leaves_per_rail
     blocking = per_leaf > radix // 2 if spec.planes > 1 else per_leaf != radix // 2   # a plane: at most half
     if spec.nodes_per_su % spec.leaves_per_rail or blocking:
@@ -179,8 +180,8 @@ def plan_superpod(system: str | SystemSpec, units: int, radix: int) -> SuperpodP
     plan = _size(spec, units, radix)
     if plan is None:
         ok = [n for n in range(1, 129) if _size(spec, n, radix) is not None]
-        raise FabricError(f"scalable units {units}: {spec.title} on {radix}-port switches cannot be sized "
-                          f"(no even spread of {radix // 2} leaf uplinks); it takes {_ranges(ok)} SUs")
+        raise ParamError("units", units, f"{spec.title} on {radix}-port switches cannot be sized (no even spread "
+                         f"of {radix // 2} leaf uplinks); it takes {_ranges(ok)} SUs", "scalable units")
     return plan
 
 
@@ -225,7 +226,7 @@ def _ranges(values: list[int]) -> str:
 
 def system_spec(system: str) -> SystemSpec:
     if system not in SYSTEMS:
-        raise FabricError(f"system {system!r}: use {', '.join(SYSTEMS)}")
+        raise ParamError("system", system, f"use {', '.join(SYSTEMS)}")
     return SYSTEMS[system]
 
 
@@ -273,8 +274,8 @@ def superpod(system: str | SystemSpec, units: int = 1, fabric: str | None = None
     fabric = fabric or "ib"
     tech_of(fabric)
     if fabric not in spec.switch:
-        raise FabricError(f"fabric {fabric}: the {spec.title} RA is built on "
-                          f"{' or '.join(spec.switch)} only")
+        why = f"the {spec.title} RA is built on {' or '.join(spec.switch)} only"
+        raise ParamError("fabric", fabric, why, words=f"fabric {fabric}: {why}")
     f = Fabric(catalog, name=name or f"{spec.key}-{units}su")
     sw = f.catalog.get(spec.switch[fabric])
     rate = LinkRate.parse(spec.speed[fabric])

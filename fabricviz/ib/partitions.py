@@ -31,7 +31,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from ..model import FabricError
 from ..model.fabric import IB_SWITCH, KIND_CODE
@@ -186,25 +189,56 @@ def design_partitions(design: Fabric | Mapping[str, Any] | None) -> PartitionCon
 
 # ------------------------------------------------------------------ resolution on a subnet
 
-@dataclass
+_NO_GUIDS = np.zeros(0, np.uint64)
+_NO_FLAGS = np.zeros(0, bool)
+
+
+@dataclass(eq=False)
 class ResolvedPartition:
-    """A partition's members on one subnet (end-port GUIDs)."""
+    """A partition's members on one subnet: end-port GUIDs (in OpenSM's port order) and whether
+    each is a full member, as arrays; :attr:`full` / :attr:`limited` give them as sets."""
 
     name: str
     pkey: int
     ipoib: bool
-    full: set[int] = field(default_factory=set)
-    limited: set[int] = field(default_factory=set)
-    indx0: dict[int, bool] = field(default_factory=dict)    # port GUID -> indx0 requested (full?)
+    guids: np.ndarray = field(default_factory=lambda: _NO_GUIDS)      # uint64 end-port GUIDs
+    is_full: np.ndarray = field(default_factory=lambda: _NO_FLAGS)    # bool, one per GUID
+    n_full: int = -1                       # full members (-1: counted from is_full)
 
-    def add(self, guid: int, full: bool) -> None:
-        self.full.discard(guid)
-        self.limited.discard(guid)
-        (self.full if full else self.limited).add(guid)
+    def __post_init__(self) -> None:
+        if self.n_full < 0:
+            self.n_full = int(np.count_nonzero(self.is_full))
+
+    @cached_property
+    def full(self) -> set[int]:
+        return set(self.guids[self.is_full].tolist())
+
+    @cached_property
+    def limited(self) -> set[int]:
+        return set(self.guids[~self.is_full].tolist())
+
+    @property
+    def n_limited(self) -> int:
+        return len(self.is_full) - self.n_full
 
     @property
     def members(self) -> int:
-        return len(self.full) + len(self.limited)
+        return len(self.guids)
+
+
+@dataclass(eq=False)
+class Memberships:
+    """Every membership of a :class:`Resolution` as parallel arrays, sorted by partition (the
+    index in ``Resolution.partitions``) then port (the index in :attr:`port_guids`)."""
+
+    port_guids: np.ndarray        # uint64 end-port GUIDs in OpenSM's port order
+    part: np.ndarray              # int64 partition index
+    port: np.ndarray              # int64 port index
+    full: np.ndarray              # bool
+
+    def entries(self, pkeys: np.ndarray) -> np.ndarray:
+        """P_Key table entries (``pkeys[part]``, with the full bit of a full member)."""
+        return pkeys[self.part] | np.where(self.full, FULL_BIT, 0)
 
 
 @dataclass
@@ -216,6 +250,7 @@ class Resolution:
     sm_guid: int
     unknown: list[tuple[int, int]]             # (GUID, statement line) naming no end port
     indx0: dict[int, int]                      # port GUID -> P_Key wanted at index 0 (full bit incl.)
+    memberships: Memberships | None = None     # the same members as arrays (from :func:`resolve`)
 
     def by_pkey(self) -> dict[int, ResolvedPartition]:
         return {p.pkey: p for p in self.partitions}
@@ -245,52 +280,112 @@ def _switch_code() -> int:
     return KIND_CODE[IB_SWITCH]
 
 
+class _Applied:
+    """Member specifiers applied in file order: each a run of port indices into one partition
+    row with one membership. Kept as arrays (an ``ALL`` is one shared index array, not one
+    Python step per port), so a file of 32,767 ``ALL`` statements costs a few array operations
+    per statement; the last mention of a (partition, port) wins, as in OpenSM."""
+
+    def __init__(self, n_ports: int) -> None:
+        self.n = n_ports
+        self.runs: list[np.ndarray] = []
+        self.rows: list[int] = []
+        self.full: list[bool] = []
+        self.indx0 = np.zeros(n_ports, np.int64)       # P_Key (full bit incl.) wanted at index 0; 0 none
+        self.any_indx0 = False
+
+    def ask_index0(self, pkey: int, ports: np.ndarray, full: bool, want0: bool) -> None:
+        """An ``indx0`` statement's member asks for index 0; another mention of that P_Key
+        (without ``indx0``) cancels the request."""
+        if want0:
+            self.indx0[ports] = pkey | (FULL_BIT if full else 0)
+            self.any_indx0 = True
+        else:
+            self.indx0[ports[(self.indx0[ports] & PKEY_MASK) == pkey]] = 0
+
+    def last(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(row, port, full) of every (row, port) mentioned, its last mention, sorted by row then port."""
+        if not self.runs:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool)
+        lens = np.fromiter(map(len, self.runs), np.int64, len(self.runs))
+        port = np.concatenate(self.runs).astype(np.int64, copy=False)
+        row = np.repeat(np.asarray(self.rows, np.int64), lens)
+        full = np.repeat(np.asarray(self.full, bool), lens)
+        key = row * max(self.n, 1) + port
+        uniq, first_from_end = np.unique(key[::-1], return_index=True)
+        at = len(key) - 1 - first_from_end
+        return row[at], port[at], full[at]
+
+
 def resolve(conf: PartitionConfig | None, subnet: Any) -> Resolution:
     """Partition members on ``subnet`` (from :func:`~fabricviz.ib.subnet.discover`)."""
     ports = end_ports(subnet)
     sm = sm_port_guid(subnet)
     # port_guid_tbl order (network byte order GUIDs): ALL walks it; only the per-port result matters
     order = sorted(ports, key=lambda g: int.from_bytes(g.to_bytes(8, "big"), "little"))
-    table: dict[int, ResolvedPartition] = {}
-    indx0: dict[int, int] = {}
+    at = {g: i for i, g in enumerate(order)}
+    every = np.arange(len(order), dtype=np.int64)
+    kind = [ports[g] for g in order]
+    groups = {"ALL": every, "ALL_ROUTERS": every[:0],
+              "ALL_CAS": every[[k == "ca" for k in kind]] if kind else every,
+              "ALL_SWITCHES": every[[k == "switch" for k in kind]] if kind else every}
+    one = [every[i:i + 1] for i in range(len(order))]          # views, shared by every mention
     with_file = conf is not None and conf.applies_default
-    default = ResolvedPartition("Default", DEFAULT_PKEY, not with_file)
-    for g in order:
-        default.add(g, not with_file)
-    if sm in ports:
-        default.add(sm, True)
-    table[DEFAULT_PKEY] = default
+    names, pkeys, ipoib = ["Default"], [DEFAULT_PKEY], [not with_file]
+    row_of = {DEFAULT_PKEY: 0}
+    applied = _Applied(len(order))
+    applied.runs.append(every)                                 # the Default partition: everyone
+    applied.rows.append(0)
+    applied.full.append(not with_file)
+    if sm in at:
+        applied.runs.append(one[at[sm]])
+        applied.rows.append(0)
+        applied.full.append(True)
     unknown: list[tuple[int, int]] = []
-
-    def add_port(p: ResolvedPartition, g: int, full: bool, want0: bool) -> None:
-        if want0:
-            indx0[g] = p.pkey | (FULL_BIT if full else 0)
-        elif indx0.get(g, 0) & PKEY_MASK == p.pkey:
-            del indx0[g]
-        p.add(g, full)
-
+    runs, rows, fulls = applied.runs, applied.rows, applied.full
     if with_file:
         assert conf is not None
         for s in conf.statements:
-            p = table.get(s.pkey)
-            if p is None:
-                p = table[s.pkey] = ResolvedPartition(s.name, s.pkey, s.ipoib)
-            p.ipoib = p.ipoib or s.ipoib
+            prow = row_of.get(s.pkey)
+            if prow is None:
+                prow = row_of[s.pkey] = len(pkeys)
+                names.append(s.name)
+                pkeys.append(s.pkey)
+                ipoib.append(s.ipoib)
+            elif s.ipoib:
+                ipoib[prow] = True
             for m in s.members:
-                if isinstance(m.target, int):
-                    if m.target in ports:
-                        add_port(p, m.target, m.full, s.indx0)
-                    else:
-                        unknown.append((m.target, s.line))
-                elif m.target == "SELF":
-                    if sm in ports:
-                        add_port(p, sm, m.full, s.indx0)
+                t = m.target
+                if isinstance(t, int):
+                    i = at.get(t)
+                    if i is None:
+                        unknown.append((t, s.line))
+                        continue
+                    sel = one[i]
+                elif t == "SELF":
+                    if sm not in at:
+                        continue
+                    sel = one[at[sm]]
                 else:
-                    want = {"ALL": None, "ALL_CAS": "ca", "ALL_SWITCHES": "switch", "ALL_ROUTERS": "router"}
-                    kind = want[m.target]
-                    for g in order:
-                        if kind is None or ports[g] == kind:
-                            add_port(p, g, m.full, s.indx0)
-    parts = [p for p in table.values() if p.members]
-    parts.sort(key=lambda p: osm_pkey_order(p.pkey))
-    return Resolution(parts, ports, sm, unknown, indx0)
+                    sel = groups[t]
+                if s.indx0 or applied.any_indx0:
+                    applied.ask_index0(s.pkey, sel, m.membership != "limited", s.indx0)
+                runs.append(sel)          # applied.runs/rows/full, inlined: once per member
+                rows.append(prow)
+                fulls.append(m.membership != "limited")
+    row, port, full = applied.last()
+    counts = np.bincount(row, minlength=len(pkeys))
+    starts = [0, *np.cumsum(counts).tolist()]
+    kept = sorted(np.flatnonzero(counts).tolist(), key=lambda r: osm_pkey_order(pkeys[r]))
+    port_guids = np.array(order, dtype=np.uint64)
+    guids = port_guids[port]
+    n_full = np.bincount(row[full], minlength=len(pkeys)).tolist()
+    parts = [ResolvedPartition(names[r], pkeys[r], ipoib[r], guids[starts[r]:starts[r + 1]],
+                               full[starts[r]:starts[r + 1]], n_full[r]) for r in kept]
+    rank = np.zeros(len(pkeys), np.int64)
+    rank[kept] = np.arange(len(kept))
+    part = rank[row]
+    take = np.argsort(part, kind="stable")           # partition order; ports stay sorted within one
+    mem = Memberships(port_guids, part[take], port[take], full[take])
+    indx0 = {order[i]: int(applied.indx0[i]) for i in np.flatnonzero(applied.indx0).tolist()}
+    return Resolution(parts, ports, sm, unknown, indx0, mem)

@@ -41,6 +41,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .partitions import DEFAULT_PKEY, FULL_BIT, PKEY_MASK, Resolution, design_partitions, resolve
 
 BLOCK = 32                   # IB_NUM_PKEY_ELEMENTS_IN_BLOCK
@@ -166,20 +168,54 @@ class PKeyTables:
         return out
 
 
+def _pending(res: Resolution) -> dict[int, np.ndarray]:
+    """Each end port's pending list (entries in partition order, full bit included), from the
+    membership arrays: one stable sort, not a Python step per membership."""
+    mem = res.memberships
+    if mem is None:                    # a Resolution built by hand: from its sets
+        lists: dict[int, list[int]] = {g: [] for g in res.end_ports}
+        for p in res.partitions:
+            for g in sorted(p.limited):
+                lists[g].append(p.pkey)
+            for g in sorted(p.full):
+                lists[g].append(p.pkey | FULL_BIT)
+        return {g: np.asarray(v, np.int64) for g, v in lists.items()}
+    pkeys = np.fromiter((p.pkey for p in res.partitions), np.int64, len(res.partitions))
+    by_port = np.argsort(mem.port, kind="stable")           # partition order kept within a port
+    entries = mem.entries(pkeys)[by_port]
+    counts = np.bincount(mem.port, minlength=len(mem.port_guids))
+    runs = np.split(entries, np.cumsum(counts)[:-1]) if len(counts) else []
+    out = dict(zip(mem.port_guids.tolist(), runs, strict=True))
+    return {g: out.get(g, entries[:0]) for g in res.end_ports}
+
+
+def _fresh_table(pending: np.ndarray, capacity: int) -> tuple[list[int], list[int]]:
+    """:func:`port_table` of a factory-fresh port with no ``indx0`` request, whose pending list
+    names each P_Key once (as a Resolution's does): the default P_Key at index 0, the others in
+    order from index 1, those past the capacity dropped (no hole can open). Array slices."""
+    is_default = (pending & PKEY_MASK) == DEFAULT_PKEY
+    table = np.zeros(capacity, np.int64)
+    if is_default.any() and capacity:
+        table[0] = pending[is_default][0]
+    others = pending[~is_default]
+    k = max(min(len(others), capacity - 1), 0)
+    table[1:1 + k] = others[:k]
+    return table.tolist(), others[k:].tolist()
+
+
 def compute_tables(subnet: Any, res: Resolution, caps: PKeyCaps = HARDWARE,
                    existing: dict[int, list[int]] | None = None) -> PKeyTables:
     """P_Key tables of every end port and of every switch port facing a CA port."""
-    pending: dict[int, list[int]] = {g: [] for g in res.end_ports}
-    for p in res.partitions:
-        for g in sorted(p.limited):
-            pending[g].append(p.pkey)
-        for g in sorted(p.full):
-            pending[g].append(p.pkey | FULL_BIT)
+    pending = _pending(res)
     out = PKeyTables(resolution=res)
     existing = existing or {}
     for g, kind in res.end_ports.items():
         cap = caps.ca if kind == "ca" else caps.switch_port0
-        tbl, dropped = port_table(pending[g], cap, existing.get(g, FACTORY_TABLE), res.indx0.get(g, 0))
+        held, want0 = existing.get(g, FACTORY_TABLE), res.indx0.get(g, 0)
+        if tuple(held) == FACTORY_TABLE and not want0:
+            tbl, dropped = _fresh_table(pending[g], cap)
+        else:
+            tbl, dropped = port_table(pending[g].tolist(), cap, held, want0)
         (out.ca if kind == "ca" else out.switch0)[g] = tbl
         if dropped:
             out.dropped[g] = dropped

@@ -23,6 +23,8 @@ def name_problem(name: str) -> str | None:
     says no to — and the double quote (the text formats quote names with it)."""
     if not name:
         return "a name must not be empty"
+    if name.isprintable() and '"' not in name:       # the usual case, without a step per character
+        return None
     for c in name:
         if c == '"':
             return "no double quotes"

@@ -2,39 +2,21 @@
 
 The engines are called from the GUI and the CLI alike, so their messages name a
 parameter the way a person says it ("routing 'x' is not one of …", "the duration
-'soon': …"); :class:`ParamError` also carries which parameter it was, so the CLI
-can name its own flag instead (:meth:`ParamError.with_flag`).
+'soon': …"); :class:`ParamError` (:mod:`fabricviz.model.errors`, so the generators
+raise it too) also carries which parameter it was, so the CLI can name its own flag
+instead (:meth:`ParamError.with_flag`).
 """
 
 from __future__ import annotations
 
 import re
 
-from ..model import FabricError
+from ..model.errors import PARAM_WORDS as LABELS
+from ..model.errors import ParamError
 from .bounds import MAX_DURATION_S, MIN_DURATION_S
 
 _DUR = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)\s*(s|ms|us|µs|ns)?\s*$", re.I)   # ASCII digits only
 _UNIT = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, None: 1.0}
-#: How a message names each parameter in words.
-LABELS = {"duration": "the duration", "over": "ranks over"}
-
-
-class ParamError(FabricError):
-    """A parameter value the engines refuse: ``param`` (routing, model, workload, over,
-    duration, …), the ``value`` given and the ``problem`` in words."""
-
-    def __init__(self, param: str, value: object, problem: str) -> None:
-        self.param, self.value, self.problem = param, value, problem
-        super().__init__(self._say(LABELS.get(param, param)))
-
-    def _say(self, name: str) -> str:
-        # "routing 'x' is not one of …" reads as a sentence; other problems follow a colon
-        sep = " " if self.problem.startswith("is ") else ": "
-        return f"{name} {self.value!r}{sep}{self.problem}"
-
-    def with_flag(self, flag: str) -> str:
-        """The same message naming a command-line flag (``--duration 'soon': …``)."""
-        return self._say(flag)
 
 
 def parse_duration(text: str) -> float:

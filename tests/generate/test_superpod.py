@@ -168,7 +168,7 @@ def test_cli_refuses_unknown_sizes_in_one_line(tmp_path, capsys):
     assert main(["generate", "superpod", "--system", "dgx-b200", "--units", "128", "-o", str(out)]) == 2
     assert not out.exists()
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "scalable units 128" in err[0]
+    assert len(err) == 1 and err[0].startswith("fabricviz: error: --units 128: DGX SuperPOD with DGX B200")
 
 
 @pytest.mark.parametrize(("system", "units", "pods"), [("dgx-b300", 4, 4), ("dgx-b200", 16, 16), ("dgx-h100", 3, 3)])

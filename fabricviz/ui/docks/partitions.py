@@ -231,7 +231,7 @@ class PartitionsDock(QtWidgets.QDockWidget):
         rows = []
         for p in conf.merged() if conf is not None else []:
             r = counts.get(p.pkey)
-            rows.append(PartitionRow(p.name, p.pkey, p.ipoib, len(r.full) if r else 0, len(r.limited) if r else 0))
+            rows.append(PartitionRow(p.name, p.pkey, p.ipoib, r.n_full if r else 0, r.n_limited if r else 0))
         self.model.set_rows(rows)
         if keep is not None:
             self.select_pkey(keep)
