@@ -139,7 +139,7 @@ def fat_tree(levels: int = 2, radix: int = 64, hosts: int | None = None, blockin
     """Build a fat tree (see module doc), laid out by :func:`~.autolayout.auto_layout`; ``planes`` > 1:
     one such tree per plane, every NIC port split across them (:mod:`.planes`)."""
     if planes < 1:
-        raise FabricError(f"--planes {planes}: must be at least 1")
+        raise ParamError("planes", planes, "must be at least 1")
     if planes > 1 and speed is None:
         speed = plane_link_rate(fabric, planes)
     plan = plan_fat_tree(levels, radix, hosts, blocking, parallel)
