@@ -93,7 +93,7 @@ def _least_loaded(counts: np.ndarray, s: int, cand: np.ndarray, nc: int) -> int:
 @njit(cache=True, nogil=True)
 def minhop_hop_table(to: np.ndarray, legal: np.ndarray, nbr: np.ndarray, step_down: np.ndarray,
                      down_ok: np.ndarray, d_lid: np.ndarray, d_t: np.ndarray, d_counted: np.ndarray,
-                     d_own: np.ndarray, counts: np.ndarray, lft: np.ndarray, old: np.ndarray) -> None:
+                     d_own: np.ndarray, counts: np.ndarray, cols: np.ndarray, old: np.ndarray) -> None:
     """Stage 2 of minhop for destinations ``d_*`` (OpenSM port order), candidates from hop tables.
 
     ``to[t, y]``: hops from switch y to target switch t (255 = none). Port p of switch s leads
@@ -142,7 +142,7 @@ def minhop_hop_table(to: np.ndarray, legal: np.ndarray, nbr: np.ndarray, step_do
                             out = prev
                     if out < 0:
                         out = NO_PATH
-                lft[s, lid] = out
+                cols[d, s] = out
                 if d_counted[d] and out != NO_PATH:
                     counts[s, out] += 1
         i = j
@@ -213,7 +213,7 @@ def warm_up() -> None:
     no = np.zeros(0, np.int64)
     yes = np.ones((1, 1), np.bool_)
     minhop_hop_table(u8, yes, np.zeros((1, 1), np.int64), ~yes, yes, no, no, np.zeros(0, np.bool_), no,
-                     np.zeros((1, 1), np.int64), np.zeros((1, 1), np.uint8), np.zeros((0, 0), np.uint8))
+                     np.zeros((1, 1), np.int64), np.zeros((0, 1), np.uint8), np.zeros((0, 0), np.uint8))
     minhop_candidates_given(yes, np.zeros(1, np.uint8), 0, no, np.zeros(0, np.bool_), no,
                             np.zeros((1, 1), np.int64), np.zeros((1, 1), np.uint8), np.zeros((0, 0), np.uint8))
 

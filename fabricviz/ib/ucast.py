@@ -122,11 +122,13 @@ def _build_lfts_lmc0(sn: Subnet, lids: Lids, least: Callable[[int], np.ndarray],
     d_lid, d_t, d_counted, d_own = destinations(sn, lids)
     n = len(d_lid)
     if isinstance(cand, HopCandidates):
+        cols = np.empty((min(n, LFT_CHUNK), S), np.uint8)
         for lo in range(0, n, LFT_CHUNK):
             hi = min(lo + LFT_CHUNK, n)
             kernels.minhop_hop_table(cand.to, cand.legal, cand.nbr, cand.step_down, cand.down_ok,
                                      d_lid[lo:hi], d_t[lo:hi], d_counted[lo:hi], d_own[lo:hi],
-                                     counts, lft, old)
+                                     counts, cols[:hi - lo], old)
+            kernels.scatter_columns(cols[:hi - lo], d_lid[lo:hi], lft)
             if progress is not None:
                 progress(hi, n)
         return lft
