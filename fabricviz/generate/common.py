@@ -130,7 +130,7 @@ def radix_model(base: Part, radix: int) -> Part:
     """
     return replace(base, id=f"{base.id}-R{radix}", ports=radix, user=True,
                    port_lanes=(), port_lanes_source="",   # no SKU of its own: consecutive SONiC lanes
-                   cages=0, breakouts=(), breakout_of="", breakout="",
+                   cages=0, breakouts=(), breakout_source="", breakout_of="", breakout="",
                    hypothetical=True,
                    price_usd=0.0, price_estimate=False,
                    name=f"hypothetical {radix}-port model of the {base.id} ({base.asic or base.vendor})",

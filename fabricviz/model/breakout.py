@@ -54,21 +54,23 @@ class Breakout:
         return f"{self.split}x{self.rate}"
 
 
-def check_breakouts(modes: tuple[str, ...], port: str, ports: int, cages: int, where: str) -> None:
-    """A switch's ``breakouts`` (same technology, slower than the native port) and ``cages``
-    (a whole number of native ports each)."""
+def check_breakouts(modes: tuple[str, ...], port: str, where: str) -> None:
+    """A switch's ``breakouts``: same technology, no faster in all than the native port. (``cages``
+    is not checked against ``ports``: a user part derived from a bundled one with another port
+    count, an imported switch, keeps its base's; :func:`cages_of` then counts one per port.)"""
     native = LinkRate.parse(port)
     for i, text in enumerate(modes):
         b = Breakout.parse(text, f"{where}.breakouts[{i}]")
         if b.rate.tech != native.tech or b.rate.gbps * b.split > native.gbps + 1e-9:
             raise CatalogError(f"{where}.breakouts[{i}]: {text} does not fit one {native} port")
-    if cages and ports % cages:
-        raise CatalogError(f"{where}.cages: {ports} ports do not share {cages} cages evenly")
 
 
 def cages_of(part: Part) -> int:
-    """The part's physical cages (a broken-out part: its base's); one per port when not given."""
-    return part.cages or part.ports // max(split_of(part), 1)
+    """The part's physical cages (a broken-out part: its base's); one per port when not given or
+    when they do not share the ports evenly (a user part derived with another port count)."""
+    if part.cages and part.ports % part.cages == 0:
+        return part.cages
+    return max(part.ports // split_of(part), 1)
 
 
 def split_of(part: Part) -> int:

@@ -266,7 +266,7 @@ def _check_kind(kind: str, kw: dict[str, Any], where: str) -> None:
         want = IB if kind == "ib_switch" else ETH
         if LinkRate.parse(kw["port"]).tech != want:
             raise CatalogError(f"{where}.port: {kw['port']} is not an {tech_name(want)} rate")
-        check_breakouts(kw.get("breakouts", ()), kw["port"], kw["ports"], kw.get("cages", 0), where)
+        check_breakouts(kw.get("breakouts", ()), kw["port"], where)
         if kw.get("port_lanes") and len(kw["port_lanes"]) != kw["ports"]:
             raise CatalogError(f"{where}.port_lanes: lanes of {len(kw['port_lanes'])} ports for "
                                f"{kw['ports']} ports")

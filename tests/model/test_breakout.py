@@ -10,7 +10,7 @@ from fabricviz.formats.switch_config import cumulus_port, render
 from fabricviz.generate import fat_tree, leaf_spine
 from fabricviz.generate.common import pick_switch, use_part
 from fabricviz.model import Catalog, Fabric, FabricError
-from fabricviz.model.breakout import Breakout, broken_out, cage_of, fitting_breakout, used_cages
+from fabricviz.model.breakout import Breakout, broken_out, cage_of, cages_of, fitting_breakout, used_cages
 from fabricviz.model.catalog import Part
 from fabricviz.model.errors import CatalogError
 from fabricviz.model.tech import ETH, IB, LinkRate
@@ -48,10 +48,12 @@ def test_breakouts_are_checked():
     for extra, msg in (({"breakouts": ["2x400GbE"]}, "t.breakouts[0]: 2x400GbE does not fit one 400GbE port"),
                        ({"breakouts": ["3x100GbE"]}, "t.breakouts[0]: '3x100GbE' is not a breakout"),
                        ({"breakouts": ["2x2xNDR"]}, "t.breakouts[0]: 2x2xNDR does not fit"),
-                       ({"cages": 3}, "t.cages: 4 ports do not share 3 cages evenly")):
+                       ({"cages": 0}, "t.cages: must be a positive integer, got 0")):
         with pytest.raises(CatalogError, match=msg.replace("[", r"\[").replace("]", r"\]")):
             Part.from_dict(dict(base, **extra), "t")
     assert Breakout.parse("2x2xNDR") == Breakout(2, LinkRate.parse("2xNDR"))
+    odd = Part.from_dict(dict(base, ports=5, cages=2), "t")   # a derived part's port count: one per port
+    assert cages_of(odd) == 5 and cage_of(odd, 5) == (5, 0)
 
 
 def test_generators_pick_the_breakout_that_fits():
