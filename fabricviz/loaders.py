@@ -26,6 +26,8 @@ FORMATS: dict[str, tuple[str, tuple[str, ...], bool]] = {
     "dot": ("dot", (".dot", ".gv"), True),
     "clab": ("clab", (".clab.yml", ".clab.yaml"), True),
     "slurm": ("slurm", ("topology.conf", ".conf"), False),
+    "slurm-block": ("slurm_block", (".block.conf",), False),
+    "slurm-yaml": ("slurm_yaml", ("topology.yaml",), False),
     "ibnetdiscover": ("ibnetdiscover", (".ibnd", ".topo", ".ibnetdiscover", ".net"), True),
     "ibdm-topo": ("ibdm_topo_export", (".ibdm.topo", ".ibdm"), True),      # read by formats.ibdm_topo
 }

@@ -6,8 +6,10 @@ and powers include them), switches, and cables by part and length. A
 ``transceiver`` cable part is a link of two optics and a fibre, priced per link
 in the catalog: it becomes a ``transceiver`` line (2 per link, half the link's
 price and power each) and a ``fibre`` line per length (priced with the optics).
-DAC and AOC cables carry their ends and have no separate optics. NVLink domains add their
-switch trays (a rack's) or count their NVSwitch chips (a DGX's, in its price): :mod:`.bom_nvlink`. SHARP
+DAC and AOC cables carry their ends and have no separate optics. A switch whose ports are broken
+out (:mod:`fabricviz.model.breakout`) adds one breakout (splitter) cable per cage in use, unpriced:
+its legs are the links' cable lines. NVLink domains add their switch trays (a rack's) or count their
+NVSwitch chips (a DGX's, in its price): :mod:`.bom_nvlink`. SHARP
 aggregation nodes (part ``SHARP-AN``) live inside switches and are not listed, nor are
 their links to their switch.
 
@@ -35,6 +37,7 @@ import numpy as np
 
 from ..ib.sharp import sharp_mask  # SHARP aggregation nodes (NICs, not hosts)
 from ..model import Fabric, FabricError, Part
+from ..model.breakout import used_cages
 from ..model.fabric import KIND_CODE, KINDS, NIC
 from ..model.inputs import read_input
 from ..model.text import decode_utf8, finite, one_line, parse_json
@@ -277,6 +280,11 @@ def bill_of_materials(fabric: Fabric, prices: Mapping[str, Mapping[str, float]] 
         price, power, est = figures(part)
         optics.append(BomLine("transceiver", pid, f"{part.name}: one transceiver (2 per link)", n,
                               price / 2, power / 2, est, unpriced=unpriced(part)))
+    for pid, n in sorted(used_cages(fabric).items()):    # the legs are priced in the cable lines
+        part = cat.get(pid)
+        lines.append(BomLine("cable", f"{pid}-cable", f"breakout cable, one per used cage of a {part.breakout_of} "
+                             f"(1 × {cat.get(part.breakout_of).port} → {part.breakout.replace('x', ' × ', 1)}; "
+                             "legs priced in the cable lines)", n, 0.0, 0.0, False))
     lines += cable_lines + optics + fibre
     host_nic = alive & (t.kind == KIND_CODE[NIC]) & ~sharp
     host_ports = int(np.count_nonzero((pt.cable >= 0) & host_nic[pt.device]))

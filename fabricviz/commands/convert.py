@@ -13,6 +13,8 @@ LOSES = {
     "dot": "server children are rebuilt from the server's part (custom GPU/NIC names and bindings, "
            "child positions are not kept)",
     "slurm": "only the switch tree and host names (export only)",
+    "slurm-block": "only the host blocks (scalable units, a leaf's hosts) and host names (export only)",
+    "slurm-yaml": "only the switch tree, the host blocks and host names (export only)",
     "ibnetdiscover": "only the InfiniBand part (switches, CAs, IB cables); no positions, parts or cable types",
     "ibdm-topo": "only the InfiniBand part, rates up to QDR; its IBNL system definitions are in OUT.ibnl.d "
                  "(give ibtopodiff/ibdmchk IBDM_IBNL_PATH=OUT.ibnl.d)",
@@ -41,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {args.output} ({fmt}): {sum(v for k, v in c.items() if k != 'cables')} devices, "
           f"{c['cables']} cables")
     if fmt in LOSES:
-        print(f"note: {fmt} keeps {LOSES[fmt]}" if fmt in ("slurm", "ibnetdiscover", "ibdm-topo")
+        keeps = ("slurm", "slurm-block", "slurm-yaml", "ibnetdiscover", "ibdm-topo")
+        print(f"note: {fmt} keeps {LOSES[fmt]}" if fmt in keeps
               else f"note: in {fmt}, {LOSES[fmt]}")
     return 0

@@ -1,8 +1,9 @@
 """Slurm ``topology.conf`` (topology/tree plugin) for the cluster's scheduler; export only.
 
-One line per switch, lowest tier first: ``SwitchName=leaf01 Nodes=node[01-04]`` for the
-hosts cabled to it and ``SwitchName=spine01 Switches=leaf[01-04]`` for the switches one
-tier below (tiers from the design, or inferred from the hosts, as ``fabricviz info`` does).
+One line per switch, highest tier first (the order NVIDIA/topograph writes its tree in, from the
+root down): ``SwitchName=spine01 Switches=leaf[01-04]`` for the switches one tier below and
+``SwitchName=leaf01 Nodes=node[01-04]`` for the hosts cabled to it (tiers from the design, or
+inferred from the hosts, as ``fabricviz info`` does).
 A host is the top-level device (the server, not its NIC). Names use Slurm's hostlist
 compression: a common prefix with zero-padded ranges (``node[01-03,05]``). Links between
 switches of the same tier (rings, meshes) have no place in a tree and are left out.
@@ -20,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -74,7 +76,17 @@ def hostlist(names: list[str]) -> str:
     return ",".join(out)
 
 
-def dumps(fabric: Fabric) -> str:
+@dataclass(frozen=True)
+class TreeSwitch:
+    """One switch of Slurm's tree: its name, child switches and nodes (hostlist expressions, "": none)."""
+
+    name: str
+    switches: str
+    nodes: str
+
+
+def tree(fabric: Fabric) -> list[TreeSwitch]:
+    """The switches of Slurm's tree, highest tier first (see the module docstring)."""
     t, ct, pt = fabric.devices_t, fabric.cables_t, fabric.ports_t
     tiers = device_tiers(fabric)
     sw = t.alive & np.isin(t.kind, [KIND_CODE[IB_SWITCH], KIND_CODE[ETH_SWITCH]])
@@ -104,15 +116,19 @@ def dumps(fabric: Fabric) -> str:
         below[s] = [o for o in below[s] if o in kept]
         if below[s] or nodes[s]:
             kept.add(s)
+    down = sorted(kept, key=lambda d: (-int(tiers[d]), d))
+    return [TreeSwitch(slurm_name(fabric.name_of(s)), hostlist([slurm_name(fabric.name_of(o)) for o in below[s]]),
+                       hostlist(nodes[s])) for s in down]
+
+
+def dumps(fabric: Fabric) -> str:
     lines = [f"# Slurm topology.conf (topology/tree) written by fabricviz: {fabric.name}"]
-    for s in order:
-        if s not in kept:
-            continue
-        parts = [f"SwitchName={slurm_name(fabric.name_of(s))}"]
-        if below[s]:
-            parts.append(f"Switches={hostlist([slurm_name(fabric.name_of(o)) for o in below[s]])}")
-        if nodes[s]:
-            parts.append(f"Nodes={hostlist(nodes[s])}")
+    for s in tree(fabric):
+        parts = [f"SwitchName={s.name}"]
+        if s.switches:
+            parts.append(f"Switches={s.switches}")
+        if s.nodes:
+            parts.append(f"Nodes={s.nodes}")
         lines.append(" ".join(parts))
     return "\n".join(lines) + "\n"
 

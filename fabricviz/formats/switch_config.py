@@ -34,6 +34,7 @@ from ..ethernet.lossless import lossless_plan
 from ..ethernet.roce_meta import RoceMetaError
 from ..model import FabricError
 from ..model.atomic import write_atomic
+from ..model.breakout import cage_of
 from ..model.fabric import KIND_CODE, NIC
 from ..model.tech import rates_gbps
 from .nic_config import nic_script
@@ -120,6 +121,15 @@ def export_dscps(priorities: Sequence[int], dscp: int | Sequence[int] | None) ->
     return tuple(out)
 
 
+def cumulus_port(part: Part | None, num: int) -> str:
+    """Cumulus Linux's name of front-panel port ``num``: ``swp<n>``, a broken-out sub-port
+    ``swp<cage>s<k>`` (Cumulus names breakout ports swp1s0 … swp1s3)."""
+    if part is None or not part.breakout:
+        return f"swp{num}"
+    cage, sub = cage_of(part, num)
+    return f"swp{cage}s{sub}"
+
+
 def switch_views(fabric: Fabric, plan: LosslessPlan) -> list[SwitchConfig]:
     """Per Ethernet switch with lossless ports, in name order, its ports in port order."""
     pt, ct = fabric.ports_t, fabric.cables_t
@@ -134,7 +144,7 @@ def switch_views(fabric: Fabric, plan: LosslessPlan) -> list[SwitchConfig]:
             other = int(ct.port_b[c]) if int(ct.port_a[c]) == p else int(ct.port_a[c])
             lanes = sonic_lanes(part, num)
             ports.append(PortConfig(
-                port=p, num=num, sonic_name=f"Ethernet{lanes[0]}", lanes=lanes, cumulus_name=f"swp{num}",
+                port=p, num=num, sonic_name=f"Ethernet{lanes[0]}", lanes=lanes, cumulus_name=cumulus_port(part, num),
                 speed_gbps=link, cable_m=float(plan.cable_m[p]),
                 cable_length=sonic_cable_length(float(plan.cable_m[p])),
                 headroom=int(plan.headroom_bytes[p]), xoff=int(plan.xoff_bytes[p]),

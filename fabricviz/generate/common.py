@@ -8,6 +8,7 @@ import numpy as np
 
 from ..ib.lids import lid_space_problem  # the one LID-space refusal (generators, route, importers, lint)
 from ..model import Catalog, Fabric, FabricError, LinkRate, Part
+from ..model.breakout import fitting_breakout
 from ..model.errors import ParamError
 from ..model.events import BULK_ADDED, FABRIC, ChangeEvent
 from ..model.fabric import KIND_CODE, NIC
@@ -83,28 +84,37 @@ def _runs(mode: LinkRate, want: LinkRate) -> bool:
 
 def pick_switch(catalog: Catalog, tech: str, radix: int, part: str | None = None,
                 speed: str | None = None) -> Part:
-    """The switch part for ``radix``: an exact port count if the catalog has one,
-    else the smallest switch with at least ``radix`` ports (using only ``radix``)."""
+    """The switch part for ``radix``: an exact port count if the catalog has one (a part's own
+    ports or one of its breakouts, :mod:`~fabricviz.model.breakout`), else the smallest switch
+    with at least ``radix`` ports (using only ``radix``)."""
     kind = "ib_switch" if tech == IB else "eth_switch"
+    want = LinkRate.parse(speed) if speed else (LinkRate.parse("400GbE") if tech == ETH else None)
     if part is not None:
         p = catalog.get(part)
         if p.kind != kind:
             why = f"{p.id} is a {p.kind}, this fabric needs a {kind.replace('_', ' ')}"
             raise ParamError("switch", part, why, words=f"switch part {part}: {why}")
-        if p.ports < radix:
-            why = f"{p.id} has {p.ports} ports, fewer than radix {radix}"
+        if p.ports < radix:         # break its ports out (at the asked speed, if one was)
+            out = fitting_breakout(p, radix, LinkRate.parse(speed) if speed else None)
+            if out is not None:
+                return out
+            modes = f" or its breakouts ({', '.join(p.breakouts)})" if p.breakouts else ""
+            why = (f"{p.id} has {p.ports} ports{modes}, fewer than radix {radix}"
+                   + (f" at {speed}" if speed and p.breakouts else ""))
             raise ParamError("switch", part, why, words=f"switch part {part}: {why}")
         return p
-    want = LinkRate.parse(speed) if speed else (LinkRate.parse("400GbE") if tech == ETH else None)
-    cands = [p for p in catalog.by_kind(kind) if p.ports >= radix
-             and (want is None or any(_runs(m, want) for m in p.modes))]
+    native = [p for p in catalog.by_kind(kind) if p.ports >= radix and _runs_at(p, want)]
+    # breakouts only for an asked (or Ethernet's default) speed: never a slower link unasked
+    split = [b for p in catalog.by_kind(kind) if p.breakouts and want is not None
+             for b in (fitting_breakout(p, radix, want),) if b is not None]
+    cands = native + split
     if not cands:
         what = f" at {want}" if want else ""
         raise FabricError(f"no {kind.replace('_', ' ')} in the catalog has {radix} ports{what}; "
                           "add one to your parts file or choose a switch part")
     exact = [p for p in cands if p.ports == radix]
-    if exact:
-        return min(exact, key=lambda p: (-port_rate(p).speed_rank, p.id))
+    if exact:                       # a native part first, then the least split breakout
+        return min(exact, key=lambda p: (bool(p.breakout), -port_rate(p).speed_rank, p.id))
     base = None
     if want is None:  # no speed asked: today's workhorse
         for pid in {IB: ("QM9700",), ETH: ("SN5400", "SN5600")}[tech]:
@@ -112,8 +122,13 @@ def pick_switch(catalog: Catalog, tech: str, radix: int, part: str | None = None
                 base = catalog.get(pid)
                 break
     if base is None:
-        base = min(cands, key=lambda p: (p.ports, -port_rate(p).speed_rank, p.id))
+        base = min(native or cands, key=lambda p: (p.ports, -port_rate(p).speed_rank, p.id))
     return radix_model(base, radix)
+
+
+def _runs_at(p: Part, want: LinkRate | None) -> bool:
+    """``p``'s ports run ``want`` (at its own rate, or one of its modes; :func:`_runs`)."""
+    return want is None or (p.rate is not None and _runs(p.rate, want)) or any(_runs(m, want) for m in p.modes)
 
 
 def radix_model(base: Part, radix: int) -> Part:
@@ -125,6 +140,7 @@ def radix_model(base: Part, radix: int) -> Part:
     """
     return replace(base, id=f"{base.id}-R{radix}", ports=radix, user=True,
                    port_lanes=(), port_lanes_source="",   # no SKU of its own: consecutive SONiC lanes
+                   cages=0, breakouts=(), breakout_source="", breakout_of="", breakout="",
                    hypothetical=True,
                    price_usd=0.0, price_estimate=False,
                    name=f"hypothetical {radix}-port model of the {base.id} ({base.asic or base.vendor})",

@@ -90,10 +90,41 @@ def _least_loaded(counts: np.ndarray, s: int, cand: np.ndarray, nc: int) -> int:
     return best
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _least_loaded_run(cand: np.ndarray, cc: np.ndarray, nc: int, i: int, j: int, d_counted: np.ndarray,
+                      counts: np.ndarray, cols: np.ndarray, s: int) -> None:
+    """Destinations i … j-1 of one run through switch s, each to the first candidate with the
+    fewest routes (what :func:`_least_loaded` picks one at a time), in passes: a pass walks the
+    candidates in order and gives the next counted destination each one still at the pass's
+    least count ``low`` (a destination that is not counted takes the same one as the next).
+    Candidates behind the walk are at ``low`` + 1 or more, those ahead unchanged, so the first at
+    ``low`` ahead is the least loaded; none left: the next pass. O(nc + destinations) a pass."""
+    d = i
+    c = nc
+    low = 0
+    while d < j:
+        while c < nc and cc[c] != low:
+            c += 1
+        if c == nc:                            # a new pass from the least count left
+            low = cc[0]
+            for k in range(1, nc):
+                if cc[k] < low:
+                    low = cc[k]
+            c = 0
+            continue
+        out = cand[c]
+        cols[d, s] = out
+        if d_counted[d]:
+            counts[s, out] += 1
+            cc[c] += 1
+            c += 1
+        d += 1
+
+
 @njit(cache=True, nogil=True)
 def minhop_hop_table(to: np.ndarray, legal: np.ndarray, nbr: np.ndarray, step_down: np.ndarray,
                      down_ok: np.ndarray, d_lid: np.ndarray, d_t: np.ndarray, d_counted: np.ndarray,
-                     d_own: np.ndarray, counts: np.ndarray, lft: np.ndarray, old: np.ndarray) -> None:
+                     d_own: np.ndarray, counts: np.ndarray, cols: np.ndarray, old: np.ndarray) -> None:
     """Stage 2 of minhop for destinations ``d_*`` (OpenSM port order), candidates from hop tables.
 
     ``to[t, y]``: hops from switch y to target switch t (255 = none). Port p of switch s leads
@@ -101,14 +132,20 @@ def minhop_hop_table(to: np.ndarray, legal: np.ndarray, nbr: np.ndarray, step_do
     (up/down) the step is not down onto a switch that cannot go on down (``step_down[s, p]``
     and not ``down_ok[t, y]``; ``down_ok`` may be 1×1 when ``step_down`` is all False). Each
     switch is independent, so a run of destinations to one target switch shares its candidate
-    list. ``old`` ([S, W], 255 = unknown; 0×0: none): entries kept while still a candidate.
-    Writes ``lft[s, lid]`` and counts CA routes in ``counts``.
+    list, and the candidates' route counts are kept in a short contiguous copy while the run
+    lasts (what :func:`_least_loaded` reads: the first candidate with the fewest routes).
+    ``old`` ([S, W], 255 = unknown; 0×0: none): entries kept while still a candidate.
+    Writes ``cols[d, s]`` (destination d's LFT column, contiguous per destination: writing
+    ``lft[s, lid]`` straight strides a whole LFT row per switch) and counts CA routes in
+    ``counts``; :func:`scatter_columns` puts the columns into the LFTs.
     """
     S, P1 = legal.shape
     n = len(d_lid)
     cand = np.empty(P1, np.int64)
-    is_cand = np.zeros(P1, np.bool_)
+    cc = np.empty(P1, np.int64)             # counts[s, cand[c]] while the run lasts
+    pos = np.full(P1, -1, np.int64)         # port -> its index in cand, -1: not a candidate
     has_old = old.shape[0] > 0
+    big = np.iinfo(np.int64).max
     i = 0
     while i < n:
         t = d_t[i]
@@ -120,31 +157,44 @@ def minhop_hop_table(to: np.ndarray, legal: np.ndarray, nbr: np.ndarray, step_do
             nc = 0
             if ls != NO_PATH and s != t:
                 for p in range(1, P1):
-                    is_cand[p] = False
                     if legal[s, p]:
                         y = nbr[s, p]
                         hy = to[t, y]
                         if hy != NO_PATH and hy + 1 == ls and (not step_down[s, p] or down_ok[t, y]):
                             cand[nc] = p
+                            cc[nc] = counts[s, p]
+                            pos[p] = nc
                             nc += 1
-                            is_cand[p] = True
-            for d in range(i, j):
-                lid = d_lid[d]
-                if s == t:
-                    out = d_own[d]
-                elif ls == NO_PATH:
-                    out = NO_PATH
-                else:
-                    out = _least_loaded(counts, s, cand, nc)
-                    if has_old and lid < old.shape[1]:
-                        prev = old[s, lid]
-                        if prev < P1 and is_cand[prev]:
-                            out = prev
-                    if out < 0:
+            if nc and not has_old:
+                _least_loaded_run(cand, cc, nc, i, j, d_counted, counts, cols, s)
+            else:
+                for d in range(i, j):
+                    lid = d_lid[d]
+                    if s == t:
+                        out = d_own[d]
+                    elif ls == NO_PATH:
                         out = NO_PATH
-                lft[s, lid] = out
-                if d_counted[d] and out != NO_PATH:
-                    counts[s, out] += 1
+                    else:
+                        best = -1
+                        low = big
+                        for c in range(nc):
+                            if cc[c] < low:
+                                low = cc[c]
+                                best = c
+                        out = cand[best] if best >= 0 else -1
+                        if has_old and lid < old.shape[1]:
+                            prev = old[s, lid]
+                            if prev < P1 and pos[prev] >= 0:
+                                out = prev
+                        if out < 0:
+                            out = NO_PATH
+                    cols[d, s] = out
+                    if d_counted[d] and out != NO_PATH:
+                        counts[s, out] += 1
+                        if out < P1 and pos[out] >= 0:
+                            cc[pos[out]] += 1
+            for c in range(nc):
+                pos[cand[c]] = -1
         i = j
 
 
@@ -212,8 +262,8 @@ def warm_up() -> None:
     scatter_columns(u8, i64, np.zeros((1, 1), np.uint8))
     no = np.zeros(0, np.int64)
     yes = np.ones((1, 1), np.bool_)
-    minhop_hop_table(u8, yes, np.zeros((1, 1), np.int64), ~yes, yes, no, no, np.zeros(0, np.bool_), no,
-                     np.zeros((1, 1), np.int64), np.zeros((1, 1), np.uint8), np.zeros((0, 0), np.uint8))
+    minhop_hop_table(u8, yes, np.zeros((1, 1), np.int32), ~yes, yes, no, no, np.zeros(0, np.bool_), no,
+                     np.zeros((1, 1), np.int64), np.zeros((0, 1), np.uint8), np.zeros((0, 0), np.uint8))
     minhop_candidates_given(yes, np.zeros(1, np.uint8), 0, no, np.zeros(0, np.bool_), no,
                             np.zeros((1, 1), np.int64), np.zeros((1, 1), np.uint8), np.zeros((0, 0), np.uint8))
 

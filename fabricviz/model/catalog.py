@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..resources import asset_path
+from .breakout import Breakout, check_breakouts
 from .errors import CatalogError, FabricError
 from .inputs import read_input
 from .limits import check_part_limits
@@ -47,7 +48,8 @@ FORWARDING: tuple[str, ...] = ("cut-through", "store-and-forward")
 
 _COMMON = ("id", "kind", "name", "vendor", "power_w", "price_usd", "price_estimate", "source", "notes",
            "hypothetical")
-_SWITCH = ("ports", "port", "latency_ns", "latency_estimate", "asic", "rack_units", "forwarding")
+_SWITCH = ("ports", "port", "latency_ns", "latency_estimate", "asic", "rack_units", "forwarding",
+           "cages", "breakouts", "breakout_source", "breakout_of", "breakout")
 _KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "ib_switch": _SWITCH, "eth_switch": _SWITCH + ("buffer_bytes", "buffer_estimated", "buffer_source", "port_lanes",
                             "port_lanes_source"),
@@ -60,8 +62,9 @@ _KIND_FIELDS: dict[str, tuple[str, ...]] = {
 }
 #: How many leading fields of _KIND_FIELDS each kind requires.
 _REQUIRED = {"ib_switch": 2, "eth_switch": 2, "nic": 1, "gpu": 2, "server": 3, "cable": 4, "nvlink_switch": 2}
-_TEXT = {"vendor", "source", "notes", "asic", "pcie", "buffer_source", "port_lanes_source", "planes_source"}
-_INTS = {"ports": 1, "gpus": 0, "nics": 1, "rack_units": 0}          # field -> minimum
+_TEXT = {"vendor", "source", "notes", "asic", "pcie", "buffer_source", "port_lanes_source", "planes_source",
+         "breakout_source"}
+_INTS = {"ports": 1, "gpus": 0, "nics": 1, "rack_units": 0, "cages": 1}          # field -> minimum
 _NUMS = {"power_w", "price_usd", "latency_ns", "memory_gb", "pcie_gbps", "pcie_latency_ns",
          "nvlink_gbps", "reach_m", "buffer_bytes"}
 _BOOLS = {"price_estimate", "latency_estimate", "hypothetical", "buffer_estimated", "ooo_placement"}
@@ -94,6 +97,11 @@ class Part:
     buffer_source: str = ""
     port_lanes: tuple[str, ...] = ()  # Ethernet switch: SerDes lanes of port 1, 2, … ("0,1,2,3"); (): unknown
     port_lanes_source: str = ""
+    cages: int = 0                   # switch: physical cages (0: one per port); see .breakout
+    breakouts: tuple[str, ...] = ()  # switch: what one native port splits into ("2x400GbE"), per source
+    breakout_source: str = ""
+    breakout_of: str = ""            # a broken-out part (.breakout.broken_out): its base part …
+    breakout: str = ""               # … and the mode its ports run in
     pcie: str | None = None
     ooo_placement: bool = False      # NIC: places RoCE packets out of order (no go-back-N on reordering)
     planes: tuple[int, ...] = ()     # NIC: plane counts its port splits into (ConnectX-8: 2, 4); (): none
@@ -215,6 +223,12 @@ def _check(key: str, v: Any, where: str) -> Any:
                 or not all(type(x) is int and 2 <= x <= 8 for x in v)):
             raise _bad(where, "a list of distinct plane counts from 2 to 8", v)
         return tuple(v)
+    elif key == "breakouts":
+        if not isinstance(v, list) or len(set(map(str, v))) != len(v):
+            raise _bad(where, "a list of distinct breakouts such as 2x400GbE", v)
+        return tuple(str(Breakout.parse(m, f"{where}[{i}]")) for i, m in enumerate(v))
+    elif key == "breakout":
+        return str(Breakout.parse(v, where))
     elif key == "lengths_m":
         if not isinstance(v, list) or not all(_number(x) and x > 0 for x in v):
             raise _bad(where, "a list of positive lengths in metres", v)
@@ -263,6 +277,7 @@ def _check_kind(kind: str, kw: dict[str, Any], where: str) -> None:
         want = IB if kind == "ib_switch" else ETH
         if LinkRate.parse(kw["port"]).tech != want:
             raise CatalogError(f"{where}.port: {kw['port']} is not an {tech_name(want)} rate")
+        check_breakouts(kw.get("breakouts", ()), kw["port"], where)
         if kw.get("port_lanes") and len(kw["port_lanes"]) != kw["ports"]:
             raise CatalogError(f"{where}.port_lanes: lanes of {len(kw['port_lanes'])} ports for "
                                f"{kw['ports']} ports")

@@ -193,12 +193,12 @@ def test_dot_writes_node_port_cabling():
 def test_slurm_topology_exact():
     assert slurm.dumps(fat_tree(2, 4, 8, fabric="ib")) == (
         "# Slurm topology.conf (topology/tree) written by fabricviz: fat-tree-2l-r4-8h\n"
+        "SwitchName=spine01 Switches=leaf[01-04]\n"
+        "SwitchName=spine02 Switches=leaf[01-04]\n"
         "SwitchName=leaf01 Nodes=node[01-02]\n"
         "SwitchName=leaf02 Nodes=node[03-04]\n"
         "SwitchName=leaf03 Nodes=node[05-06]\n"
-        "SwitchName=leaf04 Nodes=node[07-08]\n"
-        "SwitchName=spine01 Switches=leaf[01-04]\n"
-        "SwitchName=spine02 Switches=leaf[01-04]\n")
+        "SwitchName=leaf04 Nodes=node[07-08]\n")
 
 
 def test_hostlist_compression():

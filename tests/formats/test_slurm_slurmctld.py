@@ -39,7 +39,17 @@ DESIGNS = {
     "fat-tree-2l": lambda: fat_tree(levels=2, radix=8),
     "rail": lambda: rail_optimized(units=1, nodes_per_unit=4),
     "rail-2su-roce": lambda: rail_optimized(units=2, fabric="roce", nodes_per_unit=4),
+    "topograph-nvl72-model": lambda: _nvl72_model(),
 }
+
+
+def _nvl72_model() -> Fabric:
+    """topograph's tests/models/nvl72.yaml (tests/formats/test_slurm_block.py): its tree, written
+    from the root down as topograph writes it, read by slurmctld."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from test_slurm_block import nvl72_model
+    return nvl72_model()
 
 
 @dataclass
@@ -170,8 +180,9 @@ def test_a_rail_server_sits_under_one_leaf(tmp_path):
     The export lists the unit under rail 0; listing a node under a second leaf is flagged."""
     f = rail_optimized(units=2, nodes_per_unit=4)
     text = slurm.dumps(f)
-    assert text.splitlines()[1:3] == ["SwitchName=su1-rail0 Nodes=su1-dgx[01-04]",
-                                      "SwitchName=su2-rail0 Nodes=su2-dgx[01-04]"]
+    assert text.splitlines()[-2:] == ["SwitchName=su1-rail0 Nodes=su1-dgx[01-04]",     # leaves last,
+                                      "SwitchName=su2-rail0 Nodes=su2-dgx[01-04]"]     # as topograph
+    assert text.splitlines()[1] == "SwitchName=spine01 Switches=su1-rail0,su2-rail0"
     assert "rail1" not in text and text.count("Switches=su1-rail0,su2-rail0") == 8
     bad = text + "SwitchName=su1-rail1 Nodes=su1-dgx[01-04]\n"
     v = run_slurmctld(tmp_path, hosts(f), bad)

@@ -44,8 +44,16 @@ DESIGNS = {
     "generated-leaf-spine": lambda: leaf_spine(2, 2, 2),
     "rail-roce": lambda: rail_optimized(units=1, fabric="roce", nodes_per_unit=4),
     "sn5600-pair": sn5600_pair,
+    "sn5600-broken-out-2x400g": lambda: _broken_out_pair(),
     "sn3700-no-lane-map": lambda: _sn3700_pair(),
 }
+
+
+def _broken_out_pair() -> Fabric:
+    """Two SN5600 with every 800G cage broken out 2 × 400GbE (tests/model/test_breakout.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "model"))
+    from test_breakout import two_broken_out_sn5600
+    return two_broken_out_sn5600()
 
 
 def _sn3700_pair() -> Fabric:

@@ -127,3 +127,31 @@ def test_progress_reaches_every_destination():
     r = route(k_ary_fat_tree(4), "minhop", progress=lambda done, total: seen.append((done, total)))
     n = r.subnet.num_switches + len(r.subnet.ca_ports)
     assert seen and seen[-1] == (n, n) == (36, 36)
+
+
+def test_least_loaded_run_in_passes_picks_what_one_at_a_time_picks():
+    """minhop's run of destinations through one switch, given out in passes over the candidates
+    (O(candidates + destinations) a pass), is OpenSM's one-at-a-time rule: each destination to
+    the first candidate with the fewest routes, a counted one adding a route there."""
+    rng = np.random.default_rng(7)
+    for trial in range(300):
+        nc = int(rng.integers(1, 9))
+        P1 = 12
+        cand = np.sort(rng.choice(np.arange(1, P1), nc, replace=False)).astype(np.int64)
+        counts = np.zeros((2, P1), np.int64)
+        counts[1, cand] = rng.integers(0, 4, nc)
+        m = int(rng.integers(1, 30))
+        counted = rng.random(m) < (0.5 if trial % 3 else 1.0)
+        want_counts = counts.copy()
+        want = []
+        for d in range(m):                         # the reference: _least_loaded, one at a time
+            p = int(cand[np.argmin(want_counts[1, cand])])   # argmin: the first of the fewest
+            want.append(p)
+            if counted[d]:
+                want_counts[1, p] += 1
+        cols = np.full((m, 2), NO_PATH, np.uint8)
+        cc = np.zeros(P1, np.int64)
+        cc[:nc] = counts[1, cand]
+        kernels._least_loaded_run(cand, cc, nc, 0, m, counted, counts, cols, 1)
+        assert cols[:, 1].tolist() == want and np.array_equal(counts, want_counts), trial
+        assert np.array_equal(cc[:nc], want_counts[1, cand])
