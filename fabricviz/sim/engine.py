@@ -33,6 +33,7 @@ from .links import LinkTable, link_table
 from .maxmin import maxmin, maxmin_paths
 from .paths import MODES, PathProvider, Routes, line_gbps, route
 from .reach import Reach, Unreachable, fabric_tech, host_reach
+from .transports.params import NEW_TRANSPORTS
 from .units import ParamError
 from .vlarb import (
     NUM_VLS,
@@ -320,7 +321,7 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
     ``stop_when_done``: a fluid run of sized flows ends once the last one has finished.
     """
     tech = fabric_tech(fabric)
-    routing = routing or ("static" if tech == "ib" else "ecmp")
+    asked, routing = routing, routing or ("static" if tech == "ib" else "ecmp")
     if routing not in MODES:
         raise ParamError("routing", routing, f"is not one of {', '.join(MODES)}")
     if model not in MODELS:
@@ -348,6 +349,9 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
                               f"partition {scope.label} (a limited member talks only to full members)")
         flows = flows.select(~bad)
     part = scope.label if scope is not None else ""
+    if transport in NEW_TRANSPORTS:           # sprayed / receiver-driven / HPCC: their own flow-level model
+        from .transports.run import simulate_transport
+        return simulate_transport(fabric, flows, transport, asked, model, seed, reach.left_out, dropped, refused, part)
     if model == "maxmin":        # steady state: only the flows running together at t=0
         first = (flows.step <= 0) & (flows.start_s <= 0)
         flows = flows if first.all() else flows.concurrent()    # all of them: no copy of the list

@@ -1,0 +1,133 @@
+"""The transports run: rates, trims and completion of every flow (:func:`simulate_transport`).
+
+* **EQDS / NDP** (receiver-driven, sprayed, trimming): the receiver pulls at its line rate and a
+  sender sends as its pulls (and its NIC) allow, so a flow's wire rate is the max-min share of the
+  *host links* — its sender's NIC and its receiver's downlink — the fabric in between is not a
+  bottleneck but a place where payloads get trimmed (:mod:`.trimming`). NDP's window also caps a
+  flow at ``window × MTU / RTT`` (its pulls come back once per round trip). Goodput = wire rate ×
+  share of packets that arrive whole × payload / MTU.
+* **HPCC** (lossless, one ECMP path per flow): each flow's window keeps its bottleneck at η of the
+  capacity and the flows on it share it equally: max-min over the ECMP paths with every link's
+  capacity × η; payload / MTU of it is goodput.
+
+Flows that finish hand their share to the rest (progressive max-min, :func:`~..fct.completion_times`,
+trims recomputed at each completion); FCT = completion + the path's base latency (:mod:`..fct`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...ib.tiers import switch_mask
+from ...model import Fabric
+from ..fct import Completion, base_latency_ns, completion_times
+from ..links import LinkTable, link_table
+from ..maxmin import maxmin, maxmin_paths
+from ..paths import Routes, route
+from ..workloads import Flows
+from . import trimming
+from .params import EQDS_PARAMS, HPCC, HPCC_PARAMS, NDP_PARAMS, ROUTING, HpccParams, SprayParams
+
+SPRAY = {"eqds": EQDS_PARAMS, "ndp": NDP_PARAMS}
+
+
+@dataclass(frozen=True)
+class TransportRun:
+    """What a transport run found, per flow and per link: the wire and goodput rates at t = 0, the
+    share of packets that arrive whole, each link's trimmed share; the finish times (s, from 0)."""
+
+    transport: str
+    routing: str
+    wire_gbps: np.ndarray
+    goodput_gbps: np.ndarray
+    delivery: np.ndarray
+    link_trim: np.ndarray          # per link: share of offered packets trimmed (0 for HPCC)
+    link_load_gbps: np.ndarray     # per link: offered wire rate at t = 0
+    completion: Completion | None
+    source: str
+
+    @property
+    def trimmed_gbps(self) -> np.ndarray:
+        """Per link: payloads trimmed (Gb/s) at t = 0."""
+        return self.link_trim * self.link_load_gbps
+
+    def summary(self, goodput_gbps: np.ndarray | None = None, resent: float | None = None) -> dict:
+        """The ``--json`` entries (the arguments match :meth:`~..transport.TransportEffect.summary`)."""
+        return {"transport": self.transport, "transport_model": {
+            "routing": self.routing, "delivery_mean": float(self.delivery.mean()) if len(self.delivery) else 1.0,
+            "delivery_min": float(self.delivery.min()) if len(self.delivery) else 1.0,
+            "trimmed_gbps": float(self.trimmed_gbps.sum()), "trimming_links": int((self.link_trim > 1e-6).sum()),
+            "constants": self.source}}
+
+
+class _Spray:
+    """Rates of a receiver-driven sprayer for any set of running flows."""
+
+    def __init__(self, fabric: Fabric, links: LinkTable, routes: Routes, prm: SprayParams, seed: int):
+        self.links, self.routes, self.prm = links, routes, prm
+        self.share = trimming.path_shares(routes, prm.entropies, seed)
+        sw = switch_mask(fabric)
+        self.into_host = ~sw[links.dst_dev]
+        self.n_in = trimming.feeders(routes, links.n)
+        # the links a flow's rate is shared on: every link of its paths with an end that is no switch
+        # (its NICs' cables, PCIe) — the sender's NIC and the receiver's pull pacer
+        edge = ~(sw[links.src_dev] & sw[links.dst_dev])
+        at = np.flatnonzero(edge[routes.links])
+        pairs = np.unique(np.stack([np.repeat(routes.flow, routes.hops())[at], routes.links[at]]), axis=1)
+        self.edge_ptr = np.searchsorted(pairs[0], np.arange(routes.n_flows + 1)).astype(np.int64)
+        self.edge_links = pairs[1].astype(np.int64)
+        rtt_s = 2 * base_latency_ns(links, routes) * 1e-9
+        self.cap = np.where(rtt_s > 0, prm.window_pkts * prm.mtu * 8 / np.maximum(rtt_s, 1e-12) / 1e9, np.inf)
+
+    def wire(self, running: np.ndarray) -> np.ndarray:
+        return maxmin_paths(self.edge_ptr, self.edge_links, self.links.gbps, self.cap, rows=running).rate
+
+    def solve(self, running: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        wire = np.where(running, self.wire(running), 0.0)
+        trim = trimming.link_trim(self.links, self.routes, self.share, wire, self.prm.queue_pkts,
+                                  self.into_host, self.n_in)
+        d = trimming.delivery(self.routes, self.share, trim)
+        good = wire * d * self.prm.payload / self.prm.mtu
+        return wire, good, d, trim
+
+
+def _spray_run(fabric: Fabric, links: LinkTable, flows: Flows, routes: Routes, transport: str,
+               seed: int) -> TransportRun:
+    prm = SPRAY[transport]
+    sp = _Spray(fabric, links, routes, prm, seed)
+    allrun = np.ones(len(flows), bool)
+    wire, good, d, trim = sp.solve(allrun)
+    load = np.bincount(routes.links, np.repeat(sp.share * wire[routes.flow], routes.hops()), minlength=links.n)
+    done = completion_times(lambda run: sp.solve(run)[1], flows.bytes, good, len(routes.links)) \
+        if np.isfinite(flows.bytes).any() else None
+    return TransportRun(transport, ROUTING[transport], wire, good, d, trim, load, done, prm.source)
+
+
+def _hpcc_run(links: LinkTable, flows: Flows, routes: Routes, prm: HpccParams = HPCC_PARAMS) -> TransportRun:
+    cap = links.gbps * prm.eta
+    A = routes.incidence()
+    demand = flows.rate_gbps
+    res = maxmin(A, cap, demand)
+    eff = 1.0                     # htsim's HPCC counts whole MSS payloads, no header bytes
+
+    def solve(run: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(run))
+        out[run] = maxmin(A[run], cap, demand[run]).rate * eff
+        return out
+    done = completion_times(solve, flows.bytes, res.rate * eff, len(routes.links)) \
+        if np.isfinite(flows.bytes).any() else None
+    n = len(flows)
+    return TransportRun(HPCC, ROUTING[HPCC], res.rate, res.rate * eff, np.ones(n), np.zeros(links.n),
+                        res.link_load, done, prm.source)
+
+
+def run_transport(fabric: Fabric, flows: Flows, transport: str, seed: int = 0,
+                  links: LinkTable | None = None) -> tuple[LinkTable, Routes, TransportRun]:
+    """Route ``flows`` as ``transport`` does and run it (module doc)."""
+    links = links if links is not None else link_table(fabric)
+    routes = route(fabric, links, flows, ROUTING[transport], seed=seed)
+    if transport == HPCC:
+        return links, routes, _hpcc_run(links, flows, routes)
+    return links, routes, _spray_run(fabric, links, flows, routes, transport, seed)
