@@ -263,6 +263,9 @@ def export_htsim(fabric: Fabric, flows: Flows, out_dir: str | Path, *, design: s
     from ..formats.htsim_run import write_run_folder
     tree = htsim_fat_tree(fabric, design)
     params = htsim_params(fabric, routing, tree=tree, name=design)
+    if transport == "hpcc" and tree.tiers != 3:
+        raise FabricError(f"{design}: --transport hpcc: htsim_hpcc has no -tiers and builds 3 levels only; "
+                          f"this fat tree has {tree.tiers}")
     cm = htsim_connections(fabric, tree, flows, flows_from)
     end, why = end_time_us(params, cm)
     ends = [(fabric.name_of(int(a)), fabric.name_of(int(b))) for a, b in zip(flows.src, flows.dst, strict=True)]

@@ -46,10 +46,13 @@ def collision_trim(n_in: int, load: float, queue_pkts: int) -> float:
     """Share of a link's arriving packets trimmed: a discrete-time queue serving one packet per packet
     time, ``n_in`` inputs each bringing one with chance ``load / n_in`` per packet time (binomial
     arrivals), ``queue_pkts`` packets held at most; the stationary distribution solved exactly."""
-    if n_in <= 1 and load <= 1.0 or load <= 0.0:
-        return max(0.0, 1.0 - 1.0 / load) if load > 1.0 else 0.0
-    n = max(n_in, 1)
+    if load <= 0.0:
+        return 0.0
+    if n_in <= 1:                                    # one input: only what exceeds the capacity
+        return max(0.0, 1.0 - 1.0 / load)
+    n = n_in
     p = min(load / n, 1.0)
+    excess = max(0.0, 1.0 - n / load)                # more than every input can bring: trimmed as well
     pmf = np.array([comb(n, a) * p ** a * (1 - p) ** (n - a) for a in range(n + 1)])
     size = queue_pkts + 1                           # queue after a packet time's service: 0..queue_pkts
     P = np.zeros((size, size))
@@ -64,7 +67,7 @@ def collision_trim(n_in: int, load: float, queue_pkts: int) -> float:
     b[-1] = 1.0
     pi = np.linalg.lstsq(M, b, rcond=None)[0]
     arrivals = n * p
-    return float(np.clip(pi @ lost / arrivals, 0.0, 1.0))
+    return float(np.clip(1.0 - (1.0 - excess) * (1.0 - pi @ lost / arrivals), 0.0, 1.0))
 
 
 def feeders(routes: Routes, n_links: int) -> np.ndarray:
