@@ -350,8 +350,11 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
         flows = flows.select(~bad)
     part = scope.label if scope is not None else ""
     if transport in NEW_TRANSPORTS:           # sprayed / receiver-driven / HPCC: their own flow-level model
-        from .transports.run import simulate_transport
-        return simulate_transport(fabric, flows, transport, asked, model, seed, reach.left_out, dropped, refused, part)
+        from .transports.model import run_transport
+        links, routes, run = run_transport(fabric, flows, transport, seed, routing=asked)
+        frame = _frame(links, routes, run.goodput_gbps, np.minimum(run.link_load_gbps, links.gbps))  # carried
+        return SimResult(tech, run.routing, model, links, flows, routes, (frame,), None, reach.left_out, dropped,
+                         refused, part, completion=run.completion, transport=run)
     if model == "maxmin":        # steady state: only the flows running together at t=0
         first = (flows.step <= 0) & (flows.start_s <= 0)
         flows = flows if first.all() else flows.concurrent()    # all of them: no copy of the list

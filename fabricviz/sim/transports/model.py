@@ -22,10 +22,12 @@ import numpy as np
 
 from ...ib.tiers import switch_mask
 from ...model import Fabric
-from ..fct import Completion, base_latency_ns, completion_times
+from ..fct import Completion, completion_times
 from ..links import LinkTable, link_table
 from ..maxmin import maxmin, maxmin_paths
 from ..paths import Routes, route
+from ..reach import fabric_tech
+from ..units import ParamError
 from ..workloads import Flows
 from . import trimming
 from .params import EQDS_PARAMS, HPCC, HPCC_PARAMS, NDP_PARAMS, ROUTING, HpccParams, SprayParams
@@ -62,6 +64,17 @@ class TransportRun:
             "constants": self.source}}
 
 
+def round_trip_s(links: LinkTable, routes: Routes, mtu: int, hdr: int) -> np.ndarray:
+    """Per flow, over its first sub-path: a packet of ``mtu`` bytes stored and forwarded at every hop,
+    and its ack or pull (``hdr`` bytes) back over the same hops: propagation and switch latency both
+    ways plus each hop's serialization of the packet and of the header (NIC overheads left out)."""
+    lead = np.searchsorted(routes.flow, np.arange(routes.n_flows))
+    per_hop = 2 * (links.prop_ns + links.switch_ns) + np.where(links.gbps > 0, (mtu + hdr) * 8 / np.where(
+        links.gbps > 0, links.gbps, 1.0), 0.0)
+    sums = np.add.reduceat(per_hop[routes.links], routes.indptr[:-1]) if len(routes.links) else np.zeros(0)
+    return sums[lead] * 1e-9
+
+
 class _Spray:
     """Rates of a receiver-driven sprayer for any set of running flows."""
 
@@ -78,7 +91,7 @@ class _Spray:
         pairs = np.unique(np.stack([np.repeat(routes.flow, routes.hops())[at], routes.links[at]]), axis=1)
         self.edge_ptr = np.searchsorted(pairs[0], np.arange(routes.n_flows + 1)).astype(np.int64)
         self.edge_links = pairs[1].astype(np.int64)
-        rtt_s = 2 * base_latency_ns(links, routes) * 1e-9
+        rtt_s = round_trip_s(links, routes, prm.mtu, prm.hdr)
         self.cap = np.where(rtt_s > 0, prm.window_pkts * prm.mtu * 8 / np.maximum(rtt_s, 1e-12) / 1e9, np.inf)
 
     def wire(self, running: np.ndarray) -> np.ndarray:
@@ -123,11 +136,18 @@ def _hpcc_run(links: LinkTable, flows: Flows, routes: Routes, prm: HpccParams = 
                         res.link_load, done, prm.source)
 
 
-def run_transport(fabric: Fabric, flows: Flows, transport: str, seed: int = 0,
-                  links: LinkTable | None = None) -> tuple[LinkTable, Routes, TransportRun]:
-    """Route ``flows`` as ``transport`` does and run it (module doc)."""
+def run_transport(fabric: Fabric, flows: Flows, transport: str, seed: int = 0, links: LinkTable | None = None,
+                  routing: str | None = None) -> tuple[LinkTable, Routes, TransportRun]:
+    """Route ``flows`` as ``transport`` does and run it (module doc). ``routing``: None or the transport's
+    own (ParamError otherwise); Ethernet designs only."""
+    own = ROUTING[transport]
+    if routing not in (None, own):
+        how = "every equal-cost path" if own == "spray" else "one ECMP path per flow"
+        raise ParamError("routing", routing, f"--transport {transport} routes {own}: its packets take {how}")
+    if fabric_tech(fabric) == "ib":
+        raise ParamError("transport", transport, "is Ethernet's: this is an InfiniBand design")
     links = links if links is not None else link_table(fabric)
-    routes = route(fabric, links, flows, ROUTING[transport], seed=seed)
+    routes = route(fabric, links, flows, own, seed=seed)
     if transport == HPCC:
         return links, routes, _hpcc_run(links, flows, routes)
     return links, routes, _spray_run(fabric, links, flows, routes, transport, seed)
