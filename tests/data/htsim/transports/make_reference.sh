@@ -10,7 +10,7 @@
 # Topology: htsim's 3-level fat tree of radix 8 (128 hosts), 100 Gb/s, with the latencies export-htsim
 # writes for `generate fat-tree --levels 3 --radix 8 --fabric roce --speed 100GbE --switch SN4700`
 # (-hop_latency 0.105 -switch_latency 0.45; HOP=1 SWITCH=0 gives htsim's defaults), each binary's
-# own defaults otherwise:
+# own defaults otherwise (seeds 13, 1, 2 each: the figures are compared as means over the seeds):
 #   htsim_eqds  -strat ecmp_host is the default (per packet: 64 path entropies, -paths), queue 35
 #               packets of MTU 4150 that trim, first window 50 packets, pull per 4096 B
 #   htsim_ndp   -strat perm (per packet: a random permutation of the paths), queue 15 × 9000 B
@@ -42,7 +42,7 @@ for t in eqds ndp hpcc; do
   for w in perm perm16 shuffle incast; do
     cm="$here/$w.cm"
     n=$(sed -n 's/^Connections //p' "$cm")
-    for seed in 13; do
+    for seed in 13 1 2; do
       s=$(date +%s.%N)
       (cd "$work" && LD_PRELOAD="$work/fixtime.so" "$HTSIM/datacenter/htsim_$t" -nodes 128 -conns "$n" -tm "$cm" \
         $flags -seed $seed -hop_latency $HOP -switch_latency $SWITCH -linkspeed 100000 -end 100000 -o "$work/log.dat" > "$work/run.txt")
