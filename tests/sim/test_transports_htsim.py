@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,9 @@ import pytest
 
 from fabricviz.generate import fat_tree
 from fabricviz.sim.engine import simulate
-from fabricviz.sim.fct import flow_times
+from fabricviz.sim.fct import base_latency_ns, flow_times
+from fabricviz.sim.links import link_table
+from fabricviz.sim.transports.model import run_transport
 from fabricviz.sim.workloads import Flows
 
 pytestmark = pytest.mark.slow       # 36 runs on the 128-host tree, ~20 s
@@ -45,10 +48,10 @@ def _figures(fct: np.ndarray, size: np.ndarray) -> tuple[float, float, float]:
     return float(np.mean(size * 8 / (fct * 1e3))), float(np.median(fct)), float(fct.max())
 
 
-def htsim_figures() -> dict[tuple[str, str], tuple[float, float, float]]:
+def htsim_figures(name: str = "reference.csv") -> dict[tuple[str, str], tuple[float, float, float]]:
     """(transport, workload) → (mean rate, median FCT, slowest FCT), each the mean over htsim's 3 seeds."""
     rows: dict[tuple[str, str, str], list[tuple[float, float]]] = defaultdict(list)
-    with open(DATA / "reference.csv") as fh:
+    with open(DATA / name) as fh:
         for r in csv.DictReader(fh):
             rows[(r["transport"], r["workload"], r["seed"])].append((float(r["fct_us"]), float(r["bytes"])))
     per: dict[tuple[str, str], list[tuple[float, float, float]]] = defaultdict(list)
@@ -82,6 +85,20 @@ def model_figures(f, transport: str, workload: str) -> tuple[float, float, float
     return tuple(float(x) for x in np.mean(got, axis=0))  # type: ignore[return-value]
 
 
+def htsim_latency_figures(f, transport: str) -> tuple[float, float, float]:
+    """The model on perm.cm with htsim's own latencies (every cable 1 µs, no switch latency)."""
+    links = link_table(f)
+    links = replace(links, prop_ns=np.where(links.pcie, links.prop_ns, 1000.0), switch_ns=np.zeros_like(links.switch_ns))
+    flows = flows_of(f, "perm")
+    got = []
+    for seed in SEEDS:
+        links, routes, run = run_transport(f, flows, transport, seed, links=links)
+        assert run.completion is not None
+        fct = (run.completion.finish_s + base_latency_ns(links, routes) * 1e-9) * 1e6
+        got.append(_figures(fct, flows.bytes))
+    return tuple(float(x) for x in np.mean(got, axis=0))  # type: ignore[return-value]
+
+
 def test_stored_reference():
     h = htsim_figures()
     assert len(h) == 12
@@ -101,6 +118,17 @@ def test_within_tolerance_of_htsim(design, transport):
         assert got == pytest.approx(PINNED[(transport, w)], rel=1e-6), (transport, w, got)
 
 
+@pytest.mark.parametrize("transport", ["eqds", "ndp", "hpcc"])
+def test_htsims_own_latencies(design, transport):
+    """htsim's defaults (1 µs per hop): the issue's figures (EQDS 85, NDP 57, HPCC 46 Gb/s); NDP's window
+    of 15 × 9000 B per round trip now limits it, the round trip including its pulls' waits."""
+    h = htsim_figures("defaults.csv")[(transport, "perm")]
+    got = htsim_latency_figures(design, transport)
+    err = [g / t - 1 for g, t in zip(got, h, strict=True)]
+    assert all(abs(e) <= TOL for e in err), (transport, got, h, err)
+    assert got == pytest.approx(DEFAULTS_PINNED[transport], rel=1e-6), (transport, got)
+
+
 def test_ordering_as_htsim(design):
     """On the permutation htsim has EQDS and NDP far ahead of HPCC (per-flow ECMP collisions); so does the model."""
     m = {t: model_figures(design, t, "perm")[0] for t in ("eqds", "ndp", "hpcc")}
@@ -112,12 +140,18 @@ PINNED: dict[tuple[str, str], tuple[float, float, float]] = {  # the model's fig
     ('eqds', 'perm16'): (86.9093978, 1471.51786, 1642.74613),  # htsim 90.4 1415.8 1503.4: -3.8% +3.9% +9.3%
     ('eqds', 'shuffle'): (23.5439701, 680.794958, 709.009169),  # htsim 23.1 694.4 710.0: +1.9% -2.0% -0.1%
     ('eqds', 'incast'): (6.13604285, 1303.93328, 1303.93328),  # htsim 6.1 1304.6 1314.5: -0.1% -0.0% -0.8%
-    ('ndp', 'perm'): (93.0516395, 345.237626, 347.681932),  # htsim 87.5 371.8 380.7: +6.3% -7.2% -8.7%
-    ('ndp', 'perm16'): (93.559695, 1370.11949, 1378.48446),  # htsim 88.3 1465.9 1489.9: +5.9% -6.5% -7.5%
-    ('ndp', 'shuffle'): (23.6640277, 679.859159, 687.584589),  # htsim 23.9 673.0 681.0: -0.9% +1.0% +1.0%
+    ('ndp', 'perm'): (89.2180352, 363.495272, 365.467007),  # htsim 87.5 371.8 380.7: +1.9% -2.2% -4.0%
+    ('ndp', 'perm16'): (89.5957296, 1444.23525, 1450.01779),  # htsim 88.3 1465.9 1489.9: +1.4% -1.5% -2.7%
+    ('ndp', 'shuffle'): (23.6640339, 679.859159, 687.57019),  # htsim 23.9 673.0 681.0: -0.9% +1.0% +1.0%
     ('ndp', 'incast'): (6.18745225, 1293.10069, 1293.10069),  # htsim 6.2 1300.4 1310.9: -0.6% -0.6% -1.4%
     ('hpcc', 'perm'): (45.5041716, 789.898192, 1463.5824),  # htsim 46.3 724.0 1578.3: -1.6% +9.1% -7.3%
     ('hpcc', 'perm16'): (44.7220073, 2788.49468, 5393.40696),  # htsim 45.6 2889.1 6038.0: -2.0% -3.5% -10.7%
     ('hpcc', 'shuffle'): (18.1396592, 997.016065, 1744.28416),  # htsim 20.3 860.8 1573.7: -10.8% +15.8% +10.8%
     ('hpcc', 'incast'): (5.92092478, 1351.3017, 1351.3017),  # htsim 7.6 1290.0 1315.1: -22.4% +4.8% +2.8%
+}
+
+DEFAULTS_PINNED: dict[str, tuple[float, float, float]] = {
+    'eqds': (86.1782419, 371.83774, 411.965821),  # htsim 85.5 374.9 392.2: +0.8% -0.8% +5.0%
+    'ndp': (63.6849771, 533.239622, 533.63536),  # htsim 58.0 585.8 593.8: +9.8% -9.0% -10.1%
+    'hpcc': (45.2835475, 793.018192, 1466.7024),  # htsim 44.9 748.1 1666.9: +0.8% +6.0% -12.0%
 }

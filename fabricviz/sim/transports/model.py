@@ -3,8 +3,10 @@
 * **EQDS / NDP** (receiver-driven, sprayed, trimming): the receiver pulls at its line rate and a
   sender sends as its pulls (and its NIC) allow, so a flow's wire rate is the max-min share of the
   *host links* — its sender's NIC and its receiver's downlink — the fabric in between is not a
-  bottleneck but a place where payloads get trimmed (:mod:`.trimming`). NDP's window also caps a
-  flow at ``window × MTU / RTT`` (its pulls come back once per round trip). Goodput = wire rate ×
+  bottleneck but a place where payloads get trimmed (:mod:`.trimming`). The window also caps a
+  flow at ``window × MTU / RTT`` (binding for NDP's 15 packets on long links): the round trip is the
+  packet and its pull at every hop (:func:`round_trip_s`) plus the pull's wait behind the data packet
+  already on each link of the way back (:meth:`_Spray._header_wait_s`). Goodput = wire rate ×
   share of packets that arrive whole × payload / MTU.
 * **HPCC** (lossless, one ECMP path per flow): each flow's window keeps its bottleneck at η of the
   capacity and the flows on it share it equally: max-min over the ECMP paths with every link's
@@ -33,6 +35,8 @@ from . import trimming
 from .params import EQDS_PARAMS, HPCC, HPCC_PARAMS, NDP_PARAMS, ROUTING, HpccParams, SprayParams
 
 SPRAY = {"eqds": EQDS_PARAMS, "ndp": NDP_PARAMS}
+#: rounds of the round trip ↔ rate fixed point (header waits depend on the rates)
+WAIT_ROUNDS = 3
 
 
 @dataclass(frozen=True)
@@ -91,11 +95,38 @@ class _Spray:
         pairs = np.unique(np.stack([np.repeat(routes.flow, routes.hops())[at], routes.links[at]]), axis=1)
         self.edge_ptr = np.searchsorted(pairs[0], np.arange(routes.n_flows + 1)).astype(np.int64)
         self.edge_links = pairs[1].astype(np.int64)
-        rtt_s = round_trip_s(links, routes, prm.mtu, prm.hdr)
-        self.cap = np.where(rtt_s > 0, prm.window_pkts * prm.mtu * 8 / np.maximum(rtt_s, 1e-12) / 1e9, np.inf)
+        self.rtt_s = round_trip_s(links, routes, prm.mtu, prm.hdr)
+        self.lead = np.searchsorted(routes.flow, np.arange(routes.n_flows))
+        ids = np.arange(links.n)
+        self.back = np.where(ids < 2 * links.n_cable_links, ids ^ 1, -1)      # the cable's other direction
+
+    def _cap(self, wait_s: np.ndarray) -> np.ndarray:
+        rtt = self.rtt_s + wait_s
+        return np.where(rtt > 0, self.prm.window_pkts * self.prm.mtu * 8 / np.maximum(rtt, 1e-12) / 1e9, np.inf)
+
+    def _header_wait_s(self, wire: np.ndarray) -> np.ndarray:
+        """Per flow: what its acks and pulls wait on the way back. They go first in every queue but not
+        before the packet already on the wire (no preemption): half a packet time on each link of the
+        way back, times how busy that link is (the cables of its first sub-path, other direction)."""
+        r = self.routes
+        load = np.bincount(r.links, np.repeat(self.share * wire[r.flow], r.hops()), minlength=self.links.n)
+        gbps = self.links.gbps
+        busy = np.divide(load, gbps, out=np.zeros_like(load), where=gbps > 0)
+        half = np.divide(self.prm.mtu * 8 / 2, gbps, out=np.zeros_like(load), where=gbps > 0) * 1e-9
+        per_link = np.zeros(self.links.n)
+        ok = self.back >= 0
+        per_link[ok] = np.minimum(busy[self.back[ok]], 1.0) * half[self.back[ok]]
+        sums = np.add.reduceat(per_link[r.links], r.indptr[:-1]) if len(r.links) else np.zeros(0)
+        return sums[self.lead]
 
     def wire(self, running: np.ndarray) -> np.ndarray:
-        return maxmin_paths(self.edge_ptr, self.edge_links, self.links.gbps, self.cap, rows=running).rate
+        """Max-min over the host links, each flow capped at its window per round trip; the round trip
+        with the header waits the rates give (:data:`WAIT_ROUNDS` rounds of the fixed point)."""
+        wait = np.zeros(self.routes.n_flows)
+        for _ in range(WAIT_ROUNDS):
+            rate = maxmin_paths(self.edge_ptr, self.edge_links, self.links.gbps, self._cap(wait), rows=running).rate
+            wait = self._header_wait_s(rate)
+        return maxmin_paths(self.edge_ptr, self.edge_links, self.links.gbps, self._cap(wait), rows=running).rate
 
     def solve(self, running: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         wire = np.where(running, self.wire(running), 0.0)

@@ -53,6 +53,23 @@ for t in eqds ndp hpcc; do
     done
   done
 done
+# htsim's own latencies (1 us per hop, no switch latency) on perm.cm: the figures of issue 30, where
+# NDP's window limits it
+dflt="$work/defaults.csv"
+echo "transport,workload,seed,src,dst,bytes,fct_us" > "$dflt"
+for t in eqds ndp hpcc; do
+  case $t in
+    eqds) flags="-tiers 3" ;;
+    ndp)  flags="-tiers 3 -strat perm" ;;
+    hpcc) flags="-strat ecmp_host -paths 256" ;;
+  esac
+  for seed in 13 1 2; do
+    (cd "$work" && LD_PRELOAD="$work/fixtime.so" "$HTSIM/datacenter/htsim_$t" -nodes 128 -conns 128 -tm "$here/perm.cm" \
+      $flags -seed $seed -linkspeed 100000 -end 100000 -o "$work/log.dat" > "$work/run.txt")
+    python3 "$here/parse.py" "$work/run.txt" "$here/perm.cm" $t perm $seed >> "$dflt"
+  done
+done
+mv "$dflt" "$here/defaults.csv"
 mv "$out" "$here/reference.csv"
 mv "$wall" "$here/wall.csv"
 rm -rf "$work"
