@@ -351,6 +351,9 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
     part = scope.label if scope is not None else ""
     if transport in NEW_TRANSPORTS:           # sprayed / receiver-driven / HPCC: their own flow-level model
         from .transports.model import run_transport
+        if model != "maxmin":
+            raise ParamError("model", model, f"--transport {transport} has its own flow-level model (max-min "
+                                             "re-solved at each completion, with its trims): use maxmin")
         links, routes, run = run_transport(fabric, flows, transport, seed, routing=asked)
         frame = _frame(links, routes, run.goodput_gbps, np.minimum(run.link_load_gbps, links.gbps))  # carried
         return SimResult(tech, run.routing, model, links, flows, routes, (frame,), None, reach.left_out, dropped,
