@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
                    help="how the NICs take reordered packets, on the side of its technology (as simulate "
                         "--transport); the other side runs its own default: ib on InfiniBand, on RoCE "
                         "roce-ooo when every NIC part has ooo_placement, else roce-gbn; eqds, ndp, hpcc: the RoCE side "
-                        "runs that transport")
+                        "runs that transport (with --model maxmin: their model is flow-level)")
     p.add_argument("--save-twin", metavar="PATH", help="also write the twin design (native JSON)")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
     p.set_defaults(func=run)

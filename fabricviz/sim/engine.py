@@ -356,6 +356,9 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
                                              "re-solved at each completion, with its trims): use maxmin")
         links, routes, run = run_transport(fabric, flows, transport, seed, routing=asked)
         frame = _frame(links, routes, run.goodput_gbps, np.minimum(run.link_load_gbps, links.gbps))  # carried
+        queue = np.array(run.link_queue_bytes, np.float32)            # the trimming queues' mean level
+        queue.setflags(write=False)
+        frame = replace(frame, link_queue=queue)
         return SimResult(tech, run.routing, model, links, flows, routes, (frame,), None, reach.left_out, dropped,
                          refused, part, completion=run.completion, transport=run)
     if model == "maxmin":        # steady state: only the flows running together at t=0

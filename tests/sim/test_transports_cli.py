@@ -58,9 +58,11 @@ def test_simulate_transport_refusals(designs, capsys):
 
 def test_compare_tech_takes_the_transport(designs, capsys, tmp_path):
     rc, out, err = cli(capsys, "compare-tech", designs["roce"], "--workload", "permutation:1:1MB", "--transport",
-                       "eqds", "--json")
+                       "eqds", "--model", "maxmin", "--json")
     assert rc == 0, err
     assert "eqds" in out
+    rc, _, err = cli(capsys, "compare-tech", designs["roce"], "--workload", "incast:4", "--transport", "eqds")  # fluid
+    assert rc == 2 and "own flow-level model" in err and len(err.strip().splitlines()) == 1
 
 
 def run_args(run_sh: str) -> dict[str, str]:

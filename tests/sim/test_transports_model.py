@@ -82,6 +82,12 @@ def test_permutation_completion_exact(small):
     assert ft is not None and np.isfinite(ft.fct_s).all()
     assert res.routing == "spray" and res.transport.routing == "spray"
     assert (ft.fct_s * 1e6).tolist() == pytest.approx(FCT_EQDS, rel=1e-6)
+    # the frame's queues are the trimming queues' mean level: up to 35 packets of 4160 B, filled where a
+    # link is offered more than it carries, empty where nothing goes
+    run, q = res.transport, res.last.link_queue
+    over = run.link_load_gbps > res.links.gbps * (1 + 1e-9)
+    assert over.sum() == 2 and (q[over] > 0).all() and q.max() == 35 * 4160
+    assert (q[run.link_load_gbps == 0] == 0).all()
 
 
 #: 4,000,000 B at 100 Gb/s × 4096/4160 is 325.0 µs; the rest is the packets trimmed where a flow's 64 path

@@ -51,6 +51,7 @@ class TransportRun:
     delivery: np.ndarray
     link_trim: np.ndarray          # per link: share of offered packets trimmed (0 for HPCC)
     link_load_gbps: np.ndarray     # per link: offered wire rate at t = 0
+    link_queue_bytes: np.ndarray   # per link: mean bytes its egress queue holds at t = 0 (trimming queues)
     completion: Completion | None
     source: str
 
@@ -87,6 +88,7 @@ class _Spray:
         self.share = trimming.path_shares(routes, prm.entropies, seed)
         sw = switch_mask(fabric)
         self.into_host = ~sw[links.dst_dev]
+        self.held = np.zeros(links.n)           # per link: mean packets queued, of the last solve
         self.n_in = trimming.feeders(routes, links.n)
         # the links a flow's rate is shared on: every link of its paths with an end that is no switch
         # (its NICs' cables, PCIe) — the sender's NIC and the receiver's pull pacer
@@ -130,8 +132,8 @@ class _Spray:
 
     def solve(self, running: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         wire = np.where(running, self.wire(running), 0.0)
-        trim = trimming.link_trim(self.links, self.routes, self.share, wire, self.prm.queue_pkts,
-                                  self.into_host, self.n_in)
+        trim, self.held = trimming.link_trim(self.links, self.routes, self.share, wire, self.prm.queue_pkts,
+                                             self.into_host, self.n_in)
         d = trimming.delivery(self.routes, self.share, trim)
         good = wire * d * self.prm.payload / self.prm.mtu
         return wire, good, d, trim
@@ -143,10 +145,11 @@ def _spray_run(fabric: Fabric, links: LinkTable, flows: Flows, routes: Routes, t
     sp = _Spray(fabric, links, routes, prm, seed)
     allrun = np.ones(len(flows), bool)
     wire, good, d, trim = sp.solve(allrun)
+    queue = sp.held * prm.mtu
     load = np.bincount(routes.links, np.repeat(sp.share * wire[routes.flow], routes.hops()), minlength=links.n)
     done = completion_times(lambda run: sp.solve(run)[1], flows.bytes, good, len(routes.links)) \
         if np.isfinite(flows.bytes).any() else None
-    return TransportRun(transport, ROUTING[transport], wire, good, d, trim, load, done, prm.source)
+    return TransportRun(transport, ROUTING[transport], wire, good, d, trim, load, queue, done, prm.source)
 
 
 def _hpcc_run(links: LinkTable, flows: Flows, routes: Routes, prm: HpccParams = HPCC_PARAMS) -> TransportRun:
@@ -164,7 +167,7 @@ def _hpcc_run(links: LinkTable, flows: Flows, routes: Routes, prm: HpccParams = 
         if np.isfinite(flows.bytes).any() else None
     n = len(flows)
     return TransportRun(HPCC, ROUTING[HPCC], res.rate, res.rate * eff, np.ones(n), np.zeros(links.n),
-                        res.link_load, done, prm.source)
+                        res.link_load, np.zeros(links.n), done, prm.source)
 
 
 def run_transport(fabric: Fabric, flows: Flows, transport: str, seed: int = 0, links: LinkTable | None = None,

@@ -41,15 +41,24 @@ def path_shares(routes: Routes, entropies: int, seed: int) -> np.ndarray:
     return np.bincount(pick.ravel(), minlength=routes.n_paths) / entropies
 
 
-@lru_cache(maxsize=4096)
 def collision_trim(n_in: int, load: float, queue_pkts: int) -> float:
     """Share of a link's arriving packets trimmed: a discrete-time queue serving one packet per packet
     time, ``n_in`` inputs each bringing one with chance ``load / n_in`` per packet time (binomial
     arrivals), ``queue_pkts`` packets held at most; the stationary distribution solved exactly."""
+    return _chain(n_in, load, queue_pkts)[0]
+
+
+def collision_queue(n_in: int, load: float, queue_pkts: int) -> float:
+    """Mean packets held by the queue of :func:`collision_trim` (after each packet time's service)."""
+    return _chain(n_in, load, queue_pkts)[1]
+
+
+@lru_cache(maxsize=4096)
+def _chain(n_in: int, load: float, queue_pkts: int) -> tuple[float, float]:
     if load <= 0.0:
-        return 0.0
+        return 0.0, 0.0
     if n_in <= 1:                                    # one input: only what exceeds the capacity
-        return max(0.0, 1.0 - 1.0 / load)
+        return (1.0 - 1.0 / load, float(queue_pkts)) if load > 1.0 else (0.0, 0.0)
     n = n_in
     p = min(load / n, 1.0)
     excess = max(0.0, 1.0 - n / load)                # more than every input can bring: trimmed as well
@@ -67,7 +76,8 @@ def collision_trim(n_in: int, load: float, queue_pkts: int) -> float:
     b[-1] = 1.0
     pi = np.linalg.lstsq(M, b, rcond=None)[0]
     arrivals = n * p
-    return float(np.clip(1.0 - (1.0 - excess) * (1.0 - pi @ lost / arrivals), 0.0, 1.0))
+    trim = float(np.clip(1.0 - (1.0 - excess) * (1.0 - pi @ lost / arrivals), 0.0, 1.0))
+    return trim, float(pi @ np.arange(size))
 
 
 def feeders(routes: Routes, n_links: int) -> np.ndarray:
@@ -79,20 +89,21 @@ def feeders(routes: Routes, n_links: int) -> np.ndarray:
 
 
 def link_trim(links: LinkTable, routes: Routes, share: np.ndarray, wire_gbps: np.ndarray,
-              queue_pkts: int, into_host: np.ndarray, n_in: np.ndarray) -> np.ndarray:
-    """Per link: share of the packets offered to it that are trimmed (hash imbalance and collisions)."""
+              queue_pkts: int, into_host: np.ndarray, n_in: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per link: share of the packets offered to it that are trimmed (hash imbalance and collisions),
+    and the packets its queue holds on average (full where offered more than it carries)."""
     per_path = share * wire_gbps[routes.flow]
     offered = np.bincount(routes.links, np.repeat(per_path, routes.hops()), minlength=links.n)
     with np.errstate(divide="ignore", invalid="ignore"):
         load = np.where(links.gbps > 0, offered / links.gbps, 0.0)
-    trim = np.zeros(links.n)
+    trim, held = np.zeros(links.n), np.zeros(links.n)
     for i in np.flatnonzero(load > 0):
         rho = float(load[i])
-        if into_host[i] or n_in[i] <= 1:
-            trim[i] = max(0.0, 1.0 - 1.0 / rho)
-        else:
-            trim[i] = collision_trim(int(n_in[i]), round(rho, 3), queue_pkts)
-    return trim
+        if into_host[i] or n_in[i] <= 1:          # paced or one input: only the excess, exactly
+            trim[i], held[i] = (1.0 - 1.0 / rho, queue_pkts) if rho > 1.0 else (0.0, 0.0)
+        else:                                     # the chain, cached at a load to 0.1 %
+            trim[i], held[i] = _chain(int(n_in[i]), round(rho, 3), queue_pkts)
+    return trim, held
 
 
 def delivery(routes: Routes, share: np.ndarray, trim: np.ndarray) -> np.ndarray:
