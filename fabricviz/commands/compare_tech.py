@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+from ..sim.transports.params import NEW_TRANSPORTS
+
 
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p = sub.add_parser("compare-tech", help="InfiniBand vs RoCE: a workload on the design and on its "
@@ -24,10 +26,11 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p.add_argument("--dcqcn", choices=("paper", "nvidia"),
                    help="RoCE side's DCQCN parameters (default: the RoCE design's roce.dcqcn setting, "
                         "else nvidia, the ConnectX firmware defaults)")
-    p.add_argument("--transport", choices=("ib", "roce-gbn", "roce-ooo"),
+    p.add_argument("--transport", choices=("ib", "roce-gbn", "roce-ooo") + NEW_TRANSPORTS,
                    help="how the NICs take reordered packets, on the side of its technology (as simulate "
                         "--transport); the other side runs its own default: ib on InfiniBand, on RoCE "
-                        "roce-ooo when every NIC part has ooo_placement, else roce-gbn")
+                        "roce-ooo when every NIC part has ooo_placement, else roce-gbn; eqds, ndp, hpcc: the RoCE side "
+                        "runs that transport (with --model maxmin: their model is flow-level)")
     p.add_argument("--save-twin", metavar="PATH", help="also write the twin design (native JSON)")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
     p.set_defaults(func=run)

@@ -25,6 +25,9 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p.add_argument("--routing", choices=ROUTINGS,
                    help="ecmp (htsim -strat ecmp_host), adaptive (ecmp_ar, per flowlet) or spray (ecmp_rr); "
                         "default ecmp, as simulate on RoCE")
+    p.add_argument("--transport", choices=("eqds", "ndp", "hpcc"),
+                   help="run.sh runs htsim_eqds, htsim_ndp or htsim_hpcc (as simulate --transport) instead of "
+                        "htsim_roce, with the flags fabricviz's model of that transport assumes")
     p.add_argument("--seed", type=int, default=0, help="workload seed (as simulate), also htsim's -seed")
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="folder to write into")
     p.set_defaults(func=run)
@@ -46,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
             flows = make_workload(fabric, args.workload, seed=args.seed, over=args.over, reach=host_reach(fabric))
             where = f"--workload {args.workload} --seed {args.seed} --over {args.over}"
         paths = export_htsim(fabric, flows, args.output, design=args.file, flows_from=where,
-                             routing=args.routing, seed=args.seed)
+                             routing=args.routing, seed=args.seed, transport=args.transport)
     for path in paths:
         print(path)
     return 0

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from ..model import FabricError
+from ..sim.transports.params import NEW_TRANSPORTS
 from ..sim.units import ParamError
 
 #: The flag of each engine parameter, for error messages.
@@ -174,10 +175,13 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
                         "(no PFC: full queues drop, go-back-N resends)")
     p.add_argument("--cc", choices=("dcqcn", "none"),
                    help="RoCE fluid runs: congestion control (default dcqcn; none: PFC only)")
-    p.add_argument("--transport", choices=("ib", "roce-gbn", "roce-ooo"),
+    p.add_argument("--transport", choices=("ib", "roce-gbn", "roce-ooo") + NEW_TRANSPORTS,
                    help="how the NICs take reordered packets: ib (InfiniBand), roce-ooo (out-of-order placement, "
                         "no cost) or roce-gbn (go-back-N: adaptive/spray routing resends); default from the "
-                        "design: ib, else roce-ooo when every NIC part has ooo_placement, else roce-gbn")
+                        "design: ib, else roce-ooo when every NIC part has ooo_placement, else roce-gbn. RoCE "
+                        "designs also take eqds (receiver-driven, sprayed, trimming), ndp (the same, "
+                        "window-limited) and hpcc (INT-based window over lossless ECMP): flow-level models "
+                        "with htsim's constants")
     p.add_argument("--fail", action="append", default=[], metavar="CABLE",
                    help="--workload pfc-cycle: a cable taken as down (as check-pfc-deadlock --fail); repeatable")
     p.add_argument("--pfc-watchdog", metavar="TIME",

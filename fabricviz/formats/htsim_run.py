@@ -192,8 +192,10 @@ def flows_from_arg(flows_from: str) -> str:
 
 def write_run_folder(out_dir: str | Path, fabric: Fabric, tree: HtsimTree, params: HtsimParams,
                      cm: ConnectionMatrix, ends: Sequence[tuple[str, str]], steps: Sequence[int], *, design: str,
-                     flows_from: str, routing: str, seed: int, end_us: int, end_why: str, tech: str) -> list[Path]:
-    """Make every file's text, then write them (atomically, run.sh executable); the paths written."""
+                     flows_from: str, routing: str, seed: int, end_us: int, end_why: str, tech: str,
+                     transport: str | None = None) -> list[Path]:
+    """Make every file's text, then write them (atomically, run.sh executable); the paths written.
+    ``transport`` (eqds | ndp | hpcc): run.sh runs that transport's simulator (:mod:`.htsim_transport`)."""
     sized = sum(1 for c in cm.connections if c.size)
     n = len(cm.connections)
     texts = {"connections.cm": format_connection_matrix(cm), "hosts.csv": hosts_csv(fabric, tree),
@@ -201,6 +203,12 @@ def write_run_folder(out_dir: str | Path, fabric: Fabric, tree: HtsimTree, param
              "run.sh": run_sh(params, n, sized, end_us, seed, end_why, design, tech),
              "README.txt": readme(params, tree, n, sized, len(cm.triggers), end_us, seed, end_why, design,
                                   flows_from, routing, tech)}
+    if transport is not None:
+        from .htsim_transport import transport_run_sh
+        texts["run.sh"] = transport_run_sh(params, transport, n, sized, end_us, seed, end_why, design)
+        texts["README.txt"] = (f"run.sh runs htsim's {transport} simulator (export-htsim --transport {transport}); "
+                               "what follows describes the fat tree and flows, and htsim_roce's flags for "
+                               "comparison.\n\n" + texts["README.txt"])
     folder = Path(out_dir)
     if folder.exists() and not folder.is_dir():
         raise FabricError(f"{folder}: not a folder")

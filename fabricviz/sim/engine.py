@@ -33,6 +33,7 @@ from .links import LinkTable, link_table
 from .maxmin import maxmin, maxmin_paths
 from .paths import MODES, PathProvider, Routes, line_gbps, route
 from .reach import Reach, Unreachable, fabric_tech, host_reach
+from .transports.params import NEW_TRANSPORTS
 from .units import ParamError
 from .vlarb import (
     NUM_VLS,
@@ -320,7 +321,7 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
     ``stop_when_done``: a fluid run of sized flows ends once the last one has finished.
     """
     tech = fabric_tech(fabric)
-    routing = routing or ("static" if tech == "ib" else "ecmp")
+    asked, routing = routing, routing or ("static" if tech == "ib" else "ecmp")
     if routing not in MODES:
         raise ParamError("routing", routing, f"is not one of {', '.join(MODES)}")
     if model not in MODELS:
@@ -348,6 +349,18 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
                               f"partition {scope.label} (a limited member talks only to full members)")
         flows = flows.select(~bad)
     part = scope.label if scope is not None else ""
+    if transport in NEW_TRANSPORTS:           # sprayed / receiver-driven / HPCC: their own flow-level model
+        from .transports.model import run_transport
+        if model != "maxmin":
+            raise ParamError("model", model, f"--transport {transport} has its own flow-level model (max-min "
+                                             "re-solved at each completion, with its trims): use maxmin")
+        links, routes, run = run_transport(fabric, flows, transport, seed, routing=asked)
+        frame = _frame(links, routes, run.goodput_gbps, np.minimum(run.link_load_gbps, links.gbps))  # carried
+        queue = np.array(run.link_queue_bytes, np.float32)            # the trimming queues' mean level
+        queue.setflags(write=False)
+        frame = replace(frame, link_queue=queue)
+        return SimResult(tech, run.routing, model, links, flows, routes, (frame,), None, reach.left_out, dropped,
+                         refused, part, completion=run.completion, transport=run)
     if model == "maxmin":        # steady state: only the flows running together at t=0
         first = (flows.step <= 0) & (flows.start_s <= 0)
         flows = flows if first.all() else flows.concurrent()    # all of them: no copy of the list

@@ -254,20 +254,24 @@ def end_time_us(params: HtsimParams, cm: ConnectionMatrix) -> tuple[int, str]:
 
 
 def export_htsim(fabric: Fabric, flows: Flows, out_dir: str | Path, *, design: str, flows_from: str,
-                 routing: str | None = None, seed: int = 0) -> list[Path]:
+                 routing: str | None = None, seed: int = 0, transport: str | None = None) -> list[Path]:
     """Write the htsim run folder (connections.cm, hosts.csv, flows.csv, run.sh, README.txt) for
     ``flows`` on ``fabric``; every refusal comes before the first file is written. ``design``:
     the design's path as the user gave it (names it in messages); ``flows_from``: where the flows
-    came from (``--workload …`` or the CSV path), for messages and README.txt."""
+    came from (``--workload …`` or the CSV path), for messages and README.txt. ``transport`` (eqds |
+    ndp | hpcc): run.sh runs htsim_eqds / htsim_ndp / htsim_hpcc instead of htsim_roce."""
     from ..formats.htsim_run import write_run_folder
     tree = htsim_fat_tree(fabric, design)
     params = htsim_params(fabric, routing, tree=tree, name=design)
+    if transport == "hpcc" and tree.tiers != 3:
+        raise FabricError(f"{design}: --transport hpcc: htsim_hpcc has no -tiers and builds 3 levels only; "
+                          f"this fat tree has {tree.tiers}")
     cm = htsim_connections(fabric, tree, flows, flows_from)
     end, why = end_time_us(params, cm)
     ends = [(fabric.name_of(int(a)), fabric.name_of(int(b))) for a, b in zip(flows.src, flows.dst, strict=True)]
     return write_run_folder(out_dir, fabric, tree, params, cm, ends, flows.step.tolist(), design=design,
                             flows_from=flows_from, routing=routing or default_routing(fabric), seed=seed,
-                            end_us=end, end_why=why, tech=fabric_tech(fabric))
+                            end_us=end, end_why=why, tech=fabric_tech(fabric), transport=transport)
 
 
 __all__ = ["END_FACTOR", "MIN_END_US", "ROUTINGS", "STRATEGIES", "default_routing", "end_time_us", "export_htsim",

@@ -17,6 +17,7 @@ from .compare import run_workload
 from .engine import SimResult
 from .partitioned import partition_scope, scoped_reach
 from .reach import Reach, host_reach
+from .transports.params import NEW_TRANSPORTS, ROUTING
 from .workloads import make_workload
 
 
@@ -29,7 +30,8 @@ def run_traffic(fabric: Fabric, spec: str, model: str, routing: str | None, engi
     is called by the fluid model; ``sm``: the SM's routing of ``fabric`` already computed;
     ``partition``: the InfiniBand partition the run goes in, see :mod:`.partitioned`; ``sl``:
     the service level of every flow, None: SL 0 or the routing engine's path SL; ``transport``: ib |
-    roce-gbn | roce-ooo, None: the design's; ``cc``: a RoCE fluid run's congestion control, dcqcn |
+    roce-gbn | roce-ooo | eqds | ndp | hpcc (the last three run their own routing), None: the
+    design's; ``cc``: a RoCE fluid run's congestion control, dcqcn |
     none — PFC only, as ``simulate --transport`` / ``--cc``)."""
     if fabric.settings.planes:              # one SM per plane: one subnet's run would show one plane only
         raise FabricError(f"{fabric.name}: a multi-plane design runs per plane (fabricviz simulate / whatif: "
@@ -43,6 +45,8 @@ def run_traffic(fabric: Fabric, spec: str, model: str, routing: str | None, engi
         if fabric_tech(fabric) == "ib":
             raise ParamError("cc", cc, "applies to RoCE (Ethernet) designs")
         fluid = roce_fluid(fabric, None, "pfc", cc)
+    if transport in NEW_TRANSPORTS:                  # the dock always names a routing: the transport's own wins
+        routing = ROUTING[transport]
     return run_workload(fabric, make_workload(fabric, spec, seed=seed, reach=reach, sl=sl), model, duration_s,
                         seed, routing, engine, progress, sm=sm, reach=reach, fluid=fluid, transport=transport,
                         stop_when_done=True)     # as simulate: sized flows end the run when all have finished

@@ -52,9 +52,10 @@ from .latency import DEFAULT_LATENCY, LatencyParams, link_latency
 from .links import LinkTable
 from .paths import Routes
 from .reach import fabric_tech
+from .transports.params import NEW_TRANSPORTS
 from .units import ParamError
 
-TRANSPORTS = ("ib", "roce-gbn", "roce-ooo")
+TRANSPORTS = ("ib", "roce-gbn", "roce-ooo") + NEW_TRANSPORTS   # the last: :mod:`.transports`
 #: Per flow, sub-paths beyond this many are left out of the pair sums (memory guard).
 MAX_PAIR_PATHS = 64
 

@@ -1,6 +1,7 @@
 """The Traffic dock's transport and congestion-control choices (``simulate --transport`` / ``--cc``).
 
-The transport is how the NICs take reordered packets (:mod:`fabricviz.sim.transport`): InfiniBand
+The transport is how the NICs take reordered packets (:mod:`fabricviz.sim.transport`), or on RoCE
+designs one of the transports of :mod:`fabricviz.sim.transports` (EQDS, NDP, HPCC): InfiniBand
 HCAs and RoCE NICs with out-of-order placement take them in any order; a go-back-N RoCE NIC resends
 the window in flight, so adaptive and spray routing cost it goodput. "Default" is what the design's
 NIC parts give (:func:`~fabricviz.sim.transport.default_transport`); only the transports of the
@@ -22,7 +23,9 @@ from fabricviz.model import events as ev
 from fabricviz.sim.reach import fabric_tech
 from fabricviz.sim.transport import TRANSPORTS, default_transport
 
-TRANSPORT_NAMES = {"ib": "InfiniBand", "roce-gbn": "RoCE go-back-N", "roce-ooo": "RoCE out-of-order placement"}
+TRANSPORT_NAMES = {"ib": "InfiniBand", "roce-gbn": "RoCE go-back-N", "roce-ooo": "RoCE out-of-order placement",
+                   "eqds": "EQDS: spraying + trimming", "ndp": "NDP: spraying + trimming, windowed",
+                   "hpcc": "HPCC over lossless ECMP"}
 #: The default entry's words for it (short enough for the dock's width).
 SHORT_NAMES = {**TRANSPORT_NAMES, "roce-ooo": "RoCE out-of-order"}
 TRANSPORT_TIPS = {
@@ -32,6 +35,13 @@ TRANSPORT_TIPS = {
                 "each flow in order and pay nothing",
     "roce-ooo": "out-of-order placement (ConnectX-7 / BlueField-3 class): reordered packets are placed "
                 "where they belong; adaptive and spray routing cost nothing",
+    "eqds": "receiver-driven (EQDS, the Ultra Ethernet lineage): a first window unsolicited, then the receiver "
+            "pulls at its line rate; every packet sprayed over all equal-cost paths; full switch queues trim "
+            "payloads to headers and the trimmed packets are pulled again (runs spray routing)",
+    "ndp": "NDP: as EQDS with htsim's NDP window (15 packets of 9000 B per round trip) and 15-packet queues "
+           "(runs spray routing)",
+    "hpcc": "HPCC: lossless (PFC), one ECMP path per flow, each window from in-band telemetry so the "
+            "bottleneck runs at 95 % (runs ECMP routing)",
 }
 CC_CHOICES = (("DCQCN", "dcqcn"), ("none — PFC only", "none"))
 #: Characters a picker asks room for: long entries elide instead of widening the dock.
@@ -162,6 +172,12 @@ def transport_line(summary: dict) -> str:
     if t is None:
         return ""
     head = f"transport: {TRANSPORT_NAMES.get(t, t)}"
+    model = summary.get("transport_model")
+    if model is not None:                    # eqds / ndp / hpcc (fabricviz.sim.transports)
+        trims = model["trimmed_gbps"]
+        return (f"{head} — {model['routing']} routing, " + (f"{trims:,.0f} Gb/s trimmed on {model['trimming_links']} "
+                f"links, {100 * model['delivery_mean']:.0f} % of packets arrive whole" if trims > 0
+                else "nothing trimmed"))
     resent, goodput = summary.get("reorder_retransmit_gbps", 0.0), summary["rate_gbps"]["total"]
     routing = summary["transport_efficiency"]["routing"]
     if t != "roce-gbn":

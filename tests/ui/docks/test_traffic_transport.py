@@ -31,7 +31,8 @@ from fabricviz.ui.docks.traffic_transport import TRANSPORT_TIPS
 from fabricviz.ui.document.document import Document
 
 WAIT = 60_000                # a generous deadline: only a hang waits this long
-NAMES = ["InfiniBand", "RoCE go-back-N", "RoCE out-of-order placement"]
+NAMES = ["InfiniBand", "RoCE go-back-N", "RoCE out-of-order placement", "EQDS: spraying + trimming",
+         "NDP: spraying + trimming, windowed", "HPCC over lossless ECMP"]
 
 
 def ib_tree():
@@ -83,16 +84,16 @@ def test_the_entries_follow_the_design_and_its_nic_parts(qtbot):
     assert (ib.catalog.get("CX6-HDR").ooo_placement, ib.catalog.get("CX7-1P").ooo_placement) == (False, True)
     dock = make_dock(qtbot, ib)
     box, cc = dock.form.transport_box, dock.form.cc_box
-    assert entries(dock) == (["Default (NICs): InfiniBand", *NAMES], [True, True, False, False])
+    assert entries(dock) == (["Default (NICs): InfiniBand", *NAMES], [True, True] + [False] * 5)
     tip = QtCore.Qt.ItemDataRole.ToolTipRole
     assert [box.itemData(k, tip) for k in (1, 2, 3)] == [TRANSPORT_TIPS[t] for t in ("ib", "roce-gbn", "roce-ooo")]
     assert box.value() is None and cc.isHidden()
     # the longest entry shows whole in the popup, but does not set the dock's width
-    wide = box.fontMetrics().horizontalAdvance(NAMES[2])
+    wide = max(box.fontMetrics().horizontalAdvance(n) for n in NAMES)
     assert box.sizeHint().width() < wide <= box.view().minimumWidth()
 
     dock.document.editor.set_fabric(cx6)                      # another design: the entries follow it
-    assert entries(dock) == (["Default (NICs): RoCE go-back-N", *NAMES], [True, False, True, True])
+    assert entries(dock) == (["Default (NICs): RoCE go-back-N", *NAMES], [True, False] + [True] * 5)
     assert "go-back-N" in box.toolTip() and not cc.isHidden()
     assert not cc.isEnabled() and cc.value() is None          # max-min has no congestion control
     dock.configure(model="fluid", transport="roce-ooo")
@@ -198,3 +199,17 @@ def test_the_comparison_names_each_sides_transport(qtbot, tmp_path, capsys):
     assert [dlg.table.item(last, j).text() for j in range(3)] == ["ib", "roce-gbn", "–"]
     assert [dlg.table.item(last, j).data(role) for j in range(3)] == ["ib", "roce-gbn", None]
     QtWidgets.QApplication.processEvents()
+
+
+def test_eqds_runs_the_cli_numbers_with_its_own_routing(qtbot, tmp_path, capsys):
+    """Receiver-driven spraying from the dock: the routing box's ECMP gives way to the transport's spray,
+    and the numbers are simulate --transport eqds's."""
+    f = cx6_tree()
+    path = tmp_path / "ft.json"
+    save_fabric(f, path)
+    dock = make_dock(qtbot, f)
+    res = run(qtbot, dock, workload="permutation", arg="", model="maxmin", routing="ecmp", seed=0, transport="eqds")
+    cli = cli_json(capsys, "simulate", path, "--workload", "permutation", "--transport", "eqds", "--json")
+    assert json.loads(json.dumps(res.summary(f))) == cli
+    assert res.routing == "spray" and cli["transport_model"]["routing"] == "spray"
+    assert " · transport: EQDS: spraying + trimming — spray routing, " in dock.status.text()
