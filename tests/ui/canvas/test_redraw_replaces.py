@@ -35,13 +35,13 @@ def test_a_design_being_drawn_replaces_the_old_one(make_window, qtbot, monkeypat
     seen = []
     build = w.scene.set_fabric
 
-    def spy(f, progress=None, subscribe=True):
+    def spy(f, progress=None, subscribe=True, children=None):
         assert progress is not None                    # the window builds it with a progress dialog
 
         def step(done, total):
             seen.append((done, total, drawn(w)))
             progress(done, total)
-        return build(f, step, subscribe)
+        return build(f, step, subscribe, children)
     monkeypatch.setattr(w.scene, "set_fabric", spy)
     w.editor.set_fabric(new)
     QtWidgets.QApplication.processEvents()
