@@ -141,7 +141,9 @@ class _Chooser:
             base = _radix_base(self.cat, p)
             if base is not None and not textbook:
                 p = base                 # a real design gets the real switch, spare ports and all
-        else:                            # no switch of that speed: one whose ports run slower
+            elif base is None and p.hypothetical and not textbook:
+                p = None                 # a radix model of a broken-out part: a real switch run slower instead
+        if p is None:                            # no switch of that speed: one whose ports run slower
             cands = [q for q in self.cat.by_kind(self.kind)
                      if q.ports >= n and _runs(q, want) and _radix_base(self.cat, q) is None]
             if not cands:
