@@ -217,7 +217,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         if f is None or not f.devices_t.exists(device) or int(f.devices_t.parent[device]) >= 0 or scale <= 0:
             return QtCore.QRectF()
         r = device_rects(f, np.array([device], np.int64))[:, 0]
-        w, h = self._width(f.name_of(device)), self._height
+        w, h = self._width(self._aliases.get(device, f.name_of(device))), self._height
         u = 1.0 / scale
         return QtCore.QRectF((r[0] + r[2]) / 2 - w * u / 2, r[3] + GAP_PX * u, w * u, h * u)
 
