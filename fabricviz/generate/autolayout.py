@@ -32,7 +32,7 @@ from ..ib.sharp import sharp_mask
 from ..ib.tiers import switch_mask
 from ..model import Fabric
 from .geometry import SWITCH_H, device_rects
-from .groups import Grouping, cable_tops, find_groups, host_systems
+from .groups import HOSTS, Grouping, cable_tops, find_groups, host_systems
 
 #: Width : height the layout aims for (a screen).
 ASPECT = 16 / 9
@@ -180,10 +180,13 @@ class _Plan:
         self.leaf_ids, self.leaf_cl = leaves[s], self.leaf_cl[s]
         # an imported server's adapters side by side: hosts by block, then server, then id
         system = host_systems(self.f, self.host)
-        # (the biggest host block of a cluster first; each block starts a row of its own, so the
-        # blocks' rectangles, which the canvas draws at middle zoom, never overlap)
+        # (the servers' biggest host block of a cluster first, its management hosts and lone
+        # adapters after them; each block starts a row of its own, so the blocks' rectangles,
+        # which the canvas draws at middle zoom, never overlap)
         bsize = np.concatenate([g.block_size, [0]])[g.block[hosts]]
-        s = np.lexsort((hosts, system[hosts], g.block[hosts], -bsize, self.host_cl))
+        other = np.array([k != HOSTS for k in g.block_kinds] + [False], bool)
+        late = other[g.block[hosts]] if len(g.block_kinds) == g.n_blocks else np.zeros(len(hosts), bool)
+        s = np.lexsort((hosts, system[hosts], g.block[hosts], -bsize, late, self.host_cl))
         self.host_ids, self.host_cl = hosts[s], self.host_cl[s]
         self.host_rank = _ranks(self.host_cl, nc)
         hb = g.block[self.host_ids]

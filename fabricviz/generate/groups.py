@@ -52,6 +52,7 @@ class Grouping:
     top_tier: int               # highest switch tier (0: no switches)
     top_level: np.ndarray       # bool per device: alive and not inside a server
     block_hosts: np.ndarray | None = None   # hosts per block (an imported host's adapters once)
+    block_kinds: tuple[str, ...] = ()       # per block: HOSTS, MANAGEMENT, UNNAMED or ADAPTERS
 
     @property
     def n_groups(self) -> int:
@@ -168,6 +169,55 @@ def host_systems(f: Fabric, hosts: np.ndarray) -> np.ndarray:
     return system
 
 
+#: Kinds of host block: servers cabled alike; a unit's management hosts (UFM and its standby,
+#: cabled like it); its lone adapters with only a factory description; its other one-NIC hosts.
+HOSTS, MANAGEMENT, UNNAMED, ADAPTERS = "hosts", "management", "unnamed", "adapters"
+#: Host names of UFM appliances and management nodes (UFM's own and common site names).
+MANAGEMENT_HOST = re.compile(r"ufm|mgmt|(?:^|[-_.])sm\d*(?:$|[-_.])", re.IGNORECASE)
+#: Factory NodeDescriptions of Mellanox/NVIDIA adapters whose host never set one:
+#: ``"MT4129 ConnectX7   Mellanox Technologies"``, ``"MT4123 ConnectX6 Mellanox Technologies"``,
+#: ``"Mellanox Technologies ConnectX-7"`` and the like (the firmware's default).
+FACTORY_DESC = re.compile(r"^(?:MT\d+\b.*|.*\bMellanox Technologies\b.*|.*\bNVIDIA\b.*ConnectX.*)$",
+                          re.IGNORECASE)
+
+
+def _blocks(f: Fabric, systems: np.ndarray, sigs: list[tuple[int, ...]], group: np.ndarray, server: np.ndarray,
+            system: np.ndarray) -> tuple[np.ndarray, list[tuple[int, ...]], list[str]]:
+    """Per system its block, per block its leaves (the first block's of a merge) and kind.
+
+    Servers cabled to the same leaves are a block. A block holding a management host is the
+    unit's management block; lone adapters (a top-level NIC that is a host of its own) beside a
+    unit's servers are not a block per leaf but one per unit: its unnamed adapters, its other
+    one-NIC hosts (a unit of lone adapters only keeps a block per leaf: they are its hosts)."""
+    t = f.devices_t
+    members = np.bincount(system[server & (system >= 0)], minlength=t.n)
+    lone = (t.kind[systems] == KIND_CODE[NIC]) & (members[systems] == 1)
+    names = [f.name_of(int(d)) for d in systems]
+    mgmt = np.array([not lone[i] and bool(MANAGEMENT_HOST.search(n)) for i, n in enumerate(names)], bool)
+    factory = np.array([bool(FACTORY_DESC.match(" ".join(_GUID_TAG.sub("", n).split()))) for n in names], bool)
+    sig_index: dict[tuple[int, ...], int] = {}
+    sig_of = np.array([sig_index.setdefault(s, len(sig_index)) for s in sigs], np.int64)
+    n_sig = len(sig_index)
+    any_mgmt = np.bincount(sig_of, weights=mgmt, minlength=n_sig) > 0
+    all_lone = np.bincount(sig_of, weights=~lone, minlength=n_sig) == 0
+    all_factory = np.bincount(sig_of, weights=lone & ~factory, minlength=n_sig) == 0
+    first = list(sig_index)
+    sig_group = np.array([group[s[0]] for s in first], np.int64)
+    # lone adapters beside a unit's servers; where there are no servers they are its hosts
+    served = np.isin(sig_group, sig_group[~any_mgmt & ~all_lone])
+    lone_kind = np.where(all_factory, UNNAMED, ADAPTERS)
+    kinds = np.where(any_mgmt, MANAGEMENT, np.where(all_lone & served & (sig_group >= 0), lone_kind, HOSTS))
+    key_index: dict[tuple, int] = {}
+    remap = np.empty(n_sig, np.int64)
+    for i, (s, k) in enumerate(zip(first, kinds.tolist(), strict=True)):
+        remap[i] = key_index.setdefault((k, int(sig_group[i])) if k != HOSTS else (k, s), len(key_index))
+    out_leaves: list[tuple[int, ...]] = [()] * len(key_index)
+    out_kinds = [HOSTS] * len(key_index)
+    for i in range(n_sig - 1, -1, -1):
+        out_leaves[remap[i]], out_kinds[remap[i]] = first[i], str(kinds[i])
+    return remap[sig_of], out_leaves, out_kinds
+
+
 def stored_groups(f: Fabric, pod_sw: np.ndarray) -> tuple[np.ndarray, list[str]] | None:
     """The groups a generator stored in ``meta["groups"]`` (``[{"name", "switches": [names]}]``):
     a dragonfly's groups, a 3-D torus's planes, which the graph alone cannot tell apart (every
@@ -264,33 +314,31 @@ def find_groups(f: Fabric) -> Grouping:
     block_size = np.zeros(0, np.int64)
     block_hosts = np.zeros(0, np.int64)
     block_group = np.zeros(0, np.int64)
+    block_kinds: list[str] = []
     if len(hs):
         pair = np.unique(np.stack([system[hs], hl], axis=1), axis=0)
         hs, hl = pair[:, 0], pair[:, 1]
         systems, start = np.unique(hs, return_index=True)
         # a server's signature: the sorted tuple of its (its system's) leaves
         sigs = [tuple(x) for x in np.split(hl, start[1:])]
-        sig_index: dict[tuple[int, ...], int] = {}
-        blk = np.empty(len(systems), np.int64)
-        for i, s in enumerate(sigs):
-            blk[i] = sig_index.setdefault(s, len(sig_index))
+        blk, leaves, block_kinds = _blocks(f, systems, sigs, group, server, system)
         sys_block = np.full(n, -1, np.int64)
         sys_block[systems] = blk
         servers = np.flatnonzero(server & (sys_block[np.maximum(system, 0)] >= 0) & (system >= 0))
         block[servers] = sys_block[system[servers]]
         blk = block[servers]
-        block_size = np.bincount(blk, minlength=len(sig_index)).astype(np.int64)
+        block_size = np.bincount(blk, minlength=len(leaves)).astype(np.int64)
         # hosts per block: systems (an imported DGX's eight HCAs are one host), not end devices
-        block_hosts = np.bincount(sys_block[systems], minlength=len(sig_index)).astype(np.int64)
-        leaves = list(sig_index)
+        block_hosts = np.bincount(sys_block[systems], minlength=len(leaves)).astype(np.int64)
         block_group = np.array([group[s[0]] for s in leaves], np.int64)
-        for s, bg in zip(leaves, block_group.tolist(), strict=True):
-            block_names.append(f.name_of(s[0]) if len(s) == 1 or bg < 0 else names[bg])
+        for s, bg, kind in zip(leaves, block_group.tolist(), block_kinds, strict=True):
+            block_names.append(f.name_of(s[0]) if (len(s) == 1 and kind == HOSTS) or bg < 0 else names[bg])
         group[servers] = block_group[blk]
     racks = _racks(f) if len(block_names) else []
     if racks:
         block, block_names, block_size, block_hosts, block_group = _rack_blocks(
             racks, block, block_names, block_group, group)
+        block_kinds = [HOSTS] * len(block_names)
     lone = server & (group < 0)
     if lone.any():
         group[lone] = len(names)
@@ -300,7 +348,8 @@ def find_groups(f: Fabric) -> Grouping:
     block[child] = block[top[child]]
     return Grouping(tier=tier, group=group, names=tuple(names), kinds=tuple(kinds), block=block,
                     block_names=tuple(block_names), block_size=block_size, block_group=block_group,
-                    top_tier=top_tier, top_level=top_level, block_hosts=block_hosts)
+                    top_tier=top_tier, top_level=top_level, block_hosts=block_hosts,
+                    block_kinds=tuple(block_kinds))
 
 
 def _racks(f: Fabric) -> list[NvlinkDomain]:
@@ -426,5 +475,6 @@ def bundle(f: Fabric, node: np.ndarray, cids: np.ndarray | None = None) -> Bundl
                    cables=cids[sel][order], cable_ids=cids, of_cable=of)
 
 
-__all__ = ["ADAPTER_NAME", "Bundles", "Grouping", "MAX_ADAPTERS", "TOP_NAMES", "bundle", "cable_gbps", "cable_tops",
+__all__ = ["ADAPTERS", "ADAPTER_NAME", "Bundles", "FACTORY_DESC", "Grouping", "HOSTS", "MANAGEMENT", "MANAGEMENT_HOST",
+           "MAX_ADAPTERS", "TOP_NAMES", "UNNAMED", "bundle", "cable_gbps", "cable_tops",
            "find_groups", "host_systems", "stored_groups", "switch_components"]

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from .groups import ADAPTER_NAME, MAX_ADAPTERS
+from .groups import ADAPTER_NAME, FACTORY_DESC, MANAGEMENT_HOST, MAX_ADAPTERS
 
 
 class HostRole(Enum):
@@ -36,13 +36,6 @@ class HostRole(Enum):
     UNNAMED = "unnamed"        # an adapter with only its factory description: a one-NIC host
 
 
-#: Factory NodeDescriptions of Mellanox/NVIDIA adapters whose host never set one:
-#: ``"MT4129 ConnectX7   Mellanox Technologies"``, ``"MT4123 ConnectX6 Mellanox Technologies"``,
-#: ``"Mellanox Technologies ConnectX-7"`` and the like (the firmware's default).
-FACTORY_DESC = re.compile(r"^(?:MT\d+\b.*|.*\bMellanox Technologies\b.*|.*\bNVIDIA\b.*ConnectX.*)$",
-                          re.IGNORECASE)
-#: Host names of UFM appliances and management nodes (UFM's own and common site names).
-MANAGEMENT_HOST = re.compile(r"ufm|mgmt|(?:^|[-_.])sm\d*(?:$|[-_.])", re.IGNORECASE)
 _NUMBER = re.compile(r"^(.*?)(\d+)$")
 
 

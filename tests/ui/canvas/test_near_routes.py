@@ -101,7 +101,7 @@ def test_straight_lines_would_cross_devices_the_routes_avoid():
     da = col[top_devices(f, f.ports_t.device[f.cables_t.port_a[ids]])]
     db = col[top_devices(f, f.ports_t.device[f.cables_t.port_b[ids]])]
     hit = int(crosses(np.vstack(cable_anchors(f, ids)), rects, da, db).sum())
-    assert hit == 730                                   # of 1,114 cables, drawn straight
+    assert hit == 691                                   # of 1,114 cables, drawn straight
     r = routes_for(f)
     assert r.seg.shape == (4, SEGS * 1114)
     assert crossings(r.seg, rects) == 0

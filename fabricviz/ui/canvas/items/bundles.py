@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar, overload
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from fabricviz.generate.groups import ADAPTERS, HOSTS, MANAGEMENT, UNNAMED
 from fabricviz.model import KINDS, Fabric
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.items.batch import device_rects, rects_path
@@ -263,7 +264,14 @@ def _hosts_text(g: Grouping, blk: int) -> str:
     """``"18 hosts"``; an imported block says its adapters too: ``"32 hosts · 256 HCAs"``."""
     hosts = int(g.block_hosts[blk]) if g.block_hosts is not None and len(g.block_hosts) else int(g.block_size[blk])
     ends = int(g.block_size[blk])
+    kind = g.block_kinds[blk] if blk < len(g.block_kinds) else HOSTS
+    if kind == UNNAMED:          # a unit's one-NIC hosts that never set a name: one block, said so
+        return f"{ends} unnamed adapter{'' if ends == 1 else 's'}"
+    if kind == ADAPTERS:
+        return f"{ends} one-NIC host{'' if ends == 1 else 's'}"
     text = f"{hosts} host{'' if hosts == 1 else 's'}"
+    if kind == MANAGEMENT:       # UFM and its standby
+        return f"UFM · {text}"
     return text if ends == hosts else f"{text} · {ends} HCAs"
 
 

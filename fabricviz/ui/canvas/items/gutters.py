@@ -230,6 +230,23 @@ def route_points(rects: np.ndarray, dev_a: np.ndarray, dev_b: np.ndarray, ends: 
     return np.stack([xs.T, ys.T], axis=2)
 
 
+def _clear(pts: np.ndarray, flip: np.ndarray, boxes: np.ndarray, rects: np.ndarray, ga: np.ndarray,
+           gb: np.ndarray, na: np.ndarray, nb: np.ndarray, n_lines: int) -> np.ndarray:
+    """Per route of ``pts`` ([n, SEGS + 1, 2], from the upper end; ``flip``: node a is the lower):
+    every point finite and no segment meeting a group box other than ``ga`` / ``gb`` or a node
+    rectangle other than ``na`` / ``nb`` (nodes only while :data:`NODE_CHECK` allows)."""
+    pts = np.where(flip[:, None, None], pts[:, ::-1], pts)
+    good = np.isfinite(pts).all(axis=(1, 2))
+    if not len(pts):
+        return good
+    seg = np.nan_to_num(_segments(pts))
+    if boxes.shape[1]:
+        good &= ~crosses(seg, boxes, np.repeat(ga, SEGS), np.repeat(gb, SEGS)).reshape(-1, SEGS).any(axis=1)
+    if n_lines * rects.shape[1] <= NODE_CHECK:
+        good &= ~crosses(seg, rects, np.repeat(na, SEGS), np.repeat(nb, SEGS)).reshape(-1, SEGS).any(axis=1)
+    return good
+
+
 def orthogonal(r: Routes, rects: np.ndarray, na: np.ndarray, nb: np.ndarray, ga: np.ndarray, gb: np.ndarray,
                boxes: np.ndarray, scale: float) -> Routes:
     """``r`` with the lines it draws straight (``~r.routed``) between two different nodes (columns
@@ -267,16 +284,24 @@ def orthogonal(r: Routes, rects: np.ndarray, na: np.ndarray, nb: np.ndarray, ga:
         y = (top + bot) / 2 + _lanes(pair, up_node, rects[0, up_node], np.maximum((bot - top) / 2, 0.0), lane)
         z = np.stack([np.stack([ux, ux, ux, lx, lx, lx], 1), np.stack([uy, y, y, y, y, ly], 1)], 2)
         z[~ok] = np.nan
+        gutter = pts[between].copy()
         pts[between] = z
+        # a Z that meets another box (units in a grid: the lower box is not straight below) runs
+        # through the gutters between the rows and columns of nodes instead, as a near cable does
+        again = between[~_clear(pts[between], lower_a[between], boxes, rects, gka[between], gkb[between],
+                                a_[between], b_[between], len(k))]
+        pts[again] = gutter[np.isin(between, again)]
+        # still meeting one (a vertical between node columns inside a unit's box): through the
+        # gutters between the rows and columns of the group boxes themselves
+        last = again[~_clear(pts[again], lower_a[again], boxes, rects, gka[again], gkb[again], a_[again],
+                             b_[again], len(k))]
+        fin = np.flatnonzero(np.isfinite(boxes).all(axis=0))
+        if len(last) and len(fin):
+            both = np.hstack([boxes[:, fin], rects])
+            pts[last] = route_points(both, a_[last] + len(fin), b_[last] + len(fin), ends[:, last], lane,
+                                     NAME_PX / s_)
+    good = _clear(pts, lower_a, boxes, rects, gka, gkb, a_, b_, len(k))
     pts = np.where(lower_a[:, None, None], pts[:, ::-1], pts)           # node a's end first
-    seg = _segments(pts)
-    good = np.isfinite(pts).all(axis=(1, 2))
-    if m:
-        bad = crosses(np.nan_to_num(seg), boxes, np.repeat(gka, SEGS), np.repeat(gkb, SEGS)).reshape(-1, SEGS)
-        good &= ~bad.any(axis=1)
-    if len(k) * rects.shape[1] <= NODE_CHECK:
-        bad = crosses(np.nan_to_num(seg), rects, np.repeat(a_, SEGS), np.repeat(b_, SEGS)).reshape(-1, SEGS)
-        good &= ~bad.any(axis=1)
     k, pts, lower_a = k[good], pts[good], lower_a[good]
     seg = _segments(pts)
     # the "×n" label sits beside the last segment into the lower node

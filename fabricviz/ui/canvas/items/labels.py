@@ -97,6 +97,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         self._cols: _Columns | None = None
         self._cols_rev = -1
         self._names: dict[int, str] = {}
+        self._aliases: dict[int, str] = {}       # shorter names shown instead (set_aliases)
         self._widths: dict[str, float] = {}
         self._layouts: OrderedDict[tuple, list[Placed]] = OrderedDict()
         self._pixmaps: OrderedDict[tuple, QtGui.QPixmap] = OrderedDict()
@@ -121,6 +122,14 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         (devices beyond its end do); None: every device."""
         self._mask = None if mask is None else np.asarray(mask, dtype=bool).copy()
         self._changed()
+
+    def set_aliases(self, aliases: dict[int, str] | None) -> None:
+        """Show these names (by device id) under their devices instead of the devices' own (the
+        middle level's rail and switch names); None or empty: every device's own name."""
+        aliases = dict(aliases or {})
+        if aliases != self._aliases:
+            self._aliases = aliases
+            self.invalidate()
 
     def set_extra(self, xs: Any, ys: Any, texts: Sequence[str], priority: Any = P_EXTRA) -> None:
         """Extra labels centred on scene points (group names, bundle counts), laid out with
@@ -208,7 +217,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         if f is None or not f.devices_t.exists(device) or int(f.devices_t.parent[device]) >= 0 or scale <= 0:
             return QtCore.QRectF()
         r = device_rects(f, np.array([device], np.int64))[:, 0]
-        w, h = self._width(f.name_of(device)), self._height
+        w, h = self._width(self._aliases.get(device, f.name_of(device))), self._height
         u = 1.0 / scale
         return QtCore.QRectF((r[0] + r[2]) / 2 - w * u / 2, r[3] + GAP_PX * u, w * u, h * u)
 
@@ -328,6 +337,8 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         kind = t.kind[tops]
         sw = (kind == K_IBSW) | (kind == K_ETHSW)
         tprio = np.where(sw, P_SWITCH, np.where(kind == K_SERVER, P_SERVER, P_CHILD))
+        if self._aliases:            # a short name (a rail's leaf) comes before the line counts
+            tprio = np.where(np.isin(tops, np.fromiter(self._aliases, np.int64)), P_EXTRA, tprio)
         xs, ys, texts, eprio = self._extra
         ref = np.concatenate([np.arange(len(xs)), tops, kids]).astype(np.int64)
         mode = np.concatenate([np.full(len(xs), CENTRED), np.full(len(tops), UNDER),
@@ -451,7 +462,8 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         text = self._names.get(ref)
         if text is None:
             assert self.fscene.fabric is not None
-            text = self.fscene.fabric.name_of(ref)
+            text = self._aliases.get(ref) if mode == UNDER else None
+            text = text if text is not None else self.fscene.fabric.name_of(ref)
             if mode == INSIDE:       # inside its server: the local name (gpu0, mlx5_3)
                 text = text.rsplit("/", 1)[-1]
             self._names[ref] = text

@@ -89,6 +89,7 @@ from fabricviz.ui.canvas.items.gutters import orthogonal
 from fabricviz.ui.canvas.items.routes import route, straight
 from fabricviz.ui.canvas.items.semantic_items import SceneItemVisibility
 from fabricviz.ui.canvas.items.semantic_queries import FAR, MIDDLE, NEAR, SemanticQueries
+from fabricviz.ui.canvas.items.short_names import middle_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from fabricviz.ui.canvas.scene import FabricScene
@@ -548,20 +549,17 @@ class SemanticLayer:
 
     def _set_labels(self, labels: list[Label]) -> None:
         """Group, block and bundle labels go to the scene's label layer; device names are kept to
-        the devices drawn as themselves (and, at middle, the switches)."""
+        the devices drawn as themselves (and, at middle, the switches, by their short names)."""
         layer = getattr(self.scene, "label_layer", None)
         if layer is None:
             return
         self._labels = labels
         self._place_labels()
-        if self.level == NEAR or self.scene.fabric is None:
-            layer.set_device_filter(None)
-        else:
-            mask = self.near.copy()
-            if self.level == MIDDLE:
-                kind = self.scene.fabric.devices_t.kind
-                mask |= (kind == K_IBSW) | (kind == K_ETHSW)
-            layer.set_device_filter(mask)
+        f, g, middle = self.scene.fabric, self.grouping, self.level == MIDDLE
+        layer.set_aliases(middle_names(f, g) if middle and f is not None and g is not None else None)
+        kind = f.devices_t.kind if f is not None and self.level != NEAR else None
+        layer.set_device_filter(None if kind is None else
+                                self.near | (middle & ((kind == K_IBSW) | (kind == K_ETHSW))))
 
     def _place_labels(self) -> None:
         layer = getattr(self.scene, "label_layer", None)
