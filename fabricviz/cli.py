@@ -61,8 +61,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, "func", None) is None:
             build_parser().print_help()
             return 0
-        with stop_signals():        # SIGTERM unwinds like Ctrl-C: workers shut down, temp files go
-            return int(args.func(args))
+        with stop_signals() as stop:     # SIGTERM unwinds like Ctrl-C: workers shut down, temp files go
+            try:
+                return int(args.func(args))
+            except Exception:
+                status = stop.status()       # the signal's unwinding, come out of a library as another error
+                if status is None:
+                    raise
+                return status
     except _UsageError as e:
         print(f"fabricviz: error: {e}", file=sys.stderr)
         return 2

@@ -145,3 +145,27 @@ def test_a_signal_ignored_at_start_stays_ignored():
     finally:
         signal.signal(signal.SIGTERM, old)
 
+
+
+def test_a_signal_that_comes_out_of_a_library_as_another_error_still_exits_128_plus_it(monkeypatch, capsys):
+    """CI saw it: SIGTERM raised inside distributed's ``with`` of a condition came out as
+    "RuntimeError: cannot release un-acquired lock" and the CLI printed its traceback. The run
+    stopped all the same: exit 143, nothing printed."""
+    from fabricviz import cli
+    from fabricviz.commands import info
+
+    def interrupted_in_a_lock(_args):
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)                  # the handler raises before this ends
+        except Terminated:
+            raise RuntimeError("cannot release un-acquired lock") from None
+    monkeypatch.setattr(info, "run", interrupted_in_a_lock)
+    assert cli.main(["info", "x.json"]) == 143
+    assert capsys.readouterr().err == ""
+
+    def plain_error(_args):             # without a signal, an error is still an error
+        raise RuntimeError("a real bug")
+    monkeypatch.setattr(info, "run", plain_error)
+    with pytest.raises(RuntimeError, match="a real bug"):
+        cli.main(["info", "x.json"])

@@ -25,25 +25,42 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM arrived: the run unwinds as after Ctrl-C."""
 
 
+class Stop:
+    """What :func:`stop_signals` saw: ``signum`` of the first SIGTERM/SIGINT, None until one came.
+
+    The signal's exception is raised wherever the main thread is; inside a library's lock or
+    connection code it can come out as another exception (distributed's client, interrupted in
+    a ``with`` of its condition: "cannot release un-acquired lock"). The run stopped all the same:
+    the CLI exits ``128 + signum`` for it, with nothing printed."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+    def status(self) -> int | None:
+        """128 + the signal once one came, else None."""
+        return None if self.signum is None else 128 + self.signum
+
+
 def exit_status(exc: KeyboardInterrupt) -> int:
     """The exit status after ``exc``: 143 for SIGTERM, 130 for SIGINT."""
     return 128 + (signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT)
 
 
 @contextmanager
-def stop_signals() -> Iterator[None]:
+def stop_signals() -> Iterator[Stop]:
     """While inside: the first SIGTERM raises :class:`Terminated`, the first SIGINT
     ``KeyboardInterrupt``; any later one is ignored while the run cleans up. Only in the main
-    thread (where Python runs signal handlers); elsewhere nothing changes."""
+    thread (where Python runs signal handlers); elsewhere nothing changes. Yields the :class:`Stop`
+    that records the first signal."""
+    stop = Stop()
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield stop
         return
-    fired: list[int] = []
 
     def handler(signum: int, _frame: FrameType | None) -> None:
-        if fired:
+        if stop.signum is not None:
             return                      # cleaning up after the first one: let it finish
-        fired.append(signum)
+        stop.signum = signum
         raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
     old = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
@@ -51,11 +68,11 @@ def stop_signals() -> Iterator[None]:
         if was is not signal.SIG_IGN:   # started with the signal ignored (nohup, &): keep it so
             signal.signal(s, handler)
     try:
-        yield
+        yield stop
     finally:
         for s, was in old.items():
             if was is not None:
                 signal.signal(s, was)
 
 
-__all__ = ["Terminated", "exit_status", "stop_signals"]
+__all__ = ["Stop", "Terminated", "exit_status", "stop_signals"]
