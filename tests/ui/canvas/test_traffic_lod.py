@@ -16,7 +16,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.generate import k_ary_fat_tree
 from fabricviz.sim.frames import Frame
-from fabricviz.ui.canvas.items.cables import cable_anchors, drawn_segments
+from fabricviz.ui.canvas.items.cables import cable_anchors, drawn_segments, routes_for
 from fabricviz.ui.canvas.items.gutters import SEGS
 from fabricviz.ui.canvas.overlays.traffic import BUCKETS, COLORS, LOD_CELL_PX, LOD_ZOOM, ColorScale, group_segments
 
@@ -61,6 +61,12 @@ def groups(ov):
     return [ov.cables[lod.cols[a:b]] for a, b in zip(lod.starts, stops, strict=True)]
 
 
+def route_lengths(f):
+    """Drawn (non-empty) segments of each cable's route, by cable id (k=8: ids 0..383)."""
+    s = routes_for(f).seg.reshape(4, -1, SEGS)
+    return ((s[0] != s[2]) | (s[1] != s[3])).sum(axis=1)
+
+
 def merged_group(ov):
     big = [g for g in groups(ov) if len(g) >= 2]
     assert big, "the zoomed-out view merges some cables"
@@ -90,8 +96,11 @@ def test_group_colour_is_its_hottest_member_and_members_share_cells(canvas):
         near = np.abs(e - seg[:, None]).max(axis=0)
         flipped = np.abs(e - seg[[2, 3, 0, 1], None]).max(axis=0)
         assert np.all(np.minimum(near, flipped) < cell)     # same two cells, either way round
-    # the drawn paths: segments per bucket = groups whose hottest member is in that bucket
-    per_bucket = np.bincount([int(own[m].max()) for m in gs], minlength=BUCKETS)
+    # the drawn paths: segments per bucket = the routes of the first members of the groups whose
+    # hottest member is in that bucket (each group is drawn along its first member's route)
+    nseg = route_lengths(f)
+    per_bucket = np.bincount([int(own[m].max()) for m in gs], weights=[nseg[m[0]] for m in gs],
+                             minlength=BUCKETS).astype(int)
     drawn = {pen.color().name(): path.elementCount() // 2 for pen, path in ov.drawn_paths()}
     assert drawn == {COLORS[k].name(): int(per_bucket[k]) for k in range(BUCKETS) if per_bucket[k]}
     # the scene's own cable strokes, all under the heat, are not painted meanwhile; back after clear
@@ -123,10 +132,13 @@ def test_overloaded_cable_is_drawn_hottest_inside_a_cool_group(canvas):
     paint(w)
     assert ov.color_of(hot) == ov.drawn_color_of(hot) == COLORS[15]
     assert ov.color_of(cool) == COLORS[1] and ov.drawn_color_of(cool) == COLORS[15]
-    assert [(pen.color(), path.elementCount()) for pen, path in ov.drawn_paths()] == \
-        [(COLORS[1], 2 * (lod.segments - 1)), (COLORS[15], 2)]
-    # and on screen: the hottest colour is painted where the merged segment runs
-    mid = QtCore.QPointF((lod.x[2 * g] + lod.x[2 * g + 1]) / 2, (lod.y[2 * g] + lod.y[2 * g + 1]) / 2)
+    nseg = route_lengths(f)
+    assert g >= 0 and [(pen.color(), path.elementCount()) for pen, path in ov.drawn_paths()] == \
+        [(COLORS[1], 2 * sum(int(nseg[m[0]]) for m in groups(ov) if m[0] != cool)), (COLORS[15], 2 * nseg[cool])]
+    # and on screen: the hottest colour is painted where the merged line runs (``cool``'s route)
+    s = drawn_segments(routes_for(f).seg.reshape(4, -1, SEGS)[:, cool])
+    i = int(np.argmax(np.abs(s[2] - s[0]) + np.abs(s[3] - s[1])))
+    mid = QtCore.QPointF((s[0, i] + s[2, i]) / 2, (s[1, i] + s[3, i]) / 2)
     p = w.view.mapFromScene(mid)
     img = w.view.viewport().grab().toImage()
     near = {QtGui.QColor(img.pixel(p.x() + dx, p.y() + dy)).name() for dx in (-1, 0, 1) for dy in (-1, 0, 1)}
@@ -146,7 +158,9 @@ def test_paused_and_marking_members_mark_their_merged_segment(canvas):
     assert all(ov.shows_paused(int(x)) for x in np.r_[a, b]) and not any(ov.shows_paused(int(x)) for x in c)
     assert all(ov.shows_marking(int(x)) for x in c) and not any(ov.shows_marking(int(x)) for x in np.r_[a, b])
     marks = [(pen.style(), path.elementCount()) for pen, path in ov.drawn_paths()[-2:]]
-    assert marks == [(QtCore.Qt.PenStyle.DashLine, 4), (QtCore.Qt.PenStyle.DotLine, 2)]
+    nseg = route_lengths(f)                                 # along the routes the segments follow
+    assert marks == [(QtCore.Qt.PenStyle.DashLine, 2 * (nseg[a[0]] + nseg[b[0]])),
+                     (QtCore.Qt.PenStyle.DotLine, 2 * nseg[c[0]])]
 
 
 def test_cut_to_window_and_merge_by_cells():
@@ -201,7 +215,14 @@ def test_zoomed_in_draws_every_cable_in_the_window_on_its_own(canvas):
     in_window = [c for c, ln in lines.items() if _meets(ln, window)]
     in_view = [c for c, ln in lines.items() if _meets(ln, view)]
     assert 0 < len(in_view) <= len(in_window) < 384           # culled to the window
-    assert ov.drawn_count() == len(in_window)
+    # and the cables whose straight line misses the window but whose route (drawn) meets it
+    s = routes_for(f).seg.reshape(4, -1, SEGS)
+    xs, ys = np.hstack([s[0], s[2]]), np.hstack([s[1], s[3]])
+    meet = (xs.min(1) <= window.right()) & (xs.max(1) >= window.left()) & \
+        (ys.min(1) <= window.bottom()) & (ys.max(1) >= window.top())
+    by_route = [c for c in set(lines) - set(in_window) if meet[c]]
+    assert len(by_route) > 0                                  # routes leave their straight lines
+    assert ov.drawn_count() == len(in_window) + len(by_route)
     for c in in_window:
         assert ov.group_of(c).tolist() == [c]
         assert ov.drawn_color_of(c) == ov.color_of(c) == COLORS[UTIL.bucket(max(util[2 * c], util[2 * c + 1]))]

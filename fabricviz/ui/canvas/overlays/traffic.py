@@ -58,6 +58,7 @@ from fabricviz.ui.canvas.overlays.bundled import (
     follow_levels,
     semantic_of,
 )
+from fabricviz.ui.canvas.overlays.routed import meets, route_boxes, route_pairs, route_segments, straight
 
 #: Colour buckets of the heatmap.
 BUCKETS = 16
@@ -250,12 +251,16 @@ class TrafficOverlay:
         return item
 
     # ------------------------------------------------------------------ geometry
-    def _set_geometry(self, cables: np.ndarray, ends: np.ndarray) -> None:
+    def _set_geometry(self, cables: np.ndarray, ends: np.ndarray, routes: np.ndarray | None = None) -> None:
+        """Columns ``cables`` with their straight ``ends`` ([4, n]: the level of detail groups and
+        culls by them) and the ``routes`` ([4, n, k]) they are drawn along (default: straight)."""
         self.cables = cables                    # cable ids drawn, in ``ends`` column order
         self.ends = ends
+        self.routes = straight(ends) if routes is None else routes
+        self._rbox = route_boxes(self.routes)
         self._col = np.full(int(cables.max()) + 1 if len(cables) else 0, -1, np.int64)
         self._col[cables] = np.arange(len(cables))
-        box = bounds(ends)
+        box = bounds(np.hstack([ends, self.routes.reshape(4, -1)]))
         self._lods = SegmentLods(ends, box)
         self.lod = self._lods.lod
         self.item.prepareGeometryChange()
@@ -285,7 +290,10 @@ class TrafficOverlay:
             self.marks.set_lines(sem.bundle_segments, sem.segment_bundle)
         else:
             self.marks.set_lines(np.zeros((4, 0)))
-        self._set_geometry(cids, np.vstack(cable_anchors(f, cids)) if f is not None and len(cids) else np.zeros((4, 0)))
+        if f is None or not len(cids):
+            self._set_geometry(cids, np.zeros((4, 0)))
+        else:                                   # drawn along the cable layer's own routes
+            self._set_geometry(cids, np.vstack(cable_anchors(f, cids)), route_segments(f, cids))
 
     def _level_changed(self) -> None:
         """The semantic layer changed level, opened a group or moved: the frame on show again."""
@@ -305,6 +313,7 @@ class TrafficOverlay:
         self._paths: list[tuple[QtGui.QPen, QtGui.QPainterPath]] = []
         self._gb = np.zeros(0, np.uint8)
         self._pg = self._eg = np.zeros(0, np.int64)
+        self._extra = np.zeros(0, np.int64)
         self._built_for: Lod | None = None
         self._covered_ids = None
         self._cover_scene_cables(False)
@@ -343,25 +352,29 @@ class TrafficOverlay:
         assert b is not None
         cb = b[lod.cols]
         gb = np.maximum.reduceat(cb, lod.starts) if lod.merged and len(cb) else cb
-        order = np.argsort(gb, kind="stable")
-        cuts = np.searchsorted(gb[order], np.arange(BUCKETS + 1))
-        sel = np.empty(2 * len(order), np.int64)
-        sel[0::2], sel[1::2] = 2 * order, 2 * order + 1
-        xs, ys = lod.x[sel], lod.y[sel]
+        # each segment of the grouping is drawn along its first member's route, and so is every
+        # cable only its route brings into the window (culling went by the straight ends)
+        rep = lod.cols[lod.starts]
+        extra = np.zeros(0, np.int64)
+        if np.isfinite(lod.window).all():             # culled to a window
+            extra = np.flatnonzero((lod.group < 0) & meets(self._rbox, lod.window))
+        units = np.r_[rep, extra]
+        ub = np.r_[gb, b[extra]]
+        order = np.argsort(ub, kind="stable")
+        cuts = np.searchsorted(ub[order], np.arange(BUCKETS + 1))
         paths = []
         for k in range(BUCKETS):
-            i, j = 2 * cuts[k], 2 * cuts[k + 1]
-            if j > i:
-                paths.append((self.pens[k], _pairs(xs[i:j], ys[i:j])))
+            if cuts[k + 1] > cuts[k]:
+                paths.append((self.pens[k], _pairs(*route_pairs(self.routes, units[order[cuts[k]:cuts[k + 1]]]))))
         self._pg = self._marked(self._pcols)
         self._eg = self._marked(self._ecols)
-        for pens, g in (((self.paused_casing, self.paused_pen), self._pg), ((self.ecn_pen,), self._eg)):
-            if len(g):
-                sel = np.empty(2 * len(g), np.int64)
-                sel[0::2], sel[1::2] = 2 * g, 2 * g + 1
-                path = _pairs(lod.x[sel], lod.y[sel])
+        for pens, g, cols in (((self.paused_casing, self.paused_pen), self._pg, self._pcols),
+                              ((self.ecn_pen,), self._eg, self._ecols)):
+            on = np.r_[rep[g], extra[np.isin(extra, cols)]]
+            if len(on):
+                path = _pairs(*route_pairs(self.routes, on))
                 paths += [(pen, path) for pen in pens]
-        self._gb, self._paths, self._built_for = gb, paths, lod
+        self._gb, self._extra, self._paths, self._built_for = gb, extra, paths, lod
 
     def _marked(self, cols: np.ndarray) -> np.ndarray:
         """Segments drawing any of ``cols`` (sorted, culled ones dropped)."""
@@ -499,9 +512,9 @@ class TrafficOverlay:
         return g is not None and bool(np.any(self._eg == g))
 
     def drawn_count(self) -> int:
-        """Heat segments drawn now (each cable once when no cables merge)."""
+        """Heat lines drawn now, each along a cable's route (each cable once when no cables merge)."""
         self.drawn_paths()
-        return len(self._gb) if self._b is not None else 0
+        return len(self._gb) + len(self._extra) if self._b is not None else 0
 
 
 class LegendBar(QtWidgets.QWidget):
