@@ -81,3 +81,30 @@ def test_zoomed_in_every_route_in_view_is_drawn(run):
     in_view = routes[:, (lx <= r.right()) & (hx >= r.left()) & (ly <= r.bottom()) & (hy >= r.top())]
     drawn = {tuple(c) for c in np.round(seg.T, 6)}
     assert in_view.shape[1] > 0 and all(tuple(c) in drawn for c in np.round(in_view.T, 6))
+
+
+def test_failed_cables_and_port_loads_are_drawn_along_the_routes(run):
+    """The what-if's failed cables and the routing's port loads (as VL usage and the port counters
+    draw: one path per level of the cached routes) lie on the cable layer's routes, at right angles."""
+    from types import SimpleNamespace
+
+    from fabricviz.ui.canvas.overlays.failed import FailedCables
+    from fabricviz.ui.canvas.overlays.loads import LEVELS, LoadOverlay
+    f, _view, scene, _ov = run
+    rects = device_rects_on_canvas(scene)
+    ids = f.cable_ids()
+    want = {tuple(c) for c in np.round(drawn_segments(routes_for(f).seg).T, 6)}
+    failed = FailedCables(SimpleNamespace(fabric=f), scene)
+    failed.show(ids.tolist())
+    assert failed.item is not None
+    loads = LoadOverlay(scene)
+    loads._make()
+    loads.cables, loads.values, loads.vmax, loads.fabric = ids, ids % 7, 6, f
+    loads.levels = ids % LEVELS
+    loads._draw()
+    segs = {"failed": path_segments(failed.item.path()),
+            "loads": np.hstack([path_segments(it.path()) for it in loads.items])}
+    for name, seg in segs.items():
+        assert ((seg[0] == seg[2]) | (seg[1] == seg[3])).all(), name        # no straight slanted line
+        assert crossings(seg, rects) == 0, name
+        assert {tuple(c) for c in np.round(seg.T, 6)} == want, name

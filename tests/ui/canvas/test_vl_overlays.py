@@ -158,7 +158,11 @@ def test_vl_usage_draws_the_dominant_vl_and_its_share(ring4, qtbot):
     dock.result_ready.emit(res)
     ov = w.vl_usage
     assert sorted(ov.items) == [(0, 0), (0, 3), (1, 1), (2, 2)]
-    assert all(segments(ov.items[k]) == 1 for k in ov.items)
+    # one cable each, drawn along its own route (the cable layer's segments)
+    from fabricviz.ui.canvas.items.cables import routed_path
+    assert all(ov.items[k].path() == routed_path(ov.fabric, np.array([c]))
+               for k, c in (((0, 0), 0), ((1, 1), 1), ((2, 2), 2), ((0, 3), 3)))
+    assert all(segments(ov.items[k]) >= 1 for k in ov.items)
     assert ov.items[(1, 1)].pen().color().name() == usage_colour(1, 1).name() == "#ef8b55"
     assert ov.items[(0, 0)].pen().color().name() == PALETTE[0]
     assert ov.status_text == "VL usage: VL0 leads on 2 cables, VL1 leads on 1 cable, VL2 leads on 1 cable"

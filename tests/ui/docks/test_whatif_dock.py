@@ -95,7 +95,12 @@ def test_run_shows_the_engines_per_k_statistics_and_a_click_shows_the_trial_chan
     assert sorted(f.cable(c).label for c in w.scene.selected_cables) == sorted(r.failed) and len(r.failed) == 2
     assert d.failed_cables.cables == sorted(w.scene.selected_cables)
     drawn = [i for i in w.scene.items() if i.data(2) == whatif_mod.ROLE]
-    assert len(drawn) == 1 and drawn[0].path().elementCount() == 4        # two segments
+    from fabricviz.ui.canvas.items.cables import drawn_segments, routes_for
+    route = drawn_segments(routes_for(f).of(np.array(d.failed_cables.cables)))     # along both cables' routes
+    assert len(drawn) == 1 and drawn[0].path().elementCount() == 2 * route.shape[1] >= 2 * 2
+    from tests.ui.canvas.test_near_routes import path_segments
+    seg = path_segments(drawn[0].path())
+    assert np.allclose(seg, route) and ((seg[0] == seg[2]) | (seg[1] == seg[3])).all()     # at right angles
     assert r.disconnected == ("node01",) and r.nics_cut == 1          # node01's one NIC lost its cable
     assert [d.model.index(row, c).data() for c in range(6)] == [", ".join(r.failed), "2", "2", f"{r.relative:.3f}",
                                                                 "1", "0"]

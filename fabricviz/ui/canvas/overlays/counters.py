@@ -18,7 +18,7 @@ import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.check.counters import Metric
-from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
+from fabricviz.ui.canvas.items.cables import routed_path
 from fabricviz.ui.canvas.overlays import remove_from_scene
 from fabricviz.ui.canvas.overlays.bundled import (
     alone,
@@ -29,6 +29,7 @@ from fabricviz.ui.canvas.overlays.bundled import (
     palette_colors,
     semantic_of,
 )
+from fabricviz.ui.canvas.overlays.routed import route_segments, routes_path
 
 if TYPE_CHECKING:
     from fabricviz.ui.canvas.scene import FabricScene
@@ -132,8 +133,7 @@ class CounterColours:
         f = self.document.fabric
         out = bundled(self.scene)
         keep = alone(semantic_of(self.scene), self.cables) if out else np.ones(len(self.cables), bool)
-        ends = cable_anchors(f, self.cables[keep]) if keep.any() else (np.zeros(0),) * 4
-        lv = self.level[keep]
+        routes, lv = route_segments(f, self.cables[keep]), self.level[keep]
         want = set(np.unique(lv).tolist())
         for k in [k for k in self.items if k not in want]:
             remove_from_scene(self.items.pop(k))
@@ -141,7 +141,7 @@ class CounterColours:
             sel = lv == k
             item = self.items.get(k) or self._make(k)
             self.items[k] = item
-            item.setPath(path_pairs(ends[0][sel], ends[1][sel], ends[2][sel], ends[3][sel]))
+            item.setPath(routes_path(routes, sel))          # along the cables' own routes
         colours = colours_of(self.scene)
         if colours is not None:
             colours.set(OWNER, by_cable(int(f.cables_t.n), self.cables, self.level.astype(np.float64))
@@ -169,8 +169,7 @@ class CounterColours:
             self.halo.setZValue(Z - 1e-3)
             self.halo.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
             self.scene.addItem(self.halo)
-        ends = cable_anchors(self.document.fabric, on)
-        self.halo.setPath(path_pairs(*ends))
+        self.halo.setPath(routed_path(self.document.fabric, on))
 
     def _make(self, level: int) -> QtWidgets.QGraphicsPathItem:
         pen = QtGui.QPen(QtGui.QColor(PALETTE[level]))

@@ -22,7 +22,7 @@ import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.check.diff import Difference, DiffKind
-from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs, port_anchors
+from fabricviz.ui.canvas.items.cables import path_pairs, port_anchors, routed_path
 from fabricviz.ui.canvas.overlays import remove_from_scene
 
 ROLE = "diff"
@@ -81,7 +81,7 @@ class DiffOverlay:
         out: list[QtWidgets.QGraphicsPathItem | None] = []
         cids = np.array([c for c in d.cables if f.cables_t.exists(int(c))], np.int64)
         if len(cids) and (d.kind in NOT_AS_DESIGNED or d.kind is DiffKind.RATE_BELOW):
-            out.append(self._item(path_pairs(*cable_anchors(f, cids)), d, row, MISSING_COLOR,
+            out.append(self._item(routed_path(f, cids), d, row, MISSING_COLOR,
                                   d.kind is not DiffKind.RATE_BELOW))
         found = [x for x in d.found if x.port_a >= 0 and x.port_b >= 0
                  and f.ports_t.exists(x.port_a) and f.ports_t.exists(x.port_b)]

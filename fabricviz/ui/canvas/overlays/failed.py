@@ -9,7 +9,7 @@ import numpy as np
 import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
+from fabricviz.ui.canvas.items.cables import routed_path
 from fabricviz.ui.canvas.items.semantic_queries import NEAR
 from fabricviz.ui.canvas.overlays import remove_from_scene
 from fabricviz.ui.canvas.overlays.bundled import colours_of, follow_levels, semantic_of
@@ -60,8 +60,7 @@ class FailedCables:
             colours.set_top(KEY, cids if zoomed_out and len(cids) else None, self.pen())
         if zoomed_out or not len(cids):
             return
-        ax, ay, bx, by = cable_anchors(f, cids)
-        self.item = QtWidgets.QGraphicsPathItem(path_pairs(ax, ay, bx, by))
+        self.item = QtWidgets.QGraphicsPathItem(routed_path(f, cids))     # along the cables' own routes
         self.item.setPen(self.pen())
         self.item.setZValue(Z)
         self.item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)

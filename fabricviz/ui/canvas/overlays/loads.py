@@ -21,8 +21,8 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import Fabric
-from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
 from fabricviz.ui.canvas.overlays.bundled import alone, bundled, by_cable, colours_of, follow_levels, palette_colors
+from fabricviz.ui.canvas.overlays.routed import route_segments, routes_path
 
 if TYPE_CHECKING:
     from fabricviz.ui.canvas.scene import FabricScene
@@ -102,11 +102,9 @@ class LoadOverlay:
         shown = self.scene.fabric
         out = bundled(self.scene) and shown is not None and int(shown.devices_t.n) == int(f.devices_t.n)
         keep = alone(self.scene.semantic, cables) if out else np.ones(len(cables), bool)
-        ends = cable_anchors(f, cables[keep]) if keep.any() else (np.zeros(0),) * 4
-        levels = self.levels[keep]
+        routes, levels = route_segments(f, cables[keep]), self.levels[keep]     # the cables' own routes
         for k, item in enumerate(self.items):
-            sel = levels == k
-            item.setPath(path_pairs(ends[0][sel], ends[1][sel], ends[2][sel], ends[3][sel]))
+            item.setPath(routes_path(routes, levels == k))
         colours = colours_of(self.scene)
         if colours is not None:
             vmax = self.vmax

@@ -9,6 +9,7 @@ point pairs of one path costs a fancy index, never a route computation per paint
 from __future__ import annotations
 
 import numpy as np
+from PySide6 import QtGui
 
 from fabricviz.model import Fabric
 from fabricviz.ui.canvas.items.cables import cable_anchors, routes_for
@@ -63,4 +64,13 @@ def route_pairs(routes: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.nd
     return x, y
 
 
-__all__ = ["meets", "route_boxes", "route_pairs", "route_segments", "straight"]
+def routes_path(routes: np.ndarray, sel: np.ndarray) -> QtGui.QPainterPath:
+    """One path of the routes ``sel`` (a mask or columns) of ``routes`` ([4, n, k]), built from
+    arrays without a Python loop (an overlay's items share one :func:`route_segments` call)."""
+    from pyqtgraph.functions import arrayToQPath
+    cols = np.flatnonzero(sel) if np.asarray(sel).dtype == bool else np.asarray(sel, np.int64)
+    x, y = route_pairs(routes, cols)
+    return arrayToQPath(x, y, connect="pairs") if len(x) else QtGui.QPainterPath()
+
+
+__all__ = ["meets", "route_boxes", "route_pairs", "route_segments", "routes_path", "straight"]

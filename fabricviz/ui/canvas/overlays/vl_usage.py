@@ -21,7 +21,6 @@ import numpy as np
 import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
 from fabricviz.ui.canvas.overlays import remove_from_scene
 from fabricviz.ui.canvas.overlays.bundled import (
     alone,
@@ -32,6 +31,7 @@ from fabricviz.ui.canvas.overlays.bundled import (
     follow_levels,
     semantic_of,
 )
+from fabricviz.ui.canvas.overlays.routed import route_segments, routes_path
 from fabricviz.ui.canvas.overlays.vl_layers import PALETTE
 
 if TYPE_CHECKING:
@@ -144,8 +144,7 @@ class VlUsage:
         shown = self.scene.fabric
         out = bundled(self.scene) and shown is not None and int(shown.devices_t.n) == int(f.devices_t.n)
         keep = alone(semantic_of(self.scene), self.cables) if out else np.ones(len(self.cables), bool)
-        ends = cable_anchors(f, self.cables[keep]) if keep.any() else (np.zeros(0),) * 4
-        vl, level = self.vl[keep], self.level[keep]
+        routes, vl, level = route_segments(f, self.cables[keep]), self.vl[keep], self.level[keep]
         want = {(int(v), int(k)) for v, k in zip(vl.tolist(), level.tolist(), strict=True)}
         for key in [k for k in self.items if k not in want]:
             self._drop(self.items.pop(key))
@@ -153,7 +152,7 @@ class VlUsage:
             sel = (vl == key[0]) & (level == key[1])
             item = self.items.get(key) or self._make(*key)
             self.items[key] = item
-            item.setPath(path_pairs(ends[0][sel], ends[1][sel], ends[2][sel], ends[3][sel]))
+            item.setPath(routes_path(routes, sel))          # along the cables' own routes
         colours = colours_of(self.scene)
         if colours is not None:
             colours.set(OWNER, by_cable(int(f.cables_t.n), self.cables, self.bundle_codes().astype(np.float64))
