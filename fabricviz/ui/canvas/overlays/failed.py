@@ -23,7 +23,7 @@ FAILED_PEN = (150, 150, 150)
 
 class FailedCables:
     """A trial's failed cables drawn over the canvas as a dashed grey line each, where they are
-    drawn now: between their anchors near, along their bundles' routes zoomed out (the semantic
+    drawn now: along their gutter routes near, along their bundles' routes zoomed out (the semantic
     layer's traced path, as the sweep's trace is drawn)."""
 
     def __init__(self, document: Any, scene: QtWidgets.QGraphicsScene) -> None:

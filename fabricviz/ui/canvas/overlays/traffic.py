@@ -10,10 +10,13 @@ ECN-marking links a dotted overlay. PCIe hops inside servers have no canvas
 geometry and are not drawn.
 
 Level of detail (100k links at ≥ 10 fps on the CPU raster engine): only cables
-in a window around the view are drawn, cut to it; zoomed out, cables whose cut
-ends share the same two screen cells become one segment coloured by the
-hottest of them (see :class:`TrafficOverlay`). While a frame is shown the
-scene's own cable strokes, hidden under the heat anyway, are not painted.
+in a window around the view are drawn; zoomed out, cables whose straight ends (cut
+to the window) share the same two screen cells become one line coloured by the
+hottest of them (see :class:`TrafficOverlay`). Every line is drawn along a cable's own
+gutter route, the cable layer's (:mod:`fabricviz.ui.canvas.overlays.routed`), so the heat
+crosses no device its cable does not end at: a merged line along its first member's route,
+and a cable whose route but not its straight line meets the window is drawn too. While a
+frame is shown the scene's own cable strokes, hidden under the heat anyway, are not painted.
 
 Semantic zoom (far/middle, :mod:`fabricviz.ui.canvas.overlays.bundled`): each frame's cable
 values go to the scene's semantic layer with this scale's colours, so a bundle is drawn in the
