@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ib.partitions import DEFAULT_PKEY, design_partitions, resolve
+from ..ib.partitions import DEFAULT_PKEY, Memberships, Resolution, design_partitions, resolve
 from ..ib.pkeys import CONNECTX_PKEYS
 from ..ib.subnet import discover
 from ..model import FabricError
@@ -42,6 +42,35 @@ def _state(ctx: LintContext) -> Any:
     return state
 
 
+def _memberships(res: Resolution) -> Memberships:
+    """Every membership as arrays: the resolution's own, or built from its partitions' arrays
+    (a :class:`Resolution` made by hand) -- a few array operations per partition, not per member."""
+    if res.memberships is not None:
+        return res.memberships
+    parts = res.partitions
+    guids = np.concatenate([p.guids for p in parts]) if parts else np.zeros(0, np.uint64)
+    port_guids, port = np.unique(guids, return_inverse=True)
+    part = np.repeat(np.arange(len(parts), dtype=np.int64), [p.members for p in parts])
+    full = np.concatenate([p.is_full for p in parts]) if parts else np.zeros(0, bool)
+    return Memberships(port_guids, part, port.astype(np.int64).reshape(-1), full)
+
+
+def _member_guids(res: Resolution, exclude_default: bool) -> np.ndarray:
+    """The port GUIDs member of some partition (but the default one if ``exclude_default``)."""
+    mem = _memberships(res)
+    keep = np.ones(len(mem.part), bool)
+    if exclude_default:
+        pkeys = np.array([p.pkey for p in res.partitions], np.int64)
+        keep = pkeys[mem.part] != DEFAULT_PKEY
+    return mem.port_guids[np.unique(mem.port[keep])]
+
+
+def _partitions_per_port(res: Resolution) -> tuple[np.ndarray, np.ndarray]:
+    """(port GUIDs, in how many partitions each is): one bincount over the memberships."""
+    mem = _memberships(res)
+    return mem.port_guids, np.bincount(mem.port, minlength=len(mem.port_guids))
+
+
 @rule("partition-unknown-guid", "warning", "partitions name port GUIDs that are not in the design")
 def unknown_guid(ctx: LintContext) -> Iterator[Finding]:
     res, _, problem = _state(ctx)
@@ -63,10 +92,7 @@ def default_only(ctx: LintContext) -> Iterator[Finding]:
     res, ports, _ = _state(ctx)
     if res is None:
         return
-    member: set[int] = set()
-    for p in res.partitions:
-        if p.pkey != DEFAULT_PKEY:
-            member |= p.full | p.limited
+    member = set(_member_guids(res, exclude_default=True).tolist())
     pt = ctx.f.ports_t
     lonely = [p for g, p in ports.items() if g not in member and ctx.host_nic[int(pt.device[p])]]
     if lonely:
@@ -81,9 +107,9 @@ def limited_only(ctx: LintContext) -> Iterator[Finding]:
     if res is None:
         return
     for p in res.partitions:
-        if p.limited and not p.full:
+        if p.n_limited and not p.n_full:
             yield ctx.finding("partition-limited-only", "warning",
-                              f"all {len(p.limited)} members are limited: no two of them can talk",
+                              f"all {p.n_limited} members are limited: no two of them can talk",
                               where=f"partition {p.name} (0x{p.pkey:04x})")
 
 
@@ -92,13 +118,12 @@ def pkey_capacity(ctx: LintContext) -> Iterator[Finding]:
     res, ports, _ = _state(ctx)
     if res is None:
         return
-    count: dict[int, int] = {}
-    for p in res.partitions:
-        for g in p.full | p.limited:
-            count[g] = count.get(g, 0) + 1
-    over = sorted(ports[g] for g, n in count.items() if g in ports and n > CONNECTX_PKEYS)
+    guids, counts = _partitions_per_port(res)
+    many = counts > CONNECTX_PKEYS                     # the few ports over capacity, then per port
+    count = {g: n for g, n in zip(guids[many].tolist(), counts[many].tolist(), strict=True) if g in ports}
+    over = sorted(ports[g] for g in count)
     if over:
-        worst = max(count[g] for g in ports if ports[g] in set(over))
+        worst = max(count.values())
         yield ctx.finding("partition-pkey-capacity", "error",
                           f"in up to {worst} partitions; a ConnectX port holds {CONNECTX_PKEYS} P_Keys "
                           "(OpenSM drops the rest, ERR 0512)", ports=np.array(over))
