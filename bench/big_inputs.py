@@ -6,7 +6,7 @@ imports, read, tables and its 7 MB of output; the target: under 2 s). The suite 
 (tests/ib/test_pkeys_linear.py, tests/sim/test_flows_csv_big.py, tests/formats/test_htsim_matrix_big.py);
 the timings are here.
 
-Run: .venv/bin/python bench/big_inputs.py [--repeat 3] [--only partitions,command,flows,htsim,lint]
+Run: .venv/bin/python bench/big_inputs.py [--repeat 3] [--only partitions,command,flows,htsim,lint,marks]
      PYTHONPATH=/path/to/another/checkout python bench/big_inputs.py   (the same cases on other code)
 Prints, per case, the median wall time of the read and of its peer measured in the same run
 (``json.loads`` of the same values as a JSON list: the floor any parsed text pays; for the
@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 
+import numpy as np
 from timing import median_ms  # noqa: E402  (bench/timing.py)
 
 from fabricviz.check import lint_partitions
@@ -32,6 +33,7 @@ from fabricviz.formats.partitions_conf import loads as conf_loads
 from fabricviz.ib.partitions import to_meta
 from fabricviz.ib.pkeys import design_tables
 from fabricviz.ib.subnet import discover
+from fabricviz.model.fabric import KIND_CODE
 from fabricviz.resources import asset_path
 from fabricviz.sim.flows_csv import load_flows
 
@@ -64,6 +66,22 @@ def lint_case(demo):
     peer = json.dumps([[i, list(range(24))] for i in range(1, PARTITIONS)])
     return (f"partition lint rules on the {PARTITIONS - 1:,}-statement design (resolved once)",
             lambda: [list(r(ctx)) for r in rules], lambda: json.loads(peer))
+
+
+def marks_case(demo):
+    """Partition Marks' host memberships (``memberships``) on the big design, resolved once (the
+    routing cache's entry): 16 hosts in 32,766 partitions each."""
+    from fabricviz.ib.partition_design import host_port_guids, resolve_design
+    from fabricviz.ui.canvas.overlays.partitions import memberships
+    design = big_design(demo)
+    res = resolve_design(design)
+    t = design.devices_t
+    hosts = np.flatnonzero(t.alive & (t.parent < 0) & (t.kind == KIND_CODE["server"])).tolist()
+    ports = host_port_guids(design, hosts, res.end_ports)
+    order = [p.pkey for p in res.partitions]
+    peer = json.dumps([[i, list(range(len(hosts)))] for i in range(1, PARTITIONS)])
+    return (f"Partition Marks memberships, {len(ports)} hosts x the {PARTITIONS - 1:,}-statement design",
+            lambda: memberships(res, ports, order), lambda: json.loads(peer))
 
 
 def command_case(folder):
@@ -114,7 +132,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         makers = {"partitions": lambda: partitions_case(demo), "command": lambda: command_case(folder),
                   "flows": lambda: flows_case(demo, folder),
-                  "htsim": htsim_case, "lint": lambda: lint_case(demo)}
+                  "htsim": htsim_case, "lint": lambda: lint_case(demo),
+                  "marks": lambda: marks_case(demo)}
         for key in [k for k in makers if k in only]:
             name, read, peer = makers[key]()          # one case's data alive at a time
             r, j = median_ms(read, args.repeat), median_ms(peer, args.repeat)

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ib.partitions import DEFAULT_PKEY, Memberships, Resolution, design_partitions, resolve
+from ..ib.partitions import DEFAULT_PKEY, Resolution, design_partitions, resolve
 from ..ib.pkeys import CONNECTX_PKEYS
 from ..ib.subnet import discover
 from ..model import FabricError
@@ -42,22 +42,9 @@ def _state(ctx: LintContext) -> Any:
     return state
 
 
-def _memberships(res: Resolution) -> Memberships:
-    """Every membership as arrays: the resolution's own, or built from its partitions' arrays
-    (a :class:`Resolution` made by hand) -- a few array operations per partition, not per member."""
-    if res.memberships is not None:
-        return res.memberships
-    parts = res.partitions
-    guids = np.concatenate([p.guids for p in parts]) if parts else np.zeros(0, np.uint64)
-    port_guids, port = np.unique(guids, return_inverse=True)
-    part = np.repeat(np.arange(len(parts), dtype=np.int64), [p.members for p in parts])
-    full = np.concatenate([p.is_full for p in parts]) if parts else np.zeros(0, bool)
-    return Memberships(port_guids, part, port.astype(np.int64).reshape(-1), full)
-
-
 def _member_guids(res: Resolution, exclude_default: bool) -> np.ndarray:
     """The port GUIDs member of some partition (but the default one if ``exclude_default``)."""
-    mem = _memberships(res)
+    mem = res.arrays()
     keep = np.ones(len(mem.part), bool)
     if exclude_default:
         pkeys = np.array([p.pkey for p in res.partitions], np.int64)
@@ -67,7 +54,7 @@ def _member_guids(res: Resolution, exclude_default: bool) -> np.ndarray:
 
 def _partitions_per_port(res: Resolution) -> tuple[np.ndarray, np.ndarray]:
     """(port GUIDs, in how many partitions each is): one bincount over the memberships."""
-    mem = _memberships(res)
+    mem = res.arrays()
     return mem.port_guids, np.bincount(mem.port, minlength=len(mem.port_guids))
 
 

@@ -79,19 +79,50 @@ def mark_rect(frame: QtCore.QRectF, slot: int) -> QtCore.QRectF:
 def memberships(res: Resolution, ports: dict[int, list[int]],
                 order: Sequence[int]) -> dict[int, list[tuple[int, bool]]]:
     """Host → [(P_Key, full?)] in ``order`` (non-Default partitions only); a host with a full port
-    in a partition is a full member of it."""
-    by_pkey = res.by_pkey()
-    out: dict[int, list[tuple[int, bool]]] = {}
-    for pkey in order:
-        p = by_pkey.get(pkey)
-        if p is None or pkey == DEFAULT_PKEY:
-            continue
-        for d, guids in ports.items():
-            if any(g in p.full for g in guids):
-                out.setdefault(d, []).append((pkey, True))
-            elif any(g in p.limited for g in guids):
-                out.setdefault(d, []).append((pkey, False))
-    return out
+    in a partition is a full member of it. Hosts come in the order of their first membership
+    (then of ``ports``). Joined as arrays (issue 28: 32,767 partitions of every host): a few
+    calls per host and per partition, never one per membership."""
+    mem = res.arrays()
+    hosts = list(ports)
+    # (host index, port index) of every host port that is a subnet end port
+    at = {g: i for i, g in enumerate(mem.port_guids.tolist())}
+    pairs = [(h, at[g]) for h, d in enumerate(hosts) for g in ports[d] if g in at]
+    ph = np.fromiter((h for h, _ in pairs), np.int64, len(pairs))
+    pp = np.fromiter((i for _, i in pairs), np.int64, len(pairs))
+    by_port = np.argsort(pp, kind="stable")
+    ph, pp = ph[by_port], pp[by_port]
+    # where each partition sits in ``order`` (Default and partitions not in it: -1)
+    pos = np.full(len(res.partitions), -1, np.int64)
+    slot = {k: i for i, k in reversed(list(enumerate(order)))}
+    for j, p in enumerate(res.partitions):
+        if p.pkey != DEFAULT_PKEY and p.pkey in slot:
+            pos[j] = slot[p.pkey]
+    keep = pos[mem.part] >= 0
+    part, port, full = mem.part[keep], mem.port[keep], mem.full[keep]
+    # every membership once per host holding its port
+    lo, hi = np.searchsorted(pp, port, "left"), np.searchsorted(pp, port, "right")
+    reps = hi - lo
+    which = np.repeat(np.arange(len(port)), reps)
+    first = np.repeat(lo - (np.cumsum(reps) - reps), reps)
+    host = ph[np.arange(len(which)) + first]
+    part, full = part[which], full[which]
+    # one (host, partition) row, full when any of the host's ports is
+    key = pos[part] * max(len(hosts), 1) + host
+    rows, inv = np.unique(key, return_inverse=True)
+    any_full = np.zeros(len(rows), bool)
+    any_full[inv.reshape(-1)[full]] = True
+    row_pos, row_host = rows // max(len(hosts), 1), rows % max(len(hosts), 1)
+    row_pkey = np.asarray(order, np.int64)[row_pos] if len(rows) else row_pos
+    by_host = np.argsort(row_host, kind="stable")           # each host's rows stay in ``order``
+    row_host, row_pos, row_pkey = row_host[by_host], row_pos[by_host], row_pkey[by_host]
+    any_full = any_full[by_host]
+    starts = np.flatnonzero(np.diff(row_host, prepend=-1))
+    ends = [*starts[1:].tolist(), len(rows)]
+    pkeys, fulls = row_pkey.tolist(), any_full.tolist()
+    heads = row_host[starts]
+    seq = np.lexsort((heads, row_pos[starts]))              # by first membership, then host
+    return {hosts[int(heads[i])]: list(zip(pkeys[starts[i]:ends[i]], fulls[starts[i]:ends[i]], strict=True))
+            for i in seq.tolist()}
 
 
 def reachable(member: dict[int, list[tuple[int, bool]]], src: int) -> tuple[set[int], list[int]]:
