@@ -6,7 +6,7 @@ imports, read, tables and its 7 MB of output; the target: under 2 s). The suite 
 (tests/ib/test_pkeys_linear.py, tests/sim/test_flows_csv_big.py, tests/formats/test_htsim_matrix_big.py);
 the timings are here.
 
-Run: .venv/bin/python bench/big_inputs.py [--repeat 3] [--only partitions,command,flows,htsim,lint,marks]
+Run: .venv/bin/python bench/big_inputs.py [--repeat 3] [--only partitions,command,flows,htsim,lint,marks,traffic]
      PYTHONPATH=/path/to/another/checkout python bench/big_inputs.py   (the same cases on other code)
 Prints, per case, the median wall time of the read and of its peer measured in the same run
 (``json.loads`` of the same values as a JSON list: the floor any parsed text pays; for the
@@ -84,6 +84,21 @@ def marks_case(demo):
             lambda: memberships(res, ports, order), lambda: json.loads(peer))
 
 
+def traffic_case(demo):
+    """The Traffic dock's partition choice as the window opens (``design_partition_names``: the
+    design's partitions read from ``meta.partitions`` and kept with a snapshot of it)."""
+    from fabricviz.ib.partitions import META_KEY
+    from fabricviz.ui.docks.traffic_partition import design_partition_names
+    design = big_design(demo)
+    peer = json.dumps(design.meta[META_KEY])
+
+    def read():
+        design.settings.forget(META_KEY)              # as a window opening on the design
+        return design_partition_names(design)
+    return (f"Traffic dock partition choice on the {PARTITIONS - 1:,}-statement design",
+            read, lambda: json.loads(peer))
+
+
 def command_case(folder):
     """The whole ``partitions`` command in its own process (its output to /dev/null)."""
     conf = os.path.join(folder, "big.conf")
@@ -133,7 +148,8 @@ def main() -> None:
         makers = {"partitions": lambda: partitions_case(demo), "command": lambda: command_case(folder),
                   "flows": lambda: flows_case(demo, folder),
                   "htsim": htsim_case, "lint": lambda: lint_case(demo),
-                  "marks": lambda: marks_case(demo)}
+                  "marks": lambda: marks_case(demo),
+                  "traffic": lambda: traffic_case(demo)}
         for key in [k for k in makers if k in only]:
             name, read, peer = makers[key]()          # one case's data alive at a time
             r, j = median_ms(read, args.repeat), median_ms(peer, args.repeat)

@@ -157,7 +157,7 @@ def from_meta(doc: Any, where: str = "meta.partitions") -> PartitionConfig:
                 raise ValueError("not an object")
             members = []
             for m in row.get("members", []):
-                if not (isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m)):
+                if not (isinstance(m, list) and len(m) == 2 and isinstance(m[0], str) and isinstance(m[1], str)):
                     raise ValueError(f"member {m!r} is not [target, membership]")
                 tgt: int | str = int(m[0], 16) if m[0].lower().startswith("0x") else m[0]
                 members.append(Member(tgt, m[1]))
