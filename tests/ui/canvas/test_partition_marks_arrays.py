@@ -16,7 +16,7 @@ from fabricviz.ib.partitions import DEFAULT_PKEY, Resolution, resolve
 from fabricviz.ib.subnet import discover
 from fabricviz.model.fabric import KIND_CODE
 from fabricviz.resources import asset_path
-from fabricviz.ui.canvas.overlays.partitions import memberships
+from fabricviz.ui.canvas.overlays.partitions import group_rows, memberships, reachable
 from tests.check.test_lint_partitions_arrays import random_conf
 from tests.work import calls
 
@@ -37,6 +37,43 @@ def old_memberships(res, ports, order):
             elif any(g in p.limited for g in guids):
                 out.setdefault(d, []).append((pkey, False))
     return out
+
+
+def old_reachable(member, src):
+    """The walk: for each partition of ``src``, every host's memberships."""
+    mine = dict(member.get(src, []))
+    peers: set[int] = set()
+    through: list[int] = []
+    for pkey, full in mine.items():
+        got = {d for d, ms in member.items() if d != src and any(k == pkey and (full or f) for k, f in ms)}
+        if got:
+            through.append(pkey)
+        peers |= got
+    return peers, through
+
+
+def old_group_rows(member, hosts, order, names):
+    out = []
+    for pkey in order:
+        ms = [full for d in hosts for k, full in member.get(d, []) if k == pkey]
+        if not ms:
+            continue
+        n, full = len(ms), sum(ms)
+        how = "(full)" if full == n else "(limited)" if not full else f"({full} full)"
+        out.append((pkey, n, full, f"{n} in {names.get(pkey, hex(pkey))} {how}"))
+    return out
+
+
+def _same_reach(member, order):
+    """Whom each host reaches, and each run of hosts' badge rows, as the walk found them."""
+    hosts = sorted(member) + [-99]                     # and a host in no partition
+    names = {k: f"p{k}" for k in order[::2]}
+    for src in hosts:
+        assert reachable(member, src) == old_reachable(member, src)
+    for a in range(0, len(hosts), 3):
+        box = hosts[a:a + 5]
+        assert group_rows(member, box, order, names) == old_group_rows(member, box, order, names)
+    return [reachable(member, src) for src in hosts]
 
 
 def _hosts(f):
@@ -63,6 +100,8 @@ def test_the_pkeys_k4_file():
     f = k_ary_fat_tree(4)
     res, ports, order = _case(f, K4_CONF.read_text())
     got = _same(res, ports, order)
+    reach = _same_reach(got, order)
+    assert sum(1 for peers, _ in reach if peers) == 16 and reach[-1] == (set(), [])
     names = {f.name_of(d): v for d, v in got.items()}
     assert len(names) == 16 and order[:3] == [DEFAULT_PKEY, 0x10, 0x20]
     assert names["node01"] == [(0x10, True), (0x20, False)]      # storage: a bare GUID is limited
@@ -80,7 +119,7 @@ def test_seeded_random_files_single_and_multi_port_hosts():
             rng = random.Random(seed)
             res, ports, order = _case(f, random_conf(rng, guids, rng.randrange(5, 200)))
             multi |= any(len(v) > 1 for v in ports.values())
-            _same(res, ports, order)
+            _same_reach(_same(res, ports, order), order)
             # a made-up host sharing another's ports and naming a GUID of no end port; an order
             # that leaves partitions out and names one that is not there
             ports2 = {**ports, -5: [*next(iter(ports.values())), 0x1234]}
@@ -102,3 +141,40 @@ def test_work_does_not_grow_with_memberships():
     per_partition = (work[1200] - work[300]) / 900
     old_per_partition = (work["old1200"] - work["old300"]) / 900
     assert len(ports) > 10 and per_partition < 3 < len(ports) < old_per_partition, work
+
+
+class Visits(list):
+    """A host's memberships that count the entries a function walks through."""
+    seen = 0
+
+    def __iter__(self):
+        for x in super().__iter__():
+            Visits.seen += 1
+            yield x
+
+
+def _visits(fn, member, *args):
+    Visits.seen = 0
+    fn({d: Visits(ms) for d, ms in member.items()}, *args)
+    return Visits.seen
+
+
+def test_reach_and_badges_work_grows_with_the_memberships_not_their_square():
+    """With a host selected (and zoomed out, a badge per box), the 16 demo hosts in n and 4n
+    partitions: 4x the memberships, about 4x the calls and each membership looked at once; the
+    walk went over every host's memberships once per partition."""
+    demo = load_fabric(asset_path("demo", "demo-fat-tree.json"))
+    work = {}
+    for n in (100, 400):
+        res, ports, order = _case(demo, "".join(f"p{i}=0x{i:04x} : ALL=full ;\n" for i in range(1, n + 1)))
+        member = memberships(res, ports, order)
+        src, hosts = next(iter(member)), list(member)
+        (peers, through), reach = calls(reachable, member, src)
+        assert len(peers) == len(hosts) - 1 == 15 and len(through) == n
+        rows = group_rows(member, hosts, order, {})
+        assert [r[1:3] for r in rows] == [(16, 16)] * n
+        assert _visits(group_rows, member, hosts, order, {}) == 16 * n
+        assert _visits(old_group_rows, member, hosts, order, {}) == 16 * n * n
+        assert _visits(reachable, member, src) == 16 * n            # src's own once, then the others
+        work[n] = (reach, calls(old_reachable, member, src)[1])
+    assert work[400][0] / work[100][0] < 4.5 and work[400][1] / work[100][1] > 12, work

@@ -126,28 +126,36 @@ def memberships(res: Resolution, ports: dict[int, list[int]],
 
 
 def reachable(member: dict[int, list[tuple[int, bool]]], src: int) -> tuple[set[int], list[int]]:
-    """The hosts ``src`` can talk to and the P_Keys (in ``src``'s order) that let it talk to one."""
+    """The hosts ``src`` can talk to and the P_Keys (in ``src``'s order) that let it talk to one;
+    one pass over the memberships (not one per partition of ``src``: issue 28)."""
     mine = dict(member.get(src, []))
-    peers: set[int] = set()
-    through: list[int] = []
-    for pkey, full in mine.items():
-        got = {d for d, ms in member.items() if d != src and any(k == pkey and (full or f) for k, f in ms)}
-        if got:
-            through.append(pkey)
-        peers |= got
+    got: dict[int, set[int]] = {}
+    for d, ms in member.items():
+        if d == src:
+            continue
+        for k, f in ms:
+            if k in mine and (mine[k] or f):
+                got.setdefault(k, set()).add(d)
+    through = [k for k in mine if k in got]
+    peers: set[int] = set().union(*got.values())
     return peers, through
 
 
 def group_rows(member: dict[int, list[tuple[int, bool]]], hosts: Sequence[int], order: Sequence[int],
                names: dict[int, str]) -> list[tuple[int, int, int, str]]:
     """A box's badge rows: (P_Key, members, full members, ``12 in storage (limited)``) for each
-    partition (in ``order``) some of ``hosts`` are in."""
-    out = []
+    partition (in ``order``) some of ``hosts`` are in; one pass over their memberships."""
+    tally: dict[int, list[int]] = {}
+    for d in hosts:
+        for k, is_full in member.get(d, []):
+            t = tally.setdefault(k, [0, 0])
+            t[0] += 1
+            t[1] += is_full
+    out: list[tuple[int, int, int, str]] = []
     for pkey in order:
-        ms = [full for d in hosts for k, full in member.get(d, []) if k == pkey]
-        if not ms:
+        if pkey not in tally:
             continue
-        n, full = len(ms), sum(ms)
+        n, full = tally[pkey]
         how = "(full)" if full == n else "(limited)" if not full else f"({full} full)"
         out.append((pkey, n, full, f"{n} in {names.get(pkey, hex(pkey))} {how}"))
     return out
