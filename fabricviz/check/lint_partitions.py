@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ib.partitions import DEFAULT_PKEY, design_partitions, resolve
+from ..ib.partitions import DEFAULT_PKEY, Resolution, design_partitions, resolve
 from ..ib.pkeys import CONNECTX_PKEYS
 from ..ib.subnet import discover
 from ..model import FabricError
@@ -42,6 +42,22 @@ def _state(ctx: LintContext) -> Any:
     return state
 
 
+def _member_guids(res: Resolution, exclude_default: bool) -> np.ndarray:
+    """The port GUIDs member of some partition (but the default one if ``exclude_default``)."""
+    mem = res.arrays()
+    keep = np.ones(len(mem.part), bool)
+    if exclude_default:
+        pkeys = np.array([p.pkey for p in res.partitions], np.int64)
+        keep = pkeys[mem.part] != DEFAULT_PKEY
+    return mem.port_guids[np.unique(mem.port[keep])]
+
+
+def _partitions_per_port(res: Resolution) -> tuple[np.ndarray, np.ndarray]:
+    """(port GUIDs, in how many partitions each is): one bincount over the memberships."""
+    mem = res.arrays()
+    return mem.port_guids, np.bincount(mem.port, minlength=len(mem.port_guids))
+
+
 @rule("partition-unknown-guid", "warning", "partitions name port GUIDs that are not in the design")
 def unknown_guid(ctx: LintContext) -> Iterator[Finding]:
     res, _, problem = _state(ctx)
@@ -63,10 +79,7 @@ def default_only(ctx: LintContext) -> Iterator[Finding]:
     res, ports, _ = _state(ctx)
     if res is None:
         return
-    member: set[int] = set()
-    for p in res.partitions:
-        if p.pkey != DEFAULT_PKEY:
-            member |= p.full | p.limited
+    member = set(_member_guids(res, exclude_default=True).tolist())
     pt = ctx.f.ports_t
     lonely = [p for g, p in ports.items() if g not in member and ctx.host_nic[int(pt.device[p])]]
     if lonely:
@@ -81,9 +94,9 @@ def limited_only(ctx: LintContext) -> Iterator[Finding]:
     if res is None:
         return
     for p in res.partitions:
-        if p.limited and not p.full:
+        if p.n_limited and not p.n_full:
             yield ctx.finding("partition-limited-only", "warning",
-                              f"all {len(p.limited)} members are limited: no two of them can talk",
+                              f"all {p.n_limited} members are limited: no two of them can talk",
                               where=f"partition {p.name} (0x{p.pkey:04x})")
 
 
@@ -92,13 +105,12 @@ def pkey_capacity(ctx: LintContext) -> Iterator[Finding]:
     res, ports, _ = _state(ctx)
     if res is None:
         return
-    count: dict[int, int] = {}
-    for p in res.partitions:
-        for g in p.full | p.limited:
-            count[g] = count.get(g, 0) + 1
-    over = sorted(ports[g] for g, n in count.items() if g in ports and n > CONNECTX_PKEYS)
+    guids, counts = _partitions_per_port(res)
+    many = counts > CONNECTX_PKEYS                     # the few ports over capacity, then per port
+    count = {g: n for g, n in zip(guids[many].tolist(), counts[many].tolist(), strict=True) if g in ports}
+    over = sorted(ports[g] for g in count)
     if over:
-        worst = max(count[g] for g in ports if ports[g] in set(over))
+        worst = max(count.values())
         yield ctx.finding("partition-pkey-capacity", "error",
                           f"in up to {worst} partitions; a ConnectX port holds {CONNECTX_PKEYS} P_Keys "
                           "(OpenSM drops the rest, ERR 0512)", ports=np.array(over))

@@ -157,7 +157,7 @@ def from_meta(doc: Any, where: str = "meta.partitions") -> PartitionConfig:
                 raise ValueError("not an object")
             members = []
             for m in row.get("members", []):
-                if not (isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m)):
+                if not (isinstance(m, list) and len(m) == 2 and isinstance(m[0], str) and isinstance(m[1], str)):
                     raise ValueError(f"member {m!r} is not [target, membership]")
                 tgt: int | str = int(m[0], 16) if m[0].lower().startswith("0x") else m[0]
                 members.append(Member(tgt, m[1]))
@@ -254,6 +254,18 @@ class Resolution:
 
     def by_pkey(self) -> dict[int, ResolvedPartition]:
         return {p.pkey: p for p in self.partitions}
+
+    def arrays(self) -> Memberships:
+        """:attr:`memberships`, or (a Resolution made by hand) the same built from the partitions'
+        arrays: a few array operations per partition, never a Python step per member."""
+        if self.memberships is not None:
+            return self.memberships
+        parts = self.partitions
+        guids = np.concatenate([p.guids for p in parts]) if parts else _NO_GUIDS
+        port_guids, port = np.unique(guids, return_inverse=True)
+        part = np.repeat(np.arange(len(parts), dtype=np.int64), [p.members for p in parts])
+        full = np.concatenate([p.is_full for p in parts]) if parts else _NO_FLAGS
+        return Memberships(port_guids, part, port.astype(np.int64).reshape(-1), full)
 
 
 def osm_pkey_order(pkey: int) -> int:

@@ -79,44 +79,83 @@ def mark_rect(frame: QtCore.QRectF, slot: int) -> QtCore.QRectF:
 def memberships(res: Resolution, ports: dict[int, list[int]],
                 order: Sequence[int]) -> dict[int, list[tuple[int, bool]]]:
     """Host → [(P_Key, full?)] in ``order`` (non-Default partitions only); a host with a full port
-    in a partition is a full member of it."""
-    by_pkey = res.by_pkey()
-    out: dict[int, list[tuple[int, bool]]] = {}
-    for pkey in order:
-        p = by_pkey.get(pkey)
-        if p is None or pkey == DEFAULT_PKEY:
-            continue
-        for d, guids in ports.items():
-            if any(g in p.full for g in guids):
-                out.setdefault(d, []).append((pkey, True))
-            elif any(g in p.limited for g in guids):
-                out.setdefault(d, []).append((pkey, False))
-    return out
+    in a partition is a full member of it. Hosts come in the order of their first membership
+    (then of ``ports``). Joined as arrays (issue 28: 32,767 partitions of every host): a few
+    calls per host and per partition, never one per membership."""
+    mem = res.arrays()
+    hosts = list(ports)
+    # (host index, port index) of every host port that is a subnet end port
+    at = {g: i for i, g in enumerate(mem.port_guids.tolist())}
+    pairs = [(h, at[g]) for h, d in enumerate(hosts) for g in ports[d] if g in at]
+    ph = np.fromiter((h for h, _ in pairs), np.int64, len(pairs))
+    pp = np.fromiter((i for _, i in pairs), np.int64, len(pairs))
+    by_port = np.argsort(pp, kind="stable")
+    ph, pp = ph[by_port], pp[by_port]
+    # where each partition sits in ``order`` (Default and partitions not in it: -1)
+    pos = np.full(len(res.partitions), -1, np.int64)
+    slot = {k: i for i, k in reversed(list(enumerate(order)))}
+    for j, p in enumerate(res.partitions):
+        if p.pkey != DEFAULT_PKEY and p.pkey in slot:
+            pos[j] = slot[p.pkey]
+    keep = pos[mem.part] >= 0
+    part, port, full = mem.part[keep], mem.port[keep], mem.full[keep]
+    # every membership once per host holding its port
+    lo, hi = np.searchsorted(pp, port, "left"), np.searchsorted(pp, port, "right")
+    reps = hi - lo
+    which = np.repeat(np.arange(len(port)), reps)
+    first = np.repeat(lo - (np.cumsum(reps) - reps), reps)
+    host = ph[np.arange(len(which)) + first]
+    part, full = part[which], full[which]
+    # one (host, partition) row, full when any of the host's ports is
+    key = pos[part] * max(len(hosts), 1) + host
+    rows, inv = np.unique(key, return_inverse=True)
+    any_full = np.zeros(len(rows), bool)
+    any_full[inv.reshape(-1)[full]] = True
+    row_pos, row_host = rows // max(len(hosts), 1), rows % max(len(hosts), 1)
+    row_pkey = np.asarray(order, np.int64)[row_pos] if len(rows) else row_pos
+    by_host = np.argsort(row_host, kind="stable")           # each host's rows stay in ``order``
+    row_host, row_pos, row_pkey = row_host[by_host], row_pos[by_host], row_pkey[by_host]
+    any_full = any_full[by_host]
+    starts = np.flatnonzero(np.diff(row_host, prepend=-1))
+    ends = [*starts[1:].tolist(), len(rows)]
+    pkeys, fulls = row_pkey.tolist(), any_full.tolist()
+    heads = row_host[starts]
+    seq = np.lexsort((heads, row_pos[starts]))              # by first membership, then host
+    return {hosts[int(heads[i])]: list(zip(pkeys[starts[i]:ends[i]], fulls[starts[i]:ends[i]], strict=True))
+            for i in seq.tolist()}
 
 
 def reachable(member: dict[int, list[tuple[int, bool]]], src: int) -> tuple[set[int], list[int]]:
-    """The hosts ``src`` can talk to and the P_Keys (in ``src``'s order) that let it talk to one."""
+    """The hosts ``src`` can talk to and the P_Keys (in ``src``'s order) that let it talk to one;
+    one pass over the memberships (not one per partition of ``src``: issue 28)."""
     mine = dict(member.get(src, []))
-    peers: set[int] = set()
-    through: list[int] = []
-    for pkey, full in mine.items():
-        got = {d for d, ms in member.items() if d != src and any(k == pkey and (full or f) for k, f in ms)}
-        if got:
-            through.append(pkey)
-        peers |= got
+    got: dict[int, set[int]] = {}
+    for d, ms in member.items():
+        if d == src:
+            continue
+        for k, f in ms:
+            if k in mine and (mine[k] or f):
+                got.setdefault(k, set()).add(d)
+    through = [k for k in mine if k in got]
+    peers: set[int] = set().union(*got.values())
     return peers, through
 
 
 def group_rows(member: dict[int, list[tuple[int, bool]]], hosts: Sequence[int], order: Sequence[int],
                names: dict[int, str]) -> list[tuple[int, int, int, str]]:
     """A box's badge rows: (P_Key, members, full members, ``12 in storage (limited)``) for each
-    partition (in ``order``) some of ``hosts`` are in."""
-    out = []
+    partition (in ``order``) some of ``hosts`` are in; one pass over their memberships."""
+    tally: dict[int, list[int]] = {}
+    for d in hosts:
+        for k, is_full in member.get(d, []):
+            t = tally.setdefault(k, [0, 0])
+            t[0] += 1
+            t[1] += is_full
+    out: list[tuple[int, int, int, str]] = []
     for pkey in order:
-        ms = [full for d in hosts for k, full in member.get(d, []) if k == pkey]
-        if not ms:
+        if pkey not in tally:
             continue
-        n, full = len(ms), sum(ms)
+        n, full = tally[pkey]
         how = "(full)" if full == n else "(limited)" if not full else f"({full} full)"
         out.append((pkey, n, full, f"{n} in {names.get(pkey, hex(pkey))} {how}"))
     return out
