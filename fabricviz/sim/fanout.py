@@ -172,11 +172,14 @@ class FanOut:
             from distributed import LocalCluster
             # loopback only, and no fixed port (8787) for the scheduler's web page: two runs at once must not clash
             where = {"host": "127.0.0.1"} if self.processes else {}      # threads talk in-process
+            # the workers' own logs stay quiet but for CRITICAL: a task's error reaches this process as
+            # its exception, and what they log as ERROR while the cluster shuts down (a heartbeat that
+            # found the scheduler gone, seen under load after SIGTERM) is no fault of the run
             with _workers_ignore_stop_signals(self.processes):
                 self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
                                              processes=self.processes, dashboard_address="127.0.0.1:0",
                                              scheduler_kwargs={"dashboard": False},
-                                             silence_logs=logging.ERROR, **where)
+                                             silence_logs=logging.CRITICAL, **where)
             self._client = Client(self._cluster, set_as_default=False)
             return
         try:

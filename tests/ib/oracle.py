@@ -164,14 +164,14 @@ def _wait_opensm(osm: subprocess.Popen, log: Path, deadline: float, run_dir: Pat
     and re-sweeps forever, so stop waiting once the log says so (the result is "nothing
     routed", which is what OpenSM does on such a fabric)."""
     while True:
+        if time.monotonic() > deadline:     # checked first: a deadline already gone is not waited on
+            raise OracleError(f"{run_dir}: opensm did not finish within {timeout:g} s")
         try:
             return osm.wait(0.02)
         except subprocess.TimeoutExpired:
             pass
         if log.exists() and "SM port is down" in log.read_text(errors="replace"):
             return None
-        if time.monotonic() > deadline:
-            raise OracleError(f"{run_dir}: opensm did not finish within {timeout:g} s")
 
 
 #: Seconds one query (``ibsim-run smpquery ...``) may take after OpenSM's sweep.
