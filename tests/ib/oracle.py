@@ -546,3 +546,22 @@ def load_fixture(fixture_dir: Path) -> OracleResult:
         sm_lid=lids_doc["sm_lid"], version=meta["version"], run_dir=d,
         links={(int(a, 16), pa): (int(b, 16), pb) for a, pa, b, pb in lids_doc["links"]},
         updn_roots=None if meta["updn_roots"] is None else [int(g, 16) for g in meta["updn_roots"]])
+
+
+def lft_differences(sn, lft, res: OracleResult) -> tuple[int, list]:
+    """(LFT entries compared, differing ``(switch, LID, ours, OpenSM's)``) between fabricviz's LFTs
+    ``lft`` of subnet ``sn`` and OpenSM's in ``res``, switches matched by GUID; a LID neither routes
+    is not compared."""
+    from fabricviz.ib.subnet import NO_PATH  # here: the harness itself reads only what OpenSM wrote
+    compared, diff = 0, []
+    for s, g in enumerate(sn.sw_guid.tolist()):
+        theirs = res.lfts.get(int(g), {})
+        for lid in range(1, max(lft.shape[1] - 1, max(theirs, default=0)) + 1):
+            a = int(lft[s, lid]) if lid < lft.shape[1] else NO_PATH
+            b = theirs.get(lid, NO_PATH)
+            if a == b == NO_PATH:
+                continue
+            compared += 1
+            if a != b:
+                diff.append((sn.switch_name(s), lid, a, b))
+    return compared, diff

@@ -23,7 +23,7 @@ from fabricviz.ib.lash_cdg import GlibcRandom
 from fabricviz.ib.qos import QosOptions
 from fabricviz.ib.qos_meta import to_meta
 from fabricviz.ib.routing import EngineRefused, route, subnet_and_lids
-from fabricviz.ib.subnet import NO_PATH, switch_distances
+from fabricviz.ib.subnet import switch_distances
 from tests.ib import lash_oracle, oracle, topologies
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "opensm"
@@ -52,18 +52,7 @@ def lft_differences(sn, lids, lft, res: oracle.OracleResult) -> tuple[int, list]
     ours = {int(g): int(x) for g, x in zip(sn.sw_guid.tolist(), lids.sw_lid.tolist(), strict=True)}
     ours.update({int(g): int(x) for g, x in zip(sn.ca_guid.tolist(), lids.ca_lid.tolist(), strict=True)})
     assert {g: ours.get(g) for g in res.port_lids} == res.port_lids
-    compared, diff = 0, []
-    for s, g in enumerate(sn.sw_guid.tolist()):
-        theirs = res.lfts.get(int(g), {})
-        for lid in range(1, max(lft.shape[1] - 1, max(theirs, default=0)) + 1):
-            a = int(lft[s, lid]) if lid < lft.shape[1] else NO_PATH
-            b = theirs.get(lid, NO_PATH)
-            if a == b == NO_PATH:
-                continue
-            compared += 1
-            if a != b:
-                diff.append((sn.switch_name(s), lid, a, b))
-    return compared, diff
+    return oracle.lft_differences(sn, lft, res)
 
 
 def sl_differences(path_sl, res: lash_oracle.LashResult) -> list:

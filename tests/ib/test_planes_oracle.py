@@ -14,28 +14,10 @@ import pytest
 from fabricviz.formats.ibnetdiscover import export_ibnetdiscover
 from fabricviz.generate import rail_optimized, superpod
 from fabricviz.ib.planes import route_plane
-from fabricviz.ib.subnet import NO_PATH
 from fabricviz.model.planes import plane_fabric
 from tests.ib import oracle
 
 pytestmark = pytest.mark.oracle
-
-
-def _compare(r, res: oracle.OracleResult) -> tuple[int, list]:
-    """(entries compared, entries that differ) between fabricviz's LFTs and OpenSM's, by switch GUID."""
-    sn = r.subnet
-    compared, diff = 0, []
-    for s, g in enumerate(sn.sw_guid.tolist()):
-        theirs = res.lfts.get(int(g), {})
-        for lid in range(1, max(r.lft.shape[1], max(theirs, default=0) + 1)):
-            a = int(r.lft[s, lid]) if lid < r.lft.shape[1] else NO_PATH
-            b = theirs.get(lid, NO_PATH)
-            if a == NO_PATH and b == NO_PATH:
-                continue
-            compared += 1
-            if a != b:
-                diff.append((sn.switch_name(s), lid, a, b))
-    return compared, diff
 
 
 DESIGNS = {"rail": lambda: rail_optimized(1, planes=2), "b300": lambda: superpod("dgx-b300", 1, planes=2)}
@@ -63,6 +45,6 @@ def test_each_plane_routes_as_opensm_on_that_plane_alone(name, plane, engine, tm
     res = oracle.run_opensm(text, engine, tmp_path / f"{engine}-{plane}")
     assert pr.routing.routed_by == res.routed_by == engine
     assert len(res.switches) == pr.routing.subnet.num_switches == 12
-    compared, diff = _compare(pr.routing, res)
+    compared, diff = oracle.lft_differences(pr.routing.subnet, pr.routing.lft, res)
     assert compared == COMPARED[name][engine]
     assert diff == [], f"plane {plane}: {len(diff)}/{compared} entries differ: {diff[:5]}"

@@ -8,7 +8,6 @@ import pytest
 from fabricviz.formats.ibnetdiscover import loads, sniff
 from fabricviz.generate import superpod
 from fabricviz.ib.routing import route
-from fabricviz.ib.subnet import NO_PATH
 from tests.ib import oracle
 from tests.ib.test_ftree import net_text
 
@@ -17,19 +16,7 @@ def _differences(text: str, res: oracle.OracleResult, engine: str) -> tuple[int,
     f = loads(text, "topology.net", dialect=sniff(text))
     r = route(f, engine)
     assert r.routed_by == res.routed_by == engine
-    sn = r.subnet
-    compared, diff = 0, []
-    for s, g in enumerate(sn.sw_guid.tolist()):
-        theirs = res.lfts.get(int(g), {})
-        for lid in range(1, max(r.lft.shape[1], max(theirs, default=0) + 1)):
-            a = int(r.lft[s, lid]) if lid < r.lft.shape[1] else NO_PATH
-            b = theirs.get(lid, NO_PATH)
-            if a == NO_PATH and b == NO_PATH:
-                continue
-            compared += 1
-            if a != b:
-                diff.append((sn.switch_name(s), lid, a, b))
-    return compared, diff
+    return oracle.lft_differences(r.subnet, r.lft, res)
 
 
 @pytest.mark.oracle

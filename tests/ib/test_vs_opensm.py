@@ -18,7 +18,6 @@ import pytest
 from fabricviz.formats.ibnetdiscover import export_ibnetdiscover, loads, sniff
 from fabricviz.generate import fat_tree, k_ary_fat_tree, leaf_spine
 from fabricviz.ib.routing import route
-from fabricviz.ib.subnet import NO_PATH
 from fabricviz.model import Fabric, FabricError
 from tests.ib import oracle
 
@@ -38,18 +37,7 @@ def agreement(r, res: oracle.OracleResult) -> tuple[int, list, int, list]:
     ours_lid.update({int(g): int(x) for g, x in zip(sn.ca_guid.tolist(), lids.ca_lid.tolist(), strict=True)})
     lid_diff = [(hex(g), x, ours_lid.get(g)) for g, x in res.port_lids.items() if ours_lid.get(g) != x]
     lid_diff += [(hex(g), None, x) for g, x in ours_lid.items() if g not in res.port_lids]
-    compared, diff = 0, []
-    for s, g in enumerate(sn.sw_guid.tolist()):
-        theirs = res.lfts.get(int(g), {})
-        top = max(r.lft.shape[1] - 1, max(theirs, default=0))
-        for lid in range(1, top + 1):
-            a = int(r.lft[s, lid]) if lid < r.lft.shape[1] else NO_PATH
-            b = theirs.get(lid, NO_PATH)
-            if a == NO_PATH and b == NO_PATH:
-                continue
-            compared += 1
-            if a != b:
-                diff.append((sn.switch_name(s), lid, a, b))
+    compared, diff = oracle.lft_differences(sn, r.lft, res)
     return compared, diff, len(res.port_lids), lid_diff
 
 
