@@ -1,7 +1,8 @@
 """What a collective gets out of NVLink: NCCL's own figures, named, with where they are from.
 
-Every constant here is read from NCCL's source (github.com/NVIDIA/nccl, ``master`` as of
-2026-06, commit 5067397c), never fitted to a measurement:
+Every constant here but one is read from NCCL's source (github.com/NVIDIA/nccl, ``master`` as of
+2026-06, commit 5067397c; NVLS's arity and latency are the same in ``v2.25.1-1``), never fitted to a measurement; the
+one, :data:`NVLS_CHIP_ADDS`, is estimated from a published run of another system (below):
 
 * :data:`NCCL_LINK_GBYTES`: the bandwidth NCCL's topology search gives one NVLink link, per
   direction (``src/graph/topo.h``: ``SM80_NVLINK_BW 20.0``, ``SM90_NVLINK_BW 20.6``,
