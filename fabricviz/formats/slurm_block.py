@@ -10,11 +10,15 @@ stands for, then its nodes, and one ``BlockSizes`` line last::
     BlockName=block002 Nodes=su2-dgx[01-32]
     BlockSizes=32,64
 
-A block is one of the design's host blocks (:func:`fabricviz.generate.groups.find_groups`: the
-servers cabled to exactly the same leaves): a DGX scalable unit of a rail-optimised design, the
-hosts of one leaf (an NVL72 rack of 18 compute trays on its leaf, as topograph's
-``tests/models/nvl72.yaml`` draws it) elsewhere. Blocks are named ``block001``, ``block002``, …
-in the design's order. ``BlockSizes`` is topograph's default when none is asked for: the smallest
+A block is an NVLink domain of several servers when the design has them (``meta["nvlink_domains"]``:
+an NVL72 rack, its 18 compute trays the block's nodes, the comment naming the rack, as topograph
+names a block after its accelerator domain: ``tests/models/nvl72.yaml``'s
+``accelerator.topology.test/domain: nvl-1-1`` gives ``# block001=nvl-1-1`` in ``block_test.go``'s
+form), in the design's order of the domains. Every other host is in one of the design's host
+blocks (:func:`fabricviz.generate.groups.find_groups`: the servers cabled to exactly the same
+leaves): a DGX scalable unit of a rail-optimised design, the hosts of one leaf elsewhere. Blocks
+are named ``block001``, ``block002``, … in that order. NVLink partitions inside a rack are not
+written as blocks (topograph's sub-domains) yet. ``BlockSizes`` is topograph's default when none is asked for: the smallest
 block's node count D, then 2D, 4D, … up to 2^⌊log2 N⌋·D for N blocks (Slurm's block plugin builds
 aggregated blocks of those sizes from neighbouring base blocks). A design without hosts on
 switches has no block and is refused (topograph: "cannot determine blockSizes: topology
@@ -33,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import Fabric, FabricError
+from ..model.nvlink import nvlink_domains
 from .native import save_text_atomic
 from .slurm import hostlist, slurm_name
 
@@ -50,12 +55,21 @@ class SlurmBlock:
 
 
 def blocks(fabric: Fabric, name_format: str = "block{:03d}") -> list[SlurmBlock]:
-    """The design's host blocks as Slurm base blocks, in the design's order (see module doc)."""
+    """The design's NVLink racks and host blocks as Slurm base blocks, in the design's order (see
+    module doc)."""
     from ..generate.groups import find_groups  # on use: scipy
+    out: list[SlurmBlock] = []
+    taken: list[np.ndarray] = []
+    for d in nvlink_domains(fabric):
+        if d.explicit and d.spec.rack and len(d.servers):
+            out.append(SlurmBlock(name_format.format(len(out) + 1), slurm_name(d.name),
+                                  tuple(slurm_name(fabric.name_of(int(s))) for s in d.servers.tolist())))
+            taken.append(d.servers)
     g = find_groups(fabric)
     t = fabric.devices_t
     hosts = np.flatnonzero(t.alive & g.top_level & (g.tier == 0) & (g.block >= 0))
-    out: list[SlurmBlock] = []
+    if taken:
+        hosts = hosts[~np.isin(hosts, np.concatenate(taken))]
     for b in range(g.n_blocks):
         mine = hosts[g.block[hosts] == b]
         if len(mine):
