@@ -18,11 +18,12 @@ form), in the design's order of the domains. Every other host is in one of the d
 blocks (:func:`fabricviz.generate.groups.find_groups`: the servers cabled to exactly the same
 leaves): a DGX scalable unit of a rail-optimised design, the hosts of one leaf elsewhere. Blocks
 are named ``block001``, ``block002``, … in that order. NVLink partitions inside a rack are not
-written as blocks (topograph's sub-domains) yet. ``BlockSizes`` is topograph's default when none is asked for: the smallest
-block's node count D, then 2D, 4D, … up to 2^⌊log2 N⌋·D for N blocks (Slurm's block plugin builds
-aggregated blocks of those sizes from neighbouring base blocks). A design without hosts on
-switches has no block and is refused (topograph: "cannot determine blockSizes: topology
-contains no blocks").
+written as blocks (topograph's sub-domains) yet.
+
+``BlockSizes`` is topograph's default when none is asked for: the smallest block's node count D,
+then 2D, 4D, … up to 2^⌊log2 N⌋·D for N blocks (Slurm's block plugin builds aggregated blocks of
+those sizes from neighbouring base blocks). A design without hosts on switches has no block and is
+refused (topograph: "cannot determine blockSizes: topology contains no blocks").
 
 slurmctld 22.05 (Debian's slurm-wlm here) has no topology/block plugin (added in 23.11): the
 format is checked against topograph's expected outputs instead.

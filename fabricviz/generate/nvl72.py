@@ -32,15 +32,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
-from ..model import Catalog, Fabric, FabricError, LinkRate
+from ..model import Catalog, Fabric, LinkRate
 from ..model.errors import ParamError
 from ..model.nvlink import DOMAINS_KEY, PARTITIONS_KEY, NvlinkSpec, nvlink_specs, rack_meta
 from .autolayout import apply_auto_layout
 from .common import HOST_CABLE_M, HOST_PITCH, add_switches, check_lid_space, finish, pad_names, switch_ports, tech_of
 from .nvlink_racks import racks_side_by_side
-from .superpod import SystemSpec, add_node_row, spine_tiers, plan_superpod
+from .superpod import SystemSpec, add_node_row, plan_superpod, spine_tiers
 
 
 @dataclass(frozen=True)

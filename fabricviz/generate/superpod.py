@@ -351,5 +351,5 @@ def spine_tiers(f: Fabric, sw: Part, plan: SuperpodPlan, su_leaves: list[np.ndar
     return pods
 
 
-__all__ = ["PLANE_SYSTEMS", "add_node_row", "spine_tiers", "SYSTEMS", "SuperpodPlan", "SystemSpec", "plan_superpod", "plane_spec", "superpod",
-           "system_spec"]
+__all__ = ["PLANE_SYSTEMS", "SYSTEMS", "SuperpodPlan", "SystemSpec", "add_node_row", "plan_superpod", "plane_spec",
+           "spine_tiers", "superpod", "system_spec"]
