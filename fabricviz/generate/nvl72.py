@@ -37,7 +37,6 @@ from ..model.errors import ParamError
 from ..model.nvlink import DOMAINS_KEY, PARTITIONS_KEY, NvlinkSpec, nvlink_specs, rack_meta
 from .autolayout import apply_auto_layout
 from .common import HOST_CABLE_M, HOST_PITCH, add_switches, check_lid_space, finish, pad_names, switch_ports, tech_of
-from .nvlink_racks import racks_side_by_side
 from .superpod import SystemSpec, add_node_row, plan_superpod, spine_tiers
 
 
@@ -175,10 +174,7 @@ def nvl72(racks: int = 1, system: str = "gb200", fabric: str = "ib", partition: 
         "oversubscription": {"leaf": "1:1"}, DOMAINS_KEY: domains}
     if partition:
         f.meta[PARTITIONS_KEY] = partitions_meta(rack_names, rack.gpus, rack.gpus_per_tray, partition)
-    apply_auto_layout(f)
-    servers = f.device_ids("server")
-    racks_side_by_side(f, [servers[r * rack.compute_trays:(r + 1) * rack.compute_trays] for r in range(racks)])
-    return finish(f)
+    return finish(apply_auto_layout(f))
 
 
 __all__ = ["NVL72_SYSTEMS", "Nvl72Plan", "Nvl72System", "nvl72", "nvl72_system", "partitions_meta", "plan_nvl72"]

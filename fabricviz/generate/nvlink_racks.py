@@ -75,12 +75,12 @@ def nvl72_racks(racks: int = 1, spec: str = "GB200-NVL72", fabric: str = "ib", s
     f.meta = {"generator": "nvl72", "fabric": fabric, "params": {
         "racks": racks, "spec": spec, "speed": str(rate), "switch": sw.id}, DOMAINS_KEY: domains}
     apply_auto_layout(f)
-    racks_side_by_side(f, [f.device_ids("server")[r * sp.compute_trays:(r + 1) * sp.compute_trays]
+    _racks_side_by_side(f, [f.device_ids("server")[r * sp.compute_trays:(r + 1) * sp.compute_trays]
                             for r in range(racks)])
     return finish(f)
 
 
-def racks_side_by_side(f: Fabric, racks: list[np.ndarray]) -> None:
+def _racks_side_by_side(f: Fabric, racks: list[np.ndarray]) -> None:
     """Each rack's trays in a grid of their own (:data:`RACK_COLUMNS` wide), the racks side by
     side where the auto layout put the servers, so no rack's outline covers another's trays."""
     trays = np.concatenate(racks)

@@ -125,3 +125,26 @@ def test_cli_end_to_end(tmp_path, capsys):
     assert round(run["rows"][0]["busbw_GBps"], 2) == 629.98        # NVLink-bound: 18 links × 50 GB/s per GPU
     f = load_fabric(path)
     assert [d.name for d in nvlink_domains(f)] == ["rack01", "rack02"]
+
+
+@pytest.mark.parametrize(("system", "racks"), [("gb200", 8), ("gb300", 8)])
+def test_layout_keeps_every_rack_and_unit_apart(system, racks):
+    """Each unit (its leaves and its racks' trays) and each rack's trays in a rectangle of its own:
+    the canvas draws a collapsed rack over its trays' rectangle and a unit's box round the unit."""
+    from fabricviz.generate.geometry import device_rects
+    f = nvl72(racks, system)
+
+    def box(names):
+        r = device_rects(f, np.array([f.find(n) for n in names]))
+        return r[0].min(), r[1].min(), r[2].max(), r[3].max()
+
+    def apart(boxes):
+        return all(a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+                   for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    trays = {d.name: [f.name_of(int(s)) for s in d.servers] for d in nvlink_domains(f)}
+    assert apart([box(v) for v in trays.values()])
+    per = f.meta["plan"]["racks_per_unit"]
+    names = list(trays)
+    units = [[f"su{u + 1}-rail{r}" for r in range(4)] + sum((trays[n] for n in names[u * per:(u + 1) * per]), [])
+             for u in range(f.meta["plan"]["units"])]
+    assert apart([box(u) for u in units])
