@@ -53,7 +53,8 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     rl.add_argument("-o", "--output", required=True)
 
     spd = gsub.add_parser("superpod", help="NVIDIA DGX SuperPOD compute fabric, sized as its reference architecture")
-    spd.add_argument("--system", required=True, choices=("dgx-h100", "dgx-b200", "dgx-b300", "dgx-b300-xdr"))
+    spd.add_argument("--system", required=True, metavar="{dgx-h100,dgx-b200,dgx-b300,dgx-b300-xdr}",
+                     help="the RA's system (gb200-nvl72: no published counts; see 'generate nvl72')")
     spd.add_argument("--units", type=int, required=True, help="scalable units (SUs)")
     spd.add_argument("--fabric", choices=("ib", "roce"), default="ib")
     spd.add_argument("--planes", type=int, default=1,

@@ -227,7 +227,15 @@ def _ranges(values: list[int]) -> str:
     return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs) or "no"
 
 
+#: Systems whose RA publishes no compute-fabric counts, with what to use instead.
+UNPUBLISHED = {s: "the DGX SuperPOD GB200 RA tabulates no compute-fabric switch or cable counts; "
+                  "'generate nvl72' builds NVL72 racks on a rail-optimised fabric by the same sizing rule"
+               for s in ("gb200-nvl72", "dgx-gb200", "gb200")}
+
+
 def system_spec(system: str) -> SystemSpec:
+    if system in UNPUBLISHED:
+        raise ParamError("system", system, UNPUBLISHED[system])
     if system not in SYSTEMS:
         raise ParamError("system", system, f"use {', '.join(SYSTEMS)}")
     return SYSTEMS[system]
