@@ -111,6 +111,8 @@ class SystemSpec:
     ufm_links: int               # compute-fabric links of the UFM appliance (0: none in the table)
     source: str                  # the RA page whose table this reproduces
     planes: int = 1              # >1: one plane of a multi-plane design (generate.superpod_planes)
+    rails: int = RAILS           # NICs per node, one rail leaf each (an NVL72 compute tray: 4)
+    partial_leaf: bool = False   # a leaf's nodes may take fewer than half its ports; as many uplinks
 
 
 SYSTEMS: dict[str, SystemSpec] = {s.key: s for s in (
@@ -150,6 +152,7 @@ class SuperpodPlan:
     cores: int
     core_parallel: int           # links from a spine to each core of its plane
     ufm_links: int
+    rails: int = RAILS
 
     @property
     def spines_per_group(self) -> int:
@@ -173,7 +176,7 @@ def plan_superpod(system: str | SystemSpec, units: int, radix: int) -> SuperpodP
     if units < 1:
         raise ParamError("units", units, "must be at least 1", "scalable units")
     per_leaf = spec.nodes_per_su // spec.leaves_per_rail
-    blocking = per_leaf > radix // 2 if spec.planes > 1 else per_leaf != radix // 2   # a plane: at most half
+    blocking = per_leaf > radix // 2 if spec.partial_leaf else per_leaf != radix // 2   # a plane: at most half
     if spec.nodes_per_su % spec.leaves_per_rail or blocking:
         raise FabricError(f"{spec.title}: a leaf takes {spec.nodes_per_su // spec.leaves_per_rail} nodes, "
                           f"a {radix}-port switch is non-blocking at {radix // 2}")
@@ -187,19 +190,19 @@ def plan_superpod(system: str | SystemSpec, units: int, radix: int) -> SuperpodP
 
 def _size(spec: SystemSpec, units: int, radix: int) -> SuperpodPlan | None:
     """The plan of :func:`plan_superpod`, None when the rule finds no even spread."""
-    kinds = RAILS * spec.leaves_per_rail                    # leaves per SU
-    u = spec.nodes_per_su // spec.leaves_per_rail if spec.planes > 1 else radix // 2
+    kinds = spec.rails * spec.leaves_per_rail               # leaves per SU
+    u = spec.nodes_per_su // spec.leaves_per_rail if spec.partial_leaf else radix // 2
     leaves = units * kinds
     total = leaves * u
     nodes = units * spec.nodes_per_su - (1 if spec.ufm_links else 0)
-    base = SuperpodPlan(system=spec.key, units=units, radix=radix, nodes=nodes, gpus=nodes * RAILS,
+    base = SuperpodPlan(system=spec.key, units=units, radix=radix, nodes=nodes, gpus=nodes * spec.rails,
                         leaves=leaves, uplinks=u, spines=0, groups=1, leaf_parallel=0, cores=0, core_parallel=0,
-                        ufm_links=spec.ufm_links)
+                        ufm_links=spec.ufm_links, rails=spec.rails)
     s = _divisor_at_least(u, math.ceil(total / radix))
     if s is not None:
         return replace(base, spines=s, leaf_parallel=u // s)
     if spec.growth == "groups":
-        for g in (d for d in range(2, RAILS + 1) if RAILS % d == 0):
+        for g in (d for d in range(2, spec.rails + 1) if spec.rails % d == 0):
             s = _divisor_at_least(u, math.ceil(total / g / radix))
             if s is not None:
                 return replace(base, spines=g * s, groups=g, leaf_parallel=u // s)
@@ -224,13 +227,21 @@ def _ranges(values: list[int]) -> str:
     return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs) or "no"
 
 
+#: Systems whose RA publishes no compute-fabric counts, with what to use instead.
+UNPUBLISHED = {s: "the DGX SuperPOD GB200 RA tabulates no compute-fabric switch or cable counts; "
+                  "'generate nvl72' builds NVL72 racks on a rail-optimised fabric by the same sizing rule"
+               for s in ("gb200-nvl72", "dgx-gb200", "gb200")}
+
+
 def system_spec(system: str) -> SystemSpec:
+    if system in UNPUBLISHED:
+        raise ParamError("system", system, UNPUBLISHED[system])
     if system not in SYSTEMS:
         raise ParamError("system", system, f"use {', '.join(SYSTEMS)}")
     return SYSTEMS[system]
 
 
-def _add_nodes(f: Fabric, part: Part, names: list[str], rate: LinkRate, x0: float) -> np.ndarray:
+def add_node_row(f: Fabric, part: Part, names: list[str], rate: LinkRate, x0: float) -> np.ndarray:
     """Servers of ``part`` in a row from ``x0``; their NIC ports as an array (server, NIC)."""
     cat = f.catalog
     assert part.nic_part is not None
@@ -259,7 +270,8 @@ def plane_spec(system: str, planes: int) -> SystemSpec:
     switch, speeds = PLANE_SYSTEMS[system]
     if planes not in speeds:
         raise FabricError(f"--planes {planes}: a ConnectX-8 port splits into {' or '.join(map(str, speeds))} planes")
-    return replace(spec, leaves_per_rail=1, switch={"ib": switch}, speed={"ib": speeds[planes]}, planes=planes)
+    return replace(spec, leaves_per_rail=1, switch={"ib": switch}, speed={"ib": speeds[planes]}, planes=planes,
+                   partial_leaf=True)
 
 
 def superpod(system: str | SystemSpec, units: int = 1, fabric: str | None = None, catalog: Catalog | None = None,
@@ -297,7 +309,7 @@ def superpod(system: str | SystemSpec, units: int = 1, fabric: str | None = None
     for s in range(units):
         last = s == units - 1
         n = spec.nodes_per_su - (1 if last and spec.ufm_links else 0)
-        ports = _add_nodes(f, server, pad_names(f"su{s + 1}-dgx", n), rate, x0)      # (node, rail)
+        ports = add_node_row(f, server, pad_names(f"su{s + 1}-dgx", n), rate, x0)      # (node, rail)
         x0 += (spec.nodes_per_su * RAILS + 4) * HOST_PITCH
         suffix = [""] if lpr == 1 else [chr(ord("a") + j) for j in range(lpr)]
         lv = add_switches(f, sw, [f"su{s + 1}-rail{r}{x}" for r in range(RAILS) for x in suffix], 1, mode)
@@ -308,18 +320,18 @@ def superpod(system: str | SystemSpec, units: int = 1, fabric: str | None = None
                              HOST_CABLE_M, emit=False)
         if last and spec.ufm_links:
             ufm = f.catalog.get(UFM_PART)
-            up = _add_nodes(f, ufm, [f"su{s + 1}-ufm"], rate, x0 - 4 * HOST_PITCH * RAILS).ravel()
+            up = add_node_row(f, ufm, [f"su{s + 1}-ufm"], rate, x0 - 4 * HOST_PITCH * RAILS).ravel()
             k = spec.ufm_links
             f.add_cables(up[:k], switch_ports(f, lv[:k], per_leaf, 1).ravel(), HOST_CABLE_M, emit=False)
         su_leaves.append(lv)
-    pods = _spine_tiers(f, sw, plan, su_leaves, mode)
+    pods = spine_tiers(f, sw, plan, su_leaves, mode)
     # each SU is one group (a B300 SU's a- and b-leaves share no node; a B200 pod has its spines)
     f.meta["groups"] = [{"name": f"su{s + 1}", "switches": [f.name_of(int(d)) for d in (*lv, *sp)]}
                         for s, (lv, sp) in enumerate(zip(su_leaves, pods, strict=True))]
     return finish(apply_auto_layout(f))
 
 
-def _spine_tiers(f: Fabric, sw: Part, plan: SuperpodPlan, su_leaves: list[np.ndarray],
+def spine_tiers(f: Fabric, sw: Part, plan: SuperpodPlan, su_leaves: list[np.ndarray],
                  mode: str | None) -> list[np.ndarray]:
     """Spines (and cores) and their cables, per the plan; the spines of each SU's pod (none when the
     spines are shared by all SUs)."""
@@ -327,7 +339,7 @@ def _spine_tiers(f: Fabric, sw: Part, plan: SuperpodPlan, su_leaves: list[np.nda
     if plan.cores == 0:
         sp = add_switches(f, sw, pad_names("spine", plan.spines), 2, mode)
         spg = plan.spines_per_group
-        rail = np.arange(len(su_leaves[0])) // (len(su_leaves[0]) // RAILS)     # leaves are rail-major
+        rail = np.arange(len(su_leaves[0])) // (len(su_leaves[0]) // plan.rails)    # leaves are rail-major
         for g in range(plan.groups):
             lower = np.concatenate([lv[rail % plan.groups == g] for lv in su_leaves])
             _join(f, lower, sp[g * spg:(g + 1) * spg], u, plan.leaf_parallel, LEAF_CABLE_M, group=None)
@@ -347,5 +359,5 @@ def _spine_tiers(f: Fabric, sw: Part, plan: SuperpodPlan, su_leaves: list[np.nda
     return pods
 
 
-__all__ = ["PLANE_SYSTEMS", "SYSTEMS", "SuperpodPlan", "SystemSpec", "plan_superpod", "plane_spec", "superpod",
-           "system_spec"]
+__all__ = ["PLANE_SYSTEMS", "SYSTEMS", "SuperpodPlan", "SystemSpec", "add_node_row", "plan_superpod", "plane_spec",
+           "spine_tiers", "superpod", "system_spec"]

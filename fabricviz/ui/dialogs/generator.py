@@ -1,5 +1,5 @@
 """Generator dialog: fat tree, leaf-spine, rail-optimized units, torus / ring, dragonfly, DGX SuperPOD,
-with live counts.
+NVL72 racks (:mod:`.generator_nvl72`), with live counts.
 
 The fat tree preview is :func:`fabricviz.generate.plan_fat_tree` (and the LID
 check), so the dialog refuses exactly what the generator refuses, inline, before
@@ -37,6 +37,7 @@ from fabricviz.model.catalog import CatalogError
 from fabricviz.model.tech import IB
 from fabricviz.ui.canvas.describe import part_label
 from fabricviz.ui.dialogs import generator_memory
+from fabricviz.ui.dialogs.generator_nvl72 import Nvl72Tab
 from fabricviz.ui.document.settings import settings as user_settings
 
 #: The switch-part choice that lets the radix be typed (a hypothetical part when none fits).
@@ -148,6 +149,8 @@ class GeneratorDialog(QtWidgets.QDialog):
         self.tabs.addTab(rl, "Rail-optimized")
         self._direct_tabs()
         self._superpod_tab()
+        self.nvl72 = Nvl72Tab(self.catalog)
+        self.tabs.addTab(self.nvl72, "NVL72 racks")
 
         self.preview = QtWidgets.QLabel(self)
         self.preview.setObjectName("generator_preview")
@@ -239,8 +242,8 @@ class GeneratorDialog(QtWidgets.QDialog):
             form.addRow(label, w)
         self.tabs.addTab(df, "Dragonfly")
 
-    #: Index of the SuperPOD tab (after the dragonfly's).
-    SUPERPOD_TAB = 5
+    #: Index of the SuperPOD tab (after the dragonfly's) and of the NVL72 racks tab.
+    SUPERPOD_TAB, NVL72_TAB = 5, 6
 
     def _superpod_tab(self) -> None:
         """NVIDIA DGX SuperPOD reference designs (:mod:`fabricviz.generate.superpod`)."""
@@ -379,6 +382,8 @@ class GeneratorDialog(QtWidgets.QDialog):
                     + f" · {switches:,} switches · {cables:,} cables · leaf oversubscription {g:g}:1")
         if tab == self.SUPERPOD_TAB:
             return str(self._superpod())
+        if tab == self.NVL72_TAB:
+            return self.nvl72.preview()
         if tab >= 3:
             return str(self._direct(tab))
         units, nodes = self.rail_units.value(), self.rail_nodes.value()
@@ -424,6 +429,8 @@ class GeneratorDialog(QtWidgets.QDialog):
                               fabric=self.ls_fabric.currentText(), super_spines=self.ls_super.value(),
                               pods=self.ls_pods.value(), switch=self.ls_switch.currentData(),
                               catalog=self.catalog)
+        if tab == self.NVL72_TAB:
+            return self.nvl72.build()
         if tab >= 3:
             f = self._superpod(build=True) if tab == self.SUPERPOD_TAB else self._direct(tab, build=True)
             assert isinstance(f, Fabric)
