@@ -102,16 +102,13 @@ def test_simulate_reports_each_plane(tmp_path, capsys):
     save_fabric(fat_tree(radix=8, planes=2), path)
     assert main(["simulate", str(path), "--workload", "permutation"]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        "32 flows over 2 planes: mean 600.00 Gb/s per flow",
+        "32 flows over 2 planes (maxmin): mean 600.00 Gb/s per flow",
         "  plane1: mean 300.00 Gb/s, 0 flows it cannot carry",
         "  plane2: mean 300.00 Gb/s, 0 flows it cannot carry"]
-    assert main(["simulate", str(path), "--workload", "permutation", "--model", "fluid"]) == 2
-    assert capsys.readouterr().err.strip() == (f"fabricviz: error: {path}: a multi-plane design runs the max-min "
-                                               "model per plane (--model fluid is not run per plane)")
 
 
-def test_the_one_subnet_run_of_the_traffic_dock_refuses_planes():
+def test_the_traffic_docks_run_refuses_a_partition_on_planes():
     from fabricviz.sim.run import run_traffic
-    with pytest.raises(FabricError, match=r"fat-tree-2l-r8-32h: a multi-plane design runs per plane \(fabricviz "
-                                          r"simulate / whatif: max-min per plane\)"):
-        run_traffic(fat_tree(radix=8, planes=2), "permutation", "maxmin", None, "minhop", 1e-3, 0)
+    with pytest.raises(FabricError, match=r"fat-tree-2l-r8-32h: partitions are per subnet; a multi-plane design "
+                                          r"runs every plane with its own SM \(no partition\)"):
+        run_traffic(fat_tree(radix=8, planes=2), "permutation", "maxmin", None, "minhop", 1e-3, 0, partition="x")
