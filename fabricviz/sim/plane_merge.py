@@ -5,7 +5,8 @@ planes.plane_fabric`) keeps the design's device, port and cable ids, so each pla
 speaks the design's link ids (the other planes' cables dead in it). :func:`merge_planes` folds them:
 
 * per link, the plane that owns it gives its utilisation, queue, latency, pause and ECN; the PCIe
-  links every plane's run crosses (GPU ↔ NIC) add up (each plane carried its share through them);
+  links every plane's run crosses (GPU ↔ NIC) add up their loads (each plane ran on its share of the
+  link, :func:`~.planes.plane_traffic`), so their utilisation is the planes' mean;
 * per flow, the rate is the sum over the planes, the latency and the finish the slowest plane's
   (a striped transfer is done when its last plane is), the first byte the earliest plane's;
 * in time, the merged frame at ``t`` takes each plane's last frame at or before ``t`` (a plane whose
@@ -72,7 +73,7 @@ def merge_planes(fabric: Fabric, pt: PlaneTraffic) -> PlaneRun:
         if r.links.n != L:
             raise FabricError(f"{fabric.name}: a plane's links do not match the design's")
     routes = _routes(runs, n, L)
-    frames = _frames(runs, n, L)
+    frames = _frames(runs, n, L, links.pcie, len(pt.planes))
     fluid = _fluid(runs, frames, n, L) if first.fluid is not None else None
     completion = None
     if first.completion is not None:
@@ -132,7 +133,8 @@ def _at(frames: tuple[Frame, ...], times: np.ndarray, t: float) -> Frame | None:
     return frames[max(int(np.searchsorted(times, t + 1e-15)) - 1, 0)]
 
 
-def _frames(runs: list[tuple[SimResult, np.ndarray]], n: int, L: int) -> tuple[Frame, ...]:
+def _frames(runs: list[tuple[SimResult, np.ndarray]], n: int, L: int, pcie: np.ndarray,
+            planes: int) -> tuple[Frame, ...]:
     longest = max((r for r, _ in runs), key=lambda r: r.frames[-1].time_s)
     times = [np.array([f.time_s for f in r.frames]) for r, _ in runs]
     out = []
@@ -159,6 +161,7 @@ def _frames(runs: list[tuple[SimResult, np.ndarray]], n: int, L: int) -> tuple[F
                 ing += f.link_ingress
         has_cc = any(len(r.frames[0].flow_cc_rate_gbps) for r, _ in runs)
         has_ing = any(len(r.frames[0].link_ingress) for r, _ in runs)
+        util[pcie] /= planes                    # each plane ran on its share of the PCIe link
         out.append(Frame.make(t, util, queue, lat, paused, ecn, rate, flat,
                               cc if has_cc else None, ing if has_ing else None))
     return tuple(out)

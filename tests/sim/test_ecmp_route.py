@@ -61,6 +61,6 @@ def test_simulate_twin_plane_roce_per_plane(b300r, tmp_path, capsys):
     save_fabric(b300r, path)
     assert main(["simulate", str(path), "--workload", "permutation"]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        "512 flows over 2 planes (maxmin): mean 476.51 Gb/s per flow",
-        "  plane1: mean 234.13 Gb/s, 0 flows it cannot carry",
-        "  plane2: mean 242.38 Gb/s, 0 flows it cannot carry"]
+        "512 flows over 2 planes (maxmin): mean 365.82 Gb/s per flow",
+        "  plane1: mean 183.06 Gb/s, 0 flows it cannot carry",
+        "  plane2: mean 182.76 Gb/s, 0 flows it cannot carry"]

@@ -77,10 +77,11 @@ def test_a_failed_plane_switch_limits_that_planes_share_only(ib):
         for model in ("maxmin", "fluid"):
             r = plane_traffic(_down(ib, name), fl, model=model, duration_s=200e-6)
             got[name, model] = [round(float(p.rate.mean()), 4) for p in r.planes]
-    # plane 2 keeps its 300 Gb/s mean; plane 1 gives what is left of it (its SM routes around the
-    # switch), nothing moves to plane 2: a spine (1 of 4) costs plane 1 a third, a leaf its hosts' share
-    assert got == {("spine01-p1", "maxmin"): [197.9167, 300.0], ("spine01-p1", "fluid"): [187.5, 300.0],
-                   ("leaf01-p1", "maxmin"): [250.0, 300.0], ("leaf01-p1", "fluid"): [250.0, 300.0]}
+    # plane 2 keeps its 204.375 Gb/s mean; plane 1 gives what is left of it (its SM routes around the
+    # switch) and nothing moves to plane 2: a spine (1 of 4) costs plane 1 13 % (max-min), a leaf the
+    # share of its 4 hosts' flows (0 of the 32 in plane 1: 204.375 → 160)
+    assert got == {("spine01-p1", "maxmin"): [178.125, 204.375], ("spine01-p1", "fluid"): [170.625, 204.375],
+                   ("leaf01-p1", "maxmin"): [160.0, 204.375], ("leaf01-p1", "fluid"): [160.0, 204.375]}
 
 
 def test_merged_run_folds_the_planes(ib):
@@ -96,18 +97,19 @@ def test_merged_run_folds_the_planes(ib):
         assert np.allclose(fr.flow_rate_gbps, a.flow_rate_gbps + b.flow_rate_gbps)
     assert np.allclose(m.flow_rates(), r.rate)
     s = m.summary(ib)
-    # a flow's line is both planes' (800 Gb/s): the mean share is 600 / 800
-    assert round(s["rate_share"]["mean"], 6) == 0.75 and round(s["rate_gbps"]["mean"], 4) == 600.0
-    assert [(p["name"], round(p["rate_gbps"]["mean"], 4)) for p in s["planes"]] == [("plane1", 300.0),
-                                                                                   ("plane2", 300.0)]
+    # a flow's line is both planes' (800 Gb/s): the mean share is 408.75 / 800, the most 440 / 800 (PCIe)
+    assert round(s["rate_share"]["mean"], 6) == 0.510937 and round(s["rate_share"]["max"], 6) == 0.55
+    assert round(s["rate_gbps"]["mean"], 4) == 408.75
+    assert [(p["name"], round(p["rate_gbps"]["mean"], 4)) for p in s["planes"]] == [("plane1", 204.375),
+                                                                                   ("plane2", 204.375)]
     assert m.routes.n_paths == 64 and np.all(np.diff(m.routes.flow) >= 0)
 
 
 def test_run_traffic_gives_the_merged_run(ib):
     res = run_traffic(ib, "permutation", "maxmin", None, "minhop", 1e-3, 0)
     assert isinstance(res, PlaneRun) and res.plane_names == ("plane1", "plane2")
-    assert round(float(res.flow_rates().mean()), 4) == 600.0
-    assert [round(float(p.flow_rates().mean()), 4) for p in res.plane_results] == [300.0, 300.0]
+    assert round(float(res.flow_rates().mean()), 4) == 408.75
+    assert [round(float(p.flow_rates().mean()), 4) for p in res.plane_results] == [204.375, 204.375]
 
 
 def test_simulate_fluid_on_planes(tmp_path, capsys, ib):
@@ -115,11 +117,25 @@ def test_simulate_fluid_on_planes(tmp_path, capsys, ib):
     save_fabric(ib, path)
     assert main(["simulate", str(path), "--workload", "permutation", "--model", "fluid", "--duration", "100us"]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        "32 flows over 2 planes (fluid): mean 600.00 Gb/s per flow",
-        "  plane1: mean 300.00 Gb/s, 0 flows it cannot carry",
-        "  plane2: mean 300.00 Gb/s, 0 flows it cannot carry"]
+        "32 flows over 2 planes (fluid): mean 408.75 Gb/s per flow",
+        "  plane1: mean 204.37 Gb/s, 0 flows it cannot carry",
+        "  plane2: mean 204.37 Gb/s, 0 flows it cannot carry"]
     links = tmp_path / "links.csv"
     assert main(["simulate", str(path), "--workload", "permutation", "--json", "--out-links", str(links)]) == 0
     s = json.loads(capsys.readouterr().out)
-    assert s["model"] == "maxmin" and round(s["rate_share"]["mean"], 6) == 0.75 and len(s["planes"]) == 2
+    assert s["model"] == "maxmin" and round(s["rate_share"]["mean"], 6) == 0.510937 and len(s["planes"]) == 2
     assert len(links.read_text().splitlines()) == 1 + 320
+
+
+def test_the_planes_share_each_gpus_pcie_link(ib):
+    # a GPU's PCIe link (B200: 440 Gb/s) carries both planes: each plane runs on half of it, and the
+    # merged run shows the link's load over its whole capacity — never more than the single-plane twin
+    gpus = ib.device_ids("gpu")
+    one = Flows(gpus[:1], gpus[2:3])
+    m = merge_planes(ib, plane_traffic(ib, one))
+    assert round(float(m.flow_rates()[0]), 6) == 440.0
+    assert [round(float(p.flow_rates()[0]), 6) for p in m.plane_results] == [220.0, 220.0]
+    up, _ = m.links.pcie_links(int(gpus[0]))
+    assert round(float(m.last.link_util[up]), 6) == 1.0
+    assert m.links.gbps[up] == 440.0
+    assert all(p.links.gbps[up] == 220.0 for p in m.plane_results)
