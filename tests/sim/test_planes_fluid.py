@@ -54,6 +54,13 @@ def test_fluid_runs_every_plane_with_its_own_queues(design):
     assert not np.any((g1[:n] > 0) & (g2[:n] > 0)) and int((g1[:n] > 0).sum()) == int((g2[:n] > 0).sum()) == 128
 
 
+def test_a_lost_plane_leaf_halves_its_hosts_in_time(design):
+    r = plane_traffic(_down(design, "leaf01-p1"), _pairs(design), model="fluid", duration_s=100e-6)
+    # node01-04 keep plane 2 only: 400 of their 800 Gb/s; the other 28 nodes keep both planes
+    assert r.rate.round(6).tolist() == [400.0] * 4 + [800.0] * 28
+    assert [p.cut_flows for p in r.planes] == [4, 0]
+
+
 def test_a_sized_flow_is_striped_and_a_lost_plane_leaf_halves_its_hosts(design):
     r = plane_traffic(design, _pairs(design, 4e6), model="fluid", duration_s=1e-3)
     m = merge_planes(design, r)
