@@ -48,12 +48,15 @@ Choices the RAs leave open, and the one taken here:
   by rule 1 with ``u`` = 64. On 144-port Quantum-X800 (Q3400) running its ports at 400G this gives
   per plane 8 leaves per SU and 4 / 8 / 16 / 32 / 64 spines at 1 / 2 / 4 / 8 / 16 SUs: with two
   planes exactly the RA table's leaves and spines (16 per SU; 8 / 16 / 32 / 64 / 128), and every
-  GPU on both planes, so no spine groups are needed. The RA builds this on Spectrum-X SN5600 at
-  128 × 400GbE (port breakout is not modelled here, so ``--planes`` is InfiniBand only). Its cable
-  counts are per 800G twin-port cable: fabricviz counts links, twice the table's (a node–leaf
-  link per GPU per plane). DGX B300-XDR ``--planes 2|4`` splits each 800G port into 2 × 400G or
-  4 × 200G, each plane a copy of the RA's single-plane fabric at that rate (switches × planes; the
-  XDR RA tabulates one plane).
+  GPU on both planes, so no spine groups are needed. ``--fabric roce --planes 2`` is the RA's own
+  Spectrum-X build: each ConnectX-8 800G port as 2 × 400GbE, SN5600s broken out to 128 × 400GbE
+  (part ``SN5600-2x400GbE``, :func:`switch_part`), the same leaves and spines per plane, and every
+  plane routed by ECMP on its own (``route``/``trace``/``simulate`` per plane). The RA counts cables:
+  one per leaf cage (a splitter to two GPUs, or up to the spines), so ``info``'s cables to order by
+  tier (``breakout_cables_by_tier``) equal its table, and its links (``cables_by_tier``) are twice that.
+  On InfiniBand the cable records are links (twice the table's, a node–leaf link per GPU per plane).
+  DGX B300-XDR ``--planes 2|4`` splits each 800G port into 2 × 400G or 4 × 200G, each plane a copy
+  of the RA's single-plane fabric at that rate (switches × planes; the XDR RA tabulates one plane).
 * DGX B300-XDR: the RA's 18-SU row prints 9,216 GPUs for 1,296 nodes; 1,296 × 8 = 10,368, which
   equals the row's own node–leaf cable count. fabricviz builds 10,368.
 """
@@ -66,6 +69,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..model import Catalog, Fabric, FabricError, LinkRate, Part
+from ..model.breakout import broken_out
 from ..model.errors import ParamError
 from ..model.fabric import KIND_CODE, NIC
 from .autolayout import apply_auto_layout
@@ -88,11 +92,12 @@ from .planes import planarize
 RAILS = 8
 #: Part id of the UFM appliance that takes one H100 node slot.
 UFM_PART = "UFM-APPLIANCE-3.1"
-#: Systems built multi-plane (``--planes``): the switch of one plane and one plane's link rate per
-#: plane count (a ConnectX-8's 4xXDR port as 2 × 2xXDR or 4 × 1xXDR).
-PLANE_SYSTEMS: dict[str, tuple[str, dict[int, str]]] = {
-    "dgx-b300": ("Q3400", {2: "2xXDR"}),
-    "dgx-b300-xdr": ("Q3400", {2: "2xXDR", 4: "1xXDR"}),
+#: Systems built multi-plane (``--planes``), per fabric: the switch of one plane and one plane's link
+#: rate per plane count (a ConnectX-8's 4xXDR port as 2 × 2xXDR or 4 × 1xXDR; its 800GbE port as
+#: 2 × 400GbE on the Spectrum-X RA's SN5600 broken out to 128 × 400GbE).
+PLANE_SYSTEMS: dict[str, dict[str, tuple[str, dict[int, str]]]] = {
+    "dgx-b300": {"ib": ("Q3400", {2: "2xXDR"}), "roce": ("SN5600-2x400GbE", {2: "400GbE"})},
+    "dgx-b300-xdr": {"ib": ("Q3400", {2: "2xXDR", 4: "1xXDR"})},
 }
 
 
@@ -260,18 +265,33 @@ def add_node_row(f: Fabric, part: Part, names: list[str], rate: LinkRate, x0: fl
 
 
 def plane_spec(system: str, planes: int) -> SystemSpec:
-    """The spec of one plane of a ``planes``-plane ``system`` (module doc, *Planes*)."""
+    """The spec of one plane of a ``planes``-plane ``system`` (module doc, *Planes*): per fabric the
+    plane's switch and rate."""
     spec = system_spec(system)
     if planes == 1:
         return spec
     if system not in PLANE_SYSTEMS:
         raise FabricError(f"--planes {planes}: the {spec.title} RA builds one plane "
                           f"(multi-plane: {', '.join(PLANE_SYSTEMS)})")
-    switch, speeds = PLANE_SYSTEMS[system]
-    if planes not in speeds:
-        raise FabricError(f"--planes {planes}: a ConnectX-8 port splits into {' or '.join(map(str, speeds))} planes")
-    return replace(spec, leaves_per_rail=1, switch={"ib": switch}, speed={"ib": speeds[planes]}, planes=planes,
+    per = PLANE_SYSTEMS[system]
+    counts = sorted({n for _, speeds in per.values() for n in speeds})
+    if planes not in counts:
+        raise FabricError(f"--planes {planes}: a ConnectX-8 port splits into {' or '.join(map(str, counts))} planes")
+    fits = {fab: sw for fab, (sw, speeds) in per.items() if planes in speeds}
+    return replace(spec, leaves_per_rail=1, switch=fits,
+                   speed={fab: per[fab][1][planes] for fab in fits}, planes=planes,
                    partial_leaf=True)
+
+
+def switch_part(catalog: Catalog, part_id: str) -> Part:
+    """The catalog's part ``part_id``, or a broken-out part named ``<base>-<mode>`` (``SN5600-2x400GbE``:
+    :func:`~fabricviz.model.breakout.broken_out`) when the catalog has the base and the mode."""
+    if part_id in catalog:
+        return catalog.get(part_id)
+    base, _, mode = part_id.rpartition("-")
+    if base and base in catalog and mode in catalog.get(base).breakouts:
+        return broken_out(catalog.get(base), mode)
+    return catalog.get(part_id)                # the catalog's own error, naming the id
 
 
 def superpod(system: str | SystemSpec, units: int = 1, fabric: str | None = None, catalog: Catalog | None = None,
@@ -289,7 +309,7 @@ def superpod(system: str | SystemSpec, units: int = 1, fabric: str | None = None
         why = f"the {spec.title} RA is built on {' or '.join(spec.switch)} only"
         raise ParamError("fabric", fabric, why, words=f"fabric {fabric}: {why}")
     f = Fabric(catalog, name=name or f"{spec.key}-{units}su")
-    sw = f.catalog.get(spec.switch[fabric])
+    sw = switch_part(f.catalog, spec.switch[fabric])
     rate = LinkRate.parse(spec.speed[fabric])
     mode = str(rate) if spec.planes > 1 and rate != sw.rate else None     # a plane's switches run at its rate
     plan = plan_superpod(spec, units, sw.ports)
@@ -360,4 +380,4 @@ def spine_tiers(f: Fabric, sw: Part, plan: SuperpodPlan, su_leaves: list[np.ndar
 
 
 __all__ = ["PLANE_SYSTEMS", "SYSTEMS", "SuperpodPlan", "SystemSpec", "add_node_row", "plan_superpod", "plane_spec",
-           "spine_tiers", "superpod", "system_spec"]
+           "spine_tiers", "superpod", "switch_part", "system_spec"]

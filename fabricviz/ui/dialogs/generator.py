@@ -31,8 +31,9 @@ from fabricviz.generate.direct import (
     torus_part,
 )
 from fabricviz.generate.rail import NODES_PER_SU, RAILS
-from fabricviz.generate.superpod import SYSTEMS, plan_superpod, plane_spec, superpod
+from fabricviz.generate.superpod import SYSTEMS, plan_superpod, plane_spec, superpod, switch_part
 from fabricviz.model import Catalog, Fabric, FabricError, Part
+from fabricviz.model.breakout import split_of
 from fabricviz.model.catalog import CatalogError
 from fabricviz.model.tech import IB
 from fabricviz.ui.canvas.describe import part_label
@@ -266,14 +267,16 @@ class GeneratorDialog(QtWidgets.QDialog):
         spec = plane_spec(system, n)
         if fabric not in spec.switch:
             raise FabricError(f"Fabric {fabric}: the {spec.title} RA is built on {' or '.join(spec.switch)} only")
-        sw = self.catalog.get(spec.switch[fabric])
+        sw = switch_part(self.catalog, spec.switch[fabric])        # SN5600-2x400GbE: the SN5600 broken out
         p = plan_superpod(spec, self.sp_units.value(), sw.ports)
         c = {k: v * n for k, v in p.cables.items()}         # every plane a fabric of its own
         return (f"{p.nodes:,} DGX · {p.gpus:,} GPUs · {p.leaves * n:,} leaves · {p.spines * n:,} spines"
                 + (f" · {p.cores:,} cores" if p.cores else "") + f" ({part_label(sw)})"
                 + (f" · {n} planes" if n > 1 else "")
                 + f" · {'links' if n > 1 else 'cables'} node–leaf {c['node-leaf']:,}, leaf–spine {c['leaf-spine']:,}"
-                + (f", spine–core {c['spine-core']:,}" if p.cores else ""))
+                + (f", spine–core {c['spine-core']:,}" if p.cores else "")
+                + (f" · cables node–leaf {c['node-leaf'] // split_of(sw):,}, leaf–spine "
+                   f"{c['leaf-spine'] // split_of(sw):,} (one per {sw.breakout_of} cage)" if sw.breakout else ""))
 
     def _direct(self, tab: int, build: bool = False) -> Fabric | str:
         """Preview text (or, with ``build``, the fabric) of the torus (3) or dragonfly (4) tab, through
