@@ -145,6 +145,8 @@ class GoBackNEveryNak(GoBackN):
         super().__init__(n_flows)
         self.naks = np.zeros(n_flows, bool)             # NAKed this tick
         self.ring = np.zeros((ring_ticks, n_flows), bool)
+        # per slot of the ring: (flows, the receiver's cumulative ack when each NAK left)
+        self.acks: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(ring_ticks)]
         self.nak_count = np.zeros(n_flows, np.int64)
         self.stale_bytes = np.zeros(n_flows)           # thrown away past a gap (each one NAKed)
         self.dup_bytes = np.zeros(n_flows)             # thrown away as copies of what had arrived
@@ -191,7 +193,11 @@ class GoBackNEveryNak(GoBackN):
         """The NAKs of ``flows`` (this tick's, :attr:`naks`) reach their senders ``delay_ticks``
         (≥ 1 each) later."""
         d = np.clip(np.asarray(delay_ticks), 1, len(self.ring) - 1).astype(np.int64)
-        self.ring[(tick + d) % len(self.ring), flows] = True
+        slot = (tick + d) % len(self.ring)
+        self.ring[slot, flows] = True
+        for s in np.unique(slot):
+            here = slot == s
+            self.acks[int(s)].append((flows[here], self.received[flows[here]]))
 
     def rewind_due(self, tick: int, t: float, delivered: np.ndarray, seq: np.ndarray,
                    in_flight: np.ndarray) -> np.ndarray:
@@ -220,6 +226,12 @@ class GoBackNEveryNak(GoBackN):
         first = self.recovering & (self.nak_at <= t + 1e-15)
         again = self.ring[slot] & ~self.recovering
         self.ring[slot] = False
+        # a NAK sends the sender back to the receiver's cumulative ack when it left (RoceSrc::processNack:
+        # _highest_sent = nack.ackno()), not to what has landed since nor what is still landing in order
+        ack = np.full(len(seq), np.inf)
+        for fl, a in self.acks[slot]:
+            ack[fl] = np.where(np.isinf(ack[fl]), a, np.maximum(ack[fl], a))
+        self.acks[slot] = []
         if not (first.any() or again.any()):
             return seq
         self.recovering &= ~first
@@ -234,8 +246,13 @@ class GoBackNEveryNak(GoBackN):
         # sender goes back again, so its next bytes repeat all of that: those are the duplicates
         fresh = np.maximum(rest - self.discard - self.dup - self.behind, 0.0)
         self.behind = np.where(again, self.behind + fresh, self.behind)
-        self.copies = np.where(first | again, self.behind, self.copies)
-        return np.where(first | again, np.minimum(delivered + self.good_quota, seq), seq)
+        # back to the NAK's ack (the first: to what has landed; its own ack is older still): what the
+        # sender sends next repeats what landed since, what is landing in order and what was resent
+        back = np.where(again & np.isfinite(ack), np.minimum(ack, delivered), delivered)
+        go = first | again
+        to = np.minimum(back, seq)
+        self.copies = np.where(go, np.maximum(delivered - to, 0.0) + self.good_quota + self.behind, self.copies)
+        return np.where(go, to, seq)
 
     def sent(self, seq: np.ndarray, pulled: np.ndarray) -> np.ndarray:
         """As :meth:`GoBackN.sent`; what repeats bytes still landing goes in flight as duplicates."""

@@ -46,11 +46,22 @@ class FlowletParams:
     mtu_bytes: float = 9000.0     # a packet: less than this arriving over a gap is an idle gap
 
 
+def reverse_links(src_port: np.ndarray, dst_port: np.ndarray) -> np.ndarray:
+    """Per directed link, the link of the same cable the other way (-1: none, e.g. PCIe)."""
+    n = int(max(src_port.max(initial=-1), dst_port.max(initial=-1))) + 2
+    key = (src_port.astype(np.int64) + 1) * n + dst_port + 1
+    order = np.argsort(key, kind="stable")
+    want = (dst_port.astype(np.int64) + 1) * n + src_port + 1
+    pos = np.minimum(np.searchsorted(key[order], want), len(key) - 1)
+    hit = (key[order][pos] == want) & (src_port >= 0) & (dst_port >= 0)
+    return np.where(hit, order[pos], -1)
+
+
 class Flowlets:
     """Per flow: the sub-path it sends on; flowlet moves and the reorderings they cause."""
 
     def __init__(self, routes: Routes, first_fabric: np.ndarray, hop_s: float, rate_bytes_s: np.ndarray,
-                 queue_bytes: np.ndarray, prm: FlowletParams) -> None:
+                 queue_bytes: np.ndarray, prm: FlowletParams, reverse: np.ndarray | None = None) -> None:
         """``first_fabric``: per sub-path, the entry of its NIC link (decisions start at the switch
         it enters); ``hop_s``: the model's time per hop; ``rate_bytes_s``: per link, bytes/s;
         ``queue_bytes``: per link, the queue size its grades are fractions of."""
@@ -82,6 +93,16 @@ class Flowlets:
         self.boundaries = np.zeros(self.H, np.int64)      # flowlet boundaries seen per hop
         self.reorders = np.zeros(F, np.int64)
         self.multi = self.count > 1
+        # per hop of each sub-path, the link a NAK takes back (-1: none known; then a tick, unqueued)
+        self.RL = np.full_like(self.PL, -1)
+        if reverse is not None:
+            self.RL = np.where(self.PL >= 0, np.asarray(reverse)[np.maximum(self.PL, 0)], -1)
+            # the receiver's own NIC sends its NAK ahead of its data (htsim's host PriorityQueue
+            # serves ACKs and NAKs first): the reverse of the last cabled hop does not queue it
+            has = self.RL >= 0
+            last = self.H - 1 - np.argmax(has[:, ::-1], axis=1)
+            rows = np.flatnonzero(has.any(axis=1))
+            self.RL[rows, last[rows]] = -1
 
     def weights(self) -> np.ndarray:
         """Per sub-path: 1 on the one its flow sends on, else 0 (the injection split)."""
@@ -112,10 +133,18 @@ class Flowlets:
         lk = np.maximum(pl, 0)
         return np.where(pl >= 0, q_link[lk] / self.rate[lk] + self.hop_s, 0.0)
 
+    def back_s(self, q_link: np.ndarray, paths: np.ndarray) -> np.ndarray:
+        """Per sub-path of ``paths``: the time a NAK takes back to the sender — a tick per hop, plus
+        the queue ahead of it at each reverse link's egress (a NAK waits in the same FIFO as the data
+        going that way: htsim's switch output queues have no priority for control packets)."""
+        rl = self.RL[paths]
+        lk = np.maximum(rl, 0)
+        wait = np.where(rl >= 0, q_link[lk] / self.rate[lk], 0.0).sum(axis=1)
+        return (self.PL[paths] >= 0).sum(axis=1) * self.hop_s + wait
+
     def back_ticks(self, q_link: np.ndarray, flows: np.ndarray) -> np.ndarray:
-        """Per flow of ``flows``: ticks a NAK takes back to the sender — a tick per hop of its
-        current path (a NAK is one small packet; the way back is not queued behind this flow)."""
-        return np.maximum((self.PL[self.cur[flows]] >= 0).sum(axis=1), 1).astype(np.int64)
+        """Per flow of ``flows``: ticks a NAK takes back to the sender over its current path."""
+        return np.maximum(np.round(self.back_s(q_link, self.cur[flows]) / self.hop_s), 1).astype(np.int64)
 
     def _pick(self, flows: np.ndarray, h: int, q_link: np.ndarray) -> np.ndarray:
         """New sub-path per flow in ``flows`` re-routed at its hop-``h`` switch: among its sub-paths
@@ -208,5 +237,5 @@ class Flowlets:
         reorder[mv] = (ahead[mv] > 0) & (new_delay[mv] < remain)
         self.reorders += reorder
         back = np.zeros(F)
-        back[mv] = (self.PL[self.cur[mv]] >= 0).sum(axis=1) * self.hop_s
+        back[mv] = self.back_s(q_link, self.cur[mv])
         return reorder, ahead, t + new_delay + back
