@@ -145,8 +145,7 @@ class GoBackNEveryNak(GoBackN):
         super().__init__(n_flows)
         self.naks = np.zeros(n_flows, bool)             # NAKed this tick
         self.ring = np.zeros((ring_ticks, n_flows), bool)
-        # per slot of the ring: (flows, the receiver's cumulative ack when each NAK left)
-        self.acks: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(ring_ticks)]
+        self.acks = np.zeros((ring_ticks, n_flows))      # the receiver's cumulative ack when each NAK left
         self.nak_count = np.zeros(n_flows, np.int64)
         self.stale_bytes = np.zeros(n_flows)           # thrown away past a gap (each one NAKed)
         self.dup_bytes = np.zeros(n_flows)             # thrown away as copies of what had arrived
@@ -195,9 +194,7 @@ class GoBackNEveryNak(GoBackN):
         d = np.clip(np.asarray(delay_ticks), 1, len(self.ring) - 1).astype(np.int64)
         slot = (tick + d) % len(self.ring)
         self.ring[slot, flows] = True
-        for s in np.unique(slot):
-            here = slot == s
-            self.acks[int(s)].append((flows[here], self.received[flows[here]]))
+        self.acks[slot, flows] = self.received[flows]
 
     def rewind_due(self, tick: int, t: float, delivered: np.ndarray, seq: np.ndarray,
                    in_flight: np.ndarray) -> np.ndarray:
@@ -228,10 +225,7 @@ class GoBackNEveryNak(GoBackN):
         self.ring[slot] = False
         # a NAK sends the sender back to the receiver's cumulative ack when it left (RoceSrc::processNack:
         # _highest_sent = nack.ackno()), not to what has landed since nor what is still landing in order
-        ack = np.full(len(seq), np.inf)
-        for fl, a in self.acks[slot]:
-            ack[fl] = np.where(np.isinf(ack[fl]), a, np.maximum(ack[fl], a))
-        self.acks[slot] = []
+        ack = self.acks[slot].copy()
         if not (first.any() or again.any()):
             return seq
         self.recovering &= ~first
@@ -248,7 +242,7 @@ class GoBackNEveryNak(GoBackN):
         self.behind = np.where(again, self.behind + fresh, self.behind)
         # back to the NAK's ack (the first: to what has landed; its own ack is older still): what the
         # sender sends next repeats what landed since, what is landing in order and what was resent
-        back = np.where(again & np.isfinite(ack), np.minimum(ack, delivered), delivered)
+        back = np.where(again, np.minimum(ack, delivered), delivered)
         go = first | again
         to = np.minimum(back, seq)
         self.copies = np.where(go, np.maximum(delivered - to, 0.0) + self.good_quota + self.behind, self.copies)

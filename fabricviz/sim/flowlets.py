@@ -83,6 +83,11 @@ class Flowlets:
             has = hops - skip > h
             self.PL[has, h] = routes.links[routes.indptr[:-1][has] + skip[has] + h]
         self.first = first_fabric
+        # per sub-path and hop h: an id of its first h links (equal ids: the same links so far)
+        self.prefix = np.zeros((P, max(self.H, 1)), np.int64)
+        for h in range(1, self.H):
+            pair = np.stack([self.prefix[:, h - 1], self.PL[:, h - 1]], axis=1)
+            self.prefix[:, h] = np.unique(pair, axis=0, return_inverse=True)[1].ravel()
         # bytes of the flow reaching hop h's switch in each of the last gap_s / dt ticks
         self.G = max(1, int(round(prm.gap_s / hop_s)))
         self.window = np.zeros((self.G, F, self.H), np.float32)
@@ -93,6 +98,8 @@ class Flowlets:
         self.boundaries = np.zeros(self.H, np.int64)      # flowlet boundaries seen per hop
         self.reorders = np.zeros(F, np.int64)
         self.multi = self.count > 1
+        self._graded: np.ndarray | None = None
+        self._grades = np.zeros(len(self.thresholds), np.int64)
         # per hop of each sub-path, the link a NAK takes back (-1: none known; then a tick, unqueued)
         self.RL = np.full_like(self.PL, -1)
         if reverse is not None:
@@ -111,9 +118,9 @@ class Flowlets:
         return w
 
     def _grade(self, q_link: np.ndarray, links: np.ndarray) -> np.ndarray:
-        lk = np.maximum(links, 0)
-        g = (q_link[lk][..., None] >= self.thresholds[lk]).sum(axis=-1)
-        return np.where(links >= 0, g, 0)
+        if self._graded is not q_link:             # every link's grade, once per tick's queues
+            self._graded, self._grades = q_link, (q_link[:, None] >= self.thresholds).sum(axis=1)
+        return np.where(links >= 0, self._grades[np.maximum(links, 0)], 0)
 
     def _carry(self, old: np.ndarray, new: np.ndarray, at: np.ndarray,
                state: tuple[np.ndarray, np.ndarray]) -> None:
@@ -146,6 +153,15 @@ class Flowlets:
         """Per flow of ``flows``: ticks a NAK takes back to the sender over its current path."""
         return np.maximum(np.round(self.back_s(q_link, self.cur[flows]) / self.hop_s), 1).astype(np.int64)
 
+    def _arrivals(self, serve: np.ndarray, paths: np.ndarray) -> np.ndarray:
+        """[len(paths), H]: per hop h ≥ 1, the bytes reaching the sub-path's hop-h switch this tick —
+        what its hop h-1 link sent (column 0: no switch before the NIC)."""
+        ok = self.PL[paths, :-1] >= 0
+        idx = np.where(ok, self.first[paths][:, None] + np.arange(self.H - 1)[None, :], 0)
+        out = np.zeros((len(paths), self.H), np.float32)
+        out[:, 1:] = np.where(ok, serve[idx], 0.0)
+        return out
+
     def _pick(self, flows: np.ndarray, h: int, q_link: np.ndarray) -> np.ndarray:
         """New sub-path per flow in ``flows`` re-routed at its hop-``h`` switch: among its sub-paths
         sharing the current one's first ``h`` links, the lowest grade at hop h, then at each later
@@ -155,13 +171,11 @@ class Flowlets:
         off = np.repeat(np.cumsum(n) - n, n)
         cand = np.arange(int(n.sum())) - off + np.repeat(self.start[flows], n)
         cur = np.repeat(self.cur[flows], n)
-        same = np.all(self.PL[cand, :h] == self.PL[cur, :h], axis=1) & (self.PL[cand, h] >= 0)
+        same = (self.prefix[cand, h] == self.prefix[cur, h]) & (self.PL[cand, h] >= 0)
         cand, cur = cand[same], cur[same]
         grade = self._grade(q_link, self.PL[cand, h:])       # [n, H - h]
         base = len(self.prm.grades) + 1
-        score = np.zeros(len(cand))
-        for k in range(grade.shape[1]):
-            score = score * base + grade[:, k]
+        score = grade @ (float(base) ** np.arange(grade.shape[1] - 1, -1, -1))     # lexicographic, exact
         score = score + self.rng.random(len(cand)) * 0.5
         best = np.full(F, np.inf)
         np.minimum.at(best, r.flow[cand], score)
@@ -174,7 +188,7 @@ class Flowlets:
         np.minimum.at(top, r.flow[cand], grade[:, 0])
         return np.where(top < now, chosen, -1)[flows]
 
-    def tick(self, t: float, serve: np.ndarray, held: np.ndarray, q_link: np.ndarray,
+    def tick(self, t: float, serve: np.ndarray, held: np.ndarray | None, q_link: np.ndarray,
              state: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """After a tick ending at ``t``: ``serve`` bytes each entry sent, ``held`` bytes each entry
         still holds, ``q_link`` queued bytes per link; ``state``: the model's per-entry (queued,
@@ -191,17 +205,11 @@ class Flowlets:
         self.recent -= self.window[slot]
         self.window[slot] = 0.0
         at = np.full(F, self.H)                           # the hop at which each flow moved first
+        got = self._arrivals(serve, self.cur)
+        # a packet arriving after less than a packet came in gap_s: an idle gap before it
+        edge = self.seen & (recent < self.prm.mtu_bytes) & self.multi[:, None]
         for h in range(1, self.H):           # the NIC has one link: no choice before the first switch
-            # bytes of the flow reaching the hop-h switch: what its hop h-1 link (current path) sent
-            ok = self.PL[self.cur, h - 1] >= 0
-            got = np.where(ok, serve[np.where(ok, self.first[self.cur] + h - 1, 0)], 0.0).astype(np.float32)
-            self.window[slot, :, h] = got
-            self.recent[:, h] += got
-            arrived = got > 0
-            # a packet arriving after less than a packet came in gap_s: an idle gap before it
-            gap = arrived & self.seen[:, h] & (recent[:, h] < self.prm.mtu_bytes)
-            self.seen[:, h] |= arrived
-            gap &= self.multi & (self.PL[self.cur, h] >= 0)
+            gap = (got[:, h] > 0) & edge[:, h] & (self.PL[self.cur, h] >= 0)
             self.boundaries[h] += int(gap.sum())
             gap &= self.rng.random(F) < self.prm.move_chance
             if not gap.any():
@@ -211,6 +219,11 @@ class Flowlets:
             moved = flows[new >= 0]
             self.cur[moved] = new[new >= 0]
             at[moved] = np.minimum(at[moved], h)
+            if len(moved) and h + 1 < self.H:        # the later switches see them on the new sub-path
+                got[moved, h + 1:] = self._arrivals(serve, self.cur[moved])[:, h + 1:]
+        self.window[slot] = got
+        self.recent += got
+        self.seen |= got > 0
         better = self.cur != old
         if not better.any():
             return np.zeros(F, bool), np.zeros(F), np.zeros(F)
@@ -219,12 +232,16 @@ class Flowlets:
         po = old[mv]
         if state is not None:
             self._carry(po, self.cur[mv], at[mv], state)
-            held = state[0] + state[1]
         # the old path: its bytes still held, and the time from the farthest-back of them to the end
         from_hop = np.cumsum(self._hop_delays(po, q_link)[:, ::-1], axis=1)[:, ::-1]
         ent = self.first[po][:, None] + np.arange(self.H)[None, :]
         valid = self.PL[po] >= 0
-        b = np.where(valid, held[np.where(valid, ent, 0)], 0.0)
+        at_ent = np.where(valid, ent, 0)
+        if state is not None:                 # after the carry: what each entry holds now
+            b = np.where(valid, state[0][at_ent] + state[1][at_ent], 0.0)
+        else:
+            assert held is not None
+            b = np.where(valid, held[at_ent], 0.0)
         remain = np.where(b > 0, from_hop, 0.0).max(axis=1, initial=0.0)
         ahead = np.zeros(F)
         ahead[mv] = b.sum(axis=1)

@@ -401,10 +401,8 @@ class FluidSim:
             tx_paused = self.paused & ~self.wd.storm
         else:
             tx_paused = self.paused
-        E = len(self.e_link)                     # per-entry arrays for the parts that index them globally
-        serve, held_e = v.full(serve, E), v.full(held_e, E)
-        if self.dl is not None:
-            self.dl.tick(tx_paused, held_e, self.t + dt)
+        if self.dl is not None:                  # a fat tree's can never deadlock: it does not look
+            self.dl.tick(tx_paused, v.full(held_e, len(self.e_link)) if self.dl.possible else held_e, self.t + dt)
         self.tx_paused = tx_paused
         self.paused_ticks += tx_paused
         self.acc_paused |= tx_paused            # a frame shows a link paused if it paused since the last
@@ -425,7 +423,8 @@ class FluidSim:
         if self.fl is not None:                  # flowlet moves, the reorderings, every NAK back
             g = self.gbn
             assert isinstance(g, GoBackNEveryNak)
-            g.reorder(*self.fl.tick(self.t + dt, serve, held_e, q_link, (self.q, self.arrive)))
+            every = serve if self.live is None or v.paths is None else self.live.scatter(v, serve)
+            g.reorder(*self.fl.tick(self.t + dt, every, None, q_link, (self.q, self.arrive)))
             nak = np.flatnonzero(g.naks)
             g.schedule(self.ticks, nak, self.fl.back_ticks(q_link, nak))
             # in flight = put on the wire − delivered − thrown away (no pass over the entries)

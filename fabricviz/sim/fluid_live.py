@@ -47,15 +47,29 @@ class LiveEntries:
         self.indptr = np.asarray(indptr, np.int64)
         self.hops = np.diff(self.indptr)
         self.paths = np.zeros(0, np.int64)
+        self.mask = np.zeros(len(self.hops), bool)
+        self._all = np.zeros(len(every.gid))
+        self._at: np.ndarray | slice = slice(0, 0)
 
     def select(self, in_use: np.ndarray) -> TickView:
         """The view of a tick whose senders inject into ``in_use`` (sub-path ids)."""
-        paths = np.union1d(self.paths, np.asarray(in_use, np.int64))
+        self.mask[self.paths] = True
+        self.mask[in_use] = True
+        paths = np.flatnonzero(self.mask)
+        self.mask[paths] = False
         n = self.hops[paths]
         off = np.cumsum(n) - n
         ent = np.repeat(self.indptr[paths] - off, n) + np.arange(int(n.sum()))
         e = self.every
         return TickView(ent, paths, off, off + n - 1, e.pflow[paths], e.gid[ent], e.e_link[ent], e.prev_bin[ent])
+
+    def scatter(self, view: TickView, x: np.ndarray) -> np.ndarray:
+        """``x`` per entry of ``view`` as a per-entry array of every entry, zero elsewhere — one buffer
+        reused each tick (valid until the next call)."""
+        self._all[self._at] = 0.0
+        self._all[view.ent] = x
+        self._at = view.ent
+        return self._all
 
     def keep(self, view: TickView, held: np.ndarray) -> None:
         """After the tick: ``held`` bytes per entry of ``view`` (queued + arriving); the sub-paths
