@@ -166,27 +166,11 @@ class Flowlets:
         """New sub-path per flow in ``flows`` re-routed at its hop-``h`` switch: among its sub-paths
         sharing the current one's first ``h`` links, the lowest grade at hop h, then at each later
         hop in turn, ties at random; -1 where nothing is strictly better at hop h."""
-        r, F = self.routes, self.routes.n_flows
-        n = self.count[flows]                                # the deciding flows' sub-paths, in order
-        off = np.repeat(np.cumsum(n) - n, n)
-        cand = np.arange(int(n.sum())) - off + np.repeat(self.start[flows], n)
-        cur = np.repeat(self.cur[flows], n)
-        same = (self.prefix[cand, h] == self.prefix[cur, h]) & (self.PL[cand, h] >= 0)
-        cand, cur = cand[same], cur[same]
-        grade = self._grade(q_link, self.PL[cand, h:])       # [n, H - h]
-        base = len(self.prm.grades) + 1
-        score = grade @ (float(base) ** np.arange(grade.shape[1] - 1, -1, -1))     # lexicographic, exact
-        score = score + self.rng.random(len(cand)) * 0.5
-        best = np.full(F, np.inf)
-        np.minimum.at(best, r.flow[cand], score)
-        chosen = np.full(F, -1, np.int64)
-        hit = score == best[r.flow[cand]]
-        chosen[r.flow[cand[hit]]] = cand[hit]
-        now = np.full(F, 10 ** 6)
-        now[flows] = self._grade(q_link, self.PL[self.cur[flows], h])
-        top = np.full(F, 10 ** 6)
-        np.minimum.at(top, r.flow[cand], grade[:, 0])
-        return np.where(top < now, chosen, -1)[flows]
+        from .flowlet_kernels import candidates, choose
+        cand, loc = candidates(h, flows, self.count, self.start, self.cur, self.prefix, self.PL)
+        u = self.rng.random(len(cand))
+        self._grade(q_link, self.cur[:0])                     # every link's grade for these queues
+        return choose(h, flows, cand, loc, u, self.PL, self._grades, float(len(self.prm.grades) + 1), self.cur)
 
     def tick(self, t: float, serve: np.ndarray, held: np.ndarray | None, q_link: np.ndarray,
              state: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -203,18 +187,16 @@ class Flowlets:
         slot = self.k % self.G
         self.k += 1
         self.recent -= self.window[slot]
-        self.window[slot] = 0.0
         at = np.full(F, self.H)                           # the hop at which each flow moved first
         got = self._arrivals(serve, self.cur)
         # a packet arriving after less than a packet came in gap_s: an idle gap before it
         edge = self.seen & (recent < self.prm.mtu_bytes) & self.multi[:, None]
+        from .flowlet_kernels import deciders      # numba: loaded by a flowlet run only
         for h in range(1, self.H):           # the NIC has one link: no choice before the first switch
-            gap = (got[:, h] > 0) & edge[:, h] & (self.PL[self.cur, h] >= 0)
-            self.boundaries[h] += int(gap.sum())
-            gap &= self.rng.random(F) < self.prm.move_chance
-            if not gap.any():
+            nb, flows = deciders(h, got, edge, self.PL, self.cur, self.rng.random(F), self.prm.move_chance)
+            self.boundaries[h] += nb
+            if not len(flows):
                 continue
-            flows = np.flatnonzero(gap)
             new = self._pick(flows, h, q_link)
             moved = flows[new >= 0]
             self.cur[moved] = new[new >= 0]
