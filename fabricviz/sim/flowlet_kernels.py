@@ -80,3 +80,101 @@ def choose(h: int, flows: np.ndarray, cand: np.ndarray, loc: np.ndarray, u: np.n
         if not top[i] < now:
             chosen[i] = -1
     return chosen
+
+
+@njit(cache=True, nogil=True)
+def waterfill(gid_link: np.ndarray, demand: np.ndarray, cap: np.ndarray, n_links: int) -> np.ndarray:
+    """:func:`fabricviz.sim.waterfill.waterfill` loop by loop (the sums in the same order: the same
+    allocation to the byte), for the flowlet runs that have numba loaded already."""
+    G = len(demand)
+    alloc = np.zeros(G)
+    open_ = demand > 0
+    rem = cap.copy()
+    level = np.zeros(n_links)
+    cnt = np.zeros(n_links, np.int64)
+    took = np.zeros(n_links)
+    for _ in range(64):
+        cnt[:] = 0
+        for g in range(G):
+            if open_[g]:
+                cnt[gid_link[g]] += 1
+        for k in range(n_links):
+            level[k] = rem[k] / cnt[k] if cnt[k] > 0 else 0.0
+        took[:] = 0.0
+        any_done = False
+        any_open = False
+        for g in range(G):
+            if open_[g] and demand[g] <= level[gid_link[g]]:
+                any_done = True
+                alloc[g] = demand[g]
+                took[gid_link[g]] += demand[g]
+                open_[g] = False
+        if not any_done:
+            for g in range(G):
+                if open_[g]:
+                    alloc[g] = level[gid_link[g]]
+            return alloc
+        for k in range(n_links):
+            rem[k] = rem[k] - took[k]
+        for g in range(G):
+            if open_[g]:
+                any_open = True
+                break
+        if not any_open:
+            return alloc
+    for g in range(G):
+        if open_[g]:
+            alloc[g] = max(level[gid_link[g]], 0.0)
+    return alloc
+
+
+@njit(cache=True, nogil=True)
+def carry(po: np.ndarray, pn: np.ndarray, at: np.ndarray, first: np.ndarray, start: np.ndarray,
+          q: np.ndarray, arrive: np.ndarray) -> None:
+    """Each moved flow's bytes on the entries before its deciding switch (hops < ``at``, with its
+    leading PCIe hop) go from the old sub-path ``po`` to the same entries of the new one ``pn``."""
+    for i in range(len(po)):
+        so, sn = start[po[i]], start[pn[i]]
+        for k in range(first[po[i]] - so + at[i]):
+            q[sn + k] += q[so + k]
+            q[so + k] = 0.0
+            arrive[sn + k] += arrive[so + k]
+            arrive[so + k] = 0.0
+
+
+@njit(cache=True, nogil=True)
+def move_times(po: np.ndarray, pn: np.ndarray, at: np.ndarray, first: np.ndarray, pl: np.ndarray,
+               rl: np.ndarray, q_link: np.ndarray, rate: np.ndarray, hop_s: float, q: np.ndarray,
+               arrive: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per moved flow (old sub-path ``po``, new ``pn``, deciding hop ``at``): (bytes still on the old
+    sub-path, the time from the farthest-back of them to the receiver, the new first byte's time
+    from the deciding switch on, a NAK's time back over the new sub-path) — each hop a tick plus
+    the queue ahead; sums in hop order, as numpy's over the rows."""
+    m, H = len(po), pl.shape[1]
+    ahead, remain, onward, back = np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m)
+    fh = np.empty(H)
+    for i in range(m):
+        p = po[i]
+        s = 0.0
+        for k in range(H - 1, -1, -1):
+            lk = pl[p, k]
+            s += q_link[lk] / rate[lk] + hop_s if lk >= 0 else 0.0
+            fh[k] = s
+        a, r = 0.0, 0.0
+        for k in range(H):
+            b = q[first[p] + k] + arrive[first[p] + k] if pl[p, k] >= 0 else 0.0
+            if b > 0 and fh[k] > r:
+                r = fh[k]
+            a += b
+        ahead[i], remain[i] = a, r
+        p = pn[i]
+        s, w, c = 0.0, 0.0, 0
+        for k in range(H):
+            lk = pl[p, k]
+            s += q_link[lk] / rate[lk] + hop_s if lk >= 0 and k >= at[i] else 0.0
+            if lk >= 0:
+                c += 1
+            lk = rl[p, k]
+            w += q_link[lk] / rate[lk] if lk >= 0 else 0.0
+        onward[i], back[i] = s, c * hop_s + w
+    return ahead, remain, onward, back

@@ -122,24 +122,6 @@ class Flowlets:
             self._graded, self._grades = q_link, (q_link[:, None] >= self.thresholds).sum(axis=1)
         return np.where(links >= 0, self._grades[np.maximum(links, 0)], 0)
 
-    def _carry(self, old: np.ndarray, new: np.ndarray, at: np.ndarray,
-               state: tuple[np.ndarray, np.ndarray]) -> None:
-        """Move each moved flow's bytes on the entries before its deciding switch (leading PCIe hop,
-        hops < ``at``) from the old sub-path to the same entries of the new one."""
-        start = self.routes.indptr[:-1]
-        n = self.first[old] - start[old] + at                 # shared entries per moved flow
-        k = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
-        src, dst = np.repeat(start[old], n) + k, np.repeat(start[new], n) + k
-        for arr in state:
-            np.add.at(arr, dst, arr[src])
-            arr[src] = 0.0
-
-    def _hop_delays(self, paths: np.ndarray, q_link: np.ndarray) -> np.ndarray:
-        """[len(paths), H]: each hop's time (a tick + its queue ahead), from the NIC link on."""
-        pl = self.PL[paths]
-        lk = np.maximum(pl, 0)
-        return np.where(pl >= 0, q_link[lk] / self.rate[lk] + self.hop_s, 0.0)
-
     def back_s(self, q_link: np.ndarray, paths: np.ndarray) -> np.ndarray:
         """Per sub-path of ``paths``: the time a NAK takes back to the sender — a tick per hop, plus
         the queue ahead of it at each reverse link's egress (a NAK waits in the same FIFO as the data
@@ -191,7 +173,7 @@ class Flowlets:
         got = self._arrivals(serve, self.cur)
         # a packet arriving after less than a packet came in gap_s: an idle gap before it
         edge = self.seen & (recent < self.prm.mtu_bytes) & self.multi[:, None]
-        from .flowlet_kernels import deciders      # numba: loaded by a flowlet run only
+        from .flowlet_kernels import deciders  # numba: loaded by a flowlet run only
         for h in range(1, self.H):           # the NIC has one link: no choice before the first switch
             nb, flows = deciders(h, got, edge, self.PL, self.cur, self.rng.random(F), self.prm.move_chance)
             self.boundaries[h] += nb
@@ -212,29 +194,22 @@ class Flowlets:
         self.moves += better
         mv = np.flatnonzero(better)
         po = old[mv]
+        from .flowlet_kernels import carry, move_times
+        pn = self.cur[mv]
         if state is not None:
-            self._carry(po, self.cur[mv], at[mv], state)
-        # the old path: its bytes still held, and the time from the farthest-back of them to the end
-        from_hop = np.cumsum(self._hop_delays(po, q_link)[:, ::-1], axis=1)[:, ::-1]
-        ent = self.first[po][:, None] + np.arange(self.H)[None, :]
-        valid = self.PL[po] >= 0
-        at_ent = np.where(valid, ent, 0)
-        if state is not None:                 # after the carry: what each entry holds now
-            b = np.where(valid, state[0][at_ent] + state[1][at_ent], 0.0)
+            carry(po, pn, at[mv], self.first, self.routes.indptr, state[0], state[1])
+            q, arrive = state
         else:
             assert held is not None
-            b = np.where(valid, held[at_ent], 0.0)
-        remain = np.where(b > 0, from_hop, 0.0).max(axis=1, initial=0.0)
-        ahead = np.zeros(F)
-        ahead[mv] = b.sum(axis=1)
+            q, arrive = held, np.zeros_like(held)
+        # the old path: its bytes still held, and the time from the farthest-back of them to the end;
         # the new path's first byte is the one at the deciding switch: its way on from there (the
         # links before it, the NIC's queue among them, hold bytes that now follow it)
-        new_delay = np.full(F, np.inf)
-        onward = np.arange(self.H)[None, :] >= at[mv][:, None]
-        new_delay[mv] = np.where(onward, self._hop_delays(self.cur[mv], q_link), 0.0).sum(axis=1)
+        a_mv, remain, onward, back_mv = move_times(po, pn, at[mv], self.first, self.PL, self.RL, q_link,
+                                                   self.rate, self.hop_s, q, arrive)
+        ahead, new_delay, back = np.zeros(F), np.full(F, np.inf), np.zeros(F)
+        ahead[mv], new_delay[mv], back[mv] = a_mv, onward, back_mv
         reorder = np.zeros(F, bool)
-        reorder[mv] = (ahead[mv] > 0) & (new_delay[mv] < remain)
+        reorder[mv] = (a_mv > 0) & (onward < remain)
         self.reorders += reorder
-        back = np.zeros(F)
-        back[mv] = self.back_s(q_link, self.cur[mv])
         return reorder, ahead, t + new_delay + back

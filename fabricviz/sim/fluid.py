@@ -218,12 +218,15 @@ class FluidSim:
         self.every = TickView(slice(None), None, self.first, self.last, routes.flow, self.gid, self.e_link,
                               np.where(self.has_prev, self.prev_link, L))   # first hops count in a spare bin
         self.live: LiveEntries | None = None     # flowlets: a tick touches only the live sub-paths' entries
+        self._fill: Callable[[np.ndarray, np.ndarray, np.ndarray, int], np.ndarray] = _waterfill
         if params.flowlets is not None:          # every hop takes a tick here: that is its base delay
             nic = self.first + links.pcie[self.e_link[self.first]]      # the NIC link's entry
             self.gbn = GoBackNEveryNak(F, ring_ticks=int(hops.max(initial=1)) + 512)   # a NAK: a tick per hop + queues
             queue = np.maximum(self.xoff - params.pfc.mtu, params.pfc.mtu)     # held before the pause
             if self.vl is None and params.pfc_watchdog_s is None:
                 self.live = LiveEntries(self.every, routes.indptr)
+            from .flowlet_kernels import waterfill  # the same, compiled: numba is loaded for flowlets
+            self._fill = waterfill
             self.fl = Flowlets(routes, nic, params.dt_s, links.gbps * 1e9 / 8, queue, params.flowlets,
                                reverse_links(links.src_port, links.dst_port))
         self.link_dropped = np.zeros(L)
@@ -340,7 +343,7 @@ class FluidSim:
                     frac = np.where(tot > 0, np.minimum(1.0, vcap / tot), 0.0)
                 gserve = gdem * frac[self.g_vlink]
         elif prm.port_fair:
-            gserve = _waterfill(self.g_link, gdem, cap, L)
+            gserve = self._fill(self.g_link, gdem, cap, L)
         else:
             tot = np.bincount(self.g_link, weights=gdem, minlength=L)
             with np.errstate(divide="ignore", invalid="ignore"):
