@@ -139,7 +139,10 @@ class GoBackNEveryNak(GoBackN):
     next reordering, kept a flow that reordered again before its stale bytes drained from ever
     landing a byte: the starvation of issue 30.) The caller schedules the NAKs (:meth:`schedule`)
     with each flow's delay back to its sender, in ticks; :meth:`rewind_due` applies those due at
-    a tick."""
+    a tick. A NAK carries the receiver's cumulative ack when it left, and the sender goes back to
+    it (htsim's ``RoceSrc::processNack``: ``_highest_sent = nack.ackno()``), so what landed while
+    the NAK was on its way and what is still landing in order is sent again, as duplicates (the
+    first rewind goes back to what has landed when it arrives)."""
 
     def __init__(self, n_flows: int, ring_ticks: int = 4096) -> None:
         super().__init__(n_flows)

@@ -20,8 +20,12 @@ What htsim_roce's ``ecmp_ar`` does, and a RoCE NIC without out-of-order placemen
   order: overtaking only stale bytes and duplicates puts nothing out of order.
   The go-back-N receiver throws away what overtook and NAKs
   (:class:`fabricviz.ethernet.lossy.GoBackNEveryNak`: htsim's receiver NAKs every
-  out-of-sequence packet, each NAK rewinds the sender); NAKs take as long back as the path
-  takes forward.
+  out-of-sequence packet, each NAK rewinds the sender to the cumulative ack it carries);
+* a NAK goes back a tick per hop plus the queue ahead of it at each switch egress of the way
+  back: htsim's switch output queues are one FIFO for data and control packets alike (its
+  host's ``PriorityQueue`` serves ACKs and NAKs first, so the receiver's own NIC queue does not
+  hold it up). Without that wait the model resent 63 % of htsim's bytes on its radix-8
+  permutations; with it, and with each NAK going back to the ack it carries, 92.5 %.
 
 InfiniBand and RoCE NICs that place packets out of order take adaptive routing per packet
 (the even split over the equal-cost paths the max-min and fluid models use without this
