@@ -178,3 +178,20 @@ def move_times(po: np.ndarray, pn: np.ndarray, at: np.ndarray, first: np.ndarray
             w += q_link[lk] / rate[lk] if lk >= 0 else 0.0
         onward[i], back[i] = s, c * hop_s + w
     return ahead, remain, onward, back
+
+
+@njit(cache=True, nogil=True)
+def back_times(paths: np.ndarray, pl: np.ndarray, rl: np.ndarray, q_link: np.ndarray, rate: np.ndarray,
+               hop_s: float) -> np.ndarray:
+    """Per sub-path: a NAK's time back — a tick per hop plus the queue ahead at each reverse link
+    (:meth:`~.flowlets.Flowlets.back_s`), summed in hop order."""
+    out = np.empty(len(paths))
+    for i in range(len(paths)):
+        w, c = 0.0, 0
+        for k in range(pl.shape[1]):
+            if pl[paths[i], k] >= 0:
+                c += 1
+            lk = rl[paths[i], k]
+            w += q_link[lk] / rate[lk] if lk >= 0 else 0.0
+        out[i] = c * hop_s + w
+    return out

@@ -130,10 +130,8 @@ class Flowlets:
         """Per sub-path of ``paths``: the time a NAK takes back to the sender — a tick per hop, plus
         the queue ahead of it at each reverse link's egress (a NAK waits in the same FIFO as the data
         going that way: htsim's switch output queues have no priority for control packets)."""
-        rl = self.RL[paths]
-        lk = np.maximum(rl, 0)
-        wait = np.where(rl >= 0, q_link[lk] / self.rate[lk], 0.0).sum(axis=1)
-        return (self.PL[paths] >= 0).sum(axis=1) * self.hop_s + wait
+        from .flowlet_kernels import back_times
+        return back_times(np.asarray(paths, np.int64), self.PL, self.RL, q_link, self.rate, self.hop_s)
 
     def back_ticks(self, q_link: np.ndarray, flows: np.ndarray) -> np.ndarray:
         """Per flow of ``flows``: ticks a NAK takes back to the sender over its current path."""

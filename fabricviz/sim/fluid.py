@@ -309,11 +309,10 @@ class FluidSim:
         offer = self._offer()
         self.begin[np.isnan(self.begin) & (offer > 0)] = self.t
         split = self.routes.frac if self.fl is None else self.fl.weights()
-        inj = offer[self.routes.flow] * split * 1e9 / 8 * dt        # bytes per sub-path
         # every entry, or only the live sub-paths' (:mod:`.fluid_live`)
         v = self.every if self.live is None or self.fl is None else self.live.select(self.fl.cur)
         ent, first, last, gid, e_link = v.ent, v.first, v.last, v.gid, v.e_link
-        inj = inj if v.paths is None else inj[v.paths]
+        inj = offer[v.pflow] * (split if v.paths is None else split[v.paths]) * 1e9 / 8 * dt   # bytes per sub-path
         arr = self.arrive[ent].copy()
         arr[first] += inj
         avail = self.q[ent] + arr
