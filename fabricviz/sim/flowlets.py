@@ -24,8 +24,9 @@ What htsim_roce's ``ecmp_ar`` does, and a RoCE NIC without out-of-order placemen
 * a NAK goes back a tick per hop plus the queue ahead of it at each switch egress of the way
   back: htsim's switch output queues are one FIFO for data and control packets alike (its
   host's ``PriorityQueue`` serves ACKs and NAKs first, so the receiver's own NIC queue does not
-  hold it up). Without that wait the model resent 63 % of htsim's bytes on its radix-8
-  permutations; with it, and with each NAK going back to the ack it carries, 92.5 %.
+  hold it up). Without that wait the model resent 63 % of htsim's bytes on the radix-8
+  permutation of tests/sim/test_htsim_reference.py; with it, and with each NAK going back to the
+  ack it carries, 92.5 %.
 
 InfiniBand and RoCE NICs that place packets out of order take adaptive routing per packet
 (the even split over the equal-cost paths the max-min and fluid models use without this
