@@ -490,21 +490,61 @@ def test_a_click_on_a_bundles_lane_selects_its_cables_and_the_inspector_says_whi
     assert w.inspector.title.text() == "<b>0</b> devices and <b>63</b> cables selected"
 
 
-def test_middle_lines_between_groups_run_round_the_other_groups(k16):
+def _pod_core_cables(f, g, pod):
+    """The cables between group ``pod`` and the core group (the last), sorted."""
+    cids, ta, tb = cable_tops(f)
+    a, top = g.members(pod), g.members(g.n_groups - 1)
+    return sorted(cids[(np.isin(ta, a) & np.isin(tb, top)) | (np.isin(ta, top) & np.isin(tb, a))].tolist())
+
+
+def test_middle_keeps_one_bundle_per_pod_and_core_group_until_a_pod_is_opened(k16, qtbot):
+    """Middle zoom on k=16: inside a pod its switches and host blocks with their "×n" lines; between
+    the pods and the cores one bundle per pod ("64 × 400G", 6.5 px), not 1,024 single cables over
+    every pod. Every line runs at right angles and none between groups crosses a third group's box.
+    Opening a pod (double-click) gives its uplinks lines of their own; closing it bundles them again."""
     view, scene, sem = k16
     zoom_to(view, (FAR_SWITCH_PX + 1) / 48)
     assert sem.level == MIDDLE
-    g, b = sem.grouping, sem.bundles
+    f, g, b = scene.fabric, sem.grouping, sem.bundles
     ga, gb = node_groups(g, b.a), node_groups(g, b.b)
-    # one style: every line runs at right angles (those of the 12 pods below the top row, 8 × 8
-    # single cables each to the cores, round the other pods; the others through the gutters
-    # between the switches and host blocks)
-    assert sem.routes.routed.all() and len(b) == 2176
+    between = np.flatnonzero(ga != gb)
+    assert len(b) == 16 + 16 * (64 + 8) and len(between) == 16            # was 1,024 single cables between
+    assert b.a[between].tolist() == list(range(16)) and set(b.b[between].tolist()) == {16}
+    for k in between.tolist():
+        assert b.count[k] == 64 and b.label(k) == "64 × 400G"
+        assert sorted(b.members(k).tolist()) == _pod_core_cables(f, g, int(b.a[k]))
+    assert set(sem.routes.width[between].tolist()) == {6.5}
+    assert sem.routes.routed.sum() == len(b) - 4       # the top row's 4 bundles: straight up to the cores
     seg, owner = sem.bundle_segments, sem.segment_bundle
     assert ((seg[0] == seg[2]) | (seg[1] == seg[3])).all()
-    between = np.flatnonzero(ga[owner] != gb[owner])
-    assert len(between) > 12 * 64
-    assert through_boxes(seg[:, between], ga[owner[between]], gb[owner[between]], group_boxes(sem)) == []
+    mine = np.isin(owner, between)
+    assert mine.sum() <= 16 * 5
+    assert through_boxes(seg[:, mine], ga[owner[mine]], gb[owner[mine]], group_boxes(sem)) == []
+    extras = scene.label_layer._extra[2]
+    assert extras.count("64 × 400G") == 16 and extras.count("×8") == 16 * 8 and "pod 6" in extras
+    # a pod-core cable is drawn at its bundle's ends
+    k = int(between[5])
+    e = sem.bundle_ends[:, k]
+    ends = sem.cable_ends(np.array(_pod_core_cables(f, g, 5)))
+    assert all(np.allclose(c, e) or np.allclose(c, e[[2, 3, 0, 1]]) for c in ends.T)
+    before = bundle_set(sem)
+    # open pod 6 by a double-click on one of its host blocks: its 64 uplinks are lines of their own
+    geom = sem.geometry()
+    br = geom["blk_rects"][:, np.flatnonzero(g.block_group[geom["blk_ids"]] == 5)[0]]
+    qtbot.mouseDClick(view.viewport(), LEFT, pos=view_point(view, (br[0] + br[2]) / 2, (br[1] + br[3]) / 2))
+    assert sem.expanded == {5} and sem.level == MIDDLE
+    b = sem.bundles
+    ga, gb = node_groups(g, b.a), node_groups(g, b.b)
+    boxed = (b.a < g.n_groups) & (ga != gb)
+    assert boxed.sum() == 15 and 5 not in b.a[boxed].tolist()
+    singles = (ga != gb) & ~boxed
+    assert singles.sum() == 64 and set(b.count[singles].tolist()) == {1} and set(ga[singles].tolist()) == {5}
+    assert sorted(np.concatenate([b.members(int(i)) for i in np.flatnonzero(singles)]).tolist()) == \
+        _pod_core_cables(f, g, 5)
+    seg, owner = sem.bundle_segments, sem.segment_bundle
+    assert ((seg[0] == seg[2]) | (seg[1] == seg[3])).all()
+    sem.collapse(5)
+    assert bundle_set(sem) == before
 
 
 def test_pods_in_one_row_keep_straight_lines(qtbot):

@@ -86,6 +86,7 @@ from fabricviz.ui.canvas.items.bundles import (
 from fabricviz.ui.canvas.items.cables import cable_anchors
 from fabricviz.ui.canvas.items.devices import K_ETHSW, K_IBSW
 from fabricviz.ui.canvas.items.gutters import orthogonal
+from fabricviz.ui.canvas.items.middle_bundles import middle_bundles
 from fabricviz.ui.canvas.items.routes import route, straight
 from fabricviz.ui.canvas.items.semantic_items import SceneItemVisibility
 from fabricviz.ui.canvas.items.semantic_queries import FAR, MIDDLE, NEAR, SemanticQueries
@@ -148,7 +149,7 @@ class SemanticLayer:
         self._stale = True
         self._sizes: tuple[float, float, int] | None = None   # median switch width, server width, tops
         self._box: float | None = None                          # median group box area
-        self._node = np.zeros(0, np.int64)
+        self._node = self._gnode = np.zeros(0, np.int64)     # per device: its node; middle: between groups
         self.near = np.zeros(0, bool)            # per device: drawn by its own item (open group)
         self._geom: dict[str, np.ndarray] | None = None
         self.cable_pos = np.zeros(0, np.int64)   # cable id → column in bundles.cable_ids (-1: drawn as itself)
@@ -315,7 +316,7 @@ class SemanticLayer:
             drawn = k >= 0
             kk = k[drawn]
             e = self.bundle_ends[:, kk]
-            flip = self._node[ta[drawn]] != b.a[kk]
+            flip = (self._node[ta[drawn]] != b.a[kk]) & (self._gnode[ta[drawn]] != b.a[kk])
             out[:, idx[drawn]] = np.where(flip, e[[2, 3, 0, 1]], e)
             inner = ~drawn
             if inner.any():
@@ -409,7 +410,9 @@ class SemanticLayer:
         _, ta, tb = cable_tops(f, cids)
         own = self.near[ta] & self.near[tb]
         self.near_cids = cids[own]
-        self.bundles = bundle(f, self._node, cids[~own])
+        self._gnode = assign_nodes(f, g, True, self.expanded)[0] if self.level == MIDDLE else self._node
+        self.bundles = bundle(f, self._node, cids[~own]) if self.level == FAR else \
+            middle_bundles(f, g, self._node, self._gnode, self.expanded, cids[~own])
         self.cable_pos = np.full(f.cables_t.n, -1, np.int64)
         self.cable_pos[self.bundles.cable_ids] = np.arange(len(self.bundles.cable_ids))
         geom = self.geometry()
@@ -445,8 +448,8 @@ class SemanticLayer:
                                 b.b < g.n_groups, geom["box"], self.scale, self._width,
                                 share=not far, spread=self._spread)
             if not far:          # one style: the lines left straight run through the gutters too
-                nodes = np.unique(self._node[self._node >= 0])
-                col = np.asarray(np.searchsorted(nodes, np.r_[b.a, b.b]), np.int64)
+                nodes = np.unique(self._node[self._node >= 0])        # (bundles between groups: routed above)
+                col = np.where(np.r_[b.a, b.a] < g.n_groups, -1, np.searchsorted(nodes, np.r_[b.a, b.b]))
                 self.routes = orthogonal(self.routes, self._node_rects(nodes), col[:len(b)], col[len(b):],
                                          groups[0], groups[1], geom["box"], self.scale)
         self.bundle_ends = self.routes.ends
@@ -481,10 +484,8 @@ class SemanticLayer:
         box = geom["box"]
         closed = [i for i in range(g.n_groups) if i not in self.expanded and np.isfinite(box[0, i])]
         opened = [i for i in sorted(self.expanded) if np.isfinite(box[0, i])]
-        if self.level == FAR:
-            d.set_boxes(box[:, closed], [KINDS[int(geom["kind"][i])] for i in closed])
-        else:
-            d.set_boxes(np.zeros((4, 0)), [])
+        # middle: the closed groups' boxes under their switches and lines (bundles end on them)
+        d.set_boxes(box[:, closed], [KINDS[int(geom["kind"][i])] for i in closed], self.level == MIDDLE)
         d.set_frames(box[:, opened])
         d.set_switches(geom["sw_rects"], f.devices_t.kind[geom["sw_ids"]])
         d.set_blocks(geom["blk_rects"])
@@ -565,7 +566,7 @@ class SemanticLayer:
         layer = getattr(self.scene, "label_layer", None)
         if layer is not None:
             self._label_scale = self.scale
-            geom = self.geometry() if self.level == FAR else None       # far labels keep off other boxes
+            geom = self.geometry()              # bundles' labels between groups keep off other boxes
             layer.set_extra(*place_labels(self._labels, self.scale, layer, geom["box"] if geom else None))
 
     # ------------------------------------------------------------------ items of the scene
