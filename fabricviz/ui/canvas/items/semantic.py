@@ -32,15 +32,16 @@ Levels, from the view scale (:meth:`SemanticLayer.level_for`), by what fits on s
   and a typical group box (the median box area) under :data:`OPEN_BOX_PX2` pixels²: groups as
   boxes, the cables between two boxes as one bundle (a box that big on screen would be mostly
   empty: its inside is shown instead);
-* **middle** while a typical server frame is under :data:`MIDDLE_SERVER_PX` pixels: switches,
-  host blocks ("18 hosts"), one line per pair ("×4");
+* **middle** while a typical server frame is under :data:`MIDDLE_SERVER_PX` pixels: switches, host
+  blocks ("18 hosts"), one line per pair ("×4") in a group, one bundle per pair of closed groups
+  (:mod:`.middle_bundles`; the boxes pale under them) until the user opens one of the two;
 * **near** above: every device, port and cable (the scene's own items; nothing drawn here).
 
 Designs of at most :data:`SMALL_DESIGN` top-level devices (the lessons') are always near.
 
 A line that would cross a box other than its own two groups' runs round it through the gutters
-(:mod:`~fabricviz.ui.canvas.items.routes`; far: each bundle in a lane of its own, middle: the lines
-between two groups share one); at middle the other lines run through the gutters between the
+(:mod:`~fabricviz.ui.canvas.items.routes`, each bundle in a lane of its own; middle: the lines of
+an open group to another share one); at middle the other lines run through the gutters between the
 drawn switches and host blocks like near cables (:func:`~fabricviz.ui.canvas.items.gutters.orthogonal`),
 laid out again once the zoom moved :data:`REROUTE` from the zoom it was laid out for (lanes are pixels
 apart). Hit tests and descriptions of what is drawn: ``queries`` (:mod:`.semantic_queries`).
