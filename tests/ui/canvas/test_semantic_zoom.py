@@ -580,3 +580,27 @@ def test_view_menu_semantic_zoom_switches_it_off_and_on_and_is_remembered(make_w
     assert w2.scene.semantic.level == NEAR
     w2.acts["semantic_zoom"].trigger()
     assert w2.scene.semantic.level == FAR and w2.settings.value(SEMANTIC_SETTING, type=bool) is True
+
+
+def test_the_context_menu_opens_and_closes_the_group_under_the_pointer(k16):
+    """Right-click at middle: "Open group pod 6" on one of its host blocks; then "Close group pod 6"
+    (and "Close all groups") on one of its devices, now drawn as themselves; nothing at near."""
+    from fabricviz.ui.canvas.group_menu import group_actions
+    view, scene, sem = k16
+    zoom_to(view, (FAR_SWITCH_PX + 1) / 48)
+    assert sem.level == MIDDLE
+    g, geom = sem.grouping, sem.geometry()
+    br = geom["blk_rects"][:, np.flatnonzero(g.block_group[geom["blk_ids"]] == 5)[0]]
+    at = QtCore.QPointF((br[0] + br[2]) / 2, (br[1] + br[3]) / 2)
+    acts = group_actions(view, at)
+    assert [t for t, _ in acts] == ["Open group pod 6"]
+    acts[0][1]()
+    assert sem.expanded == {5} and sem.level == MIDDLE
+    leaf = next(d for d in g.members(5).tolist() if scene.fabric.name_of(d).startswith("leaf"))
+    acts = group_actions(view, scene.items_by_id[leaf].sceneBoundingRect().center())
+    assert [t for t, _ in acts] == ["Close group pod 6", "Close all groups"]
+    acts[0][1]()
+    assert sem.expanded == set()
+    assert group_actions(view, QtCore.QPointF(-1e6, -1e6)) == []      # off every group
+    zoom_to(view, (MIDDLE_SERVER_PX + 1) / 26)
+    assert sem.level == NEAR and group_actions(view, at) == []
