@@ -111,18 +111,15 @@ class LessonDocks:
         shown.present(True)
 
     def _draw_neck(self, fabric: Any, cables: tuple[int, ...], label: str = "") -> None:
-        """The bottleneck's cables of ``fabric`` as one band (none: the band goes)."""
-        from fabricviz.ui.canvas.items.cables import cable_anchors
+        """The bottleneck's cables of ``fabric`` as one band along their routes (none: the band goes)."""
+        from fabricviz.ui.canvas.items.cables import routed_path
         if self.neck is not None and self.neck.scene() is not None:
             self.neck.scene().removeItem(self.neck)
         self.neck, self.neck_cables, self.neck_label = None, (), ""
         ok = [c for c in cables if fabric is not None and fabric.cables_t.exists(c)]
         if not ok:
             return
-        path = QtGui.QPainterPath()
-        for ax, ay, bx, by in np.vstack(cable_anchors(fabric, np.asarray(ok, np.int64))).T.tolist():
-            path.moveTo(ax, ay)
-            path.lineTo(bx, by)
+        path = routed_path(fabric, np.asarray(ok, np.int64))        # through the gutters, as drawn
         pen = QtGui.QPen(QtGui.QColor(*NECK_COLOR), NECK_WIDTH)
         pen.setCosmetic(True)
         pen.setCapStyle(QtCore.Qt.PenCapStyle.FlatCap)

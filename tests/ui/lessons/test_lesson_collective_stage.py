@@ -19,6 +19,7 @@ from fabricviz.model import FabricError
 from fabricviz.sim.collective import IB_PACKET_OVERHEAD, Solver, collective, parse_sizes, slowest_step, wire_efficiency
 from fabricviz.sim.whatif import ranked
 from tests.anim.lesson_runs import shared_run
+from tests.ui.canvas.test_near_routes import crossings, device_rects_on_canvas, path_segments
 from tests.ui.lesson_helpers import open_lesson
 
 GIB8, MIB8 = 8.0 * 2 ** 30, 8.0 * 2 ** 20
@@ -77,7 +78,10 @@ def test_lesson_11_plots_both_designs_and_selects_the_bottleneck(qtbot, make_win
         assert stage.docks.neck_cables == tuple(int(c) for c in shown)
         if band:
             assert tied and len(neck.src) == 64 and len(shown) == 2 < len(neck.cables) == 32
-            assert band[0].path().elementCount() == 2 * len(shown)
+            # along the cables' routes (at right angles), not straight across the canvas
+            seg = path_segments(band[0].path())
+            assert seg.shape[1] > len(shown) and ((seg[0] == seg[2]) | (seg[1] == seg[3])).all()
+            assert crossings(seg, device_rects_on_canvas(w.scene)) == 0
             assert stage.legend_rows()[-1][0] == \
                 f"slowest step's bottleneck at {neck.rate_gbps:g} Gb/s per ring hop (1 of 64 tied hops)"
         assert cd.table_rows()[-1][3] == f"{own.result.rows[-1].busbw:.2f}"
