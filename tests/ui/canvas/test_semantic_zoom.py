@@ -17,7 +17,7 @@ from fabricviz.generate.groups import cable_tops
 from fabricviz.model.tech import rates_gbps
 from fabricviz.ui.canvas.items.batch import device_rects
 from fabricviz.ui.canvas.items.bundles import node_groups
-from fabricviz.ui.canvas.items.cables import cable_anchors
+from fabricviz.ui.canvas.items.cables import cable_anchors, routes_for
 from fabricviz.ui.canvas.items.devices import DeviceItem
 from fabricviz.ui.canvas.items.semantic import (
     BOX_PAD,
@@ -282,24 +282,27 @@ def test_double_click_opens_a_group_in_place_and_again_closes_it(k16, qtbot):
     for d in agg:
         k = np.flatnonzero((b.a == base + d) | (b.b == base + d))
         assert len(k) == 1 and b.count[k[0]] == 8 and b.label(int(k[0])) == "8 × 400G"
-    # the cables inside the open pod are drawn as themselves (64 host + 64 leaf-aggregation cables)
-    assert sum(it.path().elementCount() // 2 for it in sem.draw.near_cables.values()) == 128
-    assert sem.draw.frames.isVisible()
-    # a click on one of those cables selects it alone (the hidden cable paths are never hit)
+    # the cables inside the open pod are drawn as themselves (64 host + 64 leaf-aggregation cables),
+    # along their near routes: at right angles, across no device (straight, a leaf's cable to its
+    # second row of hosts crossed the first)
     cid, ta, tb = cable_tops(f)
     inner = cid[np.isin(ta, list(members)) & np.isin(tb, list(members))]
-    e = np.vstack(cable_anchors(f, inner))
+    assert sorted(sem.near_cids.tolist()) == sorted(inner.tolist()) and len(inner) == 128
+    seg = sem.draw.near_ends
+    seg = seg[:, (seg[0] != seg[2]) | (seg[1] != seg[3])]
+    assert seg.shape[1] > 128 and ((seg[0] == seg[2]) | (seg[1] == seg[3])).all()
+    rects = device_rects(f, np.array(sorted(members)))
+    from tests.ui.canvas.test_near_routes import crossings  # (it imports this module)
+    assert crossings(seg, rects) == 0
+    assert sem.draw.frames.isVisible()
+    # a click on one of those cables selects it alone (the hidden cable paths are never hit)
     kind = f.devices_t.kind
-    up = int(np.flatnonzero((kind[cable_tops(f, inner)[1]] != 0) & (kind[cable_tops(f, inner)[2]] != 0))[0])
-    pt = view_point(view, (e[0, up] + e[2, up]) / 2, (e[1, up] + e[3, up]) / 2)
+    up = int(inner[np.flatnonzero((kind[cable_tops(f, inner)[1]] != 0) & (kind[cable_tops(f, inner)[2]] != 0))[0]])
+    r = routes_for(f).of(np.array([up]))
+    r = r[:, np.argmax(np.abs(r[0] - r[2]) + np.abs(r[1] - r[3]))]        # its longest segment
+    pt = view_point(view, (r[0] + r[2]) / 2, (r[1] + r[3]) / 2)
     qtbot.mouseClick(view.viewport(), LEFT, pos=pt)
-    (picked,) = scene.selected_cables              # a leaf-aggregation cable
-    pe = np.vstack(cable_anchors(f, np.array([picked])))[:, 0]
-    sp = view.mapToScene(pt)
-    t = np.clip(((sp.x() - pe[0]) * (pe[2] - pe[0]) + (sp.y() - pe[1]) * (pe[3] - pe[1]))
-                / ((pe[2] - pe[0]) ** 2 + (pe[3] - pe[1]) ** 2), 0, 1)
-    gap = np.hypot(pe[0] + t * (pe[2] - pe[0]) - sp.x(), pe[1] + t * (pe[3] - pe[1]) - sp.y())
-    assert picked in set(inner.tolist()) and gap * view.scale_factor() <= 4.5
+    assert scene.selected_cables == {up}             # a leaf-aggregation cable
     scene.set_selected_cables(set())
     qtbot.mouseDClick(view.viewport(), LEFT, pos=_empty_point_in(view, sem, g))
     assert sem.expanded == set() and not view.breadcrumbs.isVisible()

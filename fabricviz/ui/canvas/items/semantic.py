@@ -48,8 +48,8 @@ apart). Hit tests and descriptions of what is drawn: ``queries`` (:mod:`.semanti
 
 Node ids (what :func:`~fabricviz.generate.groups.bundle` groups by): group ``g`` is ``g``, host block
 ``b`` is ``G + b``, a device drawn as itself is ``G + B + id`` (G groups, B blocks). Devices of open
-groups are drawn at near detail (their own items, their cables between them as themselves) at every
-level. The drawing is rebuilt from the model's arrays when the model or the level changed, on the
+groups are drawn at near detail (their own items, their cables between them along their near routes)
+at every level. The drawing is rebuilt from the model's arrays when the model or the level changed, on the
 next event-loop turn (never per drag frame: a drag changes the model only on release).
 """
 
@@ -84,9 +84,9 @@ from fabricviz.ui.canvas.items.bundles import (
     typical_box_area,
     typical_sizes,
 )
-from fabricviz.ui.canvas.items.cables import cable_anchors
+from fabricviz.ui.canvas.items.cables import cable_anchors, drawn_segments, routes_for
 from fabricviz.ui.canvas.items.devices import K_ETHSW, K_IBSW
-from fabricviz.ui.canvas.items.gutters import orthogonal
+from fabricviz.ui.canvas.items.gutters import SEGS, orthogonal
 from fabricviz.ui.canvas.items.middle_bundles import middle_bundles
 from fabricviz.ui.canvas.items.routes import route, straight
 from fabricviz.ui.canvas.items.semantic_items import SceneItemVisibility
@@ -407,8 +407,7 @@ class SemanticLayer:
         g = self.grouping
         assert g is not None                     # a fabric has its groups
         self._node, self.near = assign_nodes(f, g, self.level == FAR, self.expanded)
-        cids = f.cable_ids()
-        _, ta, tb = cable_tops(f, cids)
+        cids, ta, tb = cable_tops(f)
         own = self.near[ta] & self.near[tb]
         self.near_cids = cids[own]
         self._gnode = assign_nodes(f, g, True, self.expanded)[0] if self.level == MIDDLE else self._node
@@ -490,8 +489,8 @@ class SemanticLayer:
         d.set_frames(box[:, opened])
         d.set_switches(geom["sw_rects"], f.devices_t.kind[geom["sw_ids"]])
         d.set_blocks(geom["blk_rects"])
-        ne = np.vstack(cable_anchors(f, self.near_cids)) if len(self.near_cids) else np.zeros((4, 0))
-        d.set_near_cables(ne, f.cables_t.tech[self.near_cids], f.cables_t.ctype[self.near_cids])
+        ne = routes_for(f).of(self.near_cids)          # an open group's cables along their near routes
+        d.set_near_cables(ne, *(np.repeat(a[self.near_cids], SEGS) for a in (f.cables_t.tech, f.cables_t.ctype)))
         self._closed_opened = closed, opened
         self._draw_routes()
 
@@ -538,10 +537,11 @@ class SemanticLayer:
             ok = (cids >= 0) & (cids < len(self.cable_pos))
             pos = np.where(ok, self.cable_pos[np.where(ok, cids, 0)], -1)
             k = np.where(pos >= 0, self.bundles.of_cable[np.maximum(pos, 0)], -1)
-        ks = np.unique(k[k >= 0])
-        e = self.cable_ends(cids[k < 0])
-        e = e[:, np.isfinite(e).all(axis=0)]
-        e = np.unique(e, axis=1) if e.shape[1] else e
+        ks, rest = np.unique(k[k >= 0]), cids[k < 0]
+        f, near = self.scene.fabric, np.isin(rest, self.near_cids) & (self.level != NEAR)   # drawn as themselves:
+        own = drawn_segments(routes_for(f).of(rest[near])) if f is not None else np.zeros((4, 0))  # along their routes
+        e = np.hstack([self.cable_ends(rest[~near]), own])
+        e = np.unique(e[:, np.isfinite(e).all(axis=0)], axis=1)
         return np.hstack([self.routes.seg[:, self.routes.segments_of(ks)], e]), ks
 
     def _draw_top(self) -> None:
