@@ -12,6 +12,7 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.ui.canvas import theme as th
+from fabricviz.ui.canvas.group_menu import show_group_menu
 from fabricviz.ui.canvas.interactions import CableDraw, ChildDrag, Interaction, MoveDevices, Pan, Pick
 from fabricviz.ui.canvas.items.devices import CHILD_ZOOM, DEVICE_ROLE
 from fabricviz.ui.canvas.items.ports import PortOverlay
@@ -302,6 +303,11 @@ class CanvasView(QtWidgets.QGraphicsView):
         if self.active_interaction is None and any(i.double_click(event) for i in self._interactions):
             return
         super().mouseDoubleClickEvent(event)
+
+    def contextMenuEvent(self, event: QtGui.QContextMenuEvent) -> None:  # noqa: N802
+        """Far and middle: open or close the group under the pointer (:mod:`.group_menu`)."""
+        if not show_group_menu(self, event):
+            super().contextMenuEvent(event)
 
     def leaveEvent(self, event: QtCore.QEvent) -> None:  # noqa: N802
         self.pointer = None
