@@ -38,7 +38,9 @@ class FluidResult:
     watchdog_dropped_bytes: np.ndarray | None = None       # per flow: dropped by the watchdog
     link_watchdog_dropped_bytes: np.ndarray | None = None  # per link
     reorder_resent_bytes: np.ndarray | None = None  # per flow: arrived but resent by go-back-N on reordering
-    flow_control: str = "pfc"                       # pfc | credit | lossy
+    flow_control: str = "pfc"                       # pfc | credit | lossy | trim (EQDS/NDP)
+    link_trimmed_bytes: np.ndarray | None = None    # per link: payload bytes trimmed (EQDS/NDP runs)
+    transport: str = ""                             # eqds | ndp | hpcc (:mod:`.fluid_transports`); "": none
 
     @property
     def deadlocked(self) -> bool:

@@ -1,0 +1,140 @@
+"""EQDS and NDP tick by tick: receiver-driven, every packet sprayed, switch queues that trim.
+
+Per flow, in wire bytes (payload + header per packet, :class:`~..transports.params.SprayParams`):
+
+* **first window**: a sender starts with ``window_pkts × mtu`` of credit (EQDS's unsolicited
+  window, htsim eqds.cpp ``_maxwnd``; NDP's ``cwnd`` of 15 packets) and sends while it has credit,
+  at its NIC's line rate shared round-robin with the host's other flows;
+* **spraying**: packet *k* of a flow takes sub-path ``seq[k mod n]``: for EQDS the flow's
+  ``entropies`` path ids (htsim cycles through them), each hashed onto one of its equal-cost
+  sub-paths; for NDP a permutation of its sub-paths (``-strat perm``). A tick's bytes are split over
+  the packets they belong to;
+* **trimming**: a switch egress queue holding more than ``queue_pkts × mtu`` after a tick's service
+  cuts the payloads of what just arrived (:class:`~.pipe.Pipe`); the header goes on to the receiver
+  at priority (no queueing: the links' delays only) and the receiver asks for the packet again —
+  the NACK reaches the sender a header's round trip later and the packet waits there for credit;
+* **pull pacing**: every packet that reaches the receiver, whole or trimmed, earns its sender a
+  pull of the same size; the receiver's pacer sends pulls at its line rate, shared round-robin over
+  its flows (htsim: EQDS's pull pacer, NDP's pull queue), and a pull reaches the sender a header's
+  trip later as credit. A receiver stops pulling once its flow has the credit for every byte.
+
+Goodput is what arrives whole × payload / mtu.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..fluid import _waterfill
+from ..paths import Routes
+from ..transports.params import SprayParams
+from .pipe import Pipe
+
+
+def spray_sequences(routes: Routes, prm: SprayParams, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per flow: the sub-paths its packets cycle through (rows padded with -1) and how many."""
+    F = routes.n_flows
+    n = np.bincount(routes.flow, minlength=F)
+    first = np.searchsorted(routes.flow, np.arange(F))
+    rng = np.random.default_rng(seed)
+    if prm.entropies > 0:
+        width = prm.entropies
+        seq = first[:, None] + np.floor(rng.random((F, width)) * n[:, None]).astype(np.int64)
+        return seq, np.full(F, width, np.int64)
+    width = int(n.max(initial=1))
+    seq = np.full((F, width), -1, np.int64)
+    for f in range(F):                       # a permutation of each flow's sub-paths
+        seq[f, :n[f]] = first[f] + rng.permutation(int(n[f]))
+    return seq, n.astype(np.int64)
+
+
+class Spray:
+    """The EQDS / NDP endpoints of a run (module doc)."""
+
+    def __init__(self, pipe: Pipe, need_wire: np.ndarray, prm: SprayParams, seed: int) -> None:
+        r = pipe.routes
+        self.pipe, self.prm = pipe, prm
+        F = r.n_flows
+        self.F = F
+        self.seq, self.n_seq = spray_sequences(r, prm, seed)
+        lead = pipe.first[np.searchsorted(r.flow, np.arange(F))]
+        self.nic = pipe.e_link[lead]                        # the sender's NIC link
+        self.dst = pipe.e_link[pipe.last[np.searchsorted(r.flow, np.arange(F))]]   # into the receiver
+        self.need = need_wire.astype(float)
+        window = float(prm.window_pkts * prm.mtu)
+        self.credit = np.minimum(window, self.need)
+        self.granted = self.credit.copy()
+        self.new_left = self.need.copy()
+        self.rtx = np.zeros(F)
+        self.sent = np.zeros(F)                             # wire bytes put on the NIC, resends included
+        self.recv = np.zeros(F)                             # wire bytes arrived whole
+        self.trimmed = np.zeros(F)
+        self.pend = np.zeros(F)                             # pulls the receiver owes
+        self.R = int(pipe.to_rx.max(initial=1) + pipe.back.max(initial=1)) + 2
+        self.pull_ring = np.zeros((self.R, F))
+        self.hdr_ring = np.zeros((self.R, F))
+        self.nack_ring = np.zeros((self.R, F))
+        self.limit = np.full(pipe.L, float(prm.queue_pkts * prm.mtu))
+        self.link_trimmed = np.zeros(pipe.L)
+
+    def _spray(self, s: np.ndarray) -> np.ndarray:
+        """Bytes per sub-path of what each flow sends now (``s``), packet by packet."""
+        mtu = float(self.prm.mtu)
+        out = np.zeros(self.pipe.P)
+        f = np.flatnonzero(s > 0)
+        if not len(f):
+            return out
+        lo, hi = self.sent[f], self.sent[f] + s[f]
+        k0 = np.floor(lo / mtu).astype(np.int64)
+        for j in range(int(np.ceil(s[f].max() / mtu)) + 1):
+            k = k0 + j
+            part = np.minimum(hi, (k + 1) * mtu) - np.maximum(lo, k * mtu)
+            ok = part > 0
+            if not ok.any():
+                break
+            path = self.seq[f[ok], k[ok] % self.n_seq[f[ok]]]
+            np.add.at(out, path, part[ok])
+        return out
+
+    def tick(self) -> tuple[np.ndarray, np.ndarray]:
+        """One tick of senders, the pipe and receivers; returns (whole bytes arrived, bytes trimmed)
+        per flow."""
+        p, t = self.pipe, self.pipe.t
+        slot = t % self.R
+        self.credit += self.pull_ring[slot]
+        self.rtx += self.nack_ring[slot]
+        hdr = self.hdr_ring[slot].copy()
+        self.pull_ring[slot] = self.nack_ring[slot] = self.hdr_ring[slot] = 0.0
+        elig = np.maximum(np.minimum(self.credit, self.new_left + self.rtx), 0.0)
+        s = _waterfill(self.nic, elig, p.cap, p.L) if elig.any() else elig
+        again = np.minimum(s, self.rtx)
+        self.rtx -= again
+        self.new_left -= s - again
+        self.credit -= s
+        inj = self._spray(s)
+        self.sent += s
+        rx, trim = p.tick(inj, trim_limit=self.limit)
+        got = np.bincount(p.routes.flow, weights=rx, minlength=self.F)
+        hit = np.flatnonzero(trim > 0)
+        trimmed = np.zeros(self.F)
+        if len(hit):
+            f = p.e_flow[hit]
+            np.add.at(trimmed, f, trim[hit])
+            self.link_trimmed += np.bincount(p.e_link[hit], weights=trim[hit], minlength=p.L)
+            at_rx = t + p.to_rx[hit]
+            np.add.at(self.hdr_ring, (at_rx % self.R, f), trim[hit])          # the header, at priority
+            np.add.at(self.nack_ring, ((at_rx + p.back[f]) % self.R, f), trim[hit])   # the NACK back
+        self.trimmed += trimmed
+        self.recv += got
+        self.pend += got + hdr
+        owed = np.maximum(self.need + self.trimmed - self.granted, 0.0)
+        want = np.minimum(self.pend, owed)
+        pull = _waterfill(self.dst, want, p.cap, p.L) if want.any() else want
+        self.pend -= pull
+        self.granted += pull
+        go = np.flatnonzero(pull > 0)
+        np.add.at(self.pull_ring, ((t + p.back[go]) % self.R, go), pull[go])
+        return got, trimmed
+
+    def in_flight(self) -> np.ndarray:
+        return self.pipe.in_flight()
