@@ -93,7 +93,7 @@ def simulate_transport_fluid(links: LinkTable, flows: Flows, routes: Routes, tra
         else:
             trim_before = ends.link_trimmed.copy()
             got, _ = ends.tick()
-            acc_trim += ends.link_trimmed - trim_before
+            acc_trim += (ends.link_trimmed - trim_before) / wire       # payload bytes, as the result's
         t = (i + 1) * dt_s
         begin[np.isnan(begin) & (ends.sent > before)] = i * dt_s
         recv += got
@@ -108,7 +108,7 @@ def simulate_transport_fluid(links: LinkTable, flows: Flows, routes: Routes, tra
         over = stop and not np.isnan(finish).any()
         if (i + 1) % every == 0 or i == total - 1 or over:
             out.append(_frame(links, routes, t, acc_n * dt_s, acc_served, pipe.cap * acc_n, q_link, acc_got,
-                              acc_paused, acc_trim, nic))
+                              acc_paused, None if hpcc else acc_trim, nic))
             acc_served, acc_got, acc_trim, acc_paused = np.zeros(L), np.zeros(F), np.zeros(L), np.zeros(L, bool)
             acc_n = 0
             if progress is not None:
@@ -126,7 +126,7 @@ def simulate_transport_fluid(links: LinkTable, flows: Flows, routes: Routes, tra
     link_trim = ends.link_trimmed / wire
     res = FluidResult(tuple(out), ends.sent / wire, recv / wire, in_flight, finish, max_queue,
                       np.zeros(L), np.zeros(L), np.zeros(L, bool), ticks, begin, ticks * dt_s, max_queue_s,
-                      dropped_bytes=trimmed, retransmitted_bytes=np.maximum(ends.sent - ends.need + ends.new_left,
+                      trimmed_bytes=trimmed, retransmitted_bytes=np.maximum(ends.sent - ends.need + ends.new_left,
                                                                             0.0) / wire,
                       flow_control="trim", link_trimmed_bytes=link_trim, transport=transport)
     return res, TransportFluid(transport, ROUTING[transport], float(link_trim.sum()),
@@ -134,13 +134,15 @@ def simulate_transport_fluid(links: LinkTable, flows: Flows, routes: Routes, tra
 
 
 def _frame(links: LinkTable, routes: Routes, t: float, span_s: float, served: np.ndarray, cap: np.ndarray,
-           q_link: np.ndarray, got: np.ndarray, paused: np.ndarray, trimmed: np.ndarray,
+           q_link: np.ndarray, got: np.ndarray, paused: np.ndarray, trimmed: np.ndarray | None,
            nic: tuple[np.ndarray, np.ndarray]) -> Frame:
     util = np.divide(served, cap, out=np.zeros_like(served), where=cap > 0)
     lat = link_latency(links, DEFAULT_LATENCY, q_link)
     total = np.where(np.isfinite(lat.total), lat.total, 0.0)
     fr = Frame.make(t, util, q_link, lat.total, paused, np.zeros(links.n), got * 8 / 1e9 / span_s,
                     flow_latency_ns(links, routes, total, nic, latency=lat))
+    if trimmed is None:                   # HPCC: lossless, nothing trims
+        return fr
     trim = np.array(trimmed, np.float32)
     trim.setflags(write=False)
     return replace(fr, link_trimmed_bytes=trim)

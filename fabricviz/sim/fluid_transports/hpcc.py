@@ -80,7 +80,7 @@ class Hpcc:
         n = ack[f] / prm.mtu                                        # acks this tick (one per packet)
         md = (self.U[f] >= prm.eta) | (self.stage[f] >= prm.max_stages)
         a = prm.eta / np.maximum(self.U[f], 1e-9)
-        an = np.power(np.minimum(a, 1e6), n)
+        an = np.exp(np.minimum(n * np.log(a), np.log(W_GUARD)))      # a^n, bounded by the guard
         w_md = np.where(np.abs(a - 1) > 1e-12, an * self.W[f] + prm.mtu * (1 - an) / np.where(
             np.abs(a - 1) > 1e-12, 1 - a, 1.0), self.W[f] + n * prm.mtu)
         self.W[f] = np.minimum(np.where(md, w_md, self.W[f] + n * prm.mtu), W_GUARD)
@@ -91,7 +91,7 @@ class Hpcc:
 
     def tick(self) -> np.ndarray:
         """One tick: acks in, senders, the pipe, receivers, pauses; returns bytes arrived per flow."""
-        p, prm, t = self.pipe, self.prm, self.pipe.t
+        p, t = self.pipe, self.pipe.t
         dt = p.dt
         slot = t % self.R
         ack = self.ack_ring[slot].copy()

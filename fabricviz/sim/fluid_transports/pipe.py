@@ -73,7 +73,7 @@ class Pipe:
         self.nxt = np.flatnonzero(self.queued)        # entries that receive from the entry before them
         self.not_last = np.ones(E, bool)
         self.not_last[self.last] = False
-        self.served_link = np.zeros(L)
+        self.served_link: np.ndarray = np.zeros(L)
 
     def in_flight(self) -> np.ndarray:
         """Per flow: bytes queued or on the wire."""

@@ -1,0 +1,129 @@
+"""EQDS, NDP and HPCC in the tick-based fluid model (fabricviz/sim/fluid_transports): the mechanisms on a
+small tree — trims where the incast meets its receiver, every trimmed payload pulled and sent again, pauses
+and no trims for HPCC, bytes accounted for, per-frame trims adding up to the run's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fabricviz.generate import fat_tree
+from fabricviz.model import FabricError
+from fabricviz.sim.engine import simulate
+from fabricviz.sim.fct import flow_times
+from fabricviz.sim.fluid_transports import simulate_transport_fluid
+from fabricviz.sim.fluid_transports.spray import spray_sequences
+from fabricviz.sim.links import link_table
+from fabricviz.sim.paths import route
+from fabricviz.sim.transports.params import EQDS_PARAMS, NDP_PARAMS
+from fabricviz.sim.units import ParamError
+from fabricviz.sim.workloads import Flows
+
+
+@pytest.fixture(scope="module")
+def tree():
+    return fat_tree(levels=2, radix=4, fabric="roce", speed="100GbE", switch="SN4700")
+
+
+def hosts(f) -> list[int]:
+    return [f.find(f"node{i:02d}/mlx5_0") for i in range(1, 9)]
+
+
+def incast(f) -> Flows:
+    h = hosts(f)
+    return Flows(np.array(h[1:]), np.array([h[0]] * 7), np.full(7, 1e6))
+
+
+@pytest.fixture(scope="module")
+def runs(tree):
+    return {t: simulate(tree, incast(tree), model="fluid", transport=t, duration_s=5e-3, stop_when_done=True)
+            for t in ("eqds", "ndp", "hpcc")}
+
+
+def test_incast_trims_at_the_receiver_and_resends_what_it_trimmed(tree, runs):
+    """7 → 1 of 1 MB: the first windows (EQDS 50 × 4160 B, NDP 15 × 9000 B per sender) overrun the
+    receiver's downlink queue (35 / 15 packets) and it trims; every trimmed payload is pulled and sent
+    again exactly once; nothing else trims; every flow finishes; no byte unaccounted for."""
+    links = runs["eqds"].links
+    down = int(np.flatnonzero(links.dst_dev == hosts(tree)[0])[0])
+    for t in ("eqds", "ndp"):
+        fl = runs[t].fluid
+        assert fl is not None and fl.link_trimmed_bytes is not None and fl.retransmitted_bytes is not None
+        assert fl.flow_control == "trim" and fl.transport == t
+        assert np.isfinite(fl.finish_s).all()
+        assert fl.lost_bytes == 0.0
+        trims = np.flatnonzero(fl.link_trimmed_bytes)
+        assert down in trims
+        assert fl.link_trimmed_bytes[down] / fl.link_trimmed_bytes.sum() > 0.5
+        assert fl.retransmitted_bytes.sum() == pytest.approx(fl.link_trimmed_bytes.sum(), rel=1e-9)
+        assert fl.trimmed_bytes is not None and fl.trimmed_bytes.sum() == pytest.approx(fl.link_trimmed_bytes.sum())
+        per_frame = np.sum([fr.link_trimmed_bytes for fr in runs[t].frames], axis=0, dtype=float)
+        assert per_frame == pytest.approx(fl.link_trimmed_bytes, rel=1e-5, abs=1.0)
+    assert runs["eqds"].fluid.link_trimmed_bytes.sum() == pytest.approx(1238547.69, rel=1e-6)
+    assert runs["ndp"].fluid.link_trimmed_bytes.sum() == pytest.approx(733673.97, rel=1e-6)
+
+
+def test_incast_fcts(runs):
+    """The receiver pulls at its line rate, shared by its 7 senders: the one on its leaf first (its
+    packets cross one switch), the 6 behind the spines together ~7 MB / 100 Gb/s later."""
+    got = {t: np.round(flow_times(r).fct_s * 1e6, 1).tolist() for t, r in runs.items()}
+    assert got["eqds"] == [514.0] + [570.0] * 6
+    assert got["ndp"] == [516.2] + [566.2] * 6
+    assert got["hpcc"] == [468.4] + [562.6] * 6
+
+
+def test_hpcc_is_lossless(runs):
+    """HPCC over PFC: its first windows (one T × line rate each) pause links, nothing is trimmed or lost."""
+    fl = runs["hpcc"].fluid
+    assert fl.flow_control == "pfc" and fl.link_trimmed_bytes is None and fl.transport == "hpcc"
+    assert fl.lost_bytes == 0.0 and np.isfinite(fl.finish_s).all()
+    assert fl.paused_fraction.max() == pytest.approx(0.0533238535, rel=1e-6)
+    assert all(len(fr.link_trimmed_bytes) == 0 for fr in runs["hpcc"].frames)
+
+
+def test_summary_names_the_model(tree, runs):
+    s = runs["eqds"].summary(tree)
+    assert s["transport"] == "eqds" and s["model"] == "fluid" and s["routing"] == "spray"
+    assert s["transport_model"]["model"] == "fluid (tick by tick)"
+    assert s["transport_model"]["trimmed_bytes"] == pytest.approx(1238547.69, rel=1e-6)
+    assert s["lost_bytes"] == 0.0 and s["finished_flows"] == 7
+
+
+def test_spraying_sequences(tree):
+    """EQDS: 64 path ids per flow, each one of the flow's equal-cost sub-paths; NDP: a permutation of them."""
+    links = link_table(tree)
+    h = hosts(tree)
+    fl = Flows(np.array([h[0]]), np.array([h[7]]), np.array([1e6]))
+    routes = route(tree, links, fl, "spray", seed=0)
+    n = routes.n_paths
+    assert n == 2                                   # radix 4, two levels: two spines
+    seq, count = spray_sequences(routes, EQDS_PARAMS, 0)
+    assert count.tolist() == [64] and set(seq[0].tolist()) <= set(range(n))
+    seq, count = spray_sequences(routes, NDP_PARAMS, 0)
+    assert count.tolist() == [n] and sorted(seq[0, :n].tolist()) == list(range(n))
+
+
+def test_ndp_is_window_limited_on_long_links(tree):
+    """15 packets of 9000 B per round trip: on 20 µs cables (a round trip ~ 80 µs + the hops) one flow
+    gets ~ 15 × 9000 × 8 / RTT, far under its 100 Gb/s, where EQDS's 50 × 4160 B window does better."""
+    links = link_table(tree)
+    from dataclasses import replace
+    links = replace(links, prop_ns=np.where(links.pcie, links.prop_ns, 20_000.0))
+    h = hosts(tree)
+    fl = Flows(np.array([h[0]]), np.array([h[7]]), np.array([4e6]))
+    routes = route(tree, links, fl, "spray", seed=0)
+    rate = {}
+    for t in ("ndp", "eqds"):
+        res, _ = simulate_transport_fluid(links, fl, routes, t, 5e-3)
+        rate[t] = float(4e6 * 8 / (res.finish_s[0] - res.begin_s[0]) / 1e9)
+    rtt = 2 * 4 * 20e-6                              # four cables each way (NIC, leaf, spine, leaf)
+    assert rate["ndp"] == pytest.approx(15 * 9000 * 8 / rtt / 1e9, rel=0.15)
+    assert rate["eqds"] > 1.4 * rate["ndp"]
+
+
+def test_routing_and_fabric_refusals(tree):
+    with pytest.raises(ParamError, match="routes spray"):
+        simulate(tree, incast(tree), model="fluid", transport="eqds", routing="ecmp")
+    ib = fat_tree(levels=2, radix=4)
+    with pytest.raises((ParamError, FabricError), match="Ethernet"):
+        simulate(ib, incast(ib), model="fluid", transport="hpcc")
