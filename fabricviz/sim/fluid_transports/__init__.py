@@ -45,11 +45,18 @@ class TransportFluid:
     trimmed_bytes: float
     trimming_links: int
     source: str
+    delivery: np.ndarray          # per flow: share of its payload bytes sent that arrived whole
+    duration_s: float
 
     def summary(self, goodput_gbps: np.ndarray | None = None, resent: float | None = None) -> dict:
+        """The keys of :meth:`~..transports.model.TransportRun.summary` (means over the run) and the
+        bytes trimmed."""
+        d = self.delivery
         return {"transport": self.transport, "transport_model": {
-            "routing": self.routing, "model": "fluid (tick by tick)", "trimmed_bytes": self.trimmed_bytes,
-            "trimming_links": self.trimming_links, "constants": self.source}}
+            "routing": self.routing, "model": "fluid (tick by tick)",
+            "delivery_mean": float(d.mean()) if len(d) else 1.0, "delivery_min": float(d.min()) if len(d) else 1.0,
+            "trimmed_gbps": self.trimmed_bytes * 8 / 1e9 / self.duration_s if self.duration_s > 0 else 0.0,
+            "trimmed_bytes": self.trimmed_bytes, "trimming_links": self.trimming_links, "constants": self.source}}
 
 
 def simulate_transport_fluid(links: LinkTable, flows: Flows, routes: Routes, transport: str,
@@ -70,7 +77,7 @@ def simulate_transport_fluid(links: LinkTable, flows: Flows, routes: Routes, tra
         mtu, hdr, payload = prm_s.mtu, prm_s.hdr, prm_s.payload
         source = prm_s.source
     wire = mtu / payload
-    pipe = Pipe(links, routes, dt_s, mtu, hdr)
+    pipe = Pipe(links, nic_to_nic(links, routes), dt_s, mtu, hdr)
     sized = np.isfinite(flows.bytes)
     need = np.where(sized, flows.bytes, np.inf) * wire
     ends: Hpcc | Spray = Hpcc(pipe, need, prm_h) if hpcc else Spray(pipe, need, prm_s, seed)
@@ -121,7 +128,7 @@ def simulate_transport_fluid(links: LinkTable, flows: Flows, routes: Routes, tra
         res = FluidResult(tuple(out), ends.sent / wire, recv / wire, in_flight, finish, max_queue,
                           ends.max_ingress, ends.paused_ticks / max(ticks, 1), np.zeros(L, bool), ticks, begin,
                           ticks * dt_s, max_queue_s, transport=transport)
-        return res, TransportFluid(transport, ROUTING[transport], 0.0, 0, source)
+        return res, TransportFluid(transport, ROUTING[transport], 0.0, 0, source, np.ones(F), ticks * dt_s)
     trimmed = ends.trimmed / wire
     link_trim = ends.link_trimmed / wire
     res = FluidResult(tuple(out), ends.sent / wire, recv / wire, in_flight, finish, max_queue,
@@ -129,8 +136,21 @@ def simulate_transport_fluid(links: LinkTable, flows: Flows, routes: Routes, tra
                       trimmed_bytes=trimmed, retransmitted_bytes=np.maximum(ends.sent - ends.need + ends.new_left,
                                                                             0.0) / wire,
                       flow_control="trim", link_trimmed_bytes=link_trim, transport=transport)
+    sent = ends.sent / wire
+    whole = np.divide(sent - trimmed, sent, out=np.ones(F), where=sent > 0)
     return res, TransportFluid(transport, ROUTING[transport], float(link_trim.sum()),
-                               int((link_trim > 0).sum()), source)
+                               int((link_trim > 0).sum()), source, whole, ticks * dt_s)
+
+
+def nic_to_nic(links: LinkTable, routes: Routes) -> Routes:
+    """``routes`` without their PCIe hops: the transports' endpoints are the NICs (a GPU's PCIe hop
+    to its NIC is faster than the NIC's port and neither queues nor trims)."""
+    keep = ~links.pcie[routes.links]
+    if keep.all():
+        return routes
+    hops = np.add.reduceat(keep.astype(np.int64), routes.indptr[:-1]) if len(keep) else np.zeros(0, np.int64)
+    indptr = np.concatenate([[0], np.cumsum(hops)]).astype(routes.indptr.dtype)
+    return Routes(routes.flow, routes.frac, indptr, routes.links[keep], routes.n_flows, routes.n_links)
 
 
 def _frame(links: LinkTable, routes: Routes, t: float, span_s: float, served: np.ndarray, cap: np.ndarray,
