@@ -5,9 +5,12 @@ Per flow (one ECMP sub-path; constants :class:`~..transports.params.HpccParams`)
 * the sender starts with ``W = T × line rate`` (hpcc.cpp: ``_cwnd = _T * rate``), paces at ``W / T``
   and keeps no more than ``W`` unacknowledged (``_cwnd >= _flightsize + _mss``);
 * every byte reaching the receiver is acknowledged, the ack reaching the sender a header's trip
-  later carrying each hop's telemetry: per link ``u = qlen / (B·T) + txRate / B`` (the queue and what
-  the link sent, htsim's ``measureInFlight``; here the tick's own, as seen when the ack left); the
-  flow keeps the largest, smoothed ``U = (1 − τ/T) U + τ/T · u`` with τ the time since its last ack;
+  later carrying each hop's telemetry (its bytes sent so far, queue and time as the data reached the
+  receiver). htsim's ``measureInFlight`` compares it with the telemetry it keeps of the hop,
+  ``_link_info``, which it sets on the flow's *first* ack only (hpcc.cpp sets it in the branch
+  that resets the path state, never after), so per hop ``u = min(qlen, qlen₀) / (B·T) + txRate / B``
+  with ``txRate`` the hop's mean rate since that first ack and ``qlen₀`` its queue then; the flow
+  keeps the largest, ``U = (1 − τ/T) U + τ/T · u`` with τ the time since that first ack (≤ T);
 * each ack sets the window as htsim's ``computeWind`` does on *every* ack: ``W ← W / (U/η) + W_AI``
   when ``U ≥ η`` or after ``maxStage`` rounds of increase, else ``W ← W + W_AI`` (W_AI one MSS);
   once per round trip (an ack beyond the highest byte sent at the last update) the stage counter
@@ -46,14 +49,19 @@ class Hpcc:
         self.U = np.full(F, prm.eta)                                 # hpcc.cpp: _U = _eta
         self.stage = np.zeros(F, np.int64)
         self.last_update = np.zeros(F)
-        self.last_ack_s = np.zeros(F)
         self.need = need.astype(float)
         self.sent = np.zeros(F)
         self.acked = np.zeros(F)
         self.recv = np.zeros(F)
         self.R = int(pipe.back.max(initial=1)) + 2
         self.ack_ring = np.zeros((self.R, F))
-        self.u_ring = np.zeros((self.R, pipe.L))
+        self.tx_ring = np.zeros((self.R, pipe.L))          # per link: bytes sent so far, a tick at a time
+        self.q_ring = np.zeros((self.R, pipe.L))           # per link: its egress queue
+        self.tx = np.zeros(pipe.L)
+        self.first_ack = np.zeros(F, bool)
+        self.tx0 = np.zeros(pipe.E)                         # per hop: the telemetry of the flow's first ack
+        self.q0 = np.zeros(pipe.E)
+        self.ts0 = np.zeros(F)
         self.pause_ring = np.zeros((int(pipe.d_hdr.max(initial=1)) + 2, pipe.L), bool)
         self.pause_state = np.zeros(pipe.L, bool)
         self.high = float(prm.pfc_high_pkts * prm.mtu)
@@ -69,14 +77,31 @@ class Hpcc:
         if not len(f):
             return
         self.acked[f] += ack[f]
-        # telemetry the acks carry: each hop's u when they left the receiver, the path's largest
-        rows = (p.t - self.ack_lag[p.e_flow]) % self.R
-        u_e = self.u_ring[rows, p.e_link]
-        u = np.zeros(self.F)
-        np.maximum.at(u, p.e_flow, u_e)
-        tau = np.minimum(now_s - self.last_ack_s[f], self.T)
-        self.U[f] = (1 - tau / self.T) * self.U[f] + tau / self.T * u[f]
-        self.last_ack_s[f] = now_s
+        # telemetry the acks carry: each hop's counters when the data reached the receiver
+        lag = self.ack_lag[p.e_flow]
+        rows = (p.t - lag) % self.R
+        tx_e, q_e = self.tx_ring[rows, p.e_link], self.q_ring[rows, p.e_link]
+        ts_e = (p.t - lag) * p.dt
+        new = np.zeros(self.F, bool)
+        new[f] = ~self.first_ack[f]
+        fresh = new[p.e_flow]                                       # the first ack: keep its telemetry
+        self.tx0[fresh], self.q0[fresh] = tx_e[fresh], q_e[fresh]
+        self.ts0[new] = (p.t - self.ack_lag[new]) * p.dt
+        self.first_ack |= new
+        old = np.zeros(self.F, bool)
+        old[f] = ~new[f]
+        if old.any():
+            span = ts_e - self.ts0[p.e_flow]
+            bw = p.links.gbps[p.e_link] * 1e9 / 8
+            use = old[p.e_flow] & (span > 0) & (bw > 0)
+            u_e = np.zeros(p.E)
+            u_e[use] = np.minimum(q_e[use], self.q0[use]) / (bw[use] * self.T) + \
+                (tx_e[use] - self.tx0[use]) / span[use] / bw[use]
+            u = np.zeros(self.F)
+            np.maximum.at(u, p.e_flow, u_e)
+            g = np.flatnonzero(old)
+            tau = np.minimum((p.t - self.ack_lag[g]) * p.dt - self.ts0[g], self.T)
+            self.U[g] = (1 - tau / self.T) * self.U[g] + tau / self.T * u[g]
         n = ack[f] / prm.mtu                                        # acks this tick (one per packet)
         md = (self.U[f] >= prm.eta) | (self.stage[f] >= prm.max_stages)
         a = prm.eta / np.maximum(self.U[f], 1e-9)
@@ -113,11 +138,9 @@ class Hpcc:
         go = np.flatnonzero(got > 0)
         np.add.at(self.ack_ring, ((t + p.back[go]) % self.R, go), got[go])
         # telemetry of this tick and the ingress ports' pauses
-        q_link = p.queue_link()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            bw = p.links.gbps * 1e9 / 8
-            u = np.where(bw > 0, q_link / (bw * self.T) + p.served_link / np.where(p.cap > 0, p.cap, 1.0), 0.0)
-        self.u_ring[(t + 1) % self.R] = u
+        self.tx += p.served_link
+        self.tx_ring[(t + 1) % self.R] = self.tx
+        self.q_ring[(t + 1) % self.R] = p.queue_link()
         held = p.ingress_held()
         self.max_ingress = np.maximum(self.max_ingress, held)
         self.pause_state = (held > self.high) | (self.pause_state & (held >= self.low))
