@@ -5,10 +5,10 @@ Per flow, in wire bytes (payload + header per packet, :class:`~..transports.para
 * **first window**: a sender starts with ``window_pkts × mtu`` of credit (EQDS's unsolicited
   window, htsim eqds.cpp ``_maxwnd``; NDP's ``cwnd`` of 15 packets) and sends while it has credit,
   at its NIC's line rate shared round-robin with the host's other flows;
-* **spraying**: packet *k* of a flow takes sub-path ``seq[k mod n]``: for EQDS the flow's
-  ``entropies`` path ids (htsim cycles through them), each hashed onto one of its equal-cost
-  sub-paths; for NDP a permutation of its sub-paths (``-strat perm``). A tick's bytes are split over
-  the packets they belong to;
+* **spraying**: for EQDS each packet takes the flow's next path id of ``entropies``, each hashed
+  onto one of its equal-cost sub-paths, in htsim's order, skipping once an id a NACK penalized
+  (:mod:`.entropy`); for NDP packet *k* takes ``seq[k mod n]``, a permutation of its sub-paths
+  (``-strat perm``). A tick's bytes are split over the packets they belong to;
 * **trimming**: a switch egress queue holding more than ``queue_pkts × mtu`` after a tick's service
   cuts the payloads of what just arrived (:class:`~.pipe.Pipe`); the header goes on to the receiver
   at priority (no queueing: the links' delays only) and the receiver asks for the packet again —
@@ -28,6 +28,7 @@ import numpy as np
 from ..fluid import _waterfill
 from ..paths import Routes
 from ..transports.params import SprayParams
+from .entropy import Entropies
 from .pipe import Pipe
 
 
@@ -57,6 +58,10 @@ class Spray:
         F = r.n_flows
         self.F = F
         self.seq, self.n_seq = spray_sequences(r, prm, seed)
+        # EQDS: path ids in htsim's order with its NACK penalties; NDP: its permutation in turn
+        self.ent = Entropies(self.seq, np.random.default_rng(seed + 1), prm.mtu) if prm.entropies > 0 else None
+        self.pkt = np.full(F, -1, np.int64)                # the packet each flow is sending, and its sub-path
+        self.pkt_path = np.zeros(F, np.int64)
         lead = pipe.first[np.searchsorted(r.flow, np.arange(F))]
         self.nic = pipe.e_link[lead]                        # the sender's NIC link
         self.dst = pipe.e_link[pipe.last[np.searchsorted(r.flow, np.arange(F))]]   # into the receiver
@@ -74,6 +79,7 @@ class Spray:
         self.pull_ring = np.zeros((self.R, F))
         self.hdr_ring = np.zeros((self.R, F))
         self.nack_ring = np.zeros((self.R, F))
+        self.nack_path = np.zeros((self.R, pipe.P)) if self.ent is not None else None   # for the penalties
         self.limit = np.full(pipe.L, float(prm.queue_pkts * prm.mtu))
         self.link_trimmed = np.zeros(pipe.L)
 
@@ -92,7 +98,15 @@ class Spray:
             ok = part > 0
             if not ok.any():
                 break
-            path = self.seq[f[ok], k[ok] % self.n_seq[f[ok]]]
+            fo, ko = f[ok], k[ok]
+            if self.ent is None:
+                path = self.seq[fo, ko % self.n_seq[fo]]
+            else:
+                start = ko > self.pkt[fo]                  # a new packet: the next path id
+                if start.any():
+                    self.pkt_path[fo[start]] = self.ent.next(fo[start])
+                    self.pkt[fo[start]] = ko[start]
+                path = self.pkt_path[fo]
             np.add.at(out, path, part[ok])
         return out
 
@@ -105,6 +119,9 @@ class Spray:
         self.rtx += self.nack_ring[slot]
         hdr = self.hdr_ring[slot].copy()
         self.pull_ring[slot] = self.nack_ring[slot] = self.hdr_ring[slot] = 0.0
+        if self.ent is not None and self.nack_path is not None and self.nack_path[slot].any():
+            self.ent.penalize(p.routes.flow, self.nack_path[slot])
+            self.nack_path[slot] = 0.0
         elig = np.maximum(np.minimum(self.credit, self.new_left + self.rtx), 0.0)
         s = _waterfill(self.nic, elig, p.cap, p.L) if elig.any() else elig
         again = np.minimum(s, self.rtx)
@@ -124,6 +141,8 @@ class Spray:
             at_rx = t + p.to_rx[hit]
             np.add.at(self.hdr_ring, (at_rx % self.R, f), trim[hit])          # the header, at priority
             np.add.at(self.nack_ring, ((at_rx + p.back[f]) % self.R, f), trim[hit])   # the NACK back
+            if self.nack_path is not None:
+                np.add.at(self.nack_path, ((at_rx + p.back[f]) % self.R, p.e_path[hit]), trim[hit])
         self.trimmed += trimmed
         self.recv += got
         self.pend += got + hdr
