@@ -129,3 +129,21 @@ def test_routing_and_fabric_refusals(tree):
     ib = fat_tree(levels=2, radix=4)
     with pytest.raises((ParamError, FabricError), match="Ethernet"):
         simulate(ib, incast(ib), model="fluid", transport="hpcc")
+
+
+def test_entropy_order_and_penalties():
+    """htsim's nextEntropy: every path id once a pass (in index XOR x order); a penalized id is skipped
+    once, on the next pass; an mtu of NACKed bytes on a sub-path penalizes one id hashing there."""
+    from fabricviz.sim.fluid_transports.entropy import Entropies
+    seq = np.array([[10, 11, 12, 13]])
+    e = Entropies(seq, np.random.default_rng(0), mtu=1000)
+    one_pass = [int(e.next(np.array([0]))[0]) for _ in range(4)]
+    assert sorted(one_pass) == [10, 11, 12, 13]
+    e.penalize(np.zeros(14, np.int64), np.array([0.0] * 12 + [999.0, 0.0]))
+    assert e.skip.sum() == 0                       # less than a packet: nothing yet
+    e.penalize(np.zeros(14, np.int64), np.array([0.0] * 12 + [1.0, 0.0]))
+    assert e.skip[0].tolist() == [0, 0, 1, 0]
+    nxt = [int(e.next(np.array([0]))[0]) for _ in range(3)]
+    assert sorted(nxt) == [10, 11, 13] and e.skip.sum() == 0
+    with pytest.raises(ValueError, match="power of 2"):
+        Entropies(np.zeros((1, 6), np.int64), np.random.default_rng(0), 1000)
