@@ -74,6 +74,15 @@ class Pipe:
         self.not_last = np.ones(E, bool)
         self.not_last[self.last] = False
         self.served_link: np.ndarray = np.zeros(L)
+        self.q_link = np.zeros(L)
+        # where what an entry serves goes: (delay, entries) groups, each a row of the ring at once
+        d = self.d_data[self.e_link]
+        mid = np.flatnonzero(self.not_last)
+        self.fwd = [(int(v), mid[d[mid] == v]) for v in np.unique(d[mid])]
+        self.end = [(int(v), self.last[d[self.last] == v]) for v in np.unique(d[self.last])]
+        dn = self.d_data[self.nic_link]
+        self.inj = [(int(v), np.flatnonzero(dn == v)) for v in np.unique(dn)]
+        self.one_hop = bool((self.last == self.first).any())
 
     def in_flight(self) -> np.ndarray:
         """Per flow: bytes queued or on the wire."""
@@ -82,7 +91,8 @@ class Pipe:
         return f + np.bincount(self.routes.flow, weights=self.rx_ring.sum(0), minlength=self.routes.n_flows)
 
     def queue_link(self) -> np.ndarray:
-        return np.bincount(self.e_link, weights=self.q, minlength=self.L)
+        """Per link: bytes its egress queue holds (after the last tick)."""
+        return self.q_link
 
     def ingress_held(self) -> np.ndarray:
         """Per link: bytes its far end holds that came in on it (PFC's ingress counter)."""
@@ -107,27 +117,30 @@ class Pipe:
         serve = avail * gfrac[self.gid]
         q = avail - serve
         trim = np.zeros(self.E)
-        if trim_limit is not None:
-            q_link = np.bincount(self.e_link, weights=q, minlength=self.L)
+        q_link = np.bincount(self.e_link, weights=q, minlength=self.L)
+        if trim_limit is not None and (q_link > trim_limit).any():
             a_link = np.bincount(self.e_link, weights=arr, minlength=self.L)
             over = np.maximum(q_link - trim_limit, 0.0)
             ratio = np.minimum(np.divide(over, a_link, out=np.zeros(self.L), where=a_link > 0), 1.0)
             trim = np.minimum(arr * ratio[self.e_link], q)
             q = q - trim
+            q_link = np.bincount(self.e_link, weights=q, minlength=self.L)
         self.q = np.maximum(q, 0.0)
-        # onwards: the next entry after this link's delay, or the receiver after the last hop
-        d = self.d_data[self.e_link]
-        mid = np.flatnonzero(self.not_last & (serve > 0))
-        np.add.at(self.ring, ((self.t + d[mid]) % self.R, mid + 1), serve[mid])
-        end = self.last[serve[self.last] > 0]
-        np.add.at(self.rx_ring, ((self.t + d[end]) % self.R, self.e_path[end]), serve[end])
+        self.q_link = q_link
+        # onwards: the next entry after this link's delay, or the receiver after the last hop (each
+        # entry feeds one entry and each sub-path one receiver slot: no index twice in a write)
+        for v, idx in self.fwd:
+            self.ring[(self.t + v) % self.R, idx + 1] += serve[idx]
+        for v, idx in self.end:
+            self.rx_ring[(self.t + v) % self.R, self.e_path[idx]] += serve[idx]
         # the senders' NIC links: into the second hop (or straight to the receiver on a one-hop path)
-        sent = np.flatnonzero(inj_path > 0)
-        f0 = self.first[sent]
-        dn = self.d_data[self.nic_link[sent]]
-        one = self.last[sent] == f0
-        np.add.at(self.ring, ((self.t + dn[~one]) % self.R, f0[~one] + 1), inj_path[sent[~one]])
-        np.add.at(self.rx_ring, ((self.t + dn[one]) % self.R, sent[one]), inj_path[sent[one]])
+        for v, paths in self.inj:
+            row = (self.t + v) % self.R
+            if self.one_hop:
+                one = self.last[paths] == self.first[paths]
+                self.rx_ring[row, paths[one]] += inj_path[paths[one]]
+                paths = paths[~one]
+            self.ring[row, self.first[paths] + 1] += inj_path[paths]
         self.served_link = np.bincount(self.e_link, weights=serve, minlength=self.L) + \
             np.bincount(self.nic_link, weights=inj_path, minlength=self.L)
         self.t += 1

@@ -107,7 +107,7 @@ class Spray:
                     self.pkt_path[fo[start]] = self.ent.next(fo[start])
                     self.pkt[fo[start]] = ko[start]
                 path = self.pkt_path[fo]
-            np.add.at(out, path, part[ok])
+            out[path] += part[ok]                          # one packet per flow: no sub-path twice
         return out
 
     def tick(self) -> tuple[np.ndarray, np.ndarray]:
