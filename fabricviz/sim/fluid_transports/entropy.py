@@ -28,7 +28,7 @@ class Entropies:
         self.n, self.mask, self.mtu = n, n - 1, float(mtu)
         self.rng = rng
         self.index = np.zeros(F, np.int64)
-        self.xor = rng.integers(0, n, F)
+        self.xor = np.asarray(rng.integers(0, n, size=F), np.int64)
         self.skip = np.zeros((F, n), np.int64)
         self.nacked = np.zeros(int(seq.max(initial=-1)) + 1)   # per sub-path: trimmed bytes not yet counted
 
@@ -36,7 +36,7 @@ class Entropies:
         self.index[fs] += 1
         wrap = fs[self.index[fs] == self.n]
         self.index[wrap] = 0
-        self.xor[wrap] = self.rng.integers(0, self.n, len(wrap))
+        self.xor[wrap] = self.rng.integers(0, self.n, size=len(wrap))
 
     def next(self, fs: np.ndarray) -> np.ndarray:
         """The sub-path of the next packet of each flow in ``fs`` (distinct flows)."""

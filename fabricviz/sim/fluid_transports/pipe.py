@@ -64,6 +64,9 @@ class Pipe:
         self.to_rx = rev - end                       # ticks, entry e's link included
         lead = np.searchsorted(routes.flow, np.arange(routes.n_flows))
         self.back = self.to_rx[self.first[lead]].astype(np.int64)  # per flow: receiver → sender, a header
+        d = self.d_data[self.e_link]
+        self.fwd_f = np.add.reduceat(d, self.first)[lead].astype(np.int64) if E else np.zeros(0, np.int64)
+        #            per flow: a data packet's trip sender → receiver over its first sub-path, no queueing
         self.nic_link = self.e_link[self.first]       # per sub-path
         self.R = int(self.d_data.max(initial=1)) + 2
         self.ring = np.zeros((self.R, E))
@@ -74,7 +77,7 @@ class Pipe:
         self.not_last = np.ones(E, bool)
         self.not_last[self.last] = False
         self.served_link: np.ndarray = np.zeros(L)
-        self.q_link = np.zeros(L)
+        self.q_link: np.ndarray = np.zeros(L)
         # where what an entry serves goes: (delay, entries) groups, each a row of the ring at once
         d = self.d_data[self.e_link]
         mid = np.flatnonzero(self.not_last)

@@ -2,7 +2,7 @@
 
 Per flow, in wire bytes (payload + header per packet, :class:`~..transports.params.SprayParams`):
 
-* **first window**: a sender starts with ``window_pkts × mtu`` of credit (EQDS's unsolicited
+* **first window**: a sender starts with ``window_pkts × mtu`` of credit (EQDS's speculative
   window, htsim eqds.cpp ``_maxwnd``; NDP's ``cwnd`` of 15 packets) and sends while it has credit,
   at its NIC's line rate shared round-robin with the host's other flows;
 * **spraying**: for EQDS each packet takes the flow's next path id of ``entropies``, each hashed
@@ -13,10 +13,16 @@ Per flow, in wire bytes (payload + header per packet, :class:`~..transports.para
   cuts the payloads of what just arrived (:class:`~.pipe.Pipe`); the header goes on to the receiver
   at priority (no queueing: the links' delays only) and the receiver asks for the packet again —
   the NACK reaches the sender a header's round trip later and the packet waits there for credit;
-* **pull pacing**: every packet that reaches the receiver, whole or trimmed, earns its sender a
-  pull of the same size; the receiver's pacer sends pulls at its line rate, shared round-robin over
-  its flows (htsim: EQDS's pull pacer, NDP's pull queue), and a pull reaches the sender a header's
-  trip later as credit. A receiver stops pulling once its flow has the credit for every byte.
+* **pull pacing**: the receiver's pacer sends pulls at its line rate, shared round-robin over its
+  flows, each reaching the sender a header's trip later as credit; a receiver stops pulling once
+  its flow has the credit for every byte. NDP (its pull queue): a pull for every packet that
+  arrives, whole or trimmed. EQDS (eqds.cpp): the sender speculates with its first window only
+  until its first pull or NACK (``stopSpeculating``: what is left goes back to the pull target),
+  spends pulled credit first, and every data packet (or RTS, when it has backlog and no credit)
+  carries its pull target — pulls had + min(backlog, ``_maxwnd``) − unspent credit
+  (``computePullTarget``); the receiver pulls up to the highest target it has seen. Only the
+  credit in flight is bounded, not the data: an EQDS flow is paced, not window-limited, until
+  its round trip reaches ``_maxwnd`` / line rate.
 
 Goodput is what arrives whole × payload / mtu.
 """
@@ -27,7 +33,7 @@ import numpy as np
 
 from ..fluid import _waterfill
 from ..paths import Routes
-from ..transports.params import SprayParams
+from ..transports.params import EQDS, SprayParams
 from .entropy import Entropies
 from .pipe import Pipe
 
@@ -66,17 +72,26 @@ class Spray:
         self.nic = pipe.e_link[lead]                        # the sender's NIC link
         self.dst = pipe.e_link[pipe.last[np.searchsorted(r.flow, np.arange(F))]]   # into the receiver
         self.need = need_wire.astype(float)
-        window = float(prm.window_pkts * prm.mtu)
-        self.credit = np.minimum(window, self.need)
-        self.granted = self.credit.copy()
+        self.window = float(prm.window_pkts * prm.mtu)
+        self.spec = np.minimum(self.window, self.need)      # the first window, unsolicited
+        self.credit = np.zeros(F)                           # pulled credit not yet spent
+        self.granted = self.spec.copy()
+        # EQDS: the receiver pulls to the sender's pull target and the sender speculates until its
+        # first feedback; NDP: a pull for every packet that arrives
+        self.eqds = prm.name == EQDS
+        self.speculating = np.ones(F, bool)
+        self.pull_in = np.zeros(F)                          # pulls the sender has had, and the receiver sent
+        self.pull_out = np.zeros(F)
+        self.seen_target = np.zeros(F)                      # the highest pull target a packet brought
         self.new_left = self.need.copy()
         self.rtx = np.zeros(F)
         self.sent = np.zeros(F)                             # wire bytes put on the NIC, resends included
         self.recv = np.zeros(F)                             # wire bytes arrived whole
         self.trimmed = np.zeros(F)
-        self.pend = np.zeros(F)                             # pulls the receiver owes
-        self.R = int(pipe.to_rx.max(initial=1) + pipe.back.max(initial=1)) + 2
+        self.pend = np.zeros(F)                             # NDP: pulls the receiver owes
+        self.R = int(max(pipe.to_rx.max(initial=1) + pipe.back.max(initial=1), pipe.fwd_f.max(initial=1))) + 2
         self.pull_ring = np.zeros((self.R, F))
+        self.target_ring = np.zeros((self.R, F))           # EQDS: pull targets on their way to the receiver
         self.hdr_ring = np.zeros((self.R, F))
         self.nack_ring = np.zeros((self.R, F))
         self.nack_path = np.zeros((self.R, pipe.P)) if self.ent is not None else None   # for the penalties
@@ -115,21 +130,36 @@ class Spray:
         per flow."""
         p, t = self.pipe, self.pipe.t
         slot = t % self.R
-        self.credit += self.pull_ring[slot]
-        self.rtx += self.nack_ring[slot]
+        pulled, nacked = self.pull_ring[slot], self.nack_ring[slot]
+        self.credit += pulled
+        self.pull_in += pulled
+        self.rtx += nacked
+        if self.eqds:                       # eqds.cpp stopSpeculating: what is left of the window goes
+            stop = self.speculating & ((pulled > 0) | (nacked > 0))      # back to the pull target
+            self.granted[stop] -= self.spec[stop]
+            self.spec[stop] = 0.0
+            self.speculating &= ~stop
         hdr = self.hdr_ring[slot].copy()
         self.pull_ring[slot] = self.nack_ring[slot] = self.hdr_ring[slot] = 0.0
         if self.ent is not None and self.nack_path is not None and self.nack_path[slot].any():
             self.ent.penalize(p.routes.flow, self.nack_path[slot])
             self.nack_path[slot] = 0.0
-        elig = np.maximum(np.minimum(self.credit, self.new_left + self.rtx), 0.0)
+        elig = np.maximum(np.minimum(self.credit + self.spec, self.new_left + self.rtx), 0.0)
         s = _waterfill(self.nic, elig, p.cap, p.L) if elig.any() else elig
         again = np.minimum(s, self.rtx)
         self.rtx -= again
         self.new_left -= s - again
-        self.credit -= s
+        from_pull = np.minimum(s, self.credit)              # eqds.cpp spendCredit: pulled credit first
+        self.credit -= from_pull
+        self.spec -= s - from_pull
         inj = self._spray(s)
         self.sent += s
+        if self.eqds:                       # eqds.cpp computePullTarget, carried by the data packets
+            backlog = self.new_left + self.rtx          # (or an RTS, when the sender has backlog and no credit)
+            target = self.pull_in + np.minimum(backlog, self.window) - self.credit - self.spec
+            go = np.flatnonzero((s > 0) | (backlog > 0))
+            rows = (t + p.fwd_f[go]) % self.R
+            self.target_ring[rows, go] = np.maximum(self.target_ring[rows, go], target[go])
         rx, trim = p.tick(inj, trim_limit=self.limit)
         got = np.bincount(p.routes.flow, weights=rx, minlength=self.F)
         hit = np.flatnonzero(trim > 0)
@@ -145,11 +175,19 @@ class Spray:
                 np.add.at(self.nack_path, ((at_rx + p.back[f]) % self.R, p.e_path[hit]), trim[hit])
         self.trimmed += trimmed
         self.recv += got
-        self.pend += got + hdr
+        if not self.eqds:
+            self.pend += got + hdr
         owed = np.maximum(self.need + self.trimmed - self.granted, 0.0)
-        want = np.minimum(self.pend, owed)
+        if self.eqds:                       # the receiver pulls up to the target its packets brought
+            self.seen_target = np.maximum(self.seen_target, self.target_ring[slot])
+            self.target_ring[slot] = 0.0
+            want = np.minimum(np.maximum(self.seen_target - self.pull_out, 0.0), owed)
+        else:
+            want = np.minimum(self.pend, owed)
         pull = _waterfill(self.dst, want, p.cap, p.L) if want.any() else want
-        self.pend -= pull
+        if not self.eqds:
+            self.pend -= pull
+        self.pull_out += pull
         self.granted += pull
         go = np.flatnonzero(pull > 0)
         np.add.at(self.pull_ring, ((t + p.back[go]) % self.R, go), pull[go])
