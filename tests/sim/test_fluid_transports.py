@@ -148,3 +148,14 @@ def test_entropy_order_and_penalties():
     assert sorted(nxt) == [10, 11, 13] and e.skip.sum() == 0
     with pytest.raises(ValueError, match="power of 2"):
         Entropies(np.zeros((1, 6), np.int64), np.random.default_rng(0), 1000)
+
+
+@pytest.mark.parametrize("transport", ["eqds", "ndp", "hpcc"])
+def test_a_flows_own_rate_paces_it(tree, transport):
+    """A workload's rate (10 Gb/s here) paces the sender: 1 MB in ~800 µs + the path."""
+    h = hosts(tree)
+    fl = Flows(np.array([h[0]]), np.array([h[7]]), np.array([1e6]), np.array([10.0]))
+    res = simulate(tree, fl, model="fluid", transport=transport, duration_s=2e-3, stop_when_done=True)
+    fct = float(flow_times(res).fct_s[0])
+    wire = {"eqds": 4160 / 4096, "ndp": 9000 / 8936, "hpcc": 1.0}[transport]
+    assert fct == pytest.approx(1e6 * 8 * wire / 10e9, rel=0.02)

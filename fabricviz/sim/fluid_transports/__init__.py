@@ -82,7 +82,8 @@ def simulate_transport_fluid(links: LinkTable, flows: Flows, routes: Routes, tra
     pipe = Pipe(links, nic_to_nic(links, routes), dt_s, mtu, hdr)
     sized = np.isfinite(flows.bytes)
     need = np.where(sized, flows.bytes, np.inf) * wire
-    ends: Hpcc | Spray = Hpcc(pipe, need, prm_h) if hpcc else Spray(pipe, need, prm_s, seed)
+    pace = flows.rate_gbps * 1e9 / 8 * dt_s * wire      # a flow's own rate (a workload's), on the wire
+    ends: Hpcc | Spray = Hpcc(pipe, need, prm_h, pace) if hpcc else Spray(pipe, need, prm_s, seed, pace)
     total = max(int(round(duration_s / dt_s)), 1)
     every = max(1, total // frames)
     finish = np.full(F, np.nan)

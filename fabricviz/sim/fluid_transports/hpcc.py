@@ -36,7 +36,7 @@ W_GUARD = 1e15
 class Hpcc:
     """The HPCC endpoints and the lossless switches of a run (module doc)."""
 
-    def __init__(self, pipe: Pipe, need: np.ndarray, prm: HpccParams) -> None:
+    def __init__(self, pipe: Pipe, need: np.ndarray, prm: HpccParams, pace: np.ndarray | float = np.inf) -> None:
         r = pipe.routes
         self.pipe, self.prm = pipe, prm
         F = r.n_flows
@@ -50,6 +50,7 @@ class Hpcc:
         self.stage = np.zeros(F, np.int64)
         self.last_update = np.zeros(F)
         self.need = need.astype(float)
+        self.pace = pace                                             # per flow: bytes a tick its rate allows
         self.sent = np.zeros(F)
         self.acked = np.zeros(F)
         self.recv = np.zeros(F)
@@ -127,7 +128,8 @@ class Hpcc:
         paused = self.pause_ring[prow, np.arange(p.L)]
         self.paused_now = paused
         inflight = self.sent - self.acked
-        elig = np.clip(np.minimum(self.W / self.T * dt, self.W - inflight), 0.0, self.need - self.sent)
+        elig = np.clip(np.minimum(np.minimum(self.W / self.T * dt, self.W - inflight), self.pace), 0.0,
+                       self.need - self.sent)
         cap = np.where(paused, 0.0, p.cap)
         s = _waterfill(self.nic, elig, cap, p.L) if elig.any() else elig
         self.sent += s

@@ -58,7 +58,8 @@ def spray_sequences(routes: Routes, prm: SprayParams, seed: int) -> tuple[np.nda
 class Spray:
     """The EQDS / NDP endpoints of a run (module doc)."""
 
-    def __init__(self, pipe: Pipe, need_wire: np.ndarray, prm: SprayParams, seed: int) -> None:
+    def __init__(self, pipe: Pipe, need_wire: np.ndarray, prm: SprayParams, seed: int,
+                 pace: np.ndarray | float = np.inf) -> None:
         r = pipe.routes
         self.pipe, self.prm = pipe, prm
         F = r.n_flows
@@ -72,6 +73,7 @@ class Spray:
         self.nic = pipe.e_link[lead]                        # the sender's NIC link
         self.dst = pipe.e_link[pipe.last[np.searchsorted(r.flow, np.arange(F))]]   # into the receiver
         self.need = need_wire.astype(float)
+        self.pace = pace                                    # per flow: bytes a tick its rate allows
         self.window = float(prm.window_pkts * prm.mtu)
         self.spec = np.minimum(self.window, self.need)      # the first window, unsolicited
         self.credit = np.zeros(F)                           # pulled credit not yet spent
@@ -144,7 +146,7 @@ class Spray:
         if self.ent is not None and self.nack_path is not None and self.nack_path[slot].any():
             self.ent.penalize(p.routes.flow, self.nack_path[slot])
             self.nack_path[slot] = 0.0
-        elig = np.maximum(np.minimum(self.credit + self.spec, self.new_left + self.rtx), 0.0)
+        elig = np.clip(np.minimum(self.credit + self.spec, self.new_left + self.rtx), 0.0, self.pace)
         s = _waterfill(self.nic, elig, p.cap, p.L) if elig.any() else elig
         again = np.minimum(s, self.rtx)
         self.rtx -= again
