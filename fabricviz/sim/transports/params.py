@@ -64,7 +64,8 @@ class HpccParams:
     max_stages: int = 5        # hpcc.cpp: HPCCSrc::_max_stages = 5, additive increases before a MD step
     pfc_high_pkts: int = 15    # main_hpcc.cpp: high_pfc = 15 (LosslessInputQueue::_high_threshold, packets)
     pfc_low_pkts: int = 12     # main_hpcc.cpp: low_pfc = 12 (LosslessInputQueue::_low_threshold, packets)
-    source: str = "htsim hpcc.cpp (_eta 0.95, _Wai one MSS), main_hpcc.cpp (MTU 9000, queue 15, ecmp_host)"
+    source: str = ("htsim hpcc.cpp (_eta 0.95, _Wai one MSS, _T 12 us, _max_stages 5), main_hpcc.cpp (MTU 9000, "
+                   "queue 15, PFC 15/12 packets, ecmp_host)")
 
 
 HPCC_PARAMS = HpccParams()
