@@ -180,8 +180,8 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
                         "no cost) or roce-gbn (go-back-N: adaptive/spray routing resends); default from the "
                         "design: ib, else roce-ooo when every NIC part has ooo_placement, else roce-gbn. RoCE "
                         "designs also take eqds (receiver-driven, sprayed, trimming), ndp (the same, "
-                        "window-limited) and hpcc (INT-based window over lossless ECMP): flow-level models "
-                        "with htsim's constants")
+                        "window-limited) and hpcc (INT-based window over lossless ECMP) with htsim's constants: "
+                        "flow-level with --model maxmin, tick by tick (trims, pulls, pauses) with --model fluid")
     p.add_argument("--fail", action="append", default=[], metavar="CABLE",
                    help="--workload pfc-cycle: a cable taken as down (as check-pfc-deadlock --fail); repeatable")
     p.add_argument("--pfc-watchdog", metavar="TIME",

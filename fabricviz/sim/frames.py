@@ -41,6 +41,8 @@ class Frame:
     flow_cc_rate_gbps: np.ndarray = field(default_factory=_none)  # DCQCN Rc; empty: no rate CC
     link_ingress: np.ndarray = field(default_factory=_none)  # bytes the link's far end holds (PFC's
     #   ingress counter, what XOFF is compared with); empty: not a fluid run
+    link_trimmed_bytes: np.ndarray = field(default_factory=_none)  # payload bytes the link's egress queue
+    #   trimmed since the previous frame (EQDS/NDP fluid runs, :mod:`.fluid_transports`); empty: none trims
 
     @staticmethod
     def make(time_s: float, link_util, link_queue, link_latency_ns, link_paused, link_ecn,
