@@ -1,0 +1,95 @@
+"""A big design opened zoomed out makes its device items when first needed (issue 29 item 8: the
+radix-48 open). Zoomed out the semantic layer draws groups and blocks itself, so none is made;
+a selected device gets its own items only; the near level, an edit or ``items_by_id`` make the
+rest — each where, and as, an eagerly built scene has it."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6 import QtWidgets
+
+from fabricviz.generate.fattree import fat_tree
+from fabricviz.ui import main_window
+from fabricviz.ui.canvas.scene import FabricScene
+
+pytestmark = pytest.mark.gui
+
+
+def item_state(scene: FabricScene) -> dict[int, tuple]:
+    """Per device: its item's parent, position, rectangle and data, as built."""
+    out = {}
+    for d, it in scene.items_by_id.items():
+        p = it.parentItem()
+        r = it.rect()
+        out[d] = (None if p is None else int(p.data(0)), round(it.x(), 3), round(it.y(), 3),
+                  (round(r.x(), 3), round(r.y(), 3), round(r.width(), 3), round(r.height(), 3)),
+                  it.data(0), it.data(2), it.flags().value, it.zValue(), it.brush().color().rgba(), it.pen().color().rgba())
+    return out
+
+
+@pytest.fixture
+def big(make_window, monkeypatch):
+    monkeypatch.setattr(main_window, "DEFER_DEVICES", 1000)        # the deferred path on a 3,392-device tree
+    w = make_window()
+    f = fat_tree(levels=3, radix=16)
+    w.editor.set_fabric(f)
+    QtWidgets.QApplication.processEvents()
+    w.view.viewport().repaint()
+    return w, f
+
+
+def test_zoomed_out_no_device_item_is_made(big):
+    w, f = big
+    scene = w.scene
+    assert len(f) == 3392 and scene.semantic.level == "far"
+    assert len(scene.made_items) == 0 and len(scene._pending) == 3392
+    assert scene.semantic.draw.on                      # the layer draws the design: 17 boxes
+    assert len(scene.semantic.grouping.names) == 17
+
+
+def test_a_selected_device_gets_its_items_only(big):
+    w, f = big
+    scene = w.scene
+    node = f.find("node0005")
+    scene.select_devices([node])
+    kids = f.children_ids(node).tolist()
+    assert len(kids) == 2 and sorted(scene.made_items) == sorted([node, *kids])
+    assert scene.made_items[node].isSelected() and scene.made_items[node].isVisible()
+    assert scene.selected_device_ids() == [node]
+    scene.clearSelection()                             # deselected: back to the layer's drawing
+    QtWidgets.QApplication.processEvents()
+    assert not scene.made_items[node].isVisible()
+
+
+def test_near_makes_every_item_as_an_eager_scene_has_it(big):
+    w, f = big
+    scene = w.scene
+    w.view.resetTransform()
+    w.view.zoom_by(1.0)
+    assert scene.semantic.level == "near"
+    assert len(scene.made_items) == 3392 and not len(scene._pending)
+    tops = [it for it in scene.made_items.values() if it.parentItem() is None]
+    assert len(tops) == 1024 + 320 and all(it.isVisible() for it in tops)
+    kids = [it for it in scene.made_items.values() if it.parentItem() is not None]
+    assert len(kids) == 2048 and all(it.isVisible() for it in kids)    # 100 %: GPUs and NICs shown
+    eager = FabricScene()
+    eager.set_fabric(f)
+    assert item_state(scene) == item_state(eager)
+
+
+def test_an_edit_makes_the_items_first(big):
+    w, f = big
+    scene = w.scene
+    core = f.find("core64")
+    assert w.editor.remove([core], [])                 # one undoable edit, as Delete does
+    QtWidgets.QApplication.processEvents()
+    assert not len(scene._pending) and len(scene.made_items) == 3391
+    assert core not in scene.made_items
+    # zoomed out still: the made items are hidden, the layer draws them
+    assert not any(it.isVisible() for it in scene.made_items.values() if it.parentItem() is None)
+
+
+def test_items_by_id_is_every_item(big):
+    w, f = big
+    assert len(w.scene.items_by_id) == 3392 and not len(w.scene._pending)
+    assert not any(it.isVisible() for it in w.scene.made_items.values() if it.parentItem() is None)
