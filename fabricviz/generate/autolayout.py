@@ -49,6 +49,7 @@ POD_GAP_X, POD_GAP_Y = 140.0, 220.0      # between grid cells, at least
 POD_GAP_REL_X, POD_GAP_REL_Y = 0.2, 0.3
 TOP_RISE = 300.0                         # from the grid's top to the top tier's lowest row, at least
 TOP_RISE_MAX = 0.35                      # ... and at most this times the width (a wide, flat design)
+TOP_RISE_REL = 0.5                       # ... and at least this times a typical pod's height (big pods)
 SHARP_INSET = 3.0                        # a SHARP aggregation node inside its switch, from its right end
 #: Host-block shapes tried (width : height of a leaf's servers) and pod row counts tried.
 HOST_SHAPES = (1.0, 2.0, 0.5, 4.0)
@@ -355,13 +356,20 @@ class _Plan:
         per = -(-n // rows)
         return per, rows, per * p - SWITCH_GAP, rows * (hgt + ROW_GAP) - ROW_GAP + self.room
 
-    def top_rise(self, width: float, grid_h: float, top_h: float) -> float:
-        """Room between the grid and the top tier: :data:`TOP_RISE`, more when the design would
-        be wider than a screen (longer cables to the top tier, at gentler angles)."""
+    @staticmethod
+    def rise_floor(ch: np.ndarray) -> float:
+        """The least room under the top tier for pods ``ch`` high (see :data:`TOP_RISE_REL`)."""
+        return max(TOP_RISE, TOP_RISE_REL * float(np.median(ch))) if len(ch) else TOP_RISE
+
+    def top_rise(self, width: float, grid_h: float, top_h: float, ch: np.ndarray) -> float:
+        """Room between the grid and the top tier: :data:`TOP_RISE` (or :data:`TOP_RISE_REL` of a
+        typical pod's height, pods ``ch`` high), more when the design would be wider than a screen
+        (longer cables to the top tier, at gentler angles)."""
         if not top_h or not self.n_cells:
             return 0.0
+        low = self.rise_floor(ch)
         want = width / ASPECT - grid_h - top_h
-        return float(min(max(TOP_RISE, want), max(TOP_RISE, TOP_RISE_MAX * width)))
+        return float(min(max(low, want), max(low, TOP_RISE_MAX * width)))
 
     def choose(self) -> tuple[float, int, int]:
         """The host shape, pod row count and grid column count closest to :data:`ASPECT`."""
@@ -375,7 +383,7 @@ class _Plan:
                     _, _, gw, gh = self.grid(s["cw"], s["ch"], cols)
                     _, _, tw, th = self.top_size(gw)
                     width = max(gw, tw)
-                    rise = self.top_rise(width, gh, th)
+                    rise = self.top_rise(width, gh, th, s["ch"])
                     height = gh + th + rise
                     if width <= 0 or height <= 0:
                         continue
@@ -456,7 +464,7 @@ class _Plan:
         if len(tr.ids):
             per, nrows, tw, th = self.top_size(gw)
             width = max(gw, tw)
-            top0 = -self.top_rise(width, gh, th) - th
+            top0 = -self.top_rise(width, gh, th, s["ch"]) - th
             self._rows_at(tr, np.ones(len(tr.ids), bool), np.array([top0]),
                           np.array([(gw - width) / 2]), np.array([width]), np.array([per]), X, Y, placed)
         at = np.flatnonzero(self.attached)
