@@ -58,9 +58,9 @@ from fabricviz.ui.lessons.dock import lesson_actions, lesson_display_name
 DEMO_FABRIC = asset_path("demo", "demo-fat-tree.json")
 #: Above this many devices, building the canvas shows a progress dialog.
 PROGRESS_DEVICES = 20_000
-#: Designs above this many devices opened in a shown window make their device items when first
-#: needed (zoomed out the semantic layer draws them): a radix-48 tree's 86k items cost ~1 s of
-#: its open (FabricScene.set_fabric ``defer``).
+#: Designs above this many devices opened in a shown window (semantic zoom on) make their device
+#: items and near cable paths when first needed (zoomed out the semantic layer draws them): a
+#: radix-48 tree's 86k items cost ~1 s of its open (FabricScene.set_fabric ``defer``).
 DEFER_DEVICES = 20_000
 #: While a big design is drawn, its progress dialog is updated at most this often (seconds).
 PROGRESS_EVERY_S = 0.25
@@ -296,7 +296,8 @@ class MainWindow(QtWidgets.QMainWindow):
         f = self.editor.fabric
         n = len(f)
         self.view.ports.clear()          # the old design's port panels go with it
-        if n > DEFER_DEVICES and self.isVisible():
+        defer = n > DEFER_DEVICES and self.isVisible() and self.scene.semantic.enabled
+        if defer:
             self.scene.set_fabric(f, subscribe=False, children=False, defer=True)
         elif n > PROGRESS_DEVICES:
             dlg = QtWidgets.QProgressDialog("Drawing the fabric…", "", 0, n, self)
@@ -322,6 +323,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self._update_counts()
         if self.isVisible():
             self.fit()
+        if defer and self.scene.semantic.level == "near":     # fitted near (few, big devices): all drawn now
+            self.scene.make_items()
+            self.scene.ensure_cables()
 
     def _new_design_view(self) -> None:
         """File ▸ New: an empty canvas at 100 %, centred on the origin."""

@@ -15,6 +15,8 @@
   with its device items (the semantic layer draws groups and blocks), so they are made only when
   first needed: :attr:`FabricScene.items_by_id` makes them all, :meth:`FabricScene.make_items` some
   (an opened group's); loops that only show or hide items walk :attr:`FabricScene.made_items`.
+  The near cable paths likewise (:meth:`FabricScene.ensure_cables`: the near level, a click or a
+  drag on the canvas, any edit).
 * Level of detail: the GPUs/NICs inside servers are hidden when the view is zoomed
   out (toggled only when the zoom crosses a threshold); further out, devices are
   drawn as one path per kind (:mod:`fabricviz.ui.canvas.items.batch`).
@@ -61,6 +63,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
         self._unsubscribe: Callable[[], None] | None = None
         self._items: dict[int, DeviceItem] = {}
         self._pending = np.zeros(0, np.int64)       # devices whose items are not made yet (deferred)
+        self._cables_deferred = False               # the near cable paths not built yet (deferred)
         self.selected_cables: set[int] = set()
         self.cables = CableLayer(self)
         self.path_cache = QtWidgets.QGraphicsItem.CacheMode.NoCache
@@ -108,13 +111,21 @@ class FabricScene(QtWidgets.QGraphicsScene):
         ids = pending[take]
         self._add_devices(ids[t.alive[ids]])
 
+    def ensure_cables(self) -> None:
+        """Build the near cable paths now if a deferred open left them unbuilt (they show at near
+        only: zoomed out the semantic layer draws every cable)."""
+        if self._cables_deferred:
+            self._cables_deferred = False
+            self.cables.rebuild(self.fabric)
+
     def set_fabric(self, fabric: Fabric | None, progress: Callable[[int, int], None] | None = None,
                    subscribe: bool = True, children: bool | None = None, defer: bool = False) -> None:
         """Mirror ``fabric`` (rebuilds every item; ``progress(done, total)`` while building).
         ``subscribe=False``: the document feeds the model's events through :meth:`follow`.
         ``children``: GPUs/NICs are made shown or hidden (a big design about to be fitted: hidden,
         not made shown and hidden again by the fit's :meth:`detail_for_scale`).
-        ``defer``: the device items are made when first needed (see the module doc)."""
+        ``defer``: the device items and the near cable paths are made when first needed (see the
+        module doc)."""
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
@@ -136,9 +147,10 @@ class FabricScene(QtWidgets.QGraphicsScene):
             self._pending = np.asarray(fabric.device_ids(), np.int64)
         elif fabric is not None:
             self._add_devices(fabric.device_ids(), progress)
-            if subscribe:
-                self._unsubscribe = fabric.subscribe(self._on_event)
-        self.cables.rebuild(fabric)
+        if fabric is not None and subscribe:
+            self._unsubscribe = fabric.subscribe(self._on_event)
+        self._cables_deferred = fabric is not None and defer
+        self.cables.rebuild(None if self._cables_deferred else fabric)
         self._dirty = False
         self.batch.set_on(batched)
         self.label_layer.reset()
@@ -349,6 +361,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
             alive = [c for c in self.selected_cables if self.fabric is not None
                      and self.fabric.cables_t.exists(c)]
             self.selected_cables = set(alive)
+            self._cables_deferred = False
             self.cables.rebuild(self.fabric)
         self.semantic.refresh()         # zoomed out: boxes, blocks and bundles follow the model
 
@@ -457,7 +470,8 @@ class FabricScene(QtWidgets.QGraphicsScene):
                 item.setBrush(theme.brushes[name])
                 item.setPen(theme.pens[name])
         self.label_layer.update()          # drawn in the theme's text and background colours
-        self.cables.rebuild(self.fabric)
+        if not self._cables_deferred:
+            self.cables.rebuild(self.fabric)
         self.batch.rebuild()
         self.semantic.invalidate()
 

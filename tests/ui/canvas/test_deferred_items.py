@@ -43,6 +43,7 @@ def test_zoomed_out_no_device_item_is_made(big):
     scene = w.scene
     assert len(f) == 3392 and scene.semantic.level == "far"
     assert len(scene.made_items) == 0 and len(scene._pending) == 3392
+    assert len(scene.cables.ids) == 0 and not scene.cables.items       # near cable paths: none built
     assert scene.semantic.draw.on                      # the layer draws the design: 17 boxes
     assert len(scene.semantic.grouping.names) == 17
 
@@ -75,6 +76,20 @@ def test_near_makes_every_item_as_an_eager_scene_has_it(big):
     eager = FabricScene()
     eager.set_fabric(f)
     assert item_state(scene) == item_state(eager)
+    assert scene.cables.ids.tolist() == eager.cables.ids.tolist() and len(scene.cables.ids) == 3072
+    assert scene.cables.counts() == eager.cables.counts()
+    assert scene.cables.segs.tobytes() == eager.cables.segs.tobytes()
+    assert all(it.isVisible() for it in scene.cables.items.values())
+
+
+def test_semantic_zoom_off_builds_everything_at_open(make_window, monkeypatch):
+    """Always near: nothing would make the items later, so none is deferred."""
+    monkeypatch.setattr(main_window, "DEFER_DEVICES", 1000)
+    w = make_window()
+    w.scene.semantic.set_enabled(False)
+    w.editor.set_fabric(fat_tree(levels=3, radix=16))
+    QtWidgets.QApplication.processEvents()
+    assert len(w.scene.made_items) == 3392 and len(w.scene.cables.ids) == 3072
 
 
 def test_an_edit_makes_the_items_first(big):

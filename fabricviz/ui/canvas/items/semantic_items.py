@@ -33,6 +33,7 @@ class SceneItemVisibility:
         """Near: the scene's own items and cable paths draw everything again."""
         scene = self.scene
         self.hiding = False
+        scene.ensure_cables()
         if not scene.batch.on:
             for item in scene.items_by_id.values():
                 if item.parentItem() is None and not item.isVisible():
