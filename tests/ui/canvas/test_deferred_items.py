@@ -102,6 +102,10 @@ def test_an_edit_makes_the_items_first(big):
     assert core not in scene.made_items
     # zoomed out still: the made items are hidden, the layer draws them
     assert not any(it.isVisible() for it in scene.made_items.values() if it.parentItem() is None)
+    w.editor.stack.undo()
+    QtWidgets.QApplication.processEvents()
+    assert len(scene.made_items) == 3392 and not scene.made_items[core].isVisible()
+    assert len(scene.cables.ids) == 3072                # an edit rebuilt the near paths (hidden)
 
 
 def test_items_by_id_is_every_item(big):
