@@ -294,9 +294,20 @@ class MainWindow(QtWidgets.QMainWindow):
     # ------------------------------------------------------------------ the design and its canvas
     def _fabric_replaced(self) -> None:
         f = self.editor.fabric
+        defer = len(f) > DEFER_DEVICES and self.isVisible() and self.scene.semantic.enabled
+        self.scene.hold_items = defer        # until fitted: the zooms on the way make no item
+        try:
+            self._draw_fabric(f, defer)
+        finally:
+            self.scene.hold_items = False
+        if defer and self.scene.semantic.level == "near":     # fitted near (few, big devices): drawn now
+            self.scene.make_items_in_view()
+            self.scene.ensure_cables()
+
+    def _draw_fabric(self, f: Fabric, defer: bool) -> None:
+        """The canvas mirrors ``f`` (a big one with a progress dialog, or deferred), fitted."""
         n = len(f)
         self.view.ports.clear()          # the old design's port panels go with it
-        defer = n > DEFER_DEVICES and self.isVisible() and self.scene.semantic.enabled
         if defer:
             self.scene.set_fabric(f, subscribe=False, children=False, defer=True)
         elif n > PROGRESS_DEVICES:
@@ -323,9 +334,6 @@ class MainWindow(QtWidgets.QMainWindow):
         self._update_counts()
         if self.isVisible():
             self.fit()
-        if defer and self.scene.semantic.level == "near":     # fitted near (few, big devices): all drawn now
-            self.scene.make_items()
-            self.scene.ensure_cables()
 
     def _new_design_view(self) -> None:
         """File ▸ New: an empty canvas at 100 %, centred on the origin."""

@@ -14,7 +14,8 @@
 * Deferred items: a big design opened zoomed out (``set_fabric(defer=True)``) draws nothing
   with its device items (the semantic layer draws groups and blocks), so they are made only when
   first needed: :attr:`FabricScene.items_by_id` makes them all, :meth:`FabricScene.make_items` some
-  (an opened group's); loops that only show or hide items walk :attr:`FabricScene.made_items`.
+  (an opened group's), :meth:`FabricScene.make_items_in_view` those on screen at near (the view
+  calls it as it scrolls); loops that only show or hide items walk :attr:`FabricScene.made_items`.
   The near cable paths likewise (:meth:`FabricScene.ensure_cables`: the near level, a click or a
   drag on the canvas, any edit).
 * Level of detail: the GPUs/NICs inside servers are hidden when the view is zoomed
@@ -64,6 +65,8 @@ class FabricScene(QtWidgets.QGraphicsScene):
         self._items: dict[int, DeviceItem] = {}
         self._pending = np.zeros(0, np.int64)       # devices whose items are not made yet (deferred)
         self._cables_deferred = False               # the near cable paths not built yet (deferred)
+        self.hold_items = False                     # True while a design is opened and fitted: the
+        #                                             zooms it passes through make no deferred item
         self.selected_cables: set[int] = set()
         self.cables = CableLayer(self)
         self.path_cache = QtWidgets.QGraphicsItem.CacheMode.NoCache
@@ -89,6 +92,11 @@ class FabricScene(QtWidgets.QGraphicsScene):
         return self._items
 
     @property
+    def deferred(self) -> int:
+        """How many devices' items are not made yet."""
+        return len(self._pending)
+
+    @property
     def made_items(self) -> dict[int, DeviceItem]:
         """The items made so far (an item not made is not drawn: showing/hiding loops skip it)."""
         return self._items
@@ -110,6 +118,31 @@ class FabricScene(QtWidgets.QGraphicsScene):
         self._pending = pending[~take]
         ids = pending[take]
         self._add_devices(ids[t.alive[ids]])
+
+    def make_items_in_view(self, margin: float = 0.5) -> None:
+        """Deferred items of the top-level devices the views show, and ``margin`` of a view's
+        size around (near: the scene's items draw what is on screen; a 98,304-GPU Clos has
+        302,080 of them, a screen a few hundred). No view: every item."""
+        pending, f = self._pending, self.fabric
+        if not len(pending) or f is None or self.hold_items:
+            return
+        views = self.views()
+        if not views:
+            self.make_items()
+            return
+        t = f.devices_t
+        par = t.parent[pending]
+        tops = np.unique(np.where(par >= 0, par, pending))
+        tops = tops[t.alive[tops]]
+        r = device_rects(f, tops)
+        want = np.zeros(len(tops), bool)
+        for v in views:
+            vr = v.mapToScene(v.viewport().rect()).boundingRect()
+            mx, my = vr.width() * margin, vr.height() * margin
+            want |= (r[2] >= vr.left() - mx) & (r[0] <= vr.right() + mx) & \
+                (r[3] >= vr.top() - my) & (r[1] <= vr.bottom() + my)
+        if want.any():
+            self.make_items(tops[want])
 
     def ensure_cables(self) -> None:
         """Build the near cable paths now if a deferred open left them unbuilt (they show at near
@@ -386,6 +419,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
         self.semantic.set_scale(scale)
         if near:
             self.batch.set_on(scale < BATCH_ZOOM)
+            self.make_items_in_view()        # deferred items: those the zoom brought into view
 
     def set_path_cache(self, on: bool) -> None:
         """Cache the big path items as pixmaps (pans then blit instead of stroking 80k

@@ -16,9 +16,14 @@ pytestmark = pytest.mark.gui
 
 
 def item_state(scene: FabricScene) -> dict[int, tuple]:
-    """Per device: its item's parent, position, rectangle and data, as built."""
+    """Per device: its item's parent, position, rectangle, data and colours, as built (every item)."""
+    return item_state_of(scene, scene.items_by_id)
+
+
+def item_state_of(scene: FabricScene, items: dict | None = None) -> dict[int, tuple]:
+    """:func:`item_state` of ``items`` (default: the items made so far)."""
     out = {}
-    for d, it in scene.items_by_id.items():
+    for d, it in (scene.made_items if items is None else items).items():
         p = it.parentItem()
         r = it.rect()
         out[d] = (None if p is None else int(p.data(0)), round(it.x(), 3), round(it.y(), 3),
@@ -62,24 +67,39 @@ def test_a_selected_device_gets_its_items_only(big):
     assert not scene.made_items[node].isVisible()
 
 
-def test_near_makes_every_item_as_an_eager_scene_has_it(big):
+def test_near_makes_the_items_on_screen_as_an_eager_scene_has_them(big):
     w, f = big
-    scene = w.scene
-    w.view.resetTransform()
-    w.view.zoom_by(1.0)
+    scene, view = w.scene, w.view
+    view.resetTransform()
+    view.centerOn(float(f.devices_t.x[f.find("leaf001")]), float(f.devices_t.y[f.find("leaf001")]))
+    view.zoom_by(1.0)
     assert scene.semantic.level == "near"
-    assert len(scene.made_items) == 3392 and not len(scene._pending)
-    tops = [it for it in scene.made_items.values() if it.parentItem() is None]
-    assert len(tops) == 1024 + 320 and all(it.isVisible() for it in tops)
-    kids = [it for it in scene.made_items.values() if it.parentItem() is not None]
-    assert len(kids) == 2048 and all(it.isVisible() for it in kids)    # 100 %: GPUs and NICs shown
     eager = FabricScene()
     eager.set_fabric(f)
-    assert item_state(scene) == item_state(eager)
+    want = item_state(eager)
+    made = {d: want[d] for d in scene.made_items}
+    tops = [it for it in scene.made_items.values() if it.parentItem() is None]
+    assert 0 < len(tops) < 1344 and all(it.isVisible() for it in tops)      # what is on screen, and around
+    shown = view.mapToScene(view.viewport().rect()).boundingRect()
+    on_screen = [d for d in scene.made_items if scene.made_items[d].parentItem() is None
+                 and shown.intersects(scene.made_items[d].sceneBoundingRect())]
+    assert f.find("leaf001") in on_screen
+    kids = [it for it in scene.made_items.values() if it.parentItem() is not None]
+    assert len(kids) and all(it.isVisible() for it in kids)                # 100 %: GPUs and NICs shown
+    assert {d: state for d, state in item_state_of(scene).items()} == made
+    # a pan at near makes what it brings into view
+    before = len(scene.made_items)
+    far_node = f.find("node1000")
+    view.centerOn(float(f.devices_t.x[far_node]), float(f.devices_t.y[far_node]))
+    assert far_node in scene.made_items and len(scene.made_items) > before
+    assert scene.made_items[far_node].isVisible()
+    # the near cable paths are all built (drawn from arrays, not items)
     assert scene.cables.ids.tolist() == eager.cables.ids.tolist() and len(scene.cables.ids) == 3072
     assert scene.cables.counts() == eager.cables.counts()
     assert scene.cables.segs.tobytes() == eager.cables.segs.tobytes()
     assert all(it.isVisible() for it in scene.cables.items.values())
+    # every item, asked for, as the eager scene's
+    assert item_state(scene) == want
 
 
 def test_semantic_zoom_off_builds_everything_at_open(make_window, monkeypatch):

@@ -34,8 +34,9 @@ class SceneItemVisibility:
         scene = self.scene
         self.hiding = False
         scene.ensure_cables()
+        scene.make_items_in_view()           # deferred items: those on screen (more as it scrolls)
         if not scene.batch.on:
-            for item in scene.items_by_id.values():
+            for item in scene.made_items.values():
                 if item.parentItem() is None and not item.isVisible():
                     item.setVisible(True)
         for path_item in self._cable_paths():
