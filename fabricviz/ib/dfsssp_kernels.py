@@ -33,11 +33,17 @@ OK, BROKEN, BAD_CYCLE = 0, 1, 2          # kernel status: ERR AD14 / AD27 in Ope
 # ---------------------------------------------------------------- SSSP
 @njit(cache=True, nogil=True)
 def sssp_routes(adj_ptr, adj_link, to, frm, to_port, weight, num_hca, ca_link,
-                d_src, d_first, d_sw, d_port, d_lid, d_self, lft, i0, i1):
+                d_src, d_first, d_sw, d_port, d_lid, d_self, lft, i0, i1, stop_at):
     """Destinations i0..i1-1: one Dijkstra each from vertex ``d_src`` (0: the CA source, wired
     to switch ``d_sw``'s port ``d_port`` at weight 1 when ``d_first``: a port's first LID) on
     complib's 4-ary heap, then the weight update, then LFT column ``d_lid`` (``d_self`` >= 0:
-    that switch's own LID, port 0). ``weight`` and the CA link carry over between calls."""
+    that switch's own LID, port 0). ``weight`` and the CA link carry over between calls.
+
+    Returns -1, or the first run d that left a switch v with ``stop_at[v - 1]`` unreached (its
+    distance stays at INF: OpenSM's ``INF`` is 2^31 - 1 while links start at P², so from
+    P >= 46,341 end ports no link is ever taken). Its LFT entry for the LID is then NO_PATH
+    for good, so with ``stop_at`` = switches with a CA port, dfsssp's deadlock removal will
+    meet that hole (ERR AD14) whatever the later runs do: no need to run them."""
     n = len(adj_ptr) - 1
     dist = np.empty(n, np.int64)
     used = np.empty(n, np.int64)
@@ -128,10 +134,19 @@ def sssp_routes(adj_ptr, adj_link, to, frm, to_port, weight, num_hca, ca_link,
                 weight[link] += sub[v]
                 sub[frm[link]] += sub[v]
         lid = d_lid[d]
+        hole = False
         for v in range(1, n):
-            lft[v - 1, lid] = to_port[used[v]] if used[v] >= 0 else NO_PATH
+            if used[v] >= 0:
+                lft[v - 1, lid] = to_port[used[v]]
+            else:
+                lft[v - 1, lid] = NO_PATH
+                if v != src and stop_at[v - 1]:
+                    hole = True
         if d_self[d] >= 0:
             lft[d_self[d], lid] = 0
+        if hole:
+            return d
+    return -1
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -447,6 +462,25 @@ def cut_weakest(N, E, cycle, place, scan):
 
 
 @njit(cache=True, nogil=True)
+def _any_broken(broken, starts, row_of, port_of, end_ptr, end_lid, end_ca, n):
+    """Whether a CA-sourced pair's path (from row r's switch to LID index b) met a switch with
+    no LFT entry: OpenSM's ERR AD14, whichever pair meets it first. Row r serves b when a CA
+    port other than b's starts there. Checked before anything per pair is stored."""
+    nrows = len(starts)
+    cnt = np.zeros(nrows, np.int64)                 # CA ports starting at each row
+    for x in range(len(end_ca)):
+        if end_ca[x]:
+            cnt[row_of[end_lid[end_ptr[x]]]] += 1
+    for r in range(nrows):
+        for b in range(n):
+            if broken[r * n + b]:
+                own = end_ca[port_of[b]] and row_of[b] == r
+                if cnt[r] > (1 if own else 0):
+                    return True
+    return False
+
+
+@njit(cache=True, nogil=True)
 def remove_deadlocks(lft, nbr_sw, nbr_port, sw_lid, starts, dlids, row_of, port_of, end_ptr, end_lid,
                      end_ca, vl, paths):
     """dfsssp_remove_deadlocks up to "Virtual Lanes needed". Every pair of LIDs (indices a, b
@@ -456,6 +490,10 @@ def remove_deadlocks(lft, nbr_sw, nbr_port, sw_lid, starts, dlids, row_of, port_
     ``starts[row_of[a]]``; then VL by VL, cycles cut and their pairs moved to the next VL
     (``paths`` per VL counted). (status, VLs needed)."""
     n = len(dlids)
+    C, chan = channel_numbers(nbr_sw, nbr_port, sw_lid)
+    ptr, chans, broken = channel_paths(lft, nbr_sw, chan, starts, dlids)
+    if _any_broken(broken, starts, row_of, port_of, end_ptr, end_lid, end_ca, n):
+        return BROKEN, 0
     for a in range(n):
         for b in range(n):
             if port_of[a] != port_of[b]:
@@ -463,8 +501,6 @@ def remove_deadlocks(lft, nbr_sw, nbr_port, sw_lid, starts, dlids, row_of, port_
                 paths[0] += 1
             else:
                 vl[a, b] = 255
-    C, chan = channel_numbers(nbr_sw, nbr_port, sw_lid)
-    ptr, chans, broken = channel_paths(lft, nbr_sw, chan, starts, dlids)
     vls = len(paths)
     N = new_nodes(vls, C)
     root = np.full(vls, -1, np.int64)
@@ -503,8 +539,6 @@ def remove_deadlocks(lft, nbr_sw, nbr_port, sw_lid, starts, dlids, row_of, port_
     run_at[nrun] = ptop
     for r in range(nrun):
         k = run_k[r]
-        if broken[k]:
-            return BROKEN, 0
         lo, hi = ptr[k], ptr[k + 1]
         E = _grow(E, tops[0] + hi - lo)
         G = _grow(G, tops[1] + hi - lo)
@@ -577,7 +611,7 @@ def warm_up() -> None:
     lft = np.zeros((1, 1), np.uint8)
     sssp_routes(np.array([0, 1, 1], np.int64), np.zeros(1, np.int64), np.ones(1, np.int64), z1.copy(),
                 z1.copy(), z1.copy(), np.zeros(2, np.int64), 0, z1, np.ones(1, np.bool_), z1, z1, z1,
-                np.full(1, -1, np.int64), lft, 0, 1)
+                np.full(1, -1, np.int64), lft, 0, 1, np.zeros(1, np.bool_))
     vl = np.zeros((1, 1), np.uint8)
     remove_deadlocks(lft, np.full((1, 1), -1, np.int64), z1.reshape(1, 1), z1, z1, z1, z1, z1,
                      np.array([0, 1], np.int64), z1, np.ones(1, np.bool_), vl, np.zeros(2, np.int64))

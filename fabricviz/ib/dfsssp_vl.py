@@ -36,6 +36,10 @@ if TYPE_CHECKING:
     from .dfsssp import Destinations
 
 
+#: OpenSM's words when a path of the deadlock removal meets a switch with no LFT entry for its LID
+AD14 = "ERR AD14: cannot allocate memory for cdg node or link in update_channel_dep_graph(...)"
+
+
 def subnet_vls(sn: Subnet, max_op_vls: int | None = None) -> int:
     """get_avail_vl_in_subn: the fewest operational VLs of any linked switch external port,
     as a VL count (1, 2, 4, 8; 15 at most). Ports run min(VLCap, peer's VLCap, max_op_vls)
@@ -85,8 +89,7 @@ def assign_vls(sn: Subnet, lids: Lids, lft: np.ndarray, dests: Destinations,
     status, needed = K.remove_deadlocks(lft, sn.nbr_sw, sn.nbr_port, lids.sw_lid, starts, all_lids,
                                         row_of, port_of, end_ptr, end_lid, end_ca, vl, counts)
     if status == K.BROKEN:
-        raise EngineRefused("ERR AD14: cannot allocate memory for cdg node or link in "
-                            "update_channel_dep_graph(...)")
+        raise EngineRefused(AD14)
     if status == K.BAD_CYCLE:
         raise RuntimeError("ERR AD27: something went wrong in get_weakest_link_in_cycle(...)")
     paths = counts.tolist()
