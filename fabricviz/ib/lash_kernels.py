@@ -385,9 +385,11 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
     """assign_layers + balance. Returns (status, lane [S,S], needed, counts before, counts after,
     rand calls, zombies, zombie events)."""
     L = max(avail, 1)
-    V = np.zeros((cap, NFIELDS), np.int64)
-    dv = np.zeros((cap, dcap), np.int32)
-    dn = np.zeros((cap, dcap), np.int32)
+    # a vertex's row is cleared when it is made (dv is read below ND only): rows never used
+    # are never touched, so the store costs what the layers use, not ``cap``
+    V = np.empty((cap, NFIELDS), np.int64)
+    dv = np.empty((cap, dcap), np.int32)
+    dn = np.empty((cap, dcap), np.int32)
     vid = np.full((L, C), -1, np.int32)
     order = np.full((L, 4 * C + 64), -1, np.int32)     # a layer holds one vertex per channel
     olen = np.zeros(L, np.int64)
@@ -401,7 +403,7 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
     st = (V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found)
     paths = (ptr, pc, S)
     vloc = np.zeros((L, S, S), np.int8)
-    marked = np.zeros((L, S * S), np.int32)
+    marked = np.empty((L, S * S), np.int32)           # read below nmarked only: pages as used
     nmarked = np.zeros(L, np.int64)
     lane = np.full((S, S), -1, np.int8)
     counts = np.zeros(L, np.int64)
