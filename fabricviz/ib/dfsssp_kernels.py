@@ -461,7 +461,7 @@ def cut_weakest(N, E, cycle, place, scan):
     return weakest
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _any_broken(broken, starts, row_of, port_of, end_ptr, end_lid, end_ca, n):
     """Whether a CA-sourced pair's path (from row r's switch to LID index b) met a switch with
     no LFT entry: OpenSM's ERR AD14, whichever pair meets it first. Row r serves b when a CA
