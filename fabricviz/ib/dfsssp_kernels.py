@@ -83,6 +83,8 @@ def sssp_routes(adj_ptr, adj_link, to, frm, to_port, weight, num_hca, ca_link,
             # cl_heap_extract_root: the last element to the root, sifted down; among equal
             # children the last one wins (<=), a parent moves only for a strictly smaller key
             cur = ctx[0]
+            if key[0] >= INF:           # the rest are unreachable (INF + weight is never < INF):
+                break                   # they take no link and get no LFT entry, as in OpenSM
             size -= 1
             if size:
                 tk = key[size]
