@@ -484,7 +484,7 @@ def _any_broken(broken, starts, row_of, port_of, end_ptr, end_lid, end_ca, n):
 
 @njit(cache=True, nogil=True)
 def remove_deadlocks(lft, nbr_sw, nbr_port, sw_lid, starts, dlids, row_of, port_of, end_ptr, end_lid,
-                     end_ca, vl, paths):
+                     end_ca, vl, paths, idx):
     """dfsssp_remove_deadlocks up to "Virtual Lanes needed". Every pair of LIDs (indices a, b
     into ``dlids``) of different ports (``port_of``) on VL 0 (``vl[a, b]``, else 255); every
     CA-sourced pair into VL 0's CDG, destinations outer and sources inner in port order
@@ -507,8 +507,8 @@ def remove_deadlocks(lft, nbr_sw, nbr_port, sw_lid, starts, dlids, row_of, port_
     N = new_nodes(vls, C)
     root = np.full(vls, -1, np.int64)
     tops = np.zeros(2, np.int64)
-    E = np.empty((1024, 6), np.int64)
-    G = np.empty((1024, 3), np.int64)
+    E = np.empty((1024, 6), idx.dtype)
+    G = np.empty((1024, 3), idx.dtype)
     nends = len(end_ca)
     ca_lids = 0
     for x in range(nends):
@@ -518,9 +518,9 @@ def remove_deadlocks(lft, nbr_sw, nbr_port, sw_lid, starts, dlids, row_of, port_
     for x in range(nends):
         nl = end_ptr[x + 1] - end_ptr[x]
         total += (ca_lids - (nl if end_ca[x] else 0)) * nl
-    P = np.empty(total + 1, np.int64)
-    run_k = np.empty(total + 1, np.int64)           # runs of consecutive pairs on one path
-    run_at = np.empty(total + 1, np.int64)
+    P = np.empty(total + 1, idx.dtype)
+    run_k = np.empty(total + 1, idx.dtype)           # runs of consecutive pairs on one path
+    run_at = np.empty(total + 1, idx.dtype)
     ptop = 0
     nrun = 0
     for xd in range(nends):
@@ -576,7 +576,7 @@ def remove_deadlocks(lft, nbr_sw, nbr_port, sw_lid, starts, dlids, row_of, port_
                         E = _grow(E, tops[0] + hi - lo)
                         G = _grow(G, tops[1] + hi - lo)
                         if ptop == len(P):
-                            P2 = np.empty(2 * len(P), np.int64)
+                            P2 = np.empty(2 * len(P), idx.dtype)
                             P2[:ptop] = P
                             P = P2
                         P[ptop] = pair
@@ -616,5 +616,6 @@ def warm_up() -> None:
                 np.full(1, -1, np.int64), lft, 0, 1, np.zeros(1, np.bool_))
     vl = np.zeros((1, 1), np.uint8)
     remove_deadlocks(lft, np.full((1, 1), -1, np.int64), z1.reshape(1, 1), z1, z1, z1, z1, z1,
-                     np.array([0, 1], np.int64), z1, np.ones(1, np.bool_), vl, np.zeros(2, np.int64))
+                     np.array([0, 1], np.int64), z1, np.ones(1, np.bool_), vl, np.zeros(2, np.int64),
+                     np.empty(0, np.int32))
     change_vl(vl, 0, 1, 0)

@@ -109,5 +109,5 @@ def test_a_hole_is_found_before_the_pairs_are_stored():
     vl = np.full((n, n), 7, np.uint8)
     status, _ = K.remove_deadlocks(lft, sn.nbr_sw, sn.nbr_port, lids.sw_lid, starts, all_lids, row_of,
                                    port_of, np.append(first, n).astype(np.int64), end_lid,
-                                   d.src[first] == 0, vl, np.zeros(8, np.int64))
+                                   d.src[first] == 0, vl, np.zeros(8, np.int64), np.empty(0, np.int32))
     assert status == K.BROKEN and int(vl.min()) == 7
