@@ -136,6 +136,7 @@ def child(args: argparse.Namespace) -> None:
             doc = json.loads(buf.getvalue())
             out["route_s"] = doc["route_seconds"]
             out["routed_by"] = doc["routed_by"]
+            out["refusal"] = " ".join((doc.get("fallback_reason") or "").split()[1:3])   # "ERR AD14:"
         else:
             out = {"gen": stage_gen, "gui": stage_gui, "ecmp": stage_ecmp}[stage](folder)
     out["peak_gb"] = _peak_gb()
@@ -202,7 +203,8 @@ def main() -> None:
         for e in args.engines:
             runs = [run_child(f"ib:{e}", folder) for _ in range(args.repeat)]
             row(f"IB radix-56 max: fabricviz route --engine {e}", runs, "wall", "cpu", IB_S, IB_GB,
-                f"route phase {median(runs, 'route_s'):.2f} s, routed by {runs[0]['routed_by']}")
+                f"route phase {median(runs, 'route_s'):.2f} s, routed by {runs[0]['routed_by']}"
+                + (f" ({e} refused: {runs[0]['refusal'].rstrip(':')}, as OpenSM)" if runs[0]["refusal"] else ""))
     print(f"\nmedians of {args.repeat} (peak RSS: the largest run)")
     print(f"{'case':<48} {'wall s':>7} {'cpu s':>7} {'peak GB':>8} {'target':>12}  verdict (cpu, RSS)  notes")
     for name, wall, cpu, gb, ts, tgb, note in rows:
