@@ -19,7 +19,12 @@ What decides OpenSM's answer, reproduced here:
   follows that heap exactly (:func:`.dfsssp_kernels.sssp_routes`);
 * the LFT entry of switch v for the LID is the port of v on the link it was reached by; the
   weight update adds ``num_hca`` of every reached switch to each link between it and the
-  destination.
+  destination;
+* every switch starts at ``INF`` = 0x7FFFFFFF and a switch is reached only at a distance below
+  it, so with links at P² a path of h switch links needs h·P² < 2^31: a 3-level fat tree's
+  4-link paths stop at P = 23,170 and from P = 46,341 (radix 56: 47,824) no link is taken at
+  all. The LFT keeps a hole there and dfsssp's deadlock removal stops with ERR AD14 (OpenSM then
+  routes with minhop): refused after the first run that leaves a CA's switch unreached.
 """
 
 from __future__ import annotations

@@ -38,12 +38,8 @@ def sssp_routes(adj_ptr, adj_link, to, frm, to_port, weight, num_hca, ca_link,
     to switch ``d_sw``'s port ``d_port`` at weight 1 when ``d_first``: a port's first LID) on
     complib's 4-ary heap, then the weight update, then LFT column ``d_lid`` (``d_self`` >= 0:
     that switch's own LID, port 0). ``weight`` and the CA link carry over between calls.
-
-    Returns -1, or the first run d that left a switch v with ``stop_at[v - 1]`` unreached (its
-    distance stays at INF: OpenSM's ``INF`` is 2^31 - 1 while links start at P², so from
-    P >= 46,341 end ports no link is ever taken). Its LFT entry for the LID is then NO_PATH
-    for good, so with ``stop_at`` = switches with a CA port, dfsssp's deadlock removal will
-    meet that hole (ERR AD14) whatever the later runs do: no need to run them."""
+    Returns -1, or the first run that left a switch v with ``stop_at[v - 1]`` unreached (at
+    INF): its LFT hole is for good, and a CA's switch with one dooms dfsssp (ERR AD14)."""
     n = len(adj_ptr) - 1
     dist = np.empty(n, np.int64)
     used = np.empty(n, np.int64)
@@ -83,8 +79,8 @@ def sssp_routes(adj_ptr, adj_link, to, frm, to_port, weight, num_hca, ca_link,
             # cl_heap_extract_root: the last element to the root, sifted down; among equal
             # children the last one wins (<=), a parent moves only for a strictly smaller key
             cur = ctx[0]
-            if key[0] >= INF:           # the rest are unreachable (INF + weight is never < INF):
-                break                   # they take no link and get no LFT entry, as in OpenSM
+            if key[0] >= INF:           # the rest are unreachable: no link, no LFT entry
+                break
             size -= 1
             if size:
                 tk = key[size]
@@ -138,12 +134,8 @@ def sssp_routes(adj_ptr, adj_link, to, frm, to_port, weight, num_hca, ca_link,
         lid = d_lid[d]
         hole = False
         for v in range(1, n):
-            if used[v] >= 0:
-                lft[v - 1, lid] = to_port[used[v]]
-            else:
-                lft[v - 1, lid] = NO_PATH
-                if v != src and stop_at[v - 1]:
-                    hole = True
+            lft[v - 1, lid] = to_port[used[v]] if used[v] >= 0 else NO_PATH
+            hole |= used[v] < 0 and v != src and stop_at[v - 1]
         if d_self[d] >= 0:
             lft[d_self[d], lid] = 0
         if hole:
@@ -463,25 +455,6 @@ def cut_weakest(N, E, cycle, place, scan):
     return weakest
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _any_broken(broken, starts, row_of, port_of, end_ptr, end_lid, end_ca, n):
-    """Whether a CA-sourced pair's path (from row r's switch to LID index b) met a switch with
-    no LFT entry: OpenSM's ERR AD14, whichever pair meets it first. Row r serves b when a CA
-    port other than b's starts there. Checked before anything per pair is stored."""
-    nrows = len(starts)
-    cnt = np.zeros(nrows, np.int64)                 # CA ports starting at each row
-    for x in range(len(end_ca)):
-        if end_ca[x]:
-            cnt[row_of[end_lid[end_ptr[x]]]] += 1
-    for r in range(nrows):
-        for b in range(n):
-            if broken[r * n + b]:
-                own = end_ca[port_of[b]] and row_of[b] == r
-                if cnt[r] > (1 if own else 0):
-                    return True
-    return False
-
-
 @njit(cache=True, nogil=True)
 def remove_deadlocks(lft, nbr_sw, nbr_port, sw_lid, starts, dlids, row_of, port_of, end_ptr, end_lid,
                      end_ca, vl, paths, idx):
@@ -494,8 +467,15 @@ def remove_deadlocks(lft, nbr_sw, nbr_port, sw_lid, starts, dlids, row_of, port_
     n = len(dlids)
     C, chan = channel_numbers(nbr_sw, nbr_port, sw_lid)
     ptr, chans, broken = channel_paths(lft, nbr_sw, chan, starts, dlids)
-    if _any_broken(broken, starts, row_of, port_of, end_ptr, end_lid, end_ca, n):
-        return BROKEN, 0
+    # AD14 if a used path (row r to b: r has a CA port not b's) met a hole; before any pair store
+    cnt = np.zeros(len(starts), np.int64)          # CA ports starting at each row
+    for x in range(len(end_ca)):
+        if end_ca[x]:
+            cnt[row_of[end_lid[end_ptr[x]]]] += 1
+    for k in np.flatnonzero(broken):
+        b = k % n
+        if cnt[k // n] > (1 if end_ca[port_of[b]] and row_of[b] == k // n else 0):
+            return BROKEN, 0
     for a in range(n):
         for b in range(n):
             if port_of[a] != port_of[b]:
@@ -615,7 +595,6 @@ def warm_up() -> None:
                 z1.copy(), z1.copy(), np.zeros(2, np.int64), 0, z1, np.ones(1, np.bool_), z1, z1, z1,
                 np.full(1, -1, np.int64), lft, 0, 1, np.zeros(1, np.bool_))
     vl = np.zeros((1, 1), np.uint8)
-    remove_deadlocks(lft, np.full((1, 1), -1, np.int64), z1.reshape(1, 1), z1, z1, z1, z1, z1,
-                     np.array([0, 1], np.int64), z1, np.ones(1, np.bool_), vl, np.zeros(2, np.int64),
-                     np.empty(0, np.int32))
+    remove_deadlocks(lft, np.full((1, 1), -1, np.int64), z1.reshape(1, 1), z1, z1, z1, z1, z1, np.array(
+        [0, 1], np.int64), z1, np.ones(1, np.bool_), vl, np.zeros(2, np.int64), np.empty(0, np.int32))
     change_vl(vl, 0, 1, 0)
