@@ -359,6 +359,8 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
         queue = np.array(run.link_queue_bytes, np.float32)            # the trimming queues' mean level
         queue.setflags(write=False)
         frame = replace(frame, link_queue=queue)
+        if run.mtu_bytes:                                           # a trimming transport: its trims/s
+            frame = frame.with_trims(run.trims_per_s)
         return SimResult(tech, run.routing, model, links, flows, routes, (frame,), None, reach.left_out, dropped,
                          refused, part, completion=run.completion, transport=run)
     if model == "maxmin":        # steady state: only the flows running together at t=0
