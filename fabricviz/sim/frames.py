@@ -21,6 +21,11 @@ def _none() -> np.ndarray:
     return _frozen(np.zeros(0))
 
 
+#: Packets trimmed per second from which a link counts as trimming where it is drawn (the canvas's
+#: trim marks, a lesson's trimming cables): one per 100 µs; a queue chain's tail below it is not shown.
+TRIM_MARK_PER_S = 1e4
+
+
 @dataclass(frozen=True)
 class Frame:
     """One instant: ``time_s`` and per-link / per-flow state.

@@ -19,6 +19,7 @@ import numpy as np
 import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from fabricviz.sim.frames import TRIM_MARK_PER_S
 from fabricviz.ui.canvas.items.cables import routed_path
 from fabricviz.ui.canvas.items.semantic_queries import NEAR
 from fabricviz.ui.canvas.overlays import remove_from_scene
@@ -32,7 +33,7 @@ Z = 0.25
 TRIM_COLOR = "#ffffff"
 TRIM_CASING = "#000000"
 #: A link trims when at least this many packets per second are cut (one per 100 µs).
-MIN_TRIMS_PER_S = 1e4
+MIN_TRIMS_PER_S = TRIM_MARK_PER_S
 
 
 def trim_pens(width: float = 2.0) -> tuple[QtGui.QPen, QtGui.QPen]:
