@@ -167,7 +167,7 @@ class ChartsDock(QtWidgets.QDockWidget):
         lay.addWidget(self.plots, 1)
         self.setWidget(body)
         self.plot: dict[str, pg.PlotItem] = {}       # the plots laid out (the trims plot only when shown)
-        self.cursor: dict[str, pg.InfiniteLine] = {}   # per plot: the line at the frame shown
+        self.frame_line: dict[str, pg.InfiniteLine] = {}   # per plot: the line at the frame shown
         font = tick_font()
         for i, (key, title, unit) in enumerate(PLOTS):
             p = self.plots.addPlot(row=i // 3, col=i % 3)
@@ -185,7 +185,7 @@ class ChartsDock(QtWidgets.QDockWidget):
             self.plot[key] = p
             line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#ff9f1a", width=1))
             p.addItem(line)
-            self.cursor[key] = line
+            self.frame_line[key] = line
         light_theme(self.plots, list(self.plot.values()))   # as the Collectives and What-if plots
         self.all_plots = dict(self.plot)
         pen = lambda c, **kw: pg.mkPen(c, width=1.5, **kw)    # noqa: E731
@@ -326,7 +326,7 @@ class ChartsDock(QtWidgets.QDockWidget):
             vb = p.getViewBox()
             vb.setLimits(xMin=0.0, xMax=1.0 if one else None)
             p.setXRange(0.0, hi, padding=0)
-        for line in self.cursor.values():
+        for line in self.frame_line.values():
             line.setVisible(not one and self.result is not None)
 
     def _fit(self, plot: str) -> None:
@@ -354,7 +354,7 @@ class ChartsDock(QtWidgets.QDockWidget):
     @property
     def cursors(self) -> list[pg.InfiniteLine]:
         """The frame lines of the plots laid out."""
-        return [self.cursor[k] for k in self.plot]
+        return [self.frame_line[k] for k in self.plot]
 
     def laid_out(self) -> list[pg.PlotItem]:
         """The plots in the grid, in PLOTS order: the trims plot only for a run that trims."""
@@ -483,7 +483,7 @@ class ChartsDock(QtWidgets.QDockWidget):
         if self.result is None or not len(self.time_ms):
             return
         x = float(self._x()[max(0, min(int(k), len(self.time_ms) - 1))])
-        for line in self.cursor.values():
+        for line in self.frame_line.values():
             line.setValue(x)
 
     def curve_data(self, key: str) -> tuple[np.ndarray, np.ndarray]:
