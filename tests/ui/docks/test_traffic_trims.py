@@ -16,7 +16,8 @@ from PySide6 import QtWidgets
 
 from fabricviz.generate import fat_tree
 from fabricviz.sim.run import run_traffic
-from fabricviz.ui.canvas.overlays.trims import MIN_TRIMS_PER_S, ROLE, TrimMarks, trimming_cables
+from fabricviz.ui.canvas.legend import overlay_rows
+from fabricviz.ui.canvas.overlays.trims import MIN_TRIMS_PER_S, ROLE, TRIM_LABEL, TrimMarks, trimming_cables
 from fabricviz.ui.docks.charts import TRIM_PLOT
 
 WAIT = 60_000                # a generous deadline: only a hang waits this long
@@ -70,6 +71,8 @@ def test_eqds_marks_trimming_links_and_charts_trims(make_window, qtbot):
     assert len(drawn) == 2                                         # casing and ticks, one path each
     # one sub-path per marked cable, each along the cable's own route
     assert all(len(it.path().toSubpathPolygons()) >= len(want) for it in drawn)
+    # an exported picture's legend names the mark
+    assert [r[0] for r in overlay_rows(w.scene.items(), w.scene)].count(TRIM_LABEL) == 1
 
     charts = w.charts_dock
     assert TRIM_PLOT in charts.plot and charts.trims_shown and len(charts.laid_out()) == 7
@@ -84,5 +87,6 @@ def test_eqds_marks_trimming_links_and_charts_trims(make_window, qtbot):
     run_in_dock(qtbot, w, workload="permutation", arg="", model="maxmin", seed=0, transport="hpcc")
     assert not dock.result.frames[0].has_trims
     assert tm.cables.tolist() == [] and marks(w.scene) == []
+    assert TRIM_LABEL not in [r[0] for r in overlay_rows(w.scene.items(), w.scene)]
     assert TRIM_PLOT not in charts.plot and len(charts.laid_out()) == 6
     assert charts.curve_data("all_trims")[1].tolist() == []

@@ -62,7 +62,7 @@ from fabricviz.ui.canvas.overlays.bundled import (
     semantic_of,
 )
 from fabricviz.ui.canvas.overlays.routed import meets, route_boxes, route_pairs, route_segments, straight
-from fabricviz.ui.canvas.overlays.trims import trim_pens
+from fabricviz.ui.canvas.overlays.trims import TRIM_LABEL, trim_pens
 
 #: Colour buckets of the heatmap.
 BUCKETS = 16
@@ -578,7 +578,7 @@ class LegendBar(QtWidgets.QWidget):
             p.setPen(pen)
             p.drawLine(4, y3 + h // 2, 34, y3 + h // 2)
         p.setPen(self.palette().color(QtGui.QPalette.ColorRole.WindowText))
-        p.drawText(40, y3 + h - 3, "trimmed (EQDS / NDP: packets cut to headers)")
+        p.drawText(40, y3 + h - 3, TRIM_LABEL)
         p.end()
 
     def sizeHint(self) -> QtCore.QSize:  # noqa: N802

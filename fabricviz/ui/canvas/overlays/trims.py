@@ -31,6 +31,8 @@ ROLE = "trim_marks"
 #: Over the heat (-0.8) and its paused / ECN marks, under the selection and group boxes.
 Z = 0.25
 TRIM_COLOR = "#ffffff"
+#: The mark's words in the legends (the Traffic dock's bar, an exported picture's box).
+TRIM_LABEL = "trimmed (EQDS / NDP: packets cut to headers)"
 TRIM_CASING = "#000000"
 #: A link trims when at least this many packets per second are cut (one per 100 µs).
 MIN_TRIMS_PER_S = TRIM_MARK_PER_S
@@ -100,4 +102,4 @@ class TrimMarks:
             self.items.append(item)
 
 
-__all__ = ["MIN_TRIMS_PER_S", "ROLE", "TrimMarks", "trim_pens", "trimming_cables"]
+__all__ = ["MIN_TRIMS_PER_S", "ROLE", "TRIM_COLOR", "TRIM_LABEL", "TrimMarks", "trim_pens", "trimming_cables"]
