@@ -1,11 +1,12 @@
-"""Max-min per flow against port-fair max-min (fabricviz/sim/portfair.py) against htsim_roce.
+"""The max-min model over PFC against htsim_roce: per-flow max-min, input ports served in turn on the
+links into hosts (the model, fabricviz/sim/portfair.py), and input ports in turn on every link.
 
 Run: python bench/portfair_compare.py [--seeds N]
 
 The radix-8 3-level RoCE tree of bench/htsim_compare.py, ECMP, go-back-N, no CC: issue 30's incast
 (16 senders -> host 0, 1 MB; tests/data/htsim/incast_roce.csv, 13 htsim seeds), htsim's five
 4 MB permutations (reference.csv, ecmp_host) and the three 4x2 MB shuffles (shuffle.csv,
-ecmp_host). Prints per workload and model the mean over seeds of mean per-flow Gb/s, median and
+ecmp_host). Prints per workload and variant the mean over seeds of mean per-flow Gb/s, median and
 slowest FCT (us), and the error against htsim. The model's seeds are 0..N-1 (its own ECMP hash).
 """
 
@@ -28,6 +29,10 @@ def main() -> None:
     from fabricviz.sim import engine, maxmin, portfair
     from fabricviz.sim.fct import flow_times
     from fabricviz.sim.workloads import Flows
+    default = engine._last_hop_fill
+    VARIANTS = (("per flow", lambda fab, links: maxmin.maxmin_paths),
+                ("port turns into hosts (the model)", default),
+                ("port turns everywhere", lambda fab, links: portfair.portfair_paths))
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=13, help="incast seeds (htsim has 13 stored)")
     a = ap.parse_args()
@@ -56,8 +61,8 @@ def main() -> None:
     print("|---|---|---|---|---|")
     for name, refs, make in cases:
         h = np.mean(refs, axis=0)
-        for label, fill in (("max-min", maxmin.maxmin_paths), ("port-fair", portfair.portfair_paths)):
-            engine.maxmin_paths = fill                     # the engine's single-path solver
+        for label, fill in VARIANTS:
+            engine._last_hop_fill = fill                  # the engine's single-path solver on Ethernet
             got = []
             for s in range(len(refs)):
                 res = engine.simulate(f, make(s), "ecmp", "maxmin", transport="roce-gbn", seed=s)
@@ -68,7 +73,7 @@ def main() -> None:
             err = " / ".join(f"{100 * (x / y - 1):+.1f} %" for x, y in zip(m, h, strict=True))
             print(f"| {name} ({len(refs)} seeds) | {label} | {h[0]:.2f} / {h[1]:.0f} / {h[2]:.0f} | "
                   f"{m[0]:.2f} / {m[1]:.0f} / {m[2]:.0f} | {err} |")
-        engine.maxmin_paths = maxmin.maxmin_paths
+        engine._last_hop_fill = default
 
 
 if __name__ == "__main__":

@@ -13,15 +13,20 @@ same 1/N and finishes them all together.
 
 Exact progressive filling: every round each link is shared over its input ports and each
 port's share over its flows (everyone unfrozen asking for the whole link, frozen flows their
-rate); the least share any unfrozen flow gets is its final rate (freezing others at or above it
-only frees capacity), so those flows freeze, one level per round. When every link's flows come
+rate); a share only grows as others freeze (a frozen flow asks no more than its share), so the
+least share any unfrozen flow gets is its final rate, and so are the shares on a link that is the
+least-granting link of every unfrozen flow crossing it: those flows freeze each round. When every link's flows come
 from distinct input ports this is per-flow max-min.
 
-Measured against htsim_roce (k=8 tree, ECMP, go-back-N, no CC; bench/portfair_compare.py): it
-moves the 16:1 incast's mean rate from −28 % to −15 % (3 seeds; −8 % over 13 seeds) but takes the
-4-permutation shuffle from +32 % to +42 % and the permutations' median FCT from −8 % to −23 %,
-where htsim loses throughput to PFC's head-of-line blocking that neither flow-level model has.
-So the max-min model does not use it by default; it is kept for that comparison.
+The max-min model on Ethernet (PFC) serves input ports in turn only on the links from a switch
+into a host (``by_port``; :func:`~.engine.simulate`), every other link per flow. Measured against
+htsim_roce (k=8 tree, ECMP, go-back-N, no CC; bench/portfair_compare.py, means over seeds): the 16:1
+incast's mean rate −23.7 % per flow → −8.0 % (13 seeds; −15.7 % on htsim's seeds 13, 1, 2 alone,
+which run high: 8.68 Gb/s against 8.17 over 13), median FCT +17.3 → +7.2 %; permutations and the
+shuffle unchanged (+7.4 / −7.8 / −3.6 % and +32.6 / −18.4 / −18.5 %). Port turns on every link get
+the incast to −7.5 % too but take the shuffle to +42 % and the permutations' median FCT to −23 %:
+inside the fabric htsim's flows are held back by pauses spreading upstream (head-of-line blocking),
+which no flow-level model here has, and per-flow shares happen to sit closer to that.
 """
 
 from __future__ import annotations
@@ -75,7 +80,8 @@ class _Entries:
     n_flows: int
 
 
-def _entries(indptr: np.ndarray, links: np.ndarray, rows: np.ndarray | None) -> _Entries:
+def _entries(indptr: np.ndarray, links: np.ndarray, rows: np.ndarray | None,
+             by_port: np.ndarray | None = None) -> _Entries:
     F = len(indptr) - 1
     lens = np.diff(indptr)
     flow = np.repeat(np.arange(F), lens)
@@ -85,6 +91,8 @@ def _entries(indptr: np.ndarray, links: np.ndarray, rows: np.ndarray | None) -> 
     prev = np.r_[-1, link[:-1]]
     # the input port: the link before on the path; a first hop is its own flow's input
     inport = np.where(first, -1 - flow, prev)
+    if by_port is not None:                      # links not served port by port: every flow its own
+        inport = np.where(np.asarray(by_port, bool)[link], inport, -1 - flow)
     if rows is not None:
         keep = np.repeat(np.asarray(rows, bool), lens)
         flow, link, inport = flow[keep], link[keep], inport[keep]
@@ -103,15 +111,16 @@ def _shares(e: _Entries, cap: np.ndarray, want: np.ndarray, n_groups: int) -> np
 
 
 def portfair_paths(indptr: np.ndarray, links: np.ndarray, cap: np.ndarray, demand: np.ndarray | None = None,
-                   rows: np.ndarray | None = None) -> MaxMinResult:
+                   rows: np.ndarray | None = None, by_port: np.ndarray | None = None) -> MaxMinResult:
     """Rates of the flows whose row ``f`` is ``links[indptr[f]:indptr[f+1]]`` (links in hop order)
     over switches serving input ports in turn (module doc). ``rows``: only those flows run (the
-    others get 0). ``bottleneck``: the link granting each flow least (-1: its own demand);
+    others get 0); ``by_port`` (bool per link, None: all): the links shared over their input ports,
+    the others per flow. ``bottleneck``: the link granting each flow least (-1: its own demand);
     ``rounds``: filling rounds."""
     cap = np.asarray(cap, float)
     F = len(indptr) - 1
     own = np.full(F, np.inf) if demand is None else np.asarray(demand, float)
-    e = _entries(indptr, links, rows)
+    e = _entries(indptr, links, rows, by_port)
     n_groups = len(e.port_link)
     run = np.zeros(F, bool)
     run[e.flow] = True
@@ -134,6 +143,15 @@ def portfair_paths(indptr: np.ndarray, links: np.ndarray, cap: np.ndarray, deman
         # capacity, so no later round gives them less (progressive filling, one level per round)
         low = float(got[~frozen].min())
         now = ~frozen & (got <= low * (1 + TOL))
+        # and every flow of a link that is the least-granting link of each unfrozen flow on it (a
+        # local bottleneck: none of its flows can release capacity there, so none of them can gain)
+        live = ~frozen[e.flow]
+        at_min = share <= got[e.flow] * (1 + TOL)
+        bott_link = np.ones(len(cap), bool)
+        bott_link[e.link[live & ~at_min]] = False
+        hit = np.zeros(F, bool)
+        hit[e.flow[live & bott_link[e.link]]] = True
+        now |= hit & ~frozen
         rate[now] = got[now]
         frozen |= now
         at = now[e.flow] & (share <= got[e.flow] * (1 + TOL)) & (got[e.flow] < own[e.flow])
