@@ -1,7 +1,7 @@
 """Benchmark and check: fabricviz against htsim_roce on the stored reference (tests/data/htsim).
 
 Run: python bench/htsim_compare.py [--hosts 128,432] [--seeds 1,2,3,4,5] [--routing ecmp,adaptive,spray]
-                                   [--htsim PATH/TO/csg-htsim/sim]
+                                   [--htsim PATH/TO/csg-htsim/sim] [--per-seed]
      python bench/htsim_compare.py --shuffle [--seeds 1,2,3] [--routing adaptive,ecmp] [--htsim …]
 
 ``--shuffle`` (issue 30): the radix-8 tree's 4-permutation shuffle of 2 MB (shuffle-128-S.cm: every
@@ -15,9 +15,10 @@ roce --speed 100GbE --switch SN4700` with htsim's queues as the design's PFC thr
 (meta.roce: MTU 9000, pfc xoff 144,000 / xon 99,000 B — htsim pauses above 15 packets held and
 resumes below 12) and `--transport roce-gbn --cc none`, in the fluid model and the max-min model.
 Prints per routing the mean over the permutations of mean per-flow Gb/s, median and slowest FCT
-(µs) for htsim and fabricviz, and fabricviz's error. With --htsim (a built csg-htsim `sim`
-folder) it also runs htsim_roce on the radix-12 permutations in the same run and prints the
-fluid model's wall time over htsim's (the issue's target: ≤ 1.0).
+(µs) for htsim and fabricviz, and fabricviz's error (``--per-seed``: also each permutation's,
+fluid model). With --htsim (a built csg-htsim `sim` folder) it also runs htsim_roce on the
+radix-12 permutations in the same run and prints the fluid model's wall time over htsim's (the
+issue's target: ≤ 1.0).
 """
 
 from __future__ import annotations
@@ -123,12 +124,15 @@ def shuffle(a: argparse.Namespace) -> None:
         for seed in (int(s) for s in a.seeds.split(",")):
             sel = [r for r in rows if int(r["seed"]) == seed and r["routing"] == STRAT[routing]]
             ref = stats(np.array([float(r["fct_us"]) for r in sel]), np.array([float(r["bytes"]) for r in sel]))
+            cpu = time.process_time()
             got, wall = fabricviz_run(f, shuffle_flows(f, seed), routing, "fluid", host_fifo=True, duration_s=0.1)
+            cpu = time.process_time() - cpu
             for i, name in enumerate(("mean per-flow Gb/s", "median FCT µs", "slowest FCT µs")):
                 err = 100 * (got[i] / ref[i] - 1)
                 print(f"| {routing} | {seed} | {name} | {ref[i]:.1f} | {got[i]:.1f} | {err:+.1f} % |")
             hw = htsim_wall(a.htsim, 128, seed, routing, "shuffle") if a.htsim else walls.get((seed, STRAT[routing]))
-            print(f"  {routing} seed {seed}: fluid wall time {wall:.1f} s; htsim_roce {hw} s", file=sys.stderr)
+            print(f"  {routing} seed {seed}: fluid wall time {wall:.1f} s (CPU {cpu:.1f} s); htsim_roce {hw} s",
+                  file=sys.stderr)
 
 
 def main() -> None:
@@ -138,6 +142,7 @@ def main() -> None:
     ap.add_argument("--routing", default=None)
     ap.add_argument("--htsim", default=os.environ.get("HTSIM"))
     ap.add_argument("--shuffle", action="store_true")
+    ap.add_argument("--per-seed", action="store_true")
     a = ap.parse_args()
     if a.shuffle:
         a.seeds, a.routing = a.seeds or "1,2,3", a.routing or "adaptive,ecmp"
@@ -164,6 +169,11 @@ def main() -> None:
                 mm.append(fabricviz_run(f, flows, routing, "maxmin")[0])
                 if a.htsim and hosts == 432:
                     hwalls.append(htsim_wall(a.htsim, hosts, seed, routing))
+            if a.per_seed:
+                for seed, r, g in zip(seeds, ref, flu, strict=True):
+                    err = " / ".join(f"{100 * (g[i] / r[i] - 1):+.1f}" for i in range(3))
+                    print(f"  {hosts} {routing} seed {seed}: htsim {r[0]:.2f} Gb/s, {r[1]:.0f} / {r[2]:.0f} µs; "
+                          f"fluid {g[0]:.2f}, {g[1]:.0f} / {g[2]:.0f}; error {err} %", file=sys.stderr)
             R, Fm, M = (np.mean(x, axis=0) for x in (ref, flu, mm))
             for i, name in enumerate(("mean per-flow Gb/s", "median FCT µs", "slowest FCT µs")):
                 print(f"| {hosts} | {routing} | {name} | {R[i]:.1f} | {Fm[i]:.1f} | {100 * (Fm[i] / R[i] - 1):+.1f} % "

@@ -6,7 +6,9 @@ Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/open_big.py [--against CHE
 
 Each measurement is a fresh process (a warm one would reuse caches). With ``--against`` (another
 checkout, e.g. main before a change), both are measured alternately in the same run, so a busy
-machine costs both alike, and the ratio of the medians is printed.
+machine costs both alike, and the ratio of the medians is printed. Each row gives wall time and CPU
+time (``process_time``: every thread of the process, the file read included), the latter what an
+idle machine's wall time would be near when the machine is shared.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ HERE = Path(__file__).resolve().parents[1]
 
 
 def child(path: str) -> None:
-    """One open → first paint, printed in seconds."""
+    """One open → first paint: wall and CPU seconds."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6 import QtWidgets
 
@@ -35,20 +37,21 @@ def child(path: str) -> None:
     w.show()
     w.files.new_design()
     app.processEvents()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     w.files.open_path(path)
     app.processEvents()                 # what Qt does before its first paint
     w.view.viewport().repaint()
-    print(f"{time.perf_counter() - t0:.4f}")
+    print(f"{time.perf_counter() - t0:.4f} {time.process_time() - c0:.4f}")
     w.editor.stack.setClean()
     w.close()
 
 
-def measure(checkout: Path, path: Path) -> float:
+def measure(checkout: Path, path: Path) -> tuple[float, float]:
     env = dict(os.environ, PYTHONPATH=str(checkout), QT_QPA_PLATFORM="offscreen")
     out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", str(path)], env=env,
                          cwd=str(checkout), capture_output=True, text=True, check=True).stdout
-    return float(out.strip().splitlines()[-1])
+    wall, cpu = out.strip().splitlines()[-1].split()
+    return float(wall), float(cpu)
 
 
 def main() -> None:
@@ -72,11 +75,17 @@ def main() -> None:
             ours.append(measure(HERE, path))
             if a.against is not None:
                 theirs.append(measure(a.against.resolve(), path))
-    print(f"k={a.k} open → first paint, median of {a.runs} (s): this checkout {statistics.median(ours):.2f} "
-          f"{sorted(round(t, 2) for t in ours)}")
+    def med(runs: list[tuple[float, float]], i: int) -> float:
+        return statistics.median(r[i] for r in runs)
+
+    def row(name: str, runs: list[tuple[float, float]]) -> str:
+        return (f"{name}: wall {med(runs, 0):.2f} {sorted(round(r[0], 2) for r in runs)}, "
+                f"cpu {med(runs, 1):.2f} {sorted(round(r[1], 2) for r in runs)}")
+    print(f"k={a.k} open → first paint, median of {a.runs} (s)")
+    print("  " + row("this checkout", ours))
     if theirs:
-        print(f"  {a.against}: {statistics.median(theirs):.2f} {sorted(round(t, 2) for t in theirs)}; "
-              f"ratio {statistics.median(ours) / statistics.median(theirs):.2f}")
+        print("  " + row(str(a.against), theirs))
+        print(f"  ratio: wall {med(ours, 0) / med(theirs, 0):.2f}, cpu {med(ours, 1) / med(theirs, 1):.2f}")
     print(f"  load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 

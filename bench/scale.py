@@ -12,8 +12,13 @@ Run: python bench/scale.py [--repeat 3] [--stages gen gui ecmp ib] [--keep DIR]
   (:func:`fabricviz.sim.maxmin.maxmin_paths`), both after one load of the file.
   Targets: each ≤ 30 s within 8 GB.
 * InfiniBand: the largest 3-level fat tree the LID space allows (radix 56: 43,904 hosts, 3,920
-  switches) routed as ``fabricviz route FILE --engine E`` runs it (load, route, report) for minhop,
-  updn and ftree. Targets: each ≤ 10 s within 2 GB (``route s``: OpenSM's routing phase alone).
+  switches) routed as ``fabricviz route FILE --engine E`` runs it (load, route, report) for every
+  engine (``--engines`` picks some). Targets: each ≤ 10 s within 2 GB (``route s``: OpenSM's
+  routing phase alone). dfsssp's answer here is OpenSM's: its Dijkstra starts switches at
+  INF = 2^31 - 1 and links at P² (P = 47,824 end-port LIDs), so no switch-to-switch link is ever
+  taken and the deadlock removal stops with ERR AD14 — routed with minhop, as OpenSM does; sssp
+  (no deadlock removal) keeps those holes. lash routes (OpenSM's own lash would take days here:
+  it clears its S² CDG matrix once per switch pair).
 
 The machine is shared (2 cores, other jobs): each row prints the median of ``--repeat`` runs of
 wall time, CPU time (user+sys, what an idle machine's wall time would be near) and peak RSS.
@@ -131,6 +136,7 @@ def child(args: argparse.Namespace) -> None:
             doc = json.loads(buf.getvalue())
             out["route_s"] = doc["route_seconds"]
             out["routed_by"] = doc["routed_by"]
+            out["refusal"] = " ".join((doc.get("fallback_reason") or "").split()[1:3])   # "ERR AD14:"
         else:
             out = {"gen": stage_gen, "gui": stage_gui, "ecmp": stage_ecmp}[stage](folder)
     out["peak_gb"] = _peak_gb()
@@ -141,7 +147,7 @@ def child(args: argparse.Namespace) -> None:
 def run_child(stage: str, folder: Path) -> dict:
     env = dict(os.environ, PYTHONPATH=str(ROOT), OPENBLAS_NUM_THREADS="1")
     p = subprocess.run([sys.executable, __file__, "--child", stage, "--folder", str(folder)],
-                       capture_output=True, text=True, env=env, timeout=1200)
+                       capture_output=True, text=True, env=env, timeout=3600)
     if p.returncode:
         raise SystemExit(f"{stage}: exit {p.returncode}\n{p.stderr[-3000:]}")
     return json.loads(p.stdout.strip().splitlines()[-1])
@@ -155,7 +161,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--stages", nargs="*", default=["gen", "gui", "ecmp", "ib"])
-    ap.add_argument("--engines", nargs="*", default=["minhop", "updn", "ftree"])
+    ap.add_argument("--engines", nargs="*", default=["minhop", "updn", "ftree", "dfsssp", "sssp", "lash"])
     ap.add_argument("--keep", help="folder for the design files (default: a temporary one)")
     ap.add_argument("--child")
     ap.add_argument("--folder")
@@ -197,7 +203,8 @@ def main() -> None:
         for e in args.engines:
             runs = [run_child(f"ib:{e}", folder) for _ in range(args.repeat)]
             row(f"IB radix-56 max: fabricviz route --engine {e}", runs, "wall", "cpu", IB_S, IB_GB,
-                f"route phase {median(runs, 'route_s'):.2f} s, routed by {runs[0]['routed_by']}")
+                f"route phase {median(runs, 'route_s'):.2f} s, routed by {runs[0]['routed_by']}"
+                + (f" ({e} refused: {runs[0]['refusal'].rstrip(':')}, as OpenSM)" if runs[0]["refusal"] else ""))
     print(f"\nmedians of {args.repeat} (peak RSS: the largest run)")
     print(f"{'case':<48} {'wall s':>7} {'cpu s':>7} {'peak GB':>8} {'target':>12}  verdict (cpu, RSS)  notes")
     for name, wall, cpu, gb, ts, tgb, note in rows:

@@ -18,6 +18,7 @@ from scipy.sparse.csgraph import shortest_path
 from ..ib.sharp import sharp_mask
 from ..ib.tiers import TIER_NAMES, cable_devices, device_tiers, host_mask, switch_graph, switch_mask
 from ..model import CABLE_TYPES, KINDS, Fabric, FabricError
+from ..model.breakout import cage_keys
 from ..model.planes import cable_planes, device_planes
 from ..model.tech import format_gbps, rates_gbps
 
@@ -66,6 +67,9 @@ def fabric_info(fabric: Fabric) -> dict[str, Any]:
     a, b = cable_devices(fabric)
     ta, tb = tiers[a], tiers[b]
     by_tier = cables_by_tier(ta, tb)
+    keys = cage_keys(fabric, live, tiers)          # a leaf–spine link rides its leaf cage's cable
+    shared, first = np.unique(keys, return_index=True)
+    ordered = cables_by_tier(ta[first], tb[first]) if len(shared) < len(live) else None
     cut_caps = {}
     for tier in range(0, int(tiers.max(initial=0))):
         sel = ((ta == tier) & (tb == tier + 1)) | ((tb == tier) & (ta == tier + 1))
@@ -100,6 +104,7 @@ def fabric_info(fabric: Fabric) -> dict[str, Any]:
         "cables_by_type": by_type,
         "cables_by_rate": by_rate,
         "cables_by_tier": by_tier,
+        **({"breakout_cables_by_tier": ordered} if ordered is not None else {}),
         "bisection_gbps": bisection,
         "oversubscription": over,  # worst switch per tier
         "requested_oversubscription": dict(gen.oversubscription),
@@ -187,6 +192,9 @@ def format_info(info: dict[str, Any]) -> str:
     for ctype, bins in info["cables_by_type"].items():
         lines.append(f"  {ctype:<12} " + ", ".join(f"{v:,} × {k}" for k, v in bins.items()))
     lines.append("cables by tier: " + ", ".join(f"{k} {v:,}" for k, v in info["cables_by_tier"].items()))
+    if "breakout_cables_by_tier" in info:        # the links of one broken-out cage share one cable
+        lines.append("cables to order by tier (one per broken-out cage): "
+                     + ", ".join(f"{k} {v:,}" for k, v in info["breakout_cables_by_tier"].items()))
     lines.append("cables by rate: " + ", ".join(f"{v:,} × {k}" for k, v in info["cables_by_rate"].items()))
     lines.append(f"bisection bandwidth: {format_gbps(info['bisection_gbps'])}")
     if info["oversubscription"]:

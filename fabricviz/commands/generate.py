@@ -1,4 +1,4 @@
-"""``fabricviz generate fat-tree|leaf-spine|rail|superpod|torus|ring|dragonfly``: build a fabric and save it."""
+"""``fabricviz generate fat-tree|leaf-spine|rail|superpod|nvl72|torus|ring|dragonfly``: build a fabric and save it."""
 
 from __future__ import annotations
 
@@ -53,13 +53,22 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
     rl.add_argument("-o", "--output", required=True)
 
     spd = gsub.add_parser("superpod", help="NVIDIA DGX SuperPOD compute fabric, sized as its reference architecture")
-    spd.add_argument("--system", required=True, choices=("dgx-h100", "dgx-b200", "dgx-b300", "dgx-b300-xdr"))
+    spd.add_argument("--system", required=True, metavar="{dgx-h100,dgx-b200,dgx-b300,dgx-b300-xdr}",
+                     help="the RA's system (gb200-nvl72: no published counts; see 'generate nvl72')")
     spd.add_argument("--units", type=int, required=True, help="scalable units (SUs)")
     spd.add_argument("--fabric", choices=("ib", "roce"), default="ib")
     spd.add_argument("--planes", type=int, default=1,
                      help="planes of a multi-plane design (dgx-b300: 2; dgx-b300-xdr: 2 or 4)")
     spd.add_argument("--name", help="design name (default: from the parameters)")
     spd.add_argument("-o", "--output", required=True)
+
+    nv = gsub.add_parser("nvl72", help="GB200/GB300 NVL72 racks (NVLink domains) on a rail-optimised leaf/spine")
+    nv.add_argument("--racks", type=int, required=True, help="NVL72 racks (NVLink domains of 18 compute trays)")
+    nv.add_argument("--system", choices=("gb200", "gb300"), default="gb200")
+    nv.add_argument("--fabric", choices=("ib", "roce"), default="ib")
+    nv.add_argument("--partition", type=int, help="GPUs per NVLink partition of every rack (4, 8, 12, 36, ...)")
+    nv.add_argument("--name", help="design name (default: from the parameters)")
+    nv.add_argument("-o", "--output", required=True)
 
     _register_direct(gsub)
     gen.set_defaults(func=run)
@@ -131,6 +140,9 @@ def _build(args: argparse.Namespace) -> Fabric:
     elif args.topology == "superpod":
         from ..generate import superpod
         f = superpod(args.system, args.units, fabric=args.fabric, name=args.name, planes=args.planes)
+    elif args.topology == "nvl72":
+        from ..generate.nvl72 import nvl72
+        f = nvl72(args.racks, args.system, fabric=args.fabric, partition=args.partition, name=args.name)
     elif args.topology in ("torus", "ring"):
         from ..generate import torus
         dims = args.dims if args.topology == "torus" else (args.switches,)

@@ -21,14 +21,33 @@ def add_sm_options(p: argparse.ArgumentParser) -> None:
                                    "LIDs and LFTs (default: the design as one subnet)")
 
 
-def routing_for(args: argparse.Namespace):
-    from ..ib.lids import check_lmc
-    from ..ib.routing import route
-    check_lmc(args.lmc, "--lmc")
+def design_for(args: argparse.Namespace):
+    """The design of ``args.file``, or its plane ``--plane`` alone."""
     fabric = load_any(args.file)
     if getattr(args, "plane", None) is not None:
         from ..model.planes import plane_fabric
         fabric = plane_fabric(fabric, args.plane)     # FabricError names the planes there are
+    return fabric
+
+
+def ethernet(fabric, args: argparse.Namespace, ib_only: tuple[str, ...] = ()) -> bool:
+    """An Ethernet (RoCE) design: routed by ECMP (:mod:`fabricviz.sim.ecmp_route`), no SM; the SM's
+    options given (``ib_only``: attribute names of the command's own) are refused."""
+    from ..sim.reach import fabric_tech
+    if fabric_tech(fabric) == "ib":
+        return False
+    for opt in ("sm", "roots", *ib_only):
+        if getattr(args, opt, None):
+            raise FabricError(f"--{opt.replace('_', '-')}: {args.file} is an Ethernet design, routed by ECMP "
+                              "(no subnet manager)")
+    return True
+
+
+def routing_for(args: argparse.Namespace, fabric=None):
+    from ..ib.lids import check_lmc
+    from ..ib.routing import route
+    check_lmc(args.lmc, "--lmc")
+    fabric = design_for(args) if fabric is None else fabric
     roots = [r.strip() for r in args.roots.split(",")] if getattr(args, "roots", None) is not None else None
     if roots is not None and args.engine != "updn":     # no other engine reads roots: never ignore one
         raise FabricError(f"--roots {args.roots!r}: only --engine updn takes roots (not {args.engine})")
@@ -74,7 +93,13 @@ def run(args: argparse.Namespace) -> int:
         from ..ib.qos_meta import META_KEY, to_meta
         from .partitions import store_meta
         store_meta(args.file, META_KEY, to_meta(qos_options), "--store-qos")
-    r = routing_for(args)
+    fabric = design_for(args)
+    if ethernet(fabric, args, ("dump_lfts", "partitions", "qos_config", "dump_tables", "lmc")):
+        from ..sim.ecmp_route import ecmp_summary
+        e = ecmp_summary(fabric)
+        print(json.dumps(e.to_dict(), indent=2) if args.json else "\n".join(e.lines()))
+        return 0
+    r = routing_for(args, fabric)
     if qos_options is None:              # the options the design carries (fabricviz route --store-qos)
         from ..ib.qos_meta import design_qos
         qos_options = design_qos(r.subnet.fabric)

@@ -180,8 +180,8 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
                         "no cost) or roce-gbn (go-back-N: adaptive/spray routing resends); default from the "
                         "design: ib, else roce-ooo when every NIC part has ooo_placement, else roce-gbn. RoCE "
                         "designs also take eqds (receiver-driven, sprayed, trimming), ndp (the same, "
-                        "window-limited) and hpcc (INT-based window over lossless ECMP): flow-level models "
-                        "with htsim's constants")
+                        "window-limited) and hpcc (INT-based window over lossless ECMP) with htsim's constants: "
+                        "flow-level with --model maxmin, tick by tick (trims, pulls, pauses) with --model fluid")
     p.add_argument("--fail", action="append", default=[], metavar="CABLE",
                    help="--workload pfc-cycle: a cable taken as down (as check-pfc-deadlock --fail); repeatable")
     p.add_argument("--pfc-watchdog", metavar="TIME",
@@ -236,11 +236,8 @@ def _run(args: argparse.Namespace) -> int:
             no_sl = None if fabric_tech(fabric) == "ib" else f"{IB_ONLY['sl']}; {args.file} is a RoCE design"
             flows = load_flows(fabric, args.flows, sl=_sl(args.sl), no_sl=no_sl) if args.flows else \
                 make_workload(fabric, args.workload, seed=args.seed, over=args.over, reach=reach, sl=args.sl)
-            if fabric.settings.planes:                      # one subnet per plane: max-min per plane
-                if args.model != "maxmin":
-                    raise FabricError(f"{args.file}: a multi-plane design runs the max-min model per plane "
-                                      f"(--model {args.model} is not run per plane)")
-                return _planes(fabric, flows, args)
+            if fabric.settings.planes:                      # one subnet per plane: the model per plane
+                return _planes(fabric, flows, args, duration, progress)
             res = run_workload(fabric, flows, args.model, duration, args.seed, args.routing,
                                args.engine or "minhop",
                                progress, same_seed=args.same_hash, reach=reach, fluid=fluid_params(fabric, args),
@@ -278,12 +275,30 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _planes(fabric, flows, args: argparse.Namespace) -> int:
-    """A multi-plane design: every flow spread over the planes, max-min per plane (sim.planes)."""
-    from ..sim.planes import plane_summary, plane_traffic
-    summary = plane_summary(plane_traffic(fabric, flows, args.engine or "minhop", args.routing, args.seed))
-    print(json.dumps(summary, indent=2) if args.json else "\n".join(
-        [f"{len(flows):,} flows over {len(summary['planes'])} planes: mean {summary['mean_gbps']:.2f} Gb/s per flow"]
-        + [f"  {p['name']}: mean {p['mean_gbps']:.2f} Gb/s, {p['cut_flows']} flows it cannot carry"
-           for p in summary["planes"]]))
+def _planes(fabric, flows, args: argparse.Namespace, duration: float, progress) -> int:
+    """A multi-plane design: every flow spread over the planes, the model run on each plane
+    alone (sim.planes); ``--out-*`` and ``--json`` of the merged run (sim.plane_merge)."""
+    from ..sim.plane_merge import merge_planes
+    from ..sim.planes import plane_traffic
+    pt = plane_traffic(fabric, flows, args.engine or "minhop", args.routing, args.seed, model=args.model,
+                       duration_s=duration, fluid=fluid_params(fabric, args), progress=progress,
+                       transport=args.transport)
+    merged = merge_planes(fabric, pt)
+    if args.out_flows:
+        from ..sim.fct import flow_times
+        from ..sim.flows_csv import save_flow_results
+        save_flow_results(fabric, merged.flows, merged.flow_rates(), merged.steady("flow_latency_ns"),
+                          args.out_flows, flow_times(merged))
+    if args.out_links:
+        from ..sim.flows_csv import save_link_results
+        last = merged.last
+        save_link_results(fabric, merged.links, merged.steady("link_util"), last.link_queue,
+                          last.link_latency_ns, last.link_paused, args.out_links)
+    if args.json:
+        print(json.dumps(merged.summary(fabric), indent=2))
+        return 0
+    print("\n".join([f"{len(pt.flows):,} flows over {len(pt.planes)} planes ({args.model}): "
+                     f"mean {float(merged.flow_rates().mean()):.2f} Gb/s per flow"]
+                    + [f"  {p.name}: mean {float(p.rate.mean()) if len(p.rate) else 0.0:.2f} Gb/s, "
+                       f"{p.cut_flows} flows it cannot carry" + (" (down)" if p.down else "") for p in pt.planes]))
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .route import add_sm_options, routing_for
+from .route import add_sm_options, design_for, ethernet, routing_for
 
 
 def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
@@ -18,7 +18,12 @@ def register(sub: argparse._SubParsersAction, parser_class: type) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..ib.trace import trace
-    r = routing_for(args)
+    fabric = design_for(args)
+    if ethernet(fabric, args, ("lmc",)):      # RoCE: the path the 5-tuple hash picks (seed 0, as simulate)
+        from ..sim.ecmp_route import ecmp_trace
+        print("\n".join(ecmp_trace(fabric, args.src, args.dst)))
+        return 0
+    r = routing_for(args, fabric)
     t = trace(r, args.src, args.dst)
     print(t.format())
     return 0 if t.ok else 1

@@ -139,12 +139,16 @@ class GoBackNEveryNak(GoBackN):
     next reordering, kept a flow that reordered again before its stale bytes drained from ever
     landing a byte: the starvation of issue 30.) The caller schedules the NAKs (:meth:`schedule`)
     with each flow's delay back to its sender, in ticks; :meth:`rewind_due` applies those due at
-    a tick."""
+    a tick. A NAK carries the receiver's cumulative ack when it left, and the sender goes back to
+    it (htsim's ``RoceSrc::processNack``: ``_highest_sent = nack.ackno()``), so what landed while
+    the NAK was on its way and what is still landing in order is sent again, as duplicates (the
+    first rewind goes back to what has landed when it arrives)."""
 
     def __init__(self, n_flows: int, ring_ticks: int = 4096) -> None:
         super().__init__(n_flows)
         self.naks = np.zeros(n_flows, bool)             # NAKed this tick
         self.ring = np.zeros((ring_ticks, n_flows), bool)
+        self.acks = np.zeros((ring_ticks, n_flows))      # the receiver's cumulative ack when each NAK left
         self.nak_count = np.zeros(n_flows, np.int64)
         self.stale_bytes = np.zeros(n_flows)           # thrown away past a gap (each one NAKed)
         self.dup_bytes = np.zeros(n_flows)             # thrown away as copies of what had arrived
@@ -152,90 +156,41 @@ class GoBackNEveryNak(GoBackN):
         self.received = np.zeros(n_flows)    # in order at the receiver so far
 
     def deliver(self, got: np.ndarray) -> np.ndarray:
-        good = np.minimum(got, self.good_quota)
-        self.good_quota -= good
-        rest = got - good
-        # a duplicate is behind the receiver's sequence number: thrown away, never NAKed. While a
-        # reordering is pending the duplicates still in flight are on the old path, ahead of what
-        # overtook them (:meth:`reorder` keeps them out of the in-order quota)
-        early = np.where(self.recovering, np.minimum(rest, self.dup), 0.0)
-        self.dup -= early
-        rest = rest - early
-        stale = np.where(self.recovering, rest, np.minimum(rest, self.discard))
-        self.discard = np.maximum(self.discard - np.where(self.recovering, 0.0, stale), 0.0)
-        rest = rest - stale
-        behind = np.minimum(rest, self.behind)
-        self.behind -= behind
-        rest = rest - behind
-        late = np.minimum(rest, self.dup)
-        self.dup -= late
-        rest = rest - late
-        # nothing lands in order past the highest byte sent: counted bytes beyond it are copies
-        over = np.maximum(self.received + good + behind + rest - self.high, 0.0)
-        cut = np.minimum(over, rest)
-        rest = rest - cut
-        cut2 = np.minimum(over - cut, behind)
-        behind = behind - cut2
-        cut3 = np.minimum(over - cut - cut2, good)
-        good = good - cut3
-        self.received += good + behind + rest
-        dup = early + late + cut + cut2 + cut3
-        self.discarded += stale + dup
-        self.stale_bytes += stale
-        self.dup_bytes += dup
-        self.naks = stale > 0
-        self.nak_count += self.naks
-        return rest + behind + good
+        """Bytes arriving at each receiver → the in-order part: what is ahead of the gap, then (while a
+        reordering is pending) duplicates on the old path, stale bytes (each arrival NAKs), resent
+        bytes that land, duplicates behind the receiver's sequence number (thrown away, never NAKed)
+        and new bytes — nothing in order past the highest byte sent (counted bytes beyond it are
+        copies). Flow by flow in :func:`.lossy_kernels.deliver` (numba: a flowlet run's)."""
+        from .lossy_kernels import deliver
+        return deliver(np.asarray(got, float), self.good_quota, self.recovering, self.dup, self.discard, self.behind,
+                       self.received, self.high, self.discarded, self.stale_bytes, self.dup_bytes, self.naks,
+                       self.nak_count)
 
     def schedule(self, tick: int, flows: np.ndarray, delay_ticks: np.ndarray) -> None:
         """The NAKs of ``flows`` (this tick's, :attr:`naks`) reach their senders ``delay_ticks``
         (≥ 1 each) later."""
         d = np.clip(np.asarray(delay_ticks), 1, len(self.ring) - 1).astype(np.int64)
-        self.ring[(tick + d) % len(self.ring), flows] = True
+        slot = (tick + d) % len(self.ring)
+        self.ring[slot, flows] = True
+        self.acks[slot, flows] = self.received[flows]
 
     def rewind_due(self, tick: int, t: float, delivered: np.ndarray, seq: np.ndarray,
                    in_flight: np.ndarray) -> np.ndarray:
-        """Senders with a NAK arriving now go back to what arrived in order (+ what is still coming
-        in order); returns the new ``seq``."""
-        # the counters describe bytes in flight: never more than there are
-        over = np.maximum(self.good_quota + self.discard + self.dup + self.behind - in_flight, 0.0)
-        gone = np.minimum(over, self.behind)     # resent bytes no longer in flight: nothing to repeat
-        self.copies = np.maximum(self.copies - gone, 0.0)
-        for part in (self.behind, self.discard, self.dup, self.good_quota):
-            cut = np.minimum(over, part)
-            part -= cut
-            over -= cut
-        # what the sender has sent past what arrived must be in flight to land; counted bytes can come
-        # short (a first copy counted as a duplicate): those duplicates land after all, and past them
-        # is a hole — what follows it is out of order, and with nothing in flight the sender goes back
-        short = np.where(self.recovering | (self.copies > 0), 0.0,
-                         seq - delivered - (in_flight - self.dup - self.discard))
-        back = np.minimum(np.maximum(short, 0.0), self.dup)
-        self.dup -= back
-        hole = short - back > 1.0
-        self.discard = np.where(hole, np.maximum(in_flight - self.dup - self.good_quota, 0.0), self.discard)
-        self.behind[hole] = 0.0
-        seq = np.where(hole & (in_flight <= 1.0), np.minimum(delivered + self.good_quota, seq), seq)
-        slot = tick % len(self.ring)
-        first = self.recovering & (self.nak_at <= t + 1e-15)
-        again = self.ring[slot] & ~self.recovering
-        self.ring[slot] = False
-        if not (first.any() or again.any()):
-            return seq
-        self.recovering &= ~first
-        self.nak_at[first] = np.inf
-        rest = np.maximum(in_flight - self.good_quota, 0.0)
-        # the first rewind: what is in flight past the gap is stale (each arrival NAKed), but the
-        # duplicates among it stay duplicates — copies of bytes that arrived are behind the receiver's
-        # sequence number (htsim's RoceSink acks them, it does not NAK them)
-        self.discard = np.where(first, np.maximum(rest - self.dup - self.behind, 0.0), self.discard)
-        # a NAK while resending: what was resent since the last rewind is still in flight, in order
-        # behind the stale bytes, and lands (the receiver takes the first copy of each packet); the
-        # sender goes back again, so its next bytes repeat all of that: those are the duplicates
-        fresh = np.maximum(rest - self.discard - self.dup - self.behind, 0.0)
-        self.behind = np.where(again, self.behind + fresh, self.behind)
-        self.copies = np.where(first | again, self.behind, self.copies)
-        return np.where(first | again, np.minimum(delivered + self.good_quota, seq), seq)
+        """Senders with a NAK arriving now go back (the first rewind: to what arrived in order; a later
+        NAK: to the ack it carried); returns the new ``seq``. First the counters are held to what is
+        in flight (resent bytes no longer in flight have nothing to repeat; stale bytes go first,
+        duplicates last) and a count that comes short — a first copy counted as a duplicate — lands
+        those duplicates after all and makes what follows out of order (with nothing in flight the
+        sender goes back). At the first rewind what is in flight past the gap is stale (each arrival
+        NAKed) but duplicates stay duplicates (htsim's RoceSink acks them); a NAK while resending
+        leaves what was resent since the last rewind in flight, landing in order behind the stale
+        bytes, and the sender's next bytes repeat it, what landed since the NAK's ack and what is
+        still landing in order: those are the copies. Flow by flow in
+        :func:`.lossy_kernels.rewind_due` (numba: a flowlet run's)."""
+        from .lossy_kernels import rewind_due
+        return rewind_due(tick % len(self.ring), t, np.asarray(delivered, float), np.asarray(seq, float),
+                          np.asarray(in_flight, float), self.good_quota, self.discard, self.dup, self.behind,
+                          self.copies, self.recovering, self.nak_at, self.ring, self.acks)
 
     def sent(self, seq: np.ndarray, pulled: np.ndarray) -> np.ndarray:
         """As :meth:`GoBackN.sent`; what repeats bytes still landing goes in flight as duplicates."""

@@ -44,14 +44,18 @@ def hostlist(names: list[str]) -> str:
     """Slurm hostlist expression for ``names`` (order kept per prefix, duplicates dropped)."""
     groups: dict[tuple[str, int], list[int]] = defaultdict(list)
     order: list[tuple[str, int] | str] = []
-    plain: list[str] = []
-    for n in dict.fromkeys(names):
+    unique = list(dict.fromkeys(names))
+    # a zero-padded number fixes its prefix's width; an unpadded number of that width belongs with
+    # it (rack01-ct09, rack01-ct10 → rack01-ct[09-10], as Slurm expands a padded range)
+    padded = {(m.group(1), len(m.group(2))) for m in map(_NUM.match, unique)
+              if m is not None and m.group(2).startswith("0")}
+    for n in unique:
         m = _NUM.match(n)
         if m is None:
-            plain.append(n)
             order.append(n)
             continue
-        key = (m.group(1), len(m.group(2)) if m.group(2).startswith("0") else 0)
+        width = len(m.group(2))
+        key = (m.group(1), width if (m.group(1), width) in padded else 0)
         if key not in groups:
             order.append(key)
         groups[key].append(int(m.group(2)))

@@ -17,7 +17,7 @@ from typing import Any
 from ..model import Fabric, FabricError
 from .native import save_text_atomic
 from .slurm import hostlist, tree
-from .slurm_block import block_sizes, blocks
+from .slurm_block import layout
 
 FORMAT = "slurm-yaml"
 SUFFIXES = ("topology.yaml",)
@@ -37,12 +37,13 @@ def units(fabric: Fabric) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = [{"topology": "tree", "cluster_default": True,
                                   **({"tree": {"switches": switches}} if switches else {"flat": True})}]
     try:
-        found = blocks(fabric, "block{:d}")
+        found, sizes = layout(fabric, "block{:d}")
     except FabricError:             # no hosts on switches: no block unit
         return out
     out.append({"topology": "block", "cluster_default": False,
-                "block": {"block_sizes": block_sizes(found),
-                          "blocks": [{"block": b.name, "nodes": hostlist(list(b.nodes))} for b in found]}})
+                "block": {"block_sizes": sizes,
+                          "blocks": [{"block": b.name, **({"nodes": hostlist(list(b.nodes))} if b.nodes else {})}
+                                     for b in found]}})
     return out
 
 

@@ -42,13 +42,23 @@ LEAF_DROP = 56.0                         # from a leaf's bottom edge to its firs
 TIER_RISE = 150.0                        # between the switch tiers of a pod
 ROW_GAP = 48.0                           # between wrapped rows of one tier
 CLUSTER_GAP_X, CLUSTER_GAP_Y = 36.0, 90.0   # between the leaves (with servers) of one pod
-POD_GAP_X, POD_GAP_Y = 140.0, 220.0      # between grid cells
+POD_GAP_X, POD_GAP_Y = 140.0, 220.0      # between grid cells, at least
+#: ... and at least this times a typical (median) pod box's height: a 4,096-host pod is ~1,500
+#: units high, and 140 units between two would be a 6-pixel gutter at fit for the bundles routed
+#: through it (the radix-8…32 trees' pods keep the fixed gaps).
+POD_GAP_REL_X, POD_GAP_REL_Y = 0.2, 0.3
 TOP_RISE = 300.0                         # from the grid's top to the top tier's lowest row, at least
 TOP_RISE_MAX = 0.35                      # ... and at most this times the width (a wide, flat design)
+TOP_RISE_REL = 0.5                       # ... and at least this times a typical pod's height (big pods)
 SHARP_INSET = 3.0                        # a SHARP aggregation node inside its switch, from its right end
 #: Host-block shapes tried (width : height of a leaf's servers) and pod row counts tried.
 HOST_SHAPES = (1.0, 2.0, 0.5, 4.0)
 MAX_POD_ROWS = 8
+#: A pod box wider than this times its height (or taller than its inverse) costs the layout's score
+#: ``FLAT_COST`` per e-fold beyond: such strips (a 64-leaf pod in one row is 69 : 1) stack in one
+#: column and their far-level names crowd; the radix-8…32 trees' pods (2 : 1 … 5 : 1) are not touched.
+FLAT_POD = 5.0
+FLAT_COST = 1.0
 
 
 def with_children(f: Fabric, tops: np.ndarray, xs: np.ndarray, ys: np.ndarray
@@ -310,20 +320,27 @@ class _Plan:
         return dict(cols=cols, rows=rows, hw=hw, content=content, up=np.array(up), x_in=x_in, y_row=y_row, rk=rk,
                     row_w=row_w, row_cell=row_cell, per_k=per_k, kh=kh, cw=cw, ch=ch)
 
+    @staticmethod
+    def gaps(ch: np.ndarray) -> tuple[float, float]:
+        """Room between grid columns and rows for pods ``ch`` high (see :data:`POD_GAP_REL_X`)."""
+        typical = float(np.median(ch)) if len(ch) else 0.0
+        return max(POD_GAP_X, POD_GAP_REL_X * typical), max(POD_GAP_Y, POD_GAP_REL_Y * typical)
+
     def grid(self, cw: np.ndarray, ch: np.ndarray, cols: int
              ) -> tuple[np.ndarray, np.ndarray, float, float]:
         """Column widths, row heights and the grid's width and height at ``cols`` columns."""
         n = len(cw)
         if n == 0:
             return np.zeros(0), np.zeros(0), 0.0, 0.0
+        gap_x, gap_y = self.gaps(ch)
         rows = -(-n // cols)
         pw = np.zeros(rows * cols)
         ph = np.zeros(rows * cols)
         pw[:n], ph[:n] = cw, ch
         colw = pw.reshape(rows, cols).max(axis=0)
         rowh = ph.reshape(rows, cols).max(axis=1)
-        return (colw, rowh, float(colw.sum() + (cols - 1) * POD_GAP_X),
-                float(rowh.sum() + (rows - 1) * POD_GAP_Y))
+        return (colw, rowh, float(colw.sum() + (cols - 1) * gap_x),
+                float(rowh.sum() + (rows - 1) * gap_y))
 
     def top_size(self, width: float) -> tuple[int, int, float, float]:
         """Top tier wrapped to ``width``: per row, rows, its width and height (0 when none)."""
@@ -339,13 +356,20 @@ class _Plan:
         per = -(-n // rows)
         return per, rows, per * p - SWITCH_GAP, rows * (hgt + ROW_GAP) - ROW_GAP + self.room
 
-    def top_rise(self, width: float, grid_h: float, top_h: float) -> float:
-        """Room between the grid and the top tier: :data:`TOP_RISE`, more when the design would
-        be wider than a screen (longer cables to the top tier, at gentler angles)."""
+    @staticmethod
+    def rise_floor(ch: np.ndarray) -> float:
+        """The least room under the top tier for pods ``ch`` high (see :data:`TOP_RISE_REL`)."""
+        return max(TOP_RISE, TOP_RISE_REL * float(np.median(ch))) if len(ch) else TOP_RISE
+
+    def top_rise(self, width: float, grid_h: float, top_h: float, ch: np.ndarray) -> float:
+        """Room between the grid and the top tier: :data:`TOP_RISE` (or :data:`TOP_RISE_REL` of a
+        typical pod's height, pods ``ch`` high), more when the design would be wider than a screen
+        (longer cables to the top tier, at gentler angles)."""
         if not top_h or not self.n_cells:
             return 0.0
+        low = self.rise_floor(ch)
         want = width / ASPECT - grid_h - top_h
-        return float(min(max(TOP_RISE, want), max(TOP_RISE, TOP_RISE_MAX * width)))
+        return float(min(max(low, want), max(low, TOP_RISE_MAX * width)))
 
     def choose(self) -> tuple[float, int, int]:
         """The host shape, pod row count and grid column count closest to :data:`ASPECT`."""
@@ -354,23 +378,33 @@ class _Plan:
         for i, shape in enumerate(HOST_SHAPES):
             for pod_rows in range(1, min(MAX_POD_ROWS, max(most, 1)) + 1):
                 s = self.size(shape, pod_rows)
+                flat = self.flat_cost(s["cw"], s["ch"])
                 for cols in _col_choices(self.n_cells):
                     _, _, gw, gh = self.grid(s["cw"], s["ch"], cols)
                     _, _, tw, th = self.top_size(gw)
                     width = max(gw, tw)
-                    rise = self.top_rise(width, gh, th)
+                    rise = self.top_rise(width, gh, th, s["ch"])
                     height = gh + th + rise
                     if width <= 0 or height <= 0:
                         continue
                     empty = (-self.n_cells) % cols / cols      # a ragged last grid row
                     air = (rise - TOP_RISE) / height if rise else 0.0     # room added to look less wide
                     score = (abs(math.log(width / height / ASPECT)) + 0.6 * air + 0.12 * (pod_rows - 1)
-                             + 0.02 * i + 0.5 * empty)
+                             + 0.02 * i + 0.5 * empty + flat)
                     if best is None or score < best[0] - 1e-12:
                         best = (score, shape, pod_rows, cols)
         if best is None:
             return HOST_SHAPES[0], 1, 1
         return best[1], best[2], best[3]
+
+    def flat_cost(self, cw: np.ndarray, ch: np.ndarray) -> float:
+        """:data:`FLAT_COST` per e-fold a typical pod box (the median) is flatter or taller than
+        :data:`FLAT_POD` (0 without pods)."""
+        pods = (cw > 0) & (ch > 0)
+        if not pods.any():
+            return 0.0
+        aspect = float(np.median(cw[pods] / ch[pods]))
+        return FLAT_COST * max(0.0, abs(math.log(aspect)) - math.log(FLAT_POD))
 
     # ------------------------------------------------------------------ positions
     def place(self, shape: float, pod_rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
@@ -381,8 +415,9 @@ class _Plan:
         up = float(s["up"])
         colw, rowh, gw, gh = self.grid(s["cw"], s["ch"], cols)
         ci = np.arange(self.n_cells)
-        col_x = np.concatenate([[0.0], np.cumsum(colw + POD_GAP_X)])[ci % cols]
-        row_y = np.concatenate([[0.0], np.cumsum(rowh + POD_GAP_Y)])[ci // cols]
+        gap_x, gap_y = self.gaps(s["ch"])
+        col_x = np.concatenate([[0.0], np.cumsum(colw + gap_x)])[ci % cols]
+        row_y = np.concatenate([[0.0], np.cumsum(rowh + gap_y)])[ci // cols]
         cell_left = col_x + (colw[ci % cols] - s["cw"]) / 2
         cell_top = row_y
         # clusters: their row inside the cell, centred; leaves spread, servers in a grid under them
@@ -429,7 +464,7 @@ class _Plan:
         if len(tr.ids):
             per, nrows, tw, th = self.top_size(gw)
             width = max(gw, tw)
-            top0 = -self.top_rise(width, gh, th) - th
+            top0 = -self.top_rise(width, gh, th, s["ch"]) - th
             self._rows_at(tr, np.ones(len(tr.ids), bool), np.array([top0]),
                           np.array([(gw - width) / 2]), np.array([width]), np.array([per]), X, Y, placed)
         at = np.flatnonzero(self.attached)

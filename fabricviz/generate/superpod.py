@@ -48,12 +48,15 @@ Choices the RAs leave open, and the one taken here:
   by rule 1 with ``u`` = 64. On 144-port Quantum-X800 (Q3400) running its ports at 400G this gives
   per plane 8 leaves per SU and 4 / 8 / 16 / 32 / 64 spines at 1 / 2 / 4 / 8 / 16 SUs: with two
   planes exactly the RA table's leaves and spines (16 per SU; 8 / 16 / 32 / 64 / 128), and every
-  GPU on both planes, so no spine groups are needed. The RA builds this on Spectrum-X SN5600 at
-  128 × 400GbE (port breakout is not modelled here, so ``--planes`` is InfiniBand only). Its cable
-  counts are per 800G twin-port cable: fabricviz counts links, twice the table's (a node–leaf
-  link per GPU per plane). DGX B300-XDR ``--planes 2|4`` splits each 800G port into 2 × 400G or
-  4 × 200G, each plane a copy of the RA's single-plane fabric at that rate (switches × planes; the
-  XDR RA tabulates one plane).
+  GPU on both planes, so no spine groups are needed. ``--fabric roce --planes 2`` is the RA's own
+  Spectrum-X build: each ConnectX-8 800G port as 2 × 400GbE, SN5600s broken out to 128 × 400GbE
+  (part ``SN5600-2x400GbE``, :func:`switch_part`), the same leaves and spines per plane, and every
+  plane routed by ECMP on its own (``route``/``trace``/``simulate`` per plane). The RA counts cables:
+  one per leaf cage (a splitter to two GPUs, or up to the spines), so ``info``'s cables to order by
+  tier (``breakout_cables_by_tier``) equal its table, and its links (``cables_by_tier``) are twice that.
+  On InfiniBand the cable records are links (twice the table's, a node–leaf link per GPU per plane).
+  DGX B300-XDR ``--planes 2|4`` splits each 800G port into 2 × 400G or 4 × 200G, each plane a copy
+  of the RA's single-plane fabric at that rate (switches × planes; the XDR RA tabulates one plane).
 * DGX B300-XDR: the RA's 18-SU row prints 9,216 GPUs for 1,296 nodes; 1,296 × 8 = 10,368, which
   equals the row's own node–leaf cable count. fabricviz builds 10,368.
 """
@@ -66,6 +69,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..model import Catalog, Fabric, FabricError, LinkRate, Part
+from ..model.breakout import broken_out
 from ..model.errors import ParamError
 from ..model.fabric import KIND_CODE, NIC
 from .autolayout import apply_auto_layout
@@ -88,11 +92,12 @@ from .planes import planarize
 RAILS = 8
 #: Part id of the UFM appliance that takes one H100 node slot.
 UFM_PART = "UFM-APPLIANCE-3.1"
-#: Systems built multi-plane (``--planes``): the switch of one plane and one plane's link rate per
-#: plane count (a ConnectX-8's 4xXDR port as 2 × 2xXDR or 4 × 1xXDR).
-PLANE_SYSTEMS: dict[str, tuple[str, dict[int, str]]] = {
-    "dgx-b300": ("Q3400", {2: "2xXDR"}),
-    "dgx-b300-xdr": ("Q3400", {2: "2xXDR", 4: "1xXDR"}),
+#: Systems built multi-plane (``--planes``), per fabric: the switch of one plane and one plane's link
+#: rate per plane count (a ConnectX-8's 4xXDR port as 2 × 2xXDR or 4 × 1xXDR; its 800GbE port as
+#: 2 × 400GbE on the Spectrum-X RA's SN5600 broken out to 128 × 400GbE).
+PLANE_SYSTEMS: dict[str, dict[str, tuple[str, dict[int, str]]]] = {
+    "dgx-b300": {"ib": ("Q3400", {2: "2xXDR"}), "roce": ("SN5600-2x400GbE", {2: "400GbE"})},
+    "dgx-b300-xdr": {"ib": ("Q3400", {2: "2xXDR", 4: "1xXDR"})},
 }
 
 
@@ -111,6 +116,8 @@ class SystemSpec:
     ufm_links: int               # compute-fabric links of the UFM appliance (0: none in the table)
     source: str                  # the RA page whose table this reproduces
     planes: int = 1              # >1: one plane of a multi-plane design (generate.superpod_planes)
+    rails: int = RAILS           # NICs per node, one rail leaf each (an NVL72 compute tray: 4)
+    partial_leaf: bool = False   # a leaf's nodes may take fewer than half its ports; as many uplinks
 
 
 SYSTEMS: dict[str, SystemSpec] = {s.key: s for s in (
@@ -150,6 +157,7 @@ class SuperpodPlan:
     cores: int
     core_parallel: int           # links from a spine to each core of its plane
     ufm_links: int
+    rails: int = RAILS
 
     @property
     def spines_per_group(self) -> int:
@@ -173,7 +181,7 @@ def plan_superpod(system: str | SystemSpec, units: int, radix: int) -> SuperpodP
     if units < 1:
         raise ParamError("units", units, "must be at least 1", "scalable units")
     per_leaf = spec.nodes_per_su // spec.leaves_per_rail
-    blocking = per_leaf > radix // 2 if spec.planes > 1 else per_leaf != radix // 2   # a plane: at most half
+    blocking = per_leaf > radix // 2 if spec.partial_leaf else per_leaf != radix // 2   # a plane: at most half
     if spec.nodes_per_su % spec.leaves_per_rail or blocking:
         raise FabricError(f"{spec.title}: a leaf takes {spec.nodes_per_su // spec.leaves_per_rail} nodes, "
                           f"a {radix}-port switch is non-blocking at {radix // 2}")
@@ -187,19 +195,19 @@ def plan_superpod(system: str | SystemSpec, units: int, radix: int) -> SuperpodP
 
 def _size(spec: SystemSpec, units: int, radix: int) -> SuperpodPlan | None:
     """The plan of :func:`plan_superpod`, None when the rule finds no even spread."""
-    kinds = RAILS * spec.leaves_per_rail                    # leaves per SU
-    u = spec.nodes_per_su // spec.leaves_per_rail if spec.planes > 1 else radix // 2
+    kinds = spec.rails * spec.leaves_per_rail               # leaves per SU
+    u = spec.nodes_per_su // spec.leaves_per_rail if spec.partial_leaf else radix // 2
     leaves = units * kinds
     total = leaves * u
     nodes = units * spec.nodes_per_su - (1 if spec.ufm_links else 0)
-    base = SuperpodPlan(system=spec.key, units=units, radix=radix, nodes=nodes, gpus=nodes * RAILS,
+    base = SuperpodPlan(system=spec.key, units=units, radix=radix, nodes=nodes, gpus=nodes * spec.rails,
                         leaves=leaves, uplinks=u, spines=0, groups=1, leaf_parallel=0, cores=0, core_parallel=0,
-                        ufm_links=spec.ufm_links)
+                        ufm_links=spec.ufm_links, rails=spec.rails)
     s = _divisor_at_least(u, math.ceil(total / radix))
     if s is not None:
         return replace(base, spines=s, leaf_parallel=u // s)
     if spec.growth == "groups":
-        for g in (d for d in range(2, RAILS + 1) if RAILS % d == 0):
+        for g in (d for d in range(2, spec.rails + 1) if spec.rails % d == 0):
             s = _divisor_at_least(u, math.ceil(total / g / radix))
             if s is not None:
                 return replace(base, spines=g * s, groups=g, leaf_parallel=u // s)
@@ -224,13 +232,21 @@ def _ranges(values: list[int]) -> str:
     return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs) or "no"
 
 
+#: Systems whose RA publishes no compute-fabric counts, with what to use instead.
+UNPUBLISHED = {s: "the DGX SuperPOD GB200 RA tabulates no compute-fabric switch or cable counts; "
+                  "'generate nvl72' builds NVL72 racks on a rail-optimised fabric by the same sizing rule"
+               for s in ("gb200-nvl72", "dgx-gb200", "gb200")}
+
+
 def system_spec(system: str) -> SystemSpec:
+    if system in UNPUBLISHED:
+        raise ParamError("system", system, UNPUBLISHED[system])
     if system not in SYSTEMS:
         raise ParamError("system", system, f"use {', '.join(SYSTEMS)}")
     return SYSTEMS[system]
 
 
-def _add_nodes(f: Fabric, part: Part, names: list[str], rate: LinkRate, x0: float) -> np.ndarray:
+def add_node_row(f: Fabric, part: Part, names: list[str], rate: LinkRate, x0: float) -> np.ndarray:
     """Servers of ``part`` in a row from ``x0``; their NIC ports as an array (server, NIC)."""
     cat = f.catalog
     assert part.nic_part is not None
@@ -249,17 +265,33 @@ def _add_nodes(f: Fabric, part: Part, names: list[str], rate: LinkRate, x0: floa
 
 
 def plane_spec(system: str, planes: int) -> SystemSpec:
-    """The spec of one plane of a ``planes``-plane ``system`` (module doc, *Planes*)."""
+    """The spec of one plane of a ``planes``-plane ``system`` (module doc, *Planes*): per fabric the
+    plane's switch and rate."""
     spec = system_spec(system)
     if planes == 1:
         return spec
     if system not in PLANE_SYSTEMS:
         raise FabricError(f"--planes {planes}: the {spec.title} RA builds one plane "
                           f"(multi-plane: {', '.join(PLANE_SYSTEMS)})")
-    switch, speeds = PLANE_SYSTEMS[system]
-    if planes not in speeds:
-        raise FabricError(f"--planes {planes}: a ConnectX-8 port splits into {' or '.join(map(str, speeds))} planes")
-    return replace(spec, leaves_per_rail=1, switch={"ib": switch}, speed={"ib": speeds[planes]}, planes=planes)
+    per = PLANE_SYSTEMS[system]
+    counts = sorted({n for _, speeds in per.values() for n in speeds})
+    if planes not in counts:
+        raise FabricError(f"--planes {planes}: a ConnectX-8 port splits into {' or '.join(map(str, counts))} planes")
+    fits = {fab: sw for fab, (sw, speeds) in per.items() if planes in speeds}
+    return replace(spec, leaves_per_rail=1, switch=fits,
+                   speed={fab: per[fab][1][planes] for fab in fits}, planes=planes,
+                   partial_leaf=True)
+
+
+def switch_part(catalog: Catalog, part_id: str) -> Part:
+    """The catalog's part ``part_id``, or a broken-out part named ``<base>-<mode>`` (``SN5600-2x400GbE``:
+    :func:`~fabricviz.model.breakout.broken_out`) when the catalog has the base and the mode."""
+    if part_id in catalog:
+        return catalog.get(part_id)
+    base, _, mode = part_id.rpartition("-")
+    if base and base in catalog and mode in catalog.get(base).breakouts:
+        return broken_out(catalog.get(base), mode)
+    return catalog.get(part_id)                # the catalog's own error, naming the id
 
 
 def superpod(system: str | SystemSpec, units: int = 1, fabric: str | None = None, catalog: Catalog | None = None,
@@ -277,7 +309,7 @@ def superpod(system: str | SystemSpec, units: int = 1, fabric: str | None = None
         why = f"the {spec.title} RA is built on {' or '.join(spec.switch)} only"
         raise ParamError("fabric", fabric, why, words=f"fabric {fabric}: {why}")
     f = Fabric(catalog, name=name or f"{spec.key}-{units}su")
-    sw = f.catalog.get(spec.switch[fabric])
+    sw = switch_part(f.catalog, spec.switch[fabric])
     rate = LinkRate.parse(spec.speed[fabric])
     mode = str(rate) if spec.planes > 1 and rate != sw.rate else None     # a plane's switches run at its rate
     plan = plan_superpod(spec, units, sw.ports)
@@ -297,7 +329,7 @@ def superpod(system: str | SystemSpec, units: int = 1, fabric: str | None = None
     for s in range(units):
         last = s == units - 1
         n = spec.nodes_per_su - (1 if last and spec.ufm_links else 0)
-        ports = _add_nodes(f, server, pad_names(f"su{s + 1}-dgx", n), rate, x0)      # (node, rail)
+        ports = add_node_row(f, server, pad_names(f"su{s + 1}-dgx", n), rate, x0)      # (node, rail)
         x0 += (spec.nodes_per_su * RAILS + 4) * HOST_PITCH
         suffix = [""] if lpr == 1 else [chr(ord("a") + j) for j in range(lpr)]
         lv = add_switches(f, sw, [f"su{s + 1}-rail{r}{x}" for r in range(RAILS) for x in suffix], 1, mode)
@@ -308,18 +340,18 @@ def superpod(system: str | SystemSpec, units: int = 1, fabric: str | None = None
                              HOST_CABLE_M, emit=False)
         if last and spec.ufm_links:
             ufm = f.catalog.get(UFM_PART)
-            up = _add_nodes(f, ufm, [f"su{s + 1}-ufm"], rate, x0 - 4 * HOST_PITCH * RAILS).ravel()
+            up = add_node_row(f, ufm, [f"su{s + 1}-ufm"], rate, x0 - 4 * HOST_PITCH * RAILS).ravel()
             k = spec.ufm_links
             f.add_cables(up[:k], switch_ports(f, lv[:k], per_leaf, 1).ravel(), HOST_CABLE_M, emit=False)
         su_leaves.append(lv)
-    pods = _spine_tiers(f, sw, plan, su_leaves, mode)
+    pods = spine_tiers(f, sw, plan, su_leaves, mode)
     # each SU is one group (a B300 SU's a- and b-leaves share no node; a B200 pod has its spines)
     f.meta["groups"] = [{"name": f"su{s + 1}", "switches": [f.name_of(int(d)) for d in (*lv, *sp)]}
                         for s, (lv, sp) in enumerate(zip(su_leaves, pods, strict=True))]
     return finish(apply_auto_layout(f))
 
 
-def _spine_tiers(f: Fabric, sw: Part, plan: SuperpodPlan, su_leaves: list[np.ndarray],
+def spine_tiers(f: Fabric, sw: Part, plan: SuperpodPlan, su_leaves: list[np.ndarray],
                  mode: str | None) -> list[np.ndarray]:
     """Spines (and cores) and their cables, per the plan; the spines of each SU's pod (none when the
     spines are shared by all SUs)."""
@@ -327,7 +359,7 @@ def _spine_tiers(f: Fabric, sw: Part, plan: SuperpodPlan, su_leaves: list[np.nda
     if plan.cores == 0:
         sp = add_switches(f, sw, pad_names("spine", plan.spines), 2, mode)
         spg = plan.spines_per_group
-        rail = np.arange(len(su_leaves[0])) // (len(su_leaves[0]) // RAILS)     # leaves are rail-major
+        rail = np.arange(len(su_leaves[0])) // (len(su_leaves[0]) // plan.rails)    # leaves are rail-major
         for g in range(plan.groups):
             lower = np.concatenate([lv[rail % plan.groups == g] for lv in su_leaves])
             _join(f, lower, sp[g * spg:(g + 1) * spg], u, plan.leaf_parallel, LEAF_CABLE_M, group=None)
@@ -347,5 +379,5 @@ def _spine_tiers(f: Fabric, sw: Part, plan: SuperpodPlan, su_leaves: list[np.nda
     return pods
 
 
-__all__ = ["PLANE_SYSTEMS", "SYSTEMS", "SuperpodPlan", "SystemSpec", "plan_superpod", "plane_spec", "superpod",
-           "system_spec"]
+__all__ = ["PLANE_SYSTEMS", "SYSTEMS", "SuperpodPlan", "SystemSpec", "add_node_row", "plan_superpod", "plane_spec",
+           "spine_tiers", "superpod", "switch_part", "system_spec"]

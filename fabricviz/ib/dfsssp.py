@@ -19,7 +19,12 @@ What decides OpenSM's answer, reproduced here:
   follows that heap exactly (:func:`.dfsssp_kernels.sssp_routes`);
 * the LFT entry of switch v for the LID is the port of v on the link it was reached by; the
   weight update adds ``num_hca`` of every reached switch to each link between it and the
-  destination.
+  destination;
+* every switch starts at ``INF`` = 0x7FFFFFFF and a switch is reached only at a distance below
+  it, so with links at P² a path of h switch links needs h·P² < 2^31: a 3-level fat tree's
+  4-link paths stop at P = 23,170 and from P = 46,341 (radix 56: 47,824) no link is taken at
+  all. The LFT keeps a hole there and dfsssp's deadlock removal stops with ERR AD14 (OpenSM then
+  routes with minhop): refused after the first run that leaves a CA's switch unreached.
 """
 
 from __future__ import annotations
@@ -29,8 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dfsssp_vl import assign_vls, subnet_vls
-from .engine_types import RoutingInfo
+from .dfsssp_vl import AD14, assign_vls, subnet_vls
+from .engine_types import EngineRefused, RoutingInfo
 from .lids import Lids
 from .subnet import NO_PATH, Subnet
 
@@ -91,12 +96,17 @@ class Destinations:
     self_sw: np.ndarray
 
 
-def run_dijkstra(g: Graph, d: Destinations, lft: np.ndarray, i0: int, i1: int) -> None:
+def run_dijkstra(g: Graph, d: Destinations, lft: np.ndarray, i0: int, i1: int,
+                 stop_at: np.ndarray | None = None) -> int:
     """Runs i0..i1-1 (:func:`.dfsssp_kernels.sssp_routes`): Dijkstra on complib's 4-ary heap
-    tie for tie, update_weights into ``g.weight``, each LID's column of ``lft``."""
+    tie for tie, update_weights into ``g.weight``, each LID's column of ``lft``. Returns -1, or
+    the run that left a switch of ``stop_at`` (bool per switch) unreached, and stops there."""
     from .dfsssp_kernels import sssp_routes
-    sssp_routes(g.adj_ptr, g.adj_link, g.to, g.frm, g.to_port, g.weight, g.num_hca, g.ca_link,
-                d.src, d.first, d.sw, d.port, d.lid, d.self_sw, lft, i0, i1)
+    if stop_at is None:
+        stop_at = np.zeros(g.n - 1, np.bool_)
+    return int(sssp_routes(g.adj_ptr, g.adj_link, g.to, g.frm, g.to_port, g.weight, g.num_hca,
+                           g.ca_link, d.src, d.first, d.sw, d.port, d.lid, d.self_sw, lft, i0, i1,
+                           stop_at))
 
 
 def port_order(sn: Subnet) -> tuple[np.ndarray, np.ndarray]:
@@ -134,21 +144,30 @@ def destinations(sn: Subnet, lids: Lids, order: tuple[np.ndarray, np.ndarray]) -
         lid=lid.astype(np.int64), self_sw=np.concatenate((np.full(nc, -1, np.int64), sw)))
 
 
-def sssp_lfts(sn: Subnet, lids: Lids, progress: Callable[[int, int], None] | None = None
-              ) -> tuple[np.ndarray, Destinations]:
+def sssp_lfts(sn: Subnet, lids: Lids, progress: Callable[[int, int], None] | None = None,
+              *, stop_on_hole: bool = False) -> tuple[np.ndarray, Destinations]:
     """dfsssp_do_dijkstra_routing without the deadlock removal: (LFTs, the destinations in
-    the order they were routed)."""
+    the order they were routed).
+
+    ``stop_on_hole`` (dfsssp): raise OpenSM's ERR AD14 as soon as a run leaves a switch with a
+    CA port unreached — the deadlock removal would fail on that (CA, LID) path anyway, and on
+    fabrics of 46,341 end ports or more that is the first run (see
+    :func:`.dfsssp_kernels.sssp_routes`), so the verdict costs one run, not all of them."""
     S = sn.num_switches
     g = build_graph(sn, lids)
     lft = np.full((S, lids.max_lid + 1), NO_PATH, np.uint8)
     own = lids.sw_lid[lids.sw_lid > 0]
     lft[np.nonzero(lids.sw_lid > 0)[0], own] = 0
     d = destinations(sn, lids, port_order(sn))
+    stop_at = np.zeros(S, np.bool_)
+    if stop_on_hole:
+        stop_at[d.sw[d.src == 0]] = True
     total = len(d.lid)
     for i0 in range(0, total, CHUNK):
         if progress is not None:
             progress(i0, total)
-        run_dijkstra(g, d, lft, i0, min(i0 + CHUNK, total))
+        if run_dijkstra(g, d, lft, i0, min(i0 + CHUNK, total), stop_at) >= 0:
+            raise EngineRefused(AD14)
     return lft, d
 
 
@@ -169,7 +188,7 @@ def route_dfsssp(sn: Subnet, lids: Lids, dist: np.ndarray,
     ``vls_avail``: VLs to use instead of what the switch ports' operational VLs allow.
     Raises :class:`~.routing.EngineRefused` with OpenSM's ERR AD25 line when more are needed.
     """
-    lft, dests = sssp_lfts(sn, lids, progress)
+    lft, dests = sssp_lfts(sn, lids, progress, stop_on_hole=True)
     avail = subnet_vls(sn) if vls_avail is None else vls_avail
     res = assign_vls(sn, lids, lft, dests, avail)
     return lft, RoutingInfo(path_sl=res.path_sl, vls_used=res.vls_needed, vls_avail=avail,

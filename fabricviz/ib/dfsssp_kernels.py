@@ -33,11 +33,13 @@ OK, BROKEN, BAD_CYCLE = 0, 1, 2          # kernel status: ERR AD14 / AD27 in Ope
 # ---------------------------------------------------------------- SSSP
 @njit(cache=True, nogil=True)
 def sssp_routes(adj_ptr, adj_link, to, frm, to_port, weight, num_hca, ca_link,
-                d_src, d_first, d_sw, d_port, d_lid, d_self, lft, i0, i1):
+                d_src, d_first, d_sw, d_port, d_lid, d_self, lft, i0, i1, stop_at):
     """Destinations i0..i1-1: one Dijkstra each from vertex ``d_src`` (0: the CA source, wired
     to switch ``d_sw``'s port ``d_port`` at weight 1 when ``d_first``: a port's first LID) on
     complib's 4-ary heap, then the weight update, then LFT column ``d_lid`` (``d_self`` >= 0:
-    that switch's own LID, port 0). ``weight`` and the CA link carry over between calls."""
+    that switch's own LID, port 0). ``weight`` and the CA link carry over between calls.
+    Returns -1, or the first run that left a switch v with ``stop_at[v - 1]`` unreached (at
+    INF): its LFT hole is for good, and a CA's switch with one dooms dfsssp (ERR AD14)."""
     n = len(adj_ptr) - 1
     dist = np.empty(n, np.int64)
     used = np.empty(n, np.int64)
@@ -77,6 +79,8 @@ def sssp_routes(adj_ptr, adj_link, to, frm, to_port, weight, num_hca, ca_link,
             # cl_heap_extract_root: the last element to the root, sifted down; among equal
             # children the last one wins (<=), a parent moves only for a strictly smaller key
             cur = ctx[0]
+            if key[0] >= INF:           # the rest are unreachable: no link, no LFT entry
+                break
             size -= 1
             if size:
                 tk = key[size]
@@ -128,10 +132,15 @@ def sssp_routes(adj_ptr, adj_link, to, frm, to_port, weight, num_hca, ca_link,
                 weight[link] += sub[v]
                 sub[frm[link]] += sub[v]
         lid = d_lid[d]
+        hole = False
         for v in range(1, n):
             lft[v - 1, lid] = to_port[used[v]] if used[v] >= 0 else NO_PATH
+            hole |= used[v] < 0 and v != src and stop_at[v - 1]
         if d_self[d] >= 0:
             lft[d_self[d], lid] = 0
+        if hole:
+            return d
+    return -1
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -448,7 +457,7 @@ def cut_weakest(N, E, cycle, place, scan):
 
 @njit(cache=True, nogil=True)
 def remove_deadlocks(lft, nbr_sw, nbr_port, sw_lid, starts, dlids, row_of, port_of, end_ptr, end_lid,
-                     end_ca, vl, paths):
+                     end_ca, vl, paths, idx):
     """dfsssp_remove_deadlocks up to "Virtual Lanes needed". Every pair of LIDs (indices a, b
     into ``dlids``) of different ports (``port_of``) on VL 0 (``vl[a, b]``, else 255); every
     CA-sourced pair into VL 0's CDG, destinations outer and sources inner in port order
@@ -456,6 +465,17 @@ def remove_deadlocks(lft, nbr_sw, nbr_port, sw_lid, starts, dlids, row_of, port_
     ``starts[row_of[a]]``; then VL by VL, cycles cut and their pairs moved to the next VL
     (``paths`` per VL counted). (status, VLs needed)."""
     n = len(dlids)
+    C, chan = channel_numbers(nbr_sw, nbr_port, sw_lid)
+    ptr, chans, broken = channel_paths(lft, nbr_sw, chan, starts, dlids)
+    # AD14 if a used path (row r to b: r has a CA port not b's) met a hole; before any pair store
+    cnt = np.zeros(len(starts), np.int64)          # CA ports starting at each row
+    for x in range(len(end_ca)):
+        if end_ca[x]:
+            cnt[row_of[end_lid[end_ptr[x]]]] += 1
+    for k in np.flatnonzero(broken):
+        b = k % n
+        if cnt[k // n] > (1 if end_ca[port_of[b]] and row_of[b] == k // n else 0):
+            return BROKEN, 0
     for a in range(n):
         for b in range(n):
             if port_of[a] != port_of[b]:
@@ -463,14 +483,12 @@ def remove_deadlocks(lft, nbr_sw, nbr_port, sw_lid, starts, dlids, row_of, port_
                 paths[0] += 1
             else:
                 vl[a, b] = 255
-    C, chan = channel_numbers(nbr_sw, nbr_port, sw_lid)
-    ptr, chans, broken = channel_paths(lft, nbr_sw, chan, starts, dlids)
     vls = len(paths)
     N = new_nodes(vls, C)
     root = np.full(vls, -1, np.int64)
     tops = np.zeros(2, np.int64)
-    E = np.empty((1024, 6), np.int64)
-    G = np.empty((1024, 3), np.int64)
+    E = np.empty((1024, 6), idx.dtype)
+    G = np.empty((1024, 3), idx.dtype)
     nends = len(end_ca)
     ca_lids = 0
     for x in range(nends):
@@ -480,9 +498,9 @@ def remove_deadlocks(lft, nbr_sw, nbr_port, sw_lid, starts, dlids, row_of, port_
     for x in range(nends):
         nl = end_ptr[x + 1] - end_ptr[x]
         total += (ca_lids - (nl if end_ca[x] else 0)) * nl
-    P = np.empty(total + 1, np.int64)
-    run_k = np.empty(total + 1, np.int64)           # runs of consecutive pairs on one path
-    run_at = np.empty(total + 1, np.int64)
+    P = np.empty(total + 1, idx.dtype)
+    run_k = np.empty(total + 1, idx.dtype)           # runs of consecutive pairs on one path
+    run_at = np.empty(total + 1, idx.dtype)
     ptop = 0
     nrun = 0
     for xd in range(nends):
@@ -503,8 +521,6 @@ def remove_deadlocks(lft, nbr_sw, nbr_port, sw_lid, starts, dlids, row_of, port_
     run_at[nrun] = ptop
     for r in range(nrun):
         k = run_k[r]
-        if broken[k]:
-            return BROKEN, 0
         lo, hi = ptr[k], ptr[k + 1]
         E = _grow(E, tops[0] + hi - lo)
         G = _grow(G, tops[1] + hi - lo)
@@ -540,7 +556,7 @@ def remove_deadlocks(lft, nbr_sw, nbr_port, sw_lid, starts, dlids, row_of, port_
                         E = _grow(E, tops[0] + hi - lo)
                         G = _grow(G, tops[1] + hi - lo)
                         if ptop == len(P):
-                            P2 = np.empty(2 * len(P), np.int64)
+                            P2 = np.empty(2 * len(P), idx.dtype)
                             P2[:ptop] = P
                             P = P2
                         P[ptop] = pair
@@ -577,8 +593,8 @@ def warm_up() -> None:
     lft = np.zeros((1, 1), np.uint8)
     sssp_routes(np.array([0, 1, 1], np.int64), np.zeros(1, np.int64), np.ones(1, np.int64), z1.copy(),
                 z1.copy(), z1.copy(), np.zeros(2, np.int64), 0, z1, np.ones(1, np.bool_), z1, z1, z1,
-                np.full(1, -1, np.int64), lft, 0, 1)
+                np.full(1, -1, np.int64), lft, 0, 1, np.zeros(1, np.bool_))
     vl = np.zeros((1, 1), np.uint8)
-    remove_deadlocks(lft, np.full((1, 1), -1, np.int64), z1.reshape(1, 1), z1, z1, z1, z1, z1,
-                     np.array([0, 1], np.int64), z1, np.ones(1, np.bool_), vl, np.zeros(2, np.int64))
+    remove_deadlocks(lft, np.full((1, 1), -1, np.int64), z1.reshape(1, 1), z1, z1, z1, z1, z1, np.array(
+        [0, 1], np.int64), z1, np.ones(1, np.bool_), vl, np.zeros(2, np.int64), np.empty(0, np.int32))
     change_vl(vl, 0, 1, 0)

@@ -36,6 +36,10 @@ if TYPE_CHECKING:
     from .dfsssp import Destinations
 
 
+#: OpenSM's words when a path of the deadlock removal meets a switch with no LFT entry for its LID
+AD14 = "ERR AD14: cannot allocate memory for cdg node or link in update_channel_dep_graph(...)"
+
+
 def subnet_vls(sn: Subnet, max_op_vls: int | None = None) -> int:
     """get_avail_vl_in_subn: the fewest operational VLs of any linked switch external port,
     as a VL count (1, 2, 4, 8; 15 at most). Ports run min(VLCap, peer's VLCap, max_op_vls)
@@ -82,11 +86,13 @@ def assign_vls(sn: Subnet, lids: Lids, lft: np.ndarray, dests: Destinations,
     row_of[end_lid[ca]] = row[dests.sw[ca]]
     vl = np.empty((n, n), np.uint8)                # [src index, dst index]; 255: no path
     counts = np.zeros(vls_avail, np.int64)
+    # pair numbers (src × n + dst), pair counts and store indices stay below n²: 32 bits do up
+    # to 46,340 LIDs (beyond that OpenSM's INF has already stopped dfsssp, see .dfsssp_kernels)
+    idx = np.empty(0, np.int32 if n * n < 2**31 else np.int64)
     status, needed = K.remove_deadlocks(lft, sn.nbr_sw, sn.nbr_port, lids.sw_lid, starts, all_lids,
-                                        row_of, port_of, end_ptr, end_lid, end_ca, vl, counts)
+                                        row_of, port_of, end_ptr, end_lid, end_ca, vl, counts, idx)
     if status == K.BROKEN:
-        raise EngineRefused("ERR AD14: cannot allocate memory for cdg node or link in "
-                            "update_channel_dep_graph(...)")
+        raise EngineRefused(AD14)
     if status == K.BAD_CYCLE:
         raise RuntimeError("ERR AD27: something went wrong in get_weakest_link_in_cycle(...)")
     paths = counts.tolist()

@@ -61,11 +61,11 @@ def route_lash(sn: Subnet, lids: Lids, dist: np.ndarray | None = None,
     avail = vl_min - start_vl
     log.append(f"min operational vl({avail}) start vl({start_vl}) max_switches({S})")
     out_link = tree_routes(S, links)
-    nxt = np.full((S, S), -1, np.int64)
+    nxt = np.full((S, S), -1, np.int32)
     for s in range(S):
         row = out_link[s]
         ok = row >= 0
-        nxt[s, ok] = np.array([t for t, _ in links[s]], np.int64)[row[ok]] if links[s] else []
+        nxt[s, ok] = np.array([t for t, _ in links[s]], np.int32)[row[ok]] if links[s] else []
     got = _layers_compiled(S, avail, nxt, links, seed) if compiled and not literal_search else None
     if got is None:
         paths = _PathCache(nxt)
@@ -82,14 +82,14 @@ def route_lash(sn: Subnet, lids: Lids, dist: np.ndarray | None = None,
         status, lane_a, needed, before_a, counts_a, calls, zombies, events = got
         if status == 2:
             raise _not_enough(log, needed, avail, start_vl)
-        lane = lane_a.tolist()
+        lane = lane_a
         before, counts = before_a[:needed].tolist(), counts_a.tolist()
     log += [f"Lanes in layer {i}: {n}" for i, n in enumerate(before)]
     log.append(f"Lanes needed: {needed}, Balancing")
     log += [f"Lanes in layer {i}: {n}" for i, n in enumerate(counts[:needed])]
     lid_sw, local_port = lid_switches(sn, lids)
     lft = build_lft(S, links, out_link, lid_sw, local_port)
-    table = np.asarray(lane, np.int64) + start_vl
+    table = np.asarray(lane, np.int16) + start_vl
     np.fill_diagonal(table, start_vl)
     path_sl = PathSL("lash", lid_sw.astype(np.int32), lid_sw.astype(np.int32), table.astype(np.uint8),
                      np.ones(16, np.uint8), needed, same_switch_sl=start_vl, default=0)
@@ -109,11 +109,18 @@ def _layers_compiled(S: int, avail: int, nxt: np.ndarray, links: list[list[tuple
     """:mod:`.lash_kernels`'s run of the layers, or None when it hit an array bound (then the
     Python version runs): (status, lane, needed, counts before, after, rand calls, zombies, events)."""
     from .lash_kernels import build_paths, run_layers
-    ptr, pa, pb = build_paths(nxt)
+    chan = np.full((S, S), -1, np.int32)
+    channels = 0
+    for a, row in enumerate(links):
+        far = sorted({t for t, _ in row if t != a})
+        chan[a, far] = np.arange(channels, channels + len(far), dtype=np.int32)
+        channels += len(far)
+    ptr, pc = build_paths(nxt, chan)
+    del chan
     state = np.array([*GlibcRandom(seed)._r, 0], np.int64)
-    channels = sum(len({t for t, _ in row if t != a}) for a, row in enumerate(links))
     dcap = max((len({t for t, _ in row}) for row in links), default=0) + 1
-    got = run_layers(S, avail, ptr, pa, pb, state, False, max(avail, 1) * channels * 2 + 1024, dcap)
+    got = run_layers(S, avail, ptr, pc, max(channels, 1), state, False,
+                     max(avail, 1) * channels * 2 + 1024, dcap)
     return None if got[0] == 1 else got
 
 
@@ -159,27 +166,17 @@ def tree_routes(S: int, links: list[list[tuple[int, int]]]) -> np.ndarray:
     shortest_path + generate_routing_func_for_mst for each root r in order: a breadth-first tree
     over the links in port order; every switch on the tree path to d that has no entry for d yet
     takes the link to its tree child (the first cable to that neighbour)."""
-    first = np.full((S, S), -1, np.int64)
+    first = np.full((S, S), -1, np.int32)
     for s in range(S):
         for k in range(len(links[s]) - 1, -1, -1):
             first[s, links[s][k][0]] = k
     if S < SMALL_TREES:
         return _tree_routes_small(S, links, first.tolist())
-    out = np.full((S, S), -1, np.int64)
-    for r in range(S):
-        parent, order = _bfs(r, S, links)
-        if not order:
-            continue
-        par = np.array(parent, np.int64)
-        dcol = np.array(order, np.int64)
-        cur = dcol.copy()
-        while len(cur):
-            p = par[cur]
-            take = out[p, dcol] < 0
-            out[p[take], dcol[take]] = first[p[take], cur[take]]
-            keep = p != r
-            cur, dcol = p[keep], dcol[keep]
-    return out
+    from .lash_kernels import tree_routes as compiled_trees  # numba on use
+    lk_ptr = np.zeros(S + 1, np.int64)
+    lk_ptr[1:] = np.cumsum([len(row) for row in links])
+    lk_to = np.array([t for row in links for t, _ in row], np.int32)
+    return compiled_trees(lk_ptr, lk_to, first.astype(np.int32))
 
 
 #: below this many switches :func:`tree_routes` walks the trees in plain Python (numpy's per-call

@@ -28,8 +28,9 @@ def _rand(st: np.ndarray) -> int:
 
 
 @njit(cache=True, nogil=True)
-def build_paths(nxt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """All switch paths along nxt as CSR: (ptr [S*S+1], channel from, channel to)."""
+def build_paths(nxt: np.ndarray, chan: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All switch paths along nxt as CSR: (ptr [S*S+1], channels), a channel (switch a to its
+    neighbour b: OpenSM's cdg_vertex_matrix[lane][a][b]) numbered ``chan[a, b]``."""
     S = nxt.shape[0]
     ptr = np.zeros(S * S + 1, np.int64)
     for s in range(S):
@@ -40,19 +41,53 @@ def build_paths(nxt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 a = nxt[a, d]
                 n += 1
             ptr[s * S + d + 1] = ptr[s * S + d] + n
-    pa = np.empty(ptr[-1], np.int32)
-    pb = np.empty(ptr[-1], np.int32)
+    pc = np.empty(ptr[-1], np.int32)
     for s in range(S):
         for d in range(S):
             k = ptr[s * S + d]
             a = s
             while a != d:
                 b = nxt[a, d]
-                pa[k] = a
-                pb[k] = b
+                pc[k] = chan[a, b]
                 k += 1
                 a = b
-    return ptr, pa, pb
+    return ptr, pc
+
+
+@njit(cache=True, nogil=True)
+def tree_routes(lk_ptr: np.ndarray, lk_to: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """:func:`.lash.tree_routes` compiled: for each root r a breadth-first tree over switch r's
+    links ``lk_to[lk_ptr[r]:lk_ptr[r + 1]]`` (port order); every switch on the tree path from
+    r to d without an entry for d takes ``first[p, child]`` (out_link [S, S], -1: none)."""
+    S = len(lk_ptr) - 1
+    out = np.full((S, S), -1, np.int32)
+    parent = np.empty(S, np.int32)
+    seen = np.zeros(S, np.int32)
+    queue = np.empty(S, np.int32)
+    for r in range(S):
+        stamp = r + 1
+        seen[r] = stamp
+        queue[0] = r
+        head, tail = 0, 1
+        while head < tail:
+            u = queue[head]
+            head += 1
+            for j in range(lk_ptr[u], lk_ptr[u + 1]):
+                t = lk_to[j]
+                if seen[t] != stamp:
+                    seen[t] = stamp
+                    parent[t] = u
+                    queue[tail] = t
+                    tail += 1
+        for i in range(1, tail):
+            d = queue[i]
+            cur = d
+            while cur != r:
+                p = parent[cur]
+                if out[p, d] < 0:
+                    out[p, d] = first[p, cur]
+                cur = p
+    return out
 
 
 # per-vertex fields of V (one row per vertex id)
@@ -88,7 +123,7 @@ def _compact(st, lane_i):
 
 
 @njit(cache=True, nogil=True)
-def _new_vertex(st, lane_i, a, b):
+def _new_vertex(st, lane_i, c):
     V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
     if sc[1] > 0:
         sc[1] -= 1
@@ -107,7 +142,7 @@ def _new_vertex(st, lane_i, a, b):
     V[v, ORD] = olen[lane_i]
     order[lane_i, olen[lane_i]] = v
     olen[lane_i] += 1
-    vid[lane_i, a, b] = v
+    vid[lane_i, c] = v
     return v
 
 
@@ -181,17 +216,16 @@ def _reorder(st, lane_i, x, y):
 def _add_temp(st, paths, s, d, lane_i, cyc):
     """generate_cdg_for_sp; returns (first vertex or -1 on overflow, cycle flag)."""
     V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
-    ptr, pa, pb, S = paths
+    ptr, pc, S = paths
     keep = not literal[lane_i]
     prev = -1
     first = -1
     base = s * S + d
     for k in range(ptr[base], ptr[base + 1]):
-        a = pa[k]
-        b = pb[k]
-        v = vid[lane_i, a, b]
+        c = pc[k]
+        v = vid[lane_i, c]
         if v < 0:
-            v = _new_vertex(st, lane_i, a, b)
+            v = _new_vertex(st, lane_i, c)
             if v < 0:
                 return -1, cyc
         V[v, USING] += 1
@@ -226,10 +260,10 @@ def _add_temp(st, paths, s, d, lane_i, cyc):
 @njit(cache=True, nogil=True)
 def _make_permanent(st, paths, s, d, lane_i):
     V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
-    ptr, pa, pb, S = paths
+    ptr, pc, S = paths
     base = s * S + d
     for k in range(ptr[base], ptr[base + 1]):
-        v = vid[lane_i, pa[k], pb[k]]
+        v = vid[lane_i, pc[k]]
         if V[v, TEMP] == 1:
             V[v, TEMP] = 0
         else:
@@ -239,12 +273,12 @@ def _make_permanent(st, paths, s, d, lane_i):
 @njit(cache=True, nogil=True)
 def _remove_temp(st, paths, s, d, lane_i):
     V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
-    ptr, pa, pb, S = paths
+    ptr, pc, S = paths
     base = s * S + d
     for k in range(ptr[base], ptr[base + 1]):
-        v = vid[lane_i, pa[k], pb[k]]
+        v = vid[lane_i, pc[k]]
         if V[v, TEMP] == 1:
-            vid[lane_i, pa[k], pb[k]] = -1
+            vid[lane_i, pc[k]] = -1
             _free_vertex(st, lane_i, v)
         else:
             new_nd = V[v, ND] - V[v, NTEMP]
@@ -260,20 +294,20 @@ def _remove_temp(st, paths, s, d, lane_i):
 @njit(cache=True, nogil=True)
 def _remove_path(st, paths, s, d, lane_i):
     V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
-    ptr, pa, pb, S = paths
+    ptr, pc, S = paths
     base = s * S + d
     lo, hi = ptr[base], ptr[base + 1]
     depend = 0
     for k in range(lo, hi):
-        v = vid[lane_i, pa[k], pb[k]]
+        v = vid[lane_i, pc[k]]
         if V[v, USING] == 1:
-            vid[lane_i, pa[k], pb[k]] = -1
+            vid[lane_i, pc[k]] = -1
             _free_vertex(st, lane_i, v)
             continue
         V[v, USING] -= 1
         if k + 1 == hi:
             continue
-        w = vid[lane_i, pa[k + 1], pb[k + 1]]
+        w = vid[lane_i, pc[k + 1]]
         for i in range(V[v, ND]):
             if dv[v, i] == w:
                 depend = i
@@ -346,16 +380,18 @@ def _trial_cycle(st, lane_i, a, b, cyc):
 
 
 @njit(cache=True, nogil=True)
-def run_layers(S: int, avail: int, ptr: np.ndarray, pa: np.ndarray, pb: np.ndarray, state: np.ndarray,
+def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, state: np.ndarray,
                literal0: bool, cap: int, dcap: int):
     """assign_layers + balance. Returns (status, lane [S,S], needed, counts before, counts after,
     rand calls, zombies, zombie events)."""
     L = max(avail, 1)
-    V = np.zeros((cap, NFIELDS), np.int64)
-    dv = np.zeros((cap, dcap), np.int32)
-    dn = np.zeros((cap, dcap), np.int32)
-    vid = np.full((L, S, S), -1, np.int32)
-    order = np.full((L, 4 * cap + 64), -1, np.int32)
+    # a vertex's row is cleared when it is made (dv is read below ND only): rows never used
+    # are never touched, so the store costs what the layers use, not ``cap``
+    V = np.empty((cap, NFIELDS), np.int64)
+    dv = np.empty((cap, dcap), np.int32)
+    dn = np.empty((cap, dcap), np.int32)
+    vid = np.full((L, C), -1, np.int32)
+    order = np.full((L, 4 * C + 64), -1, np.int32)     # a layer holds one vertex per channel
     olen = np.zeros(L, np.int64)
     literal = np.full(L, literal0)
     sc = np.zeros(8, np.int64)
@@ -365,11 +401,11 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pa: np.ndarray, pb: np.ndarr
     stack_i = np.zeros(cap + 1, np.int32)
     found = np.zeros(cap, np.int32)
     st = (V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found)
-    paths = (ptr, pa, pb, S)
+    paths = (ptr, pc, S)
     vloc = np.zeros((L, S, S), np.int8)
-    marked = np.zeros((L, S * S), np.int32)
+    marked = np.empty((L, S * S), np.int32)           # read below nmarked only: pages as used
     nmarked = np.zeros(L, np.int64)
-    lane = np.full((S, S), -1, np.int64)
+    lane = np.full((S, S), -1, np.int8)
     counts = np.zeros(L, np.int64)
     # ---- lash_core: first fit
     needed = 1
@@ -482,6 +518,8 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pa: np.ndarray, pb: np.ndarr
 def warm_up() -> None:
     """Load (first run: compile) the kernels with a two-switch fabric, so that one-off cost is
     not routing time (for :func:`~.kernels.warm_up`'s ``"lash"`` entry)."""
+    tree_routes(np.array([0, 1, 2], np.int64), np.array([1, 0], np.int32),
+                np.array([[-1, 0], [0, -1]], np.int32))
     nxt = np.array([[-1, 1], [0, -1]], np.int64)
-    ptr, pa, pb = build_paths(nxt)
-    run_layers(2, 8, ptr, pa, pb, np.zeros(35, np.int64), False, 64, 2)
+    ptr, pc = build_paths(nxt, np.array([[-1, 0], [1, -1]], np.int32))
+    run_layers(2, 8, ptr, pc, 2, np.zeros(35, np.int64), False, 64, 2)

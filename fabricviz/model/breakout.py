@@ -119,6 +119,32 @@ def fitting_breakout(base: Part, radix: int, rate: LinkRate | None) -> Part | No
     return broken_out(base, str(min(fits, key=lambda b: (b.split, -b.rate.gbps))))
 
 
+def cage_keys(fabric: Fabric, cids: np.ndarray, rank: np.ndarray | None = None) -> np.ndarray:
+    """Per cable of ``cids``: which physical cable carries it (equal keys, one cable). A broken-out
+    cage takes one cable for all its sub-ports (an SN5600 cage at 2 × 400GbE: a splitter to two NIC
+    ports, or a twin-port cable up to a spine): a link with a broken-out end is keyed by that end's
+    (switch, cage) — with both ends broken out, the end lower in ``rank`` (per device, e.g. its tier:
+    the leaf's cage for a leaf–spine link; lower device id on a tie or without ``rank``). Any other
+    link is a cable of its own (a negative key)."""
+    t, pt, ct = fabric.devices_t, fabric.ports_t, fabric.cables_t
+    cids = np.asarray(cids, np.int64)
+    per = np.ones(t.n, np.int64)
+    for idx in np.unique(t.part[t.alive]).tolist():
+        pid = fabric.parts.id_of(int(idx)) if idx >= 0 else None
+        part = fabric.catalog.get(pid) if pid is not None and pid in fabric.catalog else None
+        if part is not None and part.breakout:
+            per[t.alive & (t.part == idx)] = ports_per_cage(part)
+    order = np.zeros(t.n, np.int64) if rank is None else np.asarray(rank, np.int64)
+    ends = [ct.port_a[cids].astype(np.int64), ct.port_b[cids].astype(np.int64)]
+    devs = [pt.device[e].astype(np.int64) for e in ends]
+    cages = [(e - t.first_port[d].astype(np.int64)) // per[d] for e, d in zip(ends, devs, strict=True)]
+    split = [per[d] > 1 for d in devs]
+    a_first = (order[devs[0]] < order[devs[1]]) | ((order[devs[0]] == order[devs[1]]) & (devs[0] <= devs[1]))
+    use_a = split[0] & (~split[1] | a_first)
+    key = np.where(use_a, devs[0], devs[1]) * (1 << 20) + np.where(use_a, cages[0], cages[1])
+    return np.where(split[0] | split[1], key, -1 - cids)
+
+
 def used_cages(fabric: Fabric) -> dict[str, int]:
     """Broken-out part id → cages of its switches with at least one cabled sub-port: the
     breakout (splitter) cables to order, one per cage."""
@@ -137,3 +163,7 @@ def used_cages(fabric: Fabric) -> dict[str, int]:
         used = cabled.reshape(len(devs), -1, per).any(axis=2)
         out[part.id] = int(np.count_nonzero(used))
     return out
+
+
+__all__ = ["Breakout", "SPLITS", "broken_out", "cage_keys", "cage_of", "cages_of", "check_breakouts",
+           "fitting_breakout", "ports_per_cage", "split_of", "used_cages"]

@@ -148,11 +148,23 @@ class NvlinkDomain:
         return len(self.gpus)
 
 
-def _server_gpus(fabric: Any, sid: int) -> np.ndarray:
-    kids = fabric.children_ids(sid)
-    t = fabric.devices_t
-    g = kids[t.kind[kids] == KIND_CODE[GPU]]
-    return g[np.argsort(t.local[g], kind="stable")].astype(np.int64)
+class _ServerGpus:
+    """Every server's GPUs (ids in ``local`` order) from one sort of the GPU column, not one scan
+    of the whole device table per server (27,648 servers: 0.6 s → a few ms)."""
+
+    def __init__(self, fabric: Any) -> None:
+        t = fabric.devices_t
+        g = np.flatnonzero(t.alive & (t.kind == KIND_CODE[GPU]))
+        order = np.lexsort((t.local[g], t.parent[g]))        # stable: ids ascending within a tie
+        self.gpus = g[order].astype(np.int64)
+        self.parent = np.asarray(t.parent[self.gpus], np.int64)
+
+    def bounds(self, sids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return (np.searchsorted(self.parent, sids, "left"), np.searchsorted(self.parent, sids, "right"))
+
+    def of(self, sid: int) -> np.ndarray:
+        lo, hi = self.bounds(np.array([sid], np.int64))
+        return self.gpus[int(lo[0]):int(hi[0])]
 
 
 def parse_domains(raw: Any) -> list[tuple[str, str, list[str]]]:
@@ -222,21 +234,30 @@ def nvlink_domains(fabric: Any) -> tuple[NvlinkDomain, ...]:
             ids.append(d)
         found.append((name, spec, np.array(ids, np.int64), True))
     by_part = {p: s for s in specs.values() for p in s.servers}
-    for sid in servers.tolist():
+    sg = _ServerGpus(fabric)
+    lo, hi = sg.bounds(servers)
+    # the per-server tests below only for servers that can be a domain: a spec's server part, or
+    # two GPUs or more (a legacy domain); the order (server ids ascending) is kept
+    code_spec = [by_part.get(pid) for pid in fabric.parts.ids]
+    codes = np.asarray(t.part[servers], np.int64)
+    spec_ok = np.array([c is not None for c in code_spec] + [False], bool)     # code -1: the last
+    has_spec = spec_ok[np.where(codes >= 0, codes, len(code_spec))]
+    maybe = has_spec | (hi - lo > 1)
+    for sid, code, a, b in zip(servers[maybe].tolist(), codes[maybe].tolist(), lo[maybe].tolist(),
+                               hi[maybe].tolist(), strict=True):
         if sid in used:
             continue
-        pid = fabric.part_id_of(sid)
-        found_spec = by_part.get(pid) if pid is not None else None
+        found_spec = code_spec[code] if code >= 0 else None
         if found_spec is not None:
             spec = found_spec
         else:
-            own = _server_gpus(fabric, sid)
-            part = fabric.part_of(int(own[0])) if len(own) > 1 else None
+            own = sg.gpus[a:b]
+            part = fabric.part_of(int(own[0]))
             if part is None or not part.nvlink_gbps > 0:
                 continue
             spec = legacy_spec(part.id, part.nvlink_gbps, len(own))
         found.append((fabric.name_of(sid), spec, np.array([sid], np.int64), False))
-    gpus = [np.concatenate([_server_gpus(fabric, s) for s in ids]) if len(ids) else np.zeros(0, np.int64)
+    gpus = [np.concatenate([sg.of(s) for s in ids.tolist()]) if len(ids) else np.zeros(0, np.int64)
             for _, _, ids, _ in found]
     index = {f[0]: k for k, f in enumerate(found)}
     parts = _partitions(fabric.meta.get(PARTITIONS_KEY), index, [len(g) for g in gpus])

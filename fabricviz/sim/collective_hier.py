@@ -9,10 +9,14 @@ slowest stage's bandwidth term (β), never their sum.
 
 * **NVLS** (NVLink SHARP, the switch chips reduce; all-reduce, and all-gather / reduce-scatter
   inside one domain): a GPU's ``ld_reduce`` pulls every shard from every GPU (egress ``S``,
-  ingress ``S/g``), its multicast store sends its reduced shard once and the switch writes it to
-  all (egress ``S/g``, ingress ``S``): ``S·(1 + 1/g)`` each way at the GPU's NVLS rate
-  (:func:`~.nvlink_model.nvls_gbytes`: usable NVLink × NCCL's ``nvlsEfficiency``); all-gather
-  and reduce-scatter move ``S`` one way. Latency: NCCL's NVLS figure. Across units (NCCL's
+  ingress ``S/h``), its multicast store sends its reduced shard once and the switch writes it to
+  all (egress ``S/h``, ingress ``S``): ``S·(1 + 1/h)`` each way at the GPU's NVLS rate
+  (:func:`~.nvlink_model.nvls_gbytes`: usable NVLink × NCCL's ``nvlsEfficiency``), ``h`` NCCL's
+  NVLS heads (:func:`~.nvlink_model.nvls_heads`: ``min(g, 32)``); all-gather and reduce-scatter
+  move ``S`` one way, on at most 32 ranks (as NCCL). The reduction itself is bounded by the switch
+  chips: ``S/4 · (g − 1)`` float additions over the domain's chips
+  (:func:`~.nvlink_model.nvls_reduce_gbytes`; chips of a rack split between the collective's
+  partitions in it); the slower of links and chips sets β. Latency: NCCL's NVLS figure. Across units (NCCL's
   NVLS-tree) the shards' all-reduce between the units runs over the NICs as a ring per NIC:
   GPU c of each unit to GPU c of the next, 2(D−1) steps of ``S/(g·D)`` (rates from the design's
   paths, :class:`~.collective.Solver`), plus NCCL's NVLS-tree network latency per tree level.
@@ -25,7 +29,9 @@ slowest stage's bandwidth term (β), never their sum.
   all-to-all and broadcast run their own plan. The row says which won.
 
 Not modelled: NCCL's protocol switch at small sizes (LL/LL128; the bandwidth terms are Simple's),
-channel counts, and the SHARP tree's own aggregation limits (outstanding operations, buffers).
+channel counts and chunking (NVLS's 64–128 KiB chunks over 32 heads × 32 channels change nothing
+measurable between 512 MiB and 8 GiB on the NVL72 rack, coreweave/nccl-tests PR #43), and the
+InfiniBand SHARP tree's own aggregation limits (outstanding operations, buffers).
 """
 
 from __future__ import annotations
@@ -41,10 +47,13 @@ from ..model.nvlink import nvlink_map
 from .collective_plan import Step, server_groups
 from .nvlink_model import (
     NVLS_LATENCY_US,
+    NVLS_MAX_HEADS,
     NVLS_NET_LATENCY_US,
     SHARP_ASICS,
     SHARP_NET_LATENCY_US,
     nvls_gbytes,
+    nvls_heads,
+    nvls_reduce_gbytes,
     usable_gbytes,
 )
 from .units import ParamError
@@ -86,6 +95,25 @@ def _domain_rates(fabric: Fabric, ranks: np.ndarray) -> tuple[float, float]:
     return min(usable_gbytes(s) for s in specs), min(nvls_gbytes(s) for s in specs)
 
 
+def _chip_ceiling(fabric: Fabric, groups: np.ndarray) -> float:
+    """The slowest unit's switch-chip reduction ceiling (GB/s of buffer): the units of one physical
+    domain (partitions of a rack) reduce in the same chips at once."""
+    nv = nvlink_map(fabric)
+    dom = nv.domain[groups[:, 0]]
+    if (dom < 0).any():
+        return float("inf")
+    kinds, sharing = np.unique(dom, return_counts=True)
+    return min(nvls_reduce_gbytes(nv.domains[k].spec, groups.shape[1], int(c))
+               for k, c in zip(kinds.tolist(), sharing.tolist(), strict=True))
+
+
+def _nvls_intra(rate: float, ceiling: float, g: int) -> Callable[[float], float]:
+    """β of an NVLS all-reduce inside a unit of ``g`` ranks: S·(1 + 1/heads) at the GPU's NVLS rate, or
+    the switch chips' reduction, whichever is slower (ns for S bytes)."""
+    per = max((1.0 + 1.0 / nvls_heads(g)) / rate, 1.0 / ceiling)
+    return lambda size: size * per
+
+
 def _ring_over_nics(solver, groups: np.ndarray, frac: float, repeat: int) -> tuple[float, Callable[[float], float]]:
     """GPU c of each unit to GPU c of the next, ``repeat`` steps of ``frac`` of the buffer each."""
     src = groups.ravel()
@@ -121,10 +149,14 @@ def nvls(fabric: Fabric, op: str, ranks: np.ndarray, solver) -> Timed:
         raise ParamError("algo", "nvls", "needs NVLink domains whose switch chips reduce (NVLink SHARP: "
                          "H100/H200 and Blackwell NVSwitch), 2 or more GPUs in each")
     if op != "allreduce":
-        if d > 1:
-            raise ParamError("algo", "nvls", f"NCCL runs {op} over NVLS inside one NVLink domain only")
+        if d > 1 or g > NVLS_MAX_HEADS:
+            raise ParamError("algo", "nvls", f"NCCL runs {op} over NVLS inside one NVLink domain of at most "
+                             f"{NVLS_MAX_HEADS} GPUs only")
+        if op == "reducescatter":
+            per = max(1.0 / rate, 1.0 / _chip_ceiling(fabric, groups))
+            return Timed(NVLS_LATENCY_US * 1e3, lambda size: size * per)
         return Timed(NVLS_LATENCY_US * 1e3, lambda size: size / rate)
-    intra = lambda size: size * (1.0 + 1.0 / g) / rate           # noqa: E731  (ns: B / (GB/s))
+    intra = _nvls_intra(rate, _chip_ceiling(fabric, groups), g)
     if d == 1:
         return Timed(NVLS_LATENCY_US * 1e3, intra)
     lat, inter = _ring_over_nics(solver, groups, 1.0 / (g * d), 2 * (d - 1))
@@ -148,7 +180,7 @@ def sharp(fabric: Fabric, op: str, ranks: np.ndarray, solver) -> Timed:
     if g == 1:
         lat_in, intra = 0.0, (lambda size: 0.0)
     elif rate > 0:
-        lat_in, intra = NVLS_LATENCY_US * 1e3, (lambda size: size * (1.0 + 1.0 / g) / rate)
+        lat_in, intra = NVLS_LATENCY_US * 1e3, _nvls_intra(rate, _chip_ceiling(fabric, groups), g)
     elif usable > 0:
         lat_in = 2 * (g - 1) * solver.nvlink_step_ns
         intra = lambda size: 2.0 * (g - 1) / g * size / usable     # noqa: E731

@@ -339,7 +339,9 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
     touching a host left out are dropped and counted. ``sm``: the subnet manager's
     ``fabricviz.ib`` Routing the paths come from (its subnet's QoS tables; its
     ``info.path_sl`` gives flows without an SL of their own their path's SL). ``transport``:
-    ib | roce-gbn | roce-ooo (None: the design's, :func:`~.transport.default_transport`).
+    ib | roce-gbn | roce-ooo (None: the design's, :func:`~.transport.default_transport`), or eqds | ndp | hpcc:
+    max-min runs their flow-level model (:mod:`.transports`), fluid runs them tick by tick
+    (:mod:`.fluid_transports`: trims per link per frame in ``Frame.link_trimmed_bytes``).
     ``stop_when_done``: a fluid run of sized flows ends once the last one has finished.
     """
     tech = fabric_tech(fabric)
@@ -371,11 +373,15 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
                               f"partition {scope.label} (a limited member talks only to full members)")
         flows = flows.select(~bad)
     part = scope.label if scope is not None else ""
-    if transport in NEW_TRANSPORTS:           # sprayed / receiver-driven / HPCC: their own flow-level model
-        from .transports.model import run_transport
-        if model != "maxmin":
-            raise ParamError("model", model, f"--transport {transport} has its own flow-level model (max-min "
-                                             "re-solved at each completion, with its trims): use maxmin")
+    if transport in NEW_TRANSPORTS:           # sprayed / receiver-driven / HPCC: their own models
+        from .transports.model import route_transport, run_transport
+        if model == "fluid":                  # tick by tick: :mod:`.fluid_transports`
+            from .fluid_transports import simulate_transport_fluid
+            links, routes = route_transport(fabric, flows, transport, seed, routing=asked)
+            fres, tf = simulate_transport_fluid(links, flows, routes, transport, duration_s, seed,
+                                                stop_when_done, progress=progress)
+            return SimResult(tech, tf.routing, model, links, flows, routes, fres.frames, fres, reach.left_out,
+                             dropped, refused, part, transport=tf)
         links, routes, run = run_transport(fabric, flows, transport, seed, routing=asked)
         frame = _frame(links, routes, run.goodput_gbps, np.minimum(run.link_load_gbps, links.gbps))  # carried
         queue = np.array(run.link_queue_bytes, np.float32)            # the trimming queues' mean level

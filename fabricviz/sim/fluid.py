@@ -69,13 +69,15 @@ from ..ethernet.pfc import (
 )
 from ..ethernet.pfc_watchdog import DeadlockLog, PfcWatchdog, WatchdogParams
 from ..model import FabricError
-from .flowlets import FlowletParams, Flowlets
+from .flowlets import FlowletParams, Flowlets, reverse_links
+from .fluid_live import LiveEntries, TickView
 from .fluid_result import FluidResult
 from .frames import Frame
 from .latency import LatencyParams, flow_latency_ns, flow_nic_ns, link_latency
 from .links import LinkTable
 from .paths import Routes
 from .vlarb import NUM_VLS, FluidVl, LinkArb
+from .waterfill import waterfill as _waterfill
 from .workloads import Flows
 
 FRAME_BUDGET_BYTES = 64 * 2 ** 20
@@ -106,33 +108,6 @@ class FluidParams:
     stop_when_done: bool = False         # end the run once every flow (all sized) has finished
     flowlets: FlowletParams | None = None  # go-back-N + flowlet adaptive routing (:mod:`.flowlets`)
     host_fifo: bool = False              # htsim's host: each flow paced at line rate into one NIC FIFO (doc)
-
-
-def _waterfill(gid_link: np.ndarray, demand: np.ndarray, cap: np.ndarray, n_links: int) -> np.ndarray:
-    """Serve groups of each link round-robin: allocation min(demand, level) with Σ ≤ cap."""
-    alloc = np.zeros_like(demand)
-    busy = np.flatnonzero(demand > 0)          # only groups with something to send take part
-    if len(busy) < len(demand) // 2:
-        alloc[busy] = _waterfill(gid_link[busy], demand[busy], cap, n_links)
-        return alloc
-    open_ = demand > 0
-    rem = cap.copy()
-    level = np.zeros(n_links)
-    for _ in range(64):
-        cnt = np.bincount(gid_link[open_], minlength=n_links)
-        level = np.divide(rem, cnt, out=np.zeros(n_links), where=cnt > 0)
-        lv = level[gid_link]
-        done = open_ & (demand <= lv)
-        if not done.any():
-            alloc[open_] = lv[open_]
-            return alloc
-        alloc[done] = demand[done]
-        rem = rem - np.bincount(gid_link[done], weights=demand[done], minlength=n_links)
-        open_ &= ~done
-        if not open_.any():
-            return alloc
-    alloc[open_] = np.maximum(level[gid_link][open_], 0)
-    return alloc
 
 
 def _switch_pools(plan: Any, links: LinkTable) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -240,11 +215,20 @@ class FluidSim:
         self.pcie_in &= nxt_cap > 0               # into a NIC that sends on (not the receiver's own hop)
         self.gbn: GoBackN | None = GoBackN(F) if params.flow_control == "lossy" else None
         self.fl: Flowlets | None = None
+        self.every = TickView(slice(None), None, self.first, self.last, routes.flow, self.gid, self.e_link,
+                              np.where(self.has_prev, self.prev_link, L))   # first hops count in a spare bin
+        self.live: LiveEntries | None = None     # flowlets: a tick touches only the live sub-paths' entries
+        self._fill: Callable[[np.ndarray, np.ndarray, np.ndarray, int], np.ndarray] = _waterfill
         if params.flowlets is not None:          # every hop takes a tick here: that is its base delay
             nic = self.first + links.pcie[self.e_link[self.first]]      # the NIC link's entry
-            self.gbn = GoBackNEveryNak(F, ring_ticks=int(hops.max(initial=1)) + 2)   # a NAK: a tick per hop
+            self.gbn = GoBackNEveryNak(F, ring_ticks=int(hops.max(initial=1)) + 512)   # a NAK: a tick per hop + queues
             queue = np.maximum(self.xoff - params.pfc.mtu, params.pfc.mtu)     # held before the pause
-            self.fl = Flowlets(routes, nic, params.dt_s, links.gbps * 1e9 / 8, queue, params.flowlets)
+            if self.vl is None and params.pfc_watchdog_s is None:
+                self.live = LiveEntries(self.every, routes.indptr)
+            from .flowlet_kernels import waterfill  # the same, compiled: numba is loaded for flowlets
+            self._fill = waterfill
+            self.fl = Flowlets(routes, nic, params.dt_s, links.gbps * 1e9 / 8, queue, params.flowlets,
+                               reverse_links(links.src_port, links.dst_port))
         self.link_dropped = np.zeros(L)
         if params.flow_control == "lossy":
             # switch egress queues drop; a NIC's own queue (first hop, or after its PCIe hop) never does
@@ -266,7 +250,6 @@ class FluidSim:
         self.finite = np.isfinite(flows.bytes)
         self.n_dev = int(links.dst_dev.max(initial=-1)) + 1
         self.prev_has = self.prev_link[self.has_prev]
-        self.prev_bin = np.where(self.has_prev, self.prev_link, L)   # first hops count in a spare bin
         # state
         self.t = 0.0
         self.ticks = 0
@@ -326,10 +309,13 @@ class FluidSim:
         offer = self._offer()
         self.begin[np.isnan(self.begin) & (offer > 0)] = self.t
         split = self.routes.frac if self.fl is None else self.fl.weights()
-        inj = offer[self.routes.flow] * split * 1e9 / 8 * dt        # bytes per sub-path
-        arr = self.arrive.copy()
-        arr[self.first] += inj
-        avail = self.q + arr
+        # every entry, or only the live sub-paths' (:mod:`.fluid_live`)
+        v = self.every if self.live is None or self.fl is None else self.live.select(self.fl.cur)
+        ent, first, last, gid, e_link = v.ent, v.first, v.last, v.gid, v.e_link
+        inj = offer[v.pflow] * (split if v.paths is None else split[v.paths]) * 1e9 / 8 * dt   # bytes per sub-path
+        arr = self.arrive[ent].copy()
+        arr[first] += inj
+        avail = self.q[ent] + arr
         if prm.flow_control == "lossy":
             avail = self._tail_drop(arr, avail)
         # link service this tick
@@ -343,7 +329,7 @@ class FluidSim:
             cap = np.where(self.pcie_in, np.minimum(cap, room), cap)
         if prm.flow_control == "credit":
             cap = self.cap_bytes if vlf is not None else np.minimum(cap, self.credit)
-        gdem = np.bincount(self.gid, weights=avail, minlength=len(self.g_link))
+        gdem = np.bincount(gid, weights=avail, minlength=len(self.g_link))
         if vlf is not None:
             vdem = np.bincount(self.g_vlink, weights=gdem, minlength=L * NUM_VLS).reshape(L, NUM_VLS)
             credit = self.credit_vl if prm.flow_control == "credit" else np.full((L, NUM_VLS), np.inf)
@@ -356,40 +342,43 @@ class FluidSim:
                     frac = np.where(tot > 0, np.minimum(1.0, vcap / tot), 0.0)
                 gserve = gdem * frac[self.g_vlink]
         elif prm.port_fair:
-            gserve = _waterfill(self.g_link, gdem, cap, L)
+            gserve = self._fill(self.g_link, gdem, cap, L)
         else:
             tot = np.bincount(self.g_link, weights=gdem, minlength=L)
             with np.errstate(divide="ignore", invalid="ignore"):
                 frac = np.where(tot > 0, np.minimum(1.0, cap / tot), 0.0)
             gserve = gdem * frac[self.g_link]
         gfrac = np.minimum(np.divide(gserve, gdem, out=np.zeros_like(gdem), where=gdem > 0), 1.0)
-        serve = avail * gfrac[self.gid]
+        serve = avail * gfrac[gid]
         q = avail - serve
         # the sender pulls no more than its first queue can hold
-        excess = np.maximum(q[self.first] - (np.inf if prm.host_fifo else prm.nic_queue_bytes), 0.0)
+        excess = np.maximum(q[first] - (np.inf if prm.host_fifo else prm.nic_queue_bytes), 0.0)
         excess = np.minimum(excess, inj)
-        q[self.first] -= excess
+        q[first] -= excess
         pulled = inj - excess
-        pulled_f = np.bincount(self.routes.flow, weights=pulled, minlength=self.F)
+        pulled_f = np.bincount(v.pflow, weights=pulled, minlength=self.F)
         self.injected += pulled_f
         eta = 1.0 if prm.eta is None else prm.eta       # a reordering resend: 1/η bytes on the wire per byte
         self.seq = self.seq + pulled_f * eta if self.gbn is None else self.gbn.sent(self.seq, pulled_f)
-        self.q = np.maximum(q, 0.0)
+        q = np.maximum(q, 0.0)
         nxt = np.zeros_like(serve)
         nxt[1:] = serve[:-1]
-        nxt[self.first] = 0.0
-        self.arrive = nxt
-        got = np.bincount(self.routes.flow, weights=serve[self.last], minlength=self.F)
+        nxt[first] = 0.0
+        if v.paths is None:
+            self.q, self.arrive = q, nxt
+        else:
+            self.q[ent], self.arrive[ent] = q, nxt
+        got = np.bincount(v.pflow, weights=serve[last], minlength=self.F)
         if self.gbn is not None:
             got = self.gbn.deliver(got)          # in order only: goodput
         elif prm.eta is not None:
             self.resent += got * (1 - eta)
             got = got * eta
         self.delivered += got
-        served_link = np.bincount(self.e_link, weights=serve, minlength=L)
+        served_link = np.bincount(e_link, weights=serve, minlength=L)
         # backpressure for the next tick
-        held_e = self.q + self.arrive                  # bytes of each entry still in the fabric
-        ingress = np.bincount(self.prev_bin, weights=held_e, minlength=L + 1)[:L]
+        held_e = q + nxt                               # bytes of each entry still in the fabric
+        ingress = np.bincount(v.prev_bin, weights=held_e, minlength=L + 1)[:L]
         self.max_ingress = np.maximum(self.max_ingress, ingress)
         self._ingress = ingress
         if prm.flow_control == "pfc":
@@ -409,17 +398,17 @@ class FluidSim:
             self.credit = credit_limit(ingress, prm.pfc)
             self.paused = self.credit < prm.pfc.mtu
         if self.wd is not None:
-            held = np.bincount(self.e_link, weights=held_e, minlength=L)
+            held = np.bincount(e_link, weights=held_e, minlength=L)
             self.wd.update(self.paused, held > 0, self.t + dt, dt)
             tx_paused = self.paused & ~self.wd.storm
         else:
             tx_paused = self.paused
-        if self.dl is not None:
-            self.dl.tick(tx_paused, held_e, self.t + dt)
+        if self.dl is not None:                  # a fat tree's can never deadlock: it does not look
+            self.dl.tick(tx_paused, v.full(held_e, len(self.e_link)) if self.dl.possible else held_e, self.t + dt)
         self.tx_paused = tx_paused
         self.paused_ticks += tx_paused
         self.acc_paused |= tx_paused            # a frame shows a link paused if it paused since the last
-        q_link = np.bincount(self.e_link, weights=self.q, minlength=L)
+        q_link = np.bincount(e_link, weights=q, minlength=L)
         peak = q_link > self.max_queue
         self.max_queue[peak] = q_link[peak]
         self.max_queue_s[peak] = self.t + dt
@@ -436,12 +425,15 @@ class FluidSim:
         if self.fl is not None:                  # flowlet moves, the reorderings, every NAK back
             g = self.gbn
             assert isinstance(g, GoBackNEveryNak)
-            g.reorder(*self.fl.tick(self.t + dt, serve, held_e, q_link, (self.q, self.arrive)))
+            every = serve if self.live is None or v.paths is None else self.live.scatter(v, serve)
+            g.reorder(*self.fl.tick(self.t + dt, every, None, q_link, (self.q, self.arrive)))
             nak = np.flatnonzero(g.naks)
             g.schedule(self.ticks, nak, self.fl.back_ticks(q_link, nak))
             # in flight = put on the wire − delivered − thrown away (no pass over the entries)
             infl = np.maximum(self.injected - self.delivered - g.discarded - g.dropped - self.wd_dropped, 0.0)
             self.seq = g.rewind_due(self.ticks, self.t + dt, self.delivered, self.seq, infl)
+            if self.live is not None:
+                self.live.keep(v, self.q[ent] + self.arrive[ent])      # after the moves carried bytes
         elif self.gbn is not None and self.gbn.recovering.any():      # NAKs in: go back N
             infl = np.bincount(self.e_flow, weights=held_e, minlength=self.F)
             self.seq = self.gbn.rewind(self.t + dt, self.delivered, self.seq, infl)

@@ -38,7 +38,10 @@ class FluidResult:
     watchdog_dropped_bytes: np.ndarray | None = None       # per flow: dropped by the watchdog
     link_watchdog_dropped_bytes: np.ndarray | None = None  # per link
     reorder_resent_bytes: np.ndarray | None = None  # per flow: arrived but resent by go-back-N on reordering
-    flow_control: str = "pfc"                       # pfc | credit | lossy
+    flow_control: str = "pfc"                       # pfc | credit | lossy | trim (EQDS/NDP)
+    link_trimmed_bytes: np.ndarray | None = None    # per link: payload bytes trimmed (EQDS/NDP runs)
+    trimmed_bytes: np.ndarray | None = None         # per flow: payloads trimmed, each pulled and sent again
+    transport: str = ""                             # eqds | ndp | hpcc (:mod:`.fluid_transports`); "": none
 
     @property
     def deadlocked(self) -> bool:
@@ -62,6 +65,6 @@ class FluidResult:
         track of; float rounding (≤ 1e-9 of what was injected) reads 0."""
         lost = float(np.sum(self.injected_bytes - self.delivered_bytes - self.in_flight_bytes))
         for extra in (self.dropped_bytes, self.discarded_bytes, self.watchdog_dropped_bytes,
-                      self.reorder_resent_bytes):
+                      self.reorder_resent_bytes, self.trimmed_bytes):
             lost -= float(np.sum(extra)) if extra is not None else 0.0
         return 0.0 if abs(lost) <= 1e-9 * max(float(np.sum(self.injected_bytes)), 1.0) else lost

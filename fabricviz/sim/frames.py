@@ -48,6 +48,8 @@ class Frame:
     #   ingress counter, what XOFF is compared with); empty: not a fluid run
     link_trims_per_s: np.ndarray = field(default_factory=_none)  # packets trimmed to headers per second
     #   at the link's egress queue (EQDS / NDP); empty: the run's transport does not trim
+    link_trimmed_bytes: np.ndarray = field(default_factory=_none)  # payload bytes the link's egress queue
+    #   trimmed since the previous frame (EQDS/NDP fluid runs, :mod:`.fluid_transports`); empty: none trims
 
     @staticmethod
     def make(time_s: float, link_util, link_queue, link_latency_ns, link_paused, link_ecn,

@@ -32,11 +32,13 @@ def run_traffic(fabric: Fabric, spec: str, model: str, routing: str | None, engi
     the service level of every flow, None: SL 0 or the routing engine's path SL; ``transport``: ib |
     roce-gbn | roce-ooo | eqds | ndp | hpcc (the last three run their own routing), None: the
     design's; ``cc``: a RoCE fluid run's congestion control, dcqcn |
-    none — PFC only, as ``simulate --transport`` / ``--cc``)."""
-    if fabric.settings.planes:              # one SM per plane: one subnet's run would show one plane only
-        raise FabricError(f"{fabric.name}: a multi-plane design runs per plane (fabricviz simulate / whatif: "
-                          "max-min per plane); the Traffic dock and recordings route one subnet")
-    reach = partition_reach(fabric, partition, sm.subnet if sm is not None else None)
+    none — PFC only, as ``simulate --transport`` / ``--cc``). A multi-plane design runs every plane alone
+    and gives the merged run (:class:`~.plane_merge.PlaneRun`, each plane's run in it)."""
+    planes = bool(fabric.settings.planes)   # one SM per plane: each plane run alone, then merged
+    if planes and partition not in (None, ""):
+        raise FabricError(f"{fabric.name}: partitions are per subnet; a multi-plane design runs every plane "
+                          "with its own SM (no partition)")
+    reach = None if planes else partition_reach(fabric, partition, sm.subnet if sm is not None else None)
     fluid = None
     if cc is not None and model == "fluid":          # as simulate's fluid_params for --cc
         from .engine import roce_fluid
@@ -47,6 +49,12 @@ def run_traffic(fabric: Fabric, spec: str, model: str, routing: str | None, engi
         fluid = roce_fluid(fabric, None, "pfc", cc)
     if transport in NEW_TRANSPORTS:                  # the dock always names a routing: the transport's own wins
         routing = ROUTING[transport]
+    if planes:                                       # sim.planes + sim.plane_merge: per plane and merged
+        from .plane_merge import merge_planes
+        from .planes import plane_traffic
+        pt = plane_traffic(fabric, make_workload(fabric, spec, seed=seed, sl=sl), engine, routing, seed,
+                           model=model, duration_s=duration_s, fluid=fluid, progress=progress, transport=transport)
+        return merge_planes(fabric, pt)
     return run_workload(fabric, make_workload(fabric, spec, seed=seed, reach=reach, sl=sl), model, duration_s,
                         seed, routing, engine, progress, sm=sm, reach=reach, fluid=fluid, transport=transport,
                         stop_when_done=True)     # as simulate: sized flows end the run when all have finished

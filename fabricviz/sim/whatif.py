@@ -243,9 +243,10 @@ def measure(shared: Shared, fab: Fabric) -> tuple[float, tuple[Unreachable, ...]
     if shared.metric.startswith("allreduce:"):
         return _allreduce(shared, fab)
     if fab.settings.planes:                  # each plane its own subnet: max-min per plane, summed
-        from .planes import plane_traffic
+        from .planes import plane_left_out, plane_traffic
         pt = plane_traffic(fab, shared.flows, shared.engine, seed=shared.seed)
-        return pt.mean_gbps, (), int(np.count_nonzero(pt.rate <= 0))
+        kept = pt.rate[pt.rate > 0]             # as one run: the flows of hosts cut off are left out
+        return (float(kept.mean()) if len(kept) else 0.0), plane_left_out(fab, pt), len(pt.rate) - len(kept)
     try:
         res = run_workload(fab, shared.flows, "maxmin", 1e-3, shared.seed, None, shared.engine)
     except FabricError as e:

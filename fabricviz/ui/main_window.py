@@ -58,6 +58,10 @@ from fabricviz.ui.lessons.dock import lesson_actions, lesson_display_name
 DEMO_FABRIC = asset_path("demo", "demo-fat-tree.json")
 #: Above this many devices, building the canvas shows a progress dialog.
 PROGRESS_DEVICES = 20_000
+#: Designs above this many devices opened in a shown window (semantic zoom on) make their device
+#: items and near cable paths when first needed (zoomed out the semantic layer draws them): a
+#: radix-48 tree's 86k items cost ~1 s of its open (FabricScene.set_fabric ``defer``).
+DEFER_DEVICES = 20_000
 #: While a big design is drawn, its progress dialog is updated at most this often (seconds).
 PROGRESS_EVERY_S = 0.25
 
@@ -290,9 +294,23 @@ class MainWindow(QtWidgets.QMainWindow):
     # ------------------------------------------------------------------ the design and its canvas
     def _fabric_replaced(self) -> None:
         f = self.editor.fabric
+        defer = len(f) > DEFER_DEVICES and self.isVisible() and self.scene.semantic.enabled
+        self.scene.hold_items = defer        # until fitted: the zooms on the way make no item
+        try:
+            self._draw_fabric(f, defer)
+        finally:
+            self.scene.hold_items = False
+        if defer and self.scene.semantic.level == "near":     # fitted near (few, big devices): drawn now
+            self.scene.make_items_in_view()
+            self.scene.ensure_cables()
+
+    def _draw_fabric(self, f: Fabric, defer: bool) -> None:
+        """The canvas mirrors ``f`` (a big one with a progress dialog, or deferred), fitted."""
         n = len(f)
         self.view.ports.clear()          # the old design's port panels go with it
-        if n > PROGRESS_DEVICES:
+        if defer:
+            self.scene.set_fabric(f, subscribe=False, children=False, defer=True)
+        elif n > PROGRESS_DEVICES:
             dlg = QtWidgets.QProgressDialog("Drawing the fabric…", "", 0, n, self)
             dlg.setCancelButton(None)
             dlg.setWindowModality(QtCore.Qt.WindowModality.WindowModal)
@@ -562,4 +580,4 @@ class MainWindow(QtWidgets.QMainWindow):
         return super().eventFilter(obj, event)
 
 
-__all__ = ["DEMO_FABRIC", "MainWindow", "PROGRESS_DEVICES", "settings", "zoom_text"]
+__all__ = ["DEFER_DEVICES", "DEMO_FABRIC", "MainWindow", "PROGRESS_DEVICES", "settings", "zoom_text"]

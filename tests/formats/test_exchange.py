@@ -205,6 +205,9 @@ def test_hostlist_compression():
     assert slurm.hostlist(["node01", "node02", "node03", "node05", "n7", "x", "n8", "gpu10", "gpu9"]) \
         == "node[01-03,05],n[7-8],x,gpu[9-10]"
     assert slurm.hostlist(["a1"]) == "a1"
+    # a padded run across 09/10 stays one range; an unpadded name of another width stays apart
+    assert slurm.hostlist([f"ct{k:02d}" for k in range(1, 19)]) == "ct[01-18]"
+    assert slurm.hostlist(["n01", "n10", "n1", "n100"]) == "n[01,10],n[1,100]"
 
 
 # ---------------------------------------------------------------------------- convert

@@ -14,6 +14,10 @@ tests/formats/test_slurm_slurmctld.py.
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+
 import pytest
 import yaml
 
@@ -21,13 +25,17 @@ from fabricviz.cli import main
 from fabricviz.formats import slurm, slurm_block, slurm_yaml
 from fabricviz.formats.slurm_block import SlurmBlock, block_sizes
 from fabricviz.generate import rail_optimized
+from fabricviz.generate.nvl72 import nvl72
 from fabricviz.model import Catalog, Fabric, FabricError
+from fabricviz.model.nvlink import DOMAINS_KEY, rack_meta
 
 
 def nvl72_model() -> Fabric:
     """topograph's tests/models/nvl72.yaml as a design: core → spine-1, spine-2; spine-s →
-    leaf-s-1, leaf-s-2; leaf-s-l → node<s><l>01 … node<s><l>18."""
+    leaf-s-1, leaf-s-2; leaf-s-l → node<s><l>01 … node<s><l>18, those 18 nodes the accelerator
+    (NVLink) domain nvl-s-l (``meta["nvlink_domains"]``)."""
     f = Fabric(Catalog.default(), name="nvl72")
+    domains = []
     for n in ("core", "spine-1", "spine-2"):
         f.add_device("ib_switch", "QM9700", name=n)
     for s in (1, 2):
@@ -40,20 +48,67 @@ def nvl72_model() -> Fabric:
                 name = f"node{s}{leaf_i}{k:02d}"
                 f.add_device("server", "NODE-1G-NDR", name=name)
                 f.add_cable(f"{name}/mlx5_0:1", f"{leaf}:{k}", 2.0)
+            domains.append(rack_meta(f"nvl-{s}-{leaf_i}", "GB200-NVL72",
+                                     [f"node{s}{leaf_i}{k:02d}" for k in range(1, 19)]))
+    f.meta[DOMAINS_KEY] = domains
     return f
 
 
 def test_nvl72_model_blocks_as_topograph_writes_them():
     assert slurm_block.dumps(nvl72_model()).splitlines() == [
-        "# block001=leaf-1-1",                      # topograph: the NVL domain's name (nvl-1-1)
+        "# block001=nvl-1-1",                       # topograph: the accelerator domain's name
         "BlockName=block001 Nodes=node[1101-1118]",
-        "# block002=leaf-1-2",
+        "# block002=nvl-1-2",
         "BlockName=block002 Nodes=node[1201-1218]",
-        "# block003=leaf-2-1",
+        "# block003=nvl-2-1",
         "BlockName=block003 Nodes=node[2101-2118]",
-        "# block004=leaf-2-2",
+        "# block004=nvl-2-2",
         "BlockName=block004 Nodes=node[2201-2218]",
         "BlockSizes=18,36,72"]                      # the model's "Supported block sizes: 18, 36, 72"
+
+
+def test_without_the_domains_the_blocks_are_the_leaves_hosts():
+    """The check can fail: the same cluster without its NVLink domains names leaves, not racks."""
+    f = nvl72_model()
+    del f.meta[DOMAINS_KEY]
+    assert slurm_block.dumps(f).splitlines()[0] == "# block001=leaf-1-1"
+
+
+def test_generated_nvl72_racks_are_the_blocks():
+    """``generate nvl72``: one block per rack (NVLink domain) of its 18 compute trays."""
+    assert slurm_block.dumps(nvl72(4, "gb200")).splitlines() == [
+        line for r in range(1, 5) for line in (f"# block{r:03d}=rack{r:02d}",
+                                               f"BlockName=block{r:03d} Nodes=rack{r:02d}-ct[01-18]")
+    ] + ["BlockSizes=18,36,72"]
+
+
+def test_gb300_racks_sharing_leaves_are_still_one_block_each():
+    """On Q3400 four racks share each rail leaf: the leaves' host block would be 72 trays of four
+    NVLink domains (what Slurm must not place one job's block on); the export keeps the racks."""
+    f = nvl72(4, "gb300")
+    assert slurm_block.dumps(f).splitlines()[-1] == "BlockSizes=18,36,72"
+    del f.meta[DOMAINS_KEY]
+    assert slurm_block.dumps(f).splitlines() == [
+        "# block001=su1", "BlockName=block001 Nodes=rack01-ct[01-18],rack02-ct[01-18],rack03-ct[01-18],"
+        "rack04-ct[01-18]", "BlockSizes=72"]
+
+
+@pytest.mark.oracle
+@pytest.mark.skipif(shutil.which("scontrol") is None, reason="slurm-wlm not installed")
+def test_scontrol_expands_the_block_nodes_to_the_racks_trays(tmp_path):
+    """Slurm's own hostlist expansion of every ``Nodes=`` written (a padded range across 09/10)."""
+    f = nvl72(2, "gb200")
+    conf = tmp_path / "slurm.conf"
+    conf.write_text("ClusterName=x\nSlurmctldHost=localhost\nNodeName=n1\nPartitionName=p Nodes=n1\n")
+    for b in slurm_block.blocks(f):
+        expr = slurm.hostlist(list(b.nodes))
+        out = subprocess.run([shutil.which("scontrol") or "", "show", "hostnames", expr], capture_output=True,
+                             text=True, timeout=60, env={**os.environ, "SLURM_CONF": str(conf)}, check=True)
+        assert out.stdout.split() == list(b.nodes) and expr == f"{b.domain}-ct[01-18]"
+    broken = "rack01-ct[01-09],rack01-ct[1-18]"          # what an unpadded second run would mean
+    out = subprocess.run([shutil.which("scontrol") or "", "show", "hostnames", broken], capture_output=True,
+                         text=True, timeout=60, env={**os.environ, "SLURM_CONF": str(conf)}, check=True)
+    assert out.stdout.split() != [f"rack01-ct{k:02d}" for k in range(1, 19)]
 
 
 def test_nvl72_model_tree_from_the_root_down():

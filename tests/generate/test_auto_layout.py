@@ -312,3 +312,29 @@ def test_one_rectangle_function_is_what_the_canvas_items_draw(qtbot):
     assert (bare[2] - bare[0], bare[3] - bare[1]) == (EMPTY_SERVER, EMPTY_SERVER) == (30.0, 30.0)
 
 
+
+
+@pytest.mark.slow
+def test_a_98k_gpu_clos_lays_its_pods_out_in_a_grid():
+    """Issue 27's 98,304-GPU RoCE Clos (24 pods of 64 leaves × 64 hosts): its pods were 69 : 1
+    strips stacked in one column; now a grid of pods about as wide as high, gutters between them."""
+    from fabricviz.generate.autolayout import FLAT_POD, POD_GAP_REL_Y
+    f = fat_tree(levels=3, radix=128, hosts=98304, fabric="roce", switch="SN5600")
+    g = find_groups(f)
+    tops, r = tops_and_rects(f)
+    gr = g.group[tops]
+    pods = [i for i, k in enumerate(g.kinds) if k == "pod"]
+    box = np.array([[r[0][gr == p].min(), r[1][gr == p].min(), r[2][gr == p].max(), r[3][gr == p].max()]
+                    for p in pods]).T
+    assert len(pods) == 24
+    cols, rows = np.unique(box[0].round(3)), np.unique(box[1].round(3))
+    assert (len(cols), len(rows)) == (4, 6)
+    w, h = box[2] - box[0], box[3] - box[1]
+    assert (w / h).max() <= FLAT_POD and (w / h).min() >= 1 / FLAT_POD
+    drawing = (r[2].max() - r[0].min()) / (r[3].max() - r[1].min())      # with the 4,096 cores above
+    assert 1 / 2.5 <= drawing <= 2.5, drawing
+    # pod rows POD_GAP_REL_Y of a pod's height apart (the bundles' gutters), never touching
+    top_of_row = np.sort(np.unique(box[1].round(3)))
+    bottom_of_row = np.array([box[3][box[1].round(3) == y].max() for y in top_of_row])
+    assert (top_of_row[1:] - bottom_of_row[:-1]).min() >= POD_GAP_REL_Y * np.median(h) - 0.01   # float32 positions
+    assert len(overlapping_pairs(r)) == 0

@@ -28,6 +28,8 @@ CASES = [
     (["leaf-spine", "--leaves", "4", "--spines", "4", "--hosts-per-leaf", "8", "--speed", "4xNDR"],
      "--speed '4xNDR' is not a RoCE/Ethernet speed"),
     (["superpod", "--system", "dgx-b200", "--units", "0"], "--units 0: must be at least 1"),
+    (["nvl72", "--racks", "1", "--partition", "7"],
+     "--partition 7: GPUs per NVLink partition: a multiple of 4 (whole compute trays) that divides 72"),
     (["torus", "--dims", "4x1"], "--dims '4x1': every dimension needs at least 2 switches"),
     (["ring", "--switches", "1"], "--switches 1: every dimension needs at least 2 switches"),
     (["dragonfly", "--groups", "9", "--routers", "4", "--hosts", "2"],

@@ -99,3 +99,44 @@ def test_superpod_planes_from_the_cli(tmp_path, capsys):
 def test_unknown_plane_count_for_the_model_refused():
     with pytest.raises(FabricError, match="must be at least 1"):
         rail_optimized(1, planes=0)
+
+
+def _ordered(f) -> tuple:
+    """(nodes, GPUs, leaves, spines, node-leaf cables, leaf-spine cables): cables to order, the links
+    of one broken-out cage on one cable."""
+    info = fabric_info(f)
+    sw = {tier: sum(v for k, v in kinds.items() if k.endswith("switch")) for tier, kinds in info["tiers"].items()}
+    cab = info["breakout_cables_by_tier"]
+    return (info["counts"]["server"], info["counts"]["gpu"], sw.get("leaf", 0), sw.get("spine", 0),
+            cab.get("hosts-leaf", 0), cab.get("leaf-spine", 0))
+
+
+@pytest.mark.parametrize("row", [pytest.param(r, marks=pytest.mark.slow) if r["sus"] >= 8 else r for r in B300],
+                         ids=[f"{r['sus']}su" for r in B300])
+def test_b300_roce_twin_plane_is_the_spectrum_x_ra_to_the_cable(row):
+    f = superpod("dgx-b300", row["sus"], fabric="roce", planes=2)
+    # SN5600 at 128 × 400GbE; a splitter cable per leaf cage to two GPUs, a twin-port cable per
+    # leaf cage to a spine cage: the RA's cable counts; its links are twice that
+    assert _ordered(f) == (row["nodes"], row["gpus"], row["leaf"], row["spine"], row["node_leaf"], row["leaf_spine"])
+    assert fabric_info(f)["cables_by_tier"] == {"hosts-leaf": 2 * row["node_leaf"], "leaf-spine": 2 * row["leaf_spine"]}
+    assert {f.part_of(int(d)).id for d in f.device_ids("eth_switch")} == {"SN5600-2x400GbE"}
+    nic = int(f.device_ids("nic")[0])
+    assert [str(f.port_rate(int(f.devices_t.first_port[nic]) + k)) for k in range(2)] == ["400GbE"] * 2
+    assert f.devices_t.nports[nic] == 2 and f.meta["params"]["planes"] == 2
+    dp = device_planes(f)
+    assert np.bincount(dp[dp >= 0]).tolist() == [(row["leaf"] + row["spine"]) // 2] * 2
+
+
+def test_b300_roce_twin_plane_from_the_cli(tmp_path, capsys):
+    out = tmp_path / "b300r.fabric.json"
+    assert main(["generate", "superpod", "--system", "dgx-b300", "--units", "1", "--fabric", "roce", "--planes", "2",
+                 "-o", str(out)]) == 0
+    assert capsys.readouterr().out.strip().endswith("64 servers, 512 GPUs, 512 NICs, 24 switches, 2,048 cables")
+    assert main(["info", str(out)]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert "cables by tier: hosts-leaf 1,024, leaf-spine 1,024" in text
+    assert "cables to order by tier (one per broken-out cage): hosts-leaf 512, leaf-spine 512" in text
+    assert main(["generate", "superpod", "--system", "dgx-b300-xdr", "--units", "1", "--fabric", "roce",
+                 "--planes", "2", "-o", str(tmp_path / "x.fabric.json")]) == 2
+    assert capsys.readouterr().err.strip().endswith("RA is built on ib only")
+    assert "breakout_cables_by_tier" not in fabric_info(superpod("dgx-b300", 1, planes=2))   # no broken-out part

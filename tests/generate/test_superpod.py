@@ -178,3 +178,13 @@ def test_each_su_is_one_group(system, units, pods):
     g = find_groups(superpod(system, units))
     names = [n for n, k in zip(g.names, g.kinds, strict=True) if k == "pod"]
     assert names == [f"su{i + 1}" for i in range(pods)]
+
+
+def test_gb200_is_refused_saying_why_and_what_instead(tmp_path, capsys):
+    """The GB200 RA publishes no compute-fabric counts: nothing is invented (issue 27)."""
+    out = tmp_path / "x.json"
+    assert main(["generate", "superpod", "--system", "gb200-nvl72", "--units", "1", "-o", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        "fabricviz: error: --system 'gb200-nvl72': the DGX SuperPOD GB200 RA tabulates no compute-fabric switch or "
+        "cable counts; 'generate nvl72' builds NVL72 racks on a rail-optimised fabric by the same sizing rule\n")
+    assert not out.exists()

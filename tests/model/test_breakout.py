@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from fabricviz.check.bom import bill_of_materials
+from fabricviz.check.info import fabric_info
 from fabricviz.formats.switch_config import cumulus_port, render
 from fabricviz.generate import fat_tree, leaf_spine
 from fabricviz.generate.common import pick_switch, use_part
@@ -80,6 +81,11 @@ def test_radix_128_fat_tree_on_sn5600_cables_and_bom_by_cage():
     assert used_cages(f) == {"SN5600-2x400GbE": 2 * 64 + 64}
     lines = {ln.part: ln.count for ln in bill_of_materials(f).lines}
     assert lines["SN5600-2x400GbE"] == 66 and lines["SN5600-2x400GbE-cable"] == 192
+    # cables to order by tier: a leaf cage's two links ride one cable (to two hosts, or up to two spines)
+    info = fabric_info(f)
+    assert info["cables_by_tier"] == {"hosts-leaf": 128, "leaf-spine": 128}
+    assert info["breakout_cables_by_tier"] == {"hosts-leaf": 64, "leaf-spine": 64}
+    assert "breakout_cables_by_tier" not in fabric_info(fat_tree(levels=2, radix=8, fabric="roce"))
 
 
 def test_leaf_spine_breaks_out_a_named_switch():

@@ -6,7 +6,7 @@ SN4700`, htsim's own permutation seed 1 (perm-128-1.cm: every host sends 4,000,0
 without congestion control, `--transport roce-gbn`, with htsim's queues as the design's PFC
 thresholds (meta.roce: MTU 9000, pfc xoff 144,000 / xon 99,000 B: htsim pauses once an input holds
 more than 15 packets and resumes below 12). Targets: mean per-flow rate, median and slowest FCT
-within 15 % of htsim for ECMP and 30 % (slowest 40 %) for adaptive routing (flowlets), ECMP > adaptive > spray as
+within 15 % of htsim for ECMP and 25 % for adaptive routing (flowlets), ECMP > adaptive > spray as
 in htsim, and with out-of-order placement adaptive at least as good as ECMP. The fluid model's
 own figures are pinned too (deterministic for a seed). bench/htsim_compare.py runs all five
 permutations and the radix-12 tree.
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.slow     # every test here shares fluid runs of the hts
 DATA = Path(__file__).resolve().parents[1] / "data" / "htsim"
 STRAT = {"ecmp": "ecmp_host", "adaptive": "ecmp_ar", "spray": "ecmp_rr"}
 #: the fluid model's own figures on this case (mean Gb/s, median and slowest FCT µs)
-FLUID = {"ecmp": (43.2453981, 944.0, 1605.0), "adaptive": (41.4201593, 913.5, 1206.0)}
+FLUID = {"ecmp": (43.2453981, 944.0, 1605.0), "adaptive": (36.0111830, 1094.5, 1585.0)}
 
 
 @pytest.fixture(scope="module")
@@ -90,14 +90,15 @@ def test_ecmp_within_15_percent_of_htsim(ecmp):
 
 
 def test_flowlets_over_go_back_n_near_htsim(adaptive):
-    """Mean rate and median FCT within 30 %, the slowest within 40 % (issue 30 traded these for no
-    starvation: a move that overtakes only stale bytes and duplicates no longer reorders, as in
-    htsim's RoceSink, and duplicates never NAK; on the five permutations the fluid model is now
-    +20…+30 % on mean rate where it was +1…+16 % — it had been too pessimistic per reordering,
-    which balanced its too few reorderings; the shuffle, tests/sim/test_htsim_shuffle.py, is the case)."""
+    """Mean rate, median and slowest FCT within 25 % (here +10.0 / −11.5 / −19.3 %). What htsim_roce
+    does and the model now does too: a NAK waits behind the data in each switch queue on its way
+    back (the receiver's host queue serves it first), and each NAK sends the sender back to the
+    receiver's cumulative ack when it left, so what landed meanwhile and what was still landing in
+    order is sent again. Without the two the model resent 63 % of htsim's bytes and was +19…+30 %
+    on mean rate over the five permutations (bench/htsim_compare.py); now 92.5 % and +2…+10 %."""
     got, want = figures(adaptive), htsim("adaptive")
     err = np.abs(np.array(got) / np.array(want) - 1)
-    assert err[0] <= 0.30 and err[1] <= 0.30 and err[2] <= 0.40, (got, want)
+    assert np.all(err <= 0.25), (got, want)
     assert got == pytest.approx(FLUID["adaptive"], rel=1e-6)
     fl = adaptive.fluid
     # the mechanism: bytes resent and thrown away, none lost; htsim resent 569,106,000 B here
@@ -107,8 +108,8 @@ def test_flowlets_over_go_back_n_near_htsim(adaptive):
     assert fl.lost_bytes == 0.0 and fl.dropped_bytes is None and fl.flow_control == "pfc"
     np.testing.assert_allclose(fl.injected_bytes, fl.delivered_bytes + fl.discarded_bytes + fl.in_flight_bytes,
                                rtol=1e-9)
-    assert fl.retransmitted_bytes.sum() == pytest.approx(356_823_898, rel=1e-6)
-    assert fl.retransmitted_bytes.sum() / rtx[("128", "1", "ecmp_ar")] == pytest.approx(0.63, abs=0.005)
+    assert fl.retransmitted_bytes.sum() == pytest.approx(526_518_595, rel=1e-6)
+    assert fl.retransmitted_bytes.sum() / rtx[("128", "1", "ecmp_ar")] == pytest.approx(0.925, abs=0.005)
     assert np.all(fl.delivered_bytes <= 4e6 * (1 + 1e-9))              # every byte delivered once
 
 

@@ -91,14 +91,14 @@ def test_ecmp_shuffle_within_15_percent_of_htsim(design):
 
 
 def test_flowlet_shuffle_every_flow_finishes_near_htsim(design):
-    """Seed 1: every flow finishes; mean per-flow rate −2 % and slowest FCT +10 % of htsim (within
-    25 %), median FCT +25.4 % (held to 30 %: the miss). The work: the run stops when the last flow
-    is done, one tick per µs."""
+    """Seed 1: every flow finishes; mean per-flow rate +7.3 %, median FCT +5.3 %, slowest FCT −8.1 % of
+    htsim (within 25 %; before NAKs waited in the reverse queues and went back to the ack they
+    carried: −2 / +25.4 / +10 %). The work: the run stops when the last flow is done, one tick per µs."""
     res = run(design, shuffle_flows(design, 1), "adaptive")
     got, want = figures(res), htsim(1, "adaptive")
     err = np.abs(np.array(got) / np.array(want) - 1)
-    assert err[0] <= 0.25 and err[1] <= 0.30 and err[2] <= 0.25, (got, want)
-    assert got == pytest.approx((3.1805, 8150.0, 11508.0), rel=1e-3)
+    assert np.all(err <= 0.25), (got, want)
+    assert got == pytest.approx((3.4825322, 6846.0, 9612.0), rel=1e-6)
     assert res.fluid.ticks == round(got[2])                   # stopped at the last completion
     fl = res.fluid
     np.testing.assert_allclose(fl.injected_bytes, fl.delivered_bytes + fl.discarded_bytes + fl.in_flight_bytes,

@@ -14,7 +14,7 @@ from fabricviz.formats.native import save_fabric
 from fabricviz.generate import fat_tree
 from fabricviz.model import FabricError
 from fabricviz.sim.planes import plane_traffic
-from fabricviz.sim.whatif import parse_fail, prepare, run_trials, with_cables_down
+from fabricviz.sim.whatif import hosts_cut, measure, parse_fail, prepare, run_trials, with_cables_down
 from fabricviz.sim.workloads import Flows, make_workload
 
 
@@ -29,10 +29,14 @@ def _pairs(f) -> Flows:
     return Flows(nics, nics.reshape(-1, 2)[:, ::-1].ravel())
 
 
-def _leaf_down(f, name: str):
+def _leaf_cables(f, name: str) -> np.ndarray:
     pt = f.ports_t
     d = f.find(name)
-    return with_cables_down(f, np.unique(pt.cable[(pt.device == d) & (pt.cable >= 0)]))
+    return np.unique(pt.cable[(pt.device == d) & (pt.cable >= 0)])
+
+
+def _leaf_down(f, name: str):
+    return with_cables_down(f, _leaf_cables(f, name))
 
 
 def test_a_flow_takes_every_plane(design):
@@ -58,11 +62,12 @@ def test_permutation_spreads_over_the_planes_ib():
     f = fat_tree(radix=8, planes=2)
     w = make_workload(f, "permutation", seed=0)
     r = plane_traffic(f, Flows(w.src, w.dst))
-    # minhop on each plane: the same max-min share on both (identical planes, own SMs)
-    assert [round(float(p.rate.mean()), 4) for p in r.planes] == [300.0, 300.0]
-    assert round(r.mean_gbps, 4) == 600.0
+    # minhop on each plane: the same max-min share on both (identical planes, own SMs); GPU ends, so
+    # each plane also gets its share of the GPU's one PCIe link (B200: 440 / 2 = 220 Gb/s per plane)
+    assert [round(float(p.rate.mean()), 4) for p in r.planes] == [204.375, 204.375]
+    assert round(r.mean_gbps, 4) == 408.75 and float(r.rate.max()) <= 440.0
     failed = plane_traffic(_leaf_down(f, "leaf01-p1"), Flows(w.src, w.dst))
-    assert [round(float(p.rate.mean()), 4) for p in failed.planes] == [250.0, 300.0]
+    assert [round(float(p.rate.mean()), 4) for p in failed.planes] == [160.0, 204.375]
 
 
 def test_twin_plane_roce_permutation_is_ecmp_per_plane():
@@ -70,17 +75,17 @@ def test_twin_plane_roce_permutation_is_ecmp_per_plane():
     w = make_workload(f, "permutation", seed=0)
     r = plane_traffic(f, Flows(w.src, w.dst))
     # each plane hashes on its own switches: the planes collide differently
-    assert [round(float(p.rate.mean()), 4) for p in r.planes] == [210.4167, 256.25]
-    assert round(r.mean_gbps, 4) == 466.6667
+    assert [round(float(p.rate.mean()), 4) for p in r.planes] == [177.9167, 200.0]
+    assert round(r.mean_gbps, 4) == 377.9167
 
 
 def test_whatif_fail_plane_halves_the_metric_exactly():
     f = fat_tree(radix=8, planes=2)
     sh = prepare(f, parse_fail("plane:0,1"), "permutation")
-    assert round(sh.intact_gbps, 4) == 600.0 and len(sh.trials) == 2
+    assert round(sh.intact_gbps, 4) == 408.75 and len(sh.trials) == 2
     rows = run_trials(sh)
     assert [(r.k, r.failed, round(r.metric_gbps, 4), round(r.relative, 6)) for r in rows] == [
-        (0, ("plane1",), 300.0, 0.5), (1, ("plane2",), 300.0, 0.5)]
+        (0, ("plane1",), 204.375, 0.5), (1, ("plane2",), 204.375, 0.5)]
 
 
 def test_whatif_plane_refusals(tmp_path, capsys):
@@ -94,7 +99,7 @@ def test_whatif_plane_refusals(tmp_path, capsys):
     save_fabric(f, path)
     assert main(["whatif", str(path), "--fail", "plane:1"]) == 0
     out = capsys.readouterr().out
-    assert "intact 600.00 Gb/s mean per flow" in out and "   1       1   0.500   0.500   0.500   0.500   0.500" in out
+    assert "intact 408.75 Gb/s mean per flow" in out and "   1       1   0.500   0.500   0.500   0.500   0.500" in out
 
 
 def test_simulate_reports_each_plane(tmp_path, capsys):
@@ -102,16 +107,29 @@ def test_simulate_reports_each_plane(tmp_path, capsys):
     save_fabric(fat_tree(radix=8, planes=2), path)
     assert main(["simulate", str(path), "--workload", "permutation"]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        "32 flows over 2 planes: mean 600.00 Gb/s per flow",
-        "  plane1: mean 300.00 Gb/s, 0 flows it cannot carry",
-        "  plane2: mean 300.00 Gb/s, 0 flows it cannot carry"]
-    assert main(["simulate", str(path), "--workload", "permutation", "--model", "fluid"]) == 2
-    assert capsys.readouterr().err.strip() == (f"fabricviz: error: {path}: a multi-plane design runs the max-min "
-                                               "model per plane (--model fluid is not run per plane)")
+        "32 flows over 2 planes (maxmin): mean 408.75 Gb/s per flow",
+        "  plane1: mean 204.37 Gb/s, 0 flows it cannot carry",
+        "  plane2: mean 204.37 Gb/s, 0 flows it cannot carry"]
 
 
-def test_the_one_subnet_run_of_the_traffic_dock_refuses_planes():
+def test_the_traffic_docks_run_refuses_a_partition_on_planes():
     from fabricviz.sim.run import run_traffic
-    with pytest.raises(FabricError, match=r"fat-tree-2l-r8-32h: a multi-plane design runs per plane \(fabricviz "
-                                          r"simulate / whatif: max-min per plane\)"):
-        run_traffic(fat_tree(radix=8, planes=2), "permutation", "maxmin", None, "minhop", 1e-3, 0)
+    with pytest.raises(FabricError, match=r"fat-tree-2l-r8-32h: partitions are per subnet; a multi-plane design "
+                                          r"runs every plane with its own SM \(no partition\)"):
+        run_traffic(fat_tree(radix=8, planes=2), "permutation", "maxmin", None, "minhop", 1e-3, 0, partition="x")
+
+
+def test_whatif_a_failed_plane_leaf_degrades_its_hosts_and_both_leaves_disconnect_them():
+    f = fat_tree(radix=8, planes=2)
+    rows = run_trials(prepare(f, parse_fail("switches-of:leaf:1"), "permutation", 4, 0))
+    # a plane leaf: its 4 hosts keep the other plane (degraded, not cut off); the plane's share of
+    # their flows is lost (permutation: 408.75 → 363.125 Gb/s mean when leaf08-p1 fails)
+    assert [(r.failed, round(r.metric_gbps, 4), r.disconnected, r.degraded, r.nics_cut) for r in rows[:2]] == [
+        (("leaf08-p1",), 363.125, (), ("node29", "node30", "node31", "node32"), 4),
+        (("leaf07-p1",), 356.25, (), ("node25", "node26", "node27", "node28"), 4)]
+    # the same leaf in both planes: its hosts are cut off, their flows left out of the metric
+    sh = prepare(f, parse_fail("switches:2"), "permutation", 1, 0)
+    both = with_cables_down(f, np.concatenate([_leaf_cables(f, "leaf01-p1"), _leaf_cables(f, "leaf01-p2")]))
+    value, out, dropped = measure(sh, both)
+    assert hosts_cut(sh, both, out)[:2] == (("node01", "node02", "node03", "node04"), ())
+    assert dropped == 8 and [u.reason for u in out[:1]] == ["plane1: not cabled"]

@@ -8,7 +8,7 @@ import pytest
 from fabricviz.generate import fat_tree
 from fabricviz.sim.engine import simulate
 from fabricviz.sim.transports.params import EQDS_PARAMS, NDP_PARAMS
-from fabricviz.sim.workloads import make_workload
+from fabricviz.sim.workloads import Flows, make_workload
 
 
 @pytest.fixture(scope="module")
@@ -48,3 +48,19 @@ def test_a_transport_that_does_not_trim_has_no_trims(tree, transport):
     assert not res.frames[0].has_trims and len(res.frames[0].link_trims_per_s) == 0
     if transport == "hpcc":
         assert res.transport.mtu_bytes == 0 and not res.transport.trims_per_s.any()
+
+
+@pytest.mark.parametrize("transport,payload", [("eqds", EQDS_PARAMS.payload), ("ndp", NDP_PARAMS.payload)])
+def test_a_fluid_runs_frames_carry_trims_per_s_too(transport, payload):
+    """The tick-based fluid model's frames (sim/fluid_transports) give their trimmed payload bytes per
+    frame as packets per second as well: the field the canvas's trim marks and the trims chart read."""
+    f = fat_tree(levels=2, radix=4, fabric="roce", speed="100GbE", switch="SN4700")
+    h = [f.find(f"node{i:02d}/mlx5_0") for i in range(1, 9)]
+    flows = Flows(np.array(h[1:]), np.array([h[0]] * 7), np.full(7, 1e6))
+    res = simulate(f, flows, model="fluid", transport=transport, duration_s=5e-3, stop_when_done=True)
+    frames = res.frames
+    assert all(fr.has_trims for fr in frames)
+    span = np.diff([0.0] + [fr.time_s for fr in frames])
+    got = sum(float(fr.link_trims_per_s.sum()) * dt for fr, dt in zip(frames, span, strict=True))
+    want = sum(float(fr.link_trimmed_bytes.sum()) for fr in frames) / payload
+    assert want > 0 and got == pytest.approx(want, rel=1e-3)

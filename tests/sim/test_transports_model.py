@@ -100,8 +100,8 @@ def test_refusals(small):
     flows = Flows(np.array([nic(1)]), np.array([nic(8)]), np.full(1, 1e6))
     with pytest.raises(ParamError, match="routes spray"):
         simulate(f, flows, "adaptive", transport="eqds")
-    with pytest.raises(ParamError, match="own flow-level model"):
-        simulate(f, flows, model="fluid", transport="ndp")
+    with pytest.raises(ParamError, match="routes spray"):       # the fluid model (fluid_transports) as well
+        simulate(f, flows, "ecmp", model="fluid", transport="ndp")
     ib = fat_tree(levels=2, radix=4, fabric="ib")
     ibf = Flows(np.array([ib.find("node01/mlx5_0")]), np.array([ib.find("node08/mlx5_0")]), np.full(1, 1e6))
     with pytest.raises((ParamError, FabricError), match="InfiniBand"):

@@ -32,6 +32,28 @@ def _no_dialog_left_open():
     QtWidgets.QApplication.processEvents()
 
 
+@pytest.fixture(autouse=True)
+def _no_button_left_held():
+    """``QTest.mouseDClick`` (Qt 6) ends with the button still down in the application's state
+    (``QGuiApplication.mouseButtons()``): the next test's pointer moves would be drags, not hovers
+    (a cable-drawing test then finds no port markers). Whatever a test left held is released."""
+    yield
+    from PySide6 import QtGui, QtWidgets
+    from PySide6.QtTest import QTest
+    held = QtGui.QGuiApplication.mouseButtons()
+    if QtWidgets.QApplication.instance() is None or held == QtCore.Qt.MouseButton.NoButton:
+        return
+    w = QtWidgets.QWidget()
+    w.resize(8, 8)
+    w.show()
+    for b in (QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.MouseButton.RightButton, QtCore.Qt.MouseButton.MiddleButton):
+        if held & b:
+            QTest.mouseRelease(w, b)
+    w.close()
+    w.deleteLater()
+    assert QtGui.QGuiApplication.mouseButtons() == QtCore.Qt.MouseButton.NoButton
+
+
 @pytest.fixture
 def make_window(qtbot, monkeypatch):
     """``make_window(path=None)`` → a shown MainWindow; closing never prompts at teardown."""

@@ -180,10 +180,10 @@ def _hpcc_run(links: LinkTable, flows: Flows, routes: Routes, prm: HpccParams = 
                         res.link_load, np.zeros(links.n), done, prm.source)
 
 
-def run_transport(fabric: Fabric, flows: Flows, transport: str, seed: int = 0, links: LinkTable | None = None,
-                  routing: str | None = None) -> tuple[LinkTable, Routes, TransportRun]:
-    """Route ``flows`` as ``transport`` does and run it (module doc). ``routing``: None or the transport's
-    own (ParamError otherwise); Ethernet designs only."""
+def route_transport(fabric: Fabric, flows: Flows, transport: str, seed: int = 0, links: LinkTable | None = None,
+                    routing: str | None = None) -> tuple[LinkTable, Routes]:
+    """Route ``flows`` as ``transport`` does. ``routing``: None or the transport's own (ParamError
+    otherwise); Ethernet designs only."""
     own = ROUTING[transport]
     if routing not in (None, own):
         how = "every equal-cost path" if own == "spray" else "one ECMP path per flow"
@@ -191,7 +191,13 @@ def run_transport(fabric: Fabric, flows: Flows, transport: str, seed: int = 0, l
     if fabric_tech(fabric) == "ib":
         raise ParamError("transport", transport, "is Ethernet's: this is an InfiniBand design")
     links = links if links is not None else link_table(fabric)
-    routes = route(fabric, links, flows, own, seed=seed)
+    return links, route(fabric, links, flows, own, seed=seed)
+
+
+def run_transport(fabric: Fabric, flows: Flows, transport: str, seed: int = 0, links: LinkTable | None = None,
+                  routing: str | None = None) -> tuple[LinkTable, Routes, TransportRun]:
+    """Route ``flows`` as ``transport`` does and run it (module doc, :func:`route_transport`)."""
+    links, routes = route_transport(fabric, flows, transport, seed, links, routing)
     if transport == HPCC:
         return links, routes, _hpcc_run(links, flows, routes)
     return links, routes, _spray_run(fabric, links, flows, routes, transport, seed)

@@ -60,7 +60,12 @@ class HpccParams:
     eta: float = 0.95          # hpcc.cpp: HPCCSrc::_eta = 0.95, "Target link utilization"
     mtu: int = 9000            # main_hpcc.cpp: packet_size 9000
     queue_pkts: int = 15       # main_hpcc.cpp: DEFAULT_QUEUE_SIZE 15 (lossless input, PFC)
-    source: str = "htsim hpcc.cpp (_eta 0.95, _Wai one MSS), main_hpcc.cpp (MTU 9000, queue 15, ecmp_host)"
+    base_rtt_s: float = 12e-6  # hpcc.cpp: HPCCSrc::_T = timeFromUs(12.0), "Known baseline RTT"
+    max_stages: int = 5        # hpcc.cpp: HPCCSrc::_max_stages = 5, additive increases before a MD step
+    pfc_high_pkts: int = 15    # main_hpcc.cpp: high_pfc = 15 (LosslessInputQueue::_high_threshold, packets)
+    pfc_low_pkts: int = 12     # main_hpcc.cpp: low_pfc = 12 (LosslessInputQueue::_low_threshold, packets)
+    source: str = ("htsim hpcc.cpp (_eta 0.95, _Wai one MSS, _T 12 us, _max_stages 5), main_hpcc.cpp (MTU 9000, "
+                   "queue 15, PFC 15/12 packets, ecmp_host)")
 
 
 HPCC_PARAMS = HpccParams()

@@ -256,6 +256,7 @@ class Pick(Interaction):
                     scene.set_selected_cables(set())
                 event.accept()
                 return True
+        scene.ensure_cables()
         cid = scene.cables.cable_at(sp, 5.0 / s)
         if cid is None:
             return False
@@ -376,6 +377,7 @@ class MoveDevices(Interaction):
             scene = self.view.fscene
             if offsets and scene.fabric is not None:
                 self.view.ports.clear()
+                scene.ensure_cables()
                 scene.cables.show_live(scene.fabric, np.array(list(self.start)), offsets)
         return True
 

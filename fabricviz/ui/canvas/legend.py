@@ -58,7 +58,7 @@ def drawn_kinds(fabric: Fabric, scene) -> set[str]:
         if name in kinds or (name in ("gpu", "nic") and not scene.show_children):
             continue
         for d in fabric.device_ids(name).tolist():       # stops at the first one drawn
-            item = scene.items_by_id.get(d)
+            item = getattr(scene, "made_items", scene.items_by_id).get(d)     # one not made is not drawn
             if item is not None and item.isVisible():
                 kinds.add(name)
                 break

@@ -11,6 +11,13 @@
 * The index is ``NoIndex``: long diagonal cables blow a BSP tree up.
 * Names are one item, :class:`~fabricviz.ui.canvas.items.labels.LabelLayer`: constant
   size on screen, giving way by priority where they would overlap.
+* Deferred items: a big design opened zoomed out (``set_fabric(defer=True)``) draws nothing
+  with its device items (the semantic layer draws groups and blocks), so they are made only when
+  first needed: :attr:`FabricScene.items_by_id` makes them all, :meth:`FabricScene.make_items` some
+  (an opened group's), :meth:`FabricScene.make_items_in_view` those on screen at near (the view
+  calls it as it scrolls); loops that only show or hide items walk :attr:`FabricScene.made_items`.
+  The near cable paths likewise (:meth:`FabricScene.ensure_cables`: the near level, a click or a
+  drag on the canvas, any edit).
 * Level of detail: the GPUs/NICs inside servers are hidden when the view is zoomed
   out (toggled only when the zoom crosses a threshold); further out, devices are
   drawn as one path per kind (:mod:`fabricviz.ui.canvas.items.batch`).
@@ -55,7 +62,11 @@ class FabricScene(QtWidgets.QGraphicsScene):
         self.theme = th.Theme.current()
         self.fabric: Fabric | None = None
         self._unsubscribe: Callable[[], None] | None = None
-        self.items_by_id: dict[int, DeviceItem] = {}
+        self._items: dict[int, DeviceItem] = {}
+        self._pending = np.zeros(0, np.int64)       # devices whose items are not made yet (deferred)
+        self._cables_deferred = False               # the near cable paths not built yet (deferred)
+        self.hold_items = False                     # True while a design is opened and fitted: the
+        #                                             zooms it passes through make no deferred item
         self.selected_cables: set[int] = set()
         self.cables = CableLayer(self)
         self.path_cache = QtWidgets.QGraphicsItem.CacheMode.NoCache
@@ -73,21 +84,91 @@ class FabricScene(QtWidgets.QGraphicsScene):
         self.setBackgroundBrush(self.theme.background)
 
     # ------------------------------------------------------------------ fabric
+    @property
+    def items_by_id(self) -> dict[int, DeviceItem]:
+        """Every device's item by id (deferred ones are made now)."""
+        if len(self._pending):
+            self.make_items()
+        return self._items
+
+    @property
+    def deferred(self) -> int:
+        """How many devices' items are not made yet."""
+        return len(self._pending)
+
+    @property
+    def made_items(self) -> dict[int, DeviceItem]:
+        """The items made so far (an item not made is not drawn: showing/hiding loops skip it)."""
+        return self._items
+
+    def make_items(self, tops: np.ndarray | None = None) -> None:
+        """Make deferred items now: all of them, or those of the top-level devices ``tops`` (and
+        their GPUs/NICs). They are made where the model has them, shown as the level draws them."""
+        pending = self._pending
+        if not len(pending) or self.fabric is None:
+            return
+        t = self.fabric.devices_t
+        if tops is None:
+            take = np.ones(len(pending), bool)
+        else:
+            tops = np.asarray(tops, np.int64)
+            take = np.isin(pending, tops) | np.isin(t.parent[pending], tops)
+            if not take.any():
+                return
+        self._pending = pending[~take]
+        ids = pending[take]
+        self._add_devices(ids[t.alive[ids]])
+
+    def make_items_in_view(self, margin: float = 0.5) -> None:
+        """Deferred items of the top-level devices the views show, and ``margin`` of a view's
+        size around (near: the scene's items draw what is on screen; a 98,304-GPU Clos has
+        302,080 of them, a screen a few hundred). No view: every item."""
+        pending, f = self._pending, self.fabric
+        if not len(pending) or f is None or self.hold_items:
+            return
+        views = self.views()
+        if not views:
+            self.make_items()
+            return
+        t = f.devices_t
+        par = t.parent[pending]
+        tops = np.unique(np.where(par >= 0, par, pending))
+        tops = tops[t.alive[tops]]
+        r = device_rects(f, tops)
+        want = np.zeros(len(tops), bool)
+        for v in views:
+            vr = v.mapToScene(v.viewport().rect()).boundingRect()
+            mx, my = vr.width() * margin, vr.height() * margin
+            want |= (r[2] >= vr.left() - mx) & (r[0] <= vr.right() + mx) & \
+                (r[3] >= vr.top() - my) & (r[1] <= vr.bottom() + my)
+        if want.any():
+            self.make_items(tops[want])
+
+    def ensure_cables(self) -> None:
+        """Build the near cable paths now if a deferred open left them unbuilt (they show at near
+        only: zoomed out the semantic layer draws every cable)."""
+        if self._cables_deferred:
+            self._cables_deferred = False
+            self.cables.rebuild(self.fabric)
+
     def set_fabric(self, fabric: Fabric | None, progress: Callable[[int, int], None] | None = None,
-                   subscribe: bool = True, children: bool | None = None) -> None:
+                   subscribe: bool = True, children: bool | None = None, defer: bool = False) -> None:
         """Mirror ``fabric`` (rebuilds every item; ``progress(done, total)`` while building).
         ``subscribe=False``: the document feeds the model's events through :meth:`follow`.
         ``children``: GPUs/NICs are made shown or hidden (a big design about to be fitted: hidden,
-        not made shown and hidden again by the fit's :meth:`detail_for_scale`)."""
+        not made shown and hidden again by the fit's :meth:`detail_for_scale`).
+        ``defer``: the device items and the near cable paths are made when first needed (see the
+        module doc)."""
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
         batched = self.batch.on
         self.batch.set_on(False)
-        for item in list(self.items_by_id.values()):
+        for item in list(self._items.values()):
             if item.parentItem() is None:
                 self.removeItem(item)
-        self.items_by_id.clear()
+        self._items.clear()
+        self._pending = np.zeros(0, np.int64)
         self._selectable_kids.clear()
         self.selected_cables.clear()
         if progress is not None and self.fabric is not None:
@@ -95,11 +176,14 @@ class FabricScene(QtWidgets.QGraphicsScene):
         self.fabric = fabric
         if children is not None:
             self.show_children = children
-        if fabric is not None:
+        if fabric is not None and defer:
+            self._pending = np.asarray(fabric.device_ids(), np.int64)
+        elif fabric is not None:
             self._add_devices(fabric.device_ids(), progress)
-            if subscribe:
-                self._unsubscribe = fabric.subscribe(self._on_event)
-        self.cables.rebuild(fabric)
+        if fabric is not None and subscribe:
+            self._unsubscribe = fabric.subscribe(self._on_event)
+        self._cables_deferred = fabric is not None and defer
+        self.cables.rebuild(None if self._cables_deferred else fabric)
         self._dirty = False
         self.batch.set_on(batched)
         self.label_layer.reset()
@@ -124,7 +208,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
         assert f is not None
         t = f.devices_t
         ids = np.asarray(ids, dtype=np.int64)
-        ids = ids[~np.isin(ids, np.fromiter(self.items_by_id, np.int64, len(self.items_by_id)))]
+        ids = ids[~np.isin(ids, np.fromiter(self._items, np.int64, len(self._items)))]
         par = t.parent[ids]
         tops, kids = ids[par < 0], ids[par >= 0]
         kids = kids[np.argsort(t.parent[kids], kind="stable")]
@@ -138,7 +222,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
         flags = (QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsMovable
                  | QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         brushes, pens = [theme.brushes[k] for k in KINDS], [theme.pens[k] for k in KINDS]
-        items = self.items_by_id
+        items = self._items
         for i, d in enumerate(tops.tolist()):
             kind = kinds[i]
             item = DeviceItem()
@@ -206,10 +290,11 @@ class FabricScene(QtWidgets.QGraphicsScene):
         for s in np.unique(parents[placed & ~new]).tolist():
             self._fit_server(s)
         self.batch.hide_new(tops.tolist())
+        self.semantic.items.hide_new(tops)
 
     def _fit_server(self, s: int) -> None:
         """A server's frame wraps its GPUs and NICs."""
-        item = self.items_by_id.get(s)
+        item = self._items.get(s)
         if item is None:
             return
         kids = [c for c in item.childItems()
@@ -229,6 +314,8 @@ class FabricScene(QtWidgets.QGraphicsScene):
     def _on_event(self, e: ev.ChangeEvent) -> None:
         f = self.fabric
         assert f is not None                     # only called with a fabric shown
+        if len(self._pending) and e.kind in (ev.ADDED, ev.REMOVED, ev.BULK_ADDED):
+            self.make_items()                    # adding/removing works on every item (a server's frame)
         self.semantic.on_event(e)
         self.nvlink.on_event(e)
         if e.kind == ev.BULK_ADDED or e.what in (ev.DEVICE, ev.FABRIC):
@@ -276,7 +363,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
         t = self.fabric.devices_t
         xs, ys = t.x, t.y
         for d in ids:
-            item = self.items_by_id.get(d)
+            item = self._items.get(d)           # one not made yet is made where the model has it
             if item is None:
                 continue
             parent = item.parentItem()
@@ -307,6 +394,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
             alive = [c for c in self.selected_cables if self.fabric is not None
                      and self.fabric.cables_t.exists(c)]
             self.selected_cables = set(alive)
+            self._cables_deferred = False
             self.cables.rebuild(self.fabric)
         self.semantic.refresh()         # zoomed out: boxes, blocks and bundles follow the model
 
@@ -319,7 +407,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
             self.label_layer.setVisible(labels)
         if children != self.show_children:
             self.show_children = children
-            for item in self.items_by_id.values():
+            for item in self._items.values():
                 if item.parentItem() is not None:
                     item.setVisible(children)
 
@@ -331,6 +419,7 @@ class FabricScene(QtWidgets.QGraphicsScene):
         self.semantic.set_scale(scale)
         if near:
             self.batch.set_on(scale < BATCH_ZOOM)
+            self.make_items_in_view()        # deferred items: those the zoom brought into view
 
     def set_path_cache(self, on: bool) -> None:
         """Cache the big path items as pixmaps (pans then blit instead of stroking 80k
@@ -362,8 +451,11 @@ class FabricScene(QtWidgets.QGraphicsScene):
     def select_devices(self, ids: list[int], inner: bool = False) -> None:
         """Select top-level devices; ``inner`` also selects GPUs/NICs inside servers themselves."""
         self.clearSelection()
+        if len(self._pending) and self.fabric is not None and len(ids):
+            par = self.fabric.devices_t.parent[np.asarray(ids, np.int64)]
+            self.make_items(np.where(par >= 0, par, ids))       # only the selected devices' items
         for d in ids:
-            item = self.items_by_id.get(d)
+            item = self._items.get(d)
             if item is None:
                 continue
             if item.parentItem() is None:
@@ -379,10 +471,10 @@ class FabricScene(QtWidgets.QGraphicsScene):
 
     def _drop_kid_selection(self) -> None:
         """A GPU/NIC is selectable only while selected (else rubber bands would pick them too)."""
-        for d in [d for d in self._selectable_kids
-                  if d not in self.items_by_id or not self.items_by_id[d].isSelected()]:
+        items = self._items
+        for d in [d for d in self._selectable_kids if d not in items or not items[d].isSelected()]:
             self._selectable_kids.discard(d)
-            item = self.items_by_id.get(d)
+            item = items.get(d)
             if item is not None:
                 item.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, False)
 
@@ -407,12 +499,13 @@ class FabricScene(QtWidgets.QGraphicsScene):
         self.setBackgroundBrush(theme.background)
         if self.fabric is not None:
             t = self.fabric.devices_t
-            for d, item in self.items_by_id.items():
+            for d, item in self._items.items():          # items made later get the theme then
                 name = KINDS[int(t.kind[d])]
                 item.setBrush(theme.brushes[name])
                 item.setPen(theme.pens[name])
         self.label_layer.update()          # drawn in the theme's text and background colours
-        self.cables.rebuild(self.fabric)
+        if not self._cables_deferred:
+            self.cables.rebuild(self.fabric)
         self.batch.rebuild()
         self.semantic.invalidate()
 

@@ -12,6 +12,7 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.ui.canvas import theme as th
+from fabricviz.ui.canvas.group_menu import show_group_menu
 from fabricviz.ui.canvas.interactions import CableDraw, ChildDrag, Interaction, MoveDevices, Pan, Pick
 from fabricviz.ui.canvas.items.devices import CHILD_ZOOM, DEVICE_ROLE
 from fabricviz.ui.canvas.items.ports import PortOverlay
@@ -90,6 +91,9 @@ class CanvasView(QtWidgets.QGraphicsView):
             self.pan, self.cable_draw, self.pick, self.child_drag, self.move_devices)
         self._active: Interaction | None = None
         editor.message.connect(self._on_message)
+        for bar in (self.horizontalScrollBar(), self.verticalScrollBar()):    # a pan or resize at near
+            bar.valueChanged.connect(self._in_view)
+            bar.rangeChanged.connect(self._in_view)
         from fabricviz.ui.canvas.items.breadcrumbs import Breadcrumbs
         sem = scene.semantic        # open groups: "design › pod 3" at the top-left
         self.breadcrumbs = Breadcrumbs(self, sem.collapse_all, lambda g: self.fit_rect(sem.queries.group_rect(g)))
@@ -118,6 +122,13 @@ class CanvasView(QtWidgets.QGraphicsView):
         else:
             self.ports.set_scale(s)     # port numbers keep their on-screen size
         self.zoom_changed.emit(s)
+
+    def _in_view(self, *_: int) -> None:
+        """Deferred device items (a big design) are made as near-level scrolling shows them."""
+        scene = self.fscene
+        if scene.deferred and scene.semantic.level == "near" and \
+                scene.semantic.level_for(self.scale_factor()) == "near":      # not a zoom under way
+            scene.make_items_in_view()
 
     def zoom_by(self, factor: float) -> None:
         s = self.scale_factor()
@@ -302,6 +313,11 @@ class CanvasView(QtWidgets.QGraphicsView):
         if self.active_interaction is None and any(i.double_click(event) for i in self._interactions):
             return
         super().mouseDoubleClickEvent(event)
+
+    def contextMenuEvent(self, event: QtGui.QContextMenuEvent) -> None:  # noqa: N802
+        """Far and middle: open or close the group under the pointer (:mod:`.group_menu`)."""
+        if not show_group_menu(self, event):
+            super().contextMenuEvent(event)
 
     def leaveEvent(self, event: QtCore.QEvent) -> None:  # noqa: N802
         self.pointer = None

@@ -1,5 +1,5 @@
 """Generator dialog: fat tree, leaf-spine, rail-optimized units, torus / ring, dragonfly, DGX SuperPOD,
-with live counts.
+NVL72 racks (:mod:`.generator_nvl72`), with live counts.
 
 The fat tree preview is :func:`fabricviz.generate.plan_fat_tree` (and the LID
 check), so the dialog refuses exactly what the generator refuses, inline, before
@@ -31,12 +31,14 @@ from fabricviz.generate.direct import (
     torus_part,
 )
 from fabricviz.generate.rail import NODES_PER_SU, RAILS
-from fabricviz.generate.superpod import SYSTEMS, plan_superpod, plane_spec, superpod
+from fabricviz.generate.superpod import SYSTEMS, plan_superpod, plane_spec, superpod, switch_part
 from fabricviz.model import Catalog, Fabric, FabricError, Part
+from fabricviz.model.breakout import split_of
 from fabricviz.model.catalog import CatalogError
 from fabricviz.model.tech import IB
 from fabricviz.ui.canvas.describe import part_label
 from fabricviz.ui.dialogs import generator_memory
+from fabricviz.ui.dialogs.generator_nvl72 import Nvl72Tab
 from fabricviz.ui.document.settings import settings as user_settings
 
 #: The switch-part choice that lets the radix be typed (a hypothetical part when none fits).
@@ -148,6 +150,8 @@ class GeneratorDialog(QtWidgets.QDialog):
         self.tabs.addTab(rl, "Rail-optimized")
         self._direct_tabs()
         self._superpod_tab()
+        self.nvl72 = Nvl72Tab(self.catalog)
+        self.tabs.addTab(self.nvl72, "NVL72 racks")
 
         self.preview = QtWidgets.QLabel(self)
         self.preview.setObjectName("generator_preview")
@@ -239,8 +243,8 @@ class GeneratorDialog(QtWidgets.QDialog):
             form.addRow(label, w)
         self.tabs.addTab(df, "Dragonfly")
 
-    #: Index of the SuperPOD tab (after the dragonfly's).
-    SUPERPOD_TAB = 5
+    #: Index of the SuperPOD tab (after the dragonfly's) and of the NVL72 racks tab.
+    SUPERPOD_TAB, NVL72_TAB = 5, 6
 
     def _superpod_tab(self) -> None:
         """NVIDIA DGX SuperPOD reference designs (:mod:`fabricviz.generate.superpod`)."""
@@ -263,14 +267,16 @@ class GeneratorDialog(QtWidgets.QDialog):
         spec = plane_spec(system, n)
         if fabric not in spec.switch:
             raise FabricError(f"Fabric {fabric}: the {spec.title} RA is built on {' or '.join(spec.switch)} only")
-        sw = self.catalog.get(spec.switch[fabric])
+        sw = switch_part(self.catalog, spec.switch[fabric])        # SN5600-2x400GbE: the SN5600 broken out
         p = plan_superpod(spec, self.sp_units.value(), sw.ports)
         c = {k: v * n for k, v in p.cables.items()}         # every plane a fabric of its own
         return (f"{p.nodes:,} DGX · {p.gpus:,} GPUs · {p.leaves * n:,} leaves · {p.spines * n:,} spines"
                 + (f" · {p.cores:,} cores" if p.cores else "") + f" ({part_label(sw)})"
                 + (f" · {n} planes" if n > 1 else "")
                 + f" · {'links' if n > 1 else 'cables'} node–leaf {c['node-leaf']:,}, leaf–spine {c['leaf-spine']:,}"
-                + (f", spine–core {c['spine-core']:,}" if p.cores else ""))
+                + (f", spine–core {c['spine-core']:,}" if p.cores else "")
+                + (f" · cables node–leaf {c['node-leaf'] // split_of(sw):,}, leaf–spine "
+                   f"{c['leaf-spine'] // split_of(sw):,} (one per {sw.breakout_of} cage)" if sw.breakout else ""))
 
     def _direct(self, tab: int, build: bool = False) -> Fabric | str:
         """Preview text (or, with ``build``, the fabric) of the torus (3) or dragonfly (4) tab, through
@@ -379,6 +385,8 @@ class GeneratorDialog(QtWidgets.QDialog):
                     + f" · {switches:,} switches · {cables:,} cables · leaf oversubscription {g:g}:1")
         if tab == self.SUPERPOD_TAB:
             return str(self._superpod())
+        if tab == self.NVL72_TAB:
+            return self.nvl72.preview()
         if tab >= 3:
             return str(self._direct(tab))
         units, nodes = self.rail_units.value(), self.rail_nodes.value()
@@ -424,6 +432,8 @@ class GeneratorDialog(QtWidgets.QDialog):
                               fabric=self.ls_fabric.currentText(), super_spines=self.ls_super.value(),
                               pods=self.ls_pods.value(), switch=self.ls_switch.currentData(),
                               catalog=self.catalog)
+        if tab == self.NVL72_TAB:
+            return self.nvl72.build()
         if tab >= 3:
             f = self._superpod(build=True) if tab == self.SUPERPOD_TAB else self._direct(tab, build=True)
             assert isinstance(f, Fabric)

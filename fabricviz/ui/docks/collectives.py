@@ -381,16 +381,16 @@ class CollectivesDock(QtWidgets.QDockWidget):
         res = run.result
         self.plot.add_curve([r.size for r in res.rows], [r.busbw for r in res.rows], run.label)
 
-    def _say_slowest(self, run: CollectiveRun, named_hop: bool = True) -> None:
+    def _say_slowest(self, run: CollectiveRun) -> None:
         """Name the slowest step; on the design itself (not a twin) its cables are selected — those
-        of the hop named when several tie (``named_hop``; a lesson draws the whole step's band)."""
+        of the hop named when several tie (a lesson's band draws the same)."""
         from fabricviz.ui.docks.collectives_plot import size_label
         neck = run.bottleneck
         if neck is None:
             self._say(f"{run.result.algo}: reduced in the switches, no point-to-point step to blame")
             self.message.setToolTip("")
             return
-        alike = named_hop and len(neck.src) > 1 and len(neck.named_cables) > 0
+        alike = len(neck.src) > 1 and len(neck.named_cables) > 0
         # hops that tie (a ring's) together cover the whole fabric: the one named is highlighted
         where = "on the twin" if run.twin else "its first hop highlighted" if alike else "highlighted"
         self._say(f"slowest step at {size_label(neck.size)} ({where}): {neck.describe(run.fabric)}")
@@ -408,7 +408,7 @@ class CollectivesDock(QtWidgets.QDockWidget):
             self._add(run)
         if runs:
             self._show_table(runs[0])
-            self._say_slowest(runs[0], named_hop=False)
+            self._say_slowest(runs[0])
         self._buttons()
 
     def _runs_requested(self, curves: tuple[CollectiveCurve, ...], controls: CollectiveControls) -> None:

@@ -67,6 +67,24 @@ class PartTree(QtWidgets.QTreeWidget):
         return QtCore.Qt.DropAction.CopyAction
 
 
+def widest_entry(tree: QtWidgets.QTreeWidget) -> int:
+    """Pixels column 0 needs for its widest entry, open or closed groups alike (Qt's
+    ``sizeHintForColumn`` measures only the rows shown): indentation, icon, text."""
+    fm = tree.fontMetrics()
+    icon = tree.iconSize().width() if tree.iconSize().isValid() else \
+        tree.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_SmallIconSize)
+    margin = 2 * tree.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_FocusFrameHMargin) + 8
+    most = tree.sizeHintForColumn(0)
+    it = QtWidgets.QTreeWidgetItemIterator(tree)
+    while (item := it.value()) is not None:
+        depth, up = int(tree.rootIsDecorated()), item.parent()
+        while up is not None:
+            depth, up = depth + 1, up.parent()
+        most = max(most, depth * tree.indentation() + icon + margin + fm.horizontalAdvance(item.text(0)))
+        it += 1
+    return most
+
+
 class Palette(QtWidgets.QDockWidget):
     """Dock ``palette``: parts by kind, with a filter box."""
 
@@ -127,10 +145,11 @@ class Palette(QtWidgets.QDockWidget):
             if kind == "server":
                 self._nvlink_racks(catalog)
         self._apply_filter(self.filter.text())
-        # every name whole ("QM9700-R16 (hypothetical)", not "QM9700-R16 (hypothe…"): the dock is at
-        # least as wide as the longest, beside the list's scroll bar
+        # every name whole ("QM9700-R16 (hypothetical)", not "QM9700-R16 (hypothe…"), those of the
+        # groups shown closed (Cable types) too: the dock is at least as wide as the longest, beside
+        # the list's scroll bar
         bar = self.tree.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_ScrollBarExtent)
-        self.tree.setMinimumWidth(self.tree.sizeHintForColumn(0) + bar + 2 * self.tree.frameWidth() + 4)
+        self.tree.setMinimumWidth(widest_entry(self.tree) + bar + 2 * self.tree.frameWidth() + 4)
 
     def _nvlink_racks(self, catalog: Catalog) -> None:
         """NVLink racks (an NVL72: its compute trays and its NVLink domain, placed as one), when the

@@ -48,6 +48,7 @@ from fabricviz.sim.run import run_traffic
 from fabricviz.ui.canvas.overlays.traffic import METRICS, ColorScale, LegendBar, scale_for
 from fabricviz.ui.docks.traffic_form import TrafficForm
 from fabricviz.ui.docks.traffic_left_out import LeftOutList
+from fabricviz.ui.docks.traffic_planes import PlaneBox
 from fabricviz.ui.docks.traffic_playback import FramePlayer
 from fabricviz.ui.docks.traffic_sl import vl_note
 from fabricviz.ui.docks.traffic_transport import needs_refresh, transport_line
@@ -117,6 +118,9 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.left_out_list = LeftOutList(body)
         self.left_out_list.picked.connect(self.select_hosts)
         lay.addWidget(self.left_out_list)
+        self.planes = PlaneBox(body)              # a multi-plane run: all planes merged, or one plane
+        self.planes.picked.connect(self._show_plane)
+        lay.addLayout(self.planes.row)
 
         self.player = FramePlayer(body)           # play/pause, the frame slider and its clock
         self.player.frame_changed.connect(self.frame_changed)
@@ -335,6 +339,14 @@ class TrafficDock(QtWidgets.QDockWidget):
         if self._pending:
             self._routing_toggled()
 
+    def _show_plane(self, res: SimResult) -> None:
+        """The plane box picked a view of the multi-plane run on show: present it at the same instant."""
+        if self.result is None or self._shown is None or self.result_fabric is None:
+            return
+        t = self.result.frames[self.frame].time_s
+        k = int(np.argmin(np.abs(np.array([fr.time_s for fr in res.frames]) - t)))
+        self._present(res, self.result_fabric, self._shown, "per plane", k)
+
     def adopt(self, result: Any, fabric: Fabric, **controls: Any) -> None:
         """Show ``result`` (a SimResult computed elsewhere, e.g. a lesson's worker, on ``fabric``)
         exactly as if the dock had run it; ``controls`` (``configure``'s keywords) set the
@@ -367,6 +379,7 @@ class TrafficDock(QtWidgets.QDockWidget):
         the routing and rate/line mean shown, when given), legend, slider, signals."""
         self.error = None
         self.progress.setValue(100)
+        self.planes.load(res)
         self.result, self.result_fabric, self._shown = res, f, choice
         s = res.summary(f)
         self._share, low = s["rate_share"]["mean"], s["rate_share"]["min"]
@@ -381,7 +394,7 @@ class TrafficDock(QtWidgets.QDockWidget):
             text += f" · {s['paused_link_count']} link(s) paused"
         if getattr(res, "refused", ()):         # flows the partition does not allow
             text += f" · {refused_line(res.refused, f)}"
-        text += vl_note(res) + (f" · {transport_line(s)}" if "transport" in s else "")
+        text += vl_note(res) + (f" · {transport_line(s)}" if "transport" in s else "") + self.planes.note()
         left = left_out_line(getattr(res, "left_out", ()))
         if left:                               # the run covers the reachable part; say who is not in it
             text += f" · {left}"
@@ -405,6 +418,7 @@ class TrafficDock(QtWidgets.QDockWidget):
         self.player.set_playing(False)
         self.form.refresh()
         self.result = self.result_fabric = self._shown = None
+        self.planes.clear()
         if metric is not None:                 # the user's own colouring, after a lesson's
             self._set_metric(metric)
         self._pending = False

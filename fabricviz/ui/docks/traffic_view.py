@@ -39,7 +39,7 @@ class TrafficView(QtCore.QObject):
             self.session.release("traffic")
             return
         if self.shown.fabric is not None:
-            self.overlay.set_links(self.shown.fabric, res.links.n)
+            self.overlay.set_links(self.shown.fabric, res.links.n, res.links.alive)
 
     def _frame(self, k: int) -> None:
         """A frame shown by the dock (a run, a step, the slider, playback): the heatmap takes
@@ -76,7 +76,7 @@ class TrafficView(QtCore.QObject):
     def _redraw(self) -> None:
         self._redraw_pending = False
         if self.shown.result is not None and self.shown.fabric is not None:
-            self.overlay.set_links(self.shown.fabric, self.shown.result.links.n)
+            self.overlay.set_links(self.shown.fabric, self.shown.result.links.n, self.shown.result.links.alive)
             if self.session.owns("traffic"):      # an edit does not take the canvas back
                 self._draw()
             else:

@@ -56,6 +56,16 @@ def whatif_controls(step: WhatifStep) -> WhatifControls:
                           metric=str(sh.metric), seed=int(sh.seed), worst=bool(step.worst))
 
 
+def neck_band(neck: Any) -> tuple[tuple[int, ...], str]:
+    """(cables, legend text) of the band drawn for a slowest step: when several hops tie (a ring's
+    every hop at one rate: together the whole fabric) only the one the Collectives dock names, and
+    the text says how many tie."""
+    tied = len(neck.src) > 1 and len(neck.named_cables) > 0
+    cables = neck.named_cables if tied else neck.cables
+    text = f"slowest step's bottleneck at {neck.rate_gbps:.4g} Gb/s per {neck.kind}"
+    return tuple(int(c) for c in cables), text + (f" (1 of {len(neck.src)} tied hops)" if tied else "")
+
+
 class LessonDocks:
     """Shows collective and what-if steps in their docks (see the module doc)."""
 
@@ -84,9 +94,7 @@ class LessonDocks:
             self._raise(self.collectives)
             self.failed = ()
             own = step.collectives[0]
-            neck = own.bottleneck
-            self._draw_neck(step.fabric, tuple(int(c) for c in neck.cables),
-                            f"slowest step's bottleneck at {neck.rate_gbps:.4g} Gb/s per {neck.kind}")
+            self._draw_neck(step.fabric, *neck_band(own.bottleneck))
         elif step.whatif is not None:
             self._draw_neck(None, ())
             worst = step.whatif.worst
@@ -103,18 +111,15 @@ class LessonDocks:
         shown.present(True)
 
     def _draw_neck(self, fabric: Any, cables: tuple[int, ...], label: str = "") -> None:
-        """The bottleneck's cables of ``fabric`` as one band (none: the band goes)."""
-        from fabricviz.ui.canvas.items.cables import cable_anchors
+        """The bottleneck's cables of ``fabric`` as one band along their routes (none: the band goes)."""
+        from fabricviz.ui.canvas.items.cables import routed_path
         if self.neck is not None and self.neck.scene() is not None:
             self.neck.scene().removeItem(self.neck)
         self.neck, self.neck_cables, self.neck_label = None, (), ""
         ok = [c for c in cables if fabric is not None and fabric.cables_t.exists(c)]
         if not ok:
             return
-        path = QtGui.QPainterPath()
-        for ax, ay, bx, by in np.vstack(cable_anchors(fabric, np.asarray(ok, np.int64))).T.tolist():
-            path.moveTo(ax, ay)
-            path.lineTo(bx, by)
+        path = routed_path(fabric, np.asarray(ok, np.int64))        # through the gutters, as drawn
         pen = QtGui.QPen(QtGui.QColor(*NECK_COLOR), NECK_WIDTH)
         pen.setCosmetic(True)
         pen.setCapStyle(QtCore.Qt.PenCapStyle.FlatCap)
@@ -150,4 +155,4 @@ class LessonDocks:
                  "dash")]
 
 
-__all__ = ["LessonDocks", "collective_controls", "whatif_controls"]
+__all__ = ["LessonDocks", "collective_controls", "neck_band", "whatif_controls"]

@@ -152,6 +152,29 @@ def test_a_switch_name_wins_over_a_server_name_pinned_and_extra_names_first(canv
     assert shown() == [(sw, "sw1")]
 
 
+def test_a_pinned_name_in_a_row_with_no_room_hides_only_the_names_it_meets(canvas):
+    """Lesson 1's design at 118 %: each leaf's four servers have room for every other name
+    (node01, node03). The pointer on node02 (its port panel pins its name) shows node02 and hides
+    node01 and node03 — and nothing else changes: node04 stays hidden (issue 29: the row flipped
+    to node02/node04 as the pointer moved, the names swapping between paints)."""
+    f = fat_tree(levels=2, radix=8, hosts=16)
+    scene, view, _ = canvas(f)
+    layer = scene.label_layer
+    n = {f.name_of(int(d)): int(d) for d in f.device_ids("server").tolist()}
+    _zoom(view, 1.18, n["node02"])
+
+    def shown():
+        return sorted(t for _, t, _ in layer.in_view(view) if t.startswith("node"))
+    base = shown()
+    assert {"node01", "node03"} <= set(base) and not {"node02", "node04"} & set(base)
+    layer.pin(n["node02"], True)
+    assert shown() == sorted((set(base) - {"node01", "node03"}) | {"node02"})
+    layer.pin(n["node02"], False)
+    assert shown() == base
+    layer.pin(n["node04"], True)
+    assert shown() == sorted((set(base) - {"node03"}) | {"node04"})
+
+
 def test_a_rename_and_its_undo_show_and_an_unchanged_repaint_lays_nothing_out(canvas, qtbot):
     f = leaf_spine(4, 2, 4)
     scene, view, editor = canvas(f)

@@ -14,6 +14,7 @@ from PySide6 import QtWidgets
 from fabricviz.generate.geometry import device_rects
 from fabricviz.ib.sharp import sharp_mask
 from fabricviz.loaders import load_any
+from fabricviz.ui.canvas.items.bundles import node_groups
 from fabricviz.ui.canvas.items.semantic import MIDDLE
 from tests.ui.canvas.test_semantic_zoom import open_canvas, through_boxes
 
@@ -42,14 +43,17 @@ def label_overlaps(shown) -> list[tuple[str, str]]:
 
 def lines_through_nodes(sem) -> list[tuple[int, int]]:
     """(segment, node) where a drawn line passes inside the rectangle of a switch, host block or
-    group other than its two ends (:func:`through_boxes`)."""
-    b = sem.bundles
+    group other than its two ends and the groups they are in (:func:`through_boxes`; a line
+    inside a group lies in its box)."""
+    b, g = sem.bundles, sem.grouping
     seg, owner = sem.bundle_segments, sem.segment_bundle
     nodes = np.unique(np.concatenate([b.a, b.b]))
     at = {int(v): i for i, v in enumerate(nodes.tolist())}
     own_a = np.array([at[int(v)] for v in b.a[owner]], np.int64)
     own_b = np.array([at[int(v)] for v in b.b[owner]], np.int64)
-    return through_boxes(seg, own_a, own_b, sem._node_rects(nodes))
+    ga, gb = node_groups(g, b.a[owner]), node_groups(g, b.b[owner])
+    return [(j, i) for j, i in through_boxes(seg, own_a, own_b, sem._node_rects(nodes))
+            if int(nodes[i]) not in (int(ga[j]), int(gb[j]))]
 
 
 def test_fitted_and_zoomed_it_reads_as_units_rails_and_spines(canvas, fabric):
@@ -109,9 +113,13 @@ def test_every_line_at_right_angles_at_fit_and_zoomed(canvas):
             QtWidgets.QApplication.processEvents()
         sem.refresh()
         if sem.level == MIDDLE:
-            seg = sem.bundle_segments
-            assert seg.shape[1] > 1000 and diagonal_segments(seg) == 0, view.scale_factor()
-            assert sem.routes.routed.all()
+            seg, b, g = sem.bundle_segments, sem.bundles, sem.grouping
+            # between the units and the spines one bundle per unit (issue 29: not 577 single cables)
+            boxed = np.flatnonzero(b.a < g.n_groups)
+            assert [(g.names[int(b.a[k])], g.names[int(b.b[k])], int(b.count[k])) for k in boxed] == [
+                (f"su{u}", "9 spines", n) for u, n in enumerate((53, 66, 67, 68, 70, 70, 67, 71), 1)]
+            assert seg.shape[1] > 100 and diagonal_segments(seg) == 0, view.scale_factor()
+            assert sem.routes.routed[b.a >= g.n_groups].all()      # bundles straight up: vertical
             assert lines_through_nodes(sem) == []
         else:                                                   # near: every cable as itself
             assert diagonal_segments(scene.cables.segs) == 0 and scene.cables.segs.shape[1] == 5 * 1114

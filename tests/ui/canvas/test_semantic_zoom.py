@@ -17,7 +17,7 @@ from fabricviz.generate.groups import cable_tops
 from fabricviz.model.tech import rates_gbps
 from fabricviz.ui.canvas.items.batch import device_rects
 from fabricviz.ui.canvas.items.bundles import node_groups
-from fabricviz.ui.canvas.items.cables import cable_anchors
+from fabricviz.ui.canvas.items.cables import cable_anchors, routes_for
 from fabricviz.ui.canvas.items.devices import DeviceItem
 from fabricviz.ui.canvas.items.semantic import (
     BOX_PAD,
@@ -282,24 +282,27 @@ def test_double_click_opens_a_group_in_place_and_again_closes_it(k16, qtbot):
     for d in agg:
         k = np.flatnonzero((b.a == base + d) | (b.b == base + d))
         assert len(k) == 1 and b.count[k[0]] == 8 and b.label(int(k[0])) == "8 × 400G"
-    # the cables inside the open pod are drawn as themselves (64 host + 64 leaf-aggregation cables)
-    assert sum(it.path().elementCount() // 2 for it in sem.draw.near_cables.values()) == 128
-    assert sem.draw.frames.isVisible()
-    # a click on one of those cables selects it alone (the hidden cable paths are never hit)
+    # the cables inside the open pod are drawn as themselves (64 host + 64 leaf-aggregation cables),
+    # along their near routes: at right angles, across no device (straight, a leaf's cable to its
+    # second row of hosts crossed the first)
     cid, ta, tb = cable_tops(f)
     inner = cid[np.isin(ta, list(members)) & np.isin(tb, list(members))]
-    e = np.vstack(cable_anchors(f, inner))
+    assert sorted(sem.near_cids.tolist()) == sorted(inner.tolist()) and len(inner) == 128
+    seg = sem.draw.near_ends
+    seg = seg[:, (seg[0] != seg[2]) | (seg[1] != seg[3])]
+    assert seg.shape[1] > 128 and ((seg[0] == seg[2]) | (seg[1] == seg[3])).all()
+    rects = device_rects(f, np.array(sorted(members)))
+    from tests.ui.canvas.test_near_routes import crossings  # (it imports this module)
+    assert crossings(seg, rects) == 0
+    assert sem.draw.frames.isVisible()
+    # a click on one of those cables selects it alone (the hidden cable paths are never hit)
     kind = f.devices_t.kind
-    up = int(np.flatnonzero((kind[cable_tops(f, inner)[1]] != 0) & (kind[cable_tops(f, inner)[2]] != 0))[0])
-    pt = view_point(view, (e[0, up] + e[2, up]) / 2, (e[1, up] + e[3, up]) / 2)
+    up = int(inner[np.flatnonzero((kind[cable_tops(f, inner)[1]] != 0) & (kind[cable_tops(f, inner)[2]] != 0))[0]])
+    r = routes_for(f).of(np.array([up]))
+    r = r[:, np.argmax(np.abs(r[0] - r[2]) + np.abs(r[1] - r[3]))]        # its longest segment
+    pt = view_point(view, (r[0] + r[2]) / 2, (r[1] + r[3]) / 2)
     qtbot.mouseClick(view.viewport(), LEFT, pos=pt)
-    (picked,) = scene.selected_cables              # a leaf-aggregation cable
-    pe = np.vstack(cable_anchors(f, np.array([picked])))[:, 0]
-    sp = view.mapToScene(pt)
-    t = np.clip(((sp.x() - pe[0]) * (pe[2] - pe[0]) + (sp.y() - pe[1]) * (pe[3] - pe[1]))
-                / ((pe[2] - pe[0]) ** 2 + (pe[3] - pe[1]) ** 2), 0, 1)
-    gap = np.hypot(pe[0] + t * (pe[2] - pe[0]) - sp.x(), pe[1] + t * (pe[3] - pe[1]) - sp.y())
-    assert picked in set(inner.tolist()) and gap * view.scale_factor() <= 4.5
+    assert scene.selected_cables == {up}             # a leaf-aggregation cable
     scene.set_selected_cables(set())
     qtbot.mouseDClick(view.viewport(), LEFT, pos=_empty_point_in(view, sem, g))
     assert sem.expanded == set() and not view.breadcrumbs.isVisible()
@@ -490,21 +493,61 @@ def test_a_click_on_a_bundles_lane_selects_its_cables_and_the_inspector_says_whi
     assert w.inspector.title.text() == "<b>0</b> devices and <b>63</b> cables selected"
 
 
-def test_middle_lines_between_groups_run_round_the_other_groups(k16):
+def _pod_core_cables(f, g, pod):
+    """The cables between group ``pod`` and the core group (the last), sorted."""
+    cids, ta, tb = cable_tops(f)
+    a, top = g.members(pod), g.members(g.n_groups - 1)
+    return sorted(cids[(np.isin(ta, a) & np.isin(tb, top)) | (np.isin(ta, top) & np.isin(tb, a))].tolist())
+
+
+def test_middle_keeps_one_bundle_per_pod_and_core_group_until_a_pod_is_opened(k16, qtbot):
+    """Middle zoom on k=16: inside a pod its switches and host blocks with their "×n" lines; between
+    the pods and the cores one bundle per pod ("64 × 400G", 6.5 px), not 1,024 single cables over
+    every pod. Every line runs at right angles and none between groups crosses a third group's box.
+    Opening a pod (double-click) gives its uplinks lines of their own; closing it bundles them again."""
     view, scene, sem = k16
     zoom_to(view, (FAR_SWITCH_PX + 1) / 48)
     assert sem.level == MIDDLE
-    g, b = sem.grouping, sem.bundles
+    f, g, b = scene.fabric, sem.grouping, sem.bundles
     ga, gb = node_groups(g, b.a), node_groups(g, b.b)
-    # one style: every line runs at right angles (those of the 12 pods below the top row, 8 × 8
-    # single cables each to the cores, round the other pods; the others through the gutters
-    # between the switches and host blocks)
-    assert sem.routes.routed.all() and len(b) == 2176
+    between = np.flatnonzero(ga != gb)
+    assert len(b) == 16 + 16 * (64 + 8) and len(between) == 16            # was 1,024 single cables between
+    assert b.a[between].tolist() == list(range(16)) and set(b.b[between].tolist()) == {16}
+    for k in between.tolist():
+        assert b.count[k] == 64 and b.label(k) == "64 × 400G"
+        assert sorted(b.members(k).tolist()) == _pod_core_cables(f, g, int(b.a[k]))
+    assert set(sem.routes.width[between].tolist()) == {6.5}
+    assert sem.routes.routed.sum() == len(b) - 4       # the top row's 4 bundles: straight up to the cores
     seg, owner = sem.bundle_segments, sem.segment_bundle
     assert ((seg[0] == seg[2]) | (seg[1] == seg[3])).all()
-    between = np.flatnonzero(ga[owner] != gb[owner])
-    assert len(between) > 12 * 64
-    assert through_boxes(seg[:, between], ga[owner[between]], gb[owner[between]], group_boxes(sem)) == []
+    mine = np.isin(owner, between)
+    assert mine.sum() <= 16 * 5
+    assert through_boxes(seg[:, mine], ga[owner[mine]], gb[owner[mine]], group_boxes(sem)) == []
+    extras = scene.label_layer._extra[2]
+    assert extras.count("64 × 400G") == 16 and extras.count("×8") == 16 * 8 and "pod 6" in extras
+    # a pod-core cable is drawn at its bundle's ends
+    k = int(between[5])
+    e = sem.bundle_ends[:, k]
+    ends = sem.cable_ends(np.array(_pod_core_cables(f, g, 5)))
+    assert all(np.allclose(c, e) or np.allclose(c, e[[2, 3, 0, 1]]) for c in ends.T)
+    before = bundle_set(sem)
+    # open pod 6 by a double-click on one of its host blocks: its 64 uplinks are lines of their own
+    geom = sem.geometry()
+    br = geom["blk_rects"][:, np.flatnonzero(g.block_group[geom["blk_ids"]] == 5)[0]]
+    qtbot.mouseDClick(view.viewport(), LEFT, pos=view_point(view, (br[0] + br[2]) / 2, (br[1] + br[3]) / 2))
+    assert sem.expanded == {5} and sem.level == MIDDLE
+    b = sem.bundles
+    ga, gb = node_groups(g, b.a), node_groups(g, b.b)
+    boxed = (b.a < g.n_groups) & (ga != gb)
+    assert boxed.sum() == 15 and 5 not in b.a[boxed].tolist()
+    singles = (ga != gb) & ~boxed
+    assert singles.sum() == 64 and set(b.count[singles].tolist()) == {1} and set(ga[singles].tolist()) == {5}
+    assert sorted(np.concatenate([b.members(int(i)) for i in np.flatnonzero(singles)]).tolist()) == \
+        _pod_core_cables(f, g, 5)
+    seg, owner = sem.bundle_segments, sem.segment_bundle
+    assert ((seg[0] == seg[2]) | (seg[1] == seg[3])).all()
+    sem.collapse(5)
+    assert bundle_set(sem) == before
 
 
 def test_pods_in_one_row_keep_straight_lines(qtbot):
@@ -540,3 +583,27 @@ def test_view_menu_semantic_zoom_switches_it_off_and_on_and_is_remembered(make_w
     assert w2.scene.semantic.level == NEAR
     w2.acts["semantic_zoom"].trigger()
     assert w2.scene.semantic.level == FAR and w2.settings.value(SEMANTIC_SETTING, type=bool) is True
+
+
+def test_the_context_menu_opens_and_closes_the_group_under_the_pointer(k16):
+    """Right-click at middle: "Open group pod 6" on one of its host blocks; then "Close group pod 6"
+    (and "Close all groups") on one of its devices, now drawn as themselves; nothing at near."""
+    from fabricviz.ui.canvas.group_menu import group_actions
+    view, scene, sem = k16
+    zoom_to(view, (FAR_SWITCH_PX + 1) / 48)
+    assert sem.level == MIDDLE
+    g, geom = sem.grouping, sem.geometry()
+    br = geom["blk_rects"][:, np.flatnonzero(g.block_group[geom["blk_ids"]] == 5)[0]]
+    at = QtCore.QPointF((br[0] + br[2]) / 2, (br[1] + br[3]) / 2)
+    acts = group_actions(view, at)
+    assert [t for t, _ in acts] == ["Open group pod 6"]
+    acts[0][1]()
+    assert sem.expanded == {5} and sem.level == MIDDLE
+    leaf = next(d for d in g.members(5).tolist() if scene.fabric.name_of(d).startswith("leaf"))
+    acts = group_actions(view, scene.items_by_id[leaf].sceneBoundingRect().center())
+    assert [t for t, _ in acts] == ["Close group pod 6", "Close all groups"]
+    acts[0][1]()
+    assert sem.expanded == set()
+    assert group_actions(view, QtCore.QPointF(-1e6, -1e6)) == []      # off every group
+    zoom_to(view, (MIDDLE_SERVER_PX + 1) / 26)
+    assert sem.level == NEAR and group_actions(view, at) == []

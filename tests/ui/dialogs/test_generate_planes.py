@@ -21,6 +21,11 @@ def test_superpod_planes_preview_refuse_build(make_window, qtbot, monkeypatch):
         dlg.sp_units.setValue(8)
         assert dlg.preview.text() == ("512 DGX · 4,096 GPUs · 128 leaves · 64 spines (Q3400) · 2 planes · "
                                       "links node–leaf 8,192, leaf–spine 8,192")
+        dlg.sp_fabric.setCurrentText("roce")            # the Spectrum-X RA: SN5600 at 128 × 400GbE
+        assert dlg.preview.text() == ("512 DGX · 4,096 GPUs · 128 leaves · 64 spines (SN5600-2x400GbE) · 2 planes · "
+                                      "links node–leaf 8,192, leaf–spine 8,192 · cables node–leaf 4,096, "
+                                      "leaf–spine 4,096 (one per SN5600 cage)")
+        dlg.sp_fabric.setCurrentText("ib")
         dlg.sp_units.setValue(1)
         qtbot.mouseClick(dlg.ok_button, QtCore.Qt.MouseButton.LeftButton)
         return 1 if dlg.result is not None else 0

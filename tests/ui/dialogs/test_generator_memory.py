@@ -24,7 +24,8 @@ def test_every_tab_title_shows_whole(qtbot):
     d = shown(qtbot)
     bar = d.tabs.tabBar()
     assert [bar.tabText(i) for i in range(bar.count())] == ["Fat tree", "Leaf-spine", "Rail-optimized",
-                                                            "Torus / ring", "Dragonfly", "SuperPOD"]
+                                                            "Torus / ring", "Dragonfly", "SuperPOD",
+                                                            "NVL72 racks"]
     for i in range(bar.count()):                 # each tab is as wide as its title needs, inside the bar
         assert bar.tabRect(i).width() >= bar.tabSizeHint(i).width()
         assert bar.tabRect(i).right() < bar.width()

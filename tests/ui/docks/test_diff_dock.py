@@ -12,6 +12,7 @@ from fabricviz.formats.native import save_fabric
 from fabricviz.generate.fattree import fat_tree
 from fabricviz.ui.canvas.overlays.diff import FOUND_COLOR, MISSING_COLOR, ROLE
 from fabricviz.ui.docks.diff import COLUMNS
+from tests.ui.canvas.test_near_routes import crossings, device_rects_on_canvas, path_segments
 
 
 @pytest.fixture
@@ -64,11 +65,19 @@ def test_compare_lists_draws_and_selects_the_differences(make_window, files, qtb
                and it.pen().color().getRgb()[:3] == FOUND_COLOR)
     assert "goes to leaf02:3" in red.toolTip()          # the actual peer, in the tooltip
     f = w.fabric
-    # the red line runs from node01's NIC port to leaf02:3, where the design draws those ports
-    a, b = (red.path().elementAt(i) for i in range(2))
+    # the red line runs from node01's NIC port to leaf02:3, where the design draws those ports,
+    # through the gutters like a cable: at right angles, across no device (issue 29: it was one
+    # straight line over node02 and node03)
+    p = red.path()
+    a, b = p.elementAt(0), p.elementAt(p.elementCount() - 1)
     nic, leaf = f.device("node01/mlx5_0"), f.device("leaf02")
+    if abs(a.x - nic.x) >= 20:
+        a, b = b, a
     assert abs(a.x - nic.x) < 20 and abs(a.y - nic.y) < 20
     assert abs(b.x - leaf.x) < 60 and abs(b.y - leaf.y) < 20 and b.x < leaf.x   # port 3 of 8: left half
+    seg = path_segments(p)
+    assert seg.shape[1] >= 3 and ((seg[0] == seg[2]) | (seg[1] == seg[3])).all()
+    assert crossings(seg, device_rects_on_canvas(w.scene)) == 0
 
     idx = dock.table.model().index(2, 1)
     qtbot.mouseClick(dock.table.viewport(), QtCore.Qt.MouseButton.LeftButton,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
-from PySide6 import QtCore
+from PySide6 import QtCore, QtWidgets
 
 from fabricviz.generate.common import pick_switch, use_part
 from fabricviz.model import Catalog, Fabric
@@ -63,3 +65,23 @@ def test_filter_survives_a_new_catalog_and_marks_hypothetical_parts(qtbot, palet
     mime = palette.tree.mimeData([palette.part_item("QM9700-R16")])
     assert bytes(mime.data(PART_MIME)).decode() == "QM9700-R16"
     assert palette.part_item("QM9700-R16").flags() & QtCore.Qt.ItemFlag.ItemIsDragEnabled
+
+
+
+def test_the_dock_is_as_wide_as_its_widest_entry_closed_groups_too(qtbot, palette):
+    """Cable types and GPUs start closed; their names count for the width all the same (issue 29:
+    they were cut): a user's hypothetical splitter cable, the longest name, fits, and with every
+    group open Qt's own measure of the widest row fits."""
+    base = Catalog.default()
+    long = replace(base.get("XDR-ACC-NIC"), id="XDR-ACC-NIC-2xNDR-splitter", hypothetical=True)
+    palette.set_catalog(base.with_parts([long]))
+    tree = palette.tree
+    closed = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount()) if not tree.topLevelItem(i).isExpanded()]
+    assert sorted(g.text(0).split(" (")[0] for g in closed) == ["Cable types", "GPUs"]
+    bar = tree.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_ScrollBarExtent)
+    room = tree.minimumWidth() - bar - 2 * tree.frameWidth() - 4
+    tree.expandAll()
+    QtWidgets.QApplication.processEvents()
+    item = palette.part_item("XDR-ACC-NIC-2xNDR-splitter")
+    assert item is not None and item.text(0) == "XDR-ACC-NIC-2xNDR-splitter (hypothetical)"
+    assert tree.sizeHintForColumn(0) <= room, (tree.sizeHintForColumn(0), room)

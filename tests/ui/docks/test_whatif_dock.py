@@ -248,7 +248,15 @@ def test_zoomed_out_the_failed_cables_follow_their_bundles_routes(make_window, t
     cids, pen = colours_of(w.scene).tops["whatif"]
     assert cids.tolist() == cable and pen.style() == QtCore.Qt.PenStyle.DashLine
     top, selected = sem.draw.top.path(), sem.draw.selected.path()
-    assert sem.draw.top.isVisible() and top.elementCount() == 10        # a route of 5 segments, not 1 line
+    # along its pod's bundle up to the cores (the middle level bundles pod–core cables): its route's
+    # segments, at right angles, not one straight line
+    k = int(sem.bundles.of_cable[sem.cable_pos[cable[0]]])
+    route = sem.bundle_segments[:, sem.segment_bundle == k]
+    assert sem.bundles.a[k] < sem.grouping.n_groups and route.shape[1] == 3
+    assert sem.draw.top.isVisible() and top.elementCount() == 2 * route.shape[1]
+    els = [top.elementAt(i) for i in range(top.elementCount())]
+    assert [(e.x, e.y) for e in els] == [(float(x), float(y)) for j in range(route.shape[1])
+                                         for x, y in (route[:2, j], route[2:, j])]
     assert [top.elementAt(i) for i in range(top.elementCount())] == [
         selected.elementAt(i) for i in range(selected.elementCount())]  # where the selection glows
     d.show_row(None)

@@ -55,7 +55,7 @@ class DeviceBatch:
         if on == self.on:
             return
         self.on = on
-        items = self.scene.items_by_id
+        items = self.scene.made_items           # items made later are hidden by hide_new
         tops = [it for it in items.values() if it.parentItem() is None]
         if on:
             self.shown = {int(it.data(0)) for it in tops if it.isSelected()}
@@ -80,14 +80,14 @@ class DeviceBatch:
         """Devices added while batched join the batch."""
         if self.on:
             for d in ids:
-                item = self.scene.items_by_id.get(d)
+                item = self.scene.made_items.get(d)
                 if item is not None and item.parentItem() is None and d not in self.shown:
                     item.setVisible(False)
 
     def show_device(self, d: int) -> None:
         """Give one device its own item again (it is being selected)."""
         if self.on and d not in self.shown:
-            item = self.scene.items_by_id.get(d)
+            item = self.scene.made_items.get(d)
             if item is not None and item.parentItem() is None:
                 item.setVisible(True)
                 self.shown.add(d)
@@ -96,7 +96,7 @@ class DeviceBatch:
         """Deselected devices go back into the batch; True if the batch must be rebuilt."""
         if not self.on:
             return False
-        items = self.scene.items_by_id
+        items = self.scene.made_items
         back = [d for d in self.shown if d not in items or not items[d].isSelected()]
         for d in back:
             self.shown.discard(d)

@@ -36,8 +36,8 @@ WIDTH_BASE_GBPS = 400.0
 BOX_PAD = 16.0
 #: Corner radius of group boxes (scene units).
 BOX_RADIUS = 18.0
-Z_NEAR_CABLES, Z_LINES, Z_SELECTED, Z_FRAMES, Z_BOXES, Z_BLOCKS, Z_SWITCHES, Z_TOP = (
-    -1.0, 0.2, 0.3, 0.4, 0.5, 1.0, 2.0, 5.0)
+Z_UNDER, Z_NEAR_CABLES, Z_LINES, Z_SELECTED, Z_FRAMES, Z_BOXES, Z_BLOCKS, Z_SWITCHES, Z_TOP = (
+    -2.0, -1.0, 0.2, 0.3, 0.4, 0.5, 1.0, 2.0, 5.0)
 SEMANTIC_KIND = "semantic"      # item.data(ROLE_KIND) of every item drawn here
 CABLE_TYPES = ("dac", "aoc", "transceiver")       # cables_t.ctype codes
 
@@ -226,8 +226,8 @@ def level_labels(far: bool, g: Grouping, geom: dict[str, np.ndarray], closed: li
         if far:
             labels.append(Label((box[0, i] + box[2, i]) / 2, (box[1, i] + box[3, i]) / 2,
                                 box_title(g, geom, i), box_h=box[3, i] - box[1, i], box_w=box[2, i] - box[0, i]))
-        else:            # middle: the group's name just above its members
-            labels.append(Label((box[0, i] + box[2, i]) / 2, box[1, i], g.names[i], uy=-1.0, reach=np.inf))
+        else:            # middle: on its box's top edge, a quarter in (bundles come in at the middle or a corner)
+            labels.append(Label(box[0, i] + (box[2, i] - box[0, i]) / 4, box[1, i], g.names[i]))
     for i in opened:
         labels.append(Label((box[0, i] + box[2, i]) / 2, box[1, i], g.names[i], uy=-1.0, reach=np.inf))
     br = geom["blk_rects"]
@@ -246,14 +246,15 @@ def level_labels(far: bool, g: Grouping, geom: dict[str, np.ndarray], closed: li
     ux, uy = dx / np.where(length > 0, length, 1.0), dy / np.where(length > 0, length, 1.0)
     st = routes.stub
     for k in range(len(b)):
-        text = b.label(k) if far else f"×{int(b.count[k])}" if b.count[k] > 1 else ""
+        boxed = far or b.a[k] < g.n_groups or b.b[k] < g.n_groups      # a bundle between groups
+        text = "" if b.count[k] < 2 and not far else b.label(k) if boxed else f"×{int(b.count[k])}"
         if not text:
             continue
-        own = (int(groups[0, k]), int(groups[1, k])) if far else None
+        own = (int(groups[0, k]), int(groups[1, k])) if boxed else None
         if routes.routed[k]:
-            labels.append(Label(st[0, k], st[1, k], text, 0 if far else 1, st[2, k], st[3, k], np.inf, True,
+            labels.append(Label(st[0, k], st[1, k], text, 0 if boxed else 1, st[2, k], st[3, k], np.inf, True,
                                 side=st[5, k], own=own))
-        elif far:
+        elif boxed:
             labels.append(Label(sx[k], sy[k], text, 0, ux[k], uy[k], length[k] / 2, True, own=own))
         else:
             labels.append(Label((e[0, k] + e[2, k]) / 2, (e[1, k] + e[3, k]) / 2, text, 1))
@@ -453,8 +454,9 @@ class SemanticItems:
             it.setVisible(False)
 
     # ------------------------------------------------------------------ pieces
-    def set_boxes(self, rects: np.ndarray, kinds: list[str]) -> None:
-        """Collapsed groups: rounded boxes ([4, n]) filled with a tint of their main device kind."""
+    def set_boxes(self, rects: np.ndarray, kinds: list[str], under: bool = False) -> None:
+        """Collapsed groups: rounded boxes ([4, n]) filled with a tint of their main device kind
+        (``under``: below the lines and switches drawn inside them, paler — the middle level)."""
         theme = self.scene.theme
         seen = set()
         for k in sorted(set(kinds)):
@@ -463,8 +465,9 @@ class SemanticItems:
             if item is None:
                 item = self.boxes[k] = _item(self.scene, Z_BOXES)
             color = theme.brushes[k].color() if k != "server" else QtGui.QColor("#8a949e")
-            item.setBrush(QtGui.QBrush(tint(color, theme.dark)))
-            item.setPen(_pen(color.darker(130), 1.5))
+            item.setZValue(Z_UNDER if under else Z_BOXES)
+            item.setBrush(QtGui.QBrush(tint(color, theme.dark, 0.93 if under else 0.82)))
+            item.setPen(_pen(color.darker(130) if not under else tint(color, theme.dark, 0.5), 1.5))
             item.setPath(rounded_rects_path(rects[:, sel], BOX_RADIUS))
             item.setVisible(True)
             seen.add(k)

@@ -77,22 +77,38 @@ def routes_for(f: Fabric) -> NearRoutes:
     hit = _cache.get(id(f))
     if hit is not None and hit[0] == key:
         return hit[1]
-    tops = f.device_ids()
-    tops = tops[t.parent[tops] < 0]
-    rects = device_rects(f, tops)
-    col = np.full(t.n, -1, np.int64)
-    col[tops] = np.arange(len(tops))
-    pt = f.ports_t
-    da = col[top_devices(f, pt.device[ct.port_a[ids]])]
-    db = col[top_devices(f, pt.device[ct.port_b[ids]])]
-    ends = np.vstack(cable_anchors(f, ids)) if len(ids) else np.zeros((4, 0))
-    seg = route_cables(rects, da, db, ends)
+    seg = _port_routes(f, ct.port_a[ids], ct.port_b[ids], np.vstack(cable_anchors(f, ids)) if len(ids) else None)
     out = NearRoutes(np.asarray(ids, np.int64), seg)
     _cache.pop(id(f), None)
     while len(_cache) >= 2:               # the shown design and one more (a lesson's "before")
         _cache.pop(next(iter(_cache)))
     _cache[id(f)] = (key, out)
     return out
+
+
+def _port_routes(f: Fabric, pa: np.ndarray, pb: np.ndarray, ends: np.ndarray | None) -> np.ndarray:
+    """[4, SEGS * n] routes between ports ``pa`` and ``pb`` from their drawn ``ends`` ([4, n])
+    through the gutters between the top-level devices."""
+    t, pt = f.devices_t, f.ports_t
+    tops = f.device_ids()
+    tops = tops[t.parent[tops] < 0]
+    col = np.full(t.n, -1, np.int64)
+    col[tops] = np.arange(len(tops))
+    da = col[top_devices(f, pt.device[np.asarray(pa, np.int64)])]
+    db = col[top_devices(f, pt.device[np.asarray(pb, np.int64)])]
+    return route_cables(device_rects(f, tops), da, db, ends if ends is not None else np.zeros((4, 0)))
+
+
+def routed_links(f: Fabric, pa: np.ndarray, pb: np.ndarray) -> QtGui.QPainterPath:
+    """Links between ports ``pa`` and ``pb`` that are no cable of ``f`` (what a discovered fabric
+    has instead) drawn as a cable between them would be: from where its ports sit, through the
+    gutters, never across a device."""
+    pa, pb = np.asarray(pa, np.int64), np.asarray(pb, np.int64)
+    if not len(pa):
+        return QtGui.QPainterPath()
+    ya, yb = f.devices_t.y[f.ports_t.device[pa]], f.devices_t.y[f.ports_t.device[pb]]
+    e = drawn_segments(_port_routes(f, pa, pb, np.vstack([*port_anchors(f, pa, yb), *port_anchors(f, pb, ya)])))
+    return path_pairs(e[0], e[1], e[2], e[3])
 
 
 def drawn_segments(seg: np.ndarray) -> np.ndarray:

@@ -300,6 +300,10 @@ def orthogonal(r: Routes, rects: np.ndarray, na: np.ndarray, nb: np.ndarray, ga:
             both = np.hstack([boxes[:, fin], rects])
             pts[last] = route_points(both, a_[last] + len(fin), b_[last] + len(fin), ends[:, last], lane,
                                      NAME_PX / s_)
+    # a node drawn inside the other (a SHARP aggregation node in its switch): nothing to draw between
+    ra, rb = rects[:, a_], rects[:, b_]
+    nested = (ra[0] < rb[2]) & (rb[0] < ra[2]) & (ra[1] < rb[3]) & (rb[1] < ra[3])
+    pts[nested] = np.stack([(ra[0, nested] + ra[2, nested]) / 2, (ra[1, nested] + ra[3, nested]) / 2], 1)[:, None]
     good = _clear(pts, lower_a, boxes, rects, gka, gkb, a_, b_, len(k))
     pts = np.where(lower_a[:, None, None], pts[:, ::-1], pts)           # node a's end first
     k, pts, lower_a = k[good], pts[good], lower_a[good]

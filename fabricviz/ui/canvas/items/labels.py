@@ -394,7 +394,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         f = self.fscene.fabric
         assert f is not None
         pinned = np.array(sorted(d for d in self._pins if f.devices_t.exists(d)), np.int64)
-        idx = np.flatnonzero(sel & ~((c.mode == UNDER) & np.isin(c.ref, pinned)))
+        idx = np.flatnonzero(sel)          # a pinned name too: the others' layout is the same with or without pins
         if len(idx) > MAX_EXACT:      # one per bin no narrower than any label: the rest lose anyway
             bw = 2 * PAD_PX + 0.3 * self.pixel_size
             bins = np.floor(ax[idx] / bw).astype(np.int64) * 1_000_003 + np.floor(ay[idx] / h).astype(np.int64)
@@ -444,14 +444,27 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         self.last_grid_cell = (bh, bw)
         buckets: dict[tuple[int, int], list[int]] = {}
         L, T, R, B = (lx - half).tolist(), (ly - half).tolist(), (lx + w + half).tolist(), (ly + h + half).tolist()
-        out: list[Placed] = []
+        chosen: list[int] = []
         for i in range(len(cand)):
+            if mode[i] == -1:
+                continue
             cells = [(r, q) for r in range(int(r0[i]), int(r1[i]) + 1) for q in range(int(c0[i]), int(c1[i]) + 1)]
-            if mode[i] != -1 and any(L[i] < R[j] and L[j] < R[i] and T[i] < B[j] and T[j] < B[i]
-                                     for cell in cells for j in buckets.get(cell, ())):
+            if any(L[i] < R[j] and L[j] < R[i] and T[i] < B[j] and T[j] < B[i]
+                   for cell in cells for j in buckets.get(cell, ())):
                 continue
             for cell in cells:
                 buckets.setdefault(cell, []).append(i)
+            chosen.append(i)
+        # a pinned name (the pointer is on its device) shows over the layout made without it: it
+        # hides the names it meets and its own, and no other name comes and goes (issue 29: the
+        # names of a row with no room swapped, node01/node03 ↔ node02/node04, as the pointer moved)
+        pins = [i for i in range(len(cand)) if mode[i] == -1]
+        if pins:
+            mine = {cand[i][0] for i in pins}
+            chosen = [i for i in chosen if not (mode[i] == UNDER and cand[i][0] in mine)
+                      and not any(L[i] < R[j] and L[j] < R[i] and T[i] < B[j] and T[j] < B[i] for j in pins)]
+        out: list[Placed] = []
+        for i in pins + chosen:
             ref, m, text = cand[i][0], cand[i][1], cand[i][2]
             out.append(Placed(-1 if m == CENTRED else ref, text, float(lx[i]), float(ly[i]), float(w[i]), h))
         return out

@@ -32,23 +32,24 @@ Levels, from the view scale (:meth:`SemanticLayer.level_for`), by what fits on s
   and a typical group box (the median box area) under :data:`OPEN_BOX_PX2` pixels²: groups as
   boxes, the cables between two boxes as one bundle (a box that big on screen would be mostly
   empty: its inside is shown instead);
-* **middle** while a typical server frame is under :data:`MIDDLE_SERVER_PX` pixels: switches,
-  host blocks ("18 hosts"), one line per pair ("×4");
+* **middle** while a typical server frame is under :data:`MIDDLE_SERVER_PX` pixels: switches, host
+  blocks ("18 hosts"), one line per pair ("×4") in a group, one bundle per pair of closed groups
+  (:mod:`.middle_bundles`; the boxes pale under them) until the user opens one of the two;
 * **near** above: every device, port and cable (the scene's own items; nothing drawn here).
 
 Designs of at most :data:`SMALL_DESIGN` top-level devices (the lessons') are always near.
 
 A line that would cross a box other than its own two groups' runs round it through the gutters
-(:mod:`~fabricviz.ui.canvas.items.routes`; far: each bundle in a lane of its own, middle: the lines
-between two groups share one); at middle the other lines run through the gutters between the
+(:mod:`~fabricviz.ui.canvas.items.routes`, each bundle in a lane of its own; middle: the lines of
+an open group to another share one); at middle the other lines run through the gutters between the
 drawn switches and host blocks like near cables (:func:`~fabricviz.ui.canvas.items.gutters.orthogonal`),
 laid out again once the zoom moved :data:`REROUTE` from the zoom it was laid out for (lanes are pixels
 apart). Hit tests and descriptions of what is drawn: ``queries`` (:mod:`.semantic_queries`).
 
 Node ids (what :func:`~fabricviz.generate.groups.bundle` groups by): group ``g`` is ``g``, host block
 ``b`` is ``G + b``, a device drawn as itself is ``G + B + id`` (G groups, B blocks). Devices of open
-groups are drawn at near detail (their own items, their cables between them as themselves) at every
-level. The drawing is rebuilt from the model's arrays when the model or the level changed, on the
+groups are drawn at near detail (their own items, their cables between them along their near routes)
+at every level. The drawing is rebuilt from the model's arrays when the model or the level changed, on the
 next event-loop turn (never per drag frame: a drag changes the model only on release).
 """
 
@@ -83,9 +84,10 @@ from fabricviz.ui.canvas.items.bundles import (
     typical_box_area,
     typical_sizes,
 )
-from fabricviz.ui.canvas.items.cables import cable_anchors
+from fabricviz.ui.canvas.items.cables import cable_anchors, drawn_segments, routes_for
 from fabricviz.ui.canvas.items.devices import K_ETHSW, K_IBSW
-from fabricviz.ui.canvas.items.gutters import orthogonal
+from fabricviz.ui.canvas.items.gutters import SEGS, orthogonal
+from fabricviz.ui.canvas.items.middle_bundles import middle_bundles
 from fabricviz.ui.canvas.items.routes import route, straight
 from fabricviz.ui.canvas.items.semantic_items import SceneItemVisibility
 from fabricviz.ui.canvas.items.semantic_queries import FAR, MIDDLE, NEAR, SemanticQueries
@@ -148,7 +150,7 @@ class SemanticLayer:
         self._stale = True
         self._sizes: tuple[float, float, int] | None = None   # median switch width, server width, tops
         self._box: float | None = None                          # median group box area
-        self._node = np.zeros(0, np.int64)
+        self._node = self._gnode = np.zeros(0, np.int64)     # per device: its node; middle: between groups
         self.near = np.zeros(0, bool)            # per device: drawn by its own item (open group)
         self._geom: dict[str, np.ndarray] | None = None
         self.cable_pos = np.zeros(0, np.int64)   # cable id → column in bundles.cable_ids (-1: drawn as itself)
@@ -315,7 +317,7 @@ class SemanticLayer:
             drawn = k >= 0
             kk = k[drawn]
             e = self.bundle_ends[:, kk]
-            flip = self._node[ta[drawn]] != b.a[kk]
+            flip = (self._node[ta[drawn]] != b.a[kk]) & (self._gnode[ta[drawn]] != b.a[kk])
             out[:, idx[drawn]] = np.where(flip, e[[2, 3, 0, 1]], e)
             inner = ~drawn
             if inner.any():
@@ -405,11 +407,12 @@ class SemanticLayer:
         g = self.grouping
         assert g is not None                     # a fabric has its groups
         self._node, self.near = assign_nodes(f, g, self.level == FAR, self.expanded)
-        cids = f.cable_ids()
-        _, ta, tb = cable_tops(f, cids)
+        cids, ta, tb = cable_tops(f)
         own = self.near[ta] & self.near[tb]
         self.near_cids = cids[own]
-        self.bundles = bundle(f, self._node, cids[~own])
+        self._gnode = assign_nodes(f, g, True, self.expanded)[0] if self.level == MIDDLE else self._node
+        self.bundles = bundle(f, self._node, cids[~own]) if self.level == FAR else \
+            middle_bundles(f, g, self._node, self._gnode, self.expanded, cids[~own])
         self.cable_pos = np.full(f.cables_t.n, -1, np.int64)
         self.cable_pos[self.bundles.cable_ids] = np.arange(len(self.bundles.cable_ids))
         geom = self.geometry()
@@ -445,8 +448,8 @@ class SemanticLayer:
                                 b.b < g.n_groups, geom["box"], self.scale, self._width,
                                 share=not far, spread=self._spread)
             if not far:          # one style: the lines left straight run through the gutters too
-                nodes = np.unique(self._node[self._node >= 0])
-                col = np.asarray(np.searchsorted(nodes, np.r_[b.a, b.b]), np.int64)
+                nodes = np.unique(self._node[self._node >= 0])        # (bundles between groups: routed above)
+                col = np.where(np.r_[b.a, b.a] < g.n_groups, -1, np.searchsorted(nodes, np.r_[b.a, b.b]))
                 self.routes = orthogonal(self.routes, self._node_rects(nodes), col[:len(b)], col[len(b):],
                                          groups[0], groups[1], geom["box"], self.scale)
         self.bundle_ends = self.routes.ends
@@ -481,15 +484,13 @@ class SemanticLayer:
         box = geom["box"]
         closed = [i for i in range(g.n_groups) if i not in self.expanded and np.isfinite(box[0, i])]
         opened = [i for i in sorted(self.expanded) if np.isfinite(box[0, i])]
-        if self.level == FAR:
-            d.set_boxes(box[:, closed], [KINDS[int(geom["kind"][i])] for i in closed])
-        else:
-            d.set_boxes(np.zeros((4, 0)), [])
+        # middle: the closed groups' boxes under their switches and lines (bundles end on them)
+        d.set_boxes(box[:, closed], [KINDS[int(geom["kind"][i])] for i in closed], self.level == MIDDLE)
         d.set_frames(box[:, opened])
         d.set_switches(geom["sw_rects"], f.devices_t.kind[geom["sw_ids"]])
         d.set_blocks(geom["blk_rects"])
-        ne = np.vstack(cable_anchors(f, self.near_cids)) if len(self.near_cids) else np.zeros((4, 0))
-        d.set_near_cables(ne, f.cables_t.tech[self.near_cids], f.cables_t.ctype[self.near_cids])
+        ne = routes_for(f).of(self.near_cids)          # an open group's cables along their near routes
+        d.set_near_cables(ne, *(np.repeat(a[self.near_cids], SEGS) for a in (f.cables_t.tech, f.cables_t.ctype)))
         self._closed_opened = closed, opened
         self._draw_routes()
 
@@ -536,10 +537,11 @@ class SemanticLayer:
             ok = (cids >= 0) & (cids < len(self.cable_pos))
             pos = np.where(ok, self.cable_pos[np.where(ok, cids, 0)], -1)
             k = np.where(pos >= 0, self.bundles.of_cable[np.maximum(pos, 0)], -1)
-        ks = np.unique(k[k >= 0])
-        e = self.cable_ends(cids[k < 0])
-        e = e[:, np.isfinite(e).all(axis=0)]
-        e = np.unique(e, axis=1) if e.shape[1] else e
+        ks, rest = np.unique(k[k >= 0]), cids[k < 0]
+        f, near = self.scene.fabric, np.isin(rest, self.near_cids) & (self.level != NEAR)   # drawn as themselves:
+        own = drawn_segments(routes_for(f).of(rest[near])) if f is not None else np.zeros((4, 0))  # along their routes
+        e = np.hstack([self.cable_ends(rest[~near]), own])
+        e = np.unique(e[:, np.isfinite(e).all(axis=0)], axis=1)
         return np.hstack([self.routes.seg[:, self.routes.segments_of(ks)], e]), ks
 
     def _draw_top(self) -> None:
@@ -565,7 +567,7 @@ class SemanticLayer:
         layer = getattr(self.scene, "label_layer", None)
         if layer is not None:
             self._label_scale = self.scale
-            geom = self.geometry() if self.level == FAR else None       # far labels keep off other boxes
+            geom = self.geometry()              # bundles' labels between groups keep off other boxes
             layer.set_extra(*place_labels(self._labels, self.scale, layer, geom["box"] if geom else None))
 
     # ------------------------------------------------------------------ items of the scene

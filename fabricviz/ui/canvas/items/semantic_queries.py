@@ -11,6 +11,7 @@ import numpy as np
 from PySide6 import QtCore
 
 from fabricviz.ui.canvas.items.bundles import hit_text, node_name
+from fabricviz.ui.canvas.items.gutters import SEGS
 from fabricviz.ui.canvas.items.routes import segment_distance
 
 FAR, MIDDLE, NEAR = "far", "middle", "near"
@@ -116,7 +117,7 @@ class SemanticQueries:
             return "bundle", k
         c = self.layer.draw.near_cable_at(scene_pos, tol_scene)       # a cable inside an open group
         if c is not None:
-            return "cable", int(self.layer.near_cids[c])
+            return "cable", int(self.layer.near_cids[c // SEGS])     # drawn along its route: SEGS columns
         return ("frame", g) if g is not None and g in self.layer.expanded else None
 
     def describe_bundle(self, k: int) -> str:

@@ -5,8 +5,8 @@ Draws the report in ``session.diff`` on the design, one item per line of it:
 - a design cable not found as designed (missing, on a wrong port or peer, one of a swapped pair, or
   a cable of a missing device): a dashed amber line over the cable;
 - what was found instead (the actual peer of a wrong port or peer, the crossed pair, an extra cable):
-  a red line between the design's ports it joins, the report's line (naming the actual peer) as
-  its tooltip;
+  a red line between the design's ports it joins, through the gutters as a cable there would run
+  (never across a device), the report's line (naming the actual peer) as its tooltip;
 - a cable that came up below its design rate: a solid amber line over it.
 
 The difference picked in the Differences dock (``session.diff.pick``) is drawn wider. Whatever the
@@ -22,7 +22,7 @@ import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.check.diff import Difference, DiffKind
-from fabricviz.ui.canvas.items.cables import path_pairs, port_anchors, routed_path
+from fabricviz.ui.canvas.items.cables import routed_links, routed_path
 from fabricviz.ui.canvas.overlays import remove_from_scene
 
 ROLE = "diff"
@@ -88,9 +88,7 @@ class DiffOverlay:
         if found:
             pa = np.array([x.port_a for x in found], np.int64)
             pb = np.array([x.port_b for x in found], np.int64)
-            ya, yb = f.devices_t.y[f.ports_t.device[pa]], f.devices_t.y[f.ports_t.device[pb]]
-            out.append(self._item(path_pairs(*port_anchors(f, pa, yb), *port_anchors(f, pb, ya)), d, row,
-                                  FOUND_COLOR, False))
+            out.append(self._item(routed_links(f, pa, pb), d, row, FOUND_COLOR, False))
         return out
 
     def _item(self, path: QtGui.QPainterPath, d: Difference, row: int, rgb: tuple[int, int, int],

@@ -15,9 +15,9 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.anim.lesson_results import TracedPath
-from fabricviz.generate.geometry import SWITCH_H
 from fabricviz.model import Fabric
 from fabricviz.ui.canvas.items.cables import cable_anchors, routed_path, walked_path
+from fabricviz.ui.canvas.overlays.hop_places import place_hops
 
 #: Traced path colours (first path on top); the first matches the sweep dock's trace.
 PATH_COLORS = ("#15aabf", "#f76707", "#ae3ec9")
@@ -52,12 +52,15 @@ class LessonOverlay:
         self.items: list[QtWidgets.QGraphicsItem] = []
         self.paused_items: list[QtWidgets.QGraphicsItem] = []
         self.drawn: dict[str, Any] = {}
+        self.hops: list[tuple[int, QtWidgets.QGraphicsSimpleTextItem]] = []    # (switch, its hop label)
+        self._fabric: Fabric | None = None
+        self._watched: list[QtWidgets.QGraphicsView] = []
 
     def clear(self) -> None:
         for item in self.items + self.paused_items:
             if item.scene() is not None:
                 item.scene().removeItem(item)
-        self.items, self.paused_items = [], []
+        self.items, self.paused_items, self.hops = [], [], []
         self.drawn = {}
 
     def show_paused(self, fabric: Fabric | None, cables: tuple[int, ...]) -> None:
@@ -121,7 +124,6 @@ class LessonOverlay:
                            _pen(OLD_PATH_COLOR, 4.0, QtCore.Qt.PenStyle.DashLine), 0.0)
         for i, p in reversed(list(enumerate(paths[:len(PATH_COLORS)]))):
             self._add_path(_polyline(fabric, tuple(p.cables)), _pen(PATH_COLORS[i], PATH_WIDTHS[i]), 0.3 - 0.1 * i)
-        self._hop_labels(fabric, paths[:len(PATH_COLORS)])
         if loop:
             path = _polyline(fabric, tuple(loop))
             path.closeSubpath()
@@ -133,25 +135,31 @@ class LessonOverlay:
             ax, ay, bx, by = cable_anchors(before, np.asarray(ghosts, np.int64))
             for i in range(len(ghosts)):
                 self._add_label("✕", float(ax[i] + bx[i]) / 2 - 10, float(ay[i] + by[i]) / 2 - 16, GHOST_COLOR, 2.2)
+        self._hop_labels(fabric, paths[:len(PATH_COLORS)])          # last: clear of every line drawn
 
     def _hop_labels(self, fabric: Fabric, paths: list[TracedPath]) -> None:
-        """``[in]→[out]`` over each switch of each path (stacked when paths share a switch)."""
-        seen: dict[str, int] = {}
+        """``[in]→[out]`` beside each switch of each path, in free space (:mod:`.hop_places`)."""
         for i, p in enumerate(paths):
             for sw, pin, pout in p.hops:
                 d = fabric.find(sw)
                 if d is None:
                     continue
-                k = seen.get(sw, 0)
-                seen[sw] = k + 1
                 text = f"[{pin}]→[{pout}]"
-                # centred over the switch, stacked upwards: its name is under it and the sweep's
-                # "LID n" on its right (issue 29: "[1]→[7]" sat on "LID 3")
-                t = self._add_label(text, float(fabric.devices_t.x[d]), float(fabric.devices_t.y[d]) - SWITCH_H / 2,
-                                    PATH_COLORS[i])
-                r = t.boundingRect()
-                t.setTransform(QtGui.QTransform.fromTranslate(-r.width() / 2, -r.height() * (k + 1) - 2))
+                t = self._add_label(text, float(fabric.devices_t.x[d]), float(fabric.devices_t.y[d]), PATH_COLORS[i])
+                self.hops.append((d, t))
                 self.drawn["labels"].append((sw, text))
+        self._fabric = fabric
+        views = self.scene.views()
+        for v in views:
+            if v not in self._watched and hasattr(v, "zoom_changed"):
+                self._watched.append(v)
+                v.zoom_changed.connect(self.place_hops)
+        self.place_hops(views[0].transform().m11() if views else 1.0)
+
+    def place_hops(self, scale: float) -> None:
+        """The hop labels to their free places at view ``scale`` (they keep their on-screen size)."""
+        if self.hops and self._fabric is not None and all(t.scene() is self.scene for _, t in self.hops):
+            place_hops(self.scene, self._fabric, self.hops, self.items, scale)
 
 
 def _polyline_each(fabric: Fabric, cables: tuple[int, ...]) -> QtGui.QPainterPath:

@@ -272,11 +272,15 @@ class TrafficOverlay:
             else QtCore.QRectF()
         self.clear()
 
-    def set_links(self, fabric: Fabric, n_links: int) -> None:
-        """Geometry of every live cable whose two directed links exist (``2c + 1 < n_links``)."""
+    def set_links(self, fabric: Fabric, n_links: int, alive: np.ndarray | None = None) -> None:
+        """Geometry of every live cable whose two directed links exist (``2c + 1 < n_links``) and, with
+        ``alive`` (per link of the run), are in the run (one plane's run: not the other planes' cables)."""
         cids = fabric.cable_ids()
         self.fabric = fabric
-        self.run_cables = np.asarray(cids[2 * cids + 1 < n_links], np.int64)
+        cids = cids[2 * cids + 1 < n_links]
+        if alive is not None:
+            cids = cids[alive[2 * cids] | alive[2 * cids + 1]]
+        self.run_cables = np.asarray(cids, np.int64)
         self._place()
 
     def _place(self) -> None:
