@@ -253,7 +253,8 @@ def _sim(fabric: Fabric, p: dict, routing: str | None = None, fluid: Any = None)
     if p.get("partition") is not None:            # hosts outside it left out, limited pairs refused
         from ..sim.run import partition_reach
         reach = partition_reach(fabric, p["partition"])
-    res = run_workload(fabric, flows, model, duration_ms * 1e-3, seed, routing, engine, fluid=fluid, reach=reach)
+    res = run_workload(fabric, flows, model, duration_ms * 1e-3, seed, routing, engine, fluid=fluid, reach=reach,
+                       transport=p.get("transport"))
     wl = p["workload"]
     paused: tuple[int, ...] = ()
     if res.fluid is not None and len(res.fluid.paused_fraction):
@@ -265,7 +266,36 @@ def _sim(fabric: Fabric, p: dict, routing: str | None = None, fluid: Any = None)
     return TrafficRun(res, res.summary(fabric), wl if isinstance(wl, str) else "",
                       () if isinstance(wl, str) else tuple((str(a), str(b)) for a, b in wl),
                       model, routing, engine, duration_ms, seed, paused_cables=paused, partition=res.partition,
-                      colour=colour)
+                      colour=colour, transport=p.get("transport", ""), trimming_cables=_trimming(res))
+
+
+def _trimming(res: Any) -> tuple[int, ...]:
+    """Cables with a direction whose queue trims (the canvas's trim marks; none without trims)."""
+    from ..sim.frames import TRIM_MARK_PER_S
+    fr = res.frames[-1]
+    if not fr.has_trims:
+        return ()
+    t = np.asarray(fr.link_trims_per_s[: res.links.n_cable_links], float)
+    return tuple(sorted({int(x) // 2 for x in np.flatnonzero(t >= TRIM_MARK_PER_S)}))
+
+
+def _trim_lines(f: Fabric, res: Any) -> list[str]:
+    """A trimming transport's trims: the links that trim, the most trimming one, what arrives whole."""
+    fr = res.frames[-1]
+    if not fr.has_trims:
+        return []
+    from ..sim.frames import TRIM_MARK_PER_S
+    t = np.asarray(fr.link_trims_per_s, float)
+    n = int((t >= TRIM_MARK_PER_S).sum())
+    if not n:
+        return ["trimmed: no link trims; paused links: none (no PFC)"]
+    top = int(np.argmax(t))
+    a, b = res.links.name(f, top)
+    model = res.transport.summary()["transport_model"]
+    return [f"trimmed: {n} link{'s' if n != 1 else ''} cut packets to headers, the most {a} -> {b}: "
+            f"{t[top]:,.0f} packets/s ({res.transport.link_trim[top]:.1%} of what it is offered); "
+            f"paused links: none (no PFC)",
+            f"packets arriving whole: mean {model['delivery_mean']:.1%}, the worst flow {model['delivery_min']:.1%}"]
 
 
 def simulate_action(run: Run, p: dict, fluid: Any = None) -> tuple[list[str], Fields]:
@@ -291,6 +321,7 @@ def simulate_action(run: Run, p: dict, fluid: Any = None) -> tuple[list[str], Fi
             lines.append(f"{n} other host{'s' if n != 1 else ''} outside the partition")
         if res.refused:
             lines.append(refused_line(res.refused, f))
+    lines += _trim_lines(f, res)
     rates = res.flow_rates()
     shown: dict[int, ShownFlow] = {}
     for k in p.get("show_flows", []):

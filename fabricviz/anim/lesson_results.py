@@ -111,6 +111,9 @@ class TrafficRun:
     paused_cables: tuple[int, ...] = ()
     partition: str = ""               # the InfiniBand partition the run went in ("": none asked)
     colour: str = ""                  # the step's "colour" (utilisation | queue | latency); "": by model
+    transport: str = ""               # the step's transport ("": the design's)
+    #: cables with a directed link whose queue trims packets (EQDS / NDP; the canvas's trim marks)
+    trimming_cables: tuple[int, ...] = ()
 
     @property
     def metric(self) -> str:

@@ -17,7 +17,8 @@ it (earlier steps keep theirs), e.g. the same servers cabled as another design.
 Actions: ``sweep`` (the SM's heavy sweep, phase by phase up to ``until``),
 ``route``, ``trace``, ``check_loops``, ``pull_cable``, ``rewire`` (move a
 cable to build a miswired tree), ``simulate`` (``partition``: in one InfiniBand
-partition), ``latency``, ``compare`` (engines, routing modes, or InfiniBand vs
+partition; ``transport``: e.g. eqds, receiver-driven spraying with trimming),
+``latency``, ``compare`` (engines, routing modes, or InfiniBand vs
 RoCE), ``partitions`` (put a partitions.conf into the design), ``reach`` (whom
 a host can talk to by the P_Key rule; :mod:`.lesson_partitions`), ``layers`` (the virtual lanes
 a routing's paths use: how many dfsssp needed, paths per VL) and ``path_lengths`` (route lengths
@@ -64,7 +65,7 @@ ACTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "pull_cable": (("port",), ()),
     "rewire": (("port", "to"), ("length_m",)),
     "simulate": (("workload",), ("model", "routing", "engine", "duration_ms", "cc", "flow_control", "over",
-                                 "seed", "show_flows", "partition", "colour")),
+                                 "seed", "show_flows", "partition", "colour", "transport")),
     "partitions": ((), ("conf", "partitions")),
     "reach": (("src",), ("to",)),
     "latency": (("src", "dst"), ("bytes",)),

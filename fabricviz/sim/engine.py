@@ -30,8 +30,9 @@ from .fluid_result import FluidResult
 from .frames import Frame
 from .latency import DEFAULT_LATENCY, LatencyParams, flow_latency_ns, flow_nic_ns, link_latency
 from .links import LinkTable, link_table
-from .maxmin import maxmin, maxmin_paths
+from .maxmin import MaxMinResult, maxmin, maxmin_paths
 from .paths import MODES, PathProvider, Routes, line_gbps, route
+from .portfair import portfair_paths
 from .reach import Reach, Unreachable, fabric_tech, host_reach
 from .transports.params import NEW_TRANSPORTS
 from .units import ParamError
@@ -50,6 +51,11 @@ from .vlarb import (
 from .workloads import Flows
 
 MODELS = ("maxmin", "fluid")
+#: Route entries up to which the max-min model on Ethernet serves a host's last link by input ports
+#: (:mod:`.portfair`: its filling rounds re-sort every entry, so a sized all-to-all of 128 hosts,
+#: 125,440 entries and 30 re-solves, takes 26 s against 0.44 s per flow); a bigger run shares every
+#: link per flow, in the few rounds of :mod:`.maxmin`.
+PORT_TURN_ENTRIES = 20_000
 
 
 @dataclass(frozen=True)
@@ -210,12 +216,28 @@ def _pfc_summary(fl: FluidResult, name: Callable[[int], tuple[str, str]]) -> dic
     return out
 
 
-def _paths_solver(routes: Routes, cap: np.ndarray, demand: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
-    """``solve(running)`` for :func:`~.fct.completion_times` over single-path routes (as
-    :func:`~.fct.maxmin_solver` over their incidence matrix, without it)."""
+def _paths_solver(routes: Routes, cap: np.ndarray, demand: np.ndarray,
+                  fill: Callable[..., MaxMinResult] = maxmin_paths) -> Callable[[np.ndarray], np.ndarray]:
+    """``solve(running)`` for :func:`~.fct.completion_times` over single-path routes: ``fill`` of the
+    running flows' paths (as :func:`~.fct.maxmin_solver` over their incidence matrix, without it)."""
     def solve(running: np.ndarray) -> np.ndarray:
-        return maxmin_paths(routes.indptr, routes.links, cap, demand, rows=running).rate
+        return fill(routes.indptr, routes.links, cap, demand, rows=running).rate
     return solve
+
+
+def _last_hop_fill(fabric: Fabric, links: LinkTable) -> Callable[..., MaxMinResult]:
+    """Max-min over PFC (:mod:`.portfair`): a switch's link to a host shared over its input ports in
+    turn (an incast's receiver), every other link per flow (bench/portfair_compare.py: port turns
+    everywhere overshoot htsim on permutations and shuffles, where its pauses spreading upstream,
+    which no flow-level model has, hold the flows back instead)."""
+    from ..ib.tiers import switch_mask
+    sw = switch_mask(fabric)
+    to_host = sw[links.src_dev] & ~sw[links.dst_dev] & ~links.pcie
+
+    def fill(indptr: np.ndarray, path_links: np.ndarray, cap: np.ndarray, demand: np.ndarray | None = None,
+             rows: np.ndarray | None = None) -> MaxMinResult:
+        return portfair_paths(indptr, path_links, cap, demand, rows, by_port=to_host)
+    return fill
 
 
 def _no_solver(running: np.ndarray) -> np.ndarray:
@@ -365,6 +387,8 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
         queue = np.array(run.link_queue_bytes, np.float32)            # the trimming queues' mean level
         queue.setflags(write=False)
         frame = replace(frame, link_queue=queue)
+        if run.mtu_bytes:                                           # a trimming transport: its trims/s
+            frame = frame.with_trims(run.trims_per_s)
         return SimResult(tech, run.routing, model, links, flows, routes, (frame,), None, reach.left_out, dropped,
                          refused, part, completion=run.completion, transport=run)
     if model == "maxmin":        # steady state: only the flows running together at t=0
@@ -383,8 +407,10 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
             demand = flows.rate_gbps if whole else flows.rate_gbps / eff.eta   # wire rate: resent bytes load links
             sized = bool(np.isfinite(flows.bytes).any())
             if routes.single():                            # the paths are the matrix's rows: none built
-                res = maxmin_paths(routes.indptr, routes.links, links.gbps, demand)
-                wire = _paths_solver(routes, links.gbps, demand)
+                turns = tech == "eth" and len(routes.links) <= PORT_TURN_ENTRIES
+                fill = _last_hop_fill(fabric, links) if turns else maxmin_paths
+                res = fill(routes.indptr, routes.links, links.gbps, demand)
+                wire = _paths_solver(routes, links.gbps, demand, fill)
             else:
                 A = routes.incidence()
                 res = maxmin(A, links.gbps, demand)

@@ -6,7 +6,7 @@ by link id (see :mod:`fabricviz.sim.links`), flow arrays by flow id.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
@@ -19,6 +19,11 @@ def _frozen(a: np.ndarray, dtype=np.float32) -> np.ndarray:
 
 def _none() -> np.ndarray:
     return _frozen(np.zeros(0))
+
+
+#: Packets trimmed per second from which a link counts as trimming where it is drawn (the canvas's
+#: trim marks, a lesson's trimming cables): one per 100 µs; a queue chain's tail below it is not shown.
+TRIM_MARK_PER_S = 1e4
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,8 @@ class Frame:
     flow_cc_rate_gbps: np.ndarray = field(default_factory=_none)  # DCQCN Rc; empty: no rate CC
     link_ingress: np.ndarray = field(default_factory=_none)  # bytes the link's far end holds (PFC's
     #   ingress counter, what XOFF is compared with); empty: not a fluid run
+    link_trims_per_s: np.ndarray = field(default_factory=_none)  # packets trimmed to headers per second
+    #   at the link's egress queue (EQDS / NDP); empty: the run's transport does not trim
     link_trimmed_bytes: np.ndarray = field(default_factory=_none)  # payload bytes the link's egress queue
     #   trimmed since the previous frame (EQDS/NDP fluid runs, :mod:`.fluid_transports`); empty: none trims
 
@@ -52,6 +59,15 @@ class Frame:
         return Frame(float(time_s), _frozen(link_util), _frozen(link_queue), _frozen(link_latency_ns),
                      _frozen(link_paused, bool), _frozen(link_ecn), _frozen(flow_rate_gbps),
                      _frozen(flow_latency_ns), cc, ing)
+
+    @property
+    def has_trims(self) -> bool:
+        """True when the run's transport trims (the frame carries trims/s per link)."""
+        return len(self.link_trims_per_s) > 0
+
+    def with_trims(self, trims_per_s: np.ndarray) -> Frame:
+        """This frame with ``link_trims_per_s`` (per link, packets/s)."""
+        return replace(self, link_trims_per_s=_frozen(trims_per_s))
 
     @property
     def has_cc_rate(self) -> bool:

@@ -118,7 +118,7 @@ def simulate_transport_fluid(links: LinkTable, flows: Flows, routes: Routes, tra
         over = stop and not np.isnan(finish).any()
         if (i + 1) % every == 0 or i == total - 1 or over:
             out.append(_frame(links, routes, t, acc_n * dt_s, acc_served, pipe.cap * acc_n, q_link, acc_got,
-                              acc_paused, None if hpcc else acc_trim, nic))
+                              acc_paused, None if hpcc else acc_trim, nic, payload))
             acc_served, acc_got, acc_trim, acc_paused = np.zeros(L), np.zeros(F), np.zeros(L), np.zeros(L, bool)
             acc_n = 0
             if progress is not None:
@@ -158,7 +158,7 @@ def nic_to_nic(links: LinkTable, routes: Routes) -> Routes:
 
 def _frame(links: LinkTable, routes: Routes, t: float, span_s: float, served: np.ndarray, cap: np.ndarray,
            q_link: np.ndarray, got: np.ndarray, paused: np.ndarray, trimmed: np.ndarray | None,
-           nic: tuple[np.ndarray, np.ndarray]) -> Frame:
+           nic: tuple[np.ndarray, np.ndarray], payload: int) -> Frame:
     util = np.divide(served, cap, out=np.zeros_like(served), where=cap > 0)
     lat = link_latency(links, DEFAULT_LATENCY, q_link)
     total = np.where(np.isfinite(lat.total), lat.total, 0.0)
@@ -168,4 +168,5 @@ def _frame(links: LinkTable, routes: Routes, t: float, span_s: float, served: np
         return fr
     trim = np.array(trimmed, np.float32)
     trim.setflags(write=False)
-    return replace(fr, link_trimmed_bytes=trim)
+    # and as packets per second (``Frame.link_trims_per_s``: what the canvas's trim marks read)
+    return replace(fr, link_trimmed_bytes=trim).with_trims(np.asarray(trimmed, float) / payload / span_s)

@@ -54,6 +54,15 @@ class TransportRun:
     link_queue_bytes: np.ndarray   # per link: mean bytes its egress queue holds at t = 0 (trimming queues)
     completion: Completion | None
     source: str
+    mtu_bytes: int = 0             # the packets trimmed (0: the transport does not trim)
+
+    @property
+    def trims_per_s(self) -> np.ndarray:
+        """Per link: packets trimmed to headers per second at t = 0 (its egress queue's trims; all 0
+        for a transport that does not trim)."""
+        if not self.mtu_bytes:
+            return np.zeros(len(self.link_trim))
+        return self.trimmed_gbps * 1e9 / (8 * self.mtu_bytes)
 
     @property
     def trimmed_gbps(self) -> np.ndarray:
@@ -66,6 +75,7 @@ class TransportRun:
             "routing": self.routing, "delivery_mean": float(self.delivery.mean()) if len(self.delivery) else 1.0,
             "delivery_min": float(self.delivery.min()) if len(self.delivery) else 1.0,
             "trimmed_gbps": float(self.trimmed_gbps.sum()), "trimming_links": int((self.link_trim > 1e-6).sum()),
+            "trims_per_s": float(self.trims_per_s.sum()),
             "constants": self.source}}
 
 
@@ -149,7 +159,7 @@ def _spray_run(fabric: Fabric, links: LinkTable, flows: Flows, routes: Routes, t
     load = np.bincount(routes.links, np.repeat(sp.share * wire[routes.flow], routes.hops()), minlength=links.n)
     done = completion_times(lambda run: sp.solve(run)[1], flows.bytes, good, len(routes.links)) \
         if np.isfinite(flows.bytes).any() else None
-    return TransportRun(transport, ROUTING[transport], wire, good, d, trim, load, queue, done, prm.source)
+    return TransportRun(transport, ROUTING[transport], wire, good, d, trim, load, queue, done, prm.source, prm.mtu)
 
 
 def _hpcc_run(links: LinkTable, flows: Flows, routes: Routes, prm: HpccParams = HPCC_PARAMS) -> TransportRun:

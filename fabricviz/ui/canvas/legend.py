@@ -1,7 +1,7 @@
 """The legend of a picture: one row per colour drawn, sized to the picture.
 
 A row is ``(label, colour, shape)``; ``shape`` is ``"rect"``, ``"line"``, ``"dash"``,
-``"dot"``, ``"outline"``, ``"veil"``, ``"paused"``, ``"ecn"`` or a :class:`Ramp` (the traffic
+``"dot"``, ``"outline"``, ``"veil"``, ``"paused"``, ``"ecn"``, ``"trims"`` or a :class:`Ramp` (the traffic
 heat scale: its colour bar and tick labels). :func:`scene_rows` reads the rows from what the
 scene draws now — device kinds whose items are shown, cable buckets not hidden under the
 heatmap, the heatmap's scale and marks, the SM sweep's states — so the legend names every
@@ -101,9 +101,12 @@ def overlay_rows(items: Iterable[QtWidgets.QGraphicsItem], scene=None) -> list[R
     once the sweep is over nothing is dimmed and the row goes)."""
     from fabricviz.ui.canvas.overlays.sweep import LEGEND
     from fabricviz.ui.canvas.overlays.traffic import HeatItem
+    from fabricviz.ui.canvas.overlays.trims import ROLE as TRIM_ROLE
+    from fabricviz.ui.canvas.overlays.trims import TRIM_COLOR, TRIM_LABEL
     words = {QtGui.QColor(color).name(): (text, style) for text, color, style in LEGEND}
     rows: list[Row] = []
     sweep: list[Row] = []
+    trims: list[Row] = []
     vl_rows: dict[tuple[str, str], Row] = {}
     for item in items:
         if not item.isVisible():
@@ -112,6 +115,9 @@ def overlay_rows(items: Iterable[QtWidgets.QGraphicsItem], scene=None) -> list[R
             ov = item.overlay
             if ov.scale is not None and (ov.drawn_paths() or bundle_owner(scene) == "traffic"):
                 rows += heat_rows(ov.scale, *_heat_marks(ov))
+        elif item.data(2) == TRIM_ROLE and isinstance(item, QtWidgets.QGraphicsPathItem) \
+                and not item.path().isEmpty():          # the trimming transports' marks (casing and ticks)
+            trims = [(TRIM_LABEL, QtGui.QColor(TRIM_COLOR), "trims")]
         elif item.data(2) in VL_ROLES and isinstance(item, QtWidgets.QGraphicsPathItem) \
                 and not item.path().isEmpty():         # VL layers / VL usage: the item names its colour
             vl_rows.setdefault((str(item.data(3)), item.pen().color().name()),
@@ -126,7 +132,7 @@ def overlay_rows(items: Iterable[QtWidgets.QGraphicsItem], scene=None) -> list[R
             text, style = words.get(color.name(), ("SM sweep", "line"))
             sweep.append((text, QtGui.QColor(color), style))
     unique = {(label, color.name(), style): (label, color, style) for label, color, style in sweep}
-    return rows + sorted(vl_rows.values(), key=lambda r: r[0]) + \
+    return rows + trims + sorted(vl_rows.values(), key=lambda r: r[0]) + \
         sorted(unique.values(), key=lambda r: _SWEEP_ORDER.get(r[2], 9))
 
 
@@ -340,6 +346,9 @@ class LegendBox:
             if shape == "paused":          # red dashes on a dark casing, as the heatmap marks it
                 from fabricviz.ui.canvas.overlays.traffic import paused_pens
                 pens = list(paused_pens(px * 0.18))
+            elif shape == "trims":         # white ticks on a black casing, as the trim marks
+                from fabricviz.ui.canvas.overlays.trims import trim_pens
+                pens = list(trim_pens(px * 0.18))
             elif shape in ("dash", "ecn"):
                 pens[0].setStyle(QtCore.Qt.PenStyle.DotLine if shape == "ecn" else QtCore.Qt.PenStyle.DashLine)
             for pen in pens:

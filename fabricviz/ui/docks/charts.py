@@ -4,7 +4,9 @@ Per chosen directed link: utilisation, queue bytes and latency; per chosen
 flow: delivered rate and, when the run has rate-based congestion control, the
 sender's DCQCN rate Rc (what the NIC's rate limiter allows; the gap to the
 delivered rate is PFC pauses or a bottleneck CC has not found yet);
-fabric-wide: aggregate throughput and mean / p99 flow latency. The link list
+fabric-wide: aggregate throughput and mean / p99 flow latency; for a run whose transport trims
+(EQDS, NDP: the frames carry ``link_trims_per_s``) a seventh plot, packets trimmed per second on
+the chosen link and over the whole fabric (laid out only for such runs). The link list
 offers the run's hottest links (peak utilisation, then peak queue) plus the
 hotter direction of a cable selected on the canvas; flows are listed slowest
 first. A vertical line follows the frame shown on the canvas. Curves are
@@ -57,7 +59,10 @@ LISTED_FLOWS = 64
 #: The plots: key, title, y-axis unit; curves plotted in that unit (see ``ChartsDock.scale``).
 PLOTS = (("util", "link utilisation", "%"), ("queue", "link queue", "KB"),
          ("latency", "link latency", "µs"), ("flow_rate", "flow rate", "Gb/s"),
-         ("throughput", "aggregate throughput", "Gb/s"), ("flow_latency", "flow latency", "µs"))
+         ("throughput", "aggregate throughput", "Gb/s"), ("flow_latency", "flow latency", "µs"),
+         ("trims", "trimmed packets", "k/s"))
+#: Plots laid out only when the run has them (the frames' ``has_trims``).
+TRIM_PLOT = "trims"
 #: The y range reaches this share of its span past its first and last ticks: their numbers are drawn
 #: whole (pyqtgraph drops a number that would stick out of a gridded axis).
 Y_PAD = 0.07
@@ -66,10 +71,12 @@ STEADY_X = 0.5
 
 
 def link_series(frames, link: int) -> dict[str, np.ndarray]:
-    """``util``, ``queue`` (bytes) and ``latency`` (ns) of ``link`` over the frames."""
+    """``util``, ``queue`` (bytes) and ``latency`` (ns) of ``link`` over the frames, and
+    ``link_trims`` (packets/s; 0 in a frame without trims)."""
     return {"util": np.array([f.link_util[link] for f in frames], np.float64),
             "queue": np.array([f.link_queue[link] for f in frames], np.float64),
-            "latency": np.array([f.link_latency_ns[link] for f in frames], np.float64)}
+            "latency": np.array([f.link_latency_ns[link] for f in frames], np.float64),
+            "link_trims": np.array([f.link_trims_per_s[link] if f.has_trims else 0.0 for f in frames], np.float64)}
 
 
 def fabric_series(frames) -> dict[str, np.ndarray]:
@@ -78,7 +85,8 @@ def fabric_series(frames) -> dict[str, np.ndarray]:
     lat = [f.flow_latency_ns.astype(np.float64) for f in frames]
     mean = np.array([float(np.mean(x)) if len(x) else 0.0 for x in lat])
     p99 = np.array([float(np.percentile(x, 99)) if len(x) else 0.0 for x in lat])
-    return {"throughput": agg, "mean_latency": mean, "p99_latency": p99}
+    trims = np.array([float(np.sum(f.link_trims_per_s, dtype=np.float64)) for f in frames])
+    return {"throughput": agg, "mean_latency": mean, "p99_latency": p99, "all_trims": trims}
 
 
 def flow_series(frames, flow: int) -> dict[str, np.ndarray]:
@@ -158,8 +166,8 @@ class ChartsDock(QtWidgets.QDockWidget):
         self.plots.ci.setContentsMargins(2, 2, 2, 2)
         lay.addWidget(self.plots, 1)
         self.setWidget(body)
-        self.plot: dict[str, pg.PlotItem] = {}
-        self.cursors: list[pg.InfiniteLine] = []
+        self.plot: dict[str, pg.PlotItem] = {}       # the plots laid out (the trims plot only when shown)
+        self.frame_line: dict[str, pg.InfiniteLine] = {}   # per plot: the line at the frame shown
         font = tick_font()
         for i, (key, title, unit) in enumerate(PLOTS):
             p = self.plots.addPlot(row=i // 3, col=i % 3)
@@ -177,8 +185,9 @@ class ChartsDock(QtWidgets.QDockWidget):
             self.plot[key] = p
             line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#ff9f1a", width=1))
             p.addItem(line)
-            self.cursors.append(line)
+            self.frame_line[key] = line
         light_theme(self.plots, list(self.plot.values()))   # as the Collectives and What-if plots
+        self.all_plots = dict(self.plot)
         pen = lambda c, **kw: pg.mkPen(c, width=1.5, **kw)    # noqa: E731
         self.curves = {"util": self.plot["util"].plot(pen=pen("#d7191c")),
                        "queue": self.plot["queue"].plot(pen=pen("#f29e2e")),
@@ -188,17 +197,23 @@ class ChartsDock(QtWidgets.QDockWidget):
                            pen=pen("#c77dff", style=QtCore.Qt.PenStyle.DashLine), name="DCQCN Rc"),
                        "throughput": self.plot["throughput"].plot(pen=pen("#2f6db5")),
                        "mean_latency": self.plot["flow_latency"].plot(pen=pen("#2c7bb6"), name="mean"),
-                       "p99_latency": self.plot["flow_latency"].plot(pen=pen("#d7191c"), name="p99")}
+                       "p99_latency": self.plot["flow_latency"].plot(pen=pen("#d7191c"), name="p99"),
+                       "link_trims": self.plot["trims"].plot(pen=pen("#2a2a2a"), name="link"),
+                       "all_trims": self.plot["trims"].plot(pen=pen("#7a7a7a", style=QtCore.Qt.PenStyle.DashLine),
+                                                            name="all links")}
         # engine units → the plotted units of PLOTS (fraction → %, bytes → KB, ns → µs)
         self.scale = {"util": 100.0, "queue": 1e-3, "latency": 1e-3, "flow_rate": 1.0, "cc_rate": 1.0,
-                      "throughput": 1.0, "mean_latency": 1e-3, "p99_latency": 1e-3}
+                      "throughput": 1.0, "mean_latency": 1e-3, "p99_latency": 1e-3, "link_trims": 1e-3,
+                      "all_trims": 1e-3}
         self.plot_of = {"util": "util", "queue": "queue", "latency": "latency", "flow_rate": "flow_rate",
                         "cc_rate": "flow_rate", "throughput": "throughput", "mean_latency": "flow_latency",
-                        "p99_latency": "flow_latency"}
+                        "p99_latency": "flow_latency", "link_trims": "trims", "all_trims": "trims"}
         self.link: int | None = None
         self.flow: int | None = None
         self.columns = 3
+        self.trims_shown = True                          # laid out now; _set_trims_shown(False) below
         self._set_cc_shown(False)
+        self._set_trims_shown(False)
         self._set_time_axis()
         for key in self.plot:
             self._fit(key)
@@ -249,6 +264,7 @@ class ChartsDock(QtWidgets.QDockWidget):
             for c in self.curves.values():
                 c.setData([], [])
             self._set_cc_shown(False)
+            self._set_trims_shown(False)
             self._set_time_axis()
             for key in self.plot:
                 self._fit(key)
@@ -257,9 +273,11 @@ class ChartsDock(QtWidgets.QDockWidget):
             return
         frames = result.frames
         self.time_ms = np.array([f.time_s for f in frames]) * 1e3
+        self._set_trims_shown(any(f.has_trims for f in frames))
         self._set_time_axis()
         for key, y in fabric_series(frames).items():
-            self._set(key, y)
+            if key != "all_trims" or self.trims_shown:
+                self._set(key, y)
         for l in hottest_links(frames, alive=result.links.alive):
             self.link_box.addItem(self._link_name(int(l)), int(l))
         rate = result.flow_rates()
@@ -308,13 +326,13 @@ class ChartsDock(QtWidgets.QDockWidget):
             vb = p.getViewBox()
             vb.setLimits(xMin=0.0, xMax=1.0 if one else None)
             p.setXRange(0.0, hi, padding=0)
-        for line in self.cursors:
+        for line in self.frame_line.values():
             line.setVisible(not one and self.result is not None)
 
     def _fit(self, plot: str) -> None:
         """y from 0 (every series here is ≥ 0) to 10 % above the highest visible point (0..1 with
         no data), then the y axis as wide as its widest number."""
-        p = self.plot[plot]
+        p = self.all_plots[plot]
         ys = [np.asarray(it.yData, np.float64) for it in p.getViewBox().addedItems
               if isinstance(it, pg.PlotDataItem) and it.isVisible() and it.yData is not None and len(it.yData)]
         y = np.concatenate(ys) if ys else np.zeros(0)
@@ -333,18 +351,43 @@ class ChartsDock(QtWidgets.QDockWidget):
             self._reflow()
         return super().eventFilter(obj, event)
 
+    @property
+    def cursors(self) -> list[pg.InfiniteLine]:
+        """The frame lines of the plots laid out."""
+        return [self.frame_line[k] for k in self.plot]
+
+    def laid_out(self) -> list[pg.PlotItem]:
+        """The plots in the grid, in PLOTS order: the trims plot only for a run that trims."""
+        return list(self.plot.values())
+
     def _reflow(self) -> None:
         """Columns for the plots' current size (see the module doc)."""
-        self._grid(grid_columns(self.plots.width(), self.plots.height(), len(self.plot)))
+        self._grid(grid_columns(self.plots.width(), self.plots.height(), len(self.laid_out())))
+
+    def _set_trims_shown(self, on: bool) -> None:
+        """Lay the trims plot out (a run that trims) or take it out of the grid."""
+        if on == self.trims_shown:
+            return
+        self.trims_shown = on
+        p = self.all_plots[TRIM_PLOT]
+        p.setVisible(on)
+        self.plot = {k: q for k, q in self.all_plots.items() if k != TRIM_PLOT or on}
+        if not on:
+            for key in ("link_trims", "all_trims"):
+                self.curves[key].setData([], [])
+        p.setTitle(key_html("trimmed packets", [("#2a2a2a", "link", False),
+                                                                   ("#7a7a7a", "all links", True)]), size="9pt")
+        self.columns = 0                                   # re-lay the grid with or without it
+        self._reflow()
 
     def _grid(self, cols: int) -> None:
         """Lay the plots out ``cols`` wide, in PLOTS order (row by row)."""
         if cols == self.columns:
             return
         lay = self.plots.ci.layout
-        items = list(self.plot.values())
-        for p in items:
-            lay.removeItem(p)
+        for i in reversed(range(lay.count())):
+            lay.removeAt(i)
+        items = self.laid_out()
         for r in range(lay.rowCount()):
             lay.setRowStretchFactor(r, 0)
         for c in range(lay.columnCount()):
@@ -395,7 +438,8 @@ class ChartsDock(QtWidgets.QDockWidget):
         self._choose(self.link_box, int(link), self._link_name)
         self.link = int(link)
         for key, y in link_series(self.result.frames, self.link).items():
-            self._set(key, y)
+            if key != "link_trims" or self.trims_shown:
+                self._set(key, y)
 
     def show_flow(self, flow: int) -> None:
         """Plot flow ``flow``'s delivered rate and, when the run has it, its DCQCN rate."""
@@ -439,7 +483,7 @@ class ChartsDock(QtWidgets.QDockWidget):
         if self.result is None or not len(self.time_ms):
             return
         x = float(self._x()[max(0, min(int(k), len(self.time_ms) - 1))])
-        for line in self.cursors:
+        for line in self.frame_line.values():
             line.setValue(x)
 
     def curve_data(self, key: str) -> tuple[np.ndarray, np.ndarray]:
@@ -508,7 +552,7 @@ class ChartsDock(QtWidgets.QDockWidget):
                    p.fontMetrics().elidedText(caption, QtCore.Qt.TextElideMode.ElideRight, w - 20))
         old, cols = ci.geometry(), self.columns
         try:
-            self._grid(grid_columns(w, h, len(self.plot)))
+            self._grid(grid_columns(w, h, len(self.laid_out())))
             ci.setGeometry(QtCore.QRectF(0, 0, w, h))
             ci.layout.activate()
             scene.render(p, QtCore.QRectF(0, cap_h, w, h), QtCore.QRectF(0, 0, w, h))

@@ -1,6 +1,7 @@
 """Draws the traffic run on show (the session's :attr:`~fabricviz.ui.document.session.Session.traffic`)
 as the canvas heatmap: its frames, a redraw after design edits, the heatmap's claim on the canvas
-(one overlay at a time)."""
+(one overlay at a time); with a trimming transport, the trim marks on the links that trim
+(:mod:`~fabricviz.ui.canvas.overlays.trims`, from the frame's ``link_trims_per_s``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from PySide6 import QtCore
 
 from fabricviz.ui.canvas.overlays.traffic import TrafficOverlay
+from fabricviz.ui.canvas.overlays.trims import TrimMarks
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.document.document import Document
 
@@ -20,6 +22,7 @@ class TrafficView(QtCore.QObject):
         super().__init__(scene)
         self.document, self.scene = document, scene
         self.overlay = TrafficOverlay(scene)
+        self.trims = TrimMarks(document, scene)
         self._redraw_pending = False
         self.session = document.session
         self.shown = document.session.traffic
@@ -32,6 +35,7 @@ class TrafficView(QtCore.QObject):
     def _result(self, res: Any) -> None:
         if res is None:
             self.overlay.forget()
+            self.trims.clear()
             self.session.release("traffic")
             return
         if self.shown.fabric is not None:
@@ -48,12 +52,15 @@ class TrafficView(QtCore.QObject):
         fr = self.shown.current_frame()
         if fr is not None and self.shown.scale is not None:
             self.overlay.show_frame(fr, self.shown.scale)
+            res = self.shown.result
+            self.trims.show(fr.link_trims_per_s, res.links.n_cable_links if res is not None else 0)
             self.hidden = False
 
     def _overlay_changed(self, owner: str) -> None:
         """Another overlay took the canvas: draw nothing (the run, its geometry and frame stay)."""
         if owner not in ("", "traffic") and not self.hidden:
             self.overlay.clear()
+            self.trims.clear()
             self.hidden = True
 
     def _fabric_event(self, e: Any) -> None:

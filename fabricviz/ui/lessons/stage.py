@@ -354,6 +354,8 @@ def traffic_controls(run: TrafficRun) -> dict[str, Any]:
                            "metric": run.metric}        # the colouring the step's narration is about
     if run.engine in IB_ENGINES:
         out["engine"] = run.engine
+    if run.transport:                                   # the step's own transport (EQDS: trims drawn)
+        out["transport"] = run.transport
     name, _, arg = run.workload.partition(":")
     if name in WORKLOADS:
         out["workload"], out["arg"] = name, arg

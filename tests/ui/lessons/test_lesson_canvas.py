@@ -100,8 +100,8 @@ def test_every_step_of_every_lesson_draws_what_the_step_says(qtbot, make_window)
                 checked["hot"] += 1
     # the lessons do exercise every kind of mark
     # lesson 7: two runs; 8: a loop; 9: the long uplink, three runs (nine paused, none, two);
-    # 10: the cycle on three steps, two runs
-    assert checked == {"paths": 8, "ghosts": 5, "added": 4, "loop": 5, "paused": 33, "hot": 12}
+    # 10: the cycle on three steps, two runs; 5's spraying + trimming step: a hot link, nothing paused
+    assert checked == {"paths": 8, "ghosts": 5, "added": 4, "loop": 5, "paused": 33, "hot": 13}
 
 
 def test_lesson_5_pfc_step_draws_the_s1_to_s2_link_paused(qtbot, make_window):

@@ -48,7 +48,7 @@ def test_lesson_5_colours_by_queue_for_pfc_and_gives_the_users_colouring_back(qt
     traffic.metric_box.setCurrentText("latency")              # the user's own choice
     dock, stage = open_lesson(qtbot, w, 5)
     res = dock.results
-    assert [r.traffic.model for r in res] == ["maxmin", "fluid", "fluid"]
+    assert [r.traffic.model for r in res] == ["maxmin", "fluid", "fluid", "maxmin"]
     seen = []
     for k in range(len(res)):
         dock.go(k)
@@ -56,8 +56,9 @@ def test_lesson_5_colours_by_queue_for_pfc_and_gives_the_users_colouring_back(qt
         QtWidgets.QApplication.processEvents()
         assert traffic.result is res[k].traffic.result
         seen.append((traffic.metric, traffic.scale.metric, w.document.session.traffic.scale.metric))
-    # the fair shares by utilisation; PFC's pauses and DCQCN's draining queue by queue
-    assert seen == [("utilisation",) * 3, ("queue",) * 3, ("queue",) * 3]
+    # the fair shares by utilisation; PFC's pauses and DCQCN's draining queue by queue; spraying +
+    # trimming's steady state by utilisation
+    assert seen == [("utilisation",) * 3, ("queue",) * 3, ("queue",) * 3, ("utilisation",) * 3]
     w.files.new_design()                                      # leaving the lesson
     QtWidgets.QApplication.processEvents()
     assert traffic.result is None and traffic.metric == "latency"

@@ -62,6 +62,7 @@ from fabricviz.ui.canvas.overlays.bundled import (
     semantic_of,
 )
 from fabricviz.ui.canvas.overlays.routed import meets, route_boxes, route_pairs, route_segments, straight
+from fabricviz.ui.canvas.overlays.trims import TRIM_LABEL, trim_pens
 
 #: Colour buckets of the heatmap.
 BUCKETS = 16
@@ -576,10 +577,16 @@ class LegendBar(QtWidgets.QWidget):
         p.drawLine(x, y2 + h // 2, x + 30, y2 + h // 2)
         p.setPen(self.palette().color(QtGui.QPalette.ColorRole.WindowText))
         p.drawText(x + 36, y2 + h - 3, "ECN marking")
+        y3 = y2 + h + 2                                  # the trimming transports' mark (overlays/trims.py)
+        for pen in trim_pens(2.0):
+            p.setPen(pen)
+            p.drawLine(4, y3 + h // 2, 34, y3 + h // 2)
+        p.setPen(self.palette().color(QtGui.QPalette.ColorRole.WindowText))
+        p.drawText(40, y3 + h - 3, TRIM_LABEL)
         p.end()
 
     def sizeHint(self) -> QtCore.QSize:  # noqa: N802
-        return QtCore.QSize(260, 2 * self.fontMetrics().height() + 24)
+        return QtCore.QSize(260, 3 * self.fontMetrics().height() + 26)
 
 
 __all__ = ["BUCKETS", "COLORS", "ColorScale", "HeatItem", "LOD_CELL_PX", "LOD_MIN_CABLES", "LOD_ZOOM", "LegendBar",
