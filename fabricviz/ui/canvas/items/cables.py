@@ -15,6 +15,7 @@ from fabricviz.model import Fabric
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.items.devices import K_ETHSW, K_IBSW, ROLE_KIND
 from fabricviz.ui.canvas.items.gutters import SEGS, NearRoutes, route_cables
+from fabricviz.ui.canvas.items.rack_routes import find_racks, route_with_racks
 
 if TYPE_CHECKING:
     from fabricviz.ui.canvas.items.segments import SegmentPathItem
@@ -73,7 +74,8 @@ def routes_for(f: Fabric) -> NearRoutes:
     t, ct = f.devices_t, f.cables_t
     ids = f.cable_ids()
     key = (t.n, hash(t.x[:t.n].tobytes()), hash(t.y[:t.n].tobytes()), hash(t.alive[:t.n].tobytes()),
-           hash(ids.tobytes()), hash(ct.port_a[ids].tobytes()), hash(ct.port_b[ids].tobytes()))
+           hash(ids.tobytes()), hash(ct.port_a[ids].tobytes()), hash(ct.port_b[ids].tobytes()),
+           repr(f.meta.get("nvlink_domains")))
     hit = _cache.get(id(f))
     if hit is not None and hit[0] == key:
         return hit[1]
@@ -96,7 +98,10 @@ def _port_routes(f: Fabric, pa: np.ndarray, pb: np.ndarray, ends: np.ndarray | N
     col[tops] = np.arange(len(tops))
     da = col[top_devices(f, pt.device[np.asarray(pa, np.int64)])]
     db = col[top_devices(f, pt.device[np.asarray(pb, np.int64)])]
-    return route_cables(device_rects(f, tops), da, db, ends if ends is not None else np.zeros((4, 0)))
+    rects = device_rects(f, tops)
+    ends = ends if ends is not None else np.zeros((4, 0))
+    racks = find_racks(f, tops, rects)            # an NVLink rack's trays route as one device
+    return route_cables(rects, da, db, ends) if racks is None else route_with_racks(rects, da, db, ends, racks)
 
 
 def routed_links(f: Fabric, pa: np.ndarray, pb: np.ndarray) -> QtGui.QPainterPath:
