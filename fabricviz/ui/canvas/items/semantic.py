@@ -567,8 +567,8 @@ class SemanticLayer:
         layer = getattr(self.scene, "label_layer", None)
         if layer is not None:
             self._label_scale = self.scale
-            geom = self.geometry()              # bundles' labels between groups keep off other boxes
-            layer.set_extra(*place_labels(self._labels, self.scale, layer, geom["box"] if geom else None))
+            boxes = geom["box"] if (geom := self.geometry()) else None    # labels keep off other boxes, lines
+            layer.set_extra(*place_labels(self._labels, self.scale, layer, boxes, self.routes.seg))
 
     # ------------------------------------------------------------------ items of the scene
     def show_device(self, d: int) -> None:
