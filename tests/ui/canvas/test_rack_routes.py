@@ -1,7 +1,9 @@
 """NVL72 racks' scale-out cables at near zoom (fabricviz.ui.canvas.items.rack_routes, issue 29): a
 rack's trays route as one device, so no cable runs through a rack other than a tray's own cables
 down the gap at the tray's left and across into its NIC, and none through the room under the frame
-that holds an opened rack's switch trays and labels."""
+that holds an opened rack's switch trays and labels. A host block in two rows or more (a 3-level
+fat tree's leaf of 2 × 4 servers) routes the same way: no lane along its name rows or between its
+servers on the way to another row."""
 
 from __future__ import annotations
 
@@ -9,11 +11,12 @@ import numpy as np
 import pytest
 from PySide6 import QtWidgets
 
+from fabricviz.generate import k_ary_fat_tree
 from fabricviz.generate.geometry import device_rects
+from fabricviz.generate.groups import find_groups
 from fabricviz.generate.nvl72 import nvl72
 from fabricviz.model.nvlink import nvlink_domains
 from fabricviz.ui.canvas.items.cables import cable_anchors, routes_for, top_devices
-from fabricviz.ui.canvas.items.gutters import SEGS
 from fabricviz.ui.canvas.items.rack_routes import BELOW, FRAME_PAD
 from tests.ui.canvas.test_semantic_zoom import open_canvas
 
@@ -30,39 +33,54 @@ def _inside(seg: np.ndarray, r) -> np.ndarray:
     return (x1 > r[0] + 1e-6) & (x0 < r[2] - 1e-6) & (y1 > r[1] + 1e-6) & (y0 < r[3] - 1e-6)
 
 
-def test_cables_enter_a_rack_only_down_their_trays_gap(gb200):
-    f = gb200
+def _inside_only_own_gap(f, groups, pad: float, below: float = 0.0) -> int:
+    """Segments of the near routes of ``f`` inside each of ``groups`` (arrays of servers, padded by
+    ``pad``), each checked to be its server's own (down the gap at its left, or across into its NIC)."""
     routes = routes_for(f)
     seg, owner = routes.seg, routes.owner()
     ct, pt = f.cables_t, f.ports_t
     ta = top_devices(f, pt.device[ct.port_a[owner].astype(np.int64)])
     tb = top_devices(f, pt.device[ct.port_b[owner].astype(np.int64)])
     ax, ay, bx, by = cable_anchors(f, owner)
-    domains = [d for d in nvlink_domains(f) if d.explicit]
-    assert len(domains) == 8 and routes.ids.size == 1152
-    inside_total = 0
-    for d in domains:
-        trays = d.servers
-        r = device_rects(f, trays)
-        frame = (r[0].min() - FRAME_PAD, r[1].min() - FRAME_PAD, r[2].max() + FRAME_PAD, r[3].max() + FRAME_PAD)
-        below = (frame[0], frame[3], frame[2], frame[3] + BELOW)
-        assert not _inside(seg, below).any()                    # the switch trays' and labels' room
+    total = 0
+    for servers in groups:
+        servers = np.sort(servers)
+        r = device_rects(f, servers)
+        frame = (r[0].min() - pad, r[1].min() - pad, r[2].max() + pad, r[3].max() + pad)
+        if below:
+            assert not _inside(seg, (frame[0], frame[3], frame[2], frame[3] + below)).any()  # the labels' room
         hit = np.flatnonzero(_inside(seg, frame))
-        inside_total += len(hit)
-        # every segment inside the frame is a tray's own: at its NIC's height, or down the gap at its left
-        tray = np.where(np.isin(ta[hit], trays), ta[hit], tb[hit])
-        assert np.isin(tray, trays).all()
-        at_a = ta[hit] == tray
+        total += len(hit)
+        srv = np.where(np.isin(ta[hit], servers), ta[hit], tb[hit])
+        assert np.isin(srv, servers).all()
+        at_a = ta[hit] == srv
         nic_x, nic_y = np.where(at_a, ax[hit], bx[hit]), np.where(at_a, ay[hit], by[hit])
-        tr = r[:, np.argsort(trays)][:, np.searchsorted(np.sort(trays), tray)]
+        left = r[0, np.searchsorted(servers, srv)]
         s = seg[:, hit]
-        vertical = s[0] == s[2]
-        in_gap = vertical & (s[0] > tr[0] - 8.0) & (s[0] < tr[0]) & (np.maximum(s[1], s[3]) <= nic_y + 1e-6)
-        into_nic = (s[1] == s[3]) & np.isclose(s[1], nic_y) & (np.minimum(s[0], s[2]) > tr[0] - 8.0) \
+        in_gap = (s[0] == s[2]) & (s[0] > left - 8.0) & (s[0] < left) & (np.maximum(s[1], s[3]) <= nic_y + 1e-6)
+        into_nic = (s[1] == s[3]) & np.isclose(s[1], nic_y) & (np.minimum(s[0], s[2]) > left - 8.0) \
             & (np.maximum(s[0], s[2]) <= nic_x + 1e-6)
         assert (in_gap | into_nic).all(), s[:, ~(in_gap | into_nic)].T[:5]
-    assert inside_total == 8 * 72 * 2                          # 576 cables: down the gap, into the NIC
-    assert seg.shape[1] == SEGS * 1152
+    return total
+
+
+def test_cables_enter_a_rack_only_down_their_trays_gap(gb200):
+    domains = [d for d in nvlink_domains(gb200) if d.explicit]
+    assert len(domains) == 8 and routes_for(gb200).ids.size == 1152
+    inside = _inside_only_own_gap(gb200, [d.servers for d in domains], FRAME_PAD, BELOW)
+    assert inside == 8 * 72 * 2                          # 576 cables: down the gap, into the NIC
+
+
+def test_cables_enter_a_two_row_host_block_only_down_their_servers_gap():
+    f = k_ary_fat_tree(16)
+    g = find_groups(f)
+    top = np.flatnonzero(f.devices_t.alive & (f.devices_t.parent < 0) & (g.block >= 0))
+    blocks = [top[g.block[top] == b] for b in range(g.n_blocks)]
+    assert len(blocks) == 128 and {len(b) for b in blocks} == {8}
+    inside = _inside_only_own_gap(f, blocks, 0.0)
+    # each server's cable across into its NIC (1,024), and down the gap at its left but in the first
+    # column, whose gap is left of the block (1,024 - 128 blocks × 2 rows)
+    assert inside == 1024 + 1024 - 256
 
 
 @pytest.mark.gui

@@ -12,24 +12,33 @@ the other end's row, down the gap at the tray's left (one lane per NIC of the tr
 NVLink links' line there) to its NIC's height, and across into the NIC (under the tray's fill).
 Collapsed, the block covers the part inside the rack: the cables end on its edge.
 
+A host block (:func:`fabricviz.generate.groups.find_groups`: a leaf's servers) laid out in two rows
+or more, with no other device among them (a 3-level fat tree's 2 × 4 servers, a DGX SuperPOD SU's
+grid), is routed the same way: its servers' cables come down the gaps at their left instead of
+along the name rows between its servers, and lanes passing by keep out of it.
+
 Pure numpy (the routes are computed once per layout, see ``cables.routes_for``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from fabricviz.generate.groups import find_groups
 from fabricviz.model import FabricError
 from fabricviz.model.nvlink import nvlink_domains
-from fabricviz.ui.canvas.items.gutters import LANE_STEP, NAME_ROOM, SEGS, route_points
+from fabricviz.ui.canvas.items.gutters import LANE_STEP, NAME_ROOM, SEGS, bands, route_points
 
 #: The frame's margin round the trays (as ``nvlink.PAD``).
 FRAME_PAD = 14.0
 #: Kept free under the frame: the switch trays' row and the three labels under it (``nvlink``:
 #: ROW_GAP + TRAY_H, then the labels at +14, +34 and +54).
 BELOW = 60.0 + 16.0 + 68.0
+#: A host block's margin to the router (in two rows or more its servers' cables come down the gaps too).
+BLOCK_PAD = 8.0
 #: A tray's cables come down the gap at its left this far from its edge, one lane per NIC (the
 #: NVLink links run 4 units left of the tray).
 GAP_LANES = (1.5, 2.75, 5.25, 6.5)
@@ -42,29 +51,52 @@ class Racks(NamedTuple):
 
 
 def find_racks(f: Any, tops: np.ndarray, rects: np.ndarray) -> Racks | None:
-    """The racks of ``f`` among the top-level devices ``tops`` (rectangles ``rects``), None if none."""
-    if "nvlink_domains" not in f.meta:
-        return None
-    try:
-        domains = [d for d in nvlink_domains(f) if d.explicit and d.spec.rack]
-    except FabricError:                      # the inspector/lint say what is wrong; route tray by tray
-        return None
+    """The racks of ``f`` among the top-level devices ``tops`` (rectangles ``rects``), then its host
+    blocks laid out in two rows or more with no other device among them; None if none."""
     col = np.full(int(f.devices_t.n), -1, np.int64)
     col[tops] = np.arange(len(tops))
     unit = np.full(len(tops), -1, np.int64)
     out: list[list[float]] = []
-    for d in domains:
-        c = col[d.servers]
+    for members, pad, below in _candidates(f):
+        c = col[members]
         c = c[(c >= 0) & (unit[np.maximum(c, 0)] < 0)]
         if not len(c):
             continue
-        unit[c] = len(out)
         r = rects[:, c]
-        out.append([r[0].min() - FRAME_PAD, r[1].min() - FRAME_PAD, r[2].max() + FRAME_PAD,
-                    r[3].max() + FRAME_PAD + BELOW])
+        box = [r[0].min() - pad, r[1].min() - pad, r[2].max() + pad, r[3].max() + pad + below]
+        if below == 0.0 and (len(bands(r)[0]) < 2 or _others_inside(rects, box, len(c))):
+            continue
+        unit[c] = len(out)
+        out.append(box)
     if not out:
         return None
     return Racks(unit, np.asarray(out, np.float64).T)
+
+
+def _candidates(f: Any) -> Iterator[tuple[np.ndarray, float, float]]:
+    """(servers, margin, room under) of each NVLink rack, then of each host block."""
+    if "nvlink_domains" in f.meta:
+        try:
+            domains = [d for d in nvlink_domains(f) if d.explicit and d.spec.rack]
+        except FabricError:                  # the inspector/lint say what is wrong; route tray by tray
+            domains = []
+        for d in domains:
+            yield d.servers, FRAME_PAD, BELOW
+    g = find_groups(f)
+    t = f.devices_t
+    top = np.flatnonzero(t.alive[:t.n] & (t.parent[:t.n] < 0) & (g.block[:t.n] >= 0))
+    order = np.argsort(g.block[top], kind="stable")
+    top = top[order]
+    cuts = np.flatnonzero(np.diff(g.block[top])) + 1
+    for members in np.split(top, cuts):
+        if len(members) > 1:
+            yield members, BLOCK_PAD, 0.0
+
+
+def _others_inside(rects: np.ndarray, box: list[float], n_members: int) -> bool:
+    """More than the block's own ``n_members`` rectangles meet ``box``."""
+    meet = (rects[0] < box[2]) & (rects[2] > box[0]) & (rects[1] < box[3]) & (rects[3] > box[1])
+    return int(meet.sum()) > n_members
 
 
 def route_with_racks(rects: np.ndarray, dev_a: np.ndarray, dev_b: np.ndarray, ends: np.ndarray,
