@@ -21,7 +21,7 @@ from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.items.batch import device_rects, rects_path
 from fabricviz.ui.canvas.items.cables import path_pairs
 from fabricviz.ui.canvas.items.devices import K_ETHSW, K_IBSW, K_SERVER, ROLE_KIND
-from fabricviz.ui.canvas.items.label_spots import Lines, clear_spot
+from fabricviz.ui.canvas.items.label_spots import LINE_CHECK, Lines, clear_spot
 from fabricviz.ui.canvas.items.routes import Routes, clamp_points, facing_ends, segment_distance, spread_ends
 from fabricviz.ui.canvas.items.segments import SegmentPathItem
 
@@ -155,7 +155,7 @@ def place_labels(labels: list[Label], scale: float, layer, boxes: np.ndarray | N
     place for view ``scale`` (offsets are in screen pixels, so they depend on the scale); a label
     with ``own`` that would lie on another of ``boxes`` ([4, m]) is left out; a label ``beside``
     its line goes to the other side where one of the drawn ``lines`` ([4, n]) runs through it."""
-    drawn = Lines.of(lines) if lines is not None else None
+    drawn = Lines.of(lines) if lines is not None and len(labels) * lines.shape[1] <= LINE_CHECK else None
     s = max(scale, 1e-12)
     line = float(getattr(layer, "_height", 16.0))          # one label's height, pixels
     step = line + ROW_GAP_PX
