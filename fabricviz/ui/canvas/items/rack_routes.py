@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from fabricviz.generate.groups import find_groups
+from fabricviz.generate.groups import Grouping, find_groups
 from fabricviz.model import FabricError
 from fabricviz.model.nvlink import nvlink_domains
 from fabricviz.ui.canvas.items.gutters import LANE_STEP, NAME_ROOM, SEGS, bands, route_points
@@ -50,22 +50,30 @@ class Racks(NamedTuple):
     rects: np.ndarray       # [4, racks] the rack's rectangle to the router (frame and what is under it)
 
 
-def find_racks(f: Any, tops: np.ndarray, rects: np.ndarray) -> Racks | None:
+def find_racks(f: Any, tops: np.ndarray, rects: np.ndarray, groups: Grouping | None = None) -> Racks | None:
     """The racks of ``f`` among the top-level devices ``tops`` (rectangles ``rects``), then its host
-    blocks laid out in two rows or more with no other device among them; None if none."""
+    blocks (of ``groups``, by default found) laid out in two rows or more with no other device
+    among them; None if none."""
     col = np.full(int(f.devices_t.n), -1, np.int64)
     col[tops] = np.arange(len(tops))
     unit = np.full(len(tops), -1, np.int64)
     out: list[list[float]] = []
-    for members, pad, below in _candidates(f):
+    by_x = np.argsort(rects[0], kind="stable")
+    x_sorted = rects[0, by_x]
+    widest = float((rects[2] - rects[0]).max()) if rects.shape[1] else 0.0
+    for members, pad, below in _candidates(f, groups):
         c = col[members]
         c = c[(c >= 0) & (unit[np.maximum(c, 0)] < 0)]
         if not len(c):
             continue
         r = rects[:, c]
         box = [r[0].min() - pad, r[1].min() - pad, r[2].max() + pad, r[3].max() + pad + below]
-        if below == 0.0 and (len(bands(r)[0]) < 2 or _others_inside(rects, box, len(c))):
-            continue
+        if below == 0.0:
+            near = by_x[np.searchsorted(x_sorted, box[0] - widest):np.searchsorted(x_sorted, box[2])]
+            q = rects[:, near]
+            meet = (q[0] < box[2]) & (q[2] > box[0]) & (q[1] < box[3]) & (q[3] > box[1])
+            if len(bands(r)[0]) < 2 or int(meet.sum()) > len(c):     # one row, or others among them
+                continue
         unit[c] = len(out)
         out.append(box)
     if not out:
@@ -73,7 +81,7 @@ def find_racks(f: Any, tops: np.ndarray, rects: np.ndarray) -> Racks | None:
     return Racks(unit, np.asarray(out, np.float64).T)
 
 
-def _candidates(f: Any) -> Iterator[tuple[np.ndarray, float, float]]:
+def _candidates(f: Any, groups: Grouping | None) -> Iterator[tuple[np.ndarray, float, float]]:
     """(servers, margin, room under) of each NVLink rack, then of each host block."""
     if "nvlink_domains" in f.meta:
         try:
@@ -82,7 +90,7 @@ def _candidates(f: Any) -> Iterator[tuple[np.ndarray, float, float]]:
             domains = []
         for d in domains:
             yield d.servers, FRAME_PAD, BELOW
-    g = find_groups(f)
+    g = find_groups(f) if groups is None else groups
     t = f.devices_t
     top = np.flatnonzero(t.alive[:t.n] & (t.parent[:t.n] < 0) & (g.block[:t.n] >= 0))
     order = np.argsort(g.block[top], kind="stable")
@@ -91,12 +99,6 @@ def _candidates(f: Any) -> Iterator[tuple[np.ndarray, float, float]]:
     for members in np.split(top, cuts):
         if len(members) > 1:
             yield members, BLOCK_PAD, 0.0
-
-
-def _others_inside(rects: np.ndarray, box: list[float], n_members: int) -> bool:
-    """More than the block's own ``n_members`` rectangles meet ``box``."""
-    meet = (rects[0] < box[2]) & (rects[2] > box[0]) & (rects[1] < box[3]) & (rects[3] > box[1])
-    return int(meet.sum()) > n_members
 
 
 def route_with_racks(rects: np.ndarray, dev_a: np.ndarray, dev_b: np.ndarray, ends: np.ndarray,
