@@ -148,6 +148,11 @@ def test_entropy_order_and_penalties():
     assert sorted(nxt) == [10, 11, 13] and e.skip.sum() == 0
     with pytest.raises(ValueError, match="power of 2"):
         Entropies(np.zeros((1, 6), np.int64), np.random.default_rng(0), 1000)
+    # the run's last sub-paths may have no path id hashed onto them (the 432-host tree: 546 sub-paths, the
+    # highest hashed onto 544): NACKs come per sub-path of the run
+    e = Entropies(seq, np.random.default_rng(0), mtu=1000, n_paths=16)
+    e.penalize(np.zeros(16, np.int64), np.array([0.0] * 11 + [1000.0] + [0.0] * 4))
+    assert e.skip[0].tolist() == [0, 1, 0, 0]
 
 
 @pytest.mark.parametrize("transport", ["eqds", "ndp", "hpcc"])

@@ -20,7 +20,7 @@ MAX_PENALTY = 1
 class Entropies:
     """Path ids per flow, their pass order and penalties (module doc)."""
 
-    def __init__(self, seq: np.ndarray, rng: np.random.Generator, mtu: int) -> None:
+    def __init__(self, seq: np.ndarray, rng: np.random.Generator, mtu: int, n_paths: int | None = None) -> None:
         self.seq = seq                                   # [flows, entropies]: the sub-path of each path id
         F, n = seq.shape
         if n & (n - 1):
@@ -30,7 +30,9 @@ class Entropies:
         self.index = np.zeros(F, np.int64)
         self.xor = np.asarray(rng.integers(0, n, size=F), np.int64)
         self.skip = np.zeros((F, n), np.int64)
-        self.nacked = np.zeros(int(seq.max(initial=-1)) + 1)   # per sub-path: trimmed bytes not yet counted
+        # per sub-path (all ``n_paths`` of the run: the last ones may be hashed onto by no path id):
+        # trimmed bytes not yet counted
+        self.nacked = np.zeros(int(seq.max(initial=-1)) + 1 if n_paths is None else n_paths)
 
     def _advance(self, fs: np.ndarray) -> None:
         self.index[fs] += 1

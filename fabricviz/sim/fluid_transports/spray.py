@@ -66,7 +66,7 @@ class Spray:
         self.F = F
         self.seq, self.n_seq = spray_sequences(r, prm, seed)
         # EQDS: path ids in htsim's order with its NACK penalties; NDP: its permutation in turn
-        self.ent = Entropies(self.seq, np.random.default_rng(seed + 1), prm.mtu) if prm.entropies > 0 else None
+        self.ent = Entropies(self.seq, np.random.default_rng(seed + 1), prm.mtu, pipe.P) if prm.entropies > 0 else None
         self.pkt = np.full(F, -1, np.int64)                # the packet each flow is sending, and its sub-path
         self.pkt_path = np.zeros(F, np.int64)
         lead = pipe.first[np.searchsorted(r.flow, np.arange(F))]
