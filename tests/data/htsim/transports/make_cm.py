@@ -4,11 +4,14 @@
     python3 make_cm.py shuffle OUT SEED   4 random permutations of 2,000,000 B each (no self pairs)
     python3 make_cm.py perm OUT SEED SIZE one random permutation (no self pairs)
     python3 make_cm.py incast OUT SEED    16 random senders → host 0, 1,000,000 B each
+
+HOSTS=432 in the environment makes them for 432 hosts (default 128).
 """
+import os
 import random
 import sys
 
-HOSTS = 128
+HOSTS = int(os.environ.get("HOSTS", "128"))
 
 
 def perm(rng: random.Random) -> list[int]:
