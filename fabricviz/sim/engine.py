@@ -108,11 +108,16 @@ class SimResult:
         done = np.isfinite(self.fluid.finish_s)
         return np.where(done, self.fluid.achieved_gbps, self.mean_frame_rates())
 
+    def line_rates(self) -> np.ndarray:
+        """Per flow: its line rate (Gb/s), what its rate share and FCT slowdown are measured
+        against — the rate of its first fabric link (a multi-plane run: the sum over its planes)."""
+        return line_gbps(self.links, self.routes)
+
     def summary(self, fabric: Fabric, top: int = 5) -> dict:
         """Mean/min/max flow rate as a share of line rate, hottest links (utilisation over the
         same steady part as the rates), peak queue and when, paused links."""
         rate = all_rate = self.flow_rates()
-        line = line_gbps(self.links, self.routes)
+        line = self.line_rates()
         share = np.where(line > 0, rate / line, 0.0)
         if self.fluid is not None and self.fluid.begin_s is not None:   # flows that never sent would skew the mean
             began = ~np.isnan(self.fluid.begin_s)
