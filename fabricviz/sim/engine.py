@@ -368,15 +368,8 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
     refused: tuple[Any, ...] = ()
     scope = reach.scope
     if scope is not None:
-        from .partitioned import RefusedFlow
-        bad = scope.refuse(fabric, flows.src, flows.dst)
-        why = f"both limited members of {scope.label}"
-        refused = tuple(RefusedFlow(int(s), int(d), why) for s, d in zip(flows.src[bad].tolist(),
-                                                                            flows.dst[bad].tolist(), strict=True))
-        if bad.all():
-            raise FabricError(f"no flows to simulate: all {len(flows):,} are between limited members of "
-                              f"partition {scope.label} (a limited member talks only to full members)")
-        flows = flows.select(~bad)
+        from .partitioned import split_refused
+        flows, refused = split_refused(flows, scope, fabric)
     part = scope.label if scope is not None else ""
     if transport in NEW_TRANSPORTS:           # sprayed / receiver-driven / HPCC: their own models
         from .transports.model import route_transport, run_transport
