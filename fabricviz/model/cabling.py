@@ -164,8 +164,8 @@ class Cabling:
                          np.round(lengths * 1000).astype(np.int64)], axis=1)
         uniq, inverse = unique_rows(keys)
         # a shared cage at an end (a broken-out switch, a NIC split into planes) may take a breakout cable
-        (sa, ta), (sb, tb) = port_share(f, pa), port_share(f, pb)
-        cls, share = link_classes(sa, sb, ta, tb), np.maximum(sa, sb)
+        ca, cb = port_share(f, pa), port_share(f, pb)
+        cls, share = link_classes(ca, cb), np.maximum(ca.share, cb.share)
         groups, inverse = np.unique(inverse * 64 + cls * 16 + np.minimum(share, 15), return_inverse=True)
         for k, g in enumerate(groups.tolist()):
             tc, sp, wd, _mm = uniq[g // 64]
@@ -302,8 +302,8 @@ class Cabling:
             part = keep.id if keep.reach_m >= length else None
             ctype = keep.cable_type if part is None else None
         pa, pb = np.array([cab.port_a.id]), np.array([cab.port_b.id])
-        (sa, ta), (sb, tb) = port_share(f, pa), port_share(f, pb)
-        cage = (int(link_classes(sa, sb, ta, tb)[0]), int(max(sa[0], sb[0])))
+        ca, cb = port_share(f, pa), port_share(f, pb)
+        cage = (int(link_classes(ca, cb)[0]), int(max(ca.share[0], cb.share[0])))
         if part is not None and part == cab.part_id and not serves(f.catalog.get(part), ends, *cage):
             part = None                  # the kept breakout cable no longer fits its ends: pick again
         p = self._cable_part(ends, length, ctype, part, cab.label, cage)

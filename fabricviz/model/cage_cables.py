@@ -14,17 +14,19 @@ cage they serve, ``2x400GbE``) and ``far_end``:
 
 A link with a shared cage is :data:`TWIN` when both its ends take twin-port plugs (a shared cage, or
 a switch's OSFP cage of its own that could break out — an SN5600 spine port at 400GbE holds a
-twin-port module with one fibre in use), else :data:`SPLIT` (the far end a single-port cage: a
-ConnectX-7's OSFP); :func:`link_classes` says which. The cable picker (:class:`~.cabling.Cabling`) offers breakout parts
-only to such links, matching the shared cage's split and the link's rate (:func:`serves`); a link
-none fits (longer than a splitter reaches, a cage in another mode) gets a per-link part as before, and
-the BOM lists its cage's breakout cable unpriced. The BOM counts a breakout part's cables by cage
+twin-port module with one fibre in use), :data:`SPLIT` when a shared switch cage goes to a NIC's
+cage of its own (a ConnectX-7's OSFP: a splitter's single-port ends are made for adapters), and
+:data:`OTHER` otherwise (a split NIC port to single switch ports), :func:`link_classes`. The cable
+picker (:class:`~.cabling.Cabling`) offers breakout parts only to TWIN and SPLIT links, matching the
+shared cage's split and the link's rate (:func:`serves`); a link none fits (longer than a splitter
+reaches, a cage in another mode, OTHER) gets a per-link part as before, and the BOM lists a switch
+cage's breakout cable unpriced then. The BOM counts a breakout part's cables by cage
 (:func:`cage_units`), as NVIDIA's reference architectures count them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -35,20 +37,30 @@ if TYPE_CHECKING:
     from .fabric import Fabric
     from .tech import LinkRate
 
-#: Link classes: both ends in cages of their own; one end's cage shared; both ends' cages shared.
-PLAIN, SPLIT, TWIN = 0, 1, 2
+#: Link classes (:func:`link_classes`): no shared cage; a shared switch cage to a NIC's own cage; twin-port
+#: plugs at both ends; a shared cage no breakout part serves.
+PLAIN, SPLIT, TWIN, OTHER = 0, 1, 2, 3
 
 
-def port_share(fabric: Fabric, ports: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per port of ``ports``: how many ports share its physical cage (1: a cage of its own: a
-    broken-out switch, its ports per cage; a NIC with more ports than its part — its port split into
-    planes, :mod:`.planes` — the split), and whether the cage takes a twin-port plug (a shared cage,
-    or a switch cage that can break out two ways: an SN5600's OSFP; not a NIC's own cage)."""
+class Cages(NamedTuple):
+    """Per port: how many ports share its physical cage (1: a cage of its own), whether the cage
+    takes a twin-port plug, and whether it is a switch's."""
+
+    share: np.ndarray
+    twin: np.ndarray
+    switch: np.ndarray
+
+
+def port_share(fabric: Fabric, ports: np.ndarray) -> Cages:
+    """The cages of ``ports`` (:class:`Cages`). Shared: a broken-out switch's (its ports per cage), a
+    NIC's whose port is split into planes (:mod:`.planes`: more ports than its part). Twin-port: a
+    shared cage, or a switch cage that can break out two ways (an SN5600's OSFP); not a NIC's own."""
     t, pt = fabric.devices_t, fabric.ports_t
     ports = np.asarray(ports, np.int64)
     devs = pt.device[ports].astype(np.int64)
     out = np.ones(len(ports), np.int64)
     twin = np.zeros(len(ports), bool)
+    switch = np.zeros(len(ports), bool)
     codes = t.part[devs]
     for idx in np.unique(codes).tolist():
         pid = fabric.parts.id_of(int(idx)) if idx >= 0 else None
@@ -56,22 +68,24 @@ def port_share(fabric: Fabric, ports: np.ndarray) -> tuple[np.ndarray, np.ndarra
         if part is None:
             continue
         sel = codes == idx
-        if part.breakout and part.kind != "cable":
+        switch[sel] = part.kind in ("ib_switch", "eth_switch")
+        if part.breakout and switch[sel].any():
             out[sel] = ports_per_cage(part)
         elif part.kind == "nic" and part.ports:
             n = t.nports[devs[sel]].astype(np.int64)
             out[sel] = np.where((n > part.ports) & (n % part.ports == 0), n // part.ports, 1)
         twin[sel] = any(Breakout.parse(m).split == 2 for m in part.breakouts)
-    return out, twin | (out > 1)
+    return Cages(out, twin | (out > 1), switch)
 
 
-def link_classes(share_a: np.ndarray, share_b: np.ndarray, twin_a: np.ndarray, twin_b: np.ndarray) -> np.ndarray:
+def link_classes(a: Cages, b: Cages) -> np.ndarray:
     """Per link from its ends' :func:`port_share`: :data:`PLAIN` (no shared cage), :data:`TWIN` (a
-    shared cage, and both ends take twin-port plugs) or :data:`SPLIT` (a shared cage to a cage that
-    takes only a single-port plug)."""
-    shared = (np.asarray(share_a) > 1) | (np.asarray(share_b) > 1)
-    both = np.asarray(twin_a) & np.asarray(twin_b)
-    return np.where(shared & both, TWIN, np.where(shared, SPLIT, PLAIN))
+    shared cage, both ends taking twin-port plugs), :data:`SPLIT` (a shared switch cage to a NIC's cage
+    of its own: a splitter's single-port ends are for adapters) or :data:`OTHER` (a shared cage no
+    breakout part serves: a split NIC port to single switch ports)."""
+    shared = (a.share > 1) | (b.share > 1)
+    split = ((a.share > 1) & a.switch & ~b.twin & ~b.switch) | ((b.share > 1) & b.switch & ~a.twin & ~a.switch)
+    return np.where(~shared, PLAIN, np.where(a.twin & b.twin, TWIN, np.where(split, SPLIT, OTHER)))
 
 
 def serves(c: Part, rate: LinkRate, cls: int, share: int) -> bool:
@@ -80,7 +94,7 @@ def serves(c: Part, rate: LinkRate, cls: int, share: int) -> bool:
     the far end it is made for (a splitter: single-port far ends; twin optics: shared at both ends)."""
     if not c.breakout:
         return True
-    if cls == PLAIN or (c.far_end == "twin") != (cls == TWIN):
+    if cls not in (SPLIT, TWIN) or (c.far_end == "twin") != (cls == TWIN):
         return False
     b = Breakout.parse(c.breakout)
     return b.split == share and b.rate == rate
@@ -94,7 +108,7 @@ def cage_units(fabric: Fabric, cids: np.ndarray) -> np.ndarray:
     cids = np.asarray(cids, np.int64)
     pa, pb = ct.port_a[cids].astype(np.int64), ct.port_b[cids].astype(np.int64)
     da, db = pt.device[pa].astype(np.int64), pt.device[pb].astype(np.int64)
-    (sa, _), (sb, _) = port_share(fabric, pa), port_share(fabric, pb)
+    sa, sb = port_share(fabric, pa).share, port_share(fabric, pb).share
     tier_a, tier_b = t.tier[da].astype(np.int64), t.tier[db].astype(np.int64)
     a_first = (tier_a < tier_b) | ((tier_a == tier_b) & (da <= db))
     use_a = (sa > 1) & ((sb <= 1) | a_first)
@@ -111,9 +125,10 @@ def cage_ends(fabric: Fabric, cids: np.ndarray) -> int:
     t, pt, ct = fabric.devices_t, fabric.ports_t, fabric.cables_t
     cids = np.asarray(cids, np.int64)
     ports = np.concatenate([ct.port_a[cids], ct.port_b[cids]]).astype(np.int64)
-    share, _ = port_share(fabric, ports)
+    share = port_share(fabric, ports).share
     dev = pt.device[ports].astype(np.int64)
     return int(len(np.unique(dev * (1 << 20) + (ports - t.first_port[dev].astype(np.int64)) // share)))
 
 
-__all__ = ["PLAIN", "SPLIT", "TWIN", "cage_ends", "cage_units", "link_classes", "port_share", "serves"]
+__all__ = ["OTHER", "PLAIN", "SPLIT", "TWIN", "Cages", "cage_ends", "cage_units", "link_classes", "port_share",
+           "serves"]

@@ -24,7 +24,7 @@ B300 = json.loads((Path(__file__).parents[1] / "data" / "superpod" / "ra_tables.
     "systems"]["dgx-b300"]["rows"]
 
 
-@pytest.mark.parametrize("row", [r for r in B300 if r["sus"] <= 2], ids=lambda r: f"{r['sus']}su")
+@pytest.mark.parametrize("row", [r for r in B300 if r["sus"] < 8], ids=lambda r: f"{r['sus']}su")
 def test_b300_twin_plane_bom_prices_every_cable_at_the_ra_counts(row):
     f = superpod("dgx-b300", row["sus"], fabric="roce", planes=2)
     bom = bill_of_materials(f)
@@ -100,3 +100,19 @@ def test_a_breakout_cable_part_is_checked(change, why):
             d[k] = v
     with pytest.raises(CatalogError, match=why):
         Part.from_dict(d, "x")
+
+
+def test_a_split_nic_port_to_single_switch_ports_keeps_per_link_cables():
+    # fat_tree(radix=8, planes=2, roce): a ConnectX-8 cage split 2 × 400GbE to two planes' radix-8 leaves
+    # (cages of their own, no breakout): a splitter's single ends are for adapters, twin optics need
+    # twin-port cages at both ends — so per-link parts, as before
+    from fabricviz.generate import fat_tree
+    from fabricviz.model.cage_cables import OTHER, link_classes, port_share
+    f = fat_tree(radix=8, planes=2, fabric="roce")
+    host = [int(c) for c in f.cable_ids() if f.cable(int(c)).port_a.device.kind == "nic"
+            or f.cable(int(c)).port_b.device.kind == "nic"]
+    assert len(host) == 64 and {f.cable(c).part_id for c in host} == {"400G-DAC"}
+    ct = f.cables_t
+    cls = link_classes(port_share(f, ct.port_a[host]), port_share(f, ct.port_b[host]))
+    assert set(cls.tolist()) == {OTHER}
+    assert bill_of_materials(f).count("cable", "400G-DAC") == 64
