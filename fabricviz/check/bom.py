@@ -6,9 +6,12 @@ and powers include them), switches, and cables by part and length. A
 ``transceiver`` cable part is a link of two optics and a fibre, priced per link
 in the catalog: it becomes a ``transceiver`` line (2 per link, half the link's
 price and power each) and a ``fibre`` line per length (priced with the optics).
-DAC and AOC cables carry their ends and have no separate optics. A switch whose ports are broken
-out (:mod:`fabricviz.model.breakout`) adds one breakout (splitter) cable per cage in use, unpriced:
-its legs are the links' cable lines. NVLink domains add their switch trays (a rack's) or count their
+DAC and AOC cables carry their ends and have no separate optics. A breakout cable part
+(:mod:`fabricviz.model.cage_cables`: a splitter, twin-port optics) is counted one per cage it serves,
+as long as the cage's longest link; twin-port optics one module per cage their links end in (half
+the part's price, which is per cage cable: two modules). A broken-out switch cage whose
+links got per-link parts (no breakout part serves them) adds one breakout cable per cage in use,
+unpriced: its legs are the links' cable lines. NVLink domains add their switch trays (a rack's) or count their
 NVSwitch chips (a DGX's, in its price): :mod:`.bom_nvlink`. SHARP
 aggregation nodes (part ``SHARP-AN``) live inside switches and are not listed, nor are
 their links to their switch.
@@ -38,6 +41,7 @@ import numpy as np
 from ..ib.sharp import sharp_mask  # SHARP aggregation nodes (NICs, not hosts)
 from ..model import Fabric, FabricError, Part
 from ..model.breakout import used_cages
+from ..model.cage_cables import cage_ends, cage_units
 from ..model.fabric import KIND_CODE, KINDS, NIC
 from ..model.inputs import read_input
 from ..model.text import decode_utf8, finite, one_line, parse_json
@@ -257,10 +261,20 @@ def bill_of_materials(fabric: Fabric, prices: Mapping[str, Mapping[str, float]] 
     live = ct.live_ids()
     live = live[~(sharp[pt.device[ct.port_a[live]]] | sharp[pt.device[ct.port_b[live]]])]
     bins: dict[tuple[str, float], int] = {}
+    per_cage = []                                   # links on breakout cables: one cable per cage
+    modules: dict[str, int] = {}                    # twin optics: one module per cage the links end in
     for idx in np.unique(ct.part[live]).tolist():
         rows = live[ct.part[live] == idx]
         part = fabric.cable(int(rows[0])).part
-        lengths = np.array([_order_length(part, float(x)) for x in ct.length[rows]])
+        length = ct.length[rows].astype(np.float64)
+        if part.breakout:                           # a cage's cable is as long as its longest link
+            per_cage.append(rows)
+            if part.cable_type == "transceiver":
+                modules[part.id] = cage_ends(fabric, rows)
+            keys, inv = np.unique(cage_units(fabric, rows), return_inverse=True)
+            length = np.zeros(len(keys))
+            np.maximum.at(length, inv.ravel(), ct.length[rows])
+        lengths = np.array([_order_length(part, float(x)) for x in length])
         for L, n in zip(*np.unique(lengths, return_counts=True), strict=True):
             bins[(part.id, float(L))] = int(n)
     cable_lines, optics, fibre = [], [], []
@@ -269,18 +283,21 @@ def bill_of_materials(fabric: Fabric, prices: Mapping[str, Mapping[str, float]] 
         part = cat.get(pid)
         price, power, est = figures(part)
         if part.cable_type == "transceiver":
-            optic_count[pid] = optic_count.get(pid, 0) + 2 * n
-            fibre.append(BomLine("fibre", pid, f"fibre for {pid}, {L:g} m (priced with the transceivers)",
-                                 n, 0.0, 0.0, False, L))
+            optic_count[pid] = modules[pid] if pid in modules else optic_count.get(pid, 0) + 2 * n
+            what = (f"fibre pairs for {pid}, {L:g} m, one per cage" if part.breakout else
+                    f"fibre for {pid}, {L:g} m")
+            fibre.append(BomLine("fibre", pid, f"{what} (priced with the transceivers)", n, 0.0, 0.0, False, L))
         else:
             cable_lines.append(BomLine("cable", pid, f"{part.name}, {L:g} m", n, price, power, est, L,
                                        unpriced(part)))
     for pid, n in sorted(optic_count.items()):
         part = cat.get(pid)
         price, power, est = figures(part)
-        optics.append(BomLine("transceiver", pid, f"{part.name}: one transceiver (2 per link)", n,
+        each = "one per cage, both ends" if part.breakout else "2 per link"
+        optics.append(BomLine("transceiver", pid, f"{part.name}: one transceiver ({each})", n,
                               price / 2, power / 2, est, unpriced=unpriced(part)))
-    for pid, n in sorted(used_cages(fabric).items()):    # the legs are priced in the cable lines
+    done = np.concatenate(per_cage) if per_cage else None
+    for pid, n in sorted(used_cages(fabric, done).items()):    # the legs are priced in the cable lines
         part = cat.get(pid)
         lines.append(BomLine("cable", f"{pid}-cable", f"breakout cable, one per used cage of a {part.breakout_of} "
                              f"(1 × {cat.get(part.breakout_of).port} → {part.breakout.replace('x', ' × ', 1)}; "

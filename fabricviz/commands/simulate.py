@@ -218,7 +218,7 @@ def _run(args: argparse.Namespace) -> int:
     from ..sim.flows_csv import load_flows, save_flow_results, save_link_results
     from ..sim.progress import text_progress
     from ..sim.reach import fabric_tech, host_reach
-    from ..sim.run import partition_reach
+    from ..sim.run import partition_reach, plane_partition_reach
     from ..sim.summary import format_summary
     from ..sim.units import parse_duration
     from ..sim.workloads import make_workload
@@ -226,7 +226,8 @@ def _run(args: argparse.Namespace) -> int:
         duration = parse_duration(args.duration)
         fabric = load_any(args.file)
         check_tech_options(fabric, args)
-        reach = partition_reach(fabric, args.partition) or host_reach(fabric)
+        reach = (plane_partition_reach(fabric, args.partition) if fabric.settings.planes else    # one SM per plane
+                 partition_reach(fabric, args.partition)) or host_reach(fabric)
         progress = text_progress() if args.model == "fluid" else None
         if (args.workload or "").partition(":")[0].strip().lower() == "pfc-cycle":
             res = _pfc_cycle(fabric, args, duration, progress)
@@ -237,7 +238,7 @@ def _run(args: argparse.Namespace) -> int:
             flows = load_flows(fabric, args.flows, sl=_sl(args.sl), no_sl=no_sl) if args.flows else \
                 make_workload(fabric, args.workload, seed=args.seed, over=args.over, reach=reach, sl=args.sl)
             if fabric.settings.planes:                      # one subnet per plane: the model per plane
-                return _planes(fabric, flows, args, duration, progress)
+                return _planes(fabric, flows, args, duration, progress, reach)
             res = run_workload(fabric, flows, args.model, duration, args.seed, args.routing,
                                args.engine or "minhop",
                                progress, same_seed=args.same_hash, reach=reach, fluid=fluid_params(fabric, args),
@@ -275,11 +276,16 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _planes(fabric, flows, args: argparse.Namespace, duration: float, progress) -> int:
+def _planes(fabric, flows, args: argparse.Namespace, duration: float, progress, reach) -> int:
     """A multi-plane design: every flow spread over the planes, the model run on each plane
-    alone (sim.planes); ``--out-*`` and ``--json`` of the merged run (sim.plane_merge)."""
+    alone (sim.planes); ``--out-*`` and ``--json`` of the merged run (sim.plane_merge). In a
+    ``--partition`` (every plane's), flows between two limited members are refused first."""
+    from ..sim.partitioned import refused_line, split_refused
     from ..sim.plane_merge import merge_planes
     from ..sim.planes import plane_traffic
+    flows, refused = split_refused(flows, reach.scope, fabric)
+    if refused:
+        print(f"warning: {refused_line(refused, fabric)}", file=sys.stderr)
     pt = plane_traffic(fabric, flows, args.engine or "minhop", args.routing, args.seed, model=args.model,
                        duration_s=duration, fluid=fluid_params(fabric, args), progress=progress,
                        transport=args.transport)

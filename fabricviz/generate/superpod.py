@@ -54,6 +54,9 @@ Choices the RAs leave open, and the one taken here:
   plane routed by ECMP on its own (``route``/``trace``/``simulate`` per plane). The RA counts cables:
   one per leaf cage (a splitter to two GPUs, or up to the spines), so ``info``'s cables to order by
   tier (``breakout_cables_by_tier``) equal its table, and its links (``cables_by_tier``) are twice that.
+  Every cage there is shared at both ends (a leaf cage, a ConnectX-8's split port), so each takes
+  twin-port optics (``400G-TWIN-SR4``, :mod:`~fabricviz.model.cage_cables`): ``bom`` orders one fibre
+  pair per leaf cage (the table's cables) and one twin-port module per cage at both ends.
   On InfiniBand the cable records are links (twice the table's, a node–leaf link per GPU per plane).
   DGX B300-XDR ``--planes 2|4`` splits each 800G port into 2 × 400G or 4 × 200G, each plane a copy
   of the RA's single-plane fabric at that rate (switches × planes; the XDR RA tabulates one plane).

@@ -145,9 +145,10 @@ def cage_keys(fabric: Fabric, cids: np.ndarray, rank: np.ndarray | None = None) 
     return np.where(split[0] | split[1], key, -1 - cids)
 
 
-def used_cages(fabric: Fabric) -> dict[str, int]:
+def used_cages(fabric: Fabric, skip: np.ndarray | None = None) -> dict[str, int]:
     """Broken-out part id → cages of its switches with at least one cabled sub-port: the
-    breakout (splitter) cables to order, one per cage."""
+    breakout (splitter) cables to order, one per cage; ``skip``: cables not counted (those on
+    breakout cable parts, ordered by :mod:`.cage_cables`). Parts left with no cage are omitted."""
     t, pt = fabric.devices_t, fabric.ports_t
     out: dict[str, int] = {}
     for idx in np.unique(t.part[t.alive]).tolist():
@@ -158,10 +159,12 @@ def used_cages(fabric: Fabric) -> dict[str, int]:
         devs = np.flatnonzero(t.alive & (t.part == idx))
         first = t.first_port[devs].astype(np.int64)
         nums = np.arange(part.ports)
-        cabled = pt.cable[first[:, None] + nums[None, :]] >= 0              # (device, port)
+        cab = pt.cable[first[:, None] + nums[None, :]]                      # (device, port)
+        cabled = (cab >= 0) & (~np.isin(cab, skip) if skip is not None and len(skip) else True)
         per = ports_per_cage(part)
         used = cabled.reshape(len(devs), -1, per).any(axis=2)
-        out[part.id] = int(np.count_nonzero(used))
+        if skip is None or used.any():
+            out[part.id] = int(np.count_nonzero(used))
     return out
 
 

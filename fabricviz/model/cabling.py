@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .cage_cables import PLAIN, link_classes, port_share, serves
 from .catalog import Part
 from .errors import FabricError
 from .events import ADDED, BULK_ADDED, CABLE, CHANGED, DEVICE, PORT, ChangeEvent
@@ -162,13 +163,18 @@ class Cabling:
         keys = np.stack([tech.astype(np.int64), speed.astype(np.int64), width.astype(np.int64),
                          np.round(lengths * 1000).astype(np.int64)], axis=1)
         uniq, inverse = unique_rows(keys)
-        for k, (tc, sp, wd, _mm) in enumerate(uniq):
+        # a shared cage at an end (a broken-out switch, a NIC split into planes) may take a breakout cable
+        ca, cb = port_share(f, pa), port_share(f, pb)
+        cls, share = link_classes(ca, cb), np.maximum(ca.share, cb.share)
+        groups, inverse = np.unique(inverse * 64 + cls * 16 + np.minimum(share, 15), return_inverse=True)
+        for k, g in enumerate(groups.tolist()):
+            tc, sp, wd, _mm = uniq[g // 64]
             rows = np.flatnonzero(inverse == k)
             i = int(rows[0])
             rate = LinkRate.decode(int(tc), int(sp), int(wd))
             length = float(lengths[i])
             where = f"{f.port_name(int(pa[i]))} – {f.port_name(int(pb[i]))}"
-            c = self._cable_part(rate, length, ctype, part, where)
+            c = self._cable_part(rate, length, ctype, part, where, (int(cls[i]), int(share[i])))
             crate = _cable_rate(c)
             part_idx[rows] = f.parts.intern(c.id)
             max_speed[rows] = crate.speed_rank if crate.tech == rate.tech else 0
@@ -177,12 +183,17 @@ class Cabling:
         return (part_idx, max_speed, max_width), types
 
     def _cable_part(self, rate: LinkRate, length: float, ctype: str | None,
-                    part: str | None, where: str) -> Part:
+                    part: str | None, where: str, cage: tuple[int, int] = (PLAIN, 1)) -> Part:
+        """The cable part for one link (``cage``: its :mod:`.cage_cables` class and cage split): ``part``
+        checked, or the catalog's pick (a breakout cable where one serves the link's cage, else per link)."""
         f = self.fabric
         if part is not None:
             c = f.catalog.get(part)
             if c.kind != "cable":
                 raise FabricError(f"{where}: part {c.id} is a {c.kind}, not a cable")
+            if not serves(c, rate, *cage):
+                raise FabricError(f"{where}: {c.id} is a breakout cable for a {c.breakout} cage "
+                                  f"({c.far_end} far ends); this link's ends do not share such cages")
             if c.tech != rate.tech:
                 assert c.tech is not None, f"cable part {c.id} has no tech"
                 raise FabricError(f"{where}: {c.id} is an {tech_name(c.tech)} cable, the ports are "
@@ -196,7 +207,13 @@ class Cabling:
             return c
         candidates = [c for c in f.catalog.by_kind("cable")
                       if c.tech == rate.tech and (ctype is None or c.cable_type == ctype)
-                      and _cable_rate(c).speed_rank >= rate.speed_rank and _cable_rate(c).width >= rate.width]
+                      and _cable_rate(c).speed_rank >= rate.speed_rank and _cable_rate(c).width >= rate.width
+                      and serves(c, rate, *cage)]
+        per_cage = [c for c in candidates if c.breakout and c.reach_m >= length]
+        if per_cage:                                     # the cage's own plug first (one per cage)
+            order = {t: i for i, t in enumerate(CABLE_TYPES)}
+            return min(per_cage, key=lambda c: (order[_cable_type(c)], c.price_usd or 0.0, c.id))
+        candidates = [c for c in candidates if not c.breakout]
         if not candidates:
             kind = f"{ctype} " if ctype else ""
             raise FabricError(f"{where}: no {kind}cable in the catalog carries {rate}")
@@ -284,7 +301,12 @@ class Cabling:
             keep = f.catalog.get(cab.part_id)
             part = keep.id if keep.reach_m >= length else None
             ctype = keep.cable_type if part is None else None
-        p = self._cable_part(ends, length, ctype, part, cab.label)
+        pa, pb = np.array([cab.port_a.id]), np.array([cab.port_b.id])
+        ca, cb = port_share(f, pa), port_share(f, pb)
+        cage = (int(link_classes(ca, cb)[0]), int(max(ca.share[0], cb.share[0])))
+        if part is not None and part == cab.part_id and not serves(f.catalog.get(part), ends, *cage):
+            part = None                  # the kept breakout cable no longer fits its ends: pick again
+        p = self._cable_part(ends, length, ctype, part, cab.label, cage)
         old = (cab.length_m, cab.type, cab.part_id)
         ct = f.cables_t
         ct.set("length", c, length)

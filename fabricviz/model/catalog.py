@@ -43,6 +43,8 @@ VERSION = 1
 PART_KINDS: tuple[str, ...] = ("ib_switch", "eth_switch", "nic", "gpu", "server", "cable", "nvlink_switch")
 #: Cable types in order of preference; active copper (ACC/LACC) is a ``dac`` with power and latency.
 CABLE_TYPES: tuple[str, ...] = ("dac", "aoc", "transceiver")
+#: A breakout cable's far end (:mod:`.cage_cables`): single-port cages (a splitter) or twin-port cages.
+FAR_ENDS: tuple[str, ...] = ("single", "twin")
 #: How a switch forwards: start on the egress once the header is in, or after the whole packet.
 FORWARDING: tuple[str, ...] = ("cut-through", "store-and-forward")
 
@@ -57,7 +59,8 @@ _KIND_FIELDS: dict[str, tuple[str, ...]] = {
             "planes_source"),
     "gpu": ("memory_gb", "pcie_gbps", "pcie", "pcie_latency_ns", "latency_estimate", "nvlink_gbps"),
     "server": ("gpus", "nics", "nic_part", "gpu_part", "rack_units"),
-    "cable": ("cable_type", "tech", "max_rate", "reach_m", "lengths_m", "latency_ns", "latency_estimate"),
+    "cable": ("cable_type", "tech", "max_rate", "reach_m", "lengths_m", "latency_ns", "latency_estimate",
+              "breakout", "far_end"),
     "nvlink_switch": ("ports", "nvlink_gbps", "asic", "rack_units"),
 }
 #: How many leading fields of _KIND_FIELDS each kind requires.
@@ -101,7 +104,8 @@ class Part:
     breakouts: tuple[str, ...] = ()  # switch: what one native port splits into ("2x400GbE"), per source
     breakout_source: str = ""
     breakout_of: str = ""            # a broken-out part (.breakout.broken_out): its base part …
-    breakout: str = ""               # … and the mode its ports run in
+    breakout: str = ""               # … and the mode its ports run in; a cable: the cage it serves
+    far_end: str = ""                # breakout cable: its far ends' cages, single | twin (.cage_cables)
     pcie: str | None = None
     ooo_placement: bool = False      # NIC: places RoCE packets out of order (no go-back-N on reordering)
     planes: tuple[int, ...] = ()     # NIC: plane counts its port splits into (ConnectX-8: 2, 4); (): none
@@ -235,6 +239,8 @@ def _check(key: str, v: Any, where: str) -> Any:
         return tuple(sorted(v))
     elif key == "cable_type" and v not in CABLE_TYPES:
         raise CatalogError(f"{where}: unknown cable type {v!r} (use {', '.join(CABLE_TYPES)})")
+    elif key == "far_end" and v not in FAR_ENDS:
+        raise CatalogError(f"{where}: unknown far end {v!r} (use {' or '.join(FAR_ENDS)})")
     elif key == "forwarding" and v not in FORWARDING:
         raise CatalogError(f"{where}: unknown forwarding {v!r} (use {' or '.join(FORWARDING)})")
     elif key == "tech" and v not in (IB, ETH):
@@ -297,6 +303,11 @@ def _check_kind(kind: str, kw: dict[str, Any], where: str) -> None:
         for x in kw.get("lengths_m", ()):
             if x > kw["reach_m"] + 1e-9:
                 raise CatalogError(f"{where}.lengths_m: {x:g} m is beyond reach_m {kw['reach_m']:g} m")
+        if ("breakout" in kw) != ("far_end" in kw):
+            raise CatalogError(f"{where}.{'far_end' if 'breakout' in kw else 'breakout'}: missing (a breakout "
+                               "cable names both the cage it serves and its far ends)")
+        if "breakout" in kw and Breakout.parse(kw["breakout"]).rate != rate:
+            raise CatalogError(f"{where}.breakout: {kw['breakout']} does not run at max_rate {rate}")
 
 
 def _fits_any(modes: tuple[LinkRate, ...], rate: LinkRate | str) -> bool:
@@ -452,7 +463,7 @@ class Catalog:
             raise CatalogError(f"cable length must be a non-negative number of metres, got {length_m!r}")
         cables = [(c, c.rate) for c in self.by_kind("cable")]
         speed = {c.id: r.speed_rank for c, r in cables if r is not None}   # a cable part always has a rate
-        rated = [c for c, r in cables if r is not None and _fits(r, rate)]
+        rated = [c for c, r in cables if r is not None and _fits(r, rate) and not c.breakout]   # per link only
         if not rated:
             raise CatalogError(f"no cable in the catalog is rated for {rate}")
         fits = [c for c in rated if c.reach_m >= length_m - 1e-9]

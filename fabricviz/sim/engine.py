@@ -108,11 +108,16 @@ class SimResult:
         done = np.isfinite(self.fluid.finish_s)
         return np.where(done, self.fluid.achieved_gbps, self.mean_frame_rates())
 
+    def line_rates(self) -> np.ndarray:
+        """Per flow: its line rate (Gb/s), what its rate share and FCT slowdown are measured
+        against — the rate of its first fabric link (a multi-plane run: the sum over its planes)."""
+        return line_gbps(self.links, self.routes)
+
     def summary(self, fabric: Fabric, top: int = 5) -> dict:
         """Mean/min/max flow rate as a share of line rate, hottest links (utilisation over the
         same steady part as the rates), peak queue and when, paused links."""
         rate = all_rate = self.flow_rates()
-        line = line_gbps(self.links, self.routes)
+        line = self.line_rates()
         share = np.where(line > 0, rate / line, 0.0)
         if self.fluid is not None and self.fluid.begin_s is not None:   # flows that never sent would skew the mean
             began = ~np.isnan(self.fluid.begin_s)
@@ -363,15 +368,8 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
     refused: tuple[Any, ...] = ()
     scope = reach.scope
     if scope is not None:
-        from .partitioned import RefusedFlow
-        bad = scope.refuse(fabric, flows.src, flows.dst)
-        why = f"both limited members of {scope.label}"
-        refused = tuple(RefusedFlow(int(s), int(d), why) for s, d in zip(flows.src[bad].tolist(),
-                                                                            flows.dst[bad].tolist(), strict=True))
-        if bad.all():
-            raise FabricError(f"no flows to simulate: all {len(flows):,} are between limited members of "
-                              f"partition {scope.label} (a limited member talks only to full members)")
-        flows = flows.select(~bad)
+        from .partitioned import split_refused
+        flows, refused = split_refused(flows, scope, fabric)
     part = scope.label if scope is not None else ""
     if transport in NEW_TRANSPORTS:           # sprayed / receiver-driven / HPCC: their own models
         from .transports.model import route_transport, run_transport

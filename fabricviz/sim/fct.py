@@ -13,8 +13,9 @@ when its last byte arrives:
   minus the flow's start (a stepped flow's start is when its step first sent). Flows the run
   did not finish have no FCT: they are counted and listed, never dropped.
 
-The ideal FCT of a flow is bytes / line rate of its first hop + its base latency; the slowdown
-is FCT / ideal (≥ 1 up to the fluid model's own tick rounding).
+The ideal FCT of a flow is bytes / its line rate (:meth:`~.engine.SimResult.line_rates`: its first
+hop's rate; a multi-plane run's flow, the sum over its planes) + its base latency; the slowdown is
+FCT / ideal (≥ 1 up to the fluid model's own tick rounding).
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ import numpy as np
 
 from .latency import flow_latency_ns, flow_nic_ns, link_latency
 from .maxmin import maxmin
-from .paths import line_gbps
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -144,7 +144,7 @@ def flow_times(res: SimResult) -> FlowTimes | None:
     if not np.isfinite(size).any():
         return None
     base = base_latency_ns(res.links, res.routes)
-    line = line_gbps(res.links, res.routes)
+    line = res.line_rates()
     with np.errstate(divide="ignore", invalid="ignore"):
         ideal = np.where(np.isfinite(size) & (line > 0), size * 8 / (line * 1e9), np.nan) + base * 1e-9
     if res.fluid is None:

@@ -12,17 +12,25 @@ are the IB architecture's P_Key check:
 
 A design with no partitions.conf runs as OpenSM does without one: every port a full member
 of the Default partition, so nothing is filtered. Ethernet designs have no partitions.
+
+A multi-plane design (:mod:`fabricviz.model.planes`) is one subnet per plane, each with its own SM
+running the design's partitions.conf (:func:`plane_scope`): a NIC is a (full) member when its port
+on some plane is — a port GUID names one plane's port of the NIC, and that plane's SM lists it; the
+NIC's ports on the other planes are taken as listed the same way (each plane's SM would list its
+own port of the NIC), so a partition holds the same hosts on every plane.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from ..ib.partitions import DEFAULT_PKEY, design_partitions, resolve
 from ..model import Fabric, FabricError
 from ..model.fabric import KIND_CODE
+from ..model.planes import plane_fabric
 from .reach import Reach, Unreachable, fabric_tech, nic_ports
 
 
@@ -115,6 +123,45 @@ def partition_scope(fabric: Fabric, partition: str | int | None = None, subnet=N
     return PartitionScope(part.name, part.pkey, member, full)
 
 
+def plane_scope(fabric: Fabric, partition: str | int | None) -> PartitionScope | None:
+    """``partition`` on a multi-plane design (module doc): the union of its members on every plane's
+    subnet (a plane that cannot be swept — all its switches failed — adds none; when no plane can,
+    the first plane's error). None: nothing to filter."""
+    got: list[PartitionScope] = []
+    first: FabricError | None = None
+    swept = 0
+    for p in fabric.settings.planes.planes:
+        try:
+            scope = partition_scope(plane_fabric(fabric, p.index), partition)
+        except FabricError as e:
+            first = first or e
+            continue
+        swept += 1
+        if scope is not None:
+            got.append(scope)
+    if not swept and first is not None:
+        raise first
+    if not got:
+        return None
+    return PartitionScope(got[0].name, got[0].pkey, np.logical_or.reduce([s.member for s in got]),
+                          np.logical_or.reduce([s.full for s in got]))
+
+
+def split_refused(flows: Any, scope: PartitionScope | None, fabric: Fabric) -> tuple[Any, tuple[RefusedFlow, ...]]:
+    """``flows`` without those ``scope`` refuses (between two limited members), and the refused ones;
+    FabricError when it refuses them all."""
+    if scope is None:
+        return flows, ()
+    bad = scope.refuse(fabric, flows.src, flows.dst)
+    why = f"both limited members of {scope.label}"
+    refused = tuple(RefusedFlow(int(s), int(d), why) for s, d in zip(flows.src[bad].tolist(),
+                                                                        flows.dst[bad].tolist(), strict=True))
+    if bad.all():
+        raise FabricError(f"no flows to simulate: all {len(flows):,} are between limited members of "
+                          f"partition {scope.label} (a limited member talks only to full members)")
+    return (flows.select(~bad) if bad.any() else flows), refused
+
+
 def _is_default(partition: str | int) -> bool:
     if isinstance(partition, int):
         return partition & 0x7FFF == DEFAULT_PKEY
@@ -164,4 +211,5 @@ def refused_line(refused: tuple[RefusedFlow, ...], fabric: Fabric, shown: int = 
     return f"{n:,} flow{'' if n == 1 else 's'} refused by the partition: {rows}{more}"
 
 
-__all__ = ["PartitionScope", "RefusedFlow", "partition_scope", "refused_line", "scoped_reach"]
+__all__ = ["PartitionScope", "RefusedFlow", "partition_scope", "plane_scope", "refused_line", "scoped_reach",
+           "split_refused"]

@@ -12,8 +12,10 @@ speaks the design's link ids (the other planes' cables dead in it). :func:`merge
 * in time, the merged frame at ``t`` takes each plane's last frame at or before ``t`` (a plane whose
   run ended, its flows all done, is idle).
 
-A flow's line rate is the sum of its planes' (800 Gb/s for 2 × 400G), so ``rate_share`` is a share of
-the whole NIC port (:meth:`PlaneRun.summary`); FCT slowdowns are each plane's own (``plane_summaries``).
+A flow's line rate is the sum of its planes' (800 Gb/s for 2 × 400G, :meth:`PlaneRun.line_rates`; also
+when a lost plane carries none of it), so
+``rate_share`` is a share of the whole NIC port and the FCT ``slowdown`` is against a transfer striped
+over every plane at line rate (each plane's own run keeps its own, against its plane's line rate).
 """
 
 from __future__ import annotations
@@ -41,16 +43,13 @@ class PlaneRun(SimResult):
     plane_results: tuple[SimResult | None, ...] = ()     # None: the plane is down or carried nothing
     line: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)   # per flow, over its planes
 
+    def line_rates(self) -> np.ndarray:
+        """Per flow: its line rate over all its planes (800 Gb/s for 2 × 400G), so the rate share and
+        the FCT slowdown of the merged run are against the whole NIC port."""
+        return self.line
+
     def summary(self, fabric: Fabric, top: int = 5) -> dict:
         out = super().summary(fabric, top)
-        rate = self.flow_rates()
-        share = np.where(self.line > 0, rate / np.where(self.line > 0, self.line, 1.0), 0.0)
-        if self.fluid is not None and self.fluid.begin_s is not None:
-            share = share[~np.isnan(self.fluid.begin_s)]
-        out["rate_share"] = {"mean": float(share.mean()) if len(share) else 0.0,
-                             "min": float(share.min()) if len(share) else 0.0,
-                             "max": float(share.max()) if len(share) else 0.0}
-        out.pop("slowdown", None)              # a slowdown needs one line rate: each plane's own, below
         out["planes"] = [{"name": n, "down": r is None,
                           "rate_gbps": {"mean": float(r.flow_rates().mean()) if r is not None else 0.0}}
                          for n, r in zip(self.plane_names, self.plane_results, strict=True)]
@@ -92,9 +91,13 @@ def merge_planes(fabric: Fabric, pt: PlaneTraffic) -> PlaneRun:
         transport = replace(transport, eta=eta, resent=resent)
     vl = [r.link_vl_gbps for r, _ in runs if r.link_vl_gbps is not None]
     link_vl = np.sum(vl, axis=0) if len(vl) == len(runs) else None
-    line = np.zeros(n)
+    # a flow's line: its NIC port over every plane (the planes split it evenly), also where a lost
+    # plane (or plane leaf) carries none of it — so the rate share and slowdown show the loss
+    line, carried = np.zeros(n), np.zeros(n)
     for r, idx in runs:
         line[idx] += line_gbps(r.links, r.routes)
+        carried[idx] += 1
+    line = np.where(carried > 0, line / np.maximum(carried, 1) * len(pt.planes), 0.0)
     left = tuple(Unreachable(u.device, u.name, f"{name}: {u.reason}")
                  for p, name in zip(pt.planes, [p.name for p in pt.planes], strict=True)
                  if p.result is not None for u in p.result.left_out)

@@ -10,12 +10,13 @@ the routing mode asked for (``None``: the technology's default).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
-from ..model import Fabric, FabricError
+from ..model import Fabric
 from .compare import run_workload
 from .engine import SimResult
-from .partitioned import partition_scope, scoped_reach
+from .partitioned import partition_scope, plane_scope, scoped_reach, split_refused
 from .reach import Reach, host_reach
 from .transports.params import NEW_TRANSPORTS, ROUTING
 from .workloads import make_workload
@@ -33,11 +34,9 @@ def run_traffic(fabric: Fabric, spec: str, model: str, routing: str | None, engi
     roce-gbn | roce-ooo | eqds | ndp | hpcc (the last three run their own routing), None: the
     design's; ``cc``: a RoCE fluid run's congestion control, dcqcn |
     none — PFC only, as ``simulate --transport`` / ``--cc``). A multi-plane design runs every plane alone
-    and gives the merged run (:class:`~.plane_merge.PlaneRun`, each plane's run in it)."""
+    and gives the merged run (:class:`~.plane_merge.PlaneRun`, each plane's run in it); a partition there
+    is every plane's (each plane its own subnet with the design's partitions, :func:`_plane_run`)."""
     planes = bool(fabric.settings.planes)   # one SM per plane: each plane run alone, then merged
-    if planes and partition not in (None, ""):
-        raise FabricError(f"{fabric.name}: partitions are per subnet; a multi-plane design runs every plane "
-                          "with its own SM (no partition)")
     reach = None if planes else partition_reach(fabric, partition, sm.subnet if sm is not None else None)
     fluid = None
     if cc is not None and model == "fluid":          # as simulate's fluid_params for --cc
@@ -50,14 +49,39 @@ def run_traffic(fabric: Fabric, spec: str, model: str, routing: str | None, engi
     if transport in NEW_TRANSPORTS:                  # the dock always names a routing: the transport's own wins
         routing = ROUTING[transport]
     if planes:                                       # sim.planes + sim.plane_merge: per plane and merged
-        from .plane_merge import merge_planes
-        from .planes import plane_traffic
-        pt = plane_traffic(fabric, make_workload(fabric, spec, seed=seed, sl=sl), engine, routing, seed,
-                           model=model, duration_s=duration_s, fluid=fluid, progress=progress, transport=transport)
-        return merge_planes(fabric, pt)
+        return _plane_run(fabric, spec, model, routing, engine, duration_s, seed, progress, partition, sl,
+                          transport, fluid)
     return run_workload(fabric, make_workload(fabric, spec, seed=seed, reach=reach, sl=sl), model, duration_s,
                         seed, routing, engine, progress, sm=sm, reach=reach, fluid=fluid, transport=transport,
                         stop_when_done=True)     # as simulate: sized flows end the run when all have finished
+
+
+def _plane_run(fabric: Fabric, spec: str, model: str, routing: str | None, engine: str, duration_s: float,
+               seed: int, progress: Callable[[float], None] | None, partition: str | int | None,
+               sl: int | None, transport: str | None, fluid: Any) -> SimResult:
+    """A multi-plane run: the workload over the hosts of ``partition`` (the same members on every plane,
+    :func:`~.partitioned.plane_scope`), its flows between two limited members refused, the rest
+    spread over the planes (:func:`~.planes.plane_traffic`) and merged."""
+    from .plane_merge import merge_planes
+    from .planes import plane_traffic
+    reach = plane_partition_reach(fabric, partition)
+    scope = reach.scope if reach is not None else None
+    flows, refused = split_refused(make_workload(fabric, spec, seed=seed, reach=reach, sl=sl), scope, fabric)
+    pt = plane_traffic(fabric, flows, engine, routing, seed, model=model, duration_s=duration_s, fluid=fluid,
+                       progress=progress, transport=transport)
+    merged = merge_planes(fabric, pt)
+    if reach is None or scope is None:
+        return merged
+    outside = [u for u in reach.left_out if u.reason == f"not in partition {scope.label}"]
+    left = tuple(sorted(outside + list(merged.left_out), key=lambda u: u.device))
+    return replace(merged, refused=refused, partition=scope.label, left_out=left)
+
+
+def plane_partition_reach(fabric: Fabric, partition: str | int | None) -> Reach | None:
+    """Who a run in ``partition`` reaches on a multi-plane design (its members on every plane,
+    :func:`~.partitioned.plane_scope`); None: no partition asked for, or none applies."""
+    scope = plane_scope(fabric, partition) if partition not in (None, "") else None
+    return scoped_reach(fabric, host_reach(fabric), scope) if scope is not None else None
 
 
 def partition_reach(fabric: Fabric, partition: str | int | None, subnet: Any = None) -> Reach | None:
@@ -68,4 +92,4 @@ def partition_reach(fabric: Fabric, partition: str | int | None, subnet: Any = N
     return scoped_reach(fabric, host_reach(fabric, subnet=subnet), scope)
 
 
-__all__ = ["partition_reach", "run_traffic"]
+__all__ = ["partition_reach", "plane_partition_reach", "run_traffic"]

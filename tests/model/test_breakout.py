@@ -79,8 +79,12 @@ def test_radix_128_fat_tree_on_sn5600_cables_and_bom_by_cage():
     assert f.counts()["eth_switch"] == 66 and f.counts()["cables"] == 256
     # 2 leaves × (64 host ports + 64 uplinks) = 128 cages; 64 spines × 2 down ports on cage 1
     assert used_cages(f) == {"SN5600-2x400GbE": 2 * 64 + 64}
-    lines = {ln.part: ln.count for ln in bill_of_materials(f).lines}
-    assert lines["SN5600-2x400GbE"] == 66 and lines["SN5600-2x400GbE-cable"] == 192
+    # every cage takes its own plug (model.cage_cables): a splitter per leaf cage down to two hosts,
+    # twin-port optics per leaf cage up (a module there and at the spine cages), so no unpriced line
+    lines = {(ln.category, ln.part): ln.count for ln in bill_of_materials(f).lines}
+    assert lines[("switch", "SN5600-2x400GbE")] == 66 and ("cable", "SN5600-2x400GbE-cable") not in lines
+    assert lines[("cable", "400G-SPLIT-DAC")] == 64 and lines[("fibre", "400G-TWIN-SR4")] == 64
+    assert lines[("transceiver", "400G-TWIN-SR4")] == 128
     # cables to order by tier: a leaf cage's two links ride one cable (to two hosts, or up to two spines)
     info = fabric_info(f)
     assert info["cables_by_tier"] == {"hosts-leaf": 128, "leaf-spine": 128}

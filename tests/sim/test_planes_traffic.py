@@ -112,10 +112,11 @@ def test_simulate_reports_each_plane(tmp_path, capsys):
         "  plane2: mean 204.37 Gb/s, 0 flows it cannot carry"]
 
 
-def test_the_traffic_docks_run_refuses_a_partition_on_planes():
+def test_the_traffic_docks_run_on_planes_names_a_missing_partition():
+    # partitions on planes: tests/sim/test_plane_partitions.py; without a partitions.conf a named one is refused
     from fabricviz.sim.run import run_traffic
-    with pytest.raises(FabricError, match=r"fat-tree-2l-r8-32h: partitions are per subnet; a multi-plane design "
-                                          r"runs every plane with its own SM \(no partition\)"):
+    with pytest.raises(FabricError, match=r"^partition 'x': the design has no partitions.conf \(every port is a "
+                                          r"full member of the Default partition 0x7fff\)$"):
         run_traffic(fat_tree(radix=8, planes=2), "permutation", "maxmin", None, "minhop", 1e-3, 0, partition="x")
 
 

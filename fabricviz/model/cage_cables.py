@@ -1,0 +1,134 @@
+"""Breakout cables: the plug a shared cage takes, one per cage rather than one per link.
+
+A switch cage broken out (:mod:`.breakout`: an SN5600 cage at 2 × 400GbE) or a NIC port split into
+planes (:mod:`.planes`: a ConnectX-8's one OSFP cage as 2 × 400GbE) holds one plug for all its
+ports. NVIDIA's LinkX line has two kinds of plug for it, catalog cable parts with ``breakout`` (the
+cage they serve, ``2x400GbE``) and ``far_end``:
+
+* ``far_end: single`` — a splitter cable (MCP7Y00: a twin-port OSFP end to two single-port 400G
+  OSFP ends): a shared cage to single-port cages (ConnectX-7 400G NICs), one cable per cage;
+* ``far_end: twin`` — twin-port optics (MMA4Z00-NS, MMS4X00-NM: 2 × SR4 / 2 × DR4 on two
+  MPO-12/APC connectors) in shared cages at both ends, one straight MPO fibre per 400G link
+  (MFP7E10 / MFP7E30). The part is priced per cage cable as two modules (the hardware of one 800G
+  twin-port link); the BOM counts the modules one per cage the links end in, both ends.
+
+A link with a shared cage is :data:`TWIN` when both its ends take twin-port plugs (a shared cage, or
+a switch's OSFP cage of its own that could break out — an SN5600 spine port at 400GbE holds a
+twin-port module with one fibre in use), :data:`SPLIT` when a shared switch cage goes to a NIC's
+cage of its own (a ConnectX-7's OSFP: a splitter's single-port ends are made for adapters), and
+:data:`OTHER` otherwise (a split NIC port to single switch ports), :func:`link_classes`. The cable
+picker (:class:`~.cabling.Cabling`) offers breakout parts only to TWIN and SPLIT links, matching the
+shared cage's split and the link's rate (:func:`serves`); a link none fits (longer than a splitter
+reaches, a cage in another mode, OTHER) gets a per-link part as before, and the BOM lists a switch
+cage's breakout cable unpriced then. The BOM counts a breakout part's cables by cage
+(:func:`cage_units`), as NVIDIA's reference architectures count them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+
+from .breakout import Breakout, ports_per_cage
+
+if TYPE_CHECKING:
+    from .catalog import Part
+    from .fabric import Fabric
+    from .tech import LinkRate
+
+#: Link classes (:func:`link_classes`): no shared cage; a shared switch cage to a NIC's own cage; twin-port
+#: plugs at both ends; a shared cage no breakout part serves.
+PLAIN, SPLIT, TWIN, OTHER = 0, 1, 2, 3
+
+
+class Cages(NamedTuple):
+    """Per port: how many ports share its physical cage (1: a cage of its own), whether the cage
+    takes a twin-port plug, and whether it is a switch's."""
+
+    share: np.ndarray
+    twin: np.ndarray
+    switch: np.ndarray
+
+
+def port_share(fabric: Fabric, ports: np.ndarray) -> Cages:
+    """The cages of ``ports`` (:class:`Cages`). Shared: a broken-out switch's (its ports per cage), a
+    NIC's whose port is split into planes (:mod:`.planes`: more ports than its part). Twin-port: a
+    shared cage, or a switch cage that can break out two ways (an SN5600's OSFP); not a NIC's own."""
+    t, pt = fabric.devices_t, fabric.ports_t
+    ports = np.asarray(ports, np.int64)
+    devs = pt.device[ports].astype(np.int64)
+    out = np.ones(len(ports), np.int64)
+    twin = np.zeros(len(ports), bool)
+    switch = np.zeros(len(ports), bool)
+    codes = t.part[devs]
+    for idx in np.unique(codes).tolist():
+        pid = fabric.parts.id_of(int(idx)) if idx >= 0 else None
+        part = fabric.catalog.get(pid) if pid is not None and pid in fabric.catalog else None
+        if part is None:
+            continue
+        sel = codes == idx
+        switch[sel] = part.kind in ("ib_switch", "eth_switch")
+        if part.breakout and switch[sel].any():
+            out[sel] = ports_per_cage(part)
+        elif part.kind == "nic" and part.ports:
+            n = t.nports[devs[sel]].astype(np.int64)
+            out[sel] = np.where((n > part.ports) & (n % part.ports == 0), n // part.ports, 1)
+        twin[sel] = any(Breakout.parse(m).split == 2 for m in part.breakouts)
+    return Cages(out, twin | (out > 1), switch)
+
+
+def link_classes(a: Cages, b: Cages) -> np.ndarray:
+    """Per link from its ends' :func:`port_share`: :data:`PLAIN` (no shared cage), :data:`TWIN` (a
+    shared cage, both ends taking twin-port plugs), :data:`SPLIT` (a shared switch cage to a NIC's cage
+    of its own: a splitter's single-port ends are for adapters) or :data:`OTHER` (a shared cage no
+    breakout part serves: a split NIC port to single switch ports)."""
+    shared = (a.share > 1) | (b.share > 1)
+    split = ((a.share > 1) & a.switch & ~b.twin & ~b.switch) | ((b.share > 1) & b.switch & ~a.twin & ~a.switch)
+    return np.where(~shared, PLAIN, np.where(a.twin & b.twin, TWIN, np.where(split, SPLIT, OTHER)))
+
+
+def serves(c: Part, rate: LinkRate, cls: int, share: int) -> bool:
+    """Whether cable part ``c`` may carry a ``rate`` link of class ``cls`` whose shared cage(s) split
+    ``share`` ways: a per-link part any link; a breakout part only its own cage (split and rate) on
+    the far end it is made for (a splitter: single-port far ends; twin optics: shared at both ends)."""
+    if not c.breakout:
+        return True
+    if cls not in (SPLIT, TWIN) or (c.far_end == "twin") != (cls == TWIN):
+        return False
+    b = Breakout.parse(c.breakout)
+    return b.split == share and b.rate == rate
+
+
+def cage_units(fabric: Fabric, cids: np.ndarray) -> np.ndarray:
+    """Per cable of ``cids`` (links on breakout parts): which breakout cable carries it — equal keys,
+    one cable. Keyed by the shared end's (device, cage); with both ends shared, by the end of the
+    lower tier (the NIC's cage to a leaf, the leaf's up to a spine; lower device id on a tie)."""
+    t, pt, ct = fabric.devices_t, fabric.ports_t, fabric.cables_t
+    cids = np.asarray(cids, np.int64)
+    pa, pb = ct.port_a[cids].astype(np.int64), ct.port_b[cids].astype(np.int64)
+    da, db = pt.device[pa].astype(np.int64), pt.device[pb].astype(np.int64)
+    sa, sb = port_share(fabric, pa).share, port_share(fabric, pb).share
+    tier_a, tier_b = t.tier[da].astype(np.int64), t.tier[db].astype(np.int64)
+    a_first = (tier_a < tier_b) | ((tier_a == tier_b) & (da <= db))
+    use_a = (sa > 1) & ((sb <= 1) | a_first)
+    dev = np.where(use_a, da, db)
+    port = np.where(use_a, pa, pb)
+    share = np.where(use_a, sa, sb)
+    cage = (port - t.first_port[dev].astype(np.int64)) // share
+    return dev * (1 << 20) + cage
+
+
+def cage_ends(fabric: Fabric, cids: np.ndarray) -> int:
+    """The cages the links ``cids`` end in, both ends (a shared cage once): the twin-port modules
+    twin optics take — a native switch cage holds one for its one link."""
+    t, pt, ct = fabric.devices_t, fabric.ports_t, fabric.cables_t
+    cids = np.asarray(cids, np.int64)
+    ports = np.concatenate([ct.port_a[cids], ct.port_b[cids]]).astype(np.int64)
+    share = port_share(fabric, ports).share
+    dev = pt.device[ports].astype(np.int64)
+    return int(len(np.unique(dev * (1 << 20) + (ports - t.first_port[dev].astype(np.int64)) // share)))
+
+
+__all__ = ["OTHER", "PLAIN", "SPLIT", "TWIN", "Cages", "cage_ends", "cage_units", "link_classes", "port_share",
+           "serves"]
