@@ -83,6 +83,35 @@ def choose(h: int, flows: np.ndarray, cand: np.ndarray, loc: np.ndarray, u: np.n
 
 
 @njit(cache=True, nogil=True)
+def round_robin(h: int, flows: np.ndarray, cand: np.ndarray, loc: np.ndarray, pl: np.ndarray, cur: np.ndarray,
+                rr: np.ndarray) -> np.ndarray:
+    """Per deciding flow (in ``flows`` order, as packets reach the switch): the first candidate on the
+    next egress of its hop-``h`` switch's round-robin; the switch is named by its lowest egress among
+    the candidates (every flow through it has the same set), ``rr`` holds its counter; -1: same egress."""
+    m = len(flows)
+    chosen = np.full(m, -1, np.int64)
+    j = 0
+    for i in range(m):
+        a = j
+        while j < len(cand) and loc[j] == i:
+            j += 1
+        # the distinct egresses at hop h, in ascending link order
+        egress = np.unique(pl[cand[a:j], h])
+        if len(egress) < 2:
+            continue
+        sw = egress[0]
+        pick = egress[rr[sw] % len(egress)]
+        rr[sw] += 1
+        if pick == pl[cur[flows[i]], h]:
+            continue
+        for k in range(a, j):
+            if pl[cand[k], h] == pick:
+                chosen[i] = cand[k]
+                break
+    return chosen
+
+
+@njit(cache=True, nogil=True)
 def waterfill(gid_link: np.ndarray, demand: np.ndarray, cap: np.ndarray, n_links: int) -> np.ndarray:
     """:func:`fabricviz.sim.waterfill.waterfill` loop by loop (the sums in the same order: the same
     allocation to the byte), for the flowlet runs that have numba loaded already."""

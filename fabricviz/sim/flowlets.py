@@ -49,6 +49,7 @@ class FlowletParams:
     seed: int = 0
     grades: tuple[float, ...] = (0.05, 0.1, 0.2)
     mtu_bytes: float = 9000.0     # a packet: less than this arriving over a gap is an idle gap
+    spray: bool = False           # per-packet spraying (htsim's ecmp_rr): every tick, round-robin per switch
 
 
 def reverse_links(src_port: np.ndarray, dst_port: np.ndarray) -> np.ndarray:
@@ -104,6 +105,7 @@ class Flowlets:
         self.reorders = np.zeros(F, np.int64)
         self.multi = self.count > 1
         self._graded: np.ndarray | None = None
+        self.rr = np.zeros(int(self.PL.max(initial=0)) + 1, np.int64)   # spray: a counter per switch (its lowest egress)
         self._grades = np.zeros(len(self.thresholds), np.int64)
         # per hop of each sub-path, the link a NAK takes back (-1: none known; then a tick, unqueued)
         self.RL = np.full_like(self.PL, -1)
@@ -157,6 +159,14 @@ class Flowlets:
         self._grade(q_link, self.cur[:0])                     # every link's grade for these queues
         return choose(h, flows, cand, loc, u, self.PL, self._grades, float(len(self.prm.grades) + 1), self.cur)
 
+    def _spray(self, flows: np.ndarray, h: int) -> np.ndarray:
+        """Per flow in ``flows``: the next egress of its hop-``h`` switch in that switch's one
+        round-robin over its equal-cost egresses, shared by every flow through it (htsim's
+        ``FatTreeSwitch`` RR); -1 where it stays on its current egress."""
+        from .flowlet_kernels import candidates, round_robin
+        cand, loc = candidates(h, flows, self.count, self.start, self.cur, self.prefix, self.PL)
+        return round_robin(h, flows, cand, loc, self.PL, self.cur, self.rr)
+
     def tick(self, t: float, serve: np.ndarray, held: np.ndarray | None, q_link: np.ndarray,
              state: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """After a tick ending at ``t``: ``serve`` bytes each entry sent, ``held`` bytes each entry
@@ -177,12 +187,17 @@ class Flowlets:
         # a packet arriving after less than a packet came in gap_s: an idle gap before it
         edge = self.seen & (recent < self.prm.mtu_bytes) & self.multi[:, None]
         from .flowlet_kernels import deciders  # numba: loaded by a flowlet run only
+        if self.prm.spray:
+            sending = np.repeat((got > 0).any(axis=1)[:, None], self.H, axis=1).astype(np.float32)
         for h in range(1, self.H):           # the NIC has one link: no choice before the first switch
-            nb, flows = deciders(h, got, edge, self.PL, self.cur, self.rng.random(F), self.prm.move_chance)
+            if self.prm.spray:               # every packet of a sending flow, at every switch on its way
+                nb, flows = deciders(h, sending, self.multi[:, None] | edge, self.PL, self.cur, np.zeros(F), 1.0)
+            else:
+                nb, flows = deciders(h, got, edge, self.PL, self.cur, self.rng.random(F), self.prm.move_chance)
             self.boundaries[h] += nb
             if not len(flows):
                 continue
-            new = self._pick(flows, h, q_link)
+            new = self._spray(flows, h) if self.prm.spray else self._pick(flows, h, q_link)
             moved = flows[new >= 0]
             self.cur[moved] = new[new >= 0]
             at[moved] = np.minimum(at[moved], h)
