@@ -21,6 +21,7 @@ from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.items.batch import device_rects, rects_path
 from fabricviz.ui.canvas.items.cables import path_pairs
 from fabricviz.ui.canvas.items.devices import K_ETHSW, K_IBSW, K_SERVER, ROLE_KIND
+from fabricviz.ui.canvas.items.label_spots import LINE_CHECK, Lines, clear_spot
 from fabricviz.ui.canvas.items.routes import Routes, clamp_points, facing_ends, segment_distance, spread_ends
 from fabricviz.ui.canvas.items.segments import SegmentPathItem
 
@@ -105,6 +106,7 @@ def tint(color: QtGui.QColor, dark: bool, amount: float = 0.82) -> QtGui.QColor:
 ROW_GAP_PX = 10.0
 #: A label's halo around its text (:mod:`fabricviz.ui.canvas.items.labels`): may lie on a box.
 PAD_PX = 2.0
+LINE_CLEAR_PX = 1.0          # a bundle label's text keeps this far from other lines (pixels)
 
 
 def drawn_primitives(view: QtWidgets.QGraphicsView) -> int:
@@ -147,11 +149,13 @@ class Label(NamedTuple):
     box_w: float = np.inf
 
 
-def place_labels(labels: list[Label], scale: float, layer, boxes: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
+def place_labels(labels: list[Label], scale: float, layer, boxes: np.ndarray | None = None,
+                 lines: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
     """(xs, ys, texts, priorities) for the label layer's ``set_extra``: each :class:`Label` at its
     place for view ``scale`` (offsets are in screen pixels, so they depend on the scale); a label
-    with ``own`` that would lie on another of ``boxes`` ([4, m]) is left out."""
+    with ``own`` that would lie on another of ``boxes`` ([4, m]) is left out; a label ``beside``
+    its line goes to the other side where one of the drawn ``lines`` ([4, n]) runs through it."""
+    drawn = Lines.of(lines) if lines is not None and len(labels) * lines.shape[1] <= LINE_CHECK else None
     s = max(scale, 1e-12)
     line = float(getattr(layer, "_height", 16.0))          # one label's height, pixels
     step = line + ROW_GAP_PX
@@ -169,9 +173,12 @@ def place_labels(labels: list[Label], scale: float, layer, boxes: np.ndarray | N
             half, gap = (line / 2, 1.0) if lab.beside and len(rows) == 1 else (step * len(rows) / 2, 3.0)
             off = min((abs(ux) * w / 2 + abs(uy) * half + gap) / s, lab.reach)
             x, y = x + ux * off, y + uy * off
-            if lab.beside:     # and clear of its line, on the side the line turns away from
-                side = lab.side * (abs(uy) * w / 2 + abs(ux) * line / 2 + 4.0) / s
-                x, y = x - uy * side, y + ux * side
+            if lab.beside:     # and clear of its line, on the side the line turns away from (or the other)
+                side = (abs(uy) * w / 2 + abs(ux) * line / 2 + 4.0) / s
+                x, y = clear_spot([(x - uy * k * side - ux * d, y + ux * k * side - uy * d)  # nearer its end, or
+                                   for d in (0.0, 1.5 / s, 3.0 / s, 2 * off) for k in (lab.side, -lab.side)],  # inside
+                                  (w / 2 - PAD_PX + LINE_CLEAR_PX) / s, (line / 2 - PAD_PX + LINE_CLEAR_PX) / s,
+                                  drawn)
         if lab.own is not None and boxes is not None and boxes.shape[1]:
             # the text, not its halo
             hw, hh = (w / 2 - PAD_PX) / s, (line / 2 - PAD_PX + (len(rows) - 1) * step / 2) / s

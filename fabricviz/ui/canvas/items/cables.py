@@ -11,10 +11,12 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.generate.geometry import device_rects
+from fabricviz.generate.groups import Grouping
 from fabricviz.model import Fabric
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.items.devices import K_ETHSW, K_IBSW, ROLE_KIND
 from fabricviz.ui.canvas.items.gutters import SEGS, NearRoutes, route_cables
+from fabricviz.ui.canvas.items.rack_routes import find_racks, route_with_racks
 
 if TYPE_CHECKING:
     from fabricviz.ui.canvas.items.segments import SegmentPathItem
@@ -68,16 +70,19 @@ def top_devices(f: Fabric, devices: np.ndarray) -> np.ndarray:
 _cache: dict[int, tuple[tuple, NearRoutes]] = {}
 
 
-def routes_for(f: Fabric) -> NearRoutes:
-    """Every cable of ``f`` routed (cached until a device or cable of ``f`` changed)."""
+def routes_for(f: Fabric, groups: Grouping | None = None) -> NearRoutes:
+    """Every cable of ``f`` routed (cached until a device or cable of ``f`` changed); ``groups``:
+    its host blocks when known (else found)."""
     t, ct = f.devices_t, f.cables_t
     ids = f.cable_ids()
     key = (t.n, hash(t.x[:t.n].tobytes()), hash(t.y[:t.n].tobytes()), hash(t.alive[:t.n].tobytes()),
-           hash(ids.tobytes()), hash(ct.port_a[ids].tobytes()), hash(ct.port_b[ids].tobytes()))
+           hash(ids.tobytes()), hash(ct.port_a[ids].tobytes()), hash(ct.port_b[ids].tobytes()),
+           repr(f.meta.get("nvlink_domains")))
     hit = _cache.get(id(f))
     if hit is not None and hit[0] == key:
         return hit[1]
-    seg = _port_routes(f, ct.port_a[ids], ct.port_b[ids], np.vstack(cable_anchors(f, ids)) if len(ids) else None)
+    seg = _port_routes(f, ct.port_a[ids], ct.port_b[ids], np.vstack(cable_anchors(f, ids)) if len(ids) else None,
+                       groups)
     out = NearRoutes(np.asarray(ids, np.int64), seg)
     _cache.pop(id(f), None)
     while len(_cache) >= 2:               # the shown design and one more (a lesson's "before")
@@ -86,7 +91,8 @@ def routes_for(f: Fabric) -> NearRoutes:
     return out
 
 
-def _port_routes(f: Fabric, pa: np.ndarray, pb: np.ndarray, ends: np.ndarray | None) -> np.ndarray:
+def _port_routes(f: Fabric, pa: np.ndarray, pb: np.ndarray, ends: np.ndarray | None,
+                 groups: Grouping | None = None) -> np.ndarray:
     """[4, SEGS * n] routes between ports ``pa`` and ``pb`` from their drawn ``ends`` ([4, n])
     through the gutters between the top-level devices."""
     t, pt = f.devices_t, f.ports_t
@@ -96,7 +102,10 @@ def _port_routes(f: Fabric, pa: np.ndarray, pb: np.ndarray, ends: np.ndarray | N
     col[tops] = np.arange(len(tops))
     da = col[top_devices(f, pt.device[np.asarray(pa, np.int64)])]
     db = col[top_devices(f, pt.device[np.asarray(pb, np.int64)])]
-    return route_cables(device_rects(f, tops), da, db, ends if ends is not None else np.zeros((4, 0)))
+    rects = device_rects(f, tops)
+    ends = ends if ends is not None else np.zeros((4, 0))
+    racks = find_racks(f, tops, rects, groups)    # an NVLink rack's trays route as one device
+    return route_cables(rects, da, db, ends) if racks is None else route_with_racks(rects, da, db, ends, racks)
 
 
 def routed_links(f: Fabric, pa: np.ndarray, pb: np.ndarray) -> QtGui.QPainterPath:

@@ -9,7 +9,9 @@ its compute trays (the servers, which stay where the model has them):
 * **open**: a frame round the trays, the NVLink switch trays as a row of boxes under them
   (``switch_trays`` of ``chips_per_switch_tray`` chips) and the NVLink links: each compute tray's
   run down the gutter at its left to a bus under the frame that fans out to every switch tray
-  (each GPU has a link to each switch chip), labelled with the part's link count and rate.
+  (each GPU has a link to each switch chip), labelled under the switch trays with the rack's name
+  and part and the part's link count and rate (the cable router keeps that room free:
+  :mod:`~fabricviz.ui.canvas.items.rack_routes`).
 
 A double-click on the block or the frame opens or closes it (the Pick gesture; view state, like opening a group:
 not an edit of the design, nothing to undo). Zoomed out (far, middle) the semantic layer draws the
@@ -40,6 +42,7 @@ PAD = 14.0                             # frame/block margin round the trays (sce
 TRAY_H, TRAY_GAP, ROW_GAP = 16.0, 6.0, 60.0
 GUTTER = 4.0                           # a tray's links run down this far left of it
 BLOCK_TINT = 0.25                      # the collapsed block: this much NVLink green over the background
+LABEL_TOP, LABEL_STEP = 14.0, 20.0     # an open rack's three labels: under its switch trays, one a line
 
 
 def _rect_item(scene: QtWidgets.QGraphicsScene, z: float, item: Any = None) -> Any:
@@ -157,14 +160,16 @@ class NvlinkLayer:
                 block.setPen(self._pen(2.0, QtCore.Qt.PenStyle.DashLine))
                 block.setBrush(QtGui.QBrush(QtCore.Qt.BrushStyle.NoBrush))
                 bottom = self._switch_trays(d, block.rect(), near)
-                xs.append(block.rect().center().x())
-                ys.append(block.rect().top() - 10.0)
-                texts.append(f"{d.name}: {s.name} — {len(d.servers)} compute trays, {d.n_gpus} GPUs; "
-                             f"{s.switch_trays} NVLink switch trays × {s.chips_per_switch_tray} chips")
-                xs.append(block.rect().center().x())
-                ys.append(bottom + 14.0)
-                texts.append(f"{s.links:,} NVLink {s.generation} links: {s.links_per_gpu} per GPU × "
-                             f"{s.link_gbytes:g} GB/s = {s.gpu_gbytes:g} GB/s a direction")
+                cx = block.rect().center().x()                # under the switch trays, where the
+                for k, text in enumerate((                     # router keeps cables away (rack_routes)
+                        f"{d.name}: {s.name}",
+                        f"{len(d.servers)} compute trays, {d.n_gpus} GPUs; "
+                        f"{s.switch_trays} NVLink switch trays × {s.chips_per_switch_tray} chips",
+                        f"{s.links:,} NVLink {s.generation} links: {s.links_per_gpu} per GPU × "
+                        f"{s.link_gbytes:g} GB/s = {s.gpu_gbytes:g} GB/s a direction")):
+                    xs.append(cx)
+                    ys.append(bottom + LABEL_TOP + k * LABEL_STEP)
+                    texts.append(text)
             else:
                 block.setBrush(QtGui.QBrush(self._fill()))
                 block.setPen(self._pen(2.0))

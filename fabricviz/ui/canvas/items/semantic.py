@@ -489,7 +489,7 @@ class SemanticLayer:
         d.set_frames(box[:, opened])
         d.set_switches(geom["sw_rects"], f.devices_t.kind[geom["sw_ids"]])
         d.set_blocks(geom["blk_rects"])
-        ne = routes_for(f).of(self.near_cids)          # an open group's cables along their near routes
+        ne = routes_for(f, g).of(self.near_cids)       # an open group's cables along their near routes
         d.set_near_cables(ne, *(np.repeat(a[self.near_cids], SEGS) for a in (f.cables_t.tech, f.cables_t.ctype)))
         self._closed_opened = closed, opened
         self._draw_routes()
@@ -567,8 +567,8 @@ class SemanticLayer:
         layer = getattr(self.scene, "label_layer", None)
         if layer is not None:
             self._label_scale = self.scale
-            geom = self.geometry()              # bundles' labels between groups keep off other boxes
-            layer.set_extra(*place_labels(self._labels, self.scale, layer, geom["box"] if geom else None))
+            boxes = geom["box"] if (geom := self.geometry()) else None    # labels keep off other boxes, lines
+            layer.set_extra(*place_labels(self._labels, self.scale, layer, boxes, self.routes.seg))
 
     # ------------------------------------------------------------------ items of the scene
     def show_device(self, d: int) -> None:
