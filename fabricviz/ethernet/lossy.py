@@ -154,6 +154,7 @@ class GoBackNEveryNak(GoBackN):
         self.dup_bytes = np.zeros(n_flows)             # thrown away as copies of what had arrived
         self.copies = np.zeros(n_flows)      # what the sender sends next that repeats bytes landing: duplicates
         self.received = np.zeros(n_flows)    # in order at the receiver so far
+        self.rewound_at = np.full(n_flows, -np.inf)   # when each sender last went back
 
     def deliver(self, got: np.ndarray) -> np.ndarray:
         """Bytes arriving at each receiver → the in-order part: what is ahead of the gap, then (while a
@@ -188,9 +189,12 @@ class GoBackNEveryNak(GoBackN):
         still landing in order: those are the copies. Flow by flow in
         :func:`.lossy_kernels.rewind_due` (numba: a flowlet run's)."""
         from .lossy_kernels import rewind_due
-        return rewind_due(tick % len(self.ring), t, np.asarray(delivered, float), np.asarray(seq, float),
+        before = np.array(seq, float)
+        out = rewind_due(tick % len(self.ring), t, np.asarray(delivered, float), np.asarray(seq, float),
                           np.asarray(in_flight, float), self.good_quota, self.discard, self.dup, self.behind,
                           self.copies, self.recovering, self.nak_at, self.ring, self.acks)
+        self.rewound_at[out < before] = t
+        return out
 
     def sent(self, seq: np.ndarray, pulled: np.ndarray) -> np.ndarray:
         """As :meth:`GoBackN.sent`; what repeats bytes still landing goes in flight as duplicates."""

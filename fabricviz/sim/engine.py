@@ -435,10 +435,11 @@ def simulate(fabric: Fabric, flows: Flows, routing: str | None = None, model: st
                          None, reach.left_out, dropped, refused, part, link_vl, flow_vl, done, eff)
     prm = fluid or (FluidParams(cc="none", flow_control="credit") if tech == "ib" else roce_fluid(fabric))
     prm = replace(prm, stop_when_done=stop_when_done)
-    if routing == "adaptive" and eff.transport == "roce-gbn":     # flowlets, reordering as it happens
+    if routing in ("adaptive", "spray") and eff.transport == "roce-gbn":   # flowlets / spray: reorderings as they come
         from .flowlets import FlowletParams
         prm = replace(prm, duration_s=duration_s, eta=None,
-                      flowlets=prm.flowlets or FlowletParams(seed=seed, mtu_bytes=prm.pfc.mtu))
+                      flowlets=prm.flowlets or FlowletParams(seed=seed, mtu_bytes=prm.pfc.mtu,
+                                                             spray=routing == "spray"))
     else:
         prm = replace(prm, duration_s=duration_s, eta=eff.eta if eff.costly else None)
     arb = plan.arb if plan is not None else None

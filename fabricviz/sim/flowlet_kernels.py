@@ -83,6 +83,48 @@ def choose(h: int, flows: np.ndarray, cand: np.ndarray, loc: np.ndarray, u: np.n
 
 
 @njit(cache=True, nogil=True)
+def round_robin(h: int, flows: np.ndarray, cand: np.ndarray, loc: np.ndarray, pl: np.ndarray, cur: np.ndarray,
+                rr: np.ndarray, perm: np.ndarray, order: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Per deciding flow, taken in ``order`` (as their packets reach the switch): the first candidate
+    on the next egress of its hop-``h`` switch's round-robin, htsim's ``FatTreeSwitch`` RR: one
+    counter per switch (``rr``, the switch named by its lowest egress among the candidates: every
+    flow through it has the same set) over its egresses in the order ``perm`` holds, shuffled
+    afresh (uniforms ``u[i]``) at the first packet and after every 5 × egresses packets; -1: the
+    same egress as now."""
+    m = len(flows)
+    chosen = np.full(m, -1, np.int64)
+    first = np.full(m + 1, len(cand), np.int64)       # each flow's candidates: cand[first[i]:first[i + 1]]
+    for j in range(len(cand) - 1, -1, -1):
+        first[loc[j]] = j
+    for i in range(m - 1, -1, -1):
+        if first[i] > first[i + 1]:
+            first[i] = first[i + 1]
+    for n in range(m):
+        i = order[n]
+        a, b = first[i], first[i + 1]
+        egress = np.unique(pl[cand[a:b], h])           # the distinct egresses at hop h, ascending
+        k = len(egress)
+        if k < 2:
+            continue
+        sw = egress[0]
+        if perm[sw, 0] < 0 or rr[sw] >= 5 * k:          # htsim's permute_paths: a Fisher-Yates shuffle
+            rr[sw] = 0
+            perm[sw, :k] = egress
+            for t in range(k - 1):
+                x = t + int(u[i, t] * (k - t))
+                perm[sw, t], perm[sw, x] = perm[sw, x], perm[sw, t]
+        pick = perm[sw, rr[sw] % k]
+        rr[sw] += 1
+        if pick == pl[cur[flows[i]], h]:
+            continue
+        for j in range(a, b):
+            if pl[cand[j], h] == pick:
+                chosen[i] = cand[j]
+                break
+    return chosen
+
+
+@njit(cache=True, nogil=True)
 def waterfill(gid_link: np.ndarray, demand: np.ndarray, cap: np.ndarray, n_links: int) -> np.ndarray:
     """:func:`fabricviz.sim.waterfill.waterfill` loop by loop (the sums in the same order: the same
     allocation to the byte), for the flowlet runs that have numba loaded already."""
@@ -143,6 +185,25 @@ def carry(po: np.ndarray, pn: np.ndarray, at: np.ndarray, first: np.ndarray, sta
 
 
 @njit(cache=True, nogil=True)
+def held_on(p: int, first: np.ndarray, pl: np.ndarray, q_link: np.ndarray, rate: np.ndarray, hop_s: float,
+            q: np.ndarray, arrive: np.ndarray, fh: np.ndarray, a: float, r: float) -> tuple[float, float]:
+    """Sub-path ``p``'s bytes still in flight added to ``a``, and ``r`` raised to the time from the
+    farthest-back of them to the receiver (each hop a tick plus the queue ahead; ``fh``: scratch)."""
+    H = pl.shape[1]
+    s = 0.0
+    for k in range(H - 1, -1, -1):
+        lk = pl[p, k]
+        s += q_link[lk] / rate[lk] + hop_s if lk >= 0 else 0.0
+        fh[k] = s
+    for k in range(H):
+        b = q[first[p] + k] + arrive[first[p] + k] if pl[p, k] >= 0 else 0.0
+        if b > 0 and fh[k] > r:
+            r = fh[k]
+        a += b
+    return a, r
+
+
+@njit(cache=True, nogil=True)
 def move_times(po: np.ndarray, pn: np.ndarray, at: np.ndarray, first: np.ndarray, pl: np.ndarray,
                rl: np.ndarray, q_link: np.ndarray, rate: np.ndarray, hop_s: float, q: np.ndarray,
                arrive: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -154,19 +215,7 @@ def move_times(po: np.ndarray, pn: np.ndarray, at: np.ndarray, first: np.ndarray
     ahead, remain, onward, back = np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m)
     fh = np.empty(H)
     for i in range(m):
-        p = po[i]
-        s = 0.0
-        for k in range(H - 1, -1, -1):
-            lk = pl[p, k]
-            s += q_link[lk] / rate[lk] + hop_s if lk >= 0 else 0.0
-            fh[k] = s
-        a, r = 0.0, 0.0
-        for k in range(H):
-            b = q[first[p] + k] + arrive[first[p] + k] if pl[p, k] >= 0 else 0.0
-            if b > 0 and fh[k] > r:
-                r = fh[k]
-            a += b
-        ahead[i], remain[i] = a, r
+        ahead[i], remain[i] = held_on(po[i], first, pl, q_link, rate, hop_s, q, arrive, fh, 0.0, 0.0)
         p = pn[i]
         s, w, c = 0.0, 0.0, 0
         for k in range(H):
@@ -178,6 +227,28 @@ def move_times(po: np.ndarray, pn: np.ndarray, at: np.ndarray, first: np.ndarray
             w += q_link[lk] / rate[lk] if lk >= 0 else 0.0
         onward[i], back[i] = s, c * hop_s + w
     return ahead, remain, onward, back
+
+
+@njit(cache=True, nogil=True)
+def in_flight_all(flows: np.ndarray, pn: np.ndarray, start: np.ndarray, count: np.ndarray, first: np.ndarray,
+                  pl: np.ndarray, q_link: np.ndarray, rate: np.ndarray, hop_s: float, q: np.ndarray,
+                  arrive: np.ndarray, sent_at: np.ndarray, since: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per moved flow of a sprayed run: :func:`move_times`' old-path figures over every sub-path of
+    the flow but the new one ``pn`` — its bytes still in flight there and the time from the
+    farthest-back of them to the receiver (each hop a tick plus the queue ahead) — leaving out the
+    sub-paths its NIC last sent on before the sender last went back (``sent_at`` < ``since``):
+    what they hold was sent past the gap before the rewind, stale, and overtaking it puts nothing
+    out of order (packets held up in a paused queue there would otherwise count)."""
+    m = len(flows)
+    ahead, remain = np.zeros(m), np.zeros(m)
+    fh = np.empty(pl.shape[1])
+    for i in range(m):
+        a, r = 0.0, 0.0
+        for p in range(start[flows[i]], start[flows[i]] + count[flows[i]]):
+            if p != pn[i] and sent_at[p] >= since[i]:
+                a, r = held_on(p, first, pl, q_link, rate, hop_s, q, arrive, fh, a, r)
+        ahead[i], remain[i] = a, r
+    return ahead, remain
 
 
 @njit(cache=True, nogil=True)

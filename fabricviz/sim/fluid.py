@@ -228,7 +228,7 @@ class FluidSim:
             from .flowlet_kernels import waterfill  # the same, compiled: numba is loaded for flowlets
             self._fill = waterfill
             self.fl = Flowlets(routes, nic, params.dt_s, links.gbps * 1e9 / 8, queue, params.flowlets,
-                               reverse_links(links.src_port, links.dst_port))
+                               reverse_links(links.src_port, links.dst_port), self.gbn.rewound_at)
         self.link_dropped = np.zeros(L)
         if params.flow_control == "lossy":
             # switch egress queues drop; a NIC's own queue (first hop, or after its PCIe hop) never does

@@ -68,18 +68,36 @@ def test_ranking_under_go_back_n_matches_htsim(tree):
 
 @pytest.mark.slow
 def test_fluid_resends_and_counts_only_goodput(tree):
+    """Spraying over go-back-N in the fluid model is the mechanism (:mod:`fabricviz.sim.flowlets`):
+    every packet round-robin per switch, the reorderings it causes NAKed and resent; the run's own
+    goodput share is its transport effect. A fluid run given the estimate's η injects 1/η bytes per
+    byte delivered instead (``FluidParams.eta``)."""
     f, flows = tree
+    from dataclasses import replace
+
+    from fabricviz.sim.engine import roce_fluid
+    from fabricviz.sim.fluid import simulate_fluid
     from fabricviz.sim.workloads import Flows
     sized = Flows(flows.src[:4], flows.dst[:4], np.full(4, 200e3))
-    res = simulate(f, sized, "spray", "fluid", 2e-3, transport="roce-gbn")     # adaptive: flowlets
+    res = simulate(f, sized, "spray", "fluid", 2e-3, transport="roce-gbn")
     fl = res.fluid
-    eta = res.transport.eta
-    assert np.all(np.isfinite(fl.finish_s)) and fl.lost_bytes == 0.0
+    assert np.all(np.isfinite(fl.finish_s)) and fl.lost_bytes == 0.0 and fl.reorder_resent_bytes is None
     np.testing.assert_allclose(fl.delivered_bytes, 200e3, rtol=1e-9)
-    np.testing.assert_allclose(fl.reorder_resent_bytes, 200e3 * (1 / eta - 1), rtol=1e-6)
-    np.testing.assert_allclose(fl.injected_bytes, 200e3 / eta, rtol=1e-6)
+    np.testing.assert_allclose(fl.injected_bytes, fl.delivered_bytes + fl.discarded_bytes + fl.in_flight_bytes,
+                               rtol=1e-9)
+    assert np.all(fl.retransmitted_bytes > 0)
+    np.testing.assert_allclose(res.transport.eta, fl.delivered_bytes / (fl.delivered_bytes + fl.discarded_bytes))
     ooo = simulate(f, sized, "spray", "fluid", 2e-3, transport="roce-ooo").fluid
     assert ooo.reorder_resent_bytes is None and fl.finish_s.max() > ooo.finish_s.max()
+    # the estimate's η, given to the fluid model
+    links = link_table(f)
+    routes = route(f, links, sized, "spray")
+    eta = transport_effect(links, routes, "spray", "roce-gbn").eta
+    prm = replace(roce_fluid(f), duration_s=2e-3, eta=eta, stop_when_done=True)
+    est = simulate_fluid(links, sized, routes, prm)
+    np.testing.assert_allclose(est.delivered_bytes, 200e3, rtol=1e-9)
+    np.testing.assert_allclose(est.reorder_resent_bytes, 200e3 * (1 / eta - 1), rtol=1e-6)
+    np.testing.assert_allclose(est.injected_bytes, 200e3 / eta, rtol=1e-6)
 
 
 def test_transport_of_the_other_technology_is_refused(tree):
