@@ -32,13 +32,17 @@ from ..ib.sharp import sharp_mask
 from ..ib.tiers import switch_mask
 from ..model import Fabric
 from .geometry import SWITCH_H, device_rects
-from .groups import HOSTS, Grouping, cable_tops, find_groups, host_systems
+from .groups import HOSTS, Grouping, cable_tops, find_groups, host_systems, rack_domains
 
 #: Width : height the layout aims for (a screen).
 ASPECT = 16 / 9
 HOST_GAP_X, HOST_GAP_Y = 8.0, 12.0      # between server frames
 SWITCH_GAP = 16.0                        # between switches in a row
 LEAF_DROP = 56.0                         # from a leaf's bottom edge to its first row of servers
+#: ... when they are an NVLink rack's compute trays (an NVL72): the rack's frame sits 14 units
+#: above its trays and the leaves' cables come into it along lanes under the leaves' names, which
+#: at fit (~50 %) are 35 units high; 56 left the names on the frame (issue 29).
+RACK_DROP = 112.0
 TIER_RISE = 150.0                        # between the switch tiers of a pod
 ROW_GAP = 48.0                           # between wrapped rows of one tier
 CLUSTER_GAP_X, CLUSTER_GAP_Y = 36.0, 90.0   # between the leaves (with servers) of one pod
@@ -225,6 +229,11 @@ class _Plan:
         np.maximum.at(self.run_h, self.run_of, h[self.host_ids] + HOST_GAP_Y)
         np.maximum.at(self.cell_h, self.host_cl, h[self.host_ids] + HOST_GAP_Y)
         self.cl_rank = _ranks(self.cl_pod, self.n_cells)
+        in_rack = np.zeros(len(self.host), bool)
+        for d in rack_domains(self.f):
+            in_rack[d.servers[d.servers < len(in_rack)]] = True
+        racked = np.bincount(self.host_cl, weights=in_rack[self.host_ids], minlength=nc) > 0
+        self.drop = np.where(racked, RACK_DROP, LEAF_DROP)      # per cluster
         self.cl_per_cell = np.bincount(self.cl_pod, minlength=self.n_cells)
 
     # ------------------------------------------------------------------ sizes of one shape
@@ -277,7 +286,7 @@ class _Plan:
         cols, rows = self.host_grid(shape)                 # servers (adapters: servers) per row
         hw = np.where(self.n_hosts > 0, self.run_cols(rows)[0], 0.0)
         content = np.maximum(self.leaf_span - SWITCH_GAP, hw)
-        depth = SWITCH_H / 2 + np.where(self.n_hosts > 0, LEAF_DROP + rows * self.cell_h - HOST_GAP_Y, 0.0)
+        depth = SWITCH_H / 2 + np.where(self.n_hosts > 0, self.drop + rows * self.cell_h - HOST_GAP_Y, 0.0)
         up = SWITCH_H / 2 + self.room
         # clusters of a cell in rows of ``per`` clusters
         per = np.maximum(-(-self.cl_per_cell // pod_rows), 1)
@@ -441,7 +450,7 @@ class _Plan:
         c, k = rc[self.run_of], np.maximum(self.unit[hcl], 1)
         unit, within = hr // k, hr % k
         host_left = left[hcl] + (content[hcl] - s["hw"][hcl]) / 2 + x0[self.run_of]
-        host_top = leaf_y[hcl] + SWITCH_H / 2 + LEAF_DROP
+        host_top = leaf_y[hcl] + SWITCH_H / 2 + self.drop[hcl]
         col = (unit % c) * k + within
         X[hid] = host_left + col * self.run_w[self.run_of] + self.w[hid] / 2 - self.cx[hid]
         Y[hid] = host_top + (unit // c) * self.cell_h[hcl] + self.h[hid] / 2 - self.cy[hid]

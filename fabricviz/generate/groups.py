@@ -334,7 +334,7 @@ def find_groups(f: Fabric) -> Grouping:
         for s, bg, kind in zip(leaves, block_group.tolist(), block_kinds, strict=True):
             block_names.append(f.name_of(s[0]) if (len(s) == 1 and kind == HOSTS) or bg < 0 else names[bg])
         group[servers] = block_group[blk]
-    racks = _racks(f) if len(block_names) else []
+    racks = rack_domains(f) if len(block_names) else []
     if racks:
         block, block_names, block_size, block_hosts, block_group = _rack_blocks(
             racks, block, block_names, block_group, group)
@@ -352,7 +352,7 @@ def find_groups(f: Fabric) -> Grouping:
                     block_kinds=tuple(block_kinds))
 
 
-def _racks(f: Fabric) -> list[NvlinkDomain]:
+def rack_domains(f: Fabric) -> list[NvlinkDomain]:
     """The design's NVLink rack domains (an NVL72's trays); none when its setting is refused."""
     try:
         return [d for d in nvlink_domains(f) if d.spec.rack and d.explicit]
@@ -477,4 +477,4 @@ def bundle(f: Fabric, node: np.ndarray, cids: np.ndarray | None = None) -> Bundl
 
 __all__ = ["ADAPTERS", "ADAPTER_NAME", "Bundles", "FACTORY_DESC", "Grouping", "HOSTS", "MANAGEMENT", "MANAGEMENT_HOST",
            "MAX_ADAPTERS", "TOP_NAMES", "UNNAMED", "bundle", "cable_gbps", "cable_tops",
-           "find_groups", "host_systems", "stored_groups", "switch_components"]
+           "find_groups", "host_systems", "rack_domains", "stored_groups", "switch_components"]

@@ -144,7 +144,8 @@ def test_middle_names_rails_and_spines_by_short_names(canvas, fabric):
     QtWidgets.QApplication.processEvents()
     sem.refresh()
     near = {t for _, t, _ in scene.label_layer.in_view(view)}
-    assert any(t.startswith("MF0;") for t in near) and not any("-rail" in t for t in near)
+    # (its own name, as wide as its box allows: a UFM description by its host name, test_label_room.py)
+    assert any(t.startswith("A09-P1-IBLEAF-") for t in near) and not any("-rail" in t for t in near)
 
 
 def test_unit_hosts_read_as_servers_ufm_and_unnamed_adapters(canvas):

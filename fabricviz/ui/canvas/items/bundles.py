@@ -21,7 +21,7 @@ from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.items.batch import device_rects, rects_path
 from fabricviz.ui.canvas.items.cables import path_pairs
 from fabricviz.ui.canvas.items.devices import K_ETHSW, K_IBSW, K_SERVER, ROLE_KIND
-from fabricviz.ui.canvas.items.label_spots import LINE_CHECK, Lines, clear_spot
+from fabricviz.ui.canvas.items.label_spots import LINE_CHECK, Lines, Rects, clear_spot, off_rects
 from fabricviz.ui.canvas.items.routes import Routes, clamp_points, facing_ends, segment_distance, spread_ends
 from fabricviz.ui.canvas.items.segments import SegmentPathItem
 
@@ -150,12 +150,16 @@ class Label(NamedTuple):
 
 
 def place_labels(labels: list[Label], scale: float, layer, boxes: np.ndarray | None = None,
-                 lines: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
+                 lines: np.ndarray | None = None, nodes: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
     """(xs, ys, texts, priorities) for the label layer's ``set_extra``: each :class:`Label` at its
     place for view ``scale`` (offsets are in screen pixels, so they depend on the scale); a label
     with ``own`` that would lie on another of ``boxes`` ([4, m]) is left out; a label ``beside``
-    its line goes to the other side where one of the drawn ``lines`` ([4, n]) runs through it."""
+    its line goes to the other side where one of the drawn ``lines`` ([4, n]) runs through it; a
+    "×n" label beside its line (no ``own``) lies on none of the drawn switches ``nodes`` ([4, m]) or
+    is left out."""
     drawn = Lines.of(lines) if lines is not None and len(labels) * lines.shape[1] <= LINE_CHECK else None
+    switches = Rects.of(nodes) if nodes is not None else None
     s = max(scale, 1e-12)
     line = float(getattr(layer, "_height", 16.0))          # one label's height, pixels
     step = line + ROW_GAP_PX
@@ -175,10 +179,15 @@ def place_labels(labels: list[Label], scale: float, layer, boxes: np.ndarray | N
             x, y = x + ux * off, y + uy * off
             if lab.beside:     # and clear of its line, on the side the line turns away from (or the other)
                 side = (abs(uy) * w / 2 + abs(ux) * line / 2 + 4.0) / s
-                x, y = clear_spot([(x - uy * k * side - ux * d, y + ux * k * side - uy * d)  # nearer its end, or
-                                   for d in (0.0, 1.5 / s, 3.0 / s, 2 * off) for k in (lab.side, -lab.side)],  # inside
-                                  (w / 2 - PAD_PX + LINE_CLEAR_PX) / s, (line / 2 - PAD_PX + LINE_CLEAR_PX) / s,
-                                  drawn)
+                spots = [(x - uy * k * side - ux * d, y + ux * k * side - uy * d)  # nearer its end, or inside
+                         for d in (0.0, 1.5 / s, 3.0 / s, 2 * off) for k in (lab.side, -lab.side)]
+                hw_, hh_ = (w / 2 - PAD_PX + LINE_CLEAR_PX) / s, (line / 2 - PAD_PX + LINE_CLEAR_PX) / s
+                inside = [(lab.x - uy * k * side, lab.y - uy * (half + gap) / s) for k in (lab.side, -lab.side)]
+                spot = clear_spot(spots, hw_, hh_, drawn) if lab.own is not None or switches is None else \
+                    off_rects(spots + inside, hw_, hh_, drawn, switches)      # inside its lower node, at need
+                if spot is None:
+                    continue
+                x, y = spot
         if lab.own is not None and boxes is not None and boxes.shape[1]:
             # the text, not its halo
             hw, hh = (w / 2 - PAD_PX) / s, (line / 2 - PAD_PX + (len(rows) - 1) * step / 2) / s
@@ -233,8 +242,9 @@ def level_labels(far: bool, g: Grouping, geom: dict[str, np.ndarray], closed: li
         if far:
             labels.append(Label((box[0, i] + box[2, i]) / 2, (box[1, i] + box[3, i]) / 2,
                                 box_title(g, geom, i), box_h=box[3, i] - box[1, i], box_w=box[2, i] - box[0, i]))
-        else:            # middle: on its box's top edge, a quarter in (bundles come in at the middle or a corner)
-            labels.append(Label(box[0, i] + (box[2, i] - box[0, i]) / 4, box[1, i], g.names[i]))
+        else:            # middle: just above its box's top edge, a quarter in (bundles come in at the middle
+            # or a corner); on the edge it touched the top row inside (k=32 at 35 %: issue 29)
+            labels.append(Label(box[0, i] + (box[2, i] - box[0, i]) / 4, box[1, i], g.names[i], uy=-1.0, reach=np.inf))
     for i in opened:
         labels.append(Label((box[0, i] + box[2, i]) / 2, box[1, i], g.names[i], uy=-1.0, reach=np.inf))
     br = geom["blk_rects"]

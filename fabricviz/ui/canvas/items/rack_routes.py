@@ -27,9 +27,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from fabricviz.generate.groups import Grouping, find_groups
-from fabricviz.model import FabricError
-from fabricviz.model.nvlink import nvlink_domains
+from fabricviz.generate.groups import Grouping, find_groups, rack_domains
 from fabricviz.ui.canvas.items.gutters import LANE_STEP, NAME_ROOM, SEGS, bands, route_points
 
 #: The frame's margin round the trays (as ``nvlink.PAD``).
@@ -37,6 +35,10 @@ FRAME_PAD = 14.0
 #: Kept free under the frame: the switch trays' row and the three labels under it (``nvlink``:
 #: ROW_GAP + TRAY_H, then the labels at +14, +34 and +54).
 BELOW = 60.0 + 16.0 + 68.0
+#: Lanes keep below this much of a gutter where an NVLink rack is drawn (scene units): the leaves'
+#: names above the racks are 40 units high at fit (~47 %), where ``gutters.NAME_ROOM`` (20) put the
+#: leftmost leaves' lanes through them (issue 29); ``autolayout.RACK_DROP`` leaves the room.
+RACK_NAME_ROOM = 44.0
 #: A host block's margin to the router (in two rows or more its servers' cables come down the gaps too).
 BLOCK_PAD = 8.0
 #: A tray's cables come down the gap at its left this far from its edge, one lane per NIC (the
@@ -48,6 +50,7 @@ class Racks(NamedTuple):
     """The explicit rack domains of a design as columns of ``tops``."""
     unit: np.ndarray        # [len(tops)] rack index of each top-level device, -1: none
     rects: np.ndarray       # [4, racks] the rack's rectangle to the router (frame and what is under it)
+    room: float = NAME_ROOM     # lanes keep below this much of each gutter (the names)
 
 
 def find_racks(f: Any, tops: np.ndarray, rects: np.ndarray, groups: Grouping | None = None) -> Racks | None:
@@ -61,6 +64,7 @@ def find_racks(f: Any, tops: np.ndarray, rects: np.ndarray, groups: Grouping | N
     by_x = np.argsort(rects[0], kind="stable")
     x_sorted = rects[0, by_x]
     widest = float((rects[2] - rects[0]).max()) if rects.shape[1] else 0.0
+    nvl = False
     for members, pad, below in _candidates(f, groups):
         c = col[members]
         c = c[(c >= 0) & (unit[np.maximum(c, 0)] < 0)]
@@ -76,19 +80,16 @@ def find_racks(f: Any, tops: np.ndarray, rects: np.ndarray, groups: Grouping | N
                 continue
         unit[c] = len(out)
         out.append(box)
+        nvl |= below > 0.0
     if not out:
         return None
-    return Racks(unit, np.asarray(out, np.float64).T)
+    return Racks(unit, np.asarray(out, np.float64).T, RACK_NAME_ROOM if nvl else NAME_ROOM)
 
 
 def _candidates(f: Any, groups: Grouping | None) -> Iterator[tuple[np.ndarray, float, float]]:
     """(servers, margin, room under) of each NVLink rack, then of each host block."""
     if "nvlink_domains" in f.meta:
-        try:
-            domains = [d for d in nvlink_domains(f) if d.explicit and d.spec.rack]
-        except FabricError:                  # the inspector/lint say what is wrong; route tray by tray
-            domains = []
-        for d in domains:
+        for d in rack_domains(f):            # none when refused: lint says why; route tray by tray
             yield d.servers, FRAME_PAD, BELOW
     g = find_groups(f) if groups is None else groups
     t = f.devices_t
@@ -128,7 +129,7 @@ def route_with_racks(rects: np.ndarray, dev_a: np.ndarray, dev_b: np.ndarray, en
         r = racks.rects[:, racks.unit[tray]]
         ends[xi, k] = gx[k]
         ends[yi, k] = np.where(ends[other_y, k] < ends[yi, k], r[1], r[3])
-    pts = route_points(merged, new[dev_a], new[dev_b], ends, LANE_STEP, NAME_ROOM)
+    pts = route_points(merged, new[dev_a], new[dev_b], ends, LANE_STEP, racks.room)
     # the points run from the upper end: a rack's end is the last point (rack below) or the first
     for side, xi, yi in ((side_a, 0, 1), (side_b, 2, 3)):
         k = np.flatnonzero(side)
@@ -178,4 +179,4 @@ def _enter(pts: np.ndarray, k: np.ndarray, nx: np.ndarray, ny: np.ndarray, gx: n
     pts[k] = p if not first else p[:, ::-1]
 
 
-__all__ = ["BELOW", "FRAME_PAD", "GAP_LANES", "Racks", "find_racks", "route_with_racks"]
+__all__ = ["BELOW", "FRAME_PAD", "GAP_LANES", "RACK_NAME_ROOM", "Racks", "find_racks", "route_with_racks"]

@@ -564,11 +564,11 @@ class SemanticLayer:
                                 self.near | (middle & ((kind == K_IBSW) | (kind == K_ETHSW))))
 
     def _place_labels(self) -> None:
-        layer = getattr(self.scene, "label_layer", None)
-        if layer is not None:
+        if (layer := getattr(self.scene, "label_layer", None)) is not None:
             self._label_scale = self.scale
-            boxes = geom["box"] if (geom := self.geometry()) else None    # labels keep off other boxes, lines
-            layer.set_extra(*place_labels(self._labels, self.scale, layer, boxes, self.routes.seg))
+            g = self.geometry() or {}      # labels keep off other boxes, lines (and "×n" off switches)
+            layer.set_extra(*place_labels(self._labels, self.scale, layer, g.get("box"), self.routes.seg,
+                                          g.get("sw_rects")))
 
     # ------------------------------------------------------------------ items of the scene
     def show_device(self, d: int) -> None:
