@@ -28,7 +28,7 @@ from fabricviz.ib.sharp import sharp_mask
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.items.batch import device_rects
 from fabricviz.ui.canvas.items.devices import DEVICE_ROLE, K_ETHSW, K_IBSW, K_SERVER, ROLE_KIND, DeviceItem
-from fabricviz.ui.canvas.items.short_names import UFM_SWITCH
+from fabricviz.ui.canvas.items.name_room import NAME_MIN_PX, fit_name, row_room
 
 if TYPE_CHECKING:
     from fabricviz.ui.canvas.scene import FabricScene
@@ -49,10 +49,6 @@ REACH_PX = 400.0    # candidates are devices whose anchor is this close to the a
 MAX_EXACT = 5000    # more candidates than this are thinned to one per label-sized bin first
 MAX_CANDIDATES = 6000   # at most this many are considered per layout (highest priority first)
 MARGIN_PX = 320.0   # the item's rect extends this far past the design (labels sticking out)
-#: A device's name wider than its rectangle (or than this, for a small one) is shortened to fit: a
-#: UFM NodeDescription to its host name, then elided in the middle (the full name is the tooltip's;
-#: the real SuperPOD's "MF0;A09-P1-IBLEAF-01-02:MQM9701/U1" ran over its neighbours at 100 %).
-NAME_MIN_PX = 128.0
 Z = 8.0             # above cables, devices and overlays; under port panels (10)
 #: Modes: a name under its device, inside it (GPU/NIC), centred on a point (extras).
 UNDER, INSIDE, CENTRED = 0, 1, 2
@@ -77,7 +73,7 @@ class _Columns(NamedTuple):
     prio: np.ndarray
     ax: np.ndarray       # anchor in scene units: x centre; y bottom (UNDER) or centre
     ay: np.ndarray
-    bw: np.ndarray       # the device's rectangle's width in scene units (names fit it), 0: any width
+    room: np.ndarray     # a device's room in its row (scene units, :func:`row_room`), 0: any width
 
 
 class LabelLayer(QtWidgets.QGraphicsItem):
@@ -224,7 +220,9 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         if f is None or not f.devices_t.exists(device) or int(f.devices_t.parent[device]) >= 0 or scale <= 0:
             return QtCore.QRectF()
         r = device_rects(f, np.array([device], np.int64))[:, 0]
-        room = max((r[2] - r[0]) * scale, NAME_MIN_PX)
+        c = self._columns()
+        k = np.flatnonzero((c.ref == device) & (c.mode == UNDER))
+        room = max(float(c.room[k[0]]) * scale - SPACING_PX, NAME_MIN_PX) if len(k) else np.inf
         w, h = self._width(self._fitted(self._aliases.get(device, f.name_of(device)), room)), self._height
         u = 1.0 / scale
         return QtCore.QRectF((r[0] + r[2]) / 2 - w * u / 2, r[3] + GAP_PX * u, w * u, h * u)
@@ -354,9 +352,9 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         prio = np.concatenate([eprio, tprio, np.full(len(kids), P_CHILD)]).astype(np.int64)
         ax = np.concatenate([xs, (r[0] + r[2]) / 2, t.x[kids].astype(np.float64)])
         ay = np.concatenate([ys, r[3], t.y[kids].astype(np.float64)])
-        bw = np.concatenate([np.zeros(len(xs)), r[2] - r[0], np.zeros(len(kids))])
+        room = np.concatenate([np.zeros(len(xs)), row_room(r), np.zeros(len(kids))])
         order = np.lexsort((ref, mode != CENTRED, prio))
-        self._cols = _Columns(ref[order], mode[order], prio[order], ax[order], ay[order], bw[order])
+        self._cols = _Columns(ref[order], mode[order], prio[order], ax[order], ay[order], room[order])
         self._cols_rev = self.revision
         return self._cols
 
@@ -419,7 +417,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
                 if x0 - REACH_PX <= x <= x1 + REACH_PX and y0 - 2 * h - GAP_PX <= y <= y1 + h:
                     cand.append((d, -1, f.name_of(d), x, y))
         refs, modes = c.ref[idx].tolist(), c.mode[idx].tolist()
-        room = np.where(c.bw[idx] > 0, np.maximum(c.bw[idx] * sx, NAME_MIN_PX), np.inf).tolist()
+        room = np.where(c.room[idx] > 0, np.maximum(c.room[idx] * sx - SPACING_PX, NAME_MIN_PX), np.inf).tolist()
         for ref, mode, x, y, fit in zip(refs, modes, ax[idx].tolist(), ay[idx].tolist(), room, strict=True):
             cand.append((ref, mode, self._fitted(self._text(ref, mode), fit), x, y))
         if not cand:
@@ -480,19 +478,15 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         return out
 
     def _fitted(self, text: str, room: float) -> str:
-        """``text`` as it fits ``room`` pixels (see :data:`NAME_MIN_PX`)."""
+        """``text`` as it fits ``room`` pixels (:func:`~.name_room.fit_name`, cached)."""
         if self._width(text) <= room:
             return text
         key = (text, int(room))
         out = self._fits.get(key)
         if out is None:
-            m = UFM_SWITCH.match(text)
-            short = m.group(1) if m else text
-            out = self._metrics.elidedText(short, QtCore.Qt.TextElideMode.ElideMiddle, room - 2 * PAD_PX)
-            out = out if len(out) > 1 else short[:1] + "…"
             if len(self._fits) > 50_000:
                 self._fits.clear()
-            self._fits[key] = out
+            out = self._fits[key] = fit_name(text, room - 2 * PAD_PX, self._metrics)
         return out
 
     def _text(self, ref: int, mode: int) -> str:
