@@ -10,6 +10,10 @@
 * the real DGX SuperPOD (NDR ibnetdiscover dump) at fit, 60 % and 100 %: "MF0;A09-P1-IBLEAF-01-02:
   MQM9701/U1" and "MT4129 ConnectX7 Mellanox Technologies 0x…" ran over their neighbours (whose
   names then gave way); a name now fits its room in its row (``name_room``).
+* leaf-spine 8 × 4 × 16 at fit (80 %) and a 2-level DGX tree: the upper row of a leaf's servers had
+  its names on the lower row's frames (12 units between the rows), and the first of two rows of
+  spines its names on the second row's boxes, each reading as the other device's name: a name now
+  gives way where it would lie on another device.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fabricviz.generate import fat_tree, k_ary_fat_tree
+from fabricviz.generate import fat_tree, k_ary_fat_tree, leaf_spine
 from fabricviz.generate.geometry import device_rects
 from fabricviz.generate.nvl72 import nvl72
 from fabricviz.ib.tiers import switch_mask
@@ -149,3 +153,21 @@ def test_real_superpod_names_fit_their_devices(qtbot, zoom):
         assert texts["MF0;A09-P1-IBLEAF-01-02:MQM9701/U1"] == "A09-P1-IBLEAF-01-02"
         hca = [n for n in texts if n.startswith("MT4129 ConnectX7")]
         assert hca and all(texts[n].startswith("MT412") and "…" in texts[n] and texts[n][-4:] == n[-4:] for n in hca), [texts[n] for n in hca]
+
+
+@pytest.mark.parametrize("which", ["leaf-spine", "dgx"])
+def test_names_lie_on_no_other_device(qtbot, which):
+    f = leaf_spine(leaves=8, spines=4, hosts_per_leaf=16) if which == "leaf-spine" else \
+        fat_tree(levels=2, radix=64, servers="dgx", hosts=256)
+    view, scene = canvas(qtbot, f)
+    tops = f.device_ids()
+    tops = tops[f.devices_t.parent[tops] < 0]
+    r = device_rects(f, tops)
+    shown = [(d, q) for d, _, q in scene.label_layer.in_view(view) if d >= 0]
+    assert len(shown) >= 30
+    on = []
+    for d, q in shown:
+        s = view.mapToScene(q.adjusted(2, 2, -2, -2).toRect()).boundingRect()      # the text, not its halo
+        hit = (r[0] < s.right()) & (r[2] > s.left()) & (r[1] < s.bottom()) & (r[3] > s.top()) & (tops != d)
+        on += [(f.name_of(d), f.name_of(int(e))) for e in tops[hit]]
+    assert on == []

@@ -74,6 +74,8 @@ class _Columns(NamedTuple):
     ax: np.ndarray       # anchor in scene units: x centre; y bottom (UNDER) or centre
     ay: np.ndarray
     room: np.ndarray     # a device's room in its row (scene units, :func:`row_room`), 0: any width
+    tops: np.ndarray     # the top-level devices drawn, and their rectangles ([4, n], scene units): a
+    rects: np.ndarray    # name never lies on another device's (it read as that one's; issue 29)
 
 
 class LabelLayer(QtWidgets.QGraphicsItem):
@@ -354,7 +356,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         ay = np.concatenate([ys, r[3], t.y[kids].astype(np.float64)])
         room = np.concatenate([np.zeros(len(xs)), row_room(r), np.zeros(len(kids))])
         order = np.lexsort((ref, mode != CENTRED, prio))
-        self._cols = _Columns(ref[order], mode[order], prio[order], ax[order], ay[order], room[order])
+        self._cols = _Columns(ref[order], mode[order], prio[order], ax[order], ay[order], room[order], tops, r)
         self._cols_rev = self.revision
         return self._cols
 
@@ -452,6 +454,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         self.last_grid_cell = (bh, bw)
         buckets: dict[tuple[int, int], list[int]] = {}
         L, T, R, B = (lx - half).tolist(), (ly - half).tolist(), (lx + w + half).tolist(), (ly + h + half).tolist()
+        walls = self._walls(c, sx, sy, area, gx, gy, bw, bh)
         chosen: list[int] = []
         for i in range(len(cand)):
             if mode[i] == -1:
@@ -459,6 +462,10 @@ class LabelLayer(QtWidgets.QGraphicsItem):
             cells = [(r, q) for r in range(int(r0[i]), int(r1[i]) + 1) for q in range(int(c0[i]), int(c1[i]) + 1)]
             if any(L[i] < R[j] and L[j] < R[i] and T[i] < B[j] and T[j] < B[i]
                    for cell in cells for j in buckets.get(cell, ())):
+                continue
+            if mode[i] == UNDER and any(d != cand[i][0] and lx[i] + PAD_PX < x1_ and x0_ < lx[i] + w[i] - PAD_PX
+                                        and ly[i] + PAD_PX < y1_ and y0_ < ly[i] + h - PAD_PX
+                                        for cell in cells for d, x0_, y0_, x1_, y1_ in walls.get(cell, ())):
                 continue
             for cell in cells:
                 buckets.setdefault(cell, []).append(i)
@@ -487,6 +494,19 @@ class LabelLayer(QtWidgets.QGraphicsItem):
             if len(self._fits) > 50_000:
                 self._fits.clear()
             out = self._fits[key] = fit_name(text, room - 2 * PAD_PX, self._metrics)
+        return out
+
+    @staticmethod
+    def _walls(c: _Columns, sx: float, sy: float, area: tuple[float, float, float, float], gx: float, gy: float,
+               bw: float, bh: float) -> dict[tuple[int, int], list[tuple[int, float, float, float, float]]]:
+        """The drawn devices' rectangles in ``area`` (scaled) in the layout's buckets: names keep off them."""
+        r = c.rects * np.array([[sx], [sy], [sx], [sy]])
+        k = np.flatnonzero((r[2] > area[0]) & (r[0] < area[2]) & (r[3] > area[1]) & (r[1] < area[3]))
+        out: dict[tuple[int, int], list[tuple[int, float, float, float, float]]] = {}
+        for d, x0, y0, x1, y1 in zip(c.tops[k].tolist(), *r[:, k].tolist(), strict=True):
+            for q in range(math.floor((x0 - gx) / bw), math.floor((x1 - gx) / bw) + 1):
+                for row in range(math.floor((y0 - gy) / bh), math.floor((y1 - gy) / bh) + 1):
+                    out.setdefault((row, q), []).append((d, x0, y0, x1, y1))
         return out
 
     def _text(self, ref: int, mode: int) -> str:
