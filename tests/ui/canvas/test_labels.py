@@ -9,9 +9,10 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.generate import fat_tree, leaf_spine
+from fabricviz.generate.geometry import device_rects
 from fabricviz.model import Fabric
 from fabricviz.ui.canvas.items.devices import K_GPU, K_NIC
-from fabricviz.ui.canvas.items.labels import SPACING_PX
+from fabricviz.ui.canvas.items.labels import PAD_PX, SPACING_PX
 from fabricviz.ui.canvas.scene import FabricScene
 from fabricviz.ui.canvas.view import CanvasView
 from fabricviz.ui.document.editor import Editor
@@ -97,15 +98,21 @@ def test_names_keep_one_pixel_size_never_overlap_and_give_way_only_where_they_wo
             else:                               # a GPU/NIC inside its server: the local name, inside it
                 assert int(dt.kind[d]) in (K_GPU, K_NIC) and text == f.name_of(d).rsplit("/", 1)[-1]
                 assert t.mapRect(scene.items_by_id[d].sceneBoundingRect()).contains(r)
-        # a name left out (of the devices the zoom level draws as themselves) would have touched a shown one
+        # a name left out (of the devices the zoom level draws as themselves) would have touched a shown
+        # one, or lain on another drawn device (test_label_room.py)
         vp = QtCore.QRectF(view.viewport().rect())
         mask = layer.device_filter
+        drawn = [e for e in tops.tolist() if mask is None or e >= len(mask) or mask[e]]
+        boxes = device_rects(f, np.array(drawn, np.int64))
         for d in tops.tolist():
             want = t.mapRect(layer.label_rect(d, z))
             if d in ids or not vp.contains(want) or (mask is not None and d < len(mask) and not mask[d]):
                 continue
             grown = want.adjusted(-SLACK, -SLACK, SLACK, SLACK)
-            assert any(grown.intersects(r) for *_, r in shown), (z, f.name_of(d))
+            text = t.inverted()[0].mapRect(want.adjusted(PAD_PX, PAD_PX, -PAD_PX, -PAD_PX))
+            on = (boxes[0] < text.right()) & (boxes[2] > text.left()) & (boxes[1] < text.bottom()) \
+                & (boxes[3] > text.top()) & (np.array(drawn) != d)
+            assert any(grown.intersects(r) for *_, r in shown) or on.any(), (z, f.name_of(d))
     assert heights == {NAME_H}
     assert counts[0] < counts[3]                # far out most names give way, none shrink
     # near (every device drawn as itself), the first leaf's name shows whatever servers' names it meets
@@ -135,7 +142,7 @@ def test_a_switch_name_wins_over_a_server_name_pinned_and_extra_names_first(canv
         return [(d, t) for d, t, _ in layer.in_view(view)]
     _zoom(view, 0.25, sw)
     assert shown() == [(sw, "sw1")]                      # overlapping: the server gives way
-    _zoom(view, 1.0, sw)
+    _zoom(view, 1.5, sw)                                 # (at 100 % the server's name lies on the switch)
     assert sorted(shown()) == [(s, "s1"), (sw, "sw1")]   # apart: both
     _zoom(view, 0.25, sw)
     layer.pin(s, True)                                   # its port panel is open: it comes first

@@ -21,11 +21,12 @@ NAME_MIN_PX = 96.0
 
 def row_room(r: np.ndarray) -> np.ndarray:
     """Per rectangle ([4, n]) the width centred on it up to the middles of the gaps to its
-    neighbours in its row (rectangles with the same bottom edge: their names share a line); inf
-    when it has none."""
+    neighbours in its row (rectangles with the same bottom edge: their names share a line); the end
+    of a row as much on its open side as on the other; alone, twice its own width (a discovered
+    fabric's switch off the rows)."""
     n = r.shape[1]
     if n < 2:
-        return np.full(n, np.inf)
+        return 2 * (r[2] - r[0])
     cx, key = (r[0] + r[2]) / 2, np.round(r[3], 3)
     o = np.lexsort((cx, key))
     same = key[o][1:] == key[o][:-1]
@@ -33,7 +34,8 @@ def row_room(r: np.ndarray) -> np.ndarray:
     left, right = np.full(n, np.inf), np.full(n, np.inf)
     right[o[:-1][same]] = (mid - cx[o][:-1])[same]
     left[o[1:][same]] = (cx[o][1:] - mid)[same]
-    return 2 * np.minimum(left, right)
+    half = np.minimum(left, right)
+    return np.where(np.isfinite(half), 2 * half, 2 * (r[2] - r[0]))
 
 
 def fit_name(text: str, width: float, metrics: QtGui.QFontMetricsF) -> str:
