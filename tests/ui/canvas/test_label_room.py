@@ -14,6 +14,8 @@
   its names on the lower row's frames (12 units between the rows), and the first of two rows of
   spines its names on the second row's boxes, each reading as the other device's name: a name now
   gives way where it would lie on another device.
+* k=16 at 50 % (middle): every leaf's name gave way to its "×8" (which its block's "8 hosts" says
+  too); a count now gives way to a switch's name.
 """
 
 from __future__ import annotations
@@ -177,3 +179,15 @@ def test_names_lie_on_no_other_device(qtbot, which):
         hit = (r[0] < s.right()) & (r[2] > s.left()) & (r[1] < s.bottom()) & (r[3] > s.top()) & (tops != d)
         on += [(f.name_of(d), f.name_of(int(e))) for e in tops[hit]]
     assert on == []
+
+
+def test_k16_middle_leaf_names_win_over_their_counts(qtbot):
+    f = k_ary_fat_tree(16)
+    view, scene = canvas(qtbot, f)
+    zoom_to(view, 0.5)
+    assert scene.semantic.level == "middle"
+    vp = view.viewport().rect()
+    leaves = [d for d in np.flatnonzero(switch_mask(f)).tolist() if f.name_of(d).startswith("leaf")
+              and vp.contains(view.mapFromScene(float(f.devices_t.x[d]), float(f.devices_t.y[d]) + 60.0))]
+    shown = {d for d, _, _ in scene.label_layer.in_view(view)}
+    assert len(leaves) >= 16 and set(leaves) <= shown

@@ -107,6 +107,7 @@ ROW_GAP_PX = 10.0
 #: A label's halo around its text (:mod:`fabricviz.ui.canvas.items.labels`): may lie on a box.
 PAD_PX = 2.0
 LINE_CLEAR_PX = 1.0          # a bundle label's text keeps this far from other lines (pixels)
+COUNT_P = 2     # a middle "×n" gives way to a switch's name (1): its host block says "n hosts" too
 
 
 def drawn_primitives(view: QtWidgets.QGraphicsView) -> int:
@@ -269,12 +270,12 @@ def level_labels(far: bool, g: Grouping, geom: dict[str, np.ndarray], closed: li
             continue
         own = (int(groups[0, k]), int(groups[1, k])) if boxed else None
         if routes.routed[k]:
-            labels.append(Label(st[0, k], st[1, k], text, 0 if boxed else 1, st[2, k], st[3, k], np.inf, True,
+            labels.append(Label(st[0, k], st[1, k], text, 0 if boxed else COUNT_P, st[2, k], st[3, k], np.inf, True,
                                 side=st[5, k], own=own))
         elif boxed:
             labels.append(Label(sx[k], sy[k], text, 0, ux[k], uy[k], length[k] / 2, True, own=own))
         else:
-            labels.append(Label((e[0, k] + e[2, k]) / 2, (e[1, k] + e[3, k]) / 2, text, 1))
+            labels.append(Label((e[0, k] + e[2, k]) / 2, (e[1, k] + e[3, k]) / 2, text, COUNT_P))
     return labels
 
 
