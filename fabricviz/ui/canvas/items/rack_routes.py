@@ -63,7 +63,10 @@ def find_racks(f: Any, tops: np.ndarray, rects: np.ndarray, groups: Grouping | N
     out: list[list[float]] = []
     by_x = np.argsort(rects[0], kind="stable")
     x_sorted = rects[0, by_x]
-    widest = float((rects[2] - rects[0]).max()) if rects.shape[1] else 0.0
+    with np.errstate(invalid="ignore"):          # a device at a non-finite position (refused on save)
+        width = rects[2] - rects[0]
+    width = width[np.isfinite(width)]
+    widest = float(width.max()) if len(width) else 0.0
     nvl = False
     for members, pad, below in _candidates(f, groups):
         c = col[members]
