@@ -18,6 +18,7 @@ from .lash_fast import warm_up as warm_fast
 from .lash_order import (
     EPOCH,
     FREED,
+    HFIELDS,
     INDEG,
     ND,
     NFIELDS,
@@ -111,22 +112,30 @@ def tree_routes(lk_ptr: np.ndarray, lk_to: np.ndarray, first: np.ndarray) -> np.
 
 @njit(cache=True, nogil=True)
 def _compact(st, lane_i):
-    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound = st
+    """The layer's order without its holes, then spread out with one hole behind each vertex
+    (room for a single vertex moved next to it, :func:`.lash_order.reorder`)."""
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
+    row = order[lane_i]
     n = 0
     for i in range(olen[lane_i]):
-        v = order[lane_i, i]
+        v = row[i]
         if v >= 0:
-            order[lane_i, n] = v
-            V[v, ORD] = n
+            row[n] = v
             n += 1
     for i in range(n, olen[lane_i]):
-        order[lane_i, i] = -1
-    olen[lane_i] = n
+        row[i] = -1
+    gap = 2 if 2 * n + 2 <= row.shape[0] else 1
+    for j in range(n - 1, -1, -1):
+        v = row[j]
+        row[j] = -1
+        row[gap * j] = v
+        H[v, ORD] = gap * j
+    olen[lane_i] = gap * n
 
 
 @njit(cache=True, nogil=True)
 def _new_vertex(st, lane_i, c):
-    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound = st
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
     if sc[1] > 0:
         sc[1] -= 1
         v = free[sc[1]]
@@ -137,25 +146,26 @@ def _new_vertex(st, lane_i, c):
         v = sc[0]
         sc[0] += 1
     V[v, :] = 0
+    H[v, :] = 0
     V[v, TEMP] = 1
     dn[v, :] = 0
-    if olen[lane_i] >= order.shape[1]:
+    if olen[lane_i] + 2 > order.shape[1]:
         _compact(st, lane_i)
-    V[v, ORD] = olen[lane_i]
+    H[v, ORD] = olen[lane_i]
     order[lane_i, olen[lane_i]] = v
-    olen[lane_i] += 1
+    olen[lane_i] += 2 if olen[lane_i] + 2 <= order.shape[1] else 1     # a hole behind it
     vid[lane_i, c] = v
     return v
 
 
 @njit(cache=True, nogil=True)
 def _free_vertex(st, lane_i, v):
-    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound = st
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
     V[v, FREED] = 1
     if V[v, EPOCH] != sc[2]:
         V[v, VISIT] = 0
     V[v, SEEN] = FREED_SEEN
-    o = V[v, ORD]
+    o = H[v, ORD]
     if o < olen[lane_i] and order[lane_i, o] == v:
         order[lane_i, o] = -1
     if V[v, INDEG] > 0:
@@ -172,7 +182,7 @@ def _free_vertex(st, lane_i, v):
 @njit(cache=True, nogil=True)
 def _add_temp(st, paths, s, d, lane_i, cyc):
     """generate_cdg_for_sp; returns (first vertex or -1 on overflow, cycle flag)."""
-    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound = st
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
     ptr, pc, S = paths
     keep = not literal[lane_i]
     prev = -1
@@ -209,15 +219,15 @@ def _add_temp(st, paths, s, d, lane_i, cyc):
             pred_add(V, pr, literal, lane_i, v, prev)
             if V[prev, TEMP] == 0:
                 V[prev, NTEMP] += 1
-            if keep and not cyc and V[prev, ORD] > V[v, ORD]:
-                cyc = reorder(V, dv, pr, order, lane_i, sc, found, bfound, prev, v)
+            if keep and not cyc and H[prev, ORD] > H[v, ORD]:
+                cyc = reorder(V, H, dv, pr, order, olen, lane_i, sc, found, bfound, prev, v)
         prev = v
     return first, cyc
 
 
 @njit(cache=True, nogil=True)
 def _make_permanent(st, paths, s, d, lane_i):
-    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound = st
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
     ptr, pc, S = paths
     base = s * S + d
     for k in range(ptr[base], ptr[base + 1]):
@@ -230,7 +240,7 @@ def _make_permanent(st, paths, s, d, lane_i):
 
 @njit(cache=True, nogil=True)
 def _remove_temp(st, paths, s, d, lane_i):
-    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound = st
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
     ptr, pc, S = paths
     base = s * S + d
     for k in range(ptr[base], ptr[base + 1]):
@@ -252,7 +262,7 @@ def _remove_temp(st, paths, s, d, lane_i):
 
 @njit(cache=True, nogil=True)
 def _remove_path(st, paths, s, d, lane_i):
-    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound = st
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
     ptr, pc, S = paths
     base = s * S + d
     lo, hi = ptr[base], ptr[base + 1]
@@ -284,7 +294,7 @@ def _remove_path(st, paths, s, d, lane_i):
 
 @njit(cache=True, nogil=True)
 def _cycle_from(st, start):
-    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound = st
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
     ep = sc[2]
     if V[start, EPOCH] != ep:
         V[start, EPOCH] = ep
@@ -361,8 +371,9 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
     stack_i = np.zeros(cap + 1, np.int32)
     found = np.zeros(cap, np.int32)
     pr = np.empty((cap, dcap), np.int32)              # read below NPRED only
+    H = np.empty((cap, HFIELDS), np.int64)
     bfound = np.zeros(cap, np.int32)
-    st = (V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound)
+    st = (V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H)
     paths = (ptr, pc, S)
     vloc = np.zeros((L, S, S), np.int8)
     marked = np.empty((L, S * S), np.int32)           # read below nmarked only: pages as used

@@ -15,7 +15,7 @@ Depth-first from y alone, as before, wandered through a tenth of the layer befor
 breadth-first from both ends meets in the middle of the short cycle. On a radix-32 3-level
 fat tree (1,280 switches) the searches expand 25 M vertices instead of 311 M.
 
-Vertex rows of ``V`` hold the fields below; ``pr[v, :V[v, NPRED]]`` lists the vertices whose
+Vertex rows of ``V`` and ``H`` hold the fields below; ``pr[v, :V[v, NPRED]]`` lists the vertices whose
 live dependency slots name v (kept wherever ``INDEG`` changes). A layer that holds a zombie
 uses OpenSM's literal search instead, and neither order nor predecessors are read there.
 """
@@ -31,15 +31,17 @@ NTEMP = 1
 USING = 2
 ND = 3
 FREED = 4
-ORD = 5
-INDEG = 6
-VISIT = 7
-SEEN = 8
-EPOCH = 9
-STAMP = 10      # forward search mark
-BSTAMP = 11     # backward search mark
-NPRED = 12
-NFIELDS = 13
+INDEG = 5
+VISIT = 6
+SEEN = 7
+EPOCH = 8
+NPRED = 9
+NFIELDS = 10
+# ... and of H, what the searches and the order moves read (kept apart: a smaller row to fetch)
+ORD = 0
+STAMP = 1       # forward search mark
+BSTAMP = 2      # backward search mark
+HFIELDS = 4
 
 # sc (counters): 0 next new id, 1 free stack size, 2 epoch, 3 stamp, 4 zombies, 5 zombie events,
 # 6 overflow
@@ -69,15 +71,15 @@ def pred_del(V: np.ndarray, pr: np.ndarray, v: int, u: int) -> None:
 
 
 @njit(cache=True, nogil=True)
-def reorder(V, dv, pr, order, lane_i, sc, ffound, bfound, x, y):
+def reorder(V, H, dv, pr, order, olen, lane_i, sc, ffound, bfound, x, y):
     """New dependency x -> y with y before x: True if y reaches x (a cycle); else the order is
     repaired (see the module text)."""
     sc[3] += 1
     stp = sc[3]
-    lb = V[y, ORD]
-    ub = V[x, ORD]
-    V[y, STAMP] = stp
-    V[x, BSTAMP] = stp
+    lb = H[y, ORD]
+    ub = H[x, ORD]
+    H[y, STAMP] = stp
+    H[x, BSTAMP] = stp
     ffound[0] = y
     bfound[0] = x
     nf = nb = 1
@@ -87,10 +89,10 @@ def reorder(V, dv, pr, order, lane_i, sc, ffound, bfound, x, y):
         fh += 1
         for j in range(V[n, ND]):
             w = dv[n, j]
-            if w == x or V[w, BSTAMP] == stp:
+            if w == x or H[w, BSTAMP] == stp:
                 return True
-            if V[w, ORD] < ub and V[w, STAMP] != stp:
-                V[w, STAMP] = stp
+            if H[w, ORD] < ub and H[w, STAMP] != stp:
+                H[w, STAMP] = stp
                 ffound[nf] = w
                 nf += 1
         if fh == nf:
@@ -99,35 +101,51 @@ def reorder(V, dv, pr, order, lane_i, sc, ffound, bfound, x, y):
         bh += 1
         for j in range(V[n, NPRED]):
             u = pr[n, j]
-            if u == y or V[u, STAMP] == stp:
+            if u == y or H[u, STAMP] == stp:
                 return True
-            if V[u, ORD] > lb and V[u, BSTAMP] != stp:
-                V[u, BSTAMP] = stp
+            if H[u, ORD] > lb and H[u, BSTAMP] != stp:
+                H[u, BSTAMP] = stp
                 bfound[nb] = u
                 nb += 1
     if fh == nf:
-        _move(V, order, lane_i, ffound, nf, STAMP, stp, lb, ub, False)
+        _move(H, order, olen, lane_i, ffound, nf, STAMP, stp, lb, ub, False)
     else:
-        _move(V, order, lane_i, bfound, nb, BSTAMP, stp, lb, ub, True)
+        _move(H, order, olen, lane_i, bfound, nb, BSTAMP, stp, lb, ub, True)
     return False
 
 
 @njit(cache=True, nogil=True)
-def _move(V, order, lane_i, found, nf, field, stp, lo, ub, front):
-    """Within the order's places lo..ub: the found vertices (marked ``field == stp``) in their
-    order behind the rest (forward set: the rest packed from lo, holes last), or in front of it
-    (backward set: the rest packed toward ub, holes between)."""
+def _move(H, order, olen, lane_i, found, nf, field, stp, lo, ub, front):
+    """The found vertices (marked ``field == stp``), in their order, right behind x at ub
+    (forward set) or right in front of y at lo (backward set). Into the holes there when there
+    are enough (nothing else moves); else within the places lo..ub behind the rest (the rest
+    packed from lo, holes last) or in front of it (the rest packed toward ub, holes between)."""
     fs = found[:nf].copy()
     keys = np.empty(nf, np.int64)
     for i in range(nf):
-        keys[i] = V[fs[i], ORD]
+        keys[i] = H[fs[i], ORD]
     fs = fs[np.argsort(keys)]
     row = order[lane_i]
+    at = lo - nf if front else ub + 1
+    if at >= 0 and at + nf <= row.shape[0]:
+        room = True
+        for i in range(at, at + nf):
+            if row[i] >= 0:
+                room = False
+                break
+        if room:
+            for i in range(nf):
+                row[keys[i]] = -1
+            for i in range(nf):
+                row[at + i] = fs[i]
+                H[fs[i], ORD] = at + i
+            olen[lane_i] = max(olen[lane_i], at + nf)
+            return
     if front:
         k = ub
         for i in range(ub, lo - 1, -1):
             v = row[i]
-            if v >= 0 and V[v, field] != stp:
+            if v >= 0 and H[v, field] != stp:
                 row[k] = v
                 k -= 1
         for i in range(nf):
@@ -138,7 +156,7 @@ def _move(V, order, lane_i, found, nf, field, stp, lo, ub, front):
         k = lo
         for i in range(lo, ub + 1):
             v = row[i]
-            if v >= 0 and V[v, field] != stp:
+            if v >= 0 and H[v, field] != stp:
                 row[k] = v
                 k += 1
         for i in range(nf):
@@ -149,4 +167,4 @@ def _move(V, order, lane_i, found, nf, field, stp, lo, ub, front):
     for i in range(lo, ub + 1):
         v = row[i]
         if v >= 0:
-            V[v, ORD] = i
+            H[v, ORD] = i
