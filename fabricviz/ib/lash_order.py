@@ -117,30 +117,17 @@ def reorder(V, H, dv, pr, order, olen, lane_i, sc, ffound, bfound, x, y):
 @njit(cache=True, nogil=True)
 def _move(H, order, olen, lane_i, found, nf, field, stp, lo, ub, front):
     """The found vertices (marked ``field == stp``), in their order, right behind x at ub
-    (forward set) or right in front of y at lo (backward set). Into the holes there when there
-    are enough (nothing else moves); else within the places lo..ub behind the rest (the rest
-    packed from lo, holes last) or in front of it (the rest packed toward ub, holes between)."""
+    (forward set) or right in front of y at lo (backward set): into the nearest holes there
+    (:func:`_near_holes`), else within the places lo..ub behind the rest (the rest packed from
+    lo, holes last) or in front of it (the rest packed toward ub, holes between)."""
     fs = found[:nf].copy()
     keys = np.empty(nf, np.int64)
     for i in range(nf):
         keys[i] = H[fs[i], ORD]
     fs = fs[np.argsort(keys)]
     row = order[lane_i]
-    at = lo - nf if front else ub + 1
-    if at >= 0 and at + nf <= row.shape[0]:
-        room = True
-        for i in range(at, at + nf):
-            if row[i] >= 0:
-                room = False
-                break
-        if room:
-            for i in range(nf):
-                row[keys[i]] = -1
-            for i in range(nf):
-                row[at + i] = fs[i]
-                H[fs[i], ORD] = at + i
-            olen[lane_i] = max(olen[lane_i], at + nf)
-            return
+    if _near_holes(H, row, olen, lane_i, fs, keys, nf, lo, ub, front):
+        return
     if front:
         k = ub
         for i in range(ub, lo - 1, -1):
@@ -168,3 +155,54 @@ def _move(H, order, olen, lane_i, found, nf, field, stp, lo, ub, front):
         v = row[i]
         if v >= 0:
             H[v, ORD] = i
+
+
+@njit(cache=True, nogil=True)
+def _near_holes(H, row, olen, lane_i, fs, keys, nf, lo, ub, front):
+    """Make room for the nf found vertices right behind ub (or in front of lo) by sliding the
+    vertices up to the nf-th hole beyond it one way, then put them there. False (nothing done)
+    when those holes are farther than the places lo..ub the other way round would pass."""
+    span = ub - lo
+    cnt = 0
+    if front:
+        i = lo - 1
+        while i >= 0 and cnt < nf and lo - 1 - i < span:
+            if row[i] < 0:
+                cnt += 1
+            i -= 1
+        if cnt < nf:
+            return False
+        k = i + 1
+        for j in range(i + 1, lo):
+            v = row[j]
+            if v >= 0:
+                if k != j:
+                    row[k] = v
+                    H[v, ORD] = k
+                k += 1
+        at = lo - nf
+    else:
+        i = ub + 1
+        n = row.shape[0]
+        while i < n and cnt < nf and i - ub - 1 < span:
+            if row[i] < 0:
+                cnt += 1
+            i += 1
+        if cnt < nf:
+            return False
+        k = i - 1
+        for j in range(i - 1, ub, -1):
+            v = row[j]
+            if v >= 0:
+                if k != j:
+                    row[k] = v
+                    H[v, ORD] = k
+                k -= 1
+        at = ub + 1
+        olen[lane_i] = max(olen[lane_i], i)
+    for j in range(nf):
+        row[keys[j]] = -1
+    for j in range(nf):
+        row[at + j] = fs[j]
+        H[fs[j], ORD] = at + j
+    return True
