@@ -18,7 +18,13 @@ Run: python bench/scale.py [--repeat 3] [--stages gen gui ecmp ib] [--keep DIR]
   INF = 2^31 - 1 and links at P² (P = 47,824 end-port LIDs), so no switch-to-switch link is ever
   taken and the deadlock removal stops with ERR AD14 — routed with minhop, as OpenSM does; sssp
   (no deadlock removal) keeps those holes. lash routes (OpenSM's own lash would take days here:
-  it clears its S² CDG matrix once per switch pair).
+  it clears its S² CDG matrix once per switch pair) and misses the target: its switch-to-switch
+  paths turn down then up (spine → aggregation → spine), so the union of their channel
+  dependencies has cycles, 7 layers are needed (OpenSM's first fit: 13,968,690 paths on layer 0,
+  700 on layer 6) and 1,160,190 pair trials fail, each found by a cycle search. Measured
+  (lash_order: both-ends breadth-first search, moves into nearby holes): 79 s CPU, 1.34 GB
+  for the whole command, route phase 76 s (was 259-272 s CPU); what is left is the per-hop
+  bookkeeping OpenSM's answer depends on (use counts, dependency slots) over ~9 M trials.
 
 The machine is shared (2 cores, other jobs): each row prints the median of ``--repeat`` runs of
 wall time, CPU time (user+sys, what an idle machine's wall time would be near) and peak RSS.

@@ -14,8 +14,10 @@ layers; either refusal makes OpenSM route with minhop (and hand out SL 0). The L
 LID toward its port's switch over the tree link (the first cable to that neighbour; no mesh
 analysis, OpenSM's default ``do_mesh_analysis FALSE``).
 
-The layer work runs compiled (:mod:`.lash_kernels`); :mod:`.lash_cdg` is the same in Python,
-kept as the readable reference and the fallback when a compiled array bound is hit.
+The layer work runs compiled (:mod:`.lash_kernels`, its cycle check in :mod:`.lash_order`);
+:mod:`.lash_cdg` is the same in Python, kept as the readable reference and the fallback when a
+compiled array bound is hit. When the channel dependencies of all paths together have no
+cycle (leaf/spine fabrics), every pair is on layer 0 in one step (:mod:`.lash_fast`).
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ def route_lash(sn: Subnet, lids: Lids, dist: np.ndarray | None = None,
                progress: Callable[[int, int], None] | None = None, *, start_vl: int = 0,
                first_sweep: bool = True, max_op_vls: int | None = None,
                caps: PortCaps = IB_PORT_CAPS, caps_by_guid: Mapping[int, PortCaps] | None = None,
-               seed: int = 1, literal_search: bool = False, compiled: bool = True) -> tuple[np.ndarray, RoutingInfo]:
+               seed: int = 1, literal_search: bool = False, compiled: bool = True,
+               one_step: bool = True) -> tuple[np.ndarray, RoutingInfo]:
     """LFTs [S, max_lid+1] and info (``path_sl``, ``vls_used``, ``log``, layer counts) of LASH.
 
     ``start_vl``: OpenSM's ``lash_start_vl``. ``first_sweep``: the ports' operational VLs are
@@ -50,7 +53,10 @@ def route_lash(sn: Subnet, lids: Lids, dist: np.ndarray | None = None,
     when set (it seeds with it before routing), else 1 (never seeded).
     ``literal_search``: OpenSM's own depth-first cycle search in every layer (slow; it checks
     the ordered one); ``compiled=False``: the Python layers (:mod:`.lash_cdg`) instead of
-    :mod:`.lash_kernels` (the same steps). EngineRefused: ERR 4D03 / 4D02 with OpenSM's text.
+    :mod:`.lash_kernels` (the same steps). ``one_step`` (compiled only): when the CDG of all
+    paths together is acyclic, every pair is on layer 0 without a trial (:mod:`.lash_fast`
+    says why that is the same answer); False: the pair-by-pair assignment always.
+    EngineRefused: ERR 4D03 / 4D02 with OpenSM's text.
     """
     S = sn.num_switches
     log: list[str] = []
@@ -66,7 +72,12 @@ def route_lash(sn: Subnet, lids: Lids, dist: np.ndarray | None = None,
         row = out_link[s]
         ok = row >= 0
         nxt[s, ok] = np.array([t for t, _ in links[s]], np.int32)[row[ok]] if links[s] else []
-    got = _layers_compiled(S, avail, nxt, links, seed) if compiled and not literal_search else None
+    got = None
+    if compiled and not literal_search:
+        chans = channel_table(links)
+        got = _one_layer(S, avail) if one_step and _union_acyclic(nxt, chans) else None
+        if got is None:
+            got = _layers_compiled(S, avail, nxt, chans, links, seed)
     if got is None:
         paths = _PathCache(nxt)
         layers = Layers(S, avail, paths.get, literal_search)
@@ -105,18 +116,43 @@ def _not_enough(log: list[str], needed: int, avail: int, start_vl: int) -> Engin
                          f"lanes ({avail}) with starting lane ({start_vl})")
 
 
-def _layers_compiled(S: int, avail: int, nxt: np.ndarray, links: list[list[tuple[int, int]]], seed: int):
+def channel_table(links: list[list[tuple[int, int]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The channels (switch a to a neighbour b ≠ a: OpenSM's cdg_vertex_matrix[lane][a][b]),
+    numbered switch by switch, neighbours in ascending order: (chan [S, S] (-1: not
+    neighbours), base [S+1] (switch a's channels are base[a]:base[a+1]), head (channel → b))."""
+    S = len(links)
+    chan = np.full((S, S), -1, np.int32)
+    base = np.zeros(S + 1, np.int64)
+    heads: list[int] = []
+    for a, row in enumerate(links):
+        far = sorted({t for t, _ in row if t != a})
+        chan[a, far] = np.arange(len(heads), len(heads) + len(far), dtype=np.int32)
+        heads += far
+        base[a + 1] = len(heads)
+    return chan, base, np.array(heads, np.int32)
+
+
+def _union_acyclic(nxt: np.ndarray, chans: tuple[np.ndarray, np.ndarray, np.ndarray]) -> bool:
+    from .lash_fast import union_cdg_acyclic  # numba on use
+    return bool(union_cdg_acyclic(nxt, *chans))
+
+
+def _one_layer(S: int, avail: int):
+    """What the pair-by-pair assignment and balancing give when the union CDG is acyclic: every
+    pair on layer 0 (two paths each), one layer needed, no rand() call, nothing freed."""
+    counts = np.zeros(max(avail, 1), np.int64)
+    counts[0] = S * (S - 1)
+    return 0, np.zeros((S, S), np.int8), 1, counts.copy(), counts, 0, 0, 0
+
+
+def _layers_compiled(S: int, avail: int, nxt: np.ndarray, chans: tuple[np.ndarray, np.ndarray, np.ndarray],
+                     links: list[list[tuple[int, int]]], seed: int):
     """:mod:`.lash_kernels`'s run of the layers, or None when it hit an array bound (then the
     Python version runs): (status, lane, needed, counts before, after, rand calls, zombies, events)."""
     from .lash_kernels import build_paths, run_layers
-    chan = np.full((S, S), -1, np.int32)
-    channels = 0
-    for a, row in enumerate(links):
-        far = sorted({t for t, _ in row if t != a})
-        chan[a, far] = np.arange(channels, channels + len(far), dtype=np.int32)
-        channels += len(far)
+    chan, base, _ = chans
+    channels = int(base[-1])
     ptr, pc = build_paths(nxt, chan)
-    del chan
     state = np.array([*GlibcRandom(seed)._r, 0], np.int64)
     dcap = max((len({t for t, _ in row}) for row in links), default=0) + 1
     got = run_layers(S, avail, ptr, pc, max(channels, 1), state, False,

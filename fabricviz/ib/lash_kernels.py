@@ -2,7 +2,8 @@
 
 The same steps, counters and quirks as :class:`~.lash_cdg.Layers` (which says what each does
 and why), with vertices as integer ids: per vertex its dependency slots ``dv``/``dn`` and
-counters, per layer a channel -> vertex table and a topological order with holes. A freed
+counters, per layer a channel -> vertex table and a topological order with holes, searched
+and repaired from both ends of a new dependency (:mod:`.lash_order`). A freed
 vertex no slot names is recycled; a zombie (still named) keeps its id and data and switches its
 layer to OpenSM's literal search. :func:`run_layers` returns status 1 when an array bound is
 hit (then the caller uses the Python version) and 2 for ERR 4D02.
@@ -12,6 +13,25 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from .lash_fast import warm_up as warm_fast
+from .lash_order import (
+    EPOCH,
+    FREED,
+    HFIELDS,
+    INDEG,
+    ND,
+    NFIELDS,
+    NTEMP,
+    ORD,
+    SEEN,
+    TEMP,
+    USING,
+    VISIT,
+    pred_add,
+    pred_del,
+    reorder,
+)
 
 FREED_SEEN = 0x5A5A5A5A
 BALANCE_LIMIT = 6
@@ -90,41 +110,32 @@ def tree_routes(lk_ptr: np.ndarray, lk_to: np.ndarray, first: np.ndarray) -> np.
     return out
 
 
-# per-vertex fields of V (one row per vertex id)
-TEMP = 0
-NTEMP = 1
-USING = 2
-ND = 3
-FREED = 4
-ORD = 5
-INDEG = 6
-VISIT = 7
-SEEN = 8
-EPOCH = 9
-STAMP = 10
-NFIELDS = 11
-
-# sc: 0 next new id, 1 free stack size, 2 epoch, 3 stamp, 4 zombies, 5 zombie events, 6 overflow
-
-
 @njit(cache=True, nogil=True)
 def _compact(st, lane_i):
-    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
+    """The layer's order without its holes, then spread out with one hole behind each vertex
+    (room for a single vertex moved next to it, :func:`.lash_order.reorder`)."""
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
+    row = order[lane_i]
     n = 0
     for i in range(olen[lane_i]):
-        v = order[lane_i, i]
+        v = row[i]
         if v >= 0:
-            order[lane_i, n] = v
-            V[v, ORD] = n
+            row[n] = v
             n += 1
     for i in range(n, olen[lane_i]):
-        order[lane_i, i] = -1
-    olen[lane_i] = n
+        row[i] = -1
+    gap = 2 if 2 * n + 2 <= row.shape[0] else 1
+    for j in range(n - 1, -1, -1):
+        v = row[j]
+        row[j] = -1
+        row[gap * j] = v
+        H[v, ORD] = gap * j
+    olen[lane_i] = gap * n
 
 
 @njit(cache=True, nogil=True)
 def _new_vertex(st, lane_i, c):
-    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
     if sc[1] > 0:
         sc[1] -= 1
         v = free[sc[1]]
@@ -135,25 +146,26 @@ def _new_vertex(st, lane_i, c):
         v = sc[0]
         sc[0] += 1
     V[v, :] = 0
+    H[v, :] = 0
     V[v, TEMP] = 1
     dn[v, :] = 0
-    if olen[lane_i] >= order.shape[1]:
+    if olen[lane_i] + 2 > order.shape[1]:
         _compact(st, lane_i)
-    V[v, ORD] = olen[lane_i]
+    H[v, ORD] = olen[lane_i]
     order[lane_i, olen[lane_i]] = v
-    olen[lane_i] += 1
+    olen[lane_i] += 2 if olen[lane_i] + 2 <= order.shape[1] else 1     # a hole behind it
     vid[lane_i, c] = v
     return v
 
 
 @njit(cache=True, nogil=True)
 def _free_vertex(st, lane_i, v):
-    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
     V[v, FREED] = 1
     if V[v, EPOCH] != sc[2]:
         V[v, VISIT] = 0
     V[v, SEEN] = FREED_SEEN
-    o = V[v, ORD]
+    o = H[v, ORD]
     if o < olen[lane_i] and order[lane_i, o] == v:
         order[lane_i, o] = -1
     if V[v, INDEG] > 0:
@@ -162,60 +174,15 @@ def _free_vertex(st, lane_i, v):
     else:
         for i in range(V[v, ND]):
             V[dv[v, i], INDEG] -= 1
+            pred_del(V, pr, dv[v, i], v)
         free[sc[1]] = v
         sc[1] += 1
 
 
 @njit(cache=True, nogil=True)
-def _reorder(st, lane_i, x, y):
-    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
-    sc[3] += 1
-    stp = sc[3]
-    ub = V[x, ORD]
-    V[y, STAMP] = stp
-    nf = 1
-    found[0] = y
-    stack_v[0] = y
-    top = 1
-    while top > 0:
-        top -= 1
-        n = stack_v[top]
-        for j in range(V[n, ND]):
-            w = dv[n, j]
-            if w == x:
-                return True
-            if V[w, ORD] < ub and V[w, STAMP] != stp:
-                V[w, STAMP] = stp
-                found[nf] = w
-                nf += 1
-                stack_v[top] = w
-                top += 1
-    lo = V[y, ORD]
-    fs = found[:nf].copy()
-    keys = np.empty(nf, np.int64)
-    for i in range(nf):
-        keys[i] = V[fs[i], ORD]
-    fs = fs[np.argsort(keys)]
-    k = lo
-    for i in range(lo, ub + 1):
-        v = order[lane_i, i]
-        if v >= 0 and V[v, STAMP] != stp:
-            order[lane_i, k] = v
-            V[v, ORD] = k
-            k += 1
-    for i in range(nf):
-        order[lane_i, k] = fs[i]
-        V[fs[i], ORD] = k
-        k += 1
-    for i in range(k, ub + 1):
-        order[lane_i, i] = -1
-    return False
-
-
-@njit(cache=True, nogil=True)
 def _add_temp(st, paths, s, d, lane_i, cyc):
     """generate_cdg_for_sp; returns (first vertex or -1 on overflow, cycle flag)."""
-    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
     ptr, pc, S = paths
     keep = not literal[lane_i]
     prev = -1
@@ -249,17 +216,18 @@ def _add_temp(st, paths, s, d, lane_i, cyc):
             dn[prev, n] += 1
             V[prev, ND] = n + 1
             V[v, INDEG] += 1
+            pred_add(V, pr, literal, lane_i, v, prev)
             if V[prev, TEMP] == 0:
                 V[prev, NTEMP] += 1
-            if keep and not cyc and V[prev, ORD] > V[v, ORD]:
-                cyc = _reorder(st, lane_i, prev, v)
+            if keep and not cyc and H[prev, ORD] > H[v, ORD]:
+                cyc = reorder(V, H, dv, pr, order, olen, lane_i, sc, found, bfound, prev, v)
         prev = v
     return first, cyc
 
 
 @njit(cache=True, nogil=True)
 def _make_permanent(st, paths, s, d, lane_i):
-    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
     ptr, pc, S = paths
     base = s * S + d
     for k in range(ptr[base], ptr[base + 1]):
@@ -272,7 +240,7 @@ def _make_permanent(st, paths, s, d, lane_i):
 
 @njit(cache=True, nogil=True)
 def _remove_temp(st, paths, s, d, lane_i):
-    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
     ptr, pc, S = paths
     base = s * S + d
     for k in range(ptr[base], ptr[base + 1]):
@@ -284,6 +252,7 @@ def _remove_temp(st, paths, s, d, lane_i):
             new_nd = V[v, ND] - V[v, NTEMP]
             for i in range(new_nd, V[v, ND]):
                 V[dv[v, i], INDEG] -= 1
+                pred_del(V, pr, dv[v, i], v)
             V[v, ND] = new_nd
             V[v, NTEMP] = 0
             V[v, USING] -= 1
@@ -293,7 +262,7 @@ def _remove_temp(st, paths, s, d, lane_i):
 
 @njit(cache=True, nogil=True)
 def _remove_path(st, paths, s, d, lane_i):
-    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
     ptr, pc, S = paths
     base = s * S + d
     lo, hi = ptr[base], ptr[base + 1]
@@ -314,6 +283,7 @@ def _remove_path(st, paths, s, d, lane_i):
                 break
         if dn[v, depend] == 1:
             V[dv[v, depend], INDEG] -= 1
+            pred_del(V, pr, dv[v, depend], v)
             for i in range(depend, V[v, ND] - 1):
                 dv[v, i] = dv[v, i + 1]
                 dn[v, i] = dn[v, i + 1]
@@ -324,7 +294,7 @@ def _remove_path(st, paths, s, d, lane_i):
 
 @njit(cache=True, nogil=True)
 def _cycle_from(st, start):
-    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found = st
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
     ep = sc[2]
     if V[start, EPOCH] != ep:
         V[start, EPOCH] = ep
@@ -400,7 +370,10 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
     stack_v = np.zeros(cap + 1, np.int32)
     stack_i = np.zeros(cap + 1, np.int32)
     found = np.zeros(cap, np.int32)
-    st = (V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found)
+    pr = np.empty((cap, dcap), np.int32)              # read below NPRED only
+    H = np.empty((cap, HFIELDS), np.int64)
+    bfound = np.zeros(cap, np.int32)
+    st = (V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H)
     paths = (ptr, pc, S)
     vloc = np.zeros((L, S, S), np.int8)
     marked = np.empty((L, S * S), np.int32)           # read below nmarked only: pages as used
@@ -518,6 +491,7 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
 def warm_up() -> None:
     """Load (first run: compile) the kernels with a two-switch fabric, so that one-off cost is
     not routing time (for :func:`~.kernels.warm_up`'s ``"lash"`` entry)."""
+    warm_fast()
     tree_routes(np.array([0, 1, 2], np.int64), np.array([1, 0], np.int32),
                 np.array([[-1, 0], [0, -1]], np.int32))
     nxt = np.array([[-1, 1], [0, -1]], np.int64)
