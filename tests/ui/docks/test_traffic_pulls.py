@@ -10,11 +10,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6 import QtWidgets
+from PySide6 import QtGui, QtWidgets
 
 from fabricviz.generate import fat_tree
+from fabricviz.ui.canvas.export import PictureOptions, render_scene
 from fabricviz.ui.canvas.legend import overlay_rows
-from fabricviz.ui.canvas.overlays.pulls import MIN_PULLS_PER_S, PULL_LABEL, ROLE, PullMarks, pulling_cables
+from fabricviz.ui.canvas.overlays.pulls import (
+    MIN_PULLS_PER_S,
+    PULL_COLOR,
+    PULL_LABEL,
+    ROLE,
+    PullMarks,
+    pulling_cables,
+)
 from fabricviz.ui.canvas.overlays.trims import TRIM_LABEL
 from fabricviz.ui.docks.charts import TRIM_PLOT
 
@@ -49,7 +57,14 @@ def test_pulling_cables_from_per_link_rates():
     assert MIN_PULLS_PER_S == 1e4
 
 
-def test_eqds_fluid_marks_the_cables_pulls_cross(make_window, qtbot):
+def violet_pixels(w, f, path) -> int:
+    """Pixels of the pull colour in a picture of the canvas as shown (its legend included)."""
+    img = QtGui.QImage(str(render_scene(w.scene, f, path, PictureOptions(900, 600))))
+    arr = np.frombuffer(img.convertToFormat(QtGui.QImage.Format.Format_RGB32).constBits(), np.uint32)
+    return int((arr & 0xFFFFFF == QtGui.QColor(PULL_COLOR).rgb() & 0xFFFFFF).sum())
+
+
+def test_eqds_fluid_marks_the_cables_pulls_cross(make_window, qtbot, tmp_path):
     w = make_window()
     f = fat_tree(levels=2, radix=4, fabric="roce", speed="100GbE", switch="SN4700")
     w.editor.set_fabric(f)
@@ -84,6 +99,7 @@ def test_eqds_fluid_marks_the_cables_pulls_cross(make_window, qtbot):
     assert len(drawn) == 2                                         # rim and beads, one path each
     assert all(len(it.path().toSubpathPolygons()) >= len(data) for it in drawn)
     assert legend_words(w).count(PULL_LABEL) == 1                  # an exported picture's legend
+    assert violet_pixels(w, f, tmp_path / "pulls.png") > 100       # ... and the beads drawn in it (826)
     assert dock.pull_legend.isVisibleTo(dock)                      # the dock's legend row
     charts = w.charts_dock
     assert TRIM_PLOT in charts.plot and charts.curves["link_pulls"].isVisible()
@@ -101,4 +117,5 @@ def test_eqds_fluid_marks_the_cables_pulls_cross(make_window, qtbot):
         assert PULL_LABEL not in legend_words(w)
         assert not dock.pull_legend.isVisibleTo(dock)
         assert not charts.curves["link_pulls"].isVisible()
+        assert violet_pixels(w, f, tmp_path / f"none{transport}.png") == 0
     assert TRIM_LABEL not in legend_words(w)        # the flow-level incast of 3 trims nowhere ≥ 10⁴/s
