@@ -50,6 +50,8 @@ class Frame:
     #   at the link's egress queue (EQDS / NDP); empty: the run's transport does not trim
     link_trimmed_bytes: np.ndarray = field(default_factory=_none)  # payload bytes the link's egress queue
     #   trimmed since the previous frame (EQDS/NDP fluid runs, :mod:`.fluid_transports`); empty: none trims
+    link_pulls_per_s: np.ndarray = field(default_factory=_none)  # pull packets per second crossing the
+    #   link, receiver → sender (EQDS/NDP fluid runs, :mod:`.fluid_transports`); empty: the run has no pulls
 
     @staticmethod
     def make(time_s: float, link_util, link_queue, link_latency_ns, link_paused, link_ecn,
@@ -68,6 +70,15 @@ class Frame:
     def with_trims(self, trims_per_s: np.ndarray) -> Frame:
         """This frame with ``link_trims_per_s`` (per link, packets/s)."""
         return replace(self, link_trims_per_s=_frozen(trims_per_s))
+
+    @property
+    def has_pulls(self) -> bool:
+        """True when the run's receivers pull (EQDS / NDP tick by tick: the frame carries pulls/s per link)."""
+        return len(self.link_pulls_per_s) > 0
+
+    def with_pulls(self, pulls_per_s: np.ndarray) -> Frame:
+        """This frame with ``link_pulls_per_s`` (per link, pull packets/s)."""
+        return replace(self, link_pulls_per_s=_frozen(pulls_per_s))
 
     @property
     def has_cc_rate(self) -> bool:

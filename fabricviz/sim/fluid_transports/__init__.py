@@ -9,8 +9,9 @@
 
 Constants are :mod:`fabricviz.sim.transports.params`'s (htsim source lines there). A run gives a
 :class:`~..fluid_result.FluidResult` like the RoCE fluid model's: frames (each with the bytes every
-link trimmed since the frame before, ``Frame.link_trimmed_bytes``), per-flow finish times, and per
-link the bytes trimmed over the run (``FluidResult.link_trimmed_bytes``).
+link trimmed since the frame before, ``Frame.link_trimmed_bytes``; EQDS / NDP: the pull packets
+per second on every link, ``Frame.link_pulls_per_s``), per-flow finish times, and per link the bytes
+trimmed over the run (``FluidResult.link_trimmed_bytes``).
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ def simulate_transport_fluid(links: LinkTable, flows: Flows, routes: Routes, tra
     begin = np.full(F, np.nan)
     max_queue, max_queue_s = np.zeros(L), np.zeros(L)
     acc_served, acc_got, acc_trim, acc_paused = np.zeros(L), np.zeros(F), np.zeros(L), np.zeros(L, bool)
-    acc_n = 0
+    acc_n, pulled_before = 0, np.zeros(L)
     out: list[Frame] = []
     nic = flow_nic_ns(links, routes, DEFAULT_LATENCY)
     recv = np.zeros(F)
@@ -119,6 +120,9 @@ def simulate_transport_fluid(links: LinkTable, flows: Flows, routes: Routes, tra
         if (i + 1) % every == 0 or i == total - 1 or over:
             out.append(_frame(links, routes, t, acc_n * dt_s, acc_served, pipe.cap * acc_n, q_link, acc_got,
                               acc_paused, None if hpcc else acc_trim, nic, payload))
+            if isinstance(ends, Spray):           # the pulls sent since the frame before, per second
+                out[-1] = out[-1].with_pulls((ends.link_pulled - pulled_before) / (acc_n * dt_s))
+                pulled_before = ends.link_pulled.copy()
             acc_served, acc_got, acc_trim, acc_paused = np.zeros(L), np.zeros(F), np.zeros(L), np.zeros(L, bool)
             acc_n = 0
             if progress is not None:
@@ -134,10 +138,11 @@ def simulate_transport_fluid(links: LinkTable, flows: Flows, routes: Routes, tra
         return res, TransportFluid(transport, ROUTING[transport], 0.0, 0, source, np.ones(F), ticks * dt_s)
     trimmed = ends.trimmed / wire
     link_trim = ends.link_trimmed / wire
+    with np.errstate(invalid="ignore"):   # an unsized flow's need and what is left are both inf
+        resent = np.where(sized, np.maximum(ends.sent - ends.need + ends.new_left, 0.0), ends.resent)
     res = FluidResult(tuple(out), ends.sent / wire, recv / wire, in_flight, finish, max_queue,
                       np.zeros(L), np.zeros(L), np.zeros(L, bool), ticks, begin, ticks * dt_s, max_queue_s,
-                      trimmed_bytes=trimmed, retransmitted_bytes=np.maximum(ends.sent - ends.need + ends.new_left,
-                                                                            0.0) / wire,
+                      trimmed_bytes=trimmed, retransmitted_bytes=resent / wire,
                       flow_control="trim", link_trimmed_bytes=link_trim, transport=transport)
     sent = ends.sent / wire
     whole = np.divide(sent - trimmed, sent, out=np.ones(F), where=sent > 0)

@@ -24,6 +24,12 @@ Per flow, in wire bytes (payload + header per packet, :class:`~..transports.para
   credit in flight is bounded, not the data: an EQDS flow is paced, not window-limited, until
   its round trip reaches ``_maxwnd`` / line rate.
 
+Pulls are counted as packets (one pull credits one ``mtu`` of wire bytes: htsim's EqdsPullPacer /
+NdpPull send a pull per packet) on every directed link they cross (``link_pulled``), in the tick the
+receiver sends them. The model has no return route: a pull takes the reverse of its flow's data
+sub-paths (each directed cable link ``l``'s twin ``l ^ 1``), split over the sub-paths as the flow's
+``frac`` — what htsim's pulls take on a fat tree up to its ECMP choice of one of them.
+
 Goodput is what arrives whole × payload / mtu.
 """
 
@@ -88,6 +94,7 @@ class Spray:
         self.new_left = self.need.copy()
         self.rtx = np.zeros(F)
         self.sent = np.zeros(F)                             # wire bytes put on the NIC, resends included
+        self.resent = np.zeros(F)                           # of which resends (trimmed payloads pulled again)
         self.recv = np.zeros(F)                             # wire bytes arrived whole
         self.trimmed = np.zeros(F)
         self.pend = np.zeros(F)                             # NDP: pulls the receiver owes
@@ -99,6 +106,11 @@ class Spray:
         self.nack_path = np.zeros((self.R, pipe.P)) if self.ent is not None else None   # for the penalties
         self.limit = np.full(pipe.L, float(prm.queue_pkts * prm.mtu))
         self.link_trimmed = np.zeros(pipe.L)
+        self.link_pulled = np.zeros(pipe.L)                 # pull packets sent over each link (module doc)
+        frac = np.asarray(r.frac, float) * np.ones(pipe.P)
+        share = frac / np.maximum(np.bincount(r.flow, weights=frac, minlength=F), 1e-300)[r.flow]
+        self.pull_link = pipe.e_link ^ 1                    # the reverse of every data hop
+        self.pull_share = share[pipe.e_path]                # ... and the share of the flow's pulls on it
 
     def _spray(self, s: np.ndarray) -> np.ndarray:
         """Bytes per sub-path of what each flow sends now (``s``), packet by packet."""
@@ -150,6 +162,7 @@ class Spray:
         s = _waterfill(self.nic, elig, p.cap, p.L) if elig.any() else elig
         again = np.minimum(s, self.rtx)
         self.rtx -= again
+        self.resent += again
         self.new_left -= s - again
         from_pull = np.minimum(s, self.credit)              # eqds.cpp spendCredit: pulled credit first
         self.credit -= from_pull
@@ -192,6 +205,9 @@ class Spray:
         self.pull_out += pull
         self.granted += pull
         go = np.flatnonzero(pull > 0)
+        if len(go):
+            self.link_pulled += np.bincount(self.pull_link, weights=(pull / self.prm.mtu)[p.e_flow] * self.pull_share,
+                                            minlength=p.L)
         np.add.at(self.pull_ring, ((t + p.back[go]) % self.R, go), pull[go])
         return got, trimmed
 

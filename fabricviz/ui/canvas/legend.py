@@ -99,6 +99,8 @@ def overlay_rows(items: Iterable[QtWidgets.QGraphicsItem], scene=None) -> list[R
     picture taken mid-sweep is a picture of that step, and which devices the SM has not
     reached yet is what the step shows (a legend row keeps the dimmed colours explained;
     once the sweep is over nothing is dimmed and the row goes)."""
+    from fabricviz.ui.canvas.overlays.pulls import PULL_COLOR, PULL_LABEL
+    from fabricviz.ui.canvas.overlays.pulls import ROLE as PULL_ROLE
     from fabricviz.ui.canvas.overlays.sweep import LEGEND
     from fabricviz.ui.canvas.overlays.traffic import HeatItem
     from fabricviz.ui.canvas.overlays.trims import ROLE as TRIM_ROLE
@@ -107,6 +109,7 @@ def overlay_rows(items: Iterable[QtWidgets.QGraphicsItem], scene=None) -> list[R
     rows: list[Row] = []
     sweep: list[Row] = []
     trims: list[Row] = []
+    pulls: list[Row] = []
     vl_rows: dict[tuple[str, str], Row] = {}
     for item in items:
         if not item.isVisible():
@@ -118,6 +121,9 @@ def overlay_rows(items: Iterable[QtWidgets.QGraphicsItem], scene=None) -> list[R
         elif item.data(2) == TRIM_ROLE and isinstance(item, QtWidgets.QGraphicsPathItem) \
                 and not item.path().isEmpty():          # the trimming transports' marks (casing and ticks)
             trims = [(TRIM_LABEL, QtGui.QColor(TRIM_COLOR), "trims")]
+        elif item.data(2) == PULL_ROLE and isinstance(item, QtWidgets.QGraphicsPathItem) \
+                and not item.path().isEmpty():          # the pulling transports' beads (rim and bead)
+            pulls = [(PULL_LABEL, QtGui.QColor(PULL_COLOR), "pulls")]
         elif item.data(2) in VL_ROLES and isinstance(item, QtWidgets.QGraphicsPathItem) \
                 and not item.path().isEmpty():         # VL layers / VL usage: the item names its colour
             vl_rows.setdefault((str(item.data(3)), item.pen().color().name()),
@@ -132,7 +138,7 @@ def overlay_rows(items: Iterable[QtWidgets.QGraphicsItem], scene=None) -> list[R
             text, style = words.get(color.name(), ("SM sweep", "line"))
             sweep.append((text, QtGui.QColor(color), style))
     unique = {(label, color.name(), style): (label, color, style) for label, color, style in sweep}
-    return rows + trims + sorted(vl_rows.values(), key=lambda r: r[0]) + \
+    return rows + trims + pulls + sorted(vl_rows.values(), key=lambda r: r[0]) + \
         sorted(unique.values(), key=lambda r: _SWEEP_ORDER.get(r[2], 9))
 
 
@@ -349,6 +355,9 @@ class LegendBox:
             elif shape == "trims":         # white ticks on a black casing, as the trim marks
                 from fabricviz.ui.canvas.overlays.trims import trim_pens
                 pens = list(trim_pens(px * 0.18))
+            elif shape == "pulls":         # violet beads on a black rim, as the pull marks
+                from fabricviz.ui.canvas.overlays.pulls import pull_pens
+                pens = list(pull_pens(px * 0.3))
             elif shape in ("dash", "ecn"):
                 pens[0].setStyle(QtCore.Qt.PenStyle.DotLine if shape == "ecn" else QtCore.Qt.PenStyle.DashLine)
             for pen in pens:

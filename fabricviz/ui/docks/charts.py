@@ -1,27 +1,22 @@
 """The Charts dock: a run's frames as time series (pyqtgraph).
 
-Per chosen directed link: utilisation, queue bytes and latency; per chosen
-flow: delivered rate and, when the run has rate-based congestion control, the
-sender's DCQCN rate Rc (what the NIC's rate limiter allows; the gap to the
-delivered rate is PFC pauses or a bottleneck CC has not found yet);
-fabric-wide: aggregate throughput and mean / p99 flow latency; for a run whose transport trims
-(EQDS, NDP: the frames carry ``link_trims_per_s``) a seventh plot, packets trimmed per second on
-the chosen link and over the whole fabric (laid out only for such runs). The link list
-offers the run's hottest links (peak utilisation, then peak queue) plus the
-hotter direction of a cable selected on the canvas; flows are listed slowest
-first. A vertical line follows the frame shown on the canvas. Curves are
-created once and only ``setData`` runs after that.
+Per chosen directed link: utilisation, queue bytes and latency; per chosen flow: delivered rate and, when the run
+has rate-based congestion control, the sender's DCQCN rate Rc (what the NIC's rate limiter allows; the gap to the
+delivered rate is PFC pauses or a bottleneck CC has not found yet); fabric-wide: aggregate throughput and mean / p99
+flow latency; for a run whose transport trims (EQDS, NDP: the frames carry ``link_trims_per_s``) a seventh plot,
+packets trimmed per second on the chosen link and over the whole fabric, and when the frames carry pulls
+(``link_pulls_per_s``: EQDS / NDP tick by tick) the pulls per second back over its cable (link ``l ^ 1``). The link
+list offers the run's hottest links (peak utilisation, then peak queue) plus the hotter direction of a cable
+selected on the canvas; flows are listed slowest first. A vertical line follows the frame shown on the canvas.
+Curves are created once and only ``setData`` runs after that.
 
-The six plots reflow to the dock (:func:`~fabricviz.ui.widgets.plots.grid_columns`):
-one row of six in the bottom strip (about 1200 × 230 px), 3 × 2 or 2 × 3 when the
-dock is taller, so no plot is cut off. The y axes carry fixed units in their labels
-(%, KB, µs, Gb/s) and are as wide as their widest number. Time runs from 0 ms; a
-max-min run is one steady-state frame, drawn as points over a "steady state" tick
-(no time axis, so never a negative time).
+The six plots reflow to the dock (:func:`~fabricviz.ui.widgets.plots.grid_columns`): one row of six in the bottom
+strip (about 1200 × 230 px), 3 × 2 or 2 × 3 when the dock is taller, so no plot is cut off. The y axes carry fixed
+units in their labels (%, KB, µs, Gb/s) and are as wide as their widest number. Time runs from 0 ms; a max-min run
+is one steady-state frame, drawn as points over a "steady state" tick (no time axis, so never a negative time).
 
-Export writes what is charted: a PNG of the plots with a caption naming the
-run, link and flow, or a CSV with one row per frame. Both go through QSaveFile,
-so an existing file survives a failed save.
+Export writes what is charted: a PNG of the plots with a caption naming the run, link and flow, or a CSV with one
+row per frame. Both go through QSaveFile, so an existing file survives a failed save.
 """
 
 from __future__ import annotations
@@ -63,6 +58,8 @@ PLOTS = (("util", "link utilisation", "%"), ("queue", "link queue", "KB"),
          ("trims", "trimmed packets", "k/s"))
 #: Plots laid out only when the run has them (the frames' ``has_trims``).
 TRIM_PLOT = "trims"
+#: The pulls/s back over the chosen link's cable on the trims plot (the violet of the canvas's pull marks, darker).
+PULL_CURVE = "#7a3ce0"
 #: The y range reaches this share of its span past its first and last ticks: their numbers are drawn
 #: whole (pyqtgraph drops a number that would stick out of a gridded axis).
 Y_PAD = 0.07
@@ -72,11 +69,13 @@ STEADY_X = 0.5
 
 def link_series(frames, link: int) -> dict[str, np.ndarray]:
     """``util``, ``queue`` (bytes) and ``latency`` (ns) of ``link`` over the frames, and
-    ``link_trims`` (packets/s; 0 in a frame without trims)."""
+    ``link_trims`` and ``link_pulls`` (packets/s; 0 in a frame without): the pulls are those of the reverse
+    direction ``link ^ 1``, the pulls that answer the link's data."""
     return {"util": np.array([f.link_util[link] for f in frames], np.float64),
             "queue": np.array([f.link_queue[link] for f in frames], np.float64),
             "latency": np.array([f.link_latency_ns[link] for f in frames], np.float64),
-            "link_trims": np.array([f.link_trims_per_s[link] if f.has_trims else 0.0 for f in frames], np.float64)}
+            "link_trims": np.array([f.link_trims_per_s[link] if f.has_trims else 0.0 for f in frames], np.float64),
+            "link_pulls": np.array([f.link_pulls_per_s[link ^ 1] if f.has_pulls else 0.0 for f in frames], np.float64)}
 
 
 def fabric_series(frames) -> dict[str, np.ndarray]:
@@ -200,14 +199,16 @@ class ChartsDock(QtWidgets.QDockWidget):
                        "p99_latency": self.plot["flow_latency"].plot(pen=pen("#d7191c"), name="p99"),
                        "link_trims": self.plot["trims"].plot(pen=pen("#2a2a2a"), name="link"),
                        "all_trims": self.plot["trims"].plot(pen=pen("#7a7a7a", style=QtCore.Qt.PenStyle.DashLine),
-                                                            name="all links")}
+                                                            name="all links"),
+                       "link_pulls": self.plot["trims"].plot(pen=pen(PULL_CURVE), name="pulls back")}
         # engine units → the plotted units of PLOTS (fraction → %, bytes → KB, ns → µs)
         self.scale = {"util": 100.0, "queue": 1e-3, "latency": 1e-3, "flow_rate": 1.0, "cc_rate": 1.0,
                       "throughput": 1.0, "mean_latency": 1e-3, "p99_latency": 1e-3, "link_trims": 1e-3,
-                      "all_trims": 1e-3}
+                      "all_trims": 1e-3, "link_pulls": 1e-3}
         self.plot_of = {"util": "util", "queue": "queue", "latency": "latency", "flow_rate": "flow_rate",
                         "cc_rate": "flow_rate", "throughput": "throughput", "mean_latency": "flow_latency",
-                        "p99_latency": "flow_latency", "link_trims": "trims", "all_trims": "trims"}
+                        "p99_latency": "flow_latency", "link_trims": "trims", "all_trims": "trims",
+                        "link_pulls": "trims"}
         self.link: int | None = None
         self.flow: int | None = None
         self.columns = 3
@@ -273,7 +274,7 @@ class ChartsDock(QtWidgets.QDockWidget):
             return
         frames = result.frames
         self.time_ms = np.array([f.time_s for f in frames]) * 1e3
-        self._set_trims_shown(any(f.has_trims for f in frames))
+        self._set_trims_shown(any(f.has_trims for f in frames), any(f.has_pulls for f in frames))
         self._set_time_axis()
         for key, y in fabric_series(frames).items():
             if key != "all_trims" or self.trims_shown:
@@ -364,19 +365,21 @@ class ChartsDock(QtWidgets.QDockWidget):
         """Columns for the plots' current size (see the module doc)."""
         self._grid(grid_columns(self.plots.width(), self.plots.height(), len(self.laid_out())))
 
-    def _set_trims_shown(self, on: bool) -> None:
-        """Lay the trims plot out (a run that trims) or take it out of the grid."""
+    def _set_trims_shown(self, on: bool, pulls: bool = False) -> None:
+        """Lay the trims plot out (a run that trims) or take it out of the grid; its pulls curve and
+        key only for a run with pulls."""
+        self.curves["link_pulls"].setVisible(pulls)
+        p = self.all_plots[TRIM_PLOT]
+        p.setTitle(key_html("trimmed packets", [("#2a2a2a", "link", False), ("#7a7a7a", "all links", True)]
+                            + ([(PULL_CURVE, "pulls back", False)] if pulls else [])), size="9pt")
         if on == self.trims_shown:
             return
         self.trims_shown = on
-        p = self.all_plots[TRIM_PLOT]
         p.setVisible(on)
         self.plot = {k: q for k, q in self.all_plots.items() if k != TRIM_PLOT or on}
         if not on:
-            for key in ("link_trims", "all_trims"):
+            for key in ("link_trims", "all_trims", "link_pulls"):
                 self.curves[key].setData([], [])
-        p.setTitle(key_html("trimmed packets", [("#2a2a2a", "link", False),
-                                                                   ("#7a7a7a", "all links", True)]), size="9pt")
         self.columns = 0                                   # re-lay the grid with or without it
         self._reflow()
 
@@ -438,7 +441,7 @@ class ChartsDock(QtWidgets.QDockWidget):
         self._choose(self.link_box, int(link), self._link_name)
         self.link = int(link)
         for key, y in link_series(self.result.frames, self.link).items():
-            if key != "link_trims" or self.trims_shown:
+            if key not in ("link_trims", "link_pulls") or self.trims_shown:
                 self._set(key, y)
 
     def show_flow(self, flow: int) -> None:

@@ -45,6 +45,7 @@ from fabricviz.sim.engine import SimResult
 from fabricviz.sim.partitioned import refused_line
 from fabricviz.sim.reach import left_out_line
 from fabricviz.sim.run import run_traffic
+from fabricviz.ui.canvas.overlays.pulls import PullLegend
 from fabricviz.ui.canvas.overlays.traffic import METRICS, ColorScale, LegendBar, scale_for
 from fabricviz.ui.docks.traffic_form import TrafficForm
 from fabricviz.ui.docks.traffic_left_out import LeftOutList
@@ -136,6 +137,9 @@ class TrafficDock(QtWidgets.QDockWidget):
         lay.addLayout(row)
         self.legend = LegendBar(body)
         lay.addWidget(self.legend)
+        self.pull_legend = PullLegend(body)      # the pull marks' row, for a run with pulls (EQDS / NDP fluid)
+        lay.addWidget(self.pull_legend)
+        self.result_ready.connect(self.pull_legend.set_run)
         lay.addStretch(1)
         self.setWidget(body)
         shown = document.session.traffic              # what the heatmap, charts and lossless dock follow

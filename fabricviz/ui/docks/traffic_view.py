@@ -1,7 +1,9 @@
 """Draws the traffic run on show (the session's :attr:`~fabricviz.ui.document.session.Session.traffic`)
 as the canvas heatmap: its frames, a redraw after design edits, the heatmap's claim on the canvas
 (one overlay at a time); with a trimming transport, the trim marks on the links that trim
-(:mod:`~fabricviz.ui.canvas.overlays.trims`, from the frame's ``link_trims_per_s``)."""
+(:mod:`~fabricviz.ui.canvas.overlays.trims`, from the frame's ``link_trims_per_s``); with receivers that
+pull (EQDS / NDP tick by tick), the pull marks on the cables pulls cross (:mod:`~fabricviz.ui.canvas.overlays.pulls`,
+from ``link_pulls_per_s``)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from typing import Any
 
 from PySide6 import QtCore
 
+from fabricviz.ui.canvas.overlays.pulls import PullMarks
 from fabricviz.ui.canvas.overlays.traffic import TrafficOverlay
 from fabricviz.ui.canvas.overlays.trims import TrimMarks
 from fabricviz.ui.canvas.scene import FabricScene
@@ -23,6 +26,7 @@ class TrafficView(QtCore.QObject):
         self.document, self.scene = document, scene
         self.overlay = TrafficOverlay(scene)
         self.trims = TrimMarks(document, scene)
+        self.pulls = PullMarks(document, scene)
         self._redraw_pending = False
         self.session = document.session
         self.shown = document.session.traffic
@@ -36,6 +40,7 @@ class TrafficView(QtCore.QObject):
         if res is None:
             self.overlay.forget()
             self.trims.clear()
+            self.pulls.clear()
             self.session.release("traffic")
             return
         if self.shown.fabric is not None:
@@ -53,7 +58,9 @@ class TrafficView(QtCore.QObject):
         if fr is not None and self.shown.scale is not None:
             self.overlay.show_frame(fr, self.shown.scale)
             res = self.shown.result
-            self.trims.show(fr.link_trims_per_s, res.links.n_cable_links if res is not None else 0)
+            n_cable_links = res.links.n_cable_links if res is not None else 0
+            self.trims.show(fr.link_trims_per_s, n_cable_links)
+            self.pulls.show(fr.link_pulls_per_s, n_cable_links)
             self.hidden = False
 
     def _overlay_changed(self, owner: str) -> None:
@@ -61,6 +68,7 @@ class TrafficView(QtCore.QObject):
         if owner not in ("", "traffic") and not self.hidden:
             self.overlay.clear()
             self.trims.clear()
+            self.pulls.clear()
             self.hidden = True
 
     def _fabric_event(self, e: Any) -> None:

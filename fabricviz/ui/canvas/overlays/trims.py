@@ -16,14 +16,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.sim.frames import TRIM_MARK_PER_S
-from fabricviz.ui.canvas.items.cables import routed_path
-from fabricviz.ui.canvas.items.semantic_queries import NEAR
-from fabricviz.ui.canvas.overlays import remove_from_scene
-from fabricviz.ui.canvas.overlays.bundled import colours_of, follow_levels, semantic_of
+from fabricviz.ui.canvas.overlays.cable_marks import CableMarks, cables_at_least
 
 #: The bundled layer's key for the marks drawn on top of the bundles zoomed out.
 KEY = "trims"
@@ -52,54 +48,14 @@ def trim_pens(width: float = 2.0) -> tuple[QtGui.QPen, QtGui.QPen]:
 
 def trimming_cables(trims_per_s: np.ndarray, n_cable_links: int, threshold: float = MIN_TRIMS_PER_S) -> np.ndarray:
     """Cable ids with a direction (links ``2c``, ``2c + 1``) trimming at least ``threshold`` per second."""
-    t = np.asarray(trims_per_s, np.float64)[: n_cable_links - n_cable_links % 2]
-    if not len(t):
-        return np.zeros(0, np.int64)
-    per_cable = np.maximum(t[0::2], t[1::2])
-    return np.flatnonzero(per_cable >= threshold)
+    return cables_at_least(trims_per_s, n_cable_links, threshold)
 
 
-class TrimMarks:
+class TrimMarks(CableMarks):
     """The trim marks of one canvas (see the module doc): :meth:`show` a frame's per-link trims/s."""
 
     def __init__(self, document: Any, scene: QtWidgets.QGraphicsScene) -> None:
-        self.document, self.scene = document, scene
-        self.cables = np.zeros(0, np.int64)
-        self.items: list[QtWidgets.QGraphicsPathItem] = []
-        follow_levels(scene, self._draw)
-
-    def show(self, trims_per_s: np.ndarray, n_cable_links: int) -> None:
-        """Mark the cables of ``trims_per_s`` (per link id; empty: the run does not trim)."""
-        self.cables = trimming_cables(trims_per_s, n_cable_links)
-        self._draw()
-
-    def clear(self) -> None:
-        self.cables = np.zeros(0, np.int64)
-        self._draw()
-
-    def _draw(self) -> None:
-        for it in self.items:
-            remove_from_scene(it)
-        self.items = []
-        if not shiboken6.isValid(self.scene):
-            return
-        f = self.document.fabric
-        cids = np.array([c for c in self.cables.tolist() if f.cables_t.exists(c)], np.int64)
-        sem, colours = semantic_of(self.scene), colours_of(self.scene)
-        zoomed_out = sem is not None and colours is not None and sem.level != NEAR
-        if colours is not None:
-            colours.set_top(KEY, cids if zoomed_out and len(cids) else None, trim_pens()[1])
-        if zoomed_out or not len(cids):
-            return
-        path = routed_path(f, cids)
-        for k, pen in enumerate(trim_pens()):
-            item = QtWidgets.QGraphicsPathItem(path)
-            item.setPen(pen)
-            item.setZValue(Z + 0.01 * k)
-            item.setAcceptedMouseButtons(QtCore.Qt.MouseButton.NoButton)
-            item.setData(2, ROLE)
-            self.scene.addItem(item)
-            self.items.append(item)
+        super().__init__(document, scene, KEY, ROLE, Z, trim_pens, MIN_TRIMS_PER_S)
 
 
 __all__ = ["MIN_TRIMS_PER_S", "ROLE", "TRIM_COLOR", "TRIM_LABEL", "TrimMarks", "trim_pens", "trimming_cables"]
