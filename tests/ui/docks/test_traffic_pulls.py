@@ -25,22 +25,11 @@ from fabricviz.ui.canvas.overlays.pulls import (
 )
 from fabricviz.ui.canvas.overlays.trims import TRIM_LABEL
 from fabricviz.ui.docks.charts import TRIM_PLOT
+from tests.ui.docks.test_traffic_trims import run_in_dock
 
-WAIT = 60_000                # a generous deadline: only a hang waits this long
 LINE_RATE_PULLS = 100e9 / 8 / 4160
 
 pytestmark = pytest.mark.gui
-
-
-def run_in_dock(qtbot, window, **controls):
-    dock = window.traffic_dock
-    dock.configure(**controls)
-    with qtbot.waitSignal(dock.result_ready, timeout=WAIT):
-        assert dock.run()
-    qtbot.waitUntil(lambda: not dock.running, timeout=WAIT)
-    assert dock.error is None
-    QtWidgets.QApplication.processEvents()
-    return dock
 
 
 def marks(scene):
