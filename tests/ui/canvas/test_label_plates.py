@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from PySide6 import QtGui
 
-from fabricviz.generate import leaf_spine
+from fabricviz.generate import fat_tree, leaf_spine
 from fabricviz.generate.nvl72 import nvl72
 from fabricviz.ib.tiers import switch_mask
 from fabricviz.ui.canvas.items.label_paint import PAD_PX, PLATE_ALPHA
@@ -112,3 +112,21 @@ def test_a_pinned_spine_name_stays_above_its_box(qtbot):
     assert (pinned.left(), pinned.top()) == (before.left(), before.top())
     box = view.mapFromScene(scene.items_by_id[spine].sceneBoundingRect().topLeft())
     assert pinned.bottom() <= box.y()
+
+
+def test_a_name_whose_spot_above_is_taken_goes_under_its_box(qtbot):
+    """A 2-level DGX tree of radix 64 at fit (middle level): 32 spines in a row, ~27 px apart. Above
+    its box every other name's spot is taken by its neighbour's (spine09's by the row's title "32
+    spines"); such a name goes under its box, on its plate, once every name had its first spot: 31 of
+    the 32 names show (16 before: all under the boxes, every other one gave way)."""
+    f = fat_tree(levels=2, radix=64, servers="dgx")
+    view, scene = canvas(qtbot, f)
+    shown = {f.name_of(d): r for d, _, r in scene.label_layer.in_view(view) if d >= 0}
+    spines = sorted(n for n in shown if n.startswith("spine"))
+    assert spines == [f"spine{k:02d}" for k in range(1, 33) if k != 9]
+    box = {n: scene.items_by_id[f.find(n)].sceneBoundingRect() for n in spines}
+    t = view.viewportTransform()
+    above = [n for n in spines if shown[n].bottom() <= t.map(box[n].topLeft()).y()]
+    under = [n for n in spines if shown[n].top() >= t.map(box[n].bottomLeft()).y()]
+    assert above == [f"spine{k:02d}" for k in range(1, 33, 2) if k != 9]
+    assert under == [f"spine{k:02d}" for k in range(2, 33, 2)]

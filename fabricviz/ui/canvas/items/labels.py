@@ -78,6 +78,7 @@ class _Columns(NamedTuple):
     tops: np.ndarray     # the top-level devices drawn, and their rectangles ([4, n], scene units): a
     rects: np.ndarray    # name never lies on another device's (it read as that one's; issue 29)
     above: np.ndarray    # the devices (sorted) whose names go above them (:func:`name_above`)
+    alt: np.ndarray      # an ABOVE name's second spot, used where the first is taken: its box's bottom (else NaN)
 
 
 class LabelLayer(QtWidgets.QGraphicsItem):
@@ -105,6 +106,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         self._names: dict[int, str] = {}
         self._aliases: dict[int, str] = {}       # shorter names shown instead (set_aliases)
         self._layouts: OrderedDict[tuple, list[Placed]] = OrderedDict()
+        self._tops: dict[tuple, dict[int, float]] = {}     # per layout: a name's top (scaled), by device
         self._rect = QtCore.QRectF()
         self._margin = MARGIN_PX
         self._geometry_due = False
@@ -226,8 +228,23 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         w, h = self._width(self._fitted(self._aliases.get(device, f.name_of(device)), room)), self._height
         u = 1.0 / scale
         if len(k) and c.mode[k[0]] == ABOVE:
-            return QtCore.QRectF((r[0] + r[2]) / 2 - w * u / 2, r[1] - (GAP_PX + h) * u, w * u, h * u)
+            top = self._drawn_top(device, scale)       # under its box where its spot above was taken
+            top = r[1] - (GAP_PX + h) * u if top is None else top
+            return QtCore.QRectF((r[0] + r[2]) / 2 - w * u / 2, top, w * u, h * u)
         return QtCore.QRectF((r[0] + r[2]) / 2 - w * u / 2, r[3] + GAP_PX * u, w * u, h * u)
+
+    def _drawn_top(self, device: int, scale: float) -> float | None:
+        """The top (scene units) of ``device``'s name in the latest layout made at ``scale``, if any."""
+        for key in reversed(self._layouts):
+            if key[0] == scale and key[3] == self.revision:
+                tops = self._tops.get(key)
+                if tops is None:
+                    tops = self._tops[key] = {p.device: p.y for p in self._layouts[key] if p.device >= 0}
+                    while len(self._tops) > 8:
+                        self._tops.pop(next(iter(self._tops)))
+                if device in tops:
+                    return tops[device] / key[1]
+        return None
 
     def follow_drag(self) -> None:
         """While the mouse drags device items (the model moves on release), names follow them."""
@@ -352,9 +369,10 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         ax = np.concatenate([xs, (r[0] + r[2]) / 2, t.x[kids].astype(np.float64)])
         ay = np.concatenate([ys, np.where(above, r[1], r[3]), t.y[kids].astype(np.float64)])
         room = np.concatenate([np.zeros(len(xs)), row_room(r), np.zeros(len(kids))])
+        alt = np.concatenate([np.full(len(xs), np.nan), np.where(above, r[3], np.nan), np.full(len(kids), np.nan)])
         order = np.lexsort((ref, mode != CENTRED, prio))
         self._cols = _Columns(ref[order], mode[order], prio[order], ax[order], ay[order], room[order], tops, r,
-                              tops[above])
+                              tops[above], alt[order])
         self._cols_rev = self.revision
         return self._cols
 
@@ -411,6 +429,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
             idx = idx[np.sort(first)]
         idx = idx[:MAX_CANDIDATES]
         cand: list[tuple[int, int, str, float, float]] = []      # (ref, mode, text, x, y)
+        n_pinned = 0
         if len(pinned):              # pinned first, placed whatever they overlap; only the area's
             r = device_rects(f, pinned)
             up = np.isin(pinned, c.above).tolist()
@@ -421,6 +440,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
                     y = (r[1, k] + dy) * sy - 2 * GAP_PX - h
                 if x0 - REACH_PX <= x <= x1 + REACH_PX and y0 - 2 * h - GAP_PX <= y <= y1 + h:
                     cand.append((d, -1, f.name_of(d), x, y))
+                    n_pinned += 1
         refs, modes = c.ref[idx].tolist(), c.mode[idx].tolist()
         room = np.where(c.room[idx] > 0, np.maximum(c.room[idx] * sx - SPACING_PX, NAME_MIN_PX), np.inf).tolist()
         for ref, mode, x, y, fit in zip(refs, modes, ax[idx].tolist(), ay[idx].tolist(), room, strict=True):
@@ -431,6 +451,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         cx = np.array([x for *_, x, _ in cand])
         cy = np.array([y for *_, y in cand])
         mode = np.array([m for _, m, *_ in cand])
+        second = np.concatenate([np.full(n_pinned, np.nan), c.alt[idx] * sy + GAP_PX])
         lx = cx - w / 2
         ly = np.where(mode == UNDER, cy + GAP_PX, np.where(mode == ABOVE, cy - GAP_PX - h, cy - h / 2))
         ly = np.where(mode == -1, cy + GAP_PX, ly)
@@ -442,7 +463,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
             self.last_grid_shape = (0, 0)
             return []
         cand = [cand[i] for i in keep.tolist()]
-        w, lx, ly, mode = w[keep], lx[keep], ly[keep], mode[keep]
+        w, lx, ly, mode, second = w[keep], lx[keep], ly[keep], mode[keep], second[keep].tolist()
         # placed labels are found through a coarse grid of buckets (a few per label), then tested
         # exactly: two labels at least SPACING_PX apart never block each other (a grid of small
         # occupied cells rounded outwards did, and hid a name with room for it: issue 29)
@@ -451,7 +472,6 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         bw, bh = max(BUCKET_PX, float(w.max())), h + SPACING_PX
         c0 = np.floor((lx - half - gx) / bw).astype(np.int64)
         c1 = np.floor((lx + w + half - gx) / bw).astype(np.int64)
-        r0 = np.floor((ly - half - gy) / bh).astype(np.int64)
         r1 = np.floor((ly + h + half - gy) / bh).astype(np.int64)
         self.last_grid_shape = (int(r1.max()) + 1, int(c1.max()) + 1)
         self.last_grid_cell = (bh, bw)
@@ -459,21 +479,30 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         L, T, R, B = (lx - half).tolist(), (ly - half).tolist(), (lx + w + half).tolist(), (ly + h + half).tolist()
         walls = self._walls(c, sx, sy, area, gx, gy, bw, bh)
         chosen: list[int] = []
-        for i in range(len(cand)):
-            if mode[i] == -1:
+        # a name above its box whose spot is taken (a group's title over its row of spines, the next
+        # spine's name) goes under it, on its plate, rather than vanish: once every name had its first spot
+        tries = [(i, float(ly[i])) for i in range(len(cand)) if mode[i] != -1]
+        tries += [(i, second[i]) for i in range(len(cand)) if mode[i] != -1 and not math.isnan(second[i])]
+        placed: set[int] = set()
+        for i, top in tries:
+            if i in placed:
                 continue
-            cells = [(r, q) for r in range(int(r0[i]), int(r1[i]) + 1) for q in range(int(c0[i]), int(c1[i]) + 1)]
+            T[i], B[i] = top - half, top + h + half
+            rows = range(math.floor((T[i] - gy) / bh), math.floor((B[i] - gy) / bh) + 1)
+            cells = [(r, q) for r in rows for q in range(int(c0[i]), int(c1[i]) + 1)]
             if any(L[i] < R[j] and L[j] < R[i] and T[i] < B[j] and T[j] < B[i]
                    for cell in cells for j in buckets.get(cell, ())):
                 continue
             if mode[i] in (UNDER, ABOVE) and any(
                     d != cand[i][0] and lx[i] + PAD_PX < x1_ and x0_ < lx[i] + w[i] - PAD_PX
-                    and ly[i] + PAD_PX < y1_ and y0_ < ly[i] + h - PAD_PX
+                    and top + PAD_PX < y1_ and y0_ < top + h - PAD_PX
                     for cell in cells for d, x0_, y0_, x1_, y1_ in walls.get(cell, ())):
                 continue
             for cell in cells:
                 buckets.setdefault(cell, []).append(i)
             chosen.append(i)
+            placed.add(i)
+            ly[i] = top
         # a pinned name (the pointer is on its device) shows over the layout made without it: it
         # hides the names it meets and its own, and no other name comes and goes (issue 29: the
         # names of a row with no room swapped, node01/node03 ↔ node02/node04, as the pointer moved)
