@@ -8,7 +8,8 @@
 
 A spine's name now sits above its box (no cable leaves from its top), and every name is drawn on a
 plate in the background colour above the cables: read back from the rendered canvas, no pixel of a
-shown name's text rectangle has a cable's colour.
+shown name's text rectangle has a cable's colour (before: 137 such pixels on the leaf-spine, 1,378 on
+the NVL72 design).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from fabricviz.ui.canvas.items.label_paint import PAD_PX, PLATE_ALPHA
 from fabricviz.ui.canvas.items.name_room import name_above
 from fabricviz.ui.canvas.items.semantic import NEAR
 from tests.ui.canvas.test_label_room import canvas
+from tests.ui.canvas.test_semantic_zoom import zoom_to
 from tests.ui.canvas.test_near_routes import drawn_cables
 
 pytestmark = pytest.mark.gui
@@ -130,3 +132,25 @@ def test_a_name_whose_spot_above_is_taken_goes_under_its_box(qtbot):
     under = [n for n in spines if shown[n].top() >= t.map(box[n].bottomLeft()).y()]
     assert above == [f"spine{k:02d}" for k in range(1, 33, 2) if k != 9]
     assert under == [f"spine{k:02d}" for k in range(2, 33, 2)]
+
+
+@pytest.mark.parametrize("name, design, zoom", [
+    ("k16-3-level", lambda: fat_tree(levels=3, radix=16), 0.5),
+    ("dgx-2-level-r64", lambda: fat_tree(levels=2, radix=64, servers="dgx"), None),
+])
+def test_no_bundle_line_through_a_middle_level_label(qtbot, name, design, zoom):
+    """The middle level (bundles, rail and group titles, "×n" counts): no shown label's text has a
+    line's colour in it either (before the plates: 1,993 such pixels on k=16 at 50 %, 2,829 on the
+    DGX tree at fit)."""
+    f = design()
+    view, scene = canvas(qtbot, f)
+    if zoom is not None:
+        zoom_to(view, zoom)
+    assert scene.semantic.level != NEAR
+    shown = scene.label_layer.in_view(view)
+    rects = np.array([[q.left() + PAD_PX, q.top() + PAD_PX, q.right() - PAD_PX, q.bottom() - PAD_PX]
+                      for _, _, q in shown]).T
+    assert len(shown) > 100
+    assert crossed_by(scene.semantic.bundle_segments, view, rects).sum() > 0     # lines do run through some
+    coloured = cable_coloured(view, rects)
+    assert coloured.sum() == 0, [(t, int(c)) for (_, t, _), c in zip(shown, coloured, strict=True) if c]
