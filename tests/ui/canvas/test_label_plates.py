@@ -25,8 +25,8 @@ from fabricviz.ui.canvas.items.label_paint import PAD_PX, PLATE_ALPHA
 from fabricviz.ui.canvas.items.name_room import name_above
 from fabricviz.ui.canvas.items.semantic import NEAR
 from tests.ui.canvas.test_label_room import canvas
-from tests.ui.canvas.test_semantic_zoom import zoom_to
 from tests.ui.canvas.test_near_routes import drawn_cables
+from tests.ui.canvas.test_semantic_zoom import zoom_to
 
 pytestmark = pytest.mark.gui
 

@@ -488,8 +488,8 @@ class LabelLayer(QtWidgets.QGraphicsItem):
             if i in placed:
                 continue
             T[i], B[i] = top - half, top + h + half
-            rows = range(math.floor((T[i] - gy) / bh), math.floor((B[i] - gy) / bh) + 1)
-            cells = [(r, q) for r in rows for q in range(int(c0[i]), int(c1[i]) + 1)]
+            span = range(math.floor((T[i] - gy) / bh), math.floor((B[i] - gy) / bh) + 1)
+            cells = [(r, q) for r in span for q in range(int(c0[i]), int(c1[i]) + 1)]
             if any(L[i] < R[j] and L[j] < R[i] and T[i] < B[j] and T[j] < B[i]
                    for cell in cells for j in buckets.get(cell, ())):
                 continue
