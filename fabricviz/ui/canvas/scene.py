@@ -318,8 +318,8 @@ class FabricScene(QtWidgets.QGraphicsScene):
             self.make_items()                    # adding/removing works on every item (a server's frame)
         self.semantic.on_event(e)
         self.nvlink.on_event(e)
-        if e.kind == ev.BULK_ADDED or e.what in (ev.DEVICE, ev.FABRIC):
-            self.label_layer.invalidate()        # names, positions or devices changed
+        if e.kind == ev.BULK_ADDED or e.what in (ev.DEVICE, ev.FABRIC, ev.CABLE):
+            self.label_layer.invalidate()        # names, positions, devices or (a name's side) cables changed
         if e.kind == ev.BULK_ADDED:
             devs = e.ids.get("devices")
             if devs is not None and len(devs):

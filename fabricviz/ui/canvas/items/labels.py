@@ -1,8 +1,10 @@
 """Device names on the canvas at a constant on-screen size: one item lays out and draws them all.
 
-Every top-level device's name sits centred under its rectangle, horizontal, at a fixed pixel
-size (:data:`NORMAL_PX`; larger in presentation mode) whatever the zoom, above cables and
-devices with a halo in the background colour. Where labels would overlap, the lower priority
+Every top-level device's name sits centred under its rectangle (above it when its cables all
+leave from its bottom edge: a spine's downlinks would run through a name under it;
+:func:`~.name_room.name_above`), horizontal, at a fixed pixel size (:data:`NORMAL_PX`; larger in
+presentation mode) whatever the zoom, above cables and devices on a plate in the background
+colour (:mod:`~.label_paint`: no line crosses a name's glyphs). Where labels would overlap, the lower priority
 one gives way instead of shrinking: group/extra labels (0) > switches (1) > servers (2) >
 GPUs/NICs (3, drawn inside their rectangle once it is big enough for the name). A pinned
 label (its port panel is open) always shows.
@@ -28,7 +30,8 @@ from fabricviz.ib.sharp import sharp_mask
 from fabricviz.ui.canvas import theme as th
 from fabricviz.ui.canvas.items.batch import device_rects
 from fabricviz.ui.canvas.items.devices import DEVICE_ROLE, K_ETHSW, K_IBSW, K_SERVER, ROLE_KIND, DeviceItem
-from fabricviz.ui.canvas.items.name_room import NAME_MIN_PX, fit_name, row_room
+from fabricviz.ui.canvas.items.label_paint import PAD_PX, LabelText
+from fabricviz.ui.canvas.items.name_room import NAME_MIN_PX, name_above, row_room
 
 if TYPE_CHECKING:
     from fabricviz.ui.canvas.scene import FabricScene
@@ -37,9 +40,7 @@ if TYPE_CHECKING:
 NORMAL_PX, PRESENTATION_PX = 11, 18
 #: Priorities (lower wins): pinned labels come before all of them.
 P_PINNED, P_EXTRA, P_SWITCH, P_SERVER, P_CHILD = -1, 0, 1, 2, 3
-PAD_PX = 2.0        # halo room around the text, inside the label's rect
-HALO_PX = 3.0       # width of the pen stroking the text in the background colour
-GAP_PX = 2.0        # between a device's bottom edge and its name
+GAP_PX = 2.0        # between a device's bottom (or top) edge and its name
 SPACING_PX = 2.0    # at least this much between two labels
 INSET_PX = 4.0      # a GPU/NIC's name keeps this far inside its rectangle's edges
 BUCKET_PX = 64.0    # placed labels are looked up in buckets at least this wide (and a label wide)
@@ -50,8 +51,8 @@ MAX_EXACT = 5000    # more candidates than this are thinned to one per label-siz
 MAX_CANDIDATES = 6000   # at most this many are considered per layout (highest priority first)
 MARGIN_PX = 320.0   # the item's rect extends this far past the design (labels sticking out)
 Z = 8.0             # above cables, devices and overlays; under port panels (10)
-#: Modes: a name under its device, inside it (GPU/NIC), centred on a point (extras).
-UNDER, INSIDE, CENTRED = 0, 1, 2
+#: Modes: a name under its device, inside it (GPU/NIC), centred on a point (extras), above its device.
+UNDER, INSIDE, CENTRED, ABOVE = 0, 1, 2, 3
 
 
 class Placed(NamedTuple):
@@ -72,10 +73,12 @@ class _Columns(NamedTuple):
     mode: np.ndarray
     prio: np.ndarray
     ax: np.ndarray       # anchor in scene units: x centre; y bottom (UNDER) or centre
-    ay: np.ndarray
+    ay: np.ndarray       # ... (ABOVE: top)
     room: np.ndarray     # a device's room in its row (scene units, :func:`row_room`), 0: any width
     tops: np.ndarray     # the top-level devices drawn, and their rectangles ([4, n], scene units): a
     rects: np.ndarray    # name never lies on another device's (it read as that one's; issue 29)
+    above: np.ndarray    # the devices (sorted) whose names go above them (:func:`name_above`)
+    alt: np.ndarray      # an ABOVE name's second spot, used where the first is taken: its box's bottom (else NaN)
 
 
 class LabelLayer(QtWidgets.QGraphicsItem):
@@ -102,11 +105,8 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         self._cols_rev = -1
         self._names: dict[int, str] = {}
         self._aliases: dict[int, str] = {}       # shorter names shown instead (set_aliases)
-        self._widths: dict[str, float] = {}
-        self._fits: dict[tuple[str, int], str] = {}
         self._layouts: OrderedDict[tuple, list[Placed]] = OrderedDict()
-        self._pixmaps: OrderedDict[tuple, QtGui.QPixmap] = OrderedDict()
-        self._paths: OrderedDict[tuple[str, int], QtGui.QPainterPath] = OrderedDict()
+        self._tops: dict[tuple, dict[int, float]] = {}     # per layout: a name's top (scaled), by device
         self._rect = QtCore.QRectF()
         self._margin = MARGIN_PX
         self._geometry_due = False
@@ -223,11 +223,28 @@ class LabelLayer(QtWidgets.QGraphicsItem):
             return QtCore.QRectF()
         r = device_rects(f, np.array([device], np.int64))[:, 0]
         c = self._columns()
-        k = np.flatnonzero((c.ref == device) & (c.mode == UNDER))
+        k = np.flatnonzero((c.ref == device) & ((c.mode == UNDER) | (c.mode == ABOVE)))
         room = max(float(c.room[k[0]]) * scale - SPACING_PX, NAME_MIN_PX) if len(k) else np.inf
         w, h = self._width(self._fitted(self._aliases.get(device, f.name_of(device)), room)), self._height
         u = 1.0 / scale
+        if len(k) and c.mode[k[0]] == ABOVE:
+            top = self._drawn_top(device, scale)       # under its box where its spot above was taken
+            top = r[1] - (GAP_PX + h) * u if top is None else top
+            return QtCore.QRectF((r[0] + r[2]) / 2 - w * u / 2, top, w * u, h * u)
         return QtCore.QRectF((r[0] + r[2]) / 2 - w * u / 2, r[3] + GAP_PX * u, w * u, h * u)
+
+    def _drawn_top(self, device: int, scale: float) -> float | None:
+        """The top (scene units) of ``device``'s name in the latest layout made at ``scale``, if any."""
+        for key in reversed(self._layouts):
+            if key[0] == scale and key[3] == self.revision:
+                tops = self._tops.get(key)
+                if tops is None:
+                    tops = self._tops[key] = {p.device: p.y for p in self._layouts[key] if p.device >= 0}
+                    while len(self._tops) > 8:
+                        self._tops.pop(next(iter(self._tops)))
+                if device in tops:
+                    return tops[device] / key[1]
+        return None
 
     def follow_drag(self) -> None:
         """While the mouse drags device items (the model moves on release), names follow them."""
@@ -280,19 +297,15 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         painter.save()
         painter.resetTransform()
         painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
-        halo = self._halo_pen(theme)
         painter.setFont(self.font)
         for p in placed:
             x, y = round(p.x + dx), round(p.y + dy)
             if not clip.intersects(QtCore.QRectF(x, y, p.w, p.h)):
                 continue
-            if vector:        # SVG / PDF: a vector halo under real (searchable) text
-                base = QtCore.QPointF(x + PAD_PX, y + PAD_PX + self._ascent)
-                painter.strokePath(self._path(p.text).translated(base), halo)
-                painter.setPen(theme.text)
-                painter.drawText(base, p.text)
+            if vector:        # SVG / PDF: a vector plate and halo under real (searchable) text
+                self.text.draw_vector(painter, x, y, p.text, theme)
             else:
-                painter.drawPixmap(QtCore.QPointF(x, y), self._pixmap(p.text, theme, dpr))
+                painter.drawPixmap(QtCore.QPointF(x, y), self.text.pixmap(p.text, theme, dpr))
         painter.restore()
 
     # ------------------------------------------------------------------ geometry
@@ -347,16 +360,19 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         tprio = np.where(sw, P_SWITCH, np.where(kind == K_SERVER, P_SERVER, P_CHILD))
         if self._aliases:            # a short name (a rail's leaf) comes before the line counts
             tprio = np.where(np.isin(tops, np.fromiter(self._aliases, np.int64)), P_EXTRA, tprio)
+        above = name_above(f, tops)
         xs, ys, texts, eprio = self._extra
         ref = np.concatenate([np.arange(len(xs)), tops, kids]).astype(np.int64)
-        mode = np.concatenate([np.full(len(xs), CENTRED), np.full(len(tops), UNDER),
+        mode = np.concatenate([np.full(len(xs), CENTRED), np.where(above, ABOVE, UNDER),
                                np.full(len(kids), INSIDE)]).astype(np.int8)
         prio = np.concatenate([eprio, tprio, np.full(len(kids), P_CHILD)]).astype(np.int64)
         ax = np.concatenate([xs, (r[0] + r[2]) / 2, t.x[kids].astype(np.float64)])
-        ay = np.concatenate([ys, r[3], t.y[kids].astype(np.float64)])
+        ay = np.concatenate([ys, np.where(above, r[1], r[3]), t.y[kids].astype(np.float64)])
         room = np.concatenate([np.zeros(len(xs)), row_room(r), np.zeros(len(kids))])
+        alt = np.concatenate([np.full(len(xs), np.nan), np.where(above, r[3], np.nan), np.full(len(kids), np.nan)])
         order = np.lexsort((ref, mode != CENTRED, prio))
-        self._cols = _Columns(ref[order], mode[order], prio[order], ax[order], ay[order], room[order], tops, r)
+        self._cols = _Columns(ref[order], mode[order], prio[order], ax[order], ay[order], room[order], tops, r,
+                              tops[above], alt[order])
         self._cols_rev = self.revision
         return self._cols
 
@@ -391,12 +407,14 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         ax, ay = c.ax * sx, c.ay * sy
         if self._live:
             ax, ay = ax.copy(), ay.copy()
-            rows = np.flatnonzero(np.isin(c.ref, np.fromiter(self._live, np.int64)) & (c.mode == UNDER))
+            named = (c.mode == UNDER) | (c.mode == ABOVE)
+            rows = np.flatnonzero(np.isin(c.ref, np.fromiter(self._live, np.int64)) & named)
             for i in rows.tolist():
                 dx, dy = self._live[int(c.ref[i])]
                 ax[i] += dx * sx
                 ay[i] += dy * sy
-        sel = (ax >= x0 - REACH_PX) & (ax <= x1 + REACH_PX) & (ay >= y0 - 2 * h - GAP_PX) & (ay <= y1 + h)
+        sel = (ax >= x0 - REACH_PX) & (ax <= x1 + REACH_PX) & (ay >= y0 - 2 * h - GAP_PX) \
+            & (ay <= y1 + 2 * h + GAP_PX)
         # a GPU/NIC gets its name inside it only once its rectangle holds the text
         if th.CHILD_W * sx < 3 * self.pixel_size or th.CHILD_H * sy < h + INSET_PX:
             sel &= c.mode != INSIDE
@@ -411,13 +429,18 @@ class LabelLayer(QtWidgets.QGraphicsItem):
             idx = idx[np.sort(first)]
         idx = idx[:MAX_CANDIDATES]
         cand: list[tuple[int, int, str, float, float]] = []      # (ref, mode, text, x, y)
+        n_pinned = 0
         if len(pinned):              # pinned first, placed whatever they overlap; only the area's
             r = device_rects(f, pinned)
+            up = np.isin(pinned, c.above).tolist()
             for k, d in enumerate(pinned.tolist()):
                 dx, dy = self._live.get(d, (0.0, 0.0))
                 x, y = (r[0, k] + r[2, k]) / 2 * sx + dx * sx, (r[3, k] + dy) * sy
+                if up[k]:         # on the same side as unpinned (the label's top is y + GAP_PX)
+                    y = (r[1, k] + dy) * sy - 2 * GAP_PX - h
                 if x0 - REACH_PX <= x <= x1 + REACH_PX and y0 - 2 * h - GAP_PX <= y <= y1 + h:
                     cand.append((d, -1, f.name_of(d), x, y))
+                    n_pinned += 1
         refs, modes = c.ref[idx].tolist(), c.mode[idx].tolist()
         room = np.where(c.room[idx] > 0, np.maximum(c.room[idx] * sx - SPACING_PX, NAME_MIN_PX), np.inf).tolist()
         for ref, mode, x, y, fit in zip(refs, modes, ax[idx].tolist(), ay[idx].tolist(), room, strict=True):
@@ -428,8 +451,9 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         cx = np.array([x for *_, x, _ in cand])
         cy = np.array([y for *_, y in cand])
         mode = np.array([m for _, m, *_ in cand])
+        second = np.concatenate([np.full(n_pinned, np.nan), c.alt[idx] * sy + GAP_PX])
         lx = cx - w / 2
-        ly = np.where(mode == UNDER, cy + GAP_PX, cy - h / 2)
+        ly = np.where(mode == UNDER, cy + GAP_PX, np.where(mode == ABOVE, cy - GAP_PX - h, cy - h / 2))
         ly = np.where(mode == -1, cy + GAP_PX, ly)
         ok = (lx + w > x0) & (lx < x1) & (ly + h > y0) & (ly < y1)
         ok &= (mode != INSIDE) | (w <= th.CHILD_W * sx - 2 * INSET_PX)
@@ -439,7 +463,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
             self.last_grid_shape = (0, 0)
             return []
         cand = [cand[i] for i in keep.tolist()]
-        w, lx, ly, mode = w[keep], lx[keep], ly[keep], mode[keep]
+        w, lx, ly, mode, second = w[keep], lx[keep], ly[keep], mode[keep], second[keep].tolist()
         # placed labels are found through a coarse grid of buckets (a few per label), then tested
         # exactly: two labels at least SPACING_PX apart never block each other (a grid of small
         # occupied cells rounded outwards did, and hid a name with room for it: issue 29)
@@ -448,7 +472,6 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         bw, bh = max(BUCKET_PX, float(w.max())), h + SPACING_PX
         c0 = np.floor((lx - half - gx) / bw).astype(np.int64)
         c1 = np.floor((lx + w + half - gx) / bw).astype(np.int64)
-        r0 = np.floor((ly - half - gy) / bh).astype(np.int64)
         r1 = np.floor((ly + h + half - gy) / bh).astype(np.int64)
         self.last_grid_shape = (int(r1.max()) + 1, int(c1.max()) + 1)
         self.last_grid_cell = (bh, bw)
@@ -456,27 +479,37 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         L, T, R, B = (lx - half).tolist(), (ly - half).tolist(), (lx + w + half).tolist(), (ly + h + half).tolist()
         walls = self._walls(c, sx, sy, area, gx, gy, bw, bh)
         chosen: list[int] = []
-        for i in range(len(cand)):
-            if mode[i] == -1:
+        # a name above its box whose spot is taken (a group's title over its row of spines, the next
+        # spine's name) goes under it, on its plate, rather than vanish: once every name had its first spot
+        tries = [(i, float(ly[i])) for i in range(len(cand)) if mode[i] != -1]
+        tries += [(i, second[i]) for i in range(len(cand)) if mode[i] != -1 and not math.isnan(second[i])]
+        placed: set[int] = set()
+        for i, top in tries:
+            if i in placed:
                 continue
-            cells = [(r, q) for r in range(int(r0[i]), int(r1[i]) + 1) for q in range(int(c0[i]), int(c1[i]) + 1)]
+            T[i], B[i] = top - half, top + h + half
+            span = range(math.floor((T[i] - gy) / bh), math.floor((B[i] - gy) / bh) + 1)
+            cells = [(r, q) for r in span for q in range(int(c0[i]), int(c1[i]) + 1)]
             if any(L[i] < R[j] and L[j] < R[i] and T[i] < B[j] and T[j] < B[i]
                    for cell in cells for j in buckets.get(cell, ())):
                 continue
-            if mode[i] == UNDER and any(d != cand[i][0] and lx[i] + PAD_PX < x1_ and x0_ < lx[i] + w[i] - PAD_PX
-                                        and ly[i] + PAD_PX < y1_ and y0_ < ly[i] + h - PAD_PX
-                                        for cell in cells for d, x0_, y0_, x1_, y1_ in walls.get(cell, ())):
+            if mode[i] in (UNDER, ABOVE) and any(
+                    d != cand[i][0] and lx[i] + PAD_PX < x1_ and x0_ < lx[i] + w[i] - PAD_PX
+                    and top + PAD_PX < y1_ and y0_ < top + h - PAD_PX
+                    for cell in cells for d, x0_, y0_, x1_, y1_ in walls.get(cell, ())):
                 continue
             for cell in cells:
                 buckets.setdefault(cell, []).append(i)
             chosen.append(i)
+            placed.add(i)
+            ly[i] = top
         # a pinned name (the pointer is on its device) shows over the layout made without it: it
         # hides the names it meets and its own, and no other name comes and goes (issue 29: the
         # names of a row with no room swapped, node01/node03 ↔ node02/node04, as the pointer moved)
         pins = [i for i in range(len(cand)) if mode[i] == -1]
         if pins:
             mine = {cand[i][0] for i in pins}
-            chosen = [i for i in chosen if not (mode[i] == UNDER and cand[i][0] in mine)
+            chosen = [i for i in chosen if not ((mode[i] == UNDER or mode[i] == ABOVE) and cand[i][0] in mine)
                       and not any(L[i] < R[j] and L[j] < R[i] and T[i] < B[j] and T[j] < B[i] for j in pins)]
         out: list[Placed] = []
         for i in pins + chosen:
@@ -486,15 +519,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
 
     def _fitted(self, text: str, room: float) -> str:
         """``text`` as it fits ``room`` pixels (:func:`~.name_room.fit_name`, cached)."""
-        if self._width(text) <= room:
-            return text
-        key = (text, int(room))
-        out = self._fits.get(key)
-        if out is None:
-            if len(self._fits) > 50_000:
-                self._fits.clear()
-            out = self._fits[key] = fit_name(text, room - 2 * PAD_PX, self._metrics)
-        return out
+        return self.text.fitted(text, room)
 
     @staticmethod
     def _walls(c: _Columns, sx: float, sy: float, area: tuple[float, float, float, float], gx: float, gy: float,
@@ -515,7 +540,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         text = self._names.get(ref)
         if text is None:
             assert self.fscene.fabric is not None
-            text = self._aliases.get(ref) if mode == UNDER else None
+            text = self._aliases.get(ref) if mode in (UNDER, ABOVE) else None
             text = text if text is not None else self.fscene.fabric.name_of(ref)
             if mode == INSIDE:       # inside its server: the local name (gpu0, mlx5_3)
                 text = text.rsplit("/", 1)[-1]
@@ -524,63 +549,12 @@ class LabelLayer(QtWidgets.QGraphicsItem):
 
     # ------------------------------------------------------------------ text
     def _set_font(self) -> None:
-        font = QtGui.QFont(self.fscene.theme.label_font)
-        font.setPixelSize(self.pixel_size)
-        self.font = font
-        self._metrics = QtGui.QFontMetricsF(font)
-        self._ascent = self._metrics.ascent()
-        self._height = float(math.ceil(self._metrics.height() + 2 * PAD_PX))
-        self._widths.clear()
-        self._fits.clear()
+        self.text = LabelText(self.fscene.theme.label_font, self.pixel_size)
+        self.font = self.text.font
+        self._height = self.text.height
 
     def _width(self, text: str) -> float:
-        w = self._widths.get(text)
-        if w is None:
-            w = float(math.ceil(self._metrics.horizontalAdvance(text) + 2 * PAD_PX))
-            if len(self._widths) > 200_000:
-                self._widths.clear()
-            self._widths[text] = w
-        return w
-
-    def _path(self, text: str) -> QtGui.QPainterPath:
-        key = (text, self.pixel_size)
-        path = self._paths.get(key)
-        if path is None:
-            path = QtGui.QPainterPath()
-            path.addText(0.0, 0.0, self.font, text)
-            self._paths[key] = path
-            if len(self._paths) > 8192:
-                self._paths.popitem(last=False)
-        return path
-
-    @staticmethod
-    def _halo_pen(theme: th.Theme) -> QtGui.QPen:
-        pen = QtGui.QPen(theme.background, HALO_PX)
-        pen.setJoinStyle(QtCore.Qt.PenJoinStyle.RoundJoin)
-        return pen
-
-    def _pixmap(self, text: str, theme: th.Theme, dpr: float) -> QtGui.QPixmap:
-        """The label drawn once (halo: the text's outline stroked in the background colour,
-        then the text filled) and blitted at every paint: stroking costs ~0.15 ms a label."""
-        key = (text, self.pixel_size, theme.background.rgba(), theme.text.rgba(), dpr)
-        pm = self._pixmaps.get(key)
-        if pm is not None:
-            self._pixmaps.move_to_end(key)
-            return pm
-        w, h = self._width(text), self._height
-        pm = QtGui.QPixmap(max(1, math.ceil(w * dpr)), max(1, math.ceil(h * dpr)))
-        pm.setDevicePixelRatio(dpr)
-        pm.fill(QtCore.Qt.GlobalColor.transparent)
-        p = QtGui.QPainter(pm)
-        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
-        path = self._path(text).translated(PAD_PX, PAD_PX + self._ascent)
-        p.strokePath(path, self._halo_pen(theme))
-        p.fillPath(path, theme.text_brush)
-        p.end()
-        self._pixmaps[key] = pm
-        if len(self._pixmaps) > 6000:
-            self._pixmaps.popitem(last=False)
-        return pm
+        return self.text.width(text)
 
 
 __all__ = ["LabelLayer", "NORMAL_PX", "PRESENTATION_PX", "P_CHILD", "P_EXTRA", "P_SERVER", "P_SWITCH", "Placed"]

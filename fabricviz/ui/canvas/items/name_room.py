@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore, QtGui
 
+from fabricviz.model import Fabric
 from fabricviz.ui.canvas.items.short_names import UFM_SWITCH
 
 #: A name is never shortened below this (pixels): short names in a tight row give way instead.
@@ -38,6 +39,27 @@ def row_room(r: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(half), 2 * half, 2 * (r[2] - r[0]))
 
 
+def name_above(f: Fabric, tops: np.ndarray) -> np.ndarray:
+    """Per top-level device of ``tops``: its name goes above its box, because cables leave it from
+    its bottom edge and none from its top (a top-tier switch: a spine, a core). A cable leaves a
+    device from the edge facing its peer (:func:`~.cables.port_anchors`: the top edge when the
+    peer's centre is higher, else the bottom); a name under such a device had every downlink
+    through it (issue 29)."""
+    tops = np.asarray(tops, np.int64)
+    t, ct, pt = f.devices_t, f.cables_t, f.ports_t
+    ids = f.cable_ids()
+    if not len(tops) or not len(ids):
+        return np.zeros(len(tops), bool)
+    da, db = pt.device[ct.port_a[ids]].astype(np.int64), pt.device[ct.port_b[ids]].astype(np.int64)
+    ya, yb = t.y[da].astype(np.float64), t.y[db].astype(np.float64)
+    pa, pb = t.parent[da].astype(np.int64), t.parent[db].astype(np.int64)
+    own = np.concatenate([np.where(pa >= 0, pa, da), np.where(pb >= 0, pb, db)])
+    up = np.concatenate([yb < ya, ya < yb])
+    n = max(int(own.max()), int(tops.max())) + 1
+    ups, downs = np.bincount(own[up], minlength=n), np.bincount(own[~up], minlength=n)
+    return (downs[tops] > 0) & (ups[tops] == 0)
+
+
 def fit_name(text: str, width: float, metrics: QtGui.QFontMetricsF) -> str:
     """``text`` in at most ``width`` pixels of ``metrics``' font (see the module doc)."""
     m = UFM_SWITCH.match(text)
@@ -46,4 +68,4 @@ def fit_name(text: str, width: float, metrics: QtGui.QFontMetricsF) -> str:
     return out if len(out) > 1 else short[:1] + "…"
 
 
-__all__ = ["NAME_MIN_PX", "fit_name", "row_room"]
+__all__ = ["NAME_MIN_PX", "fit_name", "name_above", "row_room"]
