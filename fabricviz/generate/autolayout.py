@@ -36,7 +36,9 @@ from .groups import HOSTS, Grouping, cable_tops, find_groups, host_systems, rack
 
 #: Width : height the layout aims for (a screen).
 ASPECT = 16 / 9
-HOST_GAP_X, HOST_GAP_Y = 8.0, 12.0      # between server frames
+#: Between server frames; rows ``HOST_GAP_Y`` apart hold the upper row's names (12 left it unnamed)
+HOST_GAP_X, HOST_GAP_Y = 8.0, 28.0
+ADAPTER_GAP_Y, LOW_FRAME = 12.0, 24.0    # ... rows of frames at most LOW_FRAME high (adapters)
 SWITCH_GAP = 16.0                        # between switches in a row
 LEAF_DROP = 56.0                         # from a leaf's bottom edge to its first row of servers
 #: ... when they are an NVLink rack's compute trays (an NVL72): the rack's frame sits 14 units
@@ -44,7 +46,9 @@ LEAF_DROP = 56.0                         # from a leaf's bottom edge to its firs
 #: at fit (~50 %) are 35 units high; 56 left the names on the frame (issue 29).
 RACK_DROP = 112.0
 TIER_RISE = 150.0                        # between the switch tiers of a pod
-ROW_GAP = 48.0                           # between wrapped rows of one tier
+#: Between wrapped rows of one tier: the upper row's names (~40 units at a 2-level DGX tree's fit)
+#: above its cables' lanes, one per switch 4 units apart (48 put the lanes through the names).
+ROW_GAP = 112.0
 CLUSTER_GAP_X, CLUSTER_GAP_Y = 36.0, 90.0   # between the leaves (with servers) of one pod
 POD_GAP_X, POD_GAP_Y = 140.0, 220.0      # between grid cells, at least
 #: ... and at least this times a typical (median) pod box's height: a 4,096-host pod is ~1,500
@@ -53,6 +57,7 @@ POD_GAP_X, POD_GAP_Y = 140.0, 220.0      # between grid cells, at least
 POD_GAP_REL_X, POD_GAP_REL_Y = 0.2, 0.3
 TOP_RISE = 300.0                         # from the grid's top to the top tier's lowest row, at least
 TOP_RISE_MAX = 0.35                      # ... and at most this times the width (a wide, flat design)
+AIR_COST = 0.6         # score per part of the height added under the top tier to look less wide
 TOP_RISE_REL = 0.5                       # ... and at least this times a typical pod's height (big pods)
 SHARP_INSET = 3.0                        # a SHARP aggregation node inside its switch, from its right end
 #: Host-block shapes tried (width : height of a leaf's servers) and pod row counts tried.
@@ -63,6 +68,7 @@ MAX_POD_ROWS = 8
 #: column and their far-level names crowd; the radix-8…32 trees' pods (2 : 1 … 5 : 1) are not touched.
 FLAT_POD = 5.0
 FLAT_COST = 1.0
+GRID = 16.0            # positions are multiples of 1 / GRID units
 
 
 def with_children(f: Fabric, tops: np.ndarray, xs: np.ndarray, ys: np.ndarray
@@ -226,8 +232,13 @@ class _Plan:
         self.run_w = np.zeros(len(self.run_size))             # slot width per block run
         np.maximum.at(self.run_w, self.run_of, w[self.host_ids] + HOST_GAP_X)
         self.run_h = np.zeros(len(self.run_size))
-        np.maximum.at(self.run_h, self.run_of, h[self.host_ids] + HOST_GAP_Y)
-        np.maximum.at(self.cell_h, self.host_cl, h[self.host_ids] + HOST_GAP_Y)
+        # rows of frames as low as a switch (an imported server's adapters) keep the old gap (the
+        # real SuperPOD's blocks of 5 such rows would be a third taller)
+        tall = np.zeros(nc)
+        np.maximum.at(tall, self.host_cl, h[self.host_ids])
+        self.gap_y = np.where(tall <= LOW_FRAME, ADAPTER_GAP_Y, HOST_GAP_Y)       # per cluster
+        np.maximum.at(self.run_h, self.run_of, h[self.host_ids] + ADAPTER_GAP_Y)     # shapes (run_cols)
+        np.maximum.at(self.cell_h, self.host_cl, h[self.host_ids] + self.gap_y[self.host_cl])
         self.cl_rank = _ranks(self.cl_pod, self.n_cells)
         in_rack = np.zeros(len(self.host), bool)
         for d in rack_domains(self.f):
@@ -249,7 +260,9 @@ class _Plan:
             head[1:] = self.run_cl[1:] != self.run_cl[:-1]
             first[self.run_cl[head]] = self.run_size[head]
         n = -(-first // k)
-        cw, ch = np.maximum(self.cell_w, 1.0) * k, np.maximum(self.cell_h, 1.0)
+        # shaped as if rows were ADAPTER_GAP_Y apart: names make a block taller, never one of fewer,
+        # longer rows (radix 48's 24 servers a leaf went 8 × 3 for 6 × 4, the design a third wider)
+        cw, ch = np.maximum(self.cell_w, 1.0) * k, np.maximum(self.cell_h - self.gap_y + ADAPTER_GAP_Y, 1.0)
         cols = np.rint(np.sqrt(n * ch * shape / cw))
         cols = np.maximum(cols, np.floor((self.leaf_span - SWITCH_GAP + HOST_GAP_X) / cw))
         cols = np.clip(cols, 1, np.maximum(n, 1)).astype(np.int64)
@@ -281,12 +294,15 @@ class _Plan:
         total = np.bincount(self.run_cl, weights=step, minlength=len(rows)) - self.cell_w
         return np.maximum(total - HOST_GAP_X, 0.0), rc.astype(np.int64), first - base[self.run_cl]
 
-    def size(self, shape: float, pod_rows: int) -> dict[str, np.ndarray]:
-        """Every cluster's and cell's size and offset for a host shape and a pod row count."""
+    def size(self, shape: float, pod_rows: int, named: bool = True) -> dict[str, np.ndarray]:
+        """Every cluster's and cell's size and offset for a host shape and a pod row count (not
+        ``named``: rows of servers :data:`ADAPTER_GAP_Y` apart, as :meth:`choose` compares shapes)."""
         cols, rows = self.host_grid(shape)                 # servers (adapters: servers) per row
         hw = np.where(self.n_hosts > 0, self.run_cols(rows)[0], 0.0)
         content = np.maximum(self.leaf_span - SWITCH_GAP, hw)
-        depth = SWITCH_H / 2 + np.where(self.n_hosts > 0, self.drop + rows * self.cell_h - HOST_GAP_Y, 0.0)
+        gap = self.gap_y if named else np.full(len(self.gap_y), ADAPTER_GAP_Y)
+        hosts_h = rows * (self.cell_h - self.gap_y + gap) - gap
+        depth = SWITCH_H / 2 + np.where(self.n_hosts > 0, self.drop + hosts_h, 0.0)
         up = SWITCH_H / 2 + self.room
         # clusters of a cell in rows of ``per`` clusters
         per = np.maximum(-(-self.cl_per_cell // pod_rows), 1)
@@ -386,7 +402,9 @@ class _Plan:
         most = int(self.cl_per_cell.max()) if self.n_cells else 1
         for i, shape in enumerate(HOST_SHAPES):
             for pod_rows in range(1, min(MAX_POD_ROWS, max(most, 1)) + 1):
-                s = self.size(shape, pod_rows)
+                # without the names' room under rows of servers: it makes the drawing taller, never
+                # another grid (radix 48's went 8 pods a row for 6, with more empty room)
+                s = self.size(shape, pod_rows, named=False)
                 flat = self.flat_cost(s["cw"], s["ch"])
                 for cols in _col_choices(self.n_cells):
                     _, _, gw, gh = self.grid(s["cw"], s["ch"], cols)
@@ -398,7 +416,7 @@ class _Plan:
                         continue
                     empty = (-self.n_cells) % cols / cols      # a ragged last grid row
                     air = (rise - TOP_RISE) / height if rise else 0.0     # room added to look less wide
-                    score = (abs(math.log(width / height / ASPECT)) + 0.6 * air + 0.12 * (pod_rows - 1)
+                    score = (abs(math.log(width / height / ASPECT)) + AIR_COST * air + 0.12 * (pod_rows - 1)
                              + 0.02 * i + 0.5 * empty + flat)
                     if best is None or score < best[0] - 1e-12:
                         best = (score, shape, pod_rows, cols)
@@ -482,7 +500,8 @@ class _Plan:
         # leave a switch from its top and bottom edges)
         X[at] = X[o] + self.cx[o] + self.w[o] / 2 - SHARP_INSET - self.w[at] / 2 - self.cx[at]
         Y[at] = Y[o] + self.cy[o] - self.cy[at]
-        return X, Y
+        # on a 1/GRID grid, exact in float32: laid out again from its own positions, the same bits
+        return np.round(X * GRID) / GRID, np.round(Y * GRID) / GRID
 
     def _rows_at(self, rs: _Rows, sel: np.ndarray, key_top: np.ndarray, key_left: np.ndarray,
                  key_w: np.ndarray, per_k: np.ndarray, X: np.ndarray, Y: np.ndarray,

@@ -149,7 +149,7 @@ def test_the_level_is_picked_from_on_screen_sizes(qtbot):
     from fabricviz.generate import k_ary_fat_tree
     from fabricviz.ui.canvas.items.bundles import typical_box_area, typical_sizes
     from fabricviz.ui.canvas.items.semantic import FAR, FAR_SWITCH_PX, MIDDLE, MIDDLE_SERVER_PX, OPEN_BOX_PX2
-    for k, box_area in ((16, 546_744.0), (32, 1_472_440.0)):
+    for k, box_area in ((16, 567_672.0), (32, 1_598_200.0)):
         f = k_ary_fat_tree(k)
         _view, scene, sem = open_canvas(qtbot, f)
         sw, srv, _n = typical_sizes(f)
@@ -160,7 +160,7 @@ def test_the_level_is_picked_from_on_screen_sizes(qtbot):
         assert sem.level_for(near_from * 0.99) == MIDDLE and sem.level_for(near_from * 1.01) == NEAR
         scene.set_fabric(None)
     # a radix-32 pod at 35 % is a third of the screen: its inside is drawn, not an empty box
-    assert (OPEN_BOX_PX2 / 1_472_440.0) ** 0.5 < 0.35 < FAR_SWITCH_PX / 48.0
+    assert (OPEN_BOX_PX2 / 1_598_200.0) ** 0.5 < 0.35 < FAR_SWITCH_PX / 48.0
 
 
 @pytest.mark.parametrize("name, zooms", [("leaf-spine-8x4x16", (0.45, 0.6)), ("k16", (0.45, 0.6))])

@@ -11,7 +11,9 @@ bands the route is down–across–down). Cables of one band leave to the gutter
 and come back into it.
 
 Cables sharing a gutter (a gap) are drawn in lanes side by side, one lane per upper device, so a
-leaf's cables read as one comb and two leaves' cables never lie on one line.
+leaf's cables read as one comb and two leaves' cables never lie on one line. The lanes of a
+horizontal gutter lie as low in it as they go: the names under the row above keep its upper part
+at every zoom where the gutter has room for both (at fit a name is ~40 units high, not 20).
 
 Pure numpy (no Qt), computed once per layout (``cables.routes_for`` caches by the fabric's
 positions), never per paint: the cable layer, the selection and the overlays draw the same
@@ -40,6 +42,8 @@ NAME_PX = 18.0
 #: Middle routes are checked against every node while lines × nodes stays under this (the check is
 #: a product; routes through gutters avoid nodes by construction).
 NODE_CHECK = 20_000_000
+#: Keys whose runs along a gutter come this close share its lanes (scene units; see ``_lanes``).
+SHARE_GAP = 16.0
 #: Segments per cable.
 SEGS = 5
 
@@ -121,14 +125,39 @@ def _gap_x(rects: np.ndarray, band: np.ndarray, ra: np.ndarray, rb: np.ndarray,
 
 
 def _lanes(gutter: np.ndarray, key: np.ndarray, order_by: np.ndarray, half: np.ndarray,
-           lane: float = LANE_STEP) -> np.ndarray:
+           lane: float = LANE_STEP, low: bool = False, span: tuple[np.ndarray, np.ndarray] | None = None
+           ) -> np.ndarray:
     """Offset of each cable's lane from its gutter's middle: one lane per (gutter, key), ordered by
-    ``order_by`` (the key's position), at most ``lane`` apart and within ``half``."""
+    ``order_by`` (the key's position), at most ``lane`` apart and within ``half``; centred, or
+    (``low``) as far down as they go, one lane step above the gutter's lower edge (the names under
+    the row above keep the gutter's upper part). With ``span`` (each cable's run along its gutter,
+    from, to) only keys whose runs come within :data:`SHARE_GAP` of each other's share a gutter's
+    lanes: the leaves of a row, each above its own servers, each get the lowest lane."""
     if not len(gutter):
         return np.zeros(0)
     _, first_idx, lane_of = np.unique(np.vstack([gutter, key]), axis=1, return_index=True, return_inverse=True)
     lane_of = np.asarray(lane_of).ravel()
-    lg, lpos = gutter[first_idx], order_by[first_idx]
+    lg, lpos = gutter[first_idx].astype(np.float64), order_by[first_idx]
+    if span is not None:
+        a, b = np.minimum(span[0], span[1]), np.maximum(span[0], span[1])
+        ok = np.isfinite(a) & np.isfinite(b)
+        m = len(first_idx)
+        lo = np.full(m, np.inf)
+        hi = np.full(m, -np.inf)
+        np.minimum.at(lo, lane_of[ok], a[ok])
+        np.maximum.at(hi, lane_of[ok], b[ok])
+        none = ~np.isfinite(lo)
+        lo[none], hi[none] = 0.0, 0.0
+        o1 = np.lexsort((lo, lg))
+        # runs of keys whose spans overlap (within SHARE_GAP), per gutter: a gutter's keys are
+        # lifted by a width larger than all spans so that one running maximum serves all gutters
+        width = float(np.max(hi) - np.min(lo)) + 4 * SHARE_GAP + 1.0
+        lift = (np.unique(lg, return_inverse=True)[1].ravel() * width)[o1]
+        reach = np.maximum.accumulate(hi[o1] - np.min(lo) + lift)
+        new = np.r_[True, lo[o1][1:] - np.min(lo) + lift[1:] > reach[:-1] + SHARE_GAP]
+        comp = np.empty(m)
+        comp[o1] = np.cumsum(new) - 1
+        lg = comp
     o = np.lexsort((lpos, lg))
     g_sorted = lg[o]
     start = np.r_[True, g_sorted[1:] != g_sorted[:-1]]
@@ -140,7 +169,8 @@ def _lanes(gutter: np.ndarray, key: np.ndarray, order_by: np.ndarray, half: np.n
     rank[o], count[o] = rank_sorted, count_sorted
     r, c = rank[lane_of], count[lane_of]
     step = np.minimum(lane, 2 * np.maximum(half - PAD / 2, 0.0) / np.maximum(c + 1, 1))
-    return (r - (c - 1) / 2) * step
+    shift = np.maximum(half - PAD / 2 - (c + 1) / 2 * step, 0.0) if low else 0.0
+    return (r - (c - 1) / 2) * step + shift
 
 
 def route_cables(rects: np.ndarray, dev_a: np.ndarray, dev_b: np.ndarray, ends: np.ndarray,
@@ -215,16 +245,17 @@ def route_points(rects: np.ndarray, dev_a: np.ndarray, dev_b: np.ndarray, ends: 
     hh = (g_bot - g_top) / 2
     two = g2 != g1
     gut = np.r_[g1, g2[two]]
-    off = _lanes(gut, np.r_[da, da[two]], np.r_[rects[0, da], rects[0, da[two]]], hh[gut], lane)
-    y1 = mid[g1] + off[:n]
-    y2 = y1.copy()
-    y2[two] = mid[g2[two]] + off[n:]
     multi = rb - ra >= 2
     vx = gx.copy()
     if multi.any():
         vx[multi] += _lanes(ra[multi] * (nb + 1) + rb[multi], da[multi], rects[0, da[multi]],
                             np.maximum(ghalf[multi], PAD), lane)
     vx = np.where(rb - ra >= 2, vx, bx)
+    off = _lanes(gut, np.r_[da, da[two]], np.r_[rects[0, da], rects[0, da[two]]], hh[gut], lane, low=True,
+                 span=(np.r_[ax, vx[two]], np.r_[vx, bx[two]]))
+    y1 = mid[g1] + off[:n]
+    y2 = y1.copy()
+    y2[two] = mid[g2[two]] + off[n:]
     xs = np.vstack([ax, ax, vx, vx, bx, bx])
     ys = np.vstack([ay, y1, y1, y2, y2, by])
     return np.stack([xs.T, ys.T], axis=2)
