@@ -44,7 +44,8 @@ def name_above(f: Fabric, tops: np.ndarray) -> np.ndarray:
     its bottom edge and none from its top (a top-tier switch: a spine, a core). A cable leaves a
     device from the edge facing its peer (:func:`~.cables.port_anchors`: the top edge when the
     peer's centre is higher, else the bottom); a name under such a device had every downlink
-    through it (issue 29)."""
+    through it (issue 29). Only the topmost row of such devices: when they wrap onto several rows,
+    the gap above a lower row carries the upper rows' cables in its lanes, and its names stay under."""
     tops = np.asarray(tops, np.int64)
     t, ct, pt = f.devices_t, f.cables_t, f.ports_t
     ids = f.cable_ids()
@@ -57,7 +58,11 @@ def name_above(f: Fabric, tops: np.ndarray) -> np.ndarray:
     up = np.concatenate([yb < ya, ya < yb])
     n = max(int(own.max()), int(tops.max())) + 1
     ups, downs = np.bincount(own[up], minlength=n), np.bincount(own[~up], minlength=n)
-    return (downs[tops] > 0) & (ups[tops] == 0)
+    above = (downs[tops] > 0) & (ups[tops] == 0)
+    if above.any():         # only the top row: a lower row of wrapped spines has the lanes above it
+        y = t.y[tops].astype(np.float64)
+        above &= y <= y[above].min() + 1.0
+    return above
 
 
 def fit_name(text: str, width: float, metrics: QtGui.QFontMetricsF) -> str:
