@@ -64,7 +64,7 @@ def test_workload_gif_loops_with_a_frame_per_step(tiny, tmp_path):
     assert (meta["loop"], meta["duration"]) == (0, 100)
     hot = np.array([0xd7, 0x19, 0x1c])                     # the heat ramp's 100 % end: the incast link
     near = np.abs(frames[-1].astype(int) - hot).max(axis=2) < 40
-    assert near.sum() > 50
+    assert near.sum() > 30           # leaf01's name, on its plate above the cables, covers a part of it
     assert not np.array_equal(frames[0], frames[-1])
 
 

@@ -256,10 +256,10 @@ def test_level_of_detail_keeps_names_readable_and_hides_server_contents_when_zoo
     assert len(names()) == 16                       # every switch, every other server
     w.view.zoom_by(0.3)
     assert names()[leaf] == ("leaf01", 17.0) and gpu.isVisible()
-    assert len(names()) == 8                        # the rest give way rather than shrink
+    assert len(names()) == 10                       # the rest give way rather than shrink (spines' above)
     w.view.zoom_by(0.3)
     assert names()[leaf] == ("leaf01", 17.0) and not gpu.isVisible()
-    assert sorted(t for t, _ in names().values()) == ["leaf01", "node01", "spine01"]
+    assert sorted(t for t, _ in names().values()) == ["leaf01", "node01", "spine01", "spine02"]
     assert w.zoom_label.text() == f"{w.view.scale_factor() * 100:.0f} %" == "9 %"
     w.view.zoom_by(0.1)
     assert w.zoom_label.text() == "0.9 %"
