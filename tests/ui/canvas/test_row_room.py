@@ -14,24 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6 import QtWidgets
 
 from fabricviz.generate import fat_tree, leaf_spine
 from fabricviz.generate.autolayout import HOST_GAP_Y, ROW_GAP
 from fabricviz.generate.geometry import device_rects
 from fabricviz.ui.canvas.items.cables import routes_for
-from tests.ui.canvas.test_semantic_zoom import open_canvas
+from tests.ui.canvas.test_label_room import canvas
 
 pytestmark = pytest.mark.gui
-
-
-def canvas(qtbot, f):
-    view, scene, _ = open_canvas(qtbot, f)
-    view.resize(1300, 960)
-    QtWidgets.QApplication.processEvents()
-    view.fit_all()
-    QtWidgets.QApplication.processEvents()
-    return view, scene
 
 
 def shown_names(view, scene):
