@@ -280,16 +280,12 @@ def _planes(fabric, flows, args: argparse.Namespace, duration: float, progress, 
     """A multi-plane design: every flow spread over the planes, the model run on each plane
     alone (sim.planes); ``--out-*`` and ``--json`` of the merged run (sim.plane_merge). In a
     ``--partition`` (every plane's), flows between two limited members are refused first."""
-    from ..sim.partitioned import refused_line, split_refused
-    from ..sim.plane_merge import merge_planes
-    from ..sim.planes import plane_traffic
-    flows, refused = split_refused(flows, reach.scope, fabric)
-    if refused:
-        print(f"warning: {refused_line(refused, fabric)}", file=sys.stderr)
-    pt = plane_traffic(fabric, flows, args.engine or "minhop", args.routing, args.seed, model=args.model,
-                       duration_s=duration, fluid=fluid_params(fabric, args), progress=progress,
-                       transport=args.transport)
-    merged = merge_planes(fabric, pt)
+    from ..sim.partitioned import refused_line
+    from ..sim.run import run_planes
+    pt, merged = run_planes(fabric, flows, reach, args.engine or "minhop", args.routing, args.seed, args.model,
+                            duration, fluid_params(fabric, args), progress, args.transport)
+    if merged.refused:
+        print(f"warning: {refused_line(merged.refused, fabric)}", file=sys.stderr)
     if args.out_flows:
         from ..sim.fct import flow_times
         from ..sim.flows_csv import save_flow_results

@@ -59,22 +59,32 @@ def run_traffic(fabric: Fabric, spec: str, model: str, routing: str | None, engi
 def _plane_run(fabric: Fabric, spec: str, model: str, routing: str | None, engine: str, duration_s: float,
                seed: int, progress: Callable[[float], None] | None, partition: str | int | None,
                sl: int | None, transport: str | None, fluid: Any) -> SimResult:
-    """A multi-plane run: the workload over the hosts of ``partition`` (the same members on every plane,
-    :func:`~.partitioned.plane_scope`), its flows between two limited members refused, the rest
-    spread over the planes (:func:`~.planes.plane_traffic`) and merged."""
+    """A multi-plane run of workload ``spec`` over the hosts of ``partition`` (:func:`run_planes`)."""
+    reach = plane_partition_reach(fabric, partition)
+    flows = make_workload(fabric, spec, seed=seed, reach=reach, sl=sl)
+    return run_planes(fabric, flows, reach, engine, routing, seed, model, duration_s, fluid, progress, transport)[1]
+
+
+def run_planes(fabric: Fabric, flows: Any, reach: Reach | None, engine: str, routing: str | None, seed: int,
+               model: str, duration_s: float, fluid: Any, progress: Callable[[float], None] | None,
+               transport: str | None) -> tuple[Any, Any]:
+    """``flows`` on a multi-plane design (the Traffic dock's run and ``simulate``'s): in ``reach``'s
+    partition (the same members on every plane, :func:`~.partitioned.plane_scope`) its flows between
+    two limited members refused, the rest spread over the planes (:func:`~.planes.plane_traffic`) and
+    merged (:func:`~.plane_merge.merge_planes`, with the refused flows and the hosts outside the
+    partition). Returns (the per-plane traffic, the merged run)."""
     from .plane_merge import merge_planes
     from .planes import plane_traffic
-    reach = plane_partition_reach(fabric, partition)
     scope = reach.scope if reach is not None else None
-    flows, refused = split_refused(make_workload(fabric, spec, seed=seed, reach=reach, sl=sl), scope, fabric)
+    flows, refused = split_refused(flows, scope, fabric)
     pt = plane_traffic(fabric, flows, engine, routing, seed, model=model, duration_s=duration_s, fluid=fluid,
                        progress=progress, transport=transport)
     merged = merge_planes(fabric, pt)
     if reach is None or scope is None:
-        return merged
+        return pt, merged
     outside = [u for u in reach.left_out if u.reason == f"not in partition {scope.label}"]
     left = tuple(sorted(outside + list(merged.left_out), key=lambda u: u.device))
-    return replace(merged, refused=refused, partition=scope.label, left_out=left)
+    return pt, replace(merged, refused=refused, partition=scope.label, left_out=left)
 
 
 def plane_partition_reach(fabric: Fabric, partition: str | int | None) -> Reach | None:
@@ -92,4 +102,4 @@ def partition_reach(fabric: Fabric, partition: str | int | None, subnet: Any = N
     return scoped_reach(fabric, host_reach(fabric, subnet=subnet), scope)
 
 
-__all__ = ["partition_reach", "plane_partition_reach", "run_traffic"]
+__all__ = ["partition_reach", "plane_partition_reach", "run_planes", "run_traffic"]
