@@ -9,8 +9,9 @@ trial succeeds, every pair lands in layer 0 and one layer is needed; balance_vir
 stops at once (``lanes_needed == 1``: no ``rand()`` call), and OpenSM's cycle search, run on an
 acyclic graph with nothing freed, finds no cycle either. So one acyclicity test of the union
 gives the incremental assignment's answer exactly, without its per-pair trials. That holds on
-fat trees, whose shortest paths are up*/down* (no down→up turn, so the union cannot close a
-cycle); when the union has a cycle the incremental assignment (:mod:`.lash_kernels`) runs.
+leaf/spine (2-level) fabrics, whose switch-pair paths never turn down then up; on a 3-level fat
+tree LASH also routes spine to spine and aggregation to aggregation pairs (down, then up), the
+union has cycles and the incremental assignment (:mod:`.lash_kernels`) runs (radix 56: 7 layers).
 
 The union needs no path list: the paths follow a next-hop table ``nxt[a, d]``, so the path
 from s to d meets the dependency (a → b, b → c) exactly when it passes a with b = nxt[a, d],
