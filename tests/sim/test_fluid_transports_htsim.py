@@ -20,7 +20,13 @@ import pytest
 from fabricviz.generate import fat_tree
 from fabricviz.sim.engine import simulate
 from fabricviz.sim.fct import flow_times
-from tests.sim.test_transports_htsim import TOL, WORKLOADS, _figures, flows_of, htsim_figures
+from tests.sim.test_transports_htsim import (
+    WORKLOADS,
+    _figures,
+    check_against_htsim,
+    flows_of,
+    htsim_figures,
+)
 
 pytestmark = pytest.mark.slow       # 12 runs per transport on the 128-host tree, 1-7 s each
 
@@ -57,11 +63,7 @@ def test_fluid_within_tolerance_of_htsim(design, transport):
     h = htsim_figures()
     for w in WORKLOADS:
         got, _ = fluid_figures(design, transport, w)
-        want = h[(transport, w)]
-        err = [g / t - 1 for g, t in zip(got, want, strict=True)]
-        bound = MISSES.get((transport, w), (TOL, TOL, TOL))
-        assert all(abs(e) <= b for e, b in zip(err, bound, strict=True)), (transport, w, got, want, err)
-        assert got == pytest.approx(PINNED[(transport, w)], rel=1e-6), (transport, w, got)
+        check_against_htsim(got, h[(transport, w)], (transport, w), MISSES, PINNED)
 
 
 PINNED: dict[tuple[str, str], tuple[float, float, float]] = {  # the fluid model's figures, and against htsim

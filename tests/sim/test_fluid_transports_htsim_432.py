@@ -24,7 +24,7 @@ import pytest
 
 from fabricviz.generate import fat_tree
 from tests.sim.test_fluid_transports_htsim import fluid_figures
-from tests.sim.test_transports_htsim import DATA, TOL, flows_of, htsim_figures, model_figures
+from tests.sim.test_transports_htsim import DATA, TOL, check_against_htsim, flows_of, htsim_figures, model_figures
 
 pytestmark = pytest.mark.slow       # 6 fluid runs per transport on the 432-host tree, 0.6-3 s CPU each
 
@@ -76,11 +76,8 @@ def test_workloads_are_htsims(design):
 
 
 def _check(got, transport: str, workload: str, misses, pinned) -> None:
-    want = htsim_figures(REFERENCE)[(transport, workload)]
-    err = [g / t - 1 for g, t in zip(got, want, strict=True)]
-    bound = misses.get((transport, workload), (TOL, TOL, TOL))
-    assert all(abs(e) <= b for e, b in zip(err, bound, strict=True)), (transport, workload, got, want, err)
-    assert got == pytest.approx(pinned[(transport, workload)], rel=1e-6), (transport, workload, got)
+    key = (transport, workload)
+    check_against_htsim(got, htsim_figures(REFERENCE)[key], key, misses, pinned)
 
 
 @pytest.mark.parametrize("transport", ["eqds", "ndp", "hpcc"])
