@@ -17,7 +17,8 @@ or more, with no other device among them (a 3-level fat tree's 2 × 4 servers, a
 grid), is routed the same way: its servers' cables come down the gaps at their left instead of
 along the name rows between its servers, and lanes passing by keep out of it.
 
-Pure numpy (the routes are computed once per layout, see ``cables.routes_for``).
+Numpy arrays only, the open rack's measures from :mod:`.nvlink` (the routes are computed once per
+layout, see ``cables.routes_for``).
 """
 
 from __future__ import annotations
@@ -29,12 +30,13 @@ import numpy as np
 
 from fabricviz.generate.groups import Grouping, find_groups, rack_domains
 from fabricviz.ui.canvas.items.gutters import LANE_STEP, NAME_ROOM, SEGS, bands, route_points
+from fabricviz.ui.canvas.items.nvlink import LABEL_STEP, LABEL_TOP, PAD, ROW_GAP, TRAY_H
 
-#: The frame's margin round the trays (as ``nvlink.PAD``).
-FRAME_PAD = 14.0
-#: Kept free under the frame: the switch trays' row and the three labels under it (``nvlink``:
-#: ROW_GAP + TRAY_H, then the labels at +14, +34 and +54).
-BELOW = 60.0 + 16.0 + 68.0
+#: The frame's margin round the trays (the open rack's, :mod:`.nvlink`).
+FRAME_PAD = PAD
+#: Kept free under the frame: the switch trays' row and the three labels under it (:mod:`.nvlink`:
+#: ROW_GAP + TRAY_H, then the labels at +14, +34 and +54, each 14 high).
+BELOW = ROW_GAP + TRAY_H + LABEL_TOP + 2 * LABEL_STEP + 14.0
 #: Lanes keep below this much of a gutter where an NVLink rack is drawn (scene units): the leaves'
 #: names above the racks are 40 units high at fit (~47 %), where ``gutters.NAME_ROOM`` (20) put the
 #: leftmost leaves' lanes through them (issue 29); ``autolayout.RACK_DROP`` leaves the room.
