@@ -9,7 +9,10 @@ price and power each) and a ``fibre`` line per length (priced with the optics).
 DAC and AOC cables carry their ends and have no separate optics. A breakout cable part
 (:mod:`fabricviz.model.cage_cables`: a splitter, twin-port optics) is counted one per cage it serves,
 as long as the cage's longest link; twin-port optics one module per cage their links end in (half
-the part's price, which is per cage cable: two modules). A broken-out switch cage whose
+the part's price, which is per cage cable: two modules) and, on InfiniBand, one fibre per link (a
+DGX cage's two links go to two rails' leaves). A per-link transceiver part whose links end in shared
+cages (a QM9700's twin-port cage, a DGX's) counts one twin-port module per such cage and one
+single-port module per single-port end; a cage is counted once over all parts. A broken-out switch cage whose
 links got per-link parts (no breakout part serves them) adds one breakout cable per cage in use,
 unpriced: its legs are the links' cable lines. NVLink domains add their switch trays (a rack's) or count their
 NVSwitch chips (a DGX's, in its price): :mod:`.bom_nvlink`. SHARP
@@ -41,9 +44,10 @@ import numpy as np
 from ..ib.sharp import sharp_mask  # SHARP aggregation nodes (NICs, not hosts)
 from ..model import Fabric, FabricError, Part
 from ..model.breakout import used_cages
-from ..model.cage_cables import cage_ends, cage_units
+from ..model.cage_cables import cage_units, end_cages
 from ..model.fabric import KIND_CODE, KINDS, NIC
 from ..model.inputs import read_input
+from ..model.tech import IB
 from ..model.text import decode_utf8, finite, one_line, parse_json
 from .bom_nvlink import nvlink_lines
 
@@ -262,40 +266,36 @@ def bill_of_materials(fabric: Fabric, prices: Mapping[str, Mapping[str, float]] 
     live = live[~(sharp[pt.device[ct.port_a[live]]] | sharp[pt.device[ct.port_b[live]]])]
     bins: dict[tuple[str, float], int] = {}
     per_cage = []                                   # links on breakout cables: one cable per cage
-    modules: dict[str, int] = {}                    # twin optics: one module per cage the links end in
+    optical: dict[str, np.ndarray] = {}             # transceiver part -> its links (modules per cage)
     for idx in np.unique(ct.part[live]).tolist():
         rows = live[ct.part[live] == idx]
         part = fabric.cable(int(rows[0])).part
         length = ct.length[rows].astype(np.float64)
-        if part.breakout:                           # a cage's cable is as long as its longest link
+        if part.cable_type == "transceiver":
+            optical[part.id] = rows
+        if part.breakout:
             per_cage.append(rows)
-            if part.cable_type == "transceiver":
-                modules[part.id] = cage_ends(fabric, rows)
+        if part.breakout and not _fibre_per_link(part):   # a cage's cable is as long as its longest link
             keys, inv = np.unique(cage_units(fabric, rows), return_inverse=True)
             length = np.zeros(len(keys))
             np.maximum.at(length, inv.ravel(), ct.length[rows])
         lengths = np.array([_order_length(part, float(x)) for x in length])
         for L, n in zip(*np.unique(lengths, return_counts=True), strict=True):
             bins[(part.id, float(L))] = int(n)
-    cable_lines, optics, fibre = [], [], []
-    optic_count: dict[str, int] = {}
+    cable_lines, fibre = [], []
     for (pid, L), n in sorted(bins.items()):
         part = cat.get(pid)
         price, power, est = figures(part)
         if part.cable_type == "transceiver":
-            optic_count[pid] = modules[pid] if pid in modules else optic_count.get(pid, 0) + 2 * n
-            what = (f"fibre pairs for {pid}, {L:g} m, one per cage" if part.breakout else
-                    f"fibre for {pid}, {L:g} m")
+            what = (f"fibre pairs for {pid}, {L:g} m, one per cage" if part.breakout and not _fibre_per_link(part)
+                    else f"fibres for {pid}, {L:g} m, one per link")
             fibre.append(BomLine("fibre", pid, f"{what} (priced with the transceivers)", n, 0.0, 0.0, False, L))
         else:
-            cable_lines.append(BomLine("cable", pid, f"{part.name}, {L:g} m", n, price, power, est, L,
+            each = " (one per switch cage, its legs to the cage's ports)" if part.breakout else ""
+            cable_lines.append(BomLine("cable", pid, f"{part.name}, {L:g} m{each}", n, price, power, est, L,
                                        unpriced(part)))
-    for pid, n in sorted(optic_count.items()):
-        part = cat.get(pid)
-        price, power, est = figures(part)
-        each = "one per cage, both ends" if part.breakout else "2 per link"
-        optics.append(BomLine("transceiver", pid, f"{part.name}: one transceiver ({each})", n,
-                              price / 2, power / 2, est, unpriced=unpriced(part)))
+    optics = [BomLine("transceiver", pid, f"{cat.get(pid).name}: {what}", n, *_half(figures(cat.get(pid))),
+                      unpriced=unpriced(cat.get(pid))) for pid, what, n in _modules(fabric, optical)]
     done = np.concatenate(per_cage) if per_cage else None
     for pid, n in sorted(used_cages(fabric, done).items()):    # the legs are priced in the cable lines
         part = cat.get(pid)
@@ -307,6 +307,43 @@ def bill_of_materials(fabric: Fabric, prices: Mapping[str, Mapping[str, float]] 
     host_ports = int(np.count_nonzero((pt.cable >= 0) & host_nic[pt.device]))
     gpus = int(np.count_nonzero(alive & (t.kind == KIND_CODE["gpu"])))
     return Bom(fabric.name, lines, host_ports, gpus, sorted(prices))
+
+
+def _fibre_per_link(part: Part) -> bool:
+    """Twin-port InfiniBand optics: a fibre per link (a DGX cage's two links go to two rails' leaves);
+    the Spectrum-X RA's tables count an Ethernet twin-port cage's fibre pair as one cable."""
+    return bool(part.breakout) and part.cable_type == "transceiver" and part.tech == IB
+
+
+def _half(fig: tuple[float, float, bool]) -> tuple[float, float, bool]:
+    """A transceiver's price and power: half its cable part's (two modules a cable or link)."""
+    return fig[0] / 2, fig[1] / 2, fig[2]
+
+
+def _modules(fabric: Fabric, optical: dict[str, np.ndarray]) -> list[tuple[str, str, int]]:
+    """(part, what the count is, count) of the transceiver modules of the links on transceiver parts
+    (``optical``: part id -> its links): one per cage at each end, a cage once however many of its
+    links it carries and whichever part they are on (twin-port optics first: a leaf cage with a DGX
+    link on twin-port optics and a UFM link on per-link optics holds one module). A per-link part on
+    single-port cages only keeps its "2 per link"."""
+    out = []
+    seen = np.zeros(0, np.int64)
+    for pid in sorted(optical, key=lambda p: (not fabric.catalog.get(p).breakout, p)):
+        part = fabric.catalog.get(pid)
+        keys, shared = end_cages(fabric, optical[pid])
+        new = ~np.isin(keys, seen)
+        seen = np.concatenate([seen, keys])
+        twin, single = int(np.count_nonzero(new & shared)), int(np.count_nonzero(new & ~shared))
+        if part.breakout:
+            out.append((pid, "twin-port transceivers, one per occupied cage at each end", twin + single))
+        elif not shared.any():
+            out.append((pid, "one transceiver (2 per link)", twin + single))
+        else:
+            if twin:
+                out.append((pid, "twin-port transceivers, one per occupied twin-port cage", twin))
+            if single:
+                out.append((pid, "single-port transceivers, one per single-port cage", single))
+    return sorted(out, key=lambda x: x[0])
 
 
 def _order_length(part: Part, length: float) -> float:

@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Fabric, FabricError
-from . import lint_partitions, lint_pfc, lint_planes, lint_roce, lint_rules
+from . import lint_cages, lint_partitions, lint_pfc, lint_planes, lint_roce, lint_rules
 from .lint_core import ROUTE_LIMIT, RULES, SEVERITIES, SHOW_NAMES, Finding, LintContext, Rule, rule
 
 #: The rule modules, imported for what they register in :data:`RULES` (in this order).
-RULE_MODULES = (lint_rules, lint_partitions, lint_pfc, lint_roce, lint_planes)
+RULE_MODULES = (lint_rules, lint_partitions, lint_pfc, lint_roce, lint_planes, lint_cages)
 
 @dataclass
 class LintReport:

@@ -31,6 +31,16 @@ Choices the RAs leave open, and the one taken here:
   compute-fabric links go to rails 0–3 of that SU (port 32 of those leaves; port 32 of rails 4–7
   stays free). The RA does not say which leaves the UFM uses.
 * Leaf ports: nodes on ports 1…u in node order, uplinks on u+1…2u in spine order (as ``rail``).
+* Cable lengths and types. Node–leaf links are laid at 2 m (``HOST_CABLE_M``, as if the leaves stood
+  in the node racks), leaf–spine at 15 m, spine–core at 30 m; the cabling picks each link's part by
+  its cages (:mod:`~fabricviz.model.cage_cables`). The RAs stand the leaves in network racks of
+  their own and cable the compute fabric with optics. On DGX H100/B200 the choice comes out the same:
+  a DGX's compute ports sit two to a twin-port OSFP cage and go to two rails' leaves, which no copper
+  cable does, so every node–leaf link takes twin-port optics (``NDR-TWIN-SR4``; only the fibre, 3 m,
+  is shorter than a real run); the UFM's single-port HCAs take optics as well (their leaf ports share
+  cage 16 with the last DGX's link, which holds a twin-port module). On DGX B300 (one single-port
+  ConnectX-8 cage per GPU) a 2 m node–leaf link gets the leaf cage's copper splitter (``NDR-SPLIT-DAC``,
+  ``XDR-SPLIT-ACC``, one per leaf cage) where separate leaf racks would take optics.
 * Each SU is stored as one switch group (``meta["groups"]``: its leaves, and its pod's spines in a
   three-tier design), so it is drawn as one unit even where its leaves share no node (B300).
 * DGX B300 (Spectrum-X RA): the RA's fabric is twin-planar — each GPU's 800G port splits into
@@ -345,7 +355,10 @@ def superpod(system: str | SystemSpec, units: int = 1, fabric: str | None = None
             ufm = f.catalog.get(UFM_PART)
             up = add_node_row(f, ufm, [f"su{s + 1}-ufm"], rate, x0 - 4 * HOST_PITCH * RAILS).ravel()
             k = spec.ufm_links
-            f.add_cables(up[:k], switch_ports(f, lv[:k], per_leaf, 1).ravel(), HOST_CABLE_M, emit=False)
+            # optics: the UFM's port shares leaf cage 16 with the last DGX's link, which holds a twin-port
+            # module (a DGX cage takes no copper splitter), so a copper splitter there has no room
+            f.add_cables(up[:k], switch_ports(f, lv[:k], per_leaf, 1).ravel(), HOST_CABLE_M, ctype="transceiver",
+                         emit=False)
         su_leaves.append(lv)
     pods = spine_tiers(f, sw, plan, su_leaves, mode)
     # each SU is one group (a B300 SU's a- and b-leaves share no node; a B200 pod has its spines)

@@ -1,16 +1,24 @@
 """Breakout cables: the plug a shared cage takes, one per cage rather than one per link.
 
-A switch cage broken out (:mod:`.breakout`: an SN5600 cage at 2 × 400GbE) or a NIC port split into
-planes (:mod:`.planes`: a ConnectX-8's one OSFP cage as 2 × 400GbE) holds one plug for all its
-ports. NVIDIA's LinkX line has two kinds of plug for it, catalog cable parts with ``breakout`` (the
-cage they serve, ``2x400GbE``) and ``far_end``:
+A switch cage broken out (:mod:`.breakout`: an SN5600 cage at 2 × 400GbE), an InfiniBand switch's
+twin-port cage (a QM9700's 32 OSFP cages carry its 64 NDR ports, a Q3400's 72 its 144 XDR ports), a
+server's shared NIC cage (catalog ``nic_cages``: a DGX H100's 8 ConnectX-7 ports behind 4 twin-port
+OSFP cages) or a NIC port split into planes (:mod:`.planes`: a ConnectX-8's one OSFP cage as
+2 × 400GbE) holds one plug for all its ports. NVIDIA's LinkX line has two kinds of plug for it,
+catalog cable parts with ``breakout`` (the cage they serve, ``2x400GbE``, ``2x4xNDR``) and ``far_end``:
 
 * ``far_end: single`` — a splitter cable (MCP7Y00: a twin-port OSFP end to two single-port 400G
-  OSFP ends): a shared cage to single-port cages (ConnectX-7 400G NICs), one cable per cage;
+  OSFP ends; MCA7K10 for XDR to two ConnectX-8s): a shared cage to single-port cages (ConnectX-7
+  400G NICs), one cable per cage;
 * ``far_end: twin`` — twin-port optics (MMA4Z00-NS, MMS4X00-NM: 2 × SR4 / 2 × DR4 on two
   MPO-12/APC connectors) in shared cages at both ends, one straight MPO fibre per 400G link
   (MFP7E10 / MFP7E30). The part is priced per cage cable as two modules (the hardware of one 800G
-  twin-port link); the BOM counts the modules one per cage the links end in, both ends.
+  twin-port link); the BOM counts the modules one per cage the links end in, both ends (a cage
+  with one link in use still holds one), and on InfiniBand one fibre per link.
+
+A per-link transceiver part (NDR-SR4: a twin-port module at the switch, a single-port one at the
+HCA) is counted by cage too: one module per cage its links end in, a cage another part's module
+already fills counted once (:func:`end_cages`).
 
 A link with a shared cage is :data:`TWIN` when both its ends take twin-port plugs (a shared cage, or
 a switch's OSFP cage of its own that could break out — an SN5600 spine port at 400GbE holds a
@@ -44,16 +52,21 @@ PLAIN, SPLIT, TWIN, OTHER = 0, 1, 2, 3
 
 class Cages(NamedTuple):
     """Per port: how many ports share its physical cage (1: a cage of its own), whether the cage
-    takes a twin-port plug, and whether it is a switch's."""
+    takes a twin-port plug, whether it is a switch's, and which cage it is (``key``: equal keys, one
+    cage — a server's shared NIC cage spans two NIC devices)."""
 
     share: np.ndarray
     twin: np.ndarray
     switch: np.ndarray
+    key: np.ndarray
 
 
 def port_share(fabric: Fabric, ports: np.ndarray) -> Cages:
-    """The cages of ``ports`` (:class:`Cages`). Shared: a broken-out switch's (its ports per cage), a
-    NIC's whose port is split into planes (:mod:`.planes`: more ports than its part). Twin-port: a
+    """The cages of ``ports`` (:class:`Cages`). Shared: a switch's whose part has fewer cages than
+    ports (a QM9700's 32 twin-port OSFP cages carry its 64 NDR ports, a Q3400's 72 its 144 XDR ports;
+    a broken-out switch's, :mod:`.breakout`), a NIC's whose port is split into planes (:mod:`.planes`:
+    more ports than its part), a NIC's in a server whose part puts two NICs behind one cage
+    (``nic_cages``: a DGX H100's eight ConnectX-7s behind four twin-port OSFP cages). Twin-port: a
     shared cage, or a switch cage that can break out two ways (an SN5600's OSFP); not a NIC's own."""
     t, pt = fabric.devices_t, fabric.ports_t
     ports = np.asarray(ports, np.int64)
@@ -61,21 +74,51 @@ def port_share(fabric: Fabric, ports: np.ndarray) -> Cages:
     out = np.ones(len(ports), np.int64)
     twin = np.zeros(len(ports), bool)
     switch = np.zeros(len(ports), bool)
+    owner = devs.copy()                              # the device the cage is counted on
+    slot = np.full(len(ports), -1, np.int64)         # its cage on a server (-1: on the device itself)
     codes = t.part[devs]
     for idx in np.unique(codes).tolist():
-        pid = fabric.parts.id_of(int(idx)) if idx >= 0 else None
-        part = fabric.catalog.get(pid) if pid is not None and pid in fabric.catalog else None
+        part = _part(fabric, int(idx))
         if part is None:
             continue
         sel = codes == idx
         switch[sel] = part.kind in ("ib_switch", "eth_switch")
-        if part.breakout and switch[sel].any():
+        if switch[sel].any():
             out[sel] = ports_per_cage(part)
         elif part.kind == "nic" and part.ports:
             n = t.nports[devs[sel]].astype(np.int64)
             out[sel] = np.where((n > part.ports) & (n % part.ports == 0), n // part.ports, 1)
+            _server_cages(fabric, part, np.flatnonzero(sel & (out == 1)), devs, out, owner, slot)
         twin[sel] = any(Breakout.parse(m).split == 2 for m in part.breakouts)
-    return Cages(out, twin | (out > 1), switch)
+    own = (ports - t.first_port[devs].astype(np.int64)) // out
+    key = owner * (1 << 20) + np.where(slot >= 0, slot, own)
+    return Cages(out, twin | (out > 1), switch, key)
+
+
+def _part(fabric: Fabric, idx: int) -> Part | None:
+    pid = fabric.parts.id_of(idx) if idx >= 0 else None
+    return fabric.catalog.get(pid) if pid is not None and pid in fabric.catalog else None
+
+
+def _server_cages(fabric: Fabric, nic: Part, rows: np.ndarray, devs: np.ndarray, out: np.ndarray,
+                  owner: np.ndarray, slot: np.ndarray) -> None:
+    """For the NIC ports ``rows`` (of ``devs``): where their server's part puts NICs behind shared
+    cages (``nic_cages``), the cage's share (its NICs' ports), the server as owner and the cage as slot."""
+    t = fabric.devices_t
+    parent = t.parent[devs[rows]].astype(np.int64)
+    for sidx in np.unique(t.part[parent[parent >= 0]]).tolist():
+        server = _part(fabric, int(sidx))
+        if server is None or server.kind != "server" or not server.nic_cages:
+            continue
+        cages = np.asarray(server.nic_cages, np.int64)
+        per = np.bincount(cages, minlength=cages.max() + 1) * nic.ports      # ports behind each cage
+        mine = rows[(parent >= 0) & (t.part[np.maximum(parent, 0)] == sidx)]
+        local = t.local[devs[mine]].astype(np.int64)
+        ok = local < len(cages)
+        mine, local = mine[ok], local[ok]
+        out[mine] = per[cages[local]]
+        owner[mine] = t.parent[devs[mine]]
+        slot[mine] = cages[local]
 
 
 def link_classes(a: Cages, b: Cages) -> np.ndarray:
@@ -102,33 +145,35 @@ def serves(c: Part, rate: LinkRate, cls: int, share: int) -> bool:
 
 def cage_units(fabric: Fabric, cids: np.ndarray) -> np.ndarray:
     """Per cable of ``cids`` (links on breakout parts): which breakout cable carries it — equal keys,
-    one cable. Keyed by the shared end's (device, cage); with both ends shared, by the end of the
-    lower tier (the NIC's cage to a leaf, the leaf's up to a spine; lower device id on a tie)."""
+    one cable. Keyed by the shared end's cage; with both ends shared, by the end of the lower tier
+    (the NIC's cage to a leaf, the leaf's up to a spine; lower device id on a tie)."""
     t, pt, ct = fabric.devices_t, fabric.ports_t, fabric.cables_t
     cids = np.asarray(cids, np.int64)
     pa, pb = ct.port_a[cids].astype(np.int64), ct.port_b[cids].astype(np.int64)
     da, db = pt.device[pa].astype(np.int64), pt.device[pb].astype(np.int64)
-    sa, sb = port_share(fabric, pa).share, port_share(fabric, pb).share
+    ca, cb = port_share(fabric, pa), port_share(fabric, pb)
     tier_a, tier_b = t.tier[da].astype(np.int64), t.tier[db].astype(np.int64)
     a_first = (tier_a < tier_b) | ((tier_a == tier_b) & (da <= db))
-    use_a = (sa > 1) & ((sb <= 1) | a_first)
-    dev = np.where(use_a, da, db)
-    port = np.where(use_a, pa, pb)
-    share = np.where(use_a, sa, sb)
-    cage = (port - t.first_port[dev].astype(np.int64)) // share
-    return dev * (1 << 20) + cage
+    use_a = (ca.share > 1) & ((cb.share <= 1) | a_first)
+    return np.where(use_a, ca.key, cb.key)
+
+
+def end_cages(fabric: Fabric, cids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The cages the links ``cids`` end in, both ends, each once: their keys (:class:`Cages`) and
+    whether each is shared (holds two or more ports: a twin-port cage)."""
+    ct = fabric.cables_t
+    cids = np.asarray(cids, np.int64)
+    ports = np.concatenate([ct.port_a[cids], ct.port_b[cids]]).astype(np.int64)
+    c = port_share(fabric, ports)
+    keys, first = np.unique(c.key, return_index=True)
+    return keys, c.share[first] > 1
 
 
 def cage_ends(fabric: Fabric, cids: np.ndarray) -> int:
-    """The cages the links ``cids`` end in, both ends (a shared cage once): the twin-port modules
-    twin optics take — a native switch cage holds one for its one link."""
-    t, pt, ct = fabric.devices_t, fabric.ports_t, fabric.cables_t
-    cids = np.asarray(cids, np.int64)
-    ports = np.concatenate([ct.port_a[cids], ct.port_b[cids]]).astype(np.int64)
-    share = port_share(fabric, ports).share
-    dev = pt.device[ports].astype(np.int64)
-    return int(len(np.unique(dev * (1 << 20) + (ports - t.first_port[dev].astype(np.int64)) // share)))
+    """How many cages the links ``cids`` end in, both ends (a shared cage once): the twin-port
+    modules twin optics take."""
+    return len(end_cages(fabric, cids)[0])
 
 
-__all__ = ["OTHER", "PLAIN", "SPLIT", "TWIN", "Cages", "cage_ends", "cage_units", "link_classes", "port_share",
-           "serves"]
+__all__ = ["OTHER", "PLAIN", "SPLIT", "TWIN", "Cages", "cage_ends", "cage_units", "end_cages", "link_classes",
+           "port_share", "serves"]

@@ -10,8 +10,10 @@ lanes, one string per port as the ``lanes`` column of SONiC's ``port_config.ini`
 (``"0,1,2,3,4,5,6,7"``), with ``port_lanes_source`` naming the file it was read from; the SONiC
 export names ports and writes ``PORT|lanes`` from it.
 A NIC's ``planes`` lists the plane counts its port splits into (multi-plane, :mod:`fabricviz.model.planes`),
-with ``planes_source``. A NIC's ``ooo_placement`` says whether it places reordered RoCE packets (no go-back-N
-on reordering).
+with ``planes_source``. A server's ``nic_cages`` names, per NIC in order, the physical cage its port is in
+(a DGX H100's eight single-port ConnectX-7s sit behind four twin-port OSFP cages), with ``nic_cages_source``
+(:mod:`fabricviz.model.cage_cables`). A NIC's ``ooo_placement`` says whether it places reordered RoCE
+packets (no go-back-N on reordering).
 An ``nvlink_switch`` is an NVLink switch tray (its ``ports`` are NVLink ports across its switch
 chips, ``nvlink_gbps`` one port's rate per direction): a part to count and price; it is no
 device of the InfiniBand/Ethernet fabric.
@@ -58,7 +60,7 @@ _KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "nic": ("ports", "port", "port_modes", "latency_ns", "latency_estimate", "pcie", "ooo_placement", "planes",
             "planes_source"),
     "gpu": ("memory_gb", "pcie_gbps", "pcie", "pcie_latency_ns", "latency_estimate", "nvlink_gbps"),
-    "server": ("gpus", "nics", "nic_part", "gpu_part", "rack_units"),
+    "server": ("gpus", "nics", "nic_part", "gpu_part", "rack_units", "nic_cages", "nic_cages_source"),
     "cable": ("cable_type", "tech", "max_rate", "reach_m", "lengths_m", "latency_ns", "latency_estimate",
               "breakout", "far_end"),
     "nvlink_switch": ("ports", "nvlink_gbps", "asic", "rack_units"),
@@ -66,7 +68,7 @@ _KIND_FIELDS: dict[str, tuple[str, ...]] = {
 #: How many leading fields of _KIND_FIELDS each kind requires.
 _REQUIRED = {"ib_switch": 2, "eth_switch": 2, "nic": 1, "gpu": 2, "server": 3, "cable": 4, "nvlink_switch": 2}
 _TEXT = {"vendor", "source", "notes", "asic", "pcie", "buffer_source", "port_lanes_source", "planes_source",
-         "breakout_source"}
+         "breakout_source", "nic_cages_source"}
 _INTS = {"ports": 1, "gpus": 0, "nics": 1, "rack_units": 0, "cages": 1}          # field -> minimum
 _NUMS = {"power_w", "price_usd", "latency_ns", "memory_gb", "pcie_gbps", "pcie_latency_ns",
          "nvlink_gbps", "reach_m", "buffer_bytes"}
@@ -118,6 +120,8 @@ class Part:
     gpu_part: str | None = None
     nics: int = 0
     nic_part: str | None = None
+    nic_cages: tuple[int, ...] = ()  # server: per NIC (in order) its cage, 1-based; (): a cage per NIC
+    nic_cages_source: str = ""
     cable_type: str | None = None
     tech: str | None = None
     max_rate: str | None = None
@@ -227,6 +231,10 @@ def _check(key: str, v: Any, where: str) -> Any:
                 or not all(type(x) is int and 2 <= x <= 8 for x in v)):
             raise _bad(where, "a list of distinct plane counts from 2 to 8", v)
         return tuple(v)
+    elif key == "nic_cages":
+        if not isinstance(v, list) or not v or not all(type(x) is int and 1 <= x <= len(v) for x in v):
+            raise _bad(where, "a list of cage numbers (1, 2, …), one per NIC", v)
+        return tuple(v)
     elif key == "breakouts":
         if not isinstance(v, list) or len(set(map(str, v))) != len(v):
             raise _bad(where, "a list of distinct breakouts such as 2x400GbE", v)
@@ -296,6 +304,8 @@ def _check_kind(kind: str, kw: dict[str, Any], where: str) -> None:
             raise CatalogError(f"{where}.port_modes: the first mode must be the default port {kw['port']}")
     elif kind == "server" and kw["gpus"] > 0 and "gpu_part" not in kw:
         raise CatalogError(f"{where}.gpu_part: missing (a server with GPUs needs a gpu part)")
+    elif kind == "server" and kw.get("nic_cages") and len(kw["nic_cages"]) != kw["nics"]:
+        raise CatalogError(f"{where}.nic_cages: cages of {len(kw['nic_cages'])} NICs for {kw['nics']} NICs")
     elif kind == "cable":
         rate = LinkRate.parse(kw["max_rate"])
         if rate.tech != kw["tech"]:

@@ -14,7 +14,8 @@ binding and cable (port for port, same length) and swaps the technology:
 * a NIC keeps its part (ConnectX cards are VPI) and runs its port mode of the
   other technology;
 * a cable keeps its length and, when the catalog has one that reaches, its
-  type (DAC, AOC, optics), so the two designs differ only in technology.
+  type (DAC, AOC, optics), so the two designs differ only in technology (a
+  shared cage takes that type's plug of its own: a QM9700 cage's splitter).
 
 The twin records where it came from in ``meta["twin"]`` (the source switch
 parts, and device rates a round trip could not recover), so twinning back
@@ -307,13 +308,15 @@ def _add_cables(src: Fabric, g: Fabric, ids: np.ndarray, cat: Catalog) -> None:
                 raise FabricError(f"cable {src.port_name(int(ct.port_a[live[i]]))} – "
                                   f"{src.port_name(int(ct.port_b[live[i]]))}: {e}") from None
         chosen.append(c.id)
-    part_of = np.array(chosen, dtype=object)[inverse]
+    # the chosen part's type: the model picks that type's part, a shared cage's own plug where one serves
+    # it (a QM9700 cage's splitter or twin-port optics, model.cage_cables), else this same per-link part
+    type_of = np.array([cat.get(c).cable_type for c in chosen], dtype=object)[inverse]
     start = 0
-    while start < len(live):             # runs of one part, in cable order (ids stay aligned)
+    while start < len(live):             # runs of one type, in cable order (ids stay aligned)
         end = start + 1
-        while end < len(live) and part_of[end] == part_of[start]:
+        while end < len(live) and type_of[end] == type_of[start]:
             end += 1
-        g.add_cables(pa[start:end], pb[start:end], lengths[start:end], part=part_of[start], emit=False)
+        g.add_cables(pa[start:end], pb[start:end], lengths[start:end], ctype=type_of[start], emit=False)
         start = end
 
 

@@ -3,7 +3,8 @@
 Catalog figures used (bundled catalog): QM9700 $35,000 / 747 W (the k=8 tree uses its
 8-port model QM9700-R8: hypothetical, so unpriced and out of the totals, at 747 W); NODE-1G-NDR $50,000 / 1,275 W; DGX-H100
 $400,000 / 10,200 W (GPUs and NICs priced inside the servers); NDR-DAC $350 / 0.2 W per
-link; NDR-SR4 $1,500 / 16 W per link = 2 transceivers at $750 / 8 W. Generators: host
+link; NDR-SR4 $1,500 / 16 W per link = 2 transceivers at $750 / 8 W; NDR-TWIN-SR4 $2,800 / 30 W per
+cage cable = 2 twin-port modules at $1,400 / 15 W (a DGX H100's and a QM9700's cages). Generators: host
 cables 2 m, leaf-spine 15 m, spine-core 30 m.
 """
 
@@ -60,7 +61,12 @@ def test_k8_fat_tree(k8_bom):
 
 def test_rail_optimized_one_su():
     # 1 SU: 32 DGX-H100 (256 GPUs, 256 NICs, 32 HGX baseboards of 4 NVSwitch chips), 8 rail leaves +
-    # 4 spines, 256 node DACs, 32 uplinks × 8 leaves = 256 leaf-spine links on optics (512 transceivers)
+    # 4 spines. Every cage is twin-port: a DGX's 8 ConnectX-7 ports sit behind 4 OSFP cages, a
+    # QM9700's 64 ports behind 32, so every link takes twin-port optics (NDR-TWIN-SR4, MMA4Z00-NS at
+    # $1,400 / 15 W a module, estimate): one module per occupied cage at each end — 32 × 4 DGX cages +
+    # 8 × 16 leaf down cages (node–leaf) + 8 × 16 leaf up cages + 4 × 32 spine cages (leaf–spine) = 512 —
+    # and one fibre per link: 256 at 3 m (2 m links) and 256 at 15 m. No DGX cage takes copper: its two
+    # ports go to two rails' leaves.
     bom = bill_of_materials(rail_optimized(1))
     assert rows(bom) == [
         ("server", "DGX-H100", 32, 400000.0, 10200.0, True, None),
@@ -68,12 +74,12 @@ def test_rail_optimized_one_su():
         ("nic", "CX7-1P", 256, 0.0, 0.0, False, None),
         ("switch", "QM9700", 12, 35000.0, 747.0, True, None),
         ("nvlink", "HGX-H100-8", 128, 0.0, 0.0, False, None),
-        ("cable", "NDR-DAC", 256, 350.0, 0.2, True, 2.0),
-        ("transceiver", "NDR-SR4", 512, 750.0, 8.0, True, None),
-        ("fibre", "NDR-SR4", 256, 0.0, 0.0, False, 15.0),
+        ("transceiver", "NDR-TWIN-SR4", 512, 1400.0, 15.0, True, None),
+        ("fibre", "NDR-TWIN-SR4", 256, 0.0, 0.0, False, 3.0),
+        ("fibre", "NDR-TWIN-SR4", 256, 0.0, 0.0, False, 15.0),
     ]
-    assert bom.total_price == 32 * 400_000 + 12 * 35_000 + 256 * 350 + 512 * 750 == 13_693_600
-    assert bom.total_power == pytest.approx(32 * 10_200 + 12 * 747 + 256 * 0.2 + 512 * 8)   # 339,511.2
+    assert bom.total_price == 32 * 400_000 + 12 * 35_000 + 512 * 1_400 == 13_936_800
+    assert bom.total_power == pytest.approx(32 * 10_200 + 12 * 747 + 512 * 15)   # 343,044
     assert (bom.host_ports, bom.gpus) == (256, 256)
 
 
@@ -138,11 +144,11 @@ def test_cli_csv_export(tmp_path, capsys):
     save_fabric(rail_optimized(1), design)
     assert main(["bom", str(design), "--csv", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "total: $13,693,600, 339.511 kW (includes estimates)" in text
+    assert "total: $13,936,800, 343.044 kW (includes estimates)" in text
     table = list(csv.reader(out.open()))
     assert tuple(table[0]) == CSV_HEADER
     assert table[1] == ["server", "DGX-H100", "NVIDIA DGX H100", "32", "400000", "12800000", "10200", "326400", "est."]
-    assert sum(float(r[5]) for r in table[1:]) == 13_693_600
+    assert sum(float(r[5]) for r in table[1:]) == 13_936_800
     assert main(["bom", str(design), "--prices", str(tmp_path / "missing.json")]) == 2
     assert capsys.readouterr().err.endswith("missing.json: no such file\n")
 
@@ -196,4 +202,7 @@ def test_nvl72_racks_buy_their_nvlink_switch_trays():
     (tray,) = [x for x in bom.lines if x.category == "nvlink"]
     assert (tray.part, tray.count, tray.unit_price, tray.unit_power, tray.estimate) == \
         ("NVL5-SWITCH-TRAY", 18, 60000.0, 1500.0, True)
-    assert bom.network_price == 5 * 35000 + 18 * 60000 + 144 * 350 + 128 * 750
+    # 144 tray NICs two to a leaf's twin-port cage: 72 MCP7Y00 splitters (NDR-SPLIT-DAC, $600 estimate); 64
+    # leaf–spine links: 32 leaf + 32 spine cages, one twin-port module each ($1,400 estimate)
+    assert bom.count("cable", "NDR-SPLIT-DAC") == 72 and bom.count("transceiver", "NDR-TWIN-SR4") == 64
+    assert bom.network_price == 5 * 35000 + 18 * 60000 + 72 * 600 + 64 * 1400

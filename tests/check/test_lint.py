@@ -54,7 +54,8 @@ def test_every_rule_is_registered_with_a_severity():
                           "unbalanced-links", "ftree-refused", "credit-loop", "ib-unreachable",
                           "partition-unknown-guid", "partition-default-only", "partition-limited-only",
                           "partition-pkey-capacity", "pfc-deadlock", "roce-headroom", "plane-refused",
-                          "plane-unknown-switch", "plane-crossed", "plane-missing-switch", "plane-nic-port"}
+                          "plane-unknown-switch", "plane-crossed", "plane-missing-switch", "plane-nic-port",
+                          "cage-plug"}
     assert {r.id for r in RULES.values() if r.routing} == {"ftree-refused", "credit-loop", "ib-unreachable"}
 
 
@@ -152,7 +153,7 @@ def test_cable_reach_after_the_parts_file_changes():
     f = Fabric()
     f.add_device("ib_switch", "QM9700", "leaf01", tier=1)
     f.add_device("server", "NODE-1G-NDR", "node04")
-    c = f.add_cable("leaf01:3", "node04/mlx5_0:1", 3.0, ctype="dac")
+    c = f.add_cable("leaf01:3", "node04/mlx5_0:1", 3.0, part="NDR-DAC")
     assert only(lint(f), "cable-reach") == []            # NDR-DAC reaches 3 m in the bundled catalog
     dac = f.catalog.get("NDR-DAC")
     f.catalog = f.catalog.with_parts([replace(dac, reach_m=2.0, lengths_m=(1.0, 1.5, 2.0))])

@@ -59,8 +59,10 @@ def test_ib_fat_tree_to_roce_keeps_devices_names_positions_and_port_pairs(ib_tre
     assert live_port_tech(g) == {2} and set(g.cables_t.tech.tolist()) == {2}
     assert switch_parts(g) == {"SN5400": 36}                 # 64 × 400GbE for 64 × NDR
     assert Counter(str(c.rate) for c in g.cables()) == {"400GbE": 256}
-    # 2 m host DACs stay DACs; 15 m NDR optics become 400G optics
-    assert cable_parts(f) == {"NDR-DAC": 128, "NDR-SR4": 128}
+    # 2 m host DACs stay DACs; 15 m NDR optics become 400G optics. A QM9700's ports share twin-port
+    # cages two by two: its host links ride MCP7Y00 splitters, its uplinks twin-port optics; an SN5400's
+    # 400GbE ports have a cage each
+    assert cable_parts(f) == {"NDR-SPLIT-DAC": 128, "NDR-TWIN-SR4": 128}
     assert cable_parts(g) == {"400G-DAC": 128, "400G-SR8": 128}
     assert not gt.guid.any() and not g.ports_t.guid.any()
     assert g.meta["fabric"] == "roce" and g.meta["params"]["switch"] == "SN5400"
