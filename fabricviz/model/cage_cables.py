@@ -134,13 +134,16 @@ def link_classes(a: Cages, b: Cages) -> np.ndarray:
 def serves(c: Part, rate: LinkRate, cls: int, share: int) -> bool:
     """Whether cable part ``c`` may carry a ``rate`` link of class ``cls`` whose shared cage(s) split
     ``share`` ways: a per-link part any link; a breakout part only its own cage (split and rate) on
-    the far end it is made for (a splitter: single-port far ends; twin optics: shared at both ends)."""
+    the far end it is made for (a splitter: single-port far ends; twin optics: shared at both ends), at
+    the plug's sub-port rate or slower."""
     if not c.breakout:
         return True
     if cls not in (SPLIT, TWIN) or (c.far_end == "twin") != (cls == TWIN):
         return False
     b = Breakout.parse(c.breakout)
-    return b.split == share and b.rate == rate
+    # a link may train slower than the sub-port the plug is made for (a 2xNDR port on twin NDR optics)
+    return b.split == share and b.rate.tech == rate.tech and rate.speed_rank <= b.rate.speed_rank \
+        and rate.width <= b.rate.width
 
 
 def cage_units(fabric: Fabric, cids: np.ndarray) -> np.ndarray:
