@@ -291,11 +291,12 @@ def bill_of_materials(fabric: Fabric, prices: Mapping[str, Mapping[str, float]] 
                     else f"fibres for {pid}, {L:g} m, one per link")
             fibre.append(BomLine("fibre", pid, f"{what} (priced with the transceivers)", n, 0.0, 0.0, False, L))
         else:
-            each = " (one per switch cage, its legs to the cage's ports)" if part.breakout else ""
+            each = ("" if not part.breakout else " (one per switch cage, its legs to the cage's ports)"
+                    if part.far_end == "single" else " (one per cage pair: both ports of a cage to one far cage)")
             cable_lines.append(BomLine("cable", pid, f"{part.name}, {L:g} m{each}", n, price, power, est, L,
                                        unpriced(part)))
-    optics = [BomLine("transceiver", pid, f"{cat.get(pid).name}: {what}", n, *_half(figures(cat.get(pid))),
-                      unpriced=unpriced(cat.get(pid))) for pid, what, n in _modules(fabric, optical)]
+    optics = [BomLine("transceiver", pid, f"{cat.get(pid).name}: {what}", n, *_share(figures(cat.get(pid)), each),
+                      unpriced=unpriced(cat.get(pid))) for pid, what, n, each in _modules(fabric, optical)]
     done = np.concatenate(per_cage) if per_cage else None
     for pid, n in sorted(used_cages(fabric, done).items()):    # the legs are priced in the cable lines
         part = cat.get(pid)
@@ -315,34 +316,41 @@ def _fibre_per_link(part: Part) -> bool:
     return bool(part.breakout) and part.cable_type == "transceiver" and part.tech == IB
 
 
-def _half(fig: tuple[float, float, bool]) -> tuple[float, float, bool]:
-    """A transceiver's price and power: half its cable part's (two modules a cable or link)."""
-    return fig[0] / 2, fig[1] / 2, fig[2]
+def _share(fig: tuple[float, float, bool], each: float) -> tuple[float, float, bool]:
+    """A transceiver's price and power: the share ``each`` of its cable part's (a half: two modules a
+    cable or link; a quarter: a single-port module of a twin-to-two-single-port part)."""
+    return fig[0] * each, fig[1] * each, fig[2]
 
 
-def _modules(fabric: Fabric, optical: dict[str, np.ndarray]) -> list[tuple[str, str, int]]:
-    """(part, what the count is, count) of the transceiver modules of the links on transceiver parts
-    (``optical``: part id -> its links): one per cage at each end, a cage once however many of its
-    links it carries and whichever part they are on (twin-port optics first: a leaf cage with a DGX
-    link on twin-port optics and a UFM link on per-link optics holds one module). A per-link part on
-    single-port cages only keeps its "2 per link"."""
+def _modules(fabric: Fabric, optical: dict[str, np.ndarray]) -> list[tuple[str, str, int, float]]:
+    """(part, what the count is, count, share of the part's price) of the transceiver modules of the
+    links on transceiver parts (``optical``: part id -> its links): one per cage at each end, a cage
+    once however many of its links it carries and whichever part they are on (twin-port optics first:
+    a leaf cage with a DGX link on twin-port optics and a UFM link on a twin-to-single part holds one
+    module). A twin-to-single-port breakout part (NDR-SPLIT-SR4: one twin-port module and two
+    single-port ones a cage cable) prices its twin-port modules at half the part, its single-port ones
+    at a quarter; a per-link part on single-port cages only keeps its "2 per link"."""
     out = []
     seen = np.zeros(0, np.int64)
-    for pid in sorted(optical, key=lambda p: (not fabric.catalog.get(p).breakout, p)):
+    order = lambda p: (not fabric.catalog.get(p).breakout, fabric.catalog.get(p).far_end != "twin", p)  # noqa: E731
+    for pid in sorted(optical, key=order):
         part = fabric.catalog.get(pid)
         keys, shared = end_cages(fabric, optical[pid])
         new = ~np.isin(keys, seen)
         seen = np.concatenate([seen, keys])
         twin, single = int(np.count_nonzero(new & shared)), int(np.count_nonzero(new & ~shared))
-        if part.breakout:
-            out.append((pid, "twin-port transceivers, one per occupied cage at each end", twin + single))
+        if part.breakout and part.far_end == "twin":
+            out.append((pid, "twin-port transceivers, one per occupied cage at each end", twin + single, 0.5))
         elif not shared.any():
-            out.append((pid, "one transceiver (2 per link)", twin + single))
+            out.append((pid, "one transceiver (2 per link)", twin + single, 0.5))
         else:
+            split = bool(part.breakout)              # twin-to-single: its twin-port ends are switch cages
             if twin:
-                out.append((pid, "twin-port transceivers, one per occupied twin-port cage", twin))
+                out.append((pid, "twin-port transceivers, one per occupied " + ("switch cage" if split else
+                                                                              "twin-port cage"), twin, 0.5))
             if single:
-                out.append((pid, "single-port transceivers, one per single-port cage", single))
+                out.append((pid, "single-port transceivers, one per " + ("NIC cage" if split else "single-port cage"),
+                            single, 0.25 if split else 0.5))
     return sorted(out, key=lambda x: x[0])
 
 

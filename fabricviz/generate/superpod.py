@@ -31,16 +31,28 @@ Choices the RAs leave open, and the one taken here:
   compute-fabric links go to rails 0–3 of that SU (port 32 of those leaves; port 32 of rails 4–7
   stays free). The RA does not say which leaves the UFM uses.
 * Leaf ports: nodes on ports 1…u in node order, uplinks on u+1…2u in spine order (as ``rail``).
-* Cable lengths and types. Node–leaf links are laid at 2 m (``HOST_CABLE_M``, as if the leaves stood
-  in the node racks), leaf–spine at 15 m, spine–core at 30 m; the cabling picks each link's part by
-  its cages (:mod:`~fabricviz.model.cage_cables`). The RAs stand the leaves in network racks of
-  their own and cable the compute fabric with optics. On DGX H100/B200 the choice comes out the same:
-  a DGX's compute ports sit two to a twin-port OSFP cage and go to two rails' leaves, which no copper
-  cable does, so every node–leaf link takes twin-port optics (``NDR-TWIN-SR4``; only the fibre, 3 m,
-  is shorter than a real run); the UFM's single-port HCAs take optics as well (their leaf ports share
-  cage 16 with the last DGX's link, which holds a twin-port module). On DGX B300 (one single-port
-  ConnectX-8 cage per GPU) a 2 m node–leaf link gets the leaf cage's copper splitter (``NDR-SPLIT-DAC``,
-  ``XDR-SPLIT-ACC``, one per leaf cage) where separate leaf racks would take optics.
+* Cable lengths and types. The RAs stand four DGX B300 in a rack (B300 and B300-XDR RAs,
+  *DGX SuperPOD Architecture*: "four DGX B300 fit within a single rack"; 64 or 72 nodes are 16 or 18
+  compute racks an SU) and the switches in network/management racks of their own (the same pages'
+  "management rack configuration with networking switches ... and UFM appliances"); an H100/B200 SU
+  is 8 racks of four DGX around its leaf rack. Node–leaf links are laid at ``NODE_LEAF_M`` = 10 m, the
+  longest such run (our estimate; the RAs print no lengths): the farthest compute rack of an 18-rack
+  SU stands 9 racks (600 mm wide: 5.4 m) from a network rack in the middle of the row, plus about 2 m
+  up to and down from the overhead tray at each end (≈ 9.4 m), ordered as 10 m; nearer racks would
+  order shorter fibres (the BOM bins one length). Leaf–spine links at 15 m, spine–core at 30 m, the
+  UFM's at 2 m (``HOST_CABLE_M``: the RA's management rack holds the UFM appliances with networking
+  switches; taken here as its leaves' rack). The cabling picks each link's part by its cages
+  (:mod:`~fabricviz.model.cage_cables`):
+  a DGX H100/B200's compute ports sit two to a twin-port OSFP cage and go to two rails' leaves, so
+  every node–leaf link takes twin-port optics at both ends (``NDR-TWIN-SR4``); a DGX B300's ConnectX-8s
+  have a single-port OSFP cage each, so a leaf cage's two links to two nodes take a twin-port module
+  in the leaf cage, a single-port module in each ConnectX-8 cage and one straight MPO fibre per link
+  (``NDR-SPLIT-SR4``: MMA4Z00-NS + MMA4Z00-NS400 + MFP7E10; ``XDR-SPLIT-DR4``: MMS4A00 + MMS4A20 +
+  single-mode fibre; NVIDIA's LinkX pages pair the twin-port module with two single-port ones over
+  straight fibres at 400G / 800G, the 1:2 splitter fibre being for 200G ends), not the 2 m copper
+  splitters (MCP7Y00, MCA7K10) of leaves standing in the node racks. The UFM's single-port HCAs
+  take single-port modules too (their leaf ports share cage 16 with the last DGX's link, whose
+  twin-port module serves both; a copper splitter there has no room).
 * Each SU is stored as one switch group (``meta["groups"]``: its leaves, and its pod's spines in a
   three-tier design), so it is drawn as one unit even where its leaves share no node (B300).
 * DGX B300 (Spectrum-X RA): the RA's fabric is twin-planar — each GPU's 800G port splits into
@@ -103,6 +115,8 @@ from .fattree import _join
 from .planes import planarize
 
 RAILS = 8
+#: Node–leaf run in metres: the farthest compute rack of an SU to its leaves' network rack (module doc).
+NODE_LEAF_M = 10.0
 #: Part id of the UFM appliance that takes one H100 node slot.
 UFM_PART = "UFM-APPLIANCE-3.1"
 #: Systems built multi-plane (``--planes``), per fabric: the switch of one plane and one plane's link
@@ -350,13 +364,13 @@ def superpod(system: str | SystemSpec, units: int = 1, fabric: str | None = None
             for j in range(lpr):
                 mine = ports[j * per_leaf:(j + 1) * per_leaf, r]
                 f.add_cables(mine, switch_ports(f, lv[[r * lpr + j]], 1, len(mine)).ravel(),
-                             HOST_CABLE_M, emit=False)
+                             NODE_LEAF_M, emit=False)
         if last and spec.ufm_links:
             ufm = f.catalog.get(UFM_PART)
             up = add_node_row(f, ufm, [f"su{s + 1}-ufm"], rate, x0 - 4 * HOST_PITCH * RAILS).ravel()
             k = spec.ufm_links
-            # optics: the UFM's port shares leaf cage 16 with the last DGX's link, which holds a twin-port
-            # module (a DGX cage takes no copper splitter), so a copper splitter there has no room
+            # in the leaves' rack, on optics: the UFM's port shares leaf cage 16 with the last DGX's link,
+            # which holds a twin-port module (a DGX cage takes no copper splitter), so a splitter has no room
             f.add_cables(up[:k], switch_ports(f, lv[:k], per_leaf, 1).ravel(), HOST_CABLE_M, ctype="transceiver",
                          emit=False)
         su_leaves.append(lv)
@@ -395,5 +409,5 @@ def spine_tiers(f: Fabric, sw: Part, plan: SuperpodPlan, su_leaves: list[np.ndar
     return pods
 
 
-__all__ = ["PLANE_SYSTEMS", "SYSTEMS", "SuperpodPlan", "SystemSpec", "add_node_row", "plan_superpod", "plane_spec",
-           "spine_tiers", "superpod", "switch_part", "system_spec"]
+__all__ = ["NODE_LEAF_M", "PLANE_SYSTEMS", "SYSTEMS", "SuperpodPlan", "SystemSpec", "add_node_row", "plan_superpod",
+           "plane_spec", "spine_tiers", "superpod", "switch_part", "system_spec"]

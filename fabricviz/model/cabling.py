@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .cage_cables import PLAIN, link_classes, port_share, serves
+from .cage_cables import PLAIN, link_classes, offered, paired, port_share, serves
 from .catalog import Part
 from .errors import FabricError
 from .events import ADDED, BULK_ADDED, CABLE, CHANGED, DEVICE, PORT, ChangeEvent
@@ -163,12 +163,13 @@ class Cabling:
         keys = np.stack([tech.astype(np.int64), speed.astype(np.int64), width.astype(np.int64),
                          np.round(lengths * 1000).astype(np.int64)], axis=1)
         uniq, inverse = unique_rows(keys)
-        # a shared cage at an end (a broken-out switch, a NIC split into planes) may take a breakout cable
+        # a shared cage at an end (a broken-out switch, a NIC split into planes) may take a breakout cable;
+        # a switch cage pair this batch joins with both links may take one twin-port copper cable
         ca, cb = port_share(f, pa), port_share(f, pb)
-        cls, share = link_classes(ca, cb), np.maximum(ca.share, cb.share)
-        groups, inverse = np.unique(inverse * 64 + cls * 16 + np.minimum(share, 15), return_inverse=True)
+        cls, share = paired(ca, cb, link_classes(ca, cb)), np.maximum(ca.share, cb.share)
+        groups, inverse = np.unique(inverse * 128 + cls * 16 + np.minimum(share, 15), return_inverse=True)
         for k, g in enumerate(groups.tolist()):
-            tc, sp, wd, _mm = uniq[g // 64]
+            tc, sp, wd, _mm = uniq[g // 128]
             rows = np.flatnonzero(inverse == k)
             i = int(rows[0])
             rate = LinkRate.decode(int(tc), int(sp), int(wd))
@@ -208,7 +209,7 @@ class Cabling:
         candidates = [c for c in f.catalog.by_kind("cable")
                       if c.tech == rate.tech and (ctype is None or c.cable_type == ctype)
                       and _cable_rate(c).speed_rank >= rate.speed_rank and _cable_rate(c).width >= rate.width
-                      and serves(c, rate, *cage)]
+                      and serves(c, rate, *cage) and offered(c, cage[0])]
         per_cage = [c for c in candidates if c.breakout and c.reach_m >= length]
         if per_cage:                                     # the cage's own plug first (one per cage)
             order = {t: i for i, t in enumerate(CABLE_TYPES)}

@@ -10,11 +10,19 @@ catalog cable parts with ``breakout`` (the cage they serve, ``2x400GbE``, ``2x4x
 * ``far_end: single`` — a splitter cable (MCP7Y00: a twin-port OSFP end to two single-port 400G
   OSFP ends; MCA7K10 for XDR to two ConnectX-8s): a shared cage to single-port cages (ConnectX-7
   400G NICs), one cable per cage;
+* ``far_end: single`` optics (``cable_type: transceiver``: NDR-SPLIT-SR4, XDR-SPLIT-DR4) — the same
+  cage-to-two-NIC-cages link beyond copper reach: a twin-port module in the switch cage (MMA4Z00-NS,
+  MMS4A00), a single-port module in each NIC cage (MMA4Z00-NS400, MMS4A20) and one straight MPO
+  fibre per link (MFP7E10, MFP7E30; a 1:2 splitter fibre, MFP7E20, is for 200G ends). Priced per
+  cage cable (one twin-port module and two single-port ones); the BOM counts the twin-port module one
+  per switch cage (half the part's price), a single-port one per NIC cage (a quarter), a fibre per link;
 * ``far_end: twin`` — twin-port optics (MMA4Z00-NS, MMS4X00-NM: 2 × SR4 / 2 × DR4 on two
   MPO-12/APC connectors) in shared cages at both ends, one straight MPO fibre per 400G link
   (MFP7E10 / MFP7E30). The part is priced per cage cable as two modules (the hardware of one 800G
   twin-port link); the BOM counts the modules one per cage the links end in, both ends (a cage
-  with one link in use still holds one), and on InfiniBand one fibre per link.
+  with one link in use still holds one), and on InfiniBand one fibre per link. Twin-port copper
+  (``far_end: twin``, ``cable_type: dac``: MCP4Y10, MCA4J80, MCA4K50) joins one switch cage to one far
+  switch cage, both ports: one cable per cage pair.
 
 A per-link transceiver part (NDR-SR4: a twin-port module at the switch, a single-port one at the
 HCA) is counted by cage too: one module per cage its links end in, a cage another part's module
@@ -22,11 +30,15 @@ already fills counted once (:func:`end_cages`).
 
 A link with a shared cage is :data:`TWIN` when both its ends take twin-port plugs (a shared cage, or
 a switch's OSFP cage of its own that could break out — an SN5600 spine port at 400GbE holds a
-twin-port module with one fibre in use), :data:`SPLIT` when a shared switch cage goes to a NIC's
-cage of its own (a ConnectX-7's OSFP: a splitter's single-port ends are made for adapters), and
-:data:`OTHER` otherwise (a split NIC port to single switch ports), :func:`link_classes`. The cable
-picker (:class:`~.cabling.Cabling`) offers breakout parts only to TWIN and SPLIT links, matching the
-shared cage's split and the link's rate (:func:`serves`); a link none fits (longer than a splitter
+twin-port module with one fibre in use), :data:`TWIN_SW` when those are two switches' shared cages
+(a leaf's uplink cage to a spine's: twin-port copper may join them), :data:`SPLIT` when a shared
+switch cage goes to a NIC's cage of its own (a ConnectX-7's OSFP: a splitter's single-port ends are
+made for adapters), and :data:`OTHER` otherwise (a split NIC port to single switch ports),
+:func:`link_classes`. The cable picker (:class:`~.cabling.Cabling`) offers breakout parts only to
+TWIN(_SW) and SPLIT links, matching the shared cage's split and the link's rate (:func:`serves`),
+and twin-port copper only to a :data:`PAIRED` link: a TWIN_SW link whose cage pair is joined by both
+its links in the same batch (:func:`paired`; NVIDIA cables such a cage pair within 2 m with one
+MCP4Y10, a cage whose links part ways with optics). A link none fits (longer than a splitter
 reaches, a cage in another mode, OTHER) gets a per-link part as before, and the BOM lists a switch
 cage's breakout cable unpriced then. The BOM counts a breakout part's cables by cage
 (:func:`cage_units`), as NVIDIA's reference architectures count them.
@@ -46,8 +58,11 @@ if TYPE_CHECKING:
     from .tech import LinkRate
 
 #: Link classes (:func:`link_classes`): no shared cage; a shared switch cage to a NIC's own cage; twin-port
-#: plugs at both ends; a shared cage no breakout part serves.
-PLAIN, SPLIT, TWIN, OTHER = 0, 1, 2, 3
+#: plugs at both ends; a shared cage no breakout part serves; two switches' shared cages. PAIRED is the
+#: picker's (:func:`paired`): a TWIN_SW link whose cage pair its batch joins with both links.
+PLAIN, SPLIT, TWIN, OTHER, TWIN_SW, PAIRED = 0, 1, 2, 3, 4, 5
+#: The classes whose ends both take twin-port plugs.
+TWIN_CLASSES = (TWIN, TWIN_SW, PAIRED)
 
 
 class Cages(NamedTuple):
@@ -128,22 +143,49 @@ def link_classes(a: Cages, b: Cages) -> np.ndarray:
     breakout part serves: a split NIC port to single switch ports)."""
     shared = (a.share > 1) | (b.share > 1)
     split = ((a.share > 1) & a.switch & ~b.twin & ~b.switch) | ((b.share > 1) & b.switch & ~a.twin & ~a.switch)
-    return np.where(~shared, PLAIN, np.where(a.twin & b.twin, TWIN, np.where(split, SPLIT, OTHER)))
+    switches = a.switch & b.switch & (a.share > 1) & (b.share > 1)
+    twin = np.where(switches, TWIN_SW, TWIN)
+    return np.where(~shared, PLAIN, np.where(a.twin & b.twin, twin, np.where(split, SPLIT, OTHER)))
+
+
+def paired(a: Cages, b: Cages, cls: np.ndarray) -> np.ndarray:
+    """``cls`` with :data:`PAIRED` for each :data:`TWIN_SW` link of one batch (ends ``a``, ``b``) whose
+    cage pair the batch joins with as many links as the cages have ports: both ports of a leaf cage to
+    the two ports of one spine cage (a batch adds only free ports, so no other link uses them)."""
+    out = np.asarray(cls).copy()
+    rows = np.flatnonzero((out == TWIN_SW) & (a.share == b.share))
+    if len(rows):
+        lo, hi = np.minimum(a.key[rows], b.key[rows]), np.maximum(a.key[rows], b.key[rows])
+        _, inv, n = np.unique(np.stack([lo, hi], axis=1), axis=0, return_inverse=True, return_counts=True)
+        full = n[inv.ravel()] == a.share[rows]
+        out[rows[full]] = PAIRED
+    return out
 
 
 def serves(c: Part, rate: LinkRate, cls: int, share: int) -> bool:
     """Whether cable part ``c`` may carry a ``rate`` link of class ``cls`` whose shared cage(s) split
     ``share`` ways: a per-link part any link; a breakout part only its own cage (split and rate) on
-    the far end it is made for (a splitter: single-port far ends; twin optics: shared at both ends), at
-    the plug's sub-port rate or slower."""
+    the far end it is made for (a splitter or twin-to-single optics: single-port far ends; twin optics:
+    shared at both ends; twin copper: two switches' shared cages, :data:`TWIN_SW`), at the plug's
+    sub-port rate or slower. A pure function of the link's own ends, so a saved design loads whatever
+    its other links; which cage pair a twin copper cable suits is the picker's (:func:`offered`)."""
     if not c.breakout:
         return True
-    if cls not in (SPLIT, TWIN) or (c.far_end == "twin") != (cls == TWIN):
+    if cls not in (SPLIT, *TWIN_CLASSES) or (c.far_end == "twin") != (cls in TWIN_CLASSES):
         return False
+    if c.far_end == "twin" and c.cable_type != "transceiver" and cls == TWIN:
+        return False                     # twin-port copper: switch cage to switch cage (MCP4Y10, MCA4K50)
     b = Breakout.parse(c.breakout)
     # a link may train slower than the sub-port the plug is made for (a 2xNDR port on twin NDR optics)
     return b.split == share and b.rate.tech == rate.tech and rate.speed_rank <= b.rate.speed_rank \
         and rate.width <= b.rate.width
+
+
+def offered(c: Part, cls: int) -> bool:
+    """Whether the picker offers cable part ``c`` (which :func:`serves` the link) to a link of class
+    ``cls``: twin-port copper only to a :data:`PAIRED` link (its cage pair joined by both links; a
+    cage whose two links go to two far cages takes optics, or it could hold only one plug)."""
+    return not (c.breakout and c.far_end == "twin" and c.cable_type != "transceiver" and cls != PAIRED)
 
 
 def cage_units(fabric: Fabric, cids: np.ndarray) -> np.ndarray:
@@ -178,5 +220,5 @@ def cage_ends(fabric: Fabric, cids: np.ndarray) -> int:
     return len(end_cages(fabric, cids)[0])
 
 
-__all__ = ["OTHER", "PLAIN", "SPLIT", "TWIN", "Cages", "cage_ends", "cage_units", "end_cages", "link_classes",
-           "port_share", "serves"]
+__all__ = ["OTHER", "PAIRED", "PLAIN", "SPLIT", "TWIN", "TWIN_CLASSES", "TWIN_SW", "Cages", "cage_ends", "cage_units",
+           "end_cages", "link_classes", "offered", "paired", "port_share", "serves"]

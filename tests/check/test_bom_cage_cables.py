@@ -33,7 +33,7 @@ def test_b300_twin_plane_bom_prices_every_cable_at_the_ra_counts(row):
     assert bom.unpriced_items == 0
     assert all(ln.unit_price > 0 and not ln.unpriced for ln in lines if ln.category != "fibre")
     fibre = {ln.length_m: ln.count for ln in lines if ln.category == "fibre"}
-    assert fibre == {3.0: row["node_leaf"], 15.0: row["leaf_spine"]}       # one pair per cage: the RA's cables
+    assert fibre == {10.0: row["node_leaf"], 15.0: row["leaf_spine"]}      # one pair per cage: the RA's cables
     optics = bom.count("transceiver", "400G-TWIN-SR4")
     assert optics == 2 * (row["node_leaf"] + row["leaf_spine"])
     ln = next(x for x in lines if x.category == "transceiver")

@@ -2,8 +2,9 @@
 twin-port OSFP cages, a Q3400 its 144 XDR ports in 72, a DGX H100/B200 its 8 ConnectX-7 ports in 4
 (catalog ``nic_cages``; the DGX H100/H200 user guide's Table 6 pairs them). Each occupied cage holds one
 plug: a twin-port transceiver (MMA4Z00-NS, NDR-TWIN-SR4; MMS4A00, XDR-TWIN-DR4) whatever number of its
-ports is used, a single-port one (MMA4Z00-NS400) in a single-port HCA's cage, or a splitter DAC (MCP7Y00,
-NDR-SPLIT-DAC; MCA7K10, XDR-SPLIT-ACC) from a switch cage to two single-port cages. Fibres are one per link.
+ports is used, a single-port one (MMA4Z00-NS400, MMS4A20: NDR-SPLIT-SR4, XDR-SPLIT-DR4) in a single-port
+HCA's cage, or a splitter DAC (MCP7Y00, NDR-SPLIT-DAC; MCA7K10, XDR-SPLIT-ACC) from a switch cage to two
+single-port cages within copper reach. Fibres are one per link (straight MPO: MFP7E10, MFP7E30).
 
 Reference counts (the RA's, tests/data/superpod/ra_tables.json, kept by the generator): an H100 SU has
 31 DGX + the UFM's 4 links = 252 node–leaf links and 256 leaf–spine links on 8 leaves and 4 spines.
@@ -30,44 +31,72 @@ def parts(f):
     return {f.parts.id_of(int(i)): int(k) for i, k in zip(ids, n, strict=True)}
 
 
+def modules(bom):
+    """Transceiver lines by (part, what their count is)."""
+    return {(x.part, x.name.rsplit(": ", 1)[1]): x.count for x in bom.lines if x.category == "transceiver"}
+
+
+TWIN_EACH, SWITCH, NIC = ("twin-port transceivers, one per occupied cage at each end",
+                          "twin-port transceivers, one per occupied switch cage", "single-port transceivers, one per NIC cage")
+
+
 def test_h100_su_counts_a_transceiver_per_occupied_cage_and_a_fibre_per_link():
     f = superpod("dgx-h100", 1)
     # every DGX link and every leaf–spine link has twin-port cages at both ends; the UFM's 4 single-port
-    # HCAs take per-link optics (a twin-port module at the leaf, a single-port one in the HCA)
-    assert parts(f) == {"NDR-TWIN-SR4": 248 + 256, "NDR-SR4": 4}
+    # HCAs take a twin-to-single-port part (a twin-port module at the leaf, a single-port one in the HCA)
+    assert parts(f) == {"NDR-TWIN-SR4": 248 + 256, "NDR-SPLIT-SR4": 4}
     bom = bill_of_materials(f)
     # leaf–spine: 8 leaves × 16 uplink cages + 4 spines × 32 cages = 256 modules for 256 links;
     # node–leaf: 31 DGX × 4 cages + 8 leaves × 16 down cages (rails 0–3: 31 DGX + the UFM on 32 ports;
     # rails 4–7: 31 ports, the 16th cage half used) = 252 modules for 252 links, plus 4 single-port
-    # modules in the UFM's HCAs. The UFM's leaf cages are the last DGX's (ports 31, 32): counted once.
-    assert lines(bom, "transceiver") == {("NDR-TWIN-SR4", None): 256 + 124 + 128, ("NDR-SR4", None): 4}
-    assert lines(bom, "fibre") == {("NDR-TWIN-SR4", 3.0): 248, ("NDR-TWIN-SR4", 15.0): 256, ("NDR-SR4", 3.0): 4}
+    # modules in the UFM's HCAs. The UFM's leaf cages are the last DGX's (ports 31, 32): counted once,
+    # on the twin-port optics, so the UFM's part adds no twin-port module.
+    assert modules(bom) == {("NDR-TWIN-SR4", TWIN_EACH): 256 + 124 + 128, ("NDR-SPLIT-SR4", NIC): 4}
+    # node–leaf runs are laid at the RA rack layout's 10 m (superpod.NODE_LEAF_M), the UFM's in its rack at 2 m
+    assert lines(bom, "fibre") == {("NDR-TWIN-SR4", 10.0): 248, ("NDR-TWIN-SR4", 15.0): 256,
+                                   ("NDR-SPLIT-SR4", 3.0): 4}
     assert lines(bom, "cable") == {}                       # no copper: a DGX cage's two ports go to two leaves
-    names = {x.part: x.name for x in bom.lines if x.category == "transceiver"}
-    assert names["NDR-TWIN-SR4"].endswith("twin-port transceivers, one per occupied cage at each end")
-    assert names["NDR-SR4"].endswith("single-port transceivers, one per single-port cage")
     twin = next(x for x in bom.lines if x.part == "NDR-TWIN-SR4" and x.category == "transceiver")
     assert (twin.unit_price, twin.unit_power, twin.estimate) == (1400.0, 15.0, True)
-    assert bom.network_price == 12 * 35_000 + 508 * 1_400 + 4 * 750 == 1_134_200
+    single = next(x for x in bom.lines if x.part == "NDR-SPLIT-SR4" and x.category == "transceiver")
+    assert (single.unit_price, single.unit_power, single.estimate) == (700.0, 7.5, True)   # a quarter of the part
+    assert bom.network_price == 12 * 35_000 + 508 * 1_400 + 4 * 700 == 1_134_000
 
 
 def test_b200_su_every_cage_twin_port():
     bom = bill_of_materials(superpod("dgx-b200", 1))
     # 32 DGX × 4 cages + 8 leaves × 16 down + 8 × 16 up + 4 spines × 32 = 512 modules for 512 links
     assert lines(bom, "transceiver") == {("NDR-TWIN-SR4", None): 512}
-    assert lines(bom, "fibre") == {("NDR-TWIN-SR4", 3.0): 256, ("NDR-TWIN-SR4", 15.0): 256}
+    assert lines(bom, "fibre") == {("NDR-TWIN-SR4", 10.0): 256, ("NDR-TWIN-SR4", 15.0): 256}
 
 
-def test_xdr_b300_su_splitters_to_the_connectx8_cages_and_twin_optics_up():
-    f = superpod("dgx-b300-xdr", 1)
+@pytest.mark.parametrize("system, split, twin, leaf_cages, nics, up, fibres", [
+    # 72 DGX B300 × 8 ConnectX-8s, each in an 800G cage of its own, two to a Q3400 leaf cage, 10 m away in the
+    # network rack: per leaf cage a 1.6T twin-port module (8 leaves × 36 cages = 288), per ConnectX-8 an 800G
+    # single-port module (576), a straight single-mode fibre per link; no MCA7K10 copper splitter (288 at 2 m
+    # before). Up: 8 × 36 leaf cages + 4 spines × 72 = 576 twin-port modules, 576 fibres at 30 m.
+    ("dgx-b300-xdr", "XDR-SPLIT-DR4", "XDR-TWIN-DR4", 288, 576, 576, {10.0: 576, 30.0: 576}),
+    # 64 DGX B300 × 8 ConnectX-8s at NDR on 16 QM9700 leaves (two per rail): 16 × 16 down cages hold an
+    # MMA4Z00-NS each, each ConnectX-8 cage an MMA4Z00-NS400, a straight MFP7E10 per link (no MCP7Y00: 256 at
+    # 2 m before); up: 16 × 16 leaf cages + 8 spines × 32 = 512 twin-port modules, 512 fibres at 15 m.
+    ("dgx-b300", "NDR-SPLIT-SR4", "NDR-TWIN-SR4", 256, 512, 512, {10.0: 512, 15.0: 512}),
+])
+def test_b300_su_optics_from_the_leaf_cage_to_the_connectx8_cages(system, split, twin, leaf_cages, nics, up, fibres):
+    f = superpod(system, 1)
+    assert parts(f) == {split: nics, twin: up}
     bom = bill_of_materials(f)
-    # 72 DGX B300 × 8 ConnectX-8s, each in an 800G cage of its own, two to a Q3400 leaf cage within 2 m:
-    # 8 leaves × 36 cages = 288 MCA7K10 splitters; up: 8 × 36 leaf + 4 spines × 72 cages = 576 modules
-    assert lines(bom, "cable") == {("XDR-SPLIT-ACC", 2.0): 288}
-    assert lines(bom, "transceiver") == {("XDR-TWIN-DR4", None): 576}
-    assert lines(bom, "fibre") == {("XDR-TWIN-DR4", 30.0): 576}
-    splitter = next(x for x in bom.lines if x.part == "XDR-SPLIT-ACC")
-    assert "one per switch cage" in splitter.name
+    assert lines(bom, "cable") == {}
+    assert modules(bom) == {(split, SWITCH): leaf_cages, (split, NIC): nics, (twin, TWIN_EACH): up}
+    (down_m, up_m), (n_down, n_up) = fibres.keys(), fibres.values()
+    assert lines(bom, "fibre") == {(split, down_m): n_down, (twin, up_m): n_up}
+    price = {(x.part, x.name.rsplit(": ", 1)[1]): x.unit_price for x in bom.lines if x.category == "transceiver"}
+    module = f.catalog.get(twin).price_usd / 2                        # a twin-port module, both parts alike
+    assert price == {(split, SWITCH): module, (split, NIC): module / 2, (twin, TWIN_EACH): module}
+
+
+def test_ndr_b300_su_network_price():
+    bom = bill_of_materials(superpod("dgx-b300", 1))
+    assert bom.network_price == 24 * 35_000 + 256 * 1_400 + 512 * 700 + 512 * 1_400 == 2_273_600
 
 
 def pair(links, length, **kw):
@@ -126,7 +155,8 @@ def test_the_bundled_dgx_parts_carry_their_cages_with_a_source():
     assert cat.get("DGX-B300").nic_cages == ()                              # a cage per ConnectX-8
     for pid in ("DGX-H100", "DGX-H200", "DGX-B200"):
         assert "OSFP" in cat.get(pid).nic_cages_source
-    for pid in ("NDR-TWIN-SR4", "NDR-TWIN-DR4", "NDR-SPLIT-DAC", "NDR-SPLIT-ACC", "XDR-TWIN-DR4", "XDR-SPLIT-ACC"):
+    for pid in ("NDR-TWIN-SR4", "NDR-TWIN-DR4", "NDR-SPLIT-DAC", "NDR-SPLIT-ACC", "XDR-TWIN-DR4", "XDR-SPLIT-ACC",
+                "NDR-SPLIT-SR4", "NDR-SPLIT-DR4", "XDR-SPLIT-DR4", "NDR-TWIN-DAC", "NDR-TWIN-ACC", "XDR-TWIN-ACC"):
         p = cat.get(pid)
         assert p.source and p.price_estimate and p.breakout in ("2x4xNDR", "2x4xXDR")
 
