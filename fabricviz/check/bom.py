@@ -10,7 +10,12 @@ DAC and AOC cables carry their ends and have no separate optics. A breakout cabl
 (:mod:`fabricviz.model.cage_cables`: a splitter, twin-port optics) is counted one per cage it serves,
 as long as the cage's longest link; twin-port optics one module per cage their links end in (half
 the part's price, which is per cage cable: two modules) and, on InfiniBand, one fibre per link (a
-DGX cage's two links go to two rails' leaves). A per-link transceiver part whose links end in shared
+DGX cage's two links go to two rails' leaves). Twin-to-single-port optics (NDR-SPLIT-SR4, XDR-SPLIT-DR4:
+a twin-port module in a switch cage, a single-port one in each NIC cage it feeds) count the twin-port
+module one per switch cage and a single-port one per NIC cage, priced as shares of the part (which is
+one twin-port module and ``n`` single-port ones, each half a twin-port one), and a fibre per link — or,
+for a cage at 4 × 200G (NDR200-SPLIT-SR4), a 1:2 splitter fibre per twin-port MPO port in use. Twin-port
+copper (NDR-TWIN-DAC) is one cable per cage pair. A per-link transceiver part whose links end in shared
 cages (a QM9700's twin-port cage, a DGX's) counts one twin-port module per such cage and one
 single-port module per single-port end; a cage is counted once over all parts. A broken-out switch cage whose
 links got per-link parts (no breakout part serves them) adds one breakout cable per cage in use,
@@ -43,8 +48,8 @@ import numpy as np
 
 from ..ib.sharp import sharp_mask  # SHARP aggregation nodes (NICs, not hosts)
 from ..model import Fabric, FabricError, Part
-from ..model.breakout import used_cages
-from ..model.cage_cables import cage_units, end_cages
+from ..model.breakout import Breakout, used_cages
+from ..model.cage_cables import cage_units, end_cages, splitter_fibres
 from ..model.fabric import KIND_CODE, KINDS, NIC
 from ..model.inputs import read_input
 from ..model.tech import IB
@@ -275,8 +280,10 @@ def bill_of_materials(fabric: Fabric, prices: Mapping[str, Mapping[str, float]] 
             optical[part.id] = rows
         if part.breakout:
             per_cage.append(rows)
-        if part.breakout and not _fibre_per_link(part):   # a cage's cable is as long as its longest link
-            keys, inv = np.unique(cage_units(fabric, rows), return_inverse=True)
+        units = (cage_units(fabric, rows) if part.breakout and not _fibre_per_link(part)
+                 else splitter_fibres(fabric, rows) if _fibre_per_link(part) and _split(part) > 2 else None)
+        if units is not None:                  # a cage's cable (a splitter fibre) is as long as its longest link
+            keys, inv = np.unique(units, return_inverse=True)
             length = np.zeros(len(keys))
             np.maximum.at(length, inv.ravel(), ct.length[rows])
         lengths = np.array([_order_length(part, float(x)) for x in length])
@@ -288,7 +295,8 @@ def bill_of_materials(fabric: Fabric, prices: Mapping[str, Mapping[str, float]] 
         price, power, est = figures(part)
         if part.cable_type == "transceiver":
             what = (f"fibre pairs for {pid}, {L:g} m, one per cage" if part.breakout and not _fibre_per_link(part)
-                    else f"fibres for {pid}, {L:g} m, one per link")
+                    else f"1:2 splitter fibres for {pid}, {L:g} m, one per two links (a twin-port module's MPO port)"
+                    if _split(part) > 2 else f"fibres for {pid}, {L:g} m, one per link")
             fibre.append(BomLine("fibre", pid, f"{what} (priced with the transceivers)", n, 0.0, 0.0, False, L))
         else:
             each = ("" if not part.breakout else " (one per switch cage, its legs to the cage's ports)"
@@ -314,6 +322,11 @@ def _fibre_per_link(part: Part) -> bool:
     """Twin-port InfiniBand optics: a fibre per link (a DGX cage's two links go to two rails' leaves);
     the Spectrum-X RA's tables count an Ethernet twin-port cage's fibre pair as one cable."""
     return bool(part.breakout) and part.cable_type == "transceiver" and part.tech == IB
+
+
+def _split(part: Part) -> int:
+    """How many ports the cage a breakout part serves carries (1: a per-link part)."""
+    return Breakout.parse(part.breakout).split if part.breakout else 1
 
 
 def _share(fig: tuple[float, float, bool], each: float) -> tuple[float, float, bool]:
@@ -345,12 +358,14 @@ def _modules(fabric: Fabric, optical: dict[str, np.ndarray]) -> list[tuple[str, 
             out.append((pid, "one transceiver (2 per link)", twin + single, 0.5))
         else:
             split = bool(part.breakout)              # twin-to-single: its twin-port ends are switch cages
+            # a twin-to-single part: one twin-port module and ``n`` single-port ones, each half a twin-port one
+            each = 1 / (1 + _split(part) / 2) if split else 0.5
             if twin:
                 out.append((pid, "twin-port transceivers, one per occupied " + ("switch cage" if split else
-                                                                              "twin-port cage"), twin, 0.5))
+                                                                              "twin-port cage"), twin, each))
             if single:
                 out.append((pid, "single-port transceivers, one per " + ("NIC cage" if split else "single-port cage"),
-                            single, 0.25 if split else 0.5))
+                            single, each / 2 if split else 0.5))
     return sorted(out, key=lambda x: x[0])
 
 

@@ -8,12 +8,14 @@ OSFP cages) or a NIC port split into planes (:mod:`.planes`: a ConnectX-8's one 
 catalog cable parts with ``breakout`` (the cage they serve, ``2x400GbE``, ``2x4xNDR``) and ``far_end``:
 
 * ``far_end: single`` — a splitter cable (MCP7Y00: a twin-port OSFP end to two single-port 400G
-  OSFP ends; MCA7K10 for XDR to two ConnectX-8s): a shared cage to single-port cages (ConnectX-7
-  400G NICs), one cable per cage;
+  OSFP ends; MCA7K10 for XDR to two ConnectX-8s; MCP7Y50 / MCA7J70 from a QM9700 cage at
+  4 × NDR200 to four 200G NICs): a shared cage to single-port cages (ConnectX-7 400G NICs), one
+  cable per cage;
 * ``far_end: single`` optics (``cable_type: transceiver``: NDR-SPLIT-SR4, XDR-SPLIT-DR4) — the same
   cage-to-two-NIC-cages link beyond copper reach: a twin-port module in the switch cage (MMA4Z00-NS,
   MMS4A00), a single-port module in each NIC cage (MMA4Z00-NS400, MMS4A20) and one straight MPO
-  fibre per link (MFP7E10, MFP7E30; a 1:2 splitter fibre, MFP7E20, is for 200G ends). Priced per
+  fibre per link (MFP7E10, MFP7E30; a 1:2 splitter fibre, MFP7E20, is for 200G ends: NDR200-SPLIT-SR4,
+  one per twin-port MPO port, :func:`splitter_fibres`). Priced per
   cage cable (one twin-port module and two single-port ones); the BOM counts the twin-port module one
   per switch cage (half the part's price), a single-port one per NIC cage (a quarter), a fibre per link;
 * ``far_end: twin`` — twin-port optics (MMA4Z00-NS, MMS4X00-NM: 2 × SR4 / 2 × DR4 on two
@@ -203,6 +205,21 @@ def cage_units(fabric: Fabric, cids: np.ndarray) -> np.ndarray:
     return np.where(use_a, ca.key, cb.key)
 
 
+def splitter_fibres(fabric: Fabric, cids: np.ndarray) -> np.ndarray:
+    """Per link of ``cids`` (on a twin-to-single optics part whose switch cage carries 4 ports, a
+    QM9700 cage at 4 × NDR200): which 1:2 splitter fibre carries it — equal keys, one fibre. A
+    twin-port module has two MPO ports, each on half the cage's ports (sub-ports a, b of native port
+    1, then of port 2), and a splitter fibre from each to two single-port modules (MFP7E20)."""
+    t, pt, ct = fabric.devices_t, fabric.ports_t, fabric.cables_t
+    cids = np.asarray(cids, np.int64)
+    pa, pb = ct.port_a[cids].astype(np.int64), ct.port_b[cids].astype(np.int64)
+    ca, cb = port_share(fabric, pa), port_share(fabric, pb)
+    use_a = ca.switch & (ca.share > 1)
+    port, share = np.where(use_a, pa, pb), np.where(use_a, ca.share, cb.share)
+    within = (port - t.first_port[pt.device[port]].astype(np.int64)) % np.maximum(share, 1)
+    return np.where(use_a, ca.key, cb.key) * 2 + within // np.maximum(share // 2, 1)
+
+
 def end_cages(fabric: Fabric, cids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The cages the links ``cids`` end in, both ends, each once: their keys (:class:`Cages`) and
     whether each is shared (holds two or more ports: a twin-port cage)."""
@@ -221,4 +238,4 @@ def cage_ends(fabric: Fabric, cids: np.ndarray) -> int:
 
 
 __all__ = ["OTHER", "PAIRED", "PLAIN", "SPLIT", "TWIN", "TWIN_CLASSES", "TWIN_SW", "Cages", "cage_ends", "cage_units",
-           "end_cages", "link_classes", "offered", "paired", "port_share", "serves"]
+           "end_cages", "link_classes", "offered", "paired", "port_share", "serves", "splitter_fibres"]

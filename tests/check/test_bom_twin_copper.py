@@ -5,7 +5,8 @@ twin-port cable, both ports (MCP4Y10-N00x passive to 2 m, MCA4J80 active to 5 m;
 Q3400): NDR-TWIN-DAC, NDR-TWIN-ACC, XDR-TWIN-ACC, one per cage pair. A cage whose two links go to two
 far cages cannot take it (the cable's legs are fixed), so it keeps twin-port optics. Beyond copper reach a
 switch cage feeding two single-port NIC cages takes a twin-port module, two single-port modules and a
-straight fibre per link (NDR-SPLIT-SR4/-DR4, XDR-SPLIT-DR4). Every part round-trips through a save.
+straight fibre per link (NDR-SPLIT-SR4/-DR4, XDR-SPLIT-DR4). Every part round-trips through a save (the
+NDR200 ones in test_bom_ndr200).
 """
 
 from __future__ import annotations

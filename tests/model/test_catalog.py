@@ -62,7 +62,7 @@ def test_bundled_files_are_pretty_sorted_catalog_documents():
 
 
 def test_bundled_catalog_loads_every_kind(cat):
-    assert len(cat) == 77
+    assert len(cat) == 80
     assert {p.kind for p in cat} == set(PART_KINDS)
     assert not cat.user_parts()
     assert Catalog.default() is cat  # cached
