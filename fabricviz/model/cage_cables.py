@@ -158,9 +158,11 @@ def paired(a: Cages, b: Cages, cls: np.ndarray) -> np.ndarray:
     rows = np.flatnonzero((out == TWIN_SW) & (a.share == b.share))
     if len(rows):
         lo, hi = np.minimum(a.key[rows], b.key[rows]), np.maximum(a.key[rows], b.key[rows])
-        _, inv, n = np.unique(np.stack([lo, hi], axis=1), axis=0, return_inverse=True, return_counts=True)
-        full = n[inv.ravel()] == a.share[rows]
-        out[rows[full]] = PAIRED
+        order = np.lexsort((hi, lo))                 # runs of one cage pair (a 1-D sort, not a row-wise unique)
+        lo, hi = lo[order], hi[order]
+        run = np.cumsum(np.r_[True, (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])]) - 1
+        full = np.bincount(run)[run] == a.share[rows[order]]
+        out[rows[order[full]]] = PAIRED
     return out
 
 
