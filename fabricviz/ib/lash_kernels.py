@@ -35,6 +35,9 @@ from .lash_order import (
 
 FREED_SEEN = 0x5A5A5A5A
 BALANCE_LIMIT = 6
+#: a layer's order is spread out again (:func:`_compact`) once the searches for holes near a moved
+#: set have passed more slots than the order is long, plus this (keeps small layers from respreading)
+SPREAD_SLACK = 4096
 
 
 @njit(cache=True, nogil=True)
@@ -131,6 +134,7 @@ def _compact(st, lane_i):
         row[gap * j] = v
         H[v, ORD] = gap * j
     olen[lane_i] = gap * n
+    sc[7] = 0
 
 
 @njit(cache=True, nogil=True)
@@ -183,7 +187,7 @@ def _free_vertex(st, lane_i, v):
 def _add_temp(st, paths, s, d, lane_i, cyc):
     """generate_cdg_for_sp; returns (first vertex or -1 on overflow, cycle flag)."""
     V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
-    ptr, pc, S = paths
+    ptr, pc, S, slack = paths
     keep = not literal[lane_i]
     prev = -1
     first = -1
@@ -221,6 +225,8 @@ def _add_temp(st, paths, s, d, lane_i, cyc):
                 V[prev, NTEMP] += 1
             if keep and not cyc and H[prev, ORD] > H[v, ORD]:
                 cyc = reorder(V, H, dv, pr, order, olen, lane_i, sc, found, bfound, prev, v)
+                if sc[7] > olen[lane_i] + slack:
+                    _compact(st, lane_i)
         prev = v
     return first, cyc
 
@@ -228,7 +234,7 @@ def _add_temp(st, paths, s, d, lane_i, cyc):
 @njit(cache=True, nogil=True)
 def _make_permanent(st, paths, s, d, lane_i):
     V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
-    ptr, pc, S = paths
+    ptr, pc, S, slack = paths
     base = s * S + d
     for k in range(ptr[base], ptr[base + 1]):
         v = vid[lane_i, pc[k]]
@@ -241,7 +247,7 @@ def _make_permanent(st, paths, s, d, lane_i):
 @njit(cache=True, nogil=True)
 def _remove_temp(st, paths, s, d, lane_i):
     V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
-    ptr, pc, S = paths
+    ptr, pc, S, slack = paths
     base = s * S + d
     for k in range(ptr[base], ptr[base + 1]):
         v = vid[lane_i, pc[k]]
@@ -263,7 +269,7 @@ def _remove_temp(st, paths, s, d, lane_i):
 @njit(cache=True, nogil=True)
 def _remove_path(st, paths, s, d, lane_i):
     V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
-    ptr, pc, S = paths
+    ptr, pc, S, slack = paths
     base = s * S + d
     lo, hi = ptr[base], ptr[base + 1]
     depend = 0
@@ -351,13 +357,14 @@ def _trial_cycle(st, lane_i, a, b, cyc):
 
 @njit(cache=True, nogil=True)
 def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, state: np.ndarray,
-               literal0: bool, cap: int, dcap: int):
+               literal0: bool, cap: int, dcap: int, slack: int = SPREAD_SLACK):
     """assign_layers + balance. Returns (status, lane [S,S], needed, counts before, counts after,
-    rand calls, zombies, zombie events)."""
+    rand calls, zombies, zombie events). ``slack``: see :data:`SPREAD_SLACK` (the answer does not
+    depend on it)."""
     L = max(avail, 1)
     # a vertex's row is cleared when it is made (dv is read below ND only): rows never used
     # are never touched, so the store costs what the layers use, not ``cap``
-    V = np.empty((cap, NFIELDS), np.int64)
+    V = np.empty((cap, NFIELDS), np.int32)
     dv = np.empty((cap, dcap), np.int32)
     dn = np.empty((cap, dcap), np.int32)
     vid = np.full((L, C), -1, np.int32)
@@ -371,10 +378,10 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
     stack_i = np.zeros(cap + 1, np.int32)
     found = np.zeros(cap, np.int32)
     pr = np.empty((cap, dcap), np.int32)              # read below NPRED only
-    H = np.empty((cap, HFIELDS), np.int64)
+    H = np.empty((cap, HFIELDS), np.int32)
     bfound = np.zeros(cap, np.int32)
     st = (V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H)
-    paths = (ptr, pc, S)
+    paths = (ptr, pc, S, slack)
     vloc = np.zeros((L, S, S), np.int8)
     marked = np.empty((L, S * S), np.int32)           # read below nmarked only: pages as used
     nmarked = np.zeros(L, np.int64)

@@ -9,6 +9,10 @@ there is none, and the order is repaired with what it found: the forward set mov
 behind x (Marchetti-Spaccamela et al., what :class:`~.lash_cdg.Layers` does), or the backward
 set right in front of y (its mirror image); both keep every dependency pointing forward.
 Which valid order is kept changes no answer: only whether a cycle exists is read from it.
+The holes are used up where moves land; once the hunt for holes has passed more slots than the
+order is long (``sc[7]``), :mod:`.lash_kernels` spreads the layer's order out again (one hole
+behind each vertex). At radix 56 that cut the slots passed from 2.87 G to 0.1 G (plus 52 M
+slots of respreading) and the layer work from 42 s to 27 s CPU.
 
 Why: almost all the search work is in failing trials (a pair that does not fit the layer).
 Depth-first from y alone, as before, wandered through a tenth of the layer before it met x;
@@ -44,7 +48,7 @@ BSTAMP = 2      # backward search mark
 HFIELDS = 4
 
 # sc (counters): 0 next new id, 1 free stack size, 2 epoch, 3 stamp, 4 zombies, 5 zombie events,
-# 6 overflow
+# 6 overflow, 7 order slots passed looking for holes since the layer was last spread out
 
 
 @njit(cache=True, nogil=True)
@@ -108,14 +112,14 @@ def reorder(V, H, dv, pr, order, olen, lane_i, sc, ffound, bfound, x, y):
                 bfound[nb] = u
                 nb += 1
     if fh == nf:
-        _move(H, order, olen, lane_i, ffound, nf, STAMP, stp, lb, ub, False)
+        _move(H, order, olen, lane_i, ffound, nf, STAMP, stp, lb, ub, False, sc)
     else:
-        _move(H, order, olen, lane_i, bfound, nb, BSTAMP, stp, lb, ub, True)
+        _move(H, order, olen, lane_i, bfound, nb, BSTAMP, stp, lb, ub, True, sc)
     return False
 
 
 @njit(cache=True, nogil=True)
-def _move(H, order, olen, lane_i, found, nf, field, stp, lo, ub, front):
+def _move(H, order, olen, lane_i, found, nf, field, stp, lo, ub, front, sc):
     """The found vertices (marked ``field == stp``), in their order, right behind x at ub
     (forward set) or right in front of y at lo (backward set): into the nearest holes there
     (:func:`_near_holes`), else within the places lo..ub behind the rest (the rest packed from
@@ -126,7 +130,7 @@ def _move(H, order, olen, lane_i, found, nf, field, stp, lo, ub, front):
         keys[i] = H[fs[i], ORD]
     fs = fs[np.argsort(keys)]
     row = order[lane_i]
-    if _near_holes(H, row, olen, lane_i, fs, keys, nf, lo, ub, front):
+    if _near_holes(H, row, olen, lane_i, fs, keys, nf, lo, ub, front, sc):
         return
     if front:
         k = ub
@@ -158,7 +162,7 @@ def _move(H, order, olen, lane_i, found, nf, field, stp, lo, ub, front):
 
 
 @njit(cache=True, nogil=True)
-def _near_holes(H, row, olen, lane_i, fs, keys, nf, lo, ub, front):
+def _near_holes(H, row, olen, lane_i, fs, keys, nf, lo, ub, front, sc):
     """Make room for the nf found vertices right behind ub (or in front of lo) by sliding the
     vertices up to the nf-th hole beyond it one way, then put them there. False (nothing done)
     when those holes are farther than the places lo..ub the other way round would pass."""
@@ -170,6 +174,7 @@ def _near_holes(H, row, olen, lane_i, fs, keys, nf, lo, ub, front):
             if row[i] < 0:
                 cnt += 1
             i -= 1
+        sc[7] += lo - 1 - i
         if cnt < nf:
             return False
         k = i + 1
@@ -188,6 +193,7 @@ def _near_holes(H, row, olen, lane_i, fs, keys, nf, lo, ub, front):
             if row[i] < 0:
                 cnt += 1
             i += 1
+        sc[7] += i - ub - 1
         if cnt < nf:
             return False
         k = i - 1
