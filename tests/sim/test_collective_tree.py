@@ -8,6 +8,9 @@ through the cut-through switch. NVLink (a DGX H100's HGX-H100-8 domain: 18 links
 20.6 GB/s, 2966.4 Gb/s a direction): 500 ns + 4 KiB at that rate.
 β: a fabric transfer's payload at its max-min rate × EFF (4096 payload bytes a 4122-byte InfiniBand
 packet), an NVLink transfer's at its rate; the bottleneck's rate is the wire's.
+A DGX H100 carries its compute NICs two to a twin-port OSFP cage, whose two ports go to different
+switch cages: those links take twin-port optics (``NDR-TWIN-SR4``), whose catalog latency adds to
+both fabric links of a hop (``ALPHA_DGX``); the single-port nodes' links take copper (no latency).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import pytest
 
 from fabricviz.generate import fat_tree
 from fabricviz.generate.common import add_hosts, add_switches, finish, pick_switch, switch_ports
-from fabricviz.model import Fabric, LinkRate
+from fabricviz.model import Catalog, Fabric, LinkRate
 from fabricviz.sim.collective import Solver, collective, parse_sizes, slowest_step, wire_efficiency
 from fabricviz.sim.collective_plan import btree_parents, dtree_parents, plan, tree_depth
 
@@ -45,7 +48,14 @@ def nodes4():
 
 @pytest.fixture(scope="module")
 def dgx4():
-    return _one_switch(32, "dgx")
+    f = _one_switch(32, "dgx")
+    ct = f.cables_t
+    assert {f.parts.ids[int(p)] for p in ct.part[ct.alive]} == {"NDR-TWIN-SR4"}
+    return f
+
+
+#: α of a hop between DGX servers: ALPHA plus the twin-port optics of its two fabric links.
+ALPHA_DGX = ALPHA + 2 * Catalog.default().get("NDR-TWIN-SR4").latency_ns
 
 
 def test_double_binary_tree_mirrors_even_and_shifts_odd_counts():
@@ -106,14 +116,14 @@ def test_tree_on_four_dgx_runs_a_double_tree_per_nic(dgx4):
     the buffer; inside a server a chain from GPU c. NIC c of an inner server sends four 1/16 shares:
     β = 62.5 MB · 8 / (100 · EFF) = 5.03 ms. NVLink: edge j → j±1 is in 7 of the 8 chains (7/8 of
     the buffer) and a GPU sends two of them, 1483.2 Gb/s each: 4.72 ms, not the bound. Depth 2 + a
-    7-GPU chain: 18 hops. busbw = 1e9/t · 62/32 = 381.17 GB/s, by the NICs' 8 · 50 GB/s · EFF ·
+    7-GPU chain: 18 hops. busbw = 1e9/t · 62/32 = 381.00 GB/s, by the NICs' 8 · 50 GB/s · EFF ·
     31/32 = 385.06 GB/s. The ring is bound by NVLink instead (a GPU's 18 × 20.6 GB/s: 364.27)."""
     s = Solver(dgx4)
     r = collective(dgx4, "allreduce", [1e9], algo="tree", solver=s)
     assert r.channels == 8
-    t = 18 * (O + ALPHA) + 1e9 / 16 * 8 / (100 * EFF)
+    t = 18 * (O + ALPHA_DGX) + 1e9 / 16 * 8 / (100 * EFF)
     assert r.rows[0].time_us == pytest.approx(t / 1e3, rel=1e-9)
-    assert round(r.rows[0].busbw, 2) == 381.17
+    assert round(r.rows[0].busbw, 2) == 381.00
     ring = collective(dgx4, "allreduce", [1e9], solver=s).rows[0].busbw
     assert round(ring, 2) == 364.27 < r.rows[0].busbw
 
@@ -122,7 +132,7 @@ def test_tree_on_two_dgx_is_bound_by_the_nvlink_chain(dgx4):
     """Two servers: NIC c sends two 1/16 shares (200 Gb/s each, 2.52 ms of payload), the chains 7/8 of the
     buffer over NVLink at half a GPU's 2966.4 Gb/s: 4.72 ms, the bound. 16 hops (depth 1 + 7)."""
     r = collective(dgx4, "allreduce", [1e9], algo="tree", gpus="16")
-    t = 15 * (O + ALPHA) + O + ALPHA_NVL + 7 / 8 * 1e9 * 8 / (NVL / 2)
+    t = 15 * (O + ALPHA_DGX) + O + ALPHA_NVL + 7 / 8 * 1e9 * 8 / (NVL / 2)
     assert r.rows[0].time_us == pytest.approx(t / 1e3, rel=1e-9)
 
 
@@ -158,7 +168,7 @@ def test_broadcast_runs_a_chain_per_nic_channel(dgx4):
     bound) and 7 elsewhere. Hops: 7 in the root's server + 3 between servers + 7 in the last = 17."""
     r = collective(dgx4, "broadcast", [1e9])
     assert r.channels == 8
-    t = 16 * (O + ALPHA) + O + ALPHA_NVL + 1e9 * 8 / NVL
+    t = 16 * (O + ALPHA_DGX) + O + ALPHA_NVL + 1e9 * 8 / NVL
     assert r.rows[0].time_us == pytest.approx(t / 1e3, rel=1e-9)
     step = plan(dgx4, "broadcast", "ring", r.ranks)[0]
     assert (step.hops, len(step.src)) == (17, 7 + 3 * 8 + 3 * 8)

@@ -133,7 +133,7 @@ def test_lesson_11_text_quotes_the_engines_numbers():
     assert f"falls to {_row(over, GIB8).busbw:.2f} GB/s, 0.54 of the rails' {big:.2f}" in say[2]
     assert round(_row(over, GIB8).busbw / big, 2) == 0.54
     assert res[2].lines[-1] == f"plain leaf-spine 2:1 / rail-optimised SU: busbw at {size_text(GIB8)} 0.54x, " \
-                               "time at 8B 1.26x"
+                               "time at 8B 1.20x"
 
 
 def test_lesson_12_plots_the_degradation_and_draws_the_worst_failure(qtbot, make_window):
