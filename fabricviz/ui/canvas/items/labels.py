@@ -79,6 +79,7 @@ class _Columns(NamedTuple):
     rects: np.ndarray    # name never lies on another device's (it read as that one's; issue 29)
     above: np.ndarray    # the devices (sorted) whose names go above them (:func:`name_above`)
     alt: np.ndarray      # an ABOVE name's second spot, used where the first is taken: its box's bottom (else NaN)
+    line: np.ndarray     # an extra's line under its anchor (0: centred on it; k: k label heights lower)
 
 
 class LabelLayer(QtWidgets.QGraphicsItem):
@@ -99,6 +100,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         self._mask: np.ndarray | None = None
         self._extra: tuple[np.ndarray, np.ndarray, list[str], np.ndarray] = (
             np.zeros(0), np.zeros(0), [], np.zeros(0, np.int64))
+        self._extra_lines = np.zeros(0)
         self._pins: dict[int, set[int]] = {}       # pinned top-level device → who pinned it
         self._live: dict[int, tuple[float, float]] = {}
         self._cols: _Columns | None = None
@@ -136,9 +138,12 @@ class LabelLayer(QtWidgets.QGraphicsItem):
             self._aliases = aliases
             self.invalidate()
 
-    def set_extra(self, xs: Any, ys: Any, texts: Sequence[str], priority: Any = P_EXTRA) -> None:
+    def set_extra(self, xs: Any, ys: Any, texts: Sequence[str], priority: Any = P_EXTRA, lines: Any = 0) -> None:
         """Extra labels centred on scene points (group names, bundle counts), laid out with
-        the device names; ``priority`` (one for all, or one each) 0 is the highest."""
+        the device names; ``priority`` (one for all, or one each) 0 is the highest. ``lines`` (one
+        for all, or one each): a label that many label heights (and spacings) under its point, so
+        the lines of a caption anchored at one point stack at any zoom (a step in scene units
+        overlapped zoomed out and the middle line gave way)."""
         xs = np.asarray(xs, dtype=np.float64).ravel()
         ys = np.asarray(ys, dtype=np.float64).ravel()
         texts = [str(t) for t in texts]
@@ -146,6 +151,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
             raise ValueError(f"set_extra: {len(xs)} x, {len(ys)} y and {len(texts)} texts")
         prio = np.broadcast_to(np.asarray(priority, dtype=np.int64), xs.shape).copy()
         self._extra = (xs, ys, texts, prio)
+        self._extra_lines = np.broadcast_to(np.asarray(lines, dtype=np.float64), xs.shape).copy()
         self._changed()
 
     def pin(self, device: int, on: bool) -> None:
@@ -192,6 +198,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         self._live = {}
         self._mask = None
         self._extra = (np.zeros(0), np.zeros(0), [], np.zeros(0, np.int64))
+        self._extra_lines = np.zeros(0)
         self.invalidate()
         self.refresh_geometry()
 
@@ -370,9 +377,10 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         ay = np.concatenate([ys, np.where(above, r[1], r[3]), t.y[kids].astype(np.float64)])
         room = np.concatenate([np.zeros(len(xs)), row_room(r), np.zeros(len(kids))])
         alt = np.concatenate([np.full(len(xs), np.nan), np.where(above, r[3], np.nan), np.full(len(kids), np.nan)])
+        line = np.concatenate([self._extra_lines, np.zeros(len(tops) + len(kids))])
         order = np.lexsort((ref, mode != CENTRED, prio))
         self._cols = _Columns(ref[order], mode[order], prio[order], ax[order], ay[order], room[order], tops, r,
-                              tops[above], alt[order])
+                              tops[above], alt[order], line[order])
         self._cols_rev = self.revision
         return self._cols
 
@@ -452,8 +460,9 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         cy = np.array([y for *_, y in cand])
         mode = np.array([m for _, m, *_ in cand])
         second = np.concatenate([np.full(n_pinned, np.nan), c.alt[idx] * sy + GAP_PX])
+        line = np.concatenate([np.zeros(n_pinned), c.line[idx]]) * (h + 2 * SPACING_PX)
         lx = cx - w / 2
-        ly = np.where(mode == UNDER, cy + GAP_PX, np.where(mode == ABOVE, cy - GAP_PX - h, cy - h / 2))
+        ly = np.where(mode == UNDER, cy + GAP_PX, np.where(mode == ABOVE, cy - GAP_PX - h, cy - h / 2 + line))
         ly = np.where(mode == -1, cy + GAP_PX, ly)
         ok = (lx + w > x0) & (lx < x1) & (ly + h > y0) & (ly < y1)
         ok &= (mode != INSIDE) | (w <= th.CHILD_W * sx - 2 * INSET_PX)
