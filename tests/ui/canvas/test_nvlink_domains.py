@@ -126,5 +126,5 @@ def test_an_open_racks_caption_stacks_at_every_zoom(qtbot):
         shown = {t: r for d, t, r in scene.label_layer.in_view(view) if d == -1}
         rects = [shown.get(t) for t in want]
         assert all(r is not None for r in rects), (s, sorted(shown))
-        assert all(a.bottom() < b.top() for a, b in zip(rects, rects[1:])), s       # in order, apart
+        assert all(a.bottom() < b.top() for a, b in zip(rects, rects[1:], strict=False)), s   # in order, apart
         assert rects[0].top() > view.mapFromScene(frame.bottomLeft()).y()            # under the trays

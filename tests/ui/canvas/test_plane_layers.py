@@ -5,7 +5,6 @@ The design: ``fat_tree(radix=8, planes=2)``, 64 cables per plane (32 node links,
 
 from __future__ import annotations
 
-import numpy as np
 from PySide6 import QtGui, QtWidgets
 
 from fabricviz.generate import fat_tree
