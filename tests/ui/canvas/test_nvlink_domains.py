@@ -128,3 +128,20 @@ def test_an_open_racks_caption_stacks_at_every_zoom(qtbot):
         assert all(r is not None for r in rects), (s, sorted(shown))
         assert all(a.bottom() < b.top() for a, b in zip(rects, rects[1:], strict=False)), s   # in order, apart
         assert rects[0].top() > view.mapFromScene(frame.bottomLeft()).y()            # under the trays
+
+
+def test_a_pictures_legend_names_the_rack_blocks(qtbot):
+    """A picture or video of NVL72 racks: the green blocks stand for the trays (whose server, GPU and
+    NIC rows are then missing), so the legend has a row for them; open, for the frame and its links."""
+    from fabricviz.ui.canvas.legend import overlay_rows
+    from fabricviz.ui.canvas.picture_layout import scene_parts
+    view, scene = _canvas(qtbot, nvl72_racks(2))
+
+    def rows():
+        return [(t, c.name(), s) for t, c, s in overlay_rows(scene_parts(scene).overlays, scene)]
+    fill = scene.nvlink.blocks["rack1"].brush().color().name()
+    assert rows() == [("NVLink rack domain, closed (2)", fill, "rect")]
+    scene.nvlink.toggle("rack2")
+    frame = scene.nvlink.blocks["rack2"].pen().color().name()
+    assert rows() == [("NVLink rack domain, closed (1)", fill, "rect"), ("NVLink rack domain, open (1)", frame, "line"),
+                      ("NVLink links (trays to NVLink switch trays)", "#76b900", "line")]
