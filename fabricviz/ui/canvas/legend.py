@@ -17,6 +17,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import KINDS, Fabric
 from fabricviz.ui.canvas import theme as th
+from fabricviz.ui.canvas.items.devices import ROLE_KIND
+from fabricviz.ui.canvas.items.nvlink import NVLINK_KIND, DomainBlock
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,7 @@ def overlay_rows(items: Iterable[QtWidgets.QGraphicsItem], scene=None) -> list[R
     trims: list[Row] = []
     pulls: list[Row] = []
     vl_rows: dict[tuple[str, str], Row] = {}
+    items = list(items)
     for item in items:
         if not item.isVisible():
             continue
@@ -138,8 +141,27 @@ def overlay_rows(items: Iterable[QtWidgets.QGraphicsItem], scene=None) -> list[R
             text, style = words.get(color.name(), ("SM sweep", "line"))
             sweep.append((text, QtGui.QColor(color), style))
     unique = {(label, color.name(), style): (label, color, style) for label, color, style in sweep}
-    return rows + trims + pulls + sorted(vl_rows.values(), key=lambda r: r[0]) + \
+    return nvlink_rows(items) + rows + trims + pulls + sorted(vl_rows.values(), key=lambda r: r[0]) + \
         sorted(unique.values(), key=lambda r: _SWEEP_ORDER.get(r[2], 9))
+
+
+def nvlink_rows(items: Iterable[QtWidgets.QGraphicsItem]) -> list[Row]:
+    """Rows for the NVLink rack domains among ``items`` (top-level scene items) drawn: closed racks
+    (their block stands for their trays, whose own rows are then missing), open racks' frames and
+    their links to the NVLink switch trays."""
+    shown = [i for i in items if i.isVisible() and i.data(ROLE_KIND) == NVLINK_KIND]
+    racks = [i for i in shown if isinstance(i, DomainBlock)]
+    links = [i for i in shown if isinstance(i, QtWidgets.QGraphicsPathItem) and not i.path().isEmpty()]
+    closed = [b for b in racks if b.brush().style() != QtCore.Qt.BrushStyle.NoBrush]
+    opened = [b for b in racks if b.brush().style() == QtCore.Qt.BrushStyle.NoBrush]
+    rows: list[Row] = []
+    if closed:
+        rows.append((f"NVLink rack domain, closed ({len(closed):,})", closed[0].brush().color(), "rect"))
+    if opened:
+        rows.append((f"NVLink rack domain, open ({len(opened):,})", opened[0].pen().color(), "line"))
+    if links:
+        rows.append(("NVLink links (trays to NVLink switch trays)", links[0].pen().color(), "line"))
+    return rows
 
 
 def _heat_marks(ov) -> tuple[bool, bool]:

@@ -122,6 +122,11 @@ def design_rect(scene: FabricScene, parts: SceneParts) -> QtCore.QRectF:
     return rect if not rect.isEmpty() else QtCore.QRectF(-100, -60, 200, 120)
 
 
+#: Between the title's box and the design's area, in legend font sizes: a name above the top row
+#: (a spine's) at the area's top stays a font size clear of the title (0.3: 4 px at 960 px wide, touching).
+TITLE_GAP = 1.0
+
+
 def plan_picture(scene: FabricScene, opts: PictureOptions, rows: list[Row], title: str,
                  parts: SceneParts, view: QtCore.QRectF | None = None) -> PictureLayout:
     """Lay the picture out: title on top, legend right of the design or under it (whichever
@@ -136,7 +141,7 @@ def plan_picture(scene: FabricScene, opts: PictureOptions, rows: list[Row], titl
     top, title_rect = m, None
     if title:
         title_rect = QtCore.QRectF(m, m * 0.6, w - 2 * m, font * 1.3 * 1.5)
-        top = title_rect.bottom() + 0.3 * font
+        top = title_rect.bottom() + TITLE_GAP * font     # the top row's names (spines) clear of the title
     box = LegendBox(rows, font, scene.theme.text, None) if opts.legend and rows else None
     design = QtCore.QRectF(view) if view is not None else design_rect(scene, parts)
     aspect = design.height() / design.width()

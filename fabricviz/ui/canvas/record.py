@@ -145,7 +145,14 @@ class FramePainter:
         """The legend (what the clip draws at any of its steps) and the layout, for the clip, as
         export plans a picture: rows, layout, the rows again at the picture's level of detail."""
         from fabricviz.ui.canvas.export import PictureOptions, plan_picture
-        from fabricviz.ui.canvas.legend import cable_rows, device_rows, heat_rows, merge_rows, semantic_rows
+        from fabricviz.ui.canvas.legend import (
+            cable_rows,
+            device_rows,
+            heat_rows,
+            merge_rows,
+            nvlink_rows,
+            semantic_rows,
+        )
         from fabricviz.ui.canvas.picture_layout import scene_parts
         base = clip.first if clip.traffic is None and clip.timeline is not None else 0
         overlay = []
@@ -159,8 +166,8 @@ class FramePainter:
         marks = self._mark_rows(clip)
 
         def rows() -> list:
-            return merge_rows(device_rows(clip.fabric, self.scene), cable_rows(self.scene),
-                              semantic_rows(self.scene), marks, overlay)
+            return merge_rows(device_rows(clip.fabric, self.scene), nvlink_rows(scene_parts(self.scene).overlays),
+                              cable_rows(self.scene), semantic_rows(self.scene), marks, overlay)
         height = None if self.size[1] <= 2 else int(round(self.picture_h * self.ratio))
         opts = PictureOptions(width=self.size[0], height=height, dpi=96.0 * self.ratio, title=clip.title)
         self._rows = rows()

@@ -33,6 +33,8 @@ PRICE_COL = COLUMNS.index("unit price")
 SORT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1
 #: Highest unit price the editor accepts (USD).
 MAX_PRICE = 1e9
+#: A table row: the text's height and this much (px).
+ROW_PAD_PX = 6
 
 
 
@@ -203,9 +205,16 @@ class BomDock(QtWidgets.QDockWidget):
         self.reset_button.clicked.connect(self.reset_prices)
         document.stack.indexChanged.connect(self.schedule)    # every edit, undo and redo
         document.replaced.connect(self.schedule)
-        bar.addWidget(self.export_button)
-        bar.addWidget(self.reset_button)
-        bar.addStretch(1)
+        bar.addWidget(self.export_button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
+        bar.addWidget(self.reset_button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
+        # the totals beside the buttons, not under the table: in the bottom strip's 230 px the
+        # table then shows 6 lines instead of 3 (a DGX H100 SuperPOD's BOM has 11)
+        self.footer = QtWidgets.QLabel(body)
+        self.footer.setObjectName("bom_totals")
+        self.footer.setWordWrap(True)
+        self.footer.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        bar.addSpacing(12)
+        bar.addWidget(self.footer, 1)
         lay.addLayout(bar)
         self.model = BomModel(self._price_edited, self)
         self.proxy = QtCore.QSortFilterProxyModel(self)
@@ -221,16 +230,16 @@ class BomDock(QtWidgets.QDockWidget):
                                    | QtWidgets.QAbstractItemView.EditTrigger.AnyKeyPressed)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(-1, QtCore.Qt.SortOrder.AscendingOrder)
-        self.table.verticalHeader().setVisible(False)
+        rows = self.table.verticalHeader()
+        rows.setVisible(False)
+        rows.setMinimumSectionSize(1)
+        rows.setDefaultSectionSize(self.table.fontMetrics().height() + ROW_PAD_PX)   # the style's 30 px: 3 lines shown
         self.table.setWordWrap(False)
-        self.table.horizontalHeader().setSectionResizeMode(
-            COLUMNS.index("name"), QtWidgets.QHeaderView.ResizeMode.Stretch)
+        head = self.table.horizontalHeader()
+        for k, col in enumerate(COLUMNS):        # every column but the name as wide as its texts (part ids whole)
+            head.setSectionResizeMode(k, QtWidgets.QHeaderView.ResizeMode.Stretch if col == "name"
+                                      else QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
         lay.addWidget(self.table, 1)
-        self.footer = QtWidgets.QLabel(body)
-        self.footer.setObjectName("bom_totals")
-        self.footer.setWordWrap(True)
-        self.footer.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        lay.addWidget(self.footer)
         self.setWidget(body)
         self.refresh()
 

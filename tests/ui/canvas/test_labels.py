@@ -319,3 +319,26 @@ def test_every_server_name_of_the_demo_shows_where_it_has_room(make_window, z):
     ov = ((e[:, None, 0] < e[None, :, 2]) & (e[None, :, 0] < e[:, None, 2])
           & (e[:, None, 1] < e[None, :, 3]) & (e[None, :, 1] < e[:, None, 3]))
     assert not np.triu(ov, 1).any()
+
+
+def test_at_fit_every_dgx_of_a_superpod_is_named(qtbot):
+    """A DGX H100 4-SU SuperPOD fitted on the canvas of a maximised 1920×1080 window (1325 × 970):
+    the server rows are closer (28 units) than a name is high at 38 %, so only each column's last
+    server was named; the others now show their names on their own boxes, whole, apart."""
+    from fabricviz.generate.superpod import superpod
+    from tests.ui.canvas.test_real_superpod import label_overlaps
+    from tests.ui.canvas.test_semantic_zoom import open_canvas
+    f = superpod("dgx-h100", 4)
+    view, scene, sem = open_canvas(qtbot, f)
+    view.resize(1325, 970)
+    view.fit_all()
+    QtWidgets.QApplication.processEvents()
+    assert sem.level == "near" and 0.3 < view.scale_factor() < 0.45
+    shown = scene.label_layer.in_view(view)
+    servers = {f.name_of(int(d)): int(d) for d in f.device_ids("server").tolist()}
+    named = {t: r for d, t, r in shown if t in servers}
+    assert len(servers) == 128 and sorted(named) == sorted(servers)
+    assert label_overlaps(shown) == []
+    boxes = {n: view.mapFromScene(scene.items_by_id[d].sceneBoundingRect()).boundingRect() for n, d in servers.items()}
+    on_box = [n for n, r in named.items() if boxes[n].contains(r.toAlignedRect())]
+    assert len(on_box) == 128 - 4 * 7 - 1       # all but each SU's last row and the UFM appliance

@@ -106,3 +106,42 @@ def test_placing_an_nvl72_from_the_parts_dock_is_one_undo_step(qtbot):
     assert dumps(f) == after
     # a baseboard is no rack to place: refused, nothing changes
     assert view.editor.add_part("nvlink:HGX-H100-8", 0.0, 0.0) is None and dumps(f) == after
+
+
+def test_an_open_racks_caption_stacks_at_every_zoom(qtbot):
+    """The three lines under an open rack's switch trays are a label height apart on screen at any
+    zoom: at 92 % (a step in scene units) the middle line overlapped the others and gave way."""
+    f = nvl72_racks(2)
+    view, scene = _canvas(qtbot, f)
+    scene.nvlink.toggle("rack1")
+    frame = scene.nvlink.blocks["rack1"].rect()
+    want = ["rack1: NVIDIA GB200 NVL72 rack NVLink domain",
+            "18 compute trays, 72 GPUs; 9 NVLink switch trays × 2 chips",
+            "1,296 NVLink 5 links: 18 per GPU × 50 GB/s = 900 GB/s a direction"]
+    for s in (0.5, 0.92, 1.0, 2.0):
+        view.zoom_by(s / view.scale_factor())
+        view.centerOn(frame.center().x(), frame.bottom() + 60)
+        QtWidgets.QApplication.processEvents()
+        assert scene.semantic.level == "near" and scene.nvlink.is_open("rack1")
+        shown = {t: r for d, t, r in scene.label_layer.in_view(view) if d == -1}
+        rects = [shown.get(t) for t in want]
+        assert all(r is not None for r in rects), (s, sorted(shown))
+        assert all(a.bottom() < b.top() for a, b in zip(rects, rects[1:], strict=False)), s   # in order, apart
+        assert rects[0].top() > view.mapFromScene(frame.bottomLeft()).y()            # under the trays
+
+
+def test_a_pictures_legend_names_the_rack_blocks(qtbot):
+    """A picture or video of NVL72 racks: the green blocks stand for the trays (whose server, GPU and
+    NIC rows are then missing), so the legend has a row for them; open, for the frame and its links."""
+    from fabricviz.ui.canvas.legend import overlay_rows
+    from fabricviz.ui.canvas.picture_layout import scene_parts
+    view, scene = _canvas(qtbot, nvl72_racks(2))
+
+    def rows():
+        return [(t, c.name(), s) for t, c, s in overlay_rows(scene_parts(scene).overlays, scene)]
+    fill = scene.nvlink.blocks["rack1"].brush().color().name()
+    assert rows() == [("NVLink rack domain, closed (2)", fill, "rect")]
+    scene.nvlink.toggle("rack2")
+    frame = scene.nvlink.blocks["rack2"].pen().color().name()
+    assert rows() == [("NVLink rack domain, closed (1)", fill, "rect"), ("NVLink rack domain, open (1)", frame, "line"),
+                      ("NVLink links (trays to NVLink switch trays)", "#76b900", "line")]

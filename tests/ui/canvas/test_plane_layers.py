@@ -8,15 +8,13 @@ from __future__ import annotations
 from PySide6 import QtGui, QtWidgets
 
 from fabricviz.generate import fat_tree
+from fabricviz.model.planes import cable_planes
 from fabricviz.ui.canvas.overlays.planes import PALETTE, VEILED
+from tests.ui.route_helpers import pairs, routed_pairs
 
 
 def action(w, name):
     return w.findChild(QtGui.QAction, name)
-
-
-def segments(item) -> int:
-    return item.path().elementCount() // 2
 
 
 def test_plane_layers_colour_each_plane_and_show_one_alone(make_window):
@@ -28,7 +26,13 @@ def test_plane_layers_colour_each_plane_and_show_one_alone(make_window):
     a.trigger()
     pl = w.plane_layers
     assert sorted(pl.items) == [(0, False), (1, False)]
-    assert [segments(pl.items[(k, False)]) for k in (0, 1)] == [64, 64]
+    # each plane's lines lie on its cables' own routes (down the gutters), not straight across
+    f = w.editor.fabric
+    cp = cable_planes(f)
+    ids = f.cable_ids()
+    for k in (0, 1):
+        want = routed_pairs(f, ids[cp[ids] == k])
+        assert pairs(pl.items[(k, False)]) == want and len(want) > 64
     assert pl.items[(1, False)].pen().color() == QtGui.QColor(PALETTE[1])
     assert pl.status_text == "planes: plane1 64 cables, plane2 64 cables"
     menu = w.plane_filter_menu
@@ -36,7 +40,8 @@ def test_plane_layers_colour_each_plane_and_show_one_alone(make_window):
     names = [x.objectName() for x in menu.actions()]
     assert names == ["plane_all", "plane_0", "plane_1"]
     menu.actions()[2].trigger()                  # plane2 alone
-    assert sorted(pl.items) == [(0, True), (1, False)] and segments(pl.items[(0, True)]) == 64
+    assert sorted(pl.items) == [(0, True), (1, False)]
+    assert pairs(pl.items[(0, True)]) == routed_pairs(f, ids[cp[ids] == 0])
     assert pl.status_text == "planes: plane1 64 cables, plane2 64 cables (showing plane2)"
     assert [(t, c.name()) for t, c, _k in pl.legend_rows()] == [
         ("plane1 (64 cables) veiled", QtGui.QColor(VEILED).name()), ("plane2 (64 cables)", PALETTE[1])]

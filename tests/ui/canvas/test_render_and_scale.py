@@ -87,3 +87,21 @@ def test_20k_cable_design_repaint_draws_a_bounded_number_of_primitives(make_wind
     print(f"primitives drawn: empty {empty:,}, fitted 20k cables {full:,}, zoomed in {zoomed:,}")
     assert full < FITTED_SHARE * 20_250, (full, empty)
     assert full < zoomed, (full, zoomed)          # zoomed in, each cable near the racks is its own line
+
+
+def test_the_top_rows_names_keep_clear_of_the_title(make_window):
+    """A picture (or a video frame) of a leaf-spine at 960 px: the spines' names above them, at the
+    top of the design's area, stay at least a font size under the title's box (they were 4 px under it)."""
+    from fabricviz.anim.picture_options import PictureOptions
+    from fabricviz.generate import leaf_spine
+    from fabricviz.ui.canvas.picture_layout import label_rects, plan_picture, scene_parts
+    w = make_window()
+    w.editor.set_fabric(leaf_spine(4, 2, 4, fabric="ib"))
+    QtWidgets.QApplication.processEvents()
+    scene = w.scene
+    parts = scene_parts(scene)
+    lay = plan_picture(scene, PictureOptions(width=960, title="leaf-spine-4x2 — subnet manager sweep"), [],
+                       "leaf-spine-4x2 — subnet manager sweep", parts)
+    rects = label_rects(scene, lay.transform, lay.source, parts)
+    top = min(r.top() for r in rects)
+    assert lay.title_rect is not None and top - lay.title_rect.bottom() >= lay.font_px

@@ -22,6 +22,7 @@ from fabricviz.ui.canvas.overlays.bundled import colours_of
 from fabricviz.ui.canvas.overlays.vl_layers import MIXED, PALETTE
 from fabricviz.ui.canvas.overlays.vl_usage import usage_colour
 from tests.ib.topologies import ring
+from tests.ui.route_helpers import pairs, routed_pairs
 from tests.ui.zoom_helpers import far_view
 
 WAIT = 60_000                # a generous deadline: only a hang waits this long
@@ -80,7 +81,11 @@ def test_vl_layers_colour_and_stripe_each_cable(ring4, qtbot):
     show_layers(w, qtbot)
     ov = w.vl_layers
     assert sorted(ov.items) == [(0, 0, 1), (0, 0, 2), (1, 1, 2)]
-    assert [segments(ov.items[k]) for k in sorted(ov.items)] == [1, 7, 7]
+    only0, both = ov.cables[ov.masks == 0b01], ov.cables[ov.masks == 0b11]
+    assert (len(only0), len(both)) == (1, 7)      # each drawn along its own route, not straight
+    assert pairs(ov.items[(0, 0, 1)]) == routed_pairs(f, only0)
+    assert pairs(ov.items[(0, 0, 2)]) == pairs(ov.items[(1, 1, 2)]) == routed_pairs(f, both)
+    assert len(routed_pairs(f, both)) > 7
     only0 = ov.items[(0, 0, 1)]
     assert only0.pen().color().name() == PALETTE[0] == "#1971c2" and only0.pen().dashPattern() == []
     first, second = ov.items[(0, 0, 2)].pen(), ov.items[(1, 1, 2)].pen()
@@ -106,11 +111,13 @@ def test_vl_layers_default_routing_is_all_vl0_and_follows_edits(ring4, qtbot):
     w, f, _r = ring4
     show_layers(w, qtbot)                      # no sweep: the design's minhop routing, every path SL0
     ov = w.vl_layers
-    assert sorted(ov.items) == [(0, 0, 1)] and segments(ov.items[(0, 0, 1)]) == 8
+    assert sorted(ov.items) == [(0, 0, 1)] and len(ov.cables) == 8
+    assert pairs(ov.items[(0, 0, 1)]) == routed_pairs(f, ov.cables)
     assert ov.status_text == "VL layers (minhop): VL0 on 8 cables"
     w.editor.remove([], [0])                   # an edit: the routing cache forgets, the layers follow
     assert w.document.jobs.wait("vl-layers", 10)
-    qtbot.waitUntil(lambda: bool(ov.items) and segments(ov.items[(0, 0, 1)]) == 7, timeout=WAIT)
+    qtbot.waitUntil(lambda: bool(ov.items) and len(ov.cables) == 7
+                    and pairs(ov.items[(0, 0, 1)]) == routed_pairs(w.document.fabric, ov.cables), timeout=WAIT)
 
 
 def test_vl_layers_colour_the_bundles_zoomed_out(make_window, qtbot):

@@ -131,7 +131,8 @@ def test_legend_text_grows_with_the_picture_width(make_window, tmp_path):
         col = a[:, int(r.center().x())]
         dark = np.flatnonzero(((col >> 8) & 0xFF) < 160)          # green channel: the frame, antialiased
         heights[width] = dark.max() - dark.min()
-        assert abs(dark.min() - r.top()) <= 2 and abs(dark.max() - r.bottom()) <= 2
+        # within the frame's antialiased width (3 px at 3600 px wide) of the rect's edges
+        assert abs(dark.min() - r.top()) <= 3 and abs(dark.max() - r.bottom()) <= 3
     assert 2.8 < heights[3600] / heights[1200] < 3.2
 
 

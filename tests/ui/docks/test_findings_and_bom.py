@@ -295,3 +295,27 @@ def test_the_window_has_both_docks_and_a_click_selects_on_the_canvas(qtbot, make
     bd.show()
     qtbot.waitUntil(lambda: bd.bom is not None and not bd._dirty, timeout=WAIT)
     assert bd.bom.to_csv() == bill_of_materials(f).to_csv()
+
+
+def test_the_bom_strip_shows_a_superpods_lines_whole(qtbot, make_window):
+    """A DGX H100 4-SU SuperPOD's BOM in the bottom strip at its first height (1920×1080): compact
+    rows and the totals beside the buttons leave room for most of its 11 lines (the style's 30 px
+    rows under three lines of totals showed 3, now 6), and part ids are not cut ("UFM-APPLIAN…")."""
+    from fabricviz.generate.superpod import superpod
+    from fabricviz.ui import layout
+    w = make_window()
+    w.resize(1920, 1080)
+    w.editor.set_fabric(superpod("dgx-h100", 4))
+    QtWidgets.QApplication.processEvents()
+    layout.reveal(w, w.bom_dock)
+    QtWidgets.QApplication.processEvents()
+    dock = w.bom_dock
+    table = dock.table
+    assert dock.height() == layout.BOTTOM_HEIGHT and dock.model.rowCount() == 11
+    whole = [r for r in range(dock.model.rowCount())
+             if table.visualRect(table.model().index(r, 0)).bottom() < table.viewport().height()]
+    assert len(whole) == 6
+    part = table.horizontalHeader().sectionSize(col("part"))
+    assert part >= table.fontMetrics().horizontalAdvance("UFM-APPLIANCE-3.1")
+    assert dock.footer.geometry().bottom() < table.geometry().top()          # totals above the table
+    assert "total $54,310,400" in dock.footer.text()

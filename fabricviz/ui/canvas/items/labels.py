@@ -78,7 +78,10 @@ class _Columns(NamedTuple):
     tops: np.ndarray     # the top-level devices drawn, and their rectangles ([4, n], scene units): a
     rects: np.ndarray    # name never lies on another device's (it read as that one's; issue 29)
     above: np.ndarray    # the devices (sorted) whose names go above them (:func:`name_above`)
-    alt: np.ndarray      # an ABOVE name's second spot, used where the first is taken: its box's bottom (else NaN)
+    alt: np.ndarray      # a name's second spot, used where the first is taken: an ABOVE name's box's bottom,
+    #                      a server's box's centre line (its name on its own box), else NaN
+    line: np.ndarray     # an extra's line under its anchor (0: centred on it; k: k label heights lower)
+    box_w: np.ndarray    # a server's box width (scene units): its name goes on it only if it fits inside
 
 
 class LabelLayer(QtWidgets.QGraphicsItem):
@@ -99,6 +102,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         self._mask: np.ndarray | None = None
         self._extra: tuple[np.ndarray, np.ndarray, list[str], np.ndarray] = (
             np.zeros(0), np.zeros(0), [], np.zeros(0, np.int64))
+        self._extra_lines = np.zeros(0)
         self._pins: dict[int, set[int]] = {}       # pinned top-level device → who pinned it
         self._live: dict[int, tuple[float, float]] = {}
         self._cols: _Columns | None = None
@@ -136,9 +140,12 @@ class LabelLayer(QtWidgets.QGraphicsItem):
             self._aliases = aliases
             self.invalidate()
 
-    def set_extra(self, xs: Any, ys: Any, texts: Sequence[str], priority: Any = P_EXTRA) -> None:
+    def set_extra(self, xs: Any, ys: Any, texts: Sequence[str], priority: Any = P_EXTRA, lines: Any = 0) -> None:
         """Extra labels centred on scene points (group names, bundle counts), laid out with
-        the device names; ``priority`` (one for all, or one each) 0 is the highest."""
+        the device names; ``priority`` (one for all, or one each) 0 is the highest. ``lines`` (one
+        for all, or one each): a label that many label heights (and spacings) under its point, so
+        the lines of a caption anchored at one point stack at any zoom (a step in scene units
+        overlapped zoomed out and the middle line gave way)."""
         xs = np.asarray(xs, dtype=np.float64).ravel()
         ys = np.asarray(ys, dtype=np.float64).ravel()
         texts = [str(t) for t in texts]
@@ -146,6 +153,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
             raise ValueError(f"set_extra: {len(xs)} x, {len(ys)} y and {len(texts)} texts")
         prio = np.broadcast_to(np.asarray(priority, dtype=np.int64), xs.shape).copy()
         self._extra = (xs, ys, texts, prio)
+        self._extra_lines = np.broadcast_to(np.asarray(lines, dtype=np.float64), xs.shape).copy()
         self._changed()
 
     def pin(self, device: int, on: bool) -> None:
@@ -192,6 +200,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         self._live = {}
         self._mask = None
         self._extra = (np.zeros(0), np.zeros(0), [], np.zeros(0, np.int64))
+        self._extra_lines = np.zeros(0)
         self.invalidate()
         self.refresh_geometry()
 
@@ -369,10 +378,15 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         ax = np.concatenate([xs, (r[0] + r[2]) / 2, t.x[kids].astype(np.float64)])
         ay = np.concatenate([ys, np.where(above, r[1], r[3]), t.y[kids].astype(np.float64)])
         room = np.concatenate([np.zeros(len(xs)), row_room(r), np.zeros(len(kids))])
-        alt = np.concatenate([np.full(len(xs), np.nan), np.where(above, r[3], np.nan), np.full(len(kids), np.nan)])
+        # a server whose name has no room under it (zoomed out, the next row of servers is closer than
+        # a name is high) shows it on its own box rather than not at all (issue 27: unnamed DGX rows)
+        inside = np.where(kind == K_SERVER, (r[1] + r[3]) / 2, np.nan)
+        alt = np.concatenate([np.full(len(xs), np.nan), np.where(above, r[3], inside), np.full(len(kids), np.nan)])
+        line = np.concatenate([self._extra_lines, np.zeros(len(tops) + len(kids))])
+        box_w = np.concatenate([np.zeros(len(xs)), r[2] - r[0], np.zeros(len(kids))])
         order = np.lexsort((ref, mode != CENTRED, prio))
         self._cols = _Columns(ref[order], mode[order], prio[order], ax[order], ay[order], room[order], tops, r,
-                              tops[above], alt[order])
+                              tops[above], alt[order], line[order], box_w[order])
         self._cols_rev = self.revision
         return self._cols
 
@@ -451,9 +465,14 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         cx = np.array([x for *_, x, _ in cand])
         cy = np.array([y for *_, y in cand])
         mode = np.array([m for _, m, *_ in cand])
-        second = np.concatenate([np.full(n_pinned, np.nan), c.alt[idx] * sy + GAP_PX])
+        alt = ay[idx] - (c.ay[idx] - c.alt[idx]) * sy    # (as its anchor, moved with a drag)
+        on_box = c.mode[idx] == UNDER                    # on its own box: if the box is as high as a name
+        alt = np.where(on_box, np.where(2 * (ay[idx] - alt) >= h, alt - h / 2, np.nan), alt + GAP_PX)
+        second = np.concatenate([np.full(n_pinned, np.nan), alt])
+        box_w = np.concatenate([np.full(n_pinned, np.inf), np.where(on_box, c.box_w[idx] * sx, np.inf)])
+        line = np.concatenate([np.zeros(n_pinned), c.line[idx]]) * (h + 2 * SPACING_PX)
         lx = cx - w / 2
-        ly = np.where(mode == UNDER, cy + GAP_PX, np.where(mode == ABOVE, cy - GAP_PX - h, cy - h / 2))
+        ly = np.where(mode == UNDER, cy + GAP_PX, np.where(mode == ABOVE, cy - GAP_PX - h, cy - h / 2 + line))
         ly = np.where(mode == -1, cy + GAP_PX, ly)
         ok = (lx + w > x0) & (lx < x1) & (ly + h > y0) & (ly < y1)
         ok &= (mode != INSIDE) | (w <= th.CHILD_W * sx - 2 * INSET_PX)
@@ -463,7 +482,9 @@ class LabelLayer(QtWidgets.QGraphicsItem):
             self.last_grid_shape = (0, 0)
             return []
         cand = [cand[i] for i in keep.tolist()]
-        w, lx, ly, mode, second = w[keep], lx[keep], ly[keep], mode[keep], second[keep].tolist()
+        w, lx, ly, mode = w[keep], lx[keep], ly[keep], mode[keep]
+        # a name on its own box whole inside it (a row of narrow servers keeps its names as they were)
+        second = np.where(w <= box_w[keep] - 2 * INSET_PX, second[keep], np.nan).tolist()
         # placed labels are found through a coarse grid of buckets (a few per label), then tested
         # exactly: two labels at least SPACING_PX apart never block each other (a grid of small
         # occupied cells rounded outwards did, and hid a name with room for it: issue 29)

@@ -42,7 +42,9 @@ PAD = 14.0                             # frame/block margin round the trays (sce
 TRAY_H, TRAY_GAP, ROW_GAP = 16.0, 6.0, 60.0
 GUTTER = 4.0                           # a tray's links run down this far left of it
 BLOCK_TINT = 0.25                      # the collapsed block: this much NVLink green over the background
-LABEL_TOP, LABEL_STEP = 14.0, 20.0     # an open rack's three labels: under its switch trays, one a line
+#: An open rack's three labels: the first this far under its switch trays, the others a label height
+#: (on screen) under the one before; the room kept for them under the trays (rack_routes) is LABEL_STEP a line
+LABEL_TOP, LABEL_STEP = 14.0, 20.0
 
 
 def _rect_item(scene: QtWidgets.QGraphicsScene, z: float, item: Any = None) -> Any:
@@ -146,7 +148,7 @@ class NvlinkLayer:
             except FabricError as e:             # the inspector/lint say what is wrong; draw nothing
                 self.domains, self.problem = (), str(e)
         hidden = np.zeros(0 if f is None else f.devices_t.n, bool)
-        xs, ys, texts = [], [], []
+        xs, ys, texts, lines = [], [], [], []
         for d in self.domains:
             rect = self._trays_rect(d)
             if rect is None:
@@ -168,8 +170,9 @@ class NvlinkLayer:
                         f"{s.links:,} NVLink {s.generation} links: {s.links_per_gpu} per GPU × "
                         f"{s.link_gbytes:g} GB/s = {s.gpu_gbytes:g} GB/s a direction")):
                     xs.append(cx)
-                    ys.append(bottom + LABEL_TOP + k * LABEL_STEP)
+                    ys.append(bottom + LABEL_TOP)         # line k: k label heights lower, on screen
                     texts.append(text)
+                    lines.append(k)
             else:
                 block.setBrush(QtGui.QBrush(self._fill()))
                 block.setPen(self._pen(2.0))
@@ -178,10 +181,11 @@ class NvlinkLayer:
                 xs.append(block.rect().center().x())
                 ys.append(block.rect().center().y())
                 texts.append(f"{d.name} · {s.id} · {d.n_gpus} GPUs")
+                lines.append(0)
                 self._hide_trays(d, hidden, near)
         if f is not None and near and (self.domains or layer.device_filter is not None):
             layer.set_device_filter(~hidden if hidden.any() else None)
-            layer.set_extra(xs, ys, texts)
+            layer.set_extra(xs, ys, texts, lines=lines)
 
     def _fill(self) -> QtGui.QColor:
         """The collapsed block's fill: NVLink green, a quarter strength over the background."""

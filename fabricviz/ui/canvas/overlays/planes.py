@@ -2,12 +2,13 @@
 
 View ▸ Plane Layers (off by default, kept in QSettings) colours every cable of a multi-plane design
 (:mod:`fabricviz.model.planes`: a cable takes the plane of its switch end) in its plane's colour of
-:data:`PALETTE`, one path item per plane. View ▸ Show Plane picks the planes drawn: all of them, or
-one — the other planes' cables are then veiled (a translucent line in the background colour over
-them), so one plane's subnet stands out as the SM of that plane sees it. Zoomed out (far/middle),
-bundles take their plane's colour, a veiled plane's bundles :data:`VEILED`. The status bar and
-:meth:`PlaneLayers.legend_rows` say how many cables each plane has. A design without planes draws
-nothing.
+:data:`PALETTE`, one path item per plane, along the cables' own gutter routes (straight lines from
+end to end crossed every server row between a leaf and its hosts). View ▸ Show Plane picks the
+planes drawn: all of them, or one — the other planes' cables are then veiled (a translucent line in
+the background colour over them), so one plane's subnet stands out as the SM of that plane sees it.
+Zoomed out (far/middle), bundles take their plane's colour, a veiled plane's bundles :data:`VEILED`.
+The status bar and :meth:`PlaneLayers.legend_rows` say how many cables each plane has. A design
+without planes draws nothing.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from fabricviz.model import FabricError
 from fabricviz.model.planes import cable_planes
-from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
 from fabricviz.ui.canvas.overlays import remove_from_scene
 from fabricviz.ui.canvas.overlays.bundled import alone, bundled, by_cable, colours_of, follow_levels, semantic_of
+from fabricviz.ui.canvas.overlays.routed import route_segments, routes_path
 
 #: One colour per plane, by its index.
 PALETTE = ("#1971c2", "#e8590c", "#2f9e44", "#ae3ec9", "#f08c00", "#0c8599", "#c2255c", "#5c940d")
@@ -103,7 +104,7 @@ class PlaneLayers:
         out = bundled(self.scene)
         keep = alone(semantic_of(self.scene), self.cables) if out else np.ones(len(self.cables), bool)
         cables, planes = self.cables[keep], self.planes[keep]
-        ends = cable_anchors(f, cables) if len(cables) else (np.zeros(0),) * 4
+        routes = route_segments(f, cables)       # along the cables' own gutter routes, never across a device
         want: dict[tuple[int, bool], np.ndarray] = {}
         for k in np.unique(planes).tolist():
             want[(k, self.only is not None and k != self.only)] = planes == k
@@ -112,7 +113,7 @@ class PlaneLayers:
         for key, sel in want.items():
             item = self.items.get(key) or self._make(*key)
             self.items[key] = item
-            item.setPath(path_pairs(ends[0][sel], ends[1][sel], ends[2][sel], ends[3][sel]))
+            item.setPath(routes_path(routes, sel))
         colours = colours_of(self.scene)
         if colours is not None:
             shown = np.where((self.planes == self.only) | (self.only is None), self.planes, len(PALETTE))

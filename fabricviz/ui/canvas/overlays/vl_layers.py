@@ -25,7 +25,6 @@ import numpy as np
 import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from fabricviz.ui.canvas.items.cables import cable_anchors, path_pairs
 from fabricviz.ui.canvas.overlays import remove_from_scene
 from fabricviz.ui.canvas.overlays.bundled import (
     alone,
@@ -36,6 +35,7 @@ from fabricviz.ui.canvas.overlays.bundled import (
     follow_levels,
     semantic_of,
 )
+from fabricviz.ui.canvas.overlays.routed import route_segments, routes_path
 from fabricviz.ui.document.partitions import BACKGROUND_DEVICES
 from fabricviz.ui.document.routing import RoutingRefused, lft_engine
 
@@ -227,7 +227,7 @@ class VlLayers:
         out = bundled(self.scene)
         keep = alone(semantic_of(self.scene), self.cables) if out else np.ones(len(self.cables), bool)
         cables, masks = self.cables[keep], self.masks[keep]
-        ends = cable_anchors(f, cables) if len(cables) else (np.zeros(0),) * 4
+        routes = route_segments(f, cables)       # along the cables' own gutter routes
         paths: dict[tuple[int, int, int], np.ndarray] = {}
         for m in np.unique(masks).tolist():
             vls = vls_of(m)
@@ -240,7 +240,7 @@ class VlLayers:
         for key, sel in paths.items():
             item = self.items.get(key) or self._make(*key)
             self.items[key] = item
-            item.setPath(path_pairs(ends[0][sel], ends[1][sel], ends[2][sel], ends[3][sel]))
+            item.setPath(routes_path(routes, sel))
         colours = colours_of(self.scene)
         if colours is not None:
             values = by_cable(int(f.cables_t.n), self.cables,
