@@ -174,7 +174,7 @@ def plane_link_rate(fabric: str, planes: int) -> str:
     """One plane's default link rate: a ConnectX-8's 800G port split ``planes`` ways (4xXDR as
     2xXDR / 1xXDR on InfiniBand, 400GbE / 200GbE on Ethernet)."""
     if 4 % planes:
-        raise FabricError(f"--planes {planes}: an 800G port splits into 2 or 4 planes")
+        raise ParamError("planes", planes, "an 800G port splits into 2 or 4 planes")
     return f"{4 // planes}xXDR" if fabric == "ib" else f"{800 // planes}GbE"
 
 

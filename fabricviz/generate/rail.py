@@ -49,7 +49,7 @@ def rail_optimized(units: int = 1, fabric: str = "ib", speed: str | None = None,
                          "nodes per scalable unit")
     tech = tech_of(fabric)
     if planes < 1:
-        raise FabricError(f"--planes {planes}: must be at least 1")
+        raise ParamError("planes", planes, "must be at least 1")
     default = plane_link_rate(fabric, planes) if planes > 1 else ("4xNDR" if fabric == "ib" else "400GbE")
     rate = LinkRate.parse(speed or default)
     if rate.tech != tech:

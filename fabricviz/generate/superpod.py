@@ -298,12 +298,12 @@ def plane_spec(system: str, planes: int) -> SystemSpec:
     if planes == 1:
         return spec
     if system not in PLANE_SYSTEMS:
-        raise FabricError(f"--planes {planes}: the {spec.title} RA builds one plane "
-                          f"(multi-plane: {', '.join(PLANE_SYSTEMS)})")
+        raise ParamError("planes", planes, f"the {spec.title} RA builds one plane "
+                         f"(multi-plane: {', '.join(PLANE_SYSTEMS)})")
     per = PLANE_SYSTEMS[system]
     counts = sorted({n for _, speeds in per.values() for n in speeds})
     if planes not in counts:
-        raise FabricError(f"--planes {planes}: a ConnectX-8 port splits into {' or '.join(map(str, counts))} planes")
+        raise ParamError("planes", planes, f"a ConnectX-8 port splits into {' or '.join(map(str, counts))} planes")
     fits = {fab: sw for fab, (sw, speeds) in per.items() if planes in speeds}
     return replace(spec, leaves_per_rail=1, switch=fits,
                    speed={fab: per[fab][1][planes] for fab in fits}, planes=planes,

@@ -31,7 +31,9 @@ class ParamError(FabricError):
     def __init__(self, param: str, value: object, problem: str, label: str | None = None,
                  words: str | None = None) -> None:
         self.param, self.value, self.problem = param, value, problem
-        super().__init__(words if words is not None else self._say(label or PARAM_WORDS.get(param, param)))
+        #: the words that name the parameter in the message (a GUI puts its field's label there)
+        self.name = label or PARAM_WORDS.get(param, param)
+        super().__init__(words if words is not None else self._say(self.name))
 
     def _say(self, name: str) -> str:
         # "routing 'x' is not one of …" reads as a sentence; other problems follow a colon

@@ -35,6 +35,7 @@ from fabricviz.generate.superpod import SYSTEMS, plan_superpod, plane_spec, supe
 from fabricviz.model import Catalog, Fabric, FabricError, Part
 from fabricviz.model.breakout import split_of
 from fabricviz.model.catalog import CatalogError
+from fabricviz.model.errors import ParamError
 from fabricviz.model.tech import IB
 from fabricviz.ui.canvas.describe import part_label
 from fabricviz.ui.dialogs import generator_memory
@@ -414,8 +415,27 @@ class GeneratorDialog(QtWidgets.QDialog):
         except (FabricError, CatalogError, ValueError) as exc:
             self.preview.setText("")
             self.part_note.setText("")
-            self.error.setText(str(exc))
+            self.error.setText(self.refusal(exc))
             self.ok_button.setEnabled(False)
+
+    def refusal(self, exc: Exception) -> str:
+        """The engine's refusal as the dialog says it: a :class:`ParamError` whose message starts with
+        its parameter's name starts with the label of the current tab's field that sets it instead
+        (``Planes 2: …``, where the CLI says ``--planes 2: …``); the field is the form row whose
+        widget is named ``<tab prefix>_<parameter>``."""
+        text = str(exc)
+        if isinstance(exc, ParamError):
+            page = self.tabs.currentWidget()
+            form = page.layout() if page is not None else None
+            if isinstance(form, QtWidgets.QFormLayout):
+                for row in range(form.rowCount()):
+                    item = form.itemAt(row, QtWidgets.QFormLayout.ItemRole.FieldRole)
+                    field = item.widget() if item is not None else None
+                    label = form.labelForField(field) if field is not None else None
+                    if (isinstance(label, QtWidgets.QLabel) and label.text() and text.startswith(exc.name + " ")
+                            and field.objectName().split("_", 1)[-1] == exc.param):
+                        return label.text() + text[len(exc.name):]
+        return text
 
     def build(self) -> Fabric:
         tab = self.tabs.currentIndex()
@@ -450,7 +470,7 @@ class GeneratorDialog(QtWidgets.QDialog):
             finally:
                 QtWidgets.QApplication.restoreOverrideCursor()
         except (FabricError, CatalogError) as exc:
-            self.error.setText(str(exc))
+            self.error.setText(self.refusal(exc))
             return
         generator_memory.save(self.tabs, self.settings)      # the next Generate starts from these
         super().accept()

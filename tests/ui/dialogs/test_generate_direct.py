@@ -48,7 +48,7 @@ def test_dialog_refuses_inline_and_previews_a_dragonfly(qtbot):
     qtbot.addWidget(d)
     d.tabs.setCurrentIndex(TORUS_TAB)
     type_into(qtbot, d.to_dims, "4x1")
-    assert d.error.text() == "dims 4x1: every dimension needs at least 2 switches"
+    assert d.error.text() == "Dimensions 4x1: every dimension needs at least 2 switches"   # the field's label
     assert not d.ok_button.isEnabled() and d.preview.text() == ""
     type_into(qtbot, d.to_dims, "8")
     d.to_mesh.setChecked(True)
@@ -57,7 +57,7 @@ def test_dialog_refuses_inline_and_previews_a_dragonfly(qtbot):
     assert d.preview.text() == ("36 routers · 72 hosts · 54 group cables · 36 global cables (1 per group pair) · "
                                 "7 ports per router · balanced · QM9700")
     d.df_global.setValue(1)
-    assert d.error.text().startswith("groups 9: a group of 4 routers × 1 global link reaches at most 5 groups")
+    assert d.error.text().startswith("Groups (g) 9: a group of 4 routers × 1 global link reaches at most 5 groups")
     assert not d.ok_button.isEnabled()
     d.df_global.setValue(2)
     d.df_fabric.setCurrentIndex(1)                                   # roce: the Ethernet parts listed

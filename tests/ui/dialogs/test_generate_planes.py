@@ -16,7 +16,13 @@ def test_superpod_planes_preview_refuse_build(make_window, qtbot, monkeypatch):
         dlg.tabs.setCurrentIndex(GeneratorDialog.SUPERPOD_TAB)
         dlg.sp_system.setCurrentText("dgx-h100")
         dlg.sp_planes.setValue(2)
-        assert "builds one plane" in dlg.error.text() and not dlg.ok_button.isEnabled()
+        # the dialog's own field, where the CLI names its option (--planes 2: …)
+        assert dlg.error.text() == ("Planes 2: the DGX SuperPOD with DGX H100 RA builds one plane "
+                                    "(multi-plane: dgx-b300, dgx-b300-xdr)") and not dlg.ok_button.isEnabled()
+        dlg.sp_system.setCurrentText("dgx-b300")
+        dlg.sp_planes.setValue(4)
+        assert dlg.error.text() == "Planes 4: a ConnectX-8 port splits into 2 planes"
+        dlg.sp_planes.setValue(2)
         dlg.sp_system.setCurrentText("dgx-b300")
         dlg.sp_units.setValue(8)
         assert dlg.preview.text() == ("512 DGX · 4,096 GPUs · 128 leaves · 64 spines (Q3400) · 2 planes · "

@@ -20,7 +20,9 @@ def test_superpod_tab_previews_refuses_and_builds(make_window, qtbot, monkeypatc
         assert dlg.preview.text() == ("512 DGX · 4,096 GPUs · 128 leaves · 128 spines · 64 cores (QM9700) · "
                                       "cables node–leaf 4,096, leaf–spine 4,096, spine–core 4,096")
         dlg.sp_units.setValue(12)
-        assert "scalable units 12" in dlg.error.text() and not dlg.ok_button.isEnabled()
+        assert dlg.error.text() == ("Scalable units 12: DGX SuperPOD with DGX B200 on 64-port switches cannot be sized "
+                                    "(no even spread of 32 leaf uplinks); it takes 1-8, 16, 32, 64 SUs")
+        assert not dlg.ok_button.isEnabled()
         dlg.sp_system.setCurrentText("dgx-b300-xdr")
         dlg.sp_fabric.setCurrentText("roce")
         assert "built on ib only" in dlg.error.text() and not dlg.ok_button.isEnabled()

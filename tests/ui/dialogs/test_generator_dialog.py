@@ -76,9 +76,9 @@ def test_custom_radix_builds_a_hypothetical_part(qtbot, dialog):
 
 
 @pytest.mark.parametrize("tab,setup,message", [
-    (0, lambda d: d.ft_blocking.setText("two to one"), "blocking 'two to one': use DOWN:UP, e.g. 2:1"),
+    (0, lambda d: d.ft_blocking.setText("two to one"), "Blocking (down:up) 'two to one': use DOWN:UP, e.g. 2:1"),
     (0, lambda d: d.ft_parallel.setValue(3),
-     "parallel links 3: the 32 uplinks of a leaf cannot be split into groups of 3 links per spine"),
+     "Parallel links 3: the 32 uplinks of a leaf cannot be split into groups of 3 links per spine"),
     (1, lambda d: d.ls_uplinks.setValue(6),
      "Uplinks per leaf 6: each leaf needs the same number of links to each of the 4 spines, so it must be "
      "a multiple of 4"),
