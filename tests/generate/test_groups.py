@@ -120,7 +120,7 @@ def test_imported_adapters_are_hosts_and_a_servers_adapters_one_block():
     assert g.names == ("su1", "su2", "su3", "su4", "16 spines")
     assert g.block_size.tolist() == [32] * 4 and g.block_names == ("su1", "su2", "su3", "su4")
     assert g.block_hosts.tolist() == [32] * 4
-    from fabricviz.ui.canvas.items.bundles import _hosts_text
+    from fabricviz.ui.canvas.items.box_labels import _hosts_text
     assert _hosts_text(g, 0) == "32 hosts"
     # loose adapters named "<host> <adapter>" (a hand-made design) are still one system
     loose = Fabric()
