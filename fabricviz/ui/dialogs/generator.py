@@ -431,9 +431,10 @@ class GeneratorDialog(QtWidgets.QDialog):
                 for row in range(form.rowCount()):
                     item = form.itemAt(row, QtWidgets.QFormLayout.ItemRole.FieldRole)
                     field = item.widget() if item is not None else None
-                    label = form.labelForField(field) if field is not None else None
-                    if (isinstance(label, QtWidgets.QLabel) and label.text() and text.startswith(exc.name + " ")
-                            and field.objectName().split("_", 1)[-1] == exc.param):
+                    if field is None or field.objectName().split("_", 1)[-1] != exc.param:
+                        continue
+                    label = form.labelForField(field)
+                    if isinstance(label, QtWidgets.QLabel) and label.text() and text.startswith(exc.name + " "):
                         return label.text() + text[len(exc.name):]
         return text
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from fabricviz.generate.geometry import device_rects
 from fabricviz.ib.sharp import sharp_mask
@@ -162,3 +162,41 @@ def test_unit_hosts_read_as_servers_ufm_and_unnamed_adapters(canvas):
     texts = {t for _, t, _ in scene.label_layer.in_view(view)}
     assert {"11 hosts", "21 unnamed adapters", "20 unnamed adapters", "12 unnamed adapters",
             "4 unnamed adapters", "UFM · 2 hosts", "14 hosts"} <= texts
+
+
+def block_labels_outside_their_box(view, sem) -> tuple[int, list[str]]:
+    """(block labels drawn, those whose rect is not inside their group's box) as the view shows them;
+    a label is its block's of that text whose rectangle is nearest."""
+    from fabricviz.ui.canvas.items.box_labels import _hosts_text
+    g, geom = sem.grouping, sem.geometry()
+    box, blk = geom["box"], geom["blk"]
+    texts = [_hosts_text(g, b) for b in range(g.n_blocks)]
+    seen, out = 0, []
+    for _, text, r in view.fscene.label_layer.in_view(view):
+        mine = [b for b in range(g.n_blocks) if texts[b] == text]
+        if not mine:
+            continue
+        seen += 1
+        c = view.mapToScene(r.center().toPoint())
+        near = min(mine, key=lambda b: max(blk[0, b] - c.x(), c.x() - blk[2, b], 0.0)
+                   + max(blk[1, b] - c.y(), c.y() - blk[3, b], 0.0))
+        k = box[:, int(g.block_group[near])]
+        lo, hi = view.mapFromScene(QtCore.QPointF(k[0], k[1])), view.mapFromScene(QtCore.QPointF(k[2], k[3]))
+        if not (lo.x() <= r.left() and r.right() <= hi.x() and lo.y() <= r.top() and r.bottom() <= hi.y()):
+            out.append(f"{text} ({g.names[int(g.block_group[near])]})")
+    return seen, out
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1326, 985)], ids=["canvas", "window"])
+def test_every_block_label_lies_inside_its_units_box(qtbot, fabric, size):
+    """An unnamed-adapter block is narrower than its "21 unnamed adapters" at its unit's right edge: the
+    label moves into the unit's box instead of sticking out of it (the guilook review of issue 27, at
+    the main window's fit, 52 %, and a 1920×1080 canvas's, 66 %)."""
+    view, scene, sem = open_canvas(qtbot, fabric)
+    view.resize(*size)
+    view.fit_all()
+    QtWidgets.QApplication.processEvents()
+    assert sem.level == MIDDLE
+    seen, outside = block_labels_outside_their_box(view, sem)
+    assert (seen, outside) == (14, [])
+    assert label_overlaps(scene.label_layer.in_view(view)) == []

@@ -20,6 +20,9 @@ if TYPE_CHECKING:  # pragma: no cover
 ROW_GAP_PX = 10.0
 #: A label's halo around its text (:mod:`fabricviz.ui.canvas.items.labels`): may lie on a box.
 PAD_PX = 2.0
+#: A label kept inside a box (``Label.within``) clears its edge by this much (pixels; the layer rounds
+#: a label's position to whole pixels).
+EDGE_PX = 2.0
 LINE_CLEAR_PX = 1.0          # a bundle label's text keeps this far from other lines (pixels)
 COUNT_P = 2     # a middle "×n" gives way to a switch's name (1): its host block says "n hosts" too
 
@@ -31,7 +34,9 @@ class Label(NamedTuple):
     the line along (ux, uy) too (to its right looking along it; ``side`` -1: its left); a
     two-line text (a box's title and counts) is two labels one line apart, or one line joined by
     " · " when the box (``box_h`` scene units) is too low. With ``own`` (box columns) it is left
-    out where it would lie on any other box of :func:`place_labels`' ``boxes``."""
+    out where it would lie on any other box of :func:`place_labels`' ``boxes``. With ``within`` (a box
+    (x0, y0, x1, y1) in scene units: a host block's group) it is moved the least that keeps it inside
+    that box, where it fits (a block narrower than its "21 unnamed adapters" at its group's edge)."""
 
     x: float
     y: float
@@ -45,6 +50,7 @@ class Label(NamedTuple):
     side: float = 1.0
     own: tuple[int, ...] | None = None
     box_w: float = np.inf
+    within: tuple[float, float, float, float] | None = None
 
 
 def place_labels(labels: list[Label], scale: float, layer, boxes: np.ndarray | None = None,
@@ -86,6 +92,8 @@ def place_labels(labels: list[Label], scale: float, layer, boxes: np.ndarray | N
                 if spot is None:
                     continue
                 x, y = spot
+        if lab.within is not None:
+            x, y = kept_in(x, y, w, line + (len(rows) - 1) * step, lab.within, s)
         if lab.own is not None and boxes is not None and boxes.shape[1]:
             # the text, not its halo
             hw, hh = (w / 2 - PAD_PX) / s, (line / 2 - PAD_PX + (len(rows) - 1) * step / 2) / s
@@ -99,6 +107,19 @@ def place_labels(labels: list[Label], scale: float, layer, boxes: np.ndarray | N
             ot.append(row)
             op.append(int(lab.priority))
     return np.asarray(ox, float), np.asarray(oy, float), ot, np.asarray(op, np.int64)
+
+
+def kept_in(x: float, y: float, w: float, h: float, box: tuple[float, float, float, float], s: float
+            ) -> tuple[float, float]:
+    """``(x, y)`` moved the least that puts a label ``w`` × ``h`` pixels centred there inside ``box``
+    (scene units, at scale ``s``) with :data:`EDGE_PX` to spare, along each axis where it fits."""
+    x0, y0, x1, y1 = box
+    hw, hh = (w / 2 + EDGE_PX) / s, (h / 2 + EDGE_PX) / s
+    if x1 - x0 >= 2 * hw:
+        x = min(max(x, x0 + hw), x1 - hw)
+    if y1 - y0 >= 2 * hh:
+        y = min(max(y, y0 + hh), y1 - hh)
+    return x, y
 
 
 def _text_w(layer, text: str) -> float:
@@ -147,7 +168,11 @@ def level_labels(far: bool, g: Grouping, geom: dict[str, np.ndarray], closed: li
         labels.append(Label((box[0, i] + box[2, i]) / 2, box[1, i], g.names[i], uy=-1.0, reach=np.inf))
     br = geom["blk_rects"]
     for j, blk in enumerate(geom["blk_ids"].tolist()):
-        labels.append(Label((br[0, j] + br[2, j]) / 2, (br[1, j] + br[3, j]) / 2, _hosts_text(g, blk)))
+        k = int(g.block_group[blk])         # inside its group's box (it may be wider than its block)
+        gb = box[:, k] if 0 <= k < box.shape[1] else np.full(4, np.nan)
+        within = (float(gb[0]), float(gb[1]), float(gb[2]), float(gb[3])) if np.isfinite(gb).all() else None
+        labels.append(Label((br[0, j] + br[2, j]) / 2, (br[1, j] + br[3, j]) / 2, _hosts_text(g, blk),
+                            within=within))
     if not len(b):
         return labels
     # a straight bundle's label sits just off the end of the node with fewer bundles (a pod's
@@ -191,4 +216,5 @@ def _hosts_text(g: Grouping, blk: int) -> str:
     return text if ends == hosts else f"{text} · {ends} HCAs"
 
 
-__all__ = ["COUNT_P", "LINE_CLEAR_PX", "PAD_PX", "ROW_GAP_PX", "Label", "box_title", "level_labels", "place_labels"]
+__all__ = ["COUNT_P", "EDGE_PX", "LINE_CLEAR_PX", "PAD_PX", "ROW_GAP_PX", "Label", "box_title", "kept_in",
+           "level_labels", "place_labels"]
