@@ -10,6 +10,7 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 
 from fabricviz.generate.groups import find_groups
+from fabricviz.generate.nvl72 import nvl72
 from fabricviz.generate.nvlink_racks import nvl72_racks
 from fabricviz.ui.canvas.items.devices import ROLE_KIND
 from fabricviz.ui.canvas.items.nvlink import NVLINK_KIND, DomainBlock
@@ -145,3 +146,38 @@ def test_a_pictures_legend_names_the_rack_blocks(qtbot):
     frame = scene.nvlink.blocks["rack2"].pen().color().name()
     assert rows() == [("NVLink rack domain, closed (1)", fill, "rect"), ("NVLink rack domain, open (1)", frame, "line"),
                       ("NVLink links (trays to NVLink switch trays)", "#76b900", "line")]
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1326, 985)], ids=["canvas", "window"])
+def test_an_open_racks_caption_stays_on_the_canvas_at_the_designs_edge(qtbot, size):
+    """``generate nvl72 --racks 8`` at fit, rack01 (the leftmost) opened: its caption's longest line is
+    wider than the rack and was centred on it, so it began left of the design and was cut at the
+    canvas's left edge (the guilook review of issue 27, the main window's canvas at 49 %); each line
+    now lies whole inside the design's extent and the canvas."""
+    f = nvl72(8)
+    view, scene, _ = open_canvas(qtbot, f)
+    view.resize(*size)
+    view.fit_all()
+    QtWidgets.QApplication.processEvents()
+    scene.nvlink.toggle("rack01")
+    QtWidgets.QApplication.processEvents()
+    assert scene.semantic.level == "near" and scene.nvlink.is_open("rack01")
+    want = ["rack01: NVIDIA GB200 NVL72 rack NVLink domain",
+            "18 compute trays, 72 GPUs; 9 NVLink switch trays × 2 chips",
+            "1,296 NVLink 5 links: 18 per GPU × 50 GB/s = 900 GB/s a direction"]
+    shown = {t: r for d, t, r in scene.label_layer.in_view(view) if d == -1}
+    assert all(t in shown for t in want), sorted(shown)
+    content = view.mapFromScene(scene.content_rect()).boundingRect()
+    viewport = view.viewport().rect()
+    frame = view.mapFromScene(scene.nvlink.blocks["rack01"].rect()).boundingRect()
+    assert shown[want[2]].width() > frame.width()                    # wider than its rack
+    for t in want:
+        r = shown[t].toRect()
+        assert content.left() <= r.left() and r.right() <= content.right(), (t, r, content)
+        assert viewport.contains(r), (t, r, viewport)
+        # moved the least: centred on the rack where that fits, else at the design's left edge
+        centred = shown[t].center().x() == pytest.approx(frame.center().x(), abs=1)
+        assert centred or r.left() - content.left() in (0, 1, 2), (t, r, content)
+    # a bigger canvas fits the design at a bigger scale: there the first two lines fit centred
+    big = size == (1920, 1080)
+    assert [shown[t].center().x() == pytest.approx(frame.center().x(), abs=1) for t in want] == [big, big, False]

@@ -82,6 +82,7 @@ class _Columns(NamedTuple):
     #                      a server's box's centre line (its name on its own box), else NaN
     line: np.ndarray     # an extra's line under its anchor (0: centred on it; k: k label heights lower)
     box_w: np.ndarray    # a server's box width (scene units): its name goes on it only if it fits inside
+    span: np.ndarray     # [n, 2] an extra's left and right bounds (scene units; NaN: none), set_extra
 
 
 class LabelLayer(QtWidgets.QGraphicsItem):
@@ -103,6 +104,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         self._extra: tuple[np.ndarray, np.ndarray, list[str], np.ndarray] = (
             np.zeros(0), np.zeros(0), [], np.zeros(0, np.int64))
         self._extra_lines = np.zeros(0)
+        self._extra_span = np.zeros((0, 2))
         self._pins: dict[int, set[int]] = {}       # pinned top-level device → who pinned it
         self._live: dict[int, tuple[float, float]] = {}
         self._cols: _Columns | None = None
@@ -140,12 +142,15 @@ class LabelLayer(QtWidgets.QGraphicsItem):
             self._aliases = aliases
             self.invalidate()
 
-    def set_extra(self, xs: Any, ys: Any, texts: Sequence[str], priority: Any = P_EXTRA, lines: Any = 0) -> None:
+    def set_extra(self, xs: Any, ys: Any, texts: Sequence[str], priority: Any = P_EXTRA, lines: Any = 0,
+                  span: Any = np.nan) -> None:
         """Extra labels centred on scene points (group names, bundle counts), laid out with
         the device names; ``priority`` (one for all, or one each) 0 is the highest. ``lines`` (one
         for all, or one each): a label that many label heights (and spacings) under its point, so
         the lines of a caption anchored at one point stack at any zoom (a step in scene units
-        overlapped zoomed out and the middle line gave way)."""
+        overlapped zoomed out and the middle line gave way). ``span`` ((x0, x1) for all, or [n, 2];
+        NaN: none): scene x bounds a label moves the least to stay within, where it fits (an open
+        rack's caption, wider than the rack at fit, at the design's left edge)."""
         xs = np.asarray(xs, dtype=np.float64).ravel()
         ys = np.asarray(ys, dtype=np.float64).ravel()
         texts = [str(t) for t in texts]
@@ -154,6 +159,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         prio = np.broadcast_to(np.asarray(priority, dtype=np.int64), xs.shape).copy()
         self._extra = (xs, ys, texts, prio)
         self._extra_lines = np.broadcast_to(np.asarray(lines, dtype=np.float64), xs.shape).copy()
+        self._extra_span = np.broadcast_to(np.asarray(span, dtype=np.float64), (len(xs), 2)).copy()
         self._changed()
 
     def pin(self, device: int, on: bool) -> None:
@@ -201,6 +207,7 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         self._mask = None
         self._extra = (np.zeros(0), np.zeros(0), [], np.zeros(0, np.int64))
         self._extra_lines = np.zeros(0)
+        self._extra_span = np.zeros((0, 2))
         self.invalidate()
         self.refresh_geometry()
 
@@ -384,9 +391,10 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         alt = np.concatenate([np.full(len(xs), np.nan), np.where(above, r[3], inside), np.full(len(kids), np.nan)])
         line = np.concatenate([self._extra_lines, np.zeros(len(tops) + len(kids))])
         box_w = np.concatenate([np.zeros(len(xs)), r[2] - r[0], np.zeros(len(kids))])
+        span = np.concatenate([self._extra_span, np.full((len(tops) + len(kids), 2), np.nan)])
         order = np.lexsort((ref, mode != CENTRED, prio))
         self._cols = _Columns(ref[order], mode[order], prio[order], ax[order], ay[order], room[order], tops, r,
-                              tops[above], alt[order], line[order], box_w[order])
+                              tops[above], alt[order], line[order], box_w[order], span[order])
         self._cols_rev = self.revision
         return self._cols
 
@@ -472,6 +480,9 @@ class LabelLayer(QtWidgets.QGraphicsItem):
         box_w = np.concatenate([np.full(n_pinned, np.inf), np.where(on_box, c.box_w[idx] * sx, np.inf)])
         line = np.concatenate([np.zeros(n_pinned), c.line[idx]]) * (h + 2 * SPACING_PX)
         lx = cx - w / 2
+        bound = np.concatenate([np.full((n_pinned, 2), np.nan), c.span[idx]]) * sx
+        fits = w <= bound[:, 1] - bound[:, 0]                # (False where NaN)
+        lx = np.where(fits, np.clip(lx, bound[:, 0], bound[:, 1] - w), lx)
         ly = np.where(mode == UNDER, cy + GAP_PX, np.where(mode == ABOVE, cy - GAP_PX - h, cy - h / 2 + line))
         ly = np.where(mode == -1, cy + GAP_PX, ly)
         ok = (lx + w > x0) & (lx < x1) & (ly + h > y0) & (ly < y1)

@@ -11,7 +11,8 @@ its compute trays (the servers, which stay where the model has them):
   run down the gutter at its left to a bus under the frame that fans out to every switch tray
   (each GPU has a link to each switch chip), labelled under the switch trays with the rack's name
   and part and the part's link count and rate (the cable router keeps that room free:
-  :mod:`~fabricviz.ui.canvas.items.rack_routes`).
+  :mod:`~fabricviz.ui.canvas.items.rack_routes`); a line wider than the rack (zoomed out) moves
+  sideways to stay over the design, not past the canvas's edge, for a rack at the design's edge.
 
 A double-click on the block or the frame opens or closes it (the Pick gesture; view state, like opening a group:
 not an edit of the design, nothing to undo). Zoomed out (far, middle) the semantic layer draws the
@@ -185,7 +186,8 @@ class NvlinkLayer:
                 self._hide_trays(d, hidden, near)
         if f is not None and near and (self.domains or layer.device_filter is not None):
             layer.set_device_filter(~hidden if hidden.any() else None)
-            layer.set_extra(xs, ys, texts, lines=lines)
+            c = scene.content_rect()           # a caption wider than its rack stays over the design
+            layer.set_extra(xs, ys, texts, lines=lines, span=(c.left(), c.right()))
 
     def _fill(self) -> QtGui.QColor:
         """The collapsed block's fill: NVLink green, a quarter strength over the background."""
