@@ -6,9 +6,11 @@ NIC's split mode, :mod:`fabricviz.model.planes`), and ``planes`` copies of the s
 plane k's switches named ``<name>-p<k+1>``. Plane k of every NIC port goes to plane k's copy of the
 switch port it was cabled to, so each plane is the single-plane design exactly (same ports, same
 cable lengths) and is its own subnet: one SM, LIDs and LFTs per plane. The planes are recorded in
-``meta["planes"]``; the generator's record gains ``params.planes``, and its switch groups are
-repeated per plane. Planes are drawn side by side, plane k's switches shifted right by the width
-of the single-plane drawing, the servers under the middle of them all.
+``meta["planes"]``; the generator's record gains ``params.planes``. A switch group of the generator's
+(a scalable unit) holds its switches of every plane, plane 1's first: the planes are layers of one
+design (the canvas's plane layers colour or veil each), so an SU stays one box with its servers
+under all its leaves — a group per plane put every server in plane 1's box, across plane 2's. The
+twin is laid out again (:mod:`.autolayout`): plane k's switches after plane k-1's in each row.
 """
 
 from __future__ import annotations
@@ -18,10 +20,8 @@ import numpy as np
 from ..model import Fabric, FabricError
 from ..model.fabric import ETH_SWITCH, IB_SWITCH, KIND_CODE, NIC, SERVER
 from ..model.planes import PLANES_KEY, Plane, PlaneSet, split_mode
+from .autolayout import apply_auto_layout
 from .common import finish
-
-#: Gap between two planes' drawings (scene units).
-PLANE_GAP = 400.0
 
 
 def plane_name(k: int) -> str:
@@ -50,11 +50,9 @@ def planarize(one: Fabric, planes: int) -> Fabric:
         if not len(nics):
             raise FabricError(f"{one.name_of(s)}: a server without a NIC cannot be split into planes")
         runs.setdefault((int(t.part[s]), str(one.port_rate(int(t.first_port[nics[0]])))), []).append(s)
-    width = float(t.x[t.alive].max() - t.x[t.alive].min()) if t.alive.any() else 0.0
-    centre = (planes - 1) * (width + PLANE_GAP) / 2          # the servers under the middle of the planes
     for (part_code, nic_rate), ids in runs.items():
         sids = np.asarray(ids, np.int64)
-        new = f.add_servers(one.parts.id_of(part_code) or "", [one.name_of(i) for i in ids], t.x[sids] + centre,
+        new = f.add_servers(one.parts.id_of(part_code) or "", [one.name_of(i) for i in ids], t.x[sids],
                             t.y[sids],
                             mode=split_mode(nic_rate, planes), tier=int(t.tier[sids[0]]), emit=False)
         for old_s, new_s in zip(sids.tolist(), new.tolist(), strict=True):
@@ -74,7 +72,7 @@ def planarize(one: Fabric, planes: int) -> Fabric:
             assert sw_part is not None
             rate = one.port_rate(int(t.first_port[sw])) if t.nports[sw] else None
             mode = str(rate) if rate is not None and rate != sw_part.modes[0] else None
-            d = int(f.add_devices(sw_part.kind, 1, sw_part.id, [nm], float(t.x[sw]) + k * (width + PLANE_GAP),
+            d = int(f.add_devices(sw_part.kind, 1, sw_part.id, [nm], float(t.x[sw]),
                                   float(t.y[sw]), tier=int(t.tier[sw]), mode=mode, emit=False)[0])
             n, p0 = int(t.nports[sw]), int(t.first_port[sw])
             port_map[k, p0:p0 + n] = int(f.devices_t.first_port[d]) + np.arange(n)
@@ -91,12 +89,11 @@ def planarize(one: Fabric, planes: int) -> Fabric:
     meta["params"] = {**one.settings.generator.params, "planes": planes}
     groups = one.settings.groups
     if groups:
-        meta["groups"] = [{"name": f"{g.name}-{plane_name(k)}", "switches": [plane_switch_name(s, k)
-                                                                           for s in g.switches]}
-                          for k in range(planes) for g in groups]
+        meta["groups"] = [{"name": g.name, "switches": [plane_switch_name(s, k) for k in range(planes)
+                                                        for s in g.switches]} for g in groups]
     meta[PLANES_KEY] = PlaneSet(tuple(plane_list)).to_meta()
     f.meta = meta
-    return finish(f)
+    return finish(apply_auto_layout(f))
 
 
-__all__ = ["PLANE_GAP", "planarize", "plane_name", "plane_switch_name"]
+__all__ = ["planarize", "plane_name", "plane_switch_name"]

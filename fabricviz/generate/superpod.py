@@ -54,7 +54,8 @@ Choices the RAs leave open, and the one taken here:
   take single-port modules too (their leaf ports share cage 16 with the last DGX's link, whose
   twin-port module serves both; a copper splitter there has no room).
 * Each SU is stored as one switch group (``meta["groups"]``: its leaves, and its pod's spines in a
-  three-tier design), so it is drawn as one unit even where its leaves share no node (B300).
+  three-tier design), so it is drawn as one unit even where its leaves share no node (B300); with
+  ``planes`` its group holds every plane's leaves, its nodes under them all (:mod:`.planes`).
 * DGX B300 (Spectrum-X RA): the RA's fabric is twin-planar — each GPU's 800G port splits into
   2 × 400GbE, one per plane. Multi-plane NICs and port breakout are not modelled here (issue 27's
   multi-plane and breakout parts); this generator keeps the RA's switch and cable counts with

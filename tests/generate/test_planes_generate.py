@@ -140,3 +140,36 @@ def test_b300_roce_twin_plane_from_the_cli(tmp_path, capsys):
                  "--planes", "2", "-o", str(tmp_path / "x.fabric.json")]) == 2
     assert capsys.readouterr().err.strip().endswith("RA is built on ib only")
     assert "breakout_cables_by_tier" not in fabric_info(superpod("dgx-b300", 1, planes=2))   # no broken-out part
+
+
+@pytest.mark.parametrize("units,fabric", [(1, "roce"), (2, "ib")])
+def test_a_planes_scalable_unit_is_one_group_with_its_servers_under_both_planes_leaves(units, fabric):
+    """The planes are layers of one design: an SU's group holds both planes' leaves (plane 1's first), its
+    DGX hang under all 16 of them, and no SU's drawing reaches into another's (a group per plane put all
+    64 hosts in su1-plane1's box, across su1-plane2's: the guilook review of issue 27)."""
+    from fabricviz.generate.geometry import device_rects
+    from fabricviz.generate.groups import find_groups
+    f = superpod("dgx-b300", units, fabric=fabric, planes=2)
+    assert [(g.name, list(g.switches)) for g in f.settings.groups] == [
+        (f"su{s}", [f"su{s}-rail{r}-p{k}" for k in (1, 2) for r in range(8)]) for s in range(1, units + 1)]
+    g = find_groups(f)
+    assert g.names == (*[f"su{s}" for s in range(1, units + 1)], f"{8 * units} spines")
+    t = f.devices_t
+    tops = np.flatnonzero(t.alive & (t.parent < 0))
+    r = device_rects(f, tops)
+    at = {int(d): i for i, d in enumerate(tops.tolist())}
+    boxes = []
+    for s in range(units):
+        leaves = [at[f.find(n)] for n in f.settings.groups[s].switches]
+        hosts = [at[d] for d in tops.tolist() if g.group[d] == s and f.name_of(d).startswith(f"su{s + 1}-dgx")]
+        assert len(hosts) == 64 and len(np.unique(r[1, leaves])) == 1       # one row of 16 leaves
+        assert list(np.argsort(r[0, leaves], kind="stable")) == list(range(16))   # p1's rails, then p2's
+        assert r[1, hosts].min() > r[3, leaves].max()                       # the servers under the row
+        assert r[0, leaves].min() <= r[0, hosts].min() and r[2, hosts].max() <= r[2, leaves].max()
+        mine = leaves + hosts
+        boxes.append((r[0, mine].min(), r[1, mine].min(), r[2, mine].max(), r[3, mine].max()))
+    for a in range(units):
+        for b in range(a + 1, units):
+            x0, y0, x1, y1 = boxes[a]
+            u0, v0, u1, v1 = boxes[b]
+            assert x1 <= u0 or u1 <= x0 or y1 <= v0 or v1 <= y0, (a, b)
