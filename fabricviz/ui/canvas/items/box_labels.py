@@ -23,6 +23,7 @@ PAD_PX = 2.0
 #: A label kept inside a box (``Label.within``) clears its edge by this much (pixels; the layer rounds
 #: a label's position to whole pixels).
 EDGE_PX = 2.0
+WRAP_GAP_PX = 4.0            # between the two lines of a label wrapped to its block's width (pixels)
 LINE_CLEAR_PX = 1.0          # a bundle label's text keeps this far from other lines (pixels)
 COUNT_P = 2     # a middle "×n" gives way to a switch's name (1): its host block says "n hosts" too
 
@@ -36,7 +37,8 @@ class Label(NamedTuple):
     " · " when the box (``box_h`` scene units) is too low. With ``own`` (box columns) it is left
     out where it would lie on any other box of :func:`place_labels`' ``boxes``. With ``within`` (a box
     (x0, y0, x1, y1) in scene units: a host block's group) it is moved the least that keeps it inside
-    that box, where it fits (a block narrower than its "21 unnamed adapters" at its group's edge)."""
+    that box, where it fits (a block narrower than its "21 unnamed adapters" at its group's edge), on
+    two lines first where it is wider than its block (``box_w``) and the block is high enough (``box_h``)."""
 
     x: float
     y: float
@@ -92,18 +94,25 @@ def place_labels(labels: list[Label], scale: float, layer, boxes: np.ndarray | N
                 if spot is None:
                     continue
                 x, y = spot
+        gap = step
         if lab.within is not None:
-            x, y = kept_in(x, y, w, line + (len(rows) - 1) * step, lab.within, s)
+            if len(rows) == 1 and w > lab.box_w * s and " " in rows[0] and \
+                    2 * line + WRAP_GAP_PX <= lab.box_h * s + 2 * PAD_PX:
+                # wider than its block ("21 unnamed adapters"): two lines, a line's spacing apart, where
+                # the block is high enough (its halo may lie on the block's edge)
+                rows, gap = two_rows(rows[0], layer), line + WRAP_GAP_PX
+                w = max(_text_w(layer, r) for r in rows)
+            x, y = kept_in(x, y, w, line + (len(rows) - 1) * gap, lab.within, s)
         if lab.own is not None and boxes is not None and boxes.shape[1]:
             # the text, not its halo
-            hw, hh = (w / 2 - PAD_PX) / s, (line / 2 - PAD_PX + (len(rows) - 1) * step / 2) / s
+            hw, hh = (w / 2 - PAD_PX) / s, (line / 2 - PAD_PX + (len(rows) - 1) * gap / 2) / s
             on = (boxes[0] < x + hw) & (boxes[2] > x - hw) & (boxes[1] < y + hh) & (boxes[3] > y - hh)
             on[[i for i in lab.own if 0 <= i < len(on)]] = False
             if on.any():
                 continue
         for j, row in enumerate(rows):
             ox.append(float(x))
-            oy.append(float(y + (j - (len(rows) - 1) / 2) * step / s))
+            oy.append(float(y + (j - (len(rows) - 1) / 2) * gap / s))
             ot.append(row)
             op.append(int(lab.priority))
     return np.asarray(ox, float), np.asarray(oy, float), ot, np.asarray(op, np.int64)
@@ -120,6 +129,16 @@ def kept_in(x: float, y: float, w: float, h: float, box: tuple[float, float, flo
     if y1 - y0 >= 2 * hh:
         y = min(max(y, y0 + hh), y1 - hh)
     return x, y
+
+
+def two_rows(text: str, layer) -> list[str]:
+    """``text`` on two lines: at its " · " ("UFM", "2 hosts"), else at the space that makes the wider
+    line the narrowest ("21 unnamed", "adapters")."""
+    if " · " in text:
+        return text.split(" · ", 1)
+    words = text.split(" ")
+    cuts = [[" ".join(words[:k]), " ".join(words[k:])] for k in range(1, len(words))]
+    return min(cuts, key=lambda c: max(_text_w(layer, c[0]), _text_w(layer, c[1])))
 
 
 def _text_w(layer, text: str) -> float:
@@ -172,7 +191,7 @@ def level_labels(far: bool, g: Grouping, geom: dict[str, np.ndarray], closed: li
         gb = box[:, k] if 0 <= k < box.shape[1] else np.full(4, np.nan)
         within = (float(gb[0]), float(gb[1]), float(gb[2]), float(gb[3])) if np.isfinite(gb).all() else None
         labels.append(Label((br[0, j] + br[2, j]) / 2, (br[1, j] + br[3, j]) / 2, _hosts_text(g, blk),
-                            within=within))
+                            box_w=br[2, j] - br[0, j], box_h=br[3, j] - br[1, j], within=within))
     if not len(b):
         return labels
     # a straight bundle's label sits just off the end of the node with fewer bundles (a pod's
@@ -216,5 +235,5 @@ def _hosts_text(g: Grouping, blk: int) -> str:
     return text if ends == hosts else f"{text} · {ends} HCAs"
 
 
-__all__ = ["COUNT_P", "EDGE_PX", "LINE_CLEAR_PX", "PAD_PX", "ROW_GAP_PX", "Label", "box_title", "kept_in",
-           "level_labels", "place_labels"]
+__all__ = ["COUNT_P", "EDGE_PX", "LINE_CLEAR_PX", "PAD_PX", "ROW_GAP_PX", "WRAP_GAP_PX", "Label", "box_title",
+           "kept_in", "level_labels", "place_labels", "two_rows"]
