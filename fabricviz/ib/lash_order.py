@@ -48,10 +48,11 @@ BSTAMP = 2      # backward search mark
 HFIELDS = 4
 
 # sc (counters): 0 next new id, 1 free stack size, 2 epoch, 3 stamp, 4 zombies, 5 zombie events,
-# 6 overflow, 7 order slots passed looking for holes since the layer was last spread out
+# 6 overflow, 7 order slots passed looking for holes since the layer was last spread out,
+# 8 vertices listed for make_permanent in this trial (lash_kernels)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def pred_add(V: np.ndarray, pr: np.ndarray, literal: np.ndarray, lane_i: int, v: int, u: int) -> None:
     """u's new slot names v. A full list (only possible once zombies are about) turns the
     layer to the literal search, which needs no predecessors."""
@@ -63,7 +64,7 @@ def pred_add(V: np.ndarray, pr: np.ndarray, literal: np.ndarray, lane_i: int, v:
     V[v, NPRED] = n + 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def pred_del(V: np.ndarray, pr: np.ndarray, v: int, u: int) -> None:
     """u's slot naming v is gone."""
     n = V[v, NPRED]
@@ -74,8 +75,8 @@ def pred_del(V: np.ndarray, pr: np.ndarray, v: int, u: int) -> None:
             return
 
 
-@njit(cache=True, nogil=True)
-def reorder(V, H, dv, pr, order, olen, lane_i, sc, ffound, bfound, x, y):
+@njit(cache=True, nogil=True, _nrt=False)
+def reorder(V, H, dv, pr, order, olen, lane_i, sc, ffound, bfound, x, y, sc_sort):
     """New dependency x -> y with y before x: True if y reaches x (a cycle); else the order is
     repaired (see the module text)."""
     sc[3] += 1
@@ -112,23 +113,50 @@ def reorder(V, H, dv, pr, order, olen, lane_i, sc, ffound, bfound, x, y):
                 bfound[nb] = u
                 nb += 1
     if fh == nf:
-        _move(H, order, olen, lane_i, ffound, nf, STAMP, stp, lb, ub, False, sc)
+        _move(H, order, olen, lane_i, ffound, nf, STAMP, stp, lb, ub, False, sc, sc_sort)
     else:
-        _move(H, order, olen, lane_i, bfound, nb, BSTAMP, stp, lb, ub, True, sc)
+        _move(H, order, olen, lane_i, bfound, nb, BSTAMP, stp, lb, ub, True, sc, sc_sort)
     return False
 
 
-@njit(cache=True, nogil=True)
-def _move(H, order, olen, lane_i, found, nf, field, stp, lo, ub, front, sc):
+@njit(cache=True, nogil=True, _nrt=False)
+def _heapsort(a, n):
+    """a[:n] ascending, in place (no allocation: the kernels run without numba's reference counts)."""
+    for start in range(n // 2 - 1, -1, -1):
+        _sift(a, start, n)
+    for end in range(n - 1, 0, -1):
+        a[0], a[end] = a[end], a[0]
+        _sift(a, 0, end)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _sift(a, root, n):
+    while True:
+        child = 2 * root + 1
+        if child >= n:
+            return
+        if child + 1 < n and a[child + 1] > a[child]:
+            child += 1
+        if a[root] >= a[child]:
+            return
+        a[root], a[child] = a[child], a[root]
+        root = child
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _move(H, order, olen, lane_i, found, nf, field, stp, lo, ub, front, sc, sc_sort):
     """The found vertices (marked ``field == stp``), in their order, right behind x at ub
     (forward set) or right in front of y at lo (backward set): into the nearest holes there
     (:func:`_near_holes`), else within the places lo..ub behind the rest (the rest packed from
     lo, holes last) or in front of it (the rest packed toward ub, holes between)."""
-    fs = found[:nf].copy()
-    keys = np.empty(nf, np.int64)
+    keys = sc_sort
     for i in range(nf):
-        keys[i] = H[fs[i], ORD]
-    fs = fs[np.argsort(keys)]
+        keys[i] = (np.int64(H[found[i], ORD]) << 32) | found[i]
+    _heapsort(keys, nf)
+    fs = found
+    for i in range(nf):
+        fs[i] = keys[i] & 0xFFFFFFFF
+        keys[i] >>= 32
     row = order[lane_i]
     if _near_holes(H, row, olen, lane_i, fs, keys, nf, lo, ub, front, sc):
         return
@@ -161,7 +189,7 @@ def _move(H, order, olen, lane_i, found, nf, field, stp, lo, ub, front, sc):
             H[v, ORD] = i
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _near_holes(H, row, olen, lane_i, fs, keys, nf, lo, ub, front, sc):
     """Make room for the nf found vertices right behind ub (or in front of lo) by sliding the
     vertices up to the nf-th hole beyond it one way, then put them there. False (nothing done)

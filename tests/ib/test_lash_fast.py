@@ -140,6 +140,7 @@ def test_order_search_keeps_a_topological_order():
     olen = np.array([3 * n], np.int64)
     sc = np.zeros(8, np.int64)
     ffound, bfound = np.zeros(n, np.int32), np.zeros(n, np.int32)
+    scratch = np.zeros(n, np.int64)                 # the moved set's sort
     literal = np.zeros(1, np.bool_)
     g = nx.DiGraph()
     g.add_nodes_from(range(n))
@@ -152,7 +153,8 @@ def test_order_search_keeps_a_topological_order():
         dv[x, V[x, O.ND]] = y
         V[x, O.ND] += 1
         O.pred_add(V, pr, literal, 0, y, x)
-        cyc = H[x, O.ORD] > H[y, O.ORD] and O.reorder(V, H, dv, pr, order, olen, 0, sc, ffound, bfound, x, y)
+        cyc = H[x, O.ORD] > H[y, O.ORD] and O.reorder(V, H, dv, pr, order, olen, 0, sc, ffound, bfound, x, y,
+                                                               scratch)
         assert cyc == closes
         if cyc:
             V[x, O.ND] -= 1
