@@ -26,8 +26,13 @@ uses OpenSM's literal search instead, and neither order nor predecessors are rea
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
+
+#: numba option for the layer kernels: compiled without reference counts (see :mod:`.lash_kernels`)
+NO_REFCOUNTS: dict[str, Any] = {"_nrt": False}
 
 # per-vertex fields of V (one row per vertex id)
 TEMP = 0
@@ -52,7 +57,7 @@ HFIELDS = 4
 # 8 vertices listed for make_permanent in this trial (lash_kernels)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def pred_add(V: np.ndarray, pr: np.ndarray, literal: np.ndarray, lane_i: int, v: int, u: int) -> None:
     """u's new slot names v. A full list (only possible once zombies are about) turns the
     layer to the literal search, which needs no predecessors."""
@@ -64,7 +69,7 @@ def pred_add(V: np.ndarray, pr: np.ndarray, literal: np.ndarray, lane_i: int, v:
     V[v, NPRED] = n + 1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def pred_del(V: np.ndarray, pr: np.ndarray, v: int, u: int) -> None:
     """u's slot naming v is gone."""
     n = V[v, NPRED]
@@ -75,7 +80,7 @@ def pred_del(V: np.ndarray, pr: np.ndarray, v: int, u: int) -> None:
             return
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def reorder(V, H, dv, pr, order, olen, lane_i, sc, ffound, bfound, x, y, sc_sort):
     """New dependency x -> y with y before x: True if y reaches x (a cycle); else the order is
     repaired (see the module text)."""
@@ -119,7 +124,7 @@ def reorder(V, H, dv, pr, order, olen, lane_i, sc, ffound, bfound, x, y, sc_sort
     return False
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def _heapsort(a, n):
     """a[:n] ascending, in place (no allocation: the kernels run without numba's reference counts)."""
     for start in range(n // 2 - 1, -1, -1):
@@ -129,7 +134,7 @@ def _heapsort(a, n):
         _sift(a, 0, end)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def _sift(a, root, n):
     while True:
         child = 2 * root + 1
@@ -143,7 +148,7 @@ def _sift(a, root, n):
         root = child
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def _move(H, order, olen, lane_i, found, nf, field, stp, lo, ub, front, sc, sc_sort):
     """The found vertices (marked ``field == stp``), in their order, right behind x at ub
     (forward set) or right in front of y at lo (backward set): into the nearest holes there
@@ -189,7 +194,7 @@ def _move(H, order, olen, lane_i, found, nf, field, stp, lo, ub, front, sc, sc_s
             H[v, ORD] = i
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def _near_holes(H, row, olen, lane_i, fs, keys, nf, lo, ub, front, sc):
     """Make room for the nf found vertices right behind ub (or in front of lo) by sliding the
     vertices up to the nf-th hole beyond it one way, then put them there. False (nothing done)
