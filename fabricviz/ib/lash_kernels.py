@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from .lash_fast import warm_up as warm_fast
+from .lash_memo import MEMO_POOL, MEMO_SLOTS, memo_cycle, memo_keep
 from .lash_order import (
     EPOCH,
     FREED,
@@ -35,6 +36,7 @@ from .lash_order import (
     TEMP,
     USING,
     VISIT,
+    cycle_path,
     pred_add,
     pred_del,
     reorder,
@@ -166,6 +168,7 @@ def _new_vertex(st, paths, lane_i, c):
     order[lane_i, olen[lane_i]] = v
     olen[lane_i] += 2 if olen[lane_i] + 2 <= order.shape[1] else 1     # a hole behind it
     vid[lane_i, c] = v
+    paths[7][3][v] = c                                  # the memo's channel of v
     tl = paths[4]
     tl[sc[8]] = v
     sc[8] += 1
@@ -197,7 +200,7 @@ def _free_vertex(st, lane_i, v):
 def _add_temp(st, paths, s, d, lane_i, cyc):
     """generate_cdg_for_sp; returns (first vertex or -1 on overflow, cycle flag)."""
     V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
-    ptr, pc, S, slack, tl, srt = paths
+    ptr, pc, S, slack, tl, srt, par, memo = paths
     keep = not literal[lane_i]
     prev = -1
     first = -1
@@ -236,7 +239,12 @@ def _add_temp(st, paths, s, d, lane_i, cyc):
                 tl[sc[8]] = prev
                 sc[8] += 1
             if keep and not cyc and H[prev, ORD] > H[v, ORD]:
-                cyc = reorder(V, H, dv, pr, order, olen, lane_i, sc, found, bfound, prev, v, srt)
+                if memo_cycle(memo, vid, V, dv, lane_i, prev, v):
+                    cyc = True
+                else:
+                    cyc = reorder(V, H, dv, pr, order, olen, lane_i, sc, found, bfound, prev, v, srt, par)
+                    if cyc:
+                        memo_keep(memo, vid, lane_i, prev, v, stack_v, cycle_path(par, stack_v))
                 if sc[7] > olen[lane_i] + slack:
                     _compact(st, lane_i)
         prev = v
@@ -397,7 +405,10 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
         longest = max(longest, ptr[k + 1] - ptr[k])
     tl = np.empty(4 * longest + 8, np.int32)          # what a trial made or extended
     srt = np.empty(cap, np.int64)                     # reorder's sort, read below its count only
-    paths = (ptr, pc, S, slack, tl, srt)
+    par = np.empty((2, cap + 1), np.int32)            # the searches' parents (read where stamped)
+    memo = (np.zeros(MEMO_SLOTS, np.int64), np.zeros(MEMO_SLOTS, np.int64), np.empty(MEMO_POOL, np.int32),
+            np.empty(cap, np.int32), np.zeros(3, np.int64))     # :mod:`.lash_memo`
+    paths = (ptr, pc, S, slack, tl, srt, par, memo)
     vloc = np.zeros((L, S, S), np.int8)
     marked = np.empty((L, S * S), np.int32)           # read below nmarked only: pages as used
     nmarked = np.zeros(L, np.int64)

@@ -81,15 +81,21 @@ def pred_del(V: np.ndarray, pr: np.ndarray, v: int, u: int) -> None:
 
 
 @njit(cache=True, nogil=True, **NO_REFCOUNTS)
-def reorder(V, H, dv, pr, order, olen, lane_i, sc, ffound, bfound, x, y, sc_sort):
+def reorder(V, H, dv, pr, order, olen, lane_i, sc, ffound, bfound, x, y, sc_sort, par):
     """New dependency x -> y with y before x: True if y reaches x (a cycle); else the order is
-    repaired (see the module text)."""
+    repaired (see the module text). ``par`` [2, cap + 1]: each found vertex's parent in the
+    forward (row 0) and backward (row 1) search; on a cycle the last column holds the
+    dependency a -> b where they met: y reaches a along row 0, b reaches x along row 1
+    (:func:`cycle_path`)."""
     sc[3] += 1
     stp = sc[3]
     lb = H[y, ORD]
     ub = H[x, ORD]
     H[y, STAMP] = stp
     H[x, BSTAMP] = stp
+    last = par.shape[1] - 1
+    par[0, y] = -1
+    par[1, x] = -1
     ffound[0] = y
     bfound[0] = x
     nf = nb = 1
@@ -100,9 +106,12 @@ def reorder(V, H, dv, pr, order, olen, lane_i, sc, ffound, bfound, x, y, sc_sort
         for j in range(V[n, ND]):
             w = dv[n, j]
             if w == x or H[w, BSTAMP] == stp:
+                par[0, last] = n
+                par[1, last] = w
                 return True
             if H[w, ORD] < ub and H[w, STAMP] != stp:
                 H[w, STAMP] = stp
+                par[0, w] = n
                 ffound[nf] = w
                 nf += 1
         if fh == nf:
@@ -112,9 +121,12 @@ def reorder(V, H, dv, pr, order, olen, lane_i, sc, ffound, bfound, x, y, sc_sort
         for j in range(V[n, NPRED]):
             u = pr[n, j]
             if u == y or H[u, STAMP] == stp:
+                par[0, last] = u
+                par[1, last] = n
                 return True
             if H[u, ORD] > lb and H[u, BSTAMP] != stp:
                 H[u, BSTAMP] = stp
+                par[1, u] = n
                 bfound[nb] = u
                 nb += 1
     if fh == nf:
@@ -245,3 +257,23 @@ def _near_holes(H, row, olen, lane_i, fs, keys, nf, lo, ub, front, sc):
         row[at + j] = fs[j]
         H[fs[j], ORD] = at + j
     return True
+
+
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
+def cycle_path(par, out):
+    """After :func:`reorder` found a cycle: the vertices y ... x of the path that closes it, into
+    ``out``; returns their count."""
+    last = par.shape[1] - 1
+    a, b = par[0, last], par[1, last]
+    n = 0
+    while a >= 0:                  # a back to y, reversed below
+        out[n] = a
+        n += 1
+        a = par[0, a]
+    for i in range(n // 2):
+        out[i], out[n - 1 - i] = out[n - 1 - i], out[i]
+    while b >= 0:
+        out[n] = b
+        n += 1
+        b = par[1, b]
+    return n

@@ -123,7 +123,8 @@ def test_order_search_equals_the_python_layers(net, before, after, zombies):
 def test_order_search_keeps_a_topological_order():
     """The order search alone, against networkx: 3,000 random dependencies offered to 150
     vertices placed with holes; each is refused exactly when it would close a cycle (1,245 do),
-    and after every accepted one the order is a topological order of the graph again."""
+    with the path that closes it (what :mod:`fabricviz.ib.lash_memo` keeps), and after every
+    accepted one the order is a topological order of the graph again."""
     nx = pytest.importorskip("networkx")
     from fabricviz.ib import lash_order as O
     n, cap = 150, 40
@@ -141,6 +142,7 @@ def test_order_search_keeps_a_topological_order():
     sc = np.zeros(8, np.int64)
     ffound, bfound = np.zeros(n, np.int32), np.zeros(n, np.int32)
     scratch = np.zeros(n, np.int64)                 # the moved set's sort
+    par, path = np.zeros((2, n + 1), np.int32), np.zeros(n, np.int32)
     literal = np.zeros(1, np.bool_)
     g = nx.DiGraph()
     g.add_nodes_from(range(n))
@@ -154,9 +156,11 @@ def test_order_search_keeps_a_topological_order():
         V[x, O.ND] += 1
         O.pred_add(V, pr, literal, 0, y, x)
         cyc = H[x, O.ORD] > H[y, O.ORD] and O.reorder(V, H, dv, pr, order, olen, 0, sc, ffound, bfound, x, y,
-                                                               scratch)
+                                                               scratch, par)
         assert cyc == closes
-        if cyc:
+        if cyc:                                     # the path that closes it, y ... x
+            got = path[:O.cycle_path(par, path)].tolist()
+            assert got[0] == y and got[-1] == x and all(g.has_edge(a, b) for a, b in zip(got, got[1:], strict=False))
             V[x, O.ND] -= 1
             O.pred_del(V, pr, y, x)
             refused += 1
