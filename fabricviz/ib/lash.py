@@ -14,7 +14,8 @@ layers; either refusal makes OpenSM route with minhop (and hand out SL 0). The L
 LID toward its port's switch over the tree link (the first cable to that neighbour; no mesh
 analysis, OpenSM's default ``do_mesh_analysis FALSE``).
 
-The layer work runs compiled (:mod:`.lash_kernels`, its cycle check in :mod:`.lash_order`);
+The layer work runs compiled (:mod:`.lash_kernels`, its cycle check in :mod:`.lash_order`, the
+cycles of refused dependencies kept in :mod:`.lash_memo`);
 :mod:`.lash_cdg` is the same in Python, kept as the readable reference and the fallback when a
 compiled array bound is hit. When the channel dependencies of all paths together have no
 cycle (leaf/spine fabrics), every pair is on layer 0 in one step (:mod:`.lash_fast`).
