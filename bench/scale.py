@@ -21,16 +21,16 @@ Run: python bench/scale.py [--repeat 3] [--stages gen gui ecmp ib] [--keep DIR]
   it clears its S² CDG matrix once per switch pair) and misses the target: its switch-to-switch
   paths turn down then up (spine → aggregation → spine), so the union of their channel
   dependencies has cycles, 7 layers are needed (OpenSM's first fit: 13,968,690 paths on layer 0,
-  700 on layer 6) and 1,160,190 pair trials fail, each found by a cycle search. Measured
-  (lash_order: both-ends breadth-first search, moves into nearby holes, the order spread out
-  again when holes run short): 39.9 s CPU, 1.32 GB for the whole command, route phase 37 s
-  (was 79 s with no respreading, 259-272 s before the both-ends search). Profile of the layer
-  kernel (27 s): first fit 15 s, balancing 12 s (3.54 M pair moves from layer 0 to layer 6 in
-  random order). The cycle searches are not the cost (remembering each refused dependency's
-  cycle cuts their slot visits 24x, 1.39 G -> 58 M, and saves no measurable time); the first
-  fit with no cycle check at all still takes 8.6 s: what is left is the per-hop bookkeeping
-  OpenSM's answer depends on (use counts, dependency slots and their counts, predecessor
-  lists), a few cache misses per hop over 79 M hops in ~10 M trials.
+  700 on layer 6) and 1,160,190 pair trials fail, each on a cycle. Measured: 17.2-17.8 s CPU,
+  1.33 GB for the whole command (39.9 s before: the layer kernels ran with numba's reference
+  counts, 60% of their time atomic incref/decref per call; 79 s with no respreading of the order,
+  259-272 s before the both-ends search). Where it goes: load 0.9 s; route 13.5 s = layer kernel
+  10.6 s (first fit 4.1 s: 17.7 M path additions, 1.08 M of the refusals answered by the cycle
+  kept for that turn (lash_memo), the rest by the order search; balancing 6.4 s: 3.54 M pair
+  moves from layer 0 to layer 6, each two path additions and two removals), trees 0.8 s, paths
+  0.3 s, LFTs 0.6 s, kernel loading ~0.9 s; report 1.9 s (port loads 1.2 s). What is left in
+  the kernel is the per-hop bookkeeping OpenSM's answer depends on (use counts, dependency
+  slots and their counts, predecessor lists): a few cache misses per hop.
 
 The machine is shared (2 cores, other jobs): each row prints the median of ``--repeat`` runs of
 wall time, CPU time (user+sys, what an idle machine's wall time would be near) and peak RSS.

@@ -14,7 +14,8 @@ layers; either refusal makes OpenSM route with minhop (and hand out SL 0). The L
 LID toward its port's switch over the tree link (the first cable to that neighbour; no mesh
 analysis, OpenSM's default ``do_mesh_analysis FALSE``).
 
-The layer work runs compiled (:mod:`.lash_kernels`, its cycle check in :mod:`.lash_order`);
+The layer work runs compiled (:mod:`.lash_kernels`, its cycle check in :mod:`.lash_order`, the
+cycles of refused dependencies kept in :mod:`.lash_memo`);
 :mod:`.lash_cdg` is the same in Python, kept as the readable reference and the fallback when a
 compiled array bound is hit. When the channel dependencies of all paths together have no
 cycle (leaf/spine fabrics), every pair is on layer 0 in one step (:mod:`.lash_fast`).
@@ -301,12 +302,17 @@ def build_lft(S: int, links: list[list[tuple[int, int]]], out_link: np.ndarray, 
     for s in range(S):
         for k, (_t, p) in enumerate(links[s]):
             port[s, k] = p
+    # switch s's port toward switch d, then every LID takes its switch's column
+    sw_port = np.take_along_axis(port, np.maximum(out_link, 0), axis=1)
+    sw_port = np.where(out_link >= 0, sw_port, NO_PATH).astype(np.uint8)
     lft = np.full((S, len(lid_sw)), NO_PATH, np.uint8)
     have = np.flatnonzero(lid_sw >= 0)
     dst = lid_sw[have]
-    for s in range(S):
-        k = out_link[s, dst]
-        row = np.where(k >= 0, port[s, np.maximum(k, 0)], NO_PATH)
-        row = np.where(dst == s, local_port[have], row)
-        lft[s, have] = row
+    for s0 in range(0, S, LFT_BLOCK):                # a block of rows at a time: no [S, LIDs] temporary
+        lft[s0:s0 + LFT_BLOCK, have] = sw_port[s0:s0 + LFT_BLOCK, dst]
+    lft[dst, have] = local_port[have]                # on the LID's own switch: port 0 or the CA's port
     return lft
+
+
+#: switch rows per step of :func:`build_lft`
+LFT_BLOCK = 256

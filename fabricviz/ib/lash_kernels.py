@@ -7,6 +7,12 @@ and repaired from both ends of a new dependency (:mod:`.lash_order`). A freed
 vertex no slot names is recycled; a zombie (still named) keeps its id and data and switches its
 layer to OpenSM's literal search. :func:`run_layers` returns status 1 when an array bound is
 hit (then the caller uses the Python version) and 2 for ERR 4D02.
+
+Everything :func:`run_layers` calls is compiled with ``_nrt=False`` (no numba reference counts;
+such a function cannot allocate, which numba checks when it compiles): with them, every call
+and every unpacking of the state tuples did an atomic incref and decref per array, 60% of the
+layer work at radix 56 (perf: ``NRT_incref``/``NRT_decref`` under ``_add_temp``); without, the
+layer work went from 31 s to 14 s CPU with the same answer.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from .lash_fast import warm_up as warm_fast
+from .lash_memo import MEMO_POOL, MEMO_SLOTS, memo_cycle, memo_keep
 from .lash_order import (
     EPOCH,
     FREED,
@@ -22,12 +29,14 @@ from .lash_order import (
     INDEG,
     ND,
     NFIELDS,
+    NO_REFCOUNTS,
     NTEMP,
     ORD,
     SEEN,
     TEMP,
     USING,
     VISIT,
+    cycle_path,
     pred_add,
     pred_del,
     reorder,
@@ -113,7 +122,7 @@ def tree_routes(lk_ptr: np.ndarray, lk_to: np.ndarray, first: np.ndarray) -> np.
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def _compact(st, lane_i):
     """The layer's order without its holes, then spread out with one hole behind each vertex
     (room for a single vertex moved next to it, :func:`.lash_order.reorder`)."""
@@ -137,8 +146,8 @@ def _compact(st, lane_i):
     sc[7] = 0
 
 
-@njit(cache=True, nogil=True)
-def _new_vertex(st, lane_i, c):
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
+def _new_vertex(st, paths, lane_i, c):
     V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
     if sc[1] > 0:
         sc[1] -= 1
@@ -159,10 +168,14 @@ def _new_vertex(st, lane_i, c):
     order[lane_i, olen[lane_i]] = v
     olen[lane_i] += 2 if olen[lane_i] + 2 <= order.shape[1] else 1     # a hole behind it
     vid[lane_i, c] = v
+    paths[7][3][v] = c                                  # the memo's channel of v
+    tl = paths[4]
+    tl[sc[8]] = v
+    sc[8] += 1
     return v
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def _free_vertex(st, lane_i, v):
     V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
     V[v, FREED] = 1
@@ -183,11 +196,11 @@ def _free_vertex(st, lane_i, v):
         sc[1] += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def _add_temp(st, paths, s, d, lane_i, cyc):
     """generate_cdg_for_sp; returns (first vertex or -1 on overflow, cycle flag)."""
     V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
-    ptr, pc, S, slack = paths
+    ptr, pc, S, slack, tl, srt, par, memo = paths
     keep = not literal[lane_i]
     prev = -1
     first = -1
@@ -196,7 +209,7 @@ def _add_temp(st, paths, s, d, lane_i, cyc):
         c = pc[k]
         v = vid[lane_i, c]
         if v < 0:
-            v = _new_vertex(st, lane_i, c)
+            v = _new_vertex(st, paths, lane_i, c)
             if v < 0:
                 return -1, cyc
         V[v, USING] += 1
@@ -223,31 +236,37 @@ def _add_temp(st, paths, s, d, lane_i, cyc):
             pred_add(V, pr, literal, lane_i, v, prev)
             if V[prev, TEMP] == 0:
                 V[prev, NTEMP] += 1
+                tl[sc[8]] = prev
+                sc[8] += 1
             if keep and not cyc and H[prev, ORD] > H[v, ORD]:
-                cyc = reorder(V, H, dv, pr, order, olen, lane_i, sc, found, bfound, prev, v)
+                if memo_cycle(memo, vid, V, dv, lane_i, prev, v):
+                    cyc = True
+                else:
+                    cyc = reorder(V, H, dv, pr, order, olen, lane_i, sc, found, bfound, prev, v, srt, par)
+                    if cyc:
+                        memo_keep(memo, vid, lane_i, prev, v, stack_v, cycle_path(par, stack_v))
                 if sc[7] > olen[lane_i] + slack:
                     _compact(st, lane_i)
         prev = v
     return first, cyc
 
 
-@njit(cache=True, nogil=True)
-def _make_permanent(st, paths, s, d, lane_i):
-    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
-    ptr, pc, S, slack = paths
-    base = s * S + d
-    for k in range(ptr[base], ptr[base + 1]):
-        v = vid[lane_i, pc[k]]
-        if V[v, TEMP] == 1:
-            V[v, TEMP] = 0
-        else:
-            V[v, NTEMP] = 0
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
+def _make_permanent(st, paths):
+    """set_temp_depend_to_permanent_for_sp for both paths of the trial: OpenSM walks them, but
+    only the vertices the trial made (temp) or gave new dependencies (num_temp) change, and
+    :func:`_add_temp` listed those (``tl[:sc[8]]``; a temp vertex's num_temp is 0)."""
+    V, sc, tl = st[0], st[7], paths[4]
+    for i in range(sc[8]):
+        v = tl[i]
+        V[v, TEMP] = 0
+        V[v, NTEMP] = 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def _remove_temp(st, paths, s, d, lane_i):
     V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
-    ptr, pc, S, slack = paths
+    ptr, pc, S = paths[0], paths[1], paths[2]
     base = s * S + d
     for k in range(ptr[base], ptr[base + 1]):
         v = vid[lane_i, pc[k]]
@@ -266,10 +285,10 @@ def _remove_temp(st, paths, s, d, lane_i):
                 dn[v, i] = 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def _remove_path(st, paths, s, d, lane_i):
     V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
-    ptr, pc, S, slack = paths
+    ptr, pc, S = paths[0], paths[1], paths[2]
     base = s * S + d
     lo, hi = ptr[base], ptr[base + 1]
     depend = 0
@@ -283,7 +302,7 @@ def _remove_path(st, paths, s, d, lane_i):
         if k + 1 == hi:
             continue
         w = vid[lane_i, pc[k + 1]]
-        for i in range(V[v, ND]):
+        for i in range(V[v, ND]):           # not found: OpenSM reuses the last index
             if dv[v, i] == w:
                 depend = i
                 break
@@ -298,7 +317,7 @@ def _remove_path(st, paths, s, d, lane_i):
             dn[v, depend] -= 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def _cycle_from(st, start):
     V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
     ep = sc[2]
@@ -342,7 +361,7 @@ def _cycle_from(st, start):
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def _trial_cycle(st, lane_i, a, b, cyc):
     literal, sc = st[6], st[7]
     if not literal[lane_i]:
@@ -371,7 +390,7 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
     order = np.full((L, 4 * C + 64), -1, np.int32)     # a layer holds one vertex per channel
     olen = np.zeros(L, np.int64)
     literal = np.full(L, literal0)
-    sc = np.zeros(8, np.int64)
+    sc = np.zeros(9, np.int64)
     sc[2] = 1
     free = np.empty(cap, np.int32)
     stack_v = np.zeros(cap + 1, np.int32)
@@ -381,7 +400,15 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
     H = np.empty((cap, HFIELDS), np.int32)
     bfound = np.zeros(cap, np.int32)
     st = (V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H)
-    paths = (ptr, pc, S, slack)
+    longest = 0
+    for k in range(S * S):
+        longest = max(longest, ptr[k + 1] - ptr[k])
+    tl = np.empty(4 * longest + 8, np.int32)          # what a trial made or extended
+    srt = np.empty(cap, np.int64)                     # reorder's sort, read below its count only
+    par = np.empty((2, cap + 1), np.int32)            # the searches' parents (read where stamped)
+    memo = (np.zeros(MEMO_SLOTS, np.int64), np.zeros(MEMO_SLOTS, np.int64), np.empty(MEMO_POOL, np.int32),
+            np.empty(cap, np.int32), np.zeros(3, np.int64))     # :mod:`.lash_memo`
+    paths = (ptr, pc, S, slack, tl, srt, par, memo)
     vloc = np.zeros((L, S, S), np.int8)
     marked = np.empty((L, S * S), np.int32)           # read below nmarked only: pages as used
     nmarked = np.zeros(L, np.int64)
@@ -395,6 +422,7 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
             v = 0
             cycle = False
             while v < needed:
+                sc[8] = 0
                 a, cy = _add_temp(st, paths, i, d, v, False)
                 b, cy = _add_temp(st, paths, d, i, v, cy)
                 if a < 0 or b < 0:
@@ -405,8 +433,7 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
                     _remove_temp(st, paths, d, i, v)
                     v += 1
                 else:
-                    _make_permanent(st, paths, i, d, v)
-                    _make_permanent(st, paths, d, i, v)
+                    _make_permanent(st, paths)
                     counts[v] += 2
                     break
             lane[i, d] = v
@@ -415,12 +442,12 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
                 needed += 1
                 if needed > avail:
                     return 2, lane, needed, before, counts, 0, sc[4], sc[5]
+                sc[8] = 0
                 a, cy = _add_temp(st, paths, i, d, v, False)
                 b, cy = _add_temp(st, paths, d, i, v, cy)
                 if a < 0 or b < 0:
                     return 1, lane, needed, before, counts, 0, sc[4], sc[5]
-                _make_permanent(st, paths, i, d, v)
-                _make_permanent(st, paths, d, i, v)
+                _make_permanent(st, paths)
                 counts[v] += 2
             vloc[v, i, d] = 1
             vloc[v, d, i] = 1
@@ -443,6 +470,7 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
                 dest = 0 if dest == S - 1 else dest + 1
             if vloc[max_l, src, dest] != 1:
                 src = 0 if src == S - 1 else src + 1
+        sc[8] = 0
         a, cy = _add_temp(st, paths, src, dest, min_l, False)
         b, cy = _add_temp(st, paths, dest, src, min_l, cy)
         if a < 0 or b < 0:
@@ -457,8 +485,7 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
             nmarked[max_l] += 2
             trials -= 2
         else:
-            _make_permanent(st, paths, src, dest, min_l)
-            _make_permanent(st, paths, dest, src, min_l)
+            _make_permanent(st, paths)
             counts[max_l] -= 2
             counts[min_l] += 2
             _remove_path(st, paths, src, dest, max_l)
@@ -504,3 +531,4 @@ def warm_up() -> None:
     nxt = np.array([[-1, 1], [0, -1]], np.int64)
     ptr, pc = build_paths(nxt, np.array([[-1, 0], [1, -1]], np.int32))
     run_layers(2, 8, ptr, pc, 2, np.zeros(35, np.int64), False, 64, 2)
+

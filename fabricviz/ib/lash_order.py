@@ -26,8 +26,13 @@ uses OpenSM's literal search instead, and neither order nor predecessors are rea
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
+
+#: numba option for the layer kernels: compiled without reference counts (see :mod:`.lash_kernels`)
+NO_REFCOUNTS: dict[str, Any] = {"_nrt": False}
 
 # per-vertex fields of V (one row per vertex id)
 TEMP = 0
@@ -48,10 +53,11 @@ BSTAMP = 2      # backward search mark
 HFIELDS = 4
 
 # sc (counters): 0 next new id, 1 free stack size, 2 epoch, 3 stamp, 4 zombies, 5 zombie events,
-# 6 overflow, 7 order slots passed looking for holes since the layer was last spread out
+# 6 overflow, 7 order slots passed looking for holes since the layer was last spread out,
+# 8 vertices listed for make_permanent in this trial (lash_kernels)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def pred_add(V: np.ndarray, pr: np.ndarray, literal: np.ndarray, lane_i: int, v: int, u: int) -> None:
     """u's new slot names v. A full list (only possible once zombies are about) turns the
     layer to the literal search, which needs no predecessors."""
@@ -63,7 +69,7 @@ def pred_add(V: np.ndarray, pr: np.ndarray, literal: np.ndarray, lane_i: int, v:
     V[v, NPRED] = n + 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def pred_del(V: np.ndarray, pr: np.ndarray, v: int, u: int) -> None:
     """u's slot naming v is gone."""
     n = V[v, NPRED]
@@ -74,16 +80,22 @@ def pred_del(V: np.ndarray, pr: np.ndarray, v: int, u: int) -> None:
             return
 
 
-@njit(cache=True, nogil=True)
-def reorder(V, H, dv, pr, order, olen, lane_i, sc, ffound, bfound, x, y):
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
+def reorder(V, H, dv, pr, order, olen, lane_i, sc, ffound, bfound, x, y, sc_sort, par):
     """New dependency x -> y with y before x: True if y reaches x (a cycle); else the order is
-    repaired (see the module text)."""
+    repaired (see the module text). ``par`` [2, cap + 1]: each found vertex's parent in the
+    forward (row 0) and backward (row 1) search; on a cycle the last column holds the
+    dependency a -> b where they met: y reaches a along row 0, b reaches x along row 1
+    (:func:`cycle_path`)."""
     sc[3] += 1
     stp = sc[3]
     lb = H[y, ORD]
     ub = H[x, ORD]
     H[y, STAMP] = stp
     H[x, BSTAMP] = stp
+    last = par.shape[1] - 1
+    par[0, y] = -1
+    par[1, x] = -1
     ffound[0] = y
     bfound[0] = x
     nf = nb = 1
@@ -94,9 +106,12 @@ def reorder(V, H, dv, pr, order, olen, lane_i, sc, ffound, bfound, x, y):
         for j in range(V[n, ND]):
             w = dv[n, j]
             if w == x or H[w, BSTAMP] == stp:
+                par[0, last] = n
+                par[1, last] = w
                 return True
             if H[w, ORD] < ub and H[w, STAMP] != stp:
                 H[w, STAMP] = stp
+                par[0, w] = n
                 ffound[nf] = w
                 nf += 1
         if fh == nf:
@@ -106,29 +121,59 @@ def reorder(V, H, dv, pr, order, olen, lane_i, sc, ffound, bfound, x, y):
         for j in range(V[n, NPRED]):
             u = pr[n, j]
             if u == y or H[u, STAMP] == stp:
+                par[0, last] = u
+                par[1, last] = n
                 return True
             if H[u, ORD] > lb and H[u, BSTAMP] != stp:
                 H[u, BSTAMP] = stp
+                par[1, u] = n
                 bfound[nb] = u
                 nb += 1
     if fh == nf:
-        _move(H, order, olen, lane_i, ffound, nf, STAMP, stp, lb, ub, False, sc)
+        _move(H, order, olen, lane_i, ffound, nf, STAMP, stp, lb, ub, False, sc, sc_sort)
     else:
-        _move(H, order, olen, lane_i, bfound, nb, BSTAMP, stp, lb, ub, True, sc)
+        _move(H, order, olen, lane_i, bfound, nb, BSTAMP, stp, lb, ub, True, sc, sc_sort)
     return False
 
 
-@njit(cache=True, nogil=True)
-def _move(H, order, olen, lane_i, found, nf, field, stp, lo, ub, front, sc):
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
+def _heapsort(a, n):
+    """a[:n] ascending, in place (no allocation: the kernels run without numba's reference counts)."""
+    for start in range(n // 2 - 1, -1, -1):
+        _sift(a, start, n)
+    for end in range(n - 1, 0, -1):
+        a[0], a[end] = a[end], a[0]
+        _sift(a, 0, end)
+
+
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
+def _sift(a, root, n):
+    while True:
+        child = 2 * root + 1
+        if child >= n:
+            return
+        if child + 1 < n and a[child + 1] > a[child]:
+            child += 1
+        if a[root] >= a[child]:
+            return
+        a[root], a[child] = a[child], a[root]
+        root = child
+
+
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
+def _move(H, order, olen, lane_i, found, nf, field, stp, lo, ub, front, sc, sc_sort):
     """The found vertices (marked ``field == stp``), in their order, right behind x at ub
     (forward set) or right in front of y at lo (backward set): into the nearest holes there
     (:func:`_near_holes`), else within the places lo..ub behind the rest (the rest packed from
     lo, holes last) or in front of it (the rest packed toward ub, holes between)."""
-    fs = found[:nf].copy()
-    keys = np.empty(nf, np.int64)
+    keys = sc_sort
     for i in range(nf):
-        keys[i] = H[fs[i], ORD]
-    fs = fs[np.argsort(keys)]
+        keys[i] = (np.int64(H[found[i], ORD]) << 32) | found[i]
+    _heapsort(keys, nf)
+    fs = found
+    for i in range(nf):
+        fs[i] = keys[i] & 0xFFFFFFFF
+        keys[i] >>= 32
     row = order[lane_i]
     if _near_holes(H, row, olen, lane_i, fs, keys, nf, lo, ub, front, sc):
         return
@@ -161,7 +206,7 @@ def _move(H, order, olen, lane_i, found, nf, field, stp, lo, ub, front, sc):
             H[v, ORD] = i
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def _near_holes(H, row, olen, lane_i, fs, keys, nf, lo, ub, front, sc):
     """Make room for the nf found vertices right behind ub (or in front of lo) by sliding the
     vertices up to the nf-th hole beyond it one way, then put them there. False (nothing done)
@@ -212,3 +257,23 @@ def _near_holes(H, row, olen, lane_i, fs, keys, nf, lo, ub, front, sc):
         row[at + j] = fs[j]
         H[fs[j], ORD] = at + j
     return True
+
+
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
+def cycle_path(par, out):
+    """After :func:`reorder` found a cycle: the vertices y ... x of the path that closes it, into
+    ``out``; returns their count."""
+    last = par.shape[1] - 1
+    a, b = par[0, last], par[1, last]
+    n = 0
+    while a >= 0:                  # a back to y, reversed below
+        out[n] = a
+        n += 1
+        a = par[0, a]
+    for i in range(n // 2):
+        out[i], out[n - 1 - i] = out[n - 1 - i], out[i]
+    while b >= 0:
+        out[n] = b
+        n += 1
+        b = par[1, b]
+    return n

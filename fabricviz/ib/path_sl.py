@@ -88,7 +88,7 @@ class PathSL:
             pairs[k, k] = n_src * (n_dst - 1).clip(min=0)    # within one switch: all but LID to itself
             sl[k, k] = self.same_switch_sl
         keep = (sl != 255) & (pairs > 0)
-        out: dict[int, int] = {}
-        for v, n in zip(sl[keep].tolist(), pairs[keep].tolist(), strict=True):
-            out[int(v)] = out.get(int(v), 0) + int(n)
-        return dict(sorted(out.items()))
+        sl, pairs = sl[keep], pairs[keep]
+        # one masked sum per SL present (at most 16), not a Python loop over switch pairs
+        # (15.4 M of them at radix 56: 5.8 s)
+        return {int(v): int(pairs[sl == v].sum()) for v in np.unique(sl).tolist()}

@@ -123,7 +123,8 @@ def test_order_search_equals_the_python_layers(net, before, after, zombies):
 def test_order_search_keeps_a_topological_order():
     """The order search alone, against networkx: 3,000 random dependencies offered to 150
     vertices placed with holes; each is refused exactly when it would close a cycle (1,245 do),
-    and after every accepted one the order is a topological order of the graph again."""
+    with the path that closes it (what :mod:`fabricviz.ib.lash_memo` keeps), and after every
+    accepted one the order is a topological order of the graph again."""
     nx = pytest.importorskip("networkx")
     from fabricviz.ib import lash_order as O
     n, cap = 150, 40
@@ -140,6 +141,8 @@ def test_order_search_keeps_a_topological_order():
     olen = np.array([3 * n], np.int64)
     sc = np.zeros(8, np.int64)
     ffound, bfound = np.zeros(n, np.int32), np.zeros(n, np.int32)
+    scratch = np.zeros(n, np.int64)                 # the moved set's sort
+    par, path = np.zeros((2, n + 1), np.int32), np.zeros(n, np.int32)
     literal = np.zeros(1, np.bool_)
     g = nx.DiGraph()
     g.add_nodes_from(range(n))
@@ -152,9 +155,12 @@ def test_order_search_keeps_a_topological_order():
         dv[x, V[x, O.ND]] = y
         V[x, O.ND] += 1
         O.pred_add(V, pr, literal, 0, y, x)
-        cyc = H[x, O.ORD] > H[y, O.ORD] and O.reorder(V, H, dv, pr, order, olen, 0, sc, ffound, bfound, x, y)
+        cyc = H[x, O.ORD] > H[y, O.ORD] and O.reorder(V, H, dv, pr, order, olen, 0, sc, ffound, bfound, x, y,
+                                                               scratch, par)
         assert cyc == closes
-        if cyc:
+        if cyc:                                     # the path that closes it, y ... x
+            got = path[:O.cycle_path(par, path)].tolist()
+            assert got[0] == y and got[-1] == x and all(g.has_edge(a, b) for a, b in zip(got, got[1:], strict=False))
             V[x, O.ND] -= 1
             O.pred_del(V, pr, y, x)
             refused += 1
@@ -166,3 +172,35 @@ def test_order_search_keeps_a_topological_order():
         assert all(H[a, O.ORD] < H[b, O.ORD] for a, b in g.edges)
     assert (g.number_of_edges(), refused) == (1643, 1245)
     assert nx.is_directed_acyclic_graph(g)
+
+
+def test_a_kept_cycle_answers_while_all_its_dependencies_live():
+    """lash_memo: the path y -> a -> x kept for the refused x -> y answers "cycle" for the same
+    turn in the same layer while every dependency on it is a live slot; once a -> x is gone
+    (or a's channel has no vertex) it does not answer, and another layer or turn has none kept."""
+    from fabricviz.ib import lash_memo as M
+    from fabricviz.ib import lash_order as O
+    cap, C = 8, 6
+    V = np.zeros((cap, O.NFIELDS), np.int32)
+    dv = np.full((cap, 4), -1, np.int32)
+    vid = np.full((2, C), -1, np.int32)
+    vch = np.full(cap, -1, np.int32)
+    for v, c in [(0, 5), (1, 2), (2, 3)]:          # x = 0 on channel 5, y = 1 on 2, a = 2 on 3
+        vid[0, c], vch[v] = v, c
+    for u, w in [(0, 1), (1, 2), (2, 0)]:          # x -> y (just added), y -> a, a -> x
+        dv[u, V[u, O.ND]] = w
+        V[u, O.ND] += 1
+    memo = (np.zeros(16, np.int64), np.zeros(16, np.int64), np.zeros(64, np.int32), vch, np.zeros(3, np.int64))
+    assert not M.memo_cycle(memo, vid, V, dv, 0, 0, 1)
+    M.memo_keep(memo, vid, 0, 0, 1, np.array([1, 2, 0], np.int32), 3)
+    assert memo[2][:4].tolist() == [3, 2, 3, 5] and memo[4].tolist() == [0, 4, 1]
+    assert M.memo_cycle(memo, vid, V, dv, 0, 0, 1)
+    assert not M.memo_cycle(memo, vid, V, dv, 1, 0, 1)     # layer 1: nothing kept
+    assert not M.memo_cycle(memo, vid, V, dv, 0, 1, 2)     # another turn: nothing kept
+    V[2, O.ND] = 0                                         # a -> x gone
+    assert not M.memo_cycle(memo, vid, V, dv, 0, 0, 1)
+    V[2, O.ND] = 1
+    vid[0, 3] = -1                                         # a's channel has no vertex in the layer
+    assert not M.memo_cycle(memo, vid, V, dv, 0, 0, 1)
+    vid[0, 3] = 2
+    assert M.memo_cycle(memo, vid, V, dv, 0, 0, 1) and memo[4][0] == 2
