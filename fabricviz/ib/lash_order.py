@@ -30,9 +30,12 @@ from typing import Any
 
 import numpy as np
 from numba import njit
+from numba.core import cpu as _cpu
 
-#: numba option for the layer kernels: compiled without reference counts (see :mod:`.lash_kernels`)
-NO_REFCOUNTS: dict[str, Any] = {"_nrt": False}
+#: numba option for the layer kernels: compiled without reference counts (see :mod:`.lash_kernels`).
+#: ``_nrt`` is numba's private target option (numba 0.68 has it); a numba without it compiles the
+#: same kernels with reference counts: the same answers, slower.
+NO_REFCOUNTS: dict[str, Any] = {"_nrt": False} if hasattr(_cpu.CPUTargetOptions, "_nrt") else {}
 
 # per-vertex fields of V (one row per vertex id)
 TEMP = 0
