@@ -81,14 +81,21 @@ class PathSL:
             return {int(v): int(n) for v, n in zip(vals.tolist(), cnt.tolist(), strict=True)}
         n_src = np.bincount(self.src_row[self.src_row >= 0], minlength=t.shape[0]).astype(np.int64)
         n_dst = np.bincount(self.dst_col[self.dst_col >= 0], minlength=t.shape[1]).astype(np.int64)
-        pairs = n_src[:, None] * n_dst[None, :]
-        sl = t.astype(np.int64)
-        if t.shape[0] == t.shape[1]:
-            k = np.arange(t.shape[0])
-            pairs[k, k] = n_src * (n_dst - 1).clip(min=0)    # within one switch: all but LID to itself
-            sl[k, k] = self.same_switch_sl
-        keep = (sl != 255) & (pairs > 0)
-        sl, pairs = sl[keep], pairs[keep]
-        # one masked sum per SL present (at most 16), not a Python loop over switch pairs
-        # (15.4 M of them at radix 56: 5.8 s)
-        return {int(v): int(pairs[sl == v].sum()) for v in np.unique(sl).tolist()}
+        # per SL, the sum of n_src[r] * n_dst[c] over its cells, a block of rows at a time with one
+        # weighted bincount (radix 56: 15.4 M cells, 0.6 s -> 0.1 s). The weights are float64 but
+        # exact: every partial sum is an integer below (LIDs)^2 < 2^32, far under 2^53.
+        tot = np.zeros(256, np.float64)
+        square = t.shape[0] == t.shape[1]
+        for r0 in range(0, t.shape[0], COUNT_ROWS):
+            sl = t[r0:r0 + COUNT_ROWS].astype(np.intp)
+            w = np.outer(n_src[r0:r0 + COUNT_ROWS], n_dst).astype(np.float64)
+            if square:                            # within one switch: all but LID to itself
+                k = np.arange(r0, min(r0 + COUNT_ROWS, t.shape[0]))
+                sl[k - r0, k] = self.same_switch_sl
+                w[k - r0, k] = n_src[k] * (n_dst[k] - 1).clip(min=0)
+            tot += np.bincount(sl.ravel(), weights=w.ravel(), minlength=256)
+        return {v: int(tot[v]) for v in range(255) if tot[v] > 0}     # 255: no path
+
+
+#: table rows per step of :meth:`PathSL.counts` (LASH)
+COUNT_ROWS = 512

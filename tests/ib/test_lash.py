@@ -111,7 +111,7 @@ def _routed(case: str, **kw):
     return sn, lids, lft, info
 
 
-def test_ring6_layers_balancing_and_sls():
+def test_ring6_layers_balancing_and_sls(monkeypatch):
     sn, lids, lft, info = _routed("ring6")
     assert info.vls_used == 3
     assert info.lanes_before_balancing == [24, 4, 2]
@@ -128,6 +128,9 @@ def test_ring6_layers_balancing_and_sls():
     # off-diagonal cell is 4 pairs and a diagonal one 2 (SL0 = lash_start_vl): 12 LIDs, 132 pairs
     assert ps.counts() == {0: 12 * 4 + 6 * 2, 1: 10 * 4, 2: 8 * 4}
     assert sum(ps.counts().values()) == 12 * 11
+    from fabricviz.ib import path_sl
+    monkeypatch.setattr(path_sl, "COUNT_ROWS", 4)      # the diagonal in two row blocks: the same
+    assert ps.counts() == {0: 12 * 4 + 6 * 2, 1: 10 * 4, 2: 8 * 4}
     # a path between two ports of one switch (here a switch and its own host) gets lash_start_vl
     host = int(lids.ca_lid[np.flatnonzero(sn.ca_sw == 1)[0]])
     assert ps.sl(int(lids.sw_lid[1]), host) == 0
@@ -248,3 +251,33 @@ def test_matches_live_opensm(live, tmp_path):
     assert compared > 0 and diff == []
     assert len(res.path_sl) >= 90 and sl_differences(r.info.path_sl, res) == []
     assert r.info.log == res.lash_log
+
+
+def test_lash_path_counts_equal_a_cell_by_cell_sum():
+    """counts(): per SL, the (SLID, DLID) pairs of every switch-pair cell (n_src * n_dst, on the
+    diagonal n * (n - 1) with lash_start_vl), no-path cells (255) and LID-less switches left out,
+    summed cell by cell in Python over a random table, in blocks of rows or not."""
+    from fabricviz.ib import path_sl
+    from fabricviz.ib.path_sl import PathSL
+    rng = np.random.default_rng(7)
+    S = 23
+    table = rng.choice(np.array([0, 1, 2, 255], np.uint8), size=(S, S))
+    table[:, 4] = 5                                # SL 5 only toward a switch with no LID
+    lid_sw = np.concatenate([[-1], rng.choice(np.delete(np.arange(S), 4), 90)]).astype(np.int32)
+    ps = PathSL("lash", lid_sw, lid_sw, table, np.ones(16, np.uint8), 3, same_switch_sl=1)
+    n = np.bincount(lid_sw[lid_sw >= 0], minlength=S)
+    want: dict[int, int] = {}
+    for r in range(S):
+        for c in range(S):
+            sl, pairs = (1, n[r] * (n[c] - 1)) if r == c else (int(table[r, c]), n[r] * n[c])
+            if sl != 255 and pairs > 0:
+                want[sl] = want.get(sl, 0) + int(pairs)
+    assert 5 not in want and sum(want.values()) == 90 * 89 - sum(
+        int(n[r] * n[c]) for r in range(S) for c in range(S) if r != c and table[r, c] == 255)
+    assert ps.counts() == want
+    for rows in (1, 5, 22):
+        path_sl.COUNT_ROWS, old = rows, path_sl.COUNT_ROWS
+        try:
+            assert ps.counts() == want
+        finally:
+            path_sl.COUNT_ROWS = old

@@ -133,6 +133,23 @@ def test_partial_tree_updn_roots_like_opensm():
     _check_routes(r, r.info.rank, complete=False)
 
 
+def test_unreachable_counts_match_the_whole_table_in_any_row_block(monkeypatch):
+    """The (switch, CA LID) / (switch, switch LID) holes of the updn tree above, counted a few
+    rows at a time, equal the count over whole masked columns (712 CA pairs; the switch pairs
+    updn cannot reach between roots)."""
+    from fabricviz.ib import routing
+    r = route(fat_tree(levels=3, radix=8, hosts=104), "updn")
+    sn, lids, lft = r.subnet, r.lids, r.lft
+    ca = np.zeros(lft.shape[1], bool)
+    ca[lids.ca_lid[(lids.ca_lid > 0) & (sn.ca_sw >= 0)]] = True
+    sw = np.zeros(lft.shape[1], bool)
+    sw[lids.sw_lid[lids.sw_lid > 0]] = True
+    want = (int(np.count_nonzero(lft[:, ca] == NO_PATH)), int(np.count_nonzero(lft[:, sw] == NO_PATH)))
+    assert want[0] == 712 and want[1] == r.info.unrouted_switch_lids > 0
+    monkeypatch.setattr(routing, "UNREACHABLE_BLOCK", 3)
+    assert routing._unreachable(sn, lids, lft) == want
+
+
 def test_minhop_balances_uplinks_on_k8():
     from fabricviz.ib.report import uplink_balance
     r = route(k_ary_fat_tree(8))
