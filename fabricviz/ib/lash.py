@@ -308,8 +308,13 @@ def build_lft(S: int, links: list[list[tuple[int, int]]], out_link: np.ndarray, 
     lft = np.full((S, len(lid_sw)), NO_PATH, np.uint8)
     have = np.flatnonzero(lid_sw >= 0)
     dst = lid_sw[have]
+    # the LIDs with a switch are mostly one run (all of them on a generated fabric): a slice there
+    # and take() for the gather, not sw_port[rows, dst], whose mixed indexing is transposed
+    # (radix 56: 0.43 s -> 0.14 s)
+    run = len(have) > 0 and int(have[-1]) - int(have[0]) + 1 == len(have)
+    cols = slice(int(have[0]), int(have[-1]) + 1) if run else have
     for s0 in range(0, S, LFT_BLOCK):                # a block of rows at a time: no [S, LIDs] temporary
-        lft[s0:s0 + LFT_BLOCK, have] = sw_port[s0:s0 + LFT_BLOCK, dst]
+        lft[s0:s0 + LFT_BLOCK, cols] = np.take(sw_port[s0:s0 + LFT_BLOCK], dst, axis=1)
     lft[dst, have] = local_port[have]                # on the LID's own switch: port 0 or the CA's port
     return lft
 
