@@ -47,6 +47,11 @@ BALANCE_LIMIT = 6
 #: a layer's order is spread out again (:func:`_compact`) once the searches for holes near a moved
 #: set have passed more slots than the order is long, plus this (keeps small layers from respreading)
 SPREAD_SLACK = 4096
+#: balancing's mark on a pair of layer l that did not fit the least loaded layer (OpenSM's
+#: virtual_location 2): ``lane`` holds l + MARKED until l's marks are cleared. One [S, S] int8
+#: table instead of OpenSM's [layers, S, S] virtual_location (7 layers at radix 56: 107 MB, and
+#: a random pair read from it per trial)
+MARKED = 16
 
 
 @njit(cache=True, nogil=True)
@@ -409,7 +414,6 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
     memo = (np.zeros(MEMO_SLOTS, np.int64), np.zeros(MEMO_SLOTS, np.int64), np.empty(MEMO_POOL, np.int32),
             np.empty(cap, np.int32), np.zeros(3, np.int64))     # :mod:`.lash_memo`
     paths = (ptr, pc, S, slack, tl, srt, par, memo)
-    vloc = np.zeros((L, S, S), np.int8)
     marked = np.empty((L, S * S), np.int32)           # read below nmarked only: pages as used
     nmarked = np.zeros(L, np.int64)
     lane = np.full((S, S), -1, np.int8)
@@ -449,8 +453,6 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
                     return 1, lane, needed, before, counts, 0, sc[4], sc[5]
                 _make_permanent(st, paths)
                 counts[v] += 2
-            vloc[v, i, d] = 1
-            vloc[v, d, i] = 1
     before[:] = counts
     # ---- balance_virtual_lanes
     calls = 0
@@ -463,12 +465,12 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
         src = _rand(state) % S
         dest = _rand(state) % S
         calls += 2
-        while vloc[max_l, src, dest] != 1:
+        while lane[src, dest] != max_l:
             start = dest
             dest = 0 if dest == S - 1 else dest + 1
-            while dest != start and vloc[max_l, src, dest] != 1:
+            while dest != start and lane[src, dest] != max_l:
                 dest = 0 if dest == S - 1 else dest + 1
-            if vloc[max_l, src, dest] != 1:
+            if lane[src, dest] != max_l:
                 src = 0 if src == S - 1 else src + 1
         sc[8] = 0
         a, cy = _add_temp(st, paths, src, dest, min_l, False)
@@ -478,8 +480,8 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
         if _trial_cycle(st, min_l, a, b, cy):
             _remove_temp(st, paths, src, dest, min_l)
             _remove_temp(st, paths, dest, src, min_l)
-            vloc[max_l, src, dest] = 2
-            vloc[max_l, dest, src] = 2
+            lane[src, dest] = max_l + MARKED
+            lane[dest, src] = max_l + MARKED
             marked[max_l, nmarked[max_l]] = src * S + dest
             marked[max_l, nmarked[max_l] + 1] = dest * S + src
             nmarked[max_l] += 2
@@ -490,15 +492,16 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
             counts[min_l] += 2
             _remove_path(st, paths, src, dest, max_l)
             _remove_path(st, paths, dest, src, max_l)
-            vloc[max_l, src, dest] = 0
-            vloc[max_l, dest, src] = 0
-            vloc[min_l, src, dest] = 1
-            vloc[min_l, dest, src] = 1
             lane[src, dest] = min_l
             lane[dest, src] = min_l
         if sc[6]:
             return 1, lane, needed, before, counts, calls, sc[4], sc[5]
         if trials == 0 or counts[max_l] - counts[min_l] < BALANCE_LIMIT:
+            for ln in range(needed):                  # the pairs still marked: back to their layer
+                for m in range(nmarked[ln]):
+                    f = marked[ln, m]
+                    if lane[f // S, f % S] == ln + MARKED:
+                        lane[f // S, f % S] = ln
             return 0, lane, needed, before, counts, calls, sc[4], sc[5]
         old_min = min_l
         old_max = max_l
@@ -517,8 +520,8 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
                 trials = counts[max_l]
                 for m in range(nmarked[ln]):
                     f = marked[ln, m]
-                    if vloc[ln, f // S, f % S] == 2:
-                        vloc[ln, f // S, f % S] = 1
+                    if lane[f // S, f % S] == ln + MARKED:
+                        lane[f // S, f % S] = ln
                 nmarked[ln] = 0
 
 
