@@ -96,7 +96,7 @@ REGISTRY: dict[str, Engine] = {e.name: e for e in (
     Engine("updn", _updn),
     Engine("ftree", _ftree, warm=_warm_ftree),
     Engine("dfsssp", _dfsssp, own_paths=True, always_compiled=True, warm=_warm_dfsssp),
-    Engine("lash", _lash, always_compiled=True, warm=_warm_lash),
+    Engine("lash", _lash, own_paths=True, always_compiled=True, warm=_warm_lash),   # its BFS trees
     Engine("sssp", _sssp, own_paths=True, always_compiled=True, warm=_warm_dfsssp),
 )}
 

@@ -16,7 +16,7 @@ from fabricviz.model import FabricError
 def test_the_registry_names_every_engine_once():
     assert tuple(REGISTRY) == ENGINES and all(REGISTRY[n].name == n for n in ENGINES)
     assert REGISTRY["minhop"].run is None                   # the front end's own stage 2
-    assert {n for n in ENGINES if REGISTRY[n].own_paths} == {"dfsssp", "sssp"}
+    assert {n for n in ENGINES if REGISTRY[n].own_paths} == {"dfsssp", "sssp", "lash"}
 
 
 def test_route_runs_the_registered_engine_and_falls_back_on_its_refusal(monkeypatch):
