@@ -183,6 +183,11 @@ def min_operational_vls(sn: Subnet, first_sweep: bool = True, max_op_vls: int | 
         max_op_vls = opts.max_op_vls if opts is not None else MAX_OP_VLS_DEFAULT
     guid = f.devices_t.guid
     code = 5
+    if not by_guid:                  # every port has ``caps``: one code, if any switch port is linked
+        if (sn.nbr_dev[:, 1:] >= 0).any():
+            c = VL_CODE[caps.vl_cap]
+            code = min(code, c if first_sweep else max(1, min(c, max_op_vls)))
+        return min(1 << (code - 1), MAX_LASH_VLS)
     for s in range(sn.num_switches):
         own = by_guid.get(int(sn.sw_guid[s]), caps)
         for p in range(1, int(sn.sw_nports[s]) + 1):

@@ -281,3 +281,24 @@ def test_lash_path_counts_equal_a_cell_by_cell_sum():
             assert ps.counts() == want
         finally:
             path_sl.COUNT_ROWS = old
+
+
+@pytest.mark.parametrize("vl_cap", [1, 4, 8, 15])
+def test_min_operational_vls_one_cap_equals_the_port_by_port_walk(vl_cap):
+    """Every port with the same caps: the one-code answer equals the walk over every linked port
+    (forced by a caps_by_guid entry for a GUID no switch has), first sweep or not, max_op_vls
+    1/2/5; a fabric of switches without links has 15 (none linked)."""
+    from fabricviz.ib.qos import PortCaps
+    caps = PortCaps(vl_cap=vl_cap)
+    text = topologies.ring(5).text()
+    sn, _ = subnet_and_lids(loads(text, "topology.net", dialect=sniff(text)))
+    other = {0xFFFF_FFFF_FFFF_FFFF: caps}
+    seen = []
+    for first in (True, False):
+        for mop in (1, 2, 5):
+            got = lash.min_operational_vls(sn, first, mop, caps)
+            assert got == lash.min_operational_vls(sn, first, mop, caps, other)
+            seen.append(got)
+    want = {1: 1, 4: 4, 8: 8, 15: 15}[vl_cap]
+    assert seen[:3] == [want] * 3                    # first sweep: what the ports came up with
+    assert seen[3:] == [1, min(want, 2), want]        # after: capped by max_op_vls 1, 2, 5 (VL0-14)
