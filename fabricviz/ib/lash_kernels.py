@@ -52,6 +52,10 @@ SPREAD_SLACK = 4096
 #: table instead of OpenSM's [layers, S, S] virtual_location (7 layers at radix 56: 107 MB, and
 #: a random pair read from it per trial)
 MARKED = 16
+#: H's spare column: a vertex's dependency slots from this one on have dn 0 (OpenSM clears
+#: num_used up to num_switches - 1 when it drops temp dependencies; clearing only up to here
+#: leaves the same counts)
+DN_HIGH = 3
 
 
 @njit(cache=True, nogil=True)
@@ -157,16 +161,17 @@ def _new_vertex(st, paths, lane_i, c):
     if sc[1] > 0:
         sc[1] -= 1
         v = free[sc[1]]
+        dn[v, :H[v, DN_HIGH]] = 0                       # the rest is 0 already
     else:
         if sc[0] >= V.shape[0]:
             sc[6] = 1
             return -1
         v = sc[0]
         sc[0] += 1
+        dn[v, :] = 0
     V[v, :] = 0
     H[v, :] = 0
     V[v, TEMP] = 1
-    dn[v, :] = 0
     if olen[lane_i] + 2 > order.shape[1]:
         _compact(st, lane_i)
     H[v, ORD] = olen[lane_i]
@@ -237,6 +242,8 @@ def _add_temp(st, paths, s, d, lane_i, cyc):
             dv[prev, n] = v
             dn[prev, n] += 1
             V[prev, ND] = n + 1
+            if n >= H[prev, DN_HIGH]:
+                H[prev, DN_HIGH] = n + 1
             V[v, INDEG] += 1
             pred_add(V, pr, literal, lane_i, v, prev)
             if V[prev, TEMP] == 0:
@@ -286,8 +293,9 @@ def _remove_temp(st, paths, s, d, lane_i):
             V[v, ND] = new_nd
             V[v, NTEMP] = 0
             V[v, USING] -= 1
-            for i in range(new_nd, dn.shape[1]):
+            for i in range(new_nd, H[v, DN_HIGH]):
                 dn[v, i] = 0
+            H[v, DN_HIGH] = new_nd
 
 
 @njit(cache=True, nogil=True, **NO_REFCOUNTS)
@@ -320,6 +328,8 @@ def _remove_path(st, paths, s, d, lane_i):
             V[v, ND] -= 1
         else:
             dn[v, depend] -= 1
+            if depend >= H[v, DN_HIGH]:         # OpenSM's reused index past the slots in use
+                H[v, DN_HIGH] = depend + 1
 
 
 @njit(cache=True, nogil=True, **NO_REFCOUNTS)
