@@ -399,8 +399,11 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
     # a vertex's row is cleared when it is made (dv is read below ND only): rows never used
     # are never touched, so the store costs what the layers use, not ``cap``
     V = np.empty((cap, NFIELDS), np.int32)
-    dv = np.empty((cap, dcap), np.int32)
-    dn = np.empty((cap, dcap), np.int32)
+    # a dependency's vertex and count side by side: a hop reads dn[v, j] right after finding
+    # dv[v, j] (balancing's 3.5 M moves: 13.4 M of their 14.9 M dependencies already there)
+    dvn = np.empty((cap, dcap, 2), np.int32)
+    dv = dvn[:, :, 0]
+    dn = dvn[:, :, 1]
     vid = np.full((L, C), -1, np.int32)
     order = np.full((L, 4 * C + 64), -1, np.int32)     # a layer holds one vertex per channel
     olen = np.zeros(L, np.int64)
