@@ -181,25 +181,20 @@ def min_operational_vls(sn: Subnet, first_sweep: bool = True, max_op_vls: int | 
     if max_op_vls is None:
         opts = design_qos(f)
         max_op_vls = opts.max_op_vls if opts is not None else MAX_OP_VLS_DEFAULT
-    guid = f.devices_t.guid
-    code = 5
-    if not by_guid:                  # every port has ``caps``: one code, if any switch port is linked
-        if (sn.nbr_dev[:, 1:] >= 0).any():
-            c = VL_CODE[caps.vl_cap]
-            code = min(code, c if first_sweep else max(1, min(c, max_op_vls)))
-        return min(1 << (code - 1), MAX_LASH_VLS)
-    for s in range(sn.num_switches):
-        own = by_guid.get(int(sn.sw_guid[s]), caps)
-        for p in range(1, int(sn.sw_nports[s]) + 1):
-            nd = int(sn.nbr_dev[s, p])
-            if nd < 0:
-                continue
-            c = VL_CODE[own.vl_cap]
-            if not first_sweep:
-                peer = by_guid.get(int(guid[nd]), caps)
-                c = max(1, min(c, VL_CODE[peer.vl_cap], max_op_vls))
-            code = min(code, c)
-    return min(1 << (code - 1), MAX_LASH_VLS)
+    rows, cols = np.nonzero(sn.nbr_dev[:, 1:] >= 0)     # the linked switch ports (none past a switch's ports)
+    if not len(rows):
+        return min(1 << 4, MAX_LASH_VLS)                 # code 5: no linked switch port
+    c = _vl_codes(sn.sw_guid[:sn.num_switches], by_guid, caps)[rows]
+    if not first_sweep:
+        peers, inv = np.unique(sn.nbr_dev[rows, cols + 1], return_inverse=True)
+        peer = _vl_codes(f.devices_t.guid[peers], by_guid, caps)[inv.ravel()]
+        c = np.maximum(1, np.minimum(np.minimum(c, peer), max_op_vls))
+    return min(1 << (min(5, int(c.min())) - 1), MAX_LASH_VLS)
+
+
+def _vl_codes(guids: np.ndarray, by_guid: Mapping[int, PortCaps], caps: PortCaps) -> np.ndarray:
+    """VLCap code of each GUID's ports: its own caps, else ``caps``."""
+    return np.array([VL_CODE[by_guid.get(int(g), caps).vl_cap] for g in guids.tolist()], np.int64)
 
 
 def tree_routes(S: int, links: list[list[tuple[int, int]]]) -> np.ndarray:
