@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..model.cage_cables import port_share
+from ..model.cage_cables import port_share, twin_copper
 from .lint_core import Finding, LintContext, rule
 
 
@@ -34,7 +34,7 @@ def cage_plug(ctx: LintContext) -> Iterator[Finding]:
         part = ctx.cable_part(int(ctx.cids[np.flatnonzero(part_idx == idx)[0]]))
         fixed = part is not None and bool(part.breakout) and part.cable_type != "transceiver"
         copper[part_idx == idx] = fixed
-        twin[part_idx == idx] = fixed and part is not None and part.far_end == "twin"
+        twin[part_idx == idx] = part is not None and twin_copper(part)
     ends = [port_share(f, ctx.pa), port_share(f, ctx.pb)]
     rows = np.concatenate([np.flatnonzero(c.share > 1) for c in ends])
     keys = np.concatenate([c.key[c.share > 1] for c in ends])

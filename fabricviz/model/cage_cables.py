@@ -177,7 +177,7 @@ def serves(c: Part, rate: LinkRate, cls: int, share: int) -> bool:
         return True
     if cls not in (SPLIT, *TWIN_CLASSES) or (c.far_end == "twin") != (cls in TWIN_CLASSES):
         return False
-    if c.far_end == "twin" and c.cable_type != "transceiver" and cls == TWIN:
+    if twin_copper(c) and cls == TWIN:
         return False                     # twin-port copper: switch cage to switch cage (MCP4Y10, MCA4K50)
     b = Breakout.parse(c.breakout)
     # a link may train slower than the sub-port the plug is made for (a 2xNDR port on twin NDR optics)
@@ -185,11 +185,16 @@ def serves(c: Part, rate: LinkRate, cls: int, share: int) -> bool:
         and rate.width <= b.rate.width
 
 
+def twin_copper(c: Part) -> bool:
+    """A twin-port copper cable (MCP4Y10, MCA4K50): both ports of one switch cage to one far switch cage."""
+    return bool(c.breakout) and c.far_end == "twin" and c.cable_type != "transceiver"
+
+
 def offered(c: Part, cls: int) -> bool:
     """Whether the picker offers cable part ``c`` (which :func:`serves` the link) to a link of class
     ``cls``: twin-port copper only to a :data:`PAIRED` link (its cage pair joined by both links; a
     cage whose two links go to two far cages takes optics, or it could hold only one plug)."""
-    return not (c.breakout and c.far_end == "twin" and c.cable_type != "transceiver" and cls != PAIRED)
+    return not (twin_copper(c) and cls != PAIRED)
 
 
 def cage_units(fabric: Fabric, cids: np.ndarray) -> np.ndarray:
@@ -233,11 +238,5 @@ def end_cages(fabric: Fabric, cids: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return keys, c.share[first] > 1
 
 
-def cage_ends(fabric: Fabric, cids: np.ndarray) -> int:
-    """How many cages the links ``cids`` end in, both ends (a shared cage once): the twin-port
-    modules twin optics take."""
-    return len(end_cages(fabric, cids)[0])
-
-
-__all__ = ["OTHER", "PAIRED", "PLAIN", "SPLIT", "TWIN", "TWIN_CLASSES", "TWIN_SW", "Cages", "cage_ends", "cage_units",
-           "end_cages", "link_classes", "offered", "paired", "port_share", "serves", "splitter_fibres"]
+__all__ = ["OTHER", "PAIRED", "PLAIN", "SPLIT", "TWIN", "TWIN_CLASSES", "TWIN_SW", "Cages", "cage_units",
+           "end_cages", "link_classes", "offered", "paired", "port_share", "serves", "splitter_fibres", "twin_copper"]
