@@ -31,14 +31,19 @@ class ParamError(FabricError):
     def __init__(self, param: str, value: object, problem: str, label: str | None = None,
                  words: str | None = None) -> None:
         self.param, self.value, self.problem = param, value, problem
-        #: the words that name the parameter in the message (a GUI puts its field's label there)
-        self.name = label or PARAM_WORDS.get(param, param)
-        super().__init__(words if words is not None else self._say(self.name))
+        self._name = label or PARAM_WORDS.get(param, param)      # the words naming the parameter
+        super().__init__(words if words is not None else self._say(self._name))
 
     def _say(self, name: str) -> str:
         # "routing 'x' is not one of …" reads as a sentence; other problems follow a colon
         sep = " " if self.problem.startswith("is ") else ": "
         return f"{name} {self.value!r}{sep}{self.problem}"
+
+    def naming(self, name: str) -> str:
+        """The message with the parameter named ``name`` where it names it first (a GUI's field label:
+        ``Planes 2: …``, ``Dimensions 4x1: …``); else as it is."""
+        text = str(self)
+        return name + text[len(self._name):] if text.startswith(self._name + " ") else text
 
     def with_flag(self, flag: str) -> str:
         """The same refusal naming a command-line flag (``--duration 'soon': …``)."""

@@ -419,10 +419,10 @@ class GeneratorDialog(QtWidgets.QDialog):
             self.ok_button.setEnabled(False)
 
     def refusal(self, exc: Exception) -> str:
-        """The engine's refusal as the dialog says it: a :class:`ParamError` whose message starts with
-        its parameter's name starts with the label of the current tab's field that sets it instead
-        (``Planes 2: …``, where the CLI says ``--planes 2: …``); the field is the form row whose
-        widget is named ``<tab prefix>_<parameter>``."""
+        """The engine's refusal as the dialog says it: a :class:`ParamError` names the label of the
+        current tab's field that sets its parameter (``Planes 2: …``, where the CLI says ``--planes 2:
+        …``; :meth:`ParamError.naming`); the field is the form row whose widget is named
+        ``<tab prefix>_<parameter>``."""
         text = str(exc)
         if isinstance(exc, ParamError):
             page = self.tabs.currentWidget()
@@ -434,8 +434,8 @@ class GeneratorDialog(QtWidgets.QDialog):
                     if field is None or field.objectName().split("_", 1)[-1] != exc.param:
                         continue
                     label = form.labelForField(field)
-                    if isinstance(label, QtWidgets.QLabel) and label.text() and text.startswith(exc.name + " "):
-                        return label.text() + text[len(exc.name):]
+                    if isinstance(label, QtWidgets.QLabel) and label.text():
+                        return exc.naming(label.text())
         return text
 
     def build(self) -> Fabric:
