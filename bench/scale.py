@@ -18,22 +18,23 @@ Run: python bench/scale.py [--repeat 3] [--stages gen gui ecmp ib] [--keep DIR]
   INF = 2^31 - 1 and links at P² (P = 47,824 end-port LIDs), so no switch-to-switch link is ever
   taken and the deadlock removal stops with ERR AD14 — routed with minhop, as OpenSM does; sssp
   (no deadlock removal) keeps those holes. lash routes (OpenSM's own lash would take days here:
-  it clears its S² CDG matrix once per switch pair) and misses the target: its switch-to-switch
-  paths turn down then up (spine → aggregation → spine), so the union of their channel
-  dependencies has cycles, 7 layers are needed (OpenSM's first fit: 13,968,690 paths on layer 0,
-  700 on layer 6) and 1,160,190 pair trials fail, each on a cycle. Measured: 15.3-15.7 s CPU,
-  1.20 GB for the whole command (17.2-17.8 s, 1.33 GB before the report's and LFTs' gathers
-  went C-ordered and balancing's marks moved into the lane table; 39.9 s before: the layer
-  kernels ran with numba's reference counts, 60% of their time atomic incref/decref per call;
-  79 s with no respreading of the order, 259-272 s before the both-ends search). Where it goes:
-  load 0.9 s; route 12.8 s = layer kernel 11.0 s (first fit ~4.1 s: 17.7 M path additions,
+  it clears its S² CDG matrix once per switch pair): its switch-to-switch paths turn down then
+  up (spine → aggregation → spine), so the union of their channel dependencies has cycles, 7
+  layers are needed (OpenSM's first fit: 13,968,690 paths on layer 0, 700 on layer 6) and
+  1,160,190 pair trials fail, each on a cycle. Measured: 7.7-8.0 s CPU, 1.22 GB for the whole
+  command (14.2 s before the layer kernels prefetched the pairs to come and ran the common hop
+  in a short call (lash_kernels) and the report counted port loads in one compiled pass;
+  17.2-17.8 s before the report's and LFTs' gathers went C-ordered; 39.9 s before the layer
+  kernels ran without numba's reference counts; 79 s with no respreading of the order, 259-272 s
+  before the both-ends search). Where it goes: load 0.9 s; route 6.6 s = layer kernel
+  4.9-5.3 s (first fit: 17.7 M path additions,
   1.08 M of the refusals answered by the cycle kept for that turn (lash_memo), the rest by the
-  order search; balancing the rest: 3.54 M pair moves from layer 0 to layer 6, each two path
-  additions and two removals), trees 0.7 s (3,920 breadth-first searches over 220 k links),
+  order search; balancing the rest: 3.49 M pair moves from layer 0 to layer 6, each two path
+  additions and two removals), trees 0.7 s (3,920 breadth-first searches over 175 k links),
   paths 0.3 s, LFTs 0.15 s, kernel loading ~0.4 s (numba's first load; the kernels after it
-  cost milliseconds each); report 0.7 s (port loads 0.6 s). What is left in the kernel is the
-  per-hop bookkeeping OpenSM's answer depends on (use counts, dependency slots and their
-  counts, predecessor lists): a few cache misses per hop.
+  cost milliseconds each); report ~0.2 s. What is left in the kernel is the per-hop
+  bookkeeping OpenSM's answer depends on (use counts, dependency slots and their counts,
+  predecessor lists), now mostly waiting on memory the prefetches could not cover.
 
 The machine is shared (2 cores, other jobs): each row prints the median of ``--repeat`` runs of
 wall time, CPU time (user+sys, what an idle machine's wall time would be near) and peak RSS.

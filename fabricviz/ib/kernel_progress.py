@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 #: The modules holding compiled kernels (all imported by :func:`.kernels.warm_all`).
 KERNEL_MODULES = ("fabricviz.ib.kernels", "fabricviz.ib.ftree_route", "fabricviz.ib.dfsssp_kernels",
                   "fabricviz.ib.lash_kernels", "fabricviz.ib.lash_order", "fabricviz.ib.lash_memo",
-                  "fabricviz.ib.lash_fast")
+                  "fabricviz.ib.lash_fast", "fabricviz.ib.lash_prefetch", "fabricviz.ib.lash_paths")
 
 
 @dataclass(frozen=True)

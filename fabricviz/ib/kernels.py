@@ -247,6 +247,22 @@ def scatter_columns(cols: np.ndarray, col_lid: np.ndarray, out: np.ndarray) -> N
                     out[s, col_lid[d]] = cols[d, s]
 
 
+@njit(cache=True, nogil=True)
+def count_port_loads(lft: np.ndarray, d: np.ndarray, width: int) -> np.ndarray:
+    """[S, width]: per switch, how many of the LIDs ``d`` its LFT sends out of each port, an
+    entry past ``width - 1`` (NO_PATH) counted in the last column. One pass over the (switch,
+    LID) entries, no copy of them: 172 M at the IB maximum, 0.6 s as numpy's take + bincount
+    over blocks of switches, ~0.15 s here."""
+    S = lft.shape[0]
+    out = np.zeros((S, width), np.int64)
+    last = width - 1
+    for s in range(S):
+        for j in range(d.shape[0]):
+            p = lft[s, d[j]]
+            out[s, p if p < last else last] += 1
+    return out
+
+
 _WARMED = False
 
 
@@ -260,6 +276,7 @@ def warm_up() -> None:
     i64, u8 = np.zeros(1, np.int64), np.zeros((1, 1), np.uint8)
     all_pairs_hops(np.zeros(2, np.int64), np.zeros(0, np.int64), 1)
     scatter_columns(u8, i64, np.zeros((1, 1), np.uint8))
+    count_port_loads(u8, np.zeros(1, np.int64), 2)
     no = np.zeros(0, np.int64)
     yes = np.ones((1, 1), np.bool_)
     minhop_hop_table(u8, yes, np.zeros((1, 1), np.int32), ~yes, yes, no, no, np.zeros(0, np.bool_), no,

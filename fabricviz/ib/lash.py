@@ -150,7 +150,8 @@ def _layers_compiled(S: int, avail: int, nxt: np.ndarray, chans: tuple[np.ndarra
                      links: list[list[tuple[int, int]]], seed: int):
     """:mod:`.lash_kernels`'s run of the layers, or None when it hit an array bound (then the
     Python version runs): (status, lane, needed, counts before, after, rand calls, zombies, events)."""
-    from .lash_kernels import build_paths, run_layers
+    from .lash_kernels import run_layers
+    from .lash_paths import build_paths
     chan, base, _ = chans
     channels = int(base[-1])
     ptr, pc = build_paths(nxt, chan)
@@ -209,7 +210,7 @@ def tree_routes(S: int, links: list[list[tuple[int, int]]]) -> np.ndarray:
             first[s, links[s][k][0]] = k
     if S < SMALL_TREES:
         return _tree_routes_small(S, links, first.tolist())
-    from .lash_kernels import tree_routes as compiled_trees  # numba on use
+    from .lash_paths import tree_routes as compiled_trees  # numba on use
     lk_ptr = np.zeros(S + 1, np.int64)
     lk_ptr[1:] = np.cumsum([len(row) for row in links])
     lk_to = np.array([t for row in links for t, _ in row], np.int32)

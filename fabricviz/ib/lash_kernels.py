@@ -13,6 +13,16 @@ such a function cannot allocate, which numba checks when it compiles): with them
 and every unpacking of the state tuples did an atomic incref and decref per array, 60% of the
 layer work at radix 56 (perf: ``NRT_incref``/``NRT_decref`` under ``_add_temp``); without, the
 layer work went from 31 s to 14 s CPU with the same answer.
+
+Two more costs were the memory's and the calls'. Each hop waits on a chain of loads (path
+offset, channel, vertex id, vertex row, dependency slots) spread over ~1 GB: the pairs to come
+are known early, and :mod:`.lash_prefetch` asks for their rows a few pairs ahead. And a call
+passes every array of the state tuples, ~200 words pushed per call: the common hop (the
+vertex and the dependency already there, only counts change) runs in :func:`_add_known` and
+:func:`_remove_known`, which take the six arrays they read, and only a hop that makes or
+frees something calls :func:`_add_temp` / :func:`_remove_path`. At radix 56 the layer work
+went from 9.8 s to 4.9 s CPU (prefetching 9.8 → 6.1 s, the short calls → 4.9 s), the same
+answer (tests/ib/test_lash_spread.py).
 """
 
 from __future__ import annotations
@@ -36,15 +46,18 @@ from .lash_order import (
     TEMP,
     USING,
     VISIT,
+    compact,
     cycle_path,
     pred_add,
     pred_del,
     reorder,
 )
+from .lash_paths import build_paths, tree_routes
+from .lash_prefetch import AHEAD, pair_on_layer, warm_channels, warm_moves, warm_offsets, warm_rows, warm_vids
 
 FREED_SEEN = 0x5A5A5A5A
 BALANCE_LIMIT = 6
-#: a layer's order is spread out again (:func:`_compact`) once the searches for holes near a moved
+#: a layer's order is spread out again (:func:`.lash_order.compact`) once the searches for holes near a moved
 #: set have passed more slots than the order is long, plus this (keeps small layers from respreading)
 SPREAD_SLACK = 4096
 #: balancing's mark on a pair of layer l that did not fit the least loaded layer (OpenSM's
@@ -68,93 +81,6 @@ def _rand(st: np.ndarray) -> int:
     return v >> 1
 
 
-@njit(cache=True, nogil=True)
-def build_paths(nxt: np.ndarray, chan: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """All switch paths along nxt as CSR: (ptr [S*S+1], channels), a channel (switch a to its
-    neighbour b: OpenSM's cdg_vertex_matrix[lane][a][b]) numbered ``chan[a, b]``."""
-    S = nxt.shape[0]
-    ptr = np.zeros(S * S + 1, np.int64)
-    for s in range(S):
-        for d in range(S):
-            n = 0
-            a = s
-            while a != d:
-                a = nxt[a, d]
-                n += 1
-            ptr[s * S + d + 1] = ptr[s * S + d] + n
-    pc = np.empty(ptr[-1], np.int32)
-    for s in range(S):
-        for d in range(S):
-            k = ptr[s * S + d]
-            a = s
-            while a != d:
-                b = nxt[a, d]
-                pc[k] = chan[a, b]
-                k += 1
-                a = b
-    return ptr, pc
-
-
-@njit(cache=True, nogil=True)
-def tree_routes(lk_ptr: np.ndarray, lk_to: np.ndarray, first: np.ndarray) -> np.ndarray:
-    """:func:`.lash.tree_routes` compiled: for each root r a breadth-first tree over switch r's
-    links ``lk_to[lk_ptr[r]:lk_ptr[r + 1]]`` (port order); every switch on the tree path from
-    r to d without an entry for d takes ``first[p, child]`` (out_link [S, S], -1: none)."""
-    S = len(lk_ptr) - 1
-    out = np.full((S, S), -1, np.int32)
-    parent = np.empty(S, np.int32)
-    seen = np.zeros(S, np.int32)
-    queue = np.empty(S, np.int32)
-    for r in range(S):
-        stamp = r + 1
-        seen[r] = stamp
-        queue[0] = r
-        head, tail = 0, 1
-        while head < tail:
-            u = queue[head]
-            head += 1
-            for j in range(lk_ptr[u], lk_ptr[u + 1]):
-                t = lk_to[j]
-                if seen[t] != stamp:
-                    seen[t] = stamp
-                    parent[t] = u
-                    queue[tail] = t
-                    tail += 1
-        for i in range(1, tail):
-            d = queue[i]
-            cur = d
-            while cur != r:
-                p = parent[cur]
-                if out[p, d] < 0:
-                    out[p, d] = first[p, cur]
-                cur = p
-    return out
-
-
-@njit(cache=True, nogil=True, **NO_REFCOUNTS)
-def _compact(st, lane_i):
-    """The layer's order without its holes, then spread out with one hole behind each vertex
-    (room for a single vertex moved next to it, :func:`.lash_order.reorder`)."""
-    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
-    row = order[lane_i]
-    n = 0
-    for i in range(olen[lane_i]):
-        v = row[i]
-        if v >= 0:
-            row[n] = v
-            n += 1
-    for i in range(n, olen[lane_i]):
-        row[i] = -1
-    gap = 2 if 2 * n + 2 <= row.shape[0] else 1
-    for j in range(n - 1, -1, -1):
-        v = row[j]
-        row[j] = -1
-        row[gap * j] = v
-        H[v, ORD] = gap * j
-    olen[lane_i] = gap * n
-    sc[7] = 0
-
-
 @njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def _new_vertex(st, paths, lane_i, c):
     V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
@@ -173,7 +99,7 @@ def _new_vertex(st, paths, lane_i, c):
     H[v, :] = 0
     V[v, TEMP] = 1
     if olen[lane_i] + 2 > order.shape[1]:
-        _compact(st, lane_i)
+        compact(H, order, olen, sc, lane_i)
     H[v, ORD] = olen[lane_i]
     order[lane_i, olen[lane_i]] = v
     olen[lane_i] += 2 if olen[lane_i] + 2 <= order.shape[1] else 1     # a hole behind it
@@ -207,15 +133,75 @@ def _free_vertex(st, lane_i, v):
 
 
 @njit(cache=True, nogil=True, **NO_REFCOUNTS)
-def _add_temp(st, paths, s, d, lane_i, cyc):
-    """generate_cdg_for_sp; returns (first vertex or -1 on overflow, cycle flag)."""
+def _add_known(ptr, pc, vid, V, dv, dn, base, lane_i):
+    """:func:`_add_temp`'s hops of path ``base`` while each channel has its vertex in the layer and
+    each dependency its slot: only counts go up (most hops; 13.4 M of balancing's 14.9 M
+    dependencies). Returns (the hop to go on from, the vertex before it, the first vertex);
+    the hop is ``ptr[base + 1]`` when the path is done. Its few arrays keep the call cheap
+    (:func:`_add_temp` takes every array of the state, ~200 words pushed a call)."""
+    prev = -1
+    first = -1
+    k = ptr[base]
+    hi = ptr[base + 1]
+    while k < hi:
+        v = vid[lane_i, pc[k]]
+        if v < 0:
+            break
+        if prev >= 0:
+            j = -1
+            for i in range(V[prev, ND]):
+                if dv[prev, i] == v:
+                    j = i
+                    break
+            if j < 0:
+                break
+            dn[prev, j] += 1
+        else:
+            first = v
+        V[v, USING] += 1
+        prev = v
+        k += 1
+    return k, prev, first
+
+
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
+def _add_pair_known(ptr, pc, vid, V, dv, dn, sc, S, s, d, lane_i, kp):
+    """A trial's two paths (s to d, d to s) as far as :func:`_add_known` goes: ``kp[h]`` = (hop to
+    go on from, vertex before it, first vertex) for path h. True when both are done."""
+    sc[8] = 0
+    done = True
+    for h in range(2):
+        base = s * S + d if h == 0 else d * S + s
+        k, prev, first = _add_known(ptr, pc, vid, V, dv, dn, base, lane_i)
+        kp[h, 0] = k
+        kp[h, 1] = prev
+        kp[h, 2] = first
+        done = done and k == ptr[base + 1]
+    return done
+
+
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
+def _add_pair_rest(st, paths, kp, s, d, lane_i):
+    """generate_cdg_for_sp for both paths of the trial, from where :func:`_add_pair_known` left
+    each (path 0's rest before path 1's: the known hops only raised counts, which nothing here
+    reads, so this is OpenSM's order). Returns (first vertex of each or -1 on overflow, cycle)."""
+    ptr, S = paths[0], paths[2]
+    cy = False
+    for h in range(2):
+        base = s * S + d if h == 0 else d * S + s
+        if kp[h, 0] < ptr[base + 1]:
+            kp[h, 2], cy = _add_temp(st, paths, base, lane_i, cy, kp[h, 0], kp[h, 1], kp[h, 2])
+    return kp[0, 2], kp[1, 2], cy
+
+
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
+def _add_temp(st, paths, base, lane_i, cyc, k0, prev, first):
+    """generate_cdg_for_sp from hop k0 of path ``base`` on (``prev``: the vertex before it, -1 at
+    the first hop; ``first``: the path's first vertex so far)."""
     V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
     ptr, pc, S, slack, tl, srt, par, memo = paths
     keep = not literal[lane_i]
-    prev = -1
-    first = -1
-    base = s * S + d
-    for k in range(ptr[base], ptr[base + 1]):
+    for k in range(k0, ptr[base + 1]):
         c = pc[k]
         v = vid[lane_i, c]
         if v < 0:
@@ -258,17 +244,16 @@ def _add_temp(st, paths, s, d, lane_i, cyc):
                     if cyc:
                         memo_keep(memo, vid, lane_i, prev, v, stack_v, cycle_path(par, stack_v))
                 if sc[7] > olen[lane_i] + slack:
-                    _compact(st, lane_i)
+                    compact(H, order, olen, sc, lane_i)
         prev = v
     return first, cyc
 
 
 @njit(cache=True, nogil=True, **NO_REFCOUNTS)
-def _make_permanent(st, paths):
+def _make_permanent(V, sc, tl):
     """set_temp_depend_to_permanent_for_sp for both paths of the trial: OpenSM walks them, but
     only the vertices the trial made (temp) or gave new dependencies (num_temp) change, and
     :func:`_add_temp` listed those (``tl[:sc[8]]``; a temp vertex's num_temp is 0)."""
-    V, sc, tl = st[0], st[7], paths[4]
     for i in range(sc[8]):
         v = tl[i]
         V[v, TEMP] = 0
@@ -299,12 +284,42 @@ def _remove_temp(st, paths, s, d, lane_i):
 
 
 @njit(cache=True, nogil=True, **NO_REFCOUNTS)
-def _remove_path(st, paths, s, d, lane_i):
-    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
-    ptr, pc, S = paths[0], paths[1], paths[2]
-    base = s * S + d
-    lo, hi = ptr[base], ptr[base + 1]
+def _remove_known(ptr, pc, vid, V, dv, dn, H, base, lane_i):
+    """:func:`_remove_path`'s hops of path ``base`` while each vertex stays used and each
+    dependency stays counted: only counts go down (few arrays, a cheap call, as
+    :func:`_add_known`). Returns (the hop to go on from, OpenSM's last dependency index)."""
+    k = ptr[base]
+    hi = ptr[base + 1]
     depend = 0
+    while k < hi:
+        v = vid[lane_i, pc[k]]
+        if V[v, USING] == 1:
+            break
+        if k + 1 < hi:
+            w = vid[lane_i, pc[k + 1]]
+            j = -1
+            for i in range(V[v, ND]):
+                if dv[v, i] == w:
+                    j = i
+                    break
+            if j < 0 or dn[v, j] == 1:
+                break
+            depend = j
+            dn[v, j] -= 1
+            if j >= H[v, DN_HIGH]:
+                H[v, DN_HIGH] = j + 1
+        V[v, USING] -= 1
+        k += 1
+    return k, depend
+
+
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
+def _remove_path(st, paths, base, lane_i, lo, depend):
+    """remove_semipermanent_depend_for_sp from hop ``lo`` of path ``base`` on (``depend``: the
+    dependency index OpenSM carries from the hop before)."""
+    V, dv, dn, vid, order, olen, literal, sc, free, stack_v, stack_i, found, pr, bfound, H = st
+    ptr, pc = paths[0], paths[1]
+    hi = ptr[base + 1]
     for k in range(lo, hi):
         v = vid[lane_i, pc[k]]
         if V[v, USING] == 1:
@@ -431,26 +446,36 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
     nmarked = np.zeros(L, np.int64)
     lane = np.full((S, S), -1, np.int8)
     counts = np.zeros(L, np.int64)
+    kp = np.empty((2, 3), np.int64)                   # a trial's paths: :func:`_add_pair_known`
     # ---- lash_core: first fit
     needed = 1
     before = np.zeros(L, np.int64)
     for i in range(S):
         for d in range(i + 1, S):
+            if d + AHEAD < S:
+                warm_offsets(ptr, lane, S, i, d + AHEAD)
+            if d + 4 < S:
+                warm_channels(ptr, pc, S, i, d + 4)
+            if d + 2 < S:
+                warm_vids(ptr, pc, vid, S, i, d + 2, 0, -1)
+            if d + 1 < S:
+                warm_rows(ptr, pc, vid, V, dv, S, i, d + 1, 0, -1)
             v = 0
             cycle = False
             while v < needed:
-                sc[8] = 0
-                a, cy = _add_temp(st, paths, i, d, v, False)
-                b, cy = _add_temp(st, paths, d, i, v, cy)
+                if _add_pair_known(ptr, pc, vid, V, dv, dn, sc, S, i, d, v, kp):
+                    a, b, cy = kp[0, 2], kp[1, 2], False      # no call passing the whole state
+                else:
+                    a, b, cy = _add_pair_rest(st, paths, kp, i, d, v)
                 if a < 0 or b < 0:
                     return 1, lane, needed, before, counts, 0, sc[4], sc[5]
-                cycle = _trial_cycle(st, v, a, b, cy)
+                cycle = _trial_cycle(st, v, a, b, cy) if literal[v] else cy
                 if cycle:
                     _remove_temp(st, paths, i, d, v)
                     _remove_temp(st, paths, d, i, v)
                     v += 1
                 else:
-                    _make_permanent(st, paths)
+                    _make_permanent(V, sc, tl)
                     counts[v] += 2
                     break
             lane[i, d] = v
@@ -459,12 +484,11 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
                 needed += 1
                 if needed > avail:
                     return 2, lane, needed, before, counts, 0, sc[4], sc[5]
-                sc[8] = 0
-                a, cy = _add_temp(st, paths, i, d, v, False)
-                b, cy = _add_temp(st, paths, d, i, v, cy)
+                _add_pair_known(ptr, pc, vid, V, dv, dn, sc, S, i, d, v, kp)
+                a, b, cy = _add_pair_rest(st, paths, kp, i, d, v)
                 if a < 0 or b < 0:
                     return 1, lane, needed, before, counts, 0, sc[4], sc[5]
-                _make_permanent(st, paths)
+                _make_permanent(V, sc, tl)
                 counts[v] += 2
     before[:] = counts
     # ---- balance_virtual_lanes
@@ -474,23 +498,27 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
     max_l = 0
     min_l = needed - 1
     trials = counts[max_l]
+    # the next AHEAD moves' draws (rand() is called twice a move whatever its answer), each with
+    # the pair it is expected to land on, for :func:`.lash_prefetch.warm_moves`
+    ring = np.empty((AHEAD, 4), np.int64)
+    for j in range(AHEAD):
+        ring[j, 0] = _rand(state) % S
+        ring[j, 1] = _rand(state) % S
+        ring[j, 2] = -1
+    head = 0
     while True:
-        src = _rand(state) % S
-        dest = _rand(state) % S
+        src, dest = pair_on_layer(lane, S, ring[head, 0], ring[head, 1], max_l)
+        ring[head, 0] = _rand(state) % S
+        ring[head, 1] = _rand(state) % S
+        ring[head, 2] = -1
+        head = head + 1 if head + 1 < AHEAD else 0
         calls += 2
-        while lane[src, dest] != max_l:
-            start = dest
-            dest = 0 if dest == S - 1 else dest + 1
-            while dest != start and lane[src, dest] != max_l:
-                dest = 0 if dest == S - 1 else dest + 1
-            if lane[src, dest] != max_l:
-                src = 0 if src == S - 1 else src + 1
-        sc[8] = 0
-        a, cy = _add_temp(st, paths, src, dest, min_l, False)
-        b, cy = _add_temp(st, paths, dest, src, min_l, cy)
+        warm_moves(ring, head, ptr, pc, lane, vid, V, dv, S, min_l, max_l)
+        done = _add_pair_known(ptr, pc, vid, V, dv, dn, sc, S, src, dest, min_l, kp)
+        a, b, cy = (kp[0, 2], kp[1, 2], False) if done else _add_pair_rest(st, paths, kp, src, dest, min_l)
         if a < 0 or b < 0:
             return 1, lane, needed, before, counts, calls, sc[4], sc[5]
-        if _trial_cycle(st, min_l, a, b, cy):
+        if _trial_cycle(st, min_l, a, b, cy) if literal[min_l] else cy:
             _remove_temp(st, paths, src, dest, min_l)
             _remove_temp(st, paths, dest, src, min_l)
             lane[src, dest] = max_l + MARKED
@@ -500,11 +528,13 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
             nmarked[max_l] += 2
             trials -= 2
         else:
-            _make_permanent(st, paths)
+            _make_permanent(V, sc, tl)
             counts[max_l] -= 2
             counts[min_l] += 2
-            _remove_path(st, paths, src, dest, max_l)
-            _remove_path(st, paths, dest, src, max_l)
+            for base in (src * S + dest, dest * S + src):
+                k, depend = _remove_known(ptr, pc, vid, V, dv, dn, H, base, max_l)
+                if k < ptr[base + 1]:
+                    _remove_path(st, paths, base, max_l, k, depend)
             lane[src, dest] = min_l
             lane[dest, src] = min_l
         if sc[6]:

@@ -280,3 +280,26 @@ def cycle_path(par, out):
         n += 1
         b = par[1, b]
     return n
+
+
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
+def compact(H, order, olen, sc, lane_i):
+    """The layer's order without its holes, then spread out with one hole behind each vertex
+    (room for a single vertex moved next to it, :func:`reorder`)."""
+    row = order[lane_i]
+    n = 0
+    for i in range(olen[lane_i]):
+        v = row[i]
+        if v >= 0:
+            row[n] = v
+            n += 1
+    for i in range(n, olen[lane_i]):
+        row[i] = -1
+    gap = 2 if 2 * n + 2 <= row.shape[0] else 1
+    for j in range(n - 1, -1, -1):
+        v = row[j]
+        row[j] = -1
+        row[gap * j] = v
+        H[v, ORD] = gap * j
+    olen[lane_i] = gap * n
+    sc[7] = 0

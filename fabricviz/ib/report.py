@@ -9,38 +9,23 @@ import numpy as np
 from .routing import Routing
 from .tiers import TIER_NAMES, device_tiers
 
-#: LFT entries counted per block of switches in :func:`port_loads` (its work memory, ×9 bytes).
-LOADS_BLOCK_ENTRIES = 1 << 22
-
 
 def port_loads(routing: Routing) -> np.ndarray:
-    """[S, P+1] number of CA destination LIDs each switch routes out of each port.
-
-    Counted a block of switches at a time with one ``bincount`` over (row, port) keys, so the
-    work memory stays a few tens of MB where a dense [S, LIDs] int64 copy of the LFTs would
-    take gigabytes at the IB maximum (3,920 switches × 47,825 LIDs).
-    """
+    """[S, P+1] number of CA destination LIDs each switch routes out of each port: one compiled
+    pass over every (switch, CA LID) entry of the LFTs (:func:`.kernels.count_port_loads`), no
+    copy of them (a dense [S, LIDs] int64 one would take gigabytes at the IB maximum: 3,920
+    switches × 47,825 LIDs)."""
+    from .kernels import count_port_loads  # numba on use
     sn, lids, lft = routing.subnet, routing.lids, routing.lft
     S, P1 = sn.num_switches, sn.nbr_dev.shape[1]
     dl = []
     for off in range(lids.lids_per_ca_port):
         dl.append(lids.ca_lid[lids.ca_lid > 0] + off)
-    d = np.concatenate(dl) if dl else np.zeros(0, np.int64)
-    loads = np.zeros((S, P1), np.int64)
-    if not len(d):
-        return loads
-    width = P1 + 1                                   # one bin past the ports: NO_PATH (or bad) entries
-    block = max(1, LOADS_BLOCK_ENTRIES // len(d))
-    for s0 in range(0, S, block):
-        # take(), not lft[rows, d]: mixing a slice with an index array gives a transposed result,
-        # and ravel() below would copy it again (radix 56: 1.2 s -> 0.6 s); intp is what bincount reads
-        ports = np.take(lft[s0:s0 + block], d, axis=1).astype(np.intp)
-        rows = ports.shape[0]
-        np.minimum(ports, P1, out=ports)             # NO_PATH (255) and any entry past the ports
-        ports += (np.arange(rows, dtype=np.intp) * width)[:, None]
-        counts = np.bincount(ports.ravel(), minlength=rows * width).reshape(rows, width)
-        loads[s0:s0 + rows] = counts[:, :P1]
-    return loads
+    d = np.concatenate(dl).astype(np.int64) if dl else np.zeros(0, np.int64)
+    if not len(d) or not S:
+        return np.zeros((S, P1), np.int64)
+    # one column past the ports: NO_PATH (255) and any entry past them, not counted
+    return count_port_loads(lft, d, P1 + 1)[:, :P1].copy()
 
 
 def uplink_balance(routing: Routing) -> dict[str, Any]:

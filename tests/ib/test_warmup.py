@@ -39,7 +39,7 @@ def test_each_compile_is_reported_once_and_a_cached_kernel_not_at_all(tmp_path):
                            check=True).stdout.strip() for _ in range(2)]
     from fabricviz.ib.kernels import kernel_count
     n = kernel_count()
-    assert n == 42                                 # inline="always" helpers compile into their callers
+    assert n == 53                                 # inline="always" helpers compile into their callers
     assert runs == [f"[(1, {n}, 'kernels.scatter_columns', False)] (1, 1) {n}", f"[] (0, 0) {n}"]
 
 
@@ -49,7 +49,7 @@ def test_the_warmup_command_prints_one_line_per_compile_and_the_total(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "fabricviz.ib.warmup"], capture_output=True, text=True,
                           check=True)
     err = proc.stderr.splitlines()
-    assert err[0].startswith("fabricviz: loading the subnet manager's 42 compiled kernels")
+    assert err[0].startswith("fabricviz: loading the subnet manager's 53 compiled kernels")
     assert all(line.startswith("fabricviz: compiled kernel ") for line in err[1:])
     assert proc.stdout.startswith("fabricviz: subnet manager kernels ready in ")
     if len(err) == 1:
