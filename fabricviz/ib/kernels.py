@@ -250,7 +250,8 @@ def scatter_columns(cols: np.ndarray, col_lid: np.ndarray, out: np.ndarray) -> N
 @njit(cache=True, nogil=True)
 def count_port_loads(lft: np.ndarray, d: np.ndarray, width: int) -> np.ndarray:
     """[S, width]: per switch, how many of the LIDs ``d`` its LFT sends out of each port, an
-    entry past ``width - 1`` (NO_PATH) counted in the last column. One pass over the (switch,
+    entry at or past ``width - 1`` (NO_PATH among them) counted in the last column; every LID of
+    ``d`` must be a column of ``lft`` (not checked here). One pass over the (switch,
     LID) entries, no copy of them: 172 M at the IB maximum, 0.6 s as numpy's take + bincount
     over blocks of switches, ~0.15 s here."""
     S = lft.shape[0]

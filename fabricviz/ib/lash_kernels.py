@@ -19,7 +19,7 @@ offset, channel, vertex id, vertex row, dependency slots) spread over ~1 GB: the
 are known early, and :mod:`.lash_prefetch` asks for their rows a few pairs ahead. And a call
 passes every array of the state tuples, ~200 words pushed per call: the common hop (the
 vertex and the dependency already there, only counts change) runs in :func:`_add_known` and
-:func:`_remove_known`, which take the six arrays they read, and only a hop that makes or
+:func:`_remove_known`, which take the six or seven arrays they read, and only a hop that makes or
 frees something calls :func:`_add_temp` / :func:`_remove_path`. At radix 56 the layer work
 went from 9.8 s to 4.9 s CPU (prefetching 9.8 → 6.1 s, the short calls → 4.9 s), the same
 answer (tests/ib/test_lash_spread.py).

@@ -20,8 +20,9 @@ from numba.extending import intrinsic
 
 from .lash_order import NO_REFCOUNTS
 
-#: the intrinsic's name: typed pointers (i8*) before LLVM 15, opaque ones (ptr) since
-_PREFETCH = "llvm.prefetch.p0" if _llvm.llvm_version_info[0] >= 15 else "llvm.prefetch.p0i8"
+#: the intrinsic's name, mangled for typed pointers (i8*) before LLVM 17 and opaque ones (ptr)
+#: since (LLVM's reader remangles either, but this is the name each expects)
+_PREFETCH = "llvm.prefetch.p0" if _llvm.llvm_version_info[0] >= 17 else "llvm.prefetch.p0i8"
 #: moves between a pair's first stage (its lane entry and path offsets) and its turn
 AHEAD = 8
 

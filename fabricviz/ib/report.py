@@ -22,6 +22,7 @@ def port_loads(routing: Routing) -> np.ndarray:
     for off in range(lids.lids_per_ca_port):
         dl.append(lids.ca_lid[lids.ca_lid > 0] + off)
     d = np.concatenate(dl).astype(np.int64) if dl else np.zeros(0, np.int64)
+    d = d[d < lft.shape[1]]                          # a LID past the LFT has no entry: routed nowhere
     if not len(d) or not S:
         return np.zeros((S, P1), np.int64)
     # one column past the ports: NO_PATH (255) and any entry past them, not counted

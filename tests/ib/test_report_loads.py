@@ -47,3 +47,13 @@ def test_port_loads_leave_no_path_entries_out():
     r.lft[0, d[0]] = 255
     after = port_loads(r)
     assert int(before[0].sum()) == 16 and int(after[0].sum()) == 15
+
+
+def test_port_loads_count_nothing_for_a_lid_past_the_lft():
+    """A CA LID the LFT has no column for (a table cut short) is routed nowhere: counted on no
+    port, where the compiled pass would otherwise read past the table."""
+    import dataclasses
+    r = route(fat_tree(levels=2, radix=8, hosts=16), "minhop")
+    d = np.sort(r.lids.ca_lid[r.lids.ca_lid > 0])
+    short = dataclasses.replace(r, lft=np.ascontiguousarray(r.lft[:, :int(d[-1])]))   # the last LID's column gone
+    assert int(port_loads(short).sum()) == int(port_loads(r).sum()) - r.subnet.num_switches
