@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+import traceback
 
 import psutil
 import pytest
@@ -169,3 +170,66 @@ def test_a_signal_that_comes_out_of_a_library_as_another_error_still_exits_128_p
     monkeypatch.setattr(info, "run", plain_error)
     with pytest.raises(RuntimeError, match="a real bug"):
         cli.main(["info", "x.json"])
+
+
+def test_a_signal_raised_inside_a_finaliser_is_raised_again_after_it(capsys):
+    """Under load a SIGTERM landed in distributed's ``Future.__del__``: Python drops an exception
+    raised there ("Exception ignored in ..."), and the run went on to its end, deaf to later signals
+    (the test above timed out). The dropped exception is raised again in the code that follows."""
+    after: list[str] = []
+
+    class Finalised:
+        def __del__(self):
+            os.kill(os.getpid(), signal.SIGTERM)
+            after.append("in __del__")     # not reached: the handler raises before this line
+
+    with pytest.raises(Terminated) as got, stop_signals() as stop:
+        Finalised()                        # dropped at once: __del__ runs here
+        after.append("after")
+        time.sleep(5)                      # the signal comes again before this ends
+    assert after == ["after"] and stop.status() == 143 and exit_status(got.value) == 143
+    assert capsys.readouterr().err == ""   # nothing printed for the dropped one
+    assert sys.unraisablehook is not None and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+INSIDE_DASK = [("distributed.client", "Client", "__init__"),       # start-up: raised once it is shut down
+               ("distributed.client", "as_completed", "_get_and_raise"),   # the main thread waiting for results
+               ("distributed.client", "Client", "submit"),
+               ("distributed.client", "Client", "scatter"),
+               ("distributed.client", "Client", "close"),
+               ("distributed.deploy.spec", "SpecCluster", "close")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("module, owner, name", INSIDE_DASK, ids=[f"{o}.{n}" for _, o, n in INSIDE_DASK])
+def test_a_signal_inside_dask_client_code_is_raised_in_fanout_after_it(monkeypatch, module, owner, name):
+    """A SIGTERM raised inside distributed's client code can leave a lock taken that the client's
+    IO-loop thread then waits for forever (seen with py-spy: the loop thread in ``Queue.put`` from
+    ``as_completed._track_future``, the main thread in ``Client.close``; the run never ended). While
+    the main thread runs Dask's code the signal is held: the Dask call goes on to its end, and the
+    exception is raised in fanout's own code, with the cluster shut down after it."""
+    import importlib
+
+    from fabricviz.sim.fanout import FanOut
+    cls = getattr(importlib.import_module(module), owner)
+    original = getattr(cls, name)
+    through: list[str] = []
+
+    def signalled_inside(*args, **kwargs):
+        if not through:
+            os.kill(os.getpid(), signal.SIGTERM)
+            through.append(name)           # unheld, the handler raised before this line
+        return original(*args, **kwargs)
+    monkeypatch.setattr(cls, name, signalled_inside)
+
+    fo = FanOut(2, processes=False, chunk=1)
+    with pytest.raises(Terminated) as got, stop_signals() as stop:
+        fo.map(_square, None, range(40))
+    assert through == [name] and stop.status() == 143
+    frames = [f.filename for f in traceback.extract_tb(got.value.__traceback__)]
+    assert not [f for f in frames if "site-packages" in f or "threading" in f], frames
+    assert fo.client is None and fo._cluster is None
+
+
+def _square(_shared, x: int) -> int:
+    return x * x

@@ -22,6 +22,9 @@ task refused its input, so the CLI prints it as one line).
 
 :func:`add_fanout_args` / :func:`fanout_from_args` give commands ``--workers``, ``--scheduler`` and
 ``--quiet``. This module imports no Dask (nor numpy) at import time: ``fabricviz --help`` stays light.
+
+In the main thread SIGINT and SIGTERM are held while Dask's client code runs (start-up, submitting,
+waiting, shutting down) and raised between results, never inside it: :mod:`.signal_hold`.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..model import FabricError
+from .signal_hold import Held, hold_stop_signals
 from .units import ParamError
 
 Progress = Callable[[int, int], None]
@@ -150,12 +154,18 @@ class FanOut:
     # ------------------------------------------------------------------ lifetime
     def __enter__(self) -> FanOut:
         if self._depth == 0 and self.mode != "serial":
-            try:
-                self._open()
-            except ParamError as e:
-                if e.param in self.flags:
-                    raise FabricError(e.with_flag(self.flags[e.param])) from None
-                raise
+            with hold_stop_signals() as held:      # no KeyboardInterrupt inside Dask's code: signal_hold
+                try:
+                    self._open()
+                except ParamError as e:
+                    if e.param in self.flags:
+                        raise FabricError(e.with_flag(self.flags[e.param])) from None
+                    raise
+                try:
+                    held.deliver()                 # a stop during start-up: raised once it is shut down
+                except BaseException:
+                    self.close()
+                    raise
         self._depth += 1
         return self
 
@@ -195,15 +205,17 @@ class FanOut:
                              f"{self.timeout:g} s; start some with `dask worker {self.scheduler}`)") from None
 
     def close(self) -> None:
-        """Close the client and shut down a cluster this runner started (idempotent)."""
+        """Close the client and shut down a cluster this runner started (idempotent). A SIGINT or
+        SIGTERM that comes meanwhile is raised once it is done (signal_hold)."""
         client, cluster = self._client, self._cluster
         self._client = self._cluster = None
-        try:
-            if client is not None:
-                client.close()
-        finally:
-            if cluster is not None:
-                cluster.close()
+        with hold_stop_signals():
+            try:
+                if client is not None:
+                    client.close()
+            finally:
+                if cluster is not None:
+                    cluster.close()
 
     # ------------------------------------------------------------------ running
     def map(self, fn: Callable[[Any, Any], Any], shared: Any, items: Sequence[Any], *,
@@ -225,10 +237,16 @@ class FanOut:
 
     def _map_dask(self, fn: Callable[[Any, Any], Any], shared: Any, items: list, progress: Progress | None,
                   cancelled: Callable[[], bool] | None) -> list:
-        from distributed import as_completed
         client, total = self._client, len(items)
         if not total:
             return []
+        with hold_stop_signals() as held:    # raised between results, never inside Dask's code
+            return self._map_held(client, held, fn, shared, items, progress, cancelled)
+
+    def _map_held(self, client: Any, held: Held, fn: Callable[[Any, Any], Any], shared: Any, items: list,
+                  progress: Progress | None, cancelled: Callable[[], bool] | None) -> list:
+        from distributed import as_completed
+        total = len(items)
         threads = max(1, self.threads())
         plan = _Chunks(total, threads, self.chunk, self.target_s, self.max_chunk)
         window = self.window or 2 * threads
@@ -250,7 +268,7 @@ class FanOut:
         try:
             for _ in range(window):
                 submit()
-            for fut, (got, took) in stream:
+            for fut, (got, took) in _results(stream, held):
                 _, a = running.pop(fut.key)
                 fut.release()                 # its result is here now: free it on the cluster
                 plan.took(len(got), took)
@@ -268,6 +286,20 @@ class FanOut:
             if running:
                 client.cancel([f for f, _ in running.values()])
         return results
+
+
+def _results(stream: Any, held: Held, poll_s: float = 0.02) -> Iterator[Any]:
+    """The ``(future, result)`` pairs of an ``as_completed`` stream; while waiting for one, a held
+    SIGINT/SIGTERM is delivered every ``poll_s``, so a stop does not wait for the tasks in flight."""
+    while True:
+        while stream.count() and not stream.has_ready():
+            held.deliver()
+            time.sleep(poll_s)
+        held.deliver()
+        try:
+            yield next(stream)
+        except StopIteration:
+            return
 
 
 @contextmanager
