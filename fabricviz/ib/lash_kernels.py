@@ -19,7 +19,7 @@ offset, channel, vertex id, vertex row, dependency slots) spread over ~1 GB: the
 are known early, and :mod:`.lash_prefetch` asks for their rows a few pairs ahead. And a call
 passes every array of the state tuples, ~200 words pushed per call: the common hop (the
 vertex and the dependency already there, only counts change) runs in :func:`_add_known` and
-:func:`_remove_known`, which take the six or seven arrays they read, and only a hop that makes or
+:func:`_remove_known`, which take the six arrays they read, and only a hop that makes or
 frees something calls :func:`_add_temp` / :func:`_remove_path`. At radix 56 the layer work
 went from 9.8 s to 4.9 s CPU (prefetching 9.8 → 6.1 s, the short calls → 4.9 s), the same
 answer (tests/ib/test_lash_spread.py).
@@ -284,10 +284,12 @@ def _remove_temp(st, paths, s, d, lane_i):
 
 
 @njit(cache=True, nogil=True, **NO_REFCOUNTS)
-def _remove_known(ptr, pc, vid, V, dv, dn, H, base, lane_i):
+def _remove_known(ptr, pc, vid, V, dv, dn, base, lane_i):
     """:func:`_remove_path`'s hops of path ``base`` while each vertex stays used and each
     dependency stays counted: only counts go down (few arrays, a cheap call, as
-    :func:`_add_known`). Returns (the hop to go on from, OpenSM's last dependency index)."""
+    :func:`_add_known`). Returns (the hop to go on from, OpenSM's last dependency index). A
+    dependency found is below ND, never past the highest slot used (``H[v, DN_HIGH]`` ≥ ND
+    always), so :func:`_remove_path`'s raise of that mark for a reused index never applies here."""
     k = ptr[base]
     hi = ptr[base + 1]
     depend = 0
@@ -306,8 +308,6 @@ def _remove_known(ptr, pc, vid, V, dv, dn, H, base, lane_i):
                 break
             depend = j
             dn[v, j] -= 1
-            if j >= H[v, DN_HIGH]:
-                H[v, DN_HIGH] = j + 1
         V[v, USING] -= 1
         k += 1
     return k, depend
@@ -392,10 +392,10 @@ def _cycle_from(st, start):
 
 
 @njit(cache=True, nogil=True, **NO_REFCOUNTS)
-def _trial_cycle(st, lane_i, a, b, cyc):
-    literal, sc = st[6], st[7]
-    if not literal[lane_i]:
-        return cyc
+def _literal_cycle(st, a, b):
+    """cycle_exists from a trial's two first vertices, OpenSM's search: for a layer that holds a
+    zombie (``literal``; elsewhere the order's searches in :func:`_add_temp` answered already)."""
+    sc = st[7]
     sc[2] += 1
     c1 = _cycle_from(st, a)
     c2 = _cycle_from(st, b)
@@ -463,13 +463,11 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
             v = 0
             cycle = False
             while v < needed:
-                if _add_pair_known(ptr, pc, vid, V, dv, dn, sc, S, i, d, v, kp):
-                    a, b, cy = kp[0, 2], kp[1, 2], False      # no call passing the whole state
-                else:
-                    a, b, cy = _add_pair_rest(st, paths, kp, i, d, v)
+                done = _add_pair_known(ptr, pc, vid, V, dv, dn, sc, S, i, d, v, kp)   # no call passing the state
+                a, b, cy = (kp[0, 2], kp[1, 2], False) if done else _add_pair_rest(st, paths, kp, i, d, v)
                 if a < 0 or b < 0:
                     return 1, lane, needed, before, counts, 0, sc[4], sc[5]
-                cycle = _trial_cycle(st, v, a, b, cy) if literal[v] else cy
+                cycle = _literal_cycle(st, a, b) if literal[v] else cy
                 if cycle:
                     _remove_temp(st, paths, i, d, v)
                     _remove_temp(st, paths, d, i, v)
@@ -518,7 +516,7 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
         a, b, cy = (kp[0, 2], kp[1, 2], False) if done else _add_pair_rest(st, paths, kp, src, dest, min_l)
         if a < 0 or b < 0:
             return 1, lane, needed, before, counts, calls, sc[4], sc[5]
-        if _trial_cycle(st, min_l, a, b, cy) if literal[min_l] else cy:
+        if _literal_cycle(st, a, b) if literal[min_l] else cy:
             _remove_temp(st, paths, src, dest, min_l)
             _remove_temp(st, paths, dest, src, min_l)
             lane[src, dest] = max_l + MARKED
@@ -532,7 +530,7 @@ def run_layers(S: int, avail: int, ptr: np.ndarray, pc: np.ndarray, C: int, stat
             counts[max_l] -= 2
             counts[min_l] += 2
             for base in (src * S + dest, dest * S + src):
-                k, depend = _remove_known(ptr, pc, vid, V, dv, dn, H, base, max_l)
+                k, depend = _remove_known(ptr, pc, vid, V, dv, dn, base, max_l)
                 if k < ptr[base + 1]:
                     _remove_path(st, paths, base, max_l, k, depend)
             lane[src, dest] = min_l
